@@ -1,0 +1,1 @@
+"""The headless ``inference-console`` command: every GUI action, scriptable."""

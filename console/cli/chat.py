@@ -1,0 +1,134 @@
+"""``inference-console chat``: stream an answer from the in-process vLLM engine.
+
+With a PROMPT, answers once and exits; without one, a terminal chat that keeps the history
+(``/reset`` clears it, ``/quit`` or Ctrl-D leaves, Ctrl-C stops the current answer).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from console.cli.common import CliError, quiet_engine_logs
+from console.config import SamplingSettings
+from console.engine.host import EngineHost
+from console.engine.types import GenerationRequest, RequestFailed, RequestFinished, TokenDelta
+from console.launch import default_model_name, engine_config_for
+from console.models.store import ModelStore
+
+
+def add_engine_args(p: argparse.ArgumentParser) -> None:
+    """Model, preset and the engine knobs, by vLLM's names (shared by chat, batch, bench)."""
+    p.add_argument("--model", help="model name in the store (default: the bundled smollm2)")
+    p.add_argument("--preset", help="preset name (default: cpu-default, or gpu-default with a GPU)")
+    p.add_argument("--max-model-len", type=int)
+    p.add_argument("--max-num-seqs", type=int)
+    p.add_argument("--max-num-batched-tokens", type=int)
+    p.add_argument("--gpu-memory-utilization", type=float)
+    p.add_argument("--kv-cache-dtype")
+    p.add_argument("--quantization")
+    p.add_argument("--kv-cache-memory-bytes", type=int)
+    p.add_argument("--enforce-eager", action=argparse.BooleanOptionalAction, default=None)
+    p.add_argument("--device", choices=["auto", "cuda", "cpu"])
+
+
+def add_sampling_args(p: argparse.ArgumentParser, max_tokens: int = 256) -> None:
+    p.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (default)")
+    p.add_argument("--top-p", type=float, default=1.0)
+    p.add_argument("--top-k", type=int, default=0)
+    p.add_argument("--max-tokens", type=int, default=max_tokens)
+    p.add_argument("--repetition-penalty", type=float, default=1.0)
+    p.add_argument("--seed", type=int)
+    p.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
+
+
+def sampling_from_args(args: argparse.Namespace) -> SamplingSettings:
+    s = SamplingSettings(temperature=args.temperature, top_p=args.top_p, top_k=args.top_k,
+                         max_tokens=args.max_tokens, repetition_penalty=args.repetition_penalty,
+                         seed=args.seed, stop=list(args.stop))
+    s.validate()
+    return s
+
+
+def engine_overrides(args: argparse.Namespace) -> dict[str, object]:
+    keys = ["max_model_len", "max_num_seqs", "max_num_batched_tokens", "gpu_memory_utilization",
+            "kv_cache_dtype", "quantization", "kv_cache_memory_bytes", "enforce_eager", "device"]
+    return {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
+
+
+def start_engine(args: argparse.Namespace) -> EngineHost:
+    """Load the chosen model on a new host and wait (printing the stage) until it is ready."""
+    quiet_engine_logs(getattr(args, "verbose", False))
+    store = ModelStore()
+    name = args.model or default_model_name()
+    config = engine_config_for(store, name, args.preset, **engine_overrides(args))
+    host = EngineHost()
+    host.add_status_listener(lambda s: s.stage and print(f"[engine] {s.stage}", file=sys.stderr))
+    info = host.load(config, name).result()
+    print(f"[engine] ready: {name} on {info.device} in {info.load_seconds:.0f}s, max_model_len "
+          f"{info.max_model_len}, KV cache {info.kv_cache_tokens} tokens", file=sys.stderr)
+    return host
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("chat", help="chat with a model (one answer, or a terminal session)")
+    p.add_argument("prompt", nargs="?", help="the question; omit for an interactive session")
+    p.add_argument("--system", help="system prompt")
+    add_engine_args(p)
+    add_sampling_args(p)
+    p.set_defaults(func=cmd_chat)
+
+
+def answer(host: EngineHost, messages: list[dict[str, str]], sampling: SamplingSettings) -> str:
+    req = GenerationRequest(messages=messages, sampling=sampling)
+    for ev in host.stream(req):
+        if isinstance(ev, TokenDelta):
+            sys.stdout.write(ev.text)
+            sys.stdout.flush()
+        elif isinstance(ev, RequestFinished):
+            sys.stdout.write("\n")
+            tps = f", {ev.tokens_per_s:.1f} tok/s" if ev.tokens_per_s else ""
+            ttft = f"TTFT {1000 * ev.ttft_s:.0f} ms, " if ev.ttft_s is not None else ""
+            print(f"[{ttft}{ev.output_tokens} tokens{tps}, finish: {ev.finish_reason}]", file=sys.stderr)
+            return ev.text
+        elif isinstance(ev, RequestFailed):
+            raise CliError(ev.message)
+    return ""
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    sampling = sampling_from_args(args)
+    host = start_engine(args)
+    try:
+        base: list[dict[str, str]] = [{"role": "system", "content": args.system}] if args.system else []
+        if args.prompt is not None:
+            answer(host, base + [{"role": "user", "content": args.prompt}], sampling)
+            return 0
+        return repl(host, base, sampling)
+    finally:
+        host.close()
+
+
+def repl(host: EngineHost, base: list[dict[str, str]], sampling: SamplingSettings) -> int:
+    history = list(base)
+    print("Type a message. /reset clears the history, /quit leaves. Ctrl-C stops an answer.", file=sys.stderr)
+    while True:
+        try:
+            line = input("you> ")
+        except EOFError:
+            print()
+            return 0
+        if not line.strip():
+            continue
+        if line.strip() == "/quit":
+            return 0
+        if line.strip() == "/reset":
+            history = list(base)
+            continue
+        history.append({"role": "user", "content": line})
+        try:
+            text = answer(host, history, sampling)
+        except KeyboardInterrupt:
+            print("\n[stopped]", file=sys.stderr)
+            text = ""
+        history.append({"role": "assistant", "content": text})

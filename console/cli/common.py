@@ -1,0 +1,71 @@
+"""Helpers shared by the CLI subcommands: output, errors, progress and the engine lifecycle."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+from console.jobs import Progress
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one message, exit code 2, no traceback."""
+
+
+def print_json(obj: Any) -> None:
+    json.dump(obj, sys.stdout, indent=2, ensure_ascii=False, default=str)
+    sys.stdout.write("\n")
+
+
+def human_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"
+
+
+def human_count(n: float) -> str:
+    for unit, div in (("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if n >= div:
+            return f"{n / div:.1f}{unit}"
+    return str(int(n))
+
+
+def print_table(rows: list[list[str]], headers: list[str]) -> None:
+    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
+    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths))
+    print(line)
+    print("  ".join("-" * w for w in widths))
+    for r in rows:
+        print("  ".join(str(x).ljust(w) for x, w in zip(r, widths)))
+
+
+class ProgressPrinter:
+    """Progress on stderr: a rewritten line on a terminal, one line per stage otherwise."""
+
+    def __init__(self) -> None:
+        self._tty = sys.stderr.isatty()
+        self._last_stage = ""
+
+    def __call__(self, p: Progress) -> None:
+        pct = "" if p.fraction is None else f" {100 * p.fraction:5.1f}%"
+        eta = "" if p.eta_s is None else f" ETA {p.eta_s:.0f}s"
+        if self._tty:
+            sys.stderr.write(f"\r{p.stage}{pct}{eta}".ljust(78)[:120])
+            if p.fraction is not None and p.fraction >= 1.0:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+        elif p.stage != self._last_stage:
+            sys.stderr.write(f"{p.stage}{pct}\n")
+        self._last_stage = p.stage
+
+
+def quiet_engine_logs(verbose: bool) -> None:
+    """vLLM logs a lot at INFO; keep stdout/stderr readable unless --verbose."""
+    if not verbose:
+        os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        os.environ.setdefault("TQDM_DISABLE", "1")

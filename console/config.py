@@ -1,0 +1,89 @@
+"""The console's typed description of an engine and of a request's sampling.
+
+:class:`EngineConfig` uses vLLM's own argument names, so a preset, the planner's output, the
+engine host and the server exports all speak the same vocabulary. Fields left at ``None`` mean
+"vLLM's default" and are not passed on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Device = Literal["auto", "cuda", "cpu"]
+
+#: Fields of EngineConfig that are console settings, not vLLM engine arguments.
+CONSOLE_ONLY_FIELDS = frozenset({"device"})
+
+
+@dataclass
+class EngineConfig:
+    model: str
+    served_model_name: str | None = None
+    tokenizer: str | None = None
+    dtype: str = "auto"
+    quantization: str | None = None
+    kv_cache_dtype: str = "auto"
+    max_model_len: int | None = None
+    gpu_memory_utilization: float | None = None
+    max_num_seqs: int | None = None
+    max_num_batched_tokens: int | None = None
+    enable_prefix_caching: bool | None = None
+    enable_chunked_prefill: bool | None = None
+    enforce_eager: bool | None = None
+    tensor_parallel_size: int | None = None
+    pipeline_parallel_size: int | None = None
+    kv_cache_memory_bytes: int | None = None
+    cpu_offload_gb: float | None = None
+    block_size: int | None = None
+    seed: int | None = None
+    trust_remote_code: bool = False
+    device: Device = "auto"
+
+    def engine_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``vllm.AsyncEngineArgs`` (``None`` fields omitted)."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            if f.name in CONSOLE_ONLY_FIELDS:
+                continue
+            value = getattr(self, f.name)
+            if value is None:
+                continue
+            out[f.name] = value
+        return out
+
+    def replace(self, **changes: Any) -> "EngineConfig":
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        return [f.name for f in dataclasses.fields(cls)]
+
+
+@dataclass
+class SamplingSettings:
+    """What the chat panel's sampling controls edit; converted to vLLM ``SamplingParams``."""
+
+    temperature: float = 0.7
+    top_p: float = 1.0
+    top_k: int = 0  # 0 (or -1) disables top-k in vLLM
+    max_tokens: int = 256
+    repetition_penalty: float = 1.0
+    seed: int | None = None
+    stop: list[str] = field(default_factory=list)
+    ignore_eos: bool = False
+    min_tokens: int = 0
+
+    def validate(self) -> None:
+        if self.temperature < 0:
+            raise ValueError("temperature must be >= 0")
+        if not 0 < self.top_p <= 1:
+            raise ValueError("top_p must be in (0, 1]")
+        if self.max_tokens < 1:
+            raise ValueError("max_tokens must be >= 1")
+        if self.repetition_penalty <= 0:
+            raise ValueError("repetition_penalty must be > 0")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)

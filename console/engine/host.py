@@ -1,0 +1,443 @@
+"""The engine host: the one owner of vLLM's AsyncLLM in this process.
+
+A dedicated thread runs an asyncio loop for the engine's whole life (vLLM's output handler is a
+task on that loop; a loop per request would kill it). Callers on any thread talk to the host with
+plain methods that return :class:`concurrent.futures.Future` objects or take an event sink; they
+never block on the engine. The GUI wraps the sinks in queued Qt signals; the CLI waits on futures.
+
+Life cycle: ``STOPPED → LOADING → READY → STOPPING → STOPPED``; any failure (bad model, refused
+config, out of memory, the engine child process dying) goes to ``FAILED`` with a message, and a
+new :meth:`EngineHost.load` starts over without restarting the program.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures as cf
+import gc
+import logging
+import os
+import queue
+import threading
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Iterator, TypeVar
+
+from console.config import EngineConfig, SamplingSettings
+from console.engine import vllm_compat
+from console.engine.errors import explain
+from console.engine.metrics import MetricsStore
+from console.engine.types import (
+    EngineBusy,
+    EngineError,
+    EngineInfo,
+    EngineNotReady,
+    EngineState,
+    EngineStatus,
+    EventSink,
+    GenerationRequest,
+    RequestFailed,
+    RequestFinished,
+    StatusListener,
+    StreamEvent,
+    TokenDelta,
+)
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: KV-cache size used on the CPU engine when a config gives none (vLLM would otherwise size it
+#: from a RAM fraction and may refuse to start).
+DEFAULT_CPU_KV_BYTES = 2 * 1024**3
+
+
+def cuda_available() -> bool:
+    """True when an NVIDIA GPU is usable, without importing torch (NVML is enough)."""
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        try:
+            return bool(pynvml.nvmlDeviceGetCount() > 0)
+        finally:
+            pynvml.nvmlShutdown()
+    except Exception:
+        return False
+
+
+def resolve_device(config: EngineConfig) -> str:
+    if config.device != "auto":
+        return config.device
+    return "cuda" if cuda_available() else "cpu"
+
+
+def prepare_config(config: EngineConfig) -> tuple[EngineConfig, str]:
+    """Fill in what the device needs: on CPU eager mode and an explicit KV-cache size."""
+    device = resolve_device(config)
+    if device == "cpu":
+        changes: dict[str, Any] = {}
+        if config.enforce_eager is None:
+            changes["enforce_eager"] = True  # torch.compile costs ~85 s here for ~5% speed
+        if config.kv_cache_memory_bytes is None:
+            changes["kv_cache_memory_bytes"] = DEFAULT_CPU_KV_BYTES
+        config = config.replace(**changes)
+    return config, device
+
+
+class RequestHandle:
+    """What :meth:`EngineHost.submit` returns: the request's id, a future of its terminal event,
+    and a way to stop it."""
+
+    def __init__(self, host: "EngineHost", request_id: str) -> None:
+        self.request_id = request_id
+        self._host = host
+        self.future: cf.Future[StreamEvent] = cf.Future()
+
+    def cancel(self) -> None:
+        self._host.abort(self.request_id)
+
+    def result(self, timeout: float | None = None) -> StreamEvent:
+        return self.future.result(timeout)
+
+
+class EngineHost:
+    def __init__(self, metrics: MetricsStore | None = None) -> None:
+        self.metrics = metrics or MetricsStore()
+        self._status = EngineStatus(EngineState.STOPPED)
+        self._listeners: list[StatusListener] = []
+        self._lock = threading.RLock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._engine: Any = None
+        self._config: EngineConfig | None = None
+        self._tokenizer: Any = None
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._watchdog: asyncio.Task[None] | None = None
+        self._closed = False
+        atexit.register(self.close)
+
+    # -- status --------------------------------------------------------------------------------
+    @property
+    def status(self) -> EngineStatus:
+        return self._status
+
+    @property
+    def config(self) -> EngineConfig | None:
+        return self._config
+
+    @property
+    def tokenizer(self) -> Any:
+        return self._tokenizer
+
+    def add_status_listener(self, listener: StatusListener) -> None:
+        """``listener(status)`` is called on the engine thread at every change."""
+        self._listeners.append(listener)
+
+    def remove_status_listener(self, listener: StatusListener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def _set_status(self, status: EngineStatus) -> None:
+        self._status = status
+        for listener in list(self._listeners):
+            try:
+                listener(status)
+            except Exception:  # a broken listener must not break the engine
+                log.exception("status listener failed")
+
+    # -- the loop thread -----------------------------------------------------------------------
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._closed:
+                raise EngineError("the engine host was closed")
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                ready = threading.Event()
+
+                def run() -> None:
+                    asyncio.set_event_loop(loop)
+                    loop.call_soon(ready.set)
+                    loop.run_forever()
+
+                self._thread = threading.Thread(target=run, name="engine-host", daemon=True)
+                self._thread.start()
+                ready.wait()
+                self._loop = loop
+            return self._loop
+
+    def run_coroutine(self, coro: Awaitable[T]) -> cf.Future[T]:
+        """Run ``coro`` on the engine loop (for callers that need the raw engine, e.g. bench)."""
+        return asyncio.run_coroutine_threadsafe(coro, self._ensure_loop())  # type: ignore[arg-type]
+
+    # -- load / unload -------------------------------------------------------------------------
+    def load(self, config: EngineConfig, name: str | None = None) -> cf.Future[EngineInfo]:
+        """Start loading ``config`` (unloading any current model first). Raises
+        :class:`EngineBusy` if a load is already in progress."""
+        with self._lock:
+            if self._status.state in (EngineState.LOADING, EngineState.STOPPING):
+                raise EngineBusy(f"The engine is {self._status.state.value}; wait for it to finish "
+                                 "before loading another model")
+            self._set_status(EngineStatus(EngineState.LOADING, name or config.model, "starting"))
+        return self.run_coroutine(self._load(config, name or Path(config.model).name))
+
+    async def _load(self, config: EngineConfig, name: str) -> EngineInfo:
+        if self._engine is not None:
+            await self._shutdown_engine()
+        t0 = time.monotonic()
+        try:
+            self._set_status(EngineStatus(EngineState.LOADING, name, "importing vLLM"))
+            vllm = vllm_compat.import_vllm()
+            config, device = prepare_config(config)
+            os.environ.setdefault("VLLM_WORKER_MULTIPROC_METHOD", "spawn")
+            if not (Path(config.model) / "config.json").is_file():
+                raise EngineError(f"{config.model} has no config.json: the model folder is missing or incomplete")
+            self._set_status(EngineStatus(EngineState.LOADING, name, "building engine (loading weights, sizing KV cache)"))
+            from console.engine.stats import make_stat_logger_factory
+
+            args = vllm_compat.async_engine_args_class()(**config.engine_kwargs(), disable_log_stats=False)
+            self.metrics.clear()
+            engine = vllm_compat.async_llm_class().from_engine_args(
+                args, stat_loggers=[make_stat_logger_factory(self.metrics)])
+            self._engine = engine
+            self._config = config
+            self._set_status(EngineStatus(EngineState.LOADING, name, "loading tokenizer"))
+            from transformers import AutoTokenizer
+
+            self._tokenizer = AutoTokenizer.from_pretrained(
+                config.tokenizer or config.model, trust_remote_code=config.trust_remote_code)
+            vc = engine.vllm_config
+            info = EngineInfo(
+                model=name, model_path=config.model, device=device,
+                max_model_len=int(vc.model_config.max_model_len),
+                num_kv_blocks=getattr(vc.cache_config, "num_gpu_blocks", None),
+                block_size=getattr(vc.cache_config, "block_size", None),
+                load_seconds=time.monotonic() - t0,
+                vllm_version=str(getattr(vllm, "__version__", "?")),
+            )
+            self._watchdog = asyncio.get_running_loop().create_task(self._watch())
+            self._set_status(EngineStatus(EngineState.READY, name, "", None, info))
+            return info
+        except BaseException as exc:
+            message = explain(exc, config)
+            log.warning("engine load failed: %s", message)
+            await self._shutdown_engine()
+            self._set_status(EngineStatus(EngineState.FAILED, name, "", message))
+            raise EngineError(message) from exc
+
+    async def _watch(self) -> None:
+        """Notice an engine whose child process died while idle."""
+        while self._engine is not None:
+            await asyncio.sleep(0.5)
+            engine = self._engine
+            if engine is not None and engine.errored:
+                await self._engine_died("The engine process stopped unexpectedly (killed, crashed or out of memory)")
+                return
+
+    async def _engine_died(self, message: str) -> None:
+        if self._status.state == EngineState.FAILED:
+            return
+        name = self._status.model
+        full = f"{message}. Load the model again to continue."
+        self._set_status(EngineStatus(EngineState.FAILED, name, "", full))
+        await self._shutdown_engine()
+        self._set_status(EngineStatus(EngineState.FAILED, name, "", full))
+
+    def unload(self) -> cf.Future[None]:
+        with self._lock:
+            if self._status.state == EngineState.LOADING:
+                raise EngineBusy("The engine is loading; wait for it to finish before unloading")
+        return self.run_coroutine(self._unload())
+
+    async def _unload(self) -> None:
+        name = self._status.model
+        if self._engine is not None:
+            self._set_status(EngineStatus(EngineState.STOPPING, name, "stopping"))
+            await self._shutdown_engine()
+        self._set_status(EngineStatus(EngineState.STOPPED))
+
+    async def _shutdown_engine(self) -> None:
+        current = asyncio.current_task()
+        tasks = [t for t in self._tasks.values() if t is not current]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        if self._watchdog is not None and self._watchdog is not current:
+            self._watchdog.cancel()
+        self._watchdog = None
+        engine, self._engine = self._engine, None
+        self._tokenizer = None
+        if engine is not None:
+            try:
+                engine.shutdown()
+            except Exception:
+                log.exception("engine shutdown raised")
+            del engine
+            await asyncio.sleep(0.2)  # let vLLM's callbacks on this loop run out
+            gc.collect()  # AsyncLLM.__del__ must run now, not at interpreter exit
+
+    def close(self, timeout: float = 60.0) -> None:
+        """Shut the engine down and stop the loop thread (idempotent; runs at exit too)."""
+        with self._lock:
+            if self._closed or self._loop is None:
+                self._closed = True
+                return
+            self._closed = True
+            loop = self._loop
+        try:
+            asyncio.run_coroutine_threadsafe(self._shutdown_engine(), loop).result(timeout)
+        except Exception:
+            log.exception("engine shutdown at close failed")
+        loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    # -- requests ------------------------------------------------------------------------------
+    def format_prompt(self, request: GenerationRequest) -> Any:
+        if request.prompt_token_ids is not None:
+            return {"prompt_token_ids": list(request.prompt_token_ids)}
+        if request.prompt is not None:
+            return request.prompt
+        assert request.messages is not None
+        tok = self._tokenizer
+        if tok is not None and getattr(tok, "chat_template", None):
+            return tok.apply_chat_template(request.messages, tokenize=False, add_generation_prompt=True)
+        # No chat template: a plain transcript the model can continue.
+        lines = [f"{m['role']}: {m['content']}" for m in request.messages]
+        return "\n".join(lines) + "\nassistant:"
+
+    def count_tokens(self, text: str) -> int:
+        tok = self._tokenizer
+        if tok is None:
+            raise EngineNotReady("no model is loaded")
+        return len(tok.encode(text, add_special_tokens=False))
+
+    def submit(self, request: GenerationRequest, on_event: EventSink | None = None) -> RequestHandle:
+        """Start ``request``; ``on_event`` receives every event on the engine thread. The terminal
+        event also resolves the returned handle's future."""
+        request.validate()
+        if self._status.state != EngineState.READY:
+            raise EngineNotReady(f"The engine is {self._status.state.value}: load a model first")
+        handle = RequestHandle(self, request.request_id)
+        loop = self._ensure_loop()
+
+        def start() -> None:
+            task = loop.create_task(self._run(request, on_event, handle))
+            self._tasks[request.request_id] = task
+
+        loop.call_soon_threadsafe(start)
+        return handle
+
+    def abort(self, request_id: str) -> None:
+        loop = self._loop
+        if loop is None:
+            return
+
+        def cancel() -> None:
+            task = self._tasks.get(request_id)
+            if task is not None:
+                task.cancel()
+
+        loop.call_soon_threadsafe(cancel)
+
+    def _sampling_params(self, s: SamplingSettings, prompt_logprobs: int | None) -> Any:
+        params = vllm_compat.sampling_params_class()(
+            temperature=s.temperature, top_p=s.top_p, top_k=s.top_k if s.top_k > 0 else 0,
+            max_tokens=s.max_tokens, repetition_penalty=s.repetition_penalty, seed=s.seed,
+            stop=list(s.stop) or None, ignore_eos=s.ignore_eos, min_tokens=s.min_tokens,
+            prompt_logprobs=prompt_logprobs,
+            output_kind=vllm_compat.request_output_kind().DELTA,
+        )
+        return params
+
+    async def _run(self, request: GenerationRequest, sink: EventSink | None, handle: RequestHandle) -> None:
+        rid = request.request_id
+        parts: list[str] = []
+        t0 = time.perf_counter()
+        first: float | None = None
+        out_tokens = 0
+        prompt_tokens = 0
+        prompt_logprobs: list[Any] | None = None
+        finish_reason = "stop"
+
+        def emit(event: StreamEvent) -> None:
+            if sink is not None:
+                try:
+                    sink(event)
+                except Exception:
+                    log.exception("event sink failed")
+
+        def finish(event: StreamEvent) -> None:
+            emit(event)
+            if not handle.future.done():
+                handle.future.set_result(event)
+
+        engine = self._engine
+        try:
+            if engine is None:
+                raise EngineNotReady("no model is loaded")
+            params = self._sampling_params(request.sampling, request.want_prompt_logprobs)
+            prompt = self.format_prompt(request)
+            async for out in engine.generate(prompt, params, rid):
+                if out.prompt_token_ids is not None:
+                    prompt_tokens = len(out.prompt_token_ids)
+                if out.prompt_logprobs is not None and prompt_logprobs is None:
+                    prompt_logprobs = list(out.prompt_logprobs)
+                c = out.outputs[0]
+                n = len(c.token_ids)
+                if n or c.text:
+                    if first is None:
+                        first = time.perf_counter()
+                    out_tokens += n
+                    parts.append(c.text)
+                    emit(TokenDelta(rid, c.text, n))
+                if out.finished:
+                    finish_reason = str(c.finish_reason or "stop")
+            finish(RequestFinished(rid, "".join(parts), finish_reason, prompt_tokens, out_tokens,
+                                   None if first is None else first - t0, time.perf_counter() - t0,
+                                   prompt_logprobs))
+        except asyncio.CancelledError:
+            # Cancelling the consumer aborts the request inside vLLM; keep what was streamed.
+            finish(RequestFinished(rid, "".join(parts), "abort", prompt_tokens, out_tokens,
+                                   None if first is None else first - t0, time.perf_counter() - t0))
+        except Exception as exc:
+            dead = engine is not None and engine.errored
+            message = ("The engine process stopped while answering (killed, crashed or out of memory). "
+                       "Load the model again to continue." if dead else explain(exc, self._config))
+            finish(RequestFailed(rid, message, "".join(parts)))
+            if dead:
+                asyncio.get_running_loop().create_task(
+                    self._engine_died("The engine process stopped unexpectedly"))
+        finally:
+            self._tasks.pop(rid, None)
+
+    # -- blocking helpers for the CLI, scripts and tests -----------------------------------------
+    def stream(self, request: GenerationRequest, timeout: float | None = None) -> Iterator[StreamEvent]:
+        """Yield the request's events in order, ending with the terminal one. Leaving the
+        iteration early (or Ctrl-C) aborts the request."""
+        q: queue.Queue[StreamEvent] = queue.Queue()
+        handle = self.submit(request, q.put)
+        done = False
+        try:
+            while True:
+                event = q.get(timeout=timeout)
+                yield event
+                if isinstance(event, (RequestFinished, RequestFailed)):
+                    done = True
+                    return
+        finally:
+            if not done:
+                handle.cancel()
+
+    def generate(self, request: GenerationRequest, timeout: float | None = None) -> StreamEvent:
+        return self.submit(request).result(timeout)
+
+    def wait_ready(self, future: cf.Future[EngineInfo], timeout: float | None = None) -> EngineInfo:
+        return future.result(timeout)
+
+    def call_soon(self, fn: Callable[[], Any]) -> None:
+        self._ensure_loop().call_soon_threadsafe(fn)
+
+
+__all__ = ["EngineHost", "RequestHandle", "prepare_config", "resolve_device", "cuda_available"]

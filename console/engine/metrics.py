@@ -1,0 +1,182 @@
+"""A thread-safe, bounded store of engine and device metrics.
+
+vLLM calls our stat logger about once per engine step, on the engine thread; the GUI reads on its
+own timer and the CLI/bench read at the end. Step records are folded into fixed-width time bins
+(sums for token counts, last value for gauges, max for KV usage), so memory stays bounded
+whatever the step rate, and the plots get evenly spaced points. Latency samples (TTFT,
+inter-token) and finished-request records are kept in bounded deques.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import deque
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable
+
+
+@dataclass
+class MetricsBin:
+    t: float  # bin start, wall-clock seconds (time.time())
+    running: int = 0
+    waiting: int = 0
+    kv_usage: float = 0.0  # 0..1, max over the bin
+    prompt_tokens: int = 0
+    generation_tokens: int = 0
+    preemptions: int = 0
+    steps: int = 0
+    prefix_hits: int = 0
+    prefix_queries: int = 0
+
+
+@dataclass(frozen=True)
+class FinishedRecord:
+    t: float
+    request_id: str | None
+    finish_reason: str
+    e2e_s: float
+    queued_s: float
+    prefill_s: float
+    decode_s: float
+    prompt_tokens: int
+    generation_tokens: int
+    preemptions: int
+
+
+@dataclass
+class DeviceSample:
+    t: float
+    values: dict[str, float] = field(default_factory=dict)
+
+
+def percentile(values: Iterable[float], q: float) -> float | None:
+    """Linear-interpolated percentile (q in 0..100), as numpy's default; None when empty."""
+    data = sorted(values)
+    if not data:
+        return None
+    if len(data) == 1:
+        return data[0]
+    pos = (len(data) - 1) * q / 100.0
+    lo = math.floor(pos)
+    hi = math.ceil(pos)
+    return data[lo] + (data[hi] - data[lo]) * (pos - lo)
+
+
+class MetricsStore:
+    def __init__(self, resolution_s: float = 0.5, history_s: float = 3600.0, max_samples: int = 50_000) -> None:
+        self.resolution_s = resolution_s
+        self._lock = threading.Lock()
+        self._bins: deque[MetricsBin] = deque(maxlen=max(1, int(history_s / resolution_s)))
+        self._ttft: deque[tuple[float, float]] = deque(maxlen=max_samples)
+        self._itl: deque[tuple[float, float]] = deque(maxlen=max_samples)
+        self._finished: deque[FinishedRecord] = deque(maxlen=max_samples)
+        self._device: deque[DeviceSample] = deque(maxlen=max(1, int(history_s / resolution_s)))
+        self.totals: dict[str, float] = {
+            "prompt_tokens": 0, "generation_tokens": 0, "preemptions": 0, "steps": 0,
+            "finished_requests": 0, "peak_kv_usage": 0.0, "peak_running": 0, "peak_waiting": 0,
+        }
+        self.records = 0  # number of record() calls received (tests watch this)
+
+    # -- writers (engine thread) -------------------------------------------------------------
+    def _bin_for(self, t: float) -> MetricsBin:
+        start = t - (t % self.resolution_s)
+        if not self._bins or self._bins[-1].t < start:
+            self._bins.append(MetricsBin(t=start))
+        return self._bins[-1]
+
+    def record_step(self, *, t: float | None = None, running: int | None = None, waiting: int | None = None,
+                    kv_usage: float | None = None, prompt_tokens: int = 0, generation_tokens: int = 0,
+                    preemptions: int = 0, prefix_hits: int = 0, prefix_queries: int = 0,
+                    ttfts: Iterable[float] = (), itls: Iterable[float] = (),
+                    finished: Iterable[FinishedRecord] = ()) -> None:
+        t = time.time() if t is None else t
+        with self._lock:
+            self.records += 1
+            b = self._bin_for(t)
+            b.steps += 1
+            if running is not None:
+                b.running = running
+                self.totals["peak_running"] = max(self.totals["peak_running"], running)
+            if waiting is not None:
+                b.waiting = waiting
+                self.totals["peak_waiting"] = max(self.totals["peak_waiting"], waiting)
+            if kv_usage is not None:
+                b.kv_usage = max(b.kv_usage, kv_usage)
+                self.totals["peak_kv_usage"] = max(self.totals["peak_kv_usage"], kv_usage)
+            b.prompt_tokens += prompt_tokens
+            b.generation_tokens += generation_tokens
+            b.preemptions += preemptions
+            b.prefix_hits += prefix_hits
+            b.prefix_queries += prefix_queries
+            self.totals["prompt_tokens"] += prompt_tokens
+            self.totals["generation_tokens"] += generation_tokens
+            self.totals["preemptions"] += preemptions
+            self.totals["steps"] += 1
+            for v in ttfts:
+                self._ttft.append((t, v))
+            for v in itls:
+                self._itl.append((t, v))
+            for f in finished:
+                self._finished.append(f)
+                self.totals["finished_requests"] += 1
+
+    def record_device(self, values: dict[str, float], t: float | None = None) -> None:
+        with self._lock:
+            self._device.append(DeviceSample(time.time() if t is None else t, dict(values)))
+
+    # -- readers (any thread) ------------------------------------------------------------------
+    def bins(self, since: float | None = None) -> list[MetricsBin]:
+        with self._lock:
+            return [MetricsBin(**asdict(b)) for b in self._bins if since is None or b.t >= since]
+
+    def device_samples(self, since: float | None = None) -> list[DeviceSample]:
+        with self._lock:
+            return [DeviceSample(s.t, dict(s.values)) for s in self._device if since is None or s.t >= since]
+
+    def finished(self, since: float | None = None) -> list[FinishedRecord]:
+        with self._lock:
+            return [f for f in self._finished if since is None or f.t >= since]
+
+    def latency_percentiles(self, kind: str, qs: Iterable[float] = (50, 95, 99),
+                            since: float | None = None) -> dict[float, float | None]:
+        src = {"ttft": self._ttft, "itl": self._itl}[kind]
+        with self._lock:
+            vals = [v for (t, v) in src if since is None or t >= since]
+        return {q: percentile(vals, q) for q in qs}
+
+    def rate(self, key: str, window_s: float = 5.0, now: float | None = None) -> float:
+        """Tokens (or preemptions) per second over the last ``window_s`` seconds."""
+        now = time.time() if now is None else now
+        with self._lock:
+            total = sum(getattr(b, key) for b in self._bins if b.t >= now - window_s)
+        return total / window_s
+
+    def latest(self) -> MetricsBin | None:
+        with self._lock:
+            return MetricsBin(**asdict(self._bins[-1])) if self._bins else None
+
+    def clear(self) -> None:
+        with self._lock:
+            self._bins.clear()
+            self._ttft.clear()
+            self._itl.clear()
+            self._finished.clear()
+            self._device.clear()
+            for k in self.totals:
+                self.totals[k] = 0
+            self.records = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The whole history, for session recordings and GPU evidence files."""
+        with self._lock:
+            return {
+                "resolution_s": self.resolution_s,
+                "bins": [asdict(b) for b in self._bins],
+                "ttft": list(self._ttft),
+                "itl": list(self._itl),
+                "finished": [asdict(f) for f in self._finished],
+                "device": [asdict(s) for s in self._device],
+                "totals": dict(self.totals),
+            }

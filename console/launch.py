@@ -1,0 +1,46 @@
+"""From "model NAME with preset P (and these overrides)" to an :class:`EngineConfig`.
+
+The one place the CLI commands, the GUI and the benchmarks turn user choices into an engine
+configuration, so they all load a model the same way.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from console.config import EngineConfig
+from console.engine.host import cuda_available
+from console.models.store import ModelStore
+from console.presets import Preset, get_preset
+
+#: The bundled model's store name (imported by packaging/setup.sh).
+DEFAULT_MODEL = "smollm2"
+DEFAULT_MODEL_ENV = "INFERENCE_CONSOLE_MODEL"
+
+
+def default_model_name() -> str:
+    return os.environ.get(DEFAULT_MODEL_ENV, DEFAULT_MODEL)
+
+
+def default_preset_name() -> str:
+    return "gpu-default" if cuda_available() else "cpu-default"
+
+
+def resolve_preset(name: str | None) -> Preset:
+    return get_preset(name or default_preset_name())
+
+
+def engine_config_for(store: ModelStore, model_name: str, preset_name: str | None = None,
+                      **overrides: Any) -> EngineConfig:
+    entry = store.get(model_name)
+    if not entry.available:
+        raise FileNotFoundError(f"The files of model '{model_name}' are gone ({entry.path}); "
+                                f"re-import it or `inference-console models remove {model_name}`")
+    preset = resolve_preset(preset_name)
+    overrides.setdefault("trust_remote_code", entry.trust_remote_code)
+    config = preset.apply(entry.path, **overrides)
+    config.served_model_name = entry.name
+    if config.max_model_len is not None and entry.max_context:
+        config.max_model_len = min(config.max_model_len, int(entry.max_context))
+    return config
