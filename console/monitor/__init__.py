@@ -1,0 +1,1 @@
+"""Device monitoring: NVML on NVIDIA GPUs, process RAM/CPU elsewhere."""

