@@ -1,0 +1,93 @@
+"""The bridge between the engine host (its own thread) and Qt widgets (the GUI thread).
+
+The host calls our sinks on the engine thread; they only append to a deque (cheap, thread-safe).
+A GUI timer (~30 ms) drains the deque and emits batched signals, so a burst of 64 streams at full
+speed costs the GUI thread one slot call per tick rather than one per token, and the GUI thread
+never waits on the engine.
+
+Signals:
+    statusChanged(EngineStatus): the engine's state, stage, error or info changed.
+    requestEvents(list): stream events (TokenDelta / RequestFinished / RequestFailed) since the
+        last tick, in order. Widgets keep only those whose ``request_id`` they own (stale ids are
+        dropped).
+    loadFinished(object): EngineInfo after a successful load, or an exception message (str).
+"""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from console.config import EngineConfig
+from console.engine.host import EngineHost, RequestHandle
+from console.engine.types import EngineError, EngineStatus, GenerationRequest, StreamEvent
+
+
+class EngineBridge(QObject):
+    statusChanged = Signal(object)
+    requestEvents = Signal(list)
+    loadFinished = Signal(object)
+
+    def __init__(self, host: EngineHost, parent: QObject | None = None, interval_ms: int = 30) -> None:
+        super().__init__(parent)
+        self.host = host
+        self._events: collections.deque[StreamEvent] = collections.deque()
+        self._statuses: collections.deque[EngineStatus] = collections.deque()
+        self._loads: collections.deque[object] = collections.deque()
+        self._handles: dict[str, RequestHandle] = {}
+        host.add_status_listener(self._statuses.append)
+        self._timer = QTimer(self)
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self._on_timer_tick)
+        self._timer.start()
+
+    # -- intents (GUI thread) ------------------------------------------------------------------
+    def load(self, config: EngineConfig, name: str) -> None:
+        """Start a load; the outcome arrives through ``loadFinished`` and ``statusChanged``."""
+        try:
+            future = self.host.load(config, name)
+        except EngineError as exc:
+            self._loads.append(str(exc))
+            return
+
+        def done(f: Any) -> None:
+            exc = f.exception()
+            self._loads.append(f.result() if exc is None else str(exc))
+
+        future.add_done_callback(done)
+
+    def unload(self) -> None:
+        try:
+            self.host.unload()
+        except EngineError as exc:
+            self._loads.append(str(exc))
+
+    def submit(self, request: GenerationRequest) -> str:
+        """Start a request; raises EngineError (not ready) synchronously, so callers can show it."""
+        handle = self.host.submit(request, self._events.append)
+        self._handles[request.request_id] = handle
+        return request.request_id
+
+    def abort(self, request_id: str) -> None:
+        self.host.abort(request_id)
+
+    # -- delivery (GUI thread) -------------------------------------------------------------------
+    def _on_timer_tick(self) -> None:
+        while self._statuses:
+            self.statusChanged.emit(self._statuses.popleft())
+        while self._loads:
+            self.loadFinished.emit(self._loads.popleft())
+        if self._events:
+            batch = []
+            while self._events:
+                batch.append(self._events.popleft())
+            for ev in batch:
+                if not hasattr(ev, "num_tokens"):  # terminal event: forget the handle
+                    self._handles.pop(ev.request_id, None)
+            self.requestEvents.emit(batch)
+
+    def flush(self) -> None:
+        """Deliver whatever is queued now (tests call this instead of waiting for the timer)."""
+        self._on_timer_tick()
