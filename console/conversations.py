@@ -1,0 +1,243 @@
+"""Chat history: conversations and their messages in SQLite, in the data home.
+
+Every change is one SQLite transaction in WAL mode with ``synchronous=FULL``, so a ``kill -9`` (or
+a power cut) mid-write leaves the database as it was before or after that change, never torn.
+Each assistant message keeps its figures (time to first token, tokens/s, token counts, finish
+reason, model) so the chat panel can show them after a restart. Export gives JSON (the whole
+record, figures included) or Markdown (for people). No Qt here.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from console.paths import data_home
+
+DB_FILE = "conversations.sqlite3"
+SCHEMA_VERSION = 1
+ROLES = ("system", "user", "assistant")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS conversations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    title TEXT NOT NULL,
+    system_prompt TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant')),
+    content TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    model TEXT,
+    ttft_s REAL,
+    tokens_per_s REAL,
+    prompt_tokens INTEGER,
+    output_tokens INTEGER,
+    finish_reason TEXT,
+    UNIQUE (conversation_id, position)
+);
+"""
+
+
+class ConversationError(Exception):
+    """A conversation operation that cannot be done; the message is meant for the user."""
+
+
+@dataclass(frozen=True)
+class Conversation:
+    id: int
+    title: str
+    system_prompt: str
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class Message:
+    id: int
+    conversation_id: int
+    position: int
+    role: str
+    content: str
+    created_at: str
+    model: str | None = None
+    ttft_s: float | None = None
+    tokens_per_s: float | None = None
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+    finish_reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+class ConversationStore:
+    """Conversations of one data home. One connection, used from the thread that made it."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = Path(path) if path is not None else data_home() / DB_FILE
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=10.0)
+            self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            with self._tx():
+                for stmt in _SCHEMA.strip().split(";"):
+                    if stmt.strip():
+                        self._db.execute(stmt)
+                version = self._db.execute("PRAGMA user_version").fetchone()[0]
+                if version > SCHEMA_VERSION:
+                    raise ConversationError(
+                        f"{self.path} was written by a newer console (schema {version}); update the console")
+                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as exc:
+            raise ConversationError(f"The chat history {self.path} is unreadable ({exc}); "
+                                    "move it aside to start a new one") from exc
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One all-or-nothing transaction (BEGIN IMMEDIATE takes the write lock up front)."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        else:
+            self._db.execute("COMMIT")
+
+    # -- conversations -----------------------------------------------------------------------
+    def create(self, title: str = "New chat", system_prompt: str = "") -> Conversation:
+        now = _now()
+        with self._tx() as db:
+            cur = db.execute("INSERT INTO conversations (title, system_prompt, created_at, updated_at) "
+                             "VALUES (?, ?, ?, ?)", (title, system_prompt, now, now))
+            cid = int(cur.lastrowid or 0)
+        return self.get(cid)
+
+    def get(self, conversation_id: int) -> Conversation:
+        row = self._db.execute("SELECT * FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
+        if row is None:
+            raise ConversationError(f"No conversation with id {conversation_id}")
+        return Conversation(**dict(row))
+
+    def list(self) -> list[Conversation]:
+        """Most recently updated first."""
+        rows = self._db.execute("SELECT * FROM conversations ORDER BY updated_at DESC, id DESC").fetchall()
+        return [Conversation(**dict(r)) for r in rows]
+
+    def rename(self, conversation_id: int, title: str) -> Conversation:
+        title = title.strip()
+        if not title:
+            raise ConversationError("A conversation needs a non-empty title")
+        self._update(conversation_id, "title", title)
+        return self.get(conversation_id)
+
+    def set_system_prompt(self, conversation_id: int, system_prompt: str) -> None:
+        self._update(conversation_id, "system_prompt", system_prompt)
+
+    def _update(self, conversation_id: int, column: str, value: str) -> None:
+        with self._tx() as db:
+            cur = db.execute(f"UPDATE conversations SET {column} = ?, updated_at = ? WHERE id = ?",
+                             (value, _now(), conversation_id))
+            if cur.rowcount == 0:
+                raise ConversationError(f"No conversation with id {conversation_id}")
+
+    def delete(self, conversation_id: int) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM messages WHERE conversation_id = ?", (conversation_id,))
+            db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+
+    # -- messages ---------------------------------------------------------------------------
+    def messages(self, conversation_id: int) -> list[Message]:
+        rows = self._db.execute("SELECT * FROM messages WHERE conversation_id = ? ORDER BY position",
+                                (conversation_id,)).fetchall()
+        return [Message(**dict(r)) for r in rows]
+
+    def append(self, conversation_id: int, role: str, content: str, *, model: str | None = None,
+               ttft_s: float | None = None, tokens_per_s: float | None = None,
+               prompt_tokens: int | None = None, output_tokens: int | None = None,
+               finish_reason: str | None = None) -> Message:
+        if role not in ROLES:
+            raise ConversationError(f"Unknown role '{role}' (one of {', '.join(ROLES)})")
+        now = _now()
+        with self._tx() as db:
+            if db.execute("SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)).fetchone() is None:
+                raise ConversationError(f"No conversation with id {conversation_id}")
+            pos = db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM messages WHERE conversation_id = ?",
+                             (conversation_id,)).fetchone()[0]
+            cur = db.execute(
+                "INSERT INTO messages (conversation_id, position, role, content, created_at, model, ttft_s, "
+                "tokens_per_s, prompt_tokens, output_tokens, finish_reason) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (conversation_id, pos, role, content, now, model, ttft_s, tokens_per_s, prompt_tokens,
+                 output_tokens, finish_reason))
+            db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
+            mid = int(cur.lastrowid or 0)
+        row = self._db.execute("SELECT * FROM messages WHERE id = ?", (mid,)).fetchone()
+        return Message(**dict(row))
+
+    def truncate(self, conversation_id: int, position: int) -> int:
+        """Delete the messages at ``position`` and after (regenerate, edit-and-resend); returns
+        how many went."""
+        with self._tx() as db:
+            cur = db.execute("DELETE FROM messages WHERE conversation_id = ? AND position >= ?",
+                             (conversation_id, position))
+            db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (_now(), conversation_id))
+            return int(cur.rowcount)
+
+    # -- export -----------------------------------------------------------------------------
+    def export_dict(self, conversation_id: int) -> dict[str, Any]:
+        conv = self.get(conversation_id)
+        return {"format": "inference-console-conversation", "version": SCHEMA_VERSION, **asdict(conv),
+                "messages": [m.to_dict() for m in self.messages(conversation_id)]}
+
+    def export_json(self, conversation_id: int) -> str:
+        return json.dumps(self.export_dict(conversation_id), indent=2, ensure_ascii=False) + "\n"
+
+    def export_markdown(self, conversation_id: int) -> str:
+        conv = self.get(conversation_id)
+        lines = [f"# {conv.title}", "", f"_Created {conv.created_at}_", ""]
+        if conv.system_prompt:
+            lines += ["## System", "", conv.system_prompt, ""]
+        for m in self.messages(conversation_id):
+            lines += [f"## {m.role.capitalize()}", "", m.content, ""]
+            figures = message_figures(m)
+            if figures:
+                lines += [f"_{figures}_", ""]
+        return "\n".join(lines)
+
+
+def message_figures(m: Message) -> str:
+    """``TTFT 0.12 s · 45.3 tok/s · 128 tokens`` (English; the GUI formats its own)."""
+    parts = []
+    if m.ttft_s is not None:
+        parts.append(f"TTFT {m.ttft_s:.2f} s")
+    if m.tokens_per_s is not None:
+        parts.append(f"{m.tokens_per_s:.1f} tok/s")
+    if m.output_tokens is not None:
+        parts.append(f"{m.output_tokens} tokens")
+    if m.finish_reason and m.finish_reason not in ("stop",):
+        parts.append(f"finish: {m.finish_reason}")
+    return " · ".join(parts)
+
+
+__all__ = ["Conversation", "ConversationError", "ConversationStore", "Message", "message_figures"]

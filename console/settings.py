@@ -1,0 +1,163 @@
+"""The console's user settings: one typed schema with a version number, stored as JSON.
+
+The file is ``<data home>/settings.json``, written atomically (:mod:`console.atomic`), so a crash
+mid-save leaves the previous settings. Reading never fails: an unreadable or corrupt file is moved
+aside (``settings.json.bad``) and the defaults are used; unknown keys are dropped, values of the
+wrong type fall back to their defaults, and older schema versions are migrated forward.
+No Qt here: window geometry is kept as the base64 text Qt hands us.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, get_type_hints
+
+from console.atomic import atomic_write_json
+from console.paths import data_home
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 2
+SETTINGS_FILE = "settings.json"
+
+
+@dataclass
+class SamplingDefaults:
+    """The chat panel's last sampling controls (mirrors :class:`console.config.SamplingSettings`)."""
+
+    temperature: float = 0.7
+    top_p: float = 1.0
+    top_k: int = 0
+    max_tokens: int = 256
+    repetition_penalty: float = 1.0
+    seed: int | None = None
+    stop: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Knobs:
+    """The planner knobs the user last edited in the Models panel (``None``: the preset's value)."""
+
+    max_model_len: int | None = None
+    max_num_seqs: int | None = None
+    kv_cache_dtype: str | None = None
+    gpu_memory_utilization: float | None = None
+    kv_cache_gib: float | None = None
+
+
+@dataclass
+class Settings:
+    schema_version: int = SCHEMA_VERSION
+    #: QMainWindow.saveGeometry()/saveState() as base64 text ("" = first start).
+    window_geometry: str = ""
+    window_state: str = ""
+    last_model: str | None = None
+    last_preset: str | None = None
+    last_tab: int = 0
+    last_conversation: int | None = None
+    system_prompt: str = ""
+    #: "" follows the system locale; otherwise a Qt locale name such as "zh_CN".
+    language: str = ""
+    sampling: SamplingDefaults = field(default_factory=SamplingDefaults)
+    knobs: Knobs = field(default_factory=Knobs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _coerce(cls: type, data: Any) -> Any:
+    """Build dataclass ``cls`` from ``data``, keeping only keys of the right type."""
+    out = cls()
+    if not isinstance(data, dict):
+        return out
+    hints = get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        if f.name not in data:
+            continue
+        value = data[f.name]
+        hint = hints[f.name]
+        if dataclasses.is_dataclass(hint):
+            setattr(out, f.name, _coerce(hint, value))  # type: ignore[arg-type]
+        elif _type_ok(hint, value):
+            setattr(out, f.name, value)
+        else:
+            log.warning("settings: ignoring %s=%r (expected %s)", f.name, value, hint)
+    return out
+
+
+def _type_ok(hint: Any, value: Any) -> bool:
+    text = str(hint)
+    if value is None:
+        return "None" in text
+    if isinstance(value, bool):
+        return "bool" in text
+    if isinstance(value, int):
+        return "int" in text or "float" in text
+    if isinstance(value, float):
+        return "float" in text
+    if isinstance(value, str):
+        return "str" in text and "list" not in text
+    if isinstance(value, list):
+        return "list[str]" in text and all(isinstance(v, str) for v in value)
+    return False
+
+
+def _migrate_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    # Version 1 kept the sampling controls flat at the top level and had no knobs.
+    sampling = {k: data.pop(k) for k in list(data) if k in {f.name for f in dataclasses.fields(SamplingDefaults)}}
+    data["sampling"] = sampling
+    data["schema_version"] = 2
+    return data
+
+
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2}
+
+
+def migrate(data: dict[str, Any]) -> dict[str, Any]:
+    version = data.get("schema_version", 1)
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        # A newer console wrote this; read what we understand, never write an older version over it
+        # silently: the caller saves with our version.
+        return data
+    while version < SCHEMA_VERSION:
+        data = MIGRATIONS[version](data)
+        version = data["schema_version"]
+    return data
+
+
+def settings_path() -> Path:
+    return data_home() / SETTINGS_FILE
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    path = path or settings_path()
+    if not path.exists():
+        return Settings()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        log.warning("settings file %s is unreadable (%s); using defaults", path, exc)
+        try:
+            os.replace(path, path.with_name(path.name + ".bad"))
+        except OSError:
+            pass
+        return Settings()
+    settings = _coerce(Settings, migrate(data))
+    settings.schema_version = SCHEMA_VERSION
+    return settings
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> None:
+    settings.schema_version = SCHEMA_VERSION
+    atomic_write_json(path or settings_path(), settings.to_dict())
+
+
+__all__ = ["Knobs", "SamplingDefaults", "SCHEMA_VERSION", "Settings", "load_settings", "migrate",
+           "save_settings", "settings_path"]

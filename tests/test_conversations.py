@@ -1,0 +1,121 @@
+"""Chat history in SQLite: create, append with figures, rename, delete, export, and a kill -9
+in the middle of a stream of writes never corrupts the database."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from console.conversations import ConversationError, ConversationStore, message_figures
+
+
+def test_create_append_list_and_reopen(home: Path) -> None:
+    store = ConversationStore()
+    a = store.create("First", system_prompt="Be brief.")
+    store.append(a.id, "user", "Hello")
+    m = store.append(a.id, "assistant", "Hi **there**", model="tiny", ttft_s=0.25, tokens_per_s=42.0,
+                     prompt_tokens=10, output_tokens=7, finish_reason="stop")
+    b = store.create("Second")
+    assert m.position == 1 and m.ttft_s == 0.25
+    store.close()
+
+    again = ConversationStore()  # a restart sees everything
+    assert (home / "conversations.sqlite3").is_file()
+    assert [c.title for c in again.list()] == ["Second", "First"]
+    msgs = again.messages(a.id)
+    assert [(x.role, x.content) for x in msgs] == [("user", "Hello"), ("assistant", "Hi **there**")]
+    assert msgs[1].output_tokens == 7 and msgs[1].model == "tiny"
+    assert again.get(a.id).system_prompt == "Be brief."
+    assert again.messages(b.id) == []
+
+
+def test_rename_truncate_delete(home: Path) -> None:
+    store = ConversationStore()
+    c = store.create()
+    for i in range(4):
+        store.append(c.id, "user" if i % 2 == 0 else "assistant", f"m{i}")
+    assert store.rename(c.id, "  Renamed ").title == "Renamed"
+    with pytest.raises(ConversationError):
+        store.rename(c.id, "   ")
+    assert store.truncate(c.id, 2) == 2
+    assert [m.content for m in store.messages(c.id)] == ["m0", "m1"]
+    assert store.append(c.id, "user", "again").position == 2  # positions continue after a truncate
+    store.delete(c.id)
+    assert store.list() == []
+    with pytest.raises(ConversationError):
+        store.append(c.id, "user", "orphan")
+    with pytest.raises(ConversationError):
+        store.append(store.create().id, "robot", "?")
+
+
+def test_export_json_and_markdown(home: Path) -> None:
+    store = ConversationStore()
+    c = store.create("Capitals", system_prompt="Answer in one word.")
+    store.append(c.id, "user", "Capital of France? 中文")
+    store.append(c.id, "assistant", "Paris", ttft_s=0.1, tokens_per_s=12.5, output_tokens=3,
+                 finish_reason="length")
+    data = json.loads(store.export_json(c.id))
+    assert data["title"] == "Capitals" and data["system_prompt"] == "Answer in one word."
+    assert [m["content"] for m in data["messages"]] == ["Capital of France? 中文", "Paris"]
+    assert data["messages"][1]["tokens_per_s"] == 12.5
+    md = store.export_markdown(c.id)
+    assert md.startswith("# Capitals")
+    assert "## System\n\nAnswer in one word." in md
+    assert "## Assistant\n\nParis" in md
+    assert "TTFT 0.10 s · 12.5 tok/s · 3 tokens · finish: length" in md
+    assert message_figures(store.messages(c.id)[0]) == ""
+
+
+_WRITER = r"""
+import sys
+from pathlib import Path
+from console.conversations import ConversationStore
+store = ConversationStore(Path(sys.argv[1]))
+c = store.create("crash test")
+print("ready", flush=True)
+i = 0
+while True:
+    store.append(c.id, "user" if i % 2 == 0 else "assistant", "x" * 2000 + str(i), output_tokens=i)
+    if i % 7 == 0:
+        store.rename(c.id, f"title {i}")
+    if i % 11 == 10:
+        store.truncate(c.id, i - 3)
+    i += 1
+"""
+
+
+def test_kill_9_mid_write_leaves_a_consistent_database(tmp_path: Path) -> None:
+    db = tmp_path / "conv.sqlite3"
+    for attempt in range(3):
+        proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(db)], stdout=subprocess.PIPE, text=True,
+                                cwd=str(Path(__file__).resolve().parents[1]))
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        time.sleep(0.3 + 0.2 * attempt)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raw = sqlite3.connect(str(db))
+        assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        raw.close()
+        store = ConversationStore(db)  # opens and recovers the WAL
+        for conv in store.list():
+            msgs = store.messages(conv.id)
+            # positions are dense (truncates are whole transactions), contents are whole
+            assert [m.position for m in msgs] == list(range(len(msgs)))
+            assert all(m.content.startswith("x" * 2000) for m in msgs)
+        assert len(store.list()) == attempt + 1
+        store.close()
+
+
+def test_unreadable_database_gives_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "conv.sqlite3"
+    bad.write_bytes(b"this is not sqlite at all" * 100)
+    with pytest.raises(ConversationError, match="unreadable"):
+        ConversationStore(bad)
