@@ -1,0 +1,145 @@
+"""Ring buffers behind the Monitor's plots (no Qt here, so it is testable headless).
+
+The metrics store keeps an hour of engine bins and device samples; copying all of it on every
+redraw would cost milliseconds per tick. :class:`MonitorSeries` instead pulls only what is new
+since the last poll (the store's ``since=`` filter), keeps the last ``window_s`` seconds in its
+own bounded deques, and renders them into fixed-size numpy arrays on a dense time grid: a gap
+with no engine steps (the engine idles) reads as zero requests and zero tokens/s rather than as a
+line drawn across the gap.
+
+Latency percentiles are not composable across bins, so TTFT and inter-token latency p50/p95 are
+sampled here at most once per ``latency_every_s`` over the last ``latency_window_s`` seconds.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from console.engine.metrics import DeviceSample, MetricsBin, MetricsStore
+
+#: NVML clock-throttle reason bits (nvmlClocksEventReasons) and the words shown for them.
+THROTTLE_REASONS: dict[int, str] = {
+    0x1: "idle",
+    0x2: "application clocks",
+    0x4: "software power cap",
+    0x8: "hardware slowdown",
+    0x10: "sync boost",
+    0x20: "software thermal",
+    0x40: "hardware thermal",
+    0x80: "power brake",
+    0x100: "display clocks",
+}
+#: The bits that mean "slowed down by power or heat" (what the power plot marks).
+POWER_THERMAL_BITS = 0x4 | 0x8 | 0x20 | 0x40 | 0x80
+
+
+def throttle_words(mask: float | int | None) -> list[str]:
+    if mask is None or (isinstance(mask, float) and math.isnan(mask)):
+        return []
+    m = int(mask)
+    return [word for bit, word in THROTTLE_REASONS.items() if m & bit]
+
+
+@dataclass
+class Snapshot:
+    """Arrays ready to plot; ``x`` values are seconds relative to ``now`` (<= 0)."""
+
+    now: float
+    engine_x: np.ndarray
+    engine: dict[str, np.ndarray]
+    device_x: np.ndarray
+    device: dict[str, np.ndarray]
+    latency_x: np.ndarray
+    latency: dict[str, np.ndarray]
+    device_latest: dict[str, float] = field(default_factory=dict)
+
+
+ENGINE_KEYS = ("running", "waiting", "kv_pct", "prompt_tps", "generation_tps", "preemptions")
+LATENCY_KEYS = ("ttft_p50_ms", "ttft_p95_ms", "itl_p50_ms", "itl_p95_ms")
+
+
+class MonitorSeries:
+    def __init__(self, metrics: MetricsStore, window_s: float = 600.0,
+                 latency_every_s: float = 1.0, latency_window_s: float = 10.0) -> None:
+        self.metrics = metrics
+        self.window_s = window_s
+        self.res = metrics.resolution_s
+        self.latency_every_s = latency_every_s
+        self.latency_window_s = latency_window_s
+        cap = int(window_s / self.res) + 8
+        self._bins: deque[MetricsBin] = deque(maxlen=cap)
+        self._device: deque[DeviceSample] = deque(maxlen=cap * 4)
+        self._latency: deque[tuple[float, float, float, float, float]] = deque(
+            maxlen=int(window_s / latency_every_s) + 8)
+        self._last_latency = 0.0
+
+    # -- polling -------------------------------------------------------------------------------
+    def poll(self, now: float | None = None) -> None:
+        """Pull what is new in the store (cheap; call on every tick, visible or not)."""
+        now = time.time() if now is None else now
+        since = self._bins[-1].t if self._bins else now - self.window_s
+        for b in self.metrics.bins(since=since):
+            if self._bins and b.t == self._bins[-1].t:
+                self._bins[-1] = b  # the newest bin was still filling at the last poll
+            elif not self._bins or b.t > self._bins[-1].t:
+                self._bins.append(b)
+            else:  # the store was cleared (a new load) and restarted at an earlier time
+                self._bins.clear()
+                self._bins.append(b)
+        dsince = self._device[-1].t + 1e-6 if self._device else now - self.window_s
+        self._device.extend(self.metrics.device_samples(since=dsince))
+        if now - self._last_latency >= self.latency_every_s:
+            self._last_latency = now
+            start = now - self.latency_window_s
+            ttft = self.metrics.latency_percentiles("ttft", (50, 95), since=start)
+            itl = self.metrics.latency_percentiles("itl", (50, 95), since=start)
+            self._latency.append((now, *(_ms(v) for v in (ttft[50], ttft[95], itl[50], itl[95]))))
+
+    # -- rendering -----------------------------------------------------------------------------
+    def snapshot(self, now: float | None = None) -> Snapshot:
+        now = time.time() if now is None else now
+        n = int(self.window_s / self.res)
+        grid_start = (now - now % self.res) - (n - 1) * self.res
+        engine_x = grid_start + np.arange(n) * self.res - now
+        cols = {k: np.zeros(n) for k in ENGINE_KEYS}
+        bins = [b for b in self._bins if b.t >= grid_start]
+        if bins:
+            idx = np.rint((np.array([b.t for b in bins]) - grid_start) / self.res).astype(int)
+            ok = (idx >= 0) & (idx < n)
+            idx = idx[ok]
+
+            def put(key: str, values: list[float]) -> None:
+                cols[key][idx] = np.asarray(values, dtype=float)[ok]
+
+            put("running", [b.running for b in bins])
+            put("waiting", [b.waiting for b in bins])
+            put("kv_pct", [100.0 * b.kv_usage for b in bins])
+            put("prompt_tps", [b.prompt_tokens / self.res for b in bins])
+            put("generation_tps", [b.generation_tokens / self.res for b in bins])
+            put("preemptions", [b.preemptions for b in bins])
+        dev = [s for s in self._device if s.t >= now - self.window_s]
+        keys = sorted({k for s in dev for k in s.values})
+        device = {k: np.array([s.values.get(k, np.nan) for s in dev], dtype=float) for k in keys}
+        device_x = np.array([s.t - now for s in dev], dtype=float)
+        lat = [r for r in self._latency if r[0] >= now - self.window_s]
+        latency_x = np.array([r[0] - now for r in lat], dtype=float)
+        latency = {k: np.array([r[i + 1] for r in lat], dtype=float) for i, k in enumerate(LATENCY_KEYS)}
+        latest = dict(dev[-1].values) if dev else {}
+        return Snapshot(now, engine_x, cols, device_x, device, latency_x, latency, latest)
+
+    @property
+    def bins_held(self) -> int:
+        return len(self._bins)
+
+    @property
+    def device_held(self) -> int:
+        return len(self._device)
+
+
+def _ms(v: float | None) -> float:
+    return float("nan") if v is None else 1000.0 * v
