@@ -1,0 +1,228 @@
+"""Batch results: the OpenAI batch output format, crash-safe appends, resume and CSV export.
+
+Each finished request becomes one line, as ``vllm run-batch`` writes it::
+
+    {"id": "vllm-…", "custom_id": "q1",
+     "response": {"status_code": 200, "request_id": "vllm-batch-…",
+                  "body": {"id": "chatcmpl-…", "object": "chat.completion", "model": "…",
+                           "choices": [{"index": 0, "message": {"role": "assistant", "content": "…"},
+                                        "finish_reason": "stop", "logprobs": null}],
+                           "usage": {"prompt_tokens": 9, "completion_tokens": 7, "total_tokens": 16}}},
+     "error": null,
+     "metrics": {"ttft_s": 0.05, "latency_s": 0.31, ...}}
+
+``metrics`` is the console's addition (OpenAI and vLLM readers accept extra fields). A failed
+request has ``response.status_code`` 400, ``body`` null and ``error: {"code", "message"}``.
+
+:class:`ResultWriter` appends a line and fsyncs it before the request counts as done, so a crash,
+``kill -9`` or cancel loses nothing finished; a torn last line (killed mid-write) is cut off
+when the file is opened again, and :func:`completed_ids` tells a re-run what to skip.
+"""
+
+from __future__ import annotations
+
+import csv
+import errno
+import json
+import os
+import time
+import uuid
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from console.atomic import DiskFullError, atomic_write_text
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """One request's outcome and figures (what the GUI's results table shows)."""
+
+    custom_id: str
+    line: int
+    prompt: str
+    ok: bool
+    text: str = ""
+    finish_reason: str | None = None
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    ttft_s: float | None = None
+    latency_s: float | None = None
+    error: str | None = None
+    error_code: str | None = None
+    model: str = ""
+    request_id: str = ""
+
+    def to_openai(self) -> dict[str, Any]:
+        """This result as one line of the OpenAI batch output format."""
+        rid = self.request_id or uuid.uuid4().hex
+        metrics = {"line": self.line, "ttft_s": self.ttft_s, "latency_s": self.latency_s,
+                   "prompt_tokens": self.prompt_tokens, "output_tokens": self.output_tokens,
+                   "finish_reason": self.finish_reason}
+        if not self.ok:
+            return {"id": f"vllm-{uuid.uuid4().hex}", "custom_id": self.custom_id,
+                    "response": {"status_code": 400, "request_id": f"vllm-batch-{rid}", "body": None},
+                    "error": {"code": self.error_code or "invalid_request", "message": self.error or ""},
+                    "metrics": metrics}
+        body = {
+            "id": f"chatcmpl-{rid}", "object": "chat.completion", "created": int(time.time()),
+            "model": self.model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": self.text},
+                         "logprobs": None, "finish_reason": self.finish_reason or "stop"}],
+            "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.output_tokens,
+                      "total_tokens": self.prompt_tokens + self.output_tokens},
+        }
+        return {"id": f"vllm-{uuid.uuid4().hex}", "custom_id": self.custom_id,
+                "response": {"status_code": 200, "request_id": f"vllm-batch-{rid}", "body": body},
+                "error": None, "metrics": metrics}
+
+    @classmethod
+    def from_openai(cls, obj: dict[str, Any], prompt: str = "") -> "BatchResult":
+        """Read a line back (ours or ``vllm run-batch``'s)."""
+        metrics = obj.get("metrics") or {}
+        response = obj.get("response") or {}
+        body = response.get("body") or {}
+        error = obj.get("error")
+        if error is None and body.get("choices"):
+            choice = body["choices"][0]
+            usage = body.get("usage") or {}
+            return cls(custom_id=str(obj["custom_id"]), line=int(metrics.get("line") or 0), prompt=prompt,
+                       ok=True, text=str((choice.get("message") or {}).get("content") or ""),
+                       finish_reason=choice.get("finish_reason"),
+                       prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                       output_tokens=int(usage.get("completion_tokens") or 0),
+                       ttft_s=metrics.get("ttft_s"), latency_s=metrics.get("latency_s"),
+                       model=str(body.get("model") or ""))
+        if isinstance(error, dict):
+            inner = error.get("error", error)
+            message, code = str(inner.get("message", error)), inner.get("code")
+        else:
+            message, code = str(error), None
+        return cls(custom_id=str(obj["custom_id"]), line=int(metrics.get("line") or 0), prompt=prompt,
+                   ok=False, error=message, error_code=None if code is None else str(code),
+                   latency_s=metrics.get("latency_s"))
+
+
+def _disk_full(path: Path, exc: OSError) -> OSError:
+    if exc.errno == errno.ENOSPC:
+        return DiskFullError(errno.ENOSPC, f"No space left on the disk holding {path}: the results "
+                                           "written so far are kept; free some space and re-run to resume")
+    return exc
+
+
+def repair_tail(path: Path) -> int:
+    """Cut a torn last line (a write killed mid-way); returns the bytes removed."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return 0
+    if size == 0:
+        return 0
+    with open(path, "rb+") as fh:
+        fh.seek(max(0, size - 1))
+        if fh.read(1) == b"\n":
+            return 0
+        # Walk back to the last newline.
+        pos = size
+        chunk = 65536
+        keep = 0
+        while pos > 0:
+            start = max(0, pos - chunk)
+            fh.seek(start)
+            data = fh.read(pos - start)
+            idx = data.rfind(b"\n")
+            if idx >= 0:
+                keep = start + idx + 1
+                break
+            pos = start
+        fh.truncate(keep)
+        fh.flush()
+        os.fsync(fh.fileno())
+        return size - keep
+
+
+def iter_output(path: Path) -> Iterator[dict[str, Any]]:
+    """Complete, parseable lines of an output file (anything else is skipped)."""
+    try:
+        fh = open(path, "rb")
+    except FileNotFoundError:
+        return
+    with fh:
+        for raw in fh:
+            if not raw.endswith(b"\n"):
+                break  # torn tail
+            try:
+                obj = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                continue
+            if isinstance(obj, dict) and isinstance(obj.get("custom_id"), str):
+                yield obj
+
+
+def completed_ids(path: Path) -> set[str]:
+    """custom_ids that already have a line in ``path`` (what a resumed run skips)."""
+    return {obj["custom_id"] for obj in iter_output(Path(path))}
+
+
+class ResultWriter:
+    """Appends result lines to the output file, each fsynced before it counts as written."""
+
+    def __init__(self, path: Path | str, *, resume: bool = True) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if resume:
+            repair_tail(self.path)
+        try:
+            self._fh = open(self.path, "ab" if resume else "wb")
+        except OSError as exc:
+            raise _disk_full(self.path, exc) from exc
+
+    def write(self, result: BatchResult) -> None:
+        data = (json.dumps(result.to_openai(), ensure_ascii=False) + "\n").encode("utf-8")
+        try:
+            self._fh.write(data)
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+        except OSError as exc:
+            raise _disk_full(self.path, exc) from exc
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> "ResultWriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+CSV_COLUMNS = ["custom_id", "line", "status", "prompt", "output", "finish_reason", "prompt_tokens",
+               "output_tokens", "ttft_s", "latency_s", "error"]
+
+
+def results_to_csv_text(results: Iterable[BatchResult]) -> str:
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for r in results:
+        w.writerow([r.custom_id, r.line or "", "ok" if r.ok else "error", r.prompt, r.text,
+                    r.finish_reason or "", r.prompt_tokens, r.output_tokens,
+                    "" if r.ttft_s is None else f"{r.ttft_s:.4f}",
+                    "" if r.latency_s is None else f"{r.latency_s:.4f}", r.error or ""])
+    return buf.getvalue()
+
+
+def export_csv(output_jsonl: Path | str, csv_path: Path | str,
+               prompts: dict[str, str] | None = None) -> int:
+    """Write the results of an output file as CSV (atomically); returns the row count.
+    ``prompts`` (custom_id → prompt text) fills the prompt column."""
+    prompts = prompts or {}
+    results = [BatchResult.from_openai(o, prompts.get(o["custom_id"], "")) for o in iter_output(Path(output_jsonl))]
+    atomic_write_text(Path(csv_path), results_to_csv_text(results))
+    return len(results)
+
+
+def result_dicts(results: Iterable[BatchResult]) -> list[dict[str, Any]]:
+    return [asdict(r) for r in results]

@@ -1,0 +1,232 @@
+"""Run a batch on the engine host: bounded concurrency, progress, cancel, resume.
+
+The API the CLI and the GUI call (from a worker thread; it blocks until the batch ends)::
+
+    parsed = read_batch_file("in.jsonl", defaults=SamplingSettings(...))   # formats.py
+    summary = run_batch(host, parsed.requests, "out.jsonl", task,
+                        concurrency=16, on_result=callback, on_progress=callback)
+
+- ``host`` is a loaded :class:`~console.engine.host.EngineHost`; other users (chats) may share it.
+- ``task`` (:class:`~console.jobs.TaskState`) receives progress (stage ``"batch"``, fraction
+  done/total, a message with tok/s and ETA) and is polled for cancel. On cancel the requests in
+  flight are aborted and not written, so a later run redoes them.
+- ``on_result(BatchResult)`` is called on the calling thread after each line is on disk;
+  ``on_progress(BatchProgress)`` after each completion with structured figures for a UI.
+- Results are appended to ``output_path`` line by line and fsynced (see ``results.py``); with
+  ``resume=True`` (default) custom_ids already in the file are skipped.
+- A request that fails on its own (prompt longer than the context, wrong model name) becomes an
+  error line and the rest continue. An engine failure (engine unloaded, child process died)
+  stops the batch: ``summary.engine_error`` says why; unwritten requests are redone on resume.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from console.batch.formats import BatchRequest
+from console.batch.results import BatchResult, ResultWriter, completed_ids
+from console.engine.types import (
+    EngineError,
+    EngineState,
+    GenerationRequest,
+    RequestFailed,
+    RequestFinished,
+    StreamEvent,
+    new_request_id,
+)
+from console.jobs import TaskState
+
+DEFAULT_CONCURRENCY = 16
+
+
+@dataclass(frozen=True)
+class BatchProgress:
+    done: int  # finished in this run (ok + failed)
+    total: int  # to run in this run (resumed ones excluded)
+    failed: int
+    skipped: int  # already in the output file
+    elapsed_s: float
+    output_tokens: int
+    tokens_per_s: float  # output tokens/s of this batch so far
+    live_tokens_per_s: float  # engine-wide generation tokens/s over the last few seconds
+    eta_s: float | None
+
+
+@dataclass
+class BatchSummary:
+    total: int
+    skipped: int = 0
+    succeeded: int = 0
+    failed: int = 0
+    cancelled: bool = False
+    engine_error: str | None = None
+    elapsed_s: float = 0.0
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    results: list[BatchResult] = field(default_factory=list)
+
+    @property
+    def not_run(self) -> int:
+        return self.total - self.skipped - self.succeeded - self.failed
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        return self.output_tokens / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+    @property
+    def complete(self) -> bool:
+        return self.not_run == 0
+
+
+def _model_names(host: object) -> set[str]:
+    names: set[str] = set()
+    status = getattr(host, "status", None)
+    if status is not None and status.model:
+        names.add(status.model)
+    config = getattr(host, "config", None)
+    if config is not None:
+        names.update(n for n in (config.served_model_name, config.model, Path(config.model).name) if n)
+    return names
+
+
+def _explain_failure(message: str, host: object) -> tuple[str, str]:
+    """(code, message) for a request that failed on its own."""
+    if "maximum model length" in message or "max_model_len" in message or "context length" in message:
+        config = getattr(host, "config", None)
+        info = getattr(getattr(host, "status", None), "info", None)
+        limit = info.max_model_len if info is not None else getattr(config, "max_model_len", None)
+        return ("context_length_exceeded",
+                f"The prompt does not fit the model's context (max_model_len {limit}): shorten it, "
+                f"or load the model with a larger max_model_len. Engine said: {message.splitlines()[0]}")
+    return "invalid_request", message
+
+
+def run_batch(host, requests: Sequence[BatchRequest], output_path: Path | str,  # type: ignore[no-untyped-def]
+              task: TaskState | None = None, *, concurrency: int = DEFAULT_CONCURRENCY,
+              on_result: Callable[[BatchResult], None] | None = None,
+              on_progress: Callable[[BatchProgress], None] | None = None,
+              resume: bool = True, model_name: str | None = None) -> BatchSummary:
+    """Run ``requests`` on ``host``; see the module docstring. Blocks until the batch ends."""
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    task = task or TaskState()
+    output_path = Path(output_path)
+    summary = BatchSummary(total=len(requests))
+    done_ids = completed_ids(output_path) if resume else set()
+    todo = deque(r for r in requests if r.custom_id not in done_ids)
+    summary.skipped = len(requests) - len(todo)
+    to_run = len(todo)
+    names = _model_names(host) | ({model_name} if model_name else set())
+    served = model_name or getattr(getattr(host, "config", None), "served_model_name", None) \
+        or getattr(getattr(host, "status", None), "model", None) or ""
+    events: queue.Queue[tuple[BatchRequest, str, StreamEvent]] = queue.Queue()
+    in_flight: dict[str, object] = {}  # request_id -> handle
+    t0 = time.monotonic()
+
+    def report() -> None:
+        done = summary.succeeded + summary.failed
+        elapsed = time.monotonic() - t0
+        rate = done / elapsed if elapsed > 0 else 0.0
+        eta = (to_run - done) / rate if rate > 0 and done < to_run else (0.0 if done >= to_run else None)
+        tps = summary.output_tokens / elapsed if elapsed > 0 else 0.0
+        live = host.metrics.rate("generation_tokens", window_s=5.0) if hasattr(host, "metrics") else 0.0
+        eta_text = "" if eta is None else f", ETA {eta:.0f}s"
+        task.report("batch", (done / to_run) if to_run else 1.0,
+                    f"{done}/{to_run} done ({summary.failed} failed), {tps:.1f} tok/s{eta_text}")
+        if on_progress is not None:
+            on_progress(BatchProgress(done, to_run, summary.failed, summary.skipped, elapsed,
+                                      summary.output_tokens, tps, live, eta))
+
+    def record(writer: ResultWriter, result: BatchResult) -> None:
+        writer.write(result)  # on disk before it counts
+        if result.ok:
+            summary.succeeded += 1
+        else:
+            summary.failed += 1
+        summary.prompt_tokens += result.prompt_tokens
+        summary.output_tokens += result.output_tokens
+        summary.results.append(result)
+        if on_result is not None:
+            on_result(result)
+        report()
+
+    def submit(req: BatchRequest) -> BatchResult | None:
+        """Start ``req``; a result when it fails before reaching the engine."""
+        if req.model is not None and names and req.model not in names:
+            return BatchResult(req.custom_id, req.line, req.display_prompt, ok=False,
+                               error=f"The model `{req.model}` is not the loaded model "
+                                     f"({', '.join(sorted(names))})", error_code="model_not_found")
+        rid = new_request_id()
+        gen = GenerationRequest(messages=req.messages, prompt=req.prompt, sampling=req.sampling, request_id=rid)
+        handle = host.submit(gen)  # EngineNotReady propagates: an engine fault, stop the batch
+        in_flight[rid] = handle
+        handle.future.add_done_callback(lambda f, r=req, i=rid: events.put((r, i, f.result())))
+        return None
+
+    report()
+    with ResultWriter(output_path, resume=resume) as writer:
+        try:
+            while todo or in_flight:
+                if task.cancelled and not summary.cancelled:
+                    summary.cancelled = True
+                    todo.clear()
+                    for handle in list(in_flight.values()):
+                        handle.cancel()  # type: ignore[attr-defined]
+                while todo and len(in_flight) < concurrency and summary.engine_error is None:
+                    req = todo.popleft()
+                    try:
+                        early = submit(req)
+                    except EngineError as exc:
+                        summary.engine_error = str(exc)
+                        todo.clear()
+                        break
+                    if early is not None:
+                        record(writer, early)
+                if not in_flight:
+                    continue
+                try:
+                    req, rid, event = events.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                in_flight.pop(rid, None)
+                if isinstance(event, RequestFinished):
+                    if event.finish_reason == "abort":
+                        # Cancelled or stopped: not written, a resume redoes it.
+                        if not summary.cancelled and host.status.state != EngineState.READY:
+                            summary.engine_error = (host.status.error or "The engine was unloaded during "
+                                                    "the batch; load the model and re-run to resume")
+                            todo.clear()
+                        continue
+                    record(writer, BatchResult(
+                        req.custom_id, req.line, req.display_prompt, ok=True, text=event.text,
+                        finish_reason=event.finish_reason, prompt_tokens=event.prompt_tokens,
+                        output_tokens=event.output_tokens, ttft_s=event.ttft_s, latency_s=event.e2e_s,
+                        model=served, request_id=rid))
+                elif isinstance(event, RequestFailed):
+                    if host.status.state != EngineState.READY:
+                        # The engine went away (unloaded, died): not this request's fault.
+                        summary.engine_error = host.status.error or event.message
+                        todo.clear()
+                        for handle in list(in_flight.values()):
+                            handle.cancel()  # type: ignore[attr-defined]
+                        continue
+                    code, message = _explain_failure(event.message, host)
+                    record(writer, BatchResult(req.custom_id, req.line, req.display_prompt, ok=False,
+                                               error=message, error_code=code, model=served, request_id=rid))
+        except BaseException:
+            for handle in list(in_flight.values()):
+                handle.cancel()  # type: ignore[attr-defined]
+            raise
+        finally:
+            summary.elapsed_s = time.monotonic() - t0
+    if summary.engine_error and not summary.cancelled:
+        task.report("batch", None, f"stopped: {summary.engine_error}")
+    return summary
+
+
+__all__ = ["BatchProgress", "BatchSummary", "DEFAULT_CONCURRENCY", "run_batch"]
