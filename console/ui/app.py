@@ -1,0 +1,81 @@
+"""Start the desktop console: ``run(argv) -> int``.
+
+Builds the QApplication, the shared :class:`AppContext` (engine host, metrics, model store,
+device sampler, bridge), installs translations for the chosen or system language, shows the
+window and runs the event loop. vLLM and torch are not imported here: the engine host imports
+them on its own thread when a model is loaded, so the window appears in well under 2 s.
+Closing the window shuts the engine down off the GUI thread (see ``MainWindow.closeEvent``).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+from types import TracebackType
+
+from PySide6.QtCore import QLibraryInfo, QLocale, QTranslator
+from PySide6.QtWidgets import QApplication
+
+from console.paths import resources_dir
+from console.settings import Settings, load_settings
+
+log = logging.getLogger(__name__)
+
+
+def install_translators(app: QApplication, language: str = "") -> list[QTranslator]:
+    """Qt's own and the console's catalogues for ``language`` (``""``: the system locale).
+    Missing catalogues are fine: the English source strings are shown."""
+    locale = QLocale(language) if language else QLocale.system()
+    QLocale.setDefault(locale)
+    installed = []
+    for name, folder in (("qtbase", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)),
+                         ("console", str(resources_dir() / "i18n"))):
+        tr = QTranslator(app)
+        if tr.load(locale, name, "_", folder):
+            app.installTranslator(tr)
+            installed.append(tr)
+    return installed
+
+
+def _excepthook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+    """An exception escaping a slot is logged and shown in the status bar, not as a crash."""
+    log.error("unhandled error: %s", "".join(traceback.format_exception(exc_type, exc, tb)))
+    app = QApplication.instance()
+    for w in (app.topLevelWidgets() if isinstance(app, QApplication) else []):
+        if hasattr(w, "show_message"):
+            w.show_message(f"Internal error: {exc}")
+
+
+def create_window(settings: Settings | None = None):  # type: ignore[no-untyped-def]
+    """The context and the window (not shown); the QApplication must exist."""
+    from console.ui.context import AppContext
+    from console.ui.main_window import MainWindow
+
+    ctx = AppContext.create()
+    ctx.sampler.start()
+    return ctx, MainWindow(ctx, settings if settings is not None else load_settings())
+
+
+def run(argv: list[str]) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    app = QApplication.instance() or QApplication(argv)
+    assert isinstance(app, QApplication)
+    app.setApplicationName("Inference Console")
+    app.setOrganizationName("inference-console")
+    settings = load_settings()
+    install_translators(app, settings.language)
+    sys.excepthook = _excepthook
+    ctx, window = create_window(settings)
+    window.show()
+    try:
+        return int(app.exec())
+    finally:
+        # The window's close already did this off the GUI thread; these are idempotent backstops
+        # for other ways out (a signal, app.quit()).
+        ctx.sampler.stop()
+        ctx.host.close()
+
+
+if __name__ == "__main__":
+    raise SystemExit(run(sys.argv))

@@ -1,0 +1,300 @@
+"""The console's main window: the Models sidebar, the Chat / Batch / Monitor / Export tabs, a status
+bar, menus with the keyboard shortcuts, and the memory of layout and last choices.
+
+Panels written elsewhere (Batch, Monitor, Export) are imported with a fallback: if one fails to
+import or build, its tab says why and the rest of the window works. Closing the window shuts the
+engine down in a worker thread while the window stays responsive.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+import time
+from typing import Any, Callable
+
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabWidget, QVBoxLayout, QWidget
+
+from console.engine.types import EngineState, EngineStatus
+from console.settings import Settings, load_settings, save_settings
+from console.ui.chat_panel import ChatPanel
+from console.ui.context import AppContext
+from console.ui.models_panel import ModelsPanel, human_bytes
+
+log = logging.getLogger(__name__)
+
+#: (module under console.ui, class name) of the tabs after Chat, in order.
+OTHER_PANELS = (("batch_panel", "BatchPanel"), ("monitor_panel", "MonitorPanel"), ("export_panel", "ExportPanel"))
+
+
+class PlaceholderPanel(QWidget):
+    """Stands in for a panel that could not be imported, and says why."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        label = QLabel(text, self)
+        label.setWordWrap(True)
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        QVBoxLayout(self).addWidget(label)
+
+
+class MainWindow(QMainWindow):
+    """The console window.
+
+    Signals:
+        shutdownFinished(): the engine host was closed after the window was asked to close.
+    """
+
+    shutdownFinished = Signal()
+
+    def __init__(self, ctx: AppContext, settings: Settings | None = None, *, owns_host: bool = True,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.settings = settings if settings is not None else load_settings()
+        self.owns_host = owns_host
+        self._status = ctx.host.status
+        self._loading_since: float | None = None
+        self._shutdown_thread: threading.Thread | None = None
+        self._shutdown_done = False
+        self.setWindowTitle(self.tr("Inference Console"))
+        self.setObjectName("MainWindow")
+
+        self.models = ModelsPanel(ctx, self)
+        self.dock = QDockWidget(self.tr("Models"), self)
+        self.dock.setObjectName("ModelsDock")
+        self.dock.setWidget(self.models)
+        self.dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                              | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.dock)
+
+        self.chat = ChatPanel(ctx, self)
+        self.tabs = QTabWidget(self)
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.chat, self.tr("Chat"))
+        titles = (self.tr("Batch"), self.tr("Monitor"), self.tr("Export"))
+        self.panels: dict[str, QWidget] = {"chat": self.chat}
+        for (module, cls), title in zip(OTHER_PANELS, titles):
+            panel = self._make_panel(module, cls, title)
+            self.panels[module.removesuffix("_panel")] = panel
+            self.tabs.addTab(panel, title)
+        self.setCentralWidget(self.tabs)
+
+        self._build_status_bar()
+        self._build_actions()
+
+        self._status_timer = QTimer(self)
+        self._status_timer.setInterval(500)
+        self._status_timer.timeout.connect(self._on_status_timer_timeout)
+        self._status_timer.start()
+        ctx.bridge.statusChanged.connect(self._on_bridge_status_changed)
+        self.models.selectionChanged.connect(self._on_models_selection_changed)
+        self.models.message.connect(self.show_message)
+        self.chat.message.connect(self.show_message)
+
+        self.restore_settings()
+        self._on_bridge_status_changed(ctx.host.status)
+
+    # -- construction ------------------------------------------------------------------------------
+    def _make_panel(self, module: str, cls: str, title: str) -> QWidget:
+        try:
+            panel_cls = getattr(importlib.import_module(f"console.ui.{module}"), cls)
+            return panel_cls(self.ctx, self)  # type: ignore[no-any-return]
+        except Exception as exc:  # another developer's panel must not take the window down
+            log.exception("panel %s failed", module)
+            return PlaceholderPanel(self.tr("The {0} panel is not available: {1}").format(title, exc), self)
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.state_label = QLabel(self)
+        self.model_label = QLabel(self)
+        self.preset_label = QLabel(self)
+        self.device_label = QLabel(self)
+        self.memory_label = QLabel(self)
+        self.rate_label = QLabel(self)
+        for w in (self.state_label, self.model_label, self.preset_label, self.device_label,
+                  self.memory_label, self.rate_label):
+            w.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            bar.addPermanentWidget(w)
+        self.state_label.setMinimumWidth(180)
+        self.state_label.setMaximumWidth(520)
+        reason = getattr(self.ctx.sampler, "reason", "")
+        if getattr(self.ctx.sampler, "kind", "") == "nvml":
+            self.device_label.setText(self.tr("Device: {0}").format(getattr(self.ctx.sampler.source, "name", "GPU")))
+        else:
+            self.device_label.setText(self.tr("Device: CPU"))
+        self.device_label.setToolTip(reason)
+
+    def _action(self, text: str, slot: Callable[[], Any], shortcuts: list[str] | None = None) -> QAction:
+        action = QAction(text, self)
+        if shortcuts:
+            action.setShortcuts([QKeySequence(s) for s in shortcuts])
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.triggered.connect(lambda _checked=False: slot())
+        self.addAction(action)  # shortcuts work even when the menu bar is hidden
+        return action
+
+    def _build_actions(self) -> None:
+        m = self.models
+        self.act_import_gguf = self._action(self.tr("Import &GGUF…"), m.import_gguf)
+        self.act_import_folder = self._action(self.tr("Import &folder…"), m.import_folder)
+        self.act_quit = self._action(self.tr("&Quit"), self.close, ["Ctrl+Q"])
+        self.act_load = self._action(self.tr("&Load model"), m.load_selected, ["Ctrl+L"])
+        self.act_unload = self._action(self.tr("&Unload"), m.unload)
+        self.act_reload = self._action(self.tr("&Reload"), m.reload, ["Ctrl+R"])
+        self.act_send = self._action(self.tr("&Send"), self._send, ["Ctrl+Return", "Ctrl+Enter"])
+        self.act_stop = self._action(self.tr("S&top"), self.chat.stop, ["Esc"])
+        self.act_new_chat = self._action(self.tr("&New chat"), self._new_chat, ["Ctrl+N"])
+        self.tab_actions = [
+            self._action(self.tabs.tabText(i), lambda i=i: self.tabs.setCurrentIndex(i), [f"Ctrl+{i + 1}"])
+            for i in range(self.tabs.count())]
+
+        menubar = self.menuBar()
+        file_menu = menubar.addMenu(self.tr("&File"))
+        file_menu.addActions([self.act_import_gguf, self.act_import_folder])
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_quit)
+        engine_menu = menubar.addMenu(self.tr("&Engine"))
+        engine_menu.addActions([self.act_load, self.act_unload, self.act_reload])
+        chat_menu = menubar.addMenu(self.tr("&Chat"))
+        chat_menu.addActions([self.act_new_chat, self.act_send, self.act_stop])
+        view_menu = menubar.addMenu(self.tr("&View"))
+        view_menu.addAction(self.dock.toggleViewAction())
+        view_menu.addSeparator()
+        view_menu.addActions(self.tab_actions)
+
+    # -- intents ---------------------------------------------------------------------------------------
+    def _send(self) -> None:
+        self.tabs.setCurrentWidget(self.chat)
+        self.chat.send()
+
+    def _new_chat(self) -> None:
+        self.tabs.setCurrentWidget(self.chat)
+        self.chat.new_conversation()
+
+    def show_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+
+    # -- settings ----------------------------------------------------------------------------------------
+    def restore_settings(self) -> None:
+        s = self.settings
+        if s.window_geometry:
+            self.restoreGeometry(QByteArray.fromBase64(s.window_geometry.encode("ascii")))
+        else:
+            self.resize(1440, 900)
+        if s.window_state:
+            self.restoreState(QByteArray.fromBase64(s.window_state.encode("ascii")))
+        else:
+            self.resizeDocks([self.dock], [470], Qt.Orientation.Horizontal)
+        self.models.restore(s)
+        self.chat.restore(s)
+        if 0 <= s.last_tab < self.tabs.count():
+            self.tabs.setCurrentIndex(s.last_tab)
+
+    def save_settings(self) -> None:
+        s = self.settings
+        s.window_geometry = bytes(self.saveGeometry().toBase64().data()).decode("ascii")
+        s.window_state = bytes(self.saveState().toBase64().data()).decode("ascii")
+        s.last_tab = self.tabs.currentIndex()
+        self.models.save(s)
+        self.chat.save(s)
+        try:
+            save_settings(s)
+        except OSError as exc:
+            log.warning("could not save settings: %s", exc)
+
+    # -- status bar ----------------------------------------------------------------------------------------
+    def state_text(self) -> str:
+        st = self._status
+        if st.state == EngineState.LOADING:
+            elapsed = time.monotonic() - (self._loading_since or time.monotonic())
+            return self.tr("Loading: {0} ({1:.0f} s)").format(st.stage or "…", elapsed)
+        if st.state == EngineState.READY:
+            return self.tr("Ready")
+        if st.state == EngineState.STOPPING:
+            return self.tr("Stopping…")
+        if st.state == EngineState.FAILED:
+            return self.tr("Failed: {0}").format(st.error or "")
+        return self.tr("Stopped")
+
+    def memory_text(self) -> str:
+        samples = self.ctx.metrics.device_samples(since=time.time() - 10)
+        if not samples:
+            return ""
+        v = samples[-1].values
+        if "mem_used_bytes" in v:
+            return self.tr("VRAM {0} / {1}").format(human_bytes(v["mem_used_bytes"]), human_bytes(v.get("mem_total_bytes")))
+        if "rss_bytes" in v:
+            return self.tr("RAM {0} (console + engine) · system {1} / {2}").format(
+                human_bytes(v["rss_bytes"]), human_bytes(v.get("ram_used_bytes")), human_bytes(v.get("ram_total_bytes")))
+        return ""
+
+    def _refresh_status_bar(self) -> None:
+        st = self._status
+        text = self.state_text()
+        self.state_label.setText(text if len(text) <= 90 else text[:87] + "…")
+        self.state_label.setToolTip(st.error or st.stage or "")
+        colour = {EngineState.READY: "#1b7f2a", EngineState.FAILED: "#b00020",
+                  EngineState.LOADING: "#b26a00"}.get(st.state, "")
+        self.state_label.setStyleSheet(f"color: {colour}; font-weight: bold;" if colour else "font-weight: bold;")
+        self.model_label.setText(self.tr("Model: {0}").format(st.model or "—"))
+        self.preset_label.setText(self.tr("Preset: {0}").format(self.models.preset_name() or "—"))
+        self.memory_label.setText(self.memory_text())
+        rate = self.ctx.metrics.rate("generation_tokens", window_s=3.0)
+        self.rate_label.setText(self.tr("{0:.1f} tok/s").format(rate))
+
+    def _on_status_timer_timeout(self) -> None:
+        self._refresh_status_bar()
+
+    def _on_bridge_status_changed(self, status: EngineStatus) -> None:
+        if status.state == EngineState.LOADING and self._status.state != EngineState.LOADING:
+            self._loading_since = time.monotonic()
+        self._status = status
+        title = self.tr("Inference Console")
+        self.setWindowTitle(f"{title} — {status.model}" if status.state == EngineState.READY and status.model else title)
+        self._refresh_status_bar()
+
+    def _on_models_selection_changed(self, _model: str, _preset: str) -> None:
+        self._refresh_status_bar()
+
+    # -- shutdown -------------------------------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self._shutdown_done or not self.owns_host:
+            if not self._shutdown_done:
+                self.save_settings()
+            event.accept()
+            return
+        event.ignore()
+        if self._shutdown_thread is not None:
+            return  # already shutting down
+        self.save_settings()
+        self.chat.stop()
+        self.centralWidget().setEnabled(False)
+        self.dock.setEnabled(False)
+        self.statusBar().showMessage(self.tr("Shutting down the engine…"))
+        ctx = self.ctx
+
+        def shutdown() -> None:
+            try:
+                ctx.sampler.stop()
+                ctx.host.close()
+            except Exception:
+                log.exception("shutdown failed")
+
+        self._shutdown_thread = threading.Thread(target=shutdown, name="console-shutdown", daemon=True)
+        self._shutdown_thread.start()
+        poll = QTimer(self)
+        poll.setInterval(50)
+
+        def check() -> None:
+            if self._shutdown_thread is not None and not self._shutdown_thread.is_alive():
+                poll.stop()
+                self._shutdown_done = True
+                self.shutdownFinished.emit()
+                self.close()
+
+        poll.timeout.connect(check)
+        poll.start()

@@ -1,0 +1,140 @@
+"""The Chat panel against the real CPU engine (tiny random Llama, the session-shared host):
+streamed text arrives in pieces, Stop ends an answer mid-stream and keeps its text, Regenerate
+and edit-and-resend rewrite the history, figures and the context meter show, and everything
+survives a restart of the panel."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from console.conversations import ConversationStore
+from console.engine.types import EngineState, TokenDelta
+from console.ui.context import AppContext
+
+pytestmark = pytest.mark.engine
+
+
+@pytest.fixture()
+def chat(engine_host: Any, home: Path, qtbot: Any) -> Any:
+    from console.ui.chat_panel import ChatPanel
+
+    if engine_host.status.state != EngineState.READY:
+        pytest.fail(f"shared engine is not ready: {engine_host.status}")
+    ctx = AppContext.create(host=engine_host)
+    panel = ChatPanel(ctx)
+    qtbot.addWidget(panel)
+    panel.resize(1100, 700)
+    panel.show()
+    panel.temperature.setValue(0.8)
+    panel.seed.setValue(7)
+    return panel
+
+
+def _deltas(panel: Any, qtbot: Any) -> list[int]:
+    """Record, per bridge batch, how many deltas of the panel's active request it carried."""
+    seen: list[int] = []
+    panel.ctx.bridge.requestEvents.connect(
+        lambda batch: seen.append(sum(isinstance(e, TokenDelta) and e.request_id == panel.active_id for e in batch)))
+    return seen
+
+
+def test_send_streams_and_saves_with_figures(chat: Any, qtbot: Any) -> None:
+    chat.max_tokens.setValue(48)
+    chat.system_prompt.setPlainText("You are terse.")
+    chat.input.setPlainText("Hello there, tiny model")
+    batches = _deltas(chat, qtbot)
+    partial: list[str] = []
+    chat.ctx.bridge.requestEvents.connect(lambda _b: partial.append(chat._stream_text))
+    assert chat.send()
+    assert chat.active_id is not None and chat.stop_button.isEnabled() and not chat.send_button.isEnabled()
+    qtbot.waitUntil(lambda: chat.active_id is None, timeout=60_000)
+
+    assert sum(1 for n in batches if n) >= 2, "the answer should arrive in several batches"
+    assert any(p and p != partial[-1] for p in partial), "text should be visible before the end"
+    msgs = chat.store.messages(chat.conversation_id)
+    assert [m.role for m in msgs] == ["user", "assistant"]
+    answer = msgs[1]
+    assert answer.content and 1 <= (answer.output_tokens or 0) <= 48
+    assert answer.ttft_s is not None and answer.ttft_s > 0 and answer.model
+    assert chat.store.get(chat.conversation_id).system_prompt == "You are terse."
+    assert chat.store.get(chat.conversation_id).title == "Hello there, tiny model"
+    text = chat.transcript_text()
+    assert "Hello there, tiny model" in text and "TTFT" in text and "tokens" in text
+    assert answer.content.split()[0] in text
+    # the context meter counts the conversation with the engine's tokenizer
+    qtbot.waitUntil(lambda: chat.used_tokens is not None, timeout=5000)
+    assert chat.used_tokens > 5
+    assert "1,024" in chat.context_bar.format() or "/" in chat.context_bar.format()
+    assert chat.input.toPlainText() == "" and chat.send_button.isEnabled()
+
+
+def test_stop_mid_stream_regenerate_edit_and_restart(chat: Any, qtbot: Any, home: Path, tmp_path: Path) -> None:
+    chat.max_tokens.setValue(900)
+    chat.input.setPlainText("Write forever")
+    assert chat.send()
+    qtbot.waitUntil(lambda: len(chat._stream_text) > 0, timeout=60_000)
+    chat.stop()
+    qtbot.waitUntil(lambda: chat.active_id is None, timeout=30_000)
+    stopped = chat.store.messages(chat.conversation_id)[-1]
+    assert stopped.role == "assistant" and stopped.finish_reason == "abort"
+    assert (stopped.output_tokens or 0) < 900 and stopped.content
+    assert "stopped" in chat.transcript_text()
+
+    # Regenerate replaces the last answer (still two messages, a fresh answer)
+    chat.max_tokens.setValue(16)
+    assert chat.regenerate()
+    qtbot.waitUntil(lambda: chat.active_id is None, timeout=60_000)
+    msgs = chat.store.messages(chat.conversation_id)
+    assert [m.role for m in msgs] == ["user", "assistant"]
+    assert msgs[1].finish_reason != "abort" and msgs[1].id != stopped.id
+
+    # Edit-and-resend: the last user message comes back; sending replaces it and its answer
+    assert chat.edit_last() and chat.input.toPlainText() == "Write forever" and chat.edit_label.isVisibleTo(chat)
+    chat.input.setPlainText("Write briefly")
+    assert chat.send()
+    qtbot.waitUntil(lambda: chat.active_id is None, timeout=60_000)
+    msgs = chat.store.messages(chat.conversation_id)
+    assert [(m.role, m.content) for m in msgs][0] == ("user", "Write briefly")
+    assert len(msgs) == 2 and "Write forever" not in chat.transcript_text()
+
+    # Rename, export, and a restart of the panel sees the same history
+    chat.rename_conversation("Renamed chat")
+    out = chat.export_conversation(str(tmp_path / "chat.json"))
+    data = json.loads(Path(out).read_text())
+    assert data["title"] == "Renamed chat" and len(data["messages"]) == 2
+    md = chat.export_conversation(str(tmp_path / "chat.md"))
+    assert Path(md).read_text().startswith("# Renamed chat")
+    cid = chat.conversation_id
+
+    from console.ui.chat_panel import ChatPanel
+
+    again = ChatPanel(chat.ctx, conversations=ConversationStore())
+    qtbot.addWidget(again)
+    assert again.conversation_list.count() == 1
+    assert again.conversation_list.item(0).text() == "Renamed chat"
+    again.open_conversation(cid)
+    assert "Write briefly" in again.transcript_text() and "TTFT" in again.transcript_text()
+    again.delete_conversation(confirm=False)
+    assert again.conversation_list.count() == 0 and again.conversation_id is None
+
+
+def test_send_without_a_model_explains(home: Path, qtbot: Any) -> None:
+    """No engine loaded (a fresh, unloaded host: nothing is started): a clear message, text kept."""
+    from console.ui.chat_panel import ChatPanel
+
+    ctx = AppContext.create()
+    panel = ChatPanel(ctx)
+    qtbot.addWidget(panel)
+    panel.input.setPlainText("anyone there?")
+    assert not panel.send()
+    assert "No model is loaded" in panel.error_label.text()
+    assert panel.input.toPlainText() == "anyone there?"
+    assert panel.store.list() == []
+    panel.top_p.setValue(0.5)
+    panel.stop_strings.setPlainText("###\nEND")
+    s = panel.sampling()
+    assert s.top_p == 0.5 and s.stop == ["###", "END"] and s.seed is None
