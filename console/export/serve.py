@@ -1,0 +1,112 @@
+"""The ``vllm serve`` argument list, as a ``--config`` YAML and as a one-line command.
+
+Keys are vLLM's CLI option names with dashes. That matters: vLLM turns ``key: false`` into
+``--no-key`` only when the key is dashed, and silently drops ``enable_prefix_caching: false``
+(FIELD_NOTES). Console-only fields (``device``) are left out; fields left at ``None`` mean
+"vLLM's default" and are not written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+from pathlib import PurePosixPath
+from typing import Any
+
+import yaml
+
+from console.config import CONSOLE_ONLY_FIELDS, EngineConfig
+from console.export.options import CONTAINER_MODEL_ROOT, ServeOptions
+
+#: EngineConfig fields written by hand (first, in this order) rather than in the generic loop.
+_HANDLED = {"model", "served_model_name"}
+
+
+def dashed(name: str) -> str:
+    return name.replace("_", "-")
+
+
+def served_name(config: EngineConfig, options: ServeOptions) -> str:
+    """The name clients put in ``"model": ...``: chosen, else the store name, else the folder name."""
+    return options.served_model_name or config.served_model_name or PurePosixPath(config.model).name
+
+
+def container_model_path(config: EngineConfig, options: ServeOptions) -> str:
+    return f"{CONTAINER_MODEL_ROOT}/{served_name(config, options)}"
+
+
+def serve_arguments(config: EngineConfig, options: ServeOptions, *, model: str | None = None,
+                    host: str | None = None, ray: bool = False) -> dict[str, Any]:
+    """Ordered ``{cli-name: value}`` for ``vllm serve`` (``model`` first)."""
+    options.validate()
+    out: dict[str, Any] = {"model": model or config.model,
+                           "served-model-name": served_name(config, options),
+                           "host": host or options.host, "port": options.port}
+    for f in dataclasses.fields(config):
+        if f.name in CONSOLE_ONLY_FIELDS or f.name in _HANDLED:
+            continue
+        value = getattr(config, f.name)
+        if value is None:
+            continue
+        if f.name == "tokenizer" and model and value == config.model:
+            value = model  # the tokenizer travels with the model into the container
+        out[dashed(f.name)] = value
+    if ray or options.nodes > 1:
+        out["distributed-executor-backend"] = "ray"
+    if options.api_key:
+        out["api-key"] = options.api_key
+    return out
+
+
+def _header(config: EngineConfig, options: ServeOptions, host: str) -> list[str]:
+    lines = []
+    note = ServeOptions(host=host, port=options.port, api_key=options.api_key).exposure_note()
+    if note:
+        lines.append(f"WARNING: {note}")
+    else:
+        lines.append(f"Listens on {host}:{options.port} only (this machine); choose another --host to expose it.")
+    if config.trust_remote_code:
+        lines.append("WARNING: trust-remote-code is ON: the model repository's Python code will run.")
+    if options.api_key:
+        lines.append("This file holds an API key: keep it private.")
+    return lines
+
+
+def serve_yaml(config: EngineConfig, options: ServeOptions, *, header: list[str] | None = None,
+               **kw: Any) -> str:
+    """The YAML for ``vllm serve --config FILE`` (the model is in it, so no positional is needed).
+
+    ``header`` replaces the comment lines about exposure (containers publish the port themselves).
+    """
+    args = serve_arguments(config, options, **kw)
+    head = ["# vllm serve --config serve.yaml   (written by inference-console export)"]
+    lines = header if header is not None else _header(config, options, args["host"])
+    head += [f"# {line}" for line in lines]
+    body = yaml.safe_dump(args, sort_keys=False, default_flow_style=False, allow_unicode=True)
+    return "\n".join(head) + "\n" + body
+
+
+def command_tokens(args: dict[str, Any], program: tuple[str, ...] = ("vllm", "serve")) -> list[str]:
+    """``vllm serve MODEL --key value ...``; booleans become ``--key`` / ``--no-key``."""
+    tokens = [*program, str(args["model"])]
+    for key, value in args.items():
+        if key == "model":
+            continue
+        if isinstance(value, bool):
+            tokens.append(f"--{key}" if value else f"--no-{key}")
+        elif isinstance(value, (list, tuple)):
+            tokens += [f"--{key}", *map(str, value)]
+        else:
+            tokens += [f"--{key}", str(value)]
+    return tokens
+
+
+def serve_command(config: EngineConfig, options: ServeOptions, **kw: Any) -> str:
+    """The same server as :func:`serve_yaml`, as one shell line."""
+    return shlex.join(command_tokens(serve_arguments(config, options, **kw)))
+
+
+def serve_script(config: EngineConfig, options: ServeOptions, **kw: Any) -> str:
+    args = serve_arguments(config, options, **kw)
+    head = [f"# {line}" for line in _header(config, options, args["host"])]
+    return "#!/bin/sh\n" + "\n".join(head) + "\nexec " + shlex.join(command_tokens(args)) + "\n"
