@@ -1,0 +1,143 @@
+"""``inference-console plan``: will a model fit a GPU at this context and concurrency, and if
+not, what to change. Flags carry vLLM's own names where vLLM has one."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+from typing import Any
+
+from console.cli.common import CliError, print_json, print_table
+from console.planner import GOALS, GPU_PROFILES, KNOWN_SHAPES, Plan, PlanRequest, auto_plan, plan, shape_for
+from console.planner.calibration import CalibrationError, load_calibration_file
+from console.planner.gpus import GiB
+from console.planner.shapes import ShapeError
+from console.planner.validate import serve_argv
+
+_VERDICT_TEXT = {"fits": "FITS", "fits-with-changes": "FITS ONLY WITH CHANGES", "does-not-fit": "DOES NOT FIT ON THIS GPU"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("plan", help="will a model fit a GPU at this context and concurrency? what to change if not",
+                       description="Memory and speed plan for a model on a GPU. Example: "
+                                   "inference-console plan --model Qwen2.5-14B --gpu rtx-4090 "
+                                   "--max-model-len 32768 --concurrency 8")
+    p.add_argument("--model", required=True,
+                   help=f"a model in the store, a folder with config.json, or a known shape: {', '.join(KNOWN_SHAPES)}")
+    p.add_argument("--gpu", default="rtx-4090", help=f"{', '.join(GPU_PROFILES)} or cpu:RAM_GIB (default rtx-4090)")
+    p.add_argument("--max-model-len", type=int, help="context length (default: the model's maximum)")
+    p.add_argument("--concurrency", type=int, default=1, help="users served at once at max-model-len (default 1)")
+    p.add_argument("--quantization", choices=["awq", "awq_marlin", "gptq", "gptq_marlin", "fp8"])
+    p.add_argument("--kv-cache-dtype", default="auto", choices=["auto", "fp8", "fp8_e4m3", "fp8_e5m2"])
+    p.add_argument("--gpu-memory-utilization", type=float, default=0.9)
+    p.add_argument("--max-num-seqs", type=int)
+    p.add_argument("--max-num-batched-tokens", type=int)
+    p.add_argument("--tensor-parallel-size", type=int, default=1)
+    p.add_argument("--pipeline-parallel-size", type=int, default=1)
+    p.add_argument("--kv-cache-memory-bytes", type=int, help="fixed KV cache size (on CPU: the KV budget, default 2 GiB)")
+    p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs")
+    p.add_argument("--goal", choices=GOALS, help="let the planner pick the knobs for this goal (the 'auto' preset)")
+    p.add_argument("--calibration", type=Path, help="a calibration JSON file to use instead of the shipped one")
+    p.add_argument("--no-calibration", action="store_true", help="raw estimates, no calibration file")
+    p.add_argument("--formulas", action="store_true", help="show the formula behind every figure")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_plan)
+
+
+def request_from_args(args: argparse.Namespace) -> PlanRequest:
+    try:
+        shape = shape_for(args.model)
+    except ShapeError as exc:
+        raise CliError(str(exc)) from None
+    calibration: Any = not args.no_calibration
+    if args.calibration:
+        try:
+            calibration = load_calibration_file(args.calibration)
+        except (OSError, CalibrationError) as exc:
+            raise CliError(f"calibration file: {exc}") from None
+    try:
+        return PlanRequest(
+            shape, gpu=args.gpu, quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype,
+            max_model_len=args.max_model_len, concurrency=args.concurrency,
+            gpu_memory_utilization=args.gpu_memory_utilization, tensor_parallel_size=args.tensor_parallel_size,
+            pipeline_parallel_size=args.pipeline_parallel_size, max_num_batched_tokens=args.max_num_batched_tokens,
+            enforce_eager=args.enforce_eager, kv_cache_memory_bytes=args.kv_cache_memory_bytes,
+            max_num_seqs=args.max_num_seqs, calibration=calibration)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    req = request_from_args(args)
+    if args.goal:
+        try:
+            p = auto_plan(req.shape, req.profile, args.goal)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+    else:
+        p = plan(req)
+    if args.json:
+        print_json(p.to_dict())
+    else:
+        print_plan(p, show_formulas=args.formulas, goal=args.goal)
+    return 0 if p.verdict != "does-not-fit" else 1
+
+
+def _x(conc: float) -> str:
+    """Concurrency truncated, not rounded: 3.996x must not read as 4.00x."""
+    return f"{math.floor(conc * 100) / 100:.2f}x"
+
+
+def _g(n: float) -> str:
+    return f"{n / GiB:.2f}"
+
+
+def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) -> None:
+    req, s, g = p.request, p.request.shape, p.request.profile
+    weights = req.quantization.upper() if req.quantization else "16-bit"
+    layout = f" x{req.world_size} (TP={req.tensor_parallel_size}, PP={req.pipeline_parallel_size})" if req.world_size > 1 else ""
+    print(f"{s.name or 'model'} ({s.params / 1e9:.2f}B) on {g.label}{layout}")
+    print(f"  {req.context:,} tokens of context x {req.concurrency} users, {weights} weights, "
+          f"KV {req.kv_cache_dtype}, " + ("eager" if req.enforce_eager or g.is_cpu else "CUDA graphs")
+          + ("" if g.is_cpu else f", gpu_memory_utilization {req.gpu_memory_utilization:g}")
+          + (f"  [auto: {goal}]" if goal else ""))
+    print(f"\nVERDICT: {_VERDICT_TEXT[p.verdict]}")
+    for problem in p.problems:
+        print(f"  - {problem}")
+
+    m = p.per_gpu[0]
+    bits = "16-bit" if not req.quantization else f"{req.quantization.upper()}: 16-bit embeddings + quantized linears"
+    rows = [["weights", _g(m.weights_bytes), bits + (" (this GPU's share)" if req.world_size > 1 else "")]]
+    for name, o in p.overheads.items():
+        rows.append([name, _g(o.bytes), o.source + ("" if o.inside_vllm_budget else ", outside vLLM's budget")])
+    rows.append(["KV cache", _g(max(0, m.kv_budget_bytes)), f"{p.kv_tokens:,} tokens in {p.kv_blocks:,} blocks of {p.block_size}"])
+    rows.append(["total", _g(m.used_bytes), f"of {_g(m.capacity_bytes)} GiB"])
+    print()
+    print_table(rows, ["MEMORY" + (" (per GPU)" if req.world_size > 1 else ""), "GiB", "NOTE"])
+    print(f"\nKV per token {p.kv_bytes_per_token:,} B, per block {p.kv_bytes_per_block:,} B; "
+          f"max concurrency at {req.context:,} tokens: {_x(p.max_concurrency)}")
+    if p.vllm_kv_tokens != p.kv_tokens:
+        print(f"vLLM itself would size the cache to {p.vllm_kv_tokens:,} tokens (it leaves CUDA graphs out)")
+
+    if p.suggestions:
+        print("\nCHANGES THAT MAKE IT FIT (smallest first):")
+        for i, sug in enumerate(p.suggestions, 1):
+            print(f"  {i}. {sug.summary}")
+            print(f"     -> {sug.users} users at {sug.max_model_len:,} tokens (KV {sug.kv_tokens:,} tokens, "
+                  f"max concurrency {_x(sug.max_concurrency)})")
+    r = p.roofline
+    print(f"\nROOFLINE: single-stream decode <= {r['decode_tok_s_single_stream']:,.0f} tok/s "
+          f"({r['decode_tok_s_single_stream_full_context']:,.0f} at full context); "
+          f"{r['batched_sequences']} sequences <= {r['batched_tok_s_bound']:,.0f} tok/s "
+          f"(memory {r['batched_tok_s_memory_bound']:,.0f}, compute {r['batched_tok_s_compute_bound']:,.0f})")
+    argv = serve_argv(p.engine_args, "MODEL")
+    print("\nvLLM FLAGS FOR THIS PLAN: " + " ".join(argv[2:]))
+    for note in p.notes:
+        print(f"note: {note}")
+    if show_formulas:
+        print("\nFORMULAS:")
+        for name, text in {**p.formulas, **r["formulas"]}.items():
+            print(f"  {name}: {text}")
+    else:
+        print("(--formulas shows the arithmetic behind every figure; --json for all of it)")

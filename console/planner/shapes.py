@@ -1,0 +1,202 @@
+"""Model shapes: the few numbers of a transformer that decide its memory and speed.
+
+A :class:`ModelShape` comes from a Hugging Face ``config.json`` (a folder, a store entry) or from
+the built-in table of well-known models, so a user can plan for a model before downloading it.
+The table's figures are copied from each model's published ``config.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class ShapeError(ValueError):
+    """A model whose shape cannot be found or read; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    layers: int
+    hidden_size: int
+    num_attention_heads: int
+    num_kv_heads: int
+    head_dim: int
+    intermediate_size: int
+    vocab_size: int
+    max_position_embeddings: int
+    tie_word_embeddings: bool = False
+    params: int = 0  # 0: computed from the other fields
+    name: str = ""
+    attention_bias: bool = False  # Qwen2 has q/k/v biases
+    weight_bytes: int = 2  # bytes per unquantized parameter as the engine holds it (bf16/fp16)
+    quantization: str | None = None  # the checkpoint's own quantization, if it has one
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        for key in ("layers", "hidden_size", "num_attention_heads", "num_kv_heads", "head_dim",
+                    "intermediate_size", "vocab_size", "max_position_embeddings"):
+            if int(getattr(self, key)) <= 0:
+                raise ShapeError(f"model shape {self.name or '?'}: {key} must be positive")
+        if self.params == 0:
+            object.__setattr__(self, "params", self.embedding_params * (1 if self.tie_word_embeddings else 2)
+                               + self.layers * (self.linear_params_per_layer + self.small_params_per_layer)
+                               + self.hidden_size)
+
+    # -- parameter groups (what quantization touches and what it leaves alone) -----------------
+    @property
+    def q_dim(self) -> int:
+        return self.num_attention_heads * self.head_dim
+
+    @property
+    def kv_dim(self) -> int:
+        return self.num_kv_heads * self.head_dim
+
+    @property
+    def attention_linear_params(self) -> int:
+        """q, k, v and o projections of one layer."""
+        h = self.hidden_size
+        return h * self.q_dim + 2 * h * self.kv_dim + self.q_dim * h
+
+    @property
+    def mlp_linear_params(self) -> int:
+        """gate, up and down projections of one layer (gated MLP)."""
+        return 3 * self.hidden_size * self.intermediate_size
+
+    @property
+    def linear_params_per_layer(self) -> int:
+        return self.attention_linear_params + self.mlp_linear_params
+
+    @property
+    def small_params_per_layer(self) -> int:
+        """Norms and biases: never quantized."""
+        bias = self.q_dim + 2 * self.kv_dim if self.attention_bias else 0
+        return 2 * self.hidden_size + bias
+
+    @property
+    def embedding_params(self) -> int:
+        return self.vocab_size * self.hidden_size
+
+    @property
+    def linear_params(self) -> int:
+        """All quantizable parameters (decoder linears; embeddings and lm_head stay 16-bit)."""
+        return self.layers * self.linear_params_per_layer
+
+    @property
+    def unquantized_params(self) -> int:
+        return self.params - self.linear_params
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("extra")
+        return d
+
+    @classmethod
+    def from_hf_config(cls, config: dict[str, Any], name: str = "") -> "ModelShape":
+        """The shape described by a Hugging Face ``config.json`` (multimodal configs: its text part)."""
+        cfg = dict(config.get("text_config") or config)
+        try:
+            hidden = int(cfg["hidden_size"])
+            heads = int(cfg["num_attention_heads"])
+            layers = int(cfg["num_hidden_layers"])
+            vocab = int(cfg.get("vocab_size") or config["vocab_size"])
+        except KeyError as exc:
+            raise ShapeError(f"config.json of {name or 'the model'} has no {exc.args[0]}: "
+                             "not a decoder-only transformer the planner knows") from exc
+        kv_heads = int(cfg.get("num_key_value_heads") or heads)
+        head_dim = int(cfg.get("head_dim") or hidden // heads)
+        inter = int(cfg.get("intermediate_size") or 4 * hidden)
+        max_pos = int(cfg.get("max_position_embeddings") or cfg.get("max_sequence_length") or 2048)
+        quant = (config.get("quantization_config") or {}).get("quant_method")
+        dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
+        model_type = str(config.get("model_type", ""))
+        return cls(layers=layers, hidden_size=hidden, num_attention_heads=heads, num_kv_heads=kv_heads,
+                   head_dim=head_dim, intermediate_size=inter, vocab_size=vocab,
+                   max_position_embeddings=max_pos,
+                   tie_word_embeddings=bool(config.get("tie_word_embeddings", cfg.get("tie_word_embeddings", False))),
+                   name=name, attention_bias=bool(cfg.get("attention_bias", model_type.startswith("qwen2"))),
+                   weight_bytes=4 if dtype == "float32" else 2,
+                   quantization=str(quant) if quant else None, extra={"model_type": model_type})
+
+
+def _shape(name: str, layers: int, hidden: int, heads: int, kv: int, head_dim: int, inter: int,
+           vocab: int, max_pos: int, tied: bool, bias: bool = False) -> ModelShape:
+    return ModelShape(layers=layers, hidden_size=hidden, num_attention_heads=heads, num_kv_heads=kv,
+                      head_dim=head_dim, intermediate_size=inter, vocab_size=vocab,
+                      max_position_embeddings=max_pos, tie_word_embeddings=tied, name=name,
+                      attention_bias=bias)
+
+
+#: Well-known models, from their published config.json files.
+KNOWN_SHAPES: dict[str, ModelShape] = {s.name: s for s in [
+    _shape("Llama-3.1-8B", 32, 4096, 32, 8, 128, 14336, 128256, 131072, False),
+    _shape("Llama-3.2-3B", 28, 3072, 24, 8, 128, 8192, 128256, 131072, True),
+    _shape("Qwen2.5-7B", 28, 3584, 28, 4, 128, 18944, 152064, 32768, False, bias=True),
+    _shape("Qwen2.5-14B", 48, 5120, 40, 8, 128, 13824, 152064, 32768, False, bias=True),
+    _shape("Qwen2.5-32B", 64, 5120, 40, 8, 128, 27648, 152064, 32768, False, bias=True),
+    _shape("Mistral-7B", 32, 4096, 32, 8, 128, 14336, 32768, 32768, False),
+    # Gemma-2 alternates sliding-window (4096) and global layers; planned as all global (a safe
+    # upper bound on KV use).
+    _shape("Gemma-2-9B", 42, 3584, 16, 8, 256, 14336, 256000, 8192, True),
+    _shape("DeepSeek-R1-Distill-Qwen-7B", 28, 3584, 28, 4, 128, 18944, 152064, 131072, False, bias=True),
+    _shape("Phi-3.5-mini", 32, 3072, 32, 32, 96, 8192, 32064, 131072, False),
+    _shape("SmolLM2-135M", 30, 576, 9, 3, 64, 1536, 49152, 8192, True),
+]}
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[^a-z0-9.]", "", name.lower())
+
+
+_SUFFIXES = ("awq", "gptq", "fp8", "int4", "instruct", "chat", "it")
+
+
+def known_shape(name: str) -> ModelShape | None:
+    """Look ``name`` up in the table: case, dashes, an org prefix and -Instruct/-AWQ suffixes ignored."""
+    key = _norm(name.rsplit("/", 1)[-1])
+    table = {_norm(n): s for n, s in KNOWN_SHAPES.items()}
+    while key not in table:
+        stripped = next((key[: -len(x)] for x in _SUFFIXES if key.endswith(x)), key)
+        if stripped == key:
+            return None
+        key = stripped
+    return table[key]
+
+
+def shape_from_folder(folder: Path, name: str = "") -> ModelShape:
+    cfg_path = Path(folder) / "config.json"
+    if not cfg_path.is_file():
+        raise ShapeError(f"{folder} has no config.json")
+    try:
+        config = json.loads(cfg_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ShapeError(f"{cfg_path} is unreadable ({exc})") from exc
+    return ModelShape.from_hf_config(config, name or Path(folder).name)
+
+
+def shape_for(model: Any) -> ModelShape:
+    """A shape from a :class:`ModelShape`, a store entry (anything with ``.path``), a folder with
+    config.json, a name in the built-in table, or the name of a model in the store."""
+    if isinstance(model, ModelShape):
+        return model
+    path = getattr(model, "path", None)
+    if path is not None:
+        return shape_from_folder(Path(path), str(getattr(model, "name", "")))
+    text = str(model)
+    if Path(text).expanduser().is_dir():
+        return shape_from_folder(Path(text).expanduser())
+    shape = known_shape(text)
+    if shape is not None:
+        return shape
+    try:  # a model imported into the store
+        from console.models.store import ModelStore
+
+        entry = ModelStore().get(text)
+        return shape_from_folder(Path(entry.path), entry.name)
+    except Exception:
+        pass
+    raise ShapeError(f"Unknown model '{text}': give a folder with config.json, a model in the store, "
+                     f"or one of: {', '.join(KNOWN_SHAPES)}")

@@ -1,0 +1,214 @@
+"""The smallest changes that make a plan fit, and the hardware that fits it unchanged.
+
+Changes are tried as sets, cheapest first: a safe ``gpu_memory_utilization`` (free), eager mode,
+FP8 KV cache, FP8 weights, AWQ int4 weights. A set that fits the whole request (context and
+users) is kept unless a cheaper subset already fits. When none does, the strongest sets are
+tried again with a shorter context or fewer users. Hardware answers (tensor parallelism, a
+larger card) come last.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from console.planner.core import Plan, PlanRequest, compute, engine_args, safe_utilization
+from console.planner.gpus import GPU_PROFILES, GiB
+
+#: Cost of each change: how much the user gives up (speed, quality, a new checkpoint).
+_COSTS = {"kv_space": 1, "util": 1, "kv_fp8": 1, "eager": 2, "fp8": 2, "awq": 4}
+_LABELS = {"kv_space": "kv_cache_memory_bytes {kv_gib:.2f} GiB", "util": "use {util:g} of the card", "eager": "eager mode (no CUDA graphs)",
+           "kv_fp8": "FP8 KV cache", "fp8": "FP8 weights", "awq": "AWQ int4 weights (an AWQ checkpoint)"}
+MIN_CONTEXT = 2048  # shorter than this is not a useful answer to "does it fit"
+MAX_SUGGESTIONS = 6
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    kind: str  # "settings" (same hardware) | "hardware"
+    summary: str
+    changes: dict[str, Any]
+    max_model_len: int
+    users: int  # sequences of max_model_len that fit at once
+    kv_tokens: int
+    max_concurrency: float
+    cost: int
+    engine_args: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "summary": self.summary, "changes": self.changes,
+                "max_model_len": self.max_model_len, "users": self.users, "kv_tokens": self.kv_tokens,
+                "max_concurrency": round(self.max_concurrency, 3), "cost": self.cost, "engine_args": self.engine_args}
+
+
+def _repair(req: PlanRequest) -> tuple[PlanRequest, dict[str, Any]]:
+    """Changes any fix needs: a context the model has, room for graphs, enough max_num_seqs."""
+    changes: dict[str, Any] = {}
+    s, g = req.shape, req.profile
+    if req.context > s.max_position_embeddings:
+        changes["max_model_len"] = s.max_position_embeddings
+    if req.max_num_seqs is not None and req.max_num_seqs < req.concurrency:
+        changes["max_num_seqs"] = req.concurrency
+    if not g.is_cpu:
+        if req.kv_cache_memory_bytes:
+            changes["kv_cache_memory_bytes"] = None  # let the planner's safe budget decide
+        probe = compute(req.with_changes(**changes)) if changes else compute(req)
+        safe = safe_utilization(req, probe.overheads)
+        if req.gpu_memory_utilization > safe:
+            changes["gpu_memory_utilization"] = safe
+    return (req.with_changes(**changes) if changes else req), changes
+
+
+def _apply(req: PlanRequest, levers: tuple[str, ...]) -> tuple[PlanRequest, dict[str, Any]]:
+    changes: dict[str, Any] = {}
+    if "eager" in levers:
+        changes["enforce_eager"] = True
+    if "kv_fp8" in levers:
+        changes["kv_cache_dtype"] = "fp8"
+    for q in ("fp8", "awq"):
+        if q in levers:
+            changes["quantization"] = q
+    new = req.with_changes(**changes) if changes else req
+    new, repairs = _repair(new)
+    changes.update(repairs)
+    if "kv_space" in levers:  # CPU: a KV cache just large enough for the users asked for
+        per_seq = math.ceil(new.context / new.profile.block_size)
+        base = compute(new)
+        need = (new.concurrency * per_seq + 1) * base.kv_bytes_per_block
+        changes["kv_cache_memory_bytes"] = need
+        new = new.with_changes(kv_cache_memory_bytes=need)
+    if "util" in levers:
+        safe = safe_utilization(new, compute(new).overheads)
+        changes["gpu_memory_utilization"] = safe
+        new = new.with_changes(gpu_memory_utilization=safe)
+    return new, changes
+
+
+def _levers(req: PlanRequest) -> list[str]:
+    g, s = req.profile, req.shape
+    out = ["kv_space"] if g.is_cpu else []
+    if not g.is_cpu and not req.kv_cache_memory_bytes:
+        out.append("util")
+    if not g.is_cpu and not req.enforce_eager:
+        out.append("eager")
+    if req.kv_cache_dtype != "fp8" and not g.is_cpu:
+        out.append("kv_fp8")
+    if s.quantization is None and not g.is_cpu:  # a quantized checkpoint is what it is
+        if req.quantization is None:
+            out.append("fp8")
+        if req.quantization in (None, "fp8"):
+            out.append("awq")
+    return out
+
+
+def _describe(levers: tuple[str, ...], new: PlanRequest, extra: str = "") -> str:
+    kv_gib = (new.kv_cache_memory_bytes or 0) / GiB
+    parts = [_LABELS[x].format(util=new.gpu_memory_utilization, kv_gib=kv_gib) for x in levers]
+    if "util" not in levers and new.gpu_memory_utilization != 0.9 and not new.profile.is_cpu:
+        parts.insert(0, f"gpu_memory_utilization {new.gpu_memory_utilization:g}")
+    if extra:
+        parts.append(extra)
+    return " + ".join(parts) if parts else "as asked"
+
+
+def _suggestion(kind: str, summary: str, changes: dict[str, Any], p: Plan, cost: int) -> Suggestion:
+    req = p.request
+    one_fits = p.kv_blocks - 1 >= math.ceil(req.context / p.block_size)  # vLLM's start-up check
+    users = int(p.max_concurrency) if one_fits else 0
+    return Suggestion(kind, summary, changes, req.context, users, p.kv_tokens, p.max_concurrency, cost,
+                      engine_args(req))
+
+
+def _shorter_context(req: PlanRequest, p: Plan) -> int:
+    """The longest max_model_len at which ``req.concurrency`` users fit in ``p``'s KV blocks."""
+    blocks = min(p.kv_blocks // req.concurrency, p.kv_blocks - 1)
+    tokens = blocks * p.block_size
+    step = 1024 if tokens >= 4096 else p.block_size
+    return min(tokens // step * step, req.shape.max_position_embeddings)
+
+
+def suggest(req: PlanRequest, base: Plan) -> tuple[str, list[Suggestion]]:
+    """(verdict, suggestions) for a request whose plan ``base`` does not fit as asked."""
+    levers = _levers(req)
+    combos = [c for n in range(len(levers) + 1) for c in itertools.combinations(levers, n)
+              if not ("fp8" in c and "awq" in c)]
+    combos.sort(key=lambda c: (sum(_COSTS[x] for x in c), len(c)))
+    full: list[tuple[tuple[str, ...], Suggestion]] = []
+    evaluated: list[tuple[tuple[str, ...], PlanRequest, Plan, dict[str, Any]]] = []
+    for combo in combos:
+        if any(set(done) <= set(combo) for done, _ in full):
+            continue  # a cheaper subset already fits
+        new, changes = _apply(req, combo)
+        p = compute(new)
+        evaluated.append((combo, new, p, changes))
+        if p.fits:
+            cost = sum(_COSTS[x] for x in combo)
+            full.append((combo, _suggestion("settings", _describe(combo, new), changes, p, cost)))
+    out = [s for _, s in full][:3]
+    seen: set[str] = set()
+
+    if not out:  # trade context or users: per weight choice, FP8 KV plus only what the weights need
+        for combo, new, p, changes in evaluated:  # cheapest first
+            weights_choice = new.quantization or "16-bit"
+            if weights_choice in seen or ("kv_fp8" in levers and "kv_fp8" not in combo) \
+                    or p.kv_blocks < 2 or not _hardware_ok(p):
+                continue
+            seen.add(weights_choice)
+            out.extend(_traded(combo, new, p, changes, req.context))
+        out.sort(key=lambda s: (s.cost, -s.max_model_len * max(s.users, 1)))
+    verdict = "fits-with-changes" if out else "does-not-fit"
+    return verdict, out[:MAX_SUGGESTIONS] + hardware(req)
+
+
+def _traded(combo: tuple[str, ...], new: PlanRequest, p: Plan, changes: dict[str, Any],
+            asked_context: int) -> list[Suggestion]:
+    """``combo`` with a shorter context for all users, and with fewer users at the full context."""
+    out = []
+    cost = sum(_COSTS[x] for x in combo) + 5
+    ctx = _shorter_context(new, p)
+    if ctx >= min(asked_context, MIN_CONTEXT):
+        shorter = compute(new.with_changes(max_model_len=ctx))
+        if shorter.fits:
+            out.append(_suggestion("settings", _describe(combo, new, f"max_model_len {ctx:,}"),
+                                   {**changes, "max_model_len": ctx}, shorter, cost))
+    users = int(p.max_concurrency)
+    if users >= 1:
+        fewer = compute(new.with_changes(concurrency=users))
+        if fewer.fits:
+            out.append(_suggestion("settings", _describe(combo, new, f"{users} users at {new.context:,} tokens"),
+                                   {**changes, "concurrency": users}, fewer, cost))
+    return out
+
+
+def _hardware_ok(p: Plan) -> bool:
+    """True when the weights and overheads fit at all (KV space is then the only question)."""
+    return not any("do not fit" in x or "exceed" in x or "attention heads" in x for x in p.problems)
+
+
+def hardware(req: PlanRequest) -> list[Suggestion]:
+    """The smallest tensor-parallel size on this GPU, and the smallest GPU, that fit as asked."""
+    out: list[Suggestion] = []
+    g = req.profile
+    if g.is_cpu:
+        return out
+    for tp in (2, 4, 8):
+        if tp <= req.tensor_parallel_size:
+            continue
+        new, changes = _repair(req.with_changes(tensor_parallel_size=tp))
+        p = compute(new)
+        if p.fits:
+            out.append(_suggestion("hardware", f"{tp} x {g.name} with tensor_parallel_size {tp}",
+                                   {**changes, "tensor_parallel_size": tp}, p, 10 + tp))
+            break
+    for other in sorted(GPU_PROFILES.values(), key=lambda x: x.memory_bytes):
+        if other.is_cpu or other.memory_bytes < 1.2 * g.memory_bytes:  # a real step up, not 12 MiB more
+            continue
+        new, changes = _repair(req.with_changes(gpu=other, tensor_parallel_size=1, pipeline_parallel_size=1))
+        p = compute(new)
+        if p.fits:
+            out.append(_suggestion("hardware", f"one {other.label} as asked", {**changes, "gpu": other.name,
+                                   "tensor_parallel_size": 1}, p, 20))
+            break
+    return out

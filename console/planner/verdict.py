@@ -1,0 +1,26 @@
+"""``plan(request)``: the figures, the verdict, the changes that make it fit and the roofline."""
+
+from __future__ import annotations
+
+from console.planner.core import Plan, PlanRequest, compute, engine_args
+from console.planner.roofline import roofline
+from console.planner.suggest import suggest
+
+
+def plan(req: PlanRequest) -> Plan:
+    """Pure and fast (well under 50 ms): no files are read but the (cached) calibration."""
+    p = compute(req)
+    if p.problems:
+        p.verdict, p.suggestions = suggest(req, p)
+    else:
+        p.verdict = "fits"
+    p.roofline = roofline(p)
+    p.engine_args = engine_args(req)
+    if req.shape.name.startswith("Gemma-2"):
+        p.notes.append("Gemma-2's sliding-window layers are planned as global ones: vLLM may fit more tokens")
+    if req.quantization in ("awq", "gptq") and req.shape.quantization is None:
+        p.notes.append(f"{req.quantization.upper()} needs a checkpoint quantized that way "
+                       "(inference-console quantize, or a published one)")
+    if req.quantization == "fp8" and not req.profile.native_fp8 and not req.profile.is_cpu:
+        p.notes.append(f"{req.profile.name} has no FP8 tensor cores: FP8 weights save memory, compute stays 16-bit")
+    return p
