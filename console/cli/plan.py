@@ -110,6 +110,10 @@ def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) ->
     bits = "16-bit" if not req.quantization else f"{req.quantization.upper()}: 16-bit embeddings + quantized linears"
     rows = [["weights", _g(m.weights_bytes), bits + (" (this GPU's share)" if req.world_size > 1 else "")]]
     for name, o in p.overheads.items():
+        if g.is_cpu:  # no CUDA: the "context" is the engine process itself, outside the KV budget
+            label = {"cuda_context": "engine process"}.get(name, name)
+            rows.append([label, _g(o.bytes), o.source + ", in RAM beside the KV cache"])
+            continue
         rows.append([name, _g(o.bytes), o.source + ("" if o.inside_vllm_budget else ", outside vLLM's budget")])
     rows.append(["KV cache", _g(max(0, m.kv_budget_bytes)), f"{p.kv_tokens:,} tokens in {p.kv_blocks:,} blocks of {p.block_size}"])
     rows.append(["total", _g(m.used_bytes), f"of {_g(m.capacity_bytes)} GiB"])

@@ -366,7 +366,7 @@ def compute(req: PlanRequest) -> Plan:
                         f"{req.context:,} (vLLM refuses to start)")
     if not problems and max_conc < req.concurrency:
         problems.append(f"{req.concurrency} users at {req.context:,} tokens need {req.concurrency * per_seq_blocks * block:,} "
-                        f"tokens of KV cache; it holds {blocks * block:,} (max concurrency {max_conc:.2f})")
+                        f"tokens of KV cache; it holds {blocks * block:,} (max concurrency {math.floor(max_conc * 100) / 100:.2f})")
     if not problems and req.max_num_seqs is not None and req.max_num_seqs < req.concurrency:
         problems.append(f"max_num_seqs {req.max_num_seqs} is below the {req.concurrency} users asked for")
 
