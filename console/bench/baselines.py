@@ -1,0 +1,143 @@
+"""Baselines on the same prompts and sampling, each in a fresh Python process:
+
+- ``vllm``: plain ``vllm.LLM(**engine_kwargs).generate(prompts, SamplingParams(...))``;
+- ``hf``: Hugging Face transformers ``generate`` with static batching (left-padded batches of
+  ``batch_size``, greedy, fixed ``max_new_tokens``).
+
+Both run one short warm-up request first (the console path is measured on a warm engine too) and
+time only the generation. ``python -m console.bench.baselines KIND SPEC.json OUT.json`` is the
+child's entry point; :func:`run_baseline` starts it and reads the figures back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from console.bench.workload import Workload
+from console.jobs import Cancelled, TaskState
+
+
+def run_baseline(kind: str, engine_kwargs: dict[str, Any], workload: Workload, *, hf_batch_size: int = 16,
+                 timeout_s: float = 1800, task: TaskState | None = None) -> dict[str, Any]:
+    """Run baseline ``kind`` ("vllm" or "hf") in a child process; its figures, or
+    ``{"error": ...}`` when it failed (the message names the cause)."""
+    with tempfile.TemporaryDirectory(prefix="bench-") as d:
+        spec, out = Path(d) / "spec.json", Path(d) / "out.json"
+        spec.write_text(json.dumps({"engine_kwargs": engine_kwargs, "workload": workload.to_dict(),
+                                    "hf_batch_size": hf_batch_size}))
+        env = dict(os.environ, VLLM_WORKER_MULTIPROC_METHOD="spawn", TQDM_DISABLE="1")
+        env.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
+        proc = subprocess.Popen([sys.executable, "-m", "console.bench.baselines", kind, str(spec), str(out)],
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                start_new_session=True)
+        t0 = time.monotonic()
+        try:
+            while proc.poll() is None:
+                if task is not None and task.cancelled:
+                    raise Cancelled()
+                if time.monotonic() - t0 > timeout_s:
+                    raise TimeoutError(f"the {kind} baseline took longer than {timeout_s:.0f}s")
+                time.sleep(0.2)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        log = proc.stdout.read() if proc.stdout else ""
+        if proc.returncode != 0 or not out.is_file():
+            tail = "\n".join(log.strip().splitlines()[-5:])
+            return {"error": f"the {kind} baseline failed (exit {proc.returncode}): {tail}"}
+        return dict(json.loads(out.read_text()))
+
+
+def _text_prompts(model: str, workload: Workload) -> list[str]:
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(model)
+    return [tok.apply_chat_template(m, tokenize=False, add_generation_prompt=True) for m in workload.messages]
+
+
+def _vllm(spec: dict[str, Any]) -> dict[str, Any]:
+    from vllm import LLM, SamplingParams
+
+    w = Workload.from_dict(spec["workload"])
+    kwargs = dict(spec["engine_kwargs"])
+    t_load = time.perf_counter()
+    llm = LLM(**kwargs)
+    load_s = time.perf_counter() - t_load
+    params = SamplingParams(temperature=0.0, top_p=1.0, max_tokens=w.output_len, ignore_eos=w.ignore_eos)
+    if w.prompt_token_ids:
+        prompts: list[Any] = [{"prompt_token_ids": ids} for ids in w.prompt_token_ids]
+    else:
+        prompts = _text_prompts(kwargs.get("tokenizer") or kwargs["model"], w)
+    llm.generate([prompts[0]], SamplingParams(max_tokens=4), use_tqdm=False)  # warm-up
+    t0 = time.perf_counter()
+    outs = llm.generate(prompts, params, use_tqdm=False)
+    dt = time.perf_counter() - t0
+    out_tok = sum(len(o.outputs[0].token_ids) for o in outs)
+    in_tok = sum(len(o.prompt_token_ids or []) for o in outs)
+    import vllm
+
+    return {"duration_s": dt, "load_s": load_s, "requests": len(outs), "output_tokens": out_tok,
+            "prompt_tokens": in_tok, "output_tokens_per_s": out_tok / dt, "total_tokens_per_s": (out_tok + in_tok) / dt,
+            "requests_per_s": len(outs) / dt, "vllm_version": vllm.__version__}
+
+
+def _hf(spec: dict[str, Any]) -> dict[str, Any]:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    w = Workload.from_dict(spec["workload"])
+    model_path = spec["engine_kwargs"]["model"]
+    bs = int(spec["hf_batch_size"])
+    tok = AutoTokenizer.from_pretrained(spec["engine_kwargs"].get("tokenizer") or model_path)
+    tok.padding_side = "left"
+    if tok.pad_token_id is None:
+        tok.pad_token = tok.eos_token
+    t_load = time.perf_counter()
+    model = AutoModelForCausalLM.from_pretrained(model_path, dtype="auto").eval()
+    load_s = time.perf_counter() - t_load
+    if w.prompt_token_ids:
+        seqs = [list(ids) for ids in w.prompt_token_ids]
+    else:
+        seqs = [tok(p, add_special_tokens=False)["input_ids"] for p in _text_prompts(model_path, w)]
+
+    def gen(batch: list[list[int]], n_new: int) -> int:
+        width = max(len(s) for s in batch)
+        ids = torch.tensor([[tok.pad_token_id] * (width - len(s)) + s for s in batch])
+        mask = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in batch])
+        with torch.inference_mode():
+            out = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=n_new,
+                                 min_new_tokens=n_new if w.ignore_eos else 0, do_sample=False,
+                                 pad_token_id=tok.pad_token_id)
+        return int((out.shape[1] - width) * len(batch))
+
+    gen([seqs[0]], 4)  # warm-up
+    t0 = time.perf_counter()
+    out_tok = sum(gen(seqs[i:i + bs], w.output_len) for i in range(0, len(seqs), bs))
+    dt = time.perf_counter() - t0
+    in_tok = sum(len(s) for s in seqs)
+    import transformers
+
+    return {"duration_s": dt, "load_s": load_s, "requests": len(seqs), "output_tokens": out_tok,
+            "prompt_tokens": in_tok, "output_tokens_per_s": out_tok / dt, "total_tokens_per_s": (out_tok + in_tok) / dt,
+            "requests_per_s": len(seqs) / dt, "batch_size": bs, "dtype": str(model.dtype),
+            "transformers_version": transformers.__version__, "torch_threads": torch.get_num_threads()}
+
+
+def main(argv: list[str]) -> int:
+    kind, spec_path, out_path = argv
+    spec = json.loads(Path(spec_path).read_text())
+    result = {"vllm": _vllm, "hf": _hf}[kind](spec)
+    Path(out_path).write_text(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

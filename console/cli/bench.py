@@ -1,0 +1,170 @@
+"""``inference-console bench``: throughput and latency of the console's engine path, side by side
+with plain vLLM ``LLM.generate`` and Hugging Face ``generate`` on the same prompts; ``--tune``
+sweeps engine knobs and can save the chosen point as a preset.
+
+Flags follow ``vllm bench throughput`` / ``vllm bench serve``: ``--num-prompts``, ``--input-len``,
+``--output-len``, ``--dataset-path``, ``--request-rate``, ``--max-concurrency``, ``--seed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from console.cli.chat import add_engine_args, engine_overrides
+from console.cli.common import CliError, ProgressPrinter, print_table, quiet_engine_logs
+from console.config import EngineConfig
+from console.jobs import TaskState
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("bench", help="benchmark the engine (and baselines); --tune sweeps knobs",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_engine_args(p)
+    p.add_argument("--num-prompts", type=int, default=32)
+    p.add_argument("--input-len", type=int, default=128, help="synthetic prompt length in tokens")
+    p.add_argument("--output-len", type=int, default=64, help="generated tokens per request (EOS ignored)")
+    p.add_argument("--dataset-path", help="prompt file (JSONL/CSV/OpenAI batch) instead of synthetic prompts")
+    p.add_argument("--request-rate", type=float, default=float("inf"),
+                   help="Poisson arrivals at R req/s (default inf: all at once)")
+    p.add_argument("--max-concurrency", type=int, help="at most C requests in flight")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--baselines", default="vllm,hf",
+                   help="comma list of vllm, hf (or 'none'); each runs in a fresh process")
+    p.add_argument("--hf-batch-size", type=int, default=16, help="static batch size of the HF baseline")
+    p.add_argument("--json", metavar="PATH", help="write the full report (figures + environment) as JSON")
+    p.add_argument("--plot-dir", metavar="DIR", help="write PNG plots here (needs matplotlib)")
+    p.add_argument("--tune", action="store_true", help="sweep engine knobs instead of one run")
+    p.add_argument("--tune-budget-s", type=float, default=600, help="time budget of the sweep")
+    p.add_argument("--save-preset", metavar="NAME", help="with --tune: save the best point as this user preset")
+    p.set_defaults(func=cmd_bench)
+
+
+def _config(args: argparse.Namespace) -> tuple[EngineConfig, str, str]:
+    from console.launch import default_model_name, default_preset_name, engine_config_for, resolve_preset
+    from console.models.store import ModelStore, StoreError
+
+    name = args.model or default_model_name()
+    preset = args.preset or default_preset_name()
+    try:
+        config = engine_config_for(ModelStore(), name, preset, **engine_overrides(args))
+    except StoreError:
+        if not (Path(name) / "config.json").is_file():
+            raise
+        config = resolve_preset(preset).apply(str(Path(name).resolve()), **engine_overrides(args))
+    return config, name, preset
+
+
+def _vocab_size(model_path: str) -> int:
+    cfg = json.loads((Path(model_path) / "config.json").read_text())
+    return int(cfg.get("vocab_size") or (cfg.get("text_config") or {}).get("vocab_size") or 32000)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from console.bench import workload as wl
+    from console.bench.baselines import run_baseline
+    from console.bench.report import environment, ratios, write_plots
+    from console.bench.runner import run_console
+    from console.engine.host import EngineHost, prepare_config
+
+    quiet_engine_logs(getattr(args, "verbose", False))
+    config, name, preset = _config(args)
+    prepared, device = prepare_config(config)
+    try:
+        if args.dataset_path:
+            workload = wl.from_file(args.dataset_path, args.output_len, args.num_prompts)
+        else:
+            workload = wl.synthetic(args.num_prompts, args.input_len, args.output_len,
+                                    _vocab_size(config.model), args.seed)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    baselines = [] if args.baselines in ("", "none") else [b.strip() for b in args.baselines.split(",")]
+    unknown = set(baselines) - {"vllm", "hf"}
+    if unknown:
+        raise CliError(f"unknown baseline(s) {', '.join(sorted(unknown))} (choose from vllm, hf)")
+    rate = None if args.request_rate == float("inf") else args.request_rate
+    report: dict[str, Any] = {
+        "environment": environment(), "model": name, "model_path": config.model, "preset": preset,
+        "device": device, "engine_kwargs": prepared.engine_kwargs(),
+        "workload": {"name": workload.name, "num_prompts": workload.num_prompts, "input_len": args.input_len,
+                     "output_len": args.output_len, "dataset_path": args.dataset_path,
+                     "request_rate": rate, "max_concurrency": args.max_concurrency, "seed": args.seed,
+                     "sampling": "greedy, ignore_eos"},
+        "results": {},
+    }
+    task = TaskState(ProgressPrinter())
+    host = EngineHost()
+    try:
+        if args.tune:
+            from console.bench.tune import default_grid, save_as_preset, sweep
+
+            result = sweep(host, config, default_grid(device), workload, budget_s=args.tune_budget_s, task=task)
+            report["tune"] = result.to_dict()
+            _print_tune(result)
+            if args.save_preset and result.best is not None:
+                path = save_as_preset(result.trials[result.best], args.save_preset,
+                                      {k: v for k, v in config.engine_kwargs().items()},
+                                      gpu="cpu" if device == "cpu" else "any")
+                print(f"saved preset '{args.save_preset}' -> {path}", file=sys.stderr)
+        else:
+            info = host.load(config, name).result()
+            report["load_s"] = info.load_seconds
+            print(f"[bench] console path: {workload.name}", file=sys.stderr)
+            report["results"]["console"] = run_console(host, workload, request_rate=rate,
+                                                       max_concurrency=args.max_concurrency,
+                                                       seed=args.seed, task=task)
+    finally:
+        host.close()  # free the cores and memory before the baselines start
+    if not args.tune:
+        for kind in baselines:
+            print(f"[bench] baseline {kind} (fresh process)", file=sys.stderr)
+            report["results"][kind] = run_baseline(kind, prepared.engine_kwargs(), workload,
+                                                   hf_batch_size=args.hf_batch_size, task=task)
+        report["ratios"] = ratios(report["results"])
+        _print_results(report)
+    report["plots"] = write_plots(report, Path(args.plot_dir)) if args.plot_dir else "not requested (--plot-dir)"
+    if args.plot_dir and isinstance(report["plots"], str):
+        print(f"plots {report['plots']}", file=sys.stderr)
+    if args.json:
+        from console.atomic import atomic_write_json
+
+        atomic_write_json(Path(args.json), report)
+        print(f"report -> {args.json}", file=sys.stderr)
+    return 0
+
+
+def _f(v: Any, scale: float = 1.0, fmt: str = "{:.1f}") -> str:
+    return "-" if v is None else fmt.format(v * scale)
+
+
+def _print_results(report: dict[str, Any]) -> None:
+    rows = []
+    for kind, r in report["results"].items():
+        if "error" in r:
+            rows.append([kind, "failed: " + r["error"][:60], "", "", "", "", ""])
+            continue
+        rows.append([kind, _f(r["output_tokens_per_s"]), _f(r["total_tokens_per_s"]), _f(r["requests_per_s"], fmt="{:.2f}"),
+                     _f((r.get("ttft_s") or {}).get("p99"), 1000, "{:.0f}"),
+                     _f((r.get("itl_s") or {}).get("p99"), 1000, "{:.1f}"),
+                     _f((r.get("e2e_s") or {}).get("p99"), 1, "{:.2f}")])
+    print_table(rows, ["path", "out tok/s", "total tok/s", "req/s", "TTFT p99 ms", "ITL p99 ms", "e2e p99 s"])
+    c = report["results"].get("console", {})
+    if "engine" in c:
+        print(f"peak KV cache {100 * c['engine']['peak_kv_cache_usage']:.1f}%, preemptions "
+              f"{c['engine']['preemptions']}, peak memory {c['peak_memory_bytes'] / 2**30:.2f} GiB "
+              f"({c['peak_memory_kind']})")
+    for k, v in report.get("ratios", {}).items():
+        print(f"{k}: {_f(v, fmt='{:.3f}')}")
+
+
+def _print_tune(result: Any) -> None:
+    rows = []
+    for i, t in enumerate(result.trials):
+        mark = ("*" if i == result.best else "+") if i in result.pareto else ""
+        p99 = (t.figures.get("e2e_s") or {}).get("p99")
+        rows.append([str(i + 1), mark, json.dumps(t.knobs), t.status, _f(t.figures.get("output_tokens_per_s")),
+                     _f(p99, fmt="{:.2f}"), (t.error or "")[:60]])
+    print_table(rows, ["#", "front", "knobs", "status", "out tok/s", "e2e p99 s", "error"])
