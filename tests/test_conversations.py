@@ -119,3 +119,11 @@ def test_unreadable_database_gives_a_clear_error(tmp_path: Path) -> None:
     bad.write_bytes(b"this is not sqlite at all" * 100)
     with pytest.raises(ConversationError, match="unreadable"):
         ConversationStore(bad)
+
+
+def test_history_and_settings_modules_import_no_qt() -> None:
+    code = ("import sys, console.conversations, console.settings; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'qasync')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=str(Path(__file__).resolve().parents[1]), timeout=60)
+    assert out.stdout.strip() == "[]", out.stderr

@@ -14,7 +14,7 @@ import sys
 import traceback
 from types import TracebackType
 
-from PySide6.QtCore import QLibraryInfo, QLocale, QTranslator
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 from PySide6.QtWidgets import QApplication
 
 from console.paths import resources_dir
@@ -44,7 +44,7 @@ def _excepthook(exc_type: type[BaseException], exc: BaseException, tb: Traceback
     app = QApplication.instance()
     for w in (app.topLevelWidgets() if isinstance(app, QApplication) else []):
         if hasattr(w, "show_message"):
-            w.show_message(f"Internal error: {exc}")
+            w.show_message(QCoreApplication.translate("App", "Internal error: {0}").format(exc))
 
 
 def create_window(settings: Settings | None = None):  # type: ignore[no-untyped-def]

@@ -519,11 +519,9 @@ class ChatPanel(QWidget):
         for m in self.messages:
             if m.role == "system":
                 continue
-            parts.append(f"**{you if m.role == 'user' else model}**\n\n{m.content}")
-            if m.role == "assistant":
-                figures = figures_text(m)
-                if figures:
-                    parts.append(f"*{figures}*")
+            part = f"**{you if m.role == 'user' else model}**\n\n{m.content}"
+            figures = figures_text(m) if m.role == "assistant" else ""
+            parts.append(f"{part}\n\n*{figures}*" if figures else part)
         if self.active_id is not None:
             parts.append(f"**{model}**\n\n{self._stream_text or '…'}")
         return "\n\n---\n\n".join(parts) if parts else ""

@@ -75,12 +75,11 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.chat, self.tr("Chat"))
-        titles = (self.tr("Batch"), self.tr("Monitor"), self.tr("Export"))
+        self._panel_titles = (self.tr("Batch"), self.tr("Monitor"), self.tr("Export"))
         self.panels: dict[str, QWidget] = {"chat": self.chat}
-        for (module, cls), title in zip(OTHER_PANELS, titles):
-            panel = self._make_panel(module, cls, title)
-            self.panels[module.removesuffix("_panel")] = panel
-            self.tabs.addTab(panel, title)
+        for title in self._panel_titles:  # built just after the window shows (pyqtgraph is slow to import)
+            self.tabs.addTab(PlaceholderPanel(self.tr("Loading…"), self), title)
+        self._panels_built = False
         self.setCentralWidget(self.tabs)
 
         self._build_status_bar()
@@ -97,6 +96,22 @@ class MainWindow(QMainWindow):
 
         self.restore_settings()
         self._on_bridge_status_changed(ctx.host.status)
+        QTimer.singleShot(150, self.build_panels)  # after the first paint
+
+    def build_panels(self) -> None:
+        """Put the Batch, Monitor and Export panels in their tabs (once; idempotent)."""
+        if self._panels_built:
+            return
+        self._panels_built = True
+        current = self.tabs.currentIndex()
+        for i, ((module, cls), title) in enumerate(zip(OTHER_PANELS, self._panel_titles), start=1):
+            panel = self._make_panel(module, cls, title)
+            self.panels[module.removesuffix("_panel")] = panel
+            old = self.tabs.widget(i)
+            self.tabs.removeTab(i)
+            self.tabs.insertTab(i, panel, title)
+            old.deleteLater()
+        self.tabs.setCurrentIndex(current)
 
     # -- construction ------------------------------------------------------------------------------
     def _make_panel(self, module: str, cls: str, title: str) -> QWidget:
@@ -184,11 +199,11 @@ class MainWindow(QMainWindow):
         if s.window_geometry:
             self.restoreGeometry(QByteArray.fromBase64(s.window_geometry.encode("ascii")))
         else:
-            self.resize(1440, 900)
+            self.resize(1560, 940)
         if s.window_state:
             self.restoreState(QByteArray.fromBase64(s.window_state.encode("ascii")))
         else:
-            self.resizeDocks([self.dock], [470], Qt.Orientation.Horizontal)
+            self.resizeDocks([self.dock], [520], Qt.Orientation.Horizontal)
         self.models.restore(s)
         self.chat.restore(s)
         if 0 <= s.last_tab < self.tabs.count():

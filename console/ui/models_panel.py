@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout,
     QGroupBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QMessageBox, QPushButton, QSpinBox,
@@ -52,29 +52,44 @@ def human_params(n: int | None) -> str:
 
 
 # -- the planner, lazily -------------------------------------------------------------------------
-def plan_for(entry: ModelEntry, config: EngineConfig, device: str) -> Any:
-    """The planner's Plan for ``entry`` under ``config``; raises ImportError when there is no planner."""
+def planner_device(sampler: Any) -> Any:
+    """The planner's device for this machine: the NVML card's profile (or one built from its
+    memory), else the CPU engine with this machine's RAM."""
+    from console.planner import GpuProfile, get_gpu  # lazy: another module, maybe absent
+
+    if getattr(sampler, "kind", "") == "nvml":
+        name = str(getattr(sampler.source, "name", "GPU"))
+        try:
+            return get_gpu(name)
+        except ValueError:
+            total = sampler.source.sample().get("mem_total_bytes", 0.0)
+            return GpuProfile(name.lower().replace(" ", "-"), name, int(total), 1000.0, 100.0)
+    import psutil
+
+    return f"cpu:{psutil.virtual_memory().total / 1024**3:.0f}"
+
+
+def plan_for(entry: ModelEntry, config: EngineConfig, device: Any) -> Any:
+    """The planner's Plan for ``entry`` under ``config`` on ``device`` (see :func:`planner_device`);
+    raises ImportError when there is no planner."""
     from console.planner import PlanRequest, plan, shape_for  # lazy: another module, maybe absent
 
-    gpu: Any = device
-    try:  # the planner may know how to describe the GPU in this machine
-        from console import planner as _planner
-
-        detect = getattr(_planner, "detect_gpu", None) or getattr(_planner, "local_gpu", None)
-        if detect is not None:
-            gpu = detect()
-    except Exception:
-        pass
     request = PlanRequest(
-        shape=shape_for(entry.path), gpu=gpu, quantization=entry.quantization or config.quantization,
-        kv_cache_dtype=config.kv_cache_dtype, max_model_len=config.max_model_len or entry.max_context,
-        concurrency=config.max_num_seqs or 1, gpu_memory_utilization=config.gpu_memory_utilization or 0.9)
+        shape=shape_for(entry.path), gpu=device, quantization=entry.quantization or config.quantization,
+        kv_cache_dtype=config.kv_cache_dtype, max_model_len=config.max_model_len, concurrency=1,
+        gpu_memory_utilization=config.gpu_memory_utilization or 0.9,
+        enforce_eager=bool(config.enforce_eager), kv_cache_memory_bytes=config.kv_cache_memory_bytes,
+        max_num_seqs=config.max_num_seqs, max_num_batched_tokens=config.max_num_batched_tokens)
     return plan(request)
 
 
 def verdict_text(p: Any) -> str:
-    v = getattr(p, "verdict", "?")
-    return str(getattr(v, "value", v))
+    """The plan's verdict in the user's language."""
+    v = str(getattr(p, "verdict", "?"))
+    words = {"fits": QCoreApplication.translate("ModelsPanel", "fits"),
+             "fits-with-changes": QCoreApplication.translate("ModelsPanel", "fits with changes"),
+             "does-not-fit": QCoreApplication.translate("ModelsPanel", "does not fit")}
+    return words.get(v, v)
 
 
 class ModelTableModel(QAbstractTableModel):
@@ -154,6 +169,7 @@ class ModelsPanel(QWidget):
         self.presets: dict[str, Preset] = {}
         self._preset_error = ""
         self._loaded: tuple[str, str] | None = None  # (model, preset) of the last load intent
+        self._planner_device: Any = None
 
         self.table_model = ModelTableModel(self)
         self.table = QTableView(self)
@@ -284,8 +300,7 @@ class ModelsPanel(QWidget):
         self.table_model.set_entries(entries)
         if keep:
             self.select_model(keep)
-        self._update_fits()
-        self._plan_timer.start()
+        self._plan_timer.start()  # the plan and the "fits?" column follow, off this call
 
     def reload_presets(self) -> None:
         current = self.preset_name()
@@ -404,12 +419,14 @@ class ModelsPanel(QWidget):
             return False
         self._loaded = (name, self.preset_name() or "")
         self.ctx.bridge.load(config, name)
+        self._update_buttons()  # the host is LOADING already; don't wait for the bridge's tick
         self.message.emit(self.tr("Loading {0}…").format(name))
         return True
 
     def unload(self) -> None:
         self.clear_error()
         self.ctx.bridge.unload()
+        self._update_buttons()
 
     def reload(self) -> bool:
         """Load again with the current choices (a new model or new knobs replace the old engine)."""
@@ -532,19 +549,21 @@ class ModelsPanel(QWidget):
         self.error_label.hide()
 
     # -- planner ---------------------------------------------------------------------------------
-    def _device(self) -> str:
-        return "cuda" if getattr(self.ctx.sampler, "kind", "") == "nvml" else "cpu"
+    def _device(self) -> Any:
+        if self._planner_device is None:
+            self._planner_device = planner_device(self.ctx.sampler)
+        return self._planner_device
 
     def _update_fits(self) -> None:
+        from console.launch import engine_config_for
+
         fits: dict[str, str] = {}
-        preset = self.presets.get(self.preset_name() or "")
         for e in self.table_model.entries:
             if not e.available:
                 fits[e.name] = self.tr("files missing")
                 continue
-            try:
-                config = (preset.apply(e.path, **self.overrides()) if preset
-                          else EngineConfig(model=e.path, **self.overrides()))
+            try:  # the same configuration Load would use for this row
+                config = engine_config_for(self.ctx.store, e.name, self.preset_name(), **self.overrides())
                 fits[e.name] = verdict_text(plan_for(e, config, self._device()))
             except ImportError:
                 fits[e.name] = "?"
@@ -575,23 +594,27 @@ class ModelsPanel(QWidget):
             self.plan_label.setText(str(exc))
             return
         verdict = verdict_text(p)
-        colour = {"fits": "#1b7f2a", "ok": "#1b7f2a", "tight": "#b26a00"}.get(verdict.lower(), "#b00020")
+        colour = {"fits": "#1b7f2a", "fits-with-changes": "#b26a00"}.get(str(p.verdict), "#b00020")
         self.verdict_label.setText(f"<b style='color:{colour}'>{verdict}</b>")
         self.plan_label.setText(self._plan_summary(p) + "\n" + self._config_summary(config))
 
     def _plan_summary(self, p: Any) -> str:
         lines = []
-        weights = getattr(p, "weights_gib", None)
+        weights = getattr(p, "weights_bytes", None)
         if weights is not None:
-            lines.append(self.tr("Weights: {0:.2f} GiB").format(weights))
+            lines.append(self.tr("Weights: {0}").format(human_bytes(weights)))
         kv = getattr(p, "kv_tokens", None)
         if kv is not None:
             lines.append(self.tr("KV cache: {0:,} tokens").format(int(kv)))
         conc = getattr(p, "max_concurrency", None)
         if conc is not None:
             lines.append(self.tr("Max concurrency at full context: {0:.1f}×").format(conc))
+        for problem in list(getattr(p, "problems", []) or [])[:2]:
+            lines.append("⚠ " + str(problem))
         for s in list(getattr(p, "suggestions", []) or [])[:3]:
-            lines.append("• " + str(s))
+            lines.append("→ " + str(getattr(s, "summary", s)))
+        for note in list(getattr(p, "notes", []) or [])[:2]:
+            lines.append("ℹ " + str(note))
         return "\n".join(lines)
 
     def _config_summary(self, c: EngineConfig) -> str:
