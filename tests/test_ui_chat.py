@@ -6,6 +6,7 @@ survives a restart of the panel."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +50,13 @@ def test_send_streams_and_saves_with_figures(chat: Any, qtbot: Any) -> None:
     batches = _deltas(chat, qtbot)
     partial: list[str] = []
     chat.ctx.bridge.requestEvents.connect(lambda _b: partial.append(chat._stream_text))
+    renders0, t0 = chat.render_count, time.monotonic()
     assert chat.send()
     assert chat.active_id is not None and chat.stop_button.isEnabled() and not chat.send_button.isEnabled()
     qtbot.waitUntil(lambda: chat.active_id is None, timeout=60_000)
+    # the transcript re-renders on its 100 ms throttle, not once per token batch
+    elapsed = time.monotonic() - t0
+    assert chat.render_count - renders0 <= elapsed / 0.1 + 4
 
     assert sum(1 for n in batches if n) >= 2, "the answer should arrive in several batches"
     assert any(p and p != partial[-1] for p in partial), "text should be visible before the end"
