@@ -13,7 +13,7 @@ import logging
 import threading
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
 from console.jobs import Cancelled, Progress, TaskState
@@ -84,7 +84,7 @@ def run_with_progress(parent: QWidget, title: str, fn: Callable[[TaskState], Any
                       on_success: Callable[[Any], None], on_failure: Callable[[str], None],
                       on_cancel: Callable[[], None] | None = None) -> BackgroundCall:
     """Run ``fn(state)`` in a worker behind a window-modal progress dialog with Cancel."""
-    dialog = QProgressDialog(title, parent.tr("Cancel"), 0, 1000, parent)
+    dialog = QProgressDialog(title, QCoreApplication.translate("Tasks", "Cancel"), 0, 1000, parent)
     dialog.setWindowTitle(title)
     dialog.setWindowModality(Qt.WindowModality.WindowModal)
     dialog.setMinimumDuration(0)
@@ -104,7 +104,7 @@ def run_with_progress(parent: QWidget, title: str, fn: Callable[[TaskState], Any
         dialog.setLabelText(f"{title}\n{p.stage}")
 
     def on_canceled() -> None:
-        dialog.setLabelText(parent.tr("Cancelling…"))
+        dialog.setLabelText(QCoreApplication.translate("Tasks", "Cancelling…"))
         call.state.cancel()
 
     call.progressed.connect(on_progress)
