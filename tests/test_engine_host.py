@@ -1,0 +1,166 @@
+"""The engine host against the real vLLM CPU engine on the tiny random model: streaming, stats,
+abort, concurrency, per-request errors, unload + second load, and a dead engine child."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from console.config import EngineConfig, SamplingSettings
+from console.engine.host import EngineHost
+from console.engine.types import (
+    EngineBusy,
+    EngineError,
+    EngineState,
+    GenerationRequest,
+    RequestFailed,
+    RequestFinished,
+    TokenDelta,
+)
+from tests.conftest import TEST_KV_BYTES
+
+pytestmark = pytest.mark.engine
+
+
+def _req(n: int, prompt: str = "Hello there, tell me about GPUs.") -> GenerationRequest:
+    return GenerationRequest(messages=[{"role": "user", "content": prompt}],
+                             sampling=SamplingSettings(temperature=0.0, max_tokens=n, ignore_eos=True))
+
+
+def test_stream_delivers_deltas_then_one_terminal_event(engine_host: EngineHost) -> None:
+    events = list(engine_host.stream(_req(16), timeout=60))
+    deltas = [e for e in events if isinstance(e, TokenDelta)]
+    final = events[-1]
+    assert isinstance(final, RequestFinished)
+    assert final.finish_reason == "length" and final.output_tokens == 16
+    assert sum(d.num_tokens for d in deltas) == 16 and len(deltas) > 1  # streamed, not one blob
+    assert "".join(d.text for d in deltas) == final.text
+    assert final.prompt_tokens == len(engine_host.tokenizer.encode(engine_host.format_prompt(_req(1)),
+                                                                   add_special_tokens=False))
+    assert final.ttft_s is not None and 0 < final.ttft_s <= final.e2e_s
+
+
+def test_stat_logger_receives_real_engine_stats(engine_host: EngineHost) -> None:
+    m = engine_host.metrics
+    before_records, before_gen = m.records, m.totals["generation_tokens"]
+    before_finished = len(m.finished())
+    engine_host.generate(_req(12), timeout=60)
+    time.sleep(0.3)  # the last record() lands right after the final output
+    assert m.records > before_records
+    assert m.totals["generation_tokens"] - before_gen >= 12
+    fin = m.finished()[before_finished:]
+    assert fin and fin[-1].generation_tokens == 12 and fin[-1].e2e_s > 0
+    assert m.totals["peak_kv_usage"] > 0
+    assert m.latency_percentiles("ttft")[50] is not None
+
+
+def test_abort_keeps_partial_text_and_engine_stays_usable(engine_host: EngineHost) -> None:
+    q: queue.Queue = queue.Queue()
+    req = _req(900)
+    handle = engine_host.submit(req, q.put)
+    first = q.get(timeout=60)
+    assert isinstance(first, TokenDelta)
+    handle.cancel()
+    final = handle.result(timeout=60)
+    assert isinstance(final, RequestFinished) and final.finish_reason == "abort"
+    assert 0 < final.output_tokens < 900
+    assert isinstance(engine_host.generate(_req(4), timeout=60), RequestFinished)
+
+
+def test_many_concurrent_requests_and_cancelling_one_leaves_others(engine_host: EngineHost) -> None:
+    handles = [engine_host.submit(_req(24, f"question {i}")) for i in range(8)]
+    victim = engine_host.submit(_req(900, "long one"))
+    time.sleep(0.2)
+    victim.cancel()
+    results = [h.result(timeout=120) for h in handles]
+    assert all(isinstance(r, RequestFinished) and r.output_tokens == 24 for r in results)
+    v = victim.result(timeout=60)
+    assert isinstance(v, RequestFinished) and v.finish_reason == "abort"
+
+
+def test_prompt_longer_than_context_is_a_per_request_error(engine_host: EngineHost) -> None:
+    long_prompt = " ".join(["capital"] * 3000)  # far beyond max_model_len 1024
+    ev = engine_host.generate(_req(4, long_prompt), timeout=60)
+    assert isinstance(ev, RequestFailed)
+    assert "length" in ev.message.lower() or "long" in ev.message.lower()
+    assert engine_host.status.state == EngineState.READY
+    assert isinstance(engine_host.generate(_req(4), timeout=60), RequestFinished)
+
+
+def test_missing_model_folder_fails_fast_with_a_clear_message(tmp_path: Path) -> None:
+    host = EngineHost()
+    try:
+        with pytest.raises(EngineError, match="no config.json"):
+            host.load(EngineConfig(model=str(tmp_path / "gone"), device="cpu")).result(timeout=120)
+        assert host.status.state == EngineState.FAILED
+        assert "no config.json" in (host.status.error or "")
+    finally:
+        host.close()
+
+
+def _engine_children(before: set[int]) -> list[psutil.Process]:
+    """Processes started since ``before``, minus multiprocessing's long-lived resource tracker."""
+    out = []
+    for p in psutil.Process().children(recursive=True):
+        try:
+            if p.pid not in before and "resource_tracker" not in " ".join(p.cmdline()):
+                out.append(p)
+        except psutil.NoSuchProcess:
+            pass
+    return out
+
+
+def test_unload_second_load_and_dead_engine_recovery(tiny_model: Path) -> None:
+    """One dedicated host: load → stream → unload → load with another KV size → kill the engine
+    child mid-stream → clear error, FAILED → load again and answer, all in one process."""
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    host = EngineHost()
+    statuses: list[EngineState] = []
+    host.add_status_listener(lambda s: statuses.append(s.state))
+    cfg = EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES // 2, max_model_len=512,
+                       device="cpu")
+    try:
+        info1 = host.load(cfg, "tiny").result(timeout=600)
+        with pytest.raises(EngineBusy):  # nothing else may load while one load runs
+            fut = host.load(cfg, "tiny")
+            host.load(cfg, "tiny")
+        fut.result(timeout=600)
+        assert isinstance(host.generate(_req(8), timeout=60), RequestFinished)
+        host.unload().result(timeout=120)
+        assert host.status.state == EngineState.STOPPED
+        time.sleep(1)
+        assert not [p for p in _engine_children(before) if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+        info2 = host.load(cfg.replace(kv_cache_memory_bytes=TEST_KV_BYTES), "tiny").result(timeout=600)
+        assert info2.kv_cache_tokens == 2 * info1.kv_cache_tokens  # really a new engine
+
+        q: queue.Queue = queue.Queue()
+        handle = host.submit(_req(5000 // 10), q.put)
+        assert isinstance(q.get(timeout=60), TokenDelta)
+        for p in _engine_children(before):
+            try:
+                p.send_signal(signal.SIGKILL)
+            except psutil.NoSuchProcess:
+                pass
+        final = handle.result(timeout=120)
+        assert isinstance(final, (RequestFailed, RequestFinished))
+        deadline = time.time() + 60
+        while host.status.state != EngineState.FAILED and time.time() < deadline:
+            time.sleep(0.2)
+        assert host.status.state == EngineState.FAILED
+        assert "engine process stopped" in (host.status.error or "")
+        if isinstance(final, RequestFinished):  # the kill raced the last token: still not "ok"
+            assert final.finish_reason == "abort"
+
+        host.load(cfg, "tiny").result(timeout=600)
+        assert isinstance(host.generate(_req(4), timeout=60), RequestFinished)
+        assert statuses.count(EngineState.READY) >= 3
+    finally:
+        host.close()
