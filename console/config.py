@@ -37,6 +37,7 @@ class EngineConfig:
     kv_cache_memory_bytes: int | None = None
     cpu_offload_gb: float | None = None
     block_size: int | None = None
+    load_format: str | None = None  # "dummy": random weights of the model's shape (benchmarks)
     seed: int | None = None
     trust_remote_code: bool = False
     device: Device = "auto"
