@@ -227,11 +227,44 @@ def phase_extra(out: Path) -> dict[str, Any]:
     return res
 
 
+def phase_overhead(out: Path) -> dict[str, Any]:
+    """The console path's cost against plain vLLM on the 8B shape at the emulated 24 GB budget:
+    console without per-token events (batch/bench mode), console streaming every token, then
+    plain vLLM LLM.generate in a fresh process, same workload."""
+    from console.bench.baselines import run_baseline
+    from console.bench.runner import run_console
+    from console.bench.workload import synthetic
+    from console.engine.host import EngineHost
+
+    res: dict[str, Any] = {"environment": environment()}
+    util = emu_util(res["environment"]["gpu_total_bytes"])
+    big = shape_folder(Path("/tmp/console-gpu"), "Llama-3.1-8B")
+    w = synthetic(256, 512, 256, vocab_size=500, seed=0)
+    variants = (("bf16", {}), ("fp8", {"quantization": "fp8", "kv_cache_dtype": "fp8"}))
+    host = EngineHost()
+    try:
+        for tag, extra in variants:
+            res[f"{tag}_load"] = load(host, emu_config(big, util, **extra), f"llama-8b-{tag}")
+            run_console(host, synthetic(16, 64, 16, vocab_size=500, seed=9))  # warm-up
+            res[f"{tag}_console"] = run_console(host, w)
+            res[f"{tag}_console_streaming"] = run_console(host, w, stream=True)
+            log(f"{tag}: console {res[f'{tag}_console']['output_tokens_per_s']:.0f} tok/s, streaming "
+                f"{res[f'{tag}_console_streaming']['output_tokens_per_s']:.0f} tok/s")
+            host.unload().result(timeout=300)
+    finally:
+        host.close()
+    for tag, extra in variants:
+        res[f"{tag}_plain_vllm"] = run_baseline("vllm", emu_config(big, util, **extra).engine_kwargs(), w,
+                                                timeout_s=300)
+        log(f"{tag}: plain vLLM {res[f'{tag}_plain_vllm'].get('output_tokens_per_s')}")
+    return res
+
+
 def main() -> int:
     phase, out = sys.argv[1], Path(sys.argv[2])
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
-    res = {"engine": phase_engine, "extra": phase_extra}[phase](out)
+    res = {"engine": phase_engine, "extra": phase_extra, "overhead": phase_overhead}[phase](out)
     res["phase_seconds"] = time.time() - t0
     (out / f"{phase}.json").write_text(json.dumps(res, indent=1, default=str))
     log(f"phase {phase} done in {res['phase_seconds']:.0f}s")
