@@ -164,3 +164,15 @@ def test_unload_second_load_and_dead_engine_recovery(tiny_model: Path) -> None:
         assert statuses.count(EngineState.READY) >= 3
     finally:
         host.close()
+
+
+def test_non_streaming_request_gives_one_final_event_with_the_same_text(engine_host: EngineHost) -> None:
+    streamed = engine_host.generate(_req(20), timeout=60)
+    quiet = _req(20)
+    quiet.stream = False
+    events = list(engine_host.stream(quiet, timeout=60))
+    assert len(events) == 1 and isinstance(events[0], RequestFinished)
+    final = events[0]
+    assert isinstance(streamed, RequestFinished)
+    assert final.text == streamed.text and final.output_tokens == 20  # greedy: same answer
+    assert final.ttft_s is not None and 0 < final.ttft_s < final.e2e_s  # from vLLM's own metrics

@@ -162,7 +162,8 @@ def run_batch(host, requests: Sequence[BatchRequest], output_path: Path | str,  
                                error=f"The model `{req.model}` is not the loaded model "
                                      f"({', '.join(sorted(names))})", error_code="model_not_found")
         rid = new_request_id()
-        gen = GenerationRequest(messages=req.messages, prompt=req.prompt, sampling=req.sampling, request_id=rid)
+        gen = GenerationRequest(messages=req.messages, prompt=req.prompt, sampling=req.sampling, request_id=rid,
+                                stream=False)
         handle = host.submit(gen)  # EngineNotReady propagates: an engine fault, stop the batch
         in_flight[rid] = handle
         handle.future.add_done_callback(lambda f, r=req, i=rid: events.put((r, i, f.result())))

@@ -57,18 +57,20 @@ def sampling_for(workload: Workload) -> SamplingSettings:
                             ignore_eos=workload.ignore_eos)
 
 
-def _requests(workload: Workload) -> list[GenerationRequest]:
+def _requests(workload: Workload, stream: bool = False) -> list[GenerationRequest]:
+    """Bench requests are not streamed by default (no per-token events, as in ``vllm bench
+    throughput``); ``stream=True`` measures what per-token delivery to a chat window costs."""
     s = sampling_for(workload)
     if workload.prompt_token_ids:
-        return [GenerationRequest(prompt_token_ids=ids, sampling=s) for ids in workload.prompt_token_ids]
-    return [GenerationRequest(messages=m, sampling=s) for m in workload.messages]
+        return [GenerationRequest(prompt_token_ids=ids, sampling=s, stream=stream) for ids in workload.prompt_token_ids]
+    return [GenerationRequest(messages=m, sampling=s, stream=stream) for m in workload.messages]
 
 
 def run_console(host: Any, workload: Workload, *, request_rate: float | None = None,
                 max_concurrency: int | None = None, seed: int = 0,
-                task: TaskState | None = None) -> dict[str, Any]:
+                task: TaskState | None = None, stream: bool = False) -> dict[str, Any]:
     task = task or TaskState()
-    requests = _requests(workload)
+    requests = _requests(workload, stream)
     offsets = arrival_offsets(len(requests), request_rate, seed)
     slots = threading.Semaphore(max_concurrency) if max_concurrency else None
     timings: list[RequestTiming | None] = [None] * len(requests)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures as cf
-import gc
 import logging
 import os
 import queue
@@ -288,9 +287,12 @@ class EngineHost:
                 engine.shutdown()
             except Exception:
                 log.exception("engine shutdown raised")
+            # AsyncLLM.__del__ calls shutdown() again, possibly at interpreter exit when its
+            # globals are gone (a noisy TypeError). It is done: make the second call a no-op.
+            # (No gc.collect() here: on this thread it could finalize Qt objects -> segfault.)
+            engine.shutdown = lambda *args, **kwargs: None
             del engine
             await asyncio.sleep(0.2)  # let vLLM's callbacks on this loop run out
-            gc.collect()  # AsyncLLM.__del__ must run now, not at interpreter exit
 
     def close(self, timeout: float = 60.0) -> None:
         """Shut the engine down and stop the loop thread (idempotent; runs at exit too)."""
@@ -356,13 +358,14 @@ class EngineHost:
 
         loop.call_soon_threadsafe(cancel)
 
-    def _sampling_params(self, s: SamplingSettings, prompt_logprobs: int | None) -> Any:
+    def _sampling_params(self, s: SamplingSettings, prompt_logprobs: int | None, stream: bool = True) -> Any:
+        kind = vllm_compat.request_output_kind()
         params = vllm_compat.sampling_params_class()(
             temperature=s.temperature, top_p=s.top_p, top_k=s.top_k if s.top_k > 0 else 0,
             max_tokens=s.max_tokens, repetition_penalty=s.repetition_penalty, seed=s.seed,
             stop=list(s.stop) or None, ignore_eos=s.ignore_eos, min_tokens=s.min_tokens,
             prompt_logprobs=prompt_logprobs,
-            output_kind=vllm_compat.request_output_kind().DELTA,
+            output_kind=kind.DELTA if stream else kind.FINAL_ONLY,
         )
         return params
 
@@ -392,7 +395,7 @@ class EngineHost:
         try:
             if engine is None:
                 raise EngineNotReady("no model is loaded")
-            params = self._sampling_params(request.sampling, request.want_prompt_logprobs)
+            params = self._sampling_params(request.sampling, request.want_prompt_logprobs, request.stream)
             prompt = self.format_prompt(request)
             async for out in engine.generate(prompt, params, rid):
                 if out.prompt_token_ids is not None:
@@ -401,7 +404,12 @@ class EngineHost:
                     prompt_logprobs = list(out.prompt_logprobs)
                 c = out.outputs[0]
                 n = len(c.token_ids)
-                if n or c.text:
+                if not request.stream:  # FINAL_ONLY: one output with everything
+                    out_tokens, parts = n, [c.text]
+                    latency = getattr(getattr(out, "metrics", None), "first_token_latency", 0.0)
+                    if n and latency and latency > 0:
+                        first = t0 + float(latency)
+                elif n or c.text:
                     if first is None:
                         first = time.perf_counter()
                     out_tokens += n

@@ -75,6 +75,11 @@ class GenerationRequest:
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
     request_id: str = field(default_factory=new_request_id)
     want_prompt_logprobs: int | None = None  # used by the perplexity gate
+    #: False: no TokenDelta events, only the terminal one (vLLM's FINAL_ONLY output). Batch and
+    #: bench use it: at hundreds of concurrent streams, waking a coroutine per token costs
+    #: measurable throughput (see benchmarks/gpu/README.md). TTFT then comes from vLLM's own
+    #: per-request metrics.
+    stream: bool = True
 
     def validate(self) -> None:
         given = [x is not None for x in (self.messages, self.prompt, self.prompt_token_ids)]
