@@ -91,7 +91,7 @@ def test_every_engine_field_is_exported(tmp_path: Path, tiny_model: Path) -> Non
         quantization="fp8", kv_cache_dtype="fp8_e5m2", max_model_len=2048, gpu_memory_utilization=0.55,
         max_num_seqs=17, max_num_batched_tokens=4096, enable_prefix_caching=False,
         enable_chunked_prefill=False, enforce_eager=True, tensor_parallel_size=2, pipeline_parallel_size=3,
-        kv_cache_memory_bytes=123_456_789, cpu_offload_gb=1.5, block_size=32, seed=7,
+        kv_cache_memory_bytes=123_456_789, cpu_offload_gb=1.5, block_size=32, load_format="dummy", seed=7,
         trust_remote_code=True, device="cuda")
     exported = {name for name in config.engine_kwargs()}
     assert exported == set(EngineConfig.field_names()) - {"device"}

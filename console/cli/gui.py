@@ -14,6 +14,8 @@ import sys
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("gui", help="open the desktop console")
+    p.add_argument("--load", metavar="MODEL", nargs="?", const="", default=None,
+                   help="load a model at start (without a name: the last used one, else the bundled smollm2)")
     p.set_defaults(func=cmd_gui)
 
 
@@ -22,17 +24,29 @@ def have_display() -> bool:
                 or os.environ.get("QT_QPA_PLATFORM") in ("offscreen", "minimal", "vnc"))
 
 
+def startup_model(requested: str | None) -> str | None:
+    """``None``: load nothing; ``""``: the last used model, else the bundled default."""
+    if requested is None or requested:
+        return requested
+    from console.launch import default_model_name
+    from console.settings import load_settings
+
+    return load_settings().last_model or default_model_name()
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
     try:
         from console.ui.app import run
     except ImportError as exc:
         print(f"error: the desktop console is not available ({exc})", file=sys.stderr)
         return 2
-    return run(sys.argv[:1])
+    return run(sys.argv[:1], load_model=startup_model(getattr(args, "load", None)))
 
 
 def run_default(args: argparse.Namespace) -> int:
+    """No command: the window with the last (or bundled) model loading, else a terminal chat."""
     if have_display():
+        args.load = ""
         return cmd_gui(args)
     print("No display found: starting a terminal chat on the default model instead of the window.",
           file=sys.stderr)

@@ -10,11 +10,12 @@ Closing the window shuts the engine down off the GUI thread (see ``MainWindow.cl
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import traceback
 from types import TracebackType
 
-from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTimer, QTranslator
 from PySide6.QtWidgets import QApplication
 
 from console.paths import resources_dir
@@ -57,7 +58,18 @@ def create_window(settings: Settings | None = None):  # type: ignore[no-untyped-
     return ctx, MainWindow(ctx, settings if settings is not None else load_settings())
 
 
-def run(argv: list[str]) -> int:
+def start_loading(window, name: str) -> bool:  # type: ignore[no-untyped-def]
+    """Select ``name`` in the Models panel and load it with the selected preset."""
+    if window.models.select_model(name):
+        return bool(window.models.load_selected())
+    window.show_message(QCoreApplication.translate(
+        "App", "Model '{0}' is not in the store; import it from the Models panel").format(name))
+    return False
+
+
+def run(argv: list[str], load_model: str | None = None) -> int:
+    """Show the console; with ``load_model``, select that model and start loading it at once
+    (the README's first command opens the console on the bundled model this way)."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     app = QApplication.instance() or QApplication(argv)
     assert isinstance(app, QApplication)
@@ -68,13 +80,21 @@ def run(argv: list[str]) -> int:
     sys.excepthook = _excepthook
     ctx, window = create_window(settings)
     window.show()
+    if load_model:
+        QTimer.singleShot(200, lambda: start_loading(window, load_model))
+    code = 1
     try:
-        return int(app.exec())
+        code = int(app.exec())
     finally:
         # The window's close already did this off the GUI thread; these are idempotent backstops
         # for other ways out (a signal, app.quit()).
         ctx.sampler.stop()
         ctx.host.close()
+    # pyqtgraph's objects can abort the interpreter's final teardown ("bool_dealloc" refcount
+    # error, exit 134) after everything has been saved and shut down above; leave directly.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":
