@@ -1,0 +1,52 @@
+"""About: the versions a bug report needs first, and "Copy diagnostics" to paste them."""
+
+from __future__ import annotations
+
+import platform
+
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+
+from console.engine.host import EngineHost
+from console.paths import data_home
+
+
+def diagnostics_text(host: EngineHost | None = None) -> str:
+    """Plain text: versions, platform, data folder, engine state and the loaded model's figures."""
+    from console.cli.main import version_report
+
+    lines = [f"{k}: {v}" for k, v in version_report().items()]
+    lines.append(f"platform: {platform.platform()}")
+    lines.append(f"data folder: {data_home()}")
+    if host is not None:
+        st = host.status
+        lines.append(f"engine state: {st.state.value}" + (f" ({st.model})" if st.model else ""))
+        if st.error:
+            lines.append(f"engine error: {st.error}")
+        if st.info is not None:
+            lines.append(f"device: {st.info.device}, max_model_len {st.info.max_model_len}, "
+                         f"KV cache {st.info.kv_cache_tokens} tokens, vLLM {st.info.vllm_version}")
+    return "\n".join(lines)
+
+
+class AboutDialog(QDialog):
+    def __init__(self, host: EngineHost | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("About Inference Console"))
+        self.text = diagnostics_text(host)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel(self.tr("Inference Console: tuned LLM inference on your own GPU or CPU, with vLLM."), self))
+        view = QTextBrowser(self)
+        view.setPlainText(self.text)
+        layout.addWidget(view)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        self.copy_button = QPushButton(self.tr("Copy diagnostics"), self)
+        buttons.addButton(self.copy_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.copy_button.clicked.connect(self._on_copy_clicked)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        self.resize(560, 360)
+
+    def _on_copy_clicked(self) -> None:
+        QGuiApplication.clipboard().setText(self.text)
+        self.copy_button.setText(self.tr("Copied"))
