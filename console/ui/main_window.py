@@ -180,6 +180,14 @@ class MainWindow(QMainWindow):
         view_menu.addAction(self.dock.toggleViewAction())
         view_menu.addSeparator()
         view_menu.addActions(self.tab_actions)
+        help_menu = menubar.addMenu(self.tr("&Help"))
+        self.act_about = self._action(self.tr("&About and diagnostics…"), self._show_about)
+        help_menu.addAction(self.act_about)
+
+    def _show_about(self) -> None:
+        from console.ui.about import AboutDialog
+
+        AboutDialog(self.ctx.host, self).exec()
 
     # -- intents ---------------------------------------------------------------------------------------
     def _send(self) -> None:
