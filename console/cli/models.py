@@ -39,6 +39,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     info.add_argument("--json", action="store_true")
     info.set_defaults(func=cmd_info)
 
+    from console.cli.models_pull import register_pull
+
+    register_pull(msub)
+
 
 def default_name(source: Path) -> str:
     stem = source.name[:-5] if source.name.endswith(".gguf") else source.name

@@ -1,0 +1,86 @@
+"""``inference-console models pull REPO``: download a model from Hugging Face (or a mirror via
+``HF_ENDPOINT``) or ModelScope into the store, after showing its size and the planner's verdict."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from console.cli.common import CliError, human_bytes, print_json
+from console.jobs import Cancelled, Progress, TaskState
+
+
+def register_pull(msub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = msub.add_parser("pull", help="download a model from Hugging Face (HF_ENDPOINT mirrors too) or ModelScope")
+    p.add_argument("repo", help="repository id, e.g. HuggingFaceTB/SmolLM2-135M-Instruct")
+    p.add_argument("--source", choices=["hf", "modelscope"], default="hf")
+    p.add_argument("--revision", help="branch, tag or commit (default: the main branch)")
+    p.add_argument("--include", action="append", metavar="PATTERN",
+                   help="only files matching this glob (repeatable), e.g. '*Q4_K_M.gguf'")
+    p.add_argument("--variant", help="quantization variant to pick among GGUF files, e.g. Q4_K_M")
+    p.add_argument("--name", help="name in the store (default: the repository's name)")
+    p.add_argument("--gpu", default="rtx-4090", help="GPU profile for the fit verdict (default rtx-4090)")
+    p.add_argument("--yes", "-y", action="store_true", help="download without asking")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_pull)
+
+
+class _Printer:
+    """One rewritten line on a terminal; a line per file otherwise."""
+
+    def __init__(self) -> None:
+        self._tty = sys.stderr.isatty()
+        self._stage = ""
+
+    def __call__(self, p: Progress) -> None:
+        pct = "" if p.fraction is None else f"{100 * p.fraction:5.1f}% "
+        if self._tty:
+            sys.stderr.write(f"\r{pct}{p.stage} {p.message}".ljust(100)[:140])
+            sys.stderr.flush()
+        elif p.stage != self._stage:
+            sys.stderr.write(f"{pct}{p.stage} {p.message}\n")
+        self._stage = p.stage
+
+
+def default_pull_name(repo: str) -> str:
+    tail = repo.rstrip("/").split("/")[-1]
+    cleaned = "".join(c if c.isalnum() or c in "._-" else "-" for c in tail).strip("-.")
+    return cleaned[:64] or "model"
+
+
+def cmd_pull(args: argparse.Namespace) -> int:
+    from console.models.download import DownloadError, list_files, preview, pull
+    from console.models.store import ModelStore
+
+    store = ModelStore()
+    name = args.name or default_pull_name(args.repo)
+    try:
+        listing = list_files(args.repo, source=args.source, revision=args.revision)
+        pv = preview(args.repo, source=args.source, include=args.include, variant=args.variant,
+                     gpu=args.gpu, listing=listing)
+        if not args.json:
+            print(f"{args.repo}@{pv.commit[:12]} ({pv.source}): {len(pv.files)} files, {human_bytes(pv.total_bytes)}")
+            for f in pv.files:
+                print(f"  {f.path:50} {human_bytes(f.size or 0):>10}")
+            if pv.gguf:
+                print(f"  {pv.gguf} will be converted to safetensors after the download")
+            print(f"planner on {args.gpu}: {pv.verdict} — {pv.verdict_detail}")
+        if not args.yes:
+            if not sys.stdin.isatty():
+                raise CliError("add --yes to download without a terminal to confirm on")
+            if input(f"Download as '{name}'? [y/N] ").strip().lower() not in ("y", "yes"):
+                print("nothing downloaded")
+                return 1
+        task = TaskState(None if args.json else _Printer())
+        entry = pull(store, args.repo, name, source=args.source, include=args.include,
+                     variant=args.variant, task=task, listing=listing)
+    except DownloadError as exc:
+        raise CliError(str(exc)) from exc
+    except Cancelled:
+        raise CliError("download stopped; run the same command again to resume") from None
+    if args.json:
+        print_json({"entry": entry.to_dict(), "verdict": pv.verdict, "bytes": pv.total_bytes})
+    else:
+        sys.stderr.write("\n")
+        print(f"pulled '{entry.name}': {entry.architecture}, {human_bytes(entry.size_bytes)} at {entry.path}")
+    return 0
