@@ -79,6 +79,9 @@ def run(argv: list[str], load_model: str | None = None) -> int:
     install_translators(app, settings.language)
     sys.excepthook = _excepthook
     ctx, window = create_window(settings)
+    from console.ui.i18n import add_language_menu
+
+    add_language_menu(window)  # View > Language: saved in settings, applied at the next start
     window.show()
     if load_model:
         QTimer.singleShot(200, lambda: start_loading(window, load_model))

@@ -1,0 +1,180 @@
+"""The translation catalogue: find every translatable string in ``console/ui/*.py``, keep
+``resources/i18n/console_<lang>.ts`` in step with it, and compile the ``.qm`` files Qt loads.
+
+Strings are found with :mod:`ast`, the way Qt's runtime looks them up: ``self.tr("text")`` is
+looked up in the context of the enclosing class, ``QCoreApplication.translate("Ctx", "text")``
+(or a local alias of it, ``tr = QCoreApplication.translate``) in ``Ctx``. pyside6-lupdate misreads
+such aliases, hence this module.
+
+    python -m console.ui.i18n            # update the .ts files and compile them to .qm
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from console.paths import resources_dir
+
+UI_DIR = Path(__file__).resolve().parent
+#: The languages offered in View > Language ("" follows the system locale).
+LANGUAGES = ("", "en_US", "zh_CN")
+
+Key = tuple[str, str]  # (context, source text)
+
+
+def _const_str(node: ast.AST) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _is_translate(func: ast.AST, aliases: set[str]) -> bool:
+    if isinstance(func, ast.Attribute) and func.attr == "translate":
+        return True
+    return isinstance(func, ast.Name) and (func.id in aliases or func.id == "translate")
+
+
+class _Finder(ast.NodeVisitor):
+    def __init__(self, filename: str) -> None:
+        self.filename = filename
+        self.classes: list[str] = []
+        self.aliases: set[str] = set()
+        self.found: dict[Key, list[str]] = {}
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.classes.append(node.name)
+        self.generic_visit(node)
+        self.classes.pop()
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "translate":
+            self.aliases.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        f = node.func
+        key: Key | None = None
+        if _is_translate(f, self.aliases) and len(node.args) >= 2:
+            ctx, src = _const_str(node.args[0]), _const_str(node.args[1])
+            if ctx is not None and src is not None:
+                key = (ctx, src)
+        elif isinstance(f, ast.Attribute) and f.attr == "tr" and node.args and self.classes:
+            src = _const_str(node.args[0])
+            if src is not None:
+                key = (self.classes[-1], src)
+        if key is not None:
+            self.found.setdefault(key, []).append(f"{self.filename}:{node.lineno}")
+        self.generic_visit(node)
+
+
+def extract(files: list[Path] | None = None) -> dict[Key, list[str]]:
+    """Every (context, source) pair in the UI code, with where it occurs."""
+    out: dict[Key, list[str]] = {}
+    for path in files or sorted(UI_DIR.glob("*.py")):
+        finder = _Finder(path.name)
+        finder.visit(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+        for k, v in finder.found.items():
+            out.setdefault(k, []).extend(v)
+    return out
+
+
+def ts_path(language: str) -> Path:
+    return resources_dir() / "i18n" / f"console_{language}.ts"
+
+
+def read_ts(path: Path) -> dict[Key, tuple[str, bool]]:
+    """(context, source) -> (translation, finished) of a .ts file."""
+    out: dict[Key, tuple[str, bool]] = {}
+    if not path.exists():
+        return out
+    for ctx in ET.parse(path).getroot().iter("context"):
+        name = ctx.findtext("name") or ""
+        for m in ctx.iter("message"):
+            t = m.find("translation")
+            finished = t is not None and t.get("type") not in ("unfinished", "obsolete", "vanished")
+            out[(name, m.findtext("source") or "")] = ((t.text or "") if t is not None else "", finished)
+    return out
+
+
+def write_ts(path: Path, language: str, strings: dict[Key, list[str]],
+             translations: dict[Key, tuple[str, bool]]) -> None:
+    root = ET.Element("TS", version="2.1", language=language)
+    for ctx in sorted({c for c, _ in strings}):
+        c = ET.SubElement(root, "context")
+        ET.SubElement(c, "name").text = ctx
+        for (cx, src), where in sorted(strings.items()):
+            if cx != ctx:
+                continue
+            m = ET.SubElement(c, "message")
+            # File names only: line numbers would churn the catalogue on every edit.
+            for fname in sorted({loc.rsplit(":", 1)[0] for loc in where}):
+                ET.SubElement(m, "location", filename=f"../../console/ui/{fname}")
+            ET.SubElement(m, "source").text = src
+            text, finished = translations.get((cx, src), ("", False))
+            t = ET.SubElement(m, "translation")
+            t.text = text
+            if not finished or not text:
+                t.set("type", "unfinished")
+    ET.indent(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = ET.tostring(root, encoding="unicode")
+    path.write_text('<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE TS>\n' + body + "\n", encoding="utf-8")
+
+
+def lrelease() -> str:
+    for cand in (Path(sys.executable).parent / "pyside6-lrelease", shutil.which("pyside6-lrelease"),
+                 shutil.which("lrelease")):
+        if cand and Path(cand).exists():
+            return str(cand)
+    raise FileNotFoundError("pyside6-lrelease is not installed (it comes with PySide6-Essentials)")
+
+
+def compile_ts(path: Path) -> Path:
+    qm = path.with_suffix(".qm")
+    subprocess.run([lrelease(), str(path), "-qm", str(qm)], check=True, capture_output=True)
+    return qm
+
+
+def update(language: str = "zh_CN") -> Path:
+    path = ts_path(language)
+    write_ts(path, language, extract(), read_ts(path))
+    return compile_ts(path)
+
+
+def add_language_menu(window: Any) -> Any:
+    """A View > Language submenu on ``window`` (a MainWindow): the choice goes into its settings
+    (``Settings.language``) and applies at the next start, as Qt's catalogues are installed
+    before any widget is built."""
+    from PySide6.QtCore import QCoreApplication, QLocale
+    from PySide6.QtGui import QAction, QActionGroup
+
+    tr = QCoreApplication.translate
+    bar = window.menuBar()
+    view = next((a.menu() for a in bar.actions()
+                 if a.menu() is not None and window.dock.toggleViewAction() in a.menu().actions()), None)
+    menu = (view or bar).addMenu(tr("Language", "&Language"))
+    group = QActionGroup(menu)
+    current = getattr(window.settings, "language", "")
+    for code in LANGUAGES:
+        label = tr("Language", "System language") if not code else QLocale(code).nativeLanguageName()
+        act = QAction(label, menu, checkable=True)
+        act.setChecked(code == current)
+        act.setData(code)
+        group.addAction(act)
+        menu.addAction(act)
+
+    def chosen(act: Any) -> None:
+        window.settings.language = str(act.data() or "")
+        window.save_settings()
+        window.show_message(tr("Language", "The language changes when the console starts next time."))
+
+    group.triggered.connect(chosen)
+    return menu
+
+
+if __name__ == "__main__":
+    print(update(sys.argv[1] if len(sys.argv) > 1 else "zh_CN"))
