@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from console.config import EngineConfig
 
@@ -26,18 +27,56 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
 ]
 
 
+def _cause(exc: BaseException) -> str:
+    """The line of ``exc`` that says what went wrong. vLLM wraps the child's failure (the useful
+    line is usually the last non-empty one); pydantic's ValidationError (vLLM's config checks)
+    ends with a "For further information visit <url>" line and tags the real one with
+    "Value error, ... [type=value_error, input_value=<every engine argument>]"."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    lines = [ln for ln in lines if not ln.startswith("For further information visit")
+             and not re.match(r"^\d+ validation errors? for ", ln)]
+    cause = lines[-1] if lines else type(exc).__name__
+    cause = re.sub(r"\s*\[type=\w+, input_value=.*$", "", cause)
+    cause = re.sub(r"^(Value|Assertion) error, ", "", cause)
+    cause = cause.split(" Supported architectures:")[0]  # then a list of ~300 names
+    if len(cause) > 400:
+        cause = cause[:400] + "…"
+    return cause
+
+
+def kv_shortfall(config: EngineConfig | None) -> str | None:
+    """When an explicit KV-cache size (``kv_cache_memory_bytes``, the CPU engine's knob) cannot
+    hold one request of ``max_model_len`` tokens, say so with the figures. The engine child only
+    logs that cause; the parent sees "Engine core initialization failed"."""
+    if config is None or not config.kv_cache_memory_bytes:
+        return None
+    try:
+        from console.planner.core import kv_bytes_per_token
+        from console.planner.shapes import shape_from_folder
+
+        shape = shape_from_folder(Path(config.model))
+    except Exception:
+        return None
+    length = int(config.max_model_len or shape.max_position_embeddings)
+    per_token = kv_bytes_per_token(shape, 1 if config.kv_cache_dtype.startswith("fp8") else 2)
+    need = length * per_token
+    if config.kv_cache_memory_bytes >= need:
+        return None
+    return (f"The KV cache does not fit: kv_cache_memory_bytes = {config.kv_cache_memory_bytes:,} bytes, but one "
+            f"request of max_model_len {length} needs {need:,} bytes ({per_token:,} bytes per token)")
+
+
 def explain(exc: BaseException, config: EngineConfig | None = None) -> str:
     """A one-paragraph message: the cause in vLLM's words plus a hint when one is known."""
     text = f"{type(exc).__name__}: {exc}".strip()
-    # vLLM wraps the child's failure; the useful line is usually the last non-empty one.
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    cause = lines[-1] if lines else type(exc).__name__
-    if len(cause) > 400:
-        cause = cause[:400] + "…"
+    cause = _cause(exc)
     for pattern, hint in _RULES:
         if pattern.search(text):
             return f"{cause}\n{hint}"
     if "Engine core initialization failed" in text:
+        shortfall = kv_shortfall(config)
+        if shortfall is not None:
+            return f"{shortfall}.\n{_RULES[0][1]}"
         return (f"{cause}\nThe engine process failed while starting; its log above names the cause "
                 "(most often memory: see `inference-console plan`).")
     return cause
