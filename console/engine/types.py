@@ -85,6 +85,14 @@ class GenerationRequest:
         given = [x is not None for x in (self.messages, self.prompt, self.prompt_token_ids)]
         if sum(given) != 1:
             raise ValueError("a request needs exactly one of messages, prompt or prompt_token_ids")
+        # Text that is not valid Unicode (lone surrogates: bytes of a non-UTF-8 file decoded with
+        # surrogateescape, or a bad JSON escape) fails deep inside vLLM as a bare
+        # "EngineGenerateError"; refuse it here with a message that says what is wrong.
+        texts = [self.prompt] if self.prompt is not None else [m.get("content", "") for m in self.messages or []]
+        for text in texts:
+            if isinstance(text, str) and any("\ud800" <= ch <= "\udfff" for ch in text):
+                raise ValueError("The prompt contains bytes that are not valid UTF-8 text (was it read from a "
+                                 "file in another encoding?); save the text as UTF-8 and try again")
         self.sampling.validate()
 
 
