@@ -143,6 +143,10 @@ def repair_tail(path: Path) -> int:
 
 def iter_output(path: Path) -> Iterator[dict[str, Any]]:
     """Complete, parseable lines of an output file (anything else is skipped)."""
+    if Path(path).exists() and not Path(path).is_file():
+        # A device or FIFO (e.g. /dev/full, /dev/zero) has no results to resume, and reading it
+        # line by line would never end: one endless "line" grew this process to 18 GB.
+        return
     try:
         fh = open(path, "rb")
     except FileNotFoundError:
@@ -187,7 +191,12 @@ class ResultWriter:
             raise _disk_full(self.path, exc) from exc
 
     def close(self) -> None:
-        self._fh.close()
+        # After a failed write the bytes are still buffered and close() flushes them again; the
+        # second ENOSPC used to replace the explained DiskFullError with a bare OSError.
+        try:
+            self._fh.close()
+        except OSError as exc:
+            raise _disk_full(self.path, exc) from exc
 
     def __enter__(self) -> "ResultWriter":
         return self
