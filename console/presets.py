@@ -18,6 +18,7 @@ ones of the same name.
 from __future__ import annotations
 
 import dataclasses
+import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,7 +63,9 @@ def _toml_value(v: Any) -> str:
     if isinstance(v, (int, float)):
         return repr(v)
     if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        # JSON's escapes are valid TOML basic-string escapes; TOML also forbids a raw DEL. (Only
+        # escaping \\ and " wrote descriptions with a newline as unreadable TOML.)
+        return json.dumps(v, ensure_ascii=False).replace("\x7f", "\\u007f")
     raise PresetError(f"cannot write {v!r} to TOML")
 
 
@@ -104,6 +107,8 @@ def validate_engine_values(values: dict[str, Any], where: str) -> dict[str, Any]
                 raise PresetError(f"{where}: '{key}' = {value} is out of range [{lo}, {hi}]")
         if "str" in hint and not isinstance(value, str):
             raise PresetError(f"{where}: '{key}' must be a string, not {value!r}")
+        if isinstance(value, str):
+            _check_unicode(where, key, value)
         if key in _CHOICES and value not in _CHOICES[key]:
             raise PresetError(f"{where}: '{key}' = {value!r} is not one of {', '.join(_CHOICES[key])}")
     return values
@@ -115,16 +120,27 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
     if unknown:
         raise PresetError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} (allowed: {', '.join(sorted(allowed))})")
     name = data.get("name")
-    if not isinstance(name, str) or not name:
+    if not isinstance(name, str) or not name.strip():
         raise PresetError(f"{where}: 'name' is required")
+    # description and gpu were str()-ed, so `gpu = ["rtx-4090"]` became the GPU "['rtx-4090']".
+    for key in ("name", "description", "gpu"):
+        if key in data and not isinstance(data[key], str):
+            raise PresetError(f"{where}: '{key}' must be a string, not {data[key]!r}")
+        _check_unicode(where, key, data.get(key, ""))
     goal = data.get("goal", "balanced")
     if goal not in GOALS:
         raise PresetError(f"{where}: goal '{goal}' is not one of {', '.join(GOALS)}")
     engine = data.get("engine", {})
     if not isinstance(engine, dict):
         raise PresetError(f"{where}: [engine] must be a table")
-    return Preset(name=name, description=str(data.get("description", "")), goal=goal,
-                  gpu=str(data.get("gpu", "any")), engine=validate_engine_values(dict(engine), where))
+    return Preset(name=name, description=data.get("description", ""), goal=goal,
+                  gpu=data.get("gpu", "any"), engine=validate_engine_values(dict(engine), where))
+
+
+def _check_unicode(where: str, key: str, value: str) -> None:
+    """Strings from a dict (import, auto-tune) may hold lone surrogates that no file can store."""
+    if any("\ud800" <= ch <= "\udfff" for ch in value):
+        raise PresetError(f"{where}: '{key}' contains text that is not valid Unicode")
 
 
 def load_preset_file(path: Path) -> Preset:
