@@ -146,3 +146,47 @@ def test_kill_9_during_an_import_never_lists_a_half_model(tmp_path: Path, tiny_m
     assert not any((root / ".staging").iterdir())
     entry = import_hf_folder(store, tiny_model, "half")  # the name is free again
     assert entry.available and [e.name for e in store.list()] == ["half"]
+
+
+_HISTORY_ON_FULL_DISK = """
+    import json, resource, signal, sys
+    from pathlib import Path
+    from console.conversations import ConversationStore
+    db = Path(sys.argv[1])
+    s = ConversationStore(db)
+    cid = s.create("t").id
+    s.append(cid, "user", "kept question")
+    s.messages(cid)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of death: the disk is "full"
+    size = max(p.stat().st_size for p in db.parent.iterdir())
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size + 4096, resource.RLIM_INFINITY))
+    try:
+        s.append(cid, "assistant", "x" * 200_000)
+        out = {"raised": None}
+    except Exception as exc:
+        out = {"raised": type(exc).__name__, "module": type(exc).__module__, "message": str(exc)}
+    resource.setrlimit(resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    s.close()
+    out["messages"] = [m.content for m in ConversationStore(db).messages(cid)]
+    print(json.dumps(out))
+"""
+
+
+def _history_on_full_disk(tmp_path: Path) -> dict[str, object]:
+    proc = _python(_HISTORY_ON_FULL_DISK, str(tmp_path / "history.db"))
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    return dict(json.loads(out.strip().splitlines()[-1]))
+
+
+def test_chat_history_on_a_full_disk_keeps_what_was_saved(tmp_path: Path) -> None:
+    result = _history_on_full_disk(tmp_path)
+    assert result["raised"] is not None  # the failed append is not silently dropped
+    assert result["messages"] == ["kept question"]  # and the history is intact afterwards
+
+
+@pytest.mark.xfail(strict=True, reason="console/conversations.py (not this module's area) lets sqlite3's "
+                   "'disk I/O error' through; reported in issue 9's notes")
+def test_chat_history_on_a_full_disk_says_so(tmp_path: Path) -> None:
+    result = _history_on_full_disk(tmp_path)
+    assert result["module"] == "console.conversations" and "space" in str(result["message"]).lower()

@@ -54,8 +54,8 @@ def test_non_utf8_preset_is_refused(tmp_path: Path) -> None:
     path.write_bytes(GOOD.replace("mine", "caf\xe9").encode("latin-1"))
     with pytest.raises(PresetError, match="not UTF-8"):
         load_preset_file(path)
-    assert load_preset_file(tmp_path.joinpath("ok.toml") if tmp_path.joinpath("ok.toml").write_text(GOOD) else
-                            tmp_path / "ok.toml").engine == {"max_model_len": 2048, "enforce_eager": True}
+    path.write_text(GOOD, encoding="utf-8")  # the same file saved as UTF-8 is fine
+    assert load_preset_file(path).engine == {"max_model_len": 2048, "enforce_eager": True}
 
 
 # -- fuzz --------------------------------------------------------------------------------------
