@@ -70,6 +70,9 @@ class MainWindow(QMainWindow):
         self.dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                               | QDockWidget.DockWidgetFeature.DockWidgetClosable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.dock)
+        from console.ui.advisor_panel import add_advisor_dock  # the Advisor dock: live findings, Apply
+
+        add_advisor_dock(self, ctx, self.models)
 
         self.chat = ChatPanel(ctx, self)
         self.tabs = QTabWidget(self)
