@@ -157,7 +157,9 @@ def test_queue_wait_from_finished_requests_and_from_a_standing_queue(rules) -> N
     st = _store(2, running=1)
     st.record_step(t=T0 + 12, finished=_finished(10, prompt=100, queued=1.0, prefill=0.1))
     assert "long-queue-wait" not in evaluate(st, rules).fired()
-    assert "long-queue-wait" in evaluate(_store(24, running=2, waiting=5), rules).fired()  # 12 s, nothing finished
+    standing = evaluate(_store(24, running=2, waiting=5), rules).findings  # 12 s, nothing finished
+    assert [f.rule_id for f in standing] == ["long-queue-wait"]
+    assert standing[0].what == "Requests have been waiting for 12.0 s without a break (up to 5 at once)."
     assert "long-queue-wait" not in evaluate(_store(12, running=2, waiting=5), rules).fired()
 
 

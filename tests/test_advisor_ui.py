@@ -102,3 +102,27 @@ def test_save_recording_off_the_gui_thread_then_replay(panel: AdvisorPanel, qtbo
     with qtbot.waitSignal(panel.recordingSaved, timeout=10_000) as blocker:
         panel.save_recording(str(path / "inside-a-file.json"))  # its "folder" is a file
     assert blocker.args[1] and "Cannot save" in panel.header.text() and panel.save_button.isEnabled()
+
+
+def test_metrics_endpoint_toggle(panel: AdvisorPanel) -> None:
+    import socket
+    import urllib.request
+
+    panel.METRICS_PORT = 0  # a free port
+    assert panel.metrics_server is None  # off by default
+    panel.ctx.metrics.record_step(running=5, waiting=2)
+    panel.metrics_check.setChecked(True)
+    server = panel.metrics_server
+    assert server is not None and server.host == "127.0.0.1" and server.url in panel.header.text()
+    text = urllib.request.urlopen(server.url, timeout=10).read().decode()
+    assert 'vllm:num_requests_waiting{engine="0",model_name=""} 2.0' in text
+    panel.metrics_check.setChecked(False)
+    assert panel.metrics_server is None
+    with pytest.raises(OSError):
+        urllib.request.urlopen(server.url, timeout=2)
+    with socket.socket() as busy:  # a taken port: a message, the box unticks
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        panel.METRICS_PORT = busy.getsockname()[1]
+        panel.metrics_check.setChecked(True)
+    assert not panel.metrics_check.isChecked() and "cannot serve metrics" in panel.header.text()

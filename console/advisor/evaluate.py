@@ -140,7 +140,7 @@ def _queue_wait(rule: Rule, s: Series) -> Evidence | None:
     if rule.window_s > 0 and waiting_run[1] >= rule.window_s:  # nothing finished yet, but a queue stands
         return {"start": waiting_run[0], "duration_s": waiting_run[1], "quantile": q,
                 "requests": float(len(queued)), "queued_s": waiting_run[1], "threshold_s": thr,
-                "peak_waiting": peak_waiting}
+                "peak_waiting": peak_waiting, "standing": 1.0}
     return None
 
 
@@ -278,8 +278,9 @@ def evaluate(store: MetricsStore, rules: RuleSet, ctx: AdvisorContext | None = N
             if change:
                 says = action.says
                 break
+        what = rule.what_standing if ev.get("standing") and rule.what_standing else rule.what
         report.findings.append(Finding(
-            rule_id=rule.id, title=rule.title, severity=rule.severity, what=_format(rule.what, ev),
+            rule_id=rule.id, title=rule.title, severity=rule.severity, what=_format(what, ev),
             why=rule.why, start_t=ev.get("start", 0.0), duration_s=ev.get("duration_s", 0.0),
             evidence={k: round(float(v), 4) for k, v in ev.items()}, change=change, change_says=says))
     return report

@@ -21,7 +21,7 @@ KINDS: dict[str, tuple[str, ...]] = {
     "vram_foreign": ("excess_gib",),
 }
 SEVERITIES = ("info", "warning", "critical")
-_TEXT_KEYS = {"id", "kind", "severity", "title", "what", "why", "actions", "window_s"}
+_TEXT_KEYS = {"id", "kind", "severity", "title", "what", "what_standing", "why", "actions", "window_s"}
 _ACTION_OPS = ("set", "add", "scale", "min", "max")
 
 
@@ -70,6 +70,8 @@ class Rule:
     window_s: float = 0.0
     params: dict[str, float] = field(default_factory=dict)
     actions: tuple[Action, ...] = ()
+    #: the wording when the evidence is a standing condition rather than finished requests
+    what_standing: str = ""
 
     def param(self, name: str) -> float:
         return float(self.params[name])
@@ -140,7 +142,8 @@ def parse_rules(data: dict[str, Any], where: str = "rules") -> RuleSet:
             raise RuleError(f"{here}: window_s must be a number of seconds >= 0")
         actions = tuple(_action(a, f"{here} action {j + 1}") for j, a in enumerate(raw.get("actions", [])))
         rules.append(Rule(id=rid, kind=kind, title=raw["title"], what=raw["what"], why=raw["why"],
-                          severity=severity, window_s=float(window), params=params, actions=actions))
+                          severity=severity, window_s=float(window), params=params, actions=actions,
+                          what_standing=str(raw.get("what_standing", ""))))
     if not rules:
         raise RuleError(f"{where}: no [[rule]] tables")
     return RuleSet(tuple(rules), dict(data.get("defaults", {})))

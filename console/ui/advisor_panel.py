@@ -11,8 +11,11 @@ a worker thread; ``inference-console advise --recording FILE`` replays it headle
 Signals:
     applyRequested(dict): knob changes (vLLM names) the user chose to apply.
     recordingSaved(str, str): path and error ("" when saved), from the saving thread (queued).
+"Serve /metrics" starts the Prometheus endpoint (off by default, 127.0.0.1 only) over the same
+store; ``resources/grafana/console-dashboard.json`` reads it.
+
 Slots: ``_on_timer_tick``, ``_on_apply_clicked``, ``_on_open_clicked``, ``_on_live_clicked``,
-``_on_save_clicked``, ``_on_recording_saved``.
+``_on_save_clicked``, ``_on_recording_saved``, ``_on_metrics_toggled``.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import time
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QDockWidget, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
+from PySide6.QtWidgets import (QCheckBox, QDockWidget, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QMainWindow, QPushButton, QVBoxLayout, QWidget)
 
 from console.advisor import AdvisorContext, Finding, Report, RuleError, RuleSet, evaluate, load_rules
@@ -46,6 +49,8 @@ class AdvisorPanel(QWidget):
     applyRequested = Signal(dict)
     recordingSaved = Signal(str, str)
     LOOKBACK_S = 120.0
+    METRICS_HOST = "127.0.0.1"
+    METRICS_PORT = 9464
     REFRESH_MS = 2000
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None, rules: RuleSet | None = None) -> None:
@@ -72,6 +77,9 @@ class AdvisorPanel(QWidget):
         self.save_button = QPushButton(self.tr("Save recording…"), self)
         self.live_button = QPushButton(self.tr("Back to live"), self)
         self.live_button.setVisible(False)
+        self.metrics_check = QCheckBox(self.tr("Serve /metrics for Prometheus on {0}:{1}").format(
+            self.METRICS_HOST, self.METRICS_PORT), self)
+        self.metrics_server: Any = None
         buttons = QHBoxLayout()
         for b in (self.apply_button, self.open_button, self.save_button, self.live_button):
             buttons.addWidget(b)
@@ -80,6 +88,7 @@ class AdvisorPanel(QWidget):
         layout.addWidget(self.list, 1)
         layout.addWidget(self.detail)
         layout.addLayout(buttons)
+        layout.addWidget(self.metrics_check)
 
         self.list.currentRowChanged.connect(self._on_list_row_changed)
         self.apply_button.clicked.connect(self._on_apply_clicked)
@@ -87,6 +96,7 @@ class AdvisorPanel(QWidget):
         self.live_button.clicked.connect(self._on_live_clicked)
         self.save_button.clicked.connect(self._on_save_clicked)
         self.recordingSaved.connect(self._on_recording_saved)
+        self.metrics_check.toggled.connect(self._on_metrics_toggled)
         self._saver: threading.Thread | None = None
         self.timer = QTimer(self)
         self.timer.setInterval(self.REFRESH_MS)
@@ -221,6 +231,28 @@ class AdvisorPanel(QWidget):
             self.header.setText(self.tr("Cannot save the recording: {0}").format(error))
         else:
             self.header.setText(self.tr("Recording saved to {0}").format(path))
+
+
+    def _on_metrics_toggled(self, on: bool) -> None:
+        from console.prometheus import MetricsServer, MetricsServerError  # prometheus_client: only when asked
+
+        if not on:
+            if self.metrics_server is not None:
+                self.metrics_server.stop()
+                self.metrics_server = None
+            return
+        server = MetricsServer(self.ctx.metrics, host=self.METRICS_HOST, port=self.METRICS_PORT,
+                               model_name=lambda: self.ctx.host.status.model)
+        try:
+            server.start()
+        except MetricsServerError as exc:
+            self.header.setText(str(exc))
+            self.metrics_check.blockSignals(True)
+            self.metrics_check.setChecked(False)
+            self.metrics_check.blockSignals(False)
+            return
+        self.metrics_server = server
+        self.header.setText(self.tr("Prometheus can scrape {0}").format(server.url))
 
 
 def add_advisor_dock(window: QMainWindow, ctx: AppContext, models: Any) -> AdvisorPanel:
