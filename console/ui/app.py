@@ -78,6 +78,9 @@ def run(argv: list[str], load_model: str | None = None) -> int:
     settings = load_settings()
     install_translators(app, settings.language)
     sys.excepthook = _excepthook
+    from console.ui.gc_guard import GuiThreadCollector
+
+    collector = GuiThreadCollector(parent=app)  # no Qt object may be collected on the engine thread
     ctx, window = create_window(settings)
     from console.ui.i18n import add_language_menu
 
@@ -93,6 +96,7 @@ def run(argv: list[str], load_model: str | None = None) -> int:
         # for other ways out (a signal, app.quit()).
         ctx.sampler.stop()
         ctx.host.close()
+        collector.stop()
     # pyqtgraph's objects can abort the interpreter's final teardown ("bool_dealloc" refcount
     # error, exit 134) after everything has been saved and shut down above; leave directly.
     sys.stdout.flush()

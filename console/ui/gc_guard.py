@@ -1,0 +1,38 @@
+"""Garbage collection only on the GUI thread.
+
+Python's cyclic collector runs in whichever thread happens to allocate past the threshold; here
+that is often the engine thread (vLLM allocates a lot while streaming). If a cycle holding a Qt
+object is collected there, Qt deletes a widget off the GUI thread and the process can segfault
+(seen in the full test run). So automatic collection is switched off and a GUI timer collects
+instead, the approach pyqtgraph's own ``GarbageCollector`` takes.
+"""
+
+from __future__ import annotations
+
+import gc
+
+from PySide6.QtCore import QObject, QTimer
+
+
+class GuiThreadCollector(QObject):
+    def __init__(self, interval_ms: int = 1000, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.threshold = gc.get_threshold()
+        gc.disable()
+        self._timer = QTimer(self)
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self._on_timer_timeout)
+        self._timer.start()
+
+    def _on_timer_timeout(self) -> None:
+        # Same policy as the automatic collector: young generations often, older ones rarely.
+        counts = gc.get_count()
+        if counts[0] > self.threshold[0]:
+            generation = 0
+            if counts[1] > self.threshold[1]:
+                generation = 2 if counts[2] > self.threshold[2] else 1
+            gc.collect(generation)
+
+    def stop(self) -> None:
+        self._timer.stop()
+        gc.enable()
