@@ -49,6 +49,10 @@ CREATE TABLE IF NOT EXISTS messages (
 """
 
 
+#: sqlite3's words for a write that ran out of space (ENOSPC, quota or file-size limit).
+_DISK_FULL = ("disk i/o error", "database or disk is full", "file too large")
+
+
 class ConversationError(Exception):
     """A conversation operation that cannot be done; the message is meant for the user."""
 
@@ -119,11 +123,17 @@ class ConversationStore:
         self._db.execute("BEGIN IMMEDIATE")
         try:
             yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        else:
             self._db.execute("COMMIT")
+        except BaseException as exc:
+            try:
+                self._db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # the failed COMMIT may have rolled back already
+            if isinstance(exc, sqlite3.OperationalError) and any(m in str(exc).lower() for m in _DISK_FULL):
+                raise ConversationError(
+                    f"Could not save the chat history: no space left on the disk holding {self.path.parent} "
+                    f"({exc}). Free some space; what was saved before is intact.") from exc
+            raise
 
     # -- conversations -----------------------------------------------------------------------
     def create(self, title: str = "New chat", system_prompt: str = "") -> Conversation:

@@ -185,8 +185,6 @@ def test_chat_history_on_a_full_disk_keeps_what_was_saved(tmp_path: Path) -> Non
     assert result["messages"] == ["kept question"]  # and the history is intact afterwards
 
 
-@pytest.mark.xfail(strict=True, reason="console/conversations.py (not this module's area) lets sqlite3's "
-                   "'disk I/O error' through; reported in issue 9's notes")
 def test_chat_history_on_a_full_disk_says_so(tmp_path: Path) -> None:
     result = _history_on_full_disk(tmp_path)
     assert result["module"] == "console.conversations" and "space" in str(result["message"]).lower()

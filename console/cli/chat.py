@@ -131,4 +131,8 @@ def repl(host: EngineHost, base: list[dict[str, str]], sampling: SamplingSetting
         except KeyboardInterrupt:
             print("\n[stopped]", file=sys.stderr)
             text = ""
+        except (CliError, ValueError) as exc:  # one bad message must not end the session
+            print(f"error: {exc}", file=sys.stderr)
+            history.pop()
+            continue
         history.append({"role": "assistant", "content": text})

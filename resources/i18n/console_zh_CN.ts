@@ -43,6 +43,11 @@
     </message>
     <message>
       <location filename="../../console/ui/advisor_panel.py" />
+      <source>Cannot save the recording: {0}</source>
+      <translation>无法保存记录：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/advisor_panel.py" />
       <source>Change: {0} — {1}</source>
       <translation>修改：{0} — {1}</translation>
     </message>
@@ -73,8 +78,43 @@
     </message>
     <message>
       <location filename="../../console/ui/advisor_panel.py" />
+      <source>Prometheus can scrape {0}</source>
+      <translation>Prometheus 可抓取 {0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/advisor_panel.py" />
+      <source>Recording saved to {0}</source>
+      <translation>记录已保存到 {0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/advisor_panel.py" />
+      <source>Recordings (*.json)</source>
+      <translation>记录文件 (*.json)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/advisor_panel.py" />
       <source>Recordings (*.json);;All files (*)</source>
       <translation>记录 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/advisor_panel.py" />
+      <source>Save recording…</source>
+      <translation>保存记录…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/advisor_panel.py" />
+      <source>Save the metrics recording</source>
+      <translation>保存指标记录</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/advisor_panel.py" />
+      <source>Saving the recording…</source>
+      <translation>正在保存记录…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/advisor_panel.py" />
+      <source>Serve /metrics for Prometheus on {0}:{1}</source>
+      <translation>在 {0}:{1} 上为 Prometheus 提供 /metrics</translation>
     </message>
     <message>
       <location filename="../../console/ui/advisor_panel.py" />
