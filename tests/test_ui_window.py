@@ -266,3 +266,17 @@ def test_run_shows_the_window_and_returns_on_close(home: Path) -> None:
     assert "shutdown finished" in out.stdout, out.stderr[-3000:]
     assert out.returncode == 0 and "returned instead" not in out.stdout, out.stderr[-3000:]
     assert (home / "settings.json").is_file()  # choices and layout were saved on close
+
+
+def test_export_tab_follows_the_selected_model_and_preset(home: Path, tiny_model: Path, qtbot: Any) -> None:
+    """No engine is started: choosing a model and a preset is enough for the Export tab."""
+    store = ModelStore()
+    store.add_reference("tiny", tiny_model)
+    ctx = AppContext.create(store=store)
+    w = _window(ctx, qtbot)
+    w.build_panels()
+    export = w.panels["export"]
+    w.models.select_model("tiny")
+    qtbot.waitUntil(lambda: getattr(export, "config", None) is not None, timeout=5000)
+    assert export.config.model == str(tiny_model) and export.config.served_model_name == "tiny"
+    assert export.files and "tiny" in "".join(export.files.values())

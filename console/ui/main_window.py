@@ -115,6 +115,7 @@ class MainWindow(QMainWindow):
             self.tabs.insertTab(i, panel, title)
             old.deleteLater()
         self.tabs.setCurrentIndex(current)
+        self._sync_export_config()
 
     # -- construction ------------------------------------------------------------------------------
     def _make_panel(self, module: str, cls: str, title: str) -> QWidget:
@@ -285,6 +286,24 @@ class MainWindow(QMainWindow):
 
     def _on_models_selection_changed(self, _model: str, _preset: str) -> None:
         self._refresh_status_bar()
+        self._sync_export_config()
+
+    def _sync_export_config(self) -> None:
+        """The Export tab shows the selected model + preset before anything is loaded."""
+        export = self.panels.get("export")
+        if export is None or not hasattr(export, "set_config"):
+            return
+        try:
+            config = self.models.engine_config()
+        except Exception:
+            config = None  # nothing (valid) selected: the panel follows the loaded engine
+        export.set_config(config)
+
+    def _stop_panels(self) -> None:
+        """Stop the panels' GUI timers (monitor redraw) before closing."""
+        monitor = self.panels.get("monitor")
+        if monitor is not None and hasattr(monitor, "stop"):
+            monitor.stop()
 
     # -- shutdown -------------------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -298,13 +317,18 @@ class MainWindow(QMainWindow):
             return  # already shutting down
         self.save_settings()
         self.chat.stop()
+        self._stop_panels()
         self.centralWidget().setEnabled(False)
         self.dock.setEnabled(False)
         self.statusBar().showMessage(self.tr("Shutting down the engine…"))
         ctx = self.ctx
 
+        batch = self.panels.get("batch")
+
         def shutdown() -> None:
             try:
+                if batch is not None and hasattr(batch, "shutdown"):
+                    batch.shutdown()  # cancels and joins its worker (no Qt calls): fine off the GUI thread
                 ctx.sampler.stop()
                 ctx.host.close()
             except Exception:
