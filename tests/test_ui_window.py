@@ -277,6 +277,7 @@ def test_export_tab_follows_the_selected_model_and_preset(home: Path, tiny_model
     w.build_panels()
     export = w.panels["export"]
     w.models.select_model("tiny")
-    qtbot.waitUntil(lambda: getattr(export, "config", None) is not None, timeout=5000)
+    w.tabs.setCurrentWidget(export)  # what the user looks at
+    qtbot.waitUntil(lambda: getattr(export, "config", None) is not None, timeout=10_000)
     assert export.config.model == str(tiny_model) and export.config.served_model_name == "tiny"
     assert export.files and "tiny" in "".join(export.files.values())

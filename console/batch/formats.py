@@ -286,15 +286,20 @@ def parse_jsonl(text: str, defaults: SamplingSettings | None = None) -> ParsedBa
             else:
                 req = _plain_line(obj, n, defaults)
                 kinds.add("jsonl")
-            if req.custom_id in seen:
-                raise _LineError(f"duplicate custom_id {req.custom_id!r} (first on line {seen[req.custom_id]})")
-            seen[req.custom_id] = n
-            requests.append(req)
+            _accept(req, n, seen, requests)
         except _LineError as exc:
             errors.append(InputError(n, str(exc)))
     fmt = "openai" if kinds == {"openai"} else "jsonl"
     warnings = ["the file mixes OpenAI batch lines and plain prompt lines"] if len(kinds) > 1 else []
     return ParsedBatch(requests, errors, fmt, warnings)
+
+
+def _accept(req: BatchRequest, line: int, seen: dict[str, int], requests: list[BatchRequest]) -> None:
+    """Keep ``req`` unless its custom_id was already used (results are keyed by it)."""
+    if req.custom_id in seen:
+        raise _LineError(f"duplicate custom_id {req.custom_id!r} (first on line {seen[req.custom_id]})")
+    seen[req.custom_id] = line
+    requests.append(req)
 
 
 _CSV_COLUMNS = {"prompt", "custom_id", "id", "system", "max_tokens", "temperature", "top_p", "seed"}
@@ -346,10 +351,7 @@ def parse_csv(text: str, defaults: SamplingSettings | None = None) -> ParsedBatc
                 if cells.get(key):
                     obj[key] = _csv_number(key, cells[key], float)
             req = _plain_line(obj, n, defaults)
-            if req.custom_id in seen:
-                raise _LineError(f"duplicate custom_id {req.custom_id!r} (first on line {seen[req.custom_id]})")
-            seen[req.custom_id] = n
-            requests.append(req)
+            _accept(req, n, seen, requests)
         except _LineError as exc:
             errors.append(InputError(n, str(exc)))
     return ParsedBatch(requests, errors, "csv", warnings)

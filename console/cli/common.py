@@ -66,6 +66,7 @@ class ProgressPrinter:
 def quiet_engine_logs(verbose: bool) -> None:
     """vLLM logs a lot at INFO; keep stdout/stderr readable unless --verbose."""
     if not verbose:
-        os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
+        # ERROR, not WARNING: the CPU engine warns once per weight when it casts bf16 to fp16.
+        os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         os.environ.setdefault("TQDM_DISABLE", "1")

@@ -29,6 +29,7 @@ from console.engine.types import (
 from console.settings import SamplingDefaults, Settings
 from console.ui.context import AppContext
 from console.ui.tasks import call_in_background
+from console.ui.widgets import ErrorLabel
 
 RENDER_INTERVAL_MS = 100
 COUNT_DEBOUNCE_MS = 400
@@ -126,11 +127,7 @@ class ChatPanel(QWidget):
         self.edit_label = QLabel(self)
         self.edit_label.setStyleSheet("color: #b26a00;")
         self.edit_label.hide()
-        self.error_label = QLabel(self)
-        self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet("color: #b00020;")
-        self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.error_label.hide()
+        self.error_label = ErrorLabel(self)
         self.send_button = QPushButton(self.tr("Send"), self)
         self.send_button.setToolTip(self.tr("Send (Ctrl+Enter)"))
         self.stop_button = QPushButton(self.tr("Stop"), self)
@@ -575,13 +572,11 @@ class ChatPanel(QWidget):
 
     # -- state ---------------------------------------------------------------------------------------
     def show_error(self, text: str) -> None:
-        self.error_label.setText(text)
-        self.error_label.show()
+        self.error_label.show_text(text)
         self.message.emit(text)
 
     def clear_error(self) -> None:
-        self.error_label.clear()
-        self.error_label.hide()
+        self.error_label.clear_text()
 
     def _update_buttons(self) -> None:
         busy = self.active_id is not None

@@ -116,6 +116,11 @@ class MainWindow(QMainWindow):
             old.deleteLater()
         self.tabs.setCurrentIndex(current)
         self._sync_export_config()
+        self.tabs.currentChanged.connect(self._on_tabs_current_changed)
+
+    def _on_tabs_current_changed(self, _index: int) -> None:
+        if self.tabs.currentWidget() is self.panels.get("export"):
+            self._sync_export_config()  # whatever path changed the selection, show it now
 
     # -- construction ------------------------------------------------------------------------------
     def _make_panel(self, module: str, cls: str, title: str) -> QWidget:

@@ -27,6 +27,7 @@ from console.presets import Preset, PresetError, load_presets
 from console.settings import Knobs, Settings
 from console.ui.context import AppContext
 from console.ui.tasks import call_in_background, run_with_progress
+from console.ui.widgets import ErrorLabel
 
 KV_DTYPES = ("auto", "fp8", "fp8_e4m3", "fp8_e5m2")
 _Index = QModelIndex | QPersistentModelIndex
@@ -238,11 +239,7 @@ class ModelsPanel(QWidget):
         self.load_button.clicked.connect(self.load_selected)
         self.unload_button.clicked.connect(self.unload)
         self.reload_button.clicked.connect(self.reload)
-        self.error_label = QLabel(self)
-        self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet("color: #b00020;")
-        self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.error_label.hide()
+        self.error_label = ErrorLabel(self)
 
         self._plan_timer = QTimer(self)
         self._plan_timer.setSingleShot(True)
@@ -540,13 +537,11 @@ class ModelsPanel(QWidget):
 
     # -- messages --------------------------------------------------------------------------------
     def show_error(self, text: str) -> None:
-        self.error_label.setText(text)
-        self.error_label.show()
+        self.error_label.show_text(text)
         self.message.emit(text)
 
     def clear_error(self) -> None:
-        self.error_label.clear()
-        self.error_label.hide()
+        self.error_label.clear_text()
 
     # -- planner ---------------------------------------------------------------------------------
     def _device(self) -> Any:

@@ -1,0 +1,25 @@
+"""Small widgets shared by several panels."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QWidget
+
+
+class ErrorLabel(QLabel):
+    """A red, selectable, word-wrapped message line that hides itself when empty."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setStyleSheet("color: #b00020;")
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.hide()
+
+    def show_text(self, text: str) -> None:
+        self.setText(text)
+        self.show()
+
+    def clear_text(self) -> None:
+        self.clear()
+        self.hide()
