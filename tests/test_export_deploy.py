@@ -138,6 +138,8 @@ def test_bundle_folder_and_zip(config: EngineConfig, tmp_path: Path) -> None:
                  "ray/ray-cluster.sh", "ray/rayservice.yaml", "plan.json", "plan.txt", "bench.json",
                  "README.md", "manifest.json"):
         assert name in files, name
+    dashboard = json.loads(files["grafana/console-dashboard.json"])  # the Grafana dashboard travels too
+    assert dashboard["panels"] and "grafana/console-dashboard.json" in files["README.md"]
     readme = files["README.md"]
     assert "## Security" in readme and "127.0.0.1 only" in readme and "trust-remote-code` is off" in readme
     assert "| output_tokens_per_s | 1234 |" in readme and "NVIDIA H200" in readme

@@ -24,6 +24,7 @@ from console.export.plan_report import planner_report, planner_text
 from console.export.ray import ray_commands, ray_layout, rayservice_yaml
 from console.export.readme import readme_text
 from console.export.serve import serve_script, serve_yaml
+from console.paths import resources_dir
 
 
 def load_bench(path: str | Path) -> dict[str, Any]:
@@ -61,6 +62,9 @@ def bundle_files(config: EngineConfig, options: ServeOptions, *, model_dir: str,
     files["plan.txt"] = planner_text(report)
     if bench is not None:
         files["bench.json"] = json.dumps(bench, indent=2, default=str) + "\n"
+    dashboard = resources_dir() / "grafana" / "console-dashboard.json"
+    if dashboard.is_file():  # for the server's /metrics (vLLM's names) and the console's own series
+        files["grafana/console-dashboard.json"] = dashboard.read_text(encoding="utf-8")
     meta = {"inference_console": __version__, "vllm_server_version": VLLM_SERVER_VERSION,
             "image": options.image, "layout": layout.__dict__, "gpus_per_replica": gpus_per_replica(config),
             "host": options.host, "port": options.port, "trust_remote_code": config.trust_remote_code,
