@@ -43,7 +43,7 @@ def _gpu(st: MetricsStore, seconds: float, **values: float) -> None:
 
 # -- the committed H200 runs -----------------------------------------------------------------------
 def test_bf16_run_fires_kv_preemption_queue_and_power_and_nothing_else(rules) -> None:  # type: ignore[no-untyped-def]
-    store, meta = load_recording(GPU / "series_8b_bf16.json")
+    store, meta = load_recording(GPU / "series_8b_bf16.json.gz")
     assert "bf16" in meta["label"]
     report = evaluate(store, rules, H200_24GB)
     assert report.fired() == {"kv-cache-saturation", "preemptions", "long-queue-wait", "power-throttling"}
@@ -64,7 +64,7 @@ def test_bf16_run_fires_kv_preemption_queue_and_power_and_nothing_else(rules) ->
 
 
 def test_fp8_run_stays_silent(rules) -> None:  # type: ignore[no-untyped-def]
-    store, _ = load_recording(GPU / "series_8b_fp8.json")
+    store, _ = load_recording(GPU / "series_8b_fp8.json.gz")
     report = evaluate(store, rules, H200_24GB)
     # KV peaked at 92% for 2.5 s (window 5 s), queue p90 1.7 s (threshold 2 s), no preemption,
     # SW power cap for one sample only
@@ -73,13 +73,13 @@ def test_fp8_run_stays_silent(rules) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_editing_a_threshold_changes_the_verdict_on_the_same_series(rules) -> None:  # type: ignore[no-untyped-def]
-    store, _ = load_recording(GPU / "series_8b_fp8.json")
+    store, _ = load_recording(GPU / "series_8b_fp8.json.gz")
     assert "kv-cache-saturation" in evaluate(store, rules.with_params("kv-cache-saturation", window_s=2.0)).fired()
     assert "long-queue-wait" in evaluate(store, rules.with_params("long-queue-wait", queued_threshold_s=1.5)).fired()
 
 
 def test_vram_rule_needs_a_budget_and_gpu_series(rules) -> None:  # type: ignore[no-untyped-def]
-    store, _ = load_recording(GPU / "series_8b_bf16.json")
+    store, _ = load_recording(GPU / "series_8b_bf16.json.gz")
     report = evaluate(store, rules)  # no engine settings: budget unknown
     assert "budget is unknown" in report.not_evaluated["vram-foreign"]
     # an engine told it had a quarter of that budget: the rest is "someone else's"
@@ -231,7 +231,7 @@ def test_planner_view_of_a_change() -> None:
 
 # -- the CLI --------------------------------------------------------------------------------------
 def test_cli_advise_json_and_text(capsys: pytest.CaptureFixture[str]) -> None:
-    rec = str(GPU / "series_8b_bf16.json")
+    rec = str(GPU / "series_8b_bf16.json.gz")
     assert main(["advise", "--recording", rec, "--gpu-memory-utilization", "0.1638", "--json",
                  "--model", "Llama-3.1-8B", "--gpu", "h200"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -239,7 +239,7 @@ def test_cli_advise_json_and_text(capsys: pytest.CaptureFixture[str]) -> None:
                                                        "power-throttling"}
     kv = [f for f in out["findings"] if f["rule_id"] == "kv-cache-saturation"][0]
     assert kv["planner"]["after"]["kv_tokens"] > kv["planner"]["before"]["kv_tokens"]
-    assert main(["advise", "--recording", str(GPU / "series_8b_fp8.json")]) == 0
+    assert main(["advise", "--recording", str(GPU / "series_8b_fp8.json.gz")]) == 0
     text = capsys.readouterr().out
     assert "No rule fired" in text and "not evaluated: vram-foreign" in text
 
@@ -264,7 +264,7 @@ def test_since_keeps_the_bin_it_falls_inside(rules) -> None:  # type: ignore[no-
 def test_cli_serve_metrics_serves_then_stops(capsys: pytest.CaptureFixture[str]) -> None:
     import socket
 
-    rec = str(GPU / "series_8b_fp8.json")
+    rec = str(GPU / "series_8b_fp8.json.gz")
     assert main(["serve-metrics", "--recording", rec, "--port", "0", "--seconds", "0.3"]) == 0
     assert "serving http://127.0.0.1:" in capsys.readouterr().out
     with socket.socket() as busy:

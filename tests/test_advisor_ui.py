@@ -48,7 +48,7 @@ def test_live_findings_and_apply(panel: AdvisorPanel, qtbot: Any) -> None:
 
 
 def test_replaying_a_recording_and_back_to_live(panel: AdvisorPanel, tmp_path: Path) -> None:
-    assert panel.open_recording(str(ROOT / "benchmarks/gpu/results/series_8b_bf16.json"))
+    assert panel.open_recording(str(ROOT / "benchmarks/gpu/results/series_8b_bf16.json.gz"))
     titles = [panel.list.item(i).text() for i in range(panel.list.count())]
     assert len(titles) == 4  # KV, preemptions, queue wait, power cap (as `advise` says)
     assert "vram-foreign" in panel.header.text()  # its budget is unknown: said, not hidden

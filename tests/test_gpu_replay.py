@@ -31,7 +31,9 @@ EMU_GIB = 23.0  # run_gpu.py: the emulated 24 GB card's budget
 
 @lru_cache(maxsize=None)
 def results(name: str) -> dict[str, Any]:
-    return json.loads((RESULTS / name).read_text(encoding="utf-8"))
+    from console.engine.recording import read_json_file
+
+    return dict(read_json_file(RESULTS / name))
 
 
 def h200() -> Calibration:
@@ -136,7 +138,7 @@ def test_overheads_reproduce_from_vllm_log_lines() -> None:
     # cuda_context: NVML's peak minus everything vLLM accounted for (8B bf16 and fp8 series)
     outside = []
     for u, tag in zip(lines[:2], ("bf16", "fp8")):
-        peak = max(s["values"]["mem_used_bytes"] for s in results(f"series_8b_{tag}.json")["device"])
+        peak = max(s["values"]["mem_used_bytes"] for s in results(f"series_8b_{tag}.json.gz")["device"])
         outside.append(peak - (u["weights"] + u["activation"] + u["non_torch"] + u["graphs"] + u["kv"]) * GiB)
     assert 1.2 * GiB < max(outside) <= cal.overheads["cuda_context"]["bytes"] < max(outside) + MiB
 
@@ -154,7 +156,7 @@ def test_nvml_saw_more_than_a_24gb_card_holds() -> None:
     RTX 4090 in use, even after taking away what NVML reported as used on the idle card."""
     card = GPU_PROFILES["rtx-4090"].memory_bytes
     for tag in ("bf16", "fp8"):
-        device = results(f"series_8b_{tag}.json")["device"]
+        device = results(f"series_8b_{tag}.json.gz")["device"]
         idle = device[0]["values"]["mem_used_bytes"]
         peak = max(s["values"]["mem_used_bytes"] for s in device)
         assert idle < 1 * GiB
@@ -202,7 +204,7 @@ def replay(series: dict[str, Any]) -> MetricsStore:
 
 @pytest.mark.parametrize("tag", ["bf16", "fp8"])
 def test_series_add_up_to_the_bench(tag: str) -> None:
-    series = results(f"series_8b_{tag}.json")
+    series = results(f"series_8b_{tag}.json.gz")
     eng = results("engine.json")
     bench, abort = eng[f"8b_{tag}_bench"], eng[f"8b_{tag}_stream_abort"]
     store = replay(series)
@@ -235,7 +237,7 @@ def test_series_add_up_to_the_bench(tag: str) -> None:
 
 @pytest.mark.parametrize("tag", ["bf16", "fp8"])
 def test_nvml_samples_are_sane(tag: str) -> None:
-    series = results(f"series_8b_{tag}.json")
+    series = results(f"series_8b_{tag}.json.gz")
     store = replay(series)
     samples = store.device_samples()
     assert len(samples) == len(series["device"]) > 100

@@ -27,7 +27,7 @@ def _scrape(url: str) -> dict[str, dict[str, float]]:
 
 
 def test_scrape_matches_the_store_and_stop_frees_the_port() -> None:
-    store, _ = load_recording(ROOT / "benchmarks/gpu/results/series_8b_bf16.json")
+    store, _ = load_recording(ROOT / "benchmarks/gpu/results/series_8b_bf16.json.gz")
     server = MetricsServer(store, port=0, model_name="llama-8b")
     host, port = server.start()
     try:
@@ -93,7 +93,7 @@ def test_grafana_dashboard_only_queries_metrics_the_endpoint_exposes() -> None:
     used = {m for e in exprs for m in re.findall(r"\b((?:vllm:|console_)[a-z0-9_:]+)", e)}
     assert {"vllm:kv_cache_usage_perc", "vllm:num_requests_waiting", "console_gpu_power_watts",
             "console_gpu_throttle_reasons"} <= used
-    store, _ = load_recording(ROOT / "benchmarks/gpu/results/series_8b_bf16.json")
+    store, _ = load_recording(ROOT / "benchmarks/gpu/results/series_8b_bf16.json.gz")
     server = MetricsServer(store, port=0)
     server.start()
     try:

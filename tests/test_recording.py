@@ -3,6 +3,7 @@ broken files are one readable error."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -39,8 +40,8 @@ def test_round_trip_keeps_every_series(tmp_path: Path) -> None:
 
 
 def test_gpu_evidence_series_load_whole() -> None:
-    path = ROOT / "benchmarks/gpu/results/series_8b_bf16.json"
-    raw = json.loads(path.read_text())
+    path = ROOT / "benchmarks/gpu/results/series_8b_bf16.json.gz"
+    raw = json.loads(gzip.decompress(path.read_bytes()))
     st, meta = load_recording(path)
     assert meta["label"] == raw["label"]
     assert len(st.bins()) == len(raw["bins"]) == 28
@@ -65,3 +66,15 @@ def test_broken_files_are_one_clear_error(tmp_path: Path, text: str, words: str)
         load_recording(path)
     with pytest.raises(RecordingError, match="no recording at"):
         load_recording(tmp_path / "missing.json")
+
+
+def test_gzipped_recording_round_trip(tmp_path: Path) -> None:
+    store = MetricsStore()
+    store.record_step(running=3, waiting=1, kv_usage=0.5, generation_tokens=7)
+    path = save_recording(store, tmp_path / "rec.json.gz", {"model": "m"})
+    assert path.read_bytes()[:2] == b"\x1f\x8b"  # really gzip
+    loaded, meta = load_recording(path)
+    assert meta["model"] == "m" and loaded.totals["generation_tokens"] == 7
+    (tmp_path / "bad.json.gz").write_bytes(b"not gzip")
+    with pytest.raises(RecordingError):
+        load_recording(tmp_path / "bad.json.gz")

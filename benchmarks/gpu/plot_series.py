@@ -3,7 +3,7 @@
 ``t_start`` and ``label``) as one PNG: engine stats and NVML samples on one time axis.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/gpu/plot_series.py \\
-        benchmarks/gpu/results/series_8b_bf16.json docs/gpu/series_8b_bf16.png
+        benchmarks/gpu/results/series_8b_bf16.json.gz docs/gpu/series_8b_bf16.png
 
 Panels, top to bottom: KV-cache usage; running / waiting requests; prompt and generation tok/s
 (per 0.5 s bin); TTFT of each request (when its first token came); NVML memory used (with the
@@ -25,7 +25,9 @@ RTX_4090_BYTES = 24564 * (1 << 20)  # NVML total of a 24 GB card (console/planne
 
 
 def load(path: Path) -> dict[str, Any]:
-    data = json.loads(path.read_text(encoding="utf-8"))
+    from console.engine.recording import read_json_file
+
+    data = read_json_file(path)
     for key in ("resolution_s", "bins", "device", "ttft"):
         if key not in data:
             raise SystemExit(f"{path}: not a MetricsStore series (no '{key}')")

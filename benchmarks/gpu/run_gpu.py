@@ -189,7 +189,7 @@ def phase_engine(out: Path) -> dict[str, Any]:
             series = host.metrics.to_json()
             series["t_start"] = t_start
             series["label"] = f"Llama-3.1-8B shape, dummy weights, {tag}, emulated 24 GB (util {util})"
-            (out / f"series_8b_{tag}.json").write_text(json.dumps(series))
+            (out / f"series_8b_{tag}.json").write_text(json.dumps(series))  # committed gzipped
             log(f"8b {tag}: {json.dumps(res[f'8b_{tag}_bench']['throughput'])[:300]}")
     finally:
         sampler.stop()

@@ -5,12 +5,13 @@ series in ``benchmarks/gpu/results`` have the same shape and load the same way."
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections import deque
 from pathlib import Path
 from typing import Any
 
-from console.atomic import atomic_write_text
+from console.atomic import atomic_write_bytes, atomic_write_text
 from console.engine.metrics import DeviceSample, FinishedRecord, MetricsBin, MetricsStore
 
 FORMAT = "inference-console-recording/1"
@@ -50,12 +51,26 @@ def from_json(data: dict[str, Any]) -> MetricsStore:
     return store
 
 
+def read_json_file(path: Path) -> Any:
+    """JSON from ``path``, gunzipped first when the name ends in ``.gz`` (recordings compress ~8x)."""
+    path = Path(path)
+    raw = path.read_bytes()
+    if path.suffix == ".gz":
+        raw = gzip.decompress(raw)
+    return json.loads(raw.decode("utf-8"))
+
+
 def save_recording(store: MetricsStore, path: Path, meta: dict[str, Any] | None = None) -> Path:
-    """Write the store's whole history (and ``meta``: model, preset, engine settings) to ``path``."""
+    """Write the store's whole history (and ``meta``: model, preset, engine settings) to ``path``
+    (gzip-compressed when the name ends in ``.gz``)."""
     data = store.to_json()
     data["format"] = FORMAT
     data["meta"] = dict(meta or {})
-    atomic_write_text(Path(path), json.dumps(data))
+    text = json.dumps(data)
+    if Path(path).suffix == ".gz":
+        atomic_write_bytes(Path(path), gzip.compress(text.encode("utf-8")))
+    else:
+        atomic_write_text(Path(path), text)
     return Path(path)
 
 
@@ -63,13 +78,15 @@ def load_recording(path: Path) -> tuple[MetricsStore, dict[str, Any]]:
     """The store and the meta dict of a recording file (a GPU evidence series works too: its
     ``label`` becomes ``meta["label"]``)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = read_json_file(Path(path))
     except FileNotFoundError:
         raise RecordingError(f"no recording at {path}") from None
     except OSError as exc:
         raise RecordingError(f"cannot read {path}: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
         raise RecordingError(f"{path} is not JSON ({exc.msg}, line {exc.lineno})") from None
+    except (gzip.BadGzipFile, EOFError, UnicodeDecodeError) as exc:
+        raise RecordingError(f"{path} is not a readable recording ({exc})") from None
     if not isinstance(data, dict):
         raise RecordingError(f"{path} is not a metrics recording")
     meta = dict(data.get("meta") or {})
