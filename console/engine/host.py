@@ -22,7 +22,7 @@ import queue
 import threading
 import time
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterator, TypeVar
+from typing import Any, Awaitable, Iterator, TypeVar
 
 from console.config import EngineConfig, SamplingSettings
 from console.engine import vllm_compat
@@ -461,12 +461,6 @@ class EngineHost:
 
     def generate(self, request: GenerationRequest, timeout: float | None = None) -> StreamEvent:
         return self.submit(request).result(timeout)
-
-    def wait_ready(self, future: cf.Future[EngineInfo], timeout: float | None = None) -> EngineInfo:
-        return future.result(timeout)
-
-    def call_soon(self, fn: Callable[[], Any]) -> None:
-        self._ensure_loop().call_soon_threadsafe(fn)
 
 
 __all__ = ["EngineHost", "RequestHandle", "prepare_config", "resolve_device", "cuda_available"]
