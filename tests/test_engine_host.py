@@ -85,6 +85,28 @@ def test_many_concurrent_requests_and_cancelling_one_leaves_others(engine_host: 
     assert isinstance(v, RequestFinished) and v.finish_reason == "abort"
 
 
+def test_a_request_cancelled_before_it_starts_still_ends(engine_host: EngineHost) -> None:
+    """A cancel that reaches the engine loop in the same turn as the submit cancels the task before
+    its first step, so the request's own code never runs. Its handle must still resolve (a batch
+    waiting on it hung CI for 75 minutes) and its sink must still get a terminal event."""
+    blocked = threading.Event()
+
+    async def hold_the_loop() -> None:
+        blocked.set()
+        time.sleep(0.5)  # blocks the loop: the submit and cancel below queue up behind it
+
+    engine_host.run_coroutine(hold_the_loop())
+    assert blocked.wait(10)
+    events: queue.Queue = queue.Queue()
+    handle = engine_host.submit(_req(64), events.put)
+    handle.cancel()
+    final = handle.result(timeout=30)
+    assert isinstance(final, RequestFinished) and final.finish_reason == "abort"
+    assert final.output_tokens == 0
+    assert events.get(timeout=5) == final
+    assert isinstance(engine_host.generate(_req(4), timeout=60), RequestFinished)
+
+
 def test_prompt_longer_than_context_is_a_per_request_error(engine_host: EngineHost) -> None:
     long_prompt = " ".join(["capital"] * 3000)  # far beyond max_model_len 1024
     ev = engine_host.generate(_req(4, long_prompt), timeout=60)

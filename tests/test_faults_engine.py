@@ -140,7 +140,7 @@ def test_refused_loads_deleted_folder_and_unload_during_batch(tiny_model: Path, 
                 two_done.set()
 
         summary: list[BatchSummary] = []
-        runner = threading.Thread(target=lambda: summary.append(
+        runner = threading.Thread(daemon=True, target=lambda: summary.append(
             run_batch(host, requests, out, concurrency=2, on_result=on_result)))
         runner.start()
         assert two_done.wait(timeout=300)
@@ -238,7 +238,7 @@ def test_chats_and_a_batch_at_once_cancelling_one_leaves_the_others(engine_host:
         if sum(1 for _ in iter_output(out)) >= 3:
             task.cancel()  # cancel the batch while the chats are still streaming
 
-    runner = threading.Thread(target=lambda: summary.append(
+    runner = threading.Thread(daemon=True, target=lambda: summary.append(
         run_batch(engine_host, requests, out, task, concurrency=3, on_result=on_result)))
     runner.start()
     assert isinstance(victim_q.get(timeout=60), TokenDelta)

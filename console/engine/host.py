@@ -348,9 +348,24 @@ class EngineHost:
         def start() -> None:
             task = loop.create_task(self._run(request, on_event, handle))
             self._tasks[request.request_id] = task
+            task.add_done_callback(lambda t: self._task_done(request.request_id, on_event, handle))
 
         loop.call_soon_threadsafe(start)
         return handle
+
+    def _task_done(self, request_id: str, sink: EventSink | None, handle: RequestHandle) -> None:
+        """A request's task ended. A task cancelled before its first step never runs ``_run``'s
+        body, so nothing resolved its handle: do it here, or whoever waits on it waits forever."""
+        self._tasks.pop(request_id, None)
+        if handle.future.done():
+            return
+        event = RequestFinished(request_id, "", "abort", 0, 0, None, 0.0)
+        if sink is not None:
+            try:
+                sink(event)
+            except Exception:
+                log.exception("event sink failed")
+        handle.future.set_result(event)
 
     def abort(self, request_id: str) -> None:
         loop = self._loop
