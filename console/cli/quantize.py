@@ -1,0 +1,68 @@
+"""``inference-console quantize --model NAME --method awq [--calib FILE] [--out NAME]``.
+
+Progress (per layer, with an ETA) and the job's log go to stderr; the comparison of the original
+and the quantized model (perplexity, answers, size, memory, speed) to stdout. Exit status 1 when
+the quality gate rejects the result (the new model is then removed unless ``--keep-rejected``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from console.cli.common import CliError, ProgressPrinter, print_json, print_table, quiet_engine_logs
+from console.jobs import TaskState
+from console.models.store import ModelStore
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("quantize", help="quantize a model (AWQ int4), check its quality and speed")
+    p.add_argument("--model", required=True, help="the source model in the store")
+    p.add_argument("--method", default="awq", choices=["awq"],
+                   help="awq: int4 weights with AutoAWQ (FP8 needs no job: use the *-fp8 presets)")
+    p.add_argument("--calib", type=Path, help="calibration text (paragraphs separated by blank lines; "
+                                              "default: the built-in corpus)")
+    p.add_argument("--out", help="name of the new model (default: <model>-awq-w4)")
+    p.add_argument("--group-size", type=int, help="AWQ group size (default 128, or 64 when the "
+                                                  "model's widths need it)")
+    p.add_argument("--no-zero-point", action="store_true", help="symmetric quantization")
+    p.add_argument("--no-gate", action="store_true", help="skip the quality and speed comparison")
+    p.add_argument("--keep-rejected", action="store_true", help="keep the model even if the gate rejects it")
+    p.add_argument("--log", action="store_true", help="echo the job's log lines on stderr")
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    p.set_defaults(func=cmd_quantize)
+
+
+def cmd_quantize(args: argparse.Namespace) -> int:
+    from console.quant.job import AwqParams, QuantizeError
+    from console.quant.pipeline import quantize_and_gate
+
+    quiet_engine_logs(getattr(args, "verbose", False))
+    printer = ProgressPrinter()
+    task = TaskState(printer)
+
+    def on_log(line: str) -> None:
+        if args.log:
+            print(f"  | {line}", file=sys.stderr)
+
+    params = AwqParams(group_size=args.group_size, zero_point=not args.no_zero_point)
+    try:
+        outcome = quantize_and_gate(ModelStore(), args.model, args.out, params=params, calib_file=args.calib,
+                                    task=task, on_log=on_log, gate=not args.no_gate,
+                                    keep_rejected=args.keep_rejected)
+    except QuantizeError as exc:
+        raise CliError(str(exc)) from exc
+    entry, gate = outcome.entry, outcome.gate
+    seconds = (entry.lineage or {}).get("seconds")
+    print(f"quantized {args.model} -> {entry.name} in {seconds} s", file=sys.stderr)
+    if gate is None:
+        return 0
+    if args.json:
+        print_json({"model": entry.name, "kept": outcome.kept, **gate.to_dict()})
+    else:
+        print_table([list(r) for r in gate.table()], ["", args.model, entry.name])
+        print(gate.message)
+    if not outcome.kept:
+        print(f"{entry.name} was removed from the store (use --keep-rejected to keep it)", file=sys.stderr)
+    return 0 if gate.passed else 1

@@ -1,0 +1,188 @@
+"""The AWQ quantize job: a child process writes the checkpoint into the store's staging area.
+
+``quantize_awq`` checks the request (source model, name, group size against the model's shape),
+starts ``python -m console.quant.awq_worker`` and turns its JSON lines into
+:class:`console.jobs.TaskState` progress (per decoder layer, with an ETA) and log lines. Cancel
+kills the child; the store's staging context then deletes the partial folder, so the registry
+never lists a half-written model. The new model carries its lineage (source, method, parameters,
+calibration set, date, tool versions).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from console.jobs import Cancelled, TaskState
+from console.models.store import ModelEntry, ModelStore, StoreError
+from console.quant.gate import calibration_path
+
+LogSink = Callable[[str], None]
+AUTOAWQ_VERSION = "0.2.9"
+
+
+class QuantizeError(Exception):
+    """A quantize job that failed; the message is meant for the user."""
+
+
+@dataclass(frozen=True)
+class AwqParams:
+    w_bit: int = 4
+    group_size: int | None = None  # None: 128 when the model's widths allow it, else 64 or 32
+    zero_point: bool = True
+    version: str = "GEMM"
+    max_seq_len: int = 256
+    compute_dtype: str = "float16"
+    clip: bool = True        # AWQ's weight-clipping search (slow on CPU; see awq_worker)
+    clip_tokens: int = 128   # tokens sampled by that search (AutoAWQ's default: 512)
+
+
+def awq_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("awq") is not None
+
+
+def pick_group_size(model_dir: Path, wanted: int | None) -> int:
+    """AWQ groups must divide every quantized input width (hidden and intermediate size)."""
+    cfg = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8"))
+    widths = [int(cfg[k]) for k in ("hidden_size", "intermediate_size") if k in cfg]
+    candidates = [wanted] if wanted else [128, 64, 32]
+    for g in candidates:
+        if all(w % g == 0 for w in widths):
+            return g
+    raise QuantizeError(f"group size {wanted} does not divide the model's widths {widths}; "
+                        "pick one that does (128, 64 or 32)")
+
+
+def calibration_info(path: Path) -> dict[str, Any]:
+    data = Path(path).read_bytes()
+    text = data.decode("utf-8")
+    paragraphs = [p for p in text.split("\n\n") if p.strip()]
+    builtin = Path(path).resolve() == calibration_path().resolve()
+    return {"file": "built-in corpus (resources/quant/calibration.txt)" if builtin else str(path),
+            "sha256": hashlib.sha256(data).hexdigest()[:16], "paragraphs": len(paragraphs),
+            "words": len(text.split())}
+
+
+def default_name(source: str, params: AwqParams) -> str:
+    return f"{source}-awq-w{params.w_bit}"[:64]
+
+
+def run_worker(spec: dict[str, Any], task: TaskState, on_log: LogSink | None = None) -> dict[str, Any]:
+    """Run the AWQ child process for ``spec``; returns its final ``done`` message."""
+    log = on_log or (lambda _line: None)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+        json.dump(spec, fh)
+        spec_file = fh.name
+    env = dict(os.environ, PYTHONUNBUFFERED="1", TRANSFORMERS_VERBOSITY="error", TQDM_DISABLE="1",
+               PYTHONWARNINGS="ignore")
+    proc = subprocess.Popen([sys.executable, "-m", "console.quant.awq_worker", spec_file],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    stderr_tail: list[str] = []
+
+    def pump_stderr() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            line = line.rstrip()
+            if line:
+                stderr_tail[:] = (stderr_tail + [line])[-20:]
+                log(line)
+
+    pump = threading.Thread(target=pump_stderr, daemon=True)
+    pump.start()
+    error: str | None = None
+    done: dict[str, Any] = {}
+    watchdog_stop = threading.Event()
+
+    def watch_cancel() -> None:
+        # The child may be silent for a minute inside one layer: kill it as soon as cancel is asked.
+        while not watchdog_stop.wait(0.2):
+            if task.cancelled and proc.poll() is None:
+                proc.kill()
+                return
+
+    watcher = threading.Thread(target=watch_cancel, daemon=True)
+    watcher.start()
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            try:
+                msg = json.loads(line)
+            except json.JSONDecodeError:
+                log(line.rstrip())
+                continue
+            kind = msg.get("type")
+            if kind == "progress":
+                task.report(msg["stage"], msg.get("fraction"), msg.get("message", ""))
+                log(f"{msg['stage']} {msg.get('message', '')}".rstrip())
+            elif kind == "log":
+                log(msg["line"])
+            elif kind == "error":
+                error = msg["message"]
+            elif kind == "done":
+                done = msg
+        proc.wait()
+    finally:
+        watchdog_stop.set()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        pump.join(timeout=5)
+        os.unlink(spec_file)
+    if task.cancelled:
+        raise Cancelled()
+    if proc.returncode != 0:
+        tail = " | ".join(stderr_tail[-3:])
+        raise QuantizeError(error or f"the AWQ process stopped (exit {proc.returncode}): {tail}")
+    return done
+
+
+def quantize_awq(store: ModelStore, source: str, out_name: str | None = None, *,
+                 params: AwqParams | None = None, calib_file: Path | None = None,
+                 task: TaskState | None = None, on_log: LogSink | None = None,
+                 apply_fix: bool = True) -> ModelEntry:
+    """AWQ-quantize store model ``source`` into a new store model (default ``<source>-awq-w4``)."""
+    task = task or TaskState()
+    params = params or AwqParams()
+    if not awq_available():
+        raise QuantizeError("AutoAWQ is not installed: run packaging/setup.sh --with-quant "
+                            f"(it installs autoawq=={AUTOAWQ_VERSION} without its GPU-only pins)")
+    src = store.get(source)
+    if src.quantization:
+        raise QuantizeError(f"'{source}' is already quantized ({src.quantization}); start from the original")
+    name = out_name or default_name(source, params)
+    if name in store:
+        raise StoreError(f"A model named '{name}' already exists; remove it or pick another name")
+    group = pick_group_size(Path(src.path), params.group_size)
+    params = AwqParams(**{**asdict(params), "group_size": group})
+    calib = Path(calib_file) if calib_file else calibration_path()
+    if not calib.is_file():
+        raise QuantizeError(f"calibration file {calib} does not exist")
+    started = _dt.datetime.now(_dt.timezone.utc)
+    result: dict[str, Any] = {}
+
+    def write(tmp: Path) -> None:
+        spec = {"source": src.path, "dest": str(tmp), "calib_file": str(calib), "apply_fix": apply_fix,
+                **asdict(params)}
+        result.update(run_worker(spec, task, on_log))
+
+    lineage = {
+        "source": source, "source_path": src.path, "method": "awq", "w_bit": params.w_bit,
+        "group_size": params.group_size, "zero_point": params.zero_point, "version": params.version,
+        "calibration": calibration_info(calib), "max_seq_len": params.max_seq_len,
+        "date": started.isoformat(timespec="seconds"), "tool": f"autoawq {AUTOAWQ_VERSION}",
+        "cpu_scale_fix": apply_fix,
+    }
+    store.add_staged(name, write, source=f"AWQ int{params.w_bit} of {source}", lineage=lineage)
+    lineage["seconds"] = result.get("seconds")
+    return store.update(name, lineage=lineage)

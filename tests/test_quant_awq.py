@@ -1,0 +1,130 @@
+"""AWQ quantize job on a tiny model: progress, lineage, cancel, and the double-scale regression.
+
+The tiny Llama gets varied RMSNorm weights and per-input-channel weight magnitudes, as trained
+models have: with the uniform random weights of a fresh model AutoAWQ's scales are all ~1 and the
+CPU double-scale bug (console/quant/awq_patch.py) would go unseen.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from console.jobs import Cancelled, TaskState
+from console.models.store import ModelStore
+from console.quant.awq_format import check_scaling
+from console.quant.job import AwqParams, quantize_awq
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("CONSOLE_TESTS_WITHOUT_QUANT") == "1", reason="quant extra explicitly not installed")
+
+FAST = AwqParams(max_seq_len=64)
+
+
+def make_awq_testbed(folder: Path) -> Path:
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    from console.models.synthetic import make_llama
+
+    make_llama(folder)
+    tensors = load_file(str(folder / "model.safetensors"))
+    g = torch.Generator().manual_seed(1)
+    for k, t in tensors.items():
+        if k.endswith("layernorm.weight"):
+            tensors[k] = (torch.rand(t.shape, generator=g) * 1.8 + 0.2).to(t.dtype)
+        if k.endswith(("q_proj.weight", "k_proj.weight", "v_proj.weight", "gate_proj.weight",
+                       "up_proj.weight", "down_proj.weight")):
+            c = torch.exp(torch.randn(t.shape[1], generator=g))
+            tensors[k] = (t.float() * c[None, :]).to(t.dtype)
+    save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
+    return folder
+
+
+@pytest.fixture(scope="module")
+def awq_store(tmp_path_factory: pytest.TempPathFactory) -> ModelStore:
+    root = tmp_path_factory.mktemp("awq")
+    store = ModelStore(root / "store")
+    store.add_reference("tiny", make_awq_testbed(root / "tiny-src"))
+    return store
+
+
+@pytest.fixture(scope="module")
+def calib(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from console.quant.gate import calibration_path
+
+    paragraphs = calibration_path().read_text(encoding="utf-8").split("\n\n")[:10]
+    f = tmp_path_factory.mktemp("calib") / "calib.txt"
+    f.write_text("\n\n".join(paragraphs), encoding="utf-8")
+    return f
+
+
+@pytest.fixture(scope="module")
+def quantized(awq_store: ModelStore, calib: Path) -> tuple[str, list[tuple[str, float | None]], list[str]]:
+    stages: list[tuple[str, float | None]] = []
+    logs: list[str] = []
+    task = TaskState(lambda p: stages.append((p.stage, p.fraction)))
+    entry = quantize_awq(awq_store, "tiny", "tiny-awq", params=FAST, calib_file=calib, task=task,
+                         on_log=logs.append)
+    return entry.name, stages, logs
+
+
+def test_job_reports_each_layer_and_records_lineage(awq_store: ModelStore, quantized: tuple) -> None:
+    name, stages, logs = quantized
+    names = [s for s, _ in stages]
+    assert "AWQ: layer 1/2" in names and "AWQ: layer 2/2" in names
+    fractions = [f for _, f in stages if f is not None]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert any("scale-search fix applied" in line for line in logs)
+    entry = awq_store.get(name)
+    assert entry.quantization == "awq"
+    lin = entry.lineage or {}
+    assert lin["source"] == "tiny" and lin["method"] == "awq"
+    assert (lin["w_bit"], lin["group_size"], lin["zero_point"], lin["version"]) == (4, 128, True, "GEMM")
+    assert lin["calibration"]["paragraphs"] == 10 and len(lin["calibration"]["sha256"]) == 16
+    assert lin["date"] and lin["tool"].startswith("autoawq") and lin["seconds"] > 0
+
+
+def test_quantized_weights_carry_the_scale_once(awq_store: ModelStore, quantized: tuple) -> None:
+    check = check_scaling(Path(awq_store.get("tiny").path), Path(awq_store.get(quantized[0]).path))
+    assert check.log_s_spread > 0.2, "the testbed must make AWQ choose non-trivial scales"
+    assert abs(check.slope - 1.0) < 0.15, check.describe()
+    assert check.product_rel_error < 0.2, check.describe()
+    assert check.ok
+
+
+def test_unpatched_autoawq_applies_the_scale_twice(awq_store: ModelStore, calib: Path) -> None:
+    """What went wrong before the fix, kept as proof that the check above would catch it."""
+    entry = quantize_awq(awq_store, "tiny", "tiny-awq-unpatched", params=FAST, calib_file=calib,
+                         apply_fix=False)
+    check = check_scaling(Path(awq_store.get("tiny").path), Path(entry.path))
+    assert abs(check.slope - 2.0) < 0.3, check.describe()
+    assert not check.ok
+    awq_store.remove(entry.name)
+
+
+def test_cancel_kills_the_worker_and_leaves_no_model(awq_store: ModelStore, calib: Path) -> None:
+    def on_progress(p: object) -> None:
+        if getattr(p, "stage", "").startswith("AWQ: layer"):
+            task.cancel()
+
+    task = TaskState(on_progress)
+    with pytest.raises(Cancelled):
+        quantize_awq(awq_store, "tiny", "tiny-cancelled", params=FAST, calib_file=calib, task=task)
+    assert "tiny-cancelled" not in awq_store
+    assert not (awq_store.root / "tiny-cancelled").exists()
+    staging = awq_store.root / ".staging"
+    assert not staging.exists() or not any(staging.iterdir())
+
+
+def test_group_size_follows_the_model_width(tmp_path: Path) -> None:
+    import json
+
+    from console.quant.job import QuantizeError, pick_group_size
+
+    (tmp_path / "config.json").write_text(json.dumps({"hidden_size": 576, "intermediate_size": 1536}))
+    assert pick_group_size(tmp_path, None) == 64  # SmolLM2-135M: 576 is not a multiple of 128
+    with pytest.raises(QuantizeError):
+        pick_group_size(tmp_path, 128)
