@@ -128,3 +128,45 @@ def test_group_size_follows_the_model_width(tmp_path: Path) -> None:
     assert pick_group_size(tmp_path, None) == 64  # SmolLM2-135M: 576 is not a multiple of 128
     with pytest.raises(QuantizeError):
         pick_group_size(tmp_path, 128)
+
+
+@pytest.mark.engine
+def test_gate_measures_both_and_rejects_a_broken_checkpoint(awq_store: ModelStore, quantized: tuple,
+                                                            tmp_path: Path) -> None:
+    import shutil
+
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    from console.config import EngineConfig
+    from console.engine.host import EngineHost
+    from console.quant.gate import judge, measure
+    from tests.conftest import TEST_KV_BYTES
+
+    src = Path(awq_store.get("tiny").path)
+    broken = tmp_path / "broken"
+    shutil.copytree(src, broken)
+    t = load_file(str(broken / "model.safetensors"))
+    t["model.norm.weight"] = (t["model.norm.weight"].float() * 40).to(torch.bfloat16)  # garbage logits
+    save_file(t, str(broken / "model.safetensors"), metadata={"format": "pt"})
+
+    def cfg(path: Path) -> EngineConfig:
+        return EngineConfig(model=str(path), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu")
+
+    host = EngineHost()
+    try:
+        original = measure(host, "tiny", cfg(src))
+        awq = measure(host, "tiny-awq", cfg(Path(awq_store.get(quantized[0]).path)))
+        bad = measure(host, "broken", cfg(broken))
+    finally:
+        host.close()
+    for r in (original, awq, bad):
+        assert r.heldout_tokens > 100 and len(r.answers) == 4 and r.tokens_per_s > 0
+    assert awq.weights_bytes < original.weights_bytes
+    ok = judge("awq", original, awq)
+    print(ok.message)
+    assert ok.passed, ok.message
+    rejected = judge("awq", original, bad)
+    assert not rejected.passed
+    assert rejected.message.startswith("Rejected") and f"{original.perplexity:.2f}" in rejected.message
+    assert f"{bad.perplexity:.2f}" in rejected.message and "15%" in rejected.message
