@@ -101,9 +101,13 @@ def run(spec: dict[str, Any]) -> None:
         if eos is not None:
             stream.append(int(eos))
     blocks = [stream[i:i + seq_len] for i in range(0, len(stream) - seq_len + 1, seq_len)]
+    max_blocks = spec.get("max_blocks")
+    if max_blocks and len(blocks) > int(max_blocks):  # spread the kept blocks over the whole corpus
+        step = len(blocks) / int(max_blocks)
+        blocks = [blocks[int(i * step)] for i in range(int(max_blocks))]
     if not blocks:
         raise ValueError(f"the calibration text gives {len(stream)} tokens; at least {seq_len} are needed")
-    _log(f"calibration: {len(texts)} paragraphs, {len(stream)} tokens, {len(blocks)} blocks of {seq_len} tokens")
+    _log(f"calibration: {len(texts)} paragraphs, {len(stream)} tokens; using {len(blocks)} blocks of {seq_len} tokens")
 
     quant_config = {"w_bit": int(spec.get("w_bit", 4)), "q_group_size": int(spec.get("group_size", 128)),
                     "zero_point": bool(spec.get("zero_point", True)), "version": spec.get("version", "GEMM")}

@@ -44,6 +44,7 @@ class AwqParams:
     compute_dtype: str = "float16"
     clip: bool = True        # AWQ's weight-clipping search (slow on CPU; see awq_worker)
     clip_tokens: int = 128   # tokens sampled by that search (AutoAWQ's default: 512)
+    max_blocks: int | None = None  # calibrate on at most this many blocks of max_seq_len tokens
 
 
 def awq_available() -> bool:

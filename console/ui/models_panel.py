@@ -194,6 +194,8 @@ class ModelsPanel(QWidget):
         self.import_folder_button.clicked.connect(lambda: self.import_folder())
         self.remove_button.clicked.connect(lambda: self.remove_selected())
         self.details_button.clicked.connect(self.show_details)
+        self.quantize_button = QPushButton(self.tr("Quantize…"), self)
+        self.quantize_button.clicked.connect(lambda: self.quantize_selected())
 
         self.preset_combo = QComboBox(self)
         self.preset_combo.currentIndexChanged.connect(self._on_preset_combo_changed)
@@ -260,6 +262,7 @@ class ModelsPanel(QWidget):
         row = QHBoxLayout()
         for b in (self.import_gguf_button, self.import_folder_button, self.remove_button, self.details_button):
             row.addWidget(b)
+        row.addWidget(self.quantize_button)
         root.addLayout(row)
 
         config_box = QGroupBox(self.tr("Preset and knobs"), self)
@@ -487,6 +490,19 @@ class ModelsPanel(QWidget):
             self.message.emit(self.tr("Import cancelled; nothing was added"))
 
         return run_with_progress(self, title, fn, done, failed, cancelled)
+
+    def quantize_selected(self) -> Any:
+        """Open the Quantize dialog (console/ui/quantize_dialog.py) for the selected model."""
+        entry = self.selected_entry()
+        if entry is None:
+            self.show_error(self.tr("Select a model to quantize"))
+            return None
+        from console.ui.quantize_dialog import QuantizeDialog
+
+        dialog = QuantizeDialog(self.ctx, entry.name, self)
+        dialog.modelAdded.connect(lambda name: self.refresh(select=name))
+        dialog.show()
+        return dialog
 
     def remove_selected(self, confirm: bool = True) -> Any:
         entry = self.selected_entry()

@@ -1270,6 +1270,11 @@
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
+      <source>Quantize…</source>
+      <translation>量化…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/models_panel.py" />
       <source>Reload</source>
       <translation>重新加载</translation>
     </message>
@@ -1302,6 +1307,11 @@
       <location filename="../../console/ui/models_panel.py" />
       <source>Select a model in the table first</source>
       <translation>请先在表格中选择一个模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/models_panel.py" />
+      <source>Select a model to quantize</source>
+      <translation>请选择要量化的模型</translation>
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
@@ -1475,6 +1485,139 @@
       <location filename="../../console/ui/monitor_panel.py" />
       <source>{t:.0f} °C</source>
       <translation>{t:.0f} °C</translation>
+    </message>
+  </context>
+  <context>
+    <name>QuantizeDialog</name>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>16-bit</source>
+      <translation>16 位</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>AWQ int4 (w4, group 128, zero point, GEMM) — a new model</source>
+      <translation>AWQ int4（w4，分组 128，零点，GEMM）— 生成新模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Browse…</source>
+      <translation>浏览…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Calibration text</source>
+      <translation>校准文本</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Calibration text:</source>
+      <translation>校准文本：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Cancel job</source>
+      <translation>取消任务</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Cancelled; nothing was added to the store</source>
+      <translation>已取消；模型库中未添加任何内容</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Cancelling…</source>
+      <translation>正在取消…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Done: {0} is in the store</source>
+      <translation>完成：{0} 已加入模型库</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>ETA {0} s</source>
+      <translation>预计剩余 {0} 秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>FP8 KV cache (preset gpu-fp8-kv)</source>
+      <translation>FP8 KV 缓存（预设 gpu-fp8-kv）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>FP8 weights (preset 4090-fp8)</source>
+      <translation>FP8 权重（预设 4090-fp8）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>FP8 weights + FP8 KV cache (preset 4090-fp8-kv8)</source>
+      <translation>FP8 权重 + FP8 KV 缓存（预设 4090-fp8-kv8）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Failed: {0}</source>
+      <translation>失败：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Method:</source>
+      <translation>方法：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>New model name:</source>
+      <translation>新模型名称：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>No job needed: vLLM quantizes on load (FP8 weights need an Ada or Hopper GPU). Select the preset {0} in the Models panel. Memory won for an 8B model on an RTX 4090, by the planner:</source>
+      <translation>无需任务：vLLM 在加载时量化（FP8 权重需要 Ada 或 Hopper GPU）。请在模型面板中选择预设 {0}。规划器估算的 8B 模型在 RTX 4090 上节省的显存：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Original</source>
+      <translation>原始模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Quantize {0}</source>
+      <translation>量化 {0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Quantized</source>
+      <translation>量化后</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Rejected by the quality gate; {0} was not kept</source>
+      <translation>未通过质量检查；{0} 未保留</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Runs AutoAWQ in its own process (minutes per billion parameters on a CPU), then compares perplexity, answers, size and speed with the original in the engine. A result whose perplexity rises more than 15% is rejected and not kept.</source>
+      <translation>在独立进程中运行 AutoAWQ（在 CPU 上每十亿参数需数分钟），然后在引擎中与原始模型比较困惑度、回答、大小和速度。困惑度上升超过 15% 的结果将被拒绝且不保留。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Start</source>
+      <translation>开始</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Starting…</source>
+      <translation>正在启动…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Text files (*.txt);;All files (*)</source>
+      <translation>文本文件 (*.txt);;所有文件 (*)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>built-in corpus</source>
+      <translation>内置语料</translation>
     </message>
   </context>
   <context>

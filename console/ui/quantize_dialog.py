@@ -1,0 +1,230 @@
+"""The "Quantize…" dialog of the Models panel: pick a method or FP8 preset, watch the AWQ job
+(progress per layer, ETA, log), cancel it, and read the comparison with the original at the end.
+
+AWQ runs :func:`console.quant.pipeline.quantize_and_gate` in a background call: the job itself is a
+child process, the quality gate then loads the original and the result in turn in the console's
+engine (the model loaded there is unloaded). FP8 needs no job: vLLM quantizes on load; the dialog
+shows the memory the planner says the preset wins.
+
+Signals:
+    logLine(str): one line of the job's log (emitted from the worker thread, shown in order).
+    modelAdded(str): a quantized model that passed the gate is now in the store.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+    QPlainTextEdit, QProgressBar, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+)
+
+from console.jobs import Progress
+from console.ui.context import AppContext
+from console.ui.tasks import BackgroundCall
+
+Runner = Callable[..., Any]
+
+#: (key, preset name or None for the AWQ job)
+METHODS: list[tuple[str, str | None]] = [("awq", None), ("fp8-w8kv8", "4090-fp8-kv8"),
+                                         ("fp8-weights", "4090-fp8"), ("fp8-kv", "gpu-fp8-kv")]
+
+
+def _default_runner(*args: Any, **kwargs: Any) -> Any:
+    from console.quant.pipeline import quantize_and_gate
+
+    return quantize_and_gate(*args, **kwargs)
+
+
+class QuantizeDialog(QDialog):
+    logLine = Signal(str)
+    modelAdded = Signal(str)
+
+    def __init__(self, ctx: AppContext, source: str, parent: QWidget | None = None,
+                 runner: Runner | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.source = source
+        self._runner = runner or _default_runner
+        self._call: BackgroundCall | None = None
+        self.setWindowTitle(self.tr("Quantize {0}").format(source))
+        self.resize(720, 560)
+
+        self.method_combo = QComboBox(self)
+        labels = {"awq": self.tr("AWQ int4 (w4, group 128, zero point, GEMM) — a new model"),
+                  "fp8-w8kv8": self.tr("FP8 weights + FP8 KV cache (preset 4090-fp8-kv8)"),
+                  "fp8-weights": self.tr("FP8 weights (preset 4090-fp8)"),
+                  "fp8-kv": self.tr("FP8 KV cache (preset gpu-fp8-kv)")}
+        for key, _preset in METHODS:
+            self.method_combo.addItem(labels[key], key)
+        self.method_combo.currentIndexChanged.connect(self._on_method_combo_changed)
+        self.calib_edit = QLineEdit(self)
+        self.calib_edit.setPlaceholderText(self.tr("built-in corpus"))
+        self.calib_button = QPushButton(self.tr("Browse…"), self)
+        self.calib_button.clicked.connect(self._on_calib_button_clicked)
+        self.name_edit = QLineEdit(f"{source}-awq-w4"[:64], self)
+        self.note = QLabel(self)
+        self.note.setWordWrap(True)
+        self.stage_label = QLabel(self)
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, 1000)
+        self.log_view = QPlainTextEdit(self)
+        self.log_view.setReadOnly(True)
+        self.log_view.setMaximumBlockCount(2000)
+        self.table = QTableWidget(0, 3, self)
+        self.table.setHorizontalHeaderLabels(["", self.tr("Original"), self.tr("Quantized")])
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.verdict_label = QLabel(self)
+        self.verdict_label.setWordWrap(True)
+
+        self.start_button = QPushButton(self.tr("Start"), self)
+        self.cancel_button = QPushButton(self.tr("Cancel job"), self)
+        self.cancel_button.setEnabled(False)
+        self.start_button.clicked.connect(self.start)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        self.buttons.rejected.connect(self.reject)
+        self.logLine.connect(self._on_job_log_line)
+        self._build_layout()
+        self._on_method_combo_changed()
+
+    def _build_layout(self) -> None:
+        root = QVBoxLayout(self)
+        form = QFormLayout()
+        form.addRow(self.tr("Method:"), self.method_combo)
+        calib_row = QHBoxLayout()
+        calib_row.addWidget(self.calib_edit)
+        calib_row.addWidget(self.calib_button)
+        form.addRow(self.tr("Calibration text:"), calib_row)
+        form.addRow(self.tr("New model name:"), self.name_edit)
+        root.addLayout(form)
+        root.addWidget(self.note)
+        row = QHBoxLayout()
+        row.addWidget(self.start_button)
+        row.addWidget(self.cancel_button)
+        row.addStretch(1)
+        root.addLayout(row)
+        root.addWidget(self.stage_label)
+        root.addWidget(self.progress)
+        root.addWidget(self.log_view, 2)
+        root.addWidget(self.table, 3)
+        root.addWidget(self.verdict_label)
+        root.addWidget(self.buttons)
+
+    # -- method ---------------------------------------------------------------------------------
+    def method(self) -> str:
+        return str(self.method_combo.currentData())
+
+    def _on_method_combo_changed(self, _index: int = 0) -> None:
+        awq = self.method() == "awq"
+        for w in (self.calib_edit, self.calib_button, self.name_edit, self.start_button):
+            w.setEnabled(awq and self._call is None)
+        if awq:
+            self.note.setText(self.tr("Runs AutoAWQ in its own process (minutes per billion parameters "
+                                      "on a CPU), then compares perplexity, answers, size and speed with the "
+                                      "original in the engine. A result whose perplexity rises more than 15% "
+                                      "is rejected and not kept."))
+            return
+        preset = dict(METHODS)[self.method()]
+        self.note.setText(self.tr("No job needed: vLLM quantizes on load (FP8 weights need an Ada or "
+                                  "Hopper GPU). Select the preset {0} in the Models panel. Memory won "
+                                  "for an 8B model on an RTX 4090, by the planner:").format(preset))
+        self._show_memory_won(preset or "")
+
+    def _show_memory_won(self, preset: str) -> None:
+        try:
+            from console.presets import load_presets
+            from console.quant.fp8 import memory_won
+
+            rows = memory_won(load_presets()[preset].engine).rows()
+        except Exception as exc:  # planner or preset missing: say so, keep the dialog usable
+            self.verdict_label.setText(str(exc))
+            return
+        self._fill_table(rows, self.tr("16-bit"), preset)
+
+    def _fill_table(self, rows: list[tuple[str, str, str]], left: str, right: str) -> None:
+        self.table.setHorizontalHeaderLabels(["", left, right])
+        self.table.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            for c, text in enumerate(row):
+                self.table.setItem(r, c, QTableWidgetItem(text))
+        self.table.resizeColumnsToContents()
+
+    def _on_calib_button_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Calibration text"), "",
+                                              self.tr("Text files (*.txt);;All files (*)"))
+        if path:
+            self.calib_edit.setText(path)
+
+    # -- the job --------------------------------------------------------------------------------
+    def start(self) -> BackgroundCall | None:
+        if self.method() != "awq" or self._call is not None:
+            return None
+        calib = Path(self.calib_edit.text()) if self.calib_edit.text().strip() else None
+        name = self.name_edit.text().strip() or None
+        self.log_view.clear()
+        self.table.setRowCount(0)
+        self.verdict_label.clear()
+        call = BackgroundCall(lambda: self._runner(self.ctx.store, self.source, name, calib_file=calib,
+                                                   task=call.state, on_log=self.logLine.emit,
+                                                   host=self.ctx.host))
+        call.progressed.connect(self._on_job_progressed)
+        call.succeeded.connect(self._on_job_succeeded)
+        call.failed.connect(self._on_job_failed)
+        call.cancelled.connect(self._on_job_cancelled)
+        call.finished.connect(self._on_job_finished)
+        self._call = call
+        self.cancel_button.setEnabled(True)
+        self._on_method_combo_changed()
+        self.stage_label.setText(self.tr("Starting…"))
+        return call.start()
+
+    def cancel(self) -> None:
+        if self._call is not None:
+            self._call.state.cancel()
+            self.stage_label.setText(self.tr("Cancelling…"))
+
+    def _on_job_progressed(self, p: Progress) -> None:
+        eta = p.message or ("" if p.eta_s is None else self.tr("ETA {0} s").format(f"{p.eta_s:.0f}"))
+        self.stage_label.setText(f"{p.stage}  {eta}".strip())
+        if p.fraction is None:
+            self.progress.setRange(0, 0)  # busy: the gate's stages have no length
+        else:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(1000 * p.fraction))
+
+    def _on_job_log_line(self, line: str) -> None:
+        self.log_view.appendPlainText(line)
+
+    def _on_job_succeeded(self, outcome: Any) -> None:
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(1000)
+        gate = outcome.gate
+        if gate is not None:
+            self._fill_table(gate.table(), self.source, outcome.entry.name)
+            self.verdict_label.setText(gate.message)
+        if outcome.kept:
+            self.stage_label.setText(self.tr("Done: {0} is in the store").format(outcome.entry.name))
+            self.modelAdded.emit(outcome.entry.name)
+        else:
+            self.stage_label.setText(self.tr("Rejected by the quality gate; {0} was not kept").format(
+                outcome.entry.name))
+
+    def _on_job_failed(self, message: str) -> None:
+        self.stage_label.setText(self.tr("Failed: {0}").format(message))
+
+    def _on_job_cancelled(self) -> None:
+        self.progress.setValue(0)
+        self.stage_label.setText(self.tr("Cancelled; nothing was added to the store"))
+
+    def _on_job_finished(self) -> None:
+        self._call = None
+        self.cancel_button.setEnabled(False)
+        self._on_method_combo_changed()
+
+    def reject(self) -> None:
+        self.cancel()  # closing the dialog stops the job; the store keeps nothing half-written
+        super().reject()
