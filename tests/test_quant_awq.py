@@ -7,7 +7,6 @@ CPU double-scale bug (console/quant/awq_patch.py) would go unseen.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -16,9 +15,6 @@ from console.jobs import Cancelled, TaskState
 from console.models.store import ModelStore
 from console.quant.awq_format import check_scaling
 from console.quant.job import AwqParams, quantize_awq
-
-pytestmark = pytest.mark.skipif(
-    os.environ.get("CONSOLE_TESTS_WITHOUT_QUANT") == "1", reason="quant extra explicitly not installed")
 
 FAST = AwqParams(max_seq_len=64)
 

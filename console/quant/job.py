@@ -156,7 +156,7 @@ def quantize_awq(store: ModelStore, source: str, out_name: str | None = None, *,
     task = task or TaskState()
     params = params or AwqParams()
     if not awq_available():
-        raise QuantizeError("AutoAWQ is not installed: run packaging/setup.sh --with-quant "
+        raise QuantizeError("AutoAWQ is not installed: run packaging/setup.sh again "
                             f"(it installs autoawq=={AUTOAWQ_VERSION} without its GPU-only pins)")
     src = store.get(source)
     if src.quantization:
