@@ -166,3 +166,17 @@ def test_gate_measures_both_and_rejects_a_broken_checkpoint(awq_store: ModelStor
     assert not rejected.passed
     assert rejected.message.startswith("Rejected") and f"{original.perplexity:.2f}" in rejected.message
     assert f"{bad.perplexity:.2f}" in rejected.message and "15%" in rejected.message
+
+
+def test_cli_quantize_progress_on_stderr(awq_store: ModelStore, calib: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from console.cli.main import main
+
+    assert main(["--store", str(awq_store.root), "quantize", "--model", "missing"]) == 2
+    assert "No model named 'missing'" in capsys.readouterr().err
+    rc = main(["--store", str(awq_store.root), "quantize", "--model", "tiny", "--out", "tiny-cli",
+               "--calib", str(calib), "--no-gate"])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    assert "AWQ: layer 1/2" in err and "AWQ: layer 2/2" in err and "tiny-cli" in err
+    assert awq_store.get("tiny-cli").lineage["calibration"]["file"] == str(calib)
