@@ -26,6 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--out", help="name of the new model (default: <model>-awq-w4)")
     p.add_argument("--group-size", type=int, help="AWQ group size (default 128, or 64 when the "
                                                   "model's widths need it)")
+    p.add_argument("--calib-blocks", type=int, default=5,
+                   help="calibrate on this many blocks of 128 tokens spread over the text (default 5; "
+                        "more: better scales, proportionally slower)")
     p.add_argument("--no-zero-point", action="store_true", help="symmetric quantization")
     p.add_argument("--no-gate", action="store_true", help="skip the quality and speed comparison")
     p.add_argument("--keep-rejected", action="store_true", help="keep the model even if the gate rejects it")
@@ -46,7 +49,8 @@ def cmd_quantize(args: argparse.Namespace) -> int:
         if args.log:
             print(f"  | {line}", file=sys.stderr)
 
-    params = AwqParams(group_size=args.group_size, zero_point=not args.no_zero_point)
+    params = AwqParams(group_size=args.group_size, zero_point=not args.no_zero_point,
+                       max_blocks=args.calib_blocks)
     try:
         outcome = quantize_and_gate(ModelStore(), args.model, args.out, params=params, calib_file=args.calib,
                                     task=task, on_log=on_log, gate=not args.no_gate,
