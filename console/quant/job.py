@@ -184,6 +184,8 @@ def quantize_awq(store: ModelStore, source: str, out_name: str | None = None, *,
         "source": source, "source_path": src.path, "method": "awq", "w_bit": params.w_bit,
         "group_size": params.group_size, "zero_point": params.zero_point, "version": params.version,
         "calibration": calibration_info(calib), "max_seq_len": params.max_seq_len,
+        "max_blocks": params.max_blocks, "compute_dtype": params.compute_dtype,
+        "clip": params.clip, "clip_tokens": params.clip_tokens,
         "date": started.isoformat(timespec="seconds"), "tool": f"autoawq {AUTOAWQ_VERSION}",
         "cpu_scale_fix": apply_fix,
     }
