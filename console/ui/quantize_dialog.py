@@ -18,7 +18,8 @@ from typing import Any, Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+    QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QHeaderView, QLabel,
+    QLineEdit,
     QPlainTextEdit, QProgressBar, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
@@ -54,7 +55,7 @@ class QuantizeDialog(QDialog):
         self.resize(720, 560)
 
         self.method_combo = QComboBox(self)
-        labels = {"awq": self.tr("AWQ int4 (w4, group 128, zero point, GEMM) — a new model"),
+        labels = {"awq": self.tr("AWQ int4 (w4, group 128 or 64, zero point, GEMM) — a new model"),
                   "fp8-w8kv8": self.tr("FP8 weights + FP8 KV cache (preset 4090-fp8-kv8)"),
                   "fp8-weights": self.tr("FP8 weights (preset 4090-fp8)"),
                   "fp8-kv": self.tr("FP8 KV cache (preset gpu-fp8-kv)")}
@@ -76,7 +77,12 @@ class QuantizeDialog(QDialog):
         self.log_view.setMaximumBlockCount(2000)
         self.table = QTableWidget(0, 3, self)
         self.table.setHorizontalHeaderLabels(["", self.tr("Original"), self.tr("Quantized")])
-        self.table.horizontalHeader().setStretchLastSection(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(True)  # answers side by side, wrapped, not one endless line
         self.verdict_label = QLabel(self)
         self.verdict_label.setWordWrap(True)
 
@@ -151,7 +157,7 @@ class QuantizeDialog(QDialog):
         for r, row in enumerate(rows):
             for c, text in enumerate(row):
                 self.table.setItem(r, c, QTableWidgetItem(text))
-        self.table.resizeColumnsToContents()
+        self.table.resizeRowsToContents()
 
     def _on_calib_button_clicked(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Calibration text"), "",

@@ -1496,8 +1496,8 @@
     </message>
     <message>
       <location filename="../../console/ui/quantize_dialog.py" />
-      <source>AWQ int4 (w4, group 128, zero point, GEMM) — a new model</source>
-      <translation>AWQ int4（w4，分组 128，零点，GEMM）— 生成新模型</translation>
+      <source>AWQ int4 (w4, group 128 or 64, zero point, GEMM) — a new model</source>
+      <translation>AWQ int4（w4，分组 128 或 64，零点，GEMM）— 生成新模型</translation>
     </message>
     <message>
       <location filename="../../console/ui/quantize_dialog.py" />
