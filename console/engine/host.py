@@ -52,6 +52,11 @@ T = TypeVar("T")
 DEFAULT_CPU_KV_BYTES = 2 * 1024**3
 
 
+#: Keep vLLM's own default stat loggers (LoggingStatLogger, PrometheusStatLogger) beside ours.
+#: Off: they only cost time (benchmarks/README.md, "stat loggers"); a switch for measuring that.
+VLLM_DEFAULT_STAT_LOGGERS = False
+
+
 def cuda_available() -> bool:
     """True when an NVIDIA GPU is usable, without importing torch (NVML is enough)."""
     try:
@@ -206,12 +211,18 @@ class EngineHost:
             if not (Path(config.model) / "config.json").is_file():
                 raise EngineError(f"{config.model} has no config.json: the model folder is missing or incomplete")
             self._set_status(EngineStatus(EngineState.LOADING, name, "building engine (loading weights, sizing KV cache)"))
-            from console.engine.stats import make_stat_logger_factory
+            from console.engine.stats import make_silent_prometheus_factory, make_stat_logger_factory
 
-            args = vllm_compat.async_engine_args_class()(**config.engine_kwargs(), disable_log_stats=False)
+            # Only our stat logger: vLLM's default ones (a log line every 5 s, Prometheus
+            # histograms fed per token) cost front-end time and nothing here reads them.
+            loggers = [make_stat_logger_factory(self.metrics)]
+            silent = make_silent_prometheus_factory() if not VLLM_DEFAULT_STAT_LOGGERS else None
+            if silent is not None:
+                loggers.append(silent)
+            args = vllm_compat.async_engine_args_class()(
+                **config.engine_kwargs(), disable_log_stats=not VLLM_DEFAULT_STAT_LOGGERS)
             self.metrics.clear()
-            engine = vllm_compat.async_llm_class().from_engine_args(
-                args, stat_loggers=[make_stat_logger_factory(self.metrics)])
+            engine = vllm_compat.async_llm_class().from_engine_args(args, stat_loggers=loggers)
             self._engine = engine
             self._config = config
             self._set_status(EngineStatus(EngineState.LOADING, name, "loading tokenizer"))
