@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Iterator, TypeVar
 
 from console.config import EngineConfig, SamplingSettings
-from console.engine import vllm_compat
+from console.engine import reaper, vllm_compat
 from console.engine.errors import explain
 from console.engine.metrics import MetricsStore
 from console.engine.types import (
@@ -125,6 +125,7 @@ class EngineHost:
         self._tokenizer: Any = None
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._watchdog: asyncio.Task[None] | None = None
+        self._reaper: reaper.Reaper | None = None  # kills the engine's processes if we are killed
         # Load, unload and dead-engine cleanup each await; they must not interleave (a cleanup
         # finishing after a new load would shut the new engine down).
         self._lifecycle = asyncio.Lock()
@@ -222,8 +223,10 @@ class EngineHost:
             args = vllm_compat.async_engine_args_class()(
                 **config.engine_kwargs(), disable_log_stats=not VLLM_DEFAULT_STAT_LOGGERS)
             self.metrics.clear()
+            before = reaper.children()
             engine = vllm_compat.async_llm_class().from_engine_args(args, stat_loggers=loggers)
             self._engine = engine
+            self._reaper = reaper.start(reaper.new_children(before))
             self._config = config
             self._set_status(EngineStatus(EngineState.LOADING, name, "loading tokenizer"))
             from transformers import AutoTokenizer
@@ -310,6 +313,9 @@ class EngineHost:
             engine.shutdown = lambda *args, **kwargs: None
             del engine
             await asyncio.sleep(0.2)  # let vLLM's callbacks on this loop run out
+        if self._reaper is not None:
+            self._reaper.stop()
+            self._reaper = None
 
     def close(self, timeout: float = 60.0) -> None:
         """Shut the engine down and stop the loop thread (idempotent; runs at exit too)."""
