@@ -33,7 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--max-concurrency", type=int, help="at most C requests in flight")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--baselines", default="vllm,hf",
-                   help="comma list of vllm, hf (or 'none'); each runs in a fresh process")
+                   help="comma list of vllm, asyncllm (vLLM's AsyncLLM without the console), hf "
+                        "(or 'none'); each runs in a fresh process")
     p.add_argument("--hf-batch-size", type=int, default=16, help="static batch size of the HF baseline")
     p.add_argument("--json", metavar="PATH", help="write the full report (figures + environment) as JSON")
     p.add_argument("--plot-dir", metavar="DIR", help="write PNG plots here (needs matplotlib)")
@@ -82,9 +83,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     baselines = [] if args.baselines in ("", "none") else [b.strip() for b in args.baselines.split(",")]
-    unknown = set(baselines) - {"vllm", "hf"}
+    unknown = set(baselines) - {"vllm", "asyncllm", "hf"}
     if unknown:
-        raise CliError(f"unknown baseline(s) {', '.join(sorted(unknown))} (choose from vllm, hf)")
+        raise CliError(f"unknown baseline(s) {', '.join(sorted(unknown))} (choose from vllm, asyncllm, hf)")
     rate = None if args.request_rate == float("inf") else args.request_rate
     report: dict[str, Any] = {
         "environment": environment(), "model": name, "model_path": config.model, "preset": preset,
