@@ -35,6 +35,8 @@ sys.path.insert(0, str(ROOT))
 
 CHILD = r"""
 import sys, time
+from console.ui.refcount_guard import pin_singletons
+pin_singletons()
 from PySide6.QtCore import QObject, QEvent, QTimer
 from PySide6.QtWidgets import QApplication
 app = QApplication(sys.argv[:1])
@@ -88,6 +90,9 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     from PySide6.QtCore import Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from console.ui.refcount_guard import pin_singletons
+
+    pin_singletons()  # see console/ui/refcount_guard.py: without it a long run aborts
     from console.config import EngineConfig, SamplingSettings
     from console.engine.types import EngineState, GenerationRequest, RequestFailed, RequestFinished
     from console.ui.context import AppContext
