@@ -271,7 +271,9 @@ class MainWindow(QMainWindow):
         self.state_label.setToolTip(st.error or st.stage or "")
         colour = {EngineState.READY: "#1b7f2a", EngineState.FAILED: "#b00020",
                   EngineState.LOADING: "#b26a00"}.get(st.state, "")
-        self.state_label.setStyleSheet(f"color: {colour}; font-weight: bold;" if colour else "font-weight: bold;")
+        style = f"color: {colour}; font-weight: bold;" if colour else "font-weight: bold;"
+        if self.state_label.styleSheet() != style:  # re-polishing on every 2 Hz tick costs a relayout
+            self.state_label.setStyleSheet(style)
         self.model_label.setText(self.tr("Model: {0}").format(st.model or "—"))
         self.preset_label.setText(self.tr("Preset: {0}").format(self.models.preset_name() or "—"))
         self.memory_label.setText(self.memory_text())

@@ -3,8 +3,15 @@
 Data flow: the engine thread folds vLLM's per-step stats into the :class:`MetricsStore` and the
 device sampler thread adds NVML (or process RAM/CPU) samples to it; this panel never touches the
 engine. A 4 Hz timer pulls only what is new into ring buffers (:class:`MonitorSeries`) and, while
-the tab is visible, redraws every curve from them (pyqtgraph ``setDownsampling(mode='peak')``,
+the tab is visible, redraws the curves from them (pyqtgraph ``setDownsampling(mode='peak')``,
 ``setClipToView(True)``), so the cost per tick does not grow with the request rate.
+
+Painting, not the data, is what the GUI thread pays for (measured with
+``benchmarks/gui_tick_costs.py``: 12 plots offscreen cost ~27 ms of CPU per repaint, most of it
+pyqtgraph's grid lines at every tick level). So: grid lines only at the major ticks, 1-px
+cosmetic pens, each tick redraws one half of the plots (each plot refreshes at 2 Hz and one
+paint covers half the area), and a plot whose data did not change since its last redraw is left
+alone for up to ``STALE_S`` (an idle engine's flat zeros).
 
 Without an NVIDIA GPU the device plots show this process's RAM (the engine's child processes
 included) and CPU instead, and the header says why (``sampler.reason``). With one, power draw vs
@@ -41,7 +48,8 @@ class _Curve:
 
 class MonitorPanel(QWidget):
     WINDOW_S = 600.0
-    REFRESH_MS = 250  # 4 Hz: within the style's 2-10 Hz
+    REFRESH_MS = 250  # 4 Hz; each plot is redrawn every other tick (2 Hz: the style's 2-10 Hz)
+    STALE_S = 2.0  # an unchanged plot is still redrawn this often (its x axis moves with time)
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -50,7 +58,10 @@ class MonitorPanel(QWidget):
         self.gpu = ctx.sampler.kind == "nvml"
         self.curves: dict[str, _Curve] = {}
         self.plots: dict[str, pg.PlotItem] = {}
+        self._plot_curves: dict[str, list[_Curve]] = {}
+        self._drawn: dict[str, tuple[float, list[np.ndarray]]] = {}  # plot -> (when, y arrays drawn)
         self.redraws = 0
+        self.plot_redraws = 0  # plots actually redrawn (the rest were unchanged)
         self.refresh_cpu_s = 0.0  # GUI-thread CPU time spent in ticks (the benchmark reads it)
         self.ticks = 0
 
@@ -126,6 +137,8 @@ class MonitorPanel(QWidget):
             plot.setDownsampling(mode="peak")
             plot.setClipToView(True)
             plot.showGrid(x=True, y=True, alpha=0.25)
+            for axis in ("left", "bottom"):  # grid lines at minor ticks too cost most of a paint
+                plot.getAxis(axis).setStyle(maxTickLevel=0)
             plot.setMouseEnabled(x=True, y=False)
             plot.setXRange(-self.WINDOW_S, 0, padding=0)
             plot.enableAutoRange(axis="y")
@@ -137,9 +150,10 @@ class MonitorPanel(QWidget):
             else:
                 plot.setXLink(first)
             for j, (label, source, key, scale, dashed) in enumerate(curves):
-                pen = pg.mkPen(COLORS[j], width=1.5, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
+                pen = pg.mkPen(COLORS[j], width=1, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
                 item = plot.plot([], [], pen=pen, name=label, connect="finite")
                 self.curves[f"{name}.{key}"] = _Curve(item, source, key, scale)
+                self._plot_curves.setdefault(name, []).append(self.curves[f"{name}.{key}"])
             self.plots[name] = plot
         if self.gpu:
             # power/thermal throttling: red markers on the power curve where NVML reported it
@@ -168,20 +182,36 @@ class MonitorPanel(QWidget):
         self.ticks += 1
         self.series.poll()
         if self.isVisible():
-            self.redraw()
+            names = list(self.plots)
+            self.redraw(names[self.ticks % 2::2])  # alternate halves: smaller, cheaper paints
         self.refresh_cpu_s += time.thread_time() - t0
 
-    def redraw(self) -> Snapshot:
+    def redraw(self, plots: list[str] | None = None, force: bool = False) -> Snapshot:
+        """Redraw ``plots`` (default: all) from a fresh snapshot; a plot whose data did not change
+        is skipped unless ``force`` or its last redraw is older than ``STALE_S``."""
         snap = self.series.snapshot()
-        for curve in self.curves.values():
-            if curve.source == "engine":
-                x, y = snap.engine_x, snap.engine[curve.key]
-            elif curve.source == "latency":
-                x, y = snap.latency_x, snap.latency[curve.key]
-            else:
-                x = snap.device_x
-                y = snap.device.get(curve.key, np.full(len(x), np.nan))
-            curve.item.setData(x, y * curve.scale)
+        for name in self.plots if plots is None else plots:
+            ys: list[np.ndarray] = []
+            xs: list[np.ndarray] = []
+            for curve in self._plot_curves[name]:
+                if curve.source == "engine":
+                    x, y = snap.engine_x, snap.engine[curve.key]
+                elif curve.source == "latency":
+                    x, y = snap.latency_x, snap.latency[curve.key]
+                else:
+                    x = snap.device_x
+                    y = snap.device.get(curve.key, np.full(len(x), np.nan))
+                xs.append(x)
+                ys.append(y * curve.scale)
+            when, drawn = self._drawn.get(name, (-1e18, []))
+            unchanged = len(drawn) == len(ys) and all(
+                a.shape == b.shape and np.array_equal(a, b, equal_nan=True) for a, b in zip(drawn, ys))
+            if unchanged and not force and snap.now - when < self.STALE_S:
+                continue
+            for curve, x, y in zip(self._plot_curves[name], xs, ys):
+                curve.item.setData(x, y)
+            self._drawn[name] = (snap.now, ys)
+            self.plot_redraws += 1
         if self.gpu and "throttle_reasons" in snap.device and "power_w" in snap.device:
             mask = np.nan_to_num(snap.device["throttle_reasons"]).astype(np.int64) & POWER_THERMAL_BITS
             hit = mask != 0
