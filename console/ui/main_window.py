@@ -307,16 +307,18 @@ class MainWindow(QMainWindow):
         export.set_config(config)
 
     def _stop_panels(self) -> None:
-        """Stop the panels' GUI timers (monitor redraw) before closing."""
-        monitor = self.panels.get("monitor")
-        if monitor is not None and hasattr(monitor, "stop"):
-            monitor.stop()
+        """Stop the panels' GUI timers (monitor redraw) and the Advisor's /metrics server (its
+        port is freed) before closing."""
+        for panel in (self.panels.get("monitor"), getattr(self, "advisor", None)):
+            if panel is not None and hasattr(panel, "stop"):
+                panel.stop()
 
     # -- shutdown -------------------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
         if self._shutdown_done or not self.owns_host:
             if not self._shutdown_done:
                 self.save_settings()
+                self._stop_panels()
             event.accept()
             return
         event.ignore()
