@@ -199,12 +199,17 @@ class AdvisorPanel(QWidget):
 
     def _on_open_clicked(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Open a metrics recording"), "",
-                                              self.tr("Recordings (*.json);;All files (*)"))
+                                              self.tr("Recordings (*.json *.json.gz);;All files (*)"))
         if path:
             self.open_recording(path)
 
     def _on_live_clicked(self) -> None:
+        self.show_live()
+
+    def show_live(self) -> None:
+        """Leave a replayed recording and evaluate the live store again."""
         self.replay = None
+        self.replay_meta = {}
         self.live_button.setVisible(False)
         self.refresh()
 

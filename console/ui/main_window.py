@@ -117,6 +117,10 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(current)
         self._sync_export_config()
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
+        monitor, advisor = self.panels.get("monitor"), getattr(self, "advisor", None)
+        if advisor is not None and hasattr(monitor, "recordingOpened"):  # the Advisor replays what the Monitor compares
+            monitor.recordingOpened.connect(advisor.open_recording)
+            monitor.comparisonClosed.connect(advisor.show_live)
 
     def _on_tabs_current_changed(self, _index: int) -> None:
         if self.tabs.currentWidget() is self.panels.get("export"):

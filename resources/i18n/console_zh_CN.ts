@@ -88,13 +88,13 @@
     </message>
     <message>
       <location filename="../../console/ui/advisor_panel.py" />
-      <source>Recordings (*.json)</source>
-      <translation>记录文件 (*.json)</translation>
+      <source>Recordings (*.json *.json.gz);;All files (*)</source>
+      <translation>记录文件 (*.json *.json.gz);;所有文件 (*)</translation>
     </message>
     <message>
       <location filename="../../console/ui/advisor_panel.py" />
-      <source>Recordings (*.json);;All files (*)</source>
-      <translation>记录 (*.json);;所有文件 (*)</translation>
+      <source>Recordings (*.json)</source>
+      <translation>记录文件 (*.json)</translation>
     </message>
     <message>
       <location filename="../../console/ui/advisor_panel.py" />
@@ -1591,6 +1591,26 @@
     <name>MonitorPanel</name>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
+      <source>Cannot open the recording: {0}</source>
+      <translation>无法打开记录：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Close comparison</source>
+      <translation>关闭对比</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Compare with a metrics recording</source>
+      <translation>与指标记录对比</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Compare with recording…</source>
+      <translation>与记录对比…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
       <source>Device: CPU — {reason}</source>
       <translation>设备：CPU — {reason}</translation>
     </message>
@@ -1613,6 +1633,16 @@
       <location filename="../../console/ui/monitor_panel.py" />
       <source>RSS {r:.2f} GiB, CPU {c:.0f}%</source>
       <translation>RSS {r:.2f} GiB，CPU {c:.0f}%</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Recordings (*.json *.json.gz);;All files (*)</source>
+      <translation>记录文件 (*.json *.json.gz);;所有文件 (*)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Solid: live. Dashed: recording “{0}” ({1:.0f} s), its start aligned with the live run's start; {2} of {3} plots have its data.</source>
+      <translation>实线：实时数据。虚线：记录“{0}”（{1:.0f} 秒），其起点与本次实时运行的起点对齐；{3} 个图中有 {2} 个含有它的数据。</translation>
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
