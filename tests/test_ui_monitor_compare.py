@@ -99,3 +99,18 @@ def test_the_advisor_replays_what_the_monitor_compares(home: Path, qtbot: Any) -
     assert w.advisor.replay is None
     w.close()
     ctx.sampler.stop()
+
+
+def test_a_plot_whose_data_did_not_change_is_not_redrawn(panel: Any) -> None:
+    """The paint is what costs (benchmarks/README-gui.md): an idle engine's flat zeros are not
+    re-set on every tick, new data is."""
+    panel.redraw(force=True)
+    when = panel._drawn["kv"][0]
+    panel.redraw()
+    assert panel._drawn["kv"][0] == when  # nothing new: skipped
+    panel.ctx.metrics.record_step(running=3, kv_usage=0.5)
+    panel.series.poll()
+    panel.redraw()
+    assert panel._drawn["kv"][0] > when
+    _x, y = panel.curves["kv.kv_pct"].item.getData()
+    assert np.nanmax(y) == pytest.approx(50.0)
