@@ -16,7 +16,9 @@ from typing import Iterator
 import pytest
 
 from console.models.bundled import bundled_gguf
+from console.ui.refcount_guard import pin_singletons
 
+pin_singletons()  # PySide6 6.12 on Python 3.11 drops a reference to None per void Qt call
 
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")

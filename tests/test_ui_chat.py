@@ -143,3 +143,28 @@ def test_send_without_a_model_explains(home: Path, qtbot: Any) -> None:
     panel.stop_strings.setPlainText("###\nEND")
     s = panel.sampling()
     assert s.top_p == 0.5 and s.stop == ["###", "END"] and s.seed is None
+
+
+def test_streaming_re_renders_only_the_answer_not_the_history(chat: Any, qtbot: Any) -> None:
+    """While an answer streams, the render timer replaces only the answer's text; the whole
+    transcript (history included) is rendered as markdown at the start and the end of it."""
+    chat.max_tokens.setValue(24)
+    chat.input.setPlainText("First question, for the history")
+    assert chat.send()
+    qtbot.waitUntil(lambda: chat.active_id is None, timeout=60_000)
+    full_renders: list[int] = []
+    original = chat.transcript.setMarkdown
+    chat.transcript.setMarkdown = lambda text: (full_renders.append(len(text)), original(text))[1]
+    tails: list[str] = []
+    original_tail = chat._render_stream_tail
+    chat._render_stream_tail = lambda: (original_tail(), tails.append(chat.transcript_text()))[0]
+    chat.max_tokens.setValue(200)
+    chat.input.setPlainText("Second question")
+    assert chat.send()
+    qtbot.waitUntil(lambda: chat.active_id is None, timeout=60_000)
+    assert len(tails) >= 2, "the streaming answer should have been re-rendered several times"
+    assert len(full_renders) <= 3  # the start, the end (and a conversation-list refresh at most)
+    assert all("First question, for the history" in t and "Second question" in t for t in tails)
+    assert len(tails[-1]) > len(tails[0])  # the answer grew in place
+    final = chat.transcript_text()
+    assert final.count("First question, for the history") == 1 and "TTFT" in final

@@ -117,6 +117,10 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(current)
         self._sync_export_config()
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
+        monitor, advisor = self.panels.get("monitor"), getattr(self, "advisor", None)
+        if advisor is not None and hasattr(monitor, "recordingOpened"):  # the Advisor replays what the Monitor compares
+            monitor.recordingOpened.connect(advisor.open_recording)
+            monitor.comparisonClosed.connect(advisor.show_live)
 
     def _on_tabs_current_changed(self, _index: int) -> None:
         if self.tabs.currentWidget() is self.panels.get("export"):
@@ -271,7 +275,9 @@ class MainWindow(QMainWindow):
         self.state_label.setToolTip(st.error or st.stage or "")
         colour = {EngineState.READY: "#1b7f2a", EngineState.FAILED: "#b00020",
                   EngineState.LOADING: "#b26a00"}.get(st.state, "")
-        self.state_label.setStyleSheet(f"color: {colour}; font-weight: bold;" if colour else "font-weight: bold;")
+        style = f"color: {colour}; font-weight: bold;" if colour else "font-weight: bold;"
+        if self.state_label.styleSheet() != style:  # re-polishing on every 2 Hz tick costs a relayout
+            self.state_label.setStyleSheet(style)
         self.model_label.setText(self.tr("Model: {0}").format(st.model or "—"))
         self.preset_label.setText(self.tr("Preset: {0}").format(self.models.preset_name() or "—"))
         self.memory_label.setText(self.memory_text())
@@ -305,16 +311,18 @@ class MainWindow(QMainWindow):
         export.set_config(config)
 
     def _stop_panels(self) -> None:
-        """Stop the panels' GUI timers (monitor redraw) before closing."""
-        monitor = self.panels.get("monitor")
-        if monitor is not None and hasattr(monitor, "stop"):
-            monitor.stop()
+        """Stop the panels' GUI timers (monitor redraw) and the Advisor's /metrics server (its
+        port is freed) before closing."""
+        for panel in (self.panels.get("monitor"), getattr(self, "advisor", None)):
+            if panel is not None and hasattr(panel, "stop"):
+                panel.stop()
 
     # -- shutdown -------------------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
         if self._shutdown_done or not self.owns_host:
             if not self._shutdown_done:
                 self.save_settings()
+                self._stop_panels()
             event.accept()
             return
         event.ignore()

@@ -88,13 +88,13 @@
     </message>
     <message>
       <location filename="../../console/ui/advisor_panel.py" />
-      <source>Recordings (*.json)</source>
-      <translation>记录文件 (*.json)</translation>
+      <source>Recordings (*.json *.json.gz);;All files (*)</source>
+      <translation>记录文件 (*.json *.json.gz);;所有文件 (*)</translation>
     </message>
     <message>
       <location filename="../../console/ui/advisor_panel.py" />
-      <source>Recordings (*.json);;All files (*)</source>
-      <translation>记录 (*.json);;所有文件 (*)</translation>
+      <source>Recordings (*.json)</source>
+      <translation>记录文件 (*.json)</translation>
     </message>
     <message>
       <location filename="../../console/ui/advisor_panel.py" />
@@ -155,6 +155,184 @@
       <location filename="../../console/ui/advisor_panel.py" />
       <source>{0} finding(s) over the {1}.</source>
       <translation>{1}内发现 {0} 项问题。</translation>
+    </message>
+  </context>
+  <context>
+    <name>AdvisorRules</name>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>A hot GPU lowers its clocks: tokens per second drop without any change in the engine. Cooling, airflow or a lower power limit (set with nvidia-smi -pl; a 4090 loses a few % speed at ~300 W) keep clocks steady. The console never changes driver settings itself.</source>
+      <translation>GPU 过热时会降低频率：引擎没有任何变化，每秒 token 数却下降了。改善散热、风道，或调低功耗上限（用 nvidia-smi -pl 设置；4090 在约 300 W 时只慢几个百分点）可以让频率保持稳定。控制台自己从不更改驱动设置。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>A long prompt is prefilled in chunks of max_num_batched_tokens tokens, one chunk per step: a small budget means many steps before the first token.</source>
+      <translation>长提示词按 max_num_batched_tokens 个 token 分块预填充，每步一块：预算小，就要经过很多步才出第一个 token。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>A preempted request loses its KV cache and is recomputed later: wasted GPU time and a latency spike for that user.</source>
+      <translation>被抢占的请求会失去它的 KV 缓存，之后要重新计算：浪费 GPU 时间，该用户的延迟也会突然升高。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Admit more sequences per step.</source>
+      <translation>每步接纳更多序列。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>At the power cap the GPU trades clock speed for watts: the run is compute-bound and any further speed comes from a cheaper format (FP8 weights) rather than more batching. Capping power lower (nvidia-smi -pl) is often worth it: most of the throughput remains. The console never changes driver settings itself.</source>
+      <translation>到达功耗上限时，GPU 以降低频率换取功耗：此时运行受算力限制，要再提速只能靠更省的格式（FP8 权重），而不是更大的批次。把功耗上限再调低（nvidia-smi -pl）往往值得：大部分吞吐量都能保留。控制台自己从不更改驱动设置。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Clocks were held down by heat for {duration_s:.1f} s (up to {peak_temperature:.0f} °C, SM clock down to {min_sm_clock:.0f} MHz).</source>
+      <translation>因过热，频率被压低了 {duration_s:.1f} 秒（温度最高 {peak_temperature:.0f} °C，SM 频率低至 {min_sm_clock:.0f} MHz）。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>GPU at its power limit</source>
+      <translation>GPU 达到功耗上限</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>GPU idle while requests wait</source>
+      <translation>请求在等待，GPU 却空闲</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>GPU throttled by heat</source>
+      <translation>GPU 因过热降频</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>GPU utilisation stayed under {threshold_pct:.0f}% (mean {mean_util:.0f}%) for {duration_s:.1f} s while {peak_waiting:.0f} requests were waiting and the KV cache had room.</source>
+      <translation>GPU 利用率在 {duration_s:.1f} 秒内一直低于 {threshold_pct:.0f}%（平均 {mean_util:.0f}%），而同时有 {peak_waiting:.0f} 个请求在等待，KV 缓存也还有空间。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Give the engine more of the GPU's memory for the cache.</source>
+      <translation>给引擎更多 GPU 显存用作缓存。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>KV cache nearly full</source>
+      <translation>KV 缓存将满</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Long prompts dominate time-to-first-token</source>
+      <translation>长提示词占据了首 token 时间的大部分</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Lower gpu_memory_utilization so the engine's budget leaves room for the other process.</source>
+      <translation>调低 gpu_memory_utilization，让引擎的预算给其他进程留出空间。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Memory another program holds is missing from the engine: the next load may fail or get a smaller KV cache. Close the other program, or give the engine less.</source>
+      <translation>其他程序占用的显存引擎用不到：下次加载可能失败，或只得到更小的 KV 缓存。请关闭那个程序，或给引擎分配更少的显存。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>NVML saw {used_gib:.1f} GiB in use, {excess_gib:.1f} GiB more than the engine's budget of {budget_gib:.1f} GiB, for {duration_s:.1f} s.</source>
+      <translation>NVML 在 {duration_s:.1f} 秒内看到已用 {used_gib:.1f} GiB，比引擎的预算 {budget_gib:.1f} GiB 多出 {excess_gib:.1f} GiB。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Other processes use GPU memory</source>
+      <translation>其他进程占用了显存</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Raise max_num_seqs so waiting requests join the batch.</source>
+      <translation>调高 max_num_seqs，让等待中的请求加入批次。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Raise the batched-token budget so a long prompt needs fewer steps (at some inter-token latency cost for others).</source>
+      <translation>调高批处理 token 预算，让长提示词用更少的步数完成（代价是其他请求的 token 间延迟略有增加）。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Requests have been waiting for {duration_s:.1f} s without a break (up to {peak_waiting:.0f} at once).</source>
+      <translation>请求已连续等待 {duration_s:.1f} 秒（同时最多 {peak_waiting:.0f} 个）。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Requests preempted</source>
+      <translation>请求被抢占</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Requests wait long in the queue</source>
+      <translation>请求在队列中等待过久</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Run fewer sequences at once, so each keeps its cache.</source>
+      <translation>同时运行更少的序列，让每个序列都保住自己的缓存。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Run fewer sequences at once, so the cache holds all of them.</source>
+      <translation>同时运行更少的序列，让缓存能容纳所有序列。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Store the KV cache in FP8 so more requests fit at once.</source>
+      <translation>以 FP8 存储 KV 缓存，同时容纳更多请求。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Store the KV cache in FP8: about twice the tokens in the same memory.</source>
+      <translation>以 FP8 存储 KV 缓存：同样的显存约可容纳两倍的 token。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>The GPU ran at its power limit for {duration_s:.1f} s ({peak_power:.0f} W of {power_limit:.0f} W), SM clock down to {min_sm_clock:.0f} MHz.</source>
+      <translation>GPU 在功耗上限运行了 {duration_s:.1f} 秒（{peak_power:.0f} W / {power_limit:.0f} W），SM 频率低至 {min_sm_clock:.0f} MHz。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>The KV cache stayed above {threshold_pct:.0f}% for {duration_s:.1f} s (peak {peak_pct:.0f}%).</source>
+      <translation>KV 缓存在 {duration_s:.1f} 秒内一直高于 {threshold_pct:.0f}%（峰值 {peak_pct:.0f}%）。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>The engine is not admitting the waiting requests although the GPU and the cache have room: max_num_seqs is the limit.</source>
+      <translation>虽然 GPU 和缓存都有余量，引擎却不接纳等待中的请求：限制来自 max_num_seqs。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Time in the queue adds straight to time-to-first-token. More requests arrive than the engine admits: the KV cache or max_num_seqs caps how many run at once.</source>
+      <translation>排队时间会直接加到首 token 时间上。到达的请求多于引擎接纳的数量：KV 缓存或 max_num_seqs 限制了同时运行的请求数。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Turn chunked prefill on, so long prompts do not stall other requests.</source>
+      <translation>开启分块预填充，让长提示词不再阻塞其他请求。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>When the cache is full, new requests wait and running ones are preempted and recomputed: latency grows while the GPU redoes work.</source>
+      <translation>缓存满了以后，新请求只能等待，运行中的请求会被抢占并重新计算：GPU 在做重复的工作，延迟随之增加。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>{count:.0f} preemptions in {duration_s:.1f} s.</source>
+      <translation>{duration_s:.1f} 秒内发生 {count:.0f} 次抢占。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>{quantile:.0f}% of {requests:.0f} finished requests waited up to {queued_s:.1f} s in the queue before their first step (threshold {threshold_s:.1f} s); up to {peak_waiting:.0f} requests were waiting.</source>
+      <translation>在 {requests:.0f} 个已完成的请求中，{quantile:.0f}% 在第一步之前排队最多 {queued_s:.1f} 秒（阈值 {threshold_s:.1f} 秒）；同时最多有 {peak_waiting:.0f} 个请求在等待。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>{requests:.0f} requests took {ttft_s:.1f} s (median) to their first token; prefill was {share_pct:.0f}% of it, on prompts of {prompt_tokens:.0f} tokens (median).</source>
+      <translation>{requests:.0f} 个请求的首 token 时间为 {ttft_s:.1f} 秒（中位数），其中预填充占 {share_pct:.0f}%，提示词长度为 {prompt_tokens:.0f} 个 token（中位数）。</translation>
     </message>
   </context>
   <context>
@@ -1413,6 +1591,26 @@
     <name>MonitorPanel</name>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
+      <source>Cannot open the recording: {0}</source>
+      <translation>无法打开记录：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Close comparison</source>
+      <translation>关闭对比</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Compare with a metrics recording</source>
+      <translation>与指标记录对比</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Compare with recording…</source>
+      <translation>与记录对比…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
       <source>Device: CPU — {reason}</source>
       <translation>设备：CPU — {reason}</translation>
     </message>
@@ -1435,6 +1633,16 @@
       <location filename="../../console/ui/monitor_panel.py" />
       <source>RSS {r:.2f} GiB, CPU {c:.0f}%</source>
       <translation>RSS {r:.2f} GiB，CPU {c:.0f}%</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Recordings (*.json *.json.gz);;All files (*)</source>
+      <translation>记录文件 (*.json *.json.gz);;所有文件 (*)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Solid: live. Dashed: recording “{0}” ({1:.0f} s), its start aligned with the live run's start; {2} of {3} plots have its data.</source>
+      <translation>实线：实时数据。虚线：记录“{0}”（{1:.0f} 秒），其起点与本次实时运行的起点对齐；{3} 个图中有 {2} 个含有它的数据。</translation>
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
