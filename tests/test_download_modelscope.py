@@ -161,3 +161,11 @@ def test_cancel_stops_the_sdk_download(mshub: MsHub, home: Path) -> None:
     with pytest.raises(Cancelled):
         pull(store, REPO, "tiny-ms", source="modelscope", reserve_bytes=0, task=task)
     assert "tiny-ms" not in store
+
+
+def test_cli_pull_from_modelscope(mshub: MsHub, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from console.cli.main import main
+
+    assert main(["models", "pull", REPO, "--source", "modelscope", "--name", "tiny-cli", "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert "(modelscope)" in out and "planner on rtx-4090: fits" in out and "pulled 'tiny-cli'" in out
