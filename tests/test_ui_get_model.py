@@ -97,4 +97,6 @@ def test_models_panel_opens_it(qtbot: Any, home: Path) -> None:
     dialogs = panel.findChildren(GetModelDialog)
     assert len(dialogs) == 1 and dialogs[0].isVisible()
     dialogs[0].close()
+    assert panel.open_get_model() is dialogs[0]  # reopened, not duplicated
+    dialogs[0].close()
     ctx.sampler.stop()

@@ -464,13 +464,17 @@ class ModelsPanel(QWidget):
                                 lambda state: import_hf_folder(self.ctx.store, Path(path), name, state, copy=bool(copy)))
 
     def open_get_model(self) -> Any:
-        """The "Get a model…" dialog (non-modal); a finished download appears selected here."""
+        """The "Get a model…" dialog (non-modal, one per panel, so a running download stays in
+        view when reopened); a finished download appears selected here."""
         from console.ui.get_model_dialog import GetModelDialog
 
-        dialog = GetModelDialog(self.ctx.store, self._device(), self)
-        dialog.downloaded.connect(lambda name: (self.refresh(select=name), self.message.emit(
-            self.tr("Downloaded {0}").format(name))))
+        dialog = getattr(self, "_get_model_dialog", None)
+        if dialog is None:
+            dialog = self._get_model_dialog = GetModelDialog(self.ctx.store, self._device(), self)
+            dialog.downloaded.connect(lambda name: (self.refresh(select=name), self.message.emit(
+                self.tr("Downloaded {0}").format(name))))
         dialog.show()
+        dialog.raise_()
         return dialog
 
     def _ask_name(self, suggestion: str) -> str | None:
