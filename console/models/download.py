@@ -11,7 +11,8 @@ Hugging Face: ``huggingface_hub`` lists the repository and builds URLs and heade
 ``HF_ENDPOINT`` mirrors and ``HF_TOKEN`` work); the file bodies are fetched here with HTTP
 ``Range`` requests into ``<file>.part`` files, because huggingface_hub 2.x deletes its partial
 files on failure and so cannot resume across runs, and because cancel and progress must be ours.
-ModelScope: its own SDK (optional, imported lazily) downloads into the same folder.
+ModelScope: its own SDK (optional extra, imported lazily; ``MODELSCOPE_ENDPOINT`` points it at
+another host, read at each call) lists with sha256 and downloads file by file into the same folder.
 """
 
 from __future__ import annotations
