@@ -99,6 +99,7 @@ def mshub(tiny_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     threading.Thread(target=server.serve_forever, daemon=True).start()
     monkeypatch.setenv("MODELSCOPE_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
     monkeypatch.setenv("MODELSCOPE_CACHE", str(tmp_path / "ms-cache"))
+    monkeypatch.setenv("MODELSCOPE_HOME", str(tmp_path / "ms-home"))  # its session file, not ~/.modelscope
     monkeypatch.delenv("MODELSCOPE_API_TOKEN", raising=False)
     monkeypatch.delenv("MODELSCOPE_DOMAIN", raising=False)
     try:
