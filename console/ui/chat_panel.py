@@ -28,6 +28,7 @@ from console.engine.types import (
 )
 from console.settings import SamplingDefaults, Settings
 from console.ui.context import AppContext
+from console.ui.formatting import format_count, format_datetime, format_number
 from console.ui.tasks import call_in_background
 from console.ui.widgets import ErrorLabel
 
@@ -43,11 +44,11 @@ def figures_text(m: Message | RequestFinished) -> str:
     tps = m.tokens_per_s
     tokens = m.output_tokens
     if ttft is not None:
-        parts.append(tr("ChatPanel", "TTFT {0:.2f} s").format(ttft))
+        parts.append(tr("ChatPanel", "TTFT {0} s").format(format_number(ttft, 2)))
     if tps is not None:
-        parts.append(tr("ChatPanel", "{0:.1f} tok/s").format(tps))
+        parts.append(tr("ChatPanel", "{0} tok/s").format(format_number(tps, 1)))
     if tokens is not None:
-        parts.append(tr("ChatPanel", "{0} tokens").format(tokens))
+        parts.append(tr("ChatPanel", "{0} tokens").format(format_count(tokens)))
     reason = m.finish_reason
     if reason == "abort":
         parts.append(tr("ChatPanel", "stopped"))
@@ -273,7 +274,7 @@ class ChatPanel(QWidget):
         for conv in self.store.list():
             item = QListWidgetItem(conv.title)
             item.setData(Qt.ItemDataRole.UserRole, conv.id)
-            item.setToolTip(conv.updated_at)
+            item.setToolTip(self.tr("Last message: {0}").format(format_datetime(conv.updated_at)))
             self.conversation_list.addItem(item)
             if conv.id == self.conversation_id:
                 self.conversation_list.setCurrentItem(item)
@@ -599,7 +600,7 @@ class ChatPanel(QWidget):
         self.used_tokens = used
         self.context_bar.setRange(0, max(1, max_len))
         self.context_bar.setValue(min(used, max_len))
-        self.context_bar.setFormat(self.tr("{0:,} / {1:,} tokens").format(used, max_len))
+        self.context_bar.setFormat(self.tr("{0} / {1} tokens").format(format_count(used), format_count(max_len)))
         over = used > max_len * 0.9
         self.context_bar.setStyleSheet("QProgressBar::chunk { background: #b00020; }" if over else "")
 

@@ -22,6 +22,7 @@ from console.engine.types import EngineState, EngineStatus
 from console.settings import Settings, load_settings, save_settings
 from console.ui.chat_panel import ChatPanel
 from console.ui.context import AppContext
+from console.ui.formatting import format_number
 from console.ui.models_panel import ModelsPanel, human_bytes
 
 log = logging.getLogger(__name__)
@@ -282,7 +283,7 @@ class MainWindow(QMainWindow):
         self.preset_label.setText(self.tr("Preset: {0}").format(self.models.preset_name() or "—"))
         self.memory_label.setText(self.memory_text())
         rate = self.ctx.metrics.rate("generation_tokens", window_s=3.0)
-        self.rate_label.setText(self.tr("{0:.1f} tok/s").format(rate))
+        self.rate_label.setText(self.tr("{0} tok/s").format(format_number(rate, 1)))
 
     def _on_status_timer_timeout(self) -> None:
         self._refresh_status_bar()

@@ -43,6 +43,7 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVB
 
 from console.engine.recording import RecordingError, load_recording
 from console.ui.context import AppContext
+from console.ui.formatting import format_count, format_number
 from console.ui.monitor_series import (POWER_THERMAL_BITS, MonitorSeries, Snapshot, recording_snapshot,
                                        throttle_words)
 
@@ -256,8 +257,8 @@ class MonitorPanel(QWidget):
         gen = float(np.mean(snap.engine["generation_tps"][-5:-1])) if len(snap.engine_x) > 4 else 0.0
         parts = []
         if self.gpu and "mem_used_bytes" in d:
-            parts.append(self.tr("VRAM {u:.1f}/{t:.1f} GiB").format(u=d["mem_used_bytes"] / GIB,
-                                                                     t=d.get("mem_total_bytes", 0) / GIB))
+            parts.append(self.tr("VRAM {u}/{t} GiB").format(u=format_number(d["mem_used_bytes"] / GIB, 1),
+                                                             t=format_number(d.get("mem_total_bytes", 0) / GIB, 1)))
             if "power_w" in d:
                 parts.append(self.tr("{p:.0f}/{l:.0f} W").format(p=d["power_w"], l=d.get("power_limit_w", 0)))
             if "temperature_c" in d:
@@ -266,10 +267,11 @@ class MonitorPanel(QWidget):
             if words:
                 parts.append(self.tr("throttle: {w}").format(w=", ".join(words)))
         elif "rss_bytes" in d:
-            parts.append(self.tr("RSS {r:.2f} GiB, CPU {c:.0f}%").format(r=d["rss_bytes"] / GIB, c=d.get("cpu_pct", 0)))
+            parts.append(self.tr("RSS {r} GiB, CPU {c:.0f}%").format(r=format_number(d["rss_bytes"] / GIB, 2),
+                                                                     c=d.get("cpu_pct", 0)))
         parts.append(self.tr("KV {kv:.0f}%").format(kv=e["kv_pct"]))
         parts.append(self.tr("running {r:.0f}, waiting {w:.0f}").format(r=e["running"], w=e["waiting"]))
-        parts.append(self.tr("{g:.0f} tok/s").format(g=gen))
+        parts.append(self.tr("{g} tok/s").format(g=format_count(gen)))
         self.readout.setText("   ".join(parts))
 
     # -- comparison with a recording -----------------------------------------------------------

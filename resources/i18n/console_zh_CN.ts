@@ -402,8 +402,8 @@
     </message>
     <message>
       <location filename="../../console/ui/batch_panel.py" />
-      <source>ETA {s:.0f} s</source>
-      <translation>预计剩余 {s:.0f} 秒</translation>
+      <source>ETA {s}</source>
+      <translation>预计剩余 {s}</translation>
     </message>
     <message>
       <location filename="../../console/ui/batch_panel.py" />
@@ -557,8 +557,8 @@
     </message>
     <message>
       <location filename="../../console/ui/batch_panel.py" />
-      <source>{done}/{total} done ({failed} failed, {skipped} already done) · {eta} · {tps:.0f} tok/s this batch · {live:.0f} tok/s engine now</source>
-      <translation>已完成 {done}/{total}（失败 {failed}，此前已完成 {skipped}）· {eta} · 本批 {tps:.0f} 词元/秒 · 引擎当前 {live:.0f} 词元/秒</translation>
+      <source>{done}/{total} done ({failed} failed, {skipped} already done) · {eta} · {tps} tok/s this batch · {live} tok/s engine now</source>
+      <translation>已完成 {done}/{total}（失败 {failed}，此前已完成 {skipped}）· {eta} · 本批 {tps} 词元/秒 · 引擎当前 {live} 词元/秒</translation>
     </message>
     <message>
       <location filename="../../console/ui/batch_panel.py" />
@@ -572,8 +572,8 @@
     </message>
     <message>
       <location filename="../../console/ui/batch_panel.py" />
-      <source>{ok} succeeded, {failed} failed, {skipped} skipped, {tok} tokens in {s:.1f} s ({tps:.0f} tok/s)</source>
-      <translation>成功 {ok}，失败 {failed}，跳过 {skipped}，{s:.1f} 秒内 {tok} 个词元（{tps:.0f} 词元/秒）</translation>
+      <source>{ok} succeeded, {failed} failed, {skipped} skipped, {tok} tokens in {s} s ({tps} tok/s)</source>
+      <translation>成功 {ok}，失败 {failed}，跳过 {skipped}，{s} 秒内 {tok} 个词元（{tps} 词元/秒）</translation>
     </message>
   </context>
   <context>
@@ -693,6 +693,11 @@
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
+      <source>Last message: {0}</source>
+      <translation>最后一条消息：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_panel.py" />
       <source>Load a model, type a message and press Ctrl+Enter.</source>
       <translation>加载模型，输入消息，然后按 Ctrl+Enter。</translation>
     </message>
@@ -803,8 +808,8 @@
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
-      <source>TTFT {0:.2f} s</source>
-      <translation>首字延迟 {0:.2f} 秒</translation>
+      <source>TTFT {0} s</source>
+      <translation>首字延迟 {0} 秒</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
@@ -873,13 +878,13 @@
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
-      <source>{0:,} / {1:,} tokens</source>
-      <translation>{0:,} / {1:,} 词元</translation>
+      <source>{0} / {1} tokens</source>
+      <translation>{0} / {1} 词元</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
-      <source>{0:.1f} tok/s</source>
-      <translation>{0:.1f} 词元/秒</translation>
+      <source>{0} tok/s</source>
+      <translation>{0} 词元/秒</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
@@ -1013,6 +1018,182 @@
       <location filename="../../console/ui/export_panel.py" />
       <source>{n} file(s) for {model}.</source>
       <translation>{model} 的 {n} 个文件。</translation>
+    </message>
+  </context>
+  <context>
+    <name>Format</name>
+    <message>
+      <location filename="../../console/ui/formatting.py" />
+      <source>{0} h {1} min</source>
+      <translation>{0} 小时 {1} 分</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/formatting.py" />
+      <source>{0} min {1} s</source>
+      <translation>{0} 分 {1} 秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/formatting.py" />
+      <source>{0} s</source>
+      <translation>{0} 秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/formatting.py" />
+      <source>{0}/s</source>
+      <translation>{0}/秒</translation>
+    </message>
+  </context>
+  <context>
+    <name>GetModelDialog</name>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Adding to the store…</source>
+      <translation>正在加入模型库…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Cancel download</source>
+      <translation>取消下载</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Cancelling…</source>
+      <translation>正在取消…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Check</source>
+      <translation>检查</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Close</source>
+      <translation>关闭</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Download</source>
+      <translation>下载</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Download stopped. Nothing was added; Download again resumes where it stopped.</source>
+      <translation>下载已停止，未添加任何模型；再次点击“下载”会从中断处继续。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Downloaded: '{0}' is in the store.</source>
+      <translation>下载完成：“{0}”已在模型库中。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Enter a repository id, e.g. Qwen/Qwen2.5-0.5B-Instruct</source>
+      <translation>请输入仓库 ID，例如 Qwen/Qwen2.5-0.5B-Instruct</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>GGUF file:</source>
+      <translation>GGUF 文件：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Get a model</source>
+      <translation>获取模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Hugging Face (or HF_ENDPOINT mirror)</source>
+      <translation>Hugging Face（或 HF_ENDPOINT 镜像）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Include:</source>
+      <translation>包含文件：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>ModelScope</source>
+      <translation>ModelScope（魔搭）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Name in the store:</source>
+      <translation>在模型库中的名称：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Planner: {0} — {1}</source>
+      <translation>规划器：{0} — {1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Reading the file list and config.json of {0}…</source>
+      <translation>正在读取 {0} 的文件列表和 config.json…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Repository:</source>
+      <translation>仓库：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Revision:</source>
+      <translation>版本：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Source:</source>
+      <translation>来源：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Starting…</source>
+      <translation>正在开始…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>does not fit</source>
+      <translation>装不下</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>e.g. *Q4_K_M.gguf (comma-separated globs; optional)</source>
+      <translation>例如 *Q4_K_M.gguf（逗号分隔的通配符；可选）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>fits</source>
+      <translation>可装下</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>fits with changes</source>
+      <translation>调整后可装下</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>main branch</source>
+      <translation>主分支</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>unknown</source>
+      <translation>未知</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>{0} files, {1} to download (revision {2}).</source>
+      <translation>{0} 个文件，需下载 {1}（版本 {2}）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>{0} is converted to safetensors after the download.</source>
+      <translation>下载后会把 {0} 转换为 safetensors。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>{0} of {1} · {2} · {3} left</source>
+      <translation>{0} / {1} · {2} · 剩余 {3}</translation>
     </message>
   </context>
   <context>
@@ -1212,8 +1393,8 @@
     </message>
     <message>
       <location filename="../../console/ui/main_window.py" />
-      <source>{0:.1f} tok/s</source>
-      <translation>{0:.1f} 词元/秒</translation>
+      <source>{0} tok/s</source>
+      <translation>{0} 词元/秒</translation>
     </message>
   </context>
   <context>
@@ -1298,6 +1479,16 @@
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
+      <source>Download from Hugging Face (or a mirror) or ModelScope</source>
+      <translation>从 Hugging Face（或其镜像）或 ModelScope 下载</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/models_panel.py" />
+      <source>Downloaded {0}</source>
+      <translation>已下载 {0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/models_panel.py" />
       <source>GGUF files (*.gguf);;All files (*)</source>
       <translation>GGUF 文件 (*.gguf);;所有文件 (*)</translation>
     </message>
@@ -1305,6 +1496,11 @@
       <location filename="../../console/ui/models_panel.py" />
       <source>GPU memory utilisation:</source>
       <translation>显存利用率：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/models_panel.py" />
+      <source>Get a model…</source>
+      <translation>获取模型…</translation>
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
@@ -1631,8 +1827,8 @@
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
-      <source>RSS {r:.2f} GiB, CPU {c:.0f}%</source>
-      <translation>RSS {r:.2f} GiB，CPU {c:.0f}%</translation>
+      <source>RSS {r} GiB, CPU {c:.0f}%</source>
+      <translation>RSS {r} GiB，CPU {c:.0f}%</translation>
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
@@ -1646,8 +1842,8 @@
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
-      <source>VRAM {u:.1f}/{t:.1f} GiB</source>
-      <translation>显存 {u:.1f}/{t:.1f} GiB</translation>
+      <source>VRAM {u}/{t} GiB</source>
+      <translation>显存 {u}/{t} GiB</translation>
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
@@ -1671,8 +1867,8 @@
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
-      <source>{g:.0f} tok/s</source>
-      <translation>{g:.0f} 词元/秒</translation>
+      <source>{g} tok/s</source>
+      <translation>{g} 词元/秒</translation>
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
