@@ -20,11 +20,9 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-pytest.importorskip("modelscope_hub", reason="the ModelScope SDK (extra 'modelscope') is not installed")
-
-from console.jobs import Cancelled, TaskState  # noqa: E402
-from console.models.download import DownloadError, download_dir, list_files, preview, pull  # noqa: E402
-from console.models.store import ModelStore  # noqa: E402
+from console.jobs import Cancelled, TaskState
+from console.models.download import DownloadError, download_dir, list_files, preview, pull
+from console.models.store import ModelStore
 
 REPO = "org/tiny"
 
