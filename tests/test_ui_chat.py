@@ -168,3 +168,41 @@ def test_streaming_re_renders_only_the_answer_not_the_history(chat: Any, qtbot: 
     assert len(tails[-1]) > len(tails[0])  # the answer grew in place
     final = chat.transcript_text()
     assert final.count("First question, for the history") == 1 and "TTFT" in final
+
+
+def test_a_token_count_that_ends_after_the_panel_is_deleted_is_dropped(engine_host: Any, home: Path,
+                                                                        qtbot: Any) -> None:
+    """The context meter's token count runs in a worker; closing the window (or a test's teardown)
+    can delete the panel before it returns. Its result must be dropped, not written into a
+    deleted QProgressBar (a RuntimeError in a slot, seen in a loaded full test run)."""
+    import threading
+
+    import shiboken6
+
+    from console.ui.chat_panel import ChatPanel
+
+    release = threading.Event()
+    real_count = engine_host.count_tokens
+    ctx = AppContext.create(host=engine_host)
+    panel = ChatPanel(ctx)
+    bar = panel.context_bar
+    finished: list[int] = []
+
+    def slow_count(text: str) -> int:
+        release.wait(30)
+        n = real_count(text)
+        finished.append(n)
+        return n
+
+    engine_host.count_tokens = slow_count  # type: ignore[method-assign]
+    try:
+        panel.input.setPlainText("How long is this prompt?")
+        panel._on_count_timer_timeout()
+        panel.deleteLater()
+        qtbot.waitUntil(lambda: not shiboken6.isValid(bar), timeout=5000)
+        release.set()
+        qtbot.waitUntil(lambda: bool(finished), timeout=30000)
+        qtbot.wait(200)  # the queued outcome is delivered (and must be dropped) here
+    finally:
+        engine_host.count_tokens = real_count  # type: ignore[method-assign]
+    assert finished and finished[0] > 0

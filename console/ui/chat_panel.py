@@ -594,7 +594,7 @@ class ChatPanel(QWidget):
             if generation == self._count_generation:  # a later count supersedes this one
                 self._show_context(n, max_len)
 
-        call_in_background(count, on_success=done, on_failure=lambda _m: None)
+        call_in_background(count, on_success=done, on_failure=lambda _m: None, context=self.context_bar)
 
     def _show_context(self, used: int, max_len: int) -> None:
         self.used_tokens = used

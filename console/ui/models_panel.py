@@ -516,7 +516,7 @@ class ModelsPanel(QWidget):
         return call_in_background(
             self.ctx.store.remove, name,
             on_success=lambda _e: (self.refresh(), self.message.emit(self.tr("Removed {0}").format(name))),
-            on_failure=lambda msg: self.show_error(self.tr("Remove failed: {0}").format(msg)))
+            on_failure=lambda msg: self.show_error(self.tr("Remove failed: {0}").format(msg)), context=self)
 
     def details_text(self) -> str:
         entry = self.selected_entry()
