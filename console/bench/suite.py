@@ -67,3 +67,23 @@ def run_console_suite(host: Any, workload: Workload, *, request_rate: float | No
 
         out["roofline"] = roofline(config.model, kwargs, resolve_device(config), context, concs)
     return out
+
+
+def vocab_size(model_path: str) -> int:
+    """The model's vocabulary size from its config.json (synthetic prompts draw ids below it)."""
+    import json
+    from pathlib import Path
+
+    cfg = json.loads((Path(model_path) / "config.json").read_text())
+    return int(cfg.get("vocab_size") or (cfg.get("text_config") or {}).get("vocab_size") or 32000)
+
+
+def base_report(model: str, engine_kwargs: dict[str, Any], device: str, workload: Workload,
+                **workload_fields: Any) -> dict[str, Any]:
+    """The report's frame: environment, model, engine arguments, workload; ``results`` to fill."""
+    from console.bench.report import environment
+
+    return {"environment": environment(), "model": model, "device": device, "engine_kwargs": engine_kwargs,
+            "workload": {"name": workload.name, "num_prompts": workload.num_prompts, **workload_fields,
+                         "sampling": "greedy, ignore_eos"},
+            "results": {}}
