@@ -183,7 +183,7 @@ class BenchPanel(QWidget):
         self.plots = BenchPlots(split)
         split.addWidget(self.table)
         split.addWidget(self.plots)
-        split.setSizes([140, 360])
+        split.setSizes([110, 520])
         layout.addWidget(split, 1)
         return page
 

@@ -25,6 +25,7 @@ def _plot(parent: QWidget, title: str, x_label: str, y_label: str) -> pg.PlotWid
     w.setLabel("left", y_label)
     w.showGrid(x=True, y=True, alpha=0.25)
     w.setMinimumHeight(200)
+    w.getAxis("left").enableAutoSIPrefix(False)  # "% (x0.001)" reads badly: show the plain numbers
     return w
 
 
@@ -48,8 +49,7 @@ class BenchPlots(QWidget):
         self.latency_bars: dict[str, pg.BarGraphItem] = {}
         for j, p in enumerate(PERCENTILES):
             bars = pg.BarGraphItem(x=[], height=[], width=0.27, brush=COLORS[j], name=p)
-            self.latency.addItem(bars)
-            self.latency.plotItem.legend.addItem(bars, p)
+            self.latency.addItem(bars)  # named: the legend lists it
             self.latency_bars[p] = bars
         self.roofline = _plot(self, self.tr("Measured / roofline"), self.tr("requests in flight"), self.tr("% of roofline"))
         self.roofline_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=COLORS[2])
@@ -67,6 +67,7 @@ class BenchPlots(QWidget):
         xs = [float(p["concurrency"]) for p in pts]
         self.output_curve.setData(xs, [p["output_tokens_per_s"] for p in pts])
         self.total_curve.setData(xs, [p["total_tokens_per_s"] for p in pts])
+        self.throughput.getAxis("bottom").setTicks([[(x, f"{x:g}") for x in xs]] if xs else None)
         console = (report.get("results") or {}).get("console") or {}
         table = latency_table(console) if "error" not in console else {}
         for j, p in enumerate(PERCENTILES):
