@@ -105,6 +105,6 @@ def roofline(model_path: str, engine_kwargs: dict[str, Any], device: str, contex
     is_cpu = bool(profile.is_cpu)
     note = (f"The planner's roofline is a GPU model; on the CPU engine it uses the nominal "
             f"{profile.bandwidth_gbs:g} GB/s memory bandwidth of its CPU profile, so the fraction is a rough guide"
-            if is_cpu else f"{profile.name}: {profile.bandwidth_gbs:g} GB/s, {profile.bf16_tflops:g} TFLOP/s BF16")
-    return {"profile": profile.name, "is_cpu": is_cpu, "bandwidth_gbs": profile.bandwidth_gbs, "context": context,
+            if is_cpu else f"{profile.label}: {profile.bandwidth_gbs:g} GB/s, {profile.bf16_tflops:g} TFLOP/s BF16")
+    return {"profile": profile.label, "is_cpu": is_cpu, "bandwidth_gbs": profile.bandwidth_gbs, "context": context,
             "bounds": bounds, "decode_tok_s_single_stream": single, "note": note}

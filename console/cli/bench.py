@@ -168,6 +168,16 @@ def _print_results(report: dict[str, Any]) -> None:
               f"({c['peak_memory_kind']})")
     for k, v in report.get("ratios", {}).items():
         print(f"{k}: {_f(v, fmt='{:.3f}')}")
+    from console.bench.figures import concurrency_points, roofline_points
+
+    for p in concurrency_points(report) if report.get("concurrency_sweep") else []:
+        print(f"concurrency {p['concurrency']}: {p['output_tokens_per_s']:.1f} output tok/s")
+    rl = report.get("roofline") or {}
+    for p in roofline_points(report):
+        print(f"roofline ({rl.get('profile')}) at concurrency {p['concurrency']}: {p['measured_tok_s']:.1f} of "
+              f"{p['bound_tok_s']:.1f} tok/s = {100 * p['fraction']:.1f}%")
+    if rl.get("note") or rl.get("error"):
+        print(rl.get("error") or rl["note"])
 
 
 def _print_tune(result: Any) -> None:
