@@ -55,6 +55,7 @@ class BenchPanel(QWidget):
         self.ctx = ctx
         self.call: BackgroundCall | None = None
         self.report: dict[str, Any] | None = None
+        self._outcome: object = None
         self._status = ctx.host.status if ctx.host is not None else EngineStatus(EngineState.STOPPED)
         self._build()
         if ctx.bridge is not None:
@@ -183,7 +184,7 @@ class BenchPanel(QWidget):
         self.plots = BenchPlots(split)
         split.addWidget(self.table)
         split.addWidget(self.plots)
-        split.setSizes([110, 520])
+        split.setSizes([140, 490])  # room for console + two baselines
         layout.addWidget(split, 1)
         return page
 
@@ -264,6 +265,7 @@ class BenchPanel(QWidget):
         call.cancelled.connect(self._on_call_cancelled)
         call.finished.connect(self._on_call_finished)
         self.call = call
+        self._outcome = "cancelled"  # until the call says otherwise
         self.progress.setValue(0)
         self.status_label.setText(self.tr("Running {0}…").format(workload.name))
         call.start()
@@ -290,21 +292,22 @@ class BenchPanel(QWidget):
     def _on_call_succeeded(self, report: dict[str, Any]) -> None:
         self.show_report(report)
         self.status_label.setText(self.tr("Done: {0}").format(report["workload"]["name"]))
-        self.benchFinished.emit(report)
+        self._outcome = report
 
     def _on_call_failed(self, message: str) -> None:
         self.error.show_text(self.tr("The bench failed: {0}").format(message))
         self.status_label.setText(self.tr("Failed."))
-        self.benchFinished.emit(message)
+        self._outcome = message
 
     def _on_call_cancelled(self) -> None:
         self.status_label.setText(self.tr("Cancelled; the engine stays loaded."))
-        self.benchFinished.emit("cancelled")
+        self._outcome = "cancelled"
 
     def _on_call_finished(self) -> None:
         self.call = None
         self.progress.setRange(0, 1000)
         self._update_buttons()
+        self.benchFinished.emit(self._outcome)  # last: listeners see the panel ready again
 
     # -- results ------------------------------------------------------------------------------------
     def show_report(self, report: dict[str, Any]) -> None:
@@ -329,6 +332,7 @@ class BenchPanel(QWidget):
             tps = fig.get("output_tokens_per_s")
             ratio = "—" if not vllm_tps or tps is None else f"{tps / vllm_tps:.3f}"
             self.table.setItem(r, len(COLUMNS) + 1, QTableWidgetItem(ratio))
+        self.table.resizeRowsToContents()
         self.plots.show_report(report)
         self._update_buttons()
 

@@ -119,8 +119,10 @@ class ParetoPlot(pg.PlotWidget):
         ok = [(i, t["figures"]["output_tokens_per_s"], (t["figures"].get("e2e_s") or {}).get("p99"))
               for i, t in enumerate(trials) if t.get("status") == "ok"]
         ok = [o for o in ok if o[2] is not None]
-        self.points.setData([{"pos": (o[2], o[1]), "data": o[0]} for o in ok])
-        f = sorted((o for o in ok if o[0] in set(front)), key=lambda o: o[2])
+        on_front = set(front)
+        self.points.setData([{"pos": (o[2], o[1]), "data": o[0],
+                              "brush": pg.mkBrush("#d62728" if o[0] in on_front else "#888888")} for o in ok])
+        f = sorted((o for o in ok if o[0] in on_front), key=lambda o: o[2])
         self.front.setData([o[2] for o in f], [o[1] for o in f])
         self.enableAutoRange()
 

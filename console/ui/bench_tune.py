@@ -68,6 +68,7 @@ class TunePage(QWidget):
         self.measure: Measure = default_measure  # tests may measure with a stand-in
         self.call: BackgroundCall | None = None
         self.result: SweepResult | None = None
+        self._outcome: object = None
         self.base_engine: dict[str, Any] = {}
         self.device = "cpu"
         self._status = ctx.host.status if ctx.host is not None else EngineStatus(EngineState.STOPPED)
@@ -168,6 +169,7 @@ class TunePage(QWidget):
         call.failed.connect(self._on_call_failed)
         call.finished.connect(self._on_call_finished)
         self.call = call
+        self._outcome = "cancelled"  # until the call says otherwise
         self.progress.setValue(0)
         self.status_label.setText(self.tr("Sweeping…"))
         call.start()
@@ -198,11 +200,11 @@ class TunePage(QWidget):
         if result.cancelled:
             text += " " + self.tr("Cancelled.")
         self.status_label.setText(text)
-        self.tuneFinished.emit(result)
+        self._outcome = result
 
     def _on_call_failed(self, message: str) -> None:
         self.error.show_text(self.tr("The sweep failed: {0}").format(message))
-        self.tuneFinished.emit(message)
+        self._outcome = message
 
     def _on_call_finished(self) -> None:
         self.call = None
@@ -211,6 +213,7 @@ class TunePage(QWidget):
         bench = self.bench
         if hasattr(bench, "_update_buttons"):
             bench._update_buttons()
+        self.tuneFinished.emit(self._outcome)  # last: listeners see the page ready again
 
     # -- results --------------------------------------------------------------------------------------
     def show_result(self, result: SweepResult) -> None:
