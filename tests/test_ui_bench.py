@@ -64,6 +64,7 @@ def test_bench_runs_to_completion_and_fills_table_and_plots(qtbot, engine_host, 
     assert panel.table.rowCount() == 1 and _cell(panel, 0, 0) == "console"
     assert float(_cell(panel, 0, 1)) == pytest.approx(console["output_tokens_per_s"], rel=0.01)
     assert float(_cell(panel, 0, 7)) == pytest.approx(console["e2e_s"]["p99"], abs=0.006)
+    assert _cell(panel, 0, 8) == "1.000"
     xs, ys = panel.plots.output_curve.getData()
     assert list(xs) == [1.0, 4.0]
     assert list(ys) == pytest.approx([r["output_tokens_per_s"] for r in report["concurrency_sweep"]])
@@ -112,6 +113,13 @@ def test_bench_layout_without_engine(qtbot, home) -> None:
     assert panel.pages.count() == 2
     panel.sweep_edit.setText("1,x")
     assert not panel.run()
+
+    from tests.test_bench_plots import synthetic_report  # figures made up: the table and plots only
+
+    panel.show_report(synthetic_report())
+    assert [_cell(panel, r, 0) for r in range(3)] == ["console", "plain vLLM", "Hugging Face"]
+    assert _cell(panel, 1, 8) == f"{280 / 290:.3f}" and _cell(panel, 2, 1).startswith("failed: ")
+    assert len(panel.plots.roofline_bars.opts["height"]) == 3 and panel.save_button.isEnabled()
 
 
 class StandInHost:

@@ -670,6 +670,11 @@
     </message>
     <message>
       <location filename="../../console/ui/bench_panel.py" />
+      <source>console ÷ this path</source>
+      <translation>控制台 ÷ 此路径</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
       <source>count</source>
       <translation>数量</translation>
     </message>
@@ -727,11 +732,6 @@
       <location filename="../../console/ui/bench_panel.py" />
       <source>total tok/s</source>
       <translation>总 token/秒</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/bench_panel.py" />
-      <source>vs plain vLLM</source>
-      <translation>相对原生 vLLM</translation>
     </message>
   </context>
   <context>
