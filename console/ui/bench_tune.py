@@ -57,6 +57,21 @@ def parse_grid(text: str) -> dict[str, list[Any]]:
     return grid
 
 
+class _CancelOnly:
+    """A trial's view of the sweep's task: it sees Cancel, its per-request progress stays out of
+    the sweep's progress bar."""
+
+    def __init__(self, task: TaskState) -> None:
+        self._task = task
+
+    def report(self, stage: str, fraction: float | None = None, message: str = "") -> None:
+        pass
+
+    @property
+    def cancelled(self) -> bool:
+        return self._task.cancelled
+
+
 class TunePage(QWidget):
     tuneFinished = Signal(object)
 
@@ -157,8 +172,17 @@ class TunePage(QWidget):
         self.device = resolve_device(base)
 
         def job(state: TaskState) -> SweepResult:
+            if measure is default_measure:  # Cancel also stops the trial being measured
+                from console.bench.runner import run_console
+
+                def measure_cancellable(h: Any, w: Workload) -> dict[str, Any]:
+                    return run_console(h, w, task=_CancelOnly(state))  # type: ignore[arg-type]
+
+                run_measure: Measure = measure_cancellable
+            else:
+                run_measure = measure
             try:
-                return sweep(host, base, grid, workload, budget_s=budget_s, task=state, measure=measure)
+                return sweep(host, base, grid, workload, budget_s=budget_s, task=state, measure=run_measure)
             finally:  # whatever happened, give the user their engine back
                 state.report(f"loading {name} again", None)
                 host.load(base, name).result(900)
@@ -182,7 +206,7 @@ class TunePage(QWidget):
     def cancel(self) -> None:
         if self.call is not None:
             self.call.state.cancel()
-            self.status_label.setText(self.tr("Cancelling after the current trial…"))
+            self.status_label.setText(self.tr("Cancelling…"))
             self.cancel_button.setEnabled(False)
 
     def _on_call_progressed(self, p: Progress) -> None:

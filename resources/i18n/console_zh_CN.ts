@@ -1893,8 +1893,8 @@
     </message>
     <message>
       <location filename="../../console/ui/bench_tune.py" />
-      <source>Cancelling after the current trial…</source>
-      <translation>当前试验结束后取消…</translation>
+      <source>Cancelling…</source>
+      <translation>正在取消…</translation>
     </message>
     <message>
       <location filename="../../console/ui/bench_tune.py" />
