@@ -31,13 +31,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--request-rate", type=float, default=float("inf"),
                    help="Poisson arrivals at R req/s (default inf: all at once)")
     p.add_argument("--max-concurrency", type=int, help="at most C requests in flight")
+    p.add_argument("--concurrency-sweep", metavar="LIST", default="",
+                   help="also run the console path at each of these concurrencies, e.g. 1,4,16,64 "
+                        "(throughput vs concurrency, fraction of the roofline)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--baselines", default="vllm,hf",
                    help="comma list of vllm, asyncllm (vLLM's AsyncLLM without the console), hf "
                         "(or 'none'); each runs in a fresh process")
     p.add_argument("--hf-batch-size", type=int, default=16, help="static batch size of the HF baseline")
     p.add_argument("--json", metavar="PATH", help="write the full report (figures + environment) as JSON")
-    p.add_argument("--plot-dir", metavar="DIR", help="write PNG plots here (needs matplotlib)")
+    p.add_argument("--plot-dir", metavar="DIR", help="write PNG plots here")
     p.add_argument("--tune", action="store_true", help="sweep engine knobs instead of one run")
     p.add_argument("--tune-budget-s", type=float, default=600, help="time budget of the sweep")
     p.add_argument("--save-preset", metavar="NAME", help="with --tune: save the best point as this user preset")
@@ -68,7 +71,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from console.bench import workload as wl
     from console.bench.baselines import run_baseline
     from console.bench.report import environment, ratios, write_plots
-    from console.bench.runner import run_console
     from console.engine.host import EngineHost, prepare_config
 
     quiet_engine_logs(getattr(args, "verbose", False))
@@ -86,6 +88,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     unknown = set(baselines) - {"vllm", "asyncllm", "hf"}
     if unknown:
         raise CliError(f"unknown baseline(s) {', '.join(sorted(unknown))} (choose from vllm, asyncllm, hf)")
+    from console.bench.suite import parse_concurrencies, run_console_suite
+
+    try:
+        concurrencies = parse_concurrencies(args.concurrency_sweep)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     rate = None if args.request_rate == float("inf") else args.request_rate
     report: dict[str, Any] = {
         "environment": environment(), "model": name, "model_path": config.model, "preset": preset,
@@ -114,9 +122,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
             info = host.load(config, name).result()
             report["load_s"] = info.load_seconds
             print(f"[bench] console path: {workload.name}", file=sys.stderr)
-            report["results"]["console"] = run_console(host, workload, request_rate=rate,
-                                                       max_concurrency=args.max_concurrency,
-                                                       seed=args.seed, task=task)
+            suite = run_console_suite(host, workload, request_rate=rate, max_concurrency=args.max_concurrency,
+                                      concurrency_sweep=concurrencies, seed=args.seed, task=task)
+            report["results"]["console"] = suite["console"]
+            report["concurrency_sweep"] = suite["concurrency_sweep"]
+            report["roofline"] = suite.get("roofline")
     finally:
         host.close()  # free the cores and memory before the baselines start
     if not args.tune:
@@ -127,8 +137,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         report["ratios"] = ratios(report["results"])
         _print_results(report)
     report["plots"] = write_plots(report, Path(args.plot_dir)) if args.plot_dir else "not requested (--plot-dir)"
-    if args.plot_dir and isinstance(report["plots"], str):
-        print(f"plots {report['plots']}", file=sys.stderr)
+    if args.plot_dir:
+        print(f"plots -> {', '.join(report['plots'])}", file=sys.stderr)
     if args.json:
         from console.atomic import atomic_write_json
 
@@ -159,6 +169,16 @@ def _print_results(report: dict[str, Any]) -> None:
               f"({c['peak_memory_kind']})")
     for k, v in report.get("ratios", {}).items():
         print(f"{k}: {_f(v, fmt='{:.3f}')}")
+    from console.bench.figures import concurrency_points, roofline_points
+
+    for p in concurrency_points(report) if report.get("concurrency_sweep") else []:
+        print(f"concurrency {p['concurrency']}: {p['output_tokens_per_s']:.1f} output tok/s")
+    rl = report.get("roofline") or {}
+    for p in roofline_points(report):
+        print(f"roofline ({rl.get('profile')}) at concurrency {p['concurrency']}: {p['measured_tok_s']:.1f} of "
+              f"{p['bound_tok_s']:.1f} tok/s = {100 * p['fraction']:.1f}%")
+    if rl.get("note") or rl.get("error"):
+        print(rl.get("error") or rl["note"])
 
 
 def _print_tune(result: Any) -> None:

@@ -28,7 +28,8 @@ from console.ui.models_panel import ModelsPanel, human_bytes
 log = logging.getLogger(__name__)
 
 #: (module under console.ui, class name) of the tabs after Chat, in order.
-OTHER_PANELS = (("batch_panel", "BatchPanel"), ("monitor_panel", "MonitorPanel"), ("export_panel", "ExportPanel"))
+OTHER_PANELS = (("batch_panel", "BatchPanel"), ("monitor_panel", "MonitorPanel"), ("export_panel", "ExportPanel"),
+                ("bench_panel", "BenchPanel"))
 
 
 class PlaceholderPanel(QWidget):
@@ -79,7 +80,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.chat, self.tr("Chat"))
-        self._panel_titles = (self.tr("Batch"), self.tr("Monitor"), self.tr("Export"))
+        self._panel_titles = (self.tr("Batch"), self.tr("Monitor"), self.tr("Export"), self.tr("Bench"))
         self.panels: dict[str, QWidget] = {"chat": self.chat}
         for title in self._panel_titles:  # built just after the window shows (pyqtgraph is slow to import)
             self.tabs.addTab(PlaceholderPanel(self.tr("Loading…"), self), title)

@@ -620,6 +620,362 @@
     </message>
   </context>
   <context>
+    <name>BenchPanel</name>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source> req/s</source>
+      <translation> 请求/秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Also run the console path at each of these concurrencies: throughput vs concurrency and the fraction of the roofline</source>
+      <translation>同时在这些并发数下各运行一次控制台路径：吞吐量随并发的变化，以及占屋顶线（roofline）的比例</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Auto-tune</source>
+      <translation>自动调优</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Baselines (same prompts, fresh process)</source>
+      <translation>基线（相同提示词，新进程）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Benchmark</source>
+      <translation>基准测试</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Cancel</source>
+      <translation>取消</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Cancelled; the engine stays loaded.</source>
+      <translation>已取消；引擎仍保持加载。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Cancelling…</source>
+      <translation>正在取消…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Choose a prompt file, or pick synthetic prompts.</source>
+      <translation>请选择提示词文件，或选用合成提示词。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Concurrency sweep:</source>
+      <translation>并发扫描：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Could not save the report: {0}</source>
+      <translation>无法保存报告：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Done: {0}</source>
+      <translation>完成：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Failed.</source>
+      <translation>失败。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>File:</source>
+      <translation>文件：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>HF batch size:</source>
+      <translation>HF 批大小：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Hugging Face</source>
+      <translation>Hugging Face</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Hugging Face generate (static batches)</source>
+      <translation>Hugging Face generate（静态批处理）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>ITL p99 ms</source>
+      <translation>ITL p99 毫秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>JSON (*.json)</source>
+      <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>JSONL, CSV or OpenAI batch file (prompts cycled to the count)</source>
+      <translation>JSONL、CSV 或 OpenAI 批处理文件（提示词循环使用至指定数量）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Load</source>
+      <translation>负载</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Load a model first.</source>
+      <translation>请先加载模型。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Load a model to run a bench on it.</source>
+      <translation>加载模型后即可对其运行基准测试。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Load a model, choose a workload and run.</source>
+      <translation>加载模型，选择工作负载，然后运行。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Max concurrency:</source>
+      <translation>最大并发：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Open…</source>
+      <translation>打开…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Plain vLLM LLM.generate</source>
+      <translation>原生 vLLM LLM.generate</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Prompt file</source>
+      <translation>提示词文件</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Prompt files (*.jsonl *.json *.csv);;All files (*)</source>
+      <translation>提示词文件 (*.jsonl *.json *.csv);;所有文件 (*)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Prompts:</source>
+      <translation>提示词：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Report saved to {0}</source>
+      <translation>报告已保存到 {0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Request rate (Poisson):</source>
+      <translation>请求速率（泊松）：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Run bench</source>
+      <translation>运行基准测试</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Running {0}…</source>
+      <translation>正在运行 {0}…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Save bench report</source>
+      <translation>保存基准测试报告</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Save report…</source>
+      <translation>保存报告…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Size:</source>
+      <translation>规模：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Synthetic</source>
+      <translation>合成</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>TTFT p50 ms</source>
+      <translation>TTFT p50 毫秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>TTFT p99 ms</source>
+      <translation>TTFT p99 毫秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>The bench failed: {0}</source>
+      <translation>基准测试失败：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>They load their own copy of the model next to the console's: on a GPU they need free memory.</source>
+      <translation>基线会在控制台之外另行加载一份模型：在 GPU 上需要有空闲显存。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Workload</source>
+      <translation>工作负载</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>all at once</source>
+      <translation>一次全部发送</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>console</source>
+      <translation>控制台</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>console ÷ this path</source>
+      <translation>控制台 ÷ 此路径</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>count</source>
+      <translation>数量</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>e.g. 1,4,16,64 (optional)</source>
+      <translation>例如 1,4,16,64（可选）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>e2e p99 s</source>
+      <translation>端到端 p99 秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>failed: {0}</source>
+      <translation>失败：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>input tokens</source>
+      <translation>输入 token</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>no limit</source>
+      <translation>不限</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>out tok/s</source>
+      <translation>输出 token/秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>output tokens</source>
+      <translation>输出 token</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>path</source>
+      <translation>路径</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>plain vLLM</source>
+      <translation>原生 vLLM</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>req/s</source>
+      <translation>请求/秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>total tok/s</source>
+      <translation>总 token/秒</translation>
+    </message>
+  </context>
+  <context>
+    <name>BenchPlots</name>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>% of roofline</source>
+      <translation>占屋顶线 %</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>Latency percentiles (console path)</source>
+      <translation>延迟百分位（控制台路径）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>Measured / roofline</source>
+      <translation>实测 / 屋顶线</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>Roofline for {0}: the planner's decode ceiling at each concurrency.</source>
+      <translation>{0} 的屋顶线：规划器在各并发数下的解码上限。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>Roofline: {0}</source>
+      <translation>屋顶线：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>The roofline is the planner's GPU model (memory bandwidth, tensor cores). On the CPU engine it uses the nominal {0:g} GB/s memory bandwidth of the planner's CPU profile: read the fraction as a rough guide.</source>
+      <translation>屋顶线是规划器的 GPU 模型（显存带宽、张量核心）。在 CPU 引擎上，它使用规划器 CPU 配置中名义上的 {0:g} GB/s 内存带宽：该比例仅供粗略参考。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>Throughput vs concurrency</source>
+      <translation>吞吐量与并发</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>ms</source>
+      <translation>毫秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>output</source>
+      <translation>输出</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>requests in flight</source>
+      <translation>进行中的请求数</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>tok/s</source>
+      <translation>token/秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>total</source>
+      <translation>总计</translation>
+    </message>
+  </context>
+  <context>
     <name>ChatPanel</name>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
@@ -1283,6 +1639,11 @@
     </message>
     <message>
       <location filename="../../console/ui/main_window.py" />
+      <source>Bench</source>
+      <translation>基准测试</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/main_window.py" />
       <source>Chat</source>
       <translation>对话</translation>
     </message>
@@ -1882,6 +2243,24 @@
     </message>
   </context>
   <context>
+    <name>ParetoPlot</name>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>Throughput vs p99 latency</source>
+      <translation>吞吐量与 p99 延迟</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>output tok/s</source>
+      <translation>输出 token/秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>p99 end-to-end latency (s)</source>
+      <translation>p99 端到端延迟（秒）</translation>
+    </message>
+  </context>
+  <context>
     <name>Tasks</name>
     <message>
       <location filename="../../console/ui/tasks.py" />
@@ -1892,6 +2271,149 @@
       <location filename="../../console/ui/tasks.py" />
       <source>Cancelling…</source>
       <translation>正在取消…</translation>
+    </message>
+  </context>
+  <context>
+    <name>TunePage</name>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source> min</source>
+      <translation> 分钟</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>#</source>
+      <translation>#</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Cancel</source>
+      <translation>取消</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Cancelled.</source>
+      <translation>已取消。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Cancelling…</source>
+      <translation>正在取消…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Could not save the preset: {0}</source>
+      <translation>无法保存预设：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Engine knobs and the values to try: knob=v1,v2; knob2=v1,v2. Every combination is one trial (one engine load).</source>
+      <translation>要尝试的引擎参数及取值：knob=v1,v2; knob2=v1,v2。每种组合为一次试验（加载一次引擎）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Knobs:</source>
+      <translation>参数：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Preset name:</source>
+      <translation>预设名称：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Run sweep</source>
+      <translation>运行扫描</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Save as preset</source>
+      <translation>另存为预设</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Save as preset…</source>
+      <translation>另存为预设…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Saved preset '{0}' ({1}): pick it in the Models panel.</source>
+      <translation>已保存预设“{0}”（{1}）：可在模型面板中选用。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Sweeping…</source>
+      <translation>正在扫描…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>The sweep failed: {0}</source>
+      <translation>扫描失败：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>The sweep uses the workload above.</source>
+      <translation>扫描使用上方的工作负载。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Time budget:</source>
+      <translation>时间预算：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Trials not started within the budget are recorded as skipped; the loaded model is loaded again when the sweep ends.</source>
+      <translation>未在预算内开始的试验记为已跳过；扫描结束后会重新加载原先的模型。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>e2e p99 s</source>
+      <translation>端到端 p99 秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>failed</source>
+      <translation>失败</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>front</source>
+      <translation>前沿</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>knobs</source>
+      <translation>参数</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>measured</source>
+      <translation>已测量</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>out tok/s</source>
+      <translation>输出 token/秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>reason</source>
+      <translation>原因</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>skipped</source>
+      <translation>已跳过</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>status</source>
+      <translation>状态</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>{0} of {1} trials measured.</source>
+      <translation>已测量 {1} 次试验中的 {0} 次。</translation>
     </message>
   </context>
 </TS>
