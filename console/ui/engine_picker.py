@@ -41,10 +41,10 @@ class EnginePickerDialog(QDialog):
 
     def __init__(self, current: EngineChoice, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(self.tr("EnginePicker", "Engine location"))
-        self.local = QRadioButton(self.tr("EnginePicker", "In this process (default)"), self)
-        self.serve = QRadioButton(self.tr("EnginePicker", "A vLLM server started by the console (127.0.0.1, stopped on exit)"), self)
-        self.remote = QRadioButton(self.tr("EnginePicker", "A running vLLM server at a URL"), self)
+        self.setWindowTitle(self.tr("Engine location"))
+        self.local = QRadioButton(self.tr("In this process (default)"), self)
+        self.serve = QRadioButton(self.tr("A vLLM server started by the console (127.0.0.1, stopped on exit)"), self)
+        self.remote = QRadioButton(self.tr("A running vLLM server at a URL"), self)
         group = QButtonGroup(self)
         for b in (self.local, self.serve, self.remote):
             group.addButton(b)
@@ -52,10 +52,10 @@ class EnginePickerDialog(QDialog):
         self.url.setPlaceholderText("http://127.0.0.1:8000")
         self.api_key = QLineEdit(self)
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.api_key.setPlaceholderText(self.tr("EnginePicker", "optional"))
+        self.api_key.setPlaceholderText(self.tr("optional"))
         form = QFormLayout()
-        form.addRow(self.tr("EnginePicker", "Server URL"), self.url)
-        form.addRow(self.tr("EnginePicker", "API key"), self.api_key)
+        form.addRow(self.tr("Server URL"), self.url)
+        form.addRow(self.tr("API key"), self.api_key)
         note = QLabel(self.tr("TLS certificates are verified. A remote server uses its own model and settings; "
                               "switching unloads the current engine."), self)
         note.setWordWrap(True)
@@ -83,7 +83,7 @@ class EnginePickerDialog(QDialog):
         try:
             if self.remote.isChecked():
                 if not self.url.text().strip():
-                    raise ValueError(self.tr("EnginePicker", "Give the server's URL, e.g. http://127.0.0.1:8000"))
+                    raise ValueError(self.tr("Give the server's URL, e.g. http://127.0.0.1:8000"))
                 self._choice = parse_engine_choice(self.url.text())
             else:
                 self._choice = EngineChoice("serve" if self.serve.isChecked() else "local")
@@ -101,7 +101,7 @@ class ServerLogDock(QDockWidget):
     drained by a 200 ms timer)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(self.tr("EnginePicker", "Server log"), parent)
+        super().__init__(self.tr("Server log"), parent)
         self.setObjectName("ServerLogDock")
         self.text = QPlainTextEdit(self)
         self.text.setReadOnly(True)
