@@ -49,7 +49,8 @@ class EnginePickerDialog(QDialog):
         for b in (self.local, self.serve, self.remote):
             group.addButton(b)
         self.url = QLineEdit(current.url or "", self)
-        self.url.setPlaceholderText("http://127.0.0.1:8000")
+        example = "http://127.0.0.1:8000"  # an address, the same in every language
+        self.url.setPlaceholderText(example)
         self.api_key = QLineEdit(self)
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
         self.api_key.setPlaceholderText(self.tr("optional"))
