@@ -104,7 +104,10 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 def port_free(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether a server could listen on ``port`` now. With SO_REUSEADDR, as uvicorn binds: the
+    TIME_WAIT connections a killed server leaves do not keep its successor off the port."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((host, port))
             return True
