@@ -147,6 +147,28 @@ def test_cancel_closes_the_stream_and_the_server_aborts(remote: RemoteEngine) ->
     wait_for(idle, 20, "the server to abort the cancelled request")
 
 
+def test_headless_commands_take_engine_url(remote: RemoteEngine, tmp_path: Path) -> None:
+    """``--engine URL`` on chat and batch (the server's own model; no local model needed)."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "INFERENCE_CONSOLE_HOME": str(tmp_path / "home")}
+    base = [sys.executable, "-m", "console"]
+    chat = subprocess.run([*base, "chat", "--engine", remote.url, "--max-tokens", "8", "Hello"],
+                          capture_output=True, text=True, env=env, timeout=180)
+    assert chat.returncode == 0, chat.stderr[-2000:]
+    assert f"[engine] ready: tiny on server {remote.url}" in chat.stderr
+    assert "8 tokens" in chat.stderr
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(_batch_lines())
+    out = tmp_path / "out.jsonl"
+    batch = subprocess.run([*base, "batch", "-i", str(inp), "-o", str(out), "--engine", remote.url,
+                            "--max-tokens", "8", "--json"], capture_output=True, text=True, env=env, timeout=180)
+    assert batch.returncode == 0, batch.stderr[-2000:]
+    assert json.loads(batch.stdout)["succeeded"] == 12
+    assert {r["response"]["body"]["model"] for r in iter_output(out)} == {"tiny"}
+
+
 class _Stub(BaseHTTPRequestHandler):
     """401 for everything, or (``ok_routes``) a server whose completions fail with 500."""
 
@@ -239,18 +261,8 @@ def test_server_killed_mid_stream_then_restarted(vllm_server: LocalServer, remot
     again by itself and the batch resumes to completion."""
     procs = _group(vllm_server)
     assert len(procs) >= 2, "expected the api_server and its EngineCore child"
-    got: list[Any] = []
-    streaming = threading.Event()
-
-    def sink(event: Any) -> None:
-        got.append(event)
-        streaming.set()
-
-    handle = remote.submit(GenerationRequest(prompt="Never stop", sampling=SamplingSettings(
-        temperature=0.0, max_tokens=1000, ignore_eos=True)), sink)
-    assert streaming.wait(60)
-    lines = "\n".join(json.dumps({"custom_id": f"k{i}", "prompt": f"Item {i}", "max_tokens": 48,
-                                  "ignore_eos": True}) for i in range(40))
+    lines = "\n".join(json.dumps({"custom_id": f"k{i}", "prompt": f"Item {i}", "max_tokens": 64,
+                                  "ignore_eos": True}) for i in range(60))
     parsed = parse_jsonl(lines, GREEDY)
     out = tmp_path / "out.jsonl"
     written = threading.Event()
@@ -264,6 +276,17 @@ def test_server_killed_mid_stream_then_restarted(vllm_server: LocalServer, remot
         run_batch(remote, parsed.requests, out, TaskState(), concurrency=2, on_result=on_result)))
     batch.start()
     assert written.wait(120)
+    # The tiny model streams ~300 tokens/s here: start the stream last, kill at its first token.
+    got: list[Any] = []
+    streaming = threading.Event()
+
+    def sink(event: Any) -> None:
+        got.append(event)
+        streaming.set()
+
+    handle = remote.submit(GenerationRequest(prompt="Never stop", sampling=SamplingSettings(
+        temperature=0.0, max_tokens=1000, ignore_eos=True)), sink)
+    assert streaming.wait(60)
     os.killpg(vllm_server.pid, signal.SIGKILL)  # type: ignore[arg-type]
     end = handle.result(30)
     assert isinstance(end, RequestFailed), end
