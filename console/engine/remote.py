@@ -309,6 +309,8 @@ class RemoteEngine:
                         self._poller.feed(resp.text)
                     elif resp.status_code >= 500:
                         raise http_error(self.url, resp.status_code, resp.content)
+                except httpx.TimeoutException:
+                    log.info("%s/metrics was slow to answer; skipping this poll", self.url)  # busy, not gone
                 except (httpx.TransportError, ServerError) as exc:
                     if self._status.state == EngineState.READY:
                         self._lost(transport_message(self.url, exc) if isinstance(exc, httpx.TransportError)
