@@ -28,6 +28,8 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
                         "(e.g. http://gpu-box:8000; its own model and settings are used)")
     p.add_argument("--api-key", help="API key of a remote server (default: $INFERENCE_CONSOLE_API_KEY, "
                                      "then $VLLM_API_KEY)")
+    p.add_argument("--ca-cert", metavar="PATH", help="CA bundle that signed a remote server's TLS certificate "
+                                                     "(certificates are always verified)")
     p.add_argument("--model", help="model name in the store (default: the bundled smollm2)")
     p.add_argument("--preset", help="preset name (default: cpu-default, or gpu-default with a GPU)")
     p.add_argument("--max-model-len", type=int)
@@ -76,7 +78,7 @@ def start_engine(args: argparse.Namespace, config: EngineConfig | None = None, n
     if choice.needs_model and config is None:
         name = args.model or default_model_name()
         config = engine_config_for(ModelStore(), name, args.preset, **engine_overrides(args))
-    host = make_engine(choice, api_key=getattr(args, "api_key", None))
+    host = make_engine(choice, api_key=getattr(args, "api_key", None), verify=getattr(args, "ca_cert", None) or True)
     host.add_status_listener(lambda s: s.stage and print(f"[engine] {s.stage}", file=sys.stderr))
     try:
         if choice.kind == "remote":

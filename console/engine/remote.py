@@ -26,6 +26,7 @@ import concurrent.futures as cf
 import json
 import logging
 import queue
+import ssl
 import threading
 import time
 from typing import Any, Awaitable, Iterator, TypeVar
@@ -222,8 +223,10 @@ class RemoteEngine:
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
+            verify: bool | ssl.SSLContext = self.verify if isinstance(self.verify, bool) \
+                else ssl.create_default_context(cafile=self.verify)  # a CA bundle for a private server
             self._client = httpx.AsyncClient(
-                verify=self.verify, headers=self._headers(),
+                verify=verify, headers=self._headers(),
                 timeout=httpx.Timeout(self.request_timeout_s, connect=10.0),
                 limits=httpx.Limits(max_connections=None, max_keepalive_connections=64))
         return self._client
