@@ -356,7 +356,8 @@ class RemoteEngine:
                 raise http_error(self.url, resp.status_code, resp.content)
             return int(resp.json()["count"])
 
-        return self.run_coroutine(ask()).result(15)
+        loop = self._ensure_loop()  # raises when closed, before a coroutine exists to leak
+        return asyncio.run_coroutine_threadsafe(ask(), loop).result(15)
 
     def submit(self, request: GenerationRequest, on_event: EventSink | None = None) -> RemoteHandle:
         request.validate()
