@@ -169,6 +169,28 @@ def test_headless_commands_take_engine_url(remote: RemoteEngine, tmp_path: Path)
     assert {r["response"]["body"]["model"] for r in iter_output(out)} == {"tiny"}
 
 
+def test_bench_through_the_server(remote: RemoteEngine, tmp_path: Path) -> None:
+    from console.bench.runner import run_console
+    from console.bench.workload import synthetic
+
+    r = run_console(remote, synthetic(6, 16, 8, vocab_size=256, seed=0), max_concurrency=2, stream=True)
+    assert r["requests"] == 6 and r["failed"] == 0
+    assert r["output_tokens"] == 48 and r["prompt_tokens"] == 96
+    assert 0 < r["ttft_s"]["p50"] <= r["e2e_s"]["p99"]
+    import subprocess
+    import sys
+
+    report = tmp_path / "bench.json"
+    cli = subprocess.run([sys.executable, "-m", "console", "bench", "--engine", remote.url, "--num-prompts", "4",
+                          "--input-len", "16", "--output-len", "8", "--json", str(report)],
+                         capture_output=True, text=True, timeout=180,
+                         env={**os.environ, "INFERENCE_CONSOLE_HOME": str(tmp_path / "home")})
+    assert cli.returncode == 0, cli.stderr[-2000:]
+    assert "baselines skipped" in cli.stderr
+    console = json.loads(report.read_text())["results"]["console"]
+    assert console["output_tokens"] == 32 and console["ttft_s"]["p50"] > 0
+
+
 class _Stub(BaseHTTPRequestHandler):
     """401 for everything, or (``ok_routes``) a server whose completions fail with 500."""
 

@@ -133,7 +133,7 @@ def _workload(args: argparse.Namespace, vocab_size: int) -> Any:
 
 #: Synthetic prompts for a server whose tokenizer we cannot see: token ids below this exist in
 #: every vocabulary the console supports.
-REMOTE_VOCAB = 1000
+REMOTE_VOCAB = 256
 
 
 def _bench_server(args: argparse.Namespace, kind: str) -> int:
@@ -169,9 +169,10 @@ def _bench_server(args: argparse.Namespace, kind: str) -> int:
                               "request_rate": rate, "max_concurrency": args.max_concurrency, "seed": args.seed,
                               "sampling": "greedy, ignore_eos"}
         print(f"[bench] console path via {args.engine}: {workload.name}", file=sys.stderr)
+        # Streamed, as `vllm bench serve` measures a server: TTFT and ITL as a client sees them.
         report["results"]["console"] = run_console(host, workload, request_rate=rate,
                                                    max_concurrency=args.max_concurrency, seed=args.seed,
-                                                   task=TaskState(ProgressPrinter()))
+                                                   task=TaskState(ProgressPrinter()), stream=True)
         # Engine figures come from the server's /metrics; process memory is this process's, not the server's.
         report["results"]["console"]["peak_memory_kind"] = "not measured (the engine is a server)"
     finally:
