@@ -300,9 +300,10 @@ def test_server_killed_mid_stream_then_restarted(vllm_server: LocalServer, remot
         run_batch(remote, parsed.requests, out, TaskState(), concurrency=2, on_result=on_result)))
     batch.start()
     assert written.wait(120)
-    # The tiny model is fast and a loaded machine delivers streams in bursts (vLLM merges the
-    # deltas of a consumer that is behind; a first chunk came 2.5 s late once, carrying 1000
-    # tokens): start eight long streams last and kill at the first token, so some are surely open.
+    # Eight long streams, then the kill at their first token or 1 s after they were sent, whichever
+    # comes first. (On this loaded machine the first chunk of a stream sent while a batch runs has
+    # come 2.5-3.3 s late carrying nearly all 1000 tokens; waiting for it would kill a server that
+    # has already answered.)
     got: dict[str, list[Any]] = {}
     streaming = threading.Event()
 
@@ -312,17 +313,17 @@ def test_server_killed_mid_stream_then_restarted(vllm_server: LocalServer, remot
 
     handles = [remote.submit(GenerationRequest(prompt=f"Never stop {i}", sampling=SamplingSettings(
         temperature=0.0, max_tokens=1000, ignore_eos=True)), sink) for i in range(8)]
-    assert streaming.wait(60)
+    streaming.wait(1.0)
     os.killpg(vllm_server.pid, signal.SIGKILL)  # type: ignore[arg-type]
     ends = [h.result(30) for h in handles]
     failed = [e for e in ends if isinstance(e, RequestFailed)]
     assert failed, ends
     for end in failed:
         deltas = [e for e in got.get(end.request_id, []) if isinstance(e, TokenDelta)]
-        assert end.partial_text == "".join(e.text for e in deltas)
-        if deltas:  # (one whose connection was not open yet says "Cannot reach")
-            assert "dropped mid-answer" in end.message and "restarted" in end.message
-    assert any(e.partial_text and "dropped mid-answer" in e.message for e in failed), failed
+        assert end.partial_text == "".join(e.text for e in deltas)  # what was streamed is kept
+        # An open stream "dropped mid-answer"; one whose connection was not open yet "Cannot reach".
+        assert ("dropped mid-answer" in end.message and "restarted" in end.message) or "Cannot reach" in end.message
+    assert any("dropped mid-answer" in e.message for e in failed), failed
     batch.join(60)
     s = summary[0]
     assert s.engine_error and not s.complete
