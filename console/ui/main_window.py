@@ -189,6 +189,12 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.act_quit)
         engine_menu = menubar.addMenu(self.tr("&Engine"))
         engine_menu.addActions([self.act_load, self.act_unload, self.act_reload])
+        from console.engine.switch import EngineSwitch
+
+        if isinstance(self.ctx.host, EngineSwitch):  # where the engine runs (issue 13)
+            from console.ui.engine_picker import add_engine_picker
+
+            add_engine_picker(self, self.ctx.host, engine_menu)
         chat_menu = menubar.addMenu(self.tr("&Chat"))
         chat_menu.addActions([self.act_new_chat, self.act_send, self.act_stop])
         view_menu = menubar.addMenu(self.tr("&View"))

@@ -1249,6 +1249,92 @@
     </message>
   </context>
   <context>
+    <name>EnginePicker</name>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Engine &amp;location…</source>
+      <translation>引擎位置(&amp;L)…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Engine location: {0}</source>
+      <translation>引擎位置：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Engine: in process</source>
+      <translation>引擎：本进程内</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Engine: local server</source>
+      <translation>引擎：本地服务器</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Engine: {0}</source>
+      <translation>引擎：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Server &amp;log</source>
+      <translation>服务器日志(&amp;L)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Switching the engine…</source>
+      <translation>正在切换引擎…</translation>
+    </message>
+  </context>
+  <context>
+    <name>EnginePickerDialog</name>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>A running vLLM server at a URL</source>
+      <translation>某个 URL 上正在运行的 vLLM 服务器</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>A vLLM server started by the console (127.0.0.1, stopped on exit)</source>
+      <translation>由控制台启动的 vLLM 服务器（127.0.0.1，退出时停止）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>API key</source>
+      <translation>API 密钥</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Engine location</source>
+      <translation>引擎位置</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Give the server's URL, e.g. http://127.0.0.1:8000</source>
+      <translation>请填写服务器的 URL，例如 http://127.0.0.1:8000</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>In this process (default)</source>
+      <translation>在本进程内（默认）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Server URL</source>
+      <translation>服务器 URL</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>TLS certificates are verified. A remote server uses its own model and settings; switching unloads the current engine.</source>
+      <translation>会校验 TLS 证书。远程服务器使用它自己的模型和设置；切换会卸载当前引擎。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>optional</source>
+      <translation>可选</translation>
+    </message>
+  </context>
+  <context>
     <name>ExportPanel</name>
     <message>
       <location filename="../../console/ui/export_panel.py" />
@@ -2258,6 +2344,19 @@
       <location filename="../../console/ui/bench_plots.py" />
       <source>p99 end-to-end latency (s)</source>
       <translation>p99 端到端延迟（秒）</translation>
+    </message>
+  </context>
+  <context>
+    <name>ServerLogDock</name>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Server log</source>
+      <translation>服务器日志</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>The log of a server started by the console appears here (Engine &gt; Engine location…).</source>
+      <translation>由控制台启动的服务器的日志显示在这里（引擎 &gt; 引擎位置…）。</translation>
     </message>
   </context>
   <context>
