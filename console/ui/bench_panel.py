@@ -282,6 +282,10 @@ class BenchPanel(QWidget):
             self.cancel_button.setEnabled(False)
 
     def _on_call_progressed(self, p: Progress) -> None:
+        # Requests report progress from the engine's thread too, so a report can arrive after the
+        # outcome (or the cancel) it precedes; it must not overwrite that text.
+        if self.call is None or self.call.state.cancelled:
+            return
         if p.fraction is None:
             self.progress.setRange(0, 0)
         else:
