@@ -4,10 +4,12 @@ Starts the real console window on a virtual screen (``--xvfb``: re-runs itself u
 ``xvfb-run``, Debian package ``xvfb``; default: Qt's ``offscreen`` platform, which renders the
 same pixels with no X server), loads the bundled SmolLM2 model when the store has it (``smollm2``),
 else a tiny random-weight Llama (its answers are gibberish, but every figure is real), chats,
-runs a batch, lets the Monitor collect a few seconds of series, and saves
-``docs/screenshots/{chat,batch,monitor,export}.png`` (palette PNGs, kept under 300 KB each).
+runs a batch, lets the Monitor collect a few seconds of series, runs a small bench with a
+concurrency sweep, and saves ``docs/screenshots/{chat,batch,monitor,export,bench}.png`` (palette
+PNGs, kept under 300 KB each). ``--only bench`` skips the chat and batches and saves only the
+tabs named.
 
-    .venv/bin/python packaging/screenshots.py [--xvfb] [--import-bundled] [--out docs/screenshots]
+    .venv/bin/python packaging/screenshots.py [--xvfb] [--import-bundled] [--only TABS] [--out docs/screenshots]
 
 Conversations and settings go to a throwaway data home; the model store is read, never changed.
 """
@@ -78,7 +80,21 @@ def save_small(image, path: Path) -> int:  # type: ignore[no-untyped-def]
     return path.stat().st_size
 
 
-def run(out: Path, import_bundled: bool = False) -> int:
+def run_bench(window, spin) -> None:  # type: ignore[no-untyped-def]
+    """A small synthetic bench with a concurrency sweep, so the Bench tab's table and plots show."""
+    bench = window.panels.get("bench")
+    if bench is None or not hasattr(bench, "run"):
+        return
+    bench.num_prompts.setValue(32)
+    bench.input_len.setValue(64)
+    bench.output_len.setValue(32)
+    bench.sweep_edit.setText("1,4,16")
+    if bench.run():
+        spin(900, lambda: not bench.busy())
+    print("bench:", bench.status_label.text(), flush=True)
+
+
+def run(out: Path, import_bundled: bool = False, only: set[str] | None = None) -> int:
     from console.paths import store_root
 
     real_store = store_root()
@@ -124,6 +140,26 @@ def run(out: Path, import_bundled: bool = False) -> int:
     print("engine ready", flush=True)
     t_loaded = time.time()
 
+    if only is None or only & {"chat", "batch", "monitor"}:
+        chat_and_batches(window, ctx, spin, work, t_loaded)
+    run_bench(window, spin)
+    out.mkdir(parents=True, exist_ok=True)
+    for i in range(window.tabs.count()):
+        title = window.tabs.tabText(i).replace("&", "").lower()
+        if only is not None and title not in only:
+            continue
+        window.tabs.setCurrentIndex(i)
+        spin(0.8)
+        path = out / f"{title}.png"
+        size = save_small(window.grab().toImage(), path)
+        print(f"{path}: {size // 1024} KB", flush=True)
+    ctx.sampler.stop()
+    ctx.host.close()
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def chat_and_batches(window, ctx, spin, work: Path, t_loaded: float) -> None:  # type: ignore[no-untyped-def]
     chat = window.chat
     chat.input.setPlainText("What is the capital of France?")
     if not chat.send():
@@ -152,19 +188,6 @@ def run(out: Path, import_bundled: bool = False) -> int:
     monitor.show_last(max(60.0, time.time() - t_loaded + 10))
     spin(3.0)
 
-    out.mkdir(parents=True, exist_ok=True)
-    for i in range(window.tabs.count()):
-        window.tabs.setCurrentIndex(i)
-        spin(0.8)
-        title = window.tabs.tabText(i).replace("&", "").lower()
-        path = out / f"{title}.png"
-        size = save_small(window.grab().toImage(), path)
-        print(f"{path}: {size // 1024} KB", flush=True)
-    ctx.sampler.stop()
-    ctx.host.close()
-    shutil.rmtree(work, ignore_errors=True)
-    return 0
-
 
 def main() -> int:
     p = argparse.ArgumentParser(description="Save a screenshot of each tab of the console")
@@ -173,6 +196,7 @@ def main() -> int:
     p.add_argument("--import-bundled", action="store_true",
                    help="when the store has no smollm2, import the bundled GGUF into a temporary store "
                         "instead of using the tiny random model")
+    p.add_argument("--only", metavar="TABS", help="comma list of tabs to save (e.g. bench); skips unneeded runs")
     args = p.parse_args()
     if args.xvfb and not os.environ.get("IC_UNDER_XVFB"):
         if shutil.which("xvfb-run") is None:
@@ -180,11 +204,12 @@ def main() -> int:
             return 2
         env = dict(os.environ, IC_UNDER_XVFB="1", QT_QPA_PLATFORM="xcb")
         cmd = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", sys.executable, __file__, "--out", args.out,
-               *(["--import-bundled"] if args.import_bundled else [])]
+               *(["--import-bundled"] if args.import_bundled else []), *(["--only", args.only] if args.only else [])]
         return subprocess.call(cmd, env=env)
     if not os.environ.get("IC_UNDER_XVFB"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    code = run(Path(args.out), args.import_bundled)
+    only = {t.strip().lower() for t in args.only.split(",")} if args.only else None
+    code = run(Path(args.out), args.import_bundled, only)
     sys.stdout.flush()
     os._exit(code)  # skip Qt/pyqtgraph teardown at interpreter exit (it can abort)
 

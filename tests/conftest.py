@@ -16,7 +16,9 @@ from typing import Iterator
 import pytest
 
 from console.models.bundled import bundled_gguf
+from console.ui.refcount_guard import pin_singletons
 
+pin_singletons()  # PySide6 6.12 on Python 3.11 drops a reference to None per void Qt call
 
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
@@ -117,3 +119,23 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     session.config._console_exit_status = exitstatus  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="session")
+def served_config(tiny_model: Path) -> "object":
+    """The tiny model's config as the console-launched server runs it (same as engine_host)."""
+    from console.config import EngineConfig
+
+    return EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu")
+
+
+@pytest.fixture(scope="session")
+def vllm_server(served_config: "object") -> Iterator["object"]:
+    """vLLM's OpenAI-compatible server (the CPU build's module entry point) on 127.0.0.1 with the
+    tiny model, started by the console's LocalServer; shared by the session (40-100 s to start)."""
+    from console.engine.local_server import LocalServer
+
+    server = LocalServer(poll_interval_s=0.5, stop_timeout_s=15)
+    server.load(served_config, "tiny").result(timeout=600)  # type: ignore[arg-type]
+    yield server
+    server.close()

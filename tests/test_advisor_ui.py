@@ -126,3 +126,39 @@ def test_metrics_endpoint_toggle(panel: AdvisorPanel) -> None:
         panel.METRICS_PORT = busy.getsockname()[1]
         panel.metrics_check.setChecked(True)
     assert not panel.metrics_check.isChecked() and "cannot serve metrics" in panel.header.text()
+
+
+@pytest.mark.parametrize("owns_host", [False, True])
+def test_closing_the_window_stops_the_metrics_server_and_frees_its_port(home: Path, qtbot: Any,
+                                                                      owns_host: bool) -> None:
+    import socket
+    import urllib.request
+
+    from console.models.store import ModelStore
+    from console.settings import load_settings
+    from console.ui.context import AppContext
+    from console.ui.main_window import MainWindow
+
+    ctx = AppContext.create(store=ModelStore())  # no engine is loaded: closing needs none
+    w = MainWindow(ctx, load_settings(), owns_host=owns_host)
+    qtbot.addWidget(w)
+    w.show()
+    w.advisor.METRICS_PORT = 0
+    w.advisor.metrics_check.setChecked(True)
+    server = w.advisor.metrics_server
+    assert server is not None
+    port = server.port
+    assert urllib.request.urlopen(server.url, timeout=10).status == 200
+    if owns_host:
+        with qtbot.waitSignal(w.shutdownFinished, timeout=30_000):
+            w.close()
+    else:
+        w.close()
+    assert w.advisor.metrics_server is None and not server.running
+    with pytest.raises(OSError):
+        urllib.request.urlopen(server.url, timeout=2)
+    with socket.socket() as again:  # the port is free: another server can listen on it
+        again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as http.server does (TIME_WAIT)
+        again.bind(("127.0.0.1", port))
+        again.listen()
+    ctx.sampler.stop()

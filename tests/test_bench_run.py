@@ -54,3 +54,19 @@ def test_sweep_records_refused_trial_and_goes_on(tiny_model: Path, home: Path) -
     preset = load_presets()["tuned-tiny"]
     assert preset.path == path and preset.engine["max_num_seqs"] == result.trials[result.best].knobs["max_num_seqs"]
     assert "model" not in preset.engine
+
+
+@pytest.mark.parametrize("kind", ["vllm", "asyncllm", "hf"])
+def test_baselines_run_the_same_workload_in_a_fresh_process(engine_host: Any, kind: str) -> None:
+    """Each baseline (plain LLM.generate, vLLM's AsyncLLM without the console, HF generate) runs
+    in its own process on the same prompts and reports the exact token counts the console path
+    produces for them (ignore_eos: fixed lengths)."""
+    from console.bench.baselines import run_baseline
+    from console.engine.host import prepare_config
+
+    w = synthetic(6, 16, 8, vocab_size=engine_host.tokenizer.vocab_size, seed=3)
+    kwargs, _ = prepare_config(engine_host.config)
+    r = run_baseline(kind, kwargs.engine_kwargs(), w, hf_batch_size=4, timeout_s=600)
+    assert "error" not in r, r.get("error")
+    assert (r["requests"], r["output_tokens"], r["prompt_tokens"]) == (6, 48, 96)
+    assert r["output_tokens_per_s"] == pytest.approx(48 / r["duration_s"])

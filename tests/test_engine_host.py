@@ -198,3 +198,21 @@ def test_non_streaming_request_gives_one_final_event_with_the_same_text(engine_h
     assert isinstance(streamed, RequestFinished)
     assert final.text == streamed.text and final.output_tokens == 20  # greedy: same answer
     assert final.ttft_s is not None and 0 < final.ttft_s < final.e2e_s  # from vLLM's own metrics
+
+
+def test_only_the_consoles_stat_logger_runs_in_the_engine(engine_host: EngineHost) -> None:
+    """vLLM's default stat loggers (a log line every 5 s, Prometheus histograms fed per token) cost
+    front-end time on every step and nothing reads them (the console's /metrics is built from its
+    MetricsStore). The console's logger must be there, vLLM's real Prometheus logger must not."""
+    from vllm.v1.metrics.loggers import LoggingStatLogger, PrometheusStatLogger
+
+    def unwrap(logger: object) -> list[object]:
+        inner = getattr(logger, "per_engine_stat_loggers", None)
+        return list(inner.values()) if isinstance(inner, dict) else [logger]
+
+    loggers = [x for lg in engine_host._engine.logger_manager.stat_loggers for x in unwrap(lg)]
+    names = [type(x).__name__ for x in loggers]
+    assert "ConsoleStatLogger" in names, names
+    assert not any(isinstance(x, LoggingStatLogger) for x in loggers), names
+    assert [type(x).__name__ for x in loggers if isinstance(x, PrometheusStatLogger)] == \
+        ["SilentPrometheusStatLogger"], names

@@ -274,3 +274,49 @@ def test_trust_remote_code_is_off_unless_the_model_entry_enables_it(home: Path, 
     assert engine_config_for(store, "tiny", "sneaky").trust_remote_code is False
     store.update("tiny", trust_remote_code=True)
     assert engine_config_for(store, "tiny", "cpu-default").trust_remote_code is True
+
+
+_KILLED_CONSOLE = """
+import sys, time
+from console.config import EngineConfig
+from console.engine.host import EngineHost
+
+if __name__ == "__main__":  # vLLM spawns its engine core: the main module is imported again there
+    host = EngineHost()
+    host.load(EngineConfig(model=sys.argv[1], kv_cache_memory_bytes=64 * 1024**2, max_model_len=256,
+                           device="cpu"), "tiny").result(timeout=600)
+    print("READY", host._reaper.pid, *host._reaper.pids, flush=True)
+    time.sleep(3600)
+"""
+
+
+def test_a_killed_console_leaves_no_engine_process_behind(tiny_model: Path, tmp_path: Path) -> None:
+    """SIGKILL of the console (the OOM killer, a crash) must not leave vLLM's EngineCore holding
+    memory: the reaper started at load kills it once its parent is gone."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "console_to_kill.py"
+    script.write_text(_KILLED_CONSOLE)
+    proc = subprocess.Popen([sys.executable, str(script), str(tiny_model)], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        line = ""
+        for line in proc.stdout or []:  # vLLM logs to stdout too
+            if line.startswith("READY"):
+                break
+        assert line.startswith("READY"), line
+        reaper_pid, *engine_pids = (int(x) for x in line.split()[1:])
+        engine = [psutil.Process(p) for p in engine_pids]
+        tree = engine + [c for p in engine for c in p.children(recursive=True)]
+        assert engine and all(p.is_running() for p in tree)
+        assert any("EngineCore" in " ".join(p.cmdline()) or "EngineCore" in p.name() for p in tree) or \
+            any("multiprocessing" in " ".join(p.cmdline()) for p in tree)
+        proc.kill()
+        proc.wait(timeout=30)
+        gone, alive = psutil.wait_procs(tree, timeout=30)
+        assert not alive, [(p.pid, p.name()) for p in alive]
+        assert not psutil.pid_exists(reaper_pid) or psutil.Process(reaper_pid).status() == psutil.STATUS_ZOMBIE
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -148,3 +148,60 @@ def test_language_menu_saves_the_choice(qapp: Any, qtbot: Any, home: Path) -> No
     assert load_settings().language == "zh_CN"
     assert "简体中文" in acts["zh_CN"].text()
     ctx.sampler.stop()
+
+
+def test_every_advisor_rule_text_has_a_chinese_translation() -> None:
+    """The rules are data: each shipped title, what/why template and action text must be in the
+    catalogue (context AdvisorRules), finished, in Chinese, with its {fields} intact."""
+    from console.advisor import load_rules, rule_texts
+    from console.paths import resources_dir
+
+    texts = rule_texts(load_rules(resources_dir() / "advisor" / "rules.toml"))
+    assert len(texts) > 20
+    assert {(i18n.RULES_CONTEXT, t) for t in texts} <= set(i18n.extract())  # the generator carries them
+    ts = i18n.read_ts(i18n.ts_path("zh_CN"))
+    placeholders = re.compile(r"\{[^{}]*\}")
+    bad = []
+    for text in texts:
+        translation, finished = ts.get((i18n.RULES_CONTEXT, text), ("", False))
+        if not (finished and re.search(r"[\u4e00-\u9fff]", translation)
+                and sorted(placeholders.findall(text)) == sorted(placeholders.findall(translation))):
+            bad.append(text)
+    assert not bad, "advisor rule texts without a (good) zh_CN translation (run python -m console.ui.i18n):\n" + \
+        "\n".join(bad)
+
+
+def test_advisor_dock_shows_rules_in_chinese(qapp: Any, qtbot: Any, tmp_path: Path) -> None:
+    import time
+
+    from PySide6.QtCore import QLocale
+
+    from console.engine.host import EngineHost
+    from console.engine.metrics import MetricsStore
+    from console.engine.recording import save_recording
+    from console.ui.advisor_panel import AdvisorPanel
+    from console.ui.app import install_translators
+
+    store = MetricsStore()
+    for i in range(16):  # 8 s with the KV cache full and preemptions: two rules fire
+        store.record_step(t=time.time() - 8 + i * 0.5, running=3, kv_usage=0.97, preemptions=1)
+    path = save_recording(store, tmp_path / "full.json")
+
+    class Ctx:
+        host = EngineHost()
+        metrics = MetricsStore()
+
+    installed = install_translators(qapp, "zh_CN")
+    try:
+        panel = AdvisorPanel(Ctx())  # type: ignore[arg-type]
+        qtbot.addWidget(panel)
+        assert panel.open_recording(str(path))
+        titles = [panel.list.item(i).text() for i in range(panel.list.count())]
+        assert any("KV 缓存将满" in t for t in titles) and any("请求被抢占" in t for t in titles), titles
+        panel.list.setCurrentRow(0)
+        assert "KV 缓存在" in panel.detail.text() and "97%" in panel.detail.text()  # evidence filled in
+        panel.stop()
+    finally:
+        for t in installed:
+            qapp.removeTranslator(t)
+        QLocale.setDefault(QLocale("en_US"))

@@ -143,3 +143,66 @@ def test_send_without_a_model_explains(home: Path, qtbot: Any) -> None:
     panel.stop_strings.setPlainText("###\nEND")
     s = panel.sampling()
     assert s.top_p == 0.5 and s.stop == ["###", "END"] and s.seed is None
+
+
+def test_streaming_re_renders_only_the_answer_not_the_history(chat: Any, qtbot: Any) -> None:
+    """While an answer streams, the render timer replaces only the answer's text; the whole
+    transcript (history included) is rendered as markdown at the start and the end of it."""
+    chat.max_tokens.setValue(24)
+    chat.input.setPlainText("First question, for the history")
+    assert chat.send()
+    qtbot.waitUntil(lambda: chat.active_id is None, timeout=60_000)
+    full_renders: list[int] = []
+    original = chat.transcript.setMarkdown
+    chat.transcript.setMarkdown = lambda text: (full_renders.append(len(text)), original(text))[1]
+    tails: list[str] = []
+    original_tail = chat._render_stream_tail
+    chat._render_stream_tail = lambda: (original_tail(), tails.append(chat.transcript_text()))[0]
+    chat.max_tokens.setValue(200)
+    chat.input.setPlainText("Second question")
+    assert chat.send()
+    qtbot.waitUntil(lambda: chat.active_id is None, timeout=60_000)
+    assert len(tails) >= 2, "the streaming answer should have been re-rendered several times"
+    assert len(full_renders) <= 3  # the start, the end (and a conversation-list refresh at most)
+    assert all("First question, for the history" in t and "Second question" in t for t in tails)
+    assert len(tails[-1]) > len(tails[0])  # the answer grew in place
+    final = chat.transcript_text()
+    assert final.count("First question, for the history") == 1 and "TTFT" in final
+
+
+def test_a_token_count_that_ends_after_the_panel_is_deleted_is_dropped(engine_host: Any, home: Path,
+                                                                        qtbot: Any) -> None:
+    """The context meter's token count runs in a worker; closing the window (or a test's teardown)
+    can delete the panel before it returns. Its result must be dropped, not written into a
+    deleted QProgressBar (a RuntimeError in a slot, seen in a loaded full test run)."""
+    import threading
+
+    import shiboken6
+
+    from console.ui.chat_panel import ChatPanel
+
+    release = threading.Event()
+    real_count = engine_host.count_tokens
+    ctx = AppContext.create(host=engine_host)
+    panel = ChatPanel(ctx)
+    bar = panel.context_bar
+    finished: list[int] = []
+
+    def slow_count(text: str) -> int:
+        release.wait(30)
+        n = real_count(text)
+        finished.append(n)
+        return n
+
+    engine_host.count_tokens = slow_count  # type: ignore[method-assign]
+    try:
+        panel.input.setPlainText("How long is this prompt?")
+        panel._on_count_timer_timeout()
+        panel.deleteLater()
+        qtbot.waitUntil(lambda: not shiboken6.isValid(bar), timeout=5000)
+        release.set()
+        qtbot.waitUntil(lambda: bool(finished), timeout=30000)
+        qtbot.wait(200)  # the queued outcome is delivered (and must be dropped) here
+    finally:
+        engine_host.count_tokens = real_count  # type: ignore[method-assign]
+    assert finished and finished[0] > 0

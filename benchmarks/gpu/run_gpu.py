@@ -229,8 +229,9 @@ def phase_extra(out: Path) -> dict[str, Any]:
 
 def phase_overhead(out: Path) -> dict[str, Any]:
     """The console path's cost against plain vLLM on the 8B shape at the emulated 24 GB budget:
-    console without per-token events (batch/bench mode), console streaming every token, then
-    plain vLLM LLM.generate in a fresh process, same workload."""
+    console without per-token events (batch/bench mode), console streaming every token, the
+    console with vLLM's default stat loggers back on (bf16), then plain vLLM LLM.generate and
+    vLLM's AsyncLLM without the console, each in a fresh process, same workload."""
     from console.bench.baselines import run_baseline
     from console.bench.runner import run_console
     from console.bench.workload import synthetic
@@ -253,10 +254,25 @@ def phase_overhead(out: Path) -> dict[str, Any]:
             host.unload().result(timeout=300)
     finally:
         host.close()
+    # vLLM's default stat loggers back on (the console ran with them until 2026-11-29 evening)
+    import console.engine.host as host_module
+
+    host_module.VLLM_DEFAULT_STAT_LOGGERS = True
+    host = EngineHost()
+    try:
+        res["bf16_load_default_loggers"] = load(host, emu_config(big, util), "llama-8b-bf16-default-loggers")
+        run_console(host, synthetic(16, 64, 16, vocab_size=500, seed=9))
+        res["bf16_console_default_loggers"] = run_console(host, w)
+        log(f"bf16 with vLLM's default stat loggers: "
+            f"{res['bf16_console_default_loggers']['output_tokens_per_s']:.0f} tok/s")
+    finally:
+        host.close()
+        host_module.VLLM_DEFAULT_STAT_LOGGERS = False
     for tag, extra in variants:
-        res[f"{tag}_plain_vllm"] = run_baseline("vllm", emu_config(big, util, **extra).engine_kwargs(), w,
-                                                timeout_s=300)
-        log(f"{tag}: plain vLLM {res[f'{tag}_plain_vllm'].get('output_tokens_per_s')}")
+        for kind in ("vllm", "asyncllm"):
+            key = f"{tag}_plain_vllm" if kind == "vllm" else f"{tag}_asyncllm"
+            res[key] = run_baseline(kind, emu_config(big, util, **extra).engine_kwargs(), w, timeout_s=300)
+            log(f"{tag}: {kind} {res[key].get('output_tokens_per_s')}")
     return res
 
 

@@ -9,7 +9,7 @@ preset knob to change; :func:`planner_view` shows what the planner makes of that
 
 from console.advisor.evaluate import AdvisorContext, Finding, NotEvaluable, Report, evaluate
 from console.advisor.planview import planner_view
-from console.advisor.rules import Action, Rule, RuleError, RuleSet, load_rules, parse_rules
+from console.advisor.rules import Action, Rule, RuleError, RuleSet, load_rules, parse_rules, rule_texts
 
 __all__ = ["Action", "AdvisorContext", "Finding", "NotEvaluable", "Report", "Rule", "RuleError", "RuleSet",
-           "evaluate", "load_rules", "parse_rules", "planner_view"]
+           "evaluate", "load_rules", "parse_rules", "planner_view", "rule_texts"]

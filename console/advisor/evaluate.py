@@ -252,9 +252,13 @@ def _format(template: str, evidence: Evidence) -> str:
 
 
 def evaluate(store: MetricsStore, rules: RuleSet, ctx: AdvisorContext | None = None,
-             since: float | None = None) -> Report:
-    """Run every rule over the store's series from ``since`` (all of it when None)."""
+             since: float | None = None, translate: Callable[[str], str] | None = None) -> Report:
+    """Run every rule over the store's series from ``since`` (all of it when None).
+
+    ``translate`` maps each rule text (title, the what/why templates, the action's words) to the
+    user's language before the evidence is formatted in; the UI passes Qt's catalogue lookup."""
     ctx = ctx or AdvisorContext()
+    tr = translate or (lambda text: text)
     res = store.resolution_s
     # a bin is labelled by its start: keep the one that ``since`` falls inside
     bins = store.bins(None if since is None else since - res)
@@ -276,11 +280,11 @@ def evaluate(store: MetricsStore, rules: RuleSet, ctx: AdvisorContext | None = N
         for action in rule.actions:
             change = action.changes(knobs)
             if change:
-                says = action.says
+                says = tr(action.says)
                 break
         what = rule.what_standing if ev.get("standing") and rule.what_standing else rule.what
         report.findings.append(Finding(
-            rule_id=rule.id, title=rule.title, severity=rule.severity, what=_format(what, ev),
-            why=rule.why, start_t=ev.get("start", 0.0), duration_s=ev.get("duration_s", 0.0),
+            rule_id=rule.id, title=tr(rule.title), severity=rule.severity, what=_format(tr(what), ev),
+            why=tr(rule.why), start_t=ev.get("start", 0.0), duration_s=ev.get("duration_s", 0.0),
             evidence={k: round(float(v), 4) for k, v in ev.items()}, change=change, change_says=says))
     return report

@@ -149,6 +149,17 @@ def parse_rules(data: dict[str, Any], where: str = "rules") -> RuleSet:
     return RuleSet(tuple(rules), dict(data.get("defaults", {})))
 
 
+def rule_texts(rules: RuleSet) -> list[str]:
+    """Every text of ``rules`` a user reads (titles, what/why templates, action words), in file
+    order without repeats: what the UI's translation catalogue carries (context "AdvisorRules")."""
+    out: dict[str, None] = {}
+    for rule in rules.rules:
+        for text in (rule.title, rule.what, rule.what_standing, rule.why, *(a.says for a in rule.actions)):
+            if text:
+                out.setdefault(text, None)
+    return list(out)
+
+
 def default_rules_path() -> Path:
     user = data_home() / "advisor" / "rules.toml"
     return user if user.is_file() else resources_dir() / "advisor" / "rules.toml"

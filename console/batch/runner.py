@@ -6,7 +6,8 @@ The API the CLI and the GUI call (from a worker thread; it blocks until the batc
     summary = run_batch(host, parsed.requests, "out.jsonl", task,
                         concurrency=16, on_result=callback, on_progress=callback)
 
-- ``host`` is a loaded :class:`~console.engine.host.EngineHost`; other users (chats) may share it.
+- ``host`` is a loaded :class:`~console.engine.interface.Engine` (in-process, a console-launched
+  server or a remote one); other users (chats) may share it.
 - ``task`` (:class:`~console.jobs.TaskState`) receives progress (stage ``"batch"``, fraction
   done/total, a message with tok/s and ETA) and is polled for cancel. On cancel the requests in
   flight are aborted and not written, so a later run redoes them.
@@ -15,8 +16,8 @@ The API the CLI and the GUI call (from a worker thread; it blocks until the batc
 - Results are appended to ``output_path`` line by line and fsynced (see ``results.py``); with
   ``resume=True`` (default) custom_ids already in the file are skipped.
 - A request that fails on its own (prompt longer than the context, wrong model name) becomes an
-  error line and the rest continue. An engine failure (engine unloaded, child process died)
-  stops the batch: ``summary.engine_error`` says why; unwritten requests are redone on resume.
+  error line and the rest continue. An engine failure (engine unloaded, child process died, the
+  server unreachable, restarted or its connection dropped) stops the batch: ``summary.engine_error`` says why; unwritten requests are redone on resume.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Callable, Sequence
 
 from console.batch.formats import BatchRequest
 from console.batch.results import BatchResult, ResultWriter, completed_ids
+from console.engine.interface import Engine
 from console.engine.types import (
     EngineError,
     EngineState,
@@ -106,7 +108,7 @@ def _explain_failure(message: str, host: object) -> tuple[str, str]:
     return "invalid_request", message
 
 
-def run_batch(host, requests: Sequence[BatchRequest], output_path: Path | str,  # type: ignore[no-untyped-def]
+def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path | str,
               task: TaskState | None = None, *, concurrency: int = DEFAULT_CONCURRENCY,
               on_result: Callable[[BatchResult], None] | None = None,
               on_progress: Callable[[BatchProgress], None] | None = None,

@@ -26,7 +26,7 @@ from console.jobs import Cancelled, TaskState
 
 def run_baseline(kind: str, engine_kwargs: dict[str, Any], workload: Workload, *, hf_batch_size: int = 16,
                  timeout_s: float = 1800, task: TaskState | None = None) -> dict[str, Any]:
-    """Run baseline ``kind`` ("vllm" or "hf") in a child process; its figures, or
+    """Run baseline ``kind`` ("vllm", "asyncllm" or "hf") in a child process; its figures, or
     ``{"error": ...}`` when it failed (the message names the cause)."""
     with tempfile.TemporaryDirectory(prefix="bench-") as d:
         spec, out = Path(d) / "spec.json", Path(d) / "out.json"
@@ -89,6 +89,53 @@ def _vllm(spec: dict[str, Any]) -> dict[str, Any]:
             "requests_per_s": len(outs) / dt, "vllm_version": vllm.__version__}
 
 
+def _asyncllm(spec: dict[str, Any]) -> dict[str, Any]:
+    """vLLM's own AsyncLLM front end driven directly, without the console (no stat loggers, final
+    outputs only, every request in flight at once): separates what the async front end costs
+    against ``LLM.generate`` from what the console adds on top of it."""
+    import asyncio
+
+    from console.engine import vllm_compat
+
+    w = Workload.from_dict(spec["workload"])
+    kwargs = dict(spec["engine_kwargs"])
+    kind = vllm_compat.request_output_kind()
+    sp = vllm_compat.sampling_params_class()
+    params = sp(temperature=0.0, top_p=1.0, max_tokens=w.output_len, ignore_eos=w.ignore_eos,
+                output_kind=kind.FINAL_ONLY)
+    if w.prompt_token_ids:
+        prompts: list[Any] = [{"prompt_token_ids": ids} for ids in w.prompt_token_ids]
+    else:
+        prompts = _text_prompts(kwargs.get("tokenizer") or kwargs["model"], w)
+
+    async def run() -> dict[str, Any]:
+        t_load = time.perf_counter()
+        args = vllm_compat.async_engine_args_class()(**kwargs, disable_log_stats=True)
+        engine = vllm_compat.async_llm_class().from_engine_args(args)
+        load_s = time.perf_counter() - t_load
+
+        async def one(i: int, prompt: Any, p: Any) -> Any:
+            final = None
+            async for out in engine.generate(prompt, p, f"b{i}"):
+                final = out
+            return final
+
+        try:
+            await one(-1, prompts[0], sp(max_tokens=4, output_kind=kind.FINAL_ONLY))  # warm-up
+            t0 = time.perf_counter()
+            outs = await asyncio.gather(*(one(i, pr, params) for i, pr in enumerate(prompts)))
+            dt = time.perf_counter() - t0
+        finally:
+            engine.shutdown()
+        out_tok = sum(len(o.outputs[0].token_ids) for o in outs)
+        in_tok = sum(len(o.prompt_token_ids or []) for o in outs)
+        return {"duration_s": dt, "load_s": load_s, "requests": len(outs), "output_tokens": out_tok,
+                "prompt_tokens": in_tok, "output_tokens_per_s": out_tok / dt,
+                "total_tokens_per_s": (out_tok + in_tok) / dt, "requests_per_s": len(outs) / dt}
+
+    return asyncio.run(run())
+
+
 def _hf(spec: dict[str, Any]) -> dict[str, Any]:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -134,7 +181,7 @@ def _hf(spec: dict[str, Any]) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     kind, spec_path, out_path = argv
     spec = json.loads(Path(spec_path).read_text())
-    result = {"vllm": _vllm, "hf": _hf}[kind](spec)
+    result = {"vllm": _vllm, "asyncllm": _asyncllm, "hf": _hf}[kind](spec)
     Path(out_path).write_text(json.dumps(result))
     return 0
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import importlib.metadata
-import importlib.util
 import platform
 from pathlib import Path
 from typing import Any
@@ -51,40 +50,15 @@ def environment() -> dict[str, Any]:
 def ratios(results: dict[str, dict[str, Any]]) -> dict[str, float | None]:
     tps = {k: v.get("output_tokens_per_s") for k, v in results.items() if "error" not in v}
     out = {}
-    for a, b in (("console", "vllm"), ("console", "hf"), ("vllm", "hf")):
+    for a, b in (("console", "vllm"), ("console", "asyncllm"), ("asyncllm", "vllm"), ("console", "hf"),
+                 ("vllm", "hf")):
         if a in tps and b in tps:
             out[f"{a}/{b}"] = ratio(tps[a], tps[b])
     return out
 
 
-def write_plots(report: dict[str, Any], folder: Path) -> list[str] | str:
-    """PNG plots when matplotlib is installed; otherwise a sentence saying they were skipped."""
-    if importlib.util.find_spec("matplotlib") is None:
-        return "skipped: matplotlib is not installed (pip install matplotlib to get PNG plots)"
-    import matplotlib
+def write_plots(report: dict[str, Any], folder: Path) -> list[str]:
+    """The PNG plots (:mod:`console.bench.plots`); the files written."""
+    from console.bench.plots import write_plots as _write
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    folder.mkdir(parents=True, exist_ok=True)
-    files = []
-    res = report.get("results", {})
-    fig, ax = plt.subplots(figsize=(5, 3))
-    names = [k for k in res if "error" not in res[k]]
-    ax.bar(names, [res[k]["output_tokens_per_s"] for k in names])
-    ax.set_ylabel("output tok/s")
-    fig.tight_layout()
-    fig.savefig(folder / "throughput.png")
-    files.append(str(folder / "throughput.png"))
-    trials = (report.get("tune") or {}).get("trials") or []
-    pts = [(t["figures"]["output_tokens_per_s"], t["figures"]["e2e_s"]["p99"]) for t in trials if t["status"] == "ok"]
-    if pts:
-        fig, ax = plt.subplots(figsize=(5, 3))
-        ax.scatter([p[1] for p in pts], [p[0] for p in pts])
-        ax.set_xlabel("p99 latency (s)")
-        ax.set_ylabel("output tok/s")
-        fig.tight_layout()
-        fig.savefig(folder / "pareto.png")
-        files.append(str(folder / "pareto.png"))
-    plt.close("all")
-    return files
+    return _write(report, folder)

@@ -1,4 +1,5 @@
-"""Run a bench workload through the console's own path: :class:`EngineHost.submit`.
+"""Run a bench workload through the console's own path: ``Engine.submit`` (in-process, a
+console-launched server or a remote one; engine-side figures come from its metrics store).
 
 ``run_console(host, workload, request_rate=None, max_concurrency=None, task=None)`` sends the
 prompts on their schedule (all at once, or Poisson arrivals), keeps at most ``max_concurrency``
@@ -17,6 +18,7 @@ from typing import Any
 from console.bench.stats import RequestTiming, pcts, summarize
 from console.bench.workload import Workload, arrival_offsets
 from console.config import SamplingSettings
+from console.engine.interface import Engine
 from console.engine.types import GenerationRequest, RequestFinished
 from console.jobs import Cancelled, TaskState
 
@@ -66,7 +68,7 @@ def _requests(workload: Workload, stream: bool = False) -> list[GenerationReques
     return [GenerationRequest(messages=m, sampling=s, stream=stream) for m in workload.messages]
 
 
-def run_console(host: Any, workload: Workload, *, request_rate: float | None = None,
+def run_console(host: Engine, workload: Workload, *, request_rate: float | None = None,
                 max_concurrency: int | None = None, seed: int = 0,
                 task: TaskState | None = None, stream: bool = False) -> dict[str, Any]:
     task = task or TaskState()

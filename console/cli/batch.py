@@ -19,8 +19,8 @@ from console.batch.formats import BatchFormatError, read_batch_file
 from console.batch.results import export_csv
 from console.batch.runner import DEFAULT_CONCURRENCY, BatchSummary, run_batch
 from console.cli.chat import add_engine_args, add_sampling_args, engine_overrides, sampling_from_args
-from console.cli.common import CliError, ProgressPrinter, print_json, quiet_engine_logs
-from console.engine.host import EngineHost
+from console.cli.common import CliError, ProgressPrinter, print_json
+from console.engine.interface import Engine
 from console.jobs import TaskState
 
 
@@ -48,12 +48,18 @@ def _local(path: str, what: str) -> Path:
     return Path(path)
 
 
-def _load(args: argparse.Namespace) -> EngineHost:
+def _load(args: argparse.Namespace) -> Engine:
     """Like chat's start_engine, but ``--model`` may also be a model folder (as in vLLM)."""
     from console.cli.chat import start_engine
+    from console.engine.factory import parse_engine_choice
     from console.launch import default_model_name, resolve_preset
     from console.models.store import ModelStore, StoreError
 
+    try:
+        if not parse_engine_choice(args.engine).needs_model:
+            return start_engine(args)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     name = args.model or default_model_name()
     try:
         ModelStore().get(name)
@@ -61,13 +67,9 @@ def _load(args: argparse.Namespace) -> EngineHost:
         folder = Path(name)
         if not (folder / "config.json").is_file():
             raise
-        quiet_engine_logs(getattr(args, "verbose", False))
         config = resolve_preset(args.preset).apply(str(folder.resolve()), **engine_overrides(args))
         config.served_model_name = args.served_model_name or name
-        host = EngineHost()
-        host.add_status_listener(lambda s: s.stage and print(f"[engine] {s.stage}", file=sys.stderr))
-        host.load(config, name).result()
-        return host
+        return start_engine(args, config, name)
     return start_engine(args)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from console.cli.chat import add_engine_args, engine_overrides
 from console.cli.common import CliError, ProgressPrinter, print_table, quiet_engine_logs
+from console.engine.factory import parse_engine_choice
 from console.config import EngineConfig
 from console.jobs import TaskState
 
@@ -31,12 +32,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--request-rate", type=float, default=float("inf"),
                    help="Poisson arrivals at R req/s (default inf: all at once)")
     p.add_argument("--max-concurrency", type=int, help="at most C requests in flight")
+    p.add_argument("--concurrency-sweep", metavar="LIST", default="",
+                   help="also run the console path at each of these concurrencies, e.g. 1,4,16,64 "
+                        "(throughput vs concurrency, fraction of the roofline)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--baselines", default="vllm,hf",
-                   help="comma list of vllm, hf (or 'none'); each runs in a fresh process")
+                   help="comma list of vllm, asyncllm (vLLM's AsyncLLM without the console), hf "
+                        "(or 'none'); each runs in a fresh process")
     p.add_argument("--hf-batch-size", type=int, default=16, help="static batch size of the HF baseline")
     p.add_argument("--json", metavar="PATH", help="write the full report (figures + environment) as JSON")
-    p.add_argument("--plot-dir", metavar="DIR", help="write PNG plots here (needs matplotlib)")
+    p.add_argument("--plot-dir", metavar="DIR", help="write PNG plots here")
     p.add_argument("--tune", action="store_true", help="sweep engine knobs instead of one run")
     p.add_argument("--tune-budget-s", type=float, default=600, help="time budget of the sweep")
     p.add_argument("--save-preset", metavar="NAME", help="with --tune: save the best point as this user preset")
@@ -64,27 +69,32 @@ def _vocab_size(model_path: str) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from console.bench import workload as wl
-    from console.bench.baselines import run_baseline
-    from console.bench.report import environment, ratios, write_plots
-    from console.bench.runner import run_console
+    from console.bench.report import environment
     from console.engine.host import EngineHost, prepare_config
 
     quiet_engine_logs(getattr(args, "verbose", False))
+    try:
+        choice = parse_engine_choice(args.engine)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if choice.kind != "local":
+        return _bench_server(args, choice.kind)
     config, name, preset = _config(args)
     prepared, device = prepare_config(config)
     try:
-        if args.dataset_path:
-            workload = wl.from_file(args.dataset_path, args.output_len, args.num_prompts)
-        else:
-            workload = wl.synthetic(args.num_prompts, args.input_len, args.output_len,
-                                    _vocab_size(config.model), args.seed)
+        workload = _workload(args, _vocab_size(config.model))
     except ValueError as exc:
         raise CliError(str(exc)) from None
     baselines = [] if args.baselines in ("", "none") else [b.strip() for b in args.baselines.split(",")]
-    unknown = set(baselines) - {"vllm", "hf"}
+    unknown = set(baselines) - {"vllm", "asyncllm", "hf"}
     if unknown:
-        raise CliError(f"unknown baseline(s) {', '.join(sorted(unknown))} (choose from vllm, hf)")
+        raise CliError(f"unknown baseline(s) {', '.join(sorted(unknown))} (choose from vllm, asyncllm, hf)")
+    from console.bench.suite import parse_concurrencies, run_console_suite
+
+    try:
+        concurrencies = parse_concurrencies(args.concurrency_sweep)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     rate = None if args.request_rate == float("inf") else args.request_rate
     report: dict[str, Any] = {
         "environment": environment(), "model": name, "model_path": config.model, "preset": preset,
@@ -113,27 +123,96 @@ def cmd_bench(args: argparse.Namespace) -> int:
             info = host.load(config, name).result()
             report["load_s"] = info.load_seconds
             print(f"[bench] console path: {workload.name}", file=sys.stderr)
-            report["results"]["console"] = run_console(host, workload, request_rate=rate,
-                                                       max_concurrency=args.max_concurrency,
-                                                       seed=args.seed, task=task)
+            suite = run_console_suite(host, workload, request_rate=rate, max_concurrency=args.max_concurrency,
+                                      concurrency_sweep=concurrencies, seed=args.seed, task=task)
+            report["results"]["console"] = suite["console"]
+            report["concurrency_sweep"] = suite["concurrency_sweep"]
+            report["roofline"] = suite.get("roofline")
     finally:
         host.close()  # free the cores and memory before the baselines start
+    _finish_report(report, args, baselines, workload, prepared.engine_kwargs())
+    return 0
+
+
+def _workload(args: argparse.Namespace, vocab_size: int) -> Any:
+    from console.bench import workload as wl
+
+    if args.dataset_path:
+        return wl.from_file(args.dataset_path, args.output_len, args.num_prompts)
+    return wl.synthetic(args.num_prompts, args.input_len, args.output_len, vocab_size, args.seed)
+
+
+#: Synthetic prompts for a server whose tokenizer we cannot see: token ids below this exist in
+#: every vocabulary the console supports.
+REMOTE_VOCAB = 256
+
+
+def _bench_server(args: argparse.Namespace, kind: str) -> int:
+    """The console path against a server (``--engine serve`` or a URL). Baselines run vLLM in a
+    fresh local process, so they are not measured here (compare with ``--engine local``);
+    ``--tune`` reloads engines, which only the in-process engine does."""
+    from console.bench.report import environment
+    from console.bench.runner import run_console
+    from console.cli.chat import start_engine
+
+    if args.tune:
+        raise CliError("--tune sweeps in-process engines; use it with --engine local")
+    if args.baselines not in ("", "none"):
+        print("[bench] baselines skipped with a server engine (run with --engine local to compare)", file=sys.stderr)
+    config = name = None
+    vocab = REMOTE_VOCAB
+    if kind == "serve":
+        config, name, _preset = _config(args)
+        vocab = _vocab_size(config.model)
+    try:
+        workload = _workload(args, vocab)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    rate = None if args.request_rate == float("inf") else args.request_rate
+    host = start_engine(args, config, name)
+    report: dict[str, Any] = {"environment": environment(), "engine": args.engine, "results": {}}
+    try:
+        info = host.status.info
+        report["model"] = info.model if info else name
+        report["load_s"] = info.load_seconds if info else None
+        report["workload"] = {"name": workload.name, "num_prompts": workload.num_prompts, "input_len": args.input_len,
+                              "output_len": args.output_len, "dataset_path": args.dataset_path,
+                              "request_rate": rate, "max_concurrency": args.max_concurrency, "seed": args.seed,
+                              "sampling": "greedy, ignore_eos"}
+        print(f"[bench] console path via {args.engine}: {workload.name}", file=sys.stderr)
+        # Streamed, as `vllm bench serve` measures a server: TTFT and ITL as a client sees them.
+        report["results"]["console"] = run_console(host, workload, request_rate=rate,
+                                                   max_concurrency=args.max_concurrency, seed=args.seed,
+                                                   task=TaskState(ProgressPrinter()), stream=True)
+        # Engine figures come from the server's /metrics; process memory is this process's, not the server's.
+        report["results"]["console"]["peak_memory_kind"] = "not measured (the engine is a server)"
+    finally:
+        host.close()
+    _finish_report(report, args, [])
+    return 0
+
+
+def _finish_report(report: dict[str, Any], args: argparse.Namespace, baselines: list[str],
+                   workload: Any = None, engine_kwargs: dict[str, Any] | None = None) -> None:
+    """Baselines (in fresh processes), ratios, the table, plots and the JSON report."""
+    from console.bench.baselines import run_baseline
+    from console.bench.report import ratios, write_plots
+
     if not args.tune:
         for kind in baselines:
             print(f"[bench] baseline {kind} (fresh process)", file=sys.stderr)
-            report["results"][kind] = run_baseline(kind, prepared.engine_kwargs(), workload,
-                                                   hf_batch_size=args.hf_batch_size, task=task)
+            report["results"][kind] = run_baseline(kind, engine_kwargs or {}, workload,
+                                                   hf_batch_size=args.hf_batch_size, task=TaskState(ProgressPrinter()))
         report["ratios"] = ratios(report["results"])
         _print_results(report)
     report["plots"] = write_plots(report, Path(args.plot_dir)) if args.plot_dir else "not requested (--plot-dir)"
-    if args.plot_dir and isinstance(report["plots"], str):
-        print(f"plots {report['plots']}", file=sys.stderr)
+    if args.plot_dir:
+        print(f"plots -> {', '.join(report['plots'])}", file=sys.stderr)
     if args.json:
         from console.atomic import atomic_write_json
 
         atomic_write_json(Path(args.json), report)
         print(f"report -> {args.json}", file=sys.stderr)
-    return 0
 
 
 def _f(v: Any, scale: float = 1.0, fmt: str = "{:.1f}") -> str:
@@ -158,6 +237,16 @@ def _print_results(report: dict[str, Any]) -> None:
               f"({c['peak_memory_kind']})")
     for k, v in report.get("ratios", {}).items():
         print(f"{k}: {_f(v, fmt='{:.3f}')}")
+    from console.bench.figures import concurrency_points, roofline_points
+
+    for p in concurrency_points(report) if report.get("concurrency_sweep") else []:
+        print(f"concurrency {p['concurrency']}: {p['output_tokens_per_s']:.1f} output tok/s")
+    rl = report.get("roofline") or {}
+    for p in roofline_points(report):
+        print(f"roofline ({rl.get('profile')}) at concurrency {p['concurrency']}: {p['measured_tok_s']:.1f} of "
+              f"{p['bound_tok_s']:.1f} tok/s = {100 * p['fraction']:.1f}%")
+    if rl.get("note") or rl.get("error"):
+        print(rl.get("error") or rl["note"])
 
 
 def _print_tune(result: Any) -> None:

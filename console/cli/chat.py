@@ -1,4 +1,5 @@
-"""``inference-console chat``: stream an answer from the in-process vLLM engine.
+"""``inference-console chat``: stream an answer from the engine (in this process by default;
+``--engine serve`` starts a vLLM server for it, ``--engine URL`` talks to a running one).
 
 With a PROMPT, answers once and exits; without one, a terminal chat that keeps the history
 (``/reset`` clears it, ``/quit`` or Ctrl-D leaves, Ctrl-C stops the current answer).
@@ -10,15 +11,25 @@ import argparse
 import sys
 
 from console.cli.common import CliError, quiet_engine_logs
-from console.config import SamplingSettings
-from console.engine.host import EngineHost
-from console.engine.types import GenerationRequest, RequestFailed, RequestFinished, TokenDelta
+from console.config import EngineConfig, SamplingSettings
+from console.engine.factory import parse_engine_choice, make_engine
+from console.engine.interface import Engine
+from console.engine.types import EngineError, GenerationRequest, RequestFailed, RequestFinished, TokenDelta
 from console.launch import default_model_name, engine_config_for
 from console.models.store import ModelStore
 
 
 def add_engine_args(p: argparse.ArgumentParser) -> None:
-    """Model, preset and the engine knobs, by vLLM's names (shared by chat, batch, bench)."""
+    """Where the engine runs, model, preset and the engine knobs, by vLLM's names (shared by chat,
+    batch, bench)."""
+    p.add_argument("--engine", default="local", metavar="local|serve|URL",
+                   help="where the engine runs: local (in this process, default), serve (a vLLM server the "
+                        "console starts on 127.0.0.1 and stops at exit), or the URL of a running vLLM server "
+                        "(e.g. http://gpu-box:8000; its own model and settings are used)")
+    p.add_argument("--api-key", help="API key of a remote server (default: $INFERENCE_CONSOLE_API_KEY, "
+                                     "then $VLLM_API_KEY)")
+    p.add_argument("--ca-cert", metavar="PATH", help="CA bundle that signed a remote server's TLS certificate "
+                                                     "(certificates are always verified)")
     p.add_argument("--model", help="model name in the store (default: the bundled smollm2)")
     p.add_argument("--preset", help="preset name (default: cpu-default, or gpu-default with a GPU)")
     p.add_argument("--max-model-len", type=int)
@@ -56,17 +67,32 @@ def engine_overrides(args: argparse.Namespace) -> dict[str, object]:
     return {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
 
 
-def start_engine(args: argparse.Namespace) -> EngineHost:
-    """Load the chosen model on a new host and wait (printing the stage) until it is ready."""
+def start_engine(args: argparse.Namespace, config: EngineConfig | None = None, name: str | None = None) -> Engine:
+    """Start (or connect to) the chosen engine and wait, printing the stages, until it is ready.
+    ``config``/``name`` default to ``--model`` and ``--preset`` from the store."""
     quiet_engine_logs(getattr(args, "verbose", False))
-    store = ModelStore()
-    name = args.model or default_model_name()
-    config = engine_config_for(store, name, args.preset, **engine_overrides(args))
-    host = EngineHost()
+    try:
+        choice = parse_engine_choice(getattr(args, "engine", "local"))
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if choice.needs_model and config is None:
+        name = args.model or default_model_name()
+        config = engine_config_for(ModelStore(), name, args.preset, **engine_overrides(args))
+    host = make_engine(choice, api_key=getattr(args, "api_key", None), verify=getattr(args, "ca_cert", None) or True)
     host.add_status_listener(lambda s: s.stage and print(f"[engine] {s.stage}", file=sys.stderr))
-    info = host.load(config, name).result()
-    print(f"[engine] ready: {name} on {info.device} in {info.load_seconds:.0f}s, max_model_len "
-          f"{info.max_model_len}, KV cache {info.kv_cache_tokens} tokens", file=sys.stderr)
+    try:
+        if choice.kind == "remote":
+            info = host.load(None, None).result()  # type: ignore[arg-type]
+        else:
+            assert config is not None
+            info = host.load(config, name).result()
+    except EngineError as exc:
+        host.close()
+        raise CliError(str(exc)) from None
+    where = info.device
+    kv = f", KV cache {info.kv_cache_tokens} tokens" if info.kv_cache_tokens else ""
+    print(f"[engine] ready: {info.model} on {where} in {info.load_seconds:.0f}s, max_model_len "
+          f"{info.max_model_len}{kv}", file=sys.stderr)
     return host
 
 
@@ -79,7 +105,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=cmd_chat)
 
 
-def answer(host: EngineHost, messages: list[dict[str, str]], sampling: SamplingSettings) -> str:
+def answer(host: Engine, messages: list[dict[str, str]], sampling: SamplingSettings) -> str:
     req = GenerationRequest(messages=messages, sampling=sampling)
     for ev in host.stream(req):
         if isinstance(ev, TokenDelta):
@@ -109,7 +135,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
         host.close()
 
 
-def repl(host: EngineHost, base: list[dict[str, str]], sampling: SamplingSettings) -> int:
+def repl(host: Engine, base: list[dict[str, str]], sampling: SamplingSettings) -> int:
     history = list(base)
     print("Type a message. /reset clears the history, /quit leaves. Ctrl-C stops an answer.", file=sys.stderr)
     while True:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Iterator, TypeVar
 
 from console.config import EngineConfig, SamplingSettings
-from console.engine import vllm_compat
+from console.engine import reaper, vllm_compat
 from console.engine.errors import explain
 from console.engine.metrics import MetricsStore
 from console.engine.types import (
@@ -50,6 +50,11 @@ T = TypeVar("T")
 #: KV-cache size used on the CPU engine when a config gives none (vLLM would otherwise size it
 #: from a RAM fraction and may refuse to start).
 DEFAULT_CPU_KV_BYTES = 2 * 1024**3
+
+
+#: Keep vLLM's own default stat loggers (LoggingStatLogger, PrometheusStatLogger) beside ours.
+#: Off: they only cost time (benchmarks/README.md, "stat loggers"); a switch for measuring that.
+VLLM_DEFAULT_STAT_LOGGERS = False
 
 
 def cuda_available() -> bool:
@@ -120,6 +125,7 @@ class EngineHost:
         self._tokenizer: Any = None
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._watchdog: asyncio.Task[None] | None = None
+        self._reaper: reaper.Reaper | None = None  # kills the engine's processes if we are killed
         # Load, unload and dead-engine cleanup each await; they must not interleave (a cleanup
         # finishing after a new load would shut the new engine down).
         self._lifecycle = asyncio.Lock()
@@ -206,13 +212,21 @@ class EngineHost:
             if not (Path(config.model) / "config.json").is_file():
                 raise EngineError(f"{config.model} has no config.json: the model folder is missing or incomplete")
             self._set_status(EngineStatus(EngineState.LOADING, name, "building engine (loading weights, sizing KV cache)"))
-            from console.engine.stats import make_stat_logger_factory
+            from console.engine.stats import make_silent_prometheus_factory, make_stat_logger_factory
 
-            args = vllm_compat.async_engine_args_class()(**config.engine_kwargs(), disable_log_stats=False)
+            # Only our stat logger: vLLM's default ones (a log line every 5 s, Prometheus
+            # histograms fed per token) cost front-end time and nothing here reads them.
+            loggers = [make_stat_logger_factory(self.metrics)]
+            silent = make_silent_prometheus_factory() if not VLLM_DEFAULT_STAT_LOGGERS else None
+            if silent is not None:
+                loggers.append(silent)
+            args = vllm_compat.async_engine_args_class()(
+                **config.engine_kwargs(), disable_log_stats=not VLLM_DEFAULT_STAT_LOGGERS)
             self.metrics.clear()
-            engine = vllm_compat.async_llm_class().from_engine_args(
-                args, stat_loggers=[make_stat_logger_factory(self.metrics)])
+            before = reaper.children()
+            engine = vllm_compat.async_llm_class().from_engine_args(args, stat_loggers=loggers)
             self._engine = engine
+            self._reaper = reaper.start(reaper.new_children(before))
             self._config = config
             self._set_status(EngineStatus(EngineState.LOADING, name, "loading tokenizer"))
             from transformers import AutoTokenizer
@@ -299,6 +313,9 @@ class EngineHost:
             engine.shutdown = lambda *args, **kwargs: None
             del engine
             await asyncio.sleep(0.2)  # let vLLM's callbacks on this loop run out
+        if self._reaper is not None:
+            self._reaper.stop()
+            self._reaper = None
 
     def close(self, timeout: float = 60.0) -> None:
         """Shut the engine down and stop the loop thread (idempotent; runs at exit too)."""

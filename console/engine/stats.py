@@ -11,7 +11,7 @@ import time
 from typing import Any, Callable
 
 from console.engine.metrics import FinishedRecord, MetricsStore
-from console.engine.vllm_compat import stat_logger_base
+from console.engine.vllm_compat import prometheus_stat_logger_class, stat_logger_base
 
 
 def _finish_reason(value: Any) -> str:
@@ -73,3 +73,40 @@ def make_stat_logger_factory(store: MetricsStore) -> Callable[..., Any]:
             pass
 
     return ConsoleStatLogger
+
+
+def make_silent_prometheus_factory() -> Callable[..., Any] | None:
+    """A stand-in for vLLM's PrometheusStatLogger that records nothing.
+
+    vLLM's StatLoggerManager (0.26 through 0.32 at least) always adds a PrometheusStatLogger
+    unless one is among the custom loggers; it observes a histogram sample per generated token
+    and several per finished request, on the front end's loop -- work the console never reads
+    (its own /metrics is built from the MetricsStore, console/prometheus.py). Passing this
+    subclass as a custom logger makes the manager skip the real one. None when this vLLM has no
+    such class (then nothing is replaced)."""
+    real = prometheus_stat_logger_class()
+    if real is None:
+        return None
+
+    class SilentPrometheusStatLogger(real):  # type: ignore[misc, valid-type]
+        def __init__(self, vllm_config: Any, engine_indexes: Any = None, *args: Any, **kwargs: Any) -> None:
+            self.vllm_config = vllm_config
+            self.engine_indexes = list(engine_indexes or [0])
+
+        def record(self, *args: Any, **kwargs: Any) -> None:
+            pass
+
+        def record_sleep_state(self, *args: Any, **kwargs: Any) -> None:
+            pass
+
+        def record_admission_rejection(self, *args: Any, **kwargs: Any) -> None:
+            pass
+
+        def log_engine_initialized(self) -> None:
+            pass
+
+        def log(self) -> None:
+            pass
+
+    return SilentPrometheusStatLogger
+

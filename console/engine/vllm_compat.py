@@ -62,6 +62,14 @@ def stat_logger_base() -> Any:
     return _first([("vllm.v1.metrics.loggers", "StatLoggerBase")])
 
 
+def prometheus_stat_logger_class() -> Any | None:
+    """vLLM's PrometheusStatLogger, or None where this vLLM has no such class."""
+    try:
+        return _first([("vllm.v1.metrics.loggers", "PrometheusStatLogger")])
+    except Exception:
+        return None
+
+
 def sampling_params_class() -> Any:
     return _first([("vllm", "SamplingParams"), ("vllm.sampling_params", "SamplingParams")])
 

@@ -11,11 +11,13 @@ Hugging Face: ``huggingface_hub`` lists the repository and builds URLs and heade
 ``HF_ENDPOINT`` mirrors and ``HF_TOKEN`` work); the file bodies are fetched here with HTTP
 ``Range`` requests into ``<file>.part`` files, because huggingface_hub 2.x deletes its partial
 files on failure and so cannot resume across runs, and because cancel and progress must be ours.
-ModelScope: its own SDK (optional, imported lazily) downloads into the same folder.
+ModelScope: its own SDK (optional extra, imported lazily; ``MODELSCOPE_ENDPOINT`` points it at
+another host, read at each call) lists with sha256 and downloads file by file into the same folder.
 """
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import hashlib
 import os
@@ -33,6 +35,7 @@ _WEIGHT_EXTS = (".safetensors", ".bin", ".pt", ".pth", ".h5", ".msgpack", ".ckpt
 _SKIP_EXTS = (".md", ".png", ".jpg", ".jpeg", ".gif", ".pdf")
 _SKIP_NAMES = {".gitattributes", "LICENSE", "LICENSE.txt", "NOTICE"}
 _CHUNK = 1024 * 1024
+_DISK_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 #: Room kept free beyond the download itself (logs, the registry, the OS).
 DEFAULT_RESERVE_BYTES = 512 * 1024**2
 
@@ -111,25 +114,71 @@ def list_files(repo: str, *, source: str = "hf", revision: str | None = None,
     return RepoListing(repo, "hf", str(info.sha or revision or "main"), files)
 
 
+def _ms_endpoint_override() -> str | None:
+    """``MODELSCOPE_ENDPOINT`` (or the older ``MODELSCOPE_DOMAIN``) read at call time and handed
+    to the SDK explicitly: the SDK reads the environment once, into a process-wide config."""
+    value = (os.environ.get("MODELSCOPE_ENDPOINT") or os.environ.get("MODELSCOPE_DOMAIN") or "").strip()
+    if not value:
+        return None
+    return (value if value.startswith(("http://", "https://")) else f"https://{value}").rstrip("/")
+
+
+def ms_endpoint() -> str:
+    """The ModelScope hub in use, for messages."""
+    return _ms_endpoint_override() or "https://www.modelscope.cn"
+
+
 def _modelscope() -> Any:
     try:
         import modelscope  # noqa: F401  (heavy; only when asked for)
         from modelscope.hub.api import HubApi
     except ImportError as exc:
-        raise DownloadError("ModelScope downloads need its SDK: pip install modelscope "
+        raise DownloadError("ModelScope downloads need its SDK: pip install 'inference-console[modelscope]' "
                             "(or use a Hugging Face mirror: HF_ENDPOINT=https://hf-mirror.com)") from exc
     return HubApi()
 
 
+def _ms_error(exc: Exception, repo: str, what: str) -> DownloadError:
+    """The SDK's exception as a sentence (its classes moved between releases: read the status)."""
+    status = getattr(exc, "status_code", None)
+    name = type(exc).__name__
+    if status in (401, 403) or name in ("AuthenticationError", "PermissionDeniedError"):
+        return DownloadError(f"{repo} on ModelScope needs a login: set MODELSCOPE_API_TOKEN to an access "
+                             "token that may read it")
+    if status == 404 or name in ("NotExistError", "RepoNotFoundError"):
+        return DownloadError(f"No repository '{repo}' (or no {what} in it) on {ms_endpoint()}")
+    text = str(exc)
+    if "FileIntegrity" in name or "hash mismatch" in text.lower() or "size mismatch" in text.lower():
+        return DownloadError(f"{what} is corrupt (its hash or size does not match the one ModelScope "
+                             "lists); run the pull again")
+    if "NetworkError" in name or "Connection failed" in text:
+        return DownloadError(f"Could not reach {ms_endpoint()} for {what} of {repo}: check the network "
+                             "(or MODELSCOPE_ENDPOINT)")
+    if isinstance(exc, OSError) and getattr(exc, "errno", None) in _DISK_FULL:
+        return DownloadError(f"The disk filled up while writing {what}; free some space and run the pull again")
+    return DownloadError(f"Could not get {what} of {repo} from {ms_endpoint()}: {text}")
+
+
 def _modelscope_listing(repo: str, revision: str | None) -> RepoListing:
     api = _modelscope()
+    rev = revision or "master"
     try:
-        entries = api.get_model_files(repo, revision=revision or "master", recursive=True)
+        try:  # modelscope >= 1.38 lists through modelscope_hub, whose entries carry sha256
+            from modelscope_hub.api import HubApi as _Hub
+        except ImportError:
+            entries = api.get_model_files(repo, revision=rev, recursive=True)  # reads the env itself
+            files = [RemoteFile(e["Path"], e.get("Size"), e.get("Sha256") or None) for e in entries
+                     if e.get("Type") != "tree"]
+        else:
+            files = [RemoteFile(e.path, e.size, e.sha256 or None)
+                     for e in _Hub(endpoint=_ms_endpoint_override()).list_repo_files(
+                             repo, "model", revision=rev, recursive=True)
+                     if not e.is_dir]
+    except DownloadError:
+        raise
     except Exception as exc:
-        raise DownloadError(f"Could not list {repo} on ModelScope: {exc}") from exc
-    files = [RemoteFile(e["Path"], e.get("Size"), e.get("Sha256") or None) for e in entries
-             if e.get("Type") != "tree"]
-    return RepoListing(repo, "modelscope", revision or "master", files)
+        raise _ms_error(exc, repo, "the file list") from exc
+    return RepoListing(repo, "modelscope", rev, files)
 
 
 # -- choosing files ---------------------------------------------------------------------------
@@ -180,7 +229,23 @@ def _fetch_small(listing: RepoListing, path: str, endpoint: str | None, token: s
     return bytes(r.content)
 
 
-def plan_verdict(config: dict[str, Any], name: str, gpu: str, max_model_len: int | None = None) -> tuple[str, str]:
+def _ms_fetch_small(listing: RepoListing, path: str) -> bytes:
+    """One small file through the ModelScope SDK (config.json, for the planner)."""
+    import tempfile
+
+    _modelscope()
+    from modelscope.hub.file_download import model_file_download
+
+    with tempfile.TemporaryDirectory(prefix="console-ms-") as tmp:
+        try:
+            got = model_file_download(listing.repo, path, revision=listing.commit, local_dir=tmp,
+                                      endpoint=_ms_endpoint_override())
+            return Path(got).read_bytes()
+        except Exception as exc:
+            raise _ms_error(exc, listing.repo, path) from exc
+
+
+def plan_verdict(config: dict[str, Any], name: str, gpu: Any, max_model_len: int | None = None) -> tuple[str, str]:
     from console.planner import PlanRequest, ShapeError, plan
     from console.planner.shapes import ModelShape
 
@@ -196,7 +261,7 @@ def plan_verdict(config: dict[str, Any], name: str, gpu: str, max_model_len: int
 
 
 def preview(repo: str, *, source: str = "hf", revision: str | None = None, include: list[str] | None = None,
-            variant: str | None = None, gpu: str = "rtx-4090", max_model_len: int | None = None,
+            variant: str | None = None, gpu: Any = "rtx-4090", max_model_len: int | None = None,
             endpoint: str | None = None, token: str | None = None,
             listing: RepoListing | None = None) -> Preview:
     """What a pull would fetch, how much, and whether the planner thinks it fits ``gpu``."""
@@ -206,9 +271,11 @@ def preview(repo: str, *, source: str = "hf", revision: str | None = None, inclu
     files, gguf = choose_files(listing.files, include=include, variant=variant)
     total = sum(f.size or 0 for f in files)
     verdict, detail = "unknown", "no config.json to read (GGUF repositories rarely have one)"
-    if any(f.path == "config.json" for f in listing.files) and source == "hf":
+    if any(f.path == "config.json" for f in listing.files):
         try:
-            config = json.loads(_fetch_small(listing, "config.json", endpoint, token))
+            raw = (_fetch_small(listing, "config.json", endpoint, token) if listing.source == "hf"
+                   else _ms_fetch_small(listing, "config.json"))
+            config = json.loads(raw)
             verdict, detail = plan_verdict(config, repo, gpu, max_model_len)
         except (ValueError, DownloadError) as exc:
             detail = f"config.json unreadable: {exc}"
@@ -305,14 +372,11 @@ def _http_fetch(listing: RepoListing, f: RemoteFile, target: Path, meter: _Meter
     except (Cancelled, DownloadError):
         raise
     except OSError as exc:
-        import errno
-
         from huggingface_hub import errors
 
         if isinstance(exc, errors.HfHubHTTPError):  # an OSError too, but the server's answer
             raise _hf_error(exc, listing.repo, f.path) from exc
-
-        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        if exc.errno in _DISK_FULL:
             raise DownloadError(f"The disk filled up while writing {f.path}; free some space and run "
                                 "the pull again (it resumes where it stopped)") from exc
         raise DownloadError(f"Could not write {part}: {exc}") from exc
@@ -327,19 +391,36 @@ def _http_fetch(listing: RepoListing, f: RemoteFile, target: Path, meter: _Meter
     os.replace(part, target)
 
 
-def _modelscope_fetch(listing: RepoListing, files: list[RemoteFile], folder: Path, task: TaskState) -> None:
+def _modelscope_fetch(listing: RepoListing, files: list[RemoteFile], folder: Path, meter: _Meter,
+                      task: TaskState) -> None:
+    """Each file through the SDK (which resumes its own partial files), one at a time so a cancel
+    takes effect between files at the latest; progress comes from the SDK's callbacks."""
     _modelscope()
+    from modelscope.hub.callback import ProgressCallback
     from modelscope.hub.snapshot_download import snapshot_download
 
-    task.report("downloading from ModelScope", None, f"{len(files)} files")
-    try:
-        snapshot_download(listing.repo, revision=listing.commit, local_dir=str(folder),
-                          allow_patterns=[f.path for f in files])
-    except Exception as exc:
-        raise DownloadError(f"ModelScope download of {listing.repo} failed: {exc}") from exc
+    class _Progress(ProgressCallback):  # type: ignore[misc]  # the SDK creates one per file
+        def update(self, size: int) -> None:
+            task.check()  # the SDK aborts the file on any exception from here
+            meter.add(size, self.filename)
+
     for f in files:
         task.check()
-        _verify(folder / f.path, f)
+        target = folder / f.path
+        if target.exists():
+            continue  # verified when it was completed
+        try:  # snapshot_download, not model_file_download: only it takes progress callbacks
+            snapshot_download(listing.repo, revision=listing.commit, local_dir=str(folder),
+                              allow_patterns=[f.path], progress_callbacks=[_Progress], max_workers=1,
+                              endpoint=_ms_endpoint_override())
+        except Cancelled:
+            raise
+        except Exception as exc:
+            if task.cancelled:
+                raise Cancelled() from exc
+            raise _ms_error(exc, listing.repo, f.path) from exc
+        meter.add(0, f.path, force=True)
+        _verify(target, f)
 
 
 def fetch(store: ModelStore, listing: RepoListing, files: list[RemoteFile], task: TaskState, *,
@@ -359,10 +440,10 @@ def fetch(store: ModelStore, listing: RepoListing, files: list[RemoteFile], task
     total = sum(f.size or 0 for f in files)
     already = sum(have(f) for f in files)
     _disk_check(folder, max(total - already, 0) + extra_bytes, reserve_bytes)
-    if listing.source == "modelscope":
-        _modelscope_fetch(listing, files, folder, task)
-        return folder
     meter = _Meter(task, total, already)
+    if listing.source == "modelscope":
+        _modelscope_fetch(listing, files, folder, meter, task)
+        return folder
     for f in files:
         task.check()
         target = folder / f.path

@@ -7,11 +7,11 @@ import platform
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
-from console.engine.host import EngineHost
+from console.engine.interface import Engine
 from console.paths import data_home
 
 
-def diagnostics_text(host: EngineHost | None = None) -> str:
+def diagnostics_text(host: Engine | None = None) -> str:
     """Plain text: versions, platform, data folder, engine state and the loaded model's figures."""
     from console.cli.main import version_report
 
@@ -30,7 +30,7 @@ def diagnostics_text(host: EngineHost | None = None) -> str:
 
 
 class AboutDialog(QDialog):
-    def __init__(self, host: EngineHost | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, host: Engine | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("About Inference Console"))
         self.text = diagnostics_text(host)

@@ -25,7 +25,7 @@ import threading
 import time
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QDockWidget, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QMainWindow, QPushButton, QVBoxLayout, QWidget)
 
@@ -34,9 +34,16 @@ from console.engine.metrics import MetricsStore
 from console.engine.recording import RecordingError, load_recording, save_recording
 from console.settings import Knobs
 from console.ui.context import AppContext
+from console.ui.i18n import RULES_CONTEXT
 
 #: advisor change keys the Models panel has a knob for
 KNOB_KEYS = ("max_model_len", "max_num_seqs", "kv_cache_dtype", "gpu_memory_utilization")
+
+
+def translate_rule_text(text: str) -> str:
+    """A rule's text (data in rules.toml) in the UI's language: the i18n generator puts the shipped
+    rules' texts in the catalogue under "AdvisorRules"; a user's own text is shown as written."""
+    return QCoreApplication.translate(RULES_CONTEXT, text)
 
 
 def knobs_with_change(knobs: Knobs, change: dict[str, Any]) -> tuple[Knobs, list[str]]:
@@ -118,9 +125,10 @@ class AdvisorPanel(QWidget):
             self.apply_button.setEnabled(False)
             return None
         if self.replay is not None:
-            report = evaluate(self.replay, self.rules, self.context())
+            report = evaluate(self.replay, self.rules, self.context(), translate=translate_rule_text)
         else:
-            report = evaluate(self.ctx.metrics, self.rules, self.context(), since=time.time() - self.LOOKBACK_S)
+            report = evaluate(self.ctx.metrics, self.rules, self.context(), since=time.time() - self.LOOKBACK_S,
+                              translate=translate_rule_text)
         self.show_report(report)
         return report
 
@@ -191,12 +199,17 @@ class AdvisorPanel(QWidget):
 
     def _on_open_clicked(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Open a metrics recording"), "",
-                                              self.tr("Recordings (*.json);;All files (*)"))
+                                              self.tr("Recordings (*.json *.json.gz);;All files (*)"))
         if path:
             self.open_recording(path)
 
     def _on_live_clicked(self) -> None:
+        self.show_live()
+
+    def show_live(self) -> None:
+        """Leave a replayed recording and evaluate the live store again."""
         self.replay = None
+        self.replay_meta = {}
         self.live_button.setVisible(False)
         self.refresh()
 
@@ -253,6 +266,18 @@ class AdvisorPanel(QWidget):
             return
         self.metrics_server = server
         self.header.setText(self.tr("Prometheus can scrape {0}").format(server.url))
+
+
+    def stop(self) -> None:
+        """Stop evaluating and close the /metrics server, freeing its port (the window calls this
+        when it closes; idempotent)."""
+        self.timer.stop()
+        if self.metrics_server is not None:
+            self.metrics_server.stop()
+            self.metrics_server = None
+            self.metrics_check.blockSignals(True)
+            self.metrics_check.setChecked(False)
+            self.metrics_check.blockSignals(False)
 
 
 def add_advisor_dock(window: QMainWindow, ctx: AppContext, models: Any) -> AdvisorPanel:

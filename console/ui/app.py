@@ -71,6 +71,9 @@ def run(argv: list[str], load_model: str | None = None) -> int:
     """Show the console; with ``load_model``, select that model and start loading it at once
     (the README's first command opens the console on the bundled model this way)."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    from console.ui.refcount_guard import pin_singletons
+
+    pin_singletons()  # PySide6 6.12 on Python 3.11 loses a reference to None per void call
     app = QApplication.instance() or QApplication(argv)
     assert isinstance(app, QApplication)
     app.setApplicationName("Inference Console")

@@ -48,6 +48,7 @@ from console.engine.types import EngineState, EngineStatus
 from console.jobs import TaskState
 from console.ui.batch_results_model import BatchResultsModel
 from console.ui.context import AppContext
+from console.ui.formatting import format_count, format_duration, format_number
 
 
 class _BatchJob:
@@ -333,12 +334,13 @@ class BatchPanel(QWidget):
         p = job.progress
         if p is not None:
             self.progress.setValue(int(100 * p.done / p.total) if p.total else 100)
-            eta = self.tr("ETA {s:.0f} s").format(s=p.eta_s) if p.eta_s is not None else self.tr("ETA –")
+            eta = self.tr("ETA {s}").format(s=format_duration(p.eta_s)) if p.eta_s is not None else self.tr("ETA –")
             self.status_label.setText(self.tr(
                 "{done}/{total} done ({failed} failed, {skipped} already done) · {eta} · "
-                "{tps:.0f} tok/s this batch · {live:.0f} tok/s engine now").format(
-                    done=p.done, total=p.total, failed=p.failed, skipped=p.skipped, eta=eta,
-                    tps=p.tokens_per_s, live=p.live_tokens_per_s))
+                "{tps} tok/s this batch · {live} tok/s engine now").format(
+                    done=format_count(p.done), total=format_count(p.total), failed=format_count(p.failed),
+                    skipped=format_count(p.skipped), eta=eta, tps=format_count(p.tokens_per_s),
+                    live=format_count(p.live_tokens_per_s)))
         if outcome is not None:
             self._finish(outcome)
 
@@ -349,10 +351,11 @@ class BatchPanel(QWidget):
             self.status_label.setText(self.tr("The batch failed: {e}").format(e=outcome))
         else:
             self.last_summary = outcome
-            figures = self.tr("{ok} succeeded, {failed} failed, {skipped} skipped, {tok} tokens in {s:.1f} s "
-                              "({tps:.0f} tok/s)").format(
-                ok=outcome.succeeded, failed=outcome.failed, skipped=outcome.skipped,
-                tok=outcome.output_tokens, s=outcome.elapsed_s, tps=outcome.output_tokens_per_s)
+            figures = self.tr("{ok} succeeded, {failed} failed, {skipped} skipped, {tok} tokens in {s} s "
+                              "({tps} tok/s)").format(
+                ok=format_count(outcome.succeeded), failed=format_count(outcome.failed),
+                skipped=format_count(outcome.skipped), tok=format_count(outcome.output_tokens),
+                s=format_number(outcome.elapsed_s, 1), tps=format_count(outcome.output_tokens_per_s))
             if outcome.cancelled:
                 head = self.tr("Cancelled ({n} not run; run again with Resume to finish):").format(n=outcome.not_run)
             elif outcome.engine_error:

@@ -21,7 +21,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from console.config import EngineConfig
-from console.engine.host import EngineHost, RequestHandle
+from console.engine.interface import Engine, Handle
 from console.engine.types import EngineError, EngineStatus, GenerationRequest, StreamEvent
 
 
@@ -30,13 +30,13 @@ class EngineBridge(QObject):
     requestEvents = Signal(list)
     loadFinished = Signal(object)
 
-    def __init__(self, host: EngineHost, parent: QObject | None = None, interval_ms: int = 30) -> None:
+    def __init__(self, host: Engine, parent: QObject | None = None, interval_ms: int = 30) -> None:
         super().__init__(parent)
         self.host = host
         self._events: collections.deque[StreamEvent] = collections.deque()
         self._statuses: collections.deque[EngineStatus] = collections.deque()
         self._loads: collections.deque[object] = collections.deque()
-        self._handles: dict[str, RequestHandle] = {}
+        self._handles: dict[str, Handle] = {}
         host.add_status_listener(self._statuses.append)
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)

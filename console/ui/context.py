@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from console.engine.host import EngineHost
+from console.engine.interface import Engine
 from console.engine.metrics import MetricsStore
 from console.models.store import ModelStore
 from console.monitor.device import DeviceSampler
@@ -13,15 +13,19 @@ from console.ui.bridge import EngineBridge
 
 @dataclass
 class AppContext:
-    host: EngineHost
+    host: Engine
     metrics: MetricsStore
     store: ModelStore
     sampler: DeviceSampler
     bridge: EngineBridge
 
     @classmethod
-    def create(cls, host: EngineHost | None = None, store: ModelStore | None = None) -> "AppContext":
-        host = host or EngineHost()
+    def create(cls, host: Engine | None = None, store: ModelStore | None = None) -> "AppContext":
+        """``host`` defaults to an :class:`EngineSwitch` (in-process first; the engine picker can
+        move it to a console-launched or remote server)."""
+        from console.engine.switch import EngineSwitch
+
+        host = host or EngineSwitch()
         metrics = host.metrics
         sampler = DeviceSampler(metrics)
         return cls(host=host, metrics=metrics, store=store or ModelStore(), sampler=sampler,

@@ -6,6 +6,11 @@ looked up in the context of the enclosing class, ``QCoreApplication.translate("C
 (or a local alias of it, ``tr = QCoreApplication.translate``) in ``Ctx``. pyside6-lupdate misreads
 such aliases, hence this module.
 
+The advisor's rules are data (``resources/advisor/rules.toml``): their titles, what/why
+templates and action words are extracted too, in the context :data:`RULES_CONTEXT`, and the
+Advisor dock looks them up there (a template is translated before its evidence is filled in, so
+a translation keeps the same ``{fields}``).
+
     python -m console.ui.i18n            # update the .ts files and compile them to .qm
 """
 
@@ -26,6 +31,9 @@ UI_DIR = Path(__file__).resolve().parent
 LANGUAGES = ("", "en_US", "zh_CN")
 
 Key = tuple[str, str]  # (context, source text)
+#: The context of the advisor rules' texts in the catalogue.
+RULES_CONTEXT = "AdvisorRules"
+RULES_LOCATION = "advisor/rules.toml:0"  # relative to resources/
 
 
 def _const_str(node: ast.AST) -> str | None:
@@ -71,15 +79,26 @@ class _Finder(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def extract(files: list[Path] | None = None) -> dict[Key, list[str]]:
-    """Every (context, source) pair in the UI code, with where it occurs."""
+def extract(files: list[Path] | None = None, rules: bool = True) -> dict[Key, list[str]]:
+    """Every (context, source) pair in the UI code, with where it occurs; with ``rules``, the
+    shipped advisor rules' texts too (context :data:`RULES_CONTEXT`)."""
     out: dict[Key, list[str]] = {}
     for path in files or sorted(UI_DIR.glob("*.py")):
         finder = _Finder(path.name)
         finder.visit(ast.parse(path.read_text(encoding="utf-8"), str(path)))
         for k, v in finder.found.items():
             out.setdefault(k, []).extend(v)
+    if rules:
+        for text in shipped_rule_texts():
+            out.setdefault((RULES_CONTEXT, text), []).append(RULES_LOCATION)
     return out
+
+
+def shipped_rule_texts() -> list[str]:
+    """The texts of ``resources/advisor/rules.toml`` (not a user's copy of it)."""
+    from console.advisor.rules import load_rules, rule_texts
+
+    return rule_texts(load_rules(resources_dir() / "advisor" / "rules.toml"))
 
 
 def ts_path(language: str) -> Path:
@@ -112,7 +131,8 @@ def write_ts(path: Path, language: str, strings: dict[Key, list[str]],
             m = ET.SubElement(c, "message")
             # File names only: line numbers would churn the catalogue on every edit.
             for fname in sorted({loc.rsplit(":", 1)[0] for loc in where}):
-                ET.SubElement(m, "location", filename=f"../../console/ui/{fname}")
+                ET.SubElement(m, "location", filename=f"../../console/ui/{fname}" if fname.endswith(".py")
+                              else f"../{fname}")
             ET.SubElement(m, "source").text = src
             text, finished = translations.get((cx, src), ("", False))
             t = ET.SubElement(m, "translation")

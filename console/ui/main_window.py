@@ -22,12 +22,14 @@ from console.engine.types import EngineState, EngineStatus
 from console.settings import Settings, load_settings, save_settings
 from console.ui.chat_panel import ChatPanel
 from console.ui.context import AppContext
+from console.ui.formatting import format_number
 from console.ui.models_panel import ModelsPanel, human_bytes
 
 log = logging.getLogger(__name__)
 
 #: (module under console.ui, class name) of the tabs after Chat, in order.
-OTHER_PANELS = (("batch_panel", "BatchPanel"), ("monitor_panel", "MonitorPanel"), ("export_panel", "ExportPanel"))
+OTHER_PANELS = (("batch_panel", "BatchPanel"), ("monitor_panel", "MonitorPanel"), ("export_panel", "ExportPanel"),
+                ("bench_panel", "BenchPanel"))
 
 
 class PlaceholderPanel(QWidget):
@@ -78,7 +80,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.chat, self.tr("Chat"))
-        self._panel_titles = (self.tr("Batch"), self.tr("Monitor"), self.tr("Export"))
+        self._panel_titles = (self.tr("Batch"), self.tr("Monitor"), self.tr("Export"), self.tr("Bench"))
         self.panels: dict[str, QWidget] = {"chat": self.chat}
         for title in self._panel_titles:  # built just after the window shows (pyqtgraph is slow to import)
             self.tabs.addTab(PlaceholderPanel(self.tr("Loading…"), self), title)
@@ -117,6 +119,10 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(current)
         self._sync_export_config()
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
+        monitor, advisor = self.panels.get("monitor"), getattr(self, "advisor", None)
+        if advisor is not None and hasattr(monitor, "recordingOpened"):  # the Advisor replays what the Monitor compares
+            monitor.recordingOpened.connect(advisor.open_recording)
+            monitor.comparisonClosed.connect(advisor.show_live)
 
     def _on_tabs_current_changed(self, _index: int) -> None:
         if self.tabs.currentWidget() is self.panels.get("export"):
@@ -183,6 +189,12 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.act_quit)
         engine_menu = menubar.addMenu(self.tr("&Engine"))
         engine_menu.addActions([self.act_load, self.act_unload, self.act_reload])
+        from console.engine.switch import EngineSwitch
+
+        if isinstance(self.ctx.host, EngineSwitch):  # where the engine runs (issue 13)
+            from console.ui.engine_picker import add_engine_picker
+
+            add_engine_picker(self, self.ctx.host, engine_menu)
         chat_menu = menubar.addMenu(self.tr("&Chat"))
         chat_menu.addActions([self.act_new_chat, self.act_send, self.act_stop])
         view_menu = menubar.addMenu(self.tr("&View"))
@@ -271,12 +283,14 @@ class MainWindow(QMainWindow):
         self.state_label.setToolTip(st.error or st.stage or "")
         colour = {EngineState.READY: "#1b7f2a", EngineState.FAILED: "#b00020",
                   EngineState.LOADING: "#b26a00"}.get(st.state, "")
-        self.state_label.setStyleSheet(f"color: {colour}; font-weight: bold;" if colour else "font-weight: bold;")
+        style = f"color: {colour}; font-weight: bold;" if colour else "font-weight: bold;"
+        if self.state_label.styleSheet() != style:  # re-polishing on every 2 Hz tick costs a relayout
+            self.state_label.setStyleSheet(style)
         self.model_label.setText(self.tr("Model: {0}").format(st.model or "—"))
         self.preset_label.setText(self.tr("Preset: {0}").format(self.models.preset_name() or "—"))
         self.memory_label.setText(self.memory_text())
         rate = self.ctx.metrics.rate("generation_tokens", window_s=3.0)
-        self.rate_label.setText(self.tr("{0:.1f} tok/s").format(rate))
+        self.rate_label.setText(self.tr("{0} tok/s").format(format_number(rate, 1)))
 
     def _on_status_timer_timeout(self) -> None:
         self._refresh_status_bar()
@@ -305,16 +319,18 @@ class MainWindow(QMainWindow):
         export.set_config(config)
 
     def _stop_panels(self) -> None:
-        """Stop the panels' GUI timers (monitor redraw) before closing."""
-        monitor = self.panels.get("monitor")
-        if monitor is not None and hasattr(monitor, "stop"):
-            monitor.stop()
+        """Stop the panels' GUI timers (monitor redraw) and the Advisor's /metrics server (its
+        port is freed) before closing."""
+        for panel in (self.panels.get("monitor"), getattr(self, "advisor", None)):
+            if panel is not None and hasattr(panel, "stop"):
+                panel.stop()
 
     # -- shutdown -------------------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
         if self._shutdown_done or not self.owns_host:
             if not self._shutdown_done:
                 self.save_settings()
+                self._stop_panels()
             event.accept()
             return
         event.ignore()

@@ -26,6 +26,7 @@ from console.models.store import ModelEntry
 from console.presets import Preset, PresetError, load_presets
 from console.settings import Knobs, Settings
 from console.ui.context import AppContext
+from console.ui.formatting import format_bytes, format_count, format_params
 from console.ui.tasks import call_in_background, run_with_progress
 from console.ui.widgets import ErrorLabel
 
@@ -34,22 +35,12 @@ _Index = QModelIndex | QPersistentModelIndex
 
 
 def human_bytes(n: float | None) -> str:
-    if not n:
-        return "—"
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} TiB"
+    """A size in the user's locale (``1.5 GiB`` / ``1,5 GiB``); "—" for none."""
+    return format_bytes(n)
 
 
 def human_params(n: int | None) -> str:
-    if not n:
-        return "—"
-    for div, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
-        if n >= div:
-            return f"{n / div:.1f}{suffix}"
-    return str(n)
+    return format_params(n)
 
 
 # -- the planner, lazily -------------------------------------------------------------------------
@@ -139,7 +130,7 @@ class ModelTableModel(QAbstractTableModel):
                 "name": e.name, "architecture": e.architecture.removesuffix("ForCausalLM"),
                 "params": human_params(e.params), "quantization": e.quantization or self.tr("none"),
                 "size": human_bytes(e.size_bytes),
-                "max_context": f"{e.max_context:,}" if e.max_context else "—",
+                "max_context": format_count(e.max_context) if e.max_context else "—",
                 "fits": self.fits.get(e.name, "?"),
             }[col]
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -186,6 +177,9 @@ class ModelsPanel(QWidget):
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
         self.table.doubleClicked.connect(self._on_table_double_clicked)
 
+        self.get_model_button = QPushButton(self.tr("Get a model…"), self)
+        self.get_model_button.setToolTip(self.tr("Download from Hugging Face (or a mirror) or ModelScope"))
+        self.get_model_button.clicked.connect(lambda: self.open_get_model())
         self.import_gguf_button = QPushButton(self.tr("Import GGUF…"), self)
         self.import_folder_button = QPushButton(self.tr("Import folder…"), self)
         self.remove_button = QPushButton(self.tr("Remove"), self)
@@ -260,7 +254,8 @@ class ModelsPanel(QWidget):
         root.setContentsMargins(6, 6, 6, 6)
         root.addWidget(self.table, 3)
         row = QHBoxLayout()
-        for b in (self.import_gguf_button, self.import_folder_button, self.remove_button, self.details_button):
+        for b in (self.get_model_button, self.import_gguf_button, self.import_folder_button, self.remove_button,
+                  self.details_button):
             row.addWidget(b)
         row.addWidget(self.quantize_button)
         root.addLayout(row)
@@ -471,6 +466,20 @@ class ModelsPanel(QWidget):
         return self._run_import(self.tr("Importing {0}").format(Path(path).name),
                                 lambda state: import_hf_folder(self.ctx.store, Path(path), name, state, copy=bool(copy)))
 
+    def open_get_model(self) -> Any:
+        """The "Get a model…" dialog (non-modal, one per panel, so a running download stays in
+        view when reopened); a finished download appears selected here."""
+        from console.ui.get_model_dialog import GetModelDialog
+
+        dialog = getattr(self, "_get_model_dialog", None)
+        if dialog is None:
+            dialog = self._get_model_dialog = GetModelDialog(self.ctx.store, self._device(), self)
+            dialog.downloaded.connect(lambda name: (self.refresh(select=name), self.message.emit(
+                self.tr("Downloaded {0}").format(name))))
+        dialog.show()
+        dialog.raise_()
+        return dialog
+
     def _ask_name(self, suggestion: str) -> str | None:
         clean = re.sub(r"[^A-Za-z0-9._-]+", "-", suggestion).strip("-._")[:64] or "model"
         name, ok = QInputDialog.getText(self, self.tr("Model name"), self.tr("Name in the store:"), text=clean)
@@ -523,7 +532,7 @@ class ModelsPanel(QWidget):
         return call_in_background(
             self.ctx.store.remove, name,
             on_success=lambda _e: (self.refresh(), self.message.emit(self.tr("Removed {0}").format(name))),
-            on_failure=lambda msg: self.show_error(self.tr("Remove failed: {0}").format(msg)))
+            on_failure=lambda msg: self.show_error(self.tr("Remove failed: {0}").format(msg)), context=self)
 
     def details_text(self) -> str:
         entry = self.selected_entry()

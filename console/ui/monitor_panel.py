@@ -3,15 +3,32 @@
 Data flow: the engine thread folds vLLM's per-step stats into the :class:`MetricsStore` and the
 device sampler thread adds NVML (or process RAM/CPU) samples to it; this panel never touches the
 engine. A 4 Hz timer pulls only what is new into ring buffers (:class:`MonitorSeries`) and, while
-the tab is visible, redraws every curve from them (pyqtgraph ``setDownsampling(mode='peak')``,
+the tab is visible, redraws the curves from them (pyqtgraph ``setDownsampling(mode='peak')``,
 ``setClipToView(True)``), so the cost per tick does not grow with the request rate.
+
+Painting, not the data, is what the GUI thread pays for (measured with
+``benchmarks/gui_tick_costs.py``: 12 plots offscreen cost ~27 ms of CPU per repaint, most of it
+pyqtgraph's grid lines at every tick level). So: grid lines only at the major ticks, 1-px
+cosmetic pens, each tick redraws one half of the plots (each plot refreshes at 2 Hz and one
+paint covers half the area), and a plot whose data did not change since its last redraw is left
+alone for up to ``STALE_S`` (an idle engine's flat zeros).
 
 Without an NVIDIA GPU the device plots show this process's RAM (the engine's child processes
 included) and CPU instead, and the header says why (``sampler.reason``). With one, power draw vs
 limit, temperature, clocks and throttle reasons are plotted too; the power-limit advice is shown
 as guidance only — the console never changes driver settings.
 
-Signals: none. Slots: ``_on_timer_tick``.
+"Compare with recording…" overlays a saved session (``console.engine.recording``: .json or
+.json.gz, e.g. the GPU series in ``benchmarks/gpu/results``) as dashed curves of the same colours,
+its start aligned with the live run's start (the first engine bin in the window; the window's
+left edge when there is none), so both read as "seconds into the run". "Close comparison" removes
+it. The Advisor dock replays the same file (the window connects ``recordingOpened``).
+
+Signals:
+    recordingOpened(str): a recording was opened for comparison (its path).
+    comparisonClosed(): the comparison was closed.
+
+Slots: ``_on_timer_tick``, ``_on_compare_clicked``, ``_on_close_compare_clicked``.
 """
 
 from __future__ import annotations
@@ -21,11 +38,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from console.engine.recording import RecordingError, load_recording
 from console.ui.context import AppContext
-from console.ui.monitor_series import POWER_THERMAL_BITS, MonitorSeries, Snapshot, throttle_words
+from console.ui.formatting import format_count, format_number
+from console.ui.monitor_series import (POWER_THERMAL_BITS, MonitorSeries, Snapshot, recording_snapshot,
+                                       throttle_words)
 
 GIB = float(1024**3)
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#7f7f7f")
@@ -40,8 +60,11 @@ class _Curve:
 
 
 class MonitorPanel(QWidget):
+    recordingOpened = Signal(str)
+    comparisonClosed = Signal()
     WINDOW_S = 600.0
-    REFRESH_MS = 250  # 4 Hz: within the style's 2-10 Hz
+    REFRESH_MS = 250  # 4 Hz; each plot is redrawn every other tick (2 Hz: the style's 2-10 Hz)
+    STALE_S = 2.0  # an unchanged plot is still redrawn this often (its x axis moves with time)
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -50,7 +73,10 @@ class MonitorPanel(QWidget):
         self.gpu = ctx.sampler.kind == "nvml"
         self.curves: dict[str, _Curve] = {}
         self.plots: dict[str, pg.PlotItem] = {}
+        self._plot_curves: dict[str, list[_Curve]] = {}
+        self._drawn: dict[str, tuple[float, list[np.ndarray]]] = {}  # plot -> (when, y arrays drawn)
         self.redraws = 0
+        self.plot_redraws = 0  # plots actually redrawn (the rest were unchanged)
         self.refresh_cpu_s = 0.0  # GUI-thread CPU time spent in ticks (the benchmark reads it)
         self.ticks = 0
 
@@ -64,7 +90,20 @@ class MonitorPanel(QWidget):
         self.readout = QLabel(self)
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         readouts.addWidget(self.readout, 1)
+        self.compare_button = QPushButton(self.tr("Compare with recording…"), self)
+        self.close_compare_button = QPushButton(self.tr("Close comparison"), self)
+        self.close_compare_button.setVisible(False)
+        readouts.addWidget(self.compare_button)
+        readouts.addWidget(self.close_compare_button)
         layout.addLayout(readouts)
+        self.compare_label = QLabel(self)  # the comparison's legend
+        self.compare_label.setWordWrap(True)
+        self.compare_label.setVisible(False)
+        layout.addWidget(self.compare_label)
+        self.compare: Snapshot | None = None
+        self.compare_items: dict[str, pg.PlotDataItem] = {}
+        self.compare_button.clicked.connect(self._on_compare_clicked)
+        self.close_compare_button.clicked.connect(self._on_close_compare_clicked)
         self.graphs = pg.GraphicsLayoutWidget(self)
         layout.addWidget(self.graphs, 1)
         self.guidance = QLabel(self)
@@ -126,6 +165,8 @@ class MonitorPanel(QWidget):
             plot.setDownsampling(mode="peak")
             plot.setClipToView(True)
             plot.showGrid(x=True, y=True, alpha=0.25)
+            for axis in ("left", "bottom"):  # grid lines at minor ticks too cost most of a paint
+                plot.getAxis(axis).setStyle(maxTickLevel=0)
             plot.setMouseEnabled(x=True, y=False)
             plot.setXRange(-self.WINDOW_S, 0, padding=0)
             plot.enableAutoRange(axis="y")
@@ -137,9 +178,10 @@ class MonitorPanel(QWidget):
             else:
                 plot.setXLink(first)
             for j, (label, source, key, scale, dashed) in enumerate(curves):
-                pen = pg.mkPen(COLORS[j], width=1.5, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
+                pen = pg.mkPen(COLORS[j], width=1, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
                 item = plot.plot([], [], pen=pen, name=label, connect="finite")
                 self.curves[f"{name}.{key}"] = _Curve(item, source, key, scale)
+                self._plot_curves.setdefault(name, []).append(self.curves[f"{name}.{key}"])
             self.plots[name] = plot
         if self.gpu:
             # power/thermal throttling: red markers on the power curve where NVML reported it
@@ -168,20 +210,38 @@ class MonitorPanel(QWidget):
         self.ticks += 1
         self.series.poll()
         if self.isVisible():
-            self.redraw()
+            names = list(self.plots)
+            self.redraw(names[self.ticks % 2::2])  # alternate halves: smaller, cheaper paints
         self.refresh_cpu_s += time.thread_time() - t0
 
-    def redraw(self) -> Snapshot:
+    def redraw(self, plots: list[str] | None = None, force: bool = False) -> Snapshot:
+        """Redraw ``plots`` (default: all) from a fresh snapshot; a plot whose data did not change
+        is skipped unless ``force`` or its last redraw is older than ``STALE_S``."""
         snap = self.series.snapshot()
-        for curve in self.curves.values():
-            if curve.source == "engine":
-                x, y = snap.engine_x, snap.engine[curve.key]
-            elif curve.source == "latency":
-                x, y = snap.latency_x, snap.latency[curve.key]
-            else:
-                x = snap.device_x
-                y = snap.device.get(curve.key, np.full(len(x), np.nan))
-            curve.item.setData(x, y * curve.scale)
+        for name in self.plots if plots is None else plots:
+            ys: list[np.ndarray] = []
+            xs: list[np.ndarray] = []
+            for curve in self._plot_curves[name]:
+                if curve.source == "engine":
+                    x, y = snap.engine_x, snap.engine[curve.key]
+                elif curve.source == "latency":
+                    x, y = snap.latency_x, snap.latency[curve.key]
+                else:
+                    x = snap.device_x
+                    y = snap.device.get(curve.key, np.full(len(x), np.nan))
+                xs.append(x)
+                ys.append(y * curve.scale)
+            when, drawn = self._drawn.get(name, (-1e18, []))
+            unchanged = len(drawn) == len(ys) and all(
+                a.shape == b.shape and np.array_equal(a, b, equal_nan=True) for a, b in zip(drawn, ys))
+            if unchanged and not force and snap.now - when < self.STALE_S and self.compare is None:
+                continue
+            for curve, x, y in zip(self._plot_curves[name], xs, ys):
+                curve.item.setData(x, y)
+            if self.compare is not None:
+                self._redraw_comparison(name, self.compare_offset(snap))
+            self._drawn[name] = (snap.now, ys)
+            self.plot_redraws += 1
         if self.gpu and "throttle_reasons" in snap.device and "power_w" in snap.device:
             mask = np.nan_to_num(snap.device["throttle_reasons"]).astype(np.int64) & POWER_THERMAL_BITS
             hit = mask != 0
@@ -197,8 +257,8 @@ class MonitorPanel(QWidget):
         gen = float(np.mean(snap.engine["generation_tps"][-5:-1])) if len(snap.engine_x) > 4 else 0.0
         parts = []
         if self.gpu and "mem_used_bytes" in d:
-            parts.append(self.tr("VRAM {u:.1f}/{t:.1f} GiB").format(u=d["mem_used_bytes"] / GIB,
-                                                                     t=d.get("mem_total_bytes", 0) / GIB))
+            parts.append(self.tr("VRAM {u}/{t} GiB").format(u=format_number(d["mem_used_bytes"] / GIB, 1),
+                                                             t=format_number(d.get("mem_total_bytes", 0) / GIB, 1)))
             if "power_w" in d:
                 parts.append(self.tr("{p:.0f}/{l:.0f} W").format(p=d["power_w"], l=d.get("power_limit_w", 0)))
             if "temperature_c" in d:
@@ -207,11 +267,93 @@ class MonitorPanel(QWidget):
             if words:
                 parts.append(self.tr("throttle: {w}").format(w=", ".join(words)))
         elif "rss_bytes" in d:
-            parts.append(self.tr("RSS {r:.2f} GiB, CPU {c:.0f}%").format(r=d["rss_bytes"] / GIB, c=d.get("cpu_pct", 0)))
+            parts.append(self.tr("RSS {r} GiB, CPU {c:.0f}%").format(r=format_number(d["rss_bytes"] / GIB, 2),
+                                                                     c=d.get("cpu_pct", 0)))
         parts.append(self.tr("KV {kv:.0f}%").format(kv=e["kv_pct"]))
         parts.append(self.tr("running {r:.0f}, waiting {w:.0f}").format(r=e["running"], w=e["waiting"]))
-        parts.append(self.tr("{g:.0f} tok/s").format(g=gen))
+        parts.append(self.tr("{g} tok/s").format(g=format_count(gen)))
         self.readout.setText("   ".join(parts))
+
+    # -- comparison with a recording -----------------------------------------------------------
+    def open_comparison(self, path: str) -> bool:
+        """Overlay the recording at ``path``; False (and the reason in the legend line) if unreadable."""
+        try:
+            store, meta = load_recording(path)  # type: ignore[arg-type]
+        except RecordingError as exc:
+            self.compare_label.setText(self.tr("Cannot open the recording: {0}").format(exc))
+            self.compare_label.setVisible(True)
+            return False
+        self.close_comparison(announce=False)
+        self.compare = recording_snapshot(store)
+        span = float(max([*self.compare.engine_x[-1:], *self.compare.device_x[-1:], 0.0]))
+        shown = []
+        for key, curve in self.curves.items():
+            x, y = self._comparison_data(curve)
+            if not len(x) or not np.isfinite(y).any():
+                continue  # the recording has no such series (a GPU run on a CPU monitor, say)
+            plot = key.split(".")[0]
+            pen = pg.mkPen(pg.mkPen(curve.item.opts["pen"]).color(), width=1, style=Qt.PenStyle.DashLine)
+            item = pg.PlotDataItem(connect="finite", pen=pen)
+            self.plots[plot].addItem(item)
+            self.compare_items[key] = item
+            shown.append(plot)
+        for plot in self.plots.values():  # pan right to see a recording longer than the live run
+            plot.setLimits(xMin=-self.WINDOW_S, xMax=max(0.0, span))
+        label = str(meta.get("label") or meta.get("model") or path.rsplit("/", 1)[-1])
+        self.compare_label.setText(self.tr(
+            "Solid: live. Dashed: recording “{0}” ({1:.0f} s), its start aligned with the live run's start; "
+            "{2} of {3} plots have its data.").format(label, span, len(set(shown)), len(self.plots)))
+        self.compare_label.setVisible(True)
+        self.close_compare_button.setVisible(True)
+        self.redraw(force=True)
+        self.recordingOpened.emit(path)
+        return True
+
+    def close_comparison(self, announce: bool = True) -> None:
+        had = self.compare is not None
+        for key, item in self.compare_items.items():
+            self.plots[key.split(".")[0]].removeItem(item)
+        self.compare_items.clear()
+        self.compare = None
+        for plot in self.plots.values():
+            plot.setLimits(xMin=-self.WINDOW_S, xMax=0)
+        self.compare_label.setVisible(False)
+        self.close_compare_button.setVisible(False)
+        if had and announce:
+            self.redraw(force=True)
+            self.comparisonClosed.emit()
+
+    def compare_offset(self, snap: Snapshot) -> float:
+        """Where the recording's t=0 goes on the live axis: the live run's first engine bin, or
+        the window's left edge when the window holds none."""
+        busy = np.nonzero(snap.engine["running"] + snap.engine["waiting"] + snap.engine["generation_tps"])[0]
+        return float(snap.engine_x[busy[0]]) if len(busy) else -self.WINDOW_S
+
+    def _comparison_data(self, curve: _Curve) -> tuple[np.ndarray, np.ndarray]:
+        c = self.compare
+        assert c is not None
+        if curve.source == "engine":
+            return c.engine_x, c.engine[curve.key] * curve.scale
+        if curve.source == "latency":
+            return c.latency_x, c.latency[curve.key] * curve.scale
+        if curve.key not in c.device:
+            return np.zeros(0), np.zeros(0)
+        return c.device_x, c.device[curve.key] * curve.scale
+
+    def _redraw_comparison(self, plot: str, offset: float) -> None:
+        for key, item in self.compare_items.items():
+            if key.split(".")[0] == plot:
+                x, y = self._comparison_data(self.curves[key])
+                item.setData(x + offset, y)
+
+    def _on_compare_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Compare with a metrics recording"), "",
+                                              self.tr("Recordings (*.json *.json.gz);;All files (*)"))
+        if path:
+            self.open_comparison(path)
+
+    def _on_close_compare_clicked(self) -> None:
+        self.close_comparison()
 
     def show_last(self, seconds: float) -> None:
         """Zoom every plot (they share the x axis) to the last ``seconds`` (<= 10 minutes)."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from console.engine.metrics import DeviceSample, MetricsBin, MetricsStore
+from console.engine.metrics import DeviceSample, MetricsBin, MetricsStore, percentile
 
 #: NVML clock-throttle reason bits (nvmlClocksEventReasons) and the words shown for them.
 THROTTLE_REASONS: dict[int, str] = {
@@ -143,3 +143,55 @@ class MonitorSeries:
 
 def _ms(v: float | None) -> float:
     return float("nan") if v is None else 1000.0 * v
+
+
+def recording_snapshot(store: MetricsStore, latency_every_s: float = 1.0,
+                       latency_window_s: float = 10.0) -> Snapshot:
+    """A whole recording as plot arrays for the Monitor's comparison overlay, ``x`` in seconds
+    since the run's start (``now``): its first engine bin with work in it, else its first sample.
+    Device samples taken before that get negative ``x``. Engine bins on their dense grid, device
+    samples as recorded, TTFT/ITL p50/p95 over the trailing ``latency_window_s`` every
+    ``latency_every_s`` (as the live series samples them)."""
+    bins = store.bins()
+    dev = store.device_samples()
+    data = store.to_json()
+    ttft = sorted((float(t), float(v)) for t, v in data.get("ttft", []))
+    itl = sorted((float(t), float(v)) for t, v in data.get("itl", []))
+    times = [b.t for b in bins] + [d.t for d in dev] + [t for t, _ in ttft] + [t for t, _ in itl]
+    if not times:
+        empty = np.zeros(0)
+        return Snapshot(0.0, empty, {k: empty for k in ENGINE_KEYS}, empty, {}, empty,
+                        {k: empty for k in LATENCY_KEYS})
+    first, end = min(times), max(times)
+    busy = [b.t for b in bins if b.running or b.waiting or b.generation_tokens or b.prompt_tokens]
+    start = min(busy) if busy else first
+    res = store.resolution_s
+    grid0 = start - res * int((start - first) / res)  # the engine grid covers the whole recording
+    n = int((end - grid0) / res) + 1
+    engine_x = grid0 - start + np.arange(n) * res
+    cols = {k: np.zeros(n) for k in ENGINE_KEYS}
+    if bins:
+        idx = np.clip(np.rint((np.array([b.t for b in bins]) - grid0) / res).astype(int), 0, n - 1)
+        cols["running"][idx] = [b.running for b in bins]
+        cols["waiting"][idx] = [b.waiting for b in bins]
+        cols["kv_pct"][idx] = [100.0 * b.kv_usage for b in bins]
+        cols["prompt_tps"][idx] = [b.prompt_tokens / res for b in bins]
+        cols["generation_tps"][idx] = [b.generation_tokens / res for b in bins]
+        cols["preemptions"][idx] = [b.preemptions for b in bins]
+    keys = sorted({k for s in dev for k in s.values})
+    device = {k: np.array([s.values.get(k, np.nan) for s in dev], dtype=float) for k in keys}
+    device_x = np.array([s.t - start for s in dev], dtype=float)
+    grid = np.arange(first + latency_every_s, end + latency_every_s, latency_every_s)
+    latency: dict[str, np.ndarray] = {}
+    for kind, samples in (("ttft", ttft), ("itl", itl)):
+        t = np.array([s[0] for s in samples])
+        v = [s[1] for s in samples]
+        p50, p95 = [], []
+        for g in grid:
+            lo, hi = np.searchsorted(t, g - latency_window_s, "right"), np.searchsorted(t, g, "right")
+            window = v[lo:hi]
+            p50.append(_ms(percentile(window, 50)))
+            p95.append(_ms(percentile(window, 95)))
+        latency[f"{kind}_p50_ms"], latency[f"{kind}_p95_ms"] = np.array(p50), np.array(p95)
+    return Snapshot(start, engine_x, cols, device_x, device, grid - start, latency,
+                    dict(dev[-1].values) if dev else {})

@@ -13,6 +13,7 @@ import logging
 import threading
 from typing import Any, Callable
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
@@ -71,12 +72,25 @@ class BackgroundCall(QObject):
 
 def call_in_background(fn: Callable[..., Any], *args: Any,
                        on_success: Callable[[Any], None] | None = None,
-                       on_failure: Callable[[str], None] | None = None) -> BackgroundCall:
+                       on_failure: Callable[[str], None] | None = None,
+                       context: QObject | None = None) -> BackgroundCall:
+    """Run ``fn(*args)`` off the GUI thread. With ``context`` (the widget the callbacks update),
+    an outcome that arrives after that widget was deleted is dropped instead of touching it."""
     call = BackgroundCall(fn, *args)
+
+    def guarded(cb: Callable[[Any], None]) -> Callable[[Any], None]:
+        if context is None:
+            return cb
+
+        def run(value: Any) -> None:
+            if shiboken6.isValid(context):
+                cb(value)
+        return run
+
     if on_success is not None:
-        call.succeeded.connect(on_success)
+        call.succeeded.connect(guarded(on_success))
     if on_failure is not None:
-        call.failed.connect(on_failure)
+        call.failed.connect(guarded(on_failure))
     return call.start()
 
 

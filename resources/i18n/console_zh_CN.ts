@@ -88,13 +88,13 @@
     </message>
     <message>
       <location filename="../../console/ui/advisor_panel.py" />
-      <source>Recordings (*.json)</source>
-      <translation>记录文件 (*.json)</translation>
+      <source>Recordings (*.json *.json.gz);;All files (*)</source>
+      <translation>记录文件 (*.json *.json.gz);;所有文件 (*)</translation>
     </message>
     <message>
       <location filename="../../console/ui/advisor_panel.py" />
-      <source>Recordings (*.json);;All files (*)</source>
-      <translation>记录 (*.json);;所有文件 (*)</translation>
+      <source>Recordings (*.json)</source>
+      <translation>记录文件 (*.json)</translation>
     </message>
     <message>
       <location filename="../../console/ui/advisor_panel.py" />
@@ -155,6 +155,184 @@
       <location filename="../../console/ui/advisor_panel.py" />
       <source>{0} finding(s) over the {1}.</source>
       <translation>{1}内发现 {0} 项问题。</translation>
+    </message>
+  </context>
+  <context>
+    <name>AdvisorRules</name>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>A hot GPU lowers its clocks: tokens per second drop without any change in the engine. Cooling, airflow or a lower power limit (set with nvidia-smi -pl; a 4090 loses a few % speed at ~300 W) keep clocks steady. The console never changes driver settings itself.</source>
+      <translation>GPU 过热时会降低频率：引擎没有任何变化，每秒 token 数却下降了。改善散热、风道，或调低功耗上限（用 nvidia-smi -pl 设置；4090 在约 300 W 时只慢几个百分点）可以让频率保持稳定。控制台自己从不更改驱动设置。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>A long prompt is prefilled in chunks of max_num_batched_tokens tokens, one chunk per step: a small budget means many steps before the first token.</source>
+      <translation>长提示词按 max_num_batched_tokens 个 token 分块预填充，每步一块：预算小，就要经过很多步才出第一个 token。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>A preempted request loses its KV cache and is recomputed later: wasted GPU time and a latency spike for that user.</source>
+      <translation>被抢占的请求会失去它的 KV 缓存，之后要重新计算：浪费 GPU 时间，该用户的延迟也会突然升高。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Admit more sequences per step.</source>
+      <translation>每步接纳更多序列。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>At the power cap the GPU trades clock speed for watts: the run is compute-bound and any further speed comes from a cheaper format (FP8 weights) rather than more batching. Capping power lower (nvidia-smi -pl) is often worth it: most of the throughput remains. The console never changes driver settings itself.</source>
+      <translation>到达功耗上限时，GPU 以降低频率换取功耗：此时运行受算力限制，要再提速只能靠更省的格式（FP8 权重），而不是更大的批次。把功耗上限再调低（nvidia-smi -pl）往往值得：大部分吞吐量都能保留。控制台自己从不更改驱动设置。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Clocks were held down by heat for {duration_s:.1f} s (up to {peak_temperature:.0f} °C, SM clock down to {min_sm_clock:.0f} MHz).</source>
+      <translation>因过热，频率被压低了 {duration_s:.1f} 秒（温度最高 {peak_temperature:.0f} °C，SM 频率低至 {min_sm_clock:.0f} MHz）。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>GPU at its power limit</source>
+      <translation>GPU 达到功耗上限</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>GPU idle while requests wait</source>
+      <translation>请求在等待，GPU 却空闲</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>GPU throttled by heat</source>
+      <translation>GPU 因过热降频</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>GPU utilisation stayed under {threshold_pct:.0f}% (mean {mean_util:.0f}%) for {duration_s:.1f} s while {peak_waiting:.0f} requests were waiting and the KV cache had room.</source>
+      <translation>GPU 利用率在 {duration_s:.1f} 秒内一直低于 {threshold_pct:.0f}%（平均 {mean_util:.0f}%），而同时有 {peak_waiting:.0f} 个请求在等待，KV 缓存也还有空间。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Give the engine more of the GPU's memory for the cache.</source>
+      <translation>给引擎更多 GPU 显存用作缓存。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>KV cache nearly full</source>
+      <translation>KV 缓存将满</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Long prompts dominate time-to-first-token</source>
+      <translation>长提示词占据了首 token 时间的大部分</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Lower gpu_memory_utilization so the engine's budget leaves room for the other process.</source>
+      <translation>调低 gpu_memory_utilization，让引擎的预算给其他进程留出空间。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Memory another program holds is missing from the engine: the next load may fail or get a smaller KV cache. Close the other program, or give the engine less.</source>
+      <translation>其他程序占用的显存引擎用不到：下次加载可能失败，或只得到更小的 KV 缓存。请关闭那个程序，或给引擎分配更少的显存。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>NVML saw {used_gib:.1f} GiB in use, {excess_gib:.1f} GiB more than the engine's budget of {budget_gib:.1f} GiB, for {duration_s:.1f} s.</source>
+      <translation>NVML 在 {duration_s:.1f} 秒内看到已用 {used_gib:.1f} GiB，比引擎的预算 {budget_gib:.1f} GiB 多出 {excess_gib:.1f} GiB。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Other processes use GPU memory</source>
+      <translation>其他进程占用了显存</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Raise max_num_seqs so waiting requests join the batch.</source>
+      <translation>调高 max_num_seqs，让等待中的请求加入批次。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Raise the batched-token budget so a long prompt needs fewer steps (at some inter-token latency cost for others).</source>
+      <translation>调高批处理 token 预算，让长提示词用更少的步数完成（代价是其他请求的 token 间延迟略有增加）。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Requests have been waiting for {duration_s:.1f} s without a break (up to {peak_waiting:.0f} at once).</source>
+      <translation>请求已连续等待 {duration_s:.1f} 秒（同时最多 {peak_waiting:.0f} 个）。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Requests preempted</source>
+      <translation>请求被抢占</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Requests wait long in the queue</source>
+      <translation>请求在队列中等待过久</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Run fewer sequences at once, so each keeps its cache.</source>
+      <translation>同时运行更少的序列，让每个序列都保住自己的缓存。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Run fewer sequences at once, so the cache holds all of them.</source>
+      <translation>同时运行更少的序列，让缓存能容纳所有序列。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Store the KV cache in FP8 so more requests fit at once.</source>
+      <translation>以 FP8 存储 KV 缓存，同时容纳更多请求。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Store the KV cache in FP8: about twice the tokens in the same memory.</source>
+      <translation>以 FP8 存储 KV 缓存：同样的显存约可容纳两倍的 token。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>The GPU ran at its power limit for {duration_s:.1f} s ({peak_power:.0f} W of {power_limit:.0f} W), SM clock down to {min_sm_clock:.0f} MHz.</source>
+      <translation>GPU 在功耗上限运行了 {duration_s:.1f} 秒（{peak_power:.0f} W / {power_limit:.0f} W），SM 频率低至 {min_sm_clock:.0f} MHz。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>The KV cache stayed above {threshold_pct:.0f}% for {duration_s:.1f} s (peak {peak_pct:.0f}%).</source>
+      <translation>KV 缓存在 {duration_s:.1f} 秒内一直高于 {threshold_pct:.0f}%（峰值 {peak_pct:.0f}%）。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>The engine is not admitting the waiting requests although the GPU and the cache have room: max_num_seqs is the limit.</source>
+      <translation>虽然 GPU 和缓存都有余量，引擎却不接纳等待中的请求：限制来自 max_num_seqs。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Time in the queue adds straight to time-to-first-token. More requests arrive than the engine admits: the KV cache or max_num_seqs caps how many run at once.</source>
+      <translation>排队时间会直接加到首 token 时间上。到达的请求多于引擎接纳的数量：KV 缓存或 max_num_seqs 限制了同时运行的请求数。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>Turn chunked prefill on, so long prompts do not stall other requests.</source>
+      <translation>开启分块预填充，让长提示词不再阻塞其他请求。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>When the cache is full, new requests wait and running ones are preempted and recomputed: latency grows while the GPU redoes work.</source>
+      <translation>缓存满了以后，新请求只能等待，运行中的请求会被抢占并重新计算：GPU 在做重复的工作，延迟随之增加。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>{count:.0f} preemptions in {duration_s:.1f} s.</source>
+      <translation>{duration_s:.1f} 秒内发生 {count:.0f} 次抢占。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>{quantile:.0f}% of {requests:.0f} finished requests waited up to {queued_s:.1f} s in the queue before their first step (threshold {threshold_s:.1f} s); up to {peak_waiting:.0f} requests were waiting.</source>
+      <translation>在 {requests:.0f} 个已完成的请求中，{quantile:.0f}% 在第一步之前排队最多 {queued_s:.1f} 秒（阈值 {threshold_s:.1f} 秒）；同时最多有 {peak_waiting:.0f} 个请求在等待。</translation>
+    </message>
+    <message>
+      <location filename="../advisor/rules.toml" />
+      <source>{requests:.0f} requests took {ttft_s:.1f} s (median) to their first token; prefill was {share_pct:.0f}% of it, on prompts of {prompt_tokens:.0f} tokens (median).</source>
+      <translation>{requests:.0f} 个请求的首 token 时间为 {ttft_s:.1f} 秒（中位数），其中预填充占 {share_pct:.0f}%，提示词长度为 {prompt_tokens:.0f} 个 token（中位数）。</translation>
     </message>
   </context>
   <context>
@@ -224,8 +402,8 @@
     </message>
     <message>
       <location filename="../../console/ui/batch_panel.py" />
-      <source>ETA {s:.0f} s</source>
-      <translation>预计剩余 {s:.0f} 秒</translation>
+      <source>ETA {s}</source>
+      <translation>预计剩余 {s}</translation>
     </message>
     <message>
       <location filename="../../console/ui/batch_panel.py" />
@@ -379,8 +557,8 @@
     </message>
     <message>
       <location filename="../../console/ui/batch_panel.py" />
-      <source>{done}/{total} done ({failed} failed, {skipped} already done) · {eta} · {tps:.0f} tok/s this batch · {live:.0f} tok/s engine now</source>
-      <translation>已完成 {done}/{total}（失败 {failed}，此前已完成 {skipped}）· {eta} · 本批 {tps:.0f} 词元/秒 · 引擎当前 {live:.0f} 词元/秒</translation>
+      <source>{done}/{total} done ({failed} failed, {skipped} already done) · {eta} · {tps} tok/s this batch · {live} tok/s engine now</source>
+      <translation>已完成 {done}/{total}（失败 {failed}，此前已完成 {skipped}）· {eta} · 本批 {tps} 词元/秒 · 引擎当前 {live} 词元/秒</translation>
     </message>
     <message>
       <location filename="../../console/ui/batch_panel.py" />
@@ -394,8 +572,8 @@
     </message>
     <message>
       <location filename="../../console/ui/batch_panel.py" />
-      <source>{ok} succeeded, {failed} failed, {skipped} skipped, {tok} tokens in {s:.1f} s ({tps:.0f} tok/s)</source>
-      <translation>成功 {ok}，失败 {failed}，跳过 {skipped}，{s:.1f} 秒内 {tok} 个词元（{tps:.0f} 词元/秒）</translation>
+      <source>{ok} succeeded, {failed} failed, {skipped} skipped, {tok} tokens in {s} s ({tps} tok/s)</source>
+      <translation>成功 {ok}，失败 {failed}，跳过 {skipped}，{s} 秒内 {tok} 个词元（{tps} 词元/秒）</translation>
     </message>
   </context>
   <context>
@@ -439,6 +617,362 @@
       <location filename="../../console/ui/batch_results_model.py" />
       <source>error: {e}</source>
       <translation>错误：{e}</translation>
+    </message>
+  </context>
+  <context>
+    <name>BenchPanel</name>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source> req/s</source>
+      <translation> 请求/秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Also run the console path at each of these concurrencies: throughput vs concurrency and the fraction of the roofline</source>
+      <translation>同时在这些并发数下各运行一次控制台路径：吞吐量随并发的变化，以及占屋顶线（roofline）的比例</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Auto-tune</source>
+      <translation>自动调优</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Baselines (same prompts, fresh process)</source>
+      <translation>基线（相同提示词，新进程）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Benchmark</source>
+      <translation>基准测试</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Cancel</source>
+      <translation>取消</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Cancelled; the engine stays loaded.</source>
+      <translation>已取消；引擎仍保持加载。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Cancelling…</source>
+      <translation>正在取消…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Choose a prompt file, or pick synthetic prompts.</source>
+      <translation>请选择提示词文件，或选用合成提示词。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Concurrency sweep:</source>
+      <translation>并发扫描：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Could not save the report: {0}</source>
+      <translation>无法保存报告：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Done: {0}</source>
+      <translation>完成：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Failed.</source>
+      <translation>失败。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>File:</source>
+      <translation>文件：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>HF batch size:</source>
+      <translation>HF 批大小：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Hugging Face</source>
+      <translation>Hugging Face</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Hugging Face generate (static batches)</source>
+      <translation>Hugging Face generate（静态批处理）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>ITL p99 ms</source>
+      <translation>ITL p99 毫秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>JSON (*.json)</source>
+      <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>JSONL, CSV or OpenAI batch file (prompts cycled to the count)</source>
+      <translation>JSONL、CSV 或 OpenAI 批处理文件（提示词循环使用至指定数量）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Load</source>
+      <translation>负载</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Load a model first.</source>
+      <translation>请先加载模型。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Load a model to run a bench on it.</source>
+      <translation>加载模型后即可对其运行基准测试。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Load a model, choose a workload and run.</source>
+      <translation>加载模型，选择工作负载，然后运行。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Max concurrency:</source>
+      <translation>最大并发：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Open…</source>
+      <translation>打开…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Plain vLLM LLM.generate</source>
+      <translation>原生 vLLM LLM.generate</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Prompt file</source>
+      <translation>提示词文件</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Prompt files (*.jsonl *.json *.csv);;All files (*)</source>
+      <translation>提示词文件 (*.jsonl *.json *.csv);;所有文件 (*)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Prompts:</source>
+      <translation>提示词：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Report saved to {0}</source>
+      <translation>报告已保存到 {0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Request rate (Poisson):</source>
+      <translation>请求速率（泊松）：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Run bench</source>
+      <translation>运行基准测试</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Running {0}…</source>
+      <translation>正在运行 {0}…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Save bench report</source>
+      <translation>保存基准测试报告</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Save report…</source>
+      <translation>保存报告…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Size:</source>
+      <translation>规模：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Synthetic</source>
+      <translation>合成</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>TTFT p50 ms</source>
+      <translation>TTFT p50 毫秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>TTFT p99 ms</source>
+      <translation>TTFT p99 毫秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>The bench failed: {0}</source>
+      <translation>基准测试失败：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>They load their own copy of the model next to the console's: on a GPU they need free memory.</source>
+      <translation>基线会在控制台之外另行加载一份模型：在 GPU 上需要有空闲显存。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>Workload</source>
+      <translation>工作负载</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>all at once</source>
+      <translation>一次全部发送</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>console</source>
+      <translation>控制台</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>console ÷ this path</source>
+      <translation>控制台 ÷ 此路径</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>count</source>
+      <translation>数量</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>e.g. 1,4,16,64 (optional)</source>
+      <translation>例如 1,4,16,64（可选）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>e2e p99 s</source>
+      <translation>端到端 p99 秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>failed: {0}</source>
+      <translation>失败：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>input tokens</source>
+      <translation>输入 token</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>no limit</source>
+      <translation>不限</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>out tok/s</source>
+      <translation>输出 token/秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>output tokens</source>
+      <translation>输出 token</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>path</source>
+      <translation>路径</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>plain vLLM</source>
+      <translation>原生 vLLM</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>req/s</source>
+      <translation>请求/秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
+      <source>total tok/s</source>
+      <translation>总 token/秒</translation>
+    </message>
+  </context>
+  <context>
+    <name>BenchPlots</name>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>% of roofline</source>
+      <translation>占屋顶线 %</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>Latency percentiles (console path)</source>
+      <translation>延迟百分位（控制台路径）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>Measured / roofline</source>
+      <translation>实测 / 屋顶线</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>Roofline for {0}: the planner's decode ceiling at each concurrency.</source>
+      <translation>{0} 的屋顶线：规划器在各并发数下的解码上限。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>Roofline: {0}</source>
+      <translation>屋顶线：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>The roofline is the planner's GPU model (memory bandwidth, tensor cores). On the CPU engine it uses the nominal {0:g} GB/s memory bandwidth of the planner's CPU profile: read the fraction as a rough guide.</source>
+      <translation>屋顶线是规划器的 GPU 模型（显存带宽、张量核心）。在 CPU 引擎上，它使用规划器 CPU 配置中名义上的 {0:g} GB/s 内存带宽：该比例仅供粗略参考。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>Throughput vs concurrency</source>
+      <translation>吞吐量与并发</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>ms</source>
+      <translation>毫秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>output</source>
+      <translation>输出</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>requests in flight</source>
+      <translation>进行中的请求数</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>tok/s</source>
+      <translation>token/秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>total</source>
+      <translation>总计</translation>
     </message>
   </context>
   <context>
@@ -512,6 +1046,11 @@
       <location filename="../../console/ui/chat_panel.py" />
       <source>Export…</source>
       <translation>导出…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_panel.py" />
+      <source>Last message: {0}</source>
+      <translation>最后一条消息：{0}</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
@@ -625,8 +1164,8 @@
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
-      <source>TTFT {0:.2f} s</source>
-      <translation>首字延迟 {0:.2f} 秒</translation>
+      <source>TTFT {0} s</source>
+      <translation>首字延迟 {0} 秒</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
@@ -695,18 +1234,104 @@
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
-      <source>{0:,} / {1:,} tokens</source>
-      <translation>{0:,} / {1:,} 词元</translation>
+      <source>{0} / {1} tokens</source>
+      <translation>{0} / {1} 词元</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
-      <source>{0:.1f} tok/s</source>
-      <translation>{0:.1f} 词元/秒</translation>
+      <source>{0} tok/s</source>
+      <translation>{0} 词元/秒</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
       <source>{0} tokens</source>
       <translation>{0} 个词元</translation>
+    </message>
+  </context>
+  <context>
+    <name>EnginePicker</name>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Engine &amp;location…</source>
+      <translation>引擎位置(&amp;L)…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Engine location: {0}</source>
+      <translation>引擎位置：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Engine: in process</source>
+      <translation>引擎：本进程内</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Engine: local server</source>
+      <translation>引擎：本地服务器</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Engine: {0}</source>
+      <translation>引擎：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Server &amp;log</source>
+      <translation>服务器日志(&amp;L)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Switching the engine…</source>
+      <translation>正在切换引擎…</translation>
+    </message>
+  </context>
+  <context>
+    <name>EnginePickerDialog</name>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>A running vLLM server at a URL</source>
+      <translation>某个 URL 上正在运行的 vLLM 服务器</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>A vLLM server started by the console (127.0.0.1, stopped on exit)</source>
+      <translation>由控制台启动的 vLLM 服务器（127.0.0.1，退出时停止）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>API key</source>
+      <translation>API 密钥</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Engine location</source>
+      <translation>引擎位置</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Give the server's URL, e.g. http://127.0.0.1:8000</source>
+      <translation>请填写服务器的 URL，例如 http://127.0.0.1:8000</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>In this process (default)</source>
+      <translation>在本进程内（默认）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Server URL</source>
+      <translation>服务器 URL</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>TLS certificates are verified. A remote server uses its own model and settings; switching unloads the current engine.</source>
+      <translation>会校验 TLS 证书。远程服务器使用它自己的模型和设置；切换会卸载当前引擎。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>optional</source>
+      <translation>可选</translation>
     </message>
   </context>
   <context>
@@ -838,6 +1463,182 @@
     </message>
   </context>
   <context>
+    <name>Format</name>
+    <message>
+      <location filename="../../console/ui/formatting.py" />
+      <source>{0} h {1} min</source>
+      <translation>{0} 小时 {1} 分</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/formatting.py" />
+      <source>{0} min {1} s</source>
+      <translation>{0} 分 {1} 秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/formatting.py" />
+      <source>{0} s</source>
+      <translation>{0} 秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/formatting.py" />
+      <source>{0}/s</source>
+      <translation>{0}/秒</translation>
+    </message>
+  </context>
+  <context>
+    <name>GetModelDialog</name>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Adding to the store…</source>
+      <translation>正在加入模型库…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Cancel download</source>
+      <translation>取消下载</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Cancelling…</source>
+      <translation>正在取消…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Check</source>
+      <translation>检查</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Close</source>
+      <translation>关闭</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Download</source>
+      <translation>下载</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Download stopped. Nothing was added; Download again resumes where it stopped.</source>
+      <translation>下载已停止，未添加任何模型；再次点击“下载”会从中断处继续。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Downloaded: '{0}' is in the store.</source>
+      <translation>下载完成：“{0}”已在模型库中。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Enter a repository id, e.g. Qwen/Qwen2.5-0.5B-Instruct</source>
+      <translation>请输入仓库 ID，例如 Qwen/Qwen2.5-0.5B-Instruct</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>GGUF file:</source>
+      <translation>GGUF 文件：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Get a model</source>
+      <translation>获取模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Hugging Face (or HF_ENDPOINT mirror)</source>
+      <translation>Hugging Face（或 HF_ENDPOINT 镜像）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Include:</source>
+      <translation>包含文件：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>ModelScope</source>
+      <translation>ModelScope（魔搭）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Name in the store:</source>
+      <translation>在模型库中的名称：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Planner: {0} — {1}</source>
+      <translation>规划器：{0} — {1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Reading the file list and config.json of {0}…</source>
+      <translation>正在读取 {0} 的文件列表和 config.json…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Repository:</source>
+      <translation>仓库：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Revision:</source>
+      <translation>版本：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Source:</source>
+      <translation>来源：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Starting…</source>
+      <translation>正在开始…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>does not fit</source>
+      <translation>装不下</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>e.g. *Q4_K_M.gguf (comma-separated globs; optional)</source>
+      <translation>例如 *Q4_K_M.gguf（逗号分隔的通配符；可选）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>fits</source>
+      <translation>可装下</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>fits with changes</source>
+      <translation>调整后可装下</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>main branch</source>
+      <translation>主分支</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>unknown</source>
+      <translation>未知</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>{0} files, {1} to download (revision {2}).</source>
+      <translation>{0} 个文件，需下载 {1}（版本 {2}）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>{0} is converted to safetensors after the download.</source>
+      <translation>下载后会把 {0} 转换为 safetensors。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>{0} of {1} · {2} · {3} left</source>
+      <translation>{0} / {1} · {2} · 剩余 {3}</translation>
+    </message>
+  </context>
+  <context>
     <name>Language</name>
     <message>
       <location filename="../../console/ui/i18n.py" />
@@ -921,6 +1722,11 @@
       <location filename="../../console/ui/main_window.py" />
       <source>Batch</source>
       <translation>批处理</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/main_window.py" />
+      <source>Bench</source>
+      <translation>基准测试</translation>
     </message>
     <message>
       <location filename="../../console/ui/main_window.py" />
@@ -1034,8 +1840,8 @@
     </message>
     <message>
       <location filename="../../console/ui/main_window.py" />
-      <source>{0:.1f} tok/s</source>
-      <translation>{0:.1f} 词元/秒</translation>
+      <source>{0} tok/s</source>
+      <translation>{0} 词元/秒</translation>
     </message>
   </context>
   <context>
@@ -1120,6 +1926,16 @@
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
+      <source>Download from Hugging Face (or a mirror) or ModelScope</source>
+      <translation>从 Hugging Face（或其镜像）或 ModelScope 下载</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/models_panel.py" />
+      <source>Downloaded {0}</source>
+      <translation>已下载 {0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/models_panel.py" />
       <source>GGUF files (*.gguf);;All files (*)</source>
       <translation>GGUF 文件 (*.gguf);;所有文件 (*)</translation>
     </message>
@@ -1127,6 +1943,11 @@
       <location filename="../../console/ui/models_panel.py" />
       <source>GPU memory utilisation:</source>
       <translation>显存利用率：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/models_panel.py" />
+      <source>Get a model…</source>
+      <translation>获取模型…</translation>
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
@@ -1423,6 +2244,26 @@
     <name>MonitorPanel</name>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
+      <source>Cannot open the recording: {0}</source>
+      <translation>无法打开记录：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Close comparison</source>
+      <translation>关闭对比</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Compare with a metrics recording</source>
+      <translation>与指标记录对比</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Compare with recording…</source>
+      <translation>与记录对比…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
       <source>Device: CPU — {reason}</source>
       <translation>设备：CPU — {reason}</translation>
     </message>
@@ -1443,13 +2284,23 @@
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
-      <source>RSS {r:.2f} GiB, CPU {c:.0f}%</source>
-      <translation>RSS {r:.2f} GiB，CPU {c:.0f}%</translation>
+      <source>RSS {r} GiB, CPU {c:.0f}%</source>
+      <translation>RSS {r} GiB，CPU {c:.0f}%</translation>
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
-      <source>VRAM {u:.1f}/{t:.1f} GiB</source>
-      <translation>显存 {u:.1f}/{t:.1f} GiB</translation>
+      <source>Recordings (*.json *.json.gz);;All files (*)</source>
+      <translation>记录文件 (*.json *.json.gz);;所有文件 (*)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Solid: live. Dashed: recording “{0}” ({1:.0f} s), its start aligned with the live run's start; {2} of {3} plots have its data.</source>
+      <translation>实线：实时数据。虚线：记录“{0}”（{1:.0f} 秒），其起点与本次实时运行的起点对齐；{3} 个图中有 {2} 个含有它的数据。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>VRAM {u}/{t} GiB</source>
+      <translation>显存 {u}/{t} GiB</translation>
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
@@ -1473,8 +2324,8 @@
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
-      <source>{g:.0f} tok/s</source>
-      <translation>{g:.0f} 词元/秒</translation>
+      <source>{g} tok/s</source>
+      <translation>{g} 词元/秒</translation>
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
@@ -1485,6 +2336,24 @@
       <location filename="../../console/ui/monitor_panel.py" />
       <source>{t:.0f} °C</source>
       <translation>{t:.0f} °C</translation>
+    </message>
+  </context>
+  <context>
+    <name>ParetoPlot</name>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>Throughput vs p99 latency</source>
+      <translation>吞吐量与 p99 延迟</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>output tok/s</source>
+      <translation>输出 token/秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_plots.py" />
+      <source>p99 end-to-end latency (s)</source>
+      <translation>p99 端到端延迟（秒）</translation>
     </message>
   </context>
   <context>
@@ -1621,6 +2490,19 @@
     </message>
   </context>
   <context>
+    <name>ServerLogDock</name>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>Server log</source>
+      <translation>服务器日志</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>The log of a server started by the console appears here (Engine &gt; Engine location…).</source>
+      <translation>由控制台启动的服务器的日志显示在这里（引擎 &gt; 引擎位置…）。</translation>
+    </message>
+  </context>
+  <context>
     <name>Tasks</name>
     <message>
       <location filename="../../console/ui/tasks.py" />
@@ -1631,6 +2513,149 @@
       <location filename="../../console/ui/tasks.py" />
       <source>Cancelling…</source>
       <translation>正在取消…</translation>
+    </message>
+  </context>
+  <context>
+    <name>TunePage</name>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source> min</source>
+      <translation> 分钟</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>#</source>
+      <translation>#</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Cancel</source>
+      <translation>取消</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Cancelled.</source>
+      <translation>已取消。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Cancelling…</source>
+      <translation>正在取消…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Could not save the preset: {0}</source>
+      <translation>无法保存预设：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Engine knobs and the values to try: knob=v1,v2; knob2=v1,v2. Every combination is one trial (one engine load).</source>
+      <translation>要尝试的引擎参数及取值：knob=v1,v2; knob2=v1,v2。每种组合为一次试验（加载一次引擎）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Knobs:</source>
+      <translation>参数：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Preset name:</source>
+      <translation>预设名称：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Run sweep</source>
+      <translation>运行扫描</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Save as preset</source>
+      <translation>另存为预设</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Save as preset…</source>
+      <translation>另存为预设…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Saved preset '{0}' ({1}): pick it in the Models panel.</source>
+      <translation>已保存预设“{0}”（{1}）：可在模型面板中选用。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Sweeping…</source>
+      <translation>正在扫描…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>The sweep failed: {0}</source>
+      <translation>扫描失败：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>The sweep uses the workload above.</source>
+      <translation>扫描使用上方的工作负载。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Time budget:</source>
+      <translation>时间预算：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>Trials not started within the budget are recorded as skipped; the loaded model is loaded again when the sweep ends.</source>
+      <translation>未在预算内开始的试验记为已跳过；扫描结束后会重新加载原先的模型。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>e2e p99 s</source>
+      <translation>端到端 p99 秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>failed</source>
+      <translation>失败</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>front</source>
+      <translation>前沿</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>knobs</source>
+      <translation>参数</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>measured</source>
+      <translation>已测量</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>out tok/s</source>
+      <translation>输出 token/秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>reason</source>
+      <translation>原因</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>skipped</source>
+      <translation>已跳过</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>status</source>
+      <translation>状态</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>{0} of {1} trials measured.</source>
+      <translation>已测量 {1} 次试验中的 {0} 次。</translation>
     </message>
   </context>
 </TS>

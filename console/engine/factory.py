@@ -1,0 +1,60 @@
+"""``--engine local|serve|URL``: the one place an engine choice becomes an engine object."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from console.engine.interface import Engine
+from console.engine.metrics import MetricsStore
+
+EngineKind = Literal["local", "serve", "remote"]
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    kind: EngineKind
+    url: str | None = None
+
+    @property
+    def needs_model(self) -> bool:
+        """A remote server serves its own model; the other two load the one chosen here."""
+        return self.kind != "remote"
+
+
+def parse_engine_choice(value: str | None) -> EngineChoice:
+    """``local`` (in this process; also ``in-process``), ``serve`` (a server the console starts) or a
+    URL (``http(s)://host:port``, or ``host:port``)."""
+    text = (value or "local").strip()
+    if text.lower() in ("local", "in-process", "inprocess"):
+        return EngineChoice("local")
+    if text.lower() in ("serve", "server", "local-server"):
+        return EngineChoice("serve")
+    if "://" in text or ":" in text:
+        from console.engine.remote import normalize_url
+
+        url = normalize_url(text)
+        if not url.startswith(("http://", "https://")):
+            raise ValueError(f"--engine {value!r}: only http:// and https:// servers are supported")
+        return EngineChoice("remote", url)
+    raise ValueError(f"--engine {value!r}: give local, serve, or a server URL such as http://127.0.0.1:8000")
+
+
+def make_engine(choice: EngineChoice, *, api_key: str | None = None, metrics: MetricsStore | None = None,
+                verify: bool | str = True) -> Engine:
+    """A new, unloaded engine of the chosen kind (``load()`` starts/connects it)."""
+    if choice.kind == "local":
+        from console.engine.host import EngineHost
+
+        return EngineHost(metrics)
+    if choice.kind == "serve":
+        from console.engine.local_server import LocalServer
+
+        return LocalServer(metrics=metrics)
+    from console.engine.remote import RemoteEngine, api_key_from_env
+
+    return RemoteEngine(choice.url, api_key if api_key is not None else api_key_from_env(), metrics=metrics,
+                        verify=verify)
+
+
+__all__ = ["EngineChoice", "EngineKind", "make_engine", "parse_engine_choice"]

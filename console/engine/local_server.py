@@ -1,0 +1,394 @@
+"""An engine that is a ``vllm serve`` the console starts as a child process.
+
+``LocalServer().load(config, name)`` writes the ``vllm serve --config`` YAML that
+``console/export`` writes for deployment (with the same CPU adjustments the in-process host
+makes: eager mode, an explicit KV-cache size, float16), starts vLLM's OpenAI-compatible server
+module on ``127.0.0.1:<free port>``, turns its log lines into startup stages, and once
+``/health`` answers talks to it as a :class:`~console.engine.remote.RemoteEngine`.
+
+No orphans, however the console ends:
+
+- the server runs in its own session (process group), so stopping it signals the whole group,
+  including vLLM's EngineCore child: SIGTERM, then SIGKILL after ``stop_timeout_s``;
+- the server gets ``PR_SET_PDEATHSIG`` (SIGTERM when the thread that started it dies; we start
+  it from this engine's own long-lived loop thread);
+- a tiny watcher process holds the read end of a pipe whose write end only the console holds:
+  when the console dies (even by SIGKILL) the pipe reads EOF and the watcher kills the group.
+  PDEATHSIG alone would miss the EngineCore grandchild, which vLLM does not tie to its parent.
+
+The server's log is kept (``log_lines()``, last 5,000 lines; the whole log in ``log_path``) for
+the GUI's log view; ``add_log_listener`` streams new lines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import collections
+import concurrent.futures as cf
+import ctypes
+import logging
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import IO, Callable
+
+from console.config import EngineConfig
+from console.engine.errors import explain
+from console.engine.metrics import MetricsStore
+from console.engine.remote import RemoteEngine
+from console.engine.types import EngineBusy, EngineError, EngineInfo, EngineState, EngineStatus
+
+log = logging.getLogger(__name__)
+
+SERVER_MODULE = "vllm.entrypoints.openai.api_server"
+PR_SET_PDEATHSIG = 1
+LogListener = Callable[[str], None]
+
+#: Log line patterns -> startup stage shown to the user (first match wins; order = startup order).
+STAGES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"vLLM API server version|non-default args", re.I), "starting the API server"),
+    (re.compile(r"Initializing a V\d LLM engine|Resolved architecture", re.I), "initializing the engine"),
+    (re.compile(r"Starting to load model|Loading weights|Loading safetensors", re.I), "loading weights"),
+    (re.compile(r"(Model loading|Loading weights) took", re.I), "weights loaded; sizing the KV cache"),
+    (re.compile(r"KV cache size|Maximum concurrency|num_gpu_blocks|GPU KV cache", re.I), "KV cache allocated; warming up"),
+    (re.compile(r"init engine .* took|Capturing|warm", re.I), "warming up"),
+    (re.compile(r"Starting vLLM API server|Uvicorn running|Application startup complete|Available routes", re.I),
+     "server up; checking health"),
+]
+
+#: The watcher: waits for EOF on stdin (the console has gone), then ends the server's group.
+_WATCHER = r"""
+import os, signal, sys, time
+pgid, grace = int(sys.argv[1]), float(sys.argv[2])
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+try:
+    sys.stdin.buffer.read()
+except BaseException:
+    pass
+def alive():
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+if alive():
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    end = time.monotonic() + grace
+    while alive() and time.monotonic() < end:
+        time.sleep(0.2)
+    if alive():
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+"""
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+def port_free(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether a server could listen on ``port`` now. With SO_REUSEADDR, as uvicorn binds: the
+    TIME_WAIT connections a killed server leaves do not keep its successor off the port."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+            return True
+        except OSError:
+            return False
+
+
+def _die_with_parent(parent_pid: int) -> Callable[[], None]:
+    def preexec() -> None:  # runs in the child between fork and exec: keep it minimal
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        except Exception:
+            pass
+        if os.getppid() != parent_pid:  # the parent died before prctl took effect
+            os._exit(1)
+
+    return preexec
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+class LocalServer(RemoteEngine):
+    """A console-launched vLLM server. ``load(config)`` starts it; ``unload()``/``close()`` stop it."""
+
+    kind = "serve"
+
+    def __init__(self, *, metrics: MetricsStore | None = None, port: int | None = None, host: str = "127.0.0.1",
+                 log_dir: str | Path | None = None, startup_timeout_s: float = 900.0, stop_timeout_s: float = 20.0,
+                 python: str = sys.executable, poll_interval_s: float = 1.0) -> None:
+        super().__init__(None, None, metrics=metrics, poll_interval_s=poll_interval_s)
+        self.host = host
+        self.port = port
+        self.startup_timeout_s = startup_timeout_s
+        self.stop_timeout_s = stop_timeout_s
+        self.python = python
+        self._log_dir = Path(log_dir) if log_dir else None
+        self.log_path: Path | None = None
+        self.yaml_path: Path | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._watcher: subprocess.Popen[bytes] | None = None
+        self._reader: threading.Thread | None = None
+        self._log: collections.deque[str] = collections.deque(maxlen=5000)
+        self._log_listeners: list[LogListener] = []
+        self._stopping = False
+        self._exit_watch: asyncio.Task[None] | None = None
+        atexit.register(self.close)
+
+    # -- log -----------------------------------------------------------------------------------
+    def log_lines(self) -> list[str]:
+        return list(self._log)
+
+    def add_log_listener(self, listener: LogListener) -> None:
+        """``listener(line)`` for each new log line, on the log reader thread."""
+        self._log_listeners.append(listener)
+
+    def remove_log_listener(self, listener: LogListener) -> None:
+        if listener in self._log_listeners:
+            self._log_listeners.remove(listener)
+
+    def _read_log(self, stream: IO[bytes], sink: IO[str] | None, loop: asyncio.AbstractEventLoop) -> None:
+        for raw in iter(stream.readline, b""):
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            self._log.append(line)
+            if sink is not None:
+                sink.write(line + "\n")
+                sink.flush()
+            for listener in list(self._log_listeners):
+                try:
+                    listener(line)
+                except Exception:
+                    log.exception("log listener failed")
+            for pattern, stage in STAGES:
+                if pattern.search(line):
+                    loop.call_soon_threadsafe(self._on_stage, stage)
+                    break
+        if sink is not None:
+            sink.close()
+
+    def _on_stage(self, stage: str) -> None:
+        if self._status.state == EngineState.LOADING:
+            self._set_status(EngineStatus(EngineState.LOADING, self._status.model, stage))
+
+    def failure_cause(self) -> str:
+        """The log's most telling line: the last error-looking one, else the last line."""
+        lines = [ln for ln in self._log if ln.strip()]
+        for line in reversed(lines[-80:]):
+            if re.search(r"(Error|error:|Exception|Traceback|failed|refused)", line) and "Traceback" not in line:
+                return line.strip()
+        return lines[-1].strip() if lines else "no output"
+
+    # -- start ---------------------------------------------------------------------------------
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc is not None else None
+
+    def device_label(self) -> str:
+        return f"local server {self.url} (pid {self.pid})"
+
+    def load(self, config: EngineConfig | None = None, name: str | None = None) -> cf.Future[EngineInfo]:
+        if config is None:
+            raise EngineError("A local server needs a model configuration to start")
+        with self._lock:
+            if self._status.state in (EngineState.LOADING, EngineState.STOPPING):
+                raise EngineBusy(f"The server is {self._status.state.value}; wait for it to finish")
+            label = name or Path(config.model).name
+            self._set_status(EngineStatus(EngineState.LOADING, label, "starting the server process"))
+        return self.run_coroutine(self._start(config, label))
+
+    def server_command(self, yaml_path: Path, port: int) -> list[str]:
+        # --host and --port are in the YAML (given again, vLLM warns about duplicate keys)
+        return [self.python, "-m", SERVER_MODULE, "--config", str(yaml_path)]
+
+    async def _start(self, config: EngineConfig, name: str) -> EngineInfo:
+        from console.engine.host import prepare_config
+        from console.export.options import ServeOptions
+        from console.export.serve import serve_yaml
+
+        t0 = time.monotonic()
+        try:
+            await self._stop_process()
+            await self._cancel_all()
+            config, _device = prepare_config(config)
+            if self.port is None or not port_free(self.port, self.host):
+                self.port = free_port(self.host)
+            work = Path(tempfile.mkdtemp(prefix="console-serve-", dir=self._log_dir))
+            self.yaml_path = work / "serve.yaml"
+            served = config.served_model_name or name
+            self.yaml_path.write_text(serve_yaml(config, ServeOptions(host=self.host, port=self.port,
+                                                                      served_model_name=served)))
+            self.log_path = work / "server.log"
+            self._config = config
+            self.url = f"http://{self.host}:{self.port}"
+            self._spawn(self.server_command(self.yaml_path, self.port))
+            info = await self._wait_healthy(t0, name)
+        except BaseException as exc:
+            message = str(exc) if isinstance(exc, EngineError) else explain(exc, config)
+            await self._stop_process()
+            self._set_status(EngineStatus(EngineState.FAILED, name, "", message))
+            raise EngineError(message) from exc
+        self._start_monitor()
+        self._exit_watch = asyncio.get_running_loop().create_task(self._watch_exit())
+        self._set_status(EngineStatus(EngineState.READY, info.model, "", None, info))
+        return info
+
+    def _spawn(self, cmd: list[str]) -> None:
+        """Start the server and its watcher (on the loop thread: PDEATHSIG follows this thread)."""
+        env = dict(os.environ)
+        env["PYTHONUNBUFFERED"] = "1"
+        env["VLLM_LOGGING_LEVEL"] = "INFO"  # the stages come from INFO lines; the log is captured
+        self._log.clear()
+        log.info("starting %s", " ".join(cmd))
+        self._stopping = False
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     env=env, start_new_session=True, preexec_fn=_die_with_parent(os.getpid()))
+        self._watcher = subprocess.Popen([self.python, "-c", _WATCHER, str(self.proc.pid), str(self.stop_timeout_s)],
+                                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, start_new_session=True)
+        sink = open(self.log_path, "w", encoding="utf-8") if self.log_path else None
+        assert self.proc.stdout is not None
+        self._reader = threading.Thread(target=self._read_log, args=(self.proc.stdout, sink, asyncio.get_running_loop()),
+                                        name="server-log", daemon=True)
+        self._reader.start()
+
+    async def _wait_healthy(self, t0: float, name: str) -> EngineInfo:
+        proc = self.proc
+        assert proc is not None
+        deadline = t0 + self.startup_timeout_s
+        while True:
+            code = proc.poll()
+            if code is not None:
+                await asyncio.sleep(0.3)  # let the reader take the last lines
+                raise EngineError(self._exit_message(code, starting=True))
+            if time.monotonic() > deadline:
+                raise EngineError(f"The server did not become healthy within {self.startup_timeout_s:.0f} s "
+                                  f"(last log line: {self.failure_cause()})")
+            if await self._healthy_strict():
+                break
+            await asyncio.sleep(0.5)
+        self._on_stage("connecting")
+        info = await self._connect(t0)
+        return EngineInfo(model=info.model, model_path=self._config.model if self._config else info.model_path,
+                          device=info.device, max_model_len=info.max_model_len, num_kv_blocks=info.num_kv_blocks,
+                          block_size=info.block_size, load_seconds=time.monotonic() - t0,
+                          vllm_version=info.vllm_version)
+
+    async def _healthy_strict(self) -> bool:
+        try:
+            resp = await self._http().get(self.url + "/health", timeout=2.0)
+            return resp.status_code == 200
+        except Exception:
+            return False
+
+    def _exit_message(self, code: int, starting: bool) -> str:
+        how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+        when = "while starting" if starting else "unexpectedly"
+        cause = self.failure_cause()
+        hint = explain(RuntimeError(cause), self._config)
+        log_ref = f" Full log: {self.log_path}" if self.log_path else ""
+        return f"The server process {how} {when}. {hint}{log_ref}"
+
+    async def _watch_exit(self) -> None:
+        proc = self.proc
+        while proc is not None and proc is self.proc:
+            code = proc.poll()
+            if code is not None:
+                if not self._stopping:
+                    await asyncio.sleep(0.3)
+                    message = self._exit_message(code, starting=False) + " Start it again to continue."
+                    self._set_status(EngineStatus(EngineState.FAILED, self._status.model, "", message))
+                    await self._stop_process()  # the EngineCore child may outlive it: end the group
+                return
+            await asyncio.sleep(0.5)
+
+    # -- stop ----------------------------------------------------------------------------------
+    async def _stop_process(self) -> None:
+        proc, watcher = self.proc, self._watcher
+        if proc is None:
+            return
+        self._stopping = True
+        pgid = proc.pid  # its own session: the group id is its pid
+        if _group_alive(pgid):
+            try:
+                os.killpg(pgid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            end = time.monotonic() + self.stop_timeout_s
+            while time.monotonic() < end:
+                proc.poll()  # reap it, or the group stays "alive" as a zombie
+                if not _group_alive(pgid):
+                    break
+                await asyncio.sleep(0.2)
+            if _group_alive(pgid):
+                log.warning("server group %d ignored SIGTERM for %.0f s: SIGKILL", pgid, self.stop_timeout_s)
+                try:
+                    os.killpg(pgid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        try:
+            await asyncio.get_running_loop().run_in_executor(None, proc.wait, 10)
+        except Exception:
+            pass
+        if watcher is not None:
+            try:
+                if watcher.stdin is not None:
+                    watcher.stdin.close()  # EOF: the watcher finds the group gone and exits
+                watcher.wait(timeout=5)
+            except Exception:
+                watcher.kill()
+        if self._reader is not None:
+            self._reader.join(timeout=5)
+        self.proc = None
+        self._watcher = None
+
+    def stop(self) -> cf.Future[None]:
+        return self.unload()
+
+    async def _disconnect(self) -> None:
+        name = self._status.model
+        self._set_status(EngineStatus(EngineState.STOPPING, name, "stopping the server"))
+        await self._cancel_all()
+        await self._stop_process()
+        self._set_status(EngineStatus(EngineState.STOPPED))
+
+    async def _shutdown(self) -> None:
+        await self._cancel_all()
+        await self._stop_process()
+        await super()._shutdown()
+
+    async def _cancel_all(self) -> None:
+        watch, self._exit_watch = self._exit_watch, None
+        if watch is not None and watch is not asyncio.current_task():
+            watch.cancel()
+        await super()._cancel_all()
+
+
+__all__ = ["LocalServer", "free_port", "port_free", "SERVER_MODULE"]

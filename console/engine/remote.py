@@ -1,0 +1,573 @@
+"""An engine that is a vLLM server reached over HTTP (OpenAI-compatible API).
+
+``RemoteEngine(url, api_key)`` satisfies :class:`~console.engine.interface.Engine`: ``load()``
+connects (``/health``, ``/v1/models`` for the served name and ``max_model_len``, ``/metrics`` for
+the KV-cache figures), ``submit()`` sends ``/v1/chat/completions`` (messages) or
+``/v1/completions`` (prompt or token ids), streaming server-sent events into the same
+``TokenDelta`` / ``RequestFinished`` / ``RequestFailed`` events as the in-process host;
+``stream=False`` requests use one non-streaming call. Cancelling closes the HTTP stream, and vLLM
+aborts a request whose client went away.
+
+Like the in-process host, one thread owns an asyncio loop and an ``httpx.AsyncClient``; callers on
+any thread get futures and sink calls. A monitor task polls ``/metrics`` (see
+``remote_metrics.py``) into the same :class:`MetricsStore` series the in-process engine feeds.
+
+Failures are the normal case for a server: unreachable, refused key (401), server errors (5xx),
+a stream that drops. A transport failure turns the status to ``FAILED`` with stage
+``"reconnecting"`` (so a batch stops as for a dead engine; finished lines are on disk), the monitor
+then polls ``/health`` and brings the engine back to ``READY`` when the server answers again.
+TLS certificates are verified unless ``verify=False`` (or a CA bundle path) is given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures as cf
+import json
+import logging
+import queue
+import ssl
+import threading
+import time
+from typing import Any, Awaitable, Iterator, TypeVar
+
+import httpx
+
+from console.config import EngineConfig, SamplingSettings
+from console.engine.metrics import MetricsStore
+from console.engine.remote_errors import ServerError, http_error, normalize_url, server_message, transport_message
+from console.engine.remote_metrics import MetricsPoller, cache_info, parse
+from console.engine.types import (
+    EngineError,
+    EngineInfo,
+    EngineNotReady,
+    EngineState,
+    EngineStatus,
+    EventSink,
+    GenerationRequest,
+    RequestFailed,
+    RequestFinished,
+    StatusListener,
+    StreamEvent,
+    TokenDelta,
+)
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: Environment variables holding the API key when none is given (first set wins).
+API_KEY_ENV = ("INFERENCE_CONSOLE_API_KEY", "VLLM_API_KEY")
+RECONNECTING = "reconnecting"
+
+
+class RemoteHandle:
+    def __init__(self, engine: "RemoteEngine", request_id: str) -> None:
+        self.request_id = request_id
+        self._engine = engine
+        self.future: cf.Future[StreamEvent] = cf.Future()
+
+    def cancel(self) -> None:
+        self._engine.abort(self.request_id)
+
+    def result(self, timeout: float | None = None) -> StreamEvent:
+        return self.future.result(timeout)
+
+
+class RemoteEngine:
+    """A vLLM server at ``url``. ``load()`` connects; ``unload()`` disconnects (the server stays)."""
+
+    kind = "remote"
+
+    def __init__(self, url: str | None = None, api_key: str | None = None, *, metrics: MetricsStore | None = None,
+                 verify: bool | str = True, poll_interval_s: float = 1.0, request_timeout_s: float = 600.0) -> None:
+        self.url = normalize_url(url) if url else ""
+        self.api_key = api_key
+        self.verify = verify
+        self.poll_interval_s = poll_interval_s
+        self.request_timeout_s = request_timeout_s
+        self.metrics = metrics or MetricsStore()
+        self._status = EngineStatus(EngineState.STOPPED)
+        self._listeners: list[StatusListener] = []
+        self._lock = threading.RLock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._client: httpx.AsyncClient | None = None
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._monitor: asyncio.Task[None] | None = None
+        self._poller = MetricsPoller(self.metrics)
+        self._config: EngineConfig | None = None
+        self._tokenizer: Any = None
+        self._served: str = ""
+        self._info: EngineInfo | None = None
+        self._closed = False
+
+    # -- status --------------------------------------------------------------------------------
+    @property
+    def status(self) -> EngineStatus:
+        return self._status
+
+    @property
+    def config(self) -> EngineConfig | None:
+        return self._config
+
+    @property
+    def tokenizer(self) -> Any:
+        return self._tokenizer
+
+    @property
+    def served_model(self) -> str:
+        return self._served
+
+    def add_status_listener(self, listener: StatusListener) -> None:
+        self._listeners.append(listener)
+
+    def remove_status_listener(self, listener: StatusListener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def _set_status(self, status: EngineStatus) -> None:
+        self._status = status
+        for listener in list(self._listeners):
+            try:
+                listener(status)
+            except Exception:
+                log.exception("status listener failed")
+
+    # -- the loop thread -----------------------------------------------------------------------
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._closed:
+                raise EngineError("the engine was closed")
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                ready = threading.Event()
+
+                def run() -> None:
+                    asyncio.set_event_loop(loop)
+                    loop.call_soon(ready.set)
+                    loop.run_forever()
+
+                self._thread = threading.Thread(target=run, name=f"engine-{self.kind}", daemon=True)
+                self._thread.start()
+                ready.wait()
+                self._loop = loop
+            return self._loop
+
+    def run_coroutine(self, coro: Awaitable[T]) -> cf.Future[T]:
+        return asyncio.run_coroutine_threadsafe(coro, self._ensure_loop())  # type: ignore[arg-type]
+
+    def _headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            verify: bool | ssl.SSLContext = self.verify if isinstance(self.verify, bool) \
+                else ssl.create_default_context(cafile=self.verify)  # a CA bundle for a private server
+            self._client = httpx.AsyncClient(
+                verify=verify, headers=self._headers(),
+                timeout=httpx.Timeout(self.request_timeout_s, connect=10.0),
+                limits=httpx.Limits(max_connections=None, max_keepalive_connections=64))
+        return self._client
+
+    # -- connect / disconnect ------------------------------------------------------------------
+    def load(self, config: EngineConfig | None = None, name: str | None = None) -> cf.Future[EngineInfo]:
+        """Connect to the server (``config`` is ignored: the server's own configuration rules)."""
+        if not self.url:
+            raise EngineError("No server URL: give one (e.g. http://127.0.0.1:8000)")
+        self._set_status(EngineStatus(EngineState.LOADING, name or self.url, f"connecting to {self.url}"))
+        return self.run_coroutine(self._connect_or_fail(name))
+
+    def connect(self) -> cf.Future[EngineInfo]:
+        return self.load()
+
+    async def _connect_or_fail(self, name: str | None) -> EngineInfo:
+        t0 = time.monotonic()
+        try:
+            info = await self._connect(t0)
+        except Exception as exc:
+            message = str(exc) if isinstance(exc, EngineError) else transport_message(self.url, exc)
+            self._set_status(EngineStatus(EngineState.FAILED, name or self.url, "", message))
+            raise EngineError(message) from exc
+        self._start_monitor()
+        self._set_status(EngineStatus(EngineState.READY, info.model, "", None, info))
+        return info
+
+    async def _get(self, path: str, timeout: float = 10.0) -> httpx.Response:
+        resp = await self._http().get(self.url + path, timeout=timeout)
+        if resp.status_code != 200:
+            raise http_error(self.url, resp.status_code, resp.content)
+        return resp
+
+    async def _connect(self, t0: float, clear: bool = True) -> EngineInfo:
+        """Ask the server what it serves; raises :class:`ServerError` or httpx errors. ``clear``
+        empties the metrics history (a new connection; not a reconnection to the same server)."""
+        try:
+            await self._get("/health")
+        except ServerError as exc:
+            if exc.status != 404:  # not every OpenAI-compatible server has /health
+                raise
+        data = (await self._get("/v1/models")).json().get("data") or []
+        if not data:
+            raise ServerError(f"The server at {self.url} serves no model (/v1/models is empty)")
+        card = data[0]
+        self._served = str(card.get("id"))
+        version = "?"
+        try:
+            version = str((await self._get("/version", timeout=5.0)).json().get("version", "?"))
+        except Exception:
+            pass
+        blocks = block_size = None
+        if clear:
+            self.metrics.clear()
+        self._poller.reset()
+        try:
+            snap = self._poller.feed((await self._get("/metrics", timeout=5.0)).text)
+            blocks, block_size = cache_info(snap)
+        except Exception:  # a server without /metrics still chats; the monitor stays empty
+            log.info("no /metrics at %s", self.url)
+        self._info = EngineInfo(
+            model=self._served, model_path=str(card.get("root") or self._served), device=self.device_label(),
+            max_model_len=int(card.get("max_model_len") or 0), num_kv_blocks=blocks, block_size=block_size,
+            load_seconds=time.monotonic() - t0, vllm_version=version)
+        return self._info
+
+    def device_label(self) -> str:
+        return f"server {self.url}"
+
+    def _start_monitor(self) -> None:
+        if self._monitor is None or self._monitor.done():
+            self._monitor = asyncio.get_running_loop().create_task(self._watch())
+
+    async def _watch(self) -> None:
+        """Poll /metrics while READY; poll /health while reconnecting."""
+        while True:
+            await asyncio.sleep(self.poll_interval_s)
+            state = self._status.state
+            if state == EngineState.READY:
+                try:
+                    resp = await self._http().get(self.url + "/metrics", timeout=10.0)
+                    if resp.status_code == 200:
+                        self._poller.feed(resp.text)
+                    elif resp.status_code >= 500:
+                        raise http_error(self.url, resp.status_code, resp.content)
+                except httpx.TimeoutException:
+                    log.info("%s/metrics was slow to answer; skipping this poll", self.url)  # busy, not gone
+                except (httpx.TransportError, ServerError) as exc:
+                    if self._status.state == EngineState.READY:
+                        self._lost(transport_message(self.url, exc) if isinstance(exc, httpx.TransportError)
+                                   else str(exc))
+                except Exception:
+                    log.exception("reading %s/metrics failed", self.url)
+            elif state == EngineState.FAILED and self._status.stage == RECONNECTING:
+                await self._try_reconnect()
+            else:
+                return
+
+    async def _try_reconnect(self) -> None:
+        try:
+            resp = await self._http().get(self.url + "/health", timeout=5.0)
+            if resp.status_code not in (200, 404):
+                return
+            info = await self._connect(time.monotonic(), clear=False)
+        except Exception:
+            return
+        if self._status.state == EngineState.FAILED and self._status.stage == RECONNECTING:
+            log.info("server %s is back", self.url)
+            self._set_status(EngineStatus(EngineState.READY, info.model, "", None, info))
+
+    def _lost(self, message: str) -> None:
+        """The server went away: FAILED + reconnecting (the monitor brings it back)."""
+        if self._status.state in (EngineState.STOPPED, EngineState.STOPPING):
+            return
+        if not (self._status.state == EngineState.FAILED and self._status.stage == RECONNECTING):
+            log.warning("lost the server: %s", message)
+            self._set_status(EngineStatus(EngineState.FAILED, self._status.model, RECONNECTING, message,
+                                          self._status.info))
+        self._start_monitor()
+
+    def unload(self) -> cf.Future[None]:
+        return self.run_coroutine(self._disconnect())
+
+    async def _disconnect(self) -> None:
+        name = self._status.model
+        if self._status.state != EngineState.STOPPED:
+            self._set_status(EngineStatus(EngineState.STOPPING, name, "disconnecting"))
+        await self._cancel_all()
+        self._set_status(EngineStatus(EngineState.STOPPED))
+
+    async def _cancel_all(self) -> None:
+        current = asyncio.current_task()
+        tasks = [t for t in self._tasks.values() if t is not current]
+        if self._monitor is not None and self._monitor is not current:
+            tasks.append(self._monitor)
+        self._monitor = None
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _shutdown(self) -> None:
+        await self._cancel_all()
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def close(self, timeout: float = 60.0) -> None:
+        with self._lock:
+            if self._closed or self._loop is None:
+                self._closed = True
+                return
+            self._closed = True
+            loop = self._loop
+        try:
+            asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(timeout)
+        except Exception:
+            log.exception("closing the remote engine failed")
+        loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    # -- requests ------------------------------------------------------------------------------
+    def format_prompt(self, request: GenerationRequest) -> Any:
+        """What the server will see: the chat template applied when a local tokenizer is known,
+        else the messages as a transcript (for token counting only; the server applies its own
+        template)."""
+        if request.prompt_token_ids is not None:
+            return {"prompt_token_ids": list(request.prompt_token_ids)}
+        if request.prompt is not None:
+            return request.prompt
+        assert request.messages is not None
+        tok = self._tokenizer
+        if tok is not None and getattr(tok, "chat_template", None):
+            return tok.apply_chat_template(request.messages, tokenize=False, add_generation_prompt=True)
+        return "\n".join(f"{m['role']}: {m['content']}" for m in request.messages) + "\nassistant:"
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` by the server's tokenizer (vLLM's ``/tokenize``), or a local one."""
+        if self._tokenizer is not None:
+            return len(self._tokenizer.encode(text, add_special_tokens=False))
+        if self._status.state != EngineState.READY:
+            raise EngineNotReady("not connected to a server")
+
+        async def ask() -> int:
+            resp = await self._http().post(self.url + "/tokenize", timeout=10.0, json={
+                "model": self._served, "prompt": text, "add_special_tokens": False})
+            if resp.status_code != 200:
+                raise http_error(self.url, resp.status_code, resp.content)
+            return int(resp.json()["count"])
+
+        loop = self._ensure_loop()  # raises when closed, before a coroutine exists to leak
+        return asyncio.run_coroutine_threadsafe(ask(), loop).result(15)
+
+    def submit(self, request: GenerationRequest, on_event: EventSink | None = None) -> RemoteHandle:
+        request.validate()
+        if self._status.state != EngineState.READY:
+            raise EngineNotReady(self._status.error or f"The engine is {self._status.state.value}: connect first")
+        handle = RemoteHandle(self, request.request_id)
+        loop = self._ensure_loop()
+
+        def start() -> None:
+            task = loop.create_task(self._run(request, on_event, handle))
+            self._tasks[request.request_id] = task
+            task.add_done_callback(lambda t: self._task_done(request.request_id, on_event, handle))
+
+        loop.call_soon_threadsafe(start)
+        return handle
+
+    def _task_done(self, request_id: str, sink: EventSink | None, handle: RemoteHandle) -> None:
+        self._tasks.pop(request_id, None)
+        if handle.future.done():
+            return
+        event = RequestFinished(request_id, "", "abort", 0, 0, None, 0.0)
+        if sink is not None:
+            try:
+                sink(event)
+            except Exception:
+                log.exception("event sink failed")
+        handle.future.set_result(event)
+
+    def abort(self, request_id: str) -> None:
+        loop = self._loop
+        if loop is None:
+            return
+
+        def cancel() -> None:
+            task = self._tasks.get(request_id)
+            if task is not None:
+                task.cancel()
+
+        loop.call_soon_threadsafe(cancel)
+
+    def _body(self, request: GenerationRequest) -> tuple[str, dict[str, Any]]:
+        s: SamplingSettings = request.sampling
+        body: dict[str, Any] = {
+            "model": self._served, "temperature": s.temperature, "top_p": s.top_p, "max_tokens": s.max_tokens,
+            "stream": request.stream,
+        }
+        # vLLM's extra sampling parameters, sent only when not at their defaults (other servers
+        # may refuse unknown fields).
+        if s.top_k > 0:
+            body["top_k"] = s.top_k
+        if s.repetition_penalty != 1.0:
+            body["repetition_penalty"] = s.repetition_penalty
+        if s.seed is not None:
+            body["seed"] = s.seed
+        if s.stop:
+            body["stop"] = list(s.stop)
+        if s.ignore_eos:
+            body["ignore_eos"] = True
+        if s.min_tokens:
+            body["min_tokens"] = s.min_tokens
+        if request.want_prompt_logprobs is not None:
+            body["prompt_logprobs"] = request.want_prompt_logprobs
+        if request.stream:
+            body["stream_options"] = {"include_usage": True, "continuous_usage_stats": True}
+        if request.messages is not None:
+            body["messages"] = request.messages
+            return "/v1/chat/completions", body
+        body["prompt"] = request.prompt if request.prompt is not None else list(request.prompt_token_ids or [])
+        return "/v1/completions", body
+
+    async def _run(self, request: GenerationRequest, sink: EventSink | None, handle: RemoteHandle) -> None:
+        rid = request.request_id
+        parts: list[str] = []
+        t0 = time.perf_counter()
+        first: float | None = None
+        usage: dict[str, int] = {}
+        finish_reason: str | None = None
+        prompt_logprobs: list[Any] | None = None
+
+        def emit(event: StreamEvent) -> None:
+            if sink is not None:
+                try:
+                    sink(event)
+                except Exception:
+                    log.exception("event sink failed")
+
+        def finish(event: StreamEvent) -> None:
+            emit(event)
+            if not handle.future.done():
+                handle.future.set_result(event)
+
+        def choice_text(choice: dict[str, Any]) -> str:
+            if "delta" in choice:
+                return str((choice.get("delta") or {}).get("content") or "")
+            if "message" in choice:
+                return str((choice.get("message") or {}).get("content") or "")
+            return str(choice.get("text") or "")
+
+        try:
+            path, body = self._body(request)
+            client = self._http()
+            if not request.stream:
+                resp = await client.post(self.url + path, json=body)
+                if resp.status_code != 200:
+                    raise http_error(self.url, resp.status_code, resp.content)
+                data = resp.json()
+                choice = (data.get("choices") or [{}])[0]
+                parts = [choice_text(choice)]
+                finish_reason = choice.get("finish_reason")
+                prompt_logprobs = choice.get("prompt_logprobs") or data.get("prompt_logprobs")
+                usage = data.get("usage") or {}
+            else:
+                async with client.stream("POST", self.url + path, json=body) as resp:
+                    if resp.status_code != 200:
+                        raise http_error(self.url, resp.status_code, await resp.aread())
+                    done = False
+                    seen_tokens = 0
+                    async for line in resp.aiter_lines():
+                        if not line.startswith("data:"):
+                            continue
+                        payload = line[5:].strip()
+                        if payload == "[DONE]":
+                            done = True
+                            break
+                        chunk = json.loads(payload)
+                        if "error" in chunk:
+                            raise ServerError(server_message(payload), int(chunk["error"].get("code") or 0)
+                                              if isinstance(chunk["error"], dict) else 0)
+                        if chunk.get("usage"):
+                            usage = chunk["usage"]
+                        for choice in chunk.get("choices") or []:
+                            text = choice_text(choice)
+                            if choice.get("finish_reason"):
+                                finish_reason = choice["finish_reason"]
+                            # continuous_usage_stats gives the running token count; a delta may
+                            # carry tokens whose text is empty (special tokens), as in-process.
+                            n_total = int(usage.get("completion_tokens") or 0)
+                            n = n_total - seen_tokens if n_total else (1 if text else 0)
+                            seen_tokens = max(seen_tokens, n_total)
+                            if text or n > 0:
+                                if first is None:
+                                    first = time.perf_counter()
+                                parts.append(text)
+                                emit(TokenDelta(rid, text, max(n, 0)))
+                    if not done and finish_reason is None:
+                        raise httpx.RemoteProtocolError("the stream ended before the answer did")
+            finish(RequestFinished(rid, "".join(parts), str(finish_reason or "stop"),
+                                   int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
+                                   None if first is None else first - t0, time.perf_counter() - t0,
+                                   prompt_logprobs))
+        except asyncio.CancelledError:
+            # Leaving the `async with` closed the connection: vLLM aborts the request.
+            finish(RequestFinished(rid, "".join(parts), "abort", int(usage.get("prompt_tokens") or 0),
+                                   int(usage.get("completion_tokens") or 0),
+                                   None if first is None else first - t0, time.perf_counter() - t0))
+        except httpx.TransportError as exc:
+            message = transport_message(self.url, exc, "".join(parts))
+            self._lost(message)  # before the event: a batch checks the status when it sees the failure
+            finish(RequestFailed(rid, message, "".join(parts)))
+        except ServerError as exc:
+            if exc.status >= 500 and not await self._healthy():
+                self._lost(str(exc))
+            finish(RequestFailed(rid, str(exc), "".join(parts)))
+        except Exception as exc:
+            finish(RequestFailed(rid, f"{type(exc).__name__}: {exc}", "".join(parts)))
+        finally:
+            self._tasks.pop(rid, None)
+
+    async def _healthy(self) -> bool:
+        try:
+            resp = await self._http().get(self.url + "/health", timeout=5.0)
+            return resp.status_code in (200, 404)
+        except Exception:
+            return False
+
+    # -- blocking helpers ------------------------------------------------------------------------
+    def stream(self, request: GenerationRequest, timeout: float | None = None) -> Iterator[StreamEvent]:
+        q: queue.Queue[StreamEvent] = queue.Queue()
+        handle = self.submit(request, q.put)
+        done = False
+        try:
+            while True:
+                event = q.get(timeout=timeout)
+                yield event
+                if isinstance(event, (RequestFinished, RequestFailed)):
+                    done = True
+                    return
+        finally:
+            if not done:
+                handle.cancel()
+
+    def generate(self, request: GenerationRequest, timeout: float | None = None) -> StreamEvent:
+        return self.submit(request).result(timeout)
+
+    def fetch_metrics_snapshot(self) -> Any:
+        """The server's /metrics parsed now (for tools and tests)."""
+
+        async def get() -> Any:
+            return parse((await self._get("/metrics")).text)
+
+        return self.run_coroutine(get()).result(15)
+
+
+def api_key_from_env() -> str | None:
+    import os
+
+    for name in API_KEY_ENV:
+        if os.environ.get(name):
+            return os.environ[name]
+    return None
+
+
+__all__ = ["RemoteEngine", "RemoteHandle", "ServerError", "api_key_from_env", "normalize_url", "transport_message"]

@@ -1,0 +1,130 @@
+"""An engine whose location can change while the program runs (the GUI's engine picker).
+
+:class:`EngineSwitch` is itself an :class:`~console.engine.interface.Engine`: the window and its
+panels keep one object (and one status-listener registration) for the whole session, while
+:meth:`EngineSwitch.use` replaces what is behind it -- the in-process host, a console-launched
+server or a remote server. Every backend feeds the switch's one :class:`MetricsStore`, so the
+monitor's plots simply continue.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import logging
+import threading
+from typing import Any, Iterator
+
+from console.config import EngineConfig
+from console.engine.factory import EngineChoice, make_engine
+from console.engine.host import EngineHost
+from console.engine.interface import Engine, Handle
+from console.engine.metrics import MetricsStore
+from console.engine.types import (
+    EngineBusy,
+    EngineInfo,
+    EngineState,
+    EngineStatus,
+    EventSink,
+    GenerationRequest,
+    StatusListener,
+    StreamEvent,
+)
+
+log = logging.getLogger(__name__)
+
+
+class EngineSwitch:
+    def __init__(self, backend: Engine | None = None, metrics: MetricsStore | None = None) -> None:
+        self.metrics = metrics or (backend.metrics if backend is not None else MetricsStore())
+        self._backend: Engine = backend or EngineHost(self.metrics)
+        self._choice = EngineChoice("local")
+        self._listeners: list[StatusListener] = []
+        self._lock = threading.Lock()
+        self._backend.add_status_listener(self._forward)
+
+    @property
+    def backend(self) -> Engine:
+        return self._backend
+
+    @property
+    def choice(self) -> EngineChoice:
+        return self._choice
+
+    def _forward(self, status: EngineStatus) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(status)
+            except Exception:
+                log.exception("status listener failed")
+
+    def use(self, choice: EngineChoice, api_key: str | None = None, verify: bool | str = True) -> Engine:
+        """Close the current backend (its model is unloaded, a console-launched server stopped)
+        and put a new, unloaded one of ``choice`` in its place. Blocks while the old one shuts
+        down: call it off the GUI thread."""
+        with self._lock:
+            if self._backend.status.state in (EngineState.LOADING, EngineState.STOPPING):
+                raise EngineBusy("The engine is busy loading or stopping; wait for it before switching")
+            old = self._backend
+            new = make_engine(choice, api_key=api_key, metrics=self.metrics, verify=verify)
+            old.remove_status_listener(self._forward)
+            new.add_status_listener(self._forward)
+            self._backend, self._choice = new, choice
+        try:
+            old.close()
+        except Exception:
+            log.exception("closing the previous engine failed")
+        self._forward(new.status)
+        return new
+
+    # -- Engine, delegated ---------------------------------------------------------------------
+    @property
+    def status(self) -> EngineStatus:
+        return self._backend.status
+
+    @property
+    def config(self) -> EngineConfig | None:
+        return self._backend.config
+
+    @property
+    def tokenizer(self) -> Any:
+        return self._backend.tokenizer
+
+    def add_status_listener(self, listener: StatusListener) -> None:
+        self._listeners.append(listener)
+
+    def remove_status_listener(self, listener: StatusListener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def load(self, config: EngineConfig, name: str | None = None) -> cf.Future[EngineInfo]:
+        return self._backend.load(config, name)
+
+    def unload(self) -> cf.Future[None]:
+        return self._backend.unload()
+
+    def close(self, timeout: float = 60.0) -> None:
+        self._backend.close(timeout)
+
+    def submit(self, request: GenerationRequest, on_event: EventSink | None = None) -> Handle:
+        return self._backend.submit(request, on_event)
+
+    def abort(self, request_id: str) -> None:
+        self._backend.abort(request_id)
+
+    def format_prompt(self, request: GenerationRequest) -> Any:
+        return self._backend.format_prompt(request)
+
+    def count_tokens(self, text: str) -> int:
+        return self._backend.count_tokens(text)
+
+    def stream(self, request: GenerationRequest, timeout: float | None = None) -> Iterator[StreamEvent]:
+        return self._backend.stream(request, timeout)
+
+    def generate(self, request: GenerationRequest, timeout: float | None = None) -> StreamEvent:
+        return self._backend.generate(request, timeout)
+
+    def run_coroutine(self, coro: Any) -> Any:
+        return self._backend.run_coroutine(coro)  # type: ignore[attr-defined]
+
+
+__all__ = ["EngineSwitch"]

@@ -1,0 +1,131 @@
+"""The Bench tab's plots (pyqtgraph), drawn from a report dict through :mod:`console.bench.figures`
+(the same figures the CLI's PNGs show): throughput vs concurrency, latency percentiles, measured
+speed as a fraction of the planner's roofline, and the auto-tune Pareto scatter.
+
+Each plot redraws only when a run ends (``show_report`` / ``show_trials``), never per request.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from console.bench.figures import PERCENTILES, concurrency_points, latency_table, roofline_points
+
+COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c")
+
+
+def _plot(parent: QWidget, title: str, x_label: str, y_label: str) -> pg.PlotWidget:
+    w = pg.PlotWidget(parent, background="w")
+    w.setTitle(title, color="#333", size="10pt")
+    w.setLabel("bottom", x_label)
+    w.setLabel("left", y_label)
+    w.showGrid(x=True, y=True, alpha=0.25)
+    w.setMinimumHeight(200)
+    w.getAxis("left").enableAutoSIPrefix(False)  # "% (x0.001)" reads badly: show the plain numbers
+    return w
+
+
+class BenchPlots(QWidget):
+    """Three plots side by side, plus the roofline note (on CPU: the roofline is a GPU model)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        self.throughput = _plot(self, self.tr("Throughput vs concurrency"), self.tr("requests in flight"),
+                                self.tr("tok/s"))
+        self.throughput.addLegend(offset=(10, 10))
+        self.output_curve = self.throughput.plot([], [], pen=pg.mkPen(COLORS[0], width=2), symbol="o",
+                                                 symbolBrush=COLORS[0], name=self.tr("output"))
+        self.total_curve = self.throughput.plot([], [], pen=pg.mkPen(COLORS[1], width=2, style=Qt.PenStyle.DashLine),
+                                                symbol="s", symbolBrush=COLORS[1], name=self.tr("total"))
+        self.latency = _plot(self, self.tr("Latency percentiles (console path)"), "", self.tr("ms"))
+        self.latency.addLegend(offset=(10, 10))
+        self.latency_bars: dict[str, pg.BarGraphItem] = {}
+        for j, p in enumerate(PERCENTILES):
+            bars = pg.BarGraphItem(x=[], height=[], width=0.27, brush=COLORS[j], name=p)
+            self.latency.addItem(bars)  # named: the legend lists it
+            self.latency_bars[p] = bars
+        self.roofline = _plot(self, self.tr("Measured / roofline"), self.tr("requests in flight"), self.tr("% of roofline"))
+        self.roofline_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=COLORS[2])
+        self.roofline.addItem(self.roofline_bars)
+        for w in (self.throughput, self.latency, self.roofline):
+            row.addWidget(w, 1)
+        layout.addLayout(row, 1)
+        self.note = QLabel(self)
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("color: #555;")
+        layout.addWidget(self.note)
+
+    def show_report(self, report: dict[str, Any]) -> None:
+        pts = concurrency_points(report)
+        xs = [float(p["concurrency"]) for p in pts]
+        self.output_curve.setData(xs, [p["output_tokens_per_s"] for p in pts])
+        self.total_curve.setData(xs, [p["total_tokens_per_s"] for p in pts])
+        self.throughput.getAxis("bottom").setTicks([[(x, f"{x:g}") for x in xs]] if xs else None)
+        console = (report.get("results") or {}).get("console") or {}
+        table = latency_table(console) if "error" not in console else {}
+        for j, p in enumerate(PERCENTILES):
+            self.latency_bars[p].setOpts(x=[i + (j - 1) * 0.27 for i in range(len(table))],
+                                         height=[1000 * (v[p] or 0.0) for v in table.values()])
+        self.latency.getAxis("bottom").setTicks([[(i, name) for i, name in enumerate(table)]])
+        roof = roofline_points(report)
+        self.roofline_bars.setOpts(x=list(range(len(roof))), height=[100 * p["fraction"] for p in roof])
+        self.roofline.getAxis("bottom").setTicks([[(i, str(p["concurrency"])) for i, p in enumerate(roof)]])
+        for w in (self.throughput, self.latency, self.roofline):
+            w.enableAutoRange()
+        rl = report.get("roofline") or {}
+        if "error" in rl:
+            self.note.setText(self.tr("Roofline: {0}").format(rl["error"]))
+        elif rl.get("is_cpu"):
+            self.note.setText(self.tr("The roofline is the planner's GPU model (memory bandwidth, tensor cores). On the "
+                                      "CPU engine it uses the nominal {0:g} GB/s memory bandwidth of the planner's CPU "
+                                      "profile: read the fraction as a rough guide.").format(rl.get("bandwidth_gbs", 0)))
+        elif rl:
+            self.note.setText(self.tr("Roofline for {0}: the planner's decode ceiling at each concurrency.").format(
+                rl.get("profile", "?")))
+        else:
+            self.note.clear()
+
+
+class ParetoPlot(pg.PlotWidget):
+    """Output tok/s against p99 end-to-end latency, one point per measured trial, the Pareto front
+    drawn as a red line.
+
+    Signals:
+        trialClicked(int): the index of the trial whose point was clicked.
+    """
+
+    trialClicked = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent, background="w")
+        self.setTitle(self.tr("Throughput vs p99 latency"), color="#333", size="10pt")
+        self.setLabel("bottom", self.tr("p99 end-to-end latency (s)"))
+        self.setLabel("left", self.tr("output tok/s"))
+        self.showGrid(x=True, y=True, alpha=0.25)
+        self.setMinimumHeight(220)
+        self.points = pg.ScatterPlotItem(size=9, brush=pg.mkBrush("#888888"), pen=None)
+        self.points.sigClicked.connect(self._on_points_clicked)
+        self.front = self.plot([], [], pen=pg.mkPen("#d62728", width=2), symbol="o", symbolBrush="#d62728")
+        self.addItem(self.points)
+
+    def show_trials(self, trials: list[dict[str, Any]], front: list[int]) -> None:
+        ok = [(i, t["figures"]["output_tokens_per_s"], (t["figures"].get("e2e_s") or {}).get("p99"))
+              for i, t in enumerate(trials) if t.get("status") == "ok"]
+        ok = [o for o in ok if o[2] is not None]
+        on_front = set(front)
+        self.points.setData([{"pos": (o[2], o[1]), "data": o[0],
+                              "brush": pg.mkBrush("#d62728" if o[0] in on_front else "#888888")} for o in ok])
+        f = sorted((o for o in ok if o[0] in on_front), key=lambda o: o[2])
+        self.front.setData([o[2] for o in f], [o[1] for o in f])
+        self.enableAutoRange()
+
+    def _on_points_clicked(self, _item: Any, points: Any, *_: Any) -> None:
+        if len(points):
+            self.trialClicked.emit(int(points[0].data()))

@@ -1,0 +1,84 @@
+"""The console-launched server leaves nothing behind when the console is killed: a small python
+process starts a LocalServer (api_server + vLLM's EngineCore child), is killed with SIGKILL, and
+then no process of the server remains and its port is free."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import psutil
+import pytest
+
+from console.engine.local_server import free_port, port_free
+
+pytestmark = pytest.mark.engine
+
+LAUNCHER = r"""
+import sys, time
+from console.config import EngineConfig
+from console.engine.local_server import LocalServer
+
+if __name__ == "__main__":
+    server = LocalServer(port=int(sys.argv[2]))
+    server.load(EngineConfig(model=sys.argv[1], kv_cache_memory_bytes=64 * 1024**2, max_model_len=512,
+                             device="cpu"), "tiny")
+    while server.pid is None:
+        time.sleep(0.05)
+    print(server.pid, flush=True)
+    time.sleep(3600)
+"""
+
+
+def _alive(procs: list[psutil.Process]) -> list[psutil.Process]:
+    out = []
+    for p in procs:
+        try:
+            if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
+                out.append(p)
+        except psutil.NoSuchProcess:
+            pass
+    return out
+
+
+def test_server_and_engine_core_die_with_a_killed_console(tiny_model: Path) -> None:
+    port = free_port()
+    launcher = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(tiny_model), str(port)],
+                                stdout=subprocess.PIPE, text=True, env={**os.environ, "VLLM_LOGGING_LEVEL": "ERROR"})
+    try:
+        assert launcher.stdout is not None
+        server_pid = int(launcher.stdout.readline())
+        # Wait until the server answers: the api_server, its EngineCore child and the port all exist.
+        end = time.monotonic() + 600
+        while time.monotonic() < end:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert launcher.poll() is None, "the launcher died on its own"
+            time.sleep(1)
+        else:
+            pytest.fail("the server did not become healthy")
+        server = psutil.Process(server_pid)
+        tree = [server, *server.children(recursive=True)]
+        assert len(tree) >= 2, "expected the EngineCore child of the api_server"
+        helpers = [p for p in psutil.Process(launcher.pid).children() if p.pid != server_pid]  # the watcher
+        assert not port_free(port)
+
+        os.kill(launcher.pid, signal.SIGKILL)
+        launcher.wait(10)
+        end = time.monotonic() + 60
+        while _alive(tree + helpers) and time.monotonic() < end:
+            time.sleep(0.5)
+        left = _alive(tree + helpers)
+        assert not left, [(p.pid, p.name()) for p in left]
+        assert port_free(port)
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()

@@ -1,0 +1,358 @@
+"""Remote engines against a real vLLM server (the CPU build's api_server on 127.0.0.1, tiny model,
+started once by the console's LocalServer): chat streams, batches match the in-process engine,
+the monitor's series fill from /metrics, cancel aborts on the server, a server killed mid-stream
+gives clear errors and a restart recovers, stop leaves no process and frees the port. Failures of
+servers that are not there or refuse the key use a tiny local HTTP stub."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Iterator
+
+import psutil
+import pytest
+
+from console.batch.formats import parse_jsonl
+from console.batch.results import completed_ids, iter_output
+from console.batch.runner import run_batch
+from console.config import SamplingSettings
+from console.engine.interface import Engine
+from console.engine.local_server import LocalServer, free_port, port_free
+from console.engine.remote import RemoteEngine
+from console.engine.types import (
+    EngineError,
+    EngineState,
+    GenerationRequest,
+    RequestFailed,
+    RequestFinished,
+    TokenDelta,
+)
+from console.jobs import TaskState
+
+pytestmark = pytest.mark.engine
+
+GREEDY = SamplingSettings(temperature=0.0, max_tokens=16)
+
+
+def wait_for(predicate: Any, timeout: float, what: str) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture(scope="module")
+def remote(vllm_server: LocalServer) -> Iterator[RemoteEngine]:
+    engine = RemoteEngine(vllm_server.url, poll_interval_s=0.5)
+    engine.load().result(timeout=60)
+    yield engine
+    engine.close()
+
+
+def test_every_engine_kind_satisfies_the_interface(remote: RemoteEngine, vllm_server: LocalServer) -> None:
+    from console.engine.host import EngineHost
+
+    for engine in (remote, vllm_server, EngineHost()):
+        assert isinstance(engine, Engine)
+
+
+def test_connect_reads_the_servers_model_and_kv_cache(remote: RemoteEngine) -> None:
+    info = remote.status.info
+    assert remote.status.state == EngineState.READY
+    assert info is not None and info.model == "tiny" and info.max_model_len == 1024
+    assert info.num_kv_blocks and info.block_size  # from vllm:cache_config_info
+    assert info.vllm_version != "?"
+
+
+def test_chat_streams_through_the_server(remote: RemoteEngine) -> None:
+    events = list(remote.stream(GenerationRequest(messages=[{"role": "user", "content": "Hello there"}],
+                                                  sampling=SamplingSettings(temperature=0.0, max_tokens=24,
+                                                                            ignore_eos=True)), timeout=60))
+    deltas = [e for e in events if isinstance(e, TokenDelta)]
+    end = events[-1]
+    assert isinstance(end, RequestFinished), end
+    assert len(deltas) > 1 and end.output_tokens == 24 and end.prompt_tokens > 0
+    assert sum(d.num_tokens for d in deltas) == 24
+    assert "".join(d.text for d in deltas) == end.text
+    assert end.ttft_s is not None and end.finish_reason == "length"
+    assert remote.count_tokens("hello world") > 0
+
+
+def _batch_lines() -> str:
+    rows = []
+    for i in range(6):
+        rows.append(json.dumps({"custom_id": f"c{i}", "messages": [{"role": "user", "content": f"Question {i}: why?"}]}))
+        rows.append(json.dumps({"custom_id": f"p{i}", "prompt": f"Once upon a time {i}"}))
+    return "\n".join(rows)
+
+
+def test_batch_matches_the_in_process_engine(remote: RemoteEngine, engine_host: Any, tmp_path: Path) -> None:
+    parsed = parse_jsonl(_batch_lines(), GREEDY)
+    assert not parsed.errors
+    local = run_batch(engine_host, parsed.requests, tmp_path / "local.jsonl", concurrency=4)
+    served = run_batch(remote, parsed.requests, tmp_path / "remote.jsonl", concurrency=4)
+    assert local.succeeded == served.succeeded == 12, (local.engine_error, served.engine_error)
+    a = {r.custom_id: r for r in local.results}
+    b = {r.custom_id: r for r in served.results}
+    for cid in a:
+        assert (a[cid].text, a[cid].output_tokens, a[cid].prompt_tokens) == \
+            (b[cid].text, b[cid].output_tokens, b[cid].prompt_tokens), cid
+
+
+def test_monitor_series_fill_from_metrics(remote: RemoteEngine) -> None:
+    since = time.time()
+    totals0 = dict(remote.metrics.totals)
+    # Several seconds of work (6 x 1000 tokens), so the 0.5 s polls see it running even when the
+    # machine is loaded and the server's API process answers late.
+    handles = [remote.submit(GenerationRequest(prompt=f"Tell me a long story {i}", stream=False,
+                                               sampling=SamplingSettings(temperature=0.0, max_tokens=1000,
+                                                                         ignore_eos=True))) for i in range(6)]
+    assert all(isinstance(h.result(180), RequestFinished) for h in handles)
+    time.sleep(1.5)  # two more polls
+    m = remote.metrics
+    bins = m.bins(since=since - 1)
+    assert sum(b.generation_tokens for b in bins) >= 6000
+    assert sum(b.prompt_tokens for b in bins) > 0
+    assert m.totals["generation_tokens"] - totals0["generation_tokens"] >= 6000
+    assert max(b.running for b in bins) >= 1 and max(b.kv_usage for b in bins) > 0
+    assert m.latency_percentiles("ttft", since=since)[50] is not None
+    assert m.latency_percentiles("itl", since=since)[50] is not None
+    assert m.finished(since=since)
+
+
+def test_cancel_closes_the_stream_and_the_server_aborts(remote: RemoteEngine) -> None:
+    got: list[Any] = []
+    first = threading.Event()
+
+    def sink(event: Any) -> None:
+        got.append(event)
+        first.set()
+
+    handle = remote.submit(GenerationRequest(prompt="Count", sampling=SamplingSettings(
+        temperature=0.0, max_tokens=900, ignore_eos=True)), sink)
+    assert first.wait(60)
+    handle.cancel()
+    end = handle.result(30)
+    assert isinstance(end, RequestFinished) and end.finish_reason == "abort"
+
+    def idle() -> bool:
+        snap = remote.fetch_metrics_snapshot()
+        return snap.values.get("vllm:num_requests_running", 1) == 0
+    wait_for(idle, 20, "the server to abort the cancelled request")
+
+
+def test_headless_commands_take_engine_url(remote: RemoteEngine, tmp_path: Path) -> None:
+    """``--engine URL`` on chat and batch (the server's own model; no local model needed)."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "INFERENCE_CONSOLE_HOME": str(tmp_path / "home")}
+    base = [sys.executable, "-m", "console"]
+    chat = subprocess.run([*base, "chat", "--engine", remote.url, "--max-tokens", "8", "Hello"],
+                          capture_output=True, text=True, env=env, timeout=180)
+    assert chat.returncode == 0, chat.stderr[-2000:]
+    assert f"[engine] ready: tiny on server {remote.url}" in chat.stderr
+    assert "8 tokens" in chat.stderr
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(_batch_lines())
+    out = tmp_path / "out.jsonl"
+    batch = subprocess.run([*base, "batch", "-i", str(inp), "-o", str(out), "--engine", remote.url,
+                            "--max-tokens", "8", "--json"], capture_output=True, text=True, env=env, timeout=180)
+    assert batch.returncode == 0, batch.stderr[-2000:]
+    assert json.loads(batch.stdout)["succeeded"] == 12
+    assert {r["response"]["body"]["model"] for r in iter_output(out)} == {"tiny"}
+
+
+def test_bench_through_the_server(remote: RemoteEngine, tmp_path: Path) -> None:
+    from console.bench.runner import run_console
+    from console.bench.workload import synthetic
+
+    r = run_console(remote, synthetic(6, 16, 8, vocab_size=256, seed=0), max_concurrency=2, stream=True)
+    assert r["requests"] == 6 and r["failed"] == 0
+    assert r["output_tokens"] == 48 and r["prompt_tokens"] == 96
+    assert 0 < r["ttft_s"]["p50"] <= r["e2e_s"]["p99"]
+    import subprocess
+    import sys
+
+    report = tmp_path / "bench.json"
+    cli = subprocess.run([sys.executable, "-m", "console", "bench", "--engine", remote.url, "--num-prompts", "4",
+                          "--input-len", "16", "--output-len", "8", "--json", str(report)],
+                         capture_output=True, text=True, timeout=180,
+                         env={**os.environ, "INFERENCE_CONSOLE_HOME": str(tmp_path / "home")})
+    assert cli.returncode == 0, cli.stderr[-2000:]
+    assert "baselines skipped" in cli.stderr
+    console = json.loads(report.read_text())["results"]["console"]
+    assert console["output_tokens"] == 32 and console["ttft_s"]["p50"] > 0
+
+
+class _Stub(BaseHTTPRequestHandler):
+    """401 for everything, or (``ok_routes``) a server whose completions fail with 500."""
+
+    mode = "401"
+    seen_auth: list[str | None] = []
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _send(self, code: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        type(self).seen_auth.append(self.headers.get("Authorization"))
+        if self.mode == "401" and self.path != "/health":
+            self._send(401, {"error": {"message": "Unauthorized", "type": "auth", "code": 401}})
+        elif self.path == "/v1/models":
+            self._send(200, {"data": [{"id": "stub", "max_model_len": 64}]})
+        elif self.path == "/health":
+            self._send(200, {})
+        else:
+            self._send(404, {"detail": "Not Found"})
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self._send(500, {"error": {"message": "EngineCore encountered an issue", "code": 500}})
+
+
+@pytest.fixture()
+def stub() -> Iterator[tuple[str, type[_Stub]]]:
+    handler = type("Stub", (_Stub,), {"seen_auth": []})
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", handler
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_unreachable_server_is_a_clear_message() -> None:
+    engine = RemoteEngine(f"http://127.0.0.1:{free_port()}")
+    try:
+        with pytest.raises(EngineError, match="Cannot reach the server at http://127.0.0.1:"):
+            engine.load().result(timeout=30)
+        assert engine.status.state == EngineState.FAILED and "Cannot reach" in (engine.status.error or "")
+    finally:
+        engine.close()
+
+
+def test_refused_api_key_is_a_clear_message(stub: tuple[str, type[_Stub]]) -> None:
+    url, handler = stub
+    engine = RemoteEngine(url + "/v1", api_key="wrong-key")
+    try:
+        with pytest.raises(EngineError, match=r"refused the API key \(HTTP 401\)"):
+            engine.load().result(timeout=30)
+        assert "Bearer wrong-key" in handler.seen_auth
+    finally:
+        engine.close()
+
+
+def test_server_error_fails_the_request_not_the_engine(stub: tuple[str, type[_Stub]]) -> None:
+    url, handler = stub
+    handler.mode = "500"
+    engine = RemoteEngine(url, poll_interval_s=0.2)
+    try:
+        engine.load().result(timeout=30)
+        for stream in (True, False):
+            end = engine.generate(GenerationRequest(prompt="x", stream=stream), timeout=30)
+            assert isinstance(end, RequestFailed) and "failed (HTTP 500): EngineCore encountered an issue" in end.message
+        assert engine.status.state == EngineState.READY  # /health still answers
+    finally:
+        engine.close()
+
+
+def _group(server: LocalServer) -> list[psutil.Process]:
+    assert server.pid is not None
+    root = psutil.Process(server.pid)
+    return [root, *root.children(recursive=True)]
+
+
+def test_server_killed_mid_stream_then_restarted(vllm_server: LocalServer, remote: RemoteEngine,
+                                                 served_config: Any, tmp_path: Path) -> None:
+    """kill -9 of the whole server mid-stream and mid-batch: the stream fails with a clear message,
+    the batch stops with an engine error keeping finished lines; after a restart the engine is READY
+    again by itself and the batch resumes to completion."""
+    procs = _group(vllm_server)
+    assert len(procs) >= 2, "expected the api_server and its EngineCore child"
+    lines = "\n".join(json.dumps({"custom_id": f"k{i}", "prompt": f"Item {i}", "max_tokens": 64,
+                                  "ignore_eos": True}) for i in range(60))
+    parsed = parse_jsonl(lines, GREEDY)
+    out = tmp_path / "out.jsonl"
+    written = threading.Event()
+    summary: list[Any] = []
+
+    def on_result(_: Any) -> None:
+        if len(completed_ids(out)) >= 2:
+            written.set()
+
+    batch = threading.Thread(target=lambda: summary.append(
+        run_batch(remote, parsed.requests, out, TaskState(), concurrency=2, on_result=on_result)))
+    batch.start()
+    assert written.wait(120)
+    # Eight long streams, then the kill at their first token or 1 s after they were sent, whichever
+    # comes first. (On this loaded machine the first chunk of a stream sent while a batch runs has
+    # come 2.5-3.3 s late carrying nearly all 1000 tokens; waiting for it would kill a server that
+    # has already answered.)
+    got: dict[str, list[Any]] = {}
+    streaming = threading.Event()
+
+    def sink(event: Any) -> None:
+        got.setdefault(event.request_id, []).append(event)
+        streaming.set()
+
+    handles = [remote.submit(GenerationRequest(prompt=f"Never stop {i}", sampling=SamplingSettings(
+        temperature=0.0, max_tokens=1000, ignore_eos=True)), sink) for i in range(8)]
+    streaming.wait(1.0)
+    os.killpg(vllm_server.pid, signal.SIGKILL)  # type: ignore[arg-type]
+    ends = [h.result(30) for h in handles]
+    failed = [e for e in ends if isinstance(e, RequestFailed)]
+    assert failed, ends
+    for end in failed:
+        deltas = [e for e in got.get(end.request_id, []) if isinstance(e, TokenDelta)]
+        assert end.partial_text == "".join(e.text for e in deltas)  # what was streamed is kept
+        # An open stream "dropped mid-answer"; one whose connection was not open yet "Cannot reach".
+        assert ("dropped mid-answer" in end.message and "restarted" in end.message) or "Cannot reach" in end.message
+    assert any("dropped mid-answer" in e.message for e in failed), failed
+    batch.join(60)
+    s = summary[0]
+    assert s.engine_error and not s.complete
+    kept = completed_ids(out)
+    assert len(kept) == s.succeeded >= 2
+    assert remote.status.state == EngineState.FAILED and remote.status.stage == "reconnecting"
+    wait_for(lambda: "killed by signal 9" in (vllm_server.status.error or ""), 10,
+             "the local server to report its process's death")
+    assert vllm_server.status.state == EngineState.FAILED and vllm_server.status.stage == ""
+    wait_for(lambda: not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in procs), 20,
+             "the killed server's processes to be gone")
+
+    vllm_server.load(served_config, "tiny").result(timeout=600)
+    wait_for(lambda: remote.status.state == EngineState.READY, 30, "the remote engine to reconnect")
+    again = run_batch(remote, parsed.requests, out, TaskState(), concurrency=4)
+    assert again.complete and again.engine_error is None and again.skipped == len(kept)
+    ids = [r["custom_id"] for r in iter_output(out)]
+    assert sorted(ids) == sorted(r.custom_id for r in parsed.requests)  # each once, none lost
+
+
+def test_stop_leaves_no_process_and_frees_the_port(vllm_server: LocalServer, remote: RemoteEngine) -> None:
+    """Runs last in this module: stops the session's server."""
+    procs = _group(vllm_server)
+    port = vllm_server.port
+    assert port is not None and not port_free(port)
+    t0 = time.monotonic()
+    vllm_server.unload().result(timeout=60)
+    print(f"server stop took {time.monotonic() - t0:.1f} s")
+    assert vllm_server.status.state == EngineState.STOPPED
+    assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in procs)
+    assert port_free(port)
+    wait_for(lambda: remote.status.state == EngineState.FAILED, 10, "the remote engine to notice")

@@ -1,0 +1,183 @@
+"""The Bench tab on the real CPU engine (tiny model): a tiny synthetic bench to completion with the
+table and plots filled from the measured figures, and a cancel mid-run that leaves the engine
+usable. ``test_bench_layout_without_engine`` has no host at all, and
+``test_tune_page_with_a_stand_in_engine`` uses a stand-in engine (loads succeed or fail on
+command, figures are made up) because every real trial would build an engine (30-90 s here)."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from console.config import EngineConfig, SamplingSettings
+from console.engine.metrics import MetricsStore
+from console.engine.types import EngineState, EngineStatus, GenerationRequest, RequestFinished
+from console.models.store import ModelStore
+from console.monitor.device import DeviceSampler
+
+pytest.importorskip("pytestqt")
+
+
+def _panel(qtbot: Any, host: Any) -> Any:
+    from console.ui.bench_panel import BenchPanel
+    from console.ui.bridge import EngineBridge
+    from console.ui.context import AppContext
+
+    metrics = host.metrics if host is not None else MetricsStore()
+    bridge = EngineBridge(host) if host is not None and hasattr(host, "add_status_listener") else None
+    ctx = AppContext(host=host, metrics=metrics, store=ModelStore(), sampler=DeviceSampler(metrics),
+                     bridge=bridge)  # type: ignore[arg-type]
+    panel = BenchPanel(ctx)
+    qtbot.addWidget(panel)
+    panel.resize(1400, 900)
+    panel.show()
+    return panel
+
+
+def _cell(panel: Any, row: int, col: int) -> str:
+    item = panel.table.item(row, col)
+    return item.text() if item is not None else ""
+
+
+@pytest.mark.engine
+def test_bench_runs_to_completion_and_fills_table_and_plots(qtbot, engine_host, home, tmp_path: Path) -> None:
+    panel = _panel(qtbot, engine_host)
+    assert panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
+    panel.num_prompts.setValue(8)
+    panel.input_len.setValue(8)
+    panel.output_len.setValue(8)
+    panel.sweep_edit.setText("1,4")
+    with qtbot.waitSignal(panel.benchFinished, timeout=240_000) as done:
+        assert panel.run()
+        assert panel.cancel_button.isEnabled() and not panel.run_button.isEnabled()
+        assert not panel.tune.run_button.isEnabled()  # one job on the engine at a time
+    report = done.args[0]
+    assert isinstance(report, dict), report
+    console = report["results"]["console"]
+    assert console["requests"] == 8 and console["failed"] == 0 and console["output_tokens"] == 64
+    assert [r["max_concurrency"] for r in report["concurrency_sweep"]] == [1, 4]
+
+    assert panel.table.rowCount() == 1 and _cell(panel, 0, 0) == "console"
+    assert float(_cell(panel, 0, 1)) == pytest.approx(console["output_tokens_per_s"], rel=0.01)
+    assert float(_cell(panel, 0, 7)) == pytest.approx(console["e2e_s"]["p99"], abs=0.006)
+    assert _cell(panel, 0, 8) == "1.000"
+    xs, ys = panel.plots.output_curve.getData()
+    assert list(xs) == [1.0, 4.0]
+    assert list(ys) == pytest.approx([r["output_tokens_per_s"] for r in report["concurrency_sweep"]])
+    p99 = panel.plots.latency_bars["p99"].opts["height"]
+    assert len(p99) == 3 and p99[2] == pytest.approx(1000 * console["e2e_s"]["p99"])
+    rl = report["roofline"]
+    assert "error" not in rl, rl
+    assert rl["is_cpu"] and set(rl["bounds"]) == {"1", "4"}
+    roof = panel.plots.roofline_bars.opts["height"]
+    assert len(roof) == 2 and all(h > 0 for h in roof)
+    assert "CPU" in panel.plots.note.text()
+    assert "Done" in panel.status_label.text() and panel.run_button.isEnabled()
+
+    out = tmp_path / "report.json"
+    panel.save_report(out)
+    saved = json.loads(out.read_text())
+    assert saved["results"]["console"]["output_tokens"] == 64 and "environment" in saved
+    panel.grab().save(str(tmp_path / "bench.png"))
+
+
+@pytest.mark.engine
+def test_bench_cancel_mid_run_leaves_the_engine_usable(qtbot, engine_host, home) -> None:
+    panel = _panel(qtbot, engine_host)
+    panel.num_prompts.setValue(200)
+    panel.input_len.setValue(16)
+    panel.output_len.setValue(64)
+    panel.max_concurrency.setValue(2)
+    with qtbot.waitSignal(panel.benchFinished, timeout=120_000) as done:
+        assert panel.run()
+        qtbot.waitUntil(lambda: panel.progress.value() > 0, timeout=60_000)
+        panel.cancel()
+    assert done.args[0] == "cancelled"
+    assert "Cancelled" in panel.status_label.text() and panel.run_button.isEnabled()
+    assert engine_host.status.state == EngineState.READY
+    ev = engine_host.generate(GenerationRequest(prompt="Hello", sampling=SamplingSettings(max_tokens=4, temperature=0.0)),
+                              timeout=120)
+    assert isinstance(ev, RequestFinished) and ev.output_tokens > 0
+
+
+def test_bench_layout_without_engine(qtbot, home) -> None:
+    """No host at all: nothing can run, the form says why."""
+    panel = _panel(qtbot, None)
+    assert not panel.run_button.isEnabled() and not panel.tune.run_button.isEnabled()
+    assert not panel.save_button.isEnabled()
+    assert "Load a model" in panel.status_label.text()
+    assert panel.pages.count() == 2
+    panel.sweep_edit.setText("1,x")
+    assert not panel.run()
+
+    from tests.test_bench_plots import synthetic_report  # figures made up: the table and plots only
+
+    panel.show_report(synthetic_report())
+    assert [_cell(panel, r, 0) for r in range(3)] == ["console", "plain vLLM", "Hugging Face"]
+    assert _cell(panel, 1, 8) == f"{280 / 290:.3f}" and _cell(panel, 2, 1).startswith("failed: ")
+    assert len(panel.plots.roofline_bars.opts["height"]) == 3 and panel.save_button.isEnabled()
+
+
+class StandInHost:
+    """A stand-in engine for the sweep: ``load`` succeeds unless the config has max_num_seqs 999."""
+
+    def __init__(self, model: Path) -> None:
+        self.config = EngineConfig(model=str(model), device="cpu", max_num_seqs=8)
+        self.status = EngineStatus(EngineState.READY, "stand-in")
+        self.metrics = MetricsStore()
+        self.loads: list[Any] = []
+
+    def load(self, config: EngineConfig, name: str | None = None) -> "cf.Future[None]":
+        self.loads.append(config.max_num_seqs)
+        fut: cf.Future[None] = cf.Future()
+        if config.max_num_seqs == 999:
+            fut.set_exception(RuntimeError("refused: 999 sequences do not fit"))
+        else:
+            fut.set_result(None)
+        return fut
+
+
+def test_tune_page_with_a_stand_in_engine(qtbot, home, tmp_path: Path) -> None:
+    from console.presets import user_presets_dir
+
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text('{"prompt": "hi"}\n', encoding="utf-8")
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text("{}")
+    host = StandInHost(tmp_path / "m")
+    panel = _panel(qtbot, host)
+    panel.file_radio.setChecked(True)
+    panel.file_edit.setText(str(prompts))
+    tune = panel.tune
+    figures = {8: (100.0, 1.0), 32: (180.0, 1.5), 64: (150.0, 2.0)}
+
+    def measure(h: Any, workload: Any) -> dict:
+        n = h.loads[-1]
+        return {"output_tokens_per_s": figures[n][0], "e2e_s": {"p99": figures[n][1]}}
+
+    tune.measure = measure
+    tune.grid_edit.setText("max_num_seqs=8,32,999,64")
+    assert tune.run_button.isEnabled()
+    with qtbot.waitSignal(tune.tuneFinished, timeout=30_000) as done:
+        assert tune.run()
+    result = done.args[0]
+    assert [t.status for t in result.trials] == ["ok", "ok", "failed", "ok"]
+    assert host.loads[-1] == 8  # the user's configuration is loaded again
+    assert tune.table.rowCount() == 4
+    assert tune.table.item(2, 3).text() == "failed" and "do not fit" in tune.table.item(2, 6).text()
+    assert result.pareto == [0, 1] and result.best == 1
+    xs, ys = tune.pareto.front.getData()
+    assert list(xs) == [1.0, 1.5] and list(ys) == [100.0, 180.0]
+    assert len(tune.pareto.points.data) == 3
+    assert tune.selected_trial() == 1 and tune.preset_button.isEnabled()
+    path = tune.save_preset(1, "tuned-test")
+    assert path is not None and Path(path).parent == user_presets_dir()
+    assert "max_num_seqs = 32" in Path(path).read_text()
+    assert panel.save_button.isEnabled()
+    out = tmp_path / "r.json"
+    panel.save_report(out)
+    assert json.loads(out.read_text())["tune"]["best"] == 1
