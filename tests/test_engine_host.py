@@ -3,7 +3,6 @@ abort, concurrency, per-request errors, unload + second load, and a dead engine 
 
 from __future__ import annotations
 
-import os
 import queue
 import signal
 import threading

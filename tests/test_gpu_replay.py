@@ -10,7 +10,6 @@ up to what the bench reported).
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
 from pathlib import Path

@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
 
 from console.ui import i18n
 

@@ -112,12 +112,17 @@ def test_monitor_series_fill_from_metrics(remote: RemoteEngine) -> None:
     totals0 = dict(remote.metrics.totals)
     # Several seconds of work (6 x 1000 tokens), so the 0.5 s polls see it running even when the
     # machine is loaded and the server's API process answers late.
-    handles = [remote.submit(GenerationRequest(prompt=f"Tell me a long story {i}", stream=False,
-                                               sampling=SamplingSettings(temperature=0.0, max_tokens=1000,
-                                                                         ignore_eos=True))) for i in range(6)]
-    assert all(isinstance(h.result(180), RequestFinished) for h in handles)
-    time.sleep(1.5)  # two more polls
+    # On a quiet machine 6000 tokens can finish between two polls, so keep up the load (a round
+    # at a time, at most five) until a poll has seen requests running.
     m = remote.metrics
+    for round_ in range(5):
+        handles = [remote.submit(GenerationRequest(prompt=f"Tell me a long story {round_} {i}", stream=False,
+                                                   sampling=SamplingSettings(temperature=0.0, max_tokens=1000,
+                                                                             ignore_eos=True))) for i in range(6)]
+        assert all(isinstance(h.result(180), RequestFinished) for h in handles)
+        time.sleep(1.5)  # two more polls
+        if max((b.running for b in m.bins(since=since - 1)), default=0) >= 1:
+            break
     bins = m.bins(since=since - 1)
     assert sum(b.generation_tokens for b in bins) >= 6000
     assert sum(b.prompt_tokens for b in bins) > 0

@@ -18,14 +18,13 @@ import concurrent.futures as cf
 import gc
 import logging
 import os
-import queue
-import threading
 import time
 from pathlib import Path
-from typing import Any, Awaitable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 from console.config import EngineConfig, SamplingSettings
 from console.engine import reaper, vllm_compat
+from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.engine.errors import explain
 from console.engine.metrics import MetricsStore
 from console.engine.types import (
@@ -39,7 +38,6 @@ from console.engine.types import (
     GenerationRequest,
     RequestFailed,
     RequestFinished,
-    StatusListener,
     StreamEvent,
     TokenDelta,
 )
@@ -96,96 +94,20 @@ def prepare_config(config: EngineConfig) -> tuple[EngineConfig, str]:
     return config, device
 
 
-class RequestHandle:
-    """What :meth:`EngineHost.submit` returns: the request's id, a future of its terminal event,
-    and a way to stop it."""
+class EngineHost(LoopEngine):
+    kind = "host"
 
-    def __init__(self, host: "EngineHost", request_id: str) -> None:
-        self.request_id = request_id
-        self._host = host
-        self.future: cf.Future[StreamEvent] = cf.Future()
-
-    def cancel(self) -> None:
-        self._host.abort(self.request_id)
-
-    def result(self, timeout: float | None = None) -> StreamEvent:
-        return self.future.result(timeout)
-
-
-class EngineHost:
     def __init__(self, metrics: MetricsStore | None = None) -> None:
-        self.metrics = metrics or MetricsStore()
-        self._status = EngineStatus(EngineState.STOPPED)
-        self._listeners: list[StatusListener] = []
-        self._lock = threading.RLock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
+        super().__init__(metrics)
         self._engine: Any = None
-        self._config: EngineConfig | None = None
-        self._tokenizer: Any = None
-        self._tasks: dict[str, asyncio.Task[None]] = {}
         self._watchdog: asyncio.Task[None] | None = None
         self._reaper: reaper.Reaper | None = None  # kills the engine's processes if we are killed
         # Load, unload and dead-engine cleanup each await; they must not interleave (a cleanup
         # finishing after a new load would shut the new engine down).
         self._lifecycle = asyncio.Lock()
-        self._closed = False
         atexit.register(self.close)
 
-    # -- status --------------------------------------------------------------------------------
-    @property
-    def status(self) -> EngineStatus:
-        return self._status
-
-    @property
-    def config(self) -> EngineConfig | None:
-        return self._config
-
-    @property
-    def tokenizer(self) -> Any:
-        return self._tokenizer
-
-    def add_status_listener(self, listener: StatusListener) -> None:
-        """``listener(status)`` is called on the engine thread at every change."""
-        self._listeners.append(listener)
-
-    def remove_status_listener(self, listener: StatusListener) -> None:
-        if listener in self._listeners:
-            self._listeners.remove(listener)
-
-    def _set_status(self, status: EngineStatus) -> None:
-        self._status = status
-        for listener in list(self._listeners):
-            try:
-                listener(status)
-            except Exception:  # a broken listener must not break the engine
-                log.exception("status listener failed")
-
-    # -- the loop thread -----------------------------------------------------------------------
-    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
-        with self._lock:
-            if self._closed:
-                raise EngineError("the engine host was closed")
-            if self._loop is None:
-                loop = asyncio.new_event_loop()
-                ready = threading.Event()
-
-                def run() -> None:
-                    asyncio.set_event_loop(loop)
-                    loop.call_soon(ready.set)
-                    loop.run_forever()
-
-                self._thread = threading.Thread(target=run, name="engine-host", daemon=True)
-                self._thread.start()
-                ready.wait()
-                self._loop = loop
-            return self._loop
-
-    def run_coroutine(self, coro: Awaitable[T]) -> cf.Future[T]:
-        """Run ``coro`` on the engine loop (for callers that need the raw engine, e.g. bench)."""
-        return asyncio.run_coroutine_threadsafe(coro, self._ensure_loop())  # type: ignore[arg-type]
-
-    # -- load / unload -------------------------------------------------------------------------
+    # -- lifecycle -----------------------------------------------------------------------------
     def load(self, config: EngineConfig, name: str | None = None) -> cf.Future[EngineInfo]:
         """Start loading ``config`` (unloading any current model first). Raises
         :class:`EngineBusy` if a load is already in progress."""
@@ -353,49 +275,6 @@ class EngineHost:
             raise EngineNotReady("no model is loaded")
         return len(tok.encode(text, add_special_tokens=False))
 
-    def submit(self, request: GenerationRequest, on_event: EventSink | None = None) -> RequestHandle:
-        """Start ``request``; ``on_event`` receives every event on the engine thread. The terminal
-        event also resolves the returned handle's future."""
-        request.validate()
-        if self._status.state != EngineState.READY:
-            raise EngineNotReady(f"The engine is {self._status.state.value}: load a model first")
-        handle = RequestHandle(self, request.request_id)
-        loop = self._ensure_loop()
-
-        def start() -> None:
-            task = loop.create_task(self._run(request, on_event, handle))
-            self._tasks[request.request_id] = task
-            task.add_done_callback(lambda t: self._task_done(request.request_id, on_event, handle))
-
-        loop.call_soon_threadsafe(start)
-        return handle
-
-    def _task_done(self, request_id: str, sink: EventSink | None, handle: RequestHandle) -> None:
-        """A request's task ended. A task cancelled before its first step never runs ``_run``'s
-        body, so nothing resolved its handle: do it here, or whoever waits on it waits forever."""
-        self._tasks.pop(request_id, None)
-        if handle.future.done():
-            return
-        event = RequestFinished(request_id, "", "abort", 0, 0, None, 0.0)
-        if sink is not None:
-            try:
-                sink(event)
-            except Exception:
-                log.exception("event sink failed")
-        handle.future.set_result(event)
-
-    def abort(self, request_id: str) -> None:
-        loop = self._loop
-        if loop is None:
-            return
-
-        def cancel() -> None:
-            task = self._tasks.get(request_id)
-            if task is not None:
-                task.cancel()
-
-        loop.call_soon_threadsafe(cancel)
-
     def _sampling_params(self, s: SamplingSettings, prompt_logprobs: int | None, stream: bool = True) -> Any:
         kind = vllm_compat.request_output_kind()
         params = vllm_compat.sampling_params_class()(
@@ -472,27 +351,6 @@ class EngineHost:
                     self._engine_died(engine, "The engine process stopped unexpectedly"))
         finally:
             self._tasks.pop(rid, None)
-
-    # -- blocking helpers for the CLI, scripts and tests -----------------------------------------
-    def stream(self, request: GenerationRequest, timeout: float | None = None) -> Iterator[StreamEvent]:
-        """Yield the request's events in order, ending with the terminal one. Leaving the
-        iteration early (or Ctrl-C) aborts the request."""
-        q: queue.Queue[StreamEvent] = queue.Queue()
-        handle = self.submit(request, q.put)
-        done = False
-        try:
-            while True:
-                event = q.get(timeout=timeout)
-                yield event
-                if isinstance(event, (RequestFinished, RequestFailed)):
-                    done = True
-                    return
-        finally:
-            if not done:
-                handle.cancel()
-
-    def generate(self, request: GenerationRequest, timeout: float | None = None) -> StreamEvent:
-        return self.submit(request).result(timeout)
 
 
 __all__ = ["EngineHost", "RequestHandle", "prepare_config", "resolve_device", "cuda_available"]

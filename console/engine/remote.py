@@ -25,15 +25,14 @@ import asyncio
 import concurrent.futures as cf
 import json
 import logging
-import queue
 import ssl
-import threading
 import time
-from typing import Any, Awaitable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 import httpx
 
 from console.config import EngineConfig, SamplingSettings
+from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.engine.metrics import MetricsStore
 from console.engine.remote_errors import ServerError, http_error, normalize_url, server_message, transport_message
 from console.engine.remote_metrics import MetricsPoller, cache_info, parse
@@ -47,7 +46,6 @@ from console.engine.types import (
     GenerationRequest,
     RequestFailed,
     RequestFinished,
-    StatusListener,
     StreamEvent,
     TokenDelta,
 )
@@ -60,20 +58,10 @@ API_KEY_ENV = ("INFERENCE_CONSOLE_API_KEY", "VLLM_API_KEY")
 RECONNECTING = "reconnecting"
 
 
-class RemoteHandle:
-    def __init__(self, engine: "RemoteEngine", request_id: str) -> None:
-        self.request_id = request_id
-        self._engine = engine
-        self.future: cf.Future[StreamEvent] = cf.Future()
-
-    def cancel(self) -> None:
-        self._engine.abort(self.request_id)
-
-    def result(self, timeout: float | None = None) -> StreamEvent:
-        return self.future.result(timeout)
+RemoteHandle = RequestHandle  # the same handle as the in-process host's
 
 
-class RemoteEngine:
+class RemoteEngine(LoopEngine):
     """A vLLM server at ``url``. ``load()`` connects; ``unload()`` disconnects (the server stays)."""
 
     kind = "remote"
@@ -85,76 +73,17 @@ class RemoteEngine:
         self.verify = verify
         self.poll_interval_s = poll_interval_s
         self.request_timeout_s = request_timeout_s
-        self.metrics = metrics or MetricsStore()
-        self._status = EngineStatus(EngineState.STOPPED)
-        self._listeners: list[StatusListener] = []
-        self._lock = threading.RLock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
+        super().__init__(metrics)
         self._client: httpx.AsyncClient | None = None
-        self._tasks: dict[str, asyncio.Task[None]] = {}
         self._monitor: asyncio.Task[None] | None = None
         self._poller = MetricsPoller(self.metrics)
-        self._config: EngineConfig | None = None
-        self._tokenizer: Any = None
         self._served: str = ""
         self._info: EngineInfo | None = None
-        self._closed = False
 
-    # -- status --------------------------------------------------------------------------------
-    @property
-    def status(self) -> EngineStatus:
-        return self._status
-
-    @property
-    def config(self) -> EngineConfig | None:
-        return self._config
-
-    @property
-    def tokenizer(self) -> Any:
-        return self._tokenizer
-
+    # -- status ----------------------------------------------------------------------------------
     @property
     def served_model(self) -> str:
         return self._served
-
-    def add_status_listener(self, listener: StatusListener) -> None:
-        self._listeners.append(listener)
-
-    def remove_status_listener(self, listener: StatusListener) -> None:
-        if listener in self._listeners:
-            self._listeners.remove(listener)
-
-    def _set_status(self, status: EngineStatus) -> None:
-        self._status = status
-        for listener in list(self._listeners):
-            try:
-                listener(status)
-            except Exception:
-                log.exception("status listener failed")
-
-    # -- the loop thread -----------------------------------------------------------------------
-    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
-        with self._lock:
-            if self._closed:
-                raise EngineError("the engine was closed")
-            if self._loop is None:
-                loop = asyncio.new_event_loop()
-                ready = threading.Event()
-
-                def run() -> None:
-                    asyncio.set_event_loop(loop)
-                    loop.call_soon(ready.set)
-                    loop.run_forever()
-
-                self._thread = threading.Thread(target=run, name=f"engine-{self.kind}", daemon=True)
-                self._thread.start()
-                ready.wait()
-                self._loop = loop
-            return self._loop
-
-    def run_coroutine(self, coro: Awaitable[T]) -> cf.Future[T]:
-        return asyncio.run_coroutine_threadsafe(coro, self._ensure_loop())  # type: ignore[arg-type]
 
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
@@ -359,44 +288,8 @@ class RemoteEngine:
         loop = self._ensure_loop()  # raises when closed, before a coroutine exists to leak
         return asyncio.run_coroutine_threadsafe(ask(), loop).result(15)
 
-    def submit(self, request: GenerationRequest, on_event: EventSink | None = None) -> RemoteHandle:
-        request.validate()
-        if self._status.state != EngineState.READY:
-            raise EngineNotReady(self._status.error or f"The engine is {self._status.state.value}: connect first")
-        handle = RemoteHandle(self, request.request_id)
-        loop = self._ensure_loop()
-
-        def start() -> None:
-            task = loop.create_task(self._run(request, on_event, handle))
-            self._tasks[request.request_id] = task
-            task.add_done_callback(lambda t: self._task_done(request.request_id, on_event, handle))
-
-        loop.call_soon_threadsafe(start)
-        return handle
-
-    def _task_done(self, request_id: str, sink: EventSink | None, handle: RemoteHandle) -> None:
-        self._tasks.pop(request_id, None)
-        if handle.future.done():
-            return
-        event = RequestFinished(request_id, "", "abort", 0, 0, None, 0.0)
-        if sink is not None:
-            try:
-                sink(event)
-            except Exception:
-                log.exception("event sink failed")
-        handle.future.set_result(event)
-
-    def abort(self, request_id: str) -> None:
-        loop = self._loop
-        if loop is None:
-            return
-
-        def cancel() -> None:
-            task = self._tasks.get(request_id)
-            if task is not None:
-                task.cancel()
-
-        loop.call_soon_threadsafe(cancel)
+    def _not_ready_message(self) -> str:
+        return self._status.error or f"The engine is {self._status.state.value}: connect first"
 
     def _body(self, request: GenerationRequest) -> tuple[str, dict[str, Any]]:
         s: SamplingSettings = request.sampling
@@ -532,25 +425,6 @@ class RemoteEngine:
             return resp.status_code in (200, 404)
         except Exception:
             return False
-
-    # -- blocking helpers ------------------------------------------------------------------------
-    def stream(self, request: GenerationRequest, timeout: float | None = None) -> Iterator[StreamEvent]:
-        q: queue.Queue[StreamEvent] = queue.Queue()
-        handle = self.submit(request, q.put)
-        done = False
-        try:
-            while True:
-                event = q.get(timeout=timeout)
-                yield event
-                if isinstance(event, (RequestFinished, RequestFailed)):
-                    done = True
-                    return
-        finally:
-            if not done:
-                handle.cancel()
-
-    def generate(self, request: GenerationRequest, timeout: float | None = None) -> StreamEvent:
-        return self.submit(request).result(timeout)
 
     def fetch_metrics_snapshot(self) -> Any:
         """The server's /metrics parsed now (for tools and tests)."""

@@ -46,7 +46,7 @@ def bundle_files(config: EngineConfig, options: ServeOptions, *, model_dir: str,
     files: dict[str, str] = {"serve.yaml": serve_yaml(config, options), "serve.sh": serve_script(config, options)}
     skipped: dict[str, str] = {}
     if options.nodes == 1:
-        where = f"docker-compose.yaml publishes it on the host"
+        where = "docker-compose.yaml publishes it on the host"
         files["container/serve.yaml"] = container_serve_yaml(config, options, where)
         files["docker-compose.yaml"] = compose_yaml(config, options, model_dir, "./container/serve.yaml")
         files["k8s.yaml"] = k8s_yaml(config, options, model_dir)

@@ -58,7 +58,7 @@ def ray_commands(config: EngineConfig, options: ServeOptions) -> str:
     lines = [
         "#!/bin/sh",
         f"# Layout: {layout.describe()}.",
-        f"# 1. head node: sh {{this}} head",
+        "# 1. head node: sh {this} head",
         f"# 2. each of the {layout.nodes - 1} other node(s): HEAD_IP=<head address> sh {{this}} worker",
         f"# 3. head node, once `ray status` shows {layout.total_gpus} GPU(s): sh {{this}} serve",
         f"# The model must be at {config.model} on EVERY node (same path); the nodes must reach",

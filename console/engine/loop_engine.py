@@ -1,0 +1,194 @@
+"""What the in-process engine host and the server engines share: one thread that owns an asyncio
+loop, status listeners, and requests as tasks on that loop that always end in one terminal event.
+
+Subclasses implement ``_run(request, sink, handle)`` (a coroutine that emits the request's events
+and resolves ``handle.future`` with the terminal one) and say in ``_not_ready_message`` what the
+user should do when a request arrives while the engine is not READY.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures as cf
+import logging
+import queue
+import threading
+from typing import Any, Awaitable, Iterator, TypeVar
+
+from console.config import EngineConfig
+from console.engine.metrics import MetricsStore
+from console.engine.types import (
+    EngineError,
+    EngineNotReady,
+    EngineState,
+    EngineStatus,
+    EventSink,
+    GenerationRequest,
+    RequestFailed,
+    RequestFinished,
+    StatusListener,
+    StreamEvent,
+)
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class RequestHandle:
+    """What ``submit`` returns: the request's id, a future of its terminal event, and a way to
+    stop it."""
+
+    def __init__(self, engine: "LoopEngine", request_id: str) -> None:
+        self.request_id = request_id
+        self._engine = engine
+        self.future: cf.Future[StreamEvent] = cf.Future()
+
+    def cancel(self) -> None:
+        self._engine.abort(self.request_id)
+
+    def result(self, timeout: float | None = None) -> StreamEvent:
+        return self.future.result(timeout)
+
+
+class LoopEngine:
+    #: names the loop thread (``engine-<kind>``)
+    kind = "engine"
+
+    def __init__(self, metrics: MetricsStore | None = None) -> None:
+        self.metrics = metrics or MetricsStore()
+        self._status = EngineStatus(EngineState.STOPPED)
+        self._listeners: list[StatusListener] = []
+        self._lock = threading.RLock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._config: EngineConfig | None = None
+        self._tokenizer: Any = None
+        self._closed = False
+
+    # -- status --------------------------------------------------------------------------------
+    @property
+    def status(self) -> EngineStatus:
+        return self._status
+
+    @property
+    def config(self) -> EngineConfig | None:
+        return self._config
+
+    @property
+    def tokenizer(self) -> Any:
+        return self._tokenizer
+
+    def add_status_listener(self, listener: StatusListener) -> None:
+        """``listener(status)`` is called on the engine thread at every change."""
+        self._listeners.append(listener)
+
+    def remove_status_listener(self, listener: StatusListener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def _set_status(self, status: EngineStatus) -> None:
+        self._status = status
+        for listener in list(self._listeners):
+            try:
+                listener(status)
+            except Exception:  # a broken listener must not break the engine
+                log.exception("status listener failed")
+
+    # -- the loop thread -----------------------------------------------------------------------
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._closed:
+                raise EngineError("the engine was closed")
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                ready = threading.Event()
+
+                def run() -> None:
+                    asyncio.set_event_loop(loop)
+                    loop.call_soon(ready.set)
+                    loop.run_forever()
+
+                self._thread = threading.Thread(target=run, name=f"engine-{self.kind}", daemon=True)
+                self._thread.start()
+                ready.wait()
+                self._loop = loop
+            return self._loop
+
+    def run_coroutine(self, coro: Awaitable[T]) -> cf.Future[T]:
+        """Run ``coro`` on the engine loop."""
+        return asyncio.run_coroutine_threadsafe(coro, self._ensure_loop())  # type: ignore[arg-type]
+
+    # -- requests ------------------------------------------------------------------------------
+    def _not_ready_message(self) -> str:
+        return f"The engine is {self._status.state.value}: load a model first"
+
+    async def _run(self, request: GenerationRequest, sink: EventSink | None, handle: RequestHandle) -> None:
+        raise NotImplementedError
+
+    def submit(self, request: GenerationRequest, on_event: EventSink | None = None) -> RequestHandle:
+        """Start ``request``; ``on_event`` receives every event on the engine thread. The terminal
+        event also resolves the returned handle's future."""
+        request.validate()
+        if self._status.state != EngineState.READY:
+            raise EngineNotReady(self._not_ready_message())
+        handle = RequestHandle(self, request.request_id)
+        loop = self._ensure_loop()
+
+        def start() -> None:
+            task = loop.create_task(self._run(request, on_event, handle))
+            self._tasks[request.request_id] = task
+            task.add_done_callback(lambda t: self._task_done(request.request_id, on_event, handle))
+
+        loop.call_soon_threadsafe(start)
+        return handle
+
+    def _task_done(self, request_id: str, sink: EventSink | None, handle: RequestHandle) -> None:
+        """A request's task ended. A task cancelled before its first step never runs ``_run``'s
+        body, so nothing resolved its handle: do it here, or whoever waits on it waits forever."""
+        self._tasks.pop(request_id, None)
+        if handle.future.done():
+            return
+        event = RequestFinished(request_id, "", "abort", 0, 0, None, 0.0)
+        if sink is not None:
+            try:
+                sink(event)
+            except Exception:
+                log.exception("event sink failed")
+        handle.future.set_result(event)
+
+    def abort(self, request_id: str) -> None:
+        loop = self._loop
+        if loop is None:
+            return
+
+        def cancel() -> None:
+            task = self._tasks.get(request_id)
+            if task is not None:
+                task.cancel()
+
+        loop.call_soon_threadsafe(cancel)
+
+    # -- blocking helpers for the CLI, scripts and tests -----------------------------------------
+    def stream(self, request: GenerationRequest, timeout: float | None = None) -> Iterator[StreamEvent]:
+        """Yield the request's events in order, ending with the terminal one. Leaving the
+        iteration early (or Ctrl-C) aborts the request."""
+        q: queue.Queue[StreamEvent] = queue.Queue()
+        handle = self.submit(request, q.put)
+        done = False
+        try:
+            while True:
+                event = q.get(timeout=timeout)
+                yield event
+                if isinstance(event, (RequestFinished, RequestFailed)):
+                    done = True
+                    return
+        finally:
+            if not done:
+                handle.cancel()
+
+    def generate(self, request: GenerationRequest, timeout: float | None = None) -> StreamEvent:
+        return self.submit(request).result(timeout)
+
+
+__all__ = ["LoopEngine", "RequestHandle"]
