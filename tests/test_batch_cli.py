@@ -23,12 +23,12 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def test_cli_batch_killed_mid_run_then_resumed(tiny_model: Path, engine_host: Any, tmp_path: Path) -> None:
-    n = 24
+    n = 24  # x 256 tokens, two at a time: long enough that the kill lands mid-run on a busy machine
     inp = tmp_path / "in.jsonl"
     inp.write_text("\n".join(
         [json.dumps({"custom_id": f"q{i}", "method": "POST", "url": "/v1/chat/completions",
                      "body": {"messages": [{"role": "user", "content": f"Tell me about {i}"}],
-                              "max_tokens": 48, "ignore_eos": True}}) for i in range(n)]
+                              "max_tokens": 256, "ignore_eos": True}}) for i in range(n)]
         + ["not json at all"]) + "\n", encoding="utf-8")
     out = tmp_path / "out.jsonl"
     cmd = [sys.executable, "-m", "console", "--home", str(tmp_path / "home"), "batch", "-i", str(inp),
@@ -53,7 +53,7 @@ def test_cli_batch_killed_mid_run_then_resumed(tiny_model: Path, engine_host: An
     written = list(iter_output(out))
     assert 3 <= len(written) < n
     for o in written:  # every complete line is a full, valid result
-        assert o["error"] is None and o["response"]["body"]["usage"]["completion_tokens"] == 48
+        assert o["error"] is None and o["response"]["body"]["usage"]["completion_tokens"] == 256
     # Resume on the (same model) session engine: only the missing ones run.
     parsed = read_batch_file(inp)
     assert [e.line for e in parsed.errors] == [n + 1]
