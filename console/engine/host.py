@@ -239,21 +239,8 @@ class EngineHost(LoopEngine):
             self._reaper.stop()
             self._reaper = None
 
-    def close(self, timeout: float = 60.0) -> None:
-        """Shut the engine down and stop the loop thread (idempotent; runs at exit too)."""
-        with self._lock:
-            if self._closed or self._loop is None:
-                self._closed = True
-                return
-            self._closed = True
-            loop = self._loop
-        try:
-            asyncio.run_coroutine_threadsafe(self._shutdown_engine(), loop).result(timeout)
-        except Exception:
-            log.exception("engine shutdown at close failed")
-        loop.call_soon_threadsafe(loop.stop)
-        if self._thread is not None:
-            self._thread.join(timeout=10)
+    async def _shutdown(self) -> None:
+        await self._shutdown_engine()
 
     # -- requests ------------------------------------------------------------------------------
     def format_prompt(self, request: GenerationRequest) -> Any:

@@ -119,6 +119,25 @@ class LoopEngine:
         """Run ``coro`` on the engine loop."""
         return asyncio.run_coroutine_threadsafe(coro, self._ensure_loop())  # type: ignore[arg-type]
 
+    async def _shutdown(self) -> None:
+        """Release what the engine holds (on its loop); ``close`` calls it once."""
+
+    def close(self, timeout: float = 60.0) -> None:
+        """Shut the engine down and stop the loop thread (idempotent; runs at exit too)."""
+        with self._lock:
+            if self._closed or self._loop is None:
+                self._closed = True
+                return
+            self._closed = True
+            loop = self._loop
+        try:
+            asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(timeout)
+        except Exception:
+            log.exception("closing the %s engine failed", self.kind)
+        loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
     # -- requests ------------------------------------------------------------------------------
     def _not_ready_message(self) -> str:
         return f"The engine is {self._status.state.value}: load a model first"

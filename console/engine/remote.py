@@ -241,21 +241,6 @@ class RemoteEngine(LoopEngine):
             await self._client.aclose()
             self._client = None
 
-    def close(self, timeout: float = 60.0) -> None:
-        with self._lock:
-            if self._closed or self._loop is None:
-                self._closed = True
-                return
-            self._closed = True
-            loop = self._loop
-        try:
-            asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(timeout)
-        except Exception:
-            log.exception("closing the remote engine failed")
-        loop.call_soon_threadsafe(loop.stop)
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-
     # -- requests ------------------------------------------------------------------------------
     def format_prompt(self, request: GenerationRequest) -> Any:
         """What the server will see: the chat template applied when a local tokenizer is known,
