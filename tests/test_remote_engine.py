@@ -22,7 +22,7 @@ from console.batch.formats import parse_jsonl
 from console.batch.results import completed_ids, iter_output
 from console.batch.runner import run_batch
 from console.config import SamplingSettings
-from console.engine.interface import Engine
+from console.engine.interface import Engine, Loader
 from console.engine.local_server import LocalServer, free_port, port_free
 from console.engine.remote import RemoteEngine
 from console.engine.types import (
@@ -52,7 +52,7 @@ def wait_for(predicate: Any, timeout: float, what: str) -> None:
 @pytest.fixture(scope="module")
 def remote(vllm_server: LocalServer) -> Iterator[RemoteEngine]:
     engine = RemoteEngine(vllm_server.url, poll_interval_s=0.5)
-    engine.load().result(timeout=60)
+    engine.connect().result(timeout=60)
     yield engine
     engine.close()
 
@@ -62,6 +62,9 @@ def test_every_engine_kind_satisfies_the_interface(remote: RemoteEngine, vllm_se
 
     for engine in (remote, vllm_server, EngineHost()):
         assert isinstance(engine, Engine)
+    # Only the engines the console configures can load; a remote server keeps its own settings.
+    assert isinstance(vllm_server, Loader) and isinstance(EngineHost(), Loader)
+    assert not isinstance(remote, Loader) and not hasattr(remote, "load")
 
 
 def test_connect_reads_the_servers_model_and_kv_cache(remote: RemoteEngine) -> None:
@@ -246,7 +249,7 @@ def test_unreachable_server_is_a_clear_message() -> None:
     engine = RemoteEngine(f"http://127.0.0.1:{free_port()}")
     try:
         with pytest.raises(EngineError, match="Cannot reach the server at http://127.0.0.1:"):
-            engine.load().result(timeout=30)
+            engine.connect().result(timeout=30)
         assert engine.status.state == EngineState.FAILED and "Cannot reach" in (engine.status.error or "")
     finally:
         engine.close()
@@ -257,7 +260,7 @@ def test_refused_api_key_is_a_clear_message(stub: tuple[str, type[_Stub]]) -> No
     engine = RemoteEngine(url + "/v1", api_key="wrong-key")
     try:
         with pytest.raises(EngineError, match=r"refused the API key \(HTTP 401\)"):
-            engine.load().result(timeout=30)
+            engine.connect().result(timeout=30)
         assert "Bearer wrong-key" in handler.seen_auth
     finally:
         engine.close()
@@ -268,7 +271,7 @@ def test_server_error_fails_the_request_not_the_engine(stub: tuple[str, type[_St
     handler.mode = "500"
     engine = RemoteEngine(url, poll_interval_s=0.2)
     try:
-        engine.load().result(timeout=30)
+        engine.connect().result(timeout=30)
         for stream in (True, False):
             end = engine.generate(GenerationRequest(prompt="x", stream=stream), timeout=30)
             assert isinstance(end, RequestFailed) and "failed (HTTP 500): EngineCore encountered an issue" in end.message

@@ -54,11 +54,11 @@ def test_untrusted_certificate_is_refused_then_accepted_with_its_ca(https_server
     engine = RemoteEngine(url)
     try:
         with pytest.raises(EngineError, match="TLS check failed"):
-            engine.load().result(timeout=30)
+            engine.connect().result(timeout=30)
     finally:
         engine.close()
     trusted = RemoteEngine(url, verify=str(cert))
     try:
-        assert trusted.load().result(timeout=30).model == "tls-model"
+        assert trusted.connect().result(timeout=30).model == "tls-model"
     finally:
         trusted.close()

@@ -69,7 +69,7 @@ def test_window_switches_to_a_remote_server(home: Path, qtbot: Any, stub_url: st
     assert w.engine_picker_action.text()
     engine = ctx.host.use(EngineChoice("remote", stub_url))
     assert isinstance(engine, RemoteEngine)
-    info = ctx.host.load(None, None).result(30)  # type: ignore[arg-type]
+    info = ctx.host.connect().result(30)
     assert info.model == "stub-model" and info.max_model_len == 2048
     qtbot.waitUntil(lambda: w._status.state == EngineState.READY and w._status.model == "stub-model", timeout=5000)
     ctx.host.close()

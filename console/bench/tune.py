@@ -20,6 +20,7 @@ from typing import Any, Callable
 from console.bench.stats import pareto_front
 from console.bench.workload import Workload
 from console.config import EngineConfig
+from console.engine.interface import Loader, require_loader
 from console.jobs import Cancelled, TaskState
 
 Measure = Callable[[Any, Workload], dict[str, Any]]
@@ -75,9 +76,10 @@ def default_measure(host: Any, workload: Workload) -> dict[str, Any]:
     return run_console(host, workload)
 
 
-def sweep(host: Any, base: EngineConfig, grid: dict[str, list[Any]] | list[dict[str, Any]], workload: Workload,
+def sweep(host: Loader, base: EngineConfig, grid: dict[str, list[Any]] | list[dict[str, Any]], workload: Workload,
           *, budget_s: float = 600.0, task: TaskState | None = None, measure: Measure = default_measure,
           load_timeout_s: float = 900.0) -> SweepResult:
+    host = require_loader(host, "Auto-tune")  # before any trial: a remote server would ignore the knobs
     task = task or TaskState()
     plans = grid if isinstance(grid, list) else trials_of(grid)
     trials: list[Trial] = []

@@ -156,7 +156,10 @@ def _bench_server(args: argparse.Namespace, kind: str) -> int:
     from console.cli.chat import start_engine
 
     if args.tune:
-        raise CliError("--tune sweeps in-process engines; use it with --engine local")
+        from console.engine.interface import NEEDS_LOADER
+
+        why = NEEDS_LOADER if kind == "remote" else "sweeps the in-process engine"
+        raise CliError(f"--tune {why}: use it with --engine local")
     if args.baselines not in ("", "none"):
         print("[bench] baselines skipped with a server engine (run with --engine local to compare)", file=sys.stderr)
     config = name = None

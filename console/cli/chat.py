@@ -82,7 +82,7 @@ def start_engine(args: argparse.Namespace, config: EngineConfig | None = None, n
     host.add_status_listener(lambda s: s.stage and print(f"[engine] {s.stage}", file=sys.stderr))
     try:
         if choice.kind == "remote":
-            info = host.load(None, None).result()  # type: ignore[arg-type]
+            info = host.connect().result()  # type: ignore[attr-defined]
         else:
             assert config is not None
             info = host.load(config, name).result()

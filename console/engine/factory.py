@@ -42,7 +42,7 @@ def parse_engine_choice(value: str | None) -> EngineChoice:
 
 def make_engine(choice: EngineChoice, *, api_key: str | None = None, metrics: MetricsStore | None = None,
                 verify: bool | str = True) -> Engine:
-    """A new, unloaded engine of the chosen kind (``load()`` starts/connects it)."""
+    """A new, unloaded engine of the chosen kind (``load()`` starts it; a remote one ``connect()``s)."""
     if choice.kind == "local":
         from console.engine.host import EngineHost
 

@@ -1,10 +1,15 @@
-"""The engine interface: what chat, batch, bench and the monitor need from an engine, wherever
-it runs.
+"""The engine interface, split by capability.
 
-Three implementations satisfy it: :class:`~console.engine.host.EngineHost` (vLLM in this
-process), :class:`~console.engine.remote.RemoteEngine` (any OpenAI-compatible vLLM server, over
-HTTP) and :class:`~console.engine.local_server.LocalServer` (a ``vllm serve`` the console starts
-as a child process). Consumers type against :class:`Engine`, never against one implementation.
+:class:`Engine` is the request side every engine has: what chat, batch, bench and the monitor
+need (submit, abort, stream, generate, the tokenizer, token counting, metrics, status, close).
+:class:`Loader` adds ``load``/``unload``: only engines the console can give a configuration to
+have it -- :class:`~console.engine.host.EngineHost` (vLLM in this process) and
+:class:`~console.engine.local_server.LocalServer` (a ``vllm serve`` the console starts).
+:class:`~console.engine.remote.RemoteEngine` (a server someone else started) only connects: its
+configuration is the server's. Work that reloads the engine with other settings -- the
+quantization gate, Auto-tune, baselines taken from the loaded configuration -- asks for a
+:class:`Loader` through :func:`require_loader`, so it cannot run against a remote server and
+silently measure settings that were never applied.
 
 Conventions shared by all three: status listeners and event sinks are called on the engine's own
 thread; every submitted request ends in exactly one terminal event; ``metrics`` is fed with the
@@ -18,7 +23,13 @@ from typing import Any, Iterator, Protocol, runtime_checkable
 
 from console.config import EngineConfig
 from console.engine.metrics import MetricsStore
-from console.engine.types import EngineInfo, EngineStatus, EventSink, GenerationRequest, StatusListener, StreamEvent
+from console.engine.types import (
+    EngineError, EngineInfo, EngineStatus, EventSink, GenerationRequest, StatusListener, StreamEvent,
+)
+
+#: Why reloading work (gate, tuning, baselines) is refused; the GUI shows it as a tooltip.
+NEEDS_LOADER = ("needs an engine the console can load: the in-process engine or a console-launched server "
+                "(a remote server keeps its own configuration)")
 
 
 @runtime_checkable
@@ -50,10 +61,6 @@ class Engine(Protocol):
 
     def remove_status_listener(self, listener: StatusListener) -> None: ...
 
-    def load(self, config: EngineConfig, name: str | None = None) -> cf.Future[EngineInfo]: ...
-
-    def unload(self) -> cf.Future[None]: ...
-
     def close(self, timeout: float = 60.0) -> None: ...
 
     def submit(self, request: GenerationRequest, on_event: EventSink | None = None) -> Handle: ...
@@ -69,4 +76,35 @@ class Engine(Protocol):
     def generate(self, request: GenerationRequest, timeout: float | None = None) -> StreamEvent: ...
 
 
-__all__ = ["Engine", "Handle"]
+@runtime_checkable
+class Loader(Engine, Protocol):
+    """An engine the console configures: ``load`` starts it with ``config`` (replacing any model
+    loaded before), ``unload`` stops it."""
+
+    def load(self, config: EngineConfig, name: str | None = None) -> cf.Future[EngineInfo]: ...
+
+    def unload(self) -> cf.Future[None]: ...
+
+
+class CannotLoad(EngineError):
+    """Work that reloads the engine was asked of an engine that cannot load."""
+
+
+def as_loader(engine: Any) -> Loader | None:
+    """``engine`` as a :class:`Loader`, or None. An engine that stands for another one (the GUI's
+    :class:`~console.engine.switch.EngineSwitch`) answers with what is behind it now."""
+    current = getattr(engine, "current_loader", None)
+    if callable(current):
+        return current()  # type: ignore[no-any-return]
+    return engine if isinstance(engine, Loader) else None
+
+
+def require_loader(engine: Any, what: str = "This") -> Loader:
+    """``engine`` as a :class:`Loader`; raises :class:`CannotLoad` saying ``what`` needs one."""
+    loader = as_loader(engine)
+    if loader is None:
+        raise CannotLoad(f"{what} {NEEDS_LOADER}")
+    return loader
+
+
+__all__ = ["CannotLoad", "Engine", "Handle", "Loader", "NEEDS_LOADER", "as_loader", "require_loader"]

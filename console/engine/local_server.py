@@ -4,7 +4,8 @@
 ``console/export`` writes for deployment (with the same CPU adjustments the in-process host
 makes: eager mode, an explicit KV-cache size, float16), starts vLLM's OpenAI-compatible server
 module on ``127.0.0.1:<free port>``, turns its log lines into startup stages, and once
-``/health`` answers talks to it as a :class:`~console.engine.remote.RemoteEngine`.
+``/health`` answers talks to it as any :class:`~console.engine.remote.ServerEngine`. Unlike a
+remote server it is a :class:`~console.engine.interface.Loader`: ``load`` applies the config.
 
 No orphans, however the console ends:
 
@@ -43,7 +44,7 @@ from typing import IO, Callable
 from console.config import EngineConfig
 from console.engine.errors import explain
 from console.engine.metrics import MetricsStore
-from console.engine.remote import RemoteEngine
+from console.engine.remote import ServerEngine
 from console.engine.types import EngineBusy, EngineError, EngineInfo, EngineState, EngineStatus
 
 log = logging.getLogger(__name__)
@@ -138,7 +139,7 @@ def _group_alive(pgid: int) -> bool:
         return True
 
 
-class LocalServer(RemoteEngine):
+class LocalServer(ServerEngine):
     """A console-launched vLLM server. ``load(config)`` starts it; ``unload()``/``close()`` stop it."""
 
     kind = "serve"
@@ -368,6 +369,10 @@ class LocalServer(RemoteEngine):
             self._reader.join(timeout=5)
         self.proc = None
         self._watcher = None
+
+    def unload(self) -> cf.Future[None]:
+        """Stop the server (the whole process group)."""
+        return self.run_coroutine(self._disconnect())
 
     def stop(self) -> cf.Future[None]:
         return self.unload()

@@ -1,7 +1,7 @@
 """An engine that is a vLLM server reached over HTTP (OpenAI-compatible API).
 
-``RemoteEngine(url, api_key)`` satisfies :class:`~console.engine.interface.Engine`: ``load()``
-connects (``/health``, ``/v1/models`` for the served name and ``max_model_len``, ``/metrics`` for
+``RemoteEngine(url, api_key)`` satisfies :class:`~console.engine.interface.Engine` (not
+``Loader``: a server someone else started keeps its own configuration): ``connect()`` connects (``/health``, ``/v1/models`` for the served name and ``max_model_len``, ``/metrics`` for
 the KV-cache figures), ``submit()`` sends ``/v1/chat/completions`` (messages) or
 ``/v1/completions`` (prompt or token ids), streaming server-sent events into the same
 ``TokenDelta`` / ``RequestFinished`` / ``RequestFailed`` events as the in-process host;
@@ -61,10 +61,12 @@ RECONNECTING = "reconnecting"
 RemoteHandle = RequestHandle  # the same handle as the in-process host's
 
 
-class RemoteEngine(LoopEngine):
-    """A vLLM server at ``url``. ``load()`` connects; ``unload()`` disconnects (the server stays)."""
+class ServerEngine(LoopEngine):
+    """The request side of a vLLM server at ``url`` (HTTP, metrics polling, reconnection). How the
+    server comes to be there is the subclass's business: :class:`RemoteEngine` connects to one,
+    :class:`~console.engine.local_server.LocalServer` starts one."""
 
-    kind = "remote"
+    kind = "server"
 
     def __init__(self, url: str | None = None, api_key: str | None = None, *, metrics: MetricsStore | None = None,
                  verify: bool | str = True, poll_interval_s: float = 1.0, request_timeout_s: float = 600.0) -> None:
@@ -99,16 +101,6 @@ class RemoteEngine(LoopEngine):
         return self._client
 
     # -- connect / disconnect ------------------------------------------------------------------
-    def load(self, config: EngineConfig | None = None, name: str | None = None) -> cf.Future[EngineInfo]:
-        """Connect to the server (``config`` is ignored: the server's own configuration rules)."""
-        if not self.url:
-            raise EngineError("No server URL: give one (e.g. http://127.0.0.1:8000)")
-        self._set_status(EngineStatus(EngineState.LOADING, name or self.url, f"connecting to {self.url}"))
-        return self.run_coroutine(self._connect_or_fail(name))
-
-    def connect(self) -> cf.Future[EngineInfo]:
-        return self.load()
-
     async def _connect_or_fail(self, name: str | None) -> EngineInfo:
         t0 = time.monotonic()
         try:
@@ -213,9 +205,6 @@ class RemoteEngine(LoopEngine):
             self._set_status(EngineStatus(EngineState.FAILED, self._status.model, RECONNECTING, message,
                                           self._status.info))
         self._start_monitor()
-
-    def unload(self) -> cf.Future[None]:
-        return self.run_coroutine(self._disconnect())
 
     async def _disconnect(self) -> None:
         name = self._status.model
@@ -420,6 +409,24 @@ class RemoteEngine(LoopEngine):
         return self.run_coroutine(get()).result(15)
 
 
+class RemoteEngine(ServerEngine):
+    """A vLLM server someone else started. ``connect()`` asks it what it serves; ``disconnect()``
+    leaves it running. It has no ``load``: its configuration is the server's, so it is not a
+    :class:`~console.engine.interface.Loader`."""
+
+    kind = "remote"
+
+    def connect(self, name: str | None = None) -> cf.Future[EngineInfo]:
+        """Connect to the server (``/health``, ``/v1/models``, ``/metrics``)."""
+        if not self.url:
+            raise EngineError("No server URL: give one (e.g. http://127.0.0.1:8000)")
+        self._set_status(EngineStatus(EngineState.LOADING, name or self.url, f"connecting to {self.url}"))
+        return self.run_coroutine(self._connect_or_fail(name))
+
+    def disconnect(self) -> cf.Future[None]:
+        return self.run_coroutine(self._disconnect())
+
+
 def api_key_from_env() -> str | None:
     import os
 
@@ -429,4 +436,4 @@ def api_key_from_env() -> str | None:
     return None
 
 
-__all__ = ["RemoteEngine", "RemoteHandle", "ServerError", "api_key_from_env", "normalize_url", "transport_message"]
+__all__ = ["RemoteEngine", "RemoteHandle", "ServerEngine", "ServerError", "api_key_from_env", "normalize_url", "transport_message"]

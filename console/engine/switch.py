@@ -17,10 +17,11 @@ from typing import Any, Iterator
 from console.config import EngineConfig
 from console.engine.factory import EngineChoice, make_engine
 from console.engine.host import EngineHost
-from console.engine.interface import Engine, Handle
+from console.engine.interface import NEEDS_LOADER, CannotLoad, Engine, Handle, Loader, as_loader
 from console.engine.metrics import MetricsStore
 from console.engine.types import (
     EngineBusy,
+    EngineError,
     EngineInfo,
     EngineState,
     EngineStatus,
@@ -96,11 +97,30 @@ class EngineSwitch:
         if listener in self._listeners:
             self._listeners.remove(listener)
 
+    def current_loader(self) -> Loader | None:
+        """The backend when it can load (in-process, console-launched server), else None."""
+        return as_loader(self._backend)
+
     def load(self, config: EngineConfig, name: str | None = None) -> cf.Future[EngineInfo]:
-        return self._backend.load(config, name)
+        """Load ``config`` in the backend; refused (:class:`CannotLoad`) for a remote server."""
+        loader = self.current_loader()
+        if loader is None:
+            raise CannotLoad(f"Loading a model {NEEDS_LOADER}. Pick Engine > Engine location… to switch.")
+        return loader.load(config, name)
+
+    def connect(self) -> cf.Future[EngineInfo]:
+        """Connect a remote backend (what ``load`` is for the other kinds)."""
+        connect = getattr(self._backend, "connect", None)
+        if connect is None:
+            raise EngineError("The engine is not a remote server: load a model instead")
+        return connect()  # type: ignore[no-any-return]
 
     def unload(self) -> cf.Future[None]:
-        return self._backend.unload()
+        """Unload the model, stop a launched server, or disconnect from a remote one."""
+        loader = self.current_loader()
+        if loader is not None:
+            return loader.unload()
+        return self._backend.disconnect()  # type: ignore[attr-defined,no-any-return]
 
     def close(self, timeout: float = 60.0) -> None:
         self._backend.close(timeout)

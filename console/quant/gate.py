@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from console.config import EngineConfig, SamplingSettings
+from console.engine.interface import Loader, require_loader
 from console.paths import resources_dir
 
 # Largest perplexity rise accepted per method (0.15 = +15%).
@@ -160,7 +161,7 @@ def generation_speed(host: Any, batch: int = 8, new_tokens: int = 64) -> float:
     return tokens / wall if wall > 0 else 0.0
 
 
-def measure(host: Any, name: str, base: EngineConfig, *, heldout: str | None = None,
+def measure(host: Loader, name: str, base: EngineConfig, *, heldout: str | None = None,
             questions: tuple[str, ...] | list[str] = QUESTIONS,
             on_stage: Callable[[str], None] | None = None) -> ModelReport:
     """Load ``base.model`` in ``host`` and take every figure of the gate."""
@@ -185,10 +186,11 @@ def judge(method: str, original: ModelReport, quantized: ModelReport) -> GateRes
                       max_rise=MAX_PPL_RISE.get(method, 0.15))
 
 
-def compare(host: Any, method: str, original: EngineConfig, quantized: EngineConfig, *,
+def compare(host: Loader, method: str, original: EngineConfig, quantized: EngineConfig, *,
             names: tuple[str, str] = ("original", "quantized"), heldout: str | None = None,
             on_stage: Callable[[str], None] | None = None) -> GateResult:
     """Measure both models in the same engine host, one after the other, and judge."""
+    host = require_loader(host, "The quality gate")  # a remote server would be measured twice
     a = measure(host, names[0], original, heldout=heldout, on_stage=on_stage)
     b = measure(host, names[1], quantized, heldout=heldout, on_stage=on_stage)
     return judge(method, a, b)

@@ -39,9 +39,10 @@ def run_gate(store: ModelStore, source: str, quantized: str, method: str = "awq"
              host: Any = None, preset: str | None = None,
              on_stage: Callable[[str], None] | None = None) -> GateResult:
     from console.engine.host import EngineHost
+    from console.engine.interface import require_loader
 
     own = host is None
-    host = host or EngineHost()
+    host = EngineHost() if host is None else require_loader(host, "The quality gate")
     try:
         a, b = gate_configs(store, source, quantized, preset)
         return compare(host, method, a, b, names=(source, quantized), on_stage=on_stage)
@@ -56,6 +57,10 @@ def quantize_and_gate(store: ModelStore, source: str, out_name: str | None = Non
                       gate: bool = True, keep_rejected: bool = False, host: Any = None) -> QuantizeOutcome:
     task = task or TaskState()
     log = on_log or (lambda _l: None)
+    if gate and host is not None:
+        from console.engine.interface import require_loader
+
+        require_loader(host, "The quality gate")  # refuse before minutes of quantizing, not after
     entry = quantize_awq(store, source, out_name, params=params, calib_file=calib_file, task=task, on_log=log)
     if not gate:
         return QuantizeOutcome(entry, None, True)

@@ -25,12 +25,13 @@ from PySide6.QtWidgets import (
 )
 
 from console.bench.workload import Workload
+from console.engine.interface import as_loader
 from console.engine.types import EngineState, EngineStatus
 from console.jobs import Progress, TaskState
 from console.ui.bench_plots import BenchPlots
 from console.ui.context import AppContext
 from console.ui.tasks import BackgroundCall
-from console.ui.widgets import ErrorLabel
+from console.ui.widgets import ErrorLabel, needs_loader_tip
 
 #: Results table columns after the path: (figure key, percentile, scale, format).
 COLUMNS = (("output_tokens_per_s", None, 1, "{:.1f}"), ("total_tokens_per_s", None, 1, "{:.1f}"),
@@ -231,7 +232,9 @@ class BenchPanel(QWidget):
             return False
         rate = self.request_rate.value() or None
         conc = self.max_concurrency.value() or None
-        baselines = [k for k, c in (("vllm", self.vllm_check), ("hf", self.hf_check)) if c.isChecked()]
+        # Baselines rebuild the loaded configuration in a fresh process: a remote server's is unknown.
+        can_load = as_loader(self.ctx.host) is not None
+        baselines = [k for k, c in (("vllm", self.vllm_check), ("hf", self.hf_check)) if c.isChecked() and can_load]
         host, hf_batch, file_path = self.ctx.host, self.hf_batch.value(), self.file_edit.text().strip()
         input_len = None if self.file_radio.isChecked() else self.input_len.value()
 
@@ -241,8 +244,12 @@ class BenchPanel(QWidget):
             from console.bench.suite import base_report, run_console_suite
             from console.engine.host import prepare_config
 
-            prepared, device = prepare_config(host.config)
-            report = base_report(host.status.model or prepared.model, prepared.engine_kwargs(), device, workload,
+            if host.config is not None:
+                prepared, device = prepare_config(host.config)
+                kwargs = prepared.engine_kwargs()
+            else:  # a remote server: its configuration is its own
+                kwargs, device = {}, getattr(host.status.info, "device", "server")
+            report = base_report(host.status.model or str(kwargs.get("model", "")), kwargs, device, workload,
                                  input_len=input_len, output_len=workload.output_len,
                                  dataset_path=file_path if input_len is None else None, request_rate=rate,
                                  max_concurrency=conc, concurrency_sweep=sweep)
@@ -253,7 +260,7 @@ class BenchPanel(QWidget):
             report["roofline"] = suite.get("roofline")
             for kind in baselines:
                 state.report(f"baseline {kind} (fresh process)", None)
-                report["results"][kind] = run_baseline(kind, prepared.engine_kwargs(), workload,
+                report["results"][kind] = run_baseline(kind, kwargs, workload,
                                                        hf_batch_size=hf_batch, task=state)
             report["ratios"] = ratios(report["results"])
             return report
@@ -372,6 +379,10 @@ class BenchPanel(QWidget):
         self.run_button.setEnabled(ready and not busy)
         self.cancel_button.setEnabled(self.busy())
         self.save_button.setEnabled(not busy and (self.report is not None or self.tune.result is not None))
+        can_load = as_loader(self.ctx.host) is not None
+        for check in (self.vllm_check, self.hf_check):
+            check.setEnabled(can_load and not busy)
+            check.setToolTip("" if can_load else needs_loader_tip())
         if not ready and not busy:
             self.status_label.setText(self.tr("Load a model to run a bench on it."))
         self.tune._update_buttons()

@@ -24,12 +24,13 @@ from PySide6.QtWidgets import (
 
 from console.bench.tune import Measure, SweepResult, default_measure
 from console.bench.workload import Workload
+from console.engine.interface import as_loader
 from console.engine.types import EngineState, EngineStatus
 from console.jobs import Progress, TaskState
 from console.ui.bench_plots import ParetoPlot
 from console.ui.context import AppContext
 from console.ui.tasks import BackgroundCall
-from console.ui.widgets import ErrorLabel
+from console.ui.widgets import ErrorLabel, needs_loader_tip
 
 
 def grid_text(grid: dict[str, list[Any]]) -> str:
@@ -157,8 +158,11 @@ class TunePage(QWidget):
         from console.engine.host import resolve_device
 
         self.error.clear_text()
-        host = self.ctx.host
+        host = as_loader(self.ctx.host)  # the trials reload the engine: a remote server cannot
         bench = self.bench
+        if self.ctx.host is not None and host is None:
+            self.error.show_text(needs_loader_tip())
+            return False
         if self.busy() or (hasattr(bench, "busy") and bench.busy()) or host is None or host.config is None:
             return False
         try:
@@ -307,6 +311,9 @@ class TunePage(QWidget):
     def _update_buttons(self) -> None:
         bench = self.bench
         other_busy = bool(hasattr(bench, "busy") and bench.busy())
-        self.run_button.setEnabled(self._status.state == EngineState.READY and not self.busy() and not other_busy)
+        can_load = as_loader(self.ctx.host) is not None
+        self.run_button.setEnabled(can_load and self._status.state == EngineState.READY and not self.busy()
+                                   and not other_busy)
+        self.run_button.setToolTip("" if can_load else needs_loader_tip())
         self.cancel_button.setEnabled(self.busy())
         self.preset_button.setEnabled(not self.busy() and self.selected_trial() is not None)

@@ -176,7 +176,7 @@ def add_engine_picker(window: QMainWindow, switch: EngineSwitch, menu: Any) -> S
         def work() -> Engine:
             engine = switch.use(choice, api_key=key)
             if choice.kind == "remote":
-                engine.load(None, None).result()  # type: ignore[arg-type]
+                engine.connect().result()  # type: ignore[attr-defined]
             return engine
 
         show(tr("EnginePicker", "Switching the engine…"))

@@ -23,9 +23,11 @@ from PySide6.QtWidgets import (
     QPlainTextEdit, QProgressBar, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
+from console.engine.interface import as_loader
 from console.jobs import Progress
 from console.ui.context import AppContext
 from console.ui.tasks import BackgroundCall
+from console.ui.widgets import needs_loader_tip
 
 Runner = Callable[..., Any]
 
@@ -128,6 +130,9 @@ class QuantizeDialog(QDialog):
         awq = self.method() == "awq"
         for w in (self.calib_edit, self.calib_button, self.name_edit, self.start_button):
             w.setEnabled(awq and self._call is None)
+        if not self.can_gate():  # the gate loads both models in the engine: not a remote server's
+            self.start_button.setEnabled(False)
+        self.start_button.setToolTip("" if self.can_gate() else needs_loader_tip())
         if awq:
             self.note.setText(self.tr("Runs AutoAWQ in its own process (minutes per billion parameters "
                                       "on a CPU), then compares perplexity, answers, size and speed with the "
@@ -166,8 +171,12 @@ class QuantizeDialog(QDialog):
             self.calib_edit.setText(path)
 
     # -- the job --------------------------------------------------------------------------------
+    def can_gate(self) -> bool:
+        """Whether the quality gate can load models in the window's engine."""
+        return as_loader(self.ctx.host) is not None
+
     def start(self) -> BackgroundCall | None:
-        if self.method() != "awq" or self._call is not None:
+        if self.method() != "awq" or self._call is not None or not self.can_gate():
             return None
         calib = Path(self.calib_edit.text()) if self.calib_edit.text().strip() else None
         name = self.name_edit.text().strip() or None

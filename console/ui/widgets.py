@@ -23,3 +23,13 @@ class ErrorLabel(QLabel):
     def clear_text(self) -> None:
         self.clear()
         self.hide()
+
+
+def needs_loader_tip() -> str:
+    """The tooltip of work that reloads the engine (Auto-tune, the quantization gate, baselines)
+    while the engine is a remote server (see :data:`console.engine.interface.NEEDS_LOADER`)."""
+    from PySide6.QtCore import QCoreApplication
+
+    return QCoreApplication.translate("EngineCapability", "This needs an engine the console can load: the "
+                                      "in-process engine or a console-launched server. A remote server keeps "
+                                      "its own configuration (Engine > Engine location…).")
