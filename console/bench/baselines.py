@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -21,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from console.bench.workload import Workload
-from console.jobs import Cancelled, TaskState
+from console.children import Child, python_module
+from console.jobs import TaskState
 
 
 def run_baseline(kind: str, engine_kwargs: dict[str, Any], workload: Workload, *, hf_batch_size: int = 16,
@@ -32,27 +32,19 @@ def run_baseline(kind: str, engine_kwargs: dict[str, Any], workload: Workload, *
         spec, out = Path(d) / "spec.json", Path(d) / "out.json"
         spec.write_text(json.dumps({"engine_kwargs": engine_kwargs, "workload": workload.to_dict(),
                                     "hf_batch_size": hf_batch_size}))
-        env = dict(os.environ, VLLM_WORKER_MULTIPROC_METHOD="spawn", TQDM_DISABLE="1")
-        env.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
-        proc = subprocess.Popen([sys.executable, "-m", "console.bench.baselines", kind, str(spec), str(out)],
-                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                start_new_session=True)
-        t0 = time.monotonic()
-        try:
-            while proc.poll() is None:
-                if task is not None and task.cancelled:
-                    raise Cancelled()
-                if time.monotonic() - t0 > timeout_s:
-                    raise TimeoutError(f"the {kind} baseline took longer than {timeout_s:.0f}s")
-                time.sleep(0.2)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-        log = proc.stdout.read() if proc.stdout else ""
-        if proc.returncode != 0 or not out.is_file():
-            tail = "\n".join(log.strip().splitlines()[-5:])
-            return {"error": f"the {kind} baseline failed (exit {proc.returncode}): {tail}"}
+        env = {"VLLM_WORKER_MULTIPROC_METHOD": "spawn", "TQDM_DISABLE": "1",
+               "VLLM_LOGGING_LEVEL": os.environ.get("VLLM_LOGGING_LEVEL", "WARNING")}
+        # Its log goes to a file as it is written (a full pipe would stall the child).
+        child = Child(python_module("console.bench.baselines", kind, str(spec), str(out)), env=env,
+                      log_path=Path(d) / "baseline.log", json_lines=False)
+        with child.start():
+            try:
+                code = child.wait(timeout_s, task=task)
+            except TimeoutError:
+                raise TimeoutError(f"the {kind} baseline took longer than {timeout_s:.0f}s") from None
+        if code != 0 or not out.is_file():
+            tail = "\n".join(child.log_tail(5))
+            return {"error": f"the {kind} baseline failed ({child.exit_text()}): {tail}"}
         return dict(json.loads(out.read_text()))
 
 

@@ -7,15 +7,10 @@ module on ``127.0.0.1:<free port>``, turns its log lines into startup stages, an
 ``/health`` answers talks to it as any :class:`~console.engine.remote.ServerEngine`. Unlike a
 remote server it is a :class:`~console.engine.interface.Loader`: ``load`` applies the config.
 
-No orphans, however the console ends:
-
-- the server runs in its own session (process group), so stopping it signals the whole group,
-  including vLLM's EngineCore child: SIGTERM, then SIGKILL after ``stop_timeout_s``;
-- the server gets ``PR_SET_PDEATHSIG`` (SIGTERM when the thread that started it dies; we start
-  it from this engine's own long-lived loop thread);
-- a tiny watcher process holds the read end of a pipe whose write end only the console holds:
-  when the console dies (even by SIGKILL) the pipe reads EOF and the watcher kills the group.
-  PDEATHSIG alone would miss the EngineCore grandchild, which vLLM does not tie to its parent.
+No orphans, however the console ends: the server is a :class:`console.children.Child` -- its own
+process group (stopping it signals the whole group, including vLLM's EngineCore child: SIGTERM,
+then SIGKILL after ``stop_timeout_s``) with the console's one parent-death watcher, which ends
+the group when the console dies, even by SIGKILL.
 
 The server's log is kept (``log_lines()``, last 5,000 lines; the whole log in ``log_path``) for
 the GUI's log view; ``add_log_listener`` streams new lines.
@@ -27,20 +22,16 @@ import asyncio
 import atexit
 import collections
 import concurrent.futures as cf
-import ctypes
 import logging
-import os
 import re
-import signal
 import socket
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
-from typing import IO, Callable
+from typing import Callable
 
+from console.children import Child
 from console.config import EngineConfig
 from console.engine.errors import explain
 from console.engine.metrics import MetricsStore
@@ -50,7 +41,6 @@ from console.engine.types import EngineBusy, EngineError, EngineInfo, EngineStat
 log = logging.getLogger(__name__)
 
 SERVER_MODULE = "vllm.entrypoints.openai.api_server"
-PR_SET_PDEATHSIG = 1
 LogListener = Callable[[str], None]
 
 #: Log line patterns -> startup stage shown to the user (first match wins; order = startup order).
@@ -64,39 +54,6 @@ STAGES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"Starting vLLM API server|Uvicorn running|Application startup complete|Available routes", re.I),
      "server up; checking health"),
 ]
-
-#: The watcher: waits for EOF on stdin (the console has gone), then ends the server's group.
-_WATCHER = r"""
-import os, signal, sys, time
-pgid, grace = int(sys.argv[1]), float(sys.argv[2])
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-try:
-    sys.stdin.buffer.read()
-except BaseException:
-    pass
-def alive():
-    try:
-        os.killpg(pgid, 0)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-if alive():
-    try:
-        os.killpg(pgid, signal.SIGTERM)
-    except ProcessLookupError:
-        pass
-    end = time.monotonic() + grace
-    while alive() and time.monotonic() < end:
-        time.sleep(0.2)
-    if alive():
-        try:
-            os.killpg(pgid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-"""
-
 
 def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -116,29 +73,6 @@ def port_free(port: int, host: str = "127.0.0.1") -> bool:
             return False
 
 
-def _die_with_parent(parent_pid: int) -> Callable[[], None]:
-    def preexec() -> None:  # runs in the child between fork and exec: keep it minimal
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-        except Exception:
-            pass
-        if os.getppid() != parent_pid:  # the parent died before prctl took effect
-            os._exit(1)
-
-    return preexec
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-
-
 class LocalServer(ServerEngine):
     """A console-launched vLLM server. ``load(config)`` starts it; ``unload()``/``close()`` stop it."""
 
@@ -156,9 +90,7 @@ class LocalServer(ServerEngine):
         self._log_dir = Path(log_dir) if log_dir else None
         self.log_path: Path | None = None
         self.yaml_path: Path | None = None
-        self.proc: subprocess.Popen[bytes] | None = None
-        self._watcher: subprocess.Popen[bytes] | None = None
-        self._reader: threading.Thread | None = None
+        self.child: Child | None = None
         self._log: collections.deque[str] = collections.deque(maxlen=5000)
         self._log_listeners: list[LogListener] = []
         self._stopping = False
@@ -177,24 +109,18 @@ class LocalServer(ServerEngine):
         if listener in self._log_listeners:
             self._log_listeners.remove(listener)
 
-    def _read_log(self, stream: IO[bytes], sink: IO[str] | None, loop: asyncio.AbstractEventLoop) -> None:
-        for raw in iter(stream.readline, b""):
-            line = raw.decode("utf-8", "replace").rstrip("\n")
-            self._log.append(line)
-            if sink is not None:
-                sink.write(line + "\n")
-                sink.flush()
-            for listener in list(self._log_listeners):
-                try:
-                    listener(line)
-                except Exception:
-                    log.exception("log listener failed")
-            for pattern, stage in STAGES:
-                if pattern.search(line):
-                    loop.call_soon_threadsafe(self._on_stage, stage)
-                    break
-        if sink is not None:
-            sink.close()
+    def _on_log_line(self, line: str, loop: asyncio.AbstractEventLoop) -> None:
+        """A line of the server's log (on the child's reader thread)."""
+        self._log.append(line)
+        for listener in list(self._log_listeners):
+            try:
+                listener(line)
+            except Exception:
+                log.exception("log listener failed")
+        for pattern, stage in STAGES:
+            if pattern.search(line):
+                loop.call_soon_threadsafe(self._on_stage, stage)
+                break
 
     def _on_stage(self, stage: str) -> None:
         if self._status.state == EngineState.LOADING:
@@ -211,7 +137,7 @@ class LocalServer(ServerEngine):
     # -- start ---------------------------------------------------------------------------------
     @property
     def pid(self) -> int | None:
-        return self.proc.pid if self.proc is not None else None
+        return self.child.pid if self.child is not None else None
 
     def device_label(self) -> str:
         return f"local server {self.url} (pid {self.pid})"
@@ -263,29 +189,20 @@ class LocalServer(ServerEngine):
         return info
 
     def _spawn(self, cmd: list[str]) -> None:
-        """Start the server and its watcher (on the loop thread: PDEATHSIG follows this thread)."""
-        env = dict(os.environ)
-        env["PYTHONUNBUFFERED"] = "1"
-        env["VLLM_LOGGING_LEVEL"] = "INFO"  # the stages come from INFO lines; the log is captured
+        """Start the server: its own group, stdout+stderr into the log (file and memory)."""
         self._log.clear()
-        log.info("starting %s", " ".join(cmd))
         self._stopping = False
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     env=env, start_new_session=True, preexec_fn=_die_with_parent(os.getpid()))
-        self._watcher = subprocess.Popen([self.python, "-c", _WATCHER, str(self.proc.pid), str(self.stop_timeout_s)],
-                                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, start_new_session=True)
-        sink = open(self.log_path, "w", encoding="utf-8") if self.log_path else None
-        assert self.proc.stdout is not None
-        self._reader = threading.Thread(target=self._read_log, args=(self.proc.stdout, sink, asyncio.get_running_loop()),
-                                        name="server-log", daemon=True)
-        self._reader.start()
+        loop = asyncio.get_running_loop()
+        # The stages come from INFO lines; the log is captured.
+        self.child = Child(cmd, env={"VLLM_LOGGING_LEVEL": "INFO"}, log_path=self.log_path, merge_stderr=True,
+                           json_lines=False, on_line=lambda line: self._on_log_line(line, loop)).start()
 
     async def _wait_healthy(self, t0: float, name: str) -> EngineInfo:
-        proc = self.proc
-        assert proc is not None
+        child = self.child
+        assert child is not None
         deadline = t0 + self.startup_timeout_s
         while True:
-            code = proc.poll()
+            code = child.returncode
             if code is not None:
                 await asyncio.sleep(0.3)  # let the reader take the last lines
                 raise EngineError(self._exit_message(code, starting=True))
@@ -318,9 +235,9 @@ class LocalServer(ServerEngine):
         return f"The server process {how} {when}. {hint}{log_ref}"
 
     async def _watch_exit(self) -> None:
-        proc = self.proc
-        while proc is not None and proc is self.proc:
-            code = proc.poll()
+        child = self.child
+        while child is not None and child is self.child:
+            code = child.returncode
             if code is not None:
                 if not self._stopping:
                     await asyncio.sleep(0.3)
@@ -332,43 +249,12 @@ class LocalServer(ServerEngine):
 
     # -- stop ----------------------------------------------------------------------------------
     async def _stop_process(self) -> None:
-        proc, watcher = self.proc, self._watcher
-        if proc is None:
+        child = self.child
+        if child is None:
             return
         self._stopping = True
-        pgid = proc.pid  # its own session: the group id is its pid
-        if _group_alive(pgid):
-            try:
-                os.killpg(pgid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-            end = time.monotonic() + self.stop_timeout_s
-            while time.monotonic() < end:
-                proc.poll()  # reap it, or the group stays "alive" as a zombie
-                if not _group_alive(pgid):
-                    break
-                await asyncio.sleep(0.2)
-            if _group_alive(pgid):
-                log.warning("server group %d ignored SIGTERM for %.0f s: SIGKILL", pgid, self.stop_timeout_s)
-                try:
-                    os.killpg(pgid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-        try:
-            await asyncio.get_running_loop().run_in_executor(None, proc.wait, 10)
-        except Exception:
-            pass
-        if watcher is not None:
-            try:
-                if watcher.stdin is not None:
-                    watcher.stdin.close()  # EOF: the watcher finds the group gone and exits
-                watcher.wait(timeout=5)
-            except Exception:
-                watcher.kill()
-        if self._reader is not None:
-            self._reader.join(timeout=5)
-        self.proc = None
-        self._watcher = None
+        await asyncio.get_running_loop().run_in_executor(None, child.stop, self.stop_timeout_s)
+        self.child = None
 
     def unload(self) -> cf.Future[None]:
         """Stop the server (the whole process group)."""

@@ -10,15 +10,13 @@ area, so a failed or cancelled import leaves nothing behind.
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from console.jobs import Cancelled, TaskState
+from console.children import Child, python_module
+from console.jobs import TaskState
 from console.models.inspect import ModelFormatError, inspect_checkpoint
 from console.models.store import ModelEntry, ModelStore
 
@@ -98,36 +96,20 @@ def convert_gguf(src: Path, dst: Path, task: TaskState) -> None:
 
 
 def _run_worker(src: Path, dst: Path, task: TaskState) -> None:
-    cmd = [sys.executable, "-m", "console.models.gguf_worker", str(src), str(dst)]
-    env = dict(os.environ, PYTHONUNBUFFERED="1", TRANSFORMERS_VERBOSITY="error")
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    error: str | None = None
-    try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if task.cancelled:
-                break
-            try:
-                msg = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if msg.get("type") == "progress":
-                task.report(msg["stage"], msg.get("fraction"))
-            elif msg.get("type") == "error":
-                error = msg["message"]
-        if task.cancelled:
-            proc.kill()
-            proc.wait()
-            raise Cancelled()
-        proc.wait()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    if proc.returncode != 0:
-        stderr = proc.stderr.read() if proc.stderr else ""
-        tail = stderr.strip().splitlines()[-1:] if stderr else []
-        raise ModelFormatError(error or f"GGUF conversion failed (exit {proc.returncode}) {' '.join(tail)}")
+    errors: list[str] = []
+
+    def on_message(msg: dict[str, Any]) -> None:
+        if msg.get("type") == "progress":
+            task.report(msg["stage"], msg.get("fraction"))
+        elif msg.get("type") == "error":
+            errors.append(str(msg["message"]))
+
+    child = Child(python_module("console.models.gguf_worker", str(src), str(dst)),
+                  env={"TRANSFORMERS_VERBOSITY": "error"}, on_message=on_message)
+    with child.start():
+        code = child.wait(task=task)  # Cancel stops the child's whole group and raises Cancelled
+    if code != 0:
+        raise ModelFormatError(errors[-1] if errors else child.error_message("GGUF conversion", n=3))
 
 
 def import_gguf(store: ModelStore, src: Path, name: str, task: TaskState | None = None, *,

@@ -14,15 +14,13 @@ import datetime as _dt
 import hashlib
 import json
 import os
-import subprocess
-import sys
 import tempfile
-import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from console.jobs import Cancelled, TaskState
+from console.children import Child, python_module
+from console.jobs import TaskState
 from console.models.store import ModelEntry, ModelStore, StoreError
 from console.quant.gate import calibration_path
 
@@ -88,66 +86,33 @@ def run_worker(spec: dict[str, Any], task: TaskState, on_log: LogSink | None = N
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
         json.dump(spec, fh)
         spec_file = fh.name
-    env = dict(os.environ, PYTHONUNBUFFERED="1", TRANSFORMERS_VERBOSITY="error", TQDM_DISABLE="1",
-               PYTHONWARNINGS="ignore")
-    proc = subprocess.Popen([sys.executable, "-m", "console.quant.awq_worker", spec_file],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    stderr_tail: list[str] = []
-
-    def pump_stderr() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            line = line.rstrip()
-            if line:
-                stderr_tail[:] = (stderr_tail + [line])[-20:]
-                log(line)
-
-    pump = threading.Thread(target=pump_stderr, daemon=True)
-    pump.start()
     error: str | None = None
     done: dict[str, Any] = {}
-    watchdog_stop = threading.Event()
 
-    def watch_cancel() -> None:
-        # The child may be silent for a minute inside one layer: kill it as soon as cancel is asked.
-        while not watchdog_stop.wait(0.2):
-            if task.cancelled and proc.poll() is None:
-                proc.kill()
-                return
+    def on_message(msg: dict[str, Any]) -> None:
+        nonlocal error, done
+        kind = msg.get("type")
+        if kind == "progress":
+            task.report(msg["stage"], msg.get("fraction"), msg.get("message", ""))
+            log(f"{msg['stage']} {msg.get('message', '')}".rstrip())
+        elif kind == "log":
+            log(msg["line"])
+        elif kind == "error":
+            error = msg["message"]
+        elif kind == "done":
+            done = msg
 
-    watcher = threading.Thread(target=watch_cancel, daemon=True)
-    watcher.start()
+    child = Child(python_module("console.quant.awq_worker", spec_file), on_message=on_message,
+                  on_line=lambda line: line.strip() and log(line),
+                  env={"TRANSFORMERS_VERBOSITY": "error", "TQDM_DISABLE": "1", "PYTHONWARNINGS": "ignore"})
     try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            try:
-                msg = json.loads(line)
-            except json.JSONDecodeError:
-                log(line.rstrip())
-                continue
-            kind = msg.get("type")
-            if kind == "progress":
-                task.report(msg["stage"], msg.get("fraction"), msg.get("message", ""))
-                log(f"{msg['stage']} {msg.get('message', '')}".rstrip())
-            elif kind == "log":
-                log(msg["line"])
-            elif kind == "error":
-                error = msg["message"]
-            elif kind == "done":
-                done = msg
-        proc.wait()
+        with child.start():
+            # The child may be silent for a minute inside one layer: wait() checks Cancel often.
+            code = child.wait(task=task)
     finally:
-        watchdog_stop.set()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        pump.join(timeout=5)
         os.unlink(spec_file)
-    if task.cancelled:
-        raise Cancelled()
-    if proc.returncode != 0:
-        tail = " | ".join(stderr_tail[-3:])
-        raise QuantizeError(error or f"the AWQ process stopped (exit {proc.returncode}): {tail}")
+    if code != 0:
+        raise QuantizeError(error or child.error_message("the AWQ process", n=3))
     return done
 
 
