@@ -1249,6 +1249,14 @@
     </message>
   </context>
   <context>
+    <name>EngineCapability</name>
+    <message>
+      <location filename="../../console/ui/widgets.py" />
+      <source>This needs an engine the console can load: the in-process engine or a console-launched server. A remote server keeps its own configuration (Engine &gt; Engine location…).</source>
+      <translation>此操作需要控制台能够加载的引擎：进程内引擎或由控制台启动的服务器。远程服务器使用它自己的配置（引擎 &gt; 引擎位置…）。</translation>
+    </message>
+  </context>
+  <context>
     <name>EnginePicker</name>
     <message>
       <location filename="../../console/ui/engine_picker.py" />
