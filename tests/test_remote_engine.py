@@ -137,19 +137,29 @@ def test_monitor_series_fill_from_metrics(remote: RemoteEngine) -> None:
 
 
 def test_cancel_closes_the_stream_and_the_server_aborts(remote: RemoteEngine) -> None:
+    """Unable to race: the sink holds the engine thread at the first token until the cancel has
+    been asked, so the request cannot read on to its end first -- even when the server's first
+    chunk arrives late with the rest of the answer already buffered behind it."""
     got: list[Any] = []
     first = threading.Event()
+    cancelled = threading.Event()
 
     def sink(event: Any) -> None:
         got.append(event)
-        first.set()
+        if not first.is_set():
+            first.set()
+            assert cancelled.wait(30)
 
     handle = remote.submit(GenerationRequest(prompt="Count", sampling=SamplingSettings(
         temperature=0.0, max_tokens=900, ignore_eos=True)), sink)
     assert first.wait(60)
     handle.cancel()
+    cancelled.set()
     end = handle.result(30)
     assert isinstance(end, RequestFinished) and end.finish_reason == "abort"
+    deltas = [e for e in got if isinstance(e, TokenDelta)]
+    assert len(deltas) == 1 and got[-1] is end  # nothing after the Stop but the terminal event
+    assert end.text == deltas[0].text
 
     def idle() -> bool:
         snap = remote.fetch_metrics_snapshot()

@@ -22,9 +22,7 @@ The API the CLI and the GUI call (from a worker thread; it blocks until the batc
 
 from __future__ import annotations
 
-import queue
 import time
-from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
@@ -32,15 +30,8 @@ from typing import Callable, Sequence
 from console.batch.formats import BatchRequest
 from console.batch.results import BatchResult, ResultWriter, completed_ids
 from console.engine.interface import Engine
-from console.engine.types import (
-    EngineError,
-    EngineState,
-    GenerationRequest,
-    RequestFailed,
-    RequestFinished,
-    StreamEvent,
-    new_request_id,
-)
+from console.engine.many import ManyRequests
+from console.engine.types import EngineState, GenerationRequest, RequestFailed, RequestFinished, new_request_id
 from console.jobs import TaskState
 
 DEFAULT_CONCURRENCY = 16
@@ -120,14 +111,12 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
     output_path = Path(output_path)
     summary = BatchSummary(total=len(requests))
     done_ids = completed_ids(output_path) if resume else set()
-    todo = deque(r for r in requests if r.custom_id not in done_ids)
+    todo = [r for r in requests if r.custom_id not in done_ids]
     summary.skipped = len(requests) - len(todo)
     to_run = len(todo)
     names = _model_names(host) | ({model_name} if model_name else set())
     served = model_name or getattr(getattr(host, "config", None), "served_model_name", None) \
         or getattr(getattr(host, "status", None), "model", None) or ""
-    events: queue.Queue[tuple[BatchRequest, str, StreamEvent]] = queue.Queue()
-    in_flight: dict[str, object] = {}  # request_id -> handle
     t0 = time.monotonic()
 
     def report() -> None:
@@ -157,53 +146,33 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
             on_result(result)
         report()
 
-    def submit(req: BatchRequest) -> BatchResult | None:
-        """Start ``req``; a result when it fails before reaching the engine."""
-        if req.model is not None and names and req.model not in names:
-            return BatchResult(req.custom_id, req.line, req.display_prompt, ok=False,
-                               error=f"The model `{req.model}` is not the loaded model "
-                                     f"({', '.join(sorted(names))})", error_code="model_not_found")
-        rid = new_request_id()
-        gen = GenerationRequest(messages=req.messages, prompt=req.prompt, sampling=req.sampling, request_id=rid,
-                                stream=False)
-        handle = host.submit(gen)  # EngineNotReady propagates: an engine fault, stop the batch
-        in_flight[rid] = handle
-        handle.future.add_done_callback(lambda f, r=req, i=rid: events.put((r, i, f.result())))
-        return None
+    def engine_gone(message: str | None) -> None:
+        """The engine went away (unloaded, died): not the requests' fault; stop the batch."""
+        summary.engine_error = host.status.error or message or (
+            "The engine was unloaded during the batch; load the model and re-run to resume")
+        many.cancel()
 
+    # Requests for another model fail before reaching the engine.
+    wrong_model = [r for r in todo if r.model is not None and names and r.model not in names]
+    wrong_ids = {id(r) for r in wrong_model}
+    to_send = [(r, GenerationRequest(messages=r.messages, prompt=r.prompt, sampling=r.sampling,
+                                     request_id=new_request_id(), stream=False))
+               for r in todo if id(r) not in wrong_ids]
+    many = ManyRequests(host, to_send, concurrency=concurrency, task=task)
     report()
     with ResultWriter(output_path, resume=resume) as writer:
         try:
-            while todo or in_flight:
-                if task.cancelled and not summary.cancelled:
-                    summary.cancelled = True
-                    todo.clear()
-                    for handle in list(in_flight.values()):
-                        handle.cancel()  # type: ignore[attr-defined]
-                while todo and len(in_flight) < concurrency and summary.engine_error is None:
-                    req = todo.popleft()
-                    try:
-                        early = submit(req)
-                    except EngineError as exc:
-                        summary.engine_error = str(exc)
-                        todo.clear()
-                        break
-                    if early is not None:
-                        record(writer, early)
-                if not in_flight:
-                    continue
-                try:
-                    req, rid, event = events.get(timeout=0.2)
-                except queue.Empty:
-                    continue
-                in_flight.pop(rid, None)
+            for req in wrong_model:
+                record(writer, BatchResult(req.custom_id, req.line, req.display_prompt, ok=False,
+                                           error=f"The model `{req.model}` is not the loaded model "
+                                                 f"({', '.join(sorted(names))})", error_code="model_not_found"))
+            for done in many:
+                req, rid, event = done.key, done.request_id, done.event
                 if isinstance(event, RequestFinished):
                     if event.finish_reason == "abort":
                         # Cancelled or stopped: not written, a resume redoes it.
-                        if not summary.cancelled and host.status.state != EngineState.READY:
-                            summary.engine_error = (host.status.error or "The engine was unloaded during "
-                                                    "the batch; load the model and re-run to resume")
-                            todo.clear()
+                        if not many.cancelled and host.status.state != EngineState.READY:
+                            engine_gone(None)
                         continue
                     record(writer, BatchResult(
                         req.custom_id, req.line, req.display_prompt, ok=True, text=event.text,
@@ -212,19 +181,15 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
                         model=served, request_id=rid))
                 elif isinstance(event, RequestFailed):
                     if host.status.state != EngineState.READY:
-                        # The engine went away (unloaded, died): not this request's fault.
-                        summary.engine_error = host.status.error or event.message
-                        todo.clear()
-                        for handle in list(in_flight.values()):
-                            handle.cancel()  # type: ignore[attr-defined]
+                        if summary.engine_error is None:
+                            engine_gone(event.message)
                         continue
                     code, message = _explain_failure(event.message, host)
                     record(writer, BatchResult(req.custom_id, req.line, req.display_prompt, ok=False,
                                                error=message, error_code=code, model=served, request_id=rid))
-        except BaseException:
-            for handle in list(in_flight.values()):
-                handle.cancel()  # type: ignore[attr-defined]
-            raise
+            if many.submit_error is not None and summary.engine_error is None:
+                summary.engine_error = str(many.submit_error)
+            summary.cancelled = many.cancelled and summary.engine_error is None
         finally:
             summary.elapsed_s = time.monotonic() - t0
     if summary.engine_error and not summary.cancelled:

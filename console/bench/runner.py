@@ -19,6 +19,7 @@ from console.bench.stats import RequestTiming, pcts, summarize
 from console.bench.workload import Workload, arrival_offsets
 from console.config import SamplingSettings
 from console.engine.interface import Engine
+from console.engine.many import ManyRequests
 from console.engine.types import GenerationRequest, RequestFinished
 from console.jobs import Cancelled, TaskState
 
@@ -74,57 +75,25 @@ def run_console(host: Engine, workload: Workload, *, request_rate: float | None 
     task = task or TaskState()
     requests = _requests(workload, stream)
     offsets = arrival_offsets(len(requests), request_rate, seed)
-    slots = threading.Semaphore(max_concurrency) if max_concurrency else None
     timings: list[RequestTiming | None] = [None] * len(requests)
     ends: list[float] = []
-    lock = threading.Lock()
-    all_done = threading.Event()
-    remaining = [len(requests)]
-    handles = []
     wall0 = time.time()
     totals0 = dict(host.metrics.totals)
     with PeakMemory() as mem:
-        t0 = time.perf_counter()
-        for i, (req, offset) in enumerate(zip(requests, offsets)):
-            delay = offset - (time.perf_counter() - t0)
-            if delay > 0:
-                time.sleep(delay)
-            if slots is not None:
-                while not slots.acquire(timeout=0.2):
-                    if task.cancelled:
-                        break
-            if task.cancelled:
-                for h in handles:
-                    h.cancel()
-                raise Cancelled()
-            sent = time.perf_counter() - t0
-
-            def done(fut: Any, i: int = i, sent: float = sent) -> None:
-                ev = fut.result()
-                now = time.perf_counter() - t0
-                ok = isinstance(ev, RequestFinished) and ev.finish_reason != "abort"
-                t = RequestTiming(ev.prompt_tokens if ok else 0, ev.output_tokens if ok else 0, sent,
-                                  ev.ttft_s if ok else None, ev.e2e_s if ok else now - sent, ok)
-                with lock:
-                    timings[i] = t
-                    ends.append(now)
-                    remaining[0] -= 1
-                    n_done = len(requests) - remaining[0]
-                    if remaining[0] == 0:
-                        all_done.set()
-                if slots is not None:
-                    slots.release()
-                task.report("bench", n_done / len(requests), f"{n_done}/{len(requests)} requests")
-
-            handle = host.submit(req)
-            handle.future.add_done_callback(done)
-            handles.append(handle)
-        while not all_done.wait(0.2):
-            if task.cancelled:
-                for h in handles:
-                    h.cancel()
-                all_done.wait(30)
-                raise Cancelled()
+        many = ManyRequests(host, list(enumerate(requests)), concurrency=max_concurrency, offsets=offsets,
+                            task=task)
+        for done in many:
+            ev = done.event
+            ok = isinstance(ev, RequestFinished) and ev.finish_reason != "abort"
+            timings[done.key] = RequestTiming(ev.prompt_tokens if ok else 0, ev.output_tokens if ok else 0,
+                                              done.sent_s, ev.ttft_s if ok else None,
+                                              ev.e2e_s if ok else done.done_s - done.sent_s, ok)
+            ends.append(done.done_s)
+            task.report("bench", len(ends) / len(requests), f"{len(ends)}/{len(requests)} requests")
+        if many.cancelled:
+            raise Cancelled()
+        if many.submit_error is not None:
+            raise many.submit_error
     duration = max(ends) if ends else 0.0
     out = summarize([t for t in timings if t is not None], duration)
     m = host.metrics

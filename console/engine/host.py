@@ -38,7 +38,6 @@ from console.engine.types import (
     GenerationRequest,
     RequestFailed,
     RequestFinished,
-    StreamEvent,
     TokenDelta,
 )
 
@@ -283,17 +282,7 @@ class EngineHost(LoopEngine):
         prompt_logprobs: list[Any] | None = None
         finish_reason = "stop"
 
-        def emit(event: StreamEvent) -> None:
-            if sink is not None:
-                try:
-                    sink(event)
-                except Exception:
-                    log.exception("event sink failed")
-
-        def finish(event: StreamEvent) -> None:
-            emit(event)
-            if not handle.future.done():
-                handle.future.set_result(event)
+        emit, finish = self._emitters(sink, handle)
 
         engine = self._engine
         try:

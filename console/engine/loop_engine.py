@@ -13,7 +13,7 @@ import concurrent.futures as cf
 import logging
 import queue
 import threading
-from typing import Any, Awaitable, Iterator, TypeVar
+from typing import Any, Awaitable, Callable, Iterator, TypeVar
 
 from console.config import EngineConfig
 from console.engine.metrics import MetricsStore
@@ -62,6 +62,7 @@ class LoopEngine:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._abort_requested: set[str] = set()
         self._config: EngineConfig | None = None
         self._tokenizer: Any = None
         self._closed = False
@@ -162,31 +163,56 @@ class LoopEngine:
         loop.call_soon_threadsafe(start)
         return handle
 
+    @staticmethod
+    def _emitters(sink: EventSink | None,
+                  handle: RequestHandle) -> tuple[Callable[[StreamEvent], None], Callable[[StreamEvent], None]]:
+        """``(emit, finish)`` for one request: ``emit`` gives an event to the sink (a failing sink
+        is logged, never breaks the engine); ``finish`` emits the terminal event and resolves the
+        handle with it (once)."""
+
+        def emit(event: StreamEvent) -> None:
+            if sink is not None:
+                try:
+                    sink(event)
+                except Exception:
+                    log.exception("event sink failed")
+
+        def finish(event: StreamEvent) -> None:
+            if handle.future.done():
+                return
+            emit(event)
+            handle.future.set_result(event)
+
+        return emit, finish
+
     def _task_done(self, request_id: str, sink: EventSink | None, handle: RequestHandle) -> None:
         """A request's task ended. A task cancelled before its first step never runs ``_run``'s
         body, so nothing resolved its handle: do it here, or whoever waits on it waits forever."""
         self._tasks.pop(request_id, None)
-        if handle.future.done():
-            return
-        event = RequestFinished(request_id, "", "abort", 0, 0, None, 0.0)
-        if sink is not None:
-            try:
-                sink(event)
-            except Exception:
-                log.exception("event sink failed")
-        handle.future.set_result(event)
+        self._abort_requested.discard(request_id)
+        _emit, finish = self._emitters(sink, handle)
+        finish(RequestFinished(request_id, "", "abort", 0, 0, None, 0.0))
 
     def abort(self, request_id: str) -> None:
         loop = self._loop
         if loop is None:
             return
+        # Seen by ``_run`` at its next event even when the rest of the answer is already buffered
+        # and the task would not reach an await (where the cancel below lands) before its end.
+        self._abort_requested.add(request_id)
 
         def cancel() -> None:
             task = self._tasks.get(request_id)
             if task is not None:
                 task.cancel()
+            else:  # finished already (or never started): nothing will discard the mark
+                self._abort_requested.discard(request_id)
 
         loop.call_soon_threadsafe(cancel)
+
+    def abort_requested(self, request_id: str) -> bool:
+        """Whether ``abort`` was called for this running request (for ``_run`` loops)."""
+        return request_id in self._abort_requested
 
     # -- blocking helpers for the CLI, scripts and tests -----------------------------------------
     def stream(self, request: GenerationRequest, timeout: float | None = None) -> Iterator[StreamEvent]:

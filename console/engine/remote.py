@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from console.config import EngineConfig, SamplingSettings
+from console.config import SamplingSettings
 from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.engine.metrics import MetricsStore
 from console.engine.remote_errors import ServerError, http_error, normalize_url, server_message, transport_message
@@ -46,7 +46,6 @@ from console.engine.types import (
     GenerationRequest,
     RequestFailed,
     RequestFinished,
-    StreamEvent,
     TokenDelta,
 )
 
@@ -304,17 +303,7 @@ class ServerEngine(LoopEngine):
         finish_reason: str | None = None
         prompt_logprobs: list[Any] | None = None
 
-        def emit(event: StreamEvent) -> None:
-            if sink is not None:
-                try:
-                    sink(event)
-                except Exception:
-                    log.exception("event sink failed")
-
-        def finish(event: StreamEvent) -> None:
-            emit(event)
-            if not handle.future.done():
-                handle.future.set_result(event)
+        emit, finish = self._emitters(sink, handle)
 
         def choice_text(choice: dict[str, Any]) -> str:
             if "delta" in choice:
@@ -369,6 +358,8 @@ class ServerEngine(LoopEngine):
                                     first = time.perf_counter()
                                 parts.append(text)
                                 emit(TokenDelta(rid, text, max(n, 0)))
+                                if self.abort_requested(rid):  # Stop: no more tokens, close the stream
+                                    raise asyncio.CancelledError
                     if not done and finish_reason is None:
                         raise httpx.RemoteProtocolError("the stream ended before the answer did")
             finish(RequestFinished(rid, "".join(parts), str(finish_reason or "stop"),

@@ -1,0 +1,121 @@
+"""Run many requests on one engine with bounded concurrency: the one loop behind batch files
+(``console/batch/runner.py``) and benchmarks (``console/bench/runner.py``).
+
+:class:`ManyRequests` submits ``(key, request)`` pairs -- at most ``concurrency`` in flight,
+optionally on an arrival schedule (seconds after the start) -- and yields each one's
+:class:`Done` on the calling thread, in completion order, so the consumer writes files and
+reports progress without locks. Cancel (``task`` or :meth:`ManyRequests.cancel`) aborts what is
+in flight and yields those requests' terminal (``abort``) events too, so nothing is left behind.
+A submit the engine refuses (:class:`~console.engine.types.EngineError`: not ready, gone) stops
+further submits; what is in flight still finishes, and :attr:`ManyRequests.submit_error` says why.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from dataclasses import dataclass
+from typing import Any, Generic, Iterable, Iterator, Sequence, TypeVar
+
+from console.engine.interface import Engine, Handle
+from console.engine.types import EngineError, GenerationRequest, StreamEvent
+from console.jobs import TaskState
+
+K = TypeVar("K")
+
+
+@dataclass(frozen=True)
+class Done(Generic[K]):
+    key: K
+    request_id: str
+    event: StreamEvent  # the terminal event: RequestFinished (maybe "abort") or RequestFailed
+    sent_s: float  # when it was submitted, seconds after the start
+    done_s: float  # when its terminal event arrived, seconds after the start
+
+
+class ManyRequests(Generic[K]):
+    def __init__(self, engine: Engine, requests: Iterable[tuple[K, GenerationRequest]], *,
+                 concurrency: int | None = None, offsets: Sequence[float] | None = None,
+                 task: TaskState | None = None, poll_s: float = 0.2) -> None:
+        if concurrency is not None and concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.engine = engine
+        self._todo = list(requests)
+        self._offsets = list(offsets) if offsets is not None else None
+        self.concurrency = concurrency
+        self.task = task
+        self.poll_s = poll_s
+        self.submit_error: EngineError | None = None
+        self.cancelled = False
+        self._next = 0
+        self._in_flight: dict[str, Handle] = {}
+        self._done: queue.Queue[Done[K]] = queue.Queue()
+        self._stopped = False
+        self.t0 = time.perf_counter()
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._in_flight)
+
+    def stop(self) -> None:
+        """Submit nothing more; what is in flight finishes."""
+        self._stopped = True
+
+    def cancel(self) -> None:
+        """Submit nothing more and abort what is in flight (its abort events are still yielded)."""
+        self.cancelled = True
+        self._stopped = True
+        for handle in list(self._in_flight.values()):
+            handle.cancel()
+
+    def _submit_due(self) -> float | None:
+        """Submit what is due and fits; seconds until the next scheduled submit, or None."""
+        while not self._stopped and self._next < len(self._todo):
+            if self.concurrency is not None and len(self._in_flight) >= self.concurrency:
+                return None
+            if self._offsets is not None:
+                wait = self._offsets[self._next] - (time.perf_counter() - self.t0)
+                if wait > 0:
+                    return wait
+            key, request = self._todo[self._next]
+            self._next += 1
+            sent = time.perf_counter() - self.t0
+            try:
+                handle = self.engine.submit(request)
+            except EngineError as exc:
+                self.submit_error = exc
+                self._stopped = True
+                return None
+            self._in_flight[request.request_id] = handle
+            handle.future.add_done_callback(
+                lambda f, k=key, rid=request.request_id, s=sent: self._done.put(
+                    Done(k, rid, f.result(), s, time.perf_counter() - self.t0)))
+        return None
+
+    def __iter__(self) -> Iterator[Done[K]]:
+        try:
+            while True:
+                if self.task is not None and self.task.cancelled and not self.cancelled:
+                    self.cancel()
+                wait = self._submit_due()
+                more = not self._stopped and self._next < len(self._todo)
+                if not self._in_flight and not more:
+                    return
+                timeout = self.poll_s if wait is None else min(self.poll_s, wait)
+                try:
+                    done = self._done.get(timeout=max(timeout, 0.0))
+                except queue.Empty:
+                    continue
+                self._in_flight.pop(done.request_id, None)
+                yield done
+        finally:  # the consumer left early (an exception, a break): leave nothing running
+            if self._in_flight:
+                self.cancel()
+
+
+def run_many(engine: Engine, requests: Iterable[tuple[K, GenerationRequest]], **kwargs: Any) -> ManyRequests[K]:
+    """``ManyRequests(engine, requests, **kwargs)``; iterate it for the :class:`Done` results."""
+    return ManyRequests(engine, requests, **kwargs)
+
+
+__all__ = ["Done", "ManyRequests", "run_many"]
