@@ -74,6 +74,12 @@ class ModelEntry:
         )
 
 
+def suggest_name(text: str) -> str:
+    """A usable store name made from ``text`` (a file or repository name): runs of other
+    characters become '-', at most 64 characters."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-._")[:64] or "model"
+
+
 def validate_name(name: str) -> str:
     if not _NAME_RE.match(name or ""):
         raise StoreError(

@@ -9,7 +9,6 @@ The planner (``console.planner``) is imported lazily: when it is missing or fail
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from console.config import EngineConfig
 from console.engine.types import EngineState, EngineStatus
-from console.models.store import ModelEntry
+from console.models.store import ModelEntry, suggest_name
 from console.presets import Preset, PresetError, load_presets
 from console.settings import Knobs, Settings
 from console.ui.context import AppContext
@@ -481,7 +480,7 @@ class ModelsPanel(QWidget):
         return dialog
 
     def _ask_name(self, suggestion: str) -> str | None:
-        clean = re.sub(r"[^A-Za-z0-9._-]+", "-", suggestion).strip("-._")[:64] or "model"
+        clean = suggest_name(suggestion)
         name, ok = QInputDialog.getText(self, self.tr("Model name"), self.tr("Name in the store:"), text=clean)
         return name.strip() if ok and name.strip() else None
 
