@@ -58,6 +58,12 @@ class ModelEntry:
         d["available"] = self.available
         return d
 
+    def check_available(self) -> None:
+        """Raise FileNotFoundError, with what to do, when the model's files are gone."""
+        if not self.available:
+            raise FileNotFoundError(f"The files of model '{self.name}' are gone ({self.path}); "
+                                    f"re-import it or `inference-console models remove {self.name}`")
+
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "ModelEntry":
         known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}

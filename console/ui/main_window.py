@@ -21,8 +21,8 @@ from console.engine.types import EngineState, EngineStatus
 from console.settings import Settings, load_settings, save_settings
 from console.ui.chat_panel import ChatPanel
 from console.ui.context import AppContext
-from console.ui.formatting import format_number
-from console.ui.models_panel import ModelsPanel, human_bytes
+from console.ui.formatting import format_bytes, format_number
+from console.ui.models_panel import ModelsPanel
 
 if TYPE_CHECKING:
     from console.ui.batch_panel import BatchPanel
@@ -271,10 +271,10 @@ class MainWindow(QMainWindow):
             return ""
         v = samples[-1].values
         if "mem_used_bytes" in v:
-            return self.tr("VRAM {0} / {1}").format(human_bytes(v["mem_used_bytes"]), human_bytes(v.get("mem_total_bytes")))
+            return self.tr("VRAM {0} / {1}").format(format_bytes(v["mem_used_bytes"]), format_bytes(v.get("mem_total_bytes")))
         if "rss_bytes" in v:
             return self.tr("RAM {0} (console + engine) · system {1} / {2}").format(
-                human_bytes(v["rss_bytes"]), human_bytes(v.get("ram_used_bytes")), human_bytes(v.get("ram_total_bytes")))
+                format_bytes(v["rss_bytes"]), format_bytes(v.get("ram_used_bytes")), format_bytes(v.get("ram_total_bytes")))
         return ""
 
     def _refresh_status_bar(self) -> None:
