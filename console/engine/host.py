@@ -27,6 +27,7 @@ from console.engine import reaper, vllm_compat
 from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.engine.errors import explain
 from console.engine.metrics import MetricsStore
+from console.monitor import nvml
 from console.engine.types import (
     EngineBusy,
     EngineError,
@@ -57,16 +58,7 @@ VLLM_DEFAULT_STAT_LOGGERS = False
 
 def cuda_available() -> bool:
     """True when an NVIDIA GPU is usable, without importing torch (NVML is enough)."""
-    try:
-        import pynvml
-
-        pynvml.nvmlInit()
-        try:
-            return bool(pynvml.nvmlDeviceGetCount() > 0)
-        finally:
-            pynvml.nvmlShutdown()
-    except Exception:
-        return False
+    return nvml.available()
 
 
 def resolve_device(config: EngineConfig) -> str:
