@@ -71,7 +71,7 @@ def measure_launch(n: int) -> list[float]:
 
 
 def pct(values: list[float], q: float) -> float:
-    from console.engine.metrics import percentile
+    from console.metrics.store import percentile
 
     v = percentile(values, q)
     return float("nan") if v is None else v

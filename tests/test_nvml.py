@@ -1,4 +1,4 @@
-"""NVML has one owner (console/monitor/nvml.py): it answers "no NVIDIA GPU" clearly, initialises
+"""NVML has one owner (console/metrics/nvml.py): it answers "no NVIDIA GPU" clearly, initialises
 at most once per process, and nothing else in the package calls NVML's init or shutdown."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from console.monitor import nvml
+from console.metrics import nvml
 
 PACKAGE = Path(__file__).resolve().parent.parent / "console"
 NO_GPU_HERE = not Path("/dev/nvidiactl").exists()
@@ -27,21 +27,21 @@ def test_nothing_else_opens_nvml() -> None:
     pattern = re.compile(r"nvmlInit|nvmlShutdown|import\s+pynvml|from\s+pynvml")
     offenders = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path == PACKAGE / "monitor" / "nvml.py":
+        if path == PACKAGE / "metrics" / "nvml.py":
             continue
         for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if pattern.search(line):
                 offenders.append(f"{path.relative_to(PACKAGE.parent)}:{no}: {line.strip()}")
-    assert offenders == [], "NVML opened outside console/monitor/nvml.py:\n" + "\n".join(offenders)
+    assert offenders == [], "NVML opened outside console/metrics/nvml.py:\n" + "\n".join(offenders)
     # and the scan itself sees the owner's own call (so the pattern is not simply wrong)
-    assert pattern.search((PACKAGE / "monitor" / "nvml.py").read_text(encoding="utf-8"))
+    assert pattern.search((PACKAGE / "metrics" / "nvml.py").read_text(encoding="utf-8"))
 
 
 @pytest.mark.skipif(not NO_GPU_HERE, reason="this machine has an NVIDIA driver: the no-GPU answer needs one without")
 def test_no_gpu_answer_on_this_machine() -> None:
     from console.cli.main import version_report
     from console.engine.host import cuda_available
-    from console.monitor.device import ProcessSource, open_source
+    from console.metrics.device import ProcessSource, open_source
 
     assert nvml.available() is False
     reason = nvml.unavailable_reason()

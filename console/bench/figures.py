@@ -70,7 +70,7 @@ def planner_device(device: str) -> Any:
         import psutil
 
         return get_gpu(f"cpu:{psutil.virtual_memory().total / 1024**3:.0f}")
-    from console.monitor import nvml
+    from console.metrics import nvml
 
     name = nvml.gpu_name(0)
     return None if name is None else get_gpu(name)

@@ -8,7 +8,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from console.bench.stats import ratio
+from console.metrics.timings import ratio
 
 
 def environment() -> dict[str, Any]:
@@ -31,7 +31,7 @@ def environment() -> dict[str, Any]:
             env[dist] = importlib.metadata.version(dist)
         except importlib.metadata.PackageNotFoundError:
             pass
-    from console.monitor import nvml
+    from console.metrics import nvml
 
     env["gpu"] = nvml.gpu_name(0)
     env["driver"] = nvml.driver_version()

@@ -60,7 +60,7 @@ def version_report() -> dict[str, str]:
         out["cuda"] = "none (CPU build)" if "+cpu" in torch_version else "see torch build"
     except PackageNotFoundError:
         out["torch"] = "not installed"
-    from console.monitor import nvml
+    from console.metrics import nvml
 
     if nvml.available():
         out["driver"] = nvml.driver_version() or "?"

@@ -26,8 +26,8 @@ from console.config import EngineConfig, SamplingSettings
 from console.engine import reaper, vllm_compat
 from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.engine.errors import explain
-from console.engine.metrics import MetricsStore
-from console.monitor import nvml
+from console.metrics.store import MetricsStore
+from console.metrics import nvml
 from console.engine.types import (
     EngineBusy,
     EngineError,
@@ -126,7 +126,7 @@ class EngineHost(LoopEngine):
             if not (Path(config.model) / "config.json").is_file():
                 raise EngineError(f"{config.model} has no config.json: the model folder is missing or incomplete")
             self._set_status(EngineStatus(EngineState.LOADING, name, "building engine (loading weights, sizing KV cache)"))
-            from console.engine.stats import make_silent_prometheus_factory, make_stat_logger_factory
+            from console.metrics.vllm_logger import make_silent_prometheus_factory, make_stat_logger_factory
 
             # Only our stat logger: vLLM's default ones (a log line every 5 s, Prometheus
             # histograms fed per token) cost front-end time and nothing here reads them.

@@ -42,7 +42,7 @@ from typing import IO, Callable
 
 from console.config import EngineConfig
 from console.engine.errors import explain
-from console.engine.metrics import MetricsStore
+from console.metrics.store import MetricsStore
 from console.engine.remote import RemoteEngine
 from console.engine.types import EngineBusy, EngineError, EngineInfo, EngineState, EngineStatus
 

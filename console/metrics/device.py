@@ -13,8 +13,8 @@ import threading
 import time
 from typing import Any
 
-from console.engine.metrics import MetricsStore
-from console.monitor import nvml
+from console.metrics.store import MetricsStore
+from console.metrics import nvml
 
 
 class NvmlSource:
