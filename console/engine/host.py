@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from console.config import EngineConfig, SamplingSettings
-from console.engine import reaper, vllm_compat
+from console.engine import gc_pause, reaper, vllm_compat
 from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.engine.errors import explain
 from console.metrics.store import MetricsStore
@@ -112,7 +112,9 @@ class EngineHost(LoopEngine):
 
     async def _load(self, config: EngineConfig, name: str) -> EngineInfo:
         async with self._lifecycle:
-            return await self._load_locked(config, name)
+            # full GC passes over the growing heap froze the window for up to a second each
+            with gc_pause.no_full_collections():
+                return await self._load_locked(config, name)
 
     async def _load_locked(self, config: EngineConfig, name: str) -> EngineInfo:
         if self._engine is not None:

@@ -9,6 +9,7 @@ meter runs in a worker thread, debounced. Every request id is remembered; events
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
@@ -26,7 +27,7 @@ from console.conversations import ConversationError, ConversationStore, Message
 from console.engine.types import (
     EngineError, EngineState, EngineStatus, GenerationRequest, RequestFailed, RequestFinished, TokenDelta,
 )
-from console.settings import SamplingDefaults, Settings
+from console.settings import Settings
 from console.ui.context import AppContext
 from console.ui.formatting import format_count, format_datetime, format_number
 from console.ui.tasks import call_in_background
@@ -166,7 +167,7 @@ class ChatPanel(QWidget):
         self.stop_strings = QPlainTextEdit(self)
         self.stop_strings.setPlaceholderText(self.tr("one stop string per line"))
         self.stop_strings.setMaximumHeight(60)
-        self.set_sampling(SamplingDefaults())
+        self.set_sampling(SamplingSettings())
 
         self.context_bar = QProgressBar(self)
         self.context_bar.setRange(0, 1)
@@ -243,7 +244,7 @@ class ChatPanel(QWidget):
             max_tokens=self.max_tokens.value(), repetition_penalty=self.repetition_penalty.value(),
             seed=None if seed < 0 else seed, stop=stops)
 
-    def set_sampling(self, s: SamplingDefaults | SamplingSettings) -> None:
+    def set_sampling(self, s: SamplingSettings) -> None:
         self.temperature.setValue(s.temperature)
         self.top_p.setValue(s.top_p)
         self.top_k.setValue(max(0, s.top_k))
@@ -261,9 +262,7 @@ class ChatPanel(QWidget):
 
     def save(self, st: Settings) -> None:
         s = self.sampling()
-        st.sampling = SamplingDefaults(temperature=s.temperature, top_p=s.top_p, top_k=s.top_k,
-                                       max_tokens=s.max_tokens, repetition_penalty=s.repetition_penalty,
-                                       seed=s.seed, stop=list(s.stop))
+        st.sampling = dataclasses.replace(s, stop=list(s.stop))
         st.system_prompt = self.system_prompt.toPlainText()
         st.last_conversation = self.conversation_id
 

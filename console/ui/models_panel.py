@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QTableView, QTextBrowser, QVBoxLayout, QWidget,
 )
 
-from console.config import EngineConfig
+from console.config import KV_CACHE_DTYPES, EngineConfig
 from console.engine.types import EngineState, EngineStatus
 from console.models.store import ModelEntry
 from console.presets import Preset, PresetError, load_presets
@@ -30,7 +30,6 @@ from console.ui.formatting import format_bytes, format_count, format_params
 from console.ui.tasks import call_in_background, run_with_progress
 from console.ui.widgets import ErrorLabel
 
-KV_DTYPES = ("auto", "fp8", "fp8_e4m3", "fp8_e5m2")
 _Index = QModelIndex | QPersistentModelIndex
 
 
@@ -205,7 +204,7 @@ class ModelsPanel(QWidget):
         self.seqs_spin.setRange(0, 65_536)
         self.kv_dtype_combo = QComboBox(self)
         self.kv_dtype_combo.addItem(self.tr("from preset"), None)
-        for d in KV_DTYPES:
+        for d in KV_CACHE_DTYPES:
             self.kv_dtype_combo.addItem(d, d)
         self.util_spin = QDoubleSpinBox(self)
         self.util_spin.setRange(0.0, 1.0)
