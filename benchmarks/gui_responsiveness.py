@@ -20,6 +20,7 @@ checkpoint folder, e.g. the bundled SmolLM2 from the store.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -27,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -71,13 +73,13 @@ def measure_launch(n: int) -> list[float]:
 
 
 def pct(values: list[float], q: float) -> float:
-    from console.engine.metrics import percentile
+    from console.metrics.store import percentile
 
     v = percentile(values, q)
     return float("nan") if v is None else v
 
 
-def summary(lags_s: list[float]) -> dict[str, float]:
+def summary(lags_s: list[float]) -> dict[str, float | int]:
     ms = [x * 1000 for x in lags_s]
     return {"samples": len(ms), "p50_ms": round(pct(ms, 50), 2), "p99_ms": round(pct(ms, 99), 2),
             "max_ms": round(max(ms) if ms else float("nan"), 2)}
@@ -134,6 +136,22 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
             app.processEvents()
             time.sleep(0.001)
 
+    # Full (generation-2) collector passes, timed in the collecting thread's CPU time so the
+    # figure does not depend on other jobs' load: each one holds the GIL, so it is a stall.
+    full_gc_ms: list[float] = []
+    gc_started: dict[int, float] = {}
+
+    def on_gc(phase: str, info: dict) -> None:  # type: ignore[type-arg]
+        if info.get("generation") != 2:
+            return
+        tid = threading.get_ident()
+        if phase == "start":
+            gc_started[tid] = time.thread_time()
+        elif tid in gc_started:
+            full_gc_ms.append((time.thread_time() - gc_started.pop(tid)) * 1000)
+
+    gc.callbacks.append(on_gc)
+
     # -- phase: engine build ------------------------------------------------------------------
     config = EngineConfig(model=model, kv_cache_memory_bytes=512 * 1024**2, max_model_len=1024,
                           max_num_seqs=max(64, args.concurrency), device="cpu")
@@ -146,6 +164,9 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
         raise RuntimeError(f"engine failed: {ctx.host.status.error}")
     load_s = time.perf_counter() - t_load
     load_lag = summary(lags)
+    load_lag["full_gc_passes"] = len(full_gc_ms)
+    load_lag["full_gc_max_cpu_ms"] = round(max(full_gc_ms, default=0.0), 1)
+    gc.callbacks.remove(on_gc)
 
     # -- phase: idle --------------------------------------------------------------------------
     spin(1.0)
@@ -230,10 +251,10 @@ KEEP_MARKER = "<!-- everything below is kept"
 
 def write_readme(path: Path, launch: list[float], lag: dict[str, object], command: str) -> None:
     s = lag["lag_streaming"]
-    ok = s["p99_ms"] < 50 and s["max_ms"] < 200  # type: ignore[index]
+    ok = s["p99_ms"] < 10 and s["max_ms"] < 200  # type: ignore[index]
     cpu = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
     lines = [
-        "# GUI responsiveness (issue 4)",
+        "# GUI responsiveness (issues 4 and 17)",
         "",
         f"Command: `{command}`  ",
         f"Date: {time.strftime('%Y-%m-%d %H:%M %Z')}  ",
@@ -248,13 +269,17 @@ def write_readme(path: Path, launch: list[float], lag: dict[str, object], comman
         "| measure | p50 | p99 | max | target |",
         "|---|---|---|---|---|",
         f"| event-loop lag while streaming ({lag['streaming_s']} s, {lag['lag_streaming']['samples']} samples) "  # type: ignore[index]
-        f"| {s['p50_ms']} ms | {s['p99_ms']} ms | {s['max_ms']} ms | p99 < 50 ms, max < 200 ms: "  # type: ignore[index]
+        f"| {s['p50_ms']} ms | {s['p99_ms']} ms | {s['max_ms']} ms | p99 < 10 ms, max < 200 ms: "  # type: ignore[index]
         f"{'**met**' if ok else '**NOT met**'} |",
         f"| event-loop lag idle (model loaded) | {lag['lag_idle']['p50_ms']} ms | {lag['lag_idle']['p99_ms']} ms "  # type: ignore[index]
         f"| {lag['lag_idle']['max_ms']} ms | |",  # type: ignore[index]
         f"| event-loop lag while the engine is built ({lag['engine_load_s']} s) | "
         f"{lag['lag_during_engine_build']['p50_ms']} ms | {lag['lag_during_engine_build']['p99_ms']} ms | "  # type: ignore[index]
-        f"{lag['lag_during_engine_build']['max_ms']} ms | (informative) |",  # type: ignore[index]
+        f"{lag['lag_during_engine_build']['max_ms']} ms | no stall > 100 ms: "  # type: ignore[index]
+        f"{'**met**' if lag['lag_during_engine_build']['max_ms'] < 100 else '**NOT met**'} |",  # type: ignore[index]
+        f"| full GC passes while the engine is built (CPU time of each, load-independent) | "
+        f"{lag['lag_during_engine_build']['full_gc_passes']} passes | | "  # type: ignore[index]
+        f"{lag['lag_during_engine_build']['full_gc_max_cpu_ms']} ms | none |",  # type: ignore[index]
         f"| launch → window visible ({len(launch)} launches) | {statistics.median(launch):.2f} s | | "
         f"{max(launch):.2f} s | < 2 s: {'**met**' if max(launch) < 2 else '**NOT met**'} |",
         "",

@@ -13,6 +13,10 @@ from typing import Any, Literal
 
 Device = Literal["auto", "cuda", "cpu"]
 
+#: The KV-cache dtypes the console offers and accepts (vLLM's names); the planner sizes the fp8
+#: ones at 1 byte per value and the others at the model's dtype.
+KV_CACHE_DTYPES = ("auto", "fp8", "fp8_e4m3", "fp8_e5m2", "bfloat16")
+
 #: Fields of EngineConfig that are console settings, not vLLM engine arguments.
 CONSOLE_ONLY_FIELDS = frozenset({"device"})
 

@@ -18,13 +18,14 @@ ones of the same name.
 from __future__ import annotations
 
 import dataclasses
-import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_type_hints
 
-from console.config import CONSOLE_ONLY_FIELDS, EngineConfig
+import tomli_w
+
+from console.config import CONSOLE_ONLY_FIELDS, KV_CACHE_DTYPES, EngineConfig
 from console.paths import data_home, presets_dir
 
 if TYPE_CHECKING:
@@ -64,22 +65,12 @@ class Preset:
         return config
 
     def to_toml(self) -> str:
-        lines = [f"name = {_toml_value(self.name)}", f"description = {_toml_value(self.description)}",
-                 f"goal = {_toml_value(self.goal)}", f"gpu = {_toml_value(self.gpu)}", "", "[engine]"]
-        lines += [f"{k} = {_toml_value(v)}" for k, v in sorted(self.engine.items())]
-        return "\n".join(lines) + "\n"
-
-
-def _toml_value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        # JSON's escapes are valid TOML basic-string escapes; TOML also forbids a raw DEL. (Only
-        # escaping \\ and " wrote descriptions with a newline as unreadable TOML.)
-        return json.dumps(v, ensure_ascii=False).replace("\x7f", "\\u007f")
-    raise PresetError(f"cannot write {v!r} to TOML")
+        data = {"name": self.name, "description": self.description, "goal": self.goal, "gpu": self.gpu,
+                "engine": dict(sorted(self.engine.items()))}
+        try:
+            return tomli_w.dumps(data)
+        except (TypeError, ValueError) as exc:  # e.g. a None engine value: TOML has no null
+            raise PresetError(f"cannot write preset '{self.name}' to TOML: {exc}") from None
 
 
 _RANGES: dict[str, tuple[float, float]] = {
@@ -94,7 +85,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "block_size": (1, 1024),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
-    "kv_cache_dtype": ("auto", "fp8", "fp8_e4m3", "fp8_e5m2", "bfloat16"),
+    "kv_cache_dtype": KV_CACHE_DTYPES,
     "dtype": ("auto", "bfloat16", "float16", "half", "float32", "float"),
     "quantization": ("awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "compressed-tensors"),
     "device": ("auto", "cuda", "cpu"),

@@ -18,25 +18,13 @@ from pathlib import Path
 from typing import Any, Callable, get_type_hints
 
 from console.atomic import atomic_write_json
+from console.config import SamplingSettings
 from console.paths import data_home
 
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2
 SETTINGS_FILE = "settings.json"
-
-
-@dataclass
-class SamplingDefaults:
-    """The chat panel's last sampling controls (mirrors :class:`console.config.SamplingSettings`)."""
-
-    temperature: float = 0.7
-    top_p: float = 1.0
-    top_k: int = 0
-    max_tokens: int = 256
-    repetition_penalty: float = 1.0
-    seed: int | None = None
-    stop: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -63,7 +51,8 @@ class Settings:
     system_prompt: str = ""
     #: "" follows the system locale; otherwise a Qt locale name such as "zh_CN".
     language: str = ""
-    sampling: SamplingDefaults = field(default_factory=SamplingDefaults)
+    #: the chat panel's last sampling controls
+    sampling: SamplingSettings = field(default_factory=SamplingSettings)
     knobs: Knobs = field(default_factory=Knobs)
 
     def to_dict(self) -> dict[str, Any]:
@@ -109,7 +98,7 @@ def _type_ok(hint: Any, value: Any) -> bool:
 
 def _migrate_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     # Version 1 kept the sampling controls flat at the top level and had no knobs.
-    sampling = {k: data.pop(k) for k in list(data) if k in {f.name for f in dataclasses.fields(SamplingDefaults)}}
+    sampling = {k: data.pop(k) for k in list(data) if k in {f.name for f in dataclasses.fields(SamplingSettings)}}
     data["sampling"] = sampling
     data["schema_version"] = 2
     return data
@@ -159,5 +148,5 @@ def save_settings(settings: Settings, path: Path | None = None) -> None:
     atomic_write_json(path or settings_path(), settings.to_dict())
 
 
-__all__ = ["Knobs", "SamplingDefaults", "SCHEMA_VERSION", "Settings", "load_settings", "migrate",
+__all__ = ["Knobs", "SCHEMA_VERSION", "Settings", "load_settings", "migrate",
            "save_settings", "settings_path"]

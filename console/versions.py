@@ -23,22 +23,12 @@ def version_report() -> dict[str, str]:
         out["cuda"] = "none (CPU build)" if "+cpu" in torch_version else "see torch build"
     except PackageNotFoundError:
         out["torch"] = "not installed"
-    try:
-        import pynvml
+    from console.metrics import nvml
 
-        pynvml.nvmlInit()
-        try:
-            drv = pynvml.nvmlSystemGetDriverVersion()
-            out["driver"] = drv.decode() if isinstance(drv, bytes) else str(drv)
-            cuda = pynvml.nvmlSystemGetCudaDriverVersion()
-            out["cuda"] = f"{cuda // 1000}.{cuda % 1000 // 10} (driver)"
-            names = []
-            for i in range(pynvml.nvmlDeviceGetCount()):
-                n = pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(i))
-                names.append(n.decode() if isinstance(n, bytes) else str(n))
-            out["gpus"] = ", ".join(names) or "none"
-        finally:
-            pynvml.nvmlShutdown()
-    except Exception:
+    if nvml.available():
+        out["driver"] = nvml.driver_version() or "?"
+        out["cuda"] = f"{nvml.cuda_driver_version()} (driver)"
+        out["gpus"] = ", ".join(nvml.gpu_names()) or "none"
+    else:
         out["gpus"] = "none visible to NVML"
     return out

@@ -11,8 +11,8 @@ import pytest
 from console.advisor import AdvisorContext, RuleError, evaluate, load_rules, parse_rules, planner_view
 from console.advisor.evaluate import longest_run
 from console.cli.main import main
-from console.engine.metrics import FinishedRecord, MetricsStore
-from console.engine.recording import load_recording
+from console.metrics.store import FinishedRecord, MetricsStore
+from console.metrics.recording import load_recording
 from console.planner import PlanRequest, shape_for
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,10 +14,10 @@ from prometheus_client.parser import text_string_to_metric_families
 from console.advisor import AdvisorContext, evaluate, load_rules
 from console.config import SamplingSettings
 from console.engine.host import EngineHost
-from console.engine.recording import load_recording, save_recording
+from console.metrics.recording import load_recording, save_recording
 from console.engine.types import GenerationRequest, RequestFinished
-from console.monitor.device import DeviceSampler, ProcessSource
-from console.prometheus import MetricsServer
+from console.metrics.device import DeviceSampler, ProcessSource
+from console.metrics.prometheus import MetricsServer
 
 pytestmark = pytest.mark.engine
 GPU_RULES = {"low-gpu-util-with-waiting", "thermal-throttling", "power-throttling", "vram-foreign"}

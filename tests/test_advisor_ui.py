@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from console.engine.host import EngineHost
-from console.engine.metrics import MetricsStore
+from console.metrics.store import MetricsStore
 from console.settings import Knobs
 from console.ui.advisor_panel import AdvisorPanel, knobs_with_change
 

@@ -7,7 +7,7 @@ import statistics
 
 import pytest
 
-from console.bench.stats import RequestTiming, pareto_front, pcts, ratio, summarize
+from console.metrics.timings import RequestTiming, pareto_front, pcts, ratio, summarize
 from console.bench.workload import arrival_offsets, synthetic
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from console.engine.metrics import MetricsStore
+from console.metrics.store import MetricsStore
 from console.planner import PlanRequest, find_calibration, plan, shape_for
 from console.planner.calibration import Calibration
 from console.planner.core import compute
@@ -30,7 +30,7 @@ EMU_GIB = 23.0  # run_gpu.py: the emulated 24 GB card's budget
 
 @lru_cache(maxsize=None)
 def results(name: str) -> dict[str, Any]:
-    from console.engine.recording import read_json_file
+    from console.metrics.recording import read_json_file
 
     return dict(read_json_file(RESULTS / name))
 

@@ -176,8 +176,8 @@ def test_advisor_dock_shows_rules_in_chinese(qapp: Any, qtbot: Any, tmp_path: Pa
     from PySide6.QtCore import QLocale
 
     from console.engine.host import EngineHost
-    from console.engine.metrics import MetricsStore
-    from console.engine.recording import save_recording
+    from console.metrics.store import MetricsStore
+    from console.metrics.recording import save_recording
     from console.ui.advisor_panel import AdvisorPanel
     from console.ui.app import install_translators
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from console.engine.recording import load_recording
-from console.prometheus import MetricsServer, MetricsServerError
+from console.metrics.recording import load_recording
+from console.metrics.prometheus import MetricsServer, MetricsServerError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -71,7 +71,7 @@ def test_scrape_matches_the_store_and_stop_frees_the_port() -> None:
 
 
 def test_default_is_localhost_only() -> None:
-    from console.engine.metrics import MetricsStore
+    from console.metrics.store import MetricsStore
 
     server = MetricsServer(MetricsStore(), port=0)
     server.start()

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from console.engine.metrics import FinishedRecord, MetricsStore
-from console.engine.recording import RecordingError, from_json, load_recording, save_recording
+from console.metrics.store import FinishedRecord, MetricsStore
+from console.metrics.recording import RecordingError, from_json, load_recording, save_recording
 
 ROOT = Path(__file__).resolve().parents[1]
 T0 = 1_800_000_000.0

@@ -3,8 +3,8 @@ and a counter that goes down (the server restarted)."""
 
 from __future__ import annotations
 
-from console.engine.metrics import MetricsStore
-from console.engine.remote_metrics import MetricsPoller, cache_info, histogram_samples, parse
+from console.metrics.store import MetricsStore
+from console.metrics.scrape import MetricsPoller, cache_info, histogram_samples, parse
 
 
 def text(prompt: float, gen: float, running: float, kv: float, ttft: tuple[float, float, float]) -> str:

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from console.engine.metrics import MetricsStore
+from console.metrics.store import MetricsStore
 from console.models.store import ModelStore
-from console.monitor.device import DeviceSampler
+from console.metrics.device import DeviceSampler
 
 pytest.importorskip("pytestqt")
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from console.config import EngineConfig, SamplingSettings
-from console.engine.metrics import MetricsStore
+from console.metrics.store import MetricsStore
 from console.engine.types import EngineState, EngineStatus, GenerationRequest, RequestFinished
 from console.models.store import ModelStore
-from console.monitor.device import DeviceSampler
+from console.metrics.device import DeviceSampler
 
 pytest.importorskip("pytestqt")
 

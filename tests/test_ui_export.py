@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from console.config import EngineConfig
-from console.engine.metrics import MetricsStore
-from console.monitor.device import DeviceSampler
+from console.metrics.store import MetricsStore
+from console.metrics.device import DeviceSampler
 
 pytest.importorskip("pytestqt")
 

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from console.config import SamplingSettings
-from console.engine.metrics import MetricsStore
+from console.metrics.store import MetricsStore
 from console.engine.types import GenerationRequest, RequestFinished
 from console.models.store import ModelStore
-from console.monitor.device import DeviceSampler
+from console.metrics.device import DeviceSampler
 
 pytest.importorskip("pytestqt")
 

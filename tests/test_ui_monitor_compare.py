@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from console.engine.metrics import MetricsStore
-from console.engine.recording import load_recording
-from console.monitor.device import DeviceSampler
+from console.metrics.store import MetricsStore
+from console.metrics.recording import load_recording
+from console.metrics.device import DeviceSampler
 
 pytest.importorskip("pytestqt")
 

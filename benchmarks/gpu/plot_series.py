@@ -25,7 +25,7 @@ RTX_4090_BYTES = 24564 * (1 << 20)  # NVML total of a 24 GB card (console/planne
 
 
 def load(path: Path) -> dict[str, Any]:
-    from console.engine.recording import read_json_file
+    from console.metrics.recording import read_json_file
 
     data = read_json_file(path)
     for key in ("resolution_s", "bins", "device", "ttft"):

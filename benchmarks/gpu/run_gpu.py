@@ -100,7 +100,7 @@ def environment() -> dict[str, Any]:
     import torch
 
     from console.engine.vllm_compat import vllm_distribution
-    from console.monitor.device import NvmlSource
+    from console.metrics.device import NvmlSource
 
     src = NvmlSource()
     total = src.sample().get("mem_total_bytes", 0.0)
@@ -187,7 +187,7 @@ def phase_engine(out: Path) -> dict[str, Any]:
     from console.config import EngineConfig
     from console.engine.host import EngineHost
     from console.models.synthetic import make_llama
-    from console.monitor.device import DeviceSampler
+    from console.metrics.device import DeviceSampler
 
     res: dict[str, Any] = {"environment": environment(), "core_import_failures": core_imports()}
     log(f"environment {res['environment']}")

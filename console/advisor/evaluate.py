@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Sequence
 
 from console.advisor.rules import Rule, RuleSet
-from console.engine.metrics import DeviceSample, FinishedRecord, MetricsBin, MetricsStore, percentile
+from console.metrics.store import DeviceSample, FinishedRecord, MetricsBin, MetricsStore, percentile
 
 GiB = 1024**3
 

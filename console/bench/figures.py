@@ -70,14 +70,10 @@ def planner_device(device: str) -> Any:
         import psutil
 
         return get_gpu(f"cpu:{psutil.virtual_memory().total / 1024**3:.0f}")
-    try:
-        import pynvml
+    from console.metrics import nvml
 
-        pynvml.nvmlInit()
-        name = pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(0))
-        return get_gpu(name.decode() if isinstance(name, bytes) else str(name))
-    except Exception:
-        return None
+    name = nvml.gpu_name(0)
+    return None if name is None else get_gpu(name)
 
 
 def roofline(model_path: str, engine_kwargs: dict[str, Any], device: str, context: int,

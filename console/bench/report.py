@@ -8,7 +8,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from console.bench.stats import ratio
+from console.metrics.timings import ratio
 
 
 def environment() -> dict[str, Any]:
@@ -31,19 +31,12 @@ def environment() -> dict[str, Any]:
             env[dist] = importlib.metadata.version(dist)
         except importlib.metadata.PackageNotFoundError:
             pass
-    try:
-        import pynvml
+    from console.metrics import nvml
 
-        pynvml.nvmlInit()
-        h = pynvml.nvmlDeviceGetHandleByIndex(0)
-        name = pynvml.nvmlDeviceGetName(h)
-        env["gpu"] = name.decode() if isinstance(name, bytes) else str(name)
-        drv = pynvml.nvmlSystemGetDriverVersion()
-        env["driver"] = drv.decode() if isinstance(drv, bytes) else str(drv)
-        env["gpu_memory_bytes"] = int(pynvml.nvmlDeviceGetMemoryInfo(h).total)
-    except Exception:
-        env["gpu"] = None
-        env["driver"] = None
+    env["gpu"] = nvml.gpu_name(0)
+    env["driver"] = nvml.driver_version()
+    if env["gpu"] is not None:
+        env["gpu_memory_bytes"] = nvml.memory_total_bytes(0)
     return env
 
 

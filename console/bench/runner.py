@@ -3,7 +3,7 @@ console-launched server or a remote one; engine-side figures come from its metri
 
 ``run_console(host, workload, request_rate=None, max_concurrency=None, task=None)`` sends the
 prompts on their schedule (all at once, or Poisson arrivals), keeps at most ``max_concurrency``
-in flight, and returns :func:`console.bench.stats.summarize`'s figures plus what the engine's
+in flight, and returns :func:`console.metrics.timings.summarize`'s figures plus what the engine's
 metrics store saw during the run (peak KV-cache usage, preemptions, engine-measured TTFT/ITL)
 and the peak device memory (NVML on a GPU, process RSS on CPU). Blocks; call it from a worker
 thread in the GUI.
@@ -15,7 +15,7 @@ import threading
 import time
 from typing import Any
 
-from console.bench.stats import RequestTiming, pcts, summarize
+from console.metrics.timings import RequestTiming, pcts, summarize
 from console.bench.workload import Workload, arrival_offsets
 from console.config import SamplingSettings
 from console.engine.interface import Engine
@@ -28,7 +28,7 @@ class PeakMemory:
     """Samples device memory in a thread; ``peak`` in bytes (GPU memory, or RSS on CPU)."""
 
     def __init__(self, interval_s: float = 0.2) -> None:
-        from console.monitor.device import open_source
+        from console.metrics.device import open_source
 
         self.source, self.reason = open_source()
         self.kind = self.source.kind

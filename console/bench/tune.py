@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from console.bench.stats import pareto_front
+from console.metrics.timings import pareto_front
 from console.bench.workload import Workload
 from console.config import EngineConfig
 from console.engine.interface import Loader, require_loader

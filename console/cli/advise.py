@@ -11,7 +11,7 @@ from typing import Any
 
 from console.advisor import AdvisorContext, RuleError, evaluate, load_rules, planner_view
 from console.cli.common import CliError, print_json
-from console.engine.recording import RecordingError, load_recording
+from console.metrics.recording import RecordingError, load_recording
 
 _KNOB_FLAGS = (("gpu_memory_utilization", float), ("max_num_seqs", int), ("max_num_batched_tokens", int),
                ("kv_cache_dtype", str))
@@ -107,7 +107,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
 
 
 def cmd_serve_metrics(args: argparse.Namespace) -> int:
-    from console.prometheus import MetricsServer, MetricsServerError
+    from console.metrics.prometheus import MetricsServer, MetricsServerError
 
     try:
         store, meta = load_recording(args.recording)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from console.cli.common import CliError, print_json, print_table
+from console.config import KV_CACHE_DTYPES
 from console.planner import GOALS, GPU_PROFILES, KNOWN_SHAPES, Plan, PlanRequest, auto_plan, plan, shape_for
 from console.planner.calibration import CalibrationError, load_calibration_file
 from console.planner.gpus import GiB
@@ -29,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--max-model-len", type=int, help="context length (default: the model's maximum)")
     p.add_argument("--concurrency", type=int, default=1, help="users served at once at max-model-len (default 1)")
     p.add_argument("--quantization", choices=["awq", "awq_marlin", "gptq", "gptq_marlin", "fp8"])
-    p.add_argument("--kv-cache-dtype", default="auto", choices=["auto", "fp8", "fp8_e4m3", "fp8_e5m2"])
+    p.add_argument("--kv-cache-dtype", default="auto", choices=KV_CACHE_DTYPES)
     p.add_argument("--gpu-memory-utilization", type=float, default=0.9)
     p.add_argument("--max-num-seqs", type=int)
     p.add_argument("--max-num-batched-tokens", type=int)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from console.engine.interface import Engine
-from console.engine.metrics import MetricsStore
+from console.metrics.store import MetricsStore
 
 EngineKind = Literal["local", "serve", "remote"]
 

@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from console.config import EngineConfig, SamplingSettings
-from console.engine import reaper, vllm_compat
+from console.engine import gc_pause, reaper, vllm_compat
 from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.engine.errors import explain
-from console.engine.metrics import MetricsStore
+from console.metrics.store import MetricsStore
+from console.metrics import nvml
 from console.engine.types import (
     EngineBusy,
     EngineError,
@@ -56,16 +57,7 @@ VLLM_DEFAULT_STAT_LOGGERS = False
 
 def cuda_available() -> bool:
     """True when an NVIDIA GPU is usable, without importing torch (NVML is enough)."""
-    try:
-        import pynvml
-
-        pynvml.nvmlInit()
-        try:
-            return bool(pynvml.nvmlDeviceGetCount() > 0)
-        finally:
-            pynvml.nvmlShutdown()
-    except Exception:
-        return False
+    return nvml.available()
 
 
 def resolve_device(config: EngineConfig) -> str:
@@ -119,7 +111,9 @@ class EngineHost(LoopEngine):
 
     async def _load(self, config: EngineConfig, name: str) -> EngineInfo:
         async with self._lifecycle:
-            return await self._load_locked(config, name)
+            # full GC passes over the growing heap froze the window for up to a second each
+            with gc_pause.no_full_collections():
+                return await self._load_locked(config, name)
 
     async def _load_locked(self, config: EngineConfig, name: str) -> EngineInfo:
         if self._engine is not None:
@@ -133,7 +127,7 @@ class EngineHost(LoopEngine):
             if not (Path(config.model) / "config.json").is_file():
                 raise EngineError(f"{config.model} has no config.json: the model folder is missing or incomplete")
             self._set_status(EngineStatus(EngineState.LOADING, name, "building engine (loading weights, sizing KV cache)"))
-            from console.engine.stats import make_silent_prometheus_factory, make_stat_logger_factory
+            from console.metrics.vllm_logger import make_silent_prometheus_factory, make_stat_logger_factory
 
             # Only our stat logger: vLLM's default ones (a log line every 5 s, Prometheus
             # histograms fed per token) cost front-end time and nothing here reads them.

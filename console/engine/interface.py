@@ -22,7 +22,7 @@ import concurrent.futures as cf
 from typing import Any, Iterator, Protocol, runtime_checkable
 
 from console.config import EngineConfig
-from console.engine.metrics import MetricsStore
+from console.metrics.store import MetricsStore
 from console.engine.types import (
     EngineError, EngineInfo, EngineStatus, EventSink, GenerationRequest, StatusListener, StreamEvent,
 )

@@ -34,7 +34,7 @@ from typing import Callable
 from console.children import Child
 from console.config import EngineConfig
 from console.engine.errors import explain
-from console.engine.metrics import MetricsStore
+from console.metrics.store import MetricsStore
 from console.engine.remote import ServerEngine
 from console.engine.types import EngineBusy, EngineError, EngineInfo, EngineState, EngineStatus
 

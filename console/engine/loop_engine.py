@@ -16,7 +16,7 @@ import threading
 from typing import Any, Awaitable, Callable, Iterator, TypeVar
 
 from console.config import EngineConfig
-from console.engine.metrics import MetricsStore
+from console.metrics.store import MetricsStore
 from console.engine.types import (
     EngineError,
     EngineNotReady,

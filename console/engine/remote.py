@@ -10,7 +10,7 @@ aborts a request whose client went away.
 
 Like the in-process host, one thread owns an asyncio loop and an ``httpx.AsyncClient``; callers on
 any thread get futures and sink calls. A monitor task polls ``/metrics`` (see
-``remote_metrics.py``) into the same :class:`MetricsStore` series the in-process engine feeds.
+``console/metrics/scrape.py``) into the same :class:`MetricsStore` series the in-process engine feeds.
 
 Failures are the normal case for a server: unreachable, refused key (401), server errors (5xx),
 a stream that drops. A transport failure turns the status to ``FAILED`` with stage
@@ -33,9 +33,9 @@ import httpx
 
 from console.config import SamplingSettings
 from console.engine.loop_engine import LoopEngine, RequestHandle
-from console.engine.metrics import MetricsStore
+from console.metrics.store import MetricsStore
 from console.engine.remote_errors import ServerError, http_error, normalize_url, server_message, transport_message
-from console.engine.remote_metrics import MetricsPoller, cache_info, parse
+from console.metrics.scrape import MetricsPoller, cache_info, parse
 from console.engine.types import (
     EngineError,
     EngineInfo,

@@ -18,7 +18,7 @@ from console.config import EngineConfig
 from console.engine.factory import EngineChoice, make_engine
 from console.engine.host import EngineHost
 from console.engine.interface import NEEDS_LOADER, CannotLoad, Engine, Handle, Loader, as_loader
-from console.engine.metrics import MetricsStore
+from console.metrics.store import MetricsStore
 from console.engine.types import (
     EngineBusy,
     EngineError,

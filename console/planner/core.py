@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from console.config import KV_CACHE_DTYPES
 from console.planner.calibration import Calibration, find_calibration
 from console.planner.gpus import GiB, GpuProfile, get_gpu
 from console.planner.shapes import ModelShape, shape_for
@@ -28,7 +29,6 @@ GROUP_SIZE = 128
 QUANT_BITS: dict[str | None, float] = {None: 16.0, "awq": 4 + 20 / GROUP_SIZE, "gptq": 4 + 20 / GROUP_SIZE,
                                        "fp8": 8.0}
 QUANTIZATIONS = ("awq", "gptq", "fp8")
-KV_DTYPES = ("auto", "fp8")
 #: The CPU engine's KV cache when none is given (mirrors console.engine.host.DEFAULT_CPU_KV_BYTES).
 DEFAULT_CPU_KV_BYTES = 2 * GiB
 #: vLLM's scheduler defaults for an in-process engine (SchedulerConfig.DEFAULT_MAX_NUM_*).
@@ -63,10 +63,10 @@ class PlanRequest:
         if quant not in (None, *QUANTIZATIONS):
             raise ValueError(f"quantization '{self.quantization}' is not one of {', '.join(QUANTIZATIONS)}")
         object.__setattr__(self, "quantization", quant)
-        kv = {"fp8_e4m3": "fp8", "fp8_e5m2": "fp8", "bfloat16": "auto"}.get(self.kv_cache_dtype, self.kv_cache_dtype)
-        if kv not in KV_DTYPES:
-            raise ValueError(f"kv_cache_dtype '{self.kv_cache_dtype}' is not one of {', '.join(KV_DTYPES)}")
-        object.__setattr__(self, "kv_cache_dtype", kv)
+        if self.kv_cache_dtype not in KV_CACHE_DTYPES:
+            raise ValueError(f"kv_cache_dtype '{self.kv_cache_dtype}' is not one of {', '.join(KV_CACHE_DTYPES)}")
+        # the planner sizes by family: 1-byte fp8 variants, or the model's own dtype
+        object.__setattr__(self, "kv_cache_dtype", "fp8" if self.kv_cache_dtype.startswith("fp8") else "auto")
         checks = {"concurrency": self.concurrency, "tensor_parallel_size": self.tensor_parallel_size,
                   "pipeline_parallel_size": self.pipeline_parallel_size}
         for key in ("max_model_len", "max_num_batched_tokens", "kv_cache_memory_bytes", "max_num_seqs"):

@@ -33,7 +33,7 @@ class Fit:
 
 
 def planner_device(sampler: Any) -> Device:
-    """The planner's device for this machine from the device sampler (``console.monitor.device``):
+    """The planner's device for this machine from the device sampler (``console.metrics.device``):
     the NVML card's profile (or one built from its memory), else the CPU engine with this
     machine's RAM. May read NVML once: call it off the GUI thread and keep the answer."""
     if getattr(sampler, "kind", "") == "nvml":

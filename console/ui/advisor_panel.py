@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (QCheckBox, QDockWidget, QFileDialog, QHBoxLayout,
                                QMainWindow, QPushButton, QVBoxLayout, QWidget)
 
 from console.advisor import AdvisorContext, Finding, Report, RuleError, RuleSet, evaluate, load_rules
-from console.engine.metrics import MetricsStore
-from console.engine.recording import RecordingError, load_recording, save_recording
+from console.metrics.store import MetricsStore
+from console.metrics.recording import RecordingError, load_recording, save_recording
 from console.settings import Knobs
 from console.ui.context import AppContext
 from console.ui.i18n import RULES_CONTEXT
@@ -247,7 +247,7 @@ class AdvisorPanel(QWidget):
 
 
     def _on_metrics_toggled(self, on: bool) -> None:
-        from console.prometheus import MetricsServer, MetricsServerError  # prometheus_client: only when asked
+        from console.metrics.prometheus import MetricsServer, MetricsServerError  # prometheus_client: only when asked
 
         if not on:
             if self.metrics_server is not None:

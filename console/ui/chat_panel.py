@@ -13,6 +13,7 @@ meter runs in a worker thread, debounced. Every request id is remembered; events
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -28,7 +29,7 @@ from console.conversations import ConversationError, ConversationStore, Message
 from console.engine.types import (
     EngineError, EngineState, EngineStatus, GenerationRequest, RequestFailed, RequestFinished, TokenDelta,
 )
-from console.settings import SamplingDefaults, Settings
+from console.settings import Settings
 from console.ui.chat_conversations import ConversationList
 from console.ui.chat_sampling import SamplingBox
 from console.ui.chat_transcript import TranscriptView, figures_text
@@ -168,7 +169,7 @@ class ChatPanel(QWidget):
     def sampling(self) -> SamplingSettings:
         return self.sampling_box.sampling()
 
-    def set_sampling(self, s: SamplingDefaults | SamplingSettings) -> None:
+    def set_sampling(self, s: SamplingSettings) -> None:
         self.sampling_box.set_sampling(s)
 
     def restore(self, st: Settings) -> None:
@@ -180,9 +181,7 @@ class ChatPanel(QWidget):
 
     def save(self, st: Settings) -> None:
         s = self.sampling()
-        st.sampling = SamplingDefaults(temperature=s.temperature, top_p=s.top_p, top_k=s.top_k,
-                                       max_tokens=s.max_tokens, repetition_penalty=s.repetition_penalty,
-                                       seed=s.seed, stop=list(s.stop))
+        st.sampling = dataclasses.replace(s, stop=list(s.stop))
         st.system_prompt = self.system_prompt.toPlainText()
         st.last_conversation = self.conversation_id
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QGroupBox, QPlainTextEdit, QSpinBox, QWidget
 
 from console.config import SamplingSettings
-from console.settings import SamplingDefaults
 
 
 class SamplingBox(QGroupBox):
@@ -43,7 +42,7 @@ class SamplingBox(QGroupBox):
         form.addRow(self.tr("Repetition penalty:"), self.repetition_penalty)
         form.addRow(self.tr("Seed:"), self.seed)
         form.addRow(self.tr("Stop strings:"), self.stop_strings)
-        self.set_sampling(SamplingDefaults())
+        self.set_sampling(SamplingSettings())
 
     def sampling(self) -> SamplingSettings:
         stops = [line for line in self.stop_strings.toPlainText().split("\n") if line]
@@ -53,7 +52,7 @@ class SamplingBox(QGroupBox):
             max_tokens=self.max_tokens.value(), repetition_penalty=self.repetition_penalty.value(),
             seed=None if seed < 0 else seed, stop=stops)
 
-    def set_sampling(self, s: SamplingDefaults | SamplingSettings) -> None:
+    def set_sampling(self, s: SamplingSettings) -> None:
         self.temperature.setValue(s.temperature)
         self.top_p.setValue(s.top_p)
         self.top_k.setValue(max(0, s.top_k))

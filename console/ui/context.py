@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from console.engine.interface import Engine
-from console.engine.metrics import MetricsStore
+from console.metrics.store import MetricsStore
 from console.models.store import ModelStore
-from console.monitor.device import DeviceSampler
+from console.metrics.device import DeviceSampler
 from console.ui.bridge import EngineBridge
 
 

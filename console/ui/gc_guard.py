@@ -17,7 +17,6 @@ from PySide6.QtCore import QObject, QTimer
 class GuiThreadCollector(QObject):
     def __init__(self, interval_ms: int = 1000, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.threshold = gc.get_threshold()
         gc.disable()
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
@@ -26,11 +25,14 @@ class GuiThreadCollector(QObject):
 
     def _on_timer_timeout(self) -> None:
         # Same policy as the automatic collector: young generations often, older ones rarely.
+        # The thresholds are read each time: while a model loads the engine host raises the
+        # full-collection one (console/engine/gc_pause.py), as it does for the automatic collector.
+        threshold = gc.get_threshold()
         counts = gc.get_count()
-        if counts[0] > self.threshold[0]:
+        if counts[0] > threshold[0]:
             generation = 0
-            if counts[1] > self.threshold[1]:
-                generation = 2 if counts[2] > self.threshold[2] else 1
+            if counts[1] > threshold[1]:
+                generation = 2 if counts[2] > threshold[2] else 1
             gc.collect(generation)
 
     def stop(self) -> None:

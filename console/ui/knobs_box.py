@@ -13,11 +13,11 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QSpinBox, QWidget
 
+from console.config import KV_CACHE_DTYPES
 from console.presets import Preset
 from console.settings import Knobs
 from console.ui.formatting import format_bytes
 
-KV_DTYPES = ("auto", "fp8", "fp8_e4m3", "fp8_e5m2")
 
 
 class KnobsBox(QGroupBox):
@@ -42,7 +42,7 @@ class KnobsBox(QGroupBox):
         self.seqs_spin.setRange(0, 65_536)
         self.kv_dtype_combo = QComboBox(self)
         self.kv_dtype_combo.addItem(self.tr("from preset"), None)
-        for d in KV_DTYPES:
+        for d in KV_CACHE_DTYPES:
             self.kv_dtype_combo.addItem(d, d)
         self.util_spin = QDoubleSpinBox(self)
         self.util_spin.setRange(0.0, 1.0)

@@ -18,7 +18,7 @@ included) and CPU instead, and the header says why (``sampler.reason``). With on
 limit, temperature, clocks and throttle reasons are plotted too; the power-limit advice is shown
 as guidance only — the console never changes driver settings.
 
-"Compare with recording…" overlays a saved session (``console.engine.recording``: .json or
+"Compare with recording…" overlays a saved session (``console.metrics.recording``: .json or
 .json.gz, e.g. the GPU series in ``benchmarks/gpu/results``) as dashed curves of the same colours,
 its start aligned with the live run's start (the first engine bin in the window; the window's
 left edge when there is none), so both read as "seconds into the run". "Close comparison" removes
@@ -41,7 +41,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from console.engine.recording import RecordingError, load_recording
+from console.metrics.recording import RecordingError, load_recording
 from console.ui.context import AppContext
 from console.ui.formatting import format_count, format_number
 from console.ui.monitor_series import (POWER_THERMAL_BITS, MonitorSeries, Snapshot, recording_snapshot,

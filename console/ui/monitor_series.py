@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from console.engine.metrics import DeviceSample, MetricsBin, MetricsStore, percentile
+from console.metrics.store import DeviceSample, MetricsBin, MetricsStore, percentile
 
 #: NVML clock-throttle reason bits (nvmlClocksEventReasons) and the words shown for them.
 THROTTLE_REASONS: dict[int, str] = {

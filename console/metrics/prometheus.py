@@ -19,7 +19,7 @@ from prometheus_client import start_http_server
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector, CollectorRegistry
 
-from console.engine.metrics import MetricsStore
+from console.metrics.store import MetricsStore
 
 #: vLLM's own bucket edges for these histograms (vllm/v1/metrics/loggers.py).
 TTFT_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
@@ -50,13 +50,6 @@ DEVICE_METRICS: dict[str, tuple[str, str]] = {
 
 class MetricsServerError(RuntimeError):
     """The endpoint could not start; the message says why and what to do."""
-
-
-def _samples(store: MetricsStore, kind: str) -> list[float]:
-    # the store keeps raw latency samples privately; read them under its lock, as its readers do
-    src = {"ttft": store._ttft, "itl": store._itl}[kind]
-    with store._lock:
-        return [v for (_, v) in src]
 
 
 def _histogram(name: str, doc: str, values: list[float], buckets: tuple[float, ...],
@@ -96,7 +89,7 @@ class StoreCollector(Collector):
             g = GaugeMetricFamily(name, doc, labels=keys)
             g.add_metric(vals, float(value))
             yield g
-        totals = dict(self.store.totals)
+        totals = self.store.totals_snapshot()
         for name, doc, key in (
             ("vllm:prompt_tokens", "Number of prefill tokens processed.", "prompt_tokens"),
             ("vllm:generation_tokens", "Number of generation tokens processed.", "generation_tokens"),
@@ -108,9 +101,9 @@ class StoreCollector(Collector):
             yield c
         finished = self.store.finished()
         yield _histogram("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.",
-                         _samples(self.store, "ttft"), TTFT_BUCKETS, labels)
+                         self.store.latency_samples("ttft"), TTFT_BUCKETS, labels)
         yield _histogram("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.",
-                         _samples(self.store, "itl"), ITL_BUCKETS, labels)
+                         self.store.latency_samples("itl"), ITL_BUCKETS, labels)
         yield _histogram("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.",
                          [f.e2e_s for f in finished], REQUEST_BUCKETS, labels)
         yield _histogram("vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.",

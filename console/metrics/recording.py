@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections import deque
 from pathlib import Path
 from typing import Any
 
 from console.atomic import atomic_write_bytes, atomic_write_text
-from console.engine.metrics import DeviceSample, FinishedRecord, MetricsBin, MetricsStore
+from console.metrics.store import DeviceSample, FinishedRecord, MetricsBin, MetricsStore
 
 FORMAT = "inference-console-recording/1"
 
@@ -36,19 +35,8 @@ def from_json(data: dict[str, Any]) -> MetricsStore:
         raise RecordingError(f"not a metrics recording ({type(exc).__name__}: {exc})") from None
     if res <= 0:
         raise RecordingError("not a metrics recording (resolution_s must be positive)")
-    span = max([b.t for b in bins] + [d.t for d in device] + [0.0]) - min([b.t for b in bins] + [d.t for d in device] + [0.0])
-    history = max(3600.0, span + res, (max(len(bins), len(device)) + 1) * res)
-    store = MetricsStore(resolution_s=res, history_s=history,
-                         max_samples=max(50_000, len(ttft), len(itl), len(finished)))
-    # filled under the store's lock, as its own writers do (metrics.py has no bulk loader)
-    with store._lock:
-        store._bins = deque(sorted(bins, key=lambda b: b.t), maxlen=store._bins.maxlen)
-        store._device = deque(sorted(device, key=lambda d: d.t), maxlen=store._device.maxlen)
-        store._finished = deque(finished, maxlen=store._finished.maxlen)
-        store._ttft = deque(ttft, maxlen=store._ttft.maxlen)
-        store._itl = deque(itl, maxlen=store._itl.maxlen)
-        store.totals.update(totals)
-    return store
+    return MetricsStore.from_series(res, bins=bins, device=device, finished=finished, ttft=ttft, itl=itl,
+                                    totals=totals)
 
 
 def read_json_file(path: Path) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from console.engine.metrics import FinishedRecord, MetricsStore
+from console.metrics.store import FinishedRecord, MetricsStore
 from console.engine.vllm_compat import prometheus_stat_logger_class, stat_logger_base
 
 

@@ -13,26 +13,23 @@ import threading
 import time
 from typing import Any
 
-from console.engine.metrics import MetricsStore
+from console.metrics.store import MetricsStore
+from console.metrics import nvml
 
 
 class NvmlSource:
     kind = "nvml"
 
     def __init__(self, index: int = 0) -> None:
-        import pynvml
-
-        self.nv = pynvml
-        pynvml.nvmlInit()
-        self.handle = pynvml.nvmlDeviceGetHandleByIndex(index)
-        name = pynvml.nvmlDeviceGetName(self.handle)
-        self.name = name.decode() if isinstance(name, bytes) else str(name)
-        self.driver = self._safe(lambda: pynvml.nvmlSystemGetDriverVersion())
+        self.nv = nvml.nvml()  # raises NoNvidiaGpu (with the reason) without one
+        self.handle = nvml.handle(index)
+        self.name = nvml.gpu_name(index) or f"GPU {index}"
+        self.driver = nvml.driver_version()
 
     def _safe(self, fn: Any, default: Any = None) -> Any:
         try:
             value = fn()
-            return value.decode() if isinstance(value, bytes) else value
+            return nvml.text(value) if isinstance(value, bytes) else value
         except Exception:
             return default
 
@@ -99,8 +96,7 @@ def open_source() -> tuple[Any, str]:
     try:
         return NvmlSource(), ""
     except Exception as exc:
-        reason = f"no NVIDIA GPU visible to NVML ({type(exc).__name__}); showing process RAM and CPU"
-        return ProcessSource(), reason
+        return ProcessSource(), f"{exc}; showing process RAM and CPU"
 
 
 class DeviceSampler:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from console.engine.metrics import percentile
+from console.metrics.store import percentile
 
 QUANTILES = (50, 90, 99)
 

@@ -79,6 +79,31 @@ class MetricsStore:
         }
         self.records = 0  # number of record() calls received (tests watch this)
 
+    @classmethod
+    def from_series(cls, resolution_s: float, *, bins: Iterable[MetricsBin] = (),
+                    device: Iterable[DeviceSample] = (), finished: Iterable[FinishedRecord] = (),
+                    ttft: Iterable[tuple[float, float]] = (), itl: Iterable[tuple[float, float]] = (),
+                    totals: dict[str, float] | None = None) -> "MetricsStore":
+        """A store holding exactly these series (a saved recording loaded back), sized so that
+        none of them is cut: the history covers their whole span."""
+        bins_l = sorted(bins, key=lambda b: b.t)
+        device_l = sorted(device, key=lambda d: d.t)
+        finished_l, ttft_l, itl_l = list(finished), list(ttft), list(itl)
+        times = [b.t for b in bins_l] + [d.t for d in device_l]
+        span = max(times) - min(times) if times else 0.0
+        history = max(3600.0, span + resolution_s,
+                      (max(len(bins_l), len(device_l)) + 1) * resolution_s)
+        store = cls(resolution_s=resolution_s, history_s=history,
+                    max_samples=max(50_000, len(ttft_l), len(itl_l), len(finished_l)))
+        with store._lock:
+            store._bins.extend(bins_l)
+            store._device.extend(device_l)
+            store._finished.extend(finished_l)
+            store._ttft.extend(ttft_l)
+            store._itl.extend(itl_l)
+            store.totals.update(totals or {})
+        return store
+
     # -- writers (engine thread) -------------------------------------------------------------
     def _bin_for(self, t: float) -> MetricsBin:
         start = t - (t % self.resolution_s)
@@ -139,12 +164,21 @@ class MetricsStore:
         with self._lock:
             return [f for f in self._finished if since is None or f.t >= since]
 
-    def latency_percentiles(self, kind: str, qs: Iterable[float] = (50, 95, 99),
-                            since: float | None = None) -> dict[float, float | None]:
+    def latency_samples(self, kind: str, since: float | None = None) -> list[float]:
+        """The raw latency samples (seconds) of ``kind`` (``"ttft"`` or ``"itl"``), oldest first."""
         src = {"ttft": self._ttft, "itl": self._itl}[kind]
         with self._lock:
-            vals = [v for (t, v) in src if since is None or t >= since]
+            return [v for (t, v) in src if since is None or t >= since]
+
+    def latency_percentiles(self, kind: str, qs: Iterable[float] = (50, 95, 99),
+                            since: float | None = None) -> dict[float, float | None]:
+        vals = self.latency_samples(kind, since)
         return {q: percentile(vals, q) for q in qs}
+
+    def totals_snapshot(self) -> dict[str, float]:
+        """A consistent copy of the running totals (tokens, steps, peaks)."""
+        with self._lock:
+            return dict(self.totals)
 
     def rate(self, key: str, window_s: float = 5.0, now: float | None = None) -> float:
         """Tokens (or preemptions) per second over the last ``window_s`` seconds."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from console.engine.metrics import FinishedRecord, MetricsStore
+from console.metrics.store import FinishedRecord, MetricsStore
 
 #: At most this many latency samples per histogram per poll (spread in proportion over buckets).
 MAX_SAMPLES_PER_POLL = 400

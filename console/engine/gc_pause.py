@@ -1,0 +1,53 @@
+"""No full garbage collection while a model loads.
+
+Loading an engine imports torch, transformers and vLLM and builds the front end: the heap grows
+by hundreds of thousands of long-lived objects, and each full (generation-2) pass of the cyclic
+collector walks all of them while holding the GIL. Measured on the 2-core machine while the tiny
+model loaded: three full passes of 755, 887 and 1,118 ms -- the window froze for exactly as long
+(benchmarks/README-gui.md). Young generations stay collected (10-25 ms each).
+
+:func:`no_full_collections` raises the generation-2 threshold for its duration, which stops both
+CPython's automatic collector and the GUI's own collector (``console/ui/gc_guard.py`` follows
+``gc.get_threshold()``) from starting a full pass; afterwards the loader moves what it built out
+of the collector's sight with ``gc.freeze()``, so the next full pass is short.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+
+#: A generation-2 threshold no load reaches (it counts generation-1 passes).
+PAUSED_THRESHOLD = 1_000_000_000
+
+_lock = threading.Lock()
+_depth = 0
+_saved: int | None = None
+
+
+@contextmanager
+def no_full_collections() -> Iterator[None]:
+    """Within: no full collection starts (young ones still run). Nests and may be entered from
+    several threads; the threshold in force before the first entry comes back after the last."""
+    global _depth, _saved
+    with _lock:
+        if _depth == 0:
+            t0, t1, t2 = gc.get_threshold()
+            _saved = t2
+            gc.set_threshold(t0, t1, PAUSED_THRESHOLD)
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0 and _saved is not None:
+                t0, t1, _ = gc.get_threshold()
+                gc.set_threshold(t0, t1, _saved)
+                _saved = None
+
+
+def full_collections_paused() -> bool:
+    return _depth > 0

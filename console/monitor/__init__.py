@@ -1,1 +1,0 @@
-"""Device monitoring: NVML on NVIDIA GPUs, process RAM/CPU elsewhere."""
