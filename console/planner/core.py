@@ -301,14 +301,17 @@ def compute(req: PlanRequest) -> Plan:
     bits = weight_bits(req)
     layer_bytes = s.linear_params_per_layer * bits / 8 / tp + s.small_params_per_layer * s.weight_bytes
     embed_bytes = s.embedding_params * s.weight_bytes // tp
-    requested_total = int(g.memory_bytes * req.gpu_memory_utilization)
+    # vLLM's budget is the total CUDA reports x utilization (a calibration may know it for this card)
+    vllm_total = calibration.device_total_bytes if calibration and calibration.device_total_bytes else g.memory_bytes
+    requested_total = int(vllm_total * req.gpu_memory_utilization)
+    w_scale = calibration.weights_scale if calibration and calibration.weights_scale else 1.0
 
     per_gpu: list[GpuMemory] = []
     for stage, layers in enumerate(pp_layers(s.layers, pp)):
         w = layers * layer_bytes + (embed_bytes if stage == 0 else 0)
         if stage == pp - 1:  # lm_head (its own copy on the last stage when tied and pp > 1)
             w += (0 if s.tie_word_embeddings and pp == 1 else embed_bytes) + s.hidden_size * s.weight_bytes
-        w = int(math.ceil(w))
+        w = int(math.ceil(w * w_scale))
         per_tok = kv_bytes_per_token(s, kvb, layers, kv_heads_rank)
         if g.is_cpu:
             kv = int(req.kv_cache_memory_bytes or DEFAULT_CPU_KV_BYTES)
