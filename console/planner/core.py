@@ -175,6 +175,7 @@ class Plan:
     formulas: dict[str, str] = field(default_factory=dict)
     engine_args: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    calibration: dict[str, Any] = field(default_factory=dict)  # where each figure came from (selfcal.provenance)
 
     @property
     def weights_gib(self) -> float:
@@ -198,6 +199,7 @@ class Plan:
             "per_gpu": [g.to_dict() for g in self.per_gpu], "problems": list(self.problems),
             "suggestions": [s.to_dict() for s in self.suggestions], "roofline": self.roofline,
             "formulas": self.formulas, "engine_args": self.engine_args, "notes": self.notes,
+            "calibration": self.calibration,
         }
 
 

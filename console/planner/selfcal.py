@@ -233,3 +233,78 @@ def leave_one_out(records: list[LoadRecord], prior: Calibration | None = None) -
 
 
 __all__ = ["LoadRecord", "fit", "gpu_key", "leave_one_out", "loads_path", "predict", "read_loads", "record_load"]
+
+
+# -- where the plan's figures came from -----------------------------------------------------------
+def status_text(cal: Calibration | None) -> str:
+    """One line: "calibrated on this GPU from N load(s)", "calibrated from ... shipped" or "estimate"."""
+    if cal is None:
+        return "estimate (no calibration for this GPU yet: load a model on it to calibrate)"
+    if cal.origin == "user":
+        return f"calibrated on this GPU from {cal.loads} load(s) with vLLM {cal.vllm_version}"
+    return f"calibrated from {len(cal.points)} shipped load(s) ({Path(cal.path or 'calibration').name})"
+
+
+def _comparable(req: PlanRequest) -> dict[str, Any]:
+    d = req.to_dict()
+    for key in ("calibration", "concurrency"):
+        d.pop(key, None)
+    d["shape"] = {k: v for k, v in req.shape.to_dict().items() if k != "name"}
+    return d
+
+
+def measured_load(req: PlanRequest, cal: Calibration | None) -> dict[str, Any] | None:
+    """The newest recorded load of this GPU with exactly ``req``'s configuration, if any."""
+    if cal is None or cal.origin != "user":
+        return None
+    want = _comparable(req)
+    for point in reversed(cal.points):
+        try:
+            shape = ModelShape(**point["shape"])
+            values = {k: v for k, v in point.get("engine_args", {}).items() if k in _ENGINE_KEYS}
+            have = _comparable(PlanRequest(shape, gpu=req.profile, calibration=False, **values))
+        except (KeyError, TypeError, ValueError):
+            continue
+        if have == want:
+            return point
+    return None
+
+
+def provenance(plan: Any) -> dict[str, Any]:
+    """Status line, the source of each figure (measured / calibrated / estimate) and the error of
+    the calibration against the last load, for the CLI and the window's planner details."""
+    from console.planner.core import resolve_calibration
+
+    req = plan.request
+    cal = resolve_calibration(req)
+    calibrated = "estimate" if cal is None else ("calibrated on this GPU" if cal.origin == "user" else
+                                                 f"calibrated ({Path(cal.path or 'calibration').name})")
+    sources: dict[str, str] = {
+        "weights": calibrated if cal is not None and cal.weights_scale else "estimate",
+        "kv_budget": calibrated if cal is not None and (cal.device_total_bytes or cal.overheads) else "estimate",
+    }
+    for name, o in plan.overheads.items():
+        sources[name] = o.source
+    sources["kv_tokens"] = sources["kv_budget"]
+    point = measured_load(req, cal)
+    out: dict[str, Any] = {"status": status_text(cal), "origin": cal.origin if cal else None,
+                           "loads": cal.loads if cal else 0, "path": cal.path if cal else None}
+    if point is not None:
+        measured = point["measured"]["kv_cache_size_tokens"]
+        sources["kv_tokens"] = f"measured on this GPU ({point.get('time', '')}): {measured:,} tokens"
+        out["measured_kv_tokens"] = measured
+    out["sources"] = sources
+    if cal is not None and cal.last_load:
+        out["last_load"] = dict(cal.last_load)
+    return out
+
+
+def last_load_text(info: dict[str, Any]) -> str | None:
+    """"last load (model, time): predicted P, measured M KV tokens (error +E%)", or None."""
+    last = info.get("last_load")
+    if not last or not last.get("measured_kv_tokens"):
+        return None
+    err = last.get("error")
+    return (f"last load ({last.get('model', '?')}, {last.get('time', '?')}): predicted "
+            f"{last['predicted_kv_tokens']:,} KV tokens, measured {last['measured_kv_tokens']:,}"
+            + (f" (error {err * 100:+.2f}%)" if err is not None else ""))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from console.planner.core import Plan, PlanRequest, compute, engine_args
 from console.planner.roofline import roofline
+from console.planner.selfcal import provenance
 from console.planner.suggest import suggest
 
 
@@ -16,6 +17,7 @@ def plan(req: PlanRequest) -> Plan:
         p.verdict = "fits"
     p.roofline = roofline(p)
     p.engine_args = engine_args(req)
+    p.calibration = provenance(p)
     if req.shape.name.startswith("Gemma-2"):
         p.notes.append("Gemma-2's sliding-window layers are planned as global ones: vLLM may fit more tokens")
     if req.quantization in ("awq", "gptq") and req.shape.quantization is None:
