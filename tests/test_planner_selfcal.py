@@ -181,3 +181,19 @@ def test_engine_host_records_the_load(home: Path, tiny_model: Path, monkeypatch:
     assert r.shape["layers"] == 2 and r.shape["head_dim"] == 64
     # the CPU's KV budget is exact: recorded, but no fit replaces the shipped cpu.json
     assert not list((home / "calibration" / "cpu").glob("vllm-*.json"))
+
+
+def test_details_section_names_every_source(home: Path, h200_loads: list[Any]) -> None:
+    from console.ui.plan_provenance import details_markdown, source_of, status_line
+
+    for record in h200_loads[:2]:
+        record_load(record)
+    p = plan(h200_loads[1].request(calibration=find_calibration("h200", vllm_version="0.26.0")))
+    md = details_markdown(p)
+    assert "calibrated on this GPU from 2 load(s) with vLLM 0.26.0" in md
+    assert "last load (Llama-3.1-8B" in md and "measured 212,928" in md and "error " in md
+    for figure in ("weights", "cuda_context", "activation_peak", "cuda_graphs", "kv_budget", "kv_tokens"):
+        assert f"| {figure} | " in md
+    assert source_of(p, "weights") == "calibrated on this GPU"
+    assert source_of(p, "kv_tokens").startswith("measured on this GPU")
+    assert status_line(p) == "Planner: calibrated on this GPU from 2 load(s) with vLLM 0.26.0"

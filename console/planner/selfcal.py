@@ -283,6 +283,8 @@ def provenance(plan: Any) -> dict[str, Any]:
         "weights": calibrated if cal is not None and cal.weights_scale else "estimate",
         "kv_budget": calibrated if cal is not None and (cal.device_total_bytes or cal.overheads) else "estimate",
     }
+    if req.profile.is_cpu or req.kv_cache_memory_bytes:
+        sources["kv_budget"] = "exact: kv_cache_memory_bytes, as given"
     for name, o in plan.overheads.items():
         sources[name] = o.source
     sources["kv_tokens"] = sources["kv_budget"]

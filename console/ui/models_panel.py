@@ -27,6 +27,7 @@ from console.presets import Preset, PresetError, load_presets
 from console.settings import Knobs, Settings
 from console.ui.context import AppContext
 from console.ui.formatting import format_bytes, format_count, format_params
+from console.ui.plan_provenance import details_markdown, source_of, status_line
 from console.ui.tasks import call_in_background, run_with_progress
 from console.ui.widgets import ErrorLabel
 
@@ -541,7 +542,8 @@ class ModelsPanel(QWidget):
         d = entry.to_dict()
         rows = "\n".join(f"| {k} | {json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list)) else v} |"
                          for k, v in d.items())
-        return f"# {entry.name}\n\n| | |\n|---|---|\n{rows}\n"
+        planner = details_markdown(getattr(self, "_plan", None))
+        return f"# {entry.name}\n\n| | |\n|---|---|\n{rows}\n" + (f"\n{planner}" if planner else "")
 
     def show_details(self) -> None:
         text = self.details_text()
@@ -592,6 +594,7 @@ class ModelsPanel(QWidget):
         self.table_model.set_fits(fits)
 
     def update_plan(self) -> None:
+        self._plan: Any = None
         entry = self.selected_entry()
         if entry is None:
             self.verdict_label.setText(self.tr("Select a model to see whether it fits."))
@@ -616,16 +619,19 @@ class ModelsPanel(QWidget):
         verdict = verdict_text(p)
         colour = {"fits": "#1b7f2a", "fits-with-changes": "#b26a00"}.get(str(p.verdict), "#b00020")
         self.verdict_label.setText(f"<b style='color:{colour}'>{verdict}</b>")
+        self._plan = p  # its provenance goes into Details
         self.plan_label.setText(self._plan_summary(p) + "\n" + self._config_summary(config))
 
     def _plan_summary(self, p: Any) -> str:
         lines = []
         weights = getattr(p, "weights_bytes", None)
         if weights is not None:
-            lines.append(self.tr("Weights: {0}").format(human_bytes(weights)))
+            lines.append(self.tr("Weights: {0}").format(human_bytes(weights)) + f" ({source_of(p, 'weights')})")
         kv = getattr(p, "kv_tokens", None)
         if kv is not None:
-            lines.append(self.tr("KV cache: {0:,} tokens").format(int(kv)))
+            lines.append(self.tr("KV cache: {0:,} tokens").format(int(kv)) + f" ({source_of(p, 'kv_tokens')})")
+        if status_line(p):
+            lines.append(str(status_line(p)))
         conc = getattr(p, "max_concurrency", None)
         if conc is not None:
             lines.append(self.tr("Max concurrency at full context: {0:.1f}×").format(conc))
