@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from console.planner import PlanRequest, plan, shape_for
-from console.planner.calibration import find_calibration
+from console.planner.calibration import find_calibration, parse_calibration
 from console.planner.gpus import GiB
 from console.planner.loadlog import parse_vllm_log, split_engine_starts
 from console.planner.selfcal import fit, gpu_key, leave_one_out, read_loads, record_load
@@ -165,14 +165,19 @@ def test_engine_host_records_the_load(home: Path, tiny_model: Path, monkeypatch:
     monkeypatch.delenv("VLLM_LOGGING_CONFIG_PATH", raising=False)
     host = EngineHost()
     try:
+        first = host.load(EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=64 * 1024**2, max_model_len=1024,
+                                       device="cpu"), "tiny").result(timeout=600)
+        # a second load in the same process: the first load's (deleted) capture files must not linger
         info = host.load(EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=48 * 1024**2, max_model_len=512,
                                       device="cpu"), "tiny").result(timeout=600)
     finally:
         host.close()
     assert "VLLM_LOGGING_CONFIG_PATH" not in os.environ  # restored after the load
     records = read_loads("cpu")
-    assert len(records) == 1
-    r = records[0]
+    assert [r.kv_tokens for r in records] == [first.num_kv_blocks * first.block_size,
+                                             info.num_kv_blocks * info.block_size]
+    assert records[0].kv_tokens != records[1].kv_tokens  # each load's own report, not the first one twice
+    r = records[1]
     assert r.device == "cpu" and r.kv_tokens == info.num_kv_blocks * info.block_size
     assert r.report.kv_tokens == r.kv_tokens  # parsed from the child's "CPU KV cache size" line
     assert r.report.cpu_kv_gib == pytest.approx(48 / 1024, abs=0.006)
@@ -192,6 +197,13 @@ def test_details_section_names_every_source(home: Path, h200_loads: list[Any]) -
     md = details_markdown(p)
     assert "calibrated on this GPU from 2 load(s) with vLLM 0.26.0" in md
     assert "last load (Llama-3.1-8B" in md and "measured 212,928" in md and "error " in md
+    # the second load was predicted out of sample by the fit on the first one alone
+    last = p.calibration["last_load"]
+    assert last["before"] == "calibrated on this GPU from 1 load(s) with vLLM 0.26.0"
+    shipped = find_calibration("h200", dirs=[ROOT / "resources" / "calibration"])
+    one = parse_calibration(fit(h200_loads[:1], shipped, "h200", "0.26.0"), "fit on the first load")
+    assert last["predicted_before"] == plan(h200_loads[1].request(calibration=one)).kv_tokens
+    assert abs(last["error_before"]) < 0.02 and f"{last['predicted_before']:,} KV tokens before it" in md
     for figure in ("weights", "cuda_context", "activation_peak", "cuda_graphs", "kv_budget", "kv_tokens"):
         assert f"| {figure} | " in md
     assert source_of(p, "weights") == "calibrated on this GPU"

@@ -93,6 +93,16 @@ def logging_config_with_capture(base: dict[str, Any], log_path: Path) -> dict[st
     return config
 
 
+def _refresh_vllm_envs() -> None:
+    """vLLM may memoize its environment variables (``envs.enable_envs_cache``, done in its engine
+    processes); where this process did so, forget them so the change of the path is seen."""
+    import sys
+
+    getter = getattr(sys.modules.get("vllm.envs"), "__getattr__", None)
+    if hasattr(getter, "cache_clear"):
+        getter.cache_clear()
+
+
 @contextlib.contextmanager
 def capture_logs() -> Iterator[LogCapture]:
     """Around building the engine: vLLM's processes started inside also log into a file."""
@@ -107,6 +117,7 @@ def capture_logs() -> Iterator[LogCapture]:
         config = logging_config_with_capture(_base_config(), folder / "vllm-load.log")
         (folder / "logging.json").write_text(json.dumps(config), encoding="utf-8")
         os.environ[_PATH_ENV] = str(folder / "logging.json")
+        _refresh_vllm_envs()
     except Exception as exc:  # never stop a load for this
         log.warning("not recording this load's memory report: %s", exc)
         cap.close()
@@ -120,6 +131,7 @@ def capture_logs() -> Iterator[LogCapture]:
             os.environ.pop(_PATH_ENV, None)
         else:
             os.environ[_PATH_ENV] = old
+        _refresh_vllm_envs()
 
 
 def _engine_args(config: Any, vc: Any) -> dict[str, Any]:

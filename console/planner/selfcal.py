@@ -134,8 +134,18 @@ def record_load(record: LoadRecord) -> Calibration | None:
         return None  # the CPU engine's KV budget is exact (kv_cache_memory_bytes): nothing to fit
     same = [r for r in read_loads(record.gpu) if r.vllm_version == record.vllm_version and r.report.complete]
     prior = shipped_calibration(record.gpu)
-    data = fit(same, prior, record.gpu, record.vllm_version)
     target = own_calibration_dir(record.gpu) / f"vllm-{record.vllm_version}.json"
+    # what the planner said before this load (out of sample): the fit so far, else the shipped file
+    before = prior
+    if target.is_file():
+        try:
+            before = parse_calibration(json.loads(target.read_text(encoding="utf-8")), str(target))
+        except (OSError, ValueError):  # damaged: refit from the records, compare with the shipped file
+            log.warning("%s is unreadable; refitting it from the recorded loads", target)
+    data = fit(same, prior, record.gpu, record.vllm_version)
+    predicted = predict(record, before)
+    data["last_load"].update(predicted_before=predicted, error_before=round(predicted / record.kv_tokens - 1, 5),
+                             before=status_text(before))
     atomic_write_text(target, json.dumps(data, indent=2) + "\n")
     return parse_calibration(data, str(target))
 
@@ -306,7 +316,9 @@ def last_load_text(info: dict[str, Any]) -> str | None:
     last = info.get("last_load")
     if not last or not last.get("measured_kv_tokens"):
         return None
-    err = last.get("error")
-    return (f"last load ({last.get('model', '?')}, {last.get('time', '?')}): predicted "
-            f"{last['predicted_kv_tokens']:,} KV tokens, measured {last['measured_kv_tokens']:,}"
-            + (f" (error {err * 100:+.2f}%)" if err is not None else ""))
+    err, text = last.get("error"), f"last load ({last.get('model', '?')}, {last.get('time', '?')}): "
+    if last.get("predicted_before") is not None:
+        text += (f"predicted {last['predicted_before']:,} KV tokens before it ({last.get('before', '?')}; "
+                 f"error {last['error_before'] * 100:+.2f}%), ")
+    return text + (f"{last['predicted_kv_tokens']:,} after refitting, measured {last['measured_kv_tokens']:,}"
+                   + (f" (error {err * 100:+.2f}%)" if err is not None else ""))

@@ -49,14 +49,15 @@ def planner_device(sampler: Any) -> Any:
     """The planner's device for this machine: the NVML card's profile (or one built from its
     memory), else the CPU engine with this machine's RAM."""
     from console.planner import GpuProfile, get_gpu  # lazy: another module, maybe absent
+    from console.planner.selfcal import gpu_key
 
     if getattr(sampler, "kind", "") == "nvml":
         name = str(getattr(sampler.source, "name", "GPU"))
-        try:
-            return get_gpu(name)
+        try:  # "NVIDIA H100 80GB HBM3" -> h100-80gb; an unknown card: named as its recorded loads are
+            return get_gpu(gpu_key(name))
         except ValueError:
             total = sampler.source.sample().get("mem_total_bytes", 0.0)
-            return GpuProfile(name.lower().replace(" ", "-"), name, int(total), 1000.0, 100.0)
+            return GpuProfile(gpu_key(name), name, int(total), 1000.0, 100.0)
     import psutil
 
     return f"cpu:{psutil.virtual_memory().total / 1024**3:.0f}"
