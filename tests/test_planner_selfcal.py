@@ -207,5 +207,24 @@ def test_details_section_names_every_source(home: Path, h200_loads: list[Any]) -
     for figure in ("weights", "cuda_context", "activation_peak", "cuda_graphs", "kv_budget", "kv_tokens"):
         assert f"| {figure} | " in md
     assert source_of(p, "weights") == "calibrated on this GPU"
+    assert source_of(p, "activation_peak") == "calibrated on this GPU (2 load(s))"
+    # the replayed loads carry no NVML peak: the context comes from the shipped file, and says so
+    assert source_of(p, "cuda_context") == "from h200.json (this GPU's loads have no figure for it)"
     assert source_of(p, "kv_tokens").startswith("measured on this GPU")
     assert status_line(p) == "Planner: calibrated on this GPU from 2 load(s) with vLLM 0.26.0"
+
+
+def test_context_from_nvml_peak_matches_the_shipped_fit(h200_loads: list[Any]) -> None:
+    """With NVML's peak of the two 8B runs (the MetricsStore series recorded beside them), the
+    user's fit finds the same CUDA context + allocator growth as the hand-made h200.json."""
+    from dataclasses import replace
+
+    peaks = []
+    for tag in ("bf16", "fp8"):
+        series = json.loads(gzip.open(RESULTS / f"series_8b_{tag}.json.gz", "rt").read())
+        peaks.append(max(s["values"]["mem_used_bytes"] for s in series["device"]))
+    records = [replace(r, nvml_peak_used_bytes=peak) for r, peak in zip(h200_loads[:2], peaks)] + h200_loads[2:]
+    data = fit(records, None, "h200", "0.26.0")
+    shipped = find_calibration("h200", dirs=[ROOT / "resources" / "calibration"])
+    assert abs(data["overheads"]["cuda_context"]["bytes"] - shipped.overheads["cuda_context"]["bytes"]) < 16 * 2**20
+    assert "cuda_context" not in data["inherited"]

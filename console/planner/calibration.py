@@ -52,6 +52,7 @@ class Calibration:
     loads: int = 0  # user calibrations: how many recorded loads it was fitted from
     vllm_version: str | None = None
     last_load: dict[str, Any] | None = None  # the newest load: measured vs predicted KV tokens
+    inherited: dict[str, str] = field(default_factory=dict)  # user fits: overhead -> the file it came from
 
     def correct(self, name: str, estimate: int) -> tuple[int, str | None]:
         """The corrected figure for overhead ``name`` and a note saying how (None: unchanged)."""
@@ -61,7 +62,9 @@ class Calibration:
         where = Path(self.path).name if self.path else "calibration"
         if self.origin == "user":
             value = rule.get("bytes", estimate * float(rule.get("scale", 1.0)) + float(rule.get("add_bytes", 0)))
-            return max(0, int(value)), f"calibrated on this GPU ({self.loads} load(s))"
+            note = (f"from {self.inherited[name]} (this GPU's loads have no figure for it)" if name in self.inherited
+                    else f"calibrated on this GPU ({self.loads} load(s))")
+            return max(0, int(value)), note
         if "bytes" in rule:
             return int(rule["bytes"]), f"measured ({where})"
         value = estimate * float(rule.get("scale", 1.0)) + float(rule.get("add_bytes", 0))
@@ -99,12 +102,16 @@ def parse_calibration(data: Any, where: str) -> Calibration:
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
             raise CalibrationError(f"{where}: '{key}' must be a number > 0")
     last = data.get("last_load")
+    inherited = data.get("inherited", {})
+    if not isinstance(inherited, dict):
+        raise CalibrationError(f"{where}: 'inherited' must be an object")
     return Calibration(gpu=gpu, source=str(data.get("source", "")), overheads=clean,
                        points=tuple(points), path=where, device_total_bytes=int(total) if total else None,
                        weights_scale=float(scale) if scale else None,
                        origin="user" if data.get("origin") == "user" else "shipped",
                        loads=int(data.get("loads", 0) or 0), vllm_version=data.get("vllm_version"),
-                       last_load=last if isinstance(last, dict) else None)
+                       last_load=last if isinstance(last, dict) else None,
+                       inherited={str(k): str(v) for k, v in inherited.items()})
 
 
 def calibration_dirs() -> list[Path]:

@@ -185,6 +185,8 @@ def fit(records: list[LoadRecord], prior: Calibration | None, gpu: str, vllm_ver
     w_log = sum((r.weights or 0.0) * GiB for r in rep)
     w_scale = w_log / w_est if w_est and w_log else 1.0
     prior_act = prior.overheads.get("activation_peak", {}) if prior else {}
+    prior_name = Path(prior.path).name if prior and prior.path else "the shipped calibration"
+    inherited: dict[str, str] = {}
     act_scale, act_add = _line([e["activation_peak"] for e in est], [(r.outside_kv_gib or 0.0) * GiB for r in rep],
                                prior_act.get("scale"))
     overheads: dict[str, dict[str, float]] = {"activation_peak": {"scale": round(act_scale, 4),
@@ -195,6 +197,7 @@ def fit(records: list[LoadRecord], prior: Calibration | None, gpu: str, vllm_ver
         overheads["cuda_graphs"] = {"scale": round(max(ratios), 4)}
     elif prior and "cuda_graphs" in prior.overheads:
         overheads["cuda_graphs"] = dict(prior.overheads["cuda_graphs"])
+        inherited["cuda_graphs"] = prior_name
     outside = [rec.nvml_peak_used_bytes - ((r.weights or 0) + (r.outside_kv_gib or 0) + (r.cuda_graph_gib or 0)
                                            + (r.kv_budget_gib or 0)) * GiB
                for rec, r in zip(records, rep) if rec.nvml_peak_used_bytes]
@@ -202,12 +205,13 @@ def fit(records: list[LoadRecord], prior: Calibration | None, gpu: str, vllm_ver
         overheads["cuda_context"] = {"bytes": int(math.ceil(max(outside) / 2**20)) * 2**20}
     elif prior and "cuda_context" in prior.overheads:
         overheads["cuda_context"] = dict(prior.overheads["cuda_context"])
+        inherited["cuda_context"] = prior_name
     n = len(records)
     data: dict[str, Any] = {
         "format": 1, "gpu": gpu, "origin": "user", "vllm_version": vllm_version, "loads": n,
         "source": (f"Fitted on this machine from {n} load(s) with vLLM {vllm_version}"
                    + (f", starting from {Path(prior.path).name}" if prior and prior.path else "")),
-        "device_total_bytes": total, "weights_scale": round(w_scale, 5), "overheads": overheads,
+        "device_total_bytes": total, "weights_scale": round(w_scale, 5), "overheads": overheads, "inherited": inherited,
         "points": [_point(r) for r in records],
     }
     last = records[-1]
