@@ -228,3 +228,11 @@ def test_context_from_nvml_peak_matches_the_shipped_fit(h200_loads: list[Any]) -
     shipped = find_calibration("h200", dirs=[ROOT / "resources" / "calibration"])
     assert abs(data["overheads"]["cuda_context"]["bytes"] - shipped.overheads["cuda_context"]["bytes"]) < 16 * 2**20
     assert "cuda_context" not in data["inherited"]
+
+
+def test_gpu_check_configs_plan_on_the_h200(home: Path) -> None:
+    """benchmarks/gpu/calibration_check.py's configurations are valid plans that fit the card."""
+    script = check_script()
+    for label, shape, util, extra in script.CONFIGS:
+        tokens, status = script.predicted("h200", shape, util, extra)
+        assert tokens > 10_000 and status.startswith("calibrated from 5 shipped load(s)"), label
