@@ -236,3 +236,15 @@ def test_gpu_check_configs_plan_on_the_h200(home: Path) -> None:
     for label, shape, util, extra in script.CONFIGS:
         tokens, status = script.predicted("h200", shape, util, extra)
         assert tokens > 10_000 and status.startswith("calibrated from 5 shipped load(s)"), label
+
+
+def test_a_damaged_fit_falls_back_and_is_rewritten(home: Path, h200_loads: list[Any]) -> None:
+    record_load(h200_loads[0])
+    own = home / "calibration" / "h200" / "vllm-0.26.0.json"
+    own.write_text("{not json", encoding="utf-8")
+    assert find_calibration("h200", vllm_version="0.26.0").origin == "shipped"  # plans go on, with h200.json
+    with (home / "calibration" / "h200" / "loads.jsonl").open("a") as f:
+        f.write("garbage line\n")
+    cal = record_load(h200_loads[1])
+    assert cal is not None and cal.loads == 2  # refitted from both good records, the bad line skipped
+    assert json.loads(own.read_text())["last_load"]["before"].startswith("calibrated from 5 shipped")

@@ -47,6 +47,7 @@ from console.planner.shapes import ModelShape
 
 log = logging.getLogger(__name__)
 RECORD_FORMAT = 1
+MAX_FIT_LOADS = 200  # the newest loads only: a driver or vLLM patch update shifts the figures over time
 _ENGINE_KEYS = ("quantization", "kv_cache_dtype", "max_model_len", "gpu_memory_utilization", "max_num_seqs",
                 "max_num_batched_tokens", "enforce_eager", "kv_cache_memory_bytes", "tensor_parallel_size",
                 "pipeline_parallel_size")
@@ -133,6 +134,7 @@ def record_load(record: LoadRecord) -> Calibration | None:
     if record.device == "cpu" or not record.report.complete:
         return None  # the CPU engine's KV budget is exact (kv_cache_memory_bytes): nothing to fit
     same = [r for r in read_loads(record.gpu) if r.vllm_version == record.vllm_version and r.report.complete]
+    same = same[-MAX_FIT_LOADS:]
     prior = shipped_calibration(record.gpu)
     target = own_calibration_dir(record.gpu) / f"vllm-{record.vllm_version}.json"
     # what the planner said before this load (out of sample): the fit so far, else the shipped file
