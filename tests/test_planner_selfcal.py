@@ -189,7 +189,7 @@ def test_engine_host_records_the_load(home: Path, tiny_model: Path, monkeypatch:
 
 
 def test_details_section_names_every_source(home: Path, h200_loads: list[Any]) -> None:
-    from console.ui.plan_provenance import details_markdown, source_of, status_line
+    from console.ui.plan_view import details_markdown, source_of, status_line
 
     for record in h200_loads[:2]:
         record_load(record)
