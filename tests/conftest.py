@@ -23,6 +23,10 @@ pin_singletons()  # PySide6 6.12 on Python 3.11 drops a reference to None per vo
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Engine loads record vLLM's memory report into the data home for the planner's self-calibration;
+# the suite's own engines must not write into the developer's real one (tests that check the
+# recording turn it back on with a temporary home).
+os.environ.setdefault("INFERENCE_CONSOLE_RECORD_LOADS", "0")
 
 #: KV cache for test engines: small, so loads are quick and figures are exact.
 TEST_KV_BYTES = 64 * 1024**2

@@ -13,6 +13,7 @@ from console.config import KV_CACHE_DTYPES
 from console.planner import GOALS, GPU_PROFILES, KNOWN_SHAPES, Plan, PlanRequest, auto_plan, plan, shape_for
 from console.planner.calibration import CalibrationError, load_calibration_file
 from console.planner.gpus import GiB
+from console.planner.selfcal import last_load_text
 from console.planner.shapes import ShapeError
 from console.planner.validate import serve_argv
 
@@ -109,17 +110,25 @@ def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) ->
 
     m = p.per_gpu[0]
     bits = "16-bit" if not req.quantization else f"{req.quantization.upper()}: 16-bit embeddings + quantized linears"
-    rows = [["weights", _g(m.weights_bytes), bits + (" (this GPU's share)" if req.world_size > 1 else "")]]
+    src = p.calibration.get("sources", {})
+    rows = [["weights", _g(m.weights_bytes), bits + (" (this GPU's share)" if req.world_size > 1 else "")
+             + (f"; {src['weights']}" if "weights" in src else "")]]
     for name, o in p.overheads.items():
         if g.is_cpu:  # no CUDA: the "context" is the engine process itself, outside the KV budget
             label = {"cuda_context": "engine process"}.get(name, name)
             rows.append([label, _g(o.bytes), o.source + ", in RAM beside the KV cache"])
             continue
         rows.append([name, _g(o.bytes), o.source + ("" if o.inside_vllm_budget else ", outside vLLM's budget")])
-    rows.append(["KV cache", _g(max(0, m.kv_budget_bytes)), f"{p.kv_tokens:,} tokens in {p.kv_blocks:,} blocks of {p.block_size}"])
+    rows.append(["KV cache", _g(max(0, m.kv_budget_bytes)), f"{p.kv_tokens:,} tokens in {p.kv_blocks:,} blocks of {p.block_size}"
+                 + (f"; {src['kv_tokens']}" if "kv_tokens" in src else "")])
     rows.append(["total", _g(m.used_bytes), f"of {_g(m.capacity_bytes)} GiB"])
     print()
     print_table(rows, ["MEMORY" + (" (per GPU)" if req.world_size > 1 else ""), "GiB", "NOTE"])
+    if p.calibration:
+        print(f"\nCALIBRATION: {p.calibration['status']}")
+        last = last_load_text(p.calibration)
+        if last:
+            print(f"  {last}")
     print(f"\nKV per token {p.kv_bytes_per_token:,} B, per block {p.kv_bytes_per_block:,} B; "
           f"max concurrency at {req.context:,} tokens: {_x(p.max_concurrency)}")
     if p.vllm_kv_tokens != p.kv_tokens:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from console.config import EngineConfig, SamplingSettings
-from console.engine import gc_pause, reaper, vllm_compat
+from console.engine import gc_pause, load_capture, reaper, vllm_compat
 from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.engine.errors import explain
 from console.metrics.store import MetricsStore
@@ -139,7 +139,8 @@ class EngineHost(LoopEngine):
                 **config.engine_kwargs(), disable_log_stats=not VLLM_DEFAULT_STAT_LOGGERS)
             self.metrics.clear()
             before = reaper.children()
-            engine = vllm_compat.async_llm_class().from_engine_args(args, stat_loggers=loggers)
+            with load_capture.capture_logs() as capture:  # vLLM's memory report, for the planner
+                engine = vllm_compat.async_llm_class().from_engine_args(args, stat_loggers=loggers)
             self._engine = engine
             self._reaper = reaper.start(reaper.new_children(before))
             self._config = config
@@ -157,6 +158,7 @@ class EngineHost(LoopEngine):
                 load_seconds=time.monotonic() - t0,
                 vllm_version=str(getattr(vllm, "__version__", "?")),
             )
+            load_capture.record_load(capture, config, device, vc, info.vllm_version, self.metrics)
             self._watchdog = asyncio.get_running_loop().create_task(self._watch())
             # torch, transformers and vLLM leave ~600k long-lived objects; a full cyclic GC pass
             # over them takes ~290 ms here, holding the GIL -- a visible freeze of the window

@@ -45,6 +45,14 @@ class Calibration:
     overheads: dict[str, dict[str, float]] = field(default_factory=dict)
     points: tuple[dict[str, Any], ...] = ()
     path: str | None = None
+    #: The total vLLM (CUDA) sees on this card; NVML reports more on some (H200: 0.6 GiB).
+    device_total_bytes: int | None = None
+    weights_scale: float | None = None  # vLLM's weight figure over the planner's estimate
+    origin: str = "shipped"  # "shipped" | "user" (fitted from this machine's own loads)
+    loads: int = 0  # user calibrations: how many recorded loads it was fitted from
+    vllm_version: str | None = None
+    last_load: dict[str, Any] | None = None  # the newest load: measured vs predicted KV tokens
+    inherited: dict[str, str] = field(default_factory=dict)  # user fits: overhead -> the file it came from
 
     def correct(self, name: str, estimate: int) -> tuple[int, str | None]:
         """The corrected figure for overhead ``name`` and a note saying how (None: unchanged)."""
@@ -52,6 +60,11 @@ class Calibration:
         if not rule:
             return estimate, None
         where = Path(self.path).name if self.path else "calibration"
+        if self.origin == "user":
+            value = rule.get("bytes", estimate * float(rule.get("scale", 1.0)) + float(rule.get("add_bytes", 0)))
+            note = (f"from {self.inherited[name]} (this GPU's loads have no figure for it)" if name in self.inherited
+                    else f"calibrated on this GPU ({self.loads} load(s))")
+            return max(0, int(value)), note
         if "bytes" in rule:
             return int(rule["bytes"]), f"measured ({where})"
         value = estimate * float(rule.get("scale", 1.0)) + float(rule.get("add_bytes", 0))
@@ -84,8 +97,21 @@ def parse_calibration(data: Any, where: str) -> Calibration:
     points = data.get("points", [])
     if not isinstance(points, list):
         raise CalibrationError(f"{where}: 'points' must be a list")
+    total, scale = data.get("device_total_bytes"), data.get("weights_scale")
+    for key, value in (("device_total_bytes", total), ("weights_scale", scale)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+            raise CalibrationError(f"{where}: '{key}' must be a number > 0")
+    last = data.get("last_load")
+    inherited = data.get("inherited", {})
+    if not isinstance(inherited, dict):
+        raise CalibrationError(f"{where}: 'inherited' must be an object")
     return Calibration(gpu=gpu, source=str(data.get("source", "")), overheads=clean,
-                       points=tuple(points), path=where)
+                       points=tuple(points), path=where, device_total_bytes=int(total) if total else None,
+                       weights_scale=float(scale) if scale else None,
+                       origin="user" if data.get("origin") == "user" else "shipped",
+                       loads=int(data.get("loads", 0) or 0), vllm_version=data.get("vllm_version"),
+                       last_load=last if isinstance(last, dict) else None,
+                       inherited={str(k): str(v) for k, v in inherited.items()})
 
 
 def calibration_dirs() -> list[Path]:
@@ -107,11 +133,42 @@ def load_calibration_file(path: Path) -> Calibration:
     return _load_cached(str(path), path.stat().st_mtime_ns)
 
 
-def find_calibration(gpu: str, dirs: list[Path] | None = None) -> Calibration | None:
-    """The calibration for profile ``gpu``: the last of ``dirs`` holding ``<gpu>.json``."""
+def find_calibration(gpu: str, dirs: list[Path] | None = None, vllm_version: str | None = None) -> Calibration | None:
+    """The calibration for profile ``gpu``: the last of ``dirs`` holding ``<gpu>.json``; by default
+    (no ``dirs``) the user's own fit from this GPU's loads wins (see :mod:`console.planner.selfcal`):
+    the one for ``vllm_version`` (default: the installed vLLM), else the newest for another version."""
     found = None
     for d in dirs if dirs is not None else calibration_dirs():
         candidate = Path(d) / f"{gpu}.json"
         if candidate.is_file():
             found = load_calibration_file(candidate)
+    if dirs is None:
+        own = own_calibration_file(gpu, vllm_version or installed_vllm_version())
+        if own is not None:
+            try:
+                found = load_calibration_file(own)
+            except CalibrationError:
+                pass  # a damaged fit of our own: the next load rewrites it; plan with the shipped one
     return found
+
+
+def own_calibration_dir(gpu: str) -> Path:
+    """``<data home>/calibration/<gpu>/``: the loads recorded on this machine and the fits."""
+    return data_home() / "calibration" / gpu
+
+
+def own_calibration_file(gpu: str, vllm_version: str | None) -> Path | None:
+    folder = own_calibration_dir(gpu)
+    exact = folder / f"vllm-{vllm_version}.json"
+    if vllm_version and exact.is_file():
+        return exact
+    others = sorted(folder.glob("vllm-*.json"), key=lambda p: p.stat().st_mtime_ns) if folder.is_dir() else []
+    return others[-1] if others else None
+
+
+@lru_cache(maxsize=1)
+def installed_vllm_version() -> str | None:
+    from console.engine.vllm_compat import vllm_distribution
+
+    dist = vllm_distribution()
+    return dist[1] if dist else None

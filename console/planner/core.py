@@ -175,6 +175,7 @@ class Plan:
     formulas: dict[str, str] = field(default_factory=dict)
     engine_args: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    calibration: dict[str, Any] = field(default_factory=dict)  # where each figure came from (selfcal.provenance)
 
     @property
     def weights_gib(self) -> float:
@@ -198,6 +199,7 @@ class Plan:
             "per_gpu": [g.to_dict() for g in self.per_gpu], "problems": list(self.problems),
             "suggestions": [s.to_dict() for s in self.suggestions], "roofline": self.roofline,
             "formulas": self.formulas, "engine_args": self.engine_args, "notes": self.notes,
+            "calibration": self.calibration,
         }
 
 
@@ -301,14 +303,17 @@ def compute(req: PlanRequest) -> Plan:
     bits = weight_bits(req)
     layer_bytes = s.linear_params_per_layer * bits / 8 / tp + s.small_params_per_layer * s.weight_bytes
     embed_bytes = s.embedding_params * s.weight_bytes // tp
-    requested_total = int(g.memory_bytes * req.gpu_memory_utilization)
+    # vLLM's budget is the total CUDA reports x utilization (a calibration may know it for this card)
+    vllm_total = calibration.device_total_bytes if calibration and calibration.device_total_bytes else g.memory_bytes
+    requested_total = int(vllm_total * req.gpu_memory_utilization)
+    w_scale = calibration.weights_scale if calibration and calibration.weights_scale else 1.0
 
     per_gpu: list[GpuMemory] = []
     for stage, layers in enumerate(pp_layers(s.layers, pp)):
         w = layers * layer_bytes + (embed_bytes if stage == 0 else 0)
         if stage == pp - 1:  # lm_head (its own copy on the last stage when tied and pp > 1)
             w += (0 if s.tie_word_embeddings and pp == 1 else embed_bytes) + s.hidden_size * s.weight_bytes
-        w = int(math.ceil(w))
+        w = int(math.ceil(w * w_scale))
         per_tok = kv_bytes_per_token(s, kvb, layers, kv_heads_rank)
         if g.is_cpu:
             kv = int(req.kv_cache_memory_bytes or DEFAULT_CPU_KV_BYTES)
@@ -391,12 +396,15 @@ def formulas(p: Plan, calibration: Calibration | None) -> dict[str, str]:
         "weights": (f"{s.linear_params:,} linear params x {bits:.3f} bits / 8 + {s.unquantized_params:,} embedding/"
                     f"lm_head/norm params x {s.weight_bytes} B = {gib(p.weights_bytes)}"
                     + (f"; per GPU (TP={req.tensor_parallel_size}, PP={req.pipeline_parallel_size}): {gib(m.weights_bytes)}"
-                       if req.world_size > 1 else "")),
+                       if req.world_size > 1 else "")
+                    + (f"; x {calibration.weights_scale:g} as vLLM counted them on this GPU -> {gib(m.weights_bytes)}"
+                       if calibration and calibration.weights_scale else "")),
         "kv_bytes_per_token": (f"layers x 2 (K,V) x kv_heads x head_dim x dtype bytes = {s.layers} x 2 x "
                                f"{s.num_kv_heads} x {s.head_dim} x {kvb} = {p.kv_bytes_per_token:,} B"),
         "kv_bytes_per_block": f"block_size x bytes per token = {p.block_size} x {p.kv_bytes_per_token:,} = {p.kv_bytes_per_block:,} B",
     }
     ov = {k: v.bytes for k, v in p.overheads.items()}
+    vtotal = calibration.device_total_bytes if calibration and calibration.device_total_bytes else g.memory_bytes
     if g.is_cpu:
         out["kv_budget"] = f"kv_cache_memory_bytes = {m.kv_budget_bytes:,} B ({gib(m.kv_budget_bytes)}); the CPU engine uses it as given"
     elif req.kv_cache_memory_bytes:
@@ -404,7 +412,7 @@ def formulas(p: Plan, calibration: Calibration | None) -> dict[str, str]:
     else:
         out["kv_budget"] = (
             f"min(total x util - weights - activations, total - context - graphs - weights - activations) = "
-            f"min({gib(g.memory_bytes)} x {req.gpu_memory_utilization:g} - {gib(m.weights_bytes)} - {gib(ov['activation_peak'])}, "
+            f"min({gib(vtotal)} x {req.gpu_memory_utilization:g} - {gib(m.weights_bytes)} - {gib(ov['activation_peak'])}, "
             f"{gib(g.memory_bytes)} - {gib(ov['cuda_context'])} - {gib(ov['cuda_graphs'])} - {gib(m.weights_bytes)} - "
             f"{gib(ov['activation_peak'])}) = {gib(m.kv_budget_bytes)} per GPU (vLLM itself: {gib(m.vllm_kv_budget_bytes)})")
     out["kv_tokens"] = (f"blocks = budget // (block_size x bytes per token per GPU) = {m.kv_budget_bytes:,} // "

@@ -13,6 +13,7 @@ from console.config import EngineConfig
 from console.models.store import ModelEntry
 from console.planner.core import Plan, PlanRequest
 from console.planner.gpus import GpuProfile, get_gpu
+from console.planner.selfcal import gpu_key
 from console.planner.shapes import shape_for
 from console.planner.verdict import plan
 from console.presets import Preset
@@ -38,11 +39,11 @@ def planner_device(sampler: Any) -> Device:
     machine's RAM. May read NVML once: call it off the GUI thread and keep the answer."""
     if getattr(sampler, "kind", "") == "nvml":
         name = str(getattr(sampler.source, "name", "GPU"))
-        try:
-            return get_gpu(name)
+        try:  # "NVIDIA H100 80GB HBM3" -> h100-80gb; an unknown card: named as its recorded loads are
+            return get_gpu(gpu_key(name))
         except ValueError:
             total = sampler.source.sample().get("mem_total_bytes", 0.0)
-            return GpuProfile(name.lower().replace(" ", "-"), name, int(total), 1000.0, 100.0)
+            return GpuProfile(gpu_key(name), name, int(total), 1000.0, 100.0)
     import psutil
 
     return f"cpu:{psutil.virtual_memory().total / 1024**3:.0f}"

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from console.planner.core import Plan, PlanRequest, compute, engine_args
+from console.planner.core import Plan, PlanRequest, compute, engine_args, resolve_calibration
 from console.planner.roofline import roofline
+from console.planner.selfcal import provenance
 from console.planner.suggest import suggest
 
 
 def plan(req: PlanRequest) -> Plan:
     """Pure and fast (well under 50 ms): no files are read but the (cached) calibration."""
+    if req.calibration is True:  # find the file once, not once per candidate change in suggest()
+        req = req.with_changes(calibration=resolve_calibration(req) or False)
     p = compute(req)
     if p.problems:
         p.verdict, p.suggestions = suggest(req, p)
@@ -16,6 +19,7 @@ def plan(req: PlanRequest) -> Plan:
         p.verdict = "fits"
     p.roofline = roofline(p)
     p.engine_args = engine_args(req)
+    p.calibration = provenance(p)
     if req.shape.name.startswith("Gemma-2"):
         p.notes.append("Gemma-2's sliding-window layers are planned as global ones: vLLM may fit more tokens")
     if req.quantization in ("awq", "gptq") and req.shape.quantization is None:

@@ -31,7 +31,7 @@ from console.settings import Knobs, Settings
 from console.ui.context import AppContext
 from console.ui.knobs_box import KnobsBox
 from console.ui.model_table import ModelTableModel
-from console.ui.plan_view import PlanView
+from console.ui.plan_view import PlanView, details_markdown
 from console.ui.tasks import call_in_background, run_with_progress
 from console.ui.widgets import ErrorLabel
 
@@ -371,7 +371,8 @@ class ModelsPanel(QWidget):
         d = entry.to_dict()
         rows = "\n".join(f"| {k} | {json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list)) else v} |"
                          for k, v in d.items())
-        return f"# {entry.name}\n\n| | |\n|---|---|\n{rows}\n"
+        planner = details_markdown(self.plan_view.plan)  # where the plan's figures came from
+        return f"# {entry.name}\n\n| | |\n|---|---|\n{rows}\n" + (f"\n{planner}" if planner else "")
 
     def show_details(self) -> None:
         text = self.details_text()
@@ -408,6 +409,7 @@ class ModelsPanel(QWidget):
         """Plan again, off the GUI thread, from the entries and the preset already loaded: the
         "fits?" column for every model and the plan box for the selected one."""
         self._plan_round += 1
+        self.plan_view.plan = None  # Details must not show the previous selection's plan
         plan_round, entries, selected = self._plan_round, list(self.table_model.entries), self.selected_entry()
         preset, overrides, device, sampler = self.knobs_box.preset(), self.overrides(), self._planner_device, self.ctx.sampler
         if selected is None:

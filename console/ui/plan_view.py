@@ -1,26 +1,65 @@
 """The Models panel's "Planner" box: the verdict for the selected model under the chosen preset
-and knobs, what the plan found (weights, KV cache, concurrency, problems, suggestions), and the
-configuration it planned."""
+and knobs, what the plan found (weights, KV cache, concurrency, problems, suggestions) and where
+each figure came from, and the configuration it planned; also the "Planner" section of the
+model's Details (the calibration's status, its error against the last load, each figure's source).
+
+The core's :func:`console.planner.selfcal.provenance` says where the figures came from
+(``Plan.calibration``); this module only words it for the window.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from console.config import EngineConfig
 from console.planner.core import Plan
+from console.planner.selfcal import last_load_text
 from console.ui.formatting import format_bytes
 from console.ui.model_table import verdict_text
 
 _COLOURS = {"fits": "#1b7f2a", "fits-with-changes": "#b26a00"}
+_FIGURES = ("weights", "cuda_context", "activation_peak", "cuda_graphs", "kv_budget", "kv_tokens")
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("PlanView", text)
+
+
+def source_of(plan: Plan, figure: str) -> str:
+    """"estimate", "calibrated on this GPU", "measured on this GPU (...)" ... ('' when unknown)."""
+    return str(plan.calibration.get("sources", {}).get(figure, ""))
+
+
+def status_line(plan: Plan) -> str | None:
+    """"Planner: <the calibration's status>", or None when the plan does not say."""
+    status = plan.calibration.get("status")
+    return _tr("Planner: {0}").format(status) if status else None
+
+
+def details_markdown(plan: Plan | None) -> str:
+    """A "Planner" section for the Details dialog: status, last-load error, each figure's source."""
+    info = plan.calibration if plan is not None else {}
+    if not info:
+        return ""
+    lines = [f"## {_tr('Planner')}", "", str(info.get("status", ""))]
+    last = last_load_text(info)
+    if last:
+        lines += ["", last]
+    lines += ["", f"| {_tr('figure')} | {_tr('source')} |", "|---|---|"]
+    sources = info.get("sources", {})
+    lines += [f"| {name} | {sources[name]} |" for name in _FIGURES if name in sources]
+    return "\n".join(lines) + "\n"
 
 
 class PlanView(QGroupBox):
-    """``verdict_label`` (rich text) over ``plan_label`` (plain, selectable)."""
+    """``verdict_label`` (rich text) over ``plan_label`` (plain, selectable); ``plan`` is the plan
+    shown (None while there is none, or while the next one is being computed)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setTitle(self.tr("Planner"))
+        self.plan: Plan | None = None
         self.verdict_label = QLabel(self)
         self.verdict_label.setWordWrap(True)
         self.verdict_label.setTextFormat(Qt.TextFormat.RichText)
@@ -32,26 +71,37 @@ class PlanView(QGroupBox):
         layout.addWidget(self.plan_label)
 
     def show_no_selection(self) -> None:
+        self.plan = None
         self.verdict_label.setText(self.tr("Select a model to see whether it fits."))
         self.plan_label.clear()
 
     def show_cannot_plan(self, why: str) -> None:
+        self.plan = None
         self.verdict_label.setText(f"<b>{self.tr('Cannot plan')}</b>")
         self.plan_label.setText(why)
 
     def show_planner_failed(self, why: str) -> None:
+        self.plan = None
         self.verdict_label.setText(f"<b>{self.tr('The planner failed')}</b>")
         self.plan_label.setText(why)
 
     def show_plan(self, p: Plan, config: EngineConfig) -> None:
+        self.plan = p  # its provenance goes into Details
         colour = _COLOURS.get(str(p.verdict), "#b00020")
         self.verdict_label.setText(f"<b style='color:{colour}'>{verdict_text(str(p.verdict))}</b>")
         self.plan_label.setText(self._plan_summary(p) + "\n" + self._config_summary(config))
 
     def _plan_summary(self, p: Plan) -> str:
-        lines = [self.tr("Weights: {0}").format(format_bytes(p.weights_bytes)),
-                 self.tr("KV cache: {0:,} tokens").format(int(p.kv_tokens)),
-                 self.tr("Max concurrency at full context: {0:.1f}×").format(p.max_concurrency)]
+        def sourced(text: str, figure: str) -> str:
+            source = source_of(p, figure)
+            return f"{text} ({source})" if source else text
+
+        lines = [sourced(self.tr("Weights: {0}").format(format_bytes(p.weights_bytes)), "weights"),
+                 sourced(self.tr("KV cache: {0:,} tokens").format(int(p.kv_tokens)), "kv_tokens")]
+        status = status_line(p)
+        if status:
+            lines.append(status)
+        lines.append(self.tr("Max concurrency at full context: {0:.1f}×").format(p.max_concurrency))
         lines += ["⚠ " + str(problem) for problem in list(p.problems)[:2]]
         lines += ["→ " + str(getattr(s, "summary", s)) for s in list(p.suggestions)[:3]]
         lines += ["ℹ " + str(note) for note in list(p.notes)[:2]]

@@ -1,0 +1,220 @@
+"""Record vLLM's memory report of every engine start, so the planner calibrates itself.
+
+vLLM sizes the KV cache in its engine-core (and worker) processes, so its report lines are not
+logged in this process. vLLM applies the logging ``dictConfig`` named by
+``VLLM_LOGGING_CONFIG_PATH`` in every process it starts (and hands it on inside its config), so
+for the duration of a load :func:`capture_logs` points that variable at a config that is vLLM's
+own (or the user's, when they set one) plus a file handler for this load; vLLM's normal console
+output is unchanged. After a successful load :func:`record_load` parses the file into a
+:class:`console.planner.selfcal.LoadRecord` (with NVML's peak on a GPU) and refits the GPU's
+calibration. Recording never breaks a load: any failure is logged and ignored.
+
+``INFERENCE_CONSOLE_RECORD_LOADS=0`` turns it off (the test suite's shared engines set it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import logging
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+log = logging.getLogger(__name__)
+RECORD_ENV = "INFERENCE_CONSOLE_RECORD_LOADS"
+_PATH_ENV = "VLLM_LOGGING_CONFIG_PATH"
+_HANDLER = "inference_console_load_capture"
+
+
+@dataclass
+class LogCapture:
+    folder: Path | None = None  # None: not capturing (turned off, or logging is not vLLM's to configure)
+
+    @property
+    def log_path(self) -> Path | None:
+        return None if self.folder is None else self.folder / "vllm-load.log"
+
+    def text(self) -> str:
+        path = self.log_path
+        return path.read_text(encoding="utf-8", errors="replace") if path and path.is_file() else ""
+
+    def close(self) -> None:
+        """Delete the files and detach our handler where vLLM also applied the config here."""
+        if self.folder is None:
+            return
+        for handler in list(logging.getLogger("vllm").handlers):
+            if getattr(handler, "baseFilename", None) == str(self.log_path):
+                logging.getLogger("vllm").removeHandler(handler)
+                handler.close()
+        with contextlib.suppress(OSError):  # the engine's processes may still hold the log open
+            for child in self.folder.iterdir():
+                child.unlink(missing_ok=True)
+            self.folder.rmdir()
+        self.folder = None
+
+
+def _base_config() -> dict[str, Any]:
+    """The user's vLLM logging config if they set one, else vLLM's default."""
+    own = os.environ.get(_PATH_ENV)
+    if own:
+        data = json.loads(Path(own).read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError(f"{own}: not a logging dictConfig object")
+        return data
+    from vllm.logger import DEFAULT_LOGGING_CONFIG
+
+    return copy.deepcopy(dict(DEFAULT_LOGGING_CONFIG))
+
+
+def logging_config_with_capture(base: dict[str, Any], log_path: Path) -> dict[str, Any]:
+    """``base`` plus a file handler on the "vllm" logger writing bare messages to ``log_path``."""
+    config = copy.deepcopy(base)
+    config.setdefault("version", 1)
+    config.setdefault("disable_existing_loggers", False)
+    config.setdefault("formatters", {})[_HANDLER] = {"format": "%(message)s"}
+    config.setdefault("handlers", {})[_HANDLER] = {"class": "logging.FileHandler", "filename": str(log_path),
+                                                   "formatter": _HANDLER, "level": "INFO", "encoding": "utf-8"}
+    logger = config.setdefault("loggers", {}).setdefault("vllm", {"level": "INFO", "propagate": False})
+    # The report lines are INFO: let them reach our file even where vLLM's console output is set
+    # quieter, by moving that level from the logger onto its existing handlers.
+    level = str(logger.get("level", "INFO")).upper()
+    if logging.getLevelName(level) in range(logging.INFO + 1, logging.CRITICAL + 11):
+        for name in logger.get("handlers", []):
+            handler = config["handlers"].get(name)
+            if isinstance(handler, dict) and logging.getLevelName(str(handler.get("level", "NOTSET")).upper()) \
+                    < logging.getLevelName(level):
+                handler["level"] = level
+        logger["level"] = "INFO"
+    logger["handlers"] = [*logger.get("handlers", []), _HANDLER]
+    return config
+
+
+def _refresh_vllm_envs() -> None:
+    """vLLM may memoize its environment variables (``envs.enable_envs_cache``, done in its engine
+    processes); where this process did so, forget them so the change of the path is seen."""
+    import sys
+
+    getter = getattr(sys.modules.get("vllm.envs"), "__getattr__", None)
+    if hasattr(getter, "cache_clear"):
+        getter.cache_clear()
+
+
+@contextlib.contextmanager
+def capture_logs() -> Iterator[LogCapture]:
+    """Around building the engine: vLLM's processes started inside also log into a file."""
+    cap = LogCapture()
+    if os.environ.get(RECORD_ENV, "1") == "0" or os.environ.get("VLLM_CONFIGURE_LOGGING", "1") == "0":
+        yield cap
+        return
+    old = os.environ.get(_PATH_ENV)
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="console-load-"))
+        cap.folder = folder
+        config = logging_config_with_capture(_base_config(), folder / "vllm-load.log")
+        (folder / "logging.json").write_text(json.dumps(config), encoding="utf-8")
+        os.environ[_PATH_ENV] = str(folder / "logging.json")
+        _refresh_vllm_envs()
+    except Exception as exc:  # never stop a load for this
+        log.warning("not recording this load's memory report: %s", exc)
+        cap.close()
+    try:
+        yield cap
+    except BaseException:
+        cap.close()  # the load failed: nothing to record
+        raise
+    finally:
+        if old is None:
+            os.environ.pop(_PATH_ENV, None)
+        else:
+            os.environ[_PATH_ENV] = old
+        _refresh_vllm_envs()
+
+
+def _engine_args(config: Any, vc: Any) -> dict[str, Any]:
+    """The arguments the engine really ran with (vLLM's resolved config; ours where it has none)."""
+    mc, cc = getattr(vc, "model_config", None), getattr(vc, "cache_config", None)
+    sc, pc = getattr(vc, "scheduler_config", None), getattr(vc, "parallel_config", None)
+
+    def pick(obj: Any, attr: str, fallback: Any) -> Any:
+        value = getattr(obj, attr, None) if obj is not None else None
+        return fallback if value is None else value
+
+    return {
+        "max_model_len": pick(mc, "max_model_len", config.max_model_len),
+        "gpu_memory_utilization": pick(cc, "gpu_memory_utilization", config.gpu_memory_utilization),
+        "max_num_seqs": pick(sc, "max_num_seqs", config.max_num_seqs),
+        "max_num_batched_tokens": pick(sc, "max_num_batched_tokens", config.max_num_batched_tokens),
+        "enforce_eager": bool(pick(mc, "enforce_eager", config.enforce_eager)),
+        "kv_cache_dtype": str(pick(cc, "cache_dtype", config.kv_cache_dtype)),
+        "quantization": pick(mc, "quantization", config.quantization),
+        "kv_cache_memory_bytes": pick(cc, "kv_cache_memory_bytes", config.kv_cache_memory_bytes),
+        "tensor_parallel_size": pick(pc, "tensor_parallel_size", config.tensor_parallel_size),
+        "pipeline_parallel_size": pick(pc, "pipeline_parallel_size", config.pipeline_parallel_size),
+    }
+
+
+def _nvml(metrics: Any, since: float) -> tuple[str, float | None]:
+    """(device name, peak memory used) from NVML: the sampler's samples since ``since`` and now."""
+    from console.monitor.device import NvmlSource
+
+    source = NvmlSource(0)
+    used = [source.sample().get("mem_used_bytes")]
+    if metrics is not None:
+        used += [s.values.get("mem_used_bytes") for s in metrics.device_samples() if s.t >= since]
+    values = [float(u) for u in used if u]
+    return source.name, (max(values) if values else None)
+
+
+def build_record(cap: LogCapture, config: Any, device: str, vllm_config: Any, vllm_version: str,
+                 gpu_name: str = "", nvml_peak: float | None = None) -> Any:
+    """The :class:`LoadRecord` of this load (None: no report lines were captured)."""
+    from console.planner.loadlog import parse_vllm_log
+    from console.planner.selfcal import LoadRecord, gpu_key
+    from console.planner.shapes import shape_from_folder
+
+    report = parse_vllm_log(cap.text())
+    cc = getattr(vllm_config, "cache_config", None)
+    blocks, block = getattr(cc, "num_gpu_blocks", None), getattr(cc, "block_size", None)
+    kv_tokens = report.kv_tokens or (blocks * block if blocks and block else None)
+    if not kv_tokens or report.kv_budget_gib is None:
+        return None
+    shape = shape_from_folder(Path(config.model))
+    return LoadRecord(gpu="cpu" if device == "cpu" else gpu_key(gpu_name or "gpu"),
+                      vllm_version=report.vllm_version or vllm_version, shape=shape.to_dict(),
+                      engine_args=_engine_args(config, vllm_config), report=report, kv_tokens=int(kv_tokens),
+                      block_size=block, gpu_name=gpu_name, model=shape.name, nvml_peak_used_bytes=nvml_peak,
+                      device="cpu" if device == "cpu" else "cuda")
+
+
+def record_load(cap: LogCapture, config: Any, device: str, vllm_config: Any, vllm_version: str,
+                metrics: Any = None, since: float = 0.0) -> Any:
+    """After a successful load: record it and refit the calibration. Returns the record or None."""
+    if cap.folder is None:
+        return None
+    try:
+        from console.planner.selfcal import record_load as save
+
+        name, peak = ("", None)
+        if device != "cpu":
+            try:
+                name, peak = _nvml(metrics, since)
+            except Exception as exc:
+                log.info("NVML unavailable for the load record: %s", exc)
+        record = build_record(cap, config, device, vllm_config, vllm_version, name, peak)
+        if record is None:
+            log.info("vLLM's memory report was not in its log: this load is not recorded")
+            return None
+        save(record)
+        return record
+    except Exception:
+        log.exception("recording the load for the planner's calibration failed")
+        return None
+    finally:
+        cap.close()
+
+
+__all__ = ["LogCapture", "RECORD_ENV", "build_record", "capture_logs", "logging_config_with_capture", "record_load"]
