@@ -235,6 +235,9 @@ def _print_results(report: dict[str, Any]) -> None:
         print(f"peak KV cache {100 * c['engine']['peak_kv_cache_usage']:.1f}%, preemptions "
               f"{c['engine']['preemptions']}, peak memory {c['peak_memory_bytes'] / 2**30:.2f} GiB "
               f"({c['peak_memory_kind']})")
+    if "prefix_cache" in c:
+        hits = c.get("engine", {}).get("prefix_cache_hit_tokens")
+        print(f"prefix cache: {c['prefix_cache']}" + ("" if hits is None else f"; {hits} prompt tokens served from it"))
     for k, v in report.get("ratios", {}).items():
         print(f"{k}: {_f(v, fmt='{:.3f}')}")
     from console.bench.figures import concurrency_points, roofline_points

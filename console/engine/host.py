@@ -242,6 +242,23 @@ class EngineHost(LoopEngine):
     async def _shutdown(self) -> None:
         await self._shutdown_engine()
 
+    # -- prefix cache ----------------------------------------------------------------------------
+    def reset_prefix_cache(self) -> cf.Future[bool]:
+        """Empty vLLM's prefix cache; False when no engine is loaded or vLLM refused (it does
+        while running requests hold cached blocks)."""
+        return self.run_coroutine(self._reset_prefix_cache())
+
+    async def _reset_prefix_cache(self) -> bool:
+        engine = self._engine
+        if engine is None or not hasattr(engine, "reset_prefix_cache"):
+            return False
+        try:
+            result = await engine.reset_prefix_cache()
+        except Exception:
+            log.exception("resetting the prefix cache failed")
+            return False
+        return result is not False  # vLLM 0.26 returns None, later versions a bool
+
     # -- requests ------------------------------------------------------------------------------
     def format_prompt(self, request: GenerationRequest) -> Any:
         if request.prompt_token_ids is not None:
