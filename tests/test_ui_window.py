@@ -212,6 +212,10 @@ def test_load_from_sidebar_chat_with_ctrl_enter_stop_with_esc(engine_host: Any, 
     assert any(s.startswith("Loading: ") and "(" in s for s in states), states
     qtbot.waitUntil(lambda: w.state_label.text() == "Ready", timeout=5000)
     assert w.model_label.text() == "Model: tiny" and m.unload_button.isEnabled()
+    # The CPU dtype the engine runs in, and why (no check in this empty home: the fallback).
+    assert w.device_label.text() == "Device: CPU · float32"
+    assert "inference-console doctor" in w.device_label.toolTip()
+    assert "Check &CPU engine…" in [a.text() for a in w.menuBar().actions()[-1].menu().actions()]
     assert "tiny" in w.windowTitle()
 
     chat = w.chat

@@ -20,7 +20,7 @@ from console.paths import HOME_ENV, STORE_ENV
 COMMANDS = ["console.cli.models", "console.cli.chat", "console.cli.gui"]
 OPTIONAL_COMMANDS = ["console.cli.plan", "console.cli.presets", "console.cli.batch",
                      "console.cli.export", "console.cli.bench", "console.cli.quantize",
-                     "console.cli.advise"]
+                     "console.cli.advise", "console.cli.doctor"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -78,6 +78,9 @@ def version_report() -> dict[str, str]:
             pynvml.nvmlShutdown()
     except Exception:
         out["gpus"] = "none visible to NVML"
+    from console.engine.cpu_dtype import resolve
+
+    out["cpu dtype"] = resolve().note
     return out
 
 
