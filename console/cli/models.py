@@ -109,5 +109,5 @@ def cmd_info(args: argparse.Namespace) -> int:
     from console.engine.host import dtype_note, resolve_device
 
     device = resolve_device(EngineConfig(model=entry.path))
-    print(f"{'runs as (' + device + ')':18} {dtype_note(EngineConfig(model=entry.path), device)}")
+    print(f"{'dtype (' + device + ')':18} {dtype_note(EngineConfig(model=entry.path), device)}")
     return 0
