@@ -111,9 +111,10 @@ def _speed(host: Any, task: TaskState) -> float:
 
 
 def measure(model: Path, dtype: str, reference: list[tuple[int, float]] | None, task: TaskState,
-            ) -> tuple[DtypeResult, list[tuple[int, float]] | None]:
+            reference_result: DtypeResult | None = None) -> tuple[DtypeResult, list[tuple[int, float]] | None]:
     """Load ``model`` in ``dtype`` on a fresh CPU engine and measure it; the engine is closed
-    before returning. Also returns the held-out log-probabilities (the reference's are reused)."""
+    before returning. Also returns the held-out log-probabilities (the reference's are reused).
+    With ``reference_result``, a candidate already rejected is not timed (it cannot win)."""
     from console.config import EngineConfig
     from console.engine.host import EngineHost
 
@@ -132,6 +133,8 @@ def measure(model: Path, dtype: str, reference: list[tuple[int, float]] | None, 
         if reference is not None:
             result.top1_agreement, result.mean_abs_logprob_delta = compare(lps, reference)
         task.check()
+        if reference_result is not None and not judge(result, reference_result).ok:
+            return result, lps
         result.output_tokens_per_s = _speed(host, task)
     except Cancelled:
         raise
@@ -157,7 +160,7 @@ def run_check(model: Path, *, candidates: tuple[str, ...] = CANDIDATES, model_na
         task.report(f"checking {dtype} ({i + 1}/{len(order)})", i / len(order),
                     "loading the model, asking the known question, comparing, timing")
         path = (models or {}).get(dtype, model)
-        result, lps = measure(path, dtype, reference_lps, task)
+        result, lps = measure(path, dtype, reference_lps, task, results.get(REFERENCE))
         if dtype == REFERENCE:
             reference_lps = lps if result.answer_ok else None
         results[dtype] = judge(result, results.get(REFERENCE))
