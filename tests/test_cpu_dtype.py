@@ -102,14 +102,9 @@ def test_doctor_show_and_version_print_the_choice(home: Path, capsys: pytest.Cap
 
 
 # -- on the real engine ----------------------------------------------------------------------------
-def _damaged_copy(src: Path, dst: Path, how: str) -> Path:
-    """A copy of SmolLM2 with its weights changed on purpose.
-
-    ``"noise"``: every layer's weights get Gaussian noise as large as the weights themselves --
-    the model answers gibberish, as bf16 did on the Xeon with AMX.
-    ``"flat"``: the final norm is scaled by 0.6, which divides every logit alike: the greedy
-    answer (the arg-max) stays "Paris", only the log-probabilities move. Only the agreement
-    check can catch this one."""
+def _noisy_copy(src: Path, dst: Path) -> Path:
+    """A copy of SmolLM2 whose layer weights get Gaussian noise as large as the weights
+    themselves: it answers gibberish, as bf16 did on the Xeon with AMX."""
     import torch
     from safetensors.torch import load_file, save_file
 
@@ -117,36 +112,30 @@ def _damaged_copy(src: Path, dst: Path, how: str) -> Path:
     tensors = load_file(str(src / "model.safetensors"))
     gen = torch.Generator().manual_seed(0)
     for name, t in tensors.items():
-        if how == "noise" and name.startswith("model.layers.") and t.dim() == 2:
+        if name.startswith("model.layers.") and t.dim() == 2:
             f = t.float()
             tensors[name] = (f + torch.randn(f.shape, generator=gen) * f.std()).to(t.dtype)
-        elif how == "flat" and name == "model.norm.weight":
-            tensors[name] = (t.float() * 0.6).to(t.dtype)
     save_file(tensors, str(dst / "model.safetensors"), metadata={"format": "pt"})
     return dst
 
 
 @pytest.mark.engine
-def test_the_check_rejects_wrong_candidates_and_picks_the_fastest_correct(
-        smollm2_model: Path, tmp_path: Path) -> None:
-    """Three real CPU engines on SmolLM2: float32 (the reference, intact), bfloat16 on a copy
-    that answers gibberish, float16 on a copy whose answer is right but whose probabilities are
-    not. Both damaged candidates must be rejected, each by the check that catches it."""
+@pytest.mark.timeout(3600)  # two SmolLM2 engine loads + timing: minutes, many more on a loaded machine
+def test_the_check_rejects_a_candidate_that_answers_wrongly(smollm2_model: Path, tmp_path: Path) -> None:
+    """Two real CPU engines on SmolLM2: float32 (the reference, intact) and bfloat16 fed a copy
+    that answers gibberish. bfloat16 must be rejected by the known answer (and not timed), and
+    the check must fall back on the correct dtype. (A candidate whose answer is right but whose
+    probabilities drift is rejected by the agreement check: test_verdicts.)"""
     from console.engine.cpu_dtype_check import run_check
 
-    gibberish = _damaged_copy(smollm2_model, tmp_path / "noise", "noise")
-    flat = _damaged_copy(smollm2_model, tmp_path / "flat", "flat")
-    result = run_check(smollm2_model, models={"bfloat16": gibberish, "float16": flat})
+    noisy = _noisy_copy(smollm2_model, tmp_path / "noise")
+    result = run_check(smollm2_model, candidates=("bfloat16", "float32"), models={"bfloat16": noisy})
     rows = {r.dtype: r for r in result.results}
-    assert [r.dtype for r in result.results] == list(cpu_dtype.CANDIDATES)
+    assert [r.dtype for r in result.results] == ["bfloat16", "float32"]
     ref = rows["float32"]
     assert ref.ok and "paris" in ref.answer.lower() and ref.output_tokens_per_s and ref.output_tokens_per_s > 0
     bf16 = rows["bfloat16"]
-    assert not bf16.ok and not bf16.answer_ok and "wrong answer" in bf16.reason
-    fp16 = rows["float16"]
-    assert fp16.answer_ok, fp16.answer  # the flattened model still says Paris ...
-    assert fp16.top1_agreement is not None and fp16.top1_agreement >= 0.9
-    assert not fp16.ok and fp16.mean_abs_logprob_delta is not None \
-        and fp16.mean_abs_logprob_delta > cpu_dtype.MAX_MEAN_ABS_LOGPROB_DELTA  # ... its probabilities do not
-    assert result.choice == "float32"
+    assert not bf16.ok and not bf16.answer_ok and "wrong answer" in bf16.reason, bf16
+    assert bf16.output_tokens_per_s is None  # rejected candidates are not timed
+    assert result.choice == "float32" and result.message.startswith("float32: fastest correct")
     assert result.fingerprint == cpu_dtype.fingerprint()
