@@ -31,4 +31,7 @@ def version_report() -> dict[str, str]:
         out["gpus"] = ", ".join(nvml.gpu_names()) or "none"
     else:
         out["gpus"] = "none visible to NVML"
+    from console.engine.cpu_dtype import resolve
+
+    out["cpu dtype"] = resolve().note
     return out

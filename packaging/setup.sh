@@ -104,6 +104,15 @@ if ! "$VENV/bin/inference-console" models info smollm2 >/dev/null 2>&1; then
   "$VENV/bin/inference-console" models import "$GGUF" --name smollm2
 fi
 
+# 5. Which dtype the CPU engine runs fastest and correctly in on this CPU (bf16 is 7x faster
+# than fp16 on some CPUs and gives gibberish on others): checked once per CPU and vLLM version.
+# Without it the engine runs float32 (safe, slower). `inference-console doctor` re-runs it.
+if [ "$ENGINE" = cpu ] && [ "${INFERENCE_CONSOLE_SKIP_DOCTOR:-0}" != 1 ]; then
+  say "checking the CPU engine's dtype on this CPU (a few minutes, once)"
+  "$VENV/bin/inference-console" doctor --if-needed \
+    || say "the CPU dtype check found no correct dtype: see the messages above (the engine uses float32)"
+fi
+
 say "ready. Console: $VENV/bin/inference-console   (headless: inference-console --help)"
 if [ "$LAUNCH" = 1 ]; then
   exec "$VENV/bin/inference-console"

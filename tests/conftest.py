@@ -65,7 +65,10 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture(scope="session")
 def engine_host(tiny_model: Path) -> Iterator["object"]:
-    """One in-process engine on the tiny model, shared by the session."""
+    """One in-process engine on the tiny model, shared by the session. Its dtype is "auto": the
+    CPU dtype this machine was checked to run fastest and correctly (``inference-console doctor``,
+    run by setup.sh, stored in the user's data folder), as for a user; float32 before any check.
+    Session fixtures are set up before a test's ``home`` fixture, so the real data folder is read."""
     from console.config import EngineConfig
     from console.engine.host import EngineHost
 

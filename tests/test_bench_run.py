@@ -70,3 +70,34 @@ def test_baselines_run_the_same_workload_in_a_fresh_process(engine_host: Any, ki
     assert "error" not in r, r.get("error")
     assert (r["requests"], r["output_tokens"], r["prompt_tokens"]) == (6, 48, 96)
     assert r["output_tokens_per_s"] == pytest.approx(48 / r["duration_s"])
+
+
+def test_each_run_starts_with_a_cold_prefix_cache(engine_host: Any) -> None:
+    """A second identical run on one engine would be served from vLLM's prefix cache (measured on
+    an H200: 1.6x faster); run_console resets the cache first and says so. vLLM's own hit
+    counters make this deterministic where timing on the tiny model is noise."""
+    # 300-token prompts: the CPU engine caches whole 128-token blocks only.
+    w = synthetic(4, 300, 4, vocab_size=engine_host.tokenizer.vocab_size, seed=11)
+    first = run_console(engine_host, w)
+    again = run_console(engine_host, w)
+    kept = run_console(engine_host, w, reset_prefix_cache=False)
+    assert first["prefix_cache"] == again["prefix_cache"] == "reset before the run"
+    assert "not reset" in kept["prefix_cache"]
+    assert first["engine"]["prefix_cache_query_tokens"] >= 4 * 256
+    assert first["engine"]["prefix_cache_hit_tokens"] == 0
+    assert again["engine"]["prefix_cache_hit_tokens"] == 0
+    # Without the reset the same prompts hit: the counter is live, so the zeros above mean something.
+    assert kept["engine"]["prefix_cache_hit_tokens"] >= 4 * 256
+
+
+def test_a_server_engine_says_its_prefix_cache_was_not_reset() -> None:
+    """vLLM's server only offers a cache reset in its dev mode: the bench must not claim one."""
+    from console.bench.runner import prefix_cache_before_run
+    from console.engine.remote import RemoteEngine
+
+    remote = RemoteEngine("http://127.0.0.1:9")
+    try:
+        assert remote.reset_prefix_cache().result(timeout=5) is False
+        assert prefix_cache_before_run(remote).startswith("could not be reset")
+    finally:
+        remote.close()

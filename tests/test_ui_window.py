@@ -149,6 +149,30 @@ def test_window_layout_planner_shortcuts_and_memory(home: Path, tiny_model: Path
     w2.close()
 
 
+def test_status_bar_shows_the_cpu_dtype_and_help_offers_the_check(home: Path, qtbot: Any) -> None:
+    """Widget layout only: the READY status is handed to the window directly (no engine), as the
+    bridge would deliver it after a CPU load."""
+    from console.engine.types import EngineStatus
+    from console.ui.cpu_check import summary
+    from console.engine.cpu_dtype import CheckResult, DtypeResult, Fingerprint
+
+    w = _window(AppContext.create(store=ModelStore()), qtbot)
+    assert w.device_label.text() == "Device: CPU"
+    info = EngineInfo("tiny", "/m", "cpu", 1024, 8, 128, 1.0, "0.32.0", dtype="bfloat16",
+                      dtype_note="bfloat16 (checked on this CPU 2026-11-30)")
+    w._on_bridge_status_changed(EngineStatus(EngineState.READY, "tiny", info=info))
+    assert w.device_label.text() == "Device: CPU · bfloat16"
+    assert w.device_label.toolTip() == "bfloat16 (checked on this CPU 2026-11-30)"
+    help_menu = w.menuBar().actions()[-1].menu()
+    assert w.act_cpu_check in help_menu.actions() and w.act_cpu_check.text() == "Check &CPU engine…"
+    rows = [DtypeResult("bfloat16", "Paris", True, 0.97, 0.05, 6.3, ok=True, reason="agrees with float32"),
+            DtypeResult("float32", "Paris", True, None, None, 30.9, ok=True, reason="reference")]
+    text = summary(CheckResult(Fingerprint("x", (), "v"), "smollm2", rows, "float32", "float32: fastest correct"))
+    assert text.splitlines()[:2] == ["bfloat16: 6 tok/s, ok (agrees with float32)", "float32: 31 tok/s, ok (reference)"]
+    assert text.endswith("float32: fastest correct")
+    w.close()
+
+
 def test_import_folder_with_progress_and_cancel(home: Path, tiny_model: Path, qtbot: Any, tmp_path: Path) -> None:
     ctx = AppContext.create(store=ModelStore())
     w = _window(ctx, qtbot)
@@ -208,6 +232,7 @@ def test_load_from_sidebar_chat_with_ctrl_enter_stop_with_esc(engine_host: Any, 
     assert any(s.startswith("Loading: ") and "(" in s for s in states), states
     qtbot.waitUntil(lambda: w.state_label.text() == "Ready", timeout=5000)
     assert w.model_label.text() == "Model: tiny" and m.unload_button.isEnabled()
+    assert w.device_label.text().startswith("Device: CPU · ")  # the dtype it runs in (float32 before a check)
     assert "tiny" in w.windowTitle()
 
     chat = w.chat

@@ -70,7 +70,7 @@ def _vocab_size(model_path: str) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from console.bench.report import environment
-    from console.engine.host import EngineHost, prepare_config
+    from console.engine.host import EngineHost, dtype_note, prepare_config
 
     quiet_engine_logs(getattr(args, "verbose", False))
     try:
@@ -98,7 +98,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     rate = None if args.request_rate == float("inf") else args.request_rate
     report: dict[str, Any] = {
         "environment": environment(), "model": name, "model_path": config.model, "preset": preset,
-        "device": device, "engine_kwargs": prepared.engine_kwargs(),
+        "device": device, "engine_kwargs": prepared.engine_kwargs(), "dtype_choice": dtype_note(config, device),
         "workload": {"name": workload.name, "num_prompts": workload.num_prompts, "input_len": args.input_len,
                      "output_len": args.output_len, "dataset_path": args.dataset_path,
                      "request_rate": rate, "max_concurrency": args.max_concurrency, "seed": args.seed,
@@ -233,11 +233,16 @@ def _print_results(report: dict[str, Any]) -> None:
                      _f((r.get("itl_s") or {}).get("p99"), 1000, "{:.1f}"),
                      _f((r.get("e2e_s") or {}).get("p99"), 1, "{:.2f}")])
     print_table(rows, ["path", "out tok/s", "total tok/s", "req/s", "TTFT p99 ms", "ITL p99 ms", "e2e p99 s"])
+    if report.get("dtype_choice"):
+        print(f"dtype: {report['dtype_choice']}")
     c = report["results"].get("console", {})
     if "engine" in c:
         print(f"peak KV cache {100 * c['engine']['peak_kv_cache_usage']:.1f}%, preemptions "
               f"{c['engine']['preemptions']}, peak memory {c['peak_memory_bytes'] / 2**30:.2f} GiB "
               f"({c['peak_memory_kind']})")
+    if "prefix_cache" in c:
+        hits = c.get("engine", {}).get("prefix_cache_hit_tokens")
+        print(f"prefix cache: {c['prefix_cache']}" + ("" if hits is None else f"; {hits} prompt tokens served from it"))
     for k, v in report.get("ratios", {}).items():
         print(f"{k}: {_f(v, fmt='{:.3f}')}")
     from console.bench.figures import concurrency_points, roofline_points

@@ -11,13 +11,13 @@ import logging
 import os
 import sys
 
-from console.cli import advise, batch, bench, chat, export, gui, models, plan, presets, quantize
+from console.cli import advise, batch, bench, chat, doctor, export, gui, models, plan, presets, quantize
 from console.cli.common import CliError
 from console.paths import HOME_ENV, STORE_ENV
 from console.versions import version_report
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS = (models, chat, gui, plan, presets, batch, export, bench, quantize, advise)
+COMMANDS = (models, chat, gui, plan, presets, batch, export, bench, quantize, advise, doctor)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -105,4 +105,9 @@ def cmd_info(args: argparse.Namespace) -> int:
     for k in ("name", "path", "architecture", "params", "dtype", "quantization", "size_bytes",
               "max_context", "source", "managed", "added_at", "trust_remote_code", "available", "lineage"):
         print(f"{k:18} {d[k]}")
+    from console.config import EngineConfig
+    from console.engine.host import dtype_note, resolve_device
+
+    device = resolve_device(EngineConfig(model=entry.path))
+    print(f"{'dtype (' + device + ')':18} {dtype_note(EngineConfig(model=entry.path), device)}")
     return 0

@@ -2,7 +2,7 @@
 
 ``LocalServer().load(config, name)`` writes the ``vllm serve --config`` YAML that
 ``console/export`` writes for deployment (with the same CPU adjustments the in-process host
-makes: eager mode, an explicit KV-cache size, float16), starts vLLM's OpenAI-compatible server
+makes: eager mode, an explicit KV-cache size, the checked CPU dtype), starts vLLM's OpenAI-compatible server
 module on ``127.0.0.1:<free port>``, turns its log lines into startup stages, and once
 ``/health`` answers talks to it as any :class:`~console.engine.remote.ServerEngine`. Unlike a
 remote server it is a :class:`~console.engine.interface.Loader`: ``load`` applies the config.

@@ -139,6 +139,15 @@ class LoopEngine:
         if self._thread is not None:
             self._thread.join(timeout=10)
 
+    # -- prefix cache ----------------------------------------------------------------------------
+    def reset_prefix_cache(self) -> cf.Future[bool]:
+        """Empty the engine's prefix cache (so a repeated benchmark run measures the engine, not
+        cache hits). The future says whether it was reset; this base cannot (a server's cache is
+        out of the console's reach: vLLM only exposes its reset endpoint in dev mode)."""
+        done: cf.Future[bool] = cf.Future()
+        done.set_result(False)
+        return done
+
     # -- requests ------------------------------------------------------------------------------
     def _not_ready_message(self) -> str:
         return f"The engine is {self._status.state.value}: load a model first"

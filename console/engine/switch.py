@@ -131,6 +131,9 @@ class EngineSwitch:
     def abort(self, request_id: str) -> None:
         self._backend.abort(request_id)
 
+    def reset_prefix_cache(self) -> cf.Future[bool]:
+        return self._backend.reset_prefix_cache()
+
     def format_prompt(self, request: GenerationRequest) -> Any:
         return self._backend.format_prompt(request)
 

@@ -34,6 +34,9 @@ class EngineInfo:
     block_size: int | None
     load_seconds: float
     vllm_version: str
+    #: the dtype the weights run in, and where that choice came from (the CPU dtype check)
+    dtype: str = ""
+    dtype_note: str = ""
 
     @property
     def kv_cache_tokens(self) -> int | None:

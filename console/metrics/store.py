@@ -76,6 +76,7 @@ class MetricsStore:
         self.totals: dict[str, float] = {
             "prompt_tokens": 0, "generation_tokens": 0, "preemptions": 0, "steps": 0,
             "finished_requests": 0, "peak_kv_usage": 0.0, "peak_running": 0, "peak_waiting": 0,
+            "prefix_hits": 0, "prefix_queries": 0,
         }
         self.records = 0  # number of record() calls received (tests watch this)
 
@@ -138,6 +139,8 @@ class MetricsStore:
             self.totals["prompt_tokens"] += prompt_tokens
             self.totals["generation_tokens"] += generation_tokens
             self.totals["preemptions"] += preemptions
+            self.totals["prefix_hits"] += prefix_hits
+            self.totals["prefix_queries"] += prefix_queries
             self.totals["steps"] += 1
             for v in ttfts:
                 self._ttft.append((t, v))

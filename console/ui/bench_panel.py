@@ -243,7 +243,7 @@ class BenchPanel(QWidget):
             from console.bench.baselines import run_baseline
             from console.bench.report import ratios
             from console.bench.suite import base_report, run_console_suite
-            from console.engine.host import prepare_config
+            from console.engine.host import dtype_note, prepare_config
 
             if host.config is not None:
                 prepared, device = prepare_config(host.config)
@@ -254,6 +254,9 @@ class BenchPanel(QWidget):
                                  input_len=input_len, output_len=workload.output_len,
                                  dataset_path=file_path if input_len is None else None, request_rate=rate,
                                  max_concurrency=conc, concurrency_sweep=sweep)
+            info = host.status.info  # host.config is already prepared: the note made at load says why
+            report["dtype_choice"] = info.dtype_note if info is not None and info.dtype_note \
+                else dtype_note(host.config, device)
             suite = run_console_suite(host, workload, request_rate=rate, max_concurrency=conc,
                                       concurrency_sweep=sweep, task=state)
             report["results"]["console"] = suite["console"]

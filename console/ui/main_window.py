@@ -205,6 +205,13 @@ class MainWindow(QMainWindow):
         help_menu = menubar.addMenu(self.tr("&Help"))
         self.act_about = self._action(self.tr("&About and diagnostics…"), self._show_about)
         help_menu.addAction(self.act_about)
+        self.act_cpu_check = self._action(self.tr("Check &CPU engine…"), self._check_cpu_engine)
+        help_menu.addAction(self.act_cpu_check)
+
+    def _check_cpu_engine(self) -> None:
+        from console.ui.cpu_check import start_cpu_check
+
+        self._cpu_check = start_cpu_check(self)
 
     def _show_about(self) -> None:
         from console.ui.about import AboutDialog
@@ -300,6 +307,10 @@ class MainWindow(QMainWindow):
         if status.state == EngineState.LOADING and self._status.state != EngineState.LOADING:
             self._loading_since = time.monotonic()
         self._status = status
+        info = status.info
+        if status.state == EngineState.READY and info is not None and info.device == "cpu" and info.dtype:
+            self.device_label.setText(self.tr("Device: CPU · {0}").format(info.dtype))
+            self.device_label.setToolTip(info.dtype_note)
         title = self.tr("Inference Console")
         self.setWindowTitle(f"{title} — {status.model}" if status.state == EngineState.READY and status.model else title)
         self._refresh_status_bar()
