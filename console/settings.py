@@ -63,6 +63,8 @@ class Settings:
     system_prompt: str = ""
     #: "" follows the system locale; otherwise a Qt locale name such as "zh_CN".
     language: str = ""
+    #: Let vLLM and Hugging Face libraries send their usage statistics (console.privacy); off.
+    usage_stats: bool = False
     sampling: SamplingDefaults = field(default_factory=SamplingDefaults)
     knobs: Knobs = field(default_factory=Knobs)
 

@@ -12,7 +12,6 @@ child's entry point; :func:`run_baseline` starts it and reads the figures back.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from console import privacy
 from console.bench.workload import Workload
 from console.jobs import Cancelled, TaskState
 
@@ -32,7 +32,7 @@ def run_baseline(kind: str, engine_kwargs: dict[str, Any], workload: Workload, *
         spec, out = Path(d) / "spec.json", Path(d) / "out.json"
         spec.write_text(json.dumps({"engine_kwargs": engine_kwargs, "workload": workload.to_dict(),
                                     "hf_batch_size": hf_batch_size}))
-        env = dict(os.environ, VLLM_WORKER_MULTIPROC_METHOD="spawn", TQDM_DISABLE="1")
+        env = privacy.child_env(VLLM_WORKER_MULTIPROC_METHOD="spawn", TQDM_DISABLE="1")
         env.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
         proc = subprocess.Popen([sys.executable, "-m", "console.bench.baselines", kind, str(spec), str(out)],
                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

@@ -12,7 +12,7 @@ import logging
 import os
 import sys
 
-from console import __version__
+from console import __version__, privacy
 from console.cli.common import CliError
 from console.paths import HOME_ENV, STORE_ENV
 
@@ -20,7 +20,7 @@ from console.paths import HOME_ENV, STORE_ENV
 COMMANDS = ["console.cli.models", "console.cli.chat", "console.cli.gui"]
 OPTIONAL_COMMANDS = ["console.cli.plan", "console.cli.presets", "console.cli.batch",
                      "console.cli.export", "console.cli.bench", "console.cli.quantize",
-                     "console.cli.advise"]
+                     "console.cli.advise", "console.cli.privacy"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,6 +54,7 @@ def version_report() -> dict[str, str]:
     out = {"inference-console": __version__, "python": sys.version.split()[0]}
     dist = vllm_distribution()
     out["engine"] = f"{dist[0]} {dist[1]}" if dist else "not installed"
+    out["usage statistics"] = privacy.status_line()
     try:
         torch_version = version("torch")
         out["torch"] = torch_version
@@ -90,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[STORE_ENV] = os.path.abspath(args.store)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    # Before any library is imported or child started: telemetry off unless the user opted in.
+    privacy.apply_to_process()
     if args.version:
         for k, v in version_report().items():
             print(f"{k}: {v}")

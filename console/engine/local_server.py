@@ -40,6 +40,7 @@ import time
 from pathlib import Path
 from typing import IO, Callable
 
+from console import privacy
 from console.config import EngineConfig
 from console.engine.errors import explain
 from console.engine.metrics import MetricsStore
@@ -263,7 +264,7 @@ class LocalServer(RemoteEngine):
 
     def _spawn(self, cmd: list[str]) -> None:
         """Start the server and its watcher (on the loop thread: PDEATHSIG follows this thread)."""
-        env = dict(os.environ)
+        env = privacy.child_env()
         env["PYTHONUNBUFFERED"] = "1"
         env["VLLM_LOGGING_LEVEL"] = "INFO"  # the stages come from INFO lines; the log is captured
         self._log.clear()

@@ -11,13 +11,13 @@ area, so a failed or cancelled import leaves nothing behind.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from console import privacy
 from console.jobs import Cancelled, TaskState
 from console.models.inspect import ModelFormatError, inspect_checkpoint
 from console.models.store import ModelEntry, ModelStore
@@ -99,7 +99,7 @@ def convert_gguf(src: Path, dst: Path, task: TaskState) -> None:
 
 def _run_worker(src: Path, dst: Path, task: TaskState) -> None:
     cmd = [sys.executable, "-m", "console.models.gguf_worker", str(src), str(dst)]
-    env = dict(os.environ, PYTHONUNBUFFERED="1", TRANSFORMERS_VERBOSITY="error")
+    env = privacy.child_env(PYTHONUNBUFFERED="1", TRANSFORMERS_VERBOSITY="error")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     error: str | None = None
     try:

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from console import privacy
 from console.jobs import Cancelled, TaskState
 from console.models.store import ModelEntry, ModelStore, StoreError
 from console.quant.gate import calibration_path
@@ -88,8 +89,8 @@ def run_worker(spec: dict[str, Any], task: TaskState, on_log: LogSink | None = N
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
         json.dump(spec, fh)
         spec_file = fh.name
-    env = dict(os.environ, PYTHONUNBUFFERED="1", TRANSFORMERS_VERBOSITY="error", TQDM_DISABLE="1",
-               PYTHONWARNINGS="ignore")
+    env = privacy.child_env(PYTHONUNBUFFERED="1", TRANSFORMERS_VERBOSITY="error", TQDM_DISABLE="1",
+                            PYTHONWARNINGS="ignore")
     proc = subprocess.Popen([sys.executable, "-m", "console.quant.awq_worker", spec_file],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     stderr_tail: list[str] = []
