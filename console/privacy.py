@@ -28,7 +28,7 @@ the opt-outs: variables the user set in their own environment stay.
 from __future__ import annotations
 
 import os
-from typing import MutableMapping
+from typing import Mapping, MutableMapping
 
 #: ``1``/``0`` overrides the saved setting for this process and its children.
 USAGE_STATS_ENV = "INFERENCE_CONSOLE_USAGE_STATS"
@@ -44,9 +44,9 @@ OPT_OUT_ENV: dict[str, str] = {
     "GRADIO_ANALYTICS_ENABLED": "False",
 }
 
-#: The variables written into exported server files when usage statistics are off (the
-#: server there runs vLLM only; the rest would be noise in a deployment file).
-EXPORT_OPT_OUT_ENV: dict[str, str] = {"VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1"}
+#: The variables exported server files set (the server there runs vLLM; DO_NOT_TRACK also
+#: covers the Hugging Face libraries in its image).
+EXPORT_ENV_KEYS = ("VLLM_NO_USAGE_STATS", "DO_NOT_TRACK")
 
 #: vLLM's address lookup (UDP connect to 8.8.8.8) is skipped when this is set.
 HOST_IP_ENV = "VLLM_HOST_IP"
@@ -61,9 +61,10 @@ def _truthy(value: str) -> bool:
     return value.strip().lower() in ("1", "true", "yes", "on")
 
 
-def usage_stats_allowed() -> bool:
-    """The user's choice: ``INFERENCE_CONSOLE_USAGE_STATS`` if set, else the saved setting."""
-    override = os.environ.get(USAGE_STATS_ENV)
+def usage_stats_allowed(env: Mapping[str, str] | None = None) -> bool:
+    """The user's choice: ``INFERENCE_CONSOLE_USAGE_STATS`` in ``env`` (default ``os.environ``)
+    if set, else the saved setting."""
+    override = (os.environ if env is None else env).get(USAGE_STATS_ENV)
     if override is not None and override.strip():
         return _truthy(override)
     from console.settings import load_settings
@@ -74,7 +75,7 @@ def usage_stats_allowed() -> bool:
 def apply(env: MutableMapping[str, str], allowed: bool | None = None) -> MutableMapping[str, str]:
     """Make ``env`` follow the choice (``allowed``, else :func:`usage_stats_allowed`); returns it."""
     if allowed is None:
-        allowed = usage_stats_allowed()
+        allowed = usage_stats_allowed(env)
     env[USAGE_STATS_ENV] = "1" if allowed else "0"
     if allowed:
         for key in OPT_OUT_ENV:
@@ -114,6 +115,23 @@ def child_env(base: MutableMapping[str, str] | None = None, **extra: str) -> dic
     return env
 
 
+def export_env(allowed: bool) -> dict[str, str]:
+    """The environment an exported server gets: explicit both ways (``0`` when usage statistics
+    are allowed, ``1`` when not), so an image's own defaults cannot decide for the user."""
+    value = "0" if allowed else "1"
+    return {key: value for key in EXPORT_ENV_KEYS}
+
+
+def export_note(allowed: bool) -> str:
+    """The comment line every exported server file carries."""
+    assignments = " ".join(f"{k}={v}" for k, v in export_env(allowed).items())
+    if allowed:
+        return (f"Usage statistics ON (inference-console privacy setting): vLLM may send usage data to its "
+                f"maintainers; the server's environment sets {assignments}.")
+    return (f"Usage statistics OFF (inference-console privacy setting): the server's environment must set "
+            f"{assignments}.")
+
+
 def status_line(allowed: bool | None = None) -> str:
     """One line for ``--version`` and the About box."""
     if allowed is None:
@@ -123,5 +141,5 @@ def status_line(allowed: bool | None = None) -> str:
     return "off (nothing is sent; `inference-console privacy on` to share usage data with vLLM and Hugging Face)"
 
 
-__all__ = ["EXPORT_OPT_OUT_ENV", "HOST_IP_ENV", "OPT_OUT_ENV", "USAGE_STATS_ENV", "apply", "apply_to_process",
-           "child_env", "save_choice", "status_line", "usage_stats_allowed"]
+__all__ = ["EXPORT_ENV_KEYS", "HOST_IP_ENV", "OPT_OUT_ENV", "USAGE_STATS_ENV", "apply", "apply_to_process",
+           "child_env", "export_env", "export_note", "save_choice", "status_line", "usage_stats_allowed"]
