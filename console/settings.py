@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, get_type_hints
 
-from console.atomic import atomic_write_json
+from console.atomic import atomic_write_json, sweep_stale_tmp
 from console.paths import data_home
 
 log = logging.getLogger(__name__)
@@ -138,6 +138,7 @@ def settings_path() -> Path:
 
 def load_settings(path: Path | None = None) -> Settings:
     path = path or settings_path()
+    sweep_stale_tmp(path.parent)  # a save killed mid-way (the settings are read at every start)
     if not path.exists():
         return Settings()
     try:
