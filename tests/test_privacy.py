@@ -163,7 +163,8 @@ def own_environ() -> Iterator[None]:
 
 
 def test_setting_cli_and_version_show_the_choice(home: Path, capsys: Any, own_environ: None) -> None:
-    from console.cli.main import main, version_report
+    from console.cli.main import main
+    from console.versions import version_report
     from console.settings import load_settings
 
     assert privacy.usage_stats_allowed() is False
