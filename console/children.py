@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 from typing import IO, Any, Callable, Mapping, Sequence
 
+from console import privacy
 from console.jobs import Cancelled, TaskState
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,7 @@ RELEASE = b"release\n"
 def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of every child the console starts: ours, unbuffered output, then ``extra``."""
     env = dict(os.environ)
+    privacy.apply(env)  # telemetry off in every child unless the user opted in (console/privacy.py)
     env["PYTHONUNBUFFERED"] = "1"
     if extra:
         env.update(extra)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, get_type_hints
 
 import tomli_w
 
+from console.atomic import sweep_stale_tmp
 from console.config import CONSOLE_ONLY_FIELDS, KV_CACHE_DTYPES, EngineConfig
 from console.paths import data_home, presets_dir
 
@@ -166,6 +167,7 @@ def user_presets_dir() -> Path:
 def load_presets(extra_dirs: list[Path] | None = None) -> dict[str, Preset]:
     """Shipped presets, then user presets (same name: the user's wins)."""
     out: dict[str, Preset] = {}
+    sweep_stale_tmp(user_presets_dir())  # a preset save killed mid-way
     for d in [presets_dir(), user_presets_dir(), *(extra_dirs or [])]:
         if d.is_dir():
             for p in sorted(d.glob("*.toml")):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, get_type_hints
 
-from console.atomic import atomic_write_json
+from console.atomic import atomic_write_json, sweep_stale_tmp
 from console.config import SamplingSettings
 from console.paths import data_home
 
@@ -51,6 +51,8 @@ class Settings:
     system_prompt: str = ""
     #: "" follows the system locale; otherwise a Qt locale name such as "zh_CN".
     language: str = ""
+    #: Let vLLM and Hugging Face libraries send their usage statistics (console.privacy); off.
+    usage_stats: bool = False
     #: the chat panel's last sampling controls
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
     knobs: Knobs = field(default_factory=Knobs)
@@ -125,6 +127,7 @@ def settings_path() -> Path:
 
 def load_settings(path: Path | None = None) -> Settings:
     path = path or settings_path()
+    sweep_stale_tmp(path.parent)  # a save killed mid-way (the settings are read at every start)
     if not path.exists():
         return Settings()
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from console import __version__
+from console import __version__, privacy
 
 
 def version_report() -> dict[str, str]:
@@ -17,6 +17,7 @@ def version_report() -> dict[str, str]:
     out = {"inference-console": __version__, "python": sys.version.split()[0]}
     dist = vllm_distribution()
     out["engine"] = f"{dist[0]} {dist[1]}" if dist else "not installed"
+    out["usage statistics"] = privacy.status_line()
     try:
         torch_version = version("torch")
         out["torch"] = torch_version

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -108,7 +109,9 @@ def test_cli_yaml_validated(store_model: str, tmp_path: Path, capsys: pytest.Cap
 def test_cli_cmd_stdout_and_exposure_warning(store_model: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["export", "--model", store_model, "--format", "cmd", "--host", "0.0.0.0", "--no-validate"]) == 0
     captured = capsys.readouterr()
-    assert captured.out.startswith("vllm serve ") and "--host 0.0.0.0" in captured.out
+    # The usage-statistics choice leads the line (console.privacy, issue 19).
+    assert re.match(r"VLLM_NO_USAGE_STATS=[01] DO_NOT_TRACK=[01] vllm serve ", captured.out)
+    assert "--host 0.0.0.0" in captured.out
     assert "warning: the server will listen on 0.0.0.0:8000" in captured.err
 
 

@@ -51,7 +51,7 @@ def test_preset_yaml_and_command_round_trip(preset_file: Path, tmp_path: Path, t
     preset = load_preset_file(preset_file)
     config = preset.apply(str(tiny_model))
     config.served_model_name = "tiny"
-    options = ServeOptions()
+    options = ServeOptions(usage_stats=False)
     text = serve_yaml(config, options)
     assert "device" not in text and "_" not in "".join(k for k in serve_arguments(config, options))
     path = tmp_path / "serve.yaml"
@@ -66,8 +66,9 @@ def test_preset_yaml_and_command_round_trip(preset_file: Path, tmp_path: Path, t
     assert_vllm_reads(config, args, engine)
 
     tokens = shlex.split(serve_command(config, options))
-    assert tokens[:3] == ["vllm", "serve", str(tiny_model)]
-    args, engine = parse_with_vllm(tokens[2:])
+    # The usage-statistics choice comes first as env assignments (console.privacy, issue 19).
+    assert tokens[:5] == ["VLLM_NO_USAGE_STATS=1", "DO_NOT_TRACK=1", "vllm", "serve", str(tiny_model)]
+    args, engine = parse_with_vllm(tokens[4:])
     assert_vllm_reads(config, args, engine)
 
 

@@ -42,6 +42,7 @@ from console.engine.types import (
 from console.jobs import TaskState
 from console.launch import engine_config_for
 from console.models.importers import import_hf_folder
+from console.models.inspect import ModelFormatError
 from console.models.store import ModelStore
 from tests.conftest import TEST_KV_BYTES
 
@@ -70,15 +71,18 @@ def test_refused_loads_deleted_folder_and_unload_during_batch(tiny_model: Path, 
     base = EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu")
     host = EngineHost()
     try:
-        # 1. Unsupported architecture: the store takes the folder (its files are fine), the load
-        #    names the architecture and says it is not supported. Nothing else to clean up.
+        # 1. Unsupported architecture: the import refuses it (issue 19, test_model_support.py); a
+        #    folder registered anyway (imported under another vLLM) fails to load, naming the
+        #    architecture and saying it is not supported. Nothing else to clean up.
         weird = tmp_path / "weird"
         shutil.copytree(tiny_model, weird)
         cfg = json.loads((weird / "config.json").read_text())
         cfg["architectures"] = ["NoSuchModelForCausalLM"]
         (weird / "config.json").write_text(json.dumps(cfg))
         store = ModelStore(tmp_path / "store")
-        entry = import_hf_folder(store, weird, "weird", copy=False)
+        with pytest.raises(ModelFormatError, match="NoSuchModelForCausalLM"):
+            import_hf_folder(store, weird, "weird", copy=False)
+        entry = store.add_reference("weird", weird)
         assert entry.architecture == "NoSuchModelForCausalLM"
         with pytest.raises(EngineError) as info:
             host.load(engine_config_for(store, "weird", "cpu-default", kv_cache_memory_bytes=TEST_KV_BYTES),

@@ -11,13 +11,15 @@ import logging
 import os
 import sys
 
+from console import privacy
 from console.cli import advise, batch, bench, chat, doctor, export, gui, models, plan, presets, quantize
+from console.cli import privacy as privacy_command
 from console.cli.common import CliError
 from console.paths import HOME_ENV, STORE_ENV
 from console.versions import version_report
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS = (models, chat, gui, plan, presets, batch, export, bench, quantize, advise, doctor)
+COMMANDS = (models, chat, gui, plan, presets, batch, export, bench, quantize, advise, doctor, privacy_command)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[STORE_ENV] = os.path.abspath(args.store)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    # Before any library is imported or child started: telemetry off unless the user opted in.
+    privacy.apply_to_process()
     if args.version:
         for k, v in version_report().items():
             print(f"{k}: {v}")

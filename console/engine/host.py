@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Any, TypeVar
 
+from console import privacy
 from console.config import EngineConfig, SamplingSettings
 from console.engine import gc_pause, load_capture, reaper, vllm_compat
 from console.engine.loop_engine import LoopEngine, RequestHandle
@@ -137,6 +138,7 @@ class EngineHost(LoopEngine):
             note = dtype_note(config, resolve_device(config))
             config, device = prepare_config(config)
             os.environ.setdefault("VLLM_WORKER_MULTIPROC_METHOD", "spawn")
+            privacy.apply_to_process()  # the engine core child inherits os.environ
             if not (Path(config.model) / "config.json").is_file():
                 raise EngineError(f"{config.model} has no config.json: the model folder is missing or incomplete")
             self._set_status(EngineStatus(EngineState.LOADING, name, "building engine (loading weights, sizing KV cache)"))

@@ -54,6 +54,11 @@ def async_llm_class() -> Any:
     return _first([("vllm.v1.engine.async_llm", "AsyncLLM")])
 
 
+def model_registry() -> Any:
+    """vLLM's ModelRegistry (``get_supported_archs()``): imports torch and transformers."""
+    return _first([("vllm.model_executor.models.registry", "ModelRegistry"), ("vllm", "ModelRegistry")])
+
+
 def async_engine_args_class() -> Any:
     return _first([("vllm.engine.arg_utils", "AsyncEngineArgs"), ("vllm", "AsyncEngineArgs")])
 

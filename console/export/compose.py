@@ -32,6 +32,7 @@ def container_header(options: ServeOptions, where: str) -> list[str]:
     lines = [f"Listens on 0.0.0.0:{options.port} inside the container; {where}."]
     if options.api_key:
         lines.append("The API key comes from the VLLM_API_KEY environment variable, not this file.")
+    lines.append(options.usage_note)
     return lines
 
 
@@ -68,7 +69,7 @@ def compose_dict(config: EngineConfig, options: ServeOptions, model_dir: str,
             {"type": "bind", "source": config_file, "target": CONTAINER_CONFIG_PATH, "read_only": True},
         ],
         "ipc": "host",  # NCCL/tensor-parallel workers share memory through /dev/shm
-        "environment": {"HF_HUB_OFFLINE": "1"},
+        "environment": {"HF_HUB_OFFLINE": "1", **options.env},
         "deploy": {"resources": {"reservations": {"devices": [
             {"driver": "nvidia", "count": gpus_per_replica(config), "capabilities": ["gpu"]}]}}},
         "healthcheck": {"test": ["CMD", "python3", "-c", health], "interval": "30s",
@@ -93,5 +94,6 @@ def compose_yaml(config: EngineConfig, options: ServeOptions, model_dir: str,
     note = options.exposure_note()
     if note:
         head.append(f"# WARNING: {note}")
+    head.append(f"# {options.usage_note}")
     return "\n".join(head) + "\n" + yaml.safe_dump(compose_dict(config, options, model_dir, config_file),
                                                    sort_keys=False)

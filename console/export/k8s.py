@@ -50,7 +50,8 @@ def k8s_objects(config: EngineConfig, options: ServeOptions, model_dir: str) -> 
          "spec": {"accessModes": ["ReadWriteOnce"],
                   "resources": {"requests": {"storage": f"{model_size_gib(model_dir)}Gi"}}}},
     ]
-    env: list[dict[str, Any]] = [{"name": "HF_HUB_OFFLINE", "value": "1"}]
+    env: list[dict[str, Any]] = [{"name": "HF_HUB_OFFLINE", "value": "1"},
+                                 *({"name": k, "value": v} for k, v in options.env.items())]
     if options.api_key:
         objects.append({"apiVersion": "v1", "kind": "Secret", "metadata": {**meta, "name": f"{name}-api-key"},
                         "type": "Opaque", "stringData": {"api-key": options.api_key}})
@@ -102,4 +103,5 @@ def k8s_yaml(config: EngineConfig, options: ServeOptions, model_dir: str) -> str
             f"kubectl port-forward svc/{k8s_name(served_name(config, options))} {options.port}:{options.port}"]
     if options.api_key:
         head.append("# This file holds the API key in a Secret: keep it private.")
+    head.append(f"# {options.usage_note}")
     return "\n".join(head) + "\n" + yaml.safe_dump_all(k8s_objects(config, options, model_dir), sort_keys=False)

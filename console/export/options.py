@@ -8,7 +8,9 @@ model's store entry says (off unless turned on for that model).
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from console import privacy
 
 #: vLLM release the server images are pinned to: the ``gpu`` extra of pyproject.toml.
 VLLM_SERVER_VERSION = "0.33.0"
@@ -37,6 +39,17 @@ class ServeOptions:
     #: GPU type the planner should assume (a planner profile name), e.g. "h100-80gb".
     gpu: str | None = None
     namespace: str = "default"
+    #: Whether the exported server may send vLLM's usage statistics: the user's privacy choice.
+    usage_stats: bool = field(default_factory=privacy.usage_stats_allowed)
+
+    @property
+    def env(self) -> dict[str, str]:
+        """Environment every exported server sets (the usage-statistics choice, explicit)."""
+        return privacy.export_env(self.usage_stats)
+
+    @property
+    def usage_note(self) -> str:
+        return privacy.export_note(self.usage_stats)
 
     def validate(self) -> None:
         if not 1 <= self.port <= 65535:

@@ -16,7 +16,7 @@ import yaml
 from console.config import CONSOLE_ONLY_FIELDS, EngineConfig
 from console.export.k8s import GPU_RESOURCE, k8s_name, model_size_gib
 from console.export.options import ExportError, ServeOptions
-from console.export.serve import command_tokens, container_model_path, serve_arguments, served_name
+from console.export.serve import command_tokens, container_model_path, env_exports, serve_arguments, served_name
 
 RAY_PORT = 6379
 
@@ -49,6 +49,11 @@ def ray_layout(config: EngineConfig, options: ServeOptions) -> RayLayout:
     return RayLayout(options.nodes, total // options.nodes, tp, pp)
 
 
+def ray_env(options: ServeOptions) -> dict[str, str]:
+    """Ray's own usage stats and vLLM's in every Ray process follow the user's choice."""
+    return {**options.env, "RAY_USAGE_STATS_ENABLED": "1" if options.usage_stats else "0"}
+
+
 def ray_commands(config: EngineConfig, options: ServeOptions) -> str:
     """A shell script with three roles: ``head``, ``worker`` (on every other node), ``serve``."""
     layout = ray_layout(config, options)
@@ -67,8 +72,10 @@ def ray_commands(config: EngineConfig, options: ServeOptions) -> str:
     note = options.exposure_note()
     if note:
         lines.append(f"# WARNING: {note}")
+    lines.append(f"# {options.usage_note}")
     lines += [
         "set -e",
+        env_exports(ray_env(options)),
         'case "${1:-}" in',
         f"  head) {head} ;;",
         '  worker) : "${HEAD_IP:?set HEAD_IP to the head node address}"',
@@ -100,19 +107,20 @@ def rayservice_dict(config: EngineConfig, options: ServeOptions, model_dir: str)
     serve_config = {"applications": [{
         "name": "llm", "route_prefix": "/", "import_path": "ray.serve.llm:build_openai_app",
         "args": {"llm_configs": [llm_config]},
-        "runtime_env": {"env_vars": {"HF_HUB_OFFLINE": "1"}},
+        "runtime_env": {"env_vars": {"HF_HUB_OFFLINE": "1", **options.env}},
     }]}
     volumes = [{"name": "model", "persistentVolumeClaim": {"claimName": f"{name}-model", "readOnly": True}},
                {"name": "dshm", "emptyDir": {"medium": "Memory"}}]
     mounts = [{"name": "model", "mountPath": model_path, "readOnly": True},
               {"name": "dshm", "mountPath": "/dev/shm"}]
     scrape = {"prometheus.io/scrape": "true", "prometheus.io/port": "8080", "prometheus.io/path": "/metrics"}
-    head = {"name": "ray-head", "image": options.ray_image,
+    env = [{"name": k, "value": v} for k, v in ray_env(options).items()]
+    head = {"name": "ray-head", "image": options.ray_image, "env": env,
             "ports": [{"containerPort": RAY_PORT, "name": "gcs"}, {"containerPort": 8265, "name": "dashboard"},
                       {"containerPort": 8000, "name": "serve"}, {"containerPort": 8080, "name": "metrics"}],
             "resources": {"requests": {"cpu": "4", "memory": "16Gi"}, "limits": {"cpu": "4", "memory": "16Gi"}},
             "volumeMounts": mounts}
-    worker = {"name": "ray-worker", "image": options.ray_image,
+    worker = {"name": "ray-worker", "image": options.ray_image, "env": env,
               "resources": {"requests": {GPU_RESOURCE: layout.gpus_per_node},
                             "limits": {GPU_RESOURCE: layout.gpus_per_node}},
               "volumeMounts": mounts}
@@ -145,6 +153,7 @@ def rayservice_yaml(config: EngineConfig, options: ServeOptions, model_dir: str)
                     "resources": {"requests": {"storage": f"{model_size_gib(model_dir)}Gi"}}}}
     head = [f"# KubeRay RayService: {layout.describe()}.",
             "# Needs the KubeRay operator; the model PVC must be readable from every node (ReadOnlyMany).",
-            f"# Serve listens on the {name}-serve-svc Service (ClusterIP: inside the cluster only)."]
+            f"# Serve listens on the {name}-serve-svc Service (ClusterIP: inside the cluster only).",
+            f"# {options.usage_note}"]
     return "\n".join(head) + "\n" + yaml.safe_dump_all([pvc, rayservice_dict(config, options, model_dir)],
                                                        sort_keys=False)

@@ -69,6 +69,7 @@ def _header(config: EngineConfig, options: ServeOptions, host: str) -> list[str]
         lines.append("WARNING: trust-remote-code is ON: the model repository's Python code will run.")
     if options.api_key:
         lines.append("This file holds an API key: keep it private.")
+    lines.append(options.usage_note)
     return lines
 
 
@@ -102,11 +103,18 @@ def command_tokens(args: dict[str, Any], program: tuple[str, ...] = ("vllm", "se
 
 
 def serve_command(config: EngineConfig, options: ServeOptions, **kw: Any) -> str:
-    """The same server as :func:`serve_yaml`, as one shell line."""
-    return shlex.join(command_tokens(serve_arguments(config, options, **kw)))
+    """The same server as :func:`serve_yaml`, as one shell line (usage-statistics env first)."""
+    env = [f"{k}={v}" for k, v in options.env.items()]
+    return shlex.join(env + command_tokens(serve_arguments(config, options, **kw)))
+
+
+def env_exports(env: dict[str, str]) -> str:
+    """``export K=V ...`` for a shell script."""
+    return "export " + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
 
 
 def serve_script(config: EngineConfig, options: ServeOptions, **kw: Any) -> str:
     args = serve_arguments(config, options, **kw)
     head = [f"# {line}" for line in _header(config, options, args["host"])]
-    return "#!/bin/sh\n" + "\n".join(head) + "\nexec " + shlex.join(command_tokens(args)) + "\n"
+    return ("#!/bin/sh\n" + "\n".join(head) + "\n" + env_exports(options.env) + "\nexec "
+            + shlex.join(command_tokens(args)) + "\n")

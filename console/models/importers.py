@@ -19,6 +19,7 @@ from console.children import Child, python_module
 from console.jobs import TaskState
 from console.models.inspect import ModelFormatError, inspect_checkpoint
 from console.models.store import ModelEntry, ModelStore
+from console.models.support import check_supported
 
 GGUF_MAGIC = b"GGUF"
 
@@ -145,7 +146,7 @@ def import_hf_folder(store: ModelStore, src: Path, name: str, task: TaskState | 
     """Register a Hugging Face checkpoint folder, copying it into the store or by reference."""
     task = task or TaskState()
     src = Path(src).resolve()
-    inspect_checkpoint(src)  # validate before copying gigabytes
+    check_supported(inspect_checkpoint(src))  # validate (and ask vLLM) before copying gigabytes
     if not copy:
         return store.add_reference(name, src, source=source)
     return store.add_staged(name, lambda tmp: _copy_tree(src, tmp, task), source=source or f"folder {src}")

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from console.atomic import atomic_write_json
+from console.atomic import atomic_write_json, pid_alive, sweep_stale_tmp
 from console.models.inspect import CheckpointInfo, ModelFormatError, inspect_checkpoint
 from console.paths import store_root
 
@@ -94,16 +94,6 @@ def validate_name(name: str) -> str:
     return name
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 class ModelStore:
     def __init__(self, root: Path | None = None) -> None:
         self.root = Path(root) if root is not None else store_root()
@@ -111,6 +101,7 @@ class ModelStore:
         self._registry_path = self.root / "registry.json"
         self._staging = self.root / ".staging"
         self._sweep_staging()
+        sweep_stale_tmp(self.root)  # a registry write killed mid-way
 
     # -- registry ---------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -195,7 +186,7 @@ class ModelStore:
             return
         for d in self._staging.iterdir():
             m = re.match(r"^[a-z]+-(\d+)-", d.name)
-            if m and _pid_alive(int(m.group(1))) and int(m.group(1)) != os.getpid():
+            if m and pid_alive(int(m.group(1))) and int(m.group(1)) != os.getpid():
                 continue  # another live process is writing it
             shutil.rmtree(d, ignore_errors=True)
 
@@ -230,6 +221,9 @@ class ModelStore:
         with self.staging(name) as tmp:
             folder_writer(tmp)
             info = inspect_checkpoint(tmp)
+            from console.models.support import check_supported
+
+            check_supported(info)  # a converted or downloaded model this vLLM cannot run stays out
         final = self.model_dir(name)
         try:
             entry = ModelEntry.from_checkpoint(name, final, info, source=source, managed=True, lineage=lineage)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import platform
 
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QLabel, QPushButton, QTextBrowser, QVBoxLayout,
+                               QWidget)
 
+from console import privacy
 from console.engine.interface import Engine
 from console.paths import data_home
 from console.versions import version_report
@@ -32,12 +34,19 @@ class AboutDialog(QDialog):
     def __init__(self, host: Engine | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("About Inference Console"))
+        self._host = host
         self.text = diagnostics_text(host)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel(self.tr("Inference Console: tuned LLM inference on your own GPU or CPU, with vLLM."), self))
-        view = QTextBrowser(self)
-        view.setPlainText(self.text)
-        layout.addWidget(view)
+        self.view = QTextBrowser(self)
+        self.view.setPlainText(self.text)
+        layout.addWidget(self.view)
+        # The one privacy switch (console.privacy): off unless the user ticks it.
+        self.usage_stats_box = QCheckBox(self.tr("Share usage statistics with vLLM and Hugging Face "
+                                                 "(applies to engines started from now on)"), self)
+        self.usage_stats_box.setChecked(privacy.usage_stats_allowed())
+        self.usage_stats_box.toggled.connect(self._on_usage_stats_box_toggled)
+        layout.addWidget(self.usage_stats_box)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         self.copy_button = QPushButton(self.tr("Copy diagnostics"), self)
         buttons.addButton(self.copy_button, QDialogButtonBox.ButtonRole.ActionRole)
@@ -45,6 +54,11 @@ class AboutDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
         self.resize(560, 360)
+
+    def _on_usage_stats_box_toggled(self, checked: bool) -> None:
+        privacy.save_choice(checked)
+        self.text = diagnostics_text(self._host)
+        self.view.setPlainText(self.text)
 
     def _on_copy_clicked(self) -> None:
         QGuiApplication.clipboard().setText(self.text)

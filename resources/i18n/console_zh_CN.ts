@@ -23,6 +23,11 @@
       <source>Inference Console: tuned LLM inference on your own GPU or CPU, with vLLM.</source>
       <translation>Inference Console：基于 vLLM，在你自己的 GPU 或 CPU 上运行调优的大模型推理。</translation>
     </message>
+    <message>
+      <location filename="../../console/ui/about.py" />
+      <source>Share usage statistics with vLLM and Hugging Face (applies to engines started from now on)</source>
+      <translation>与 vLLM 和 Hugging Face 共享使用统计（对此后启动的引擎生效）</translation>
+    </message>
   </context>
   <context>
     <name>AdvisorPanel</name>
@@ -1747,8 +1752,18 @@
     </message>
     <message>
       <location filename="../../console/ui/main_window.py" />
+      <source>Check &amp;CPU engine…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <location filename="../../console/ui/main_window.py" />
       <source>Device: CPU</source>
       <translation>设备：CPU</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/main_window.py" />
+      <source>Device: CPU · {0}</source>
+      <translation type="unfinished" />
     </message>
     <message>
       <location filename="../../console/ui/main_window.py" />
