@@ -20,7 +20,7 @@ from console.paths import HOME_ENV, STORE_ENV
 COMMANDS = ["console.cli.models", "console.cli.chat", "console.cli.gui"]
 OPTIONAL_COMMANDS = ["console.cli.plan", "console.cli.presets", "console.cli.batch",
                      "console.cli.export", "console.cli.bench", "console.cli.quantize",
-                     "console.cli.advise"]
+                     "console.cli.gate", "console.cli.advise"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -163,6 +163,9 @@ class EngineHost(LoopEngine):
                 block_size=getattr(vc.cache_config, "block_size", None),
                 load_seconds=time.monotonic() - t0,
                 vllm_version=str(getattr(vllm, "__version__", "?")),
+                quantization=getattr(vc.model_config, "quantization", None),
+                dtype=str(getattr(vc.model_config, "dtype", "")).replace("torch.", ""),
+                kv_cache_dtype=str(getattr(vc.cache_config, "cache_dtype", "")),
             )
             self._watchdog = asyncio.get_running_loop().create_task(self._watch())
             # torch, transformers and vLLM leave ~600k long-lived objects; a full cyclic GC pass

@@ -34,6 +34,11 @@ class EngineInfo:
     block_size: int | None
     load_seconds: float
     vllm_version: str
+    #: what vLLM chose, read from its config after load (the quality gate reports them):
+    #: e.g. "awq_marlin" for an AWQ checkpoint on a GPU, "fp8", or None for 16-bit weights
+    quantization: str | None = None
+    dtype: str = ""
+    kv_cache_dtype: str = ""
 
     @property
     def kv_cache_tokens(self) -> int | None:
