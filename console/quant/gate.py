@@ -127,7 +127,7 @@ class GateResult:
         drop = self.acc_drop
         if drop is not None:
             o, q = self.original.accuracy or 0.0, self.quantized.accuracy or 0.0
-            total = len((self.quantized.eval or {}).get("results", []))
+            total = (self.quantized.eval or {}).get("total", 0)
             figures += (f"; accuracy {100 * o:.1f}% -> {100 * q:.1f}% ({-100 * drop:+.1f} points, limit "
                         f"-{100 * self.max_acc_drop:.0f} for {self.method}; {len(self.regressions)} of {total} "
                         f"questions right -> wrong, {len(self.fixes)} wrong -> right)")

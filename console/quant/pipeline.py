@@ -45,7 +45,7 @@ def gate_configs(store: ModelStore, source: str, quantized: str, preset: str | N
 def preset_gate_configs(store: ModelStore, model: str, preset: str) -> tuple[Any, Any]:
     """(16-bit, with the preset) for an on-the-fly preset such as FP8: the same model and
     settings, once without the preset's quantization knobs. Refuses FP8 where it cannot run."""
-    from console.engine.host import resolve_device
+    from console.engine.host import cuda_available, resolve_device
     from console.launch import engine_config_for
 
     quantized = engine_config_for(store, model, preset, **GATE_OVERRIDES)
@@ -53,7 +53,7 @@ def preset_gate_configs(store: ModelStore, model: str, preset: str) -> tuple[Any
     if not is_fp8(knobs):
         raise QuantizeError(f"preset {preset} quantizes nothing on load (no FP8 weights or KV cache): "
                             "there is nothing to gate")
-    if resolve_device(quantized) == "cpu":
+    if resolve_device(quantized) == "cpu" or not cuda_available():
         raise QuantizeError(FP8_ON_CPU.format(preset=preset, model=model))
     return quantized.replace(quantization=None, kv_cache_dtype="auto"), quantized
 
