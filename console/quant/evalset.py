@@ -25,9 +25,10 @@ from console.config import SamplingSettings
 from console.paths import resources_dir
 
 KINDS = ("regex", "choice")
-#: New tokens a regex item may answer with: short answers are asked for; the match is searched
+#: New tokens a regex item may answer with: short answers are asked for (each generated token
+#: costs a decode step of the whole batch: the gate runs twice per quantization); the match is searched
 #: in the whole answer.
-ANSWER_TOKENS = 32
+ANSWER_TOKENS = 24
 REQUEST_TIMEOUT_S = 900.0
 #: requests in the engine at once while scoring (see :func:`score`)
 MAX_IN_FLIGHT = 32
