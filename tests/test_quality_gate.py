@@ -163,3 +163,26 @@ def test_a_checkpoint_that_flips_answers_is_rejected(smollm2_model: Path, tmp_pa
     touched = [f for f in result.regressions if swapped.search(f.expected + f.prompt)]
     assert len(touched) >= 0.8 * len(result.regressions), result.regressions
     assert CPU_NOTE in result.message
+
+
+def test_cli_gate_says_fp8_is_not_measurable_on_the_cpu(tiny_model: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """No GPU here: the FP8 gate refuses before loading anything, with the command to run on the GPU."""
+    from console.cli.main import main
+    from console.engine.host import cuda_available
+    from console.models.store import ModelStore
+
+    if cuda_available():
+        pytest.skip("a machine with an NVIDIA GPU gates FP8 for real (test_gpu_* / the lead's GPU run)")
+    store = ModelStore(tmp_path / "store")
+    store.add_reference("tiny", tiny_model)
+    assert main(["--store", str(store.root), "gate", "--model", "tiny"]) == 2
+    assert "--against" in capsys.readouterr().err
+    for argv in (["gate", "--model", "tiny", "--preset", "4090-fp8-kv8"],
+                 ["quantize", "--model", "tiny", "--method", "fp8", "--preset", "4090-fp8-kv8"]):
+        assert main(["--store", str(store.root), *argv]) == 2
+        err = capsys.readouterr().err
+        assert "FP8 is not measurable on this machine" in err
+        assert "inference-console gate --model tiny --preset 4090-fp8-kv8" in err
+    assert main(["--store", str(store.root), "gate", "--model", "tiny", "--preset", "cpu-default"]) == 2
+    assert "quantizes nothing on load" in capsys.readouterr().err
