@@ -12,14 +12,14 @@ import os
 import sys
 
 from console import privacy
-from console.cli import advise, batch, bench, chat, doctor, export, gui, models, plan, presets, quantize
+from console.cli import advise, batch, bench, chat, doctor, export, gate, gui, models, plan, presets, quantize
 from console.cli import privacy as privacy_command
 from console.cli.common import CliError
 from console.paths import HOME_ENV, STORE_ENV
 from console.versions import version_report
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS = (models, chat, gui, plan, presets, batch, export, bench, quantize, advise, doctor, privacy_command)
+COMMANDS = (models, chat, gui, plan, presets, batch, export, bench, quantize, gate, advise, doctor, privacy_command)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,8 +1,13 @@
 """``inference-console quantize --model NAME --method awq [--calib FILE] [--out NAME]``.
 
 Progress (per layer, with an ETA) and the job's log go to stderr; the comparison of the original
-and the quantized model (perplexity, answers, size, memory, speed) to stdout. Exit status 1 when
-the quality gate rejects the result (the new model is then removed unless ``--keep-rejected``).
+and the quantized model (perplexity, task accuracy, answers, size, memory, speed, every question
+that went from right to wrong) to stdout. Exit status 1 when the quality gate rejects the result
+(the new model is then removed unless ``--keep-rejected``).
+
+``--method fp8`` runs no job (vLLM quantizes on load): it gates the model under an FP8 preset
+(``--preset``, default 4090-fp8) against the same model in 16 bits, on the GPU; on a CPU machine
+it says FP8 cannot be measured there.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from console.cli.common import CliError, ProgressPrinter, print_json, print_table, quiet_engine_logs
+from console.cli.common import CliError, ProgressPrinter, quiet_engine_logs
 from console.jobs import TaskState
 from console.models.store import ModelStore
 
@@ -19,8 +24,11 @@ from console.models.store import ModelStore
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("quantize", help="quantize a model (AWQ int4), check its quality and speed")
     p.add_argument("--model", required=True, help="the source model in the store")
-    p.add_argument("--method", default="awq", choices=["awq"],
-                   help="awq: int4 weights with AutoAWQ (FP8 needs no job: use the *-fp8 presets)")
+    p.add_argument("--method", default="awq", choices=["awq", "fp8"],
+                   help="awq: int4 weights with AutoAWQ; fp8: no job (vLLM quantizes on load), gate the "
+                        "model under an FP8 preset on the GPU")
+    p.add_argument("--preset", default="4090-fp8", help="with --method fp8: the FP8 preset to gate "
+                                                         "(default 4090-fp8)")
     p.add_argument("--calib", type=Path, help="calibration text (paragraphs separated by blank lines; "
                                               "default: the built-in corpus)")
     p.add_argument("--out", help="name of the new model (default: <model>-awq-w4)")
@@ -38,10 +46,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def cmd_quantize(args: argparse.Namespace) -> int:
+    from console.cli.gate import report
     from console.quant.job import AwqParams, QuantizeError
-    from console.quant.pipeline import quantize_and_gate
+    from console.quant.pipeline import quantize_and_gate, run_gate
 
     quiet_engine_logs(getattr(args, "verbose", False))
+    if args.method == "fp8":
+        try:
+            result = run_gate(ModelStore(), args.model, None, "fp8", preset=args.preset,
+                              on_stage=lambda s: print(f"gate: {s}", file=sys.stderr))
+        except QuantizeError as exc:
+            raise CliError(str(exc)) from exc
+        return report(result, args.model, f"{args.model} + {args.preset}", args.json)
     printer = ProgressPrinter()
     task = TaskState(printer)
 
@@ -62,11 +78,7 @@ def cmd_quantize(args: argparse.Namespace) -> int:
     print(f"quantized {args.model} -> {entry.name} in {seconds} s", file=sys.stderr)
     if gate is None:
         return 0
-    if args.json:
-        print_json({"model": entry.name, "kept": outcome.kept, **gate.to_dict()})
-    else:
-        print_table([list(r) for r in gate.table()], ["", args.model, entry.name])
-        print(gate.message)
+    rc = report(gate, args.model, entry.name, args.json, {"model": entry.name, "kept": outcome.kept})
     if not outcome.kept:
         print(f"{entry.name} was removed from the store (use --keep-rejected to keep it)", file=sys.stderr)
-    return 0 if gate.passed else 1
+    return rc

@@ -37,6 +37,10 @@ class EngineInfo:
     #: the dtype the weights run in, and where that choice came from (the CPU dtype check)
     dtype: str = ""
     dtype_note: str = ""
+    #: what vLLM chose, read from its config after load (the quality gate reports them):
+    #: e.g. "awq_marlin" for an AWQ checkpoint on a GPU, "fp8", or None for 16-bit weights
+    quantization: str | None = None
+    kv_cache_dtype: str = ""
 
     @property
     def kv_cache_tokens(self) -> int | None:

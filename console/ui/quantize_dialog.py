@@ -4,7 +4,9 @@
 AWQ runs :func:`console.quant.pipeline.quantize_and_gate` in a background call: the job itself is a
 child process, the quality gate then loads the original and the result in turn in the console's
 engine (the model loaded there is unloaded). FP8 needs no job: vLLM quantizes on load; the dialog
-shows the memory the planner says the preset wins.
+shows the memory the planner says the preset wins, and "Measure quality" gates the model under the
+preset against itself in 16 bits (on a GPU; on the CPU it says FP8 cannot be measured there). The
+comparison table lists every evaluation question that went from right to wrong (✗) or back (✓).
 
 Signals:
     logLine(str): one line of the job's log (emitted from the worker thread, shown in order).
@@ -42,16 +44,25 @@ def _default_runner(*args: Any, **kwargs: Any) -> Any:
     return quantize_and_gate(*args, **kwargs)
 
 
+def _default_gate_runner(store: Any, source: str, preset: str, *, task: Any, host: Any) -> Any:
+    """FP8: gate ``source`` under ``preset`` against itself in 16 bits (no job, no new model)."""
+    from console.quant.pipeline import run_gate
+
+    return run_gate(store, source, None, "fp8", preset=preset, host=host,
+                    on_stage=lambda s: task.report(f"quality gate: {s}", None))
+
+
 class QuantizeDialog(QDialog):
     logLine = Signal(str)
     modelAdded = Signal(str)
 
     def __init__(self, ctx: AppContext, source: str, parent: QWidget | None = None,
-                 runner: Runner | None = None) -> None:
+                 runner: Runner | None = None, gate_runner: Runner | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
         self.source = source
         self._runner = runner or _default_runner
+        self._gate_runner = gate_runner or _default_gate_runner
         self._call: BackgroundCall | None = None
         self.setWindowTitle(self.tr("Quantize {0}").format(source))
         self.resize(720, 560)
@@ -72,6 +83,7 @@ class QuantizeDialog(QDialog):
         self.note = QLabel(self)
         self.note.setWordWrap(True)
         self.stage_label = QLabel(self)
+        self.stage_label.setWordWrap(True)  # a failure says what to do in a sentence or two
         self.progress = QProgressBar(self)
         self.progress.setRange(0, 1000)
         self.log_view = QPlainTextEdit(self)
@@ -128,22 +140,42 @@ class QuantizeDialog(QDialog):
 
     def _on_method_combo_changed(self, _index: int = 0) -> None:
         awq = self.method() == "awq"
-        for w in (self.calib_edit, self.calib_button, self.name_edit, self.start_button):
+        for w in (self.calib_edit, self.calib_button, self.name_edit):
             w.setEnabled(awq and self._call is None)
-        if not self.can_gate():  # the gate loads both models in the engine: not a remote server's
-            self.start_button.setEnabled(False)
+        self.start_button.setEnabled(self._call is None and self.can_gate())
         self.start_button.setToolTip("" if self.can_gate() else needs_loader_tip())
+        self.start_button.setText(self.tr("Start") if awq else self.tr("Measure quality"))
         if awq:
             self.note.setText(self.tr("Runs AutoAWQ in its own process (minutes per billion parameters "
-                                      "on a CPU), then compares perplexity, answers, size and speed with the "
-                                      "original in the engine. A result whose perplexity rises more than 15% "
-                                      "is rejected and not kept."))
+                                      "on a CPU), then compares perplexity, task accuracy on {0} questions "
+                                      "(English and Chinese), answers, size and speed with the original in the "
+                                      "engine. A result whose perplexity rises more than {1}% or whose accuracy "
+                                      "drops more than {2} points is rejected and not kept.").format(
+                self._eval_size(), self._limit("MAX_PPL_RISE", "awq"), self._limit("MAX_ACC_DROP", "awq")))
             return
         preset = dict(METHODS)[self.method()]
         self.note.setText(self.tr("No job needed: vLLM quantizes on load (FP8 weights need an Ada or "
-                                  "Hopper GPU). Select the preset {0} in the Models panel. Memory won "
-                                  "for an 8B model on an RTX 4090, by the planner:").format(preset))
+                                  "Hopper GPU). Select the preset {0} in the Models panel. Its quality is not "
+                                  "assumed: \"Measure quality\" runs the quality gate on this machine's GPU "
+                                  "(limits: perplexity +{1}%, accuracy -{2} points). Memory won for an 8B "
+                                  "model on an RTX 4090, by the planner:").format(
+            preset, self._limit("MAX_PPL_RISE", "fp8"), self._limit("MAX_ACC_DROP", "fp8")))
         self._show_memory_won(preset or "")
+
+    @staticmethod
+    def _limit(table: str, method: str) -> str:
+        from console.quant import gate
+
+        return f"{100 * getattr(gate, table)[method]:.0f}"
+
+    @staticmethod
+    def _eval_size() -> str:
+        try:
+            from console.quant.evalset import load_eval_set
+
+            return str(len(load_eval_set()))
+        except Exception:  # a broken install: the gate itself will say what is wrong
+            return "the shipped"
 
     def _show_memory_won(self, preset: str) -> None:
         try:
@@ -176,16 +208,21 @@ class QuantizeDialog(QDialog):
         return as_loader(self.ctx.host) is not None
 
     def start(self) -> BackgroundCall | None:
-        if self.method() != "awq" or self._call is not None or not self.can_gate():
+        if self._call is not None or not self.can_gate():
             return None
         calib = Path(self.calib_edit.text()) if self.calib_edit.text().strip() else None
         name = self.name_edit.text().strip() or None
+        preset = dict(METHODS)[self.method()]
         self.log_view.clear()
         self.table.setRowCount(0)
         self.verdict_label.clear()
-        call = BackgroundCall(lambda: self._runner(self.ctx.store, self.source, name, calib_file=calib,
-                                                   task=call.state, on_log=self.logLine.emit,
-                                                   host=self.ctx.host))
+        if preset is None:
+            call = BackgroundCall(lambda: self._runner(self.ctx.store, self.source, name, calib_file=calib,
+                                                       task=call.state, on_log=self.logLine.emit,
+                                                       host=self.ctx.host))
+        else:
+            call = BackgroundCall(lambda: self._gate_runner(self.ctx.store, self.source, preset,
+                                                            task=call.state, host=self.ctx.host))
         call.progressed.connect(self._on_job_progressed)
         call.succeeded.connect(self._on_job_succeeded)
         call.failed.connect(self._on_job_failed)
@@ -217,6 +254,12 @@ class QuantizeDialog(QDialog):
     def _on_job_succeeded(self, outcome: Any) -> None:
         self.progress.setRange(0, 1000)
         self.progress.setValue(1000)
+        if not hasattr(outcome, "gate"):  # an FP8 preset's gate: no new model
+            self._fill_table(outcome.table(), self.source, outcome.quantized.name)
+            self.verdict_label.setText(outcome.message)
+            self.stage_label.setText(self.tr("Measured") if outcome.passed else self.tr(
+                "Rejected by the quality gate: do not serve this preset for this model"))
+            return
         gate = outcome.gate
         if gate is not None:
             self._fill_table(gate.table(), self.source, outcome.entry.name)
@@ -229,6 +272,8 @@ class QuantizeDialog(QDialog):
                 outcome.entry.name))
 
     def _on_job_failed(self, message: str) -> None:
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(0)
         self.stage_label.setText(self.tr("Failed: {0}").format(message))
 
     def _on_job_cancelled(self) -> None:

@@ -1,0 +1,268 @@
+"""The quality gate's task accuracy: a shipped, versioned question set scored on the engine.
+
+Two kinds of item (``resources/eval/quick-v1.jsonl``, described in its README):
+
+- ``regex``: a chat question answered greedily; right when the answer matches the item's regular
+  expression (``7`` or ``seven``; ``巴黎``).
+- ``choice``: a question with options, scored the way lm-evaluation-harness scores multiple
+  choice: the log-probability the model gives each option as the continuation of the prompt
+  (vLLM's prompt logprobs), highest wins. No sampling, no parsing: robust even for a 135M model.
+
+Every request of one model is submitted at once, so the engine batches them. :func:`compare`
+lists the items that went from right to wrong (and wrong to right) between two models.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from console.config import SamplingSettings
+from console.paths import resources_dir
+
+KINDS = ("regex", "choice")
+#: New tokens a regex item may answer with: short answers are asked for (each generated token
+#: costs a decode step of the whole batch: the gate runs twice per quantization); the match is searched
+#: in the whole answer.
+ANSWER_TOKENS = 24
+REQUEST_TIMEOUT_S = 900.0
+#: requests in the engine at once while scoring (see :func:`score`)
+MAX_IN_FLIGHT = 32
+
+
+class EvalSetError(ValueError):
+    """An evaluation file that cannot be used; the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class EvalItem:
+    id: str
+    lang: str
+    topic: str
+    kind: str              # "regex" | "choice"
+    prompt: str
+    expected: str          # the right answer, for display
+    pattern: str = ""      # regex items
+    choices: tuple[str, ...] = ()  # choice items
+    answer_index: int = -1         # choice items: index of the right option
+
+    def continuation(self, option: str) -> str:
+        """The text scored after the prompt: `` Paris`` after "Answer:", ``巴黎`` after "答案："."""
+        return option if self.prompt.endswith(("：", "\n")) else " " + option
+
+
+@dataclass(frozen=True)
+class EvalSet:
+    name: str   # file stem, e.g. "quick-v1": the version is part of the name
+    items: tuple[EvalItem, ...]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def subset(self, ids: Iterable[str]) -> "EvalSet":
+        wanted = set(ids)
+        return EvalSet(self.name, tuple(i for i in self.items if i.id in wanted))
+
+
+def default_eval_path() -> Path:
+    return resources_dir() / "eval" / "quick-v1.jsonl"
+
+
+def _item(raw: dict[str, Any], where: str) -> EvalItem:
+    try:
+        kind = str(raw["kind"])
+        common = {"id": str(raw["id"]), "lang": str(raw.get("lang", "")), "topic": str(raw.get("topic", "")),
+                  "kind": kind, "prompt": str(raw["prompt"])}
+        if kind == "regex":
+            pattern = str(raw["pattern"])
+            re.compile(pattern)
+            return EvalItem(**common, expected=str(raw["answer"]), pattern=pattern)
+        if kind == "choice":
+            choices = tuple(str(c) for c in raw["choices"])
+            index = int(raw["answer"])
+            if len(choices) < 2 or not 0 <= index < len(choices):
+                raise ValueError(f"needs 2+ choices and an answer index among them, got {index}")
+            return EvalItem(**common, expected=choices[index], choices=choices, answer_index=index)
+    except (KeyError, TypeError, ValueError, re.error) as exc:
+        raise EvalSetError(f"{where}: {type(exc).__name__}: {exc}") from exc
+    raise EvalSetError(f"{where}: unknown kind {kind!r} (expected one of {', '.join(KINDS)})")
+
+
+def load_eval_set(path: Path | None = None) -> EvalSet:
+    path = Path(path) if path is not None else default_eval_path()
+    if not path.is_file():
+        raise EvalSetError(f"evaluation set {path} does not exist")
+    items: list[EvalItem] = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise EvalSetError(f"{path.name} line {n}: not JSON ({exc.msg})") from exc
+        items.append(_item(raw, f"{path.name} line {n}"))
+    ids = [i.id for i in items]
+    if len(set(ids)) != len(ids):
+        raise EvalSetError(f"{path.name}: item ids are not unique")
+    if not items:
+        raise EvalSetError(f"{path.name}: no items")
+    return EvalSet(path.stem, tuple(items))
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    id: str
+    correct: bool
+    given: str  # the model's answer (regex) or the option it scored highest (choice)
+
+
+@dataclass
+class EvalScore:
+    set_name: str
+    results: list[ItemResult]
+
+    @property
+    def correct(self) -> int:
+        return sum(r.correct for r in self.results)
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / len(self.results) if self.results else 0.0
+
+    def accuracy_by(self, items: EvalSet, key: str) -> dict[str, float]:
+        """Accuracy per ``lang`` / ``topic`` / ``kind``."""
+        groups: dict[str, list[bool]] = {}
+        by_id = {i.id: i for i in items.items}
+        for r in self.results:
+            groups.setdefault(str(getattr(by_id[r.id], key)), []).append(r.correct)
+        return {k: sum(v) / len(v) for k, v in sorted(groups.items())}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"set": self.set_name, "correct": self.correct, "total": len(self.results),
+                "accuracy": self.accuracy, "results": [asdict(r) for r in self.results]}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "EvalScore":
+        return cls(str(d["set"]), [ItemResult(**r) for r in d["results"]])
+
+
+@dataclass(frozen=True)
+class Flip:
+    """An item the two models answered differently in correctness."""
+    id: str
+    prompt: str
+    expected: str
+    before: str  # the original model's answer
+    after: str   # the quantized model's answer
+
+    def line(self) -> str:
+        one = lambda s: " ".join(s.split())[:80]  # noqa: E731
+        return f"{self.id}: {one(self.prompt)} (expected {self.expected!r}): {one(self.before)!r} -> {one(self.after)!r}"
+
+
+def compare(items: EvalSet, before: EvalScore, after: EvalScore) -> tuple[list[Flip], list[Flip]]:
+    """(right -> wrong, wrong -> right) between two scores of the same set."""
+    by_id = {i.id: i for i in items.items}
+    after_by_id = {r.id: r for r in after.results}
+    lost: list[Flip] = []
+    won: list[Flip] = []
+    for a in before.results:
+        b = after_by_id.get(a.id)
+        if b is None or a.correct == b.correct:
+            continue
+        item = by_id[a.id]
+        (lost if a.correct else won).append(Flip(a.id, item.prompt, item.expected, a.given, b.given))
+    return lost, won
+
+
+def _choice_ids(tokenizer: Any, item: EvalItem, option: str) -> tuple[list[int], int]:
+    """Prompt + option token ids and where the option starts (lm-eval's split: tokenize the
+    whole, keep the prompt's own tokenization as the context)."""
+    context = tokenizer.encode(item.prompt, add_special_tokens=True)
+    whole = tokenizer.encode(item.prompt + item.continuation(option), add_special_tokens=True)
+    start = len(context)
+    if whole[:start] != context:  # a merge across the boundary: fall back to the common prefix
+        start = next((k for k, (x, y) in enumerate(zip(whole, context)) if x != y), min(len(whole), start))
+    return whole, max(1, min(start, len(whole) - 1))
+
+
+def _option_logprob(event: Any, ids: list[int], start: int) -> float:
+    from console.engine.types import RequestFailed
+
+    if isinstance(event, RequestFailed) or event.prompt_logprobs is None:
+        raise RuntimeError(f"the engine returned no prompt logprobs: {getattr(event, 'message', event)}")
+    total = 0.0
+    for tok, entry in zip(ids[start:], event.prompt_logprobs[start:]):
+        total += entry[tok].logprob if entry and tok in entry else -math.inf
+    return total
+
+
+def _submit(host: Any, item: EvalItem) -> tuple[list[Any], list[tuple[list[int], int]]]:
+    from console.engine.types import GenerationRequest
+
+    if item.kind == "regex":
+        req = GenerationRequest(messages=[{"role": "user", "content": item.prompt}], stream=False,
+                                sampling=SamplingSettings(temperature=0.0, max_tokens=ANSWER_TOKENS))
+        return [host.submit(req)], []
+    splits = [_choice_ids(host.tokenizer, item, o) for o in item.choices]
+    one_token = SamplingSettings(temperature=0.0, max_tokens=1)
+    return [host.submit(GenerationRequest(prompt_token_ids=ids, want_prompt_logprobs=0, stream=False,
+                                          sampling=one_token)) for ids, _ in splits], splits
+
+
+def _result(item: EvalItem, events: list[Any], splits: list[tuple[list[int], int]]) -> ItemResult:
+    from console.engine.types import RequestFailed
+
+    if item.kind == "regex":
+        ev = events[0]
+        if isinstance(ev, RequestFailed):
+            raise RuntimeError(f"{item.id}: the engine failed: {ev.message}")
+        text = ev.text.strip()
+        return ItemResult(item.id, re.search(item.pattern, text, re.IGNORECASE) is not None, text)
+    lps = [_option_logprob(ev, ids, start) for ev, (ids, start) in zip(events, splits)]
+    best = max(range(len(lps)), key=lambda k: lps[k])
+    return ItemResult(item.id, best == item.answer_index, item.choices[best])
+
+
+def score(host: Any, items: EvalSet, *, on_progress: Callable[[int, int], None] | None = None,
+          cancelled: Callable[[], bool] | None = None, in_flight: int = MAX_IN_FLIGHT) -> EvalScore:
+    """Run every item on the loaded model of ``host`` (an EngineHost), ``in_flight`` requests
+    at most at a time: the engine batches them, and a bounded batch keeps one engine step short
+    (every prompt-logprob token costs a log-softmax over the vocabulary; 600 requests in one
+    burst made a step outlast vLLM's execute_model timeout on 2 busy cores)."""
+    from collections import deque
+
+    from console.jobs import Cancelled
+
+    queue: deque[tuple[EvalItem, list[Any], list[tuple[list[int], int]]]] = deque()
+    results: list[ItemResult] = []
+    outstanding = 0
+
+    def settle_oldest() -> None:
+        nonlocal outstanding
+        item, handles, splits = queue.popleft()
+        outstanding -= len(handles)
+        results.append(_result(item, [h.result(REQUEST_TIMEOUT_S) for h in handles], splits))
+        if on_progress is not None:
+            on_progress(len(results), len(items))
+
+    try:
+        for item in items.items:
+            if cancelled is not None and cancelled():
+                raise Cancelled()
+            while queue and outstanding >= in_flight:
+                settle_oldest()
+            handles, splits = _submit(host, item)
+            queue.append((item, handles, splits))
+            outstanding += len(handles)
+        while queue:
+            settle_oldest()
+    finally:
+        for _item, handles, _splits in queue:
+            for h in handles:
+                h.cancel()
+    return EvalScore(items.name, results)

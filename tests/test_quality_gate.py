@@ -1,0 +1,188 @@
+"""The quality gate judges answers, not only perplexity (issue 23).
+
+- The shipped evaluation set loads and is well-formed.
+- On the real engine with the bundled SmolLM2: an unchanged copy passes; a checkpoint whose
+  digit and capital-city token rows are swapped (the embedding is tied, so this relabels those
+  tokens: text without them is untouched, answers that need them flip) keeps its perplexity on
+  the held-out text within the limit and is still rejected, with its right -> wrong questions.
+  Both scoring kinds (greedy + regex, option log-probabilities) run on the engine there.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from console.quant.evalset import EvalScore, EvalSetError, ItemResult, compare, load_eval_set
+from console.quant.gate import CPU_NOTE, MAX_ACC_DROP, GateResult, ModelReport, judge
+
+#: SmolLM2 token pairs swapped in the "flipped" checkpoint: digits are single tokens there
+#: ("7" = 39), city names after a space are too (" Paris" = 7042).
+SWAPS = [("4", "7"), ("3", "8"), ("2", "5"), (" Paris", " London"), (" Tokyo", " Rome"), (" Berlin", " Madrid")]
+
+
+def test_the_shipped_set_is_well_formed() -> None:
+    items = load_eval_set()
+    assert items.name == "quick-v1"
+    assert 100 <= len(items) <= 300
+    kinds = {i.kind for i in items.items}
+    langs = {i.lang for i in items.items}
+    assert kinds == {"regex", "choice"} and langs == {"en", "zh"}
+    for item in items.items:
+        if item.kind == "regex":
+            assert re.search(item.pattern, item.expected, re.IGNORECASE), item.id
+            assert not re.search(item.pattern, item.prompt, re.IGNORECASE), f"{item.id}: an echo would pass"
+        else:
+            assert len(set(item.choices)) == len(item.choices) >= 2, item.id
+            assert item.choices[item.answer_index] == item.expected
+
+
+def test_a_broken_set_names_its_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    good = {"id": "a", "kind": "regex", "prompt": "2+2?", "answer": "4", "pattern": "4"}
+    bad.write_text(json.dumps(good) + "\n" + json.dumps({**good, "id": "b", "pattern": "(4"}) + "\n")
+    with pytest.raises(EvalSetError, match="bad.jsonl line 2"):
+        load_eval_set(bad)
+    bad.write_text(json.dumps({"id": "c", "kind": "choice", "prompt": "?", "choices": ["x", "y"], "answer": 2}))
+    with pytest.raises(EvalSetError, match="line 1"):
+        load_eval_set(bad)
+
+
+def _report(ppl: float, correct: list[bool]) -> ModelReport:
+    items = load_eval_set()
+    score = EvalScore(items.name, [ItemResult(i.id, ok, i.expected if ok else "?")
+                                   for i, ok in zip(items.items, correct)])
+    return ModelReport("m", "/x", ppl, 400, [], 1, 1, 1.0, 1.0, accuracy=score.accuracy, eval=score.to_dict(),
+                       engine={"device": "cpu", "vllm_version": "0.32.0", "dtype": "float16"})
+
+
+def test_accuracy_drop_rejects_even_when_perplexity_is_fine() -> None:
+    n = len(load_eval_set())
+    before = [True] * 150 + [False] * (n - 150)
+    limit = MAX_ACC_DROP["awq"]
+    lost = int(limit * n) + 3                 # with the 2 fixes below: net drop just over the limit
+    after = [False] * lost + [True] * (150 - lost) + [True, True] + [False] * (n - 152)
+    result = judge("awq", _report(10.0, before), _report(10.1, after))
+    assert result.ppl_passed and not result.acc_passed and not result.passed
+    assert len(result.regressions) == lost and len(result.fixes) == 2
+    assert result.message.startswith("Rejected (accuracy)")
+    assert f"{lost} of {n} questions right -> wrong" in result.message and CPU_NOTE in result.message
+    rows = result.table()
+    assert rows[1][0] == "accuracy (quick-v1)"
+    flipped = [r for r in rows if r[0].startswith("✗")]
+    assert len(flipped) == lost and flipped[0][2] == "?"
+    saved = result.lineage()
+    assert saved["accuracy_drop"] == pytest.approx((lost - 2) / n) and len(saved["regressions"]) == lost
+    within = [False] * (lost - 4) + [True] * (150 - lost + 4) + [False] * (n - 150)
+    assert judge("awq", _report(10.0, before), _report(10.1, within)).passed
+
+
+def test_compare_lists_both_directions() -> None:
+    items = load_eval_set().subset(["en-units-regex-01", "zh-capitals-choice-01", "en-calendar-regex-01"])
+    ids = [i.id for i in items.items]
+    a = EvalScore(items.name, [ItemResult(ids[0], True, "7"), ItemResult(ids[1], False, "x"),
+                               ItemResult(ids[2], True, "Tuesday")])
+    b = EvalScore(items.name, [ItemResult(ids[0], False, "4"), ItemResult(ids[1], True, "y"),
+                               ItemResult(ids[2], True, "Tuesday")])
+    lost, won = compare(items, a, b)
+    assert [(f.id, f.before, f.after) for f in lost] == [(ids[0], "7", "4")]
+    assert [(f.id, f.before, f.after) for f in won] == [(ids[1], "x", "y")]
+    assert "expected" in lost[0].line() and "'7' -> '4'" in lost[0].line()
+
+
+def make_flipped_copy(src: Path, dest: Path) -> Path:
+    """Copy ``src`` with the embedding rows of the SWAPS token pairs exchanged."""
+    import torch
+    from safetensors.torch import load_file, save_file
+    from transformers import AutoTokenizer
+
+    shutil.copytree(src, dest)
+    tok = AutoTokenizer.from_pretrained(str(src))
+    cfg = json.loads((src / "config.json").read_text())
+    assert cfg.get("tie_word_embeddings"), "the swap relies on a tied embedding (SmolLM2's)"
+    files = list(dest.glob("*.safetensors"))
+    for f in files:
+        tensors = load_file(str(f))
+        if "model.embed_tokens.weight" not in tensors:
+            continue
+        emb = tensors["model.embed_tokens.weight"]
+        for a, b in SWAPS:
+            (ia,), (ib,) = tok.encode(a, add_special_tokens=False)[-1:], tok.encode(b, add_special_tokens=False)[-1:]
+            emb[[ia, ib]] = emb[[ib, ia]].clone()
+        tensors["model.embed_tokens.weight"] = emb.to(torch.bfloat16) if emb.dtype == torch.bfloat16 else emb
+        save_file(tensors, str(f), metadata={"format": "pt"})
+    return dest
+
+
+@pytest.mark.engine
+def test_a_checkpoint_that_flips_answers_is_rejected(smollm2_model: Path, tmp_path: Path) -> None:
+    from console.config import EngineConfig
+    from console.engine.host import EngineHost
+    from console.quant.gate import measure
+
+    copy = tmp_path / "copy"
+    shutil.copytree(smollm2_model, copy)
+    flipped = make_flipped_copy(smollm2_model, tmp_path / "flipped")
+    items = load_eval_set()
+
+    def cfg(path: Path) -> EngineConfig:
+        return EngineConfig(model=str(path), kv_cache_memory_bytes=256 * 1024**2, max_model_len=1024, device="cpu")
+
+    host = EngineHost()
+    try:
+        original = measure(host, "smollm2", cfg(smollm2_model), evalset=items, speed=False)
+        same = measure(host, "copy", cfg(copy), evalset=items, speed=False)
+        bad = measure(host, "flipped", cfg(flipped), evalset=items, speed=False)
+    finally:
+        host.close()
+
+    # Both scoring kinds ran on the engine and the model gets some of each right.
+    kinds = {i.id: i.kind for i in items.items}
+    right = [r["id"] for r in (original.eval or {})["results"] if r["correct"]]
+    assert {kinds[i] for i in right} == {"regex", "choice"}, original.eval
+    assert original.engine["device"] == "cpu" and original.engine["quantization"] is None
+
+    unchanged = judge("awq", original, same, items)
+    print(unchanged.message)
+    assert unchanged.passed, unchanged.message
+    assert unchanged.acc_drop is not None and abs(unchanged.acc_drop) <= 0.01
+
+    result = judge("awq", original, bad, items)
+    print(result.message)
+    for f in result.regressions:
+        print(" ", f.line())
+    assert result.ppl_passed, f"the swap must leave perplexity within the limit: {result.message}"
+    assert not result.passed and result.message.startswith("Rejected (accuracy)")
+    assert len(result.regressions) >= 8
+    # The regressions are the questions whose answer needs a swapped token.
+    swapped = re.compile(r"[2-5]|[78]|Paris|London|Tokyo|Rome|Berlin|Madrid")
+    touched = [f for f in result.regressions if swapped.search(f.expected + f.prompt)]
+    assert len(touched) >= 0.8 * len(result.regressions), result.regressions
+    assert CPU_NOTE in result.message
+
+
+def test_cli_gate_says_fp8_is_not_measurable_on_the_cpu(tiny_model: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """No GPU here: the FP8 gate refuses before loading anything, with the command to run on the GPU."""
+    from console.cli.main import main
+    from console.engine.host import cuda_available
+    from console.models.store import ModelStore
+
+    if cuda_available():
+        pytest.skip("a machine with an NVIDIA GPU gates FP8 for real (test_gpu_* / the lead's GPU run)")
+    store = ModelStore(tmp_path / "store")
+    store.add_reference("tiny", tiny_model)
+    assert main(["--store", str(store.root), "gate", "--model", "tiny"]) == 2
+    assert "--against" in capsys.readouterr().err
+    for argv in (["gate", "--model", "tiny", "--preset", "4090-fp8-kv8"],
+                 ["quantize", "--model", "tiny", "--method", "fp8", "--preset", "4090-fp8-kv8"]):
+        assert main(["--store", str(store.root), *argv]) == 2
+        err = capsys.readouterr().err
+        assert "FP8 is not measurable on this machine" in err
+        assert "inference-console gate --model tiny --preset 4090-fp8-kv8" in err
+    assert main(["--store", str(store.root), "gate", "--model", "tiny", "--preset", "cpu-default"]) == 2
+    assert "quantizes nothing on load" in capsys.readouterr().err
