@@ -164,8 +164,9 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
                                error=f"The model `{req.model}` is not the loaded model "
                                      f"({', '.join(sorted(names))})", error_code="model_not_found")
         rid = new_request_id()
-        gen = GenerationRequest(messages=req.messages, prompt=req.prompt, sampling=req.sampling, request_id=rid,
-                                stream=False)
+        gen = GenerationRequest(messages=req.messages, prompt=req.prompt, prompt_token_ids=req.prompt_token_ids,
+                                sampling=req.sampling, request_id=rid, stream=False, params=req.params,
+                                openai_fields=req.openai_fields or None)
         handle = host.submit(gen)  # EngineNotReady propagates: an engine fault, stop the batch
         in_flight[rid] = handle
         handle.future.add_done_callback(lambda f, r=req, i=rid: events.put((r, i, f.result())))
@@ -209,7 +210,8 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
                         req.custom_id, req.line, req.display_prompt, ok=True, text=event.text,
                         finish_reason=event.finish_reason, prompt_tokens=event.prompt_tokens,
                         output_tokens=event.output_tokens, ttft_s=event.ttft_s, latency_s=event.e2e_s,
-                        model=served, request_id=rid))
+                        model=served, request_id=rid, choices=event.choices, endpoint=req.endpoint,
+                        top_logprobs=req.top_logprobs))
                 elif isinstance(event, RequestFailed):
                     if host.status.state != EngineState.READY:
                         # The engine went away (unloaded, died): not this request's fault.
