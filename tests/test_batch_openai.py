@@ -117,7 +117,12 @@ def test_structured_logprobs_n_penalties_on_the_engine(engine_host: Any, tmp_pat
     body = {k: v["response"]["body"] for k, v in rows.items()}
     content = {k: b["choices"][0].get("message", {}).get("content") for k, b in body.items()}
 
-    assert json.loads(content["json"]) in ({"label": "yes"}, {"label": "no"})
+    # The random model may pad with whitespace (the schema allows it) until max_tokens; what it
+    # wrote is the schema's one shape, closed unless the length ran out.
+    compact = re.sub(r"\s+", "", content["json"])
+    closed = body["json"]["choices"][0]["finish_reason"] == "stop"
+    assert compact in ('{"label":"yes"}', '{"label":"no"}') if closed else \
+        compact in ('{"label":"yes"', '{"label":"no"', '{"label":"yes"}', '{"label":"no"}'), content["json"]
     assert content["choice"] in ("positive", "negative")
     assert re.fullmatch("[ab]{5}", content["regex"])
 
@@ -154,7 +159,7 @@ def test_structured_logprobs_n_penalties_on_the_engine(engine_host: Any, tmp_pat
 @pytest.mark.engine
 def test_streamed_request_with_n_and_logprobs(engine_host: Any) -> None:
     """The chat path (streamed): deltas carry answer 0 only; the end event has every answer."""
-    from console.batch.openai_body import parse_body
+    from console.engine.openai_body import parse_body
 
     b = parse_body("chat", {"messages": [{"role": "user", "content": "hi"}], "n": 2, "temperature": 1.0, "seed": 1,
                             "logprobs": True, "top_logprobs": 2, "max_tokens": 5, "ignore_eos": True})

@@ -14,8 +14,8 @@ CSV files need a header with a ``prompt`` column; ``custom_id``/``id``, ``system
 ``max_tokens``, ``temperature``, ``top_p`` and ``seed`` columns are used when present.
 
 Every request body (OpenAI lines, and plain lines read as a chat body) is validated by vLLM's own
-protocol models and converted to sampling parameters by vLLM (``openai_body.py``): structured
-outputs, logprobs, ``n`` and penalties work as in ``vllm run-batch``, and a refused line carries
+protocol models and converted to sampling parameters by vLLM (``console/engine/openai_body.py``):
+structured outputs, logprobs, ``n`` and penalties work as in ``vllm run-batch``, and a refused line carries
 vLLM's message. ``/v1/completions`` lines (one prompt each) are accepted too.
 
 A line that cannot be used becomes an :class:`InputError` carrying its line number and a
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from console.batch.openai_body import CHAT_URL, URLS, BodyError, Endpoint, parse_body
+from console.engine.openai_body import CHAT_URL, URLS, BodyError, Endpoint, parse_body
 from console.config import SamplingSettings
 from console.engine import vllm_compat
 

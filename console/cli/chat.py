@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
+from console.cli.chat_output import add_output_args, output_fields_from_args, print_choices
 from console.cli.common import CliError, quiet_engine_logs
 from console.config import EngineConfig, SamplingSettings
 from console.engine.factory import parse_engine_choice, make_engine
 from console.engine.interface import Engine
+from console.engine.openai_body import BodyError, chat_request_parts
 from console.engine.types import EngineError, GenerationRequest, RequestFailed, RequestFinished, TokenDelta
 from console.launch import default_model_name, engine_config_for
 from console.models.store import ModelStore
@@ -102,11 +105,22 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--system", help="system prompt")
     add_engine_args(p)
     add_sampling_args(p)
+    add_output_args(p)
     p.set_defaults(func=cmd_chat)
 
 
-def answer(host: Engine, messages: list[dict[str, str]], sampling: SamplingSettings) -> str:
+def answer(host: Engine, messages: list[dict[str, str]], sampling: SamplingSettings,
+           fields: dict[str, Any] | None = None) -> str:
+    """Stream one answer; ``fields`` are OpenAI body fields (structured output, logprobs, n)
+    checked and converted by vLLM's own request model."""
     req = GenerationRequest(messages=messages, sampling=sampling)
+    if fields:
+        try:
+            body = chat_request_parts(messages, fields, sampling)
+        except BodyError as exc:
+            raise CliError(str(exc)) from None
+        req = GenerationRequest(messages=messages, sampling=body.sampling, params=body.params,
+                                openai_fields=body.fields)
     for ev in host.stream(req):
         if isinstance(ev, TokenDelta):
             sys.stdout.write(ev.text)
@@ -116,6 +130,7 @@ def answer(host: Engine, messages: list[dict[str, str]], sampling: SamplingSetti
             tps = f", {ev.tokens_per_s:.1f} tok/s" if ev.tokens_per_s else ""
             ttft = f"TTFT {1000 * ev.ttft_s:.0f} ms, " if ev.ttft_s is not None else ""
             print(f"[{ttft}{ev.output_tokens} tokens{tps}, finish: {ev.finish_reason}]", file=sys.stderr)
+            print_choices(ev.choices)
             return ev.text
         elif isinstance(ev, RequestFailed):
             raise CliError(ev.message)
@@ -124,18 +139,25 @@ def answer(host: Engine, messages: list[dict[str, str]], sampling: SamplingSetti
 
 def cmd_chat(args: argparse.Namespace) -> int:
     sampling = sampling_from_args(args)
+    fields = output_fields_from_args(args)
+    if fields:  # refuse a bad schema or combination before the engine loads
+        try:
+            chat_request_parts([{"role": "user", "content": "check"}], fields, sampling)
+        except BodyError as exc:
+            raise CliError(str(exc)) from None
     host = start_engine(args)
     try:
         base: list[dict[str, str]] = [{"role": "system", "content": args.system}] if args.system else []
         if args.prompt is not None:
-            answer(host, base + [{"role": "user", "content": args.prompt}], sampling)
+            answer(host, base + [{"role": "user", "content": args.prompt}], sampling, fields)
             return 0
-        return repl(host, base, sampling)
+        return repl(host, base, sampling, fields)
     finally:
         host.close()
 
 
-def repl(host: Engine, base: list[dict[str, str]], sampling: SamplingSettings) -> int:
+def repl(host: Engine, base: list[dict[str, str]], sampling: SamplingSettings,
+         fields: dict[str, Any] | None = None) -> int:
     history = list(base)
     print("Type a message. /reset clears the history, /quit leaves. Ctrl-C stops an answer.", file=sys.stderr)
     while True:
@@ -153,7 +175,7 @@ def repl(host: Engine, base: list[dict[str, str]], sampling: SamplingSettings) -
             continue
         history.append({"role": "user", "content": line})
         try:
-            text = answer(host, history, sampling)
+            text = answer(host, history, sampling, fields)
         except KeyboardInterrupt:
             print("\n[stopped]", file=sys.stderr)
             text = ""

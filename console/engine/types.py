@@ -82,7 +82,7 @@ class GenerationRequest:
     #: per-request metrics.
     stream: bool = True
     #: vLLM ``SamplingParams`` made by vLLM's own OpenAI-request conversion
-    #: (``console/batch/openai_body.py``): structured outputs, logprobs, n, penalties... When
+    #: (``console/engine/openai_body.py``): structured outputs, logprobs, n, penalties... When
     #: given, the in-process engine uses it instead of ``sampling``.
     params: Any = None
     #: The same request's OpenAI body fields as written (without messages/prompt/model/stream):

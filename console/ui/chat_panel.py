@@ -27,7 +27,9 @@ from console.engine.types import (
     EngineError, EngineState, EngineStatus, GenerationRequest, RequestFailed, RequestFinished, TokenDelta,
 )
 from console.settings import SamplingDefaults, Settings
+from console.ui.chat_output import OutputControl, openai_request
 from console.ui.context import AppContext
+from console.ui.logprob_view import ChoicesView
 from console.ui.formatting import format_count, format_datetime, format_number
 from console.ui.tasks import call_in_background
 from console.ui.widgets import ErrorLabel
@@ -168,6 +170,9 @@ class ChatPanel(QWidget):
         self.stop_strings.setMaximumHeight(60)
         self.set_sampling(SamplingDefaults())
 
+        self.output = OutputControl(self)
+        self.choices_view = ChoicesView(self)
+
         self.context_bar = QProgressBar(self)
         self.context_bar.setRange(0, 1)
         self.context_bar.setValue(0)
@@ -193,6 +198,7 @@ class ChatPanel(QWidget):
         cv = QVBoxLayout(centre)
         cv.setContentsMargins(0, 0, 0, 0)
         cv.addWidget(self.transcript, 1)
+        cv.addWidget(self.choices_view, 1)
         cv.addWidget(self.error_label)
         cv.addWidget(self.edit_label)
         cv.addWidget(self.input)
@@ -218,6 +224,7 @@ class ChatPanel(QWidget):
         form.addRow(self.tr("Seed:"), self.seed)
         form.addRow(self.tr("Stop strings:"), self.stop_strings)
         rv.addWidget(samp_box)
+        rv.addWidget(self.output)
         ctx_box = QGroupBox(self.tr("Context"), right)
         QVBoxLayout(ctx_box).addWidget(self.context_bar)
         rv.addWidget(ctx_box)
@@ -447,7 +454,7 @@ class ChatPanel(QWidget):
     def _generate(self) -> bool:
         try:
             sampling = self.sampling()
-            request = GenerationRequest(messages=self.chat_messages(), sampling=sampling)
+            request = openai_request(self.chat_messages(), self.output.fields(), sampling)
             self.active_id = self.ctx.bridge.submit(request)
         except (EngineError, ValueError) as exc:
             self.show_error(str(exc))
@@ -496,6 +503,7 @@ class ChatPanel(QWidget):
             if conv == self.conversation_id:
                 self.messages = self.store.messages(conv)
         self._stream_text = ""
+        self.choices_view.show_choices(ev.choices if ev is not None else ())
         if ev is not None and status.info is not None:
             self._show_context(ev.prompt_tokens + ev.output_tokens, status.info.max_model_len)
         self._render()

@@ -177,6 +177,33 @@ def _completion_prompt(out: OpenAIBody, prompt: Any) -> None:
                         "supported by the console")
 
 
+def output_fields(*, json_schema: dict[str, Any] | None = None, choice: list[str] | None = None,
+                  regex: str | None = None, grammar: str | None = None, json_object: bool = False,
+                  logprobs: int | None = None, n: int | None = None) -> dict[str, Any]:
+    """OpenAI body fields for what the chat's Output control and ``chat`` flags ask for
+    (at most one structured-output kind; vLLM says so if more are given)."""
+    fields: dict[str, Any] = {}
+    if json_schema is not None:
+        fields["response_format"] = {"type": "json_schema", "json_schema": {"name": "output", "schema": json_schema}}
+    if json_object:
+        fields["response_format"] = {"type": "json_object"}
+    structured = {k: v for k, v in (("choice", choice), ("regex", regex), ("grammar", grammar)) if v}
+    if structured:
+        fields["structured_outputs"] = structured
+    if logprobs is not None:
+        fields["logprobs"] = True
+        fields["top_logprobs"] = logprobs
+    if n is not None and n != 1:
+        fields["n"] = n
+    return fields
+
+
+def chat_request_parts(messages: list[dict[str, str]], fields: dict[str, Any],
+                       defaults: SamplingSettings) -> OpenAIBody:
+    """A chat turn with OpenAI ``fields`` (output_fields), checked and converted by vLLM."""
+    return parse_body("chat", {**fields, "messages": messages}, defaults)
+
+
 def _settings(params: Any) -> SamplingSettings:
     """The console's view of vLLM's params (what the results table and the chat show)."""
     return SamplingSettings(temperature=float(params.temperature), top_p=float(params.top_p),
@@ -186,4 +213,5 @@ def _settings(params: Any) -> SamplingSettings:
                             min_tokens=int(params.min_tokens or 0))
 
 
-__all__ = ["BodyError", "CHAT_URL", "COMPLETIONS_URL", "OpenAIBody", "URLS", "parse_body"]
+__all__ = ["BodyError", "CHAT_URL", "COMPLETIONS_URL", "OpenAIBody", "URLS", "chat_request_parts", "output_fields",
+           "parse_body"]
