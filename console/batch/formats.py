@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from console.engine.openai_body import CHAT_URL, URLS, BodyError, Endpoint, parse_body
+from console.engine.openai_body import URLS, BodyError, Endpoint, parse_body
 from console.config import SamplingSettings
 from console.engine import vllm_compat
 
