@@ -39,6 +39,7 @@ REFUSALS = [
     (chat("top-no-lp", top_logprobs=2), "`logprobs` must be set to true"),
     (chat("bad-type", temperature="hot"), "temperature: Input should be a valid number"),
     (chat("neg-temp", temperature=-1), "temperature must be non-negative"),
+    (chat("zero-tokens", max_tokens=0), "max_tokens must be at least 1"),
     (chat("schema-missing", response_format={"type": "json_schema"}), "'json_schema' field must be provided"),
     (chat("two-kinds", structured_outputs={"choice": ["a"], "regex": "a"}), "structured"),
     (chat("tools", tools=[{"type": "function", "function": {"name": "f"}}]), "tools and tool_choice"),

@@ -138,7 +138,8 @@ def parse_body(endpoint: Endpoint, body: dict[str, Any], defaults: SamplingSetti
     _refuse_unsupported(req, body)
     with warnings.catch_warnings():  # vLLM marks max_tokens deprecated; run-batch files still use it
         warnings.simplefilter("ignore", DeprecationWarning)
-        max_tokens = getattr(req, "max_completion_tokens", None) or req.max_tokens or defaults.max_tokens
+        given = [v for v in (getattr(req, "max_completion_tokens", None), req.max_tokens) if v is not None]
+    max_tokens = given[0] if given else defaults.max_tokens
     try:
         params = req.to_sampling_params(max_tokens, server_defaults)
     except Exception as exc:
