@@ -51,6 +51,7 @@ def _content(body: dict[str, Any], i: int = 0) -> str:
     return str(body["choices"][i]["message"]["content"])
 
 
+@pytest.mark.timeout(2400)  # a GGUF conversion and two engine starts: 15-25 min on a loaded 2-core machine
 def test_console_batch_agrees_with_vllm_run_batch(smollm2_model: Path, tmp_path: Path) -> None:
     inp = tmp_path / "in.jsonl"
     inp.write_text("".join(json.dumps(x) + "\n" for x in LINES), encoding="utf-8")
