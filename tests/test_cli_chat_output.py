@@ -17,6 +17,8 @@ from console.cli.chat import answer
 from console.cli.chat_output import add_output_args, output_fields_from_args
 from console.cli.common import CliError
 from console.config import SamplingSettings
+from console.engine.openai_body import request_fields
+from console.engine.types import GenerationRequest
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -54,8 +56,10 @@ def test_refused_before_the_engine_loads(tmp_path: Path) -> None:
 @pytest.mark.engine
 def test_choice_logprobs_and_answers_printed(engine_host: Any, capsys: pytest.CaptureFixture[str]) -> None:
     fields = output_fields_from_args(_args("--choice", "alpha", "--choice", "beta", "--logprobs", "2", "-n", "2"))
-    text = answer(engine_host, [{"role": "user", "content": "pick"}], SamplingSettings(temperature=1.0, seed=4,
-                                                                                      max_tokens=8), fields)
+    sampling = SamplingSettings(temperature=1.0, seed=4, max_tokens=8)
+    request = GenerationRequest(messages=[{"role": "user", "content": "pick"}], sampling=sampling,
+                                **request_fields(fields, sampling))
+    text = answer(engine_host, request)
     out, err = capsys.readouterr()
     assert text in ("alpha", "beta")
     lines = out.splitlines()

@@ -205,6 +205,16 @@ def chat_request_parts(messages: list[dict[str, str]], fields: dict[str, Any],
     return parse_body("chat", {**fields, "messages": messages}, defaults)
 
 
+def request_fields(fields: dict[str, Any], sampling: SamplingSettings) -> dict[str, Any]:
+    """``GenerationRequest`` keyword arguments (``params``, ``openai_fields``) for a chat turn
+    with OpenAI ``fields``, checked and converted by vLLM (the params do not depend on the
+    messages); ``{}`` for none. Raises :class:`BodyError` with vLLM's message."""
+    if not fields:
+        return {}
+    body = chat_request_parts([{"role": "user", "content": "?"}], fields, sampling)
+    return {"params": body.params, "openai_fields": body.fields}
+
+
 def _settings(params: Any) -> SamplingSettings:
     """The console's view of vLLM's params (what the results table and the chat show)."""
     return SamplingSettings(temperature=float(params.temperature), top_p=float(params.top_p),
@@ -215,4 +225,4 @@ def _settings(params: Any) -> SamplingSettings:
 
 
 __all__ = ["BodyError", "CHAT_URL", "COMPLETIONS_URL", "OpenAIBody", "URLS", "chat_request_parts", "output_fields",
-           "parse_body"]
+           "parse_body", "request_fields"]

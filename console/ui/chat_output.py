@@ -18,8 +18,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QPlainTextEdit, QSpinBox, QWidget
 
 from console.config import SamplingSettings
-from console.engine.openai_body import BodyError, chat_request_parts, output_fields
-from console.engine.types import GenerationRequest
+from console.engine.openai_body import output_fields, request_fields
 
 FREE, SCHEMA, CHOICE, REGEX = "text", "json_schema", "choice", "regex"
 
@@ -143,14 +142,8 @@ class OutputControl(QGroupBox):
         return output_fields(**kwargs, logprobs=None if lp < 0 else lp, n=self.answers.value())
 
 
-def openai_request(messages: list[dict[str, str]], fields: dict[str, Any],
-                   sampling: SamplingSettings) -> GenerationRequest:
-    """A chat request; with output ``fields``, checked and converted by vLLM's own request model
-    (ValueError with vLLM's message when it refuses)."""
-    if not fields:
-        return GenerationRequest(messages=messages, sampling=sampling)
-    try:
-        body = chat_request_parts(messages, fields, sampling)
-    except BodyError as exc:
-        raise ValueError(str(exc)) from None
-    return GenerationRequest(messages=messages, sampling=body.sampling, params=body.params, openai_fields=body.fields)
+def request_extras(control: OutputControl, sampling: SamplingSettings) -> dict[str, Any]:
+    """``GenerationRequest`` keyword arguments for what ``control`` asks for (``{}`` for free
+    text), checked and converted by vLLM's own request model; ValueError with the reason (the
+    editor's, or vLLM's, e.g. n > 1 with greedy sampling)."""
+    return request_fields(control.fields(), sampling)
