@@ -34,13 +34,5 @@ def resolve_preset(name: str | None) -> Preset:
 def engine_config_for(store: ModelStore, model_name: str, preset_name: str | None = None,
                       **overrides: Any) -> EngineConfig:
     entry = store.get(model_name)
-    if not entry.available:
-        raise FileNotFoundError(f"The files of model '{model_name}' are gone ({entry.path}); "
-                                f"re-import it or `inference-console models remove {model_name}`")
-    preset = resolve_preset(preset_name)
-    overrides.setdefault("trust_remote_code", entry.trust_remote_code)
-    config = preset.apply(entry.path, **overrides)
-    config.served_model_name = entry.name
-    if config.max_model_len is not None and entry.max_context:
-        config.max_model_len = min(config.max_model_len, int(entry.max_context))
-    return config
+    entry.check_available()
+    return resolve_preset(preset_name).config_for(entry, **overrides)

@@ -22,10 +22,13 @@ import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from console.config import CONSOLE_ONLY_FIELDS, EngineConfig
 from console.paths import data_home, presets_dir
+
+if TYPE_CHECKING:
+    from console.models.store import ModelEntry
 
 GOALS = ("max-throughput", "low-latency", "long-context", "smallest-memory", "balanced")
 _ENGINE_FIELDS = {f.name: f for f in dataclasses.fields(EngineConfig)} 
@@ -49,6 +52,16 @@ class Preset:
         """The engine configuration for ``model_path`` under this preset (overrides win)."""
         values = {**self.engine, **{k: v for k, v in overrides.items() if v is not None}}
         return EngineConfig(model=model_path, **values)
+
+    def config_for(self, entry: "ModelEntry", **overrides: Any) -> EngineConfig:
+        """The configuration Load uses for a model of the store under this preset: its path,
+        its name as the served name, its remote-code flag, the context capped at the model's."""
+        overrides.setdefault("trust_remote_code", entry.trust_remote_code)
+        config = self.apply(entry.path, **overrides)
+        config.served_model_name = entry.name
+        if config.max_model_len is not None and entry.max_context:
+            config.max_model_len = min(config.max_model_len, int(entry.max_context))
+        return config
 
     def to_toml(self) -> str:
         lines = [f"name = {_toml_value(self.name)}", f"description = {_toml_value(self.description)}",

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -54,18 +55,45 @@ def log(msg: str) -> None:
     print(f"[run_gpu {time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
-def shape_folder(root: Path, name: str) -> Path:
-    """config.json of the shape + a small real tokenizer (dummy weights need no safetensors)."""
-    from console.models.synthetic import build_tokenizer
+TOKENIZER_FILES = ("tokenizer", "special_tokens", "vocab", "merges", "generation_config")
 
+
+def bundled_tokenizer_folder() -> Path:
+    """The bundled SmolLM2's folder in the store (its real 49,152-token tokenizer), imported from
+    the GGUF first when the store does not have it yet."""
+    from console.models.store import ModelStore, StoreError
+
+    store = ModelStore()
+    try:
+        return Path(store.get("smollm2").path)
+    except StoreError:
+        from console.models.bundled import bundled_gguf
+        from console.models.importers import import_gguf
+
+        return Path(import_gguf(store, bundled_gguf(), "smollm2").path)
+
+
+def shape_folder(root: Path, name: str, tokenizer_src: Path | None = None) -> Path:
+    """config.json of the shape (dummy weights need no safetensors) + a REAL tokenizer whose
+    vocabulary the shape is matched to (issue 16: with the tests' 512-token toy tokenizer on a
+    128,256-token vocabulary most generated ids were out of range and detokenization, not the
+    engine, was measured)."""
+    src = tokenizer_src or bundled_tokenizer_folder()
     folder = root / name
-    if not (folder / "config.json").exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        build_tokenizer(folder)
-        cfg = dict(SHAPES[name], rms_norm_eps=1e-5, hidden_act="silu", bos_token_id=1, eos_token_id=2,
-                   torch_dtype="bfloat16", dtype="bfloat16")
-        (folder / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
+    folder.mkdir(parents=True, exist_ok=True)
+    for f in src.iterdir():
+        if f.name.startswith(TOKENIZER_FILES):
+            shutil.copy(f, folder / f.name)
+    tok = json.loads((src / "config.json").read_text(encoding="utf-8"))
+    cfg = dict(SHAPES[name], rms_norm_eps=1e-5, hidden_act="silu", bos_token_id=tok.get("bos_token_id"),
+               eos_token_id=tok.get("eos_token_id"), vocab_size=tok["vocab_size"], torch_dtype="bfloat16",
+               dtype="bfloat16")
+    (folder / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
     return folder
+
+
+def shape_vocab(folder: Path) -> int:
+    return int(json.loads((folder / "config.json").read_text(encoding="utf-8"))["vocab_size"])
 
 
 def environment() -> dict[str, Any]:
@@ -127,12 +155,12 @@ def stream_and_abort(host: Any) -> dict[str, Any]:
             "ok": isinstance(final, RequestFinished) and getattr(aborted, "finish_reason", "") == "abort"}
 
 
-def bench_console(host: Any, n: int = 256, inp: int = 512, out: int = 256) -> dict[str, Any]:
+def bench_console(host: Any, vocab: int, n: int = 256, inp: int = 512, out: int = 256) -> dict[str, Any]:
     from console.bench.runner import run_console
     from console.bench.workload import synthetic
 
-    figures = {"throughput": run_console(host, synthetic(n, inp, out, vocab_size=500, seed=0))}
-    figures["single_stream"] = run_console(host, synthetic(1, inp, out, vocab_size=500, seed=1))
+    figures = {"throughput": run_console(host, synthetic(n, inp, out, vocab_size=vocab, seed=0))}
+    figures["single_stream"] = run_console(host, synthetic(1, inp, out, vocab_size=vocab, seed=1))
     return figures
 
 
@@ -184,7 +212,7 @@ def phase_engine(out: Path) -> dict[str, Any]:
             host.metrics.clear()
             t_start = time.time()
             res[f"8b_{tag}_load"] = load(host, emu_config(big, util, **extra), f"llama-8b-{tag}")
-            res[f"8b_{tag}_bench"] = bench_console(host)
+            res[f"8b_{tag}_bench"] = bench_console(host, shape_vocab(big))
             res[f"8b_{tag}_stream_abort"] = stream_and_abort(host)
             series = host.metrics.to_json()
             series["t_start"] = t_start
@@ -215,10 +243,10 @@ def phase_extra(out: Path) -> dict[str, Any]:
         whole = EngineConfig(model=str(big), load_format="dummy", device="cuda", gpu_memory_utilization=0.9,
                              enforce_eager=False)
         res["8b_whole_load"] = load(host, whole, "llama-8b-whole-card")
-        res["8b_whole_bench"] = bench_console(host)
+        res["8b_whole_bench"] = bench_console(host, shape_vocab(big))
     finally:
         host.close()
-    w = synthetic(256, 512, 256, vocab_size=500, seed=0)
+    w = synthetic(256, 512, 256, vocab_size=shape_vocab(big), seed=0)
     for tag, extra in (("bf16", {}), ("fp8", {"quantization": "fp8", "kv_cache_dtype": "fp8"})):
         kwargs = emu_config(big, util, **extra).engine_kwargs()
         t0 = time.time()
@@ -240,13 +268,13 @@ def phase_overhead(out: Path) -> dict[str, Any]:
     res: dict[str, Any] = {"environment": environment()}
     util = emu_util(res["environment"]["gpu_total_bytes"])
     big = shape_folder(Path("/tmp/console-gpu"), "Llama-3.1-8B")
-    w = synthetic(256, 512, 256, vocab_size=500, seed=0)
+    w = synthetic(256, 512, 256, vocab_size=shape_vocab(big), seed=0)
     variants = (("bf16", {}), ("fp8", {"quantization": "fp8", "kv_cache_dtype": "fp8"}))
     host = EngineHost()
     try:
         for tag, extra in variants:
             res[f"{tag}_load"] = load(host, emu_config(big, util, **extra), f"llama-8b-{tag}")
-            run_console(host, synthetic(16, 64, 16, vocab_size=500, seed=9))  # warm-up
+            run_console(host, synthetic(16, 64, 16, vocab_size=shape_vocab(big), seed=9))  # warm-up
             res[f"{tag}_console"] = run_console(host, w)
             res[f"{tag}_console_streaming"] = run_console(host, w, stream=True)
             log(f"{tag}: console {res[f'{tag}_console']['output_tokens_per_s']:.0f} tok/s, streaming "
@@ -261,7 +289,7 @@ def phase_overhead(out: Path) -> dict[str, Any]:
     host = EngineHost()
     try:
         res["bf16_load_default_loggers"] = load(host, emu_config(big, util), "llama-8b-bf16-default-loggers")
-        run_console(host, synthetic(16, 64, 16, vocab_size=500, seed=9))
+        run_console(host, synthetic(16, 64, 16, vocab_size=shape_vocab(big), seed=9))
         res["bf16_console_default_loggers"] = run_console(host, w)
         log(f"bf16 with vLLM's default stat loggers: "
             f"{res['bf16_console_default_loggers']['output_tokens_per_s']:.0f} tok/s")

@@ -1,8 +1,11 @@
 """``inference-console chat``: stream an answer from the engine (in this process by default;
 ``--engine serve`` starts a vLLM server for it, ``--engine URL`` talks to a running one).
 
-With a PROMPT, answers once and exits; without one, a terminal chat that keeps the history
-(``/reset`` clears it, ``/quit`` or Ctrl-D leaves, Ctrl-C stops the current answer).
+With a PROMPT, answers once and exits; without one, a terminal chat. The terminal chat is a
+:class:`~console.chat_session.ChatSession` like the window's Chat tab: it is saved in the same
+conversation history (the window lists it), ``--conversation ID`` continues a saved one (a PROMPT
+then joins it too), ``/new`` starts another, ``/regenerate`` asks the last question again,
+``/quit`` or Ctrl-D leaves, and Ctrl-C stops the current answer (what arrived is kept).
 """
 
 from __future__ import annotations
@@ -11,12 +14,14 @@ import argparse
 import sys
 from typing import Any
 
+from console.chat_session import ChatSession
 from console.cli.chat_output import add_output_args, output_fields_from_args, print_choices
 from console.cli.common import CliError, quiet_engine_logs
 from console.config import EngineConfig, SamplingSettings
+from console.conversations import ConversationError, ConversationStore
 from console.engine.factory import parse_engine_choice, make_engine
 from console.engine.interface import Engine
-from console.engine.openai_body import BodyError, chat_request_parts
+from console.engine.openai_body import BodyError, request_fields
 from console.engine.types import EngineError, GenerationRequest, RequestFailed, RequestFinished, TokenDelta
 from console.launch import default_model_name, engine_config_for
 from console.models.store import ModelStore
@@ -103,26 +108,30 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("chat", help="chat with a model (one answer, or a terminal session)")
     p.add_argument("prompt", nargs="?", help="the question; omit for an interactive session")
     p.add_argument("--system", help="system prompt")
+    p.add_argument("--conversation", type=int, metavar="ID",
+                   help="continue this saved conversation (ids: the window's Chat tab, or the number "
+                        "printed when a terminal chat ends)")
     add_engine_args(p)
     add_sampling_args(p)
     add_output_args(p)
     p.set_defaults(func=cmd_chat)
 
 
-def answer(host: Engine, messages: list[dict[str, str]], sampling: SamplingSettings,
-           fields: dict[str, Any] | None = None) -> str:
-    """Stream one answer; ``fields`` are OpenAI body fields (structured output, logprobs, n)
-    checked and converted by vLLM's own request model."""
-    req = GenerationRequest(messages=messages, sampling=sampling)
-    if fields:
-        try:
-            body = chat_request_parts(messages, fields, sampling)
-        except BodyError as exc:
-            raise CliError(str(exc)) from None
-        req = GenerationRequest(messages=messages, sampling=body.sampling, params=body.params,
-                                openai_fields=body.fields)
-    for ev in host.stream(req):
+class _Answer:
+    """What streamed for one request: its text so far and how it ended."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.finished: RequestFinished | None = None
+
+
+def answer(host: Engine, request: GenerationRequest, out: _Answer | None = None) -> str:
+    """Stream ``request``'s answer to stdout (figures to stderr); returns its text. ``out`` sees
+    the text as it arrives, so an interrupted answer keeps what came."""
+    out = out if out is not None else _Answer()
+    for ev in host.stream(request):
         if isinstance(ev, TokenDelta):
+            out.text += ev.text
             sys.stdout.write(ev.text)
             sys.stdout.flush()
         elif isinstance(ev, RequestFinished):
@@ -131,56 +140,99 @@ def answer(host: Engine, messages: list[dict[str, str]], sampling: SamplingSetti
             ttft = f"TTFT {1000 * ev.ttft_s:.0f} ms, " if ev.ttft_s is not None else ""
             print(f"[{ttft}{ev.output_tokens} tokens{tps}, finish: {ev.finish_reason}]", file=sys.stderr)
             print_choices(ev.choices)
+            out.text, out.finished = ev.text, ev
             return ev.text
         elif isinstance(ev, RequestFailed):
             raise CliError(ev.message)
-    return ""
+    return out.text
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
     sampling = sampling_from_args(args)
-    fields = output_fields_from_args(args)
-    if fields:  # refuse a bad schema or combination before the engine loads
+    try:  # structured output, logprobs, n: checked by vLLM before the engine loads
+        extra = request_fields(output_fields_from_args(args), sampling)
+    except BodyError as exc:
+        raise CliError(str(exc)) from None
+    session: ChatSession | None = None
+    if args.prompt is None or args.conversation is not None:  # saved: a terminal chat, or joining one
         try:
-            chat_request_parts([{"role": "user", "content": "check"}], fields, sampling)
-        except BodyError as exc:
+            session = ChatSession(ConversationStore())
+            if args.conversation is not None:
+                session.open(args.conversation)
+        except ConversationError as exc:
             raise CliError(str(exc)) from None
+        if args.system is not None:
+            session.system_prompt = args.system
     host = start_engine(args)
     try:
-        base: list[dict[str, str]] = [{"role": "system", "content": args.system}] if args.system else []
-        if args.prompt is not None:
-            answer(host, base + [{"role": "user", "content": args.prompt}], sampling, fields)
+        if session is None:
+            messages = [{"role": "system", "content": args.system}] if args.system else []
+            answer(host, GenerationRequest(messages=messages + [{"role": "user", "content": args.prompt}],
+                                           sampling=sampling, **extra))
             return 0
-        return repl(host, base, sampling, fields)
+        if args.prompt is not None:
+            turn(host, session, sampling, args.prompt, extra)
+            return 0
+        return repl(host, session, sampling, extra)
     finally:
         host.close()
 
 
-def repl(host: Engine, base: list[dict[str, str]], sampling: SamplingSettings,
-         fields: dict[str, Any] | None = None) -> int:
-    history = list(base)
-    print("Type a message. /reset clears the history, /quit leaves. Ctrl-C stops an answer.", file=sys.stderr)
-    while True:
-        try:
-            line = input("you> ")
-        except EOFError:
-            print()
-            return 0
-        if not line.strip():
-            continue
-        if line.strip() == "/quit":
-            return 0
-        if line.strip() == "/reset":
-            history = list(base)
-            continue
-        history.append({"role": "user", "content": line})
-        try:
-            text = answer(host, history, sampling, fields)
-        except KeyboardInterrupt:
-            print("\n[stopped]", file=sys.stderr)
-            text = ""
-        except (CliError, ValueError) as exc:  # one bad message must not end the session
-            print(f"error: {exc}", file=sys.stderr)
-            history.pop()
-            continue
-        history.append({"role": "assistant", "content": text})
+def turn(host: Engine, session: ChatSession, sampling: SamplingSettings, text: str | None,
+         extra: dict[str, Any] | None = None) -> None:
+    """One question (``text``; None: ask the last one again) and its answer, both saved. Ctrl-C
+    stops the answer and keeps what arrived, as the window's Stop does."""
+    try:
+        request = session.send(text, sampling, **(extra or {})) if text is not None \
+            else session.regenerate(sampling, **(extra or {}))
+    except (ConversationError, OSError) as exc:
+        raise CliError(f"could not save the message: {exc}") from None
+    if request is None:
+        print("nothing to regenerate: ask something first", file=sys.stderr)
+        return
+    got = _Answer()
+    try:
+        answer(host, request, got)
+        reason = None
+    except KeyboardInterrupt:
+        print("\n[stopped]", file=sys.stderr)
+        reason = "abort"
+    except CliError:
+        session.record_answer(got.text, None, model=host.status.model, reason="error")
+        raise
+    session.record_answer(got.text, got.finished, model=host.status.model, reason=reason)
+
+
+def repl(host: Engine, session: ChatSession, sampling: SamplingSettings, extra: dict[str, Any] | None = None) -> int:
+    print("Type a message. /new starts another conversation, /regenerate asks again, /quit leaves. "
+          "Ctrl-C stops an answer.", file=sys.stderr)
+    for m in session.messages:  # a continued conversation: where it stands
+        print(f"{'you' if m.role == 'user' else 'model'}> {m.content}")
+    try:
+        while True:
+            try:
+                line = input("you> ")
+            except EOFError:
+                print()
+                return 0
+            command = line.strip()
+            if not command:
+                continue
+            if command == "/quit":
+                return 0
+            if command in ("/new", "/reset"):
+                _saved(session)
+                session.new()
+                continue
+            try:
+                turn(host, session, sampling, None if command == "/regenerate" else line, extra)
+            except (CliError, ValueError) as exc:  # one bad message must not end the session
+                print(f"error: {exc}", file=sys.stderr)
+    finally:
+        _saved(session)
+
+
+def _saved(session: ChatSession) -> None:
+    if session.conversation_id is not None:
+        print(f"[saved as conversation {session.conversation_id}; continue it with "
+              f"`inference-console chat --conversation {session.conversation_id}`]", file=sys.stderr)

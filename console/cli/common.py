@@ -8,6 +8,10 @@ import sys
 from typing import Any
 
 from console.jobs import Progress
+from console.units import human_bytes, human_count
+
+__all__ = ["CliError", "ProgressPrinter", "human_bytes", "human_count", "print_json", "print_table",
+           "quiet_engine_logs"]
 
 
 class CliError(Exception):
@@ -17,21 +21,6 @@ class CliError(Exception):
 def print_json(obj: Any) -> None:
     json.dump(obj, sys.stdout, indent=2, ensure_ascii=False, default=str)
     sys.stdout.write("\n")
-
-
-def human_bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} TiB"
-
-
-def human_count(n: float) -> str:
-    for unit, div in (("B", 1e9), ("M", 1e6), ("K", 1e3)):
-        if n >= div:
-            return f"{n / div:.1f}{unit}"
-    return str(int(n))
 
 
 def print_table(rows: list[list[str]], headers: list[str]) -> None:

@@ -7,20 +7,17 @@ Each subcommand lives in its own module in this package and exposes
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import os
 import sys
 
-from console import __version__
+from console.cli import advise, batch, bench, chat, export, gui, models, plan, presets, quantize
 from console.cli.common import CliError
 from console.paths import HOME_ENV, STORE_ENV
+from console.versions import version_report
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS = ["console.cli.models", "console.cli.chat", "console.cli.gui"]
-OPTIONAL_COMMANDS = ["console.cli.plan", "console.cli.presets", "console.cli.batch",
-                     "console.cli.export", "console.cli.bench", "console.cli.quantize",
-                     "console.cli.advise"]
+COMMANDS = (models, chat, gui, plan, presets, batch, export, bench, quantize, advise)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,52 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--store", help=f"model store folder (default ${STORE_ENV} or <home>/models)")
     parser.add_argument("-v", "--verbose", action="store_true", help="show the engine's own logs")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS + OPTIONAL_COMMANDS:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if name in OPTIONAL_COMMANDS and exc.name == name:
-                continue
-            raise
+    for module in COMMANDS:
         module.register(sub)
     return parser
-
-
-def version_report() -> dict[str, str]:
-    """What a bug report needs first: console, Python, engine build, torch, CUDA, GPU and driver.
-    Reads package metadata and NVML only (no torch or vLLM import: it stays fast)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    from console.engine.vllm_compat import vllm_distribution
-
-    out = {"inference-console": __version__, "python": sys.version.split()[0]}
-    dist = vllm_distribution()
-    out["engine"] = f"{dist[0]} {dist[1]}" if dist else "not installed"
-    try:
-        torch_version = version("torch")
-        out["torch"] = torch_version
-        out["cuda"] = "none (CPU build)" if "+cpu" in torch_version else "see torch build"
-    except PackageNotFoundError:
-        out["torch"] = "not installed"
-    try:
-        import pynvml
-
-        pynvml.nvmlInit()
-        try:
-            drv = pynvml.nvmlSystemGetDriverVersion()
-            out["driver"] = drv.decode() if isinstance(drv, bytes) else str(drv)
-            cuda = pynvml.nvmlSystemGetCudaDriverVersion()
-            out["cuda"] = f"{cuda // 1000}.{cuda % 1000 // 10} (driver)"
-            names = []
-            for i in range(pynvml.nvmlDeviceGetCount()):
-                n = pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(i))
-                names.append(n.decode() if isinstance(n, bytes) else str(n))
-            out["gpus"] = ", ".join(names) or "none"
-        finally:
-            pynvml.nvmlShutdown()
-    except Exception:
-        out["gpus"] = "none visible to NVML"
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -42,14 +42,8 @@ class _Printer:
         self._stage = p.stage
 
 
-def default_pull_name(repo: str) -> str:
-    tail = repo.rstrip("/").split("/")[-1]
-    cleaned = "".join(c if c.isalnum() or c in "._-" else "-" for c in tail).strip("-.")
-    return cleaned[:64] or "model"
-
-
 def cmd_pull(args: argparse.Namespace) -> int:
-    from console.models.download import DownloadError, list_files, preview, pull
+    from console.models.download import DownloadError, default_pull_name, list_files, preview, pull
     from console.models.store import ModelStore
 
     store = ModelStore()

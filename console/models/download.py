@@ -11,69 +11,37 @@ Hugging Face: ``huggingface_hub`` lists the repository and builds URLs and heade
 ``HF_ENDPOINT`` mirrors and ``HF_TOKEN`` work); the file bodies are fetched here with HTTP
 ``Range`` requests into ``<file>.part`` files, because huggingface_hub 2.x deletes its partial
 files on failure and so cannot resume across runs, and because cancel and progress must be ours.
-ModelScope: its own SDK (optional extra, imported lazily; ``MODELSCOPE_ENDPOINT`` points it at
-another host, read at each call) lists with sha256 and downloads file by file into the same folder.
+ModelScope (``console.models.modelscope_source``): its own SDK lists with sha256 and downloads
+file by file into the same folder.
 """
 
 from __future__ import annotations
 
-import errno
 import fnmatch
-import hashlib
 import os
 import shutil
-import time
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
 from console.jobs import Cancelled, TaskState
-from console.models.store import ModelEntry, ModelStore
+from console.models.modelscope_source import modelscope_fetch, modelscope_listing, ms_fetch_small
+from console.models.remote_files import (
+    DISK_FULL, DownloadError, Meter, Preview, RemoteFile, RepoListing, verify_file,
+)
+from console.models.store import ModelEntry, ModelStore, suggest_name, validate_name
+from console.units import human_bytes
 
 SOURCES = ("hf", "modelscope")
-_WEIGHT_EXTS = (".safetensors", ".bin", ".pt", ".pth", ".h5", ".msgpack", ".ckpt", ".gguf", ".onnx")
 _SKIP_EXTS = (".md", ".png", ".jpg", ".jpeg", ".gif", ".pdf")
 _SKIP_NAMES = {".gitattributes", "LICENSE", "LICENSE.txt", "NOTICE"}
-_CHUNK = 1024 * 1024
-_DISK_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 #: Room kept free beyond the download itself (logs, the registry, the OS).
 DEFAULT_RESERVE_BYTES = 512 * 1024**2
 
 
-class DownloadError(Exception):
-    """A download that cannot go on; the message is meant for the user."""
-
-
-@dataclass(frozen=True)
-class RemoteFile:
-    path: str
-    size: int | None
-    sha256: str | None = None  # LFS files: the content's sha256
-    git_oid: str | None = None  # small files: git's blob sha1
-
-    @property
-    def is_weight(self) -> bool:
-        return self.path.lower().endswith(_WEIGHT_EXTS)
-
-
-@dataclass(frozen=True)
-class RepoListing:
-    repo: str
-    source: str
-    commit: str
-    files: list[RemoteFile]
-
-
-@dataclass(frozen=True)
-class Preview:
-    repo: str
-    source: str
-    commit: str
-    files: list[RemoteFile]
-    total_bytes: int
-    gguf: str | None  # the chosen GGUF file, converted after download
-    verdict: str  # the planner's: fits / fits-with-changes / does-not-fit / unknown
-    verdict_detail: str
+def default_pull_name(repo: str) -> str:
+    """The store name a pull of ``repo`` gets unless the user picks one: the repository's last
+    part, cleaned to the store's name rules."""
+    return suggest_name(repo.rstrip("/").split("/")[-1])
 
 
 # -- listing ----------------------------------------------------------------------------------
@@ -99,7 +67,7 @@ def _hf_error(exc: Exception, repo: str, what: str) -> DownloadError:
 def list_files(repo: str, *, source: str = "hf", revision: str | None = None,
                endpoint: str | None = None, token: str | None = None) -> RepoListing:
     if source == "modelscope":
-        return _modelscope_listing(repo, revision)
+        return modelscope_listing(repo, revision)
     if source != "hf":
         raise DownloadError(f"Unknown source '{source}' (use one of: {', '.join(SOURCES)})")
     from huggingface_hub import HfApi
@@ -112,73 +80,6 @@ def list_files(repo: str, *, source: str = "hf", revision: str | None = None,
     files = [RemoteFile(s.rfilename, s.size, s.lfs.sha256 if s.lfs else None, None if s.lfs else s.blob_id)
              for s in info.siblings or []]
     return RepoListing(repo, "hf", str(info.sha or revision or "main"), files)
-
-
-def _ms_endpoint_override() -> str | None:
-    """``MODELSCOPE_ENDPOINT`` (or the older ``MODELSCOPE_DOMAIN``) read at call time and handed
-    to the SDK explicitly: the SDK reads the environment once, into a process-wide config."""
-    value = (os.environ.get("MODELSCOPE_ENDPOINT") or os.environ.get("MODELSCOPE_DOMAIN") or "").strip()
-    if not value:
-        return None
-    return (value if value.startswith(("http://", "https://")) else f"https://{value}").rstrip("/")
-
-
-def ms_endpoint() -> str:
-    """The ModelScope hub in use, for messages."""
-    return _ms_endpoint_override() or "https://www.modelscope.cn"
-
-
-def _modelscope() -> Any:
-    try:
-        import modelscope  # noqa: F401  (heavy; only when asked for)
-        from modelscope.hub.api import HubApi
-    except ImportError as exc:
-        raise DownloadError("ModelScope downloads need its SDK: pip install 'inference-console[modelscope]' "
-                            "(or use a Hugging Face mirror: HF_ENDPOINT=https://hf-mirror.com)") from exc
-    return HubApi()
-
-
-def _ms_error(exc: Exception, repo: str, what: str) -> DownloadError:
-    """The SDK's exception as a sentence (its classes moved between releases: read the status)."""
-    status = getattr(exc, "status_code", None)
-    name = type(exc).__name__
-    if status in (401, 403) or name in ("AuthenticationError", "PermissionDeniedError"):
-        return DownloadError(f"{repo} on ModelScope needs a login: set MODELSCOPE_API_TOKEN to an access "
-                             "token that may read it")
-    if status == 404 or name in ("NotExistError", "RepoNotFoundError"):
-        return DownloadError(f"No repository '{repo}' (or no {what} in it) on {ms_endpoint()}")
-    text = str(exc)
-    if "FileIntegrity" in name or "hash mismatch" in text.lower() or "size mismatch" in text.lower():
-        return DownloadError(f"{what} is corrupt (its hash or size does not match the one ModelScope "
-                             "lists); run the pull again")
-    if "NetworkError" in name or "Connection failed" in text:
-        return DownloadError(f"Could not reach {ms_endpoint()} for {what} of {repo}: check the network "
-                             "(or MODELSCOPE_ENDPOINT)")
-    if isinstance(exc, OSError) and getattr(exc, "errno", None) in _DISK_FULL:
-        return DownloadError(f"The disk filled up while writing {what}; free some space and run the pull again")
-    return DownloadError(f"Could not get {what} of {repo} from {ms_endpoint()}: {text}")
-
-
-def _modelscope_listing(repo: str, revision: str | None) -> RepoListing:
-    api = _modelscope()
-    rev = revision or "master"
-    try:
-        try:  # modelscope >= 1.38 lists through modelscope_hub, whose entries carry sha256
-            from modelscope_hub.api import HubApi as _Hub
-        except ImportError:
-            entries = api.get_model_files(repo, revision=rev, recursive=True)  # reads the env itself
-            files = [RemoteFile(e["Path"], e.get("Size"), e.get("Sha256") or None) for e in entries
-                     if e.get("Type") != "tree"]
-        else:
-            files = [RemoteFile(e.path, e.size, e.sha256 or None)
-                     for e in _Hub(endpoint=_ms_endpoint_override()).list_repo_files(
-                             repo, "model", revision=rev, recursive=True)
-                     if not e.is_dir]
-    except DownloadError:
-        raise
-    except Exception as exc:
-        raise _ms_error(exc, repo, "the file list") from exc
-    return RepoListing(repo, "modelscope", rev, files)
 
 
 # -- choosing files ---------------------------------------------------------------------------
@@ -229,22 +130,6 @@ def _fetch_small(listing: RepoListing, path: str, endpoint: str | None, token: s
     return bytes(r.content)
 
 
-def _ms_fetch_small(listing: RepoListing, path: str) -> bytes:
-    """One small file through the ModelScope SDK (config.json, for the planner)."""
-    import tempfile
-
-    _modelscope()
-    from modelscope.hub.file_download import model_file_download
-
-    with tempfile.TemporaryDirectory(prefix="console-ms-") as tmp:
-        try:
-            got = model_file_download(listing.repo, path, revision=listing.commit, local_dir=tmp,
-                                      endpoint=_ms_endpoint_override())
-            return Path(got).read_bytes()
-        except Exception as exc:
-            raise _ms_error(exc, listing.repo, path) from exc
-
-
 def plan_verdict(config: dict[str, Any], name: str, gpu: Any, max_model_len: int | None = None) -> tuple[str, str]:
     from console.planner import PlanRequest, ShapeError, plan
     from console.planner.shapes import ModelShape
@@ -274,7 +159,7 @@ def preview(repo: str, *, source: str = "hf", revision: str | None = None, inclu
     if any(f.path == "config.json" for f in listing.files):
         try:
             raw = (_fetch_small(listing, "config.json", endpoint, token) if listing.source == "hf"
-                   else _ms_fetch_small(listing, "config.json"))
+                   else ms_fetch_small(listing, "config.json"))
             config = json.loads(raw)
             verdict, detail = plan_verdict(config, repo, gpu, max_model_len)
         except (ValueError, DownloadError) as exc:
@@ -291,53 +176,12 @@ def download_dir(store: ModelStore, source: str, repo: str, commit: str) -> Path
 def _disk_check(folder: Path, need: int, reserve: int) -> None:
     free = shutil.disk_usage(folder).free
     if free < need + reserve:
-        from console.cli.common import human_bytes
 
         raise DownloadError(f"Not enough disk space in {folder}: the download needs {human_bytes(need)} "
                             f"(+{human_bytes(reserve)} to spare), {human_bytes(free)} is free")
 
 
-def _verify(path: Path, f: RemoteFile) -> None:
-    size = path.stat().st_size
-    if f.size is not None and size != f.size:
-        path.unlink(missing_ok=True)
-        raise DownloadError(f"{f.path}: got {size} bytes, the source lists {f.size}; the file was "
-                            "deleted, run the pull again")
-    if f.sha256 or f.git_oid:
-        h = hashlib.sha256() if f.sha256 else hashlib.sha1(b"blob %d\0" % size)
-        with open(path, "rb") as fh:
-            while chunk := fh.read(_CHUNK * 8):
-                h.update(chunk)
-        if h.hexdigest() != (f.sha256 or f.git_oid):
-            path.unlink(missing_ok=True)
-            raise DownloadError(f"{f.path} is corrupt (its hash does not match the one the source "
-                                "lists); the file was deleted, run the pull again")
-
-
-class _Meter:
-    """Bytes so far across all files, turned into throttled progress with speed and ETA."""
-
-    def __init__(self, task: TaskState, total: int, already: int) -> None:
-        self.task, self.total, self.done = task, max(total, 1), already
-        self._t0, self._start_bytes, self._last = time.monotonic(), already, 0.0
-
-    def add(self, n: int, name: str, force: bool = False) -> None:
-        self.done += n
-        now = time.monotonic()
-        if not force and now - self._last < 0.25:
-            return
-        self._last = now
-        from console.cli.common import human_bytes
-
-        speed = (self.done - self._start_bytes) / max(now - self._t0, 1e-3)
-        eta = (self.total - self.done) / speed if speed > 0 else None
-        msg = f"{human_bytes(self.done)} of {human_bytes(self.total)}, {human_bytes(speed)}/s"
-        if eta is not None:
-            msg += f", ETA {eta:.0f} s"
-        self.task.report(f"downloading {name}", min(self.done / self.total, 1.0), msg)
-
-
-def _http_fetch(listing: RepoListing, f: RemoteFile, target: Path, meter: _Meter, task: TaskState,
+def _http_fetch(listing: RepoListing, f: RemoteFile, target: Path, meter: Meter, task: TaskState,
                 endpoint: str | None, token: str | None) -> None:
     from huggingface_hub import hf_hub_url
     from huggingface_hub.utils import build_hf_headers
@@ -376,7 +220,7 @@ def _http_fetch(listing: RepoListing, f: RemoteFile, target: Path, meter: _Meter
 
         if isinstance(exc, errors.HfHubHTTPError):  # an OSError too, but the server's answer
             raise _hf_error(exc, listing.repo, f.path) from exc
-        if exc.errno in _DISK_FULL:
+        if exc.errno in DISK_FULL:
             raise DownloadError(f"The disk filled up while writing {f.path}; free some space and run "
                                 "the pull again (it resumes where it stopped)") from exc
         raise DownloadError(f"Could not write {part}: {exc}") from exc
@@ -387,40 +231,8 @@ def _http_fetch(listing: RepoListing, f: RemoteFile, target: Path, meter: _Meter
             raise _hf_error(exc, listing.repo, f.path) from exc
         raise DownloadError(f"The download of {f.path} was interrupted ({type(exc).__name__}: {exc}); "
                             "run the pull again to resume") from exc
-    _verify(part, f)
+    verify_file(part, f)
     os.replace(part, target)
-
-
-def _modelscope_fetch(listing: RepoListing, files: list[RemoteFile], folder: Path, meter: _Meter,
-                      task: TaskState) -> None:
-    """Each file through the SDK (which resumes its own partial files), one at a time so a cancel
-    takes effect between files at the latest; progress comes from the SDK's callbacks."""
-    _modelscope()
-    from modelscope.hub.callback import ProgressCallback
-    from modelscope.hub.snapshot_download import snapshot_download
-
-    class _Progress(ProgressCallback):  # type: ignore[misc]  # the SDK creates one per file
-        def update(self, size: int) -> None:
-            task.check()  # the SDK aborts the file on any exception from here
-            meter.add(size, self.filename)
-
-    for f in files:
-        task.check()
-        target = folder / f.path
-        if target.exists():
-            continue  # verified when it was completed
-        try:  # snapshot_download, not model_file_download: only it takes progress callbacks
-            snapshot_download(listing.repo, revision=listing.commit, local_dir=str(folder),
-                              allow_patterns=[f.path], progress_callbacks=[_Progress], max_workers=1,
-                              endpoint=_ms_endpoint_override())
-        except Cancelled:
-            raise
-        except Exception as exc:
-            if task.cancelled:
-                raise Cancelled() from exc
-            raise _ms_error(exc, listing.repo, f.path) from exc
-        meter.add(0, f.path, force=True)
-        _verify(target, f)
 
 
 def fetch(store: ModelStore, listing: RepoListing, files: list[RemoteFile], task: TaskState, *,
@@ -440,9 +252,9 @@ def fetch(store: ModelStore, listing: RepoListing, files: list[RemoteFile], task
     total = sum(f.size or 0 for f in files)
     already = sum(have(f) for f in files)
     _disk_check(folder, max(total - already, 0) + extra_bytes, reserve_bytes)
-    meter = _Meter(task, total, already)
+    meter = Meter(task, total, already)
     if listing.source == "modelscope":
-        _modelscope_fetch(listing, files, folder, meter, task)
+        modelscope_fetch(listing, files, folder, meter, task)
         return folder
     for f in files:
         task.check()
@@ -470,8 +282,6 @@ def pull(store: ModelStore, repo: str, name: str, *, source: str = "hf", revisio
          endpoint: str | None = None, token: str | None = None,
          reserve_bytes: int = DEFAULT_RESERVE_BYTES, listing: RepoListing | None = None) -> ModelEntry:
     """Download ``repo`` and register it as ``name``; all or nothing, resumable."""
-    from console.models.store import validate_name
-
     task = task or TaskState()
     validate_name(name)
     if name in store:
@@ -500,5 +310,5 @@ def pull(store: ModelStore, repo: str, name: str, *, source: str = "hf", revisio
 
 
 __all__ = ["DEFAULT_RESERVE_BYTES", "DownloadError", "Preview", "RemoteFile", "RepoListing", "SOURCES",
-           "choose_files", "download_dir", "fetch", "hf_endpoint", "list_files", "plan_verdict", "preview",
+           "choose_files", "default_pull_name", "download_dir", "fetch", "hf_endpoint", "list_files", "plan_verdict", "preview",
            "pull"]

@@ -58,6 +58,12 @@ class ModelEntry:
         d["available"] = self.available
         return d
 
+    def check_available(self) -> None:
+        """Raise FileNotFoundError, with what to do, when the model's files are gone."""
+        if not self.available:
+            raise FileNotFoundError(f"The files of model '{self.name}' are gone ({self.path}); "
+                                    f"re-import it or `inference-console models remove {self.name}`")
+
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "ModelEntry":
         known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
@@ -72,6 +78,12 @@ class ModelEntry:
             max_context=info.max_context, source=source, managed=managed,
             added_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), lineage=lineage,
         )
+
+
+def suggest_name(text: str) -> str:
+    """A usable store name made from ``text`` (a file or repository name): runs of other
+    characters become '-', at most 64 characters."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-._")[:64] or "model"
 
 
 def validate_name(name: str) -> str:

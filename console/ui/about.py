@@ -9,12 +9,11 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QT
 
 from console.engine.interface import Engine
 from console.paths import data_home
+from console.versions import version_report
 
 
 def diagnostics_text(host: Engine | None = None) -> str:
     """Plain text: versions, platform, data folder, engine state and the loaded model's figures."""
-    from console.cli.main import version_report
-
     lines = [f"{k}: {v}" for k, v in version_report().items()]
     lines.append(f"platform: {platform.platform()}")
     lines.append(f"data folder: {data_home()}")

@@ -297,5 +297,4 @@ def add_advisor_dock(window: QMainWindow, ctx: AppContext, models: Any) -> Advis
         models.message.emit(text)
 
     panel.applyRequested.connect(apply)
-    window.advisor = panel  # type: ignore[attr-defined]
     return panel

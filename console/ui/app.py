@@ -42,9 +42,11 @@ def install_translators(app: QApplication, language: str = "") -> list[QTranslat
 def _excepthook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
     """An exception escaping a slot is logged and shown in the status bar, not as a crash."""
     log.error("unhandled error: %s", "".join(traceback.format_exception(exc_type, exc, tb)))
+    from console.ui.main_window import MainWindow
+
     app = QApplication.instance()
     for w in (app.topLevelWidgets() if isinstance(app, QApplication) else []):
-        if hasattr(w, "show_message"):
+        if isinstance(w, MainWindow):
             w.show_message(QCoreApplication.translate("App", "Internal error: {0}").format(exc))
 
 

@@ -74,7 +74,8 @@ class BenchPanel(QWidget):
         self.pages.addTab(self._bench_page(), self.tr("Benchmark"))
         from console.ui.bench_tune import TunePage
 
-        self.tune = TunePage(self.ctx, self.workload, self)
+        self.tune = TunePage(self.ctx, self.workload, self, other_busy=self.busy)
+        self.tune.tuneFinished.connect(self._on_tune_finished)
         self.pages.addTab(self.tune, self.tr("Auto-tune"))
         layout.addWidget(self.pages, 1)
 
@@ -375,6 +376,9 @@ class BenchPanel(QWidget):
         if not ready and not busy:
             self.status_label.setText(self.tr("Load a model to run a bench on it."))
         self.tune._update_buttons()
+
+    def _on_tune_finished(self, _outcome: object) -> None:
+        self._update_buttons()
 
     def shutdown(self) -> None:
         """Ask running work to stop (the window is closing)."""

@@ -75,10 +75,11 @@ class _CancelOnly:
 class TunePage(QWidget):
     tuneFinished = Signal(object)
 
-    def __init__(self, ctx: AppContext, workload: Callable[[], Workload], parent: QWidget | None = None) -> None:
+    def __init__(self, ctx: AppContext, workload: Callable[[], Workload], parent: QWidget | None = None,
+                 other_busy: Callable[[], bool] = lambda: False) -> None:
         super().__init__(parent)
         self.ctx = ctx
-        self.bench = parent  # the Bench panel (its own run excludes a sweep); not the Qt parent once in a tab
+        self._other_busy = other_busy  # the Bench panel's own run excludes a sweep (and back)
         self._workload = workload
         self.measure: Measure = default_measure  # tests may measure with a stand-in
         self.call: BackgroundCall | None = None
@@ -158,8 +159,7 @@ class TunePage(QWidget):
 
         self.error.clear_text()
         host = self.ctx.host
-        bench = self.bench
-        if self.busy() or (hasattr(bench, "busy") and bench.busy()) or host is None or host.config is None:
+        if self.busy() or self._other_busy() or host is None or host.config is None:
             return False
         try:
             grid = parse_grid(self.grid_edit.text())
@@ -234,10 +234,7 @@ class TunePage(QWidget):
         self.call = None
         self.progress.setRange(0, 1000)
         self._update_buttons()
-        bench = self.bench
-        if hasattr(bench, "_update_buttons"):
-            bench._update_buttons()
-        self.tuneFinished.emit(self._outcome)  # last: listeners see the page ready again
+        self.tuneFinished.emit(self._outcome)  # last: listeners (the Bench panel) see the page ready again
 
     # -- results --------------------------------------------------------------------------------------
     def show_result(self, result: SweepResult) -> None:
@@ -305,8 +302,7 @@ class TunePage(QWidget):
         self._update_buttons()
 
     def _update_buttons(self) -> None:
-        bench = self.bench
-        other_busy = bool(hasattr(bench, "busy") and bench.busy())
+        other_busy = self._other_busy()
         self.run_button.setEnabled(self._status.state == EngineState.READY and not self.busy() and not other_busy)
         self.cancel_button.setEnabled(self.busy())
         self.preset_button.setEnabled(not self.busy() and self.selected_trial() is not None)

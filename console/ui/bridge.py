@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from console.config import EngineConfig
 from console.engine.interface import Engine, Handle
-from console.engine.types import EngineError, EngineStatus, GenerationRequest, StreamEvent
+from console.engine.types import EngineError, EngineStatus, GenerationRequest, StreamEvent, TokenDelta
 
 
 class EngineBridge(QObject):
@@ -84,7 +84,7 @@ class EngineBridge(QObject):
             while self._events:
                 batch.append(self._events.popleft())
             for ev in batch:
-                if not hasattr(ev, "num_tokens"):  # terminal event: forget the handle
+                if not isinstance(ev, TokenDelta):  # finished or failed: forget the handle
                     self._handles.pop(ev.request_id, None)
             self.requestEvents.emit(batch)
 

@@ -42,7 +42,7 @@ _SUFFIX = {"yaml": ".yaml", "cmd": ".sh", "compose": ".yaml", "k8s": ".yaml", "r
 def render_export(fmt: str, config: EngineConfig, host: str = "127.0.0.1", port: int = 8000,
                   served_model_name: str | None = None) -> dict[str, str]:
     """``{file name: text}`` for one format (several files for compose, ray and bundle).
-    Raises ImportError when console.export is absent and ExportError for an impossible export."""
+    Raises ExportError (a ValueError) for an impossible export."""
     from console.export import ServeOptions, bundle, compose, k8s, ray, serve
 
     options = ServeOptions(host=host, port=port, served_model_name=served_model_name or None)
@@ -151,10 +151,6 @@ class ExportPanel(QWidget):
         try:
             self.files = render_export(self.fmt, self.config, self.host_edit.text().strip(),
                                        self.port_spin.value(), self.name_edit.text().strip() or None)
-        except ImportError as exc:
-            self._show_placeholder(self.tr("Export formats are not available in this installation "
-                                           "(console.export: {e}).").format(e=exc))
-            return
         except ValueError as exc:  # ExportError is a ValueError: an export that cannot be made
             self._show_placeholder(self.tr("Cannot export: {e}").format(e=exc))
             return

@@ -171,7 +171,7 @@ class GetModelDialog(QDialog):
         if pv.gguf:
             self.variant_combo.setCurrentIndex(max(self.variant_combo.findData(pv.gguf), 0))
         if not self.name_edit.text().strip():
-            from console.cli.models_pull import default_pull_name
+            from console.models.download import default_pull_name
 
             self.name_edit.setText(default_pull_name(pv.repo))
         self.summary_label.setText(self._summary(pv))

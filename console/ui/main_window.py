@@ -1,18 +1,17 @@
 """The console's main window: the Models sidebar, the Chat / Batch / Monitor / Export tabs, a status
 bar, menus with the keyboard shortcuts, and the memory of layout and last choices.
 
-Panels written elsewhere (Batch, Monitor, Export) are imported with a fallback: if one fails to
-import or build, its tab says why and the rest of the window works. Closing the window shuts the
-engine down in a worker thread while the window stays responsive.
+The Batch, Monitor, Export and Bench tabs are built just after the window first paints (pyqtgraph
+is slow to import); until then each tab shows "Loading…". Closing the window shuts the engine down
+in a worker thread while the window stays responsive.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import threading
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -22,18 +21,19 @@ from console.engine.types import EngineState, EngineStatus
 from console.settings import Settings, load_settings, save_settings
 from console.ui.chat_panel import ChatPanel
 from console.ui.context import AppContext
-from console.ui.formatting import format_number
-from console.ui.models_panel import ModelsPanel, human_bytes
+from console.ui.formatting import format_bytes, format_number
+from console.ui.models_panel import ModelsPanel
+
+if TYPE_CHECKING:
+    from console.ui.batch_panel import BatchPanel
+    from console.ui.export_panel import ExportPanel
+    from console.ui.monitor_panel import MonitorPanel
 
 log = logging.getLogger(__name__)
 
-#: (module under console.ui, class name) of the tabs after Chat, in order.
-OTHER_PANELS = (("batch_panel", "BatchPanel"), ("monitor_panel", "MonitorPanel"), ("export_panel", "ExportPanel"),
-                ("bench_panel", "BenchPanel"))
-
 
 class PlaceholderPanel(QWidget):
-    """Stands in for a panel that could not be imported, and says why."""
+    """Holds a tab's place until its panel is built."""
 
     def __init__(self, text: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -74,7 +74,7 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.dock)
         from console.ui.advisor_panel import add_advisor_dock  # the Advisor dock: live findings, Apply
 
-        add_advisor_dock(self, ctx, self.models)
+        self.advisor = add_advisor_dock(self, ctx, self.models)
 
         self.chat = ChatPanel(ctx, self)
         self.tabs = QTabWidget(self)
@@ -82,6 +82,9 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.chat, self.tr("Chat"))
         self._panel_titles = (self.tr("Batch"), self.tr("Monitor"), self.tr("Export"), self.tr("Bench"))
         self.panels: dict[str, QWidget] = {"chat": self.chat}
+        self.batch: BatchPanel | None = None  # these three (and Bench) exist once build_panels ran
+        self.monitor: MonitorPanel | None = None
+        self.export: ExportPanel | None = None
         for title in self._panel_titles:  # built just after the window shows (pyqtgraph is slow to import)
             self.tabs.addTab(PlaceholderPanel(self.tr("Loading…"), self), title)
         self._panels_built = False
@@ -108,10 +111,18 @@ class MainWindow(QMainWindow):
         if self._panels_built:
             return
         self._panels_built = True
+        from console.ui.batch_panel import BatchPanel
+        from console.ui.bench_panel import BenchPanel
+        from console.ui.export_panel import ExportPanel
+        from console.ui.monitor_panel import MonitorPanel
+
         current = self.tabs.currentIndex()
-        for i, ((module, cls), title) in enumerate(zip(OTHER_PANELS, self._panel_titles), start=1):
-            panel = self._make_panel(module, cls, title)
-            self.panels[module.removesuffix("_panel")] = panel
+        self.batch, self.monitor = BatchPanel(self.ctx, self), MonitorPanel(self.ctx, self)
+        self.export = ExportPanel(self.ctx, self)
+        built = {"batch": self.batch, "monitor": self.monitor, "export": self.export,
+                 "bench": BenchPanel(self.ctx, self)}
+        for i, ((key, panel), title) in enumerate(zip(built.items(), self._panel_titles), start=1):
+            self.panels[key] = panel
             old = self.tabs.widget(i)
             self.tabs.removeTab(i)
             self.tabs.insertTab(i, panel, title)
@@ -119,24 +130,14 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(current)
         self._sync_export_config()
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
-        monitor, advisor = self.panels.get("monitor"), getattr(self, "advisor", None)
-        if advisor is not None and hasattr(monitor, "recordingOpened"):  # the Advisor replays what the Monitor compares
-            monitor.recordingOpened.connect(advisor.open_recording)
-            monitor.comparisonClosed.connect(advisor.show_live)
+        self.monitor.recordingOpened.connect(self.advisor.open_recording)  # the Advisor replays what
+        self.monitor.comparisonClosed.connect(self.advisor.show_live)       # the Monitor compares
 
     def _on_tabs_current_changed(self, _index: int) -> None:
         if self.tabs.currentWidget() is self.panels.get("export"):
             self._sync_export_config()  # whatever path changed the selection, show it now
 
     # -- construction ------------------------------------------------------------------------------
-    def _make_panel(self, module: str, cls: str, title: str) -> QWidget:
-        try:
-            panel_cls = getattr(importlib.import_module(f"console.ui.{module}"), cls)
-            return panel_cls(self.ctx, self)  # type: ignore[no-any-return]
-        except Exception as exc:  # another developer's panel must not take the window down
-            log.exception("panel %s failed", module)
-            return PlaceholderPanel(self.tr("The {0} panel is not available: {1}").format(title, exc), self)
-
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
         self.state_label = QLabel(self)
@@ -270,10 +271,10 @@ class MainWindow(QMainWindow):
             return ""
         v = samples[-1].values
         if "mem_used_bytes" in v:
-            return self.tr("VRAM {0} / {1}").format(human_bytes(v["mem_used_bytes"]), human_bytes(v.get("mem_total_bytes")))
+            return self.tr("VRAM {0} / {1}").format(format_bytes(v["mem_used_bytes"]), format_bytes(v.get("mem_total_bytes")))
         if "rss_bytes" in v:
             return self.tr("RAM {0} (console + engine) · system {1} / {2}").format(
-                human_bytes(v["rss_bytes"]), human_bytes(v.get("ram_used_bytes")), human_bytes(v.get("ram_total_bytes")))
+                format_bytes(v["rss_bytes"]), format_bytes(v.get("ram_used_bytes")), format_bytes(v.get("ram_total_bytes")))
         return ""
 
     def _refresh_status_bar(self) -> None:
@@ -309,8 +310,8 @@ class MainWindow(QMainWindow):
 
     def _sync_export_config(self) -> None:
         """The Export tab shows the selected model + preset before anything is loaded."""
-        export = self.panels.get("export")
-        if export is None or not hasattr(export, "set_config"):
+        export = self.export
+        if export is None:
             return
         try:
             config = self.models.engine_config()
@@ -321,9 +322,9 @@ class MainWindow(QMainWindow):
     def _stop_panels(self) -> None:
         """Stop the panels' GUI timers (monitor redraw) and the Advisor's /metrics server (its
         port is freed) before closing."""
-        for panel in (self.panels.get("monitor"), getattr(self, "advisor", None)):
-            if panel is not None and hasattr(panel, "stop"):
-                panel.stop()
+        if self.monitor is not None:
+            self.monitor.stop()
+        self.advisor.stop()
 
     # -- shutdown -------------------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -344,11 +345,11 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(self.tr("Shutting down the engine…"))
         ctx = self.ctx
 
-        batch = self.panels.get("batch")
+        batch = self.batch
 
         def shutdown() -> None:
             try:
-                if batch is not None and hasattr(batch, "shutdown"):
+                if batch is not None:
                     batch.shutdown()  # cancels and joins its worker (no Qt calls): fine off the GUI thread
                 ctx.sampler.stop()
                 ctx.host.close()

@@ -1,147 +1,43 @@
 """The Models panel (the window's sidebar): the store's table, imports, the preset and its knobs,
 the planner's verdict, and Load / Unload / Reload.
 
-The planner (``console.planner``) is imported lazily: when it is missing or fails, the panel says
-"planner not available" and everything else works. Imports and removals run in worker threads
+The table, the knobs and the plan are widgets of their own (:mod:`console.ui.model_table`,
+:mod:`console.ui.knobs_box`, :mod:`console.ui.plan_view`). The "fits?" column and the plan are
+computed off the GUI thread from what is already loaded (the store's entries, the presets, one
+device description; :mod:`console.planner.fit_table`), a burst of knob edits costing one
+computation and a stale result being dropped. Imports and removals run in worker threads
 (:mod:`console.ui.tasks`); loads go through the bridge, so nothing here waits on the engine.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout,
-    QGroupBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QMessageBox, QPushButton, QSpinBox,
-    QTableView, QTextBrowser, QVBoxLayout, QWidget,
+    QAbstractItemView, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog,
+    QMessageBox, QPushButton, QTableView, QTextBrowser, QVBoxLayout, QWidget,
 )
 
 from console.config import EngineConfig
 from console.engine.types import EngineState, EngineStatus
-from console.models.store import ModelEntry
+from console.models.store import ModelEntry, suggest_name
+from console.planner.fit_table import Device, Fit, fit_table, plan_for, planner_device
+from console.planner.core import Plan
 from console.presets import Preset, PresetError, load_presets
 from console.settings import Knobs, Settings
 from console.ui.context import AppContext
-from console.ui.formatting import format_bytes, format_count, format_params
+from console.ui.knobs_box import KnobsBox
+from console.ui.model_table import ModelTableModel
+from console.ui.plan_view import PlanView
 from console.ui.tasks import call_in_background, run_with_progress
 from console.ui.widgets import ErrorLabel
 
-KV_DTYPES = ("auto", "fp8", "fp8_e4m3", "fp8_e5m2")
-_Index = QModelIndex | QPersistentModelIndex
-
-
-def human_bytes(n: float | None) -> str:
-    """A size in the user's locale (``1.5 GiB`` / ``1,5 GiB``); "—" for none."""
-    return format_bytes(n)
-
-
-def human_params(n: int | None) -> str:
-    return format_params(n)
-
-
-# -- the planner, lazily -------------------------------------------------------------------------
-def planner_device(sampler: Any) -> Any:
-    """The planner's device for this machine: the NVML card's profile (or one built from its
-    memory), else the CPU engine with this machine's RAM."""
-    from console.planner import GpuProfile, get_gpu  # lazy: another module, maybe absent
-
-    if getattr(sampler, "kind", "") == "nvml":
-        name = str(getattr(sampler.source, "name", "GPU"))
-        try:
-            return get_gpu(name)
-        except ValueError:
-            total = sampler.source.sample().get("mem_total_bytes", 0.0)
-            return GpuProfile(name.lower().replace(" ", "-"), name, int(total), 1000.0, 100.0)
-    import psutil
-
-    return f"cpu:{psutil.virtual_memory().total / 1024**3:.0f}"
-
-
-def plan_for(entry: ModelEntry, config: EngineConfig, device: Any) -> Any:
-    """The planner's Plan for ``entry`` under ``config`` on ``device`` (see :func:`planner_device`);
-    raises ImportError when there is no planner."""
-    from console.planner import PlanRequest, plan, shape_for  # lazy: another module, maybe absent
-
-    request = PlanRequest(
-        shape=shape_for(entry.path), gpu=device, quantization=entry.quantization or config.quantization,
-        kv_cache_dtype=config.kv_cache_dtype, max_model_len=config.max_model_len, concurrency=1,
-        gpu_memory_utilization=config.gpu_memory_utilization or 0.9,
-        enforce_eager=bool(config.enforce_eager), kv_cache_memory_bytes=config.kv_cache_memory_bytes,
-        max_num_seqs=config.max_num_seqs, max_num_batched_tokens=config.max_num_batched_tokens)
-    return plan(request)
-
-
-def verdict_text(p: Any) -> str:
-    """The plan's verdict in the user's language."""
-    v = str(getattr(p, "verdict", "?"))
-    words = {"fits": QCoreApplication.translate("ModelsPanel", "fits"),
-             "fits-with-changes": QCoreApplication.translate("ModelsPanel", "fits with changes"),
-             "does-not-fit": QCoreApplication.translate("ModelsPanel", "does not fit")}
-    return words.get(v, v)
-
-
-class ModelTableModel(QAbstractTableModel):
-    """The store's models as rows; the "fits?" column holds the planner's verdict per model."""
-
-    COLUMNS = ("name", "architecture", "params", "quantization", "size", "max_context", "fits")
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.entries: list[ModelEntry] = []
-        self.fits: dict[str, str] = {}
-
-    def headers(self) -> list[str]:
-        return [self.tr("Name"), self.tr("Architecture"), self.tr("Params"), self.tr("Quantization"),
-                self.tr("Size"), self.tr("Max context"), self.tr("Fits?")]
-
-    def set_entries(self, entries: list[ModelEntry]) -> None:
-        self.beginResetModel()
-        self.entries = list(entries)
-        self.endResetModel()
-
-    def set_fits(self, fits: dict[str, str]) -> None:
-        self.fits = fits
-        if self.entries:
-            col = self.COLUMNS.index("fits")
-            self.dataChanged.emit(self.index(0, col), self.index(len(self.entries) - 1, col))
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.entries)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.headers()[section]
-        return None
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self.entries):
-            return None
-        e = self.entries[index.row()]
-        col = self.COLUMNS[index.column()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return {
-                "name": e.name, "architecture": e.architecture.removesuffix("ForCausalLM"),
-                "params": human_params(e.params), "quantization": e.quantization or self.tr("none"),
-                "size": human_bytes(e.size_bytes),
-                "max_context": format_count(e.max_context) if e.max_context else "—",
-                "fits": self.fits.get(e.name, "?"),
-            }[col]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if not e.available:
-                return self.tr("The files of this model are gone: {0}").format(e.path)
-            return e.path
-        if role == Qt.ItemDataRole.ForegroundRole and not e.available:
-            return Qt.GlobalColor.gray
-        if role == Qt.ItemDataRole.TextAlignmentRole and col in ("params", "size", "max_context"):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
+#: What one planning round computes off the GUI thread: the device, every model's fit, and for
+#: the selected model either (plan, config) or the reason it cannot be planned.
+_Planned = tuple[Device, dict[str, Fit], tuple[Plan, EngineConfig] | str | None]
 
 
 class ModelsPanel(QWidget):
@@ -158,10 +54,10 @@ class ModelsPanel(QWidget):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
-        self.presets: dict[str, Preset] = {}
         self._preset_error = ""
         self._loaded: tuple[str, str] | None = None  # (model, preset) of the last load intent
-        self._planner_device: Any = None
+        self._planner_device: Device | None = None  # found once, off the GUI thread
+        self._plan_round = 0  # a result of an earlier round is dropped
 
         self.table_model = ModelTableModel(self)
         self.table = QTableView(self)
@@ -191,42 +87,14 @@ class ModelsPanel(QWidget):
         self.quantize_button = QPushButton(self.tr("Quantize…"), self)
         self.quantize_button.clicked.connect(lambda: self.quantize_selected())
 
-        self.preset_combo = QComboBox(self)
-        self.preset_combo.currentIndexChanged.connect(self._on_preset_combo_changed)
-        self.preset_description = QLabel(self)
-        self.preset_description.setWordWrap(True)
-        self.preset_description.setStyleSheet("color: #555;")
-
-        # Knobs: the minimum of each means "the preset's value".
-        self.context_spin = QSpinBox(self)
-        self.context_spin.setRange(0, 10_000_000)
-        self.context_spin.setSingleStep(1024)
-        self.seqs_spin = QSpinBox(self)
-        self.seqs_spin.setRange(0, 65_536)
-        self.kv_dtype_combo = QComboBox(self)
-        self.kv_dtype_combo.addItem(self.tr("from preset"), None)
-        for d in KV_DTYPES:
-            self.kv_dtype_combo.addItem(d, d)
-        self.util_spin = QDoubleSpinBox(self)
-        self.util_spin.setRange(0.0, 1.0)
-        self.util_spin.setSingleStep(0.05)
-        self.util_spin.setDecimals(2)
-        self.kv_gib_spin = QDoubleSpinBox(self)
-        self.kv_gib_spin.setRange(0.0, 4096.0)
-        self.kv_gib_spin.setDecimals(2)
-        self.kv_gib_spin.setSingleStep(0.5)
-        self.kv_gib_spin.setSuffix(" GiB")
-        for w in (self.context_spin, self.seqs_spin, self.util_spin, self.kv_gib_spin):
-            w.setSpecialValueText(self.tr("from preset"))
-            w.valueChanged.connect(self._on_knob_changed)
-        self.kv_dtype_combo.currentIndexChanged.connect(self._on_knob_changed)
-
-        self.verdict_label = QLabel(self)
-        self.verdict_label.setWordWrap(True)
-        self.verdict_label.setTextFormat(Qt.TextFormat.RichText)
-        self.plan_label = QLabel(self)
-        self.plan_label.setWordWrap(True)
-        self.plan_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.knobs_box = KnobsBox(self)
+        self.knobs_box.presetChanged.connect(self._on_knobs_box_preset_changed)
+        self.knobs_box.knobsChanged.connect(self._on_knobs_box_knobs_changed)
+        k = self.knobs_box  # its widgets, by their names here too
+        self.preset_combo, self.context_spin, self.seqs_spin = k.preset_combo, k.context_spin, k.seqs_spin
+        self.kv_dtype_combo, self.util_spin, self.kv_gib_spin = k.kv_dtype_combo, k.util_spin, k.kv_gib_spin
+        self.plan_view = PlanView(self)
+        self.verdict_label, self.plan_label = self.plan_view.verdict_label, self.plan_view.plan_label
 
         self.load_button = QPushButton(self.tr("Load"), self)
         self.load_button.setToolTip(self.tr("Load the selected model with this preset (Ctrl+L)"))
@@ -260,22 +128,8 @@ class ModelsPanel(QWidget):
         row.addWidget(self.quantize_button)
         root.addLayout(row)
 
-        config_box = QGroupBox(self.tr("Preset and knobs"), self)
-        form = QFormLayout(config_box)
-        form.addRow(self.tr("Preset:"), self.preset_combo)
-        form.addRow(self.preset_description)
-        form.addRow(self.tr("Context length:"), self.context_spin)
-        form.addRow(self.tr("Max sequences:"), self.seqs_spin)
-        form.addRow(self.tr("KV cache dtype:"), self.kv_dtype_combo)
-        form.addRow(self.tr("GPU memory utilisation:"), self.util_spin)
-        form.addRow(self.tr("KV cache size (CPU):"), self.kv_gib_spin)
-        root.addWidget(config_box)
-
-        plan_box = QGroupBox(self.tr("Planner"), self)
-        plan_layout = QVBoxLayout(plan_box)
-        plan_layout.addWidget(self.verdict_label)
-        plan_layout.addWidget(self.plan_label)
-        root.addWidget(plan_box)
+        root.addWidget(self.knobs_box)
+        root.addWidget(self.plan_view)
 
         buttons = QHBoxLayout()
         for b in (self.load_button, self.unload_button, self.reload_button):
@@ -299,25 +153,18 @@ class ModelsPanel(QWidget):
 
     def reload_presets(self) -> None:
         current = self.preset_name()
+        presets: dict[str, Preset] = {}
         try:
-            self.presets = load_presets()
+            presets = load_presets()
             self._preset_error = ""
         except PresetError as exc:
-            self.presets = {}
             self._preset_error = str(exc)
             self.show_error(self._preset_error)
-        self.preset_combo.blockSignals(True)
-        self.preset_combo.clear()
-        for name in sorted(self.presets):
-            self.preset_combo.addItem(name, name)
-        self.preset_combo.blockSignals(False)
-        if current and current in self.presets:
-            self.select_preset(current)
-        else:
+        if not (current and current in presets):
             from console.launch import default_preset_name
 
-            self.select_preset(default_preset_name())
-        self._on_preset_combo_changed()
+            current = default_preset_name()
+        self.knobs_box.set_presets(presets, current)
 
     def selected_entry(self) -> ModelEntry | None:
         rows = self.table.selectionModel().selectedRows()
@@ -330,8 +177,11 @@ class ModelsPanel(QWidget):
         return e.name if e else None
 
     def preset_name(self) -> str | None:
-        data = self.preset_combo.currentData()
-        return str(data) if data else None
+        return self.knobs_box.preset_name()
+
+    @property
+    def presets(self) -> dict[str, Preset]:
+        return self.knobs_box.presets
 
     def select_model(self, name: str) -> bool:
         for row, e in enumerate(self.table_model.entries):
@@ -341,36 +191,16 @@ class ModelsPanel(QWidget):
         return False
 
     def select_preset(self, name: str) -> bool:
-        i = self.preset_combo.findData(name)
-        if i >= 0:
-            self.preset_combo.setCurrentIndex(i)
-        return i >= 0
+        return self.knobs_box.select_preset(name)
 
     def knobs(self) -> Knobs:
-        return Knobs(
-            max_model_len=self.context_spin.value() or None,
-            max_num_seqs=self.seqs_spin.value() or None,
-            kv_cache_dtype=self.kv_dtype_combo.currentData(),
-            gpu_memory_utilization=self.util_spin.value() or None,
-            kv_cache_gib=self.kv_gib_spin.value() or None,
-        )
+        return self.knobs_box.knobs()
 
     def set_knobs(self, k: Knobs) -> None:
-        self.context_spin.setValue(k.max_model_len or 0)
-        self.seqs_spin.setValue(k.max_num_seqs or 0)
-        i = self.kv_dtype_combo.findData(k.kv_cache_dtype) if k.kv_cache_dtype else 0
-        self.kv_dtype_combo.setCurrentIndex(max(0, i))
-        self.util_spin.setValue(k.gpu_memory_utilization or 0.0)
-        self.kv_gib_spin.setValue(k.kv_cache_gib or 0.0)
+        self.knobs_box.set_knobs(k)
 
     def overrides(self) -> dict[str, Any]:
-        k = self.knobs()
-        out: dict[str, Any] = {"max_model_len": k.max_model_len, "max_num_seqs": k.max_num_seqs,
-                               "kv_cache_dtype": k.kv_cache_dtype,
-                               "gpu_memory_utilization": k.gpu_memory_utilization}
-        if k.kv_cache_gib:
-            out["kv_cache_memory_bytes"] = int(k.kv_cache_gib * 1024**3)
-        return {key: v for key, v in out.items() if v is not None}
+        return self.knobs_box.overrides()
 
     def engine_config(self) -> EngineConfig:
         """The configuration Load would use now (raises with a user-facing message)."""
@@ -481,7 +311,7 @@ class ModelsPanel(QWidget):
         return dialog
 
     def _ask_name(self, suggestion: str) -> str | None:
-        clean = re.sub(r"[^A-Za-z0-9._-]+", "-", suggestion).strip("-._")[:64] or "model"
+        clean = suggest_name(suggestion)
         name, ok = QInputDialog.getText(self, self.tr("Model name"), self.tr("Name in the store:"), text=clean)
         return name.strip() if ok and name.strip() else None
 
@@ -569,83 +399,56 @@ class ModelsPanel(QWidget):
         self.error_label.clear_text()
 
     # -- planner ---------------------------------------------------------------------------------
-    def _device(self) -> Any:
+    def _device(self) -> Device:
         if self._planner_device is None:
             self._planner_device = planner_device(self.ctx.sampler)
         return self._planner_device
 
-    def _update_fits(self) -> None:
-        from console.launch import engine_config_for
-
-        fits: dict[str, str] = {}
-        for e in self.table_model.entries:
-            if not e.available:
-                fits[e.name] = self.tr("files missing")
-                continue
-            try:  # the same configuration Load would use for this row
-                config = engine_config_for(self.ctx.store, e.name, self.preset_name(), **self.overrides())
-                fits[e.name] = verdict_text(plan_for(e, config, self._device()))
-            except ImportError:
-                fits[e.name] = "?"
-            except Exception:
-                fits[e.name] = self.tr("error")
-        self.table_model.set_fits(fits)
-
     def update_plan(self) -> None:
-        entry = self.selected_entry()
-        if entry is None:
-            self.verdict_label.setText(self.tr("Select a model to see whether it fits."))
-            self.plan_label.clear()
+        """Plan again, off the GUI thread, from the entries and the preset already loaded: the
+        "fits?" column for every model and the plan box for the selected one."""
+        self._plan_round += 1
+        plan_round, entries, selected = self._plan_round, list(self.table_model.entries), self.selected_entry()
+        preset, overrides, device, sampler = self.knobs_box.preset(), self.overrides(), self._planner_device, self.ctx.sampler
+        if selected is None:
+            self.plan_view.show_no_selection()
+        if preset is None:
+            if selected is not None:
+                self.plan_view.show_cannot_plan(self._preset_error or self.tr("Choose a preset"))
+            self.table_model.set_fits({})
             return
-        try:
-            config = self.engine_config()
-        except Exception as exc:
-            self.verdict_label.setText(f"<b>{self.tr('Cannot plan')}</b>")
-            self.plan_label.setText(str(exc))
-            return
-        try:
-            p = plan_for(entry, config, self._device())
-        except ImportError:
-            self.verdict_label.setText(f"<i>{self.tr('planner not available')}</i>")
-            self.plan_label.setText(self._config_summary(config))
-            return
-        except Exception as exc:
-            self.verdict_label.setText(f"<b>{self.tr('The planner failed')}</b>")
-            self.plan_label.setText(str(exc))
-            return
-        verdict = verdict_text(p)
-        colour = {"fits": "#1b7f2a", "fits-with-changes": "#b26a00"}.get(str(p.verdict), "#b00020")
-        self.verdict_label.setText(f"<b style='color:{colour}'>{verdict}</b>")
-        self.plan_label.setText(self._plan_summary(p) + "\n" + self._config_summary(config))
 
-    def _plan_summary(self, p: Any) -> str:
-        lines = []
-        weights = getattr(p, "weights_bytes", None)
-        if weights is not None:
-            lines.append(self.tr("Weights: {0}").format(human_bytes(weights)))
-        kv = getattr(p, "kv_tokens", None)
-        if kv is not None:
-            lines.append(self.tr("KV cache: {0:,} tokens").format(int(kv)))
-        conc = getattr(p, "max_concurrency", None)
-        if conc is not None:
-            lines.append(self.tr("Max concurrency at full context: {0:.1f}×").format(conc))
-        for problem in list(getattr(p, "problems", []) or [])[:2]:
-            lines.append("⚠ " + str(problem))
-        for s in list(getattr(p, "suggestions", []) or [])[:3]:
-            lines.append("→ " + str(getattr(s, "summary", s)))
-        for note in list(getattr(p, "notes", []) or [])[:2]:
-            lines.append("ℹ " + str(note))
-        return "\n".join(lines)
+        def work() -> _Planned:
+            dev = device if device is not None else planner_device(sampler)
+            fits = fit_table(entries, preset, overrides, dev)
+            chosen: tuple[Plan, EngineConfig] | str | None = None
+            if selected is not None:
+                try:
+                    selected.check_available()
+                    config = preset.config_for(selected, **overrides)
+                except Exception as exc:
+                    return dev, fits, str(exc)
+                chosen = (plan_for(selected, config, dev), config)
+            return dev, fits, chosen
 
-    def _config_summary(self, c: EngineConfig) -> str:
-        parts = [self.tr("context {0}").format(c.max_model_len or self.tr("model default")),
-                 self.tr("max seqs {0}").format(c.max_num_seqs or self.tr("default")),
-                 self.tr("KV dtype {0}").format(c.kv_cache_dtype)]
-        if c.gpu_memory_utilization:
-            parts.append(self.tr("utilisation {0:.2f}").format(c.gpu_memory_utilization))
-        if c.kv_cache_memory_bytes:
-            parts.append(self.tr("KV cache {0}").format(human_bytes(c.kv_cache_memory_bytes)))
-        return " · ".join(parts)
+        def done(result: _Planned) -> None:
+            self._planner_device = result[0]
+            if plan_round == self._plan_round:  # a later round supersedes this one
+                self._show_planned(result)
+
+        def failed(msg: str) -> None:
+            if plan_round == self._plan_round:
+                self.plan_view.show_planner_failed(msg)
+
+        call_in_background(work, on_success=done, on_failure=failed, context=self)
+
+    def _show_planned(self, result: _Planned) -> None:
+        _device, fits, chosen = result
+        self.table_model.set_fits(fits)
+        if isinstance(chosen, str):
+            self.plan_view.show_cannot_plan(chosen)
+        elif chosen is not None:
+            self.plan_view.show_plan(*chosen)
 
     # -- slots -----------------------------------------------------------------------------------
     def _on_table_selection_changed(self, *_: Any) -> None:
@@ -656,27 +459,15 @@ class ModelsPanel(QWidget):
     def _on_table_double_clicked(self, _index: QModelIndex) -> None:
         self.show_details()
 
-    def _on_preset_combo_changed(self, *_: Any) -> None:
-        preset = self.presets.get(self.preset_name() or "")
-        self.preset_description.setText(preset.description if preset else "")
-        self.preset_description.setVisible(bool(preset and preset.description))
-        if preset:  # the knobs show the preset's values as their "from preset" text
-            e = preset.engine
-            self.context_spin.setSpecialValueText(self.tr("from preset ({0})").format(e.get("max_model_len", self.tr("model"))))
-            self.seqs_spin.setSpecialValueText(self.tr("from preset ({0})").format(e.get("max_num_seqs", self.tr("default"))))
-            self.util_spin.setSpecialValueText(self.tr("from preset ({0})").format(e.get("gpu_memory_utilization", "—")))
-            kv = e.get("kv_cache_memory_bytes")
-            self.kv_gib_spin.setSpecialValueText(self.tr("from preset ({0})").format(human_bytes(kv) if kv else "—"))
-            self.kv_dtype_combo.setItemText(0, self.tr("from preset ({0})").format(e.get("kv_cache_dtype", "auto")))
-        self._on_knob_changed()
+    def _on_knobs_box_preset_changed(self) -> None:
+        self._plan_timer.start()
         self.selectionChanged.emit(self.selected_name() or "", self.preset_name() or "")
 
-    def _on_knob_changed(self, *_: Any) -> None:
+    def _on_knobs_box_knobs_changed(self) -> None:
         self._plan_timer.start()
 
     def _on_plan_timer_timeout(self) -> None:
         self.update_plan()
-        self._update_fits()
 
     def _on_bridge_status_changed(self, status: EngineStatus) -> None:
         self._update_buttons()

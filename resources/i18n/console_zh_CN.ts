@@ -978,7 +978,7 @@
   <context>
     <name>ChatPanel</name>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_transcript.py" />
       <source>Assistant</source>
       <translation>助手</translation>
     </message>
@@ -989,11 +989,6 @@
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
-      <source>Conversations</source>
-      <translation>对话</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
       <source>Could not save the answer: {0}</source>
       <translation>无法保存回答：{0}</translation>
     </message>
@@ -1001,11 +996,6 @@
       <location filename="../../console/ui/chat_panel.py" />
       <source>Could not save the message: {0}</source>
       <translation>无法保存消息：{0}</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
-      <source>Delete</source>
-      <translation>删除</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
@@ -1044,16 +1034,6 @@
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
-      <source>Export…</source>
-      <translation>导出…</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
-      <source>Last message: {0}</source>
-      <translation>最后一条消息：{0}</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
       <source>Load a model, type a message and press Ctrl+Enter.</source>
       <translation>加载模型，输入消息，然后按 Ctrl+Enter。</translation>
     </message>
@@ -1064,18 +1044,8 @@
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
-      <source>Max tokens:</source>
-      <translation>最大词元数：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
       <source>Message (Ctrl+Enter sends, Esc stops)</source>
       <translation>消息（Ctrl+Enter 发送，Esc 停止）</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
-      <source>New chat</source>
-      <translation>新对话</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
@@ -1099,28 +1069,8 @@
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
-      <source>Rename</source>
-      <translation>重命名</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
       <source>Rename conversation</source>
       <translation>重命名对话</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
-      <source>Repetition penalty:</source>
-      <translation>重复惩罚：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
-      <source>Sampling</source>
-      <translation>采样</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
-      <source>Seed:</source>
-      <translation>随机种子：</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
@@ -1134,18 +1084,8 @@
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
-      <source>Start a new conversation (Ctrl+N)</source>
-      <translation>开始新对话 (Ctrl+N)</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
       <source>Stop</source>
       <translation>停止</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
-      <source>Stop strings:</source>
-      <translation>停止字符串：</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
@@ -1163,14 +1103,9 @@
       <translation>系统提示词（可选）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_transcript.py" />
       <source>TTFT {0} s</source>
       <translation>首字延迟 {0} 秒</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
-      <source>Temperature:</source>
-      <translation>温度：</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
@@ -1183,69 +1118,85 @@
       <translation>标题：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
-      <source>Top-k:</source>
-      <translation>Top-k：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
-      <source>Top-p:</source>
-      <translation>Top-p：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_transcript.py" />
       <source>You</source>
       <translation>你</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_transcript.py" />
       <source>failed</source>
       <translation>失败</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_transcript.py" />
       <source>hit max tokens</source>
       <translation>达到最大词元数</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
-      <source>no model loaded</source>
-      <translation>未加载模型</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
-      <source>off</source>
-      <translation>关闭</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
-      <source>one stop string per line</source>
-      <translation>每行一个停止字符串</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
-      <source>random</source>
-      <translation>随机</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_transcript.py" />
       <source>stopped</source>
       <translation>已停止</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
-      <source>{0} / {1} tokens</source>
-      <translation>{0} / {1} 词元</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_transcript.py" />
       <source>{0} tok/s</source>
       <translation>{0} 词元/秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_transcript.py" />
       <source>{0} tokens</source>
       <translation>{0} 个词元</translation>
+    </message>
+  </context>
+  <context>
+    <name>ContextMeter</name>
+    <message>
+      <location filename="../../console/ui/context_meter.py" />
+      <source>no model loaded</source>
+      <translation>未加载模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/context_meter.py" />
+      <source>{0} / {1} tokens</source>
+      <translation>{0} / {1} 词元</translation>
+    </message>
+  </context>
+  <context>
+    <name>ConversationList</name>
+    <message>
+      <location filename="../../console/ui/chat_conversations.py" />
+      <source>Conversations</source>
+      <translation>对话</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_conversations.py" />
+      <source>Delete</source>
+      <translation>删除</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_conversations.py" />
+      <source>Export…</source>
+      <translation>导出…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_conversations.py" />
+      <source>Last message: {0}</source>
+      <translation>最后一条消息：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_conversations.py" />
+      <source>New chat</source>
+      <translation>新对话</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_conversations.py" />
+      <source>Rename</source>
+      <translation>重命名</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_conversations.py" />
+      <source>Start a new conversation (Ctrl+N)</source>
+      <translation>开始新对话 (Ctrl+N)</translation>
     </message>
   </context>
   <context>
@@ -1370,11 +1321,6 @@
       <location filename="../../console/ui/export_panel.py" />
       <source>Docker Compose</source>
       <translation>Docker Compose</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/export_panel.py" />
-      <source>Export formats are not available in this installation (console.export: {e}).</source>
-      <translation>此安装中没有可用的导出格式（console.export：{e}）。</translation>
     </message>
     <message>
       <location filename="../../console/ui/export_panel.py" />
@@ -1639,6 +1585,64 @@
     </message>
   </context>
   <context>
+    <name>KnobsBox</name>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>Context length:</source>
+      <translation>上下文长度：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>GPU memory utilisation:</source>
+      <translation>显存利用率：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>KV cache dtype:</source>
+      <translation>KV 缓存数据类型：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>KV cache size (CPU):</source>
+      <translation>KV 缓存大小 (CPU)：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>Max sequences:</source>
+      <translation>最大并发序列数：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>Preset and knobs</source>
+      <translation>预设与参数</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>Preset:</source>
+      <translation>预设：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>default</source>
+      <translation>默认</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>from preset</source>
+      <translation>沿用预设</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>from preset ({0})</source>
+      <translation>沿用预设（{0}）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>model</source>
+      <translation>模型</translation>
+    </message>
+  </context>
+  <context>
     <name>Language</name>
     <message>
       <location filename="../../console/ui/i18n.py" />
@@ -1830,11 +1834,6 @@
     </message>
     <message>
       <location filename="../../console/ui/main_window.py" />
-      <source>The {0} panel is not available: {1}</source>
-      <translation>{0} 面板不可用：{1}</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/main_window.py" />
       <source>VRAM {0} / {1}</source>
       <translation>显存 {0} / {1}</translation>
     </message>
@@ -1847,47 +1846,47 @@
   <context>
     <name>ModelTableModel</name>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_table.py" />
       <source>Architecture</source>
       <translation>架构</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_table.py" />
       <source>Fits?</source>
       <translation>能否装下？</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_table.py" />
       <source>Max context</source>
       <translation>最大上下文</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_table.py" />
       <source>Name</source>
       <translation>名称</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_table.py" />
       <source>Params</source>
       <translation>参数量</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_table.py" />
       <source>Quantization</source>
       <translation>量化</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_table.py" />
       <source>Size</source>
       <translation>大小</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_table.py" />
       <source>The files of this model are gone: {0}</source>
       <translation>此模型的文件已丢失：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_table.py" />
       <source>none</source>
       <translation>无</translation>
     </message>
@@ -1901,13 +1900,8 @@
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
-      <source>Cannot plan</source>
-      <translation>无法规划</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Context length:</source>
-      <translation>上下文长度：</translation>
+      <source>Choose a preset</source>
+      <translation>请选择一个预设</translation>
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
@@ -1938,11 +1932,6 @@
       <location filename="../../console/ui/models_panel.py" />
       <source>GGUF files (*.gguf);;All files (*)</source>
       <translation>GGUF 文件 (*.gguf);;所有文件 (*)</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>GPU memory utilisation:</source>
-      <translation>显存利用率：</translation>
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
@@ -2006,31 +1995,6 @@
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
-      <source>KV cache dtype:</source>
-      <translation>KV 缓存数据类型：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>KV cache size (CPU):</source>
-      <translation>KV 缓存大小 (CPU)：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>KV cache {0}</source>
-      <translation>KV 缓存 {0}</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>KV cache: {0:,} tokens</source>
-      <translation>KV 缓存：{0:,} 词元</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>KV dtype {0}</source>
-      <translation>KV 数据类型 {0}</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
       <source>Load</source>
       <translation>加载</translation>
     </message>
@@ -2051,16 +2015,6 @@
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
-      <source>Max concurrency at full context: {0:.1f}×</source>
-      <translation>满上下文时的最大并发：{0:.1f}×</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Max sequences:</source>
-      <translation>最大并发序列数：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
       <source>Model details</source>
       <translation>模型详情</translation>
     </message>
@@ -2073,21 +2027,6 @@
       <location filename="../../console/ui/models_panel.py" />
       <source>Name in the store:</source>
       <translation>在模型库中的名称：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Planner</source>
-      <translation>规划器</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Preset and knobs</source>
-      <translation>预设与参数</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Preset:</source>
-      <translation>预设：</translation>
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
@@ -2136,18 +2075,8 @@
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
-      <source>Select a model to see whether it fits.</source>
-      <translation>选择一个模型，查看它能否装下。</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
       <source>The engine is busy ({0}); wait for it to finish</source>
       <translation>引擎正忙（{0}）；请等待其完成</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>The planner failed</source>
-      <translation>规划器出错</translation>
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
@@ -2160,79 +2089,29 @@
       <translation>原位使用</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Weights: {0}</source>
-      <translation>权重：{0}</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>context {0}</source>
-      <translation>上下文 {0}</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>default</source>
-      <translation>默认</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_table.py" />
       <source>does not fit</source>
       <translation>装不下</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_table.py" />
       <source>error</source>
       <translation>错误</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_table.py" />
       <source>files missing</source>
       <translation>文件缺失</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_table.py" />
       <source>fits</source>
       <translation>可装下</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_table.py" />
       <source>fits with changes</source>
       <translation>调整后可装下</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>from preset</source>
-      <translation>沿用预设</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>from preset ({0})</source>
-      <translation>沿用预设（{0}）</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>max seqs {0}</source>
-      <translation>最大序列数 {0}</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>model</source>
-      <translation>模型</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>model default</source>
-      <translation>模型默认值</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>planner not available</source>
-      <translation>规划器不可用</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>utilisation {0:.2f}</source>
-      <translation>利用率 {0:.2f}</translation>
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
@@ -2354,6 +2233,79 @@
       <location filename="../../console/ui/bench_plots.py" />
       <source>p99 end-to-end latency (s)</source>
       <translation>p99 端到端延迟（秒）</translation>
+    </message>
+  </context>
+  <context>
+    <name>PlanView</name>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>Cannot plan</source>
+      <translation>无法规划</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>KV cache {0}</source>
+      <translation>KV 缓存 {0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>KV cache: {0:,} tokens</source>
+      <translation>KV 缓存：{0:,} 词元</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>KV dtype {0}</source>
+      <translation>KV 数据类型 {0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>Max concurrency at full context: {0:.1f}×</source>
+      <translation>满上下文时的最大并发：{0:.1f}×</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>Planner</source>
+      <translation>规划器</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>Select a model to see whether it fits.</source>
+      <translation>选择一个模型，查看它能否装下。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>The planner failed</source>
+      <translation>规划器出错</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>Weights: {0}</source>
+      <translation>权重：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>context {0}</source>
+      <translation>上下文 {0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>default</source>
+      <translation>默认</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>max seqs {0}</source>
+      <translation>最大序列数 {0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>model default</source>
+      <translation>模型默认值</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>utilisation {0:.2f}</source>
+      <translation>利用率 {0:.2f}</translation>
     </message>
   </context>
   <context>
@@ -2487,6 +2439,64 @@
       <location filename="../../console/ui/quantize_dialog.py" />
       <source>built-in corpus</source>
       <translation>内置语料</translation>
+    </message>
+  </context>
+  <context>
+    <name>SamplingBox</name>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>Max tokens:</source>
+      <translation>最大词元数：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>Repetition penalty:</source>
+      <translation>重复惩罚：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>Sampling</source>
+      <translation>采样</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>Seed:</source>
+      <translation>随机种子：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>Stop strings:</source>
+      <translation>停止字符串：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>Temperature:</source>
+      <translation>温度：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>Top-k:</source>
+      <translation>Top-k：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>Top-p:</source>
+      <translation>Top-p：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>off</source>
+      <translation>关闭</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>one stop string per line</source>
+      <translation>每行一个停止字符串</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>random</source>
+      <translation>随机</translation>
     </message>
   </context>
   <context>

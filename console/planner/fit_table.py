@@ -1,0 +1,80 @@
+"""The "fits?" of every model in the store under one preset and the user's knobs, on one device:
+the Models panel's table column and its plan box. Pure work on inputs already in memory (store
+entries, a loaded :class:`Preset`, a device description) plus each model's config.json, so the
+window runs it off the GUI thread; nothing here reads preset files or the registry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Mapping, Sequence
+
+from console.config import EngineConfig
+from console.models.store import ModelEntry
+from console.planner.core import Plan, PlanRequest
+from console.planner.gpus import GpuProfile, get_gpu
+from console.planner.shapes import shape_for
+from console.planner.verdict import plan
+from console.presets import Preset
+
+FitVerdict = Literal["fits", "fits-with-changes", "does-not-fit", "files-missing", "error"]
+
+#: What the planner is asked to size for: a GPU profile, or ``"cpu:<GiB of RAM>"``.
+Device = GpuProfile | str
+
+
+@dataclass(frozen=True)
+class Fit:
+    """One model's row: the verdict, and why when it is an error."""
+
+    model: str
+    verdict: FitVerdict
+    detail: str = ""
+
+
+def planner_device(sampler: Any) -> Device:
+    """The planner's device for this machine from the device sampler (``console.monitor.device``):
+    the NVML card's profile (or one built from its memory), else the CPU engine with this
+    machine's RAM. May read NVML once: call it off the GUI thread and keep the answer."""
+    if getattr(sampler, "kind", "") == "nvml":
+        name = str(getattr(sampler.source, "name", "GPU"))
+        try:
+            return get_gpu(name)
+        except ValueError:
+            total = sampler.source.sample().get("mem_total_bytes", 0.0)
+            return GpuProfile(name.lower().replace(" ", "-"), name, int(total), 1000.0, 100.0)
+    import psutil
+
+    return f"cpu:{psutil.virtual_memory().total / 1024**3:.0f}"
+
+
+def plan_for(entry: ModelEntry, config: EngineConfig, device: Device) -> Plan:
+    """The planner's plan for ``entry`` under ``config`` on ``device``, one request at a time."""
+    request = PlanRequest(
+        shape=shape_for(entry), gpu=device, quantization=entry.quantization or config.quantization,
+        kv_cache_dtype=config.kv_cache_dtype, max_model_len=config.max_model_len, concurrency=1,
+        gpu_memory_utilization=config.gpu_memory_utilization or 0.9,
+        enforce_eager=bool(config.enforce_eager), kv_cache_memory_bytes=config.kv_cache_memory_bytes,
+        max_num_seqs=config.max_num_seqs, max_num_batched_tokens=config.max_num_batched_tokens)
+    return plan(request)
+
+
+def fit_of(entry: ModelEntry, preset: Preset, overrides: Mapping[str, Any], device: Device) -> Fit:
+    """One row: the same configuration Load would use for it (``preset.config_for``), planned."""
+    if not entry.available:
+        return Fit(entry.name, "files-missing", entry.path)
+    try:
+        verdict = plan_for(entry, preset.config_for(entry, **overrides), device).verdict
+    except Exception as exc:  # one unreadable model must not hide the others' verdicts
+        return Fit(entry.name, "error", str(exc))
+    return Fit(entry.name, verdict)
+
+
+def fit_table(entries: Sequence[ModelEntry], preset: Preset, overrides: Mapping[str, Any],
+              device: Device) -> dict[str, Fit]:
+    """Every model's :class:`Fit` (by name) under ``preset`` (a loaded
+    :class:`console.presets.Preset`) with the knob ``overrides``."""
+    return {e.name: fit_of(e, preset, overrides, device) for e in entries}
+
+
+__all__ = ["Device", "Fit", "FitVerdict", "fit_of", "fit_table", "plan_for", "planner_device"]

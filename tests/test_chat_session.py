@@ -1,0 +1,126 @@
+"""The chat session (console/chat_session.py) over the real conversation store, answered by the
+real CPU engine (tiny random Llama, the session-shared host): send / regenerate / edit rewrite
+the saved history the way the Chat tab shows it, answers are filed with their figures in the
+conversation they belong to, and the terminal chat, built on the same session, is saved too and
+can be continued."""
+
+from __future__ import annotations
+
+import builtins
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from console.chat_session import ChatSession
+from console.cli.chat import repl, turn
+from console.config import SamplingSettings
+from console.conversations import ConversationError, ConversationStore
+from console.engine.types import EngineState, GenerationRequest, RequestFinished
+
+pytestmark = pytest.mark.engine
+
+GREEDY = SamplingSettings(temperature=0.0, max_tokens=8)
+
+
+@pytest.fixture()
+def host(engine_host: Any) -> Any:
+    if engine_host.status.state != EngineState.READY:
+        pytest.fail(f"shared engine is not ready: {engine_host.status}")
+    return engine_host
+
+
+def _answer(host: Any, request: GenerationRequest) -> RequestFinished:
+    events = list(host.stream(request))
+    assert isinstance(events[-1], RequestFinished), events[-1]
+    return events[-1]
+
+
+def test_send_regenerate_edit_are_saved_as_the_chat_tab_shows_them(host: Any, tmp_path: Path) -> None:
+    db = tmp_path / "chats.sqlite3"
+    session = ChatSession(ConversationStore(db))
+    session.system_prompt = "Be brief."
+    request = session.send("  Hello there, tiny model  ", GREEDY)
+    assert request.messages == [{"role": "system", "content": "Be brief."},
+                                {"role": "user", "content": "Hello there, tiny model"}]
+    first = _answer(host, request)
+    session.record_answer(first.text, first, model="tiny")
+
+    reopened = ConversationStore(db)  # what a restart (or the window) reads
+    [conv] = reopened.list()
+    assert conv.title == "Hello there, tiny model" and conv.system_prompt == "Be brief."
+    user, answer = reopened.messages(conv.id)
+    assert (user.role, user.content) == ("user", "Hello there, tiny model")
+    assert answer.role == "assistant" and answer.content == first.text and answer.model == "tiny"
+    assert answer.output_tokens == first.output_tokens and answer.finish_reason == first.finish_reason
+
+    again = session.regenerate(GREEDY)  # the answer goes; the same question is asked again
+    assert again is not None and again.messages == request.messages
+    assert [m.role for m in reopened.messages(conv.id)] == ["user"]
+    second = _answer(host, again)
+    session.record_answer(second.text, second, model="tiny", reason="abort")
+    assert [(m.role, m.finish_reason) for m in reopened.messages(conv.id)] == [("user", None), ("assistant", "abort")]
+
+    edited = session.start_edit()
+    assert edited is not None and edited.content == "Hello there, tiny model"
+    request = session.send("A different question", GREEDY)  # replaces the question and its answer
+    assert [m.content for m in reopened.messages(conv.id)] == ["A different question"]
+    assert request.messages[-1] == {"role": "user", "content": "A different question"}
+    assert session.regenerate(GREEDY) is not None  # no answer yet: asks the same again
+
+
+def test_an_answer_is_filed_in_its_own_conversation_after_switching(host: Any, tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path / "chats.sqlite3")
+    session = ChatSession(store)
+    request = session.send("First chat", GREEDY)
+    first_id = session.conversation_id
+    session.new()  # the user starts another chat while the answer streams
+    done = _answer(host, request)
+    session.record_answer(done.text, done)
+    assert session.messages == [] and session.conversation_id is None
+    assert [m.role for m in store.messages(first_id)] == ["user", "assistant"]  # type: ignore[arg-type]
+    assert session.regenerate(GREEDY) is None  # nothing to regenerate in the new chat
+    with pytest.raises(ValueError):
+        session.send("   ", GREEDY)
+    with pytest.raises(ConversationError):
+        session.open(12345)
+    with pytest.raises(ConversationError):
+        session.export(tmp_path / "none.md")
+    session.open(first_id)  # type: ignore[arg-type]
+    session.export(tmp_path / "chat.md")
+    assert (tmp_path / "chat.md").read_text().startswith("# First chat")
+
+
+def _typing(monkeypatch: pytest.MonkeyPatch, lines: list[str]) -> None:
+    feed: Iterator[str] = iter(lines)
+
+    def fake_input(prompt: str = "") -> str:
+        try:
+            return next(feed)
+        except StopIteration:
+            raise EOFError from None
+
+    monkeypatch.setattr(builtins, "input", fake_input)
+
+
+def test_the_terminal_chat_is_saved_and_can_be_continued(host: Any, home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """The user types at the terminal: two turns (one regenerated), /new, a third; Ctrl-D."""
+    _typing(monkeypatch, ["Hello there", "/regenerate", "/new", "Second chat"])
+    assert repl(host, ChatSession(ConversationStore()), GREEDY) == 0
+    out = capsys.readouterr()
+
+    store = ConversationStore()  # the data home's history: the one the window lists
+    chats = {c.title: c.id for c in store.list()}
+    assert set(chats) == {"Hello there", "Second chat"}
+    first = store.messages(chats["Hello there"])
+    assert [m.role for m in first] == ["user", "assistant"]  # regenerated: one answer, not two
+    assert first[1].output_tokens is not None and first[1].content in out.out
+    second = store.messages(chats["Second chat"])
+    assert [m.content for m in second][0] == "Second chat" and second[1].content in out.out
+    assert f"--conversation {chats['Second chat']}" in out.err
+
+    session = ChatSession(store)  # `inference-console chat --conversation ID "..."`
+    session.open(chats["Hello there"])
+    turn(host, session, GREEDY, "And a follow-up")
+    assert [m.role for m in store.messages(chats["Hello there"])] == ["user", "assistant", "user", "assistant"]
