@@ -6,7 +6,8 @@ same pixels with no X server), loads the bundled SmolLM2 model when the store ha
 else a tiny random-weight Llama (its answers are gibberish, but every figure is real), chats,
 runs a batch, lets the Monitor collect a few seconds of series, runs a small bench with a
 concurrency sweep, and saves ``docs/screenshots/{chat,batch,monitor,export,bench}.png`` (palette
-PNGs, kept under 300 KB each). ``--only bench`` skips the chat and batches and saves only the
+PNGs, kept under 300 KB each), plus ``chat-schema.png`` and ``chat-logprobs.png`` (the chat's
+Output control: a JSON schema, then logprobs with two answers; ``--only chat-output``). ``--only bench`` skips the chat and batches and saves only the
 tabs named.
 
     .venv/bin/python packaging/screenshots.py [--xvfb] [--import-bundled] [--only TABS] [--out docs/screenshots]
@@ -142,8 +143,11 @@ def run(out: Path, import_bundled: bool = False, only: set[str] | None = None) -
 
     if only is None or only & {"chat", "batch", "monitor"}:
         chat_and_batches(window, ctx, spin, work, t_loaded)
-    run_bench(window, spin)
     out.mkdir(parents=True, exist_ok=True)
+    if only is None or "chat-output" in only:
+        chat_output_shots(window, spin, out)
+    if only is None or "bench" in only:
+        run_bench(window, spin)
     for i in range(window.tabs.count()):
         title = window.tabs.tabText(i).replace("&", "").lower()
         if only is not None and title not in only:
@@ -187,6 +191,46 @@ def chat_and_batches(window, ctx, spin, work: Path, t_loaded: float) -> None:  #
     window.tabs.setCurrentWidget(monitor)
     monitor.show_last(max(60.0, time.time() - t_loaded + 10))
     spin(3.0)
+
+
+CAPITAL_SCHEMA = """{
+  "type": "object",
+  "properties": {"city": {"type": "string"}, "country": {"type": "string"}},
+  "required": ["city", "country"]
+}"""
+
+
+def chat_output_shots(window, spin, out: Path) -> None:  # type: ignore[no-untyped-def]
+    """The chat's Output control: an answer held to a JSON schema, then two answers with their
+    per-token probabilities (``chat-schema.png``, ``chat-logprobs.png``)."""
+    from console.ui.chat_output import FREE, SCHEMA
+
+    chat = window.chat
+
+    def ask(question: str, png: str) -> None:
+        chat.input.setPlainText(question)
+        if not chat.send():
+            raise SystemExit(f"chat refused to send: {chat.error_label.text()}")
+        spin(300, lambda: chat.active_id is None)
+        spin(0.8)
+        print(f"{out / png}: {save_small(window.grab().toImage(), out / png) // 1024} KB", flush=True)
+
+    window.tabs.setCurrentWidget(chat)
+    chat.new_conversation()
+    chat.temperature.setValue(0.0)
+    chat.max_tokens.setValue(48)
+    chat.output.set_mode(SCHEMA, CAPITAL_SCHEMA)
+    ask("Give the capital of France as JSON with city and country.", "chat-schema.png")
+    chat.new_conversation()
+    chat.output.set_mode(FREE)
+    chat.output.logprobs.setValue(3)
+    chat.output.answers.setValue(2)
+    chat.temperature.setValue(0.8)
+    chat.seed.setValue(5)
+    chat.max_tokens.setValue(24)
+    ask("Describe the sea in one sentence.", "chat-logprobs.png")
+    chat.output.logprobs.setValue(-1)
+    chat.output.answers.setValue(1)
 
 
 def main() -> int:

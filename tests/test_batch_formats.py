@@ -61,7 +61,7 @@ def test_malformed_lines_reported_by_number_good_lines_kept() -> None:
         json.dumps({"custom_id": "x", "method": "GET", "url": "/v1/chat/completions", "body": {"messages": []}}),
         json.dumps({"custom_id": "y", "method": "POST", "url": "/v1/embeddings", "body": {"input": "a"}}),
         openai_line("ok1", "duplicate id"),
-        openai_line("z", "hi", presence_penalty=0.5),
+        openai_line("z", "hi", tools=[{"type": "function", "function": {"name": "f"}}]),
         openai_line("t", "hi", temperature=-1),
         json.dumps(["a", "list"]),
         json.dumps({"prompt": "plain prompt", "max_tokens": 5}),
@@ -75,7 +75,7 @@ def test_malformed_lines_reported_by_number_good_lines_kept() -> None:
     assert "POST" in by_line[3]
     assert "/v1/embeddings" in by_line[4]
     assert "duplicate custom_id 'ok1' (first on line 1)" in by_line[5]
-    assert "presence_penalty" in by_line[6]
+    assert "tools" in by_line[6]  # presence_penalty & co. now run (tests/test_batch_openai.py)
     assert "temperature" in by_line[7]
     assert "bogus" in by_line[10]
     assert str(parsed.errors[0]).startswith("line 2:")

@@ -94,7 +94,7 @@ def run_gpu(out: Path) -> dict[str, Any]:
     from run_gpu import emu_config, environment, shape_folder
 
     from console.engine.host import EngineHost
-    from console.monitor.device import NvmlSource
+    from console.metrics.device import NvmlSource
     from console.planner.selfcal import gpu_key, read_loads
 
     gpu = gpu_key(NvmlSource(0).name)

@@ -13,10 +13,14 @@ Accepted line shapes (JSONL, one JSON object per line, blank lines ignored):
 CSV files need a header with a ``prompt`` column; ``custom_id``/``id``, ``system``,
 ``max_tokens``, ``temperature``, ``top_p`` and ``seed`` columns are used when present.
 
+Every request body (OpenAI lines, and plain lines read as a chat body) is validated by vLLM's own
+protocol models and converted to sampling parameters by vLLM (``console/engine/openai_body.py``):
+structured outputs, logprobs, ``n`` and penalties work as in ``vllm run-batch``, and a refused line carries
+vLLM's message. ``/v1/completions`` lines (one prompt each) are accepted too.
+
 A line that cannot be used becomes an :class:`InputError` carrying its line number and a
-readable reason; the good lines still run. Nothing is silently guessed: unknown fields in a
-plain-prompt line, sampling fields the engine cannot honour (``presence_penalty``, ``n > 1``,
-``stream``, tools, ...), wrong types and out-of-range values are all refused by line.
+readable reason; the good lines still run. Fields vLLM accepts and ignores are named in the
+warnings.
 Lines without an id get ``line-<N>``, so a re-run of the same file resumes correctly.
 """
 
@@ -25,33 +29,18 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from console.engine.openai_body import URLS, BodyError, Endpoint, parse_body
 from console.config import SamplingSettings
+from console.engine import vllm_compat
 
-CHAT_URL = "/v1/chat/completions"
 #: Longest line or CSV cell we accept, so an enormous input fails by line instead of by memory.
 MAX_LINE_CHARS = 4 * 1024 * 1024
-_ROLES = {"system", "user", "assistant", "developer", "tool"}
-
-# Request-body fields we honour, and the SamplingSettings field each maps to.
-_SAMPLING_KEYS = {"temperature": "temperature", "top_p": "top_p", "top_k": "top_k",
-                  "max_tokens": "max_tokens", "max_completion_tokens": "max_tokens",
-                  "repetition_penalty": "repetition_penalty", "seed": "seed", "stop": "stop",
-                  "min_tokens": "min_tokens", "ignore_eos": "ignore_eos"}
-# Fields that do not change the generation (accepted and ignored) or that we accept only at
-# their neutral value.
-_HARMLESS_KEYS = {"model", "user", "metadata", "store", "service_tier"}
-_NEUTRAL_VALUES: dict[str, tuple[Any, ...]] = {
-    "n": (1, None), "stream": (False, None), "logprobs": (False, None), "top_logprobs": (0, None),
-    "presence_penalty": (0, 0.0, None), "frequency_penalty": (0, 0.0, None),
-    "tools": (None, []), "tool_choice": (None, "none"), "response_format": (None, {"type": "text"}),
-    "stream_options": (None,), "parallel_tool_calls": (None, True, False),
-}
-_BODY_KEYS = set(_SAMPLING_KEYS) | _HARMLESS_KEYS | set(_NEUTRAL_VALUES) | {"messages"}
-_PLAIN_KEYS = set(_SAMPLING_KEYS) | {"prompt", "messages", "custom_id", "id", "system", "model"}
+#: Keys of a plain-prompt line that are not request-body fields.
+_PLAIN_ONLY = {"prompt", "messages", "custom_id", "id", "system"}
 
 
 class BatchFormatError(ValueError):
@@ -78,11 +67,18 @@ class BatchRequest:
     prompt: str | None = None
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
     model: str | None = None  # the model the line asks for (OpenAI format), if any
+    endpoint: Endpoint = "chat"
+    prompt_token_ids: list[int] | None = None
+    params: Any = None  # vLLM SamplingParams from vLLM's own conversion of the body
+    openai_fields: dict[str, Any] = field(default_factory=dict)  # body fields a server engine is sent
+    top_logprobs: int | None = None  # alternatives per token to write (None: no logprobs)
 
     @property
     def display_prompt(self) -> str:
         if self.prompt is not None:
             return self.prompt
+        if self.prompt_token_ids is not None:
+            return f"<{len(self.prompt_token_ids)} token ids>"
         return "\n".join(m["content"] for m in self.messages or [] if m["role"] != "system")
 
 
@@ -111,79 +107,6 @@ def _text(where: str, value: str) -> str:
     return value
 
 
-def _number(key: str, value: Any, *, integer: bool = False) -> Any:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _LineError(f"'{key}' must be a number, not {value!r}")
-    if integer and not (isinstance(value, int) or float(value).is_integer()):
-        raise _LineError(f"'{key}' must be a whole number, not {value!r}")
-    if value != value or value in (float("inf"), float("-inf")):
-        raise _LineError(f"'{key}' must be a finite number")
-    return int(value) if integer else float(value)
-
-
-def _sampling(values: dict[str, Any], defaults: SamplingSettings) -> SamplingSettings:
-    changes: dict[str, Any] = {}
-    for key, target in _SAMPLING_KEYS.items():
-        if key not in values or values[key] is None:
-            continue
-        v = values[key]
-        if target in ("max_tokens", "top_k", "min_tokens"):
-            v = _number(key, v, integer=True)
-        elif target == "seed":
-            v = _number(key, v, integer=True)
-            if not -(2**63) <= v < 2**63:
-                raise _LineError("'seed' is out of range")
-        elif target == "stop":
-            if isinstance(v, str):
-                v = [v]
-            if not isinstance(v, list) or not all(isinstance(s, str) and s for s in v) or len(v) > 16:
-                raise _LineError("'stop' must be a string or a list of up to 16 non-empty strings")
-            for item in v:
-                _text("stop", item)
-        elif target == "ignore_eos":
-            if not isinstance(v, bool):
-                raise _LineError("'ignore_eos' must be true or false")
-        else:
-            v = _number(key, v)
-        changes[target] = v
-    s = replace(defaults, **changes)
-    try:
-        s.validate()
-    except ValueError as exc:
-        raise _LineError(str(exc)) from None
-    if s.top_k < -1:
-        raise _LineError("top_k must be -1, 0 (off) or positive")
-    if s.min_tokens < 0 or s.min_tokens > s.max_tokens:
-        raise _LineError("min_tokens must be between 0 and max_tokens")
-    return s
-
-
-def _messages(value: Any) -> list[dict[str, str]]:
-    if not isinstance(value, list) or not value:
-        raise _LineError("'messages' must be a non-empty list")
-    out: list[dict[str, str]] = []
-    for i, m in enumerate(value):
-        if not isinstance(m, dict) or "role" not in m or "content" not in m:
-            raise _LineError(f"messages[{i}] must be an object with 'role' and 'content'")
-        role, content = m["role"], m["content"]
-        if role not in _ROLES:
-            raise _LineError(f"messages[{i}].role {role!r} is not one of {', '.join(sorted(_ROLES))}")
-        if isinstance(content, list):  # OpenAI content parts: text only
-            texts = []
-            for part in content:
-                if not isinstance(part, dict) or part.get("type") != "text" or not isinstance(part.get("text"), str):
-                    raise _LineError(f"messages[{i}].content: only text parts are supported")
-                texts.append(part["text"])
-            content = "".join(texts)
-        if not isinstance(content, str):
-            raise _LineError(f"messages[{i}].content must be text")
-        _text(f"messages[{i}].content", content)
-        out.append({"role": "system" if role == "developer" else role, "content": content})
-    if all(m["role"] == "system" for m in out):
-        raise _LineError("'messages' has no user message")
-    return out
-
-
 def _custom_id(value: Any, line: int) -> str:
     if value is None:
         return f"line-{line}"
@@ -195,7 +118,27 @@ def _custom_id(value: Any, line: int) -> str:
     return text
 
 
-def _openai_line(obj: dict[str, Any], line: int, defaults: SamplingSettings) -> BatchRequest:
+def _request(cid: str, line: int, endpoint: Endpoint, body: dict[str, Any],
+             defaults: SamplingSettings, warnings: list[str]) -> BatchRequest:
+    try:
+        parsed = parse_body(endpoint, body, defaults)
+    except BodyError as exc:
+        raise _LineError(str(exc)) from None
+    if parsed.ignored:
+        warnings.append(f"line {line}: field(s) ignored by vLLM: {', '.join(parsed.ignored)}")
+    for m in parsed.messages or []:
+        _text("a message", m["content"])
+    if parsed.prompt is not None:
+        _text("prompt", parsed.prompt)
+    if parsed.model is not None:
+        _text("body.model", parsed.model)
+    return BatchRequest(custom_id=cid, line=line, messages=parsed.messages, prompt=parsed.prompt,
+                        prompt_token_ids=parsed.prompt_token_ids, sampling=parsed.sampling, model=parsed.model,
+                        endpoint=endpoint, params=parsed.params, openai_fields=parsed.fields,
+                        top_logprobs=parsed.top_logprobs)
+
+
+def _openai_line(obj: dict[str, Any], line: int, defaults: SamplingSettings, warnings: list[str]) -> BatchRequest:
     for key in ("custom_id", "method", "url", "body"):
         if key not in obj:
             raise _LineError(f"missing '{key}' (an OpenAI batch line needs custom_id, method, url, body)")
@@ -205,52 +148,40 @@ def _openai_line(obj: dict[str, Any], line: int, defaults: SamplingSettings) -> 
     cid = _custom_id(obj["custom_id"], line)
     if obj["method"] != "POST":
         raise _LineError(f"method must be POST, not {obj['method']!r}")
-    if obj["url"] != CHAT_URL:
-        raise _LineError(f"url {obj['url']!r} is not supported (supported: {CHAT_URL})")
-    body = obj["body"]
-    if not isinstance(body, dict):
+    endpoint = URLS.get(obj["url"]) if isinstance(obj["url"], str) else None
+    if endpoint is None:
+        raise _LineError(f"url {obj['url']!r} is not supported (supported: {', '.join(URLS)})")
+    if not isinstance(obj["body"], dict):
         raise _LineError("'body' must be an object")
-    unknown = set(body) - _BODY_KEYS
-    if unknown:
-        raise _LineError(f"body field(s) not supported: {', '.join(sorted(unknown))}")
-    for key, allowed in _NEUTRAL_VALUES.items():
-        if key in body and body[key] not in allowed:
-            raise _LineError(f"body.{key} = {body[key]!r} is not supported by the console")
-    if "messages" not in body:
+    if endpoint == "chat" and "messages" not in obj["body"]:
         raise _LineError("body has no 'messages'")
-    model = body.get("model")
-    if model is not None and not isinstance(model, str):
-        raise _LineError("body.model must be a string")
-    if model is not None:
-        _text("body.model", model)
-    return BatchRequest(custom_id=cid, line=line, messages=_messages(body["messages"]),
-                        sampling=_sampling(body, defaults), model=model)
+    return _request(cid, line, endpoint, obj["body"], defaults, warnings)
 
 
-def _plain_line(obj: dict[str, Any], line: int, defaults: SamplingSettings) -> BatchRequest:
-    unknown = set(obj) - _PLAIN_KEYS
-    if unknown:
-        raise _LineError(f"unknown field(s) {', '.join(sorted(unknown))}")
+def _plain_line(obj: dict[str, Any], line: int, defaults: SamplingSettings, warnings: list[str]) -> BatchRequest:
+    """A plain line is a chat body with ``prompt``/``system`` shorthands."""
     if ("prompt" in obj) == ("messages" in obj):
         raise _LineError("a line needs exactly one of 'prompt' or 'messages'")
     cid = _custom_id(obj.get("custom_id", obj.get("id")), line)
+    unknown = set(obj) - _PLAIN_ONLY - set(vllm_compat.chat_completion_request_class().model_fields)
+    if unknown:
+        raise _LineError(f"unknown field(s) {', '.join(sorted(unknown))}")
     system = obj.get("system")
     if system is not None and not isinstance(system, str):
         raise _LineError("'system' must be text")
-    if system:
-        _text("system", system)
     if "prompt" in obj:
         prompt = obj["prompt"]
         if not isinstance(prompt, str) or not prompt.strip():
             raise _LineError("'prompt' must be non-empty text")
-        _text("prompt", prompt)
-        messages = [{"role": "user", "content": prompt}]
+        messages: Any = [{"role": "user", "content": prompt}]
     else:
-        messages = _messages(obj["messages"])
+        messages = obj["messages"]
+        if not isinstance(messages, list) or not messages:
+            raise _LineError("'messages' must be a non-empty list")
     if system:
         messages = [{"role": "system", "content": system}] + messages
-    return BatchRequest(custom_id=cid, line=line, messages=messages, sampling=_sampling(obj, defaults),
-                        model=obj.get("model") if isinstance(obj.get("model"), str) else None)
+    body = {k: v for k, v in obj.items() if k not in _PLAIN_ONLY}
+    return _request(cid, line, "chat", {**body, "messages": messages}, defaults, warnings)
 
 
 def _check_text(text: str) -> None:
@@ -266,6 +197,7 @@ def parse_jsonl(text: str, defaults: SamplingSettings | None = None) -> ParsedBa
     errors: list[InputError] = []
     seen: dict[str, int] = {}
     kinds: set[str] = set()
+    warnings: list[str] = []
     for n, raw in enumerate(text.split("\n"), start=1):
         line = raw.strip()
         if not line:
@@ -281,16 +213,17 @@ def parse_jsonl(text: str, defaults: SamplingSettings | None = None) -> ParsedBa
             if not isinstance(obj, dict):
                 raise _LineError(f"expected a JSON object, got {type(obj).__name__}")
             if "body" in obj or "url" in obj or "method" in obj:
-                req = _openai_line(obj, n, defaults)
+                req = _openai_line(obj, n, defaults, warnings)
                 kinds.add("openai")
             else:
-                req = _plain_line(obj, n, defaults)
+                req = _plain_line(obj, n, defaults, warnings)
                 kinds.add("jsonl")
             _accept(req, n, seen, requests)
         except _LineError as exc:
             errors.append(InputError(n, str(exc)))
     fmt = "openai" if kinds == {"openai"} else "jsonl"
-    warnings = ["the file mixes OpenAI batch lines and plain prompt lines"] if len(kinds) > 1 else []
+    if len(kinds) > 1:
+        warnings.insert(0, "the file mixes OpenAI batch lines and plain prompt lines")
     return ParsedBatch(requests, errors, fmt, warnings)
 
 
@@ -350,7 +283,7 @@ def parse_csv(text: str, defaults: SamplingSettings | None = None) -> ParsedBatc
             for key in ("temperature", "top_p"):
                 if cells.get(key):
                     obj[key] = _csv_number(key, cells[key], float)
-            req = _plain_line(obj, n, defaults)
+            req = _plain_line(obj, n, defaults, warnings)
             _accept(req, n, seen, requests)
         except _LineError as exc:
             errors.append(InputError(n, str(exc)))

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from console.atomic import DiskFullError, atomic_write_text
+from console.engine.choices import Choice, OpenAIChoiceCollector, chat_logprobs, completion_logprobs
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,26 @@ class BatchResult:
     error_code: str | None = None
     model: str = ""
     request_id: str = ""
+    #: All ``n`` answers with their logprobs (empty: one answer, ``text``)
+    choices: tuple[Choice, ...] = ()
+    endpoint: str = "chat"  # "chat" or "completion": the body shape written
+    top_logprobs: int | None = None  # alternatives per token written (None: no logprobs)
+
+    def _choices(self) -> list[dict[str, Any]]:
+        choices = self.choices or (Choice(0, self.text, self.finish_reason or "stop", self.output_tokens),)
+        out = []
+        for c in choices:
+            if self.endpoint == "completion":
+                lp = None if c.logprobs is None or self.top_logprobs is None else \
+                    completion_logprobs(c.logprobs, self.top_logprobs)
+                out.append({"index": c.index, "text": c.text, "logprobs": lp, "finish_reason": c.finish_reason,
+                            "stop_reason": c.stop_reason})
+            else:
+                lp = None if c.logprobs is None or self.top_logprobs is None else \
+                    chat_logprobs(c.logprobs, self.top_logprobs)
+                out.append({"index": c.index, "message": {"role": "assistant", "content": c.text},
+                            "logprobs": lp, "finish_reason": c.finish_reason, "stop_reason": c.stop_reason})
+        return out
 
     def to_openai(self) -> dict[str, Any]:
         """This result as one line of the OpenAI batch output format."""
@@ -64,11 +85,12 @@ class BatchResult:
                     "response": {"status_code": 400, "request_id": f"vllm-batch-{rid}", "body": None},
                     "error": {"code": self.error_code or "invalid_request", "message": self.error or ""},
                     "metrics": metrics}
+        chat = self.endpoint != "completion"
         body = {
-            "id": f"chatcmpl-{rid}", "object": "chat.completion", "created": int(time.time()),
+            "id": f"chatcmpl-{rid}" if chat else f"cmpl-{rid}",
+            "object": "chat.completion" if chat else "text_completion", "created": int(time.time()),
             "model": self.model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": self.text},
-                         "logprobs": None, "finish_reason": self.finish_reason or "stop"}],
+            "choices": self._choices(),
             "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.output_tokens,
                       "total_tokens": self.prompt_tokens + self.output_tokens},
         }
@@ -84,10 +106,14 @@ class BatchResult:
         body = response.get("body") or {}
         error = obj.get("error")
         if error is None and body.get("choices"):
+            collected = OpenAIChoiceCollector()
+            collected.add(body["choices"])
+            choices = collected.choices()
             choice = body["choices"][0]
             usage = body.get("usage") or {}
             return cls(custom_id=str(obj["custom_id"]), line=int(metrics.get("line") or 0), prompt=prompt,
-                       ok=True, text=str((choice.get("message") or {}).get("content") or ""),
+                       ok=True, text=choices[0].text if choices else "", choices=choices if len(choices) > 1 else (),
+                       endpoint="completion" if body.get("object") == "text_completion" else "chat",
                        finish_reason=choice.get("finish_reason"),
                        prompt_tokens=int(usage.get("prompt_tokens") or 0),
                        output_tokens=int(usage.get("completion_tokens") or 0),

@@ -155,8 +155,9 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
     # Requests for another model fail before reaching the engine.
     wrong_model = [r for r in todo if r.model is not None and names and r.model not in names]
     wrong_ids = {id(r) for r in wrong_model}
-    to_send = [(r, GenerationRequest(messages=r.messages, prompt=r.prompt, sampling=r.sampling,
-                                     request_id=new_request_id(), stream=False))
+    to_send = [(r, GenerationRequest(messages=r.messages, prompt=r.prompt, prompt_token_ids=r.prompt_token_ids,
+                                     sampling=r.sampling, request_id=new_request_id(), stream=False,
+                                     params=r.params, openai_fields=r.openai_fields or None))
                for r in todo if id(r) not in wrong_ids]
     many = ManyRequests(host, to_send, concurrency=concurrency, task=task)
     report()
@@ -178,7 +179,8 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
                         req.custom_id, req.line, req.display_prompt, ok=True, text=event.text,
                         finish_reason=event.finish_reason, prompt_tokens=event.prompt_tokens,
                         output_tokens=event.output_tokens, ttft_s=event.ttft_s, latency_s=event.e2e_s,
-                        model=served, request_id=rid))
+                        model=served, request_id=rid, choices=event.choices, endpoint=req.endpoint,
+                        top_logprobs=req.top_logprobs))
                 elif isinstance(event, RequestFailed):
                     if host.status.state != EngineState.READY:
                         if summary.engine_error is None:

@@ -69,6 +69,9 @@ def _requests(workload: Workload, stream: bool = False) -> list[GenerationReques
     """Bench requests are not streamed by default (no per-token events, as in ``vllm bench
     throughput``); ``stream=True`` measures what per-token delivery to a chat window costs."""
     s = sampling_for(workload)
+    if workload.openai_fields:
+        return [_openai_request(workload, ids, None, s, stream) for ids in workload.prompt_token_ids] + \
+            [_openai_request(workload, None, m, s, stream) for m in workload.messages]
     if workload.prompt_token_ids:
         return [GenerationRequest(prompt_token_ids=ids, sampling=s, stream=stream) for ids in workload.prompt_token_ids]
     return [GenerationRequest(messages=m, sampling=s, stream=stream) for m in workload.messages]
@@ -86,6 +89,19 @@ def prefix_cache_before_run(host: Engine, wanted: bool = True) -> str:
         return "reset before the run"
     return ("could not be reset (a server engine, or requests still running): repeated prompts "
             "may be served from cache")
+
+
+def _openai_request(workload: Workload, ids: list[int] | None, messages: list[dict[str, str]] | None,
+                    s: SamplingSettings, stream: bool) -> GenerationRequest:
+    """A request carrying the workload's OpenAI fields, converted by vLLM's own request model."""
+    from console.engine.openai_body import parse_body
+
+    if ids is not None:
+        b = parse_body("completion", {"prompt": ids, **workload.openai_fields}, s)
+    else:
+        b = parse_body("chat", {"messages": messages, **workload.openai_fields}, s)
+    return GenerationRequest(messages=b.messages, prompt_token_ids=b.prompt_token_ids, sampling=b.sampling,
+                             stream=stream, params=b.params, openai_fields=b.fields)
 
 
 def run_console(host: Engine, workload: Workload, *, request_rate: float | None = None,

@@ -21,6 +21,9 @@ class Workload:
     prompt_token_ids: list[list[int]] = field(default_factory=list)
     messages: list[list[dict[str, str]]] = field(default_factory=list)
     ignore_eos: bool = True  # fixed output length, as vllm bench does
+    #: OpenAI body fields every request carries (e.g. a ``response_format`` JSON schema), read by
+    #: vLLM's own request model: what a structured output costs in tok/s (``structured``).
+    openai_fields: dict[str, Any] = field(default_factory=dict)
 
     @property
     def num_prompts(self) -> int:
@@ -56,6 +59,15 @@ def from_file(path: Path | str, output_len: int, num_prompts: int | None = None)
     if num_prompts:
         msgs = [msgs[i % len(msgs)] for i in range(num_prompts)]
     return Workload(f"file {Path(path).name} x{len(msgs)}->{output_len}", output_len, messages=msgs)
+
+
+def structured(workload: Workload, json_schema: dict[str, Any]) -> Workload:
+    """The same prompts, each answer constrained to ``json_schema``. EOS is honoured (a finished
+    JSON document ends the answer), so compare tok/s, not token counts, with the free workload."""
+    return Workload(f"{workload.name} + JSON schema", workload.output_len, workload.prompt_token_ids,
+                    workload.messages, ignore_eos=False,
+                    openai_fields={"response_format": {"type": "json_schema",
+                                                       "json_schema": {"name": "bench", "schema": json_schema}}})
 
 
 def arrival_offsets(n: int, request_rate: float | None, seed: int = 0) -> list[float]:

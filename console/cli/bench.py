@@ -36,6 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="also run the console path at each of these concurrencies, e.g. 1,4,16,64 "
                         "(throughput vs concurrency, fraction of the roofline)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json-schema", metavar="FILE", help="also run the same prompts with every answer constrained "
+                                                         "to the JSON schema in FILE: what a schema costs in tok/s")
     p.add_argument("--baselines", default="vllm,hf",
                    help="comma list of vllm, asyncllm (vLLM's AsyncLLM without the console), hf "
                         "(or 'none'); each runs in a fresh process")
@@ -85,6 +87,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         workload = _workload(args, _vocab_size(config.model))
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    constrained = _structured(workload, args.json_schema) if args.json_schema else None
     baselines = [] if args.baselines in ("", "none") else [b.strip() for b in args.baselines.split(",")]
     unknown = set(baselines) - {"vllm", "asyncllm", "hf"}
     if unknown:
@@ -128,10 +131,30 @@ def cmd_bench(args: argparse.Namespace) -> int:
             report["results"]["console"] = suite["console"]
             report["concurrency_sweep"] = suite["concurrency_sweep"]
             report["roofline"] = suite.get("roofline")
+            if constrained is not None:
+                from console.bench.runner import run_console
+
+                print(f"[bench] console path: {constrained.name}", file=sys.stderr)
+                report["results"]["console + JSON schema"] = run_console(
+                    host, constrained, request_rate=rate, max_concurrency=args.max_concurrency, seed=args.seed,
+                    task=task)
     finally:
         host.close()  # free the cores and memory before the baselines start
     _finish_report(report, args, baselines, workload, prepared.engine_kwargs())
     return 0
+
+
+def _structured(workload: Any, path: str) -> Any:
+    import json
+    from pathlib import Path
+
+    from console.bench.workload import structured
+
+    try:
+        schema = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CliError(f"cannot read the JSON schema {path}: {exc}") from None
+    return structured(workload, schema)
 
 
 def _workload(args: argparse.Namespace, vocab_size: int) -> Any:

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from console.chat_session import ChatSession
+from console.cli.chat_output import add_output_args, output_fields_from_args, print_choices
 from console.cli.common import CliError, quiet_engine_logs
 from console.config import EngineConfig, SamplingSettings
 from console.conversations import ConversationError, ConversationStore
 from console.engine.factory import parse_engine_choice, make_engine
 from console.engine.interface import Engine
+from console.engine.openai_body import BodyError, request_fields
 from console.engine.types import EngineError, GenerationRequest, RequestFailed, RequestFinished, TokenDelta
 from console.launch import default_model_name, engine_config_for
 from console.models.store import ModelStore
@@ -110,6 +113,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "printed when a terminal chat ends)")
     add_engine_args(p)
     add_sampling_args(p)
+    add_output_args(p)
     p.set_defaults(func=cmd_chat)
 
 
@@ -135,6 +139,7 @@ def answer(host: Engine, request: GenerationRequest, out: _Answer | None = None)
             tps = f", {ev.tokens_per_s:.1f} tok/s" if ev.tokens_per_s else ""
             ttft = f"TTFT {1000 * ev.ttft_s:.0f} ms, " if ev.ttft_s is not None else ""
             print(f"[{ttft}{ev.output_tokens} tokens{tps}, finish: {ev.finish_reason}]", file=sys.stderr)
+            print_choices(ev.choices)
             out.text, out.finished = ev.text, ev
             return ev.text
         elif isinstance(ev, RequestFailed):
@@ -144,6 +149,10 @@ def answer(host: Engine, request: GenerationRequest, out: _Answer | None = None)
 
 def cmd_chat(args: argparse.Namespace) -> int:
     sampling = sampling_from_args(args)
+    try:  # structured output, logprobs, n: checked by vLLM before the engine loads
+        extra = request_fields(output_fields_from_args(args), sampling)
+    except BodyError as exc:
+        raise CliError(str(exc)) from None
     session: ChatSession | None = None
     if args.prompt is None or args.conversation is not None:  # saved: a terminal chat, or joining one
         try:
@@ -159,21 +168,23 @@ def cmd_chat(args: argparse.Namespace) -> int:
         if session is None:
             messages = [{"role": "system", "content": args.system}] if args.system else []
             answer(host, GenerationRequest(messages=messages + [{"role": "user", "content": args.prompt}],
-                                           sampling=sampling))
+                                           sampling=sampling, **extra))
             return 0
         if args.prompt is not None:
-            turn(host, session, sampling, args.prompt)
+            turn(host, session, sampling, args.prompt, extra)
             return 0
-        return repl(host, session, sampling)
+        return repl(host, session, sampling, extra)
     finally:
         host.close()
 
 
-def turn(host: Engine, session: ChatSession, sampling: SamplingSettings, text: str | None) -> None:
+def turn(host: Engine, session: ChatSession, sampling: SamplingSettings, text: str | None,
+         extra: dict[str, Any] | None = None) -> None:
     """One question (``text``; None: ask the last one again) and its answer, both saved. Ctrl-C
     stops the answer and keeps what arrived, as the window's Stop does."""
     try:
-        request = session.send(text, sampling) if text is not None else session.regenerate(sampling)
+        request = session.send(text, sampling, **(extra or {})) if text is not None \
+            else session.regenerate(sampling, **(extra or {}))
     except (ConversationError, OSError) as exc:
         raise CliError(f"could not save the message: {exc}") from None
     if request is None:
@@ -192,7 +203,7 @@ def turn(host: Engine, session: ChatSession, sampling: SamplingSettings, text: s
     session.record_answer(got.text, got.finished, model=host.status.model, reason=reason)
 
 
-def repl(host: Engine, session: ChatSession, sampling: SamplingSettings) -> int:
+def repl(host: Engine, session: ChatSession, sampling: SamplingSettings, extra: dict[str, Any] | None = None) -> int:
     print("Type a message. /new starts another conversation, /regenerate asks again, /quit leaves. "
           "Ctrl-C stops an answer.", file=sys.stderr)
     for m in session.messages:  # a continued conversation: where it stands
@@ -214,7 +225,7 @@ def repl(host: Engine, session: ChatSession, sampling: SamplingSettings) -> int:
                 session.new()
                 continue
             try:
-                turn(host, session, sampling, None if command == "/regenerate" else line)
+                turn(host, session, sampling, None if command == "/regenerate" else line, extra)
             except (CliError, ValueError) as exc:  # one bad message must not end the session
                 print(f"error: {exc}", file=sys.stderr)
     finally:

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 from console import privacy
 from console.config import EngineConfig, SamplingSettings
 from console.engine import gc_pause, load_capture, reaper, vllm_compat
+from console.engine.choices import OutputCollector
 from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.engine.errors import explain
 from console.metrics.store import MetricsStore
@@ -303,6 +304,18 @@ class EngineHost(LoopEngine):
         )
         return params
 
+    def _request_params(self, request: GenerationRequest) -> Any:
+        """vLLM's own params for an OpenAI request (a copy: one request may be retried), with the
+        output kind this request streams in; else the console's sampling settings."""
+        if request.params is None:
+            return self._sampling_params(request.sampling, request.want_prompt_logprobs, request.stream)
+        kind = vllm_compat.request_output_kind()
+        params = request.params.clone()
+        params.output_kind = kind.DELTA if request.stream else kind.FINAL_ONLY
+        if request.want_prompt_logprobs is not None:
+            params.prompt_logprobs = request.want_prompt_logprobs
+        return params
+
     async def _run(self, request: GenerationRequest, sink: EventSink | None, handle: RequestHandle) -> None:
         rid = request.request_id
         parts: list[str] = []
@@ -319,14 +332,18 @@ class EngineHost(LoopEngine):
         try:
             if engine is None:
                 raise EngineNotReady("no model is loaded")
-            params = self._sampling_params(request.sampling, request.want_prompt_logprobs, request.stream)
+            params = self._request_params(request)
             prompt = self.format_prompt(request)
+            collected = OutputCollector(self._tokenizer)
             async for out in engine.generate(prompt, params, rid):
+                collected.add(out.outputs)
                 if out.prompt_token_ids is not None:
                     prompt_tokens = len(out.prompt_token_ids)
                 if out.prompt_logprobs is not None and prompt_logprobs is None:
                     prompt_logprobs = list(out.prompt_logprobs)
-                c = out.outputs[0]
+                c = next((o for o in out.outputs if getattr(o, "index", 0) == 0), None)
+                if c is None:  # n > 1: another answer's tokens (kept by the collector)
+                    continue
                 n = len(c.token_ids)
                 if not request.stream:  # FINAL_ONLY: one output with everything
                     out_tokens, parts = n, [c.text]
@@ -341,9 +358,13 @@ class EngineHost(LoopEngine):
                     emit(TokenDelta(rid, c.text, n))
                 if out.finished:
                     finish_reason = str(c.finish_reason or "stop")
+            choices = collected.choices()
+            if len(choices) > 1:  # n answers: the engine generated all their tokens
+                out_tokens = sum(ch.output_tokens for ch in choices)
+                finish_reason = choices[0].finish_reason
             finish(RequestFinished(rid, "".join(parts), finish_reason, prompt_tokens, out_tokens,
                                    None if first is None else first - t0, time.perf_counter() - t0,
-                                   prompt_logprobs))
+                                   prompt_logprobs, choices))
         except asyncio.CancelledError:
             # Cancelling the consumer aborts the request inside vLLM; keep what was streamed.
             finish(RequestFinished(rid, "".join(parts), "abort", prompt_tokens, out_tokens,

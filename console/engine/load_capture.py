@@ -159,7 +159,7 @@ def _engine_args(config: Any, vc: Any) -> dict[str, Any]:
 
 def _nvml(metrics: Any, since: float) -> tuple[str, float | None]:
     """(device name, peak memory used) from NVML: the sampler's samples since ``since`` and now."""
-    from console.monitor.device import NvmlSource
+    from console.metrics.device import NvmlSource
 
     source = NvmlSource(0)
     used = [source.sample().get("mem_used_bytes")]

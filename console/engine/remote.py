@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 import httpx
 
 from console.config import SamplingSettings
+from console.engine.choices import OpenAIChoiceCollector
 from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.metrics.store import MetricsStore
 from console.engine.remote_errors import ServerError, http_error, normalize_url, server_message, transport_message
@@ -286,6 +287,8 @@ class ServerEngine(LoopEngine):
             body["min_tokens"] = s.min_tokens
         if request.want_prompt_logprobs is not None:
             body["prompt_logprobs"] = request.want_prompt_logprobs
+        if request.openai_fields:  # an OpenAI request as the user wrote it (validated by vLLM's models)
+            body.update(request.openai_fields)
         if request.stream:
             body["stream_options"] = {"include_usage": True, "continuous_usage_stats": True}
         if request.messages is not None:
@@ -315,11 +318,13 @@ class ServerEngine(LoopEngine):
         try:
             path, body = self._body(request)
             client = self._http()
+            collected = OpenAIChoiceCollector()
             if not request.stream:
                 resp = await client.post(self.url + path, json=body)
                 if resp.status_code != 200:
                     raise http_error(self.url, resp.status_code, resp.content)
                 data = resp.json()
+                collected.add(data.get("choices") or [])
                 choice = (data.get("choices") or [{}])[0]
                 parts = [choice_text(choice)]
                 finish_reason = choice.get("finish_reason")
@@ -344,7 +349,10 @@ class ServerEngine(LoopEngine):
                                               if isinstance(chunk["error"], dict) else 0)
                         if chunk.get("usage"):
                             usage = chunk["usage"]
+                        collected.add(chunk.get("choices") or [])
                         for choice in chunk.get("choices") or []:
+                            if int(choice.get("index") or 0) != 0:
+                                continue  # n > 1: the other answers arrive with the final event
                             text = choice_text(choice)
                             if choice.get("finish_reason"):
                                 finish_reason = choice["finish_reason"]
@@ -365,7 +373,7 @@ class ServerEngine(LoopEngine):
             finish(RequestFinished(rid, "".join(parts), str(finish_reason or "stop"),
                                    int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
                                    None if first is None else first - t0, time.perf_counter() - t0,
-                                   prompt_logprobs))
+                                   prompt_logprobs, collected.choices()))
         except asyncio.CancelledError:
             # Leaving the `async with` closed the connection: vLLM aborts the request.
             finish(RequestFinished(rid, "".join(parts), "abort", int(usage.get("prompt_tokens") or 0),

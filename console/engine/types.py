@@ -14,6 +14,7 @@ from enum import Enum
 from typing import Any, Callable, Union
 
 from console.config import SamplingSettings
+from console.engine.choices import Choice
 
 
 class EngineState(str, Enum):
@@ -87,6 +88,13 @@ class GenerationRequest:
     #: measurable throughput (see benchmarks/gpu/README.md). TTFT then comes from vLLM's own
     #: per-request metrics.
     stream: bool = True
+    #: vLLM ``SamplingParams`` made by vLLM's own OpenAI-request conversion
+    #: (``console/engine/openai_body.py``): structured outputs, logprobs, n, penalties... When
+    #: given, the in-process engine uses it instead of ``sampling``.
+    params: Any = None
+    #: The same request's OpenAI body fields as written (without messages/prompt/model/stream):
+    #: server engines send them on as they are.
+    openai_fields: dict[str, Any] | None = None
 
     def validate(self) -> None:
         given = [x is not None for x in (self.messages, self.prompt, self.prompt_token_ids)]
@@ -120,6 +128,9 @@ class RequestFinished:
     ttft_s: float | None
     e2e_s: float
     prompt_logprobs: list[Any] | None = None
+    #: Every answer of the request (``n`` of them), with log-probabilities when asked for;
+    #: ``text`` above is choice 0's.
+    choices: tuple[Choice, ...] = ()
 
     @property
     def tokens_per_s(self) -> float | None:

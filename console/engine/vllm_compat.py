@@ -83,6 +83,19 @@ def request_output_kind() -> Any:
     return _first([("vllm.sampling_params", "RequestOutputKind")])
 
 
+def chat_completion_request_class() -> Any:
+    """vLLM's pydantic model of a ``/v1/chat/completions`` body (moved out of
+    ``entrypoints.openai.protocol`` after 0.26)."""
+    return _first([("vllm.entrypoints.openai.chat_completion.protocol", "ChatCompletionRequest"),
+                   ("vllm.entrypoints.openai.protocol", "ChatCompletionRequest")])
+
+
+def completion_request_class() -> Any:
+    """vLLM's pydantic model of a ``/v1/completions`` body."""
+    return _first([("vllm.entrypoints.openai.completion.protocol", "CompletionRequest"),
+                   ("vllm.entrypoints.openai.protocol", "CompletionRequest")])
+
+
 def flexible_argument_parser() -> Any:
     return _first([("vllm.utils.argparse_utils", "FlexibleArgumentParser"),
                    ("vllm.utils", "FlexibleArgumentParser")])

@@ -31,10 +31,12 @@ from console.engine.types import (
 )
 from console.settings import Settings
 from console.ui.chat_conversations import ConversationList
+from console.ui.chat_output import OutputControl, request_extras
 from console.ui.chat_sampling import SamplingBox
 from console.ui.chat_transcript import TranscriptView, figures_text
 from console.ui.context import AppContext
 from console.ui.context_meter import ContextMeter
+from console.ui.logprob_view import ChoicesView
 from console.ui.tasks import call_in_background
 from console.ui.widgets import ErrorLabel
 
@@ -126,6 +128,8 @@ class ChatPanel(QWidget):
         self.max_tokens, self.repetition_penalty = box.max_tokens, box.repetition_penalty
         self.seed, self.stop_strings = box.seed, box.stop_strings
 
+        self.output = OutputControl(self)  # structured output, logprobs, n
+        self.choices_view = ChoicesView(self)
         self.context_bar = ContextMeter(self)
 
     def _build_layout(self) -> None:
@@ -133,6 +137,7 @@ class ChatPanel(QWidget):
         cv = QVBoxLayout(centre)
         cv.setContentsMargins(0, 0, 0, 0)
         cv.addWidget(self.transcript, 1)
+        cv.addWidget(self.choices_view, 1)
         cv.addWidget(self.error_label)
         cv.addWidget(self.edit_label)
         cv.addWidget(self.input)
@@ -149,6 +154,7 @@ class ChatPanel(QWidget):
         QVBoxLayout(sys_box).addWidget(self.system_prompt)
         rv.addWidget(sys_box)
         rv.addWidget(self.sampling_box)
+        rv.addWidget(self.output)
         ctx_box = QGroupBox(self.tr("Context"), right)
         QVBoxLayout(ctx_box).addWidget(self.context_bar)
         rv.addWidget(ctx_box)
@@ -287,7 +293,7 @@ class ChatPanel(QWidget):
             return False
         self.clear_error()
         try:
-            request = self.session.send(text, self.sampling())
+            request = self.session.send(text, self.sampling(), **request_extras(self.output, self.sampling()))
         except (ConversationError, OSError) as exc:
             self.show_error(self.tr("Could not save the message: {0}").format(exc))
             return False
@@ -304,7 +310,7 @@ class ChatPanel(QWidget):
         if self.active_id is not None:
             return False
         try:
-            request = self.session.regenerate(self.sampling())
+            request = self.session.regenerate(self.sampling(), **request_extras(self.output, self.sampling()))
         except (ConversationError, OSError, ValueError) as exc:
             self.show_error(str(exc))
             return False
@@ -385,6 +391,7 @@ class ChatPanel(QWidget):
         except (ConversationError, OSError) as exc:
             self.show_error(self.tr("Could not save the answer: {0}").format(exc))
         self._stream_text = ""
+        self.choices_view.show_choices(ev.choices if ev is not None else ())
         if ev is not None and status.info is not None:
             self._show_context(ev.prompt_tokens + ev.output_tokens, status.info.max_model_len)
         self._render()

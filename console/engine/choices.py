@@ -1,0 +1,165 @@
+"""The choices of a finished request: ``n`` answers, each with its text, finish reason and, when
+asked for, per-token log-probabilities with the top alternatives.
+
+Both engine kinds fill the same :class:`Choice`: the in-process host from vLLM's
+``CompletionOutput`` objects (:class:`OutputCollector`), server engines from the OpenAI JSON
+they receive (:class:`OpenAIChoiceCollector`, full responses or streamed chunks). Batch writes
+them back as OpenAI choices (``console/batch/results.py``); the chat panel shows them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+#: What vLLM writes for a log-probability of minus infinity (JSON has no infinity).
+MIN_LOGPROB = -9999.0
+
+
+@dataclass(frozen=True)
+class TokenLogprob:
+    """One generated token: its text, log-probability and the alternatives vLLM returned, in
+    vLLM's order (the sampled token first, then the most likely ones)."""
+
+    token: str
+    logprob: float | None
+    top: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class Choice:
+    index: int
+    text: str
+    finish_reason: str = "stop"
+    output_tokens: int = 0
+    logprobs: tuple[TokenLogprob, ...] | None = None
+    stop_reason: int | str | None = None
+
+
+@dataclass
+class _Growing:
+    parts: list[str] = field(default_factory=list)
+    tokens: int = 0
+    logprobs: list[TokenLogprob] | None = None
+    finish_reason: str | None = None
+    stop_reason: int | str | None = None
+
+    def choice(self, index: int) -> Choice:
+        return Choice(index, "".join(self.parts), self.finish_reason or "stop", self.tokens,
+                      None if self.logprobs is None else tuple(self.logprobs), self.stop_reason)
+
+
+def _clamp(value: float) -> float:
+    return max(float(value), MIN_LOGPROB)
+
+
+class OutputCollector:
+    """Gathers vLLM ``CompletionOutput`` objects (deltas or one final output) per choice index."""
+
+    def __init__(self, tokenizer: Any = None) -> None:
+        self._tokenizer = tokenizer
+        self._by_index: dict[int, _Growing] = {}
+
+    def _decode(self, logprob: Any, token_id: int) -> str:
+        text = getattr(logprob, "decoded_token", None)
+        if text is not None:
+            return str(text)
+        return str(self._tokenizer.decode([token_id])) if self._tokenizer is not None else f"token_id:{token_id}"
+
+    def add(self, outputs: Iterable[Any]) -> None:
+        for c in outputs:
+            g = self._by_index.setdefault(int(getattr(c, "index", 0)), _Growing())
+            g.parts.append(c.text)
+            ids = list(c.token_ids)
+            g.tokens += len(ids)
+            if c.logprobs is not None:
+                if g.logprobs is None:
+                    g.logprobs = []
+                for token_id, step in zip(ids, c.logprobs):
+                    g.logprobs.append(self._step(token_id, step))
+            if c.finish_reason is not None:
+                g.finish_reason = str(c.finish_reason)
+                g.stop_reason = getattr(c, "stop_reason", None)
+
+    def _step(self, token_id: int, step: dict[int, Any] | None) -> TokenLogprob:
+        if not step or token_id not in step:
+            return TokenLogprob(self._decode(None, token_id), None)
+        top = tuple((self._decode(lp, tid), _clamp(lp.logprob)) for tid, lp in step.items())
+        return TokenLogprob(self._decode(step[token_id], token_id), _clamp(step[token_id].logprob), top)
+
+    def choices(self) -> tuple[Choice, ...]:
+        return tuple(self._by_index[i].choice(i) for i in sorted(self._by_index))
+
+
+class OpenAIChoiceCollector:
+    """Gathers OpenAI choice objects (chat or completion, full or streamed) per index."""
+
+    def __init__(self) -> None:
+        self._by_index: dict[int, _Growing] = {}
+
+    def add(self, choices: Iterable[dict[str, Any]]) -> None:
+        for ch in choices:
+            g = self._by_index.setdefault(int(ch.get("index") or 0), _Growing())
+            if "delta" in ch:
+                g.parts.append(str((ch.get("delta") or {}).get("content") or ""))
+            elif "message" in ch:
+                g.parts.append(str((ch.get("message") or {}).get("content") or ""))
+            else:
+                g.parts.append(str(ch.get("text") or ""))
+            lp = ch.get("logprobs")
+            if isinstance(lp, dict):
+                steps = _openai_logprobs(lp)
+                g.logprobs = (g.logprobs or []) + steps
+                g.tokens += len(steps)
+            if ch.get("finish_reason"):
+                g.finish_reason = str(ch["finish_reason"])
+                g.stop_reason = ch.get("stop_reason")
+
+    def choices(self) -> tuple[Choice, ...]:
+        return tuple(self._by_index[i].choice(i) for i in sorted(self._by_index))
+
+
+def _openai_logprobs(lp: dict[str, Any]) -> list[TokenLogprob]:
+    if "content" in lp:  # chat: [{token, logprob, top_logprobs: [{token, logprob}]}]
+        return [TokenLogprob(str(e.get("token", "")), e.get("logprob"),
+                             tuple((str(t.get("token", "")), float(t.get("logprob", MIN_LOGPROB)))
+                                   for t in e.get("top_logprobs") or []))
+                for e in lp.get("content") or []]
+    tokens = lp.get("tokens") or []  # completion: parallel lists, top_logprobs as {token: logprob}
+    values = lp.get("token_logprobs") or [None] * len(tokens)
+    tops = lp.get("top_logprobs") or [None] * len(tokens)
+    return [TokenLogprob(str(t), v, tuple((str(k), float(x)) for k, x in (top or {}).items()))
+            for t, v, top in zip(tokens, values, tops)]
+
+
+def chat_logprobs(steps: Iterable[TokenLogprob], top_k: int | None) -> dict[str, Any]:
+    """``choices[i].logprobs`` of a chat completion, as vLLM writes it (``top_k`` alternatives)."""
+
+    def entry(token: str, logprob: float | None) -> dict[str, Any]:
+        return {"token": token, "logprob": MIN_LOGPROB if logprob is None else logprob,
+                "bytes": list(token.encode("utf-8", errors="replace"))}
+
+    content = []
+    for s in steps:
+        top = [entry(t, v) for i, (t, v) in enumerate(s.top) if top_k == -1 or (top_k is not None and i < top_k)]
+        content.append({**entry(s.token, s.logprob), "top_logprobs": top})
+    return {"content": content}
+
+
+def completion_logprobs(steps: Iterable[TokenLogprob], top_k: int | None, text_offset: int = 0) -> dict[str, Any]:
+    """``choices[i].logprobs`` of a text completion, as vLLM writes it (``top_k`` + 1 entries)."""
+    out: dict[str, Any] = {"text_offset": [], "token_logprobs": [], "tokens": [], "top_logprobs": []}
+    offset = text_offset
+    for s in steps:
+        out["text_offset"].append(offset)
+        offset += len(s.token)
+        out["tokens"].append(s.token)
+        out["token_logprobs"].append(s.logprob)
+        k = top_k or 0
+        out["top_logprobs"].append(None if s.logprob is None else
+                                   {t: v for i, (t, v) in enumerate(s.top) if k == -1 or k >= i})
+    return out
+
+
+__all__ = ["Choice", "MIN_LOGPROB", "OpenAIChoiceCollector", "OutputCollector", "TokenLogprob",
+           "chat_logprobs", "completion_logprobs"]
