@@ -248,3 +248,16 @@ def test_a_damaged_fit_falls_back_and_is_rewritten(home: Path, h200_loads: list[
     cal = record_load(h200_loads[1])
     assert cal is not None and cal.loads == 2  # refitted from both good records, the bad line skipped
     assert json.loads(own.read_text())["last_load"]["before"].startswith("calibrated from 5 shipped")
+
+
+def test_a_load_recorded_with_vllms_kernel_name_is_planned_as_its_family() -> None:
+    """vLLM 0.26 on an H200 reports an AutoAWQ checkpoint as ``auto_awq`` (seen in the GPU
+    acceptance run); the planner knows the family ``awq``. Unknown families are refused."""
+    from console.planner.selfcal import quantization_family
+
+    assert quantization_family("auto_awq") == "awq"
+    assert quantization_family("awq_marlin") == "awq"
+    assert quantization_family("gptq_marlin") == "gptq"
+    assert quantization_family("fp8") == "fp8"
+    with pytest.raises(ValueError):
+        quantization_family("bitsandbytes")

@@ -72,8 +72,15 @@ def planner_device(device: str) -> Any:
         return get_gpu(f"cpu:{psutil.virtual_memory().total / 1024**3:.0f}")
     from console.metrics import nvml
 
+    from console.planner.selfcal import gpu_key
+
     name = nvml.gpu_name(0)
-    return None if name is None else get_gpu(name)
+    if name is None:
+        return None
+    try:  # NVML says "NVIDIA H200"; the planner's table says "h200"
+        return get_gpu(gpu_key(name))
+    except ValueError:
+        return None
 
 
 def roofline(model_path: str, engine_kwargs: dict[str, Any], device: str, context: int,
