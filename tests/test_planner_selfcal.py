@@ -253,7 +253,7 @@ def test_a_damaged_fit_falls_back_and_is_rewritten(home: Path, h200_loads: list[
 def test_a_load_recorded_with_vllms_kernel_name_is_planned_as_its_family() -> None:
     """vLLM 0.26 on an H200 reports an AutoAWQ checkpoint as ``auto_awq`` (seen in the GPU
     acceptance run); the planner knows the family ``awq``. Unknown families are refused."""
-    from console.planner.selfcal import quantization_family
+    from console.planner.core import quantization_family
 
     assert quantization_family("auto_awq") == "awq"
     assert quantization_family("awq_marlin") == "awq"

@@ -32,16 +32,22 @@ def vllm_own_figures(host: Any) -> dict[str, Any]:
 def check(host: Any, model: Any, kv_bytes: int, max_model_len: int) -> dict[str, Any]:
     info = host.status.info
     own = vllm_own_figures(host)
+    # the KV cache follows the weights' dtype, which the CPU dtype check chose (float32 here)
     p = plan(PlanRequest(shape_for(model), gpu="cpu", max_model_len=max_model_len,
-                         kv_cache_memory_bytes=kv_bytes, calibration=False))
+                         kv_cache_memory_bytes=kv_bytes, calibration=False, dtype=info.dtype))
     assert p.block_size == own["block_size"] == info.block_size == 128
     assert p.kv_blocks == own["blocks"] == info.num_kv_blocks
     assert p.kv_tokens == info.kv_cache_tokens
     assert p.kv_cache_size_tokens == own["tokens"]
     assert p.max_concurrency == pytest.approx(own["concurrency"], abs=1e-9)
-    figures = {"kv_cache_memory_bytes": kv_bytes, "max_model_len": max_model_len, **own}
+    figures = {"kv_cache_memory_bytes": kv_bytes, "max_model_len": max_model_len, **own,
+               "dtype_bytes": dtype_bytes(host)}
     print("vLLM reported:", figures)  # the source of resources/calibration/cpu.json's points
     return figures
+
+
+def dtype_bytes(host: Any) -> int:
+    return 4 if host.status.info.dtype == "float32" else 2
 
 
 def load(model_path: Path, kv_bytes: int, max_model_len: int) -> Any:
@@ -56,8 +62,10 @@ def load(model_path: Path, kv_bytes: int, max_model_len: int) -> Any:
 
 def test_tiny_model_session_engine(engine_host: Any, tiny_model: Path) -> None:
     figures = check(engine_host, tiny_model, TEST_KV_BYTES, 1024)
-    # hand check: 2 layers x 2 x 1 kv head x 64 x 2 B = 512 B/token; 64 MiB / (128 x 512) = 1024 blocks
-    assert figures["blocks"] == TEST_KV_BYTES // (128 * 512) == 1024
+    # hand check: 2 layers x 2 x 1 kv head x 64 x 2 B = 512 B/token (1024 in float32);
+    # 64 MiB / (128 x 512) = 1024 blocks (512 in float32)
+    per_token = 512 * dtype_bytes(engine_host) // 2
+    assert figures["blocks"] == TEST_KV_BYTES // (128 * per_token)
 
 
 def test_tiny_model_partial_last_block(tiny_model: Path) -> None:
@@ -66,7 +74,8 @@ def test_tiny_model_partial_last_block(tiny_model: Path) -> None:
     host = load(tiny_model, kv, 1000)
     try:
         figures = check(host, tiny_model, kv, 1000)
-        assert figures["concurrency"] == pytest.approx((kv // (128 * 512)) / math.ceil(1000 / 128))
+        per_token = 512 * dtype_bytes(host) // 2
+        assert figures["concurrency"] == pytest.approx((kv // (128 * per_token)) / math.ceil(1000 / 128))
     finally:
         host.close()
 
@@ -95,5 +104,5 @@ def test_smollm2_two_kv_sizes(smol_entry: Any, kv_bytes: int, max_model_len: int
         figures = check(host, smol_entry, kv_bytes, max_model_len)
     finally:
         host.close()
-    if kv_bytes == 2 * 1024**3:
-        assert figures["blocks"] * 128 == 93_184  # FIELD_NOTES: 2 GiB -> 93,184 tokens
+    if kv_bytes == 2 * 1024**3:  # FIELD_NOTES: 2 GiB -> 93,184 tokens in 16 bits (half in float32)
+        assert figures["blocks"] * 128 == 93_184 * 2 // figures["dtype_bytes"]

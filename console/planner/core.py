@@ -53,16 +53,16 @@ class PlanRequest:
     kv_cache_memory_bytes: int | None = None
     max_num_seqs: int | None = None
     calibration: Calibration | bool = True  # True: the file for this GPU if there is one
+    #: the engine's weights dtype; with kv_cache_dtype "auto" the KV cache follows it (float32 on
+    #: a CPU whose 16-bit paths are emulated: 4 bytes per value, see console/engine/cpu_dtype.py)
+    dtype: str = "auto"
 
     def __post_init__(self) -> None:
         if not isinstance(self.shape, ModelShape):
             object.__setattr__(self, "shape", shape_for(self.shape))
         object.__setattr__(self, "gpu", get_gpu(self.gpu))
         quant = self.quantization.lower() if isinstance(self.quantization, str) else None
-        quant = {"awq_marlin": "awq", "gptq_marlin": "gptq", "none": None, "": None}.get(quant or "", quant)
-        if quant not in (None, *QUANTIZATIONS):
-            raise ValueError(f"quantization '{self.quantization}' is not one of {', '.join(QUANTIZATIONS)}")
-        object.__setattr__(self, "quantization", quant)
+        object.__setattr__(self, "quantization", None if quant in (None, "", "none") else quantization_family(quant))
         if self.kv_cache_dtype not in KV_CACHE_DTYPES:
             raise ValueError(f"kv_cache_dtype '{self.kv_cache_dtype}' is not one of {', '.join(KV_CACHE_DTYPES)}")
         # the planner sizes by family: 1-byte fp8 variants, or the model's own dtype
@@ -218,8 +218,19 @@ def weights_bytes(shape: ModelShape, quantization: str | None) -> int:
     return int(math.ceil(linear)) + shape.unquantized_params * shape.weight_bytes
 
 
+def quantization_family(name: str) -> str:
+    """The planner's family of a vLLM quantization method: ``awq_marlin`` and ``auto_awq`` (what
+    vLLM 0.26 reports for an AutoAWQ checkpoint on an H200) are AWQ; unknown families raise."""
+    for family in QUANTIZATIONS:
+        if family in name.lower():
+            return family
+    raise ValueError(f"quantization '{name}' is not one of {', '.join(QUANTIZATIONS)}")
+
+
 def kv_dtype_bytes(req: PlanRequest) -> int:
-    return 1 if req.kv_cache_dtype == "fp8" else 2
+    if req.kv_cache_dtype == "fp8":
+        return 1
+    return 4 if req.dtype in ("float32", "float", "fp32") else 2
 
 
 def kv_bytes_per_token(shape: ModelShape, dtype_bytes: int, layers: int | None = None, kv_heads: int | None = None) -> int:

@@ -89,8 +89,6 @@ class LoadRecord:
     def request(self, calibration: Calibration | bool = False) -> PlanRequest:
         shape = ModelShape(**self.shape)
         values = {k: self.engine_args[k] for k in _ENGINE_KEYS if self.engine_args.get(k) is not None}
-        if "quantization" in values:  # vLLM's kernel name ("auto_awq", "awq_marlin"...) -> the planner's family
-            values["quantization"] = quantization_family(str(values["quantization"]))
         gpu = "cpu" if self.device == "cpu" else self.gpu
         return PlanRequest(shape, gpu=gpu, calibration=calibration, **values)
 
@@ -159,16 +157,6 @@ def shipped_calibration(gpu: str) -> Calibration | None:
 
 
 # -- the fit -----------------------------------------------------------------------------------
-def quantization_family(name: str) -> str:
-    """The planner's quantization family of a vLLM method name: ``auto_awq`` and ``awq_marlin``
-    are AWQ (vLLM 0.26 on an H200 reports ``auto_awq`` for an AutoAWQ checkpoint); a family the
-    planner does not know raises ValueError (such a load is left out of the fit)."""
-    for family in ("awq", "gptq", "fp8"):
-        if family in name.lower():
-            return family
-    raise ValueError(f"quantization '{name}' has no planner family")
-
-
 def _estimates(record: LoadRecord) -> dict[str, int]:
     p = compute(record.request(calibration=False))
     return {"weights": p.per_gpu[0].weights_bytes, **{k: o.bytes for k, o in p.overheads.items()}}
