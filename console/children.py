@@ -90,10 +90,12 @@ class Watcher:
         if self._proc.poll() is None:
             try:
                 assert self._proc.stdin is not None
+                if self._proc.stdin.closed:  # released before (a stop after a kill and restart)
+                    raise OSError("the watcher's pipe is closed")
                 self._proc.stdin.write(RELEASE)
                 self._proc.stdin.close()
                 self._proc.wait(timeout)
-            except (OSError, subprocess.TimeoutExpired):
+            except (OSError, ValueError, subprocess.TimeoutExpired):
                 self._proc.kill()
                 self._proc.wait()
 

@@ -23,8 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_type_hints
 
-import tomli_w
-
 from console.atomic import sweep_stale_tmp
 from console.config import CONSOLE_ONLY_FIELDS, KV_CACHE_DTYPES, EngineConfig
 from console.paths import data_home, presets_dir
@@ -69,6 +67,8 @@ class Preset:
         data = {"name": self.name, "description": self.description, "goal": self.goal, "gpu": self.gpu,
                 "engine": dict(sorted(self.engine.items()))}
         try:
+            import tomli_w  # only when a preset is written: `--version` needs no third-party import
+
             return tomli_w.dumps(data)
         except (TypeError, ValueError) as exc:  # e.g. a None engine value: TOML has no null
             raise PresetError(f"cannot write preset '{self.name}' to TOML: {exc}") from None

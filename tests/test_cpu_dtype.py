@@ -139,3 +139,24 @@ def test_the_check_rejects_a_candidate_that_answers_wrongly(smollm2_model: Path,
     assert bf16.output_tokens_per_s is None  # rejected candidates are not timed
     assert result.choice == "float32" and result.message.startswith("float32: fastest correct")
     assert result.fingerprint == cpu_dtype.fingerprint()
+
+
+def test_quantized_checkpoints_get_a_sixteen_bit_dtype(tmp_path: Path, home: Path) -> None:
+    """vLLM refuses float32 for AWQ ("torch.float32 is not supported for quantization method awq"):
+    where the check chose float32, an AWQ/GPTQ checkpoint still runs in 16 bits."""
+    import json as _json
+
+    from console.config import EngineConfig
+    from console.engine import cpu_dtype
+    from console.engine.host import needs_sixteen_bit, prepare_config
+
+    awq, plain = tmp_path / "awq", tmp_path / "plain"
+    for folder, cfg in ((awq, {"quantization_config": {"quant_method": "awq", "bits": 4}}), (plain, {})):
+        folder.mkdir()
+        (folder / "config.json").write_text(_json.dumps(cfg))
+    assert needs_sixteen_bit(EngineConfig(model=str(awq)))
+    assert not needs_sixteen_bit(EngineConfig(model=str(plain)))
+    assert needs_sixteen_bit(EngineConfig(model=str(plain), quantization="awq_marlin"))
+    assert cpu_dtype.resolve(sixteen_bit=True).dtype in cpu_dtype.SIXTEEN_BIT
+    prepared, _ = prepare_config(EngineConfig(model=str(awq), device="cpu"))
+    assert prepared.dtype in cpu_dtype.SIXTEEN_BIT

@@ -131,6 +131,11 @@ class StandInHost:
         self.metrics = MetricsStore()
         self.loads: list[Any] = []
 
+    def current_loader(self) -> "StandInHost":
+        """Tuning needs an engine that can load (console.engine.interface.as_loader); this
+        stand-in plays one for the layout test (it implements only ``load``)."""
+        return self
+
     def load(self, config: EngineConfig, name: str | None = None) -> "cf.Future[None]":
         self.loads.append(config.max_num_seqs)
         fut: cf.Future[None] = cf.Future()

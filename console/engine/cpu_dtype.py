@@ -223,9 +223,23 @@ class Resolved:
     note: str
 
 
-def resolve(fp: Fingerprint | None = None) -> Resolved:
-    """The dtype for ``dtype="auto"`` on the CPU engine."""
+SIXTEEN_BIT = ("bfloat16", "float16")
+
+
+def resolve(fp: Fingerprint | None = None, sixteen_bit: bool = False) -> Resolved:
+    """The dtype for ``dtype="auto"`` on the CPU engine. ``sixteen_bit``: the model needs a 16-bit
+    dtype (vLLM's AWQ/GPTQ kernels refuse float32): the fastest 16-bit one that passed the check,
+    else float16."""
     result = cached(fp)
+    if sixteen_bit:
+        good = [r for r in (result.results if result else []) if r.ok and r.output_tokens_per_s
+                and r.dtype in SIXTEEN_BIT]
+        if good:
+            best = max(good, key=lambda r: r.output_tokens_per_s or 0.0)
+            return Resolved(best.dtype, "checked", f"{best.dtype} (fastest 16-bit dtype that passed the CPU "
+                                                    "check; quantized weights need 16 bits)")
+        return Resolved("float16", "fallback", "float16 (quantized weights need a 16-bit dtype; none was "
+                                               "checked on this CPU)")
     if result is None:
         return Resolved(FALLBACK, "fallback", f"{FALLBACK} (CPU dtype not checked on this machine yet: "
                                               "run `inference-console doctor` to pick the fastest correct one)")

@@ -16,6 +16,7 @@ import asyncio
 import atexit
 import concurrent.futures as cf
 import gc
+import json
 import logging
 import os
 import time
@@ -79,6 +80,20 @@ def dtype_note(config: EngineConfig, device: str) -> str:
     return cpu_dtype.resolve().note
 
 
+def needs_sixteen_bit(config: EngineConfig) -> bool:
+    """AWQ / GPTQ weights (asked for, or recorded in the checkpoint's config.json): vLLM's kernels
+    for them run in float16 / bfloat16 only."""
+    methods = ("awq", "gptq")
+    if config.quantization and any(m in config.quantization.lower() for m in methods):
+        return True
+    try:
+        cfg = json.loads((Path(config.model) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    method = str((cfg.get("quantization_config") or {}).get("quant_method", "")).lower()
+    return any(m in method for m in methods)
+
+
 def prepare_config(config: EngineConfig) -> tuple[EngineConfig, str]:
     """Fill in what the device needs: on CPU eager mode, an explicit KV-cache size and the dtype
     this CPU was checked to run fastest and correctly (a dtype other than "auto" is kept)."""
@@ -94,7 +109,7 @@ def prepare_config(config: EngineConfig) -> tuple[EngineConfig, str]:
             # gibberish on a Xeon with AMX): this machine's checked choice, else float32.
             from console.engine import cpu_dtype
 
-            changes["dtype"] = cpu_dtype.resolve().dtype
+            changes["dtype"] = cpu_dtype.resolve(sixteen_bit=needs_sixteen_bit(config)).dtype
         config = config.replace(**changes)
     return config, device
 

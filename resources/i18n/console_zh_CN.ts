@@ -1154,6 +1154,24 @@
     </message>
   </context>
   <context>
+    <name>ChoicesView</name>
+    <message>
+      <location filename="../../console/ui/logprob_view.py" />
+      <source> — tokens coloured by probability (red unlikely, green likely); hover for alternatives</source>
+      <translation> — 词元按概率着色（红色不太可能，绿色很可能）；悬停查看候选</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/logprob_view.py" />
+      <source>Answer</source>
+      <translation>回答</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/logprob_view.py" />
+      <source>{n} answers side by side</source>
+      <translation>{n} 个回答并排显示</translation>
+    </message>
+  </context>
+  <context>
     <name>ContextMeter</name>
     <message>
       <location filename="../../console/ui/context_meter.py" />
@@ -1753,7 +1771,7 @@
     <message>
       <location filename="../../console/ui/main_window.py" />
       <source>Check &amp;CPU engine…</source>
-      <translation type="unfinished" />
+      <translation>检查 CPU 引擎(&amp;C)…</translation>
     </message>
     <message>
       <location filename="../../console/ui/main_window.py" />
@@ -1763,7 +1781,7 @@
     <message>
       <location filename="../../console/ui/main_window.py" />
       <source>Device: CPU · {0}</source>
-      <translation type="unfinished" />
+      <translation>设备：CPU · {0}</translation>
     </message>
     <message>
       <location filename="../../console/ui/main_window.py" />
@@ -2241,6 +2259,104 @@
     </message>
   </context>
   <context>
+    <name>OutputControl</name>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>Answers to generate side by side (needs a temperature above 0)</source>
+      <translation>并排生成的回答数（需要温度大于 0）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>Answers:</source>
+      <translation>回答数：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>Format:</source>
+      <translation>格式：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>Free text</source>
+      <translation>自由文本</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>JSON schema</source>
+      <translation>JSON 模式</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>Logprobs:</source>
+      <translation>对数概率：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>One of a list</source>
+      <translation>从列表中选一项</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>Output</source>
+      <translation>输出</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>Regular expression</source>
+      <translation>正则表达式</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>Show each token's probability and this many alternatives</source>
+      <translation>显示每个词元的概率及此数量的候选</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>Valid expression</source>
+      <translation>表达式有效</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>Valid schema</source>
+      <translation>模式有效</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>give a regular expression</source>
+      <translation>请给出一个正则表达式</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>give at least one choice, one per line</source>
+      <translation>请至少给出一个选项，每行一个</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>not a valid regular expression: {e}</source>
+      <translation>不是有效的正则表达式：{e}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>off</source>
+      <translation>关闭</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>one choice per line</source>
+      <translation>每行一个选项</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>regular expression</source>
+      <translation>正则表达式</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_output.py" />
+      <source>{n} choices</source>
+      <translation>{n} 个选项</translation>
+    </message>
+  </context>
+  <context>
     <name>ParetoPlot</name>
     <message>
       <location filename="../../console/ui/bench_plots.py" />
@@ -2405,6 +2521,16 @@
     </message>
     <message>
       <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Measure quality</source>
+      <translation>测量质量</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Measured</source>
+      <translation>实测</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
       <source>Method:</source>
       <translation>方法：</translation>
     </message>
@@ -2415,8 +2541,8 @@
     </message>
     <message>
       <location filename="../../console/ui/quantize_dialog.py" />
-      <source>No job needed: vLLM quantizes on load (FP8 weights need an Ada or Hopper GPU). Select the preset {0} in the Models panel. Memory won for an 8B model on an RTX 4090, by the planner:</source>
-      <translation>无需任务：vLLM 在加载时量化（FP8 权重需要 Ada 或 Hopper GPU）。请在模型面板中选择预设 {0}。规划器估算的 8B 模型在 RTX 4090 上节省的显存：</translation>
+      <source>No job needed: vLLM quantizes on load (FP8 weights need an Ada or Hopper GPU). Select the preset {0} in the Models panel. Its quality is not assumed: "Measure quality" runs the quality gate on this machine's GPU (limits: perplexity +{1}%, accuracy -{2} points). Memory won for an 8B model on an RTX 4090, by the planner:</source>
+      <translation>无需任务：vLLM 在加载时量化（FP8 权重需要 Ada 或 Hopper GPU）。在模型面板中选择预设 {0}。其质量不作假定：“测量质量”会在本机 GPU 上运行质量门（上限：困惑度 +{1}%，准确率 -{2} 个百分点）。规划器估算的 RTX 4090 上 8B 模型节省的显存：</translation>
     </message>
     <message>
       <location filename="../../console/ui/quantize_dialog.py" />
@@ -2435,13 +2561,18 @@
     </message>
     <message>
       <location filename="../../console/ui/quantize_dialog.py" />
+      <source>Rejected by the quality gate: do not serve this preset for this model</source>
+      <translation>被质量门拒绝：请勿为此模型使用此预设</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/quantize_dialog.py" />
       <source>Rejected by the quality gate; {0} was not kept</source>
       <translation>未通过质量检查；{0} 未保留</translation>
     </message>
     <message>
       <location filename="../../console/ui/quantize_dialog.py" />
-      <source>Runs AutoAWQ in its own process (minutes per billion parameters on a CPU), then compares perplexity, answers, size and speed with the original in the engine. A result whose perplexity rises more than 15% is rejected and not kept.</source>
-      <translation>在独立进程中运行 AutoAWQ（在 CPU 上每十亿参数需数分钟），然后在引擎中与原始模型比较困惑度、回答、大小和速度。困惑度上升超过 15% 的结果将被拒绝且不保留。</translation>
+      <source>Runs AutoAWQ in its own process (minutes per billion parameters on a CPU), then compares perplexity, task accuracy on {0} questions (English and Chinese), answers, size and speed with the original in the engine. A result whose perplexity rises more than {1}% or whose accuracy drops more than {2} points is rejected and not kept.</source>
+      <translation>在独立进程中运行 AutoAWQ（在 CPU 上每十亿参数需数分钟），然后在引擎中将困惑度、{0} 道题（中英文）的任务准确率、回答、大小和速度与原模型比较。困惑度上升超过 {1}% 或准确率下降超过 {2} 个百分点的结果将被拒绝且不保留。</translation>
     </message>
     <message>
       <location filename="../../console/ui/quantize_dialog.py" />
