@@ -279,8 +279,23 @@ def test_readme_figures_come_from_the_results() -> None:
         plain = extra[f"8b_{tag}_plain_vllm"]["output_tokens_per_s"]
         assert f"{console:,.0f}" in readme and f"{plain:,.0f}" in readme
         assert f"{console / plain:.3f}" in readme
-        assert console / plain < 0.97  # the 3% target is NOT met at 256 streams: the README says so
+        # the 2026-11-29 harness (toy tokenizer) put the console below 0.97; kept as measured
+        assert console / plain < 0.97
     assert f"{extra['8b_whole_bench']['throughput']['output_tokens_per_s']:,.0f}" in readme
     for key in LOADS:
         assert f"{load_record(key)['kv_cache_tokens']:,}" in readme
         assert f"{compute(request(key)).kv_tokens:,}" in readme
+
+
+def test_readme_conclusion_comes_from_the_real_tokenizer_runs() -> None:
+    """The re-measured conclusion (issue 16): the acceptance bench reports, real tokenizer, prefix
+    cache reset; console / plain vLLM within 3% on both configurations."""
+    readme = (ROOT / "benchmarks" / "gpu" / "README.md").read_text(encoding="utf-8")
+    for tag in ("bf16", "fp8"):
+        rep = results(f"acceptance-bench-8b-{tag}.json")
+        console = rep["results"]["console"]["output_tokens_per_s"]
+        plain = rep["results"]["vllm"]["output_tokens_per_s"]
+        assert rep["results"]["console"]["prefix_cache"] == "reset before the run"
+        assert f"{console:,.0f}" in readme and f"{plain:,.0f}" in readme
+        assert f"**{console / plain:.3f}**" in readme
+        assert console / plain >= 0.97
