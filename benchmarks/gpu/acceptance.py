@@ -302,12 +302,11 @@ class NvmlSampler:
     """(t, mem_used_bytes, gpu_util_pct, power_w) of GPU 0 every 0.25 s, on a daemon thread."""
 
     def __init__(self) -> None:
-        import pynvml
+        from console.metrics import nvml  # the console's one NVML owner
 
-        pynvml.nvmlInit()
-        self._nvml = pynvml
-        self._h = pynvml.nvmlDeviceGetHandleByIndex(0)
-        self.total_bytes = int(pynvml.nvmlDeviceGetMemoryInfo(self._h).total)
+        self._nvml = nvml.nvml()
+        self._h = nvml.handle(0)
+        self.total_bytes = int(self._nvml.nvmlDeviceGetMemoryInfo(self._h).total)
         self.samples: list[tuple[float, int, int, float]] = []
         self._mark = 0
         threading.Thread(target=self._run, daemon=True).start()
