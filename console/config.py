@@ -90,5 +90,19 @@ class SamplingSettings:
         if self.repetition_penalty <= 0:
             raise ValueError("repetition_penalty must be > 0")
 
+    def request_extras(self) -> dict[str, Any]:
+        """The OpenAI-request fields that say something only when set (seed, stop, ignore_eos,
+        min_tokens): what a request body carries beyond the always-sent ones."""
+        extras: dict[str, Any] = {}
+        if self.seed is not None:
+            extras["seed"] = self.seed
+        if self.stop:
+            extras["stop"] = list(self.stop)
+        if self.ignore_eos:
+            extras["ignore_eos"] = True
+        if self.min_tokens:
+            extras["min_tokens"] = self.min_tokens
+        return extras
+
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -69,16 +69,7 @@ def _defaults_for(defaults: SamplingSettings) -> tuple[dict[str, Any], dict[str,
     defaults."""
     server = {"temperature": defaults.temperature, "top_p": defaults.top_p, "top_k": defaults.top_k,
               "repetition_penalty": defaults.repetition_penalty}
-    body: dict[str, Any] = {}
-    if defaults.seed is not None:
-        body["seed"] = defaults.seed
-    if defaults.stop:
-        body["stop"] = list(defaults.stop)
-    if defaults.ignore_eos:
-        body["ignore_eos"] = True
-    if defaults.min_tokens:
-        body["min_tokens"] = defaults.min_tokens
-    return server, body
+    return server, defaults.request_extras()
 
 
 def _text_content(i: int, content: Any) -> str:

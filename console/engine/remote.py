@@ -277,14 +277,7 @@ class ServerEngine(LoopEngine):
             body["top_k"] = s.top_k
         if s.repetition_penalty != 1.0:
             body["repetition_penalty"] = s.repetition_penalty
-        if s.seed is not None:
-            body["seed"] = s.seed
-        if s.stop:
-            body["stop"] = list(s.stop)
-        if s.ignore_eos:
-            body["ignore_eos"] = True
-        if s.min_tokens:
-            body["min_tokens"] = s.min_tokens
+        body.update(s.request_extras())
         if request.want_prompt_logprobs is not None:
             body["prompt_logprobs"] = request.want_prompt_logprobs
         if request.openai_fields:  # an OpenAI request as the user wrote it (validated by vLLM's models)
