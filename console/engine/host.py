@@ -77,7 +77,7 @@ def dtype_note(config: EngineConfig, device: str) -> str:
         return "auto (the model's own dtype)"
     from console.engine import cpu_dtype
 
-    return cpu_dtype.resolve().note
+    return cpu_dtype.resolve(sixteen_bit=needs_sixteen_bit(config)).note
 
 
 def needs_sixteen_bit(config: EngineConfig) -> bool:
