@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from pathlib import Path
 
 import pytest
@@ -97,12 +96,10 @@ def test_cpu_profile_budget_is_kv_cache_memory_bytes() -> None:
     assert p.max_concurrency == pytest.approx(93_184 / 8192)
 
 
-def test_plan_is_fast_and_json_ready() -> None:
+def test_plan_is_json_ready() -> None:
+    """(Its speed, ~1 ms per plan, is a benchmark figure: benchmarks/overheads.py.)"""
     req = PlanRequest(shape_for("Qwen2.5-14B"), gpu="rtx-4090", max_model_len=32768, concurrency=8)
-    plan(req)  # warm the calibration cache
-    t0 = time.perf_counter()
     p = plan(req)
-    assert time.perf_counter() - t0 < 0.05
     d = json.loads(json.dumps(p.to_dict()))
     assert d["verdict"] == p.verdict and d["formulas"]["kv_bytes_per_token"].endswith("196,608 B")
 

@@ -7,7 +7,6 @@ GPU here.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +16,7 @@ from console.config import SamplingSettings
 from console.metrics.store import MetricsStore
 from console.engine.types import GenerationRequest, RequestFinished
 from console.models.store import ModelStore
-from console.metrics.device import DeviceSampler
+from console.metrics.device import DeviceSampler, ProcessSource
 
 pytest.importorskip("pytestqt")
 
@@ -79,19 +78,20 @@ def test_monitor_series_grow_while_a_batch_streams(qtbot, engine_host, home) -> 
         ctx.sampler.stop()
 
 
-def test_device_sampling_costs_under_one_percent_of_a_core(engine_host) -> None:
-    """The sampler thread wakes every 0.5 s; its CPU time per wake must stay under 5 ms
-    (1% of a core), measured with the engine's child processes alive (they are sampled too)."""
-    sampler = DeviceSampler(MetricsStore(), interval_s=0.5)
-    sampler.sample_once()  # psutil's first cpu_percent call primes its counters
-    n = 40
-    t0 = time.thread_time()
-    for _ in range(n):
-        sampler.sample_once()
-    per_sample = (time.thread_time() - t0) / n
-    share = per_sample / sampler.interval_s
-    print(f"sampling: {per_sample * 1000:.2f} ms CPU per sample, {share * 100:.2f}% of a core")
-    assert share < 0.01
+def test_cpu_sampler_counts_the_engine_child_processes(engine_host) -> None:
+    """Without NVML the sampler's memory figure is this process plus its children (vLLM's engine
+    core runs in a child): the sum must exceed this process alone. Its CPU cost per sample is a
+    benchmark figure (benchmarks/overheads.py, README-gui.md), not a timed test."""
+    import psutil
+
+    sampler = DeviceSampler(MetricsStore(), interval_s=0.5, source=ProcessSource())
+    own = psutil.Process()
+    children = own.children(recursive=True)
+    assert children, "the engine core should be a child process of this one"
+    s = sampler.sample_once()
+    child_rss = sum(c.memory_info().rss for c in children if c.is_running())
+    assert s["rss_bytes"] >= own.memory_info().rss + 0.5 * child_rss
+    assert 0 < s["ram_used_bytes"] <= s["ram_total_bytes"]
 
 
 class _FakeNvml:
