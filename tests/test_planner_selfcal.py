@@ -89,6 +89,25 @@ def test_leave_one_out_kv_error_within_2_percent(h200_loads: list[Any], capsys: 
     assert max(abs(e) for e in raw) > 0.02
 
 
+def test_loads_never_fitted_on_are_predicted_and_then_learned(h200_loads: list[Any]) -> None:
+    """The acceptance journey's GPU loads (other models, lengths and a 49,152-token vocabulary on the
+    8B shape) predicted from a fit on the five recorded loads only, then leave-one-out over all.
+    Figures and why SmolLM2 misses by -3.7% at first: benchmarks/gpu/README-calibration.md."""
+    script = check_script()
+    unseen = script.acceptance_h200_loads(RESULTS)
+    assert [r.model for r in unseen].count("llama-8b-shape") == 1 and len(unseen) == 9
+    rows = script.unseen_table(h200_loads, unseen)
+    for r in rows:
+        if r["model"].startswith("llama-8b-shape"):
+            assert abs(r["error"]) <= 0.02, r  # the 8B shape at a new vocabulary: within the 2% target
+        else:
+            assert -0.04 <= r["error"] < 0, r  # SmolLM2: conservative, the 3B-8B line extrapolated to 135M
+    both = leave_one_out(h200_loads + unseen)
+    small = [r for r in both if r["model"].startswith("smollm2")]
+    assert len(small) == 7 and all(abs(r["error"]) <= 0.01 for r in small)  # once seen, learned
+    assert max(abs(r["error"]) for r in both) <= 0.025
+
+
 def test_fit_figures_come_from_the_reports(h200_loads: list[Any]) -> None:
     data = fit(h200_loads, None, "h200", "0.26.0")
     assert data["loads"] == 5 and data["origin"] == "user"
