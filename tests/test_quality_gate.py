@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from console.quant.evalset import EvalScore, EvalSetError, ItemResult, compare, load_eval_set
-from console.quant.gate import CPU_NOTE, MAX_ACC_DROP, GateResult, ModelReport, judge
+from console.quant.gate import CPU_NOTE, MAX_ACC_DROP, MAX_REGRESSIONS, GateResult, ModelReport, judge
 
 #: SmolLM2 token pairs swapped in the "flipped" checkpoint: digits are single tokens there
 #: ("7" = 39), city names after a space are too (" Paris" = 7042).
@@ -79,6 +79,38 @@ def test_accuracy_drop_rejects_even_when_perplexity_is_fine() -> None:
     assert saved["accuracy_drop"] == pytest.approx((lost - 2) / n) and len(saved["regressions"]) == lost
     within = [False] * (lost - 4) + [True] * (150 - lost + 4) + [False] * (n - 150)
     assert judge("awq", _report(10.0, before), _report(10.1, within)).passed
+
+
+def test_many_regressions_reject_even_when_fixes_offset_them() -> None:
+    """FP8 on the H200 lost 15 questions and won 12 back (net -1.2 points, inside the limit): the
+    regression cap rejects that; an unchanged share of losses under the cap still passes."""
+    n = len(load_eval_set())
+    cap = int(MAX_REGRESSIONS["fp8"] * n)
+    before = [True] * 120 + [False] * (n - 120)
+    lost, won = cap + 1, cap - 1  # net drop of 2 questions: 0.8 points, inside fp8's 2 points
+    after = [False] * lost + [True] * (120 - lost) + [True] * won + [False] * (n - 120 - won)
+    result = judge("fp8", _report(10.0, before), _report(10.1, after))
+    assert result.ppl_passed and result.acc_passed and not result.reg_passed and not result.passed
+    assert result.message.startswith("Rejected (regressions)")
+    assert f"{lost} of {n} questions right -> wrong (limit {cap})" in result.message
+    at_cap = [False] * cap + [True] * (120 - cap) + [True] * won + [False] * (n - 120 - won)
+    assert judge("fp8", _report(10.0, before), _report(10.1, at_cap)).passed
+
+
+def test_the_gpu_gates_rejudged_from_the_acceptance_run() -> None:
+    """The H200 gate reports (benchmarks/gpu/results/acceptance.json, every item's answer kept),
+    judged again with today's limits: AWQ rejected on accuracy and regressions (28), FP8 on its 15
+    regressions, which the net limit alone had accepted."""
+    data = json.loads((Path(__file__).resolve().parent.parent / "benchmarks/gpu/results/acceptance.json")
+                      .read_text(encoding="utf-8"))
+    verdicts = {}
+    for step in ("2", "3"):
+        gate = data["steps"][step]["gate"]
+        result = judge(gate["method"], ModelReport(**gate["original"]), ModelReport(**gate["quantized"]))
+        assert [f.id for f in result.regressions] == [f["id"] for f in gate["regressions"]]
+        verdicts[gate["method"]] = (result.passed, len(result.regressions), result.message.split(":")[0])
+    assert verdicts == {"awq": (False, 28, "Rejected (accuracy and regressions)"),
+                        "fp8": (False, 15, "Rejected (regressions)")}
 
 
 def test_compare_lists_both_directions() -> None:

@@ -32,6 +32,12 @@ MAX_PPL_RISE: dict[str, float] = {"awq": 0.15, "fp8": 0.05}
 # 0.4 points: noise; a sign-flipped answer to the same 8 questions is not.
 MAX_ACC_DROP: dict[str, float] = {"awq": 0.03, "fp8": 0.02}
 DEFAULT_ACC_DROP = 0.03
+# Largest share of the set allowed to go from right to wrong, whatever was gained elsewhere
+# (0.05 of quick-v1's 253 items: 12 questions). A net limit alone let FP8 on the H200 through with
+# 15 regressions offset by 12 lucky fixes, among them "A dog has four legs." -> "The answer is 12"
+# and "11 + 4 = 15" -> "17": losses a user would see (benchmarks/quality-gate.md).
+MAX_REGRESSIONS: dict[str, float] = {"awq": 0.05, "fp8": 0.03}
+DEFAULT_REGRESSIONS = 0.05
 CPU_NOTE = "measured on the CPU engine; GPU kernels can differ"
 
 QUESTIONS: tuple[str, ...] = (
@@ -89,6 +95,8 @@ class GateResult:
     max_rise: float
     questions: list[str] = field(default_factory=lambda: list(QUESTIONS))
     max_acc_drop: float = DEFAULT_ACC_DROP
+    #: largest share of the evaluated items allowed to go from right to wrong
+    max_regressions: float = DEFAULT_REGRESSIONS
     #: evaluation items the quantized model got wrong and the original right, and the reverse
     regressions: list[Flip] = field(default_factory=list)
     fixes: list[Flip] = field(default_factory=list)
@@ -114,8 +122,17 @@ class GateResult:
         return drop is None or drop <= self.max_acc_drop + 1e-9
 
     @property
+    def regression_limit(self) -> int:
+        """Questions allowed to go from right to wrong (a share of the set, rounded down)."""
+        return int(self.max_regressions * (self.quantized.eval or {}).get("total", 0) + 1e-9)
+
+    @property
+    def reg_passed(self) -> bool:
+        return not self.quantized.eval or len(self.regressions) <= self.regression_limit
+
+    @property
     def passed(self) -> bool:
-        return self.ppl_passed and self.acc_passed
+        return self.ppl_passed and self.acc_passed and self.reg_passed
 
     @property
     def note(self) -> str:
@@ -131,18 +148,19 @@ class GateResult:
             total = (self.quantized.eval or {}).get("total", 0)
             figures += (f"; accuracy {100 * o:.1f}% -> {100 * q:.1f}% ({-100 * drop:+.1f} points, limit "
                         f"-{100 * self.max_acc_drop:.0f} for {self.method}; {len(self.regressions)} of {total} "
-                        f"questions right -> wrong, {len(self.fixes)} wrong -> right)")
+                        f"questions right -> wrong (limit {self.regression_limit}), {len(self.fixes)} wrong -> right)")
         note = f" [{self.note}]" if self.note else ""
         if self.passed:
             return f"Accepted: {figures}{note}"
-        why = [w for w, bad in (("perplexity", not self.ppl_passed), ("accuracy", not self.acc_passed)) if bad]
+        why = [w for w, bad in (("perplexity", not self.ppl_passed), ("accuracy", not self.acc_passed),
+                                ("regressions", not self.reg_passed)) if bad]
         return (f"Rejected ({' and '.join(why)}): {figures}{note}. The quantized model loses too much quality; "
                 "it was not kept.")
 
     def to_dict(self) -> dict[str, Any]:
         return {"method": self.method, "passed": self.passed, "rise": self.rise, "max_rise": self.max_rise,
                 "accuracy_drop": self.acc_drop, "max_accuracy_drop": self.max_acc_drop,
-                "message": self.message, "engine_note": self.note, "questions": self.questions,
+                "max_regressions": self.regression_limit, "message": self.message, "engine_note": self.note, "questions": self.questions,
                 "regressions": [asdict(f) for f in self.regressions], "fixes": [asdict(f) for f in self.fixes],
                 "original": asdict(self.original), "quantized": asdict(self.quantized)}
 
@@ -288,7 +306,7 @@ def judge(method: str, original: ModelReport, quantized: ModelReport, evalset: E
     return GateResult(method=method, original=original, quantized=quantized,
                       max_rise=MAX_PPL_RISE.get(method, 0.15),
                       max_acc_drop=MAX_ACC_DROP.get(method, DEFAULT_ACC_DROP),
-                      regressions=regressions, fixes=fixes)
+                      max_regressions=MAX_REGRESSIONS.get(method, DEFAULT_REGRESSIONS), regressions=regressions, fixes=fixes)
 
 
 def compare(host: Loader, method: str, original: EngineConfig, quantized: EngineConfig, *,

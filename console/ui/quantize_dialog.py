@@ -149,17 +149,20 @@ class QuantizeDialog(QDialog):
             self.note.setText(self.tr("Runs AutoAWQ in its own process (minutes per billion parameters "
                                       "on a CPU), then compares perplexity, task accuracy on {0} questions "
                                       "(English and Chinese), answers, size and speed with the original in the "
-                                      "engine. A result whose perplexity rises more than {1}% or whose accuracy "
-                                      "drops more than {2} points is rejected and not kept.").format(
-                self._eval_size(), self._limit("MAX_PPL_RISE", "awq"), self._limit("MAX_ACC_DROP", "awq")))
+                                      "engine. A result whose perplexity rises more than {1}%, whose accuracy "
+                                      "drops more than {2} points or that gets more than {3}% of the questions "
+                                      "wrong that the original got right is rejected and not kept.").format(
+                self._eval_size(), self._limit("MAX_PPL_RISE", "awq"), self._limit("MAX_ACC_DROP", "awq"),
+                self._limit("MAX_REGRESSIONS", "awq")))
             return
         preset = dict(METHODS)[self.method()]
         self.note.setText(self.tr("No job needed: vLLM quantizes on load (FP8 weights need an Ada or "
                                   "Hopper GPU). Select the preset {0} in the Models panel. Its quality is not "
                                   "assumed: \"Measure quality\" runs the quality gate on this machine's GPU "
-                                  "(limits: perplexity +{1}%, accuracy -{2} points). Memory won for an 8B "
-                                  "model on an RTX 4090, by the planner:").format(
-            preset, self._limit("MAX_PPL_RISE", "fp8"), self._limit("MAX_ACC_DROP", "fp8")))
+                                  "(limits: perplexity +{1}%, accuracy -{2} points, at most {3}% of the questions "
+                                  "from right to wrong). Memory won for an 8B model on an RTX 4090, by the planner:"
+                                  ).format(preset, self._limit("MAX_PPL_RISE", "fp8"), self._limit("MAX_ACC_DROP", "fp8"),
+                                           self._limit("MAX_REGRESSIONS", "fp8")))
         self._show_memory_won(preset or "")
 
     @staticmethod

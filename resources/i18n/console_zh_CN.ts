@@ -2541,8 +2541,8 @@
     </message>
     <message>
       <location filename="../../console/ui/quantize_dialog.py" />
-      <source>No job needed: vLLM quantizes on load (FP8 weights need an Ada or Hopper GPU). Select the preset {0} in the Models panel. Its quality is not assumed: "Measure quality" runs the quality gate on this machine's GPU (limits: perplexity +{1}%, accuracy -{2} points). Memory won for an 8B model on an RTX 4090, by the planner:</source>
-      <translation>无需任务：vLLM 在加载时量化（FP8 权重需要 Ada 或 Hopper GPU）。在模型面板中选择预设 {0}。其质量不作假定：“测量质量”会在本机 GPU 上运行质量门（上限：困惑度 +{1}%，准确率 -{2} 个百分点）。规划器估算的 RTX 4090 上 8B 模型节省的显存：</translation>
+      <source>No job needed: vLLM quantizes on load (FP8 weights need an Ada or Hopper GPU). Select the preset {0} in the Models panel. Its quality is not assumed: "Measure quality" runs the quality gate on this machine's GPU (limits: perplexity +{1}%, accuracy -{2} points, at most {3}% of the questions from right to wrong). Memory won for an 8B model on an RTX 4090, by the planner:</source>
+      <translation>无需任务：vLLM 在加载时量化（FP8 权重需要 Ada 或 Hopper GPU）。在模型面板中选择预设 {0}。其质量不作假定：“测量质量”会在本机 GPU 上运行质量门（上限：困惑度 +{1}%，准确率 -{2} 个百分点，至多 {3}% 的题目由对变错）。规划器估算的 RTX 4090 上 8B 模型节省的显存：</translation>
     </message>
     <message>
       <location filename="../../console/ui/quantize_dialog.py" />
@@ -2571,8 +2571,8 @@
     </message>
     <message>
       <location filename="../../console/ui/quantize_dialog.py" />
-      <source>Runs AutoAWQ in its own process (minutes per billion parameters on a CPU), then compares perplexity, task accuracy on {0} questions (English and Chinese), answers, size and speed with the original in the engine. A result whose perplexity rises more than {1}% or whose accuracy drops more than {2} points is rejected and not kept.</source>
-      <translation>在独立进程中运行 AutoAWQ（在 CPU 上每十亿参数需数分钟），然后在引擎中将困惑度、{0} 道题（中英文）的任务准确率、回答、大小和速度与原模型比较。困惑度上升超过 {1}% 或准确率下降超过 {2} 个百分点的结果将被拒绝且不保留。</translation>
+      <source>Runs AutoAWQ in its own process (minutes per billion parameters on a CPU), then compares perplexity, task accuracy on {0} questions (English and Chinese), answers, size and speed with the original in the engine. A result whose perplexity rises more than {1}%, whose accuracy drops more than {2} points or that gets more than {3}% of the questions wrong that the original got right is rejected and not kept.</source>
+      <translation>在独立进程中运行 AutoAWQ（在 CPU 上每十亿参数需数分钟），然后在引擎中将困惑度、{0} 道题（中英文）的任务准确率、回答、大小和速度与原模型比较。困惑度上升超过 {1}%、准确率下降超过 {2} 个百分点，或原模型答对的题中有超过 {3}% 被答错的结果将被拒绝且不保留。</translation>
     </message>
     <message>
       <location filename="../../console/ui/quantize_dialog.py" />
