@@ -29,7 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-_STARTUP = r"""
+#: a fresh interpreter that opens the main window and says whether torch / vLLM / transformers
+#: were imported by then (tests/test_ui_window.py runs it too)
+STARTUP = r"""
 import os, sys
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 from PySide6.QtWidgets import QApplication
@@ -38,7 +40,8 @@ from console.ui.app import create_window
 ctx, w = create_window()
 w.show()
 app.processEvents()
-print("shown", w.isVisible(), flush=True)
+print("shown", w.isVisible(), "torch" in sys.modules, "vllm" in sys.modules, "transformers" in sys.modules,
+      flush=True)
 ctx.sampler.stop()
 os._exit(0)
 """
@@ -77,7 +80,7 @@ def window_start(launches: int) -> dict[str, float]:
         env = dict(os.environ, INFERENCE_CONSOLE_HOME=home)
         for _ in range(launches):
             t0 = time.monotonic()
-            out = subprocess.run([sys.executable, "-c", _STARTUP], capture_output=True, text=True, cwd=ROOT,
+            out = subprocess.run([sys.executable, "-c", STARTUP], capture_output=True, text=True, cwd=ROOT,
                                  env=env, timeout=120)
             walls.append(time.monotonic() - t0)
             if "shown True" not in out.stdout:

@@ -5,6 +5,7 @@ sidebar, chat with Ctrl+Enter and stop with Esc."""
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -22,27 +23,21 @@ from console.ui.context import AppContext
 
 ROOT = Path(__file__).resolve().parents[1]
 
-_STARTUP = r"""
-import os, sys, time
-os.environ["QT_QPA_PLATFORM"] = "offscreen"
-from PySide6.QtWidgets import QApplication
-app = QApplication(sys.argv)
-from console.ui.app import create_window
-ctx, w = create_window()
-w.show()
-app.processEvents()
-print("shown", w.isVisible(), "torch" in sys.modules, "vllm" in sys.modules, "transformers" in sys.modules,
-      flush=True)
-ctx.sampler.stop()
-os._exit(0)
-"""
+
+def _startup_script() -> str:
+    spec = importlib.util.spec_from_file_location("overheads", ROOT / "benchmarks" / "overheads.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return str(module.STARTUP)
 
 
 def test_window_shows_without_engine_imports(home: Path) -> None:
     """The window appears before torch / vLLM / transformers are imported (they load with the
     engine, on its thread). How long it takes to show is a benchmark figure
     (benchmarks/overheads.py, README-gui.md), not a timed test."""
-    out = subprocess.run([sys.executable, "-c", _STARTUP], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    out = subprocess.run([sys.executable, "-c", _startup_script()], capture_output=True, text=True, cwd=ROOT,
+                         timeout=120)
     line = [x for x in out.stdout.splitlines() if x.startswith("shown")]
     assert line, out.stderr[-2000:]
     assert line[0] == "shown True False False False", "vLLM/torch/transformers must not load at start"
