@@ -111,6 +111,14 @@ def test_the_gpu_gates_rejudged_from_the_acceptance_run() -> None:
         verdicts[gate["method"]] = (result.passed, len(result.regressions), result.message.split(":")[0])
     assert verdicts == {"awq": (False, 28, "Rejected (accuracy and regressions)"),
                         "fp8": (False, 15, "Rejected (regressions)")}
+    # the CPU row of benchmarks/quality-gate.md: the same AWQ recipe quantized and gated on the CPU
+    import gzip
+
+    cpu = json.loads(gzip.open(Path(__file__).resolve().parent.parent / "benchmarks/results/"
+                               "quality-gate-cpu-awq.json.gz", "rt", encoding="utf-8").read())
+    result = judge("awq", ModelReport(**cpu["original"]), ModelReport(**cpu["quantized"]))
+    assert (result.passed, len(result.regressions), len(result.fixes)) == (False, 32, 9)
+    assert CPU_NOTE in result.message and result.message.startswith("Rejected (accuracy and regressions)")
 
 
 def test_compare_lists_both_directions() -> None:
