@@ -20,6 +20,27 @@ KV_CACHE_DTYPES = ("auto", "fp8", "fp8_e4m3", "fp8_e5m2", "bfloat16")
 #: Fields of EngineConfig that are console settings, not vLLM engine arguments.
 CONSOLE_ONLY_FIELDS = frozenset({"device"})
 
+#: Ranges the console checks before vLLM does (pydantic bounds: ge, gt, le, lt), by field name;
+#: console.schema applies them wherever a field of that name is validated (presets, settings).
+#: A field not named here is checked by its type hint alone.
+ENGINE_LIMITS: dict[str, dict[str, float]] = {
+    "gpu_memory_utilization": {"gt": 0, "le": 1},
+    "max_model_len": {"ge": 16, "le": 10_000_000},
+    "max_num_seqs": {"ge": 1, "le": 65_536},
+    "max_num_batched_tokens": {"ge": 16, "le": 10_000_000},
+    "tensor_parallel_size": {"ge": 1, "le": 1024},
+    "pipeline_parallel_size": {"ge": 1, "le": 1024},
+    "kv_cache_memory_bytes": {"ge": 1, "le": 1 << 50},
+    "cpu_offload_gb": {"ge": 0, "le": 1 << 20},
+    "block_size": {"ge": 1, "le": 1024},
+}
+#: The strings a field accepts, by field name (a ``Literal`` hint, such as ``device``'s, works too).
+ENGINE_CHOICES: dict[str, tuple[str, ...]] = {
+    "kv_cache_dtype": KV_CACHE_DTYPES,
+    "dtype": ("auto", "bfloat16", "float16", "half", "float32", "float"),
+    "quantization": ("awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "compressed-tensors"),
+}
+
 
 @dataclass
 class EngineConfig:

@@ -17,22 +17,20 @@ ones of the same name.
 
 from __future__ import annotations
 
-import dataclasses
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, get_type_hints
+from typing import TYPE_CHECKING, Any
 
 from console.atomic import sweep_stale_tmp
-from console.config import CONSOLE_ONLY_FIELDS, KV_CACHE_DTYPES, EngineConfig
+from console.config import CONSOLE_ONLY_FIELDS, EngineConfig
 from console.paths import data_home, presets_dir
+from console.schema import engine_schema, value_message
 
 if TYPE_CHECKING:
     from console.models.store import ModelEntry
 
 GOALS = ("max-throughput", "low-latency", "long-context", "smallest-memory", "balanced")
-_ENGINE_FIELDS = {f.name: f for f in dataclasses.fields(EngineConfig)} 
-_NOT_IN_PRESET = {"model", "served_model_name", "tokenizer"}
 
 
 class PresetError(ValueError):
@@ -74,48 +72,19 @@ class Preset:
             raise PresetError(f"cannot write preset '{self.name}' to TOML: {exc}") from None
 
 
-_RANGES: dict[str, tuple[float, float]] = {
-    "gpu_memory_utilization": (0.05, 1.0),
-    "max_model_len": (16, 10_000_000),
-    "max_num_seqs": (1, 65_536),
-    "max_num_batched_tokens": (16, 10_000_000),
-    "tensor_parallel_size": (1, 1024),
-    "pipeline_parallel_size": (1, 1024),
-    "kv_cache_memory_bytes": (1, 1 << 50),
-    "cpu_offload_gb": (0, 1 << 20),
-    "block_size": (1, 1024),
-}
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "kv_cache_dtype": KV_CACHE_DTYPES,
-    "dtype": ("auto", "bfloat16", "float16", "half", "float32", "float"),
-    "quantization": ("awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "compressed-tensors"),
-    "device": ("auto", "cuda", "cpu"),
-}
-
-
 def validate_engine_values(values: dict[str, Any], where: str) -> dict[str, Any]:
-    """Check keys, types and ranges of ``[engine]`` values (before vLLM's own checks)."""
-    hints = get_type_hints(EngineConfig)
-    for key, value in values.items():
-        if key not in _ENGINE_FIELDS or key in _NOT_IN_PRESET:
-            raise PresetError(f"{where}: unknown engine key '{key}'")
-        hint = str(hints[key])
-        if "bool" in hint and not isinstance(value, bool):
-            raise PresetError(f"{where}: '{key}' must be true or false, not {value!r}")
-        if ("int" in hint or "float" in hint) and "bool" not in hint:
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise PresetError(f"{where}: '{key}' must be a number, not {value!r}")
-            if "float" not in hint and not isinstance(value, int):
-                raise PresetError(f"{where}: '{key}' must be a whole number, not {value!r}")
-            lo, hi = _RANGES.get(key, (float("-inf"), float("inf")))
-            if not lo <= value <= hi:
-                raise PresetError(f"{where}: '{key}' = {value} is out of range [{lo}, {hi}]")
-        if "str" in hint and not isinstance(value, str):
-            raise PresetError(f"{where}: '{key}' must be a string, not {value!r}")
-        if isinstance(value, str):
-            _check_unicode(where, key, value)
-        if key in _CHOICES and value not in _CHOICES[key]:
-            raise PresetError(f"{where}: '{key}' = {value!r} is not one of {', '.join(_CHOICES[key])}")
+    """Check keys, types and ranges of ``[engine]`` values (before vLLM's own checks) against
+    the schema derived from EngineConfig (:func:`console.schema.engine_schema`); returns them
+    unchanged."""
+    from pydantic import ValidationError
+
+    _check_unicode(where, "engine", values)
+    try:
+        engine_schema().model_validate(values)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = str(error["loc"][0]) if error["loc"] else "engine"
+        raise PresetError(f"{where}: {value_message(error, key, values.get(key))}") from None
     return values
 
 
@@ -142,9 +111,16 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
                   gpu=data.get("gpu", "any"), engine=validate_engine_values(dict(engine), where))
 
 
-def _check_unicode(where: str, key: str, value: str) -> None:
-    """Strings from a dict (import, auto-tune) may hold lone surrogates that no file can store."""
-    if any("\ud800" <= ch <= "\udfff" for ch in value):
+def _check_unicode(where: str, key: str, value: Any) -> None:
+    """Strings from a dict (import, auto-tune) may hold lone surrogates that no file can store
+    (pydantic lets them through); ``value`` may be a table or list holding strings."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check_unicode(where, str(k) if key == "engine" else key, v)
+    elif isinstance(value, list):
+        for v in value:
+            _check_unicode(where, key, v)
+    elif isinstance(value, str) and any("\ud800" <= ch <= "\udfff" for ch in value):
         raise PresetError(f"{where}: '{key}' contains text that is not valid Unicode")
 
 

@@ -3,13 +3,16 @@
 The file is ``<data home>/settings.json``, written atomically (:mod:`console.atomic`), so a crash
 mid-save leaves the previous settings. Reading never fails: an unreadable or corrupt file is moved
 aside (``settings.json.bad``) and the defaults are used; unknown keys are dropped, values of the
-wrong type fall back to their defaults, and older schema versions are migrated forward.
+wrong type or out of range (pydantic, :mod:`console.schema`) fall back to their defaults, and
+older schema versions are migrated forward.
 No Qt here: window geometry is kept as the base64 text Qt hands us.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import functools
 import json
 import logging
 import os
@@ -18,8 +21,9 @@ from pathlib import Path
 from typing import Any, Callable, get_type_hints
 
 from console.atomic import atomic_write_json, sweep_stale_tmp
-from console.config import SamplingSettings
+from console.config import ENGINE_CHOICES, ENGINE_LIMITS, SamplingSettings
 from console.paths import data_home
+from console.schema import derive_model
 
 log = logging.getLogger(__name__)
 
@@ -61,41 +65,47 @@ class Settings:
         return dataclasses.asdict(self)
 
 
-def _coerce(cls: type, data: Any) -> Any:
-    """Build dataclass ``cls`` from ``data``, keeping only keys of the right type."""
-    out = cls()
-    if not isinstance(data, dict):
-        return out
-    hints = get_type_hints(cls)
-    for f in dataclasses.fields(cls):
-        if f.name not in data:
-            continue
-        value = data[f.name]
-        hint = hints[f.name]
-        if dataclasses.is_dataclass(hint):
-            setattr(out, f.name, _coerce(hint, value))  # type: ignore[arg-type]
-        elif _type_ok(hint, value):
-            setattr(out, f.name, value)
-        else:
-            log.warning("settings: ignoring %s=%r (expected %s)", f.name, value, hint)
-    return out
+def _valid_part(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` less every value the settings schema refuses (each logged): pydantic validates
+    against the model derived from :class:`Settings`, and each refused value is dropped (a value
+    inside a list or a non-table drops the whole field) until what is left passes."""
+    from pydantic import ValidationError
+
+    data = copy.deepcopy(data)
+    while True:
+        try:
+            _schema().model_validate(data)
+            return data
+        except ValidationError as exc:
+            dropped = [_drop(data, error["loc"], error["msg"]) for error in exc.errors()]
+            if not any(dropped):  # nothing left to drop: keep the defaults
+                return {}
 
 
-def _type_ok(hint: Any, value: Any) -> bool:
-    text = str(hint)
-    if value is None:
-        return "None" in text
-    if isinstance(value, bool):
-        return "bool" in text
-    if isinstance(value, int):
-        return "int" in text or "float" in text
-    if isinstance(value, float):
-        return "float" in text
-    if isinstance(value, str):
-        return "str" in text and "list" not in text
-    if isinstance(value, list):
-        return "list[str]" in text and all(isinstance(v, str) for v in value)
+def _drop(data: dict[str, Any], loc: tuple[Any, ...], why: str) -> bool:
+    node = data
+    for depth, key in enumerate(loc):
+        child = node.get(key)
+        if depth == len(loc) - 1 or not isinstance(child, dict):
+            if key not in node:
+                return False
+            log.warning("settings: ignoring %s=%r (%s)", ".".join(map(str, loc[:depth + 1])), node.pop(key), why)
+            return True
+        node = child
     return False
+
+
+@functools.cache
+def _schema() -> Any:
+    # The knobs share their names (and so their ranges and choices) with EngineConfig's fields.
+    return derive_model(Settings, limits=ENGINE_LIMITS, choices=ENGINE_CHOICES)
+
+
+def _build(cls: Any, data: dict[str, Any]) -> Any:
+    """Dataclass ``cls`` from validated ``data`` (nested dataclasses from nested tables)."""
+    hints = get_type_hints(cls)
+    return cls(**{f.name: _build(hints[f.name], data[f.name]) if dataclasses.is_dataclass(hints[f.name])
+                  else data[f.name] for f in dataclasses.fields(cls) if f.name in data})
 
 
 def _migrate_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
@@ -141,7 +151,7 @@ def load_settings(path: Path | None = None) -> Settings:
         except OSError:
             pass
         return Settings()
-    settings = _coerce(Settings, migrate(data))
+    settings: Settings = _build(Settings, _valid_part(migrate(data)))
     settings.schema_version = SCHEMA_VERSION
     return settings
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import gc
 import os
+import threading
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -30,6 +31,39 @@ os.environ.setdefault("INFERENCE_CONSOLE_RECORD_LOADS", "0")
 
 #: KV cache for test engines: small, so loads are quick and figures are exact.
 TEST_KV_BYTES = 64 * 1024**2
+
+
+def wait_for(predicate: Callable[[], object], timeout: float, what: str) -> None:
+    """Wait until ``predicate()`` holds (checked every 0.1 s), for a state no event reports
+    (a /metrics poll, a process gone); ``timeout`` only bounds a failure."""
+    end = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+class HoldAtFirstToken:
+    """A sink that keeps every event and holds the engine's loop thread at the first token until
+    :meth:`cancel_and_release`: the request cannot read on to its end (nor finish) before a
+    cancel asked for meanwhile lands, however fast or loaded the machine. ``first`` is set at
+    that token."""
+
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+        self.first = threading.Event()
+        self._released = threading.Event()
+
+    def __call__(self, event: Any) -> None:
+        self.events.append(event)
+        if not self.first.is_set():
+            self.first.set()
+            assert self._released.wait(60), "the test never released the held token"
+
+    def cancel_and_release(self, handle: Any) -> None:
+        assert self.first.wait(60), "no first token"
+        handle.cancel()
+        self._released.set()
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -18,6 +18,7 @@ from console.metrics.recording import load_recording, save_recording
 from console.engine.types import GenerationRequest, RequestFinished
 from console.metrics.device import DeviceSampler, ProcessSource
 from console.metrics.prometheus import MetricsServer
+from tests.conftest import wait_for
 
 pytestmark = pytest.mark.engine
 GPU_RULES = {"low-gpu-util-with-waiting", "thermal-throttling", "power-throttling", "vram-foreign"}
@@ -34,10 +35,7 @@ def test_live_series_through_rules_recording_and_metrics(engine_host: EngineHost
     for h in handles:
         assert isinstance(h.result(timeout=120), RequestFinished)
     sampler.sample_once()
-    deadline = time.time() + 10
-    while len(store.finished(since)) < 8 and time.time() < deadline:  # the stat logger lags a step
-        time.sleep(0.05)
-    assert len(store.finished(since)) >= 8, store.finished(since)
+    wait_for(lambda: len(store.finished(since)) >= 8, 30, "the stat logger (it lags a step)")
 
     rules = load_rules()
     ctx = AdvisorContext(engine={k: v for k, v in dataclasses.asdict(engine_host.config).items() if v is not None})

@@ -6,7 +6,6 @@ from __future__ import annotations
 import queue
 import signal
 import threading
-import time
 from pathlib import Path
 
 import psutil
@@ -23,7 +22,7 @@ from console.engine.types import (
     RequestFinished,
     TokenDelta,
 )
-from tests.conftest import TEST_KV_BYTES
+from tests.conftest import TEST_KV_BYTES, HoldAtFirstToken, wait_for
 
 pytestmark = pytest.mark.engine
 
@@ -51,9 +50,10 @@ def test_stat_logger_receives_real_engine_stats(engine_host: EngineHost) -> None
     before_records, before_gen = m.records, m.totals["generation_tokens"]
     before_finished = len(m.finished())
     engine_host.generate(_req(12), timeout=60)
-    time.sleep(0.3)  # the last record() lands right after the final output
+    # The last record() lands right after the final output: wait for it, not for a fixed time.
+    wait_for(lambda: len(m.finished()) > before_finished and m.totals["generation_tokens"] - before_gen >= 12,
+             30, "the stat logger's record of the request")
     assert m.records > before_records
-    assert m.totals["generation_tokens"] - before_gen >= 12
     fin = m.finished()[before_finished:]
     assert fin and fin[-1].generation_tokens == 12 and fin[-1].e2e_s > 0
     assert m.totals["peak_kv_usage"] > 0
@@ -61,23 +61,21 @@ def test_stat_logger_receives_real_engine_stats(engine_host: EngineHost) -> None
 
 
 def test_abort_keeps_partial_text_and_engine_stays_usable(engine_host: EngineHost) -> None:
-    q: queue.Queue = queue.Queue()
-    req = _req(900)
-    handle = engine_host.submit(req, q.put)
-    first = q.get(timeout=60)
-    assert isinstance(first, TokenDelta)
-    handle.cancel()
+    hold = HoldAtFirstToken()  # the cancel lands before the request can read on: no race
+    handle = engine_host.submit(_req(900), hold)
+    hold.cancel_and_release(handle)
     final = handle.result(timeout=60)
+    assert isinstance(hold.events[0], TokenDelta)
     assert isinstance(final, RequestFinished) and final.finish_reason == "abort"
-    assert 0 < final.output_tokens < 900
+    assert 0 < final.output_tokens < 900 and final.text == hold.events[0].text
     assert isinstance(engine_host.generate(_req(4), timeout=60), RequestFinished)
 
 
 def test_many_concurrent_requests_and_cancelling_one_leaves_others(engine_host: EngineHost) -> None:
     handles = [engine_host.submit(_req(24, f"question {i}")) for i in range(8)]
-    victim = engine_host.submit(_req(900, "long one"))
-    time.sleep(0.2)
-    victim.cancel()
+    hold = HoldAtFirstToken()  # cancelled at its first token, so it cannot finish first
+    victim = engine_host.submit(_req(900, "long one"), hold)
+    hold.cancel_and_release(victim)
     results = [h.result(timeout=120) for h in handles]
     assert all(isinstance(r, RequestFinished) and r.output_tokens == 24 for r in results)
     v = victim.result(timeout=60)
@@ -89,16 +87,18 @@ def test_a_request_cancelled_before_it_starts_still_ends(engine_host: EngineHost
     its first step, so the request's own code never runs. Its handle must still resolve (a batch
     waiting on it hung CI for 75 minutes) and its sink must still get a terminal event."""
     blocked = threading.Event()
+    queued = threading.Event()
 
     async def hold_the_loop() -> None:
         blocked.set()
-        time.sleep(0.5)  # blocks the loop: the submit and cancel below queue up behind it
+        assert queued.wait(30)  # blocks the loop until the submit and cancel below are queued
 
     engine_host.run_coroutine(hold_the_loop())
     assert blocked.wait(10)
     events: queue.Queue = queue.Queue()
     handle = engine_host.submit(_req(64), events.put)
     handle.cancel()
+    queued.set()
     final = handle.result(timeout=30)
     assert isinstance(final, RequestFinished) and final.finish_reason == "abort"
     assert final.output_tokens == 0
@@ -144,7 +144,8 @@ def test_unload_second_load_and_dead_engine_recovery(tiny_model: Path) -> None:
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     host = EngineHost()
     statuses: list[EngineState] = []
-    host.add_status_listener(lambda s: statuses.append(s.state))
+    failed = threading.Event()
+    host.add_status_listener(lambda s: (statuses.append(s.state), s.state == EngineState.FAILED and failed.set()))
     cfg = EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES // 2, max_model_len=512,
                        device="cpu")
     try:
@@ -156,8 +157,9 @@ def test_unload_second_load_and_dead_engine_recovery(tiny_model: Path) -> None:
         assert isinstance(host.generate(_req(8), timeout=60), RequestFinished)
         host.unload().result(timeout=120)
         assert host.status.state == EngineState.STOPPED
-        time.sleep(1)
-        assert not [p for p in _engine_children(before) if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+        wait_for(lambda: not [p for p in _engine_children(before)
+                              if p.is_running() and p.status() != psutil.STATUS_ZOMBIE],
+                 30, "the unloaded engine's processes to exit")
 
         info2 = host.load(cfg.replace(kv_cache_memory_bytes=TEST_KV_BYTES), "tiny").result(timeout=600)
         assert info2.kv_cache_tokens == 2 * info1.kv_cache_tokens  # really a new engine
@@ -172,9 +174,7 @@ def test_unload_second_load_and_dead_engine_recovery(tiny_model: Path) -> None:
                 pass
         final = handle.result(timeout=120)
         assert isinstance(final, (RequestFailed, RequestFinished))
-        deadline = time.time() + 60
-        while host.status.state != EngineState.FAILED and time.time() < deadline:
-            time.sleep(0.2)
+        assert failed.wait(60), "the host never reported the dead engine"
         assert host.status.state == EngineState.FAILED
         assert "engine process stopped" in (host.status.error or "")
         if isinstance(final, RequestFinished):  # the kill raced the last token: still not "ok"

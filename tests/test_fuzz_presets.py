@@ -120,3 +120,29 @@ def test_fuzz_valid_shaped_presets_round_trip_or_are_refused(engine: dict[str, A
     except PresetError:
         return
     _check_accepted(data, preset)
+
+
+@dataclasses.dataclass
+class _Extended(EngineConfig):
+    """EngineConfig with two fields of the kinds the LoRA and speculative-decoding work adds."""
+
+    max_loras: int | None = None
+    speculative_config: dict[str, Any] | None = None
+
+
+def test_a_new_engine_field_is_validated_by_its_hint_alone() -> None:
+    """A field added to the dataclass is checked by its type hint, with no change to the
+    validation code (console/schema.py derives the model from the dataclass)."""
+    from pydantic import ValidationError
+
+    from console.config import ENGINE_CHOICES, ENGINE_LIMITS
+    from console.schema import NOT_IN_PRESET, derive_model
+
+    model = derive_model(_Extended, extra="forbid", nullable=False, exclude=NOT_IN_PRESET,
+                         limits=ENGINE_LIMITS, choices=ENGINE_CHOICES)
+    model.model_validate({"max_loras": 4, "speculative_config": {"method": "ngram", "num_speculative_tokens": 3},
+                          "max_num_seqs": 8})
+    for bad in ({"max_loras": "4"}, {"max_loras": None}, {"speculative_config": 3},
+                {"speculative_config": {1: "x"}}, {"max_num_seqs": 0}):
+        with pytest.raises(ValidationError):
+            model.model_validate(bad)

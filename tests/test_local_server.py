@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -16,22 +15,21 @@ import psutil
 import pytest
 
 from console.engine.local_server import free_port, port_free
+from tests.conftest import wait_for
 
 pytestmark = pytest.mark.engine
 
 LAUNCHER = r"""
-import sys, time
+import sys, threading
 from console.config import EngineConfig
 from console.engine.local_server import LocalServer
 
 if __name__ == "__main__":
     server = LocalServer(port=int(sys.argv[2]))
     server.load(EngineConfig(model=sys.argv[1], kv_cache_memory_bytes=64 * 1024**2, max_model_len=512,
-                             device="cpu"), "tiny")
-    while server.pid is None:
-        time.sleep(0.05)
+                             device="cpu"), "tiny").result(timeout=600)  # healthy: answers /health
     print(server.pid, flush=True)
-    time.sleep(3600)
+    threading.Event().wait()  # the console keeps running until it is killed
 """
 
 
@@ -52,19 +50,12 @@ def test_server_and_engine_core_die_with_a_killed_console(tiny_model: Path) -> N
                                 stdout=subprocess.PIPE, text=True, env={**os.environ, "VLLM_LOGGING_LEVEL": "ERROR"})
     try:
         assert launcher.stdout is not None
-        server_pid = int(launcher.stdout.readline())
-        # Wait until the server answers: the api_server, its EngineCore child and the port all exist.
-        end = time.monotonic() + 600
-        while time.monotonic() < end:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert launcher.poll() is None, "the launcher died on its own"
-            time.sleep(1)
-        else:
-            pytest.fail("the server did not become healthy")
+        # The launcher prints the server's pid once the server is healthy (the api_server, its
+        # EngineCore child and the port all exist): that line is the event to wait for.
+        line = launcher.stdout.readline()
+        assert line.strip().isdigit(), f"the launcher died before its server was healthy ({launcher.wait()})"
+        server_pid = int(line)
+        assert httpx.get(f"http://127.0.0.1:{port}/health", timeout=30).status_code == 200
         server = psutil.Process(server_pid)
         tree = [server, *server.children(recursive=True)]
         assert len(tree) >= 2, "expected the EngineCore child of the api_server"
@@ -73,11 +64,7 @@ def test_server_and_engine_core_die_with_a_killed_console(tiny_model: Path) -> N
 
         os.kill(launcher.pid, signal.SIGKILL)
         launcher.wait(10)
-        end = time.monotonic() + 60
-        while _alive(tree + helpers) and time.monotonic() < end:
-            time.sleep(0.5)
-        left = _alive(tree + helpers)
-        assert not left, [(p.pid, p.name()) for p in left]
+        wait_for(lambda: not _alive(tree + helpers), 60, "the server's processes to die (zombies count as gone)")
         assert port_free(port)
     finally:
         if launcher.poll() is None:

@@ -34,19 +34,11 @@ from console.engine.types import (
     TokenDelta,
 )
 from console.jobs import TaskState
+from tests.conftest import HoldAtFirstToken, wait_for
 
 pytestmark = pytest.mark.engine
 
 GREEDY = SamplingSettings(temperature=0.0, max_tokens=16)
-
-
-def wait_for(predicate: Any, timeout: float, what: str) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +115,10 @@ def test_monitor_series_fill_from_metrics(remote: RemoteEngine) -> None:
                                                    sampling=SamplingSettings(temperature=0.0, max_tokens=1000,
                                                                              ignore_eos=True))) for i in range(6)]
         assert all(isinstance(h.result(180), RequestFinished) for h in handles)
-        time.sleep(1.5)  # two more polls
+        # Wait for a poll that has seen this round's tokens (a condition, not a fixed sleep).
+        goal = 6000 * (round_ + 1)
+        wait_for(lambda: m.totals["generation_tokens"] - totals0["generation_tokens"] >= goal, 60,
+                 "a /metrics poll to see the round's tokens")
         if max((b.running for b in m.bins(since=since - 1)), default=0) >= 1:
             break
     bins = m.bins(since=since - 1)
@@ -140,22 +135,12 @@ def test_cancel_closes_the_stream_and_the_server_aborts(remote: RemoteEngine) ->
     """Unable to race: the sink holds the engine thread at the first token until the cancel has
     been asked, so the request cannot read on to its end first -- even when the server's first
     chunk arrives late with the rest of the answer already buffered behind it."""
-    got: list[Any] = []
-    first = threading.Event()
-    cancelled = threading.Event()
-
-    def sink(event: Any) -> None:
-        got.append(event)
-        if not first.is_set():
-            first.set()
-            assert cancelled.wait(30)
-
+    hold = HoldAtFirstToken()
     handle = remote.submit(GenerationRequest(prompt="Count", sampling=SamplingSettings(
-        temperature=0.0, max_tokens=900, ignore_eos=True)), sink)
-    assert first.wait(60)
-    handle.cancel()
-    cancelled.set()
+        temperature=0.0, max_tokens=900, ignore_eos=True)), hold)
+    hold.cancel_and_release(handle)
     end = handle.result(30)
+    got = hold.events
     assert isinstance(end, RequestFinished) and end.finish_reason == "abort"
     deltas = [e for e in got if isinstance(e, TokenDelta)]
     assert len(deltas) == 1 and got[-1] is end  # nothing after the Stop but the terminal event
@@ -318,21 +303,22 @@ def test_server_killed_mid_stream_then_restarted(vllm_server: LocalServer, remot
         run_batch(remote, parsed.requests, out, TaskState(), concurrency=2, on_result=on_result)))
     batch.start()
     assert written.wait(120)
-    # Eight long streams, then the kill at their first token or 1 s after they were sent, whichever
-    # comes first. (On this loaded machine the first chunk of a stream sent while a batch runs has
-    # come 2.5-3.3 s late carrying nearly all 1000 tokens; waiting for it would kill a server that
-    # has already answered.)
+    # Eight long streams; the kill comes from the sink itself at the first token any of them
+    # receives (on the engine's loop thread, before it reads another line): an event, no timer.
+    # Each stream asks for 1000 tokens (ignore_eos) while the batch keeps the server busy, so
+    # they cannot all have been answered by then.
     got: dict[str, list[Any]] = {}
-    streaming = threading.Event()
+    killed = threading.Event()
 
     def sink(event: Any) -> None:
         got.setdefault(event.request_id, []).append(event)
-        streaming.set()
+        if isinstance(event, TokenDelta) and not killed.is_set():
+            os.killpg(vllm_server.pid, signal.SIGKILL)  # type: ignore[arg-type]
+            killed.set()
 
     handles = [remote.submit(GenerationRequest(prompt=f"Never stop {i}", sampling=SamplingSettings(
         temperature=0.0, max_tokens=1000, ignore_eos=True)), sink) for i in range(8)]
-    streaming.wait(1.0)
-    os.killpg(vllm_server.pid, signal.SIGKILL)  # type: ignore[arg-type]
+    assert killed.wait(120), "no stream received a token"
     ends = [h.result(30) for h in handles]
     failed = [e for e in ends if isinstance(e, RequestFailed)]
     assert failed, ends
@@ -367,9 +353,7 @@ def test_stop_leaves_no_process_and_frees_the_port(vllm_server: LocalServer, rem
     procs = _group(vllm_server)
     port = vllm_server.port
     assert port is not None and not port_free(port)
-    t0 = time.monotonic()
     vllm_server.unload().result(timeout=60)
-    print(f"server stop took {time.monotonic() - t0:.1f} s")
     assert vllm_server.status.state == EngineState.STOPPED
     assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in procs)
     assert port_free(port)

@@ -114,9 +114,10 @@ def save_as_preset(trial: Trial, name: str, base_engine: dict[str, Any], *, desc
     """Save ``base_engine`` + the trial's knobs as a user preset; returns the file."""
     from console.atomic import atomic_write_text
     from console.presets import Preset, parse_preset, user_presets_dir, validate_engine_values
+    from console.schema import NOT_IN_PRESET
 
     engine = {k: v for k, v in {**base_engine, **trial.knobs}.items()
-              if v is not None and k not in ("model", "served_model_name", "tokenizer")}
+              if v is not None and k not in NOT_IN_PRESET}
     validate_engine_values(engine, f"preset {name}")
     preset = Preset(name=name, description=description or f"auto-tuned: {trial.knobs}",
                     goal="max-throughput", gpu=gpu, engine=engine)

@@ -14,13 +14,14 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import Any, get_args, get_type_hints
 
 import yaml
 
 from console.atomic import atomic_write_text
 from console.config import EngineConfig
 from console.presets import Preset, PresetError, load_preset_file, user_presets_dir, validate_engine_values
+from console.schema import engine_schema, value_message
 
 #: vLLM's short options, for the fields a preset can hold.
 SHORT_OPTIONS = {"-tp": "tensor-parallel-size", "-pp": "pipeline-parallel-size", "-q": "quantization"}
@@ -29,7 +30,7 @@ SERVING_KEYS = {"model", "served-model-name", "tokenizer", "host", "port", "api-
                 "distributed-executor-backend", "config", "uvicorn-log-level", "disable-log-requests",
                 "enable-log-requests", "headless"}
 _ENGINE_KEYS = {name.replace("_", "-") for name in EngineConfig.field_names()} - SERVING_KEYS - {"device"}
-_HINTS = {k: str(v) for k, v in get_type_hints(EngineConfig).items()}
+_HINTS = get_type_hints(EngineConfig)
 _NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -55,28 +56,15 @@ class ImportResult:
 
 
 def _convert(key: str, value: Any) -> Any:
-    """A command-line string (or YAML scalar) as the type EngineConfig declares for ``key``."""
+    """A command-line string (or YAML scalar) as the type EngineConfig declares for ``key``:
+    the preset schema's field, validated in pydantic's lax mode ("4096" -> 4096, "on" -> True)."""
+    from pydantic import ValidationError
+
     name = key.replace("-", "_")
-    hint = _HINTS.get(name, "str")
-    if "bool" in hint:
-        if isinstance(value, bool):
-            return value
-        text = str(value).strip().lower()
-        if text in ("true", "1", "yes", "on"):
-            return True
-        if text in ("false", "0", "no", "off"):
-            return False
-        raise PresetError(f"'{key}' must be true or false, not {value!r}")
-    if "int" in hint or "float" in hint:
-        if isinstance(value, bool):
-            raise PresetError(f"'{key}' must be a number, not {value!r}")
-        try:
-            number = float(value) if "float" in hint else int(str(value).replace("_", ""))
-        except ValueError:
-            raise PresetError(f"'{key}' must be a {'number' if 'float' in hint else 'whole number'}, "
-                              f"not {value!r}") from None
-        return number
-    return str(value)
+    try:
+        return getattr(engine_schema().model_validate({name: value}, strict=False), name)
+    except ValidationError as exc:
+        raise PresetError(value_message(exc.errors()[0], key, value)) from None
 
 
 def _sort(raw: list[tuple[str, Any, str]], source: str, name: str | None) -> ImportResult:
@@ -159,8 +147,8 @@ def _command_items(command: str, base: Path) -> tuple[list[tuple[str, Any, str]]
         if eq:
             items.append((key, inline, "cli"))
             continue
-        is_bool = "bool" in _HINTS.get(key.replace("-", "_"), "")
-        if key.startswith("no-") and "bool" in _HINTS.get(key[3:].replace("-", "_"), ""):
+        is_bool = _is_flag(key)
+        if key.startswith("no-") and _is_flag(key[3:]):
             items.append((key[3:], False, "cli"))
             continue
         values = []
@@ -177,6 +165,12 @@ def _command_items(command: str, base: Path) -> tuple[list[tuple[str, Any, str]]
             continue
         items.append((key, values[0] if len(values) == 1 else (values or True), "cli"))
     return items, notes
+
+
+def _is_flag(key: str) -> bool:
+    """An EngineConfig field typed ``bool`` (or ``bool | None``): a flag that takes no value."""
+    hint = _HINTS.get(key.replace("-", "_"))
+    return hint is bool or set(get_args(hint)) == {bool, type(None)}
 
 
 def _is_option(token: str) -> bool:
