@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, get_type_hints
 from console.atomic import sweep_stale_tmp
 from console.config import CONSOLE_ONLY_FIELDS, KV_CACHE_DTYPES, EngineConfig
 from console.paths import data_home, presets_dir
+from console.speed import SPEED_CHOICES, SPEED_RANGES, speed_problems
 
 if TYPE_CHECKING:
     from console.models.store import ModelEntry
@@ -84,12 +85,14 @@ _RANGES: dict[str, tuple[float, float]] = {
     "kv_cache_memory_bytes": (1, 1 << 50),
     "cpu_offload_gb": (0, 1 << 20),
     "block_size": (1, 1024),
+    **SPEED_RANGES,
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "kv_cache_dtype": KV_CACHE_DTYPES,
     "dtype": ("auto", "bfloat16", "float16", "half", "float32", "float"),
     "quantization": ("awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "compressed-tensors"),
     "device": ("auto", "cuda", "cpu"),
+    **SPEED_CHOICES,
 }
 
 
@@ -116,6 +119,9 @@ def validate_engine_values(values: dict[str, Any], where: str) -> dict[str, Any]
             _check_unicode(where, key, value)
         if key in _CHOICES and value not in _CHOICES[key]:
             raise PresetError(f"{where}: '{key}' = {value!r} is not one of {', '.join(_CHOICES[key])}")
+    problems = speed_problems(values)
+    if problems:
+        raise PresetError(f"{where}: {'; '.join(problems)}")
     return values
 
 

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, TypeVar
 
-from console import privacy
+from console import privacy, speed
 from console.config import EngineConfig, SamplingSettings
 from console.engine import gc_pause, load_capture, reaper, vllm_compat
 from console.engine.choices import OutputCollector
@@ -153,6 +153,9 @@ class EngineHost(LoopEngine):
             vllm = vllm_compat.import_vllm()
             note = dtype_note(config, resolve_device(config))
             config, device = prepare_config(config)
+            refusal = speed.capability_refusal(config, device)
+            if refusal:  # before vLLM's engine core turns it into a stack trace (issue 21)
+                raise EngineError(refusal)
             os.environ.setdefault("VLLM_WORKER_MULTIPROC_METHOD", "spawn")
             privacy.apply_to_process()  # the engine core child inherits os.environ
             if not (Path(config.model) / "config.json").is_file():
