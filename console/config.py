@@ -87,7 +87,7 @@ class EngineConfig:
         if not self.speculative_method:
             return None
         spec = {key: getattr(self, name) for name, key in SPECULATIVE_FIELDS.items()
-                if getattr(self, name) is not None}
+                if getattr(self, name) not in (None, "")}
         if self.speculative_method == "ngram":
             spec.setdefault("prompt_lookup_max", 4)
             spec.setdefault("prompt_lookup_min", 1)

@@ -130,7 +130,12 @@ class EngineHost(LoopEngine):
     # -- lifecycle -----------------------------------------------------------------------------
     def load(self, config: EngineConfig, name: str | None = None) -> cf.Future[EngineInfo]:
         """Start loading ``config`` (unloading any current model first). Raises
-        :class:`EngineBusy` if a load is already in progress."""
+        :class:`EngineBusy` if a load is already in progress, and :class:`EngineError` when the
+        installed vLLM cannot run the configuration's speed settings on its device (issue 21):
+        refused before anything is unloaded, so the model in use stays loaded."""
+        refusal = speed.capability_refusal(config, resolve_device(config))
+        if refusal:
+            raise EngineError(refusal)
         with self._lock:
             if self._status.state in (EngineState.LOADING, EngineState.STOPPING):
                 raise EngineBusy(f"The engine is {self._status.state.value}; wait for it to finish "
@@ -153,9 +158,6 @@ class EngineHost(LoopEngine):
             vllm = vllm_compat.import_vllm()
             note = dtype_note(config, resolve_device(config))
             config, device = prepare_config(config)
-            refusal = speed.capability_refusal(config, device)
-            if refusal:  # before vLLM's engine core turns it into a stack trace (issue 21)
-                raise EngineError(refusal)
             os.environ.setdefault("VLLM_WORKER_MULTIPROC_METHOD", "spawn")
             privacy.apply_to_process()  # the engine core child inherits os.environ
             if not (Path(config.model) / "config.json").is_file():
