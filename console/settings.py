@@ -36,6 +36,11 @@ class Knobs:
     kv_cache_dtype: str | None = None
     gpu_memory_utilization: float | None = None
     kv_cache_gib: float | None = None
+    # issue 21 (console/ui/speed_knobs.py); speculative_method "" = off over the preset
+    speculative_method: str | None = None
+    num_speculative_tokens: int | None = None
+    kv_offloading_gib: float | None = None
+    enable_sleep_mode: bool | None = None
 
 
 @dataclass

@@ -45,7 +45,9 @@ def speed_problems(values: dict[str, Any]) -> list[str]:
     spec_keys = [k for k in ("num_speculative_tokens", "speculative_model", "prompt_lookup_max",
                              "prompt_lookup_min") if values.get(k) is not None]
     if not method:
-        if spec_keys:
+        # None: never set, so the other speculative keys are orphans; "" is an explicit "off"
+        # (a knob overriding a preset that has speculation), which leaves them unused.
+        if spec_keys and method is None:
             problems.append(f"{', '.join(spec_keys)} set without speculative_method "
                             f"(one of {', '.join(SPECULATIVE_METHODS)})")
         return problems
