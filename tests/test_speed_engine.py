@@ -2,18 +2,17 @@
 and vLLM's spec-decode stats reach the metrics store; what the CPU build cannot do (sleep mode,
 KV offload) is refused before anything is unloaded, with the reason.
 
-One engine load of its own (n-gram); the refusals use the session's shared engine."""
+Two engine loads of their own (the bench's plain and n-gram runs); the refusals use the
+session's shared engine."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from console.bench.speculation import run_stream
-from console.config import EngineConfig
-from console.engine.host import EngineHost
 from console.engine.types import EngineError, EngineState
 from console.metrics.store import MetricsStore, prefix_hit_rate, spec_acceptance
 from console.metrics.vllm_logger import record_into
@@ -21,7 +20,7 @@ from console.metrics.vllm_logger import record_into
 from tests.conftest import TEST_KV_BYTES
 
 #: A prompt whose continuation can be copied from itself: what n-gram lookup is for.
-REPEAT = [[{"role": "user", "content": "one two three four five six seven eight. " * 12}]]
+REPEAT_TEXT = "one two three four five six seven eight. " * 12
 
 
 def test_vllms_spec_decode_and_prefix_stats_become_monitor_figures() -> None:
@@ -58,21 +57,27 @@ def test_the_cpu_engine_refuses_what_the_cpu_build_cannot_do_and_keeps_its_model
     assert engine_host.status.state is EngineState.READY and engine_host.config == config
 
 
-def test_ngram_speculation_runs_on_the_cpu_engine_and_reports_acceptance(tiny_model: Path) -> None:
-    host = EngineHost()
-    try:
-        host.load(EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024,
-                               device="cpu", speculative_method="ngram", num_speculative_tokens=4,
-                               prompt_lookup_max=4, prompt_lookup_min=2), "tiny-ngram").result(timeout=600)
-        vc = host._engine.vllm_config  # what vLLM built, not what we asked for
-        assert vc.speculative_config is not None and vc.speculative_config.method == "ngram"
-        assert vc.speculative_config.num_speculative_tokens == 4
-        run = run_stream(host, REPEAT, max_tokens=48, label="ngram")
-    finally:
-        host.close()
-    assert run.output_tokens == 48 and len(run.texts) == 1
-    totals = host.metrics.totals_snapshot()
-    assert totals["spec_drafts"] > 0, "vLLM proposed no draft: speculation is not running"
-    assert 0 <= totals["spec_accepted_tokens"] <= totals["spec_draft_tokens"] <= 4 * totals["spec_drafts"]
-    assert run.acceptance_rate is not None and 0.0 <= run.acceptance_rate <= 1.0
-    assert run.tokens_per_step is not None and 1.0 <= run.tokens_per_step <= 5.0
+def test_bench_measures_ngram_against_the_same_preset_without_it(home: Path, tiny_model: Path, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """`bench --speculation-speedup` on the CPU engine: two loads (plain, then n-gram), the same
+    prompts one at a time. No speed is asserted (benchmarks/speculative-cpu.md has the figures):
+    that vLLM really ran n-gram, drafted, and that its counts are consistent."""
+    from console.cli.main import main
+
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text("\n".join(json.dumps({"prompt": REPEAT_TEXT + f" ({i})"}) for i in range(2)) + "\n")
+    out = tmp_path / "spec.json"
+    rc = main(["bench", "--model", str(tiny_model), "--preset", "cpu-ngram", "--speculation-speedup",
+               "--dataset-path", str(prompts), "--num-prompts", "2", "--output-len", "32", "--device", "cpu",
+               "--kv-cache-memory-bytes", str(TEST_KV_BYTES), "--max-model-len", "1024", "--json", str(out)])
+    assert rc == 0
+    report = json.loads(out.read_text())
+    plain, spec = report["plain"], report["speculative"]
+    assert (plain["engine_method"], spec["engine_method"]) == (None, "ngram")  # what vLLM built
+    assert plain["output_tokens"] == spec["output_tokens"] == 64
+    assert plain["acceptance_rate"] is None  # nothing drafted without speculation
+    assert spec["acceptance_rate"] is not None and 0.0 <= spec["acceptance_rate"] <= 1.0
+    assert spec["tokens_per_step"] is not None and 1.0 <= spec["tokens_per_step"] <= 5.0
+    assert report["decode_speedup"] == pytest.approx(spec["decode_tok_s"] / plain["decode_tok_s"])
+    assert 0 <= report["same_answers"] <= 2
+    assert "speed-up" in capsys.readouterr().out

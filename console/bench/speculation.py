@@ -86,13 +86,13 @@ def compare(config: EngineConfig, messages: list[list[dict[str, str]]], max_toke
         try:
             info = host.load(cfg, label).result()
             run = run_stream(host, messages, max_tokens, label, task)
-            runs[label] = (run, info.load_seconds)
+            runs[label] = (run, info)
         finally:
             host.close()
     plain, spec = runs["plain"][0], runs["speculative"][0]
     speedup = (spec.decode_tok_s / plain.decode_tok_s) if spec.decode_tok_s and plain.decode_tok_s else None
     same = sum(a == b for a, b in zip(plain.texts, spec.texts))
     return {"speculative_config": config.speculative_config(), "max_tokens": max_tokens, "prompts": len(messages),
-            "plain": {**plain.to_dict(), "load_s": runs["plain"][1]},
-            "speculative": {**spec.to_dict(), "load_s": runs["speculative"][1]},
+            **{label: {**run.to_dict(), "load_s": info.load_seconds, "engine_method": info.speculative_method}
+               for label, (run, info) in runs.items()},
             "decode_speedup": speedup, "same_answers": same}

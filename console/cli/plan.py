@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from console.cli.common import CliError, print_json, print_table
-from console.config import KV_CACHE_DTYPES, SPECULATIVE_METHODS
+from console.cli.speed_args import add_speed_args, speed_overrides
+from console.config import KV_CACHE_DTYPES
 from console.planner import GOALS, GPU_PROFILES, KNOWN_SHAPES, Plan, PlanRequest, auto_plan, plan, shape_for
 from console.planner.calibration import CalibrationError, load_calibration_file
 from console.planner.gpus import GiB
@@ -40,13 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--pipeline-parallel-size", type=int, default=1)
     p.add_argument("--kv-cache-memory-bytes", type=int, help="fixed KV cache size (on CPU: the KV budget, default 2 GiB)")
     p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs")
-    # issue 21: what speculation's draft and KV offload add to the plan
-    p.add_argument("--speculative-method", choices=SPECULATIVE_METHODS,
-                   help="ngram: no draft model; eagle/eagle3: a draft head counted on the GPU")
-    p.add_argument("--num-speculative-tokens", type=int, default=0, help="draft tokens per step")
-    p.add_argument("--speculative-model", help="the draft head's folder (its size replaces the estimate)")
-    p.add_argument("--kv-offloading-size", type=float, metavar="GIB",
-                   help="host RAM for offloaded KV blocks (checked against this machine's RAM)")
+    add_speed_args(p, sleep=False)  # issue 21: a draft head on the GPU, KV offload on the host
     p.add_argument("--goal", choices=GOALS, help="let the planner pick the knobs for this goal (the 'auto' preset)")
     p.add_argument("--calibration", type=Path, help="a calibration JSON file to use instead of the shipped one")
     p.add_argument("--no-calibration", action="store_true", help="raw estimates, no calibration file")
@@ -59,7 +54,8 @@ def _speed_fields(args: argparse.Namespace) -> dict[str, Any]:
     """The speed options share their names with EngineConfig's fields: one conversion for both."""
     import psutil
 
-    return request_fields(args, int(psutil.virtual_memory().total) if args.kv_offloading_size else None)
+    values = argparse.Namespace(**{**vars(args), **speed_overrides(args)})  # "off" -> ""
+    return request_fields(values, int(psutil.virtual_memory().total) if args.kv_offloading_size else None)
 
 
 def request_from_args(args: argparse.Namespace) -> PlanRequest:

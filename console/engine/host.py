@@ -196,6 +196,7 @@ class EngineHost(LoopEngine):
                 dtype=str(getattr(vc.model_config, "dtype", config.dtype)).removeprefix("torch."), dtype_note=note,
                 quantization=getattr(vc.model_config, "quantization", None),
                 kv_cache_dtype=str(getattr(vc.cache_config, "cache_dtype", "")),
+                speculative_method=getattr(getattr(vc, "speculative_config", None), "method", None),
             )
             load_capture.record_load(capture, config, device, vc, info.vllm_version, self.metrics)
             self._watchdog = asyncio.get_running_loop().create_task(self._watch())
