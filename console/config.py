@@ -84,14 +84,7 @@ class EngineConfig:
 
         n-gram without a window gets vLLM's usual one (lookup 1..4 tokens): vLLM requires
         ``prompt_lookup_max`` for that method in some versions and defaults it in others."""
-        if not self.speculative_method:
-            return None
-        spec = {key: getattr(self, name) for name, key in SPECULATIVE_FIELDS.items()
-                if getattr(self, name) not in (None, "")}
-        if self.speculative_method == "ngram":
-            spec.setdefault("prompt_lookup_max", 4)
-            spec.setdefault("prompt_lookup_min", 1)
-        return spec
+        return speculative_config_of({name: getattr(self, name) for name in SPECULATIVE_FIELDS})
 
     def replace(self, **changes: Any) -> "EngineConfig":
         return dataclasses.replace(self, **changes)
@@ -99,6 +92,18 @@ class EngineConfig:
     @classmethod
     def field_names(cls) -> list[str]:
         return [f.name for f in dataclasses.fields(cls)]
+
+
+def speculative_config_of(values: dict[str, Any]) -> dict[str, Any] | None:
+    """vLLM's ``speculative_config`` from engine values by field name (a preset's ``[engine]``
+    table or an EngineConfig's fields); see :meth:`EngineConfig.speculative_config`."""
+    if not values.get("speculative_method"):
+        return None
+    spec = {key: values[name] for name, key in SPECULATIVE_FIELDS.items() if values.get(name) not in (None, "")}
+    if spec["method"] == "ngram":
+        spec.setdefault("prompt_lookup_max", 4)
+        spec.setdefault("prompt_lookup_min", 1)
+    return spec
 
 
 @dataclass
