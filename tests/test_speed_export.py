@@ -26,6 +26,12 @@ def test_the_ngram_preset_says_when_it_pays_and_turns_speculation_on(tiny_model:
     assert "code editing" in text and "summaris" in text
     spec = preset.apply(str(tiny_model)).speculative_config()
     assert spec == {"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4, "prompt_lookup_min": 2}
+    # the command the text tells the user to run exists
+    from console.cli.main import build_parser
+
+    command = preset.description.split("inference-console ", 1)[1].rstrip(".").split()
+    args = build_parser().parse_args(command)
+    assert args.speculation_speedup and args.preset == "cpu-ngram"
 
 
 @pytest.mark.parametrize("speed", [
