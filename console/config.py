@@ -20,6 +20,16 @@ KV_CACHE_DTYPES = ("auto", "fp8", "fp8_e4m3", "fp8_e5m2", "bfloat16")
 #: Fields of EngineConfig that are console settings, not vLLM engine arguments.
 CONSOLE_ONLY_FIELDS = frozenset({"device"})
 
+# --- speed features (issue 21): speculative decoding, KV offload, sleep mode -------------------
+#: Speculative methods the console offers: "ngram" needs no draft model (prompt lookup); the
+#: EAGLE ones need a draft head (``speculative_model``) from the store.
+SPECULATIVE_METHODS = ("ngram", "eagle", "eagle3")
+#: EngineConfig fields that vLLM takes folded into one ``speculative_config`` mapping
+#: (``--speculative-config JSON``), by the console field -> SpeculativeConfig key.
+SPECULATIVE_FIELDS = {"speculative_method": "method", "num_speculative_tokens": "num_speculative_tokens",
+                      "speculative_model": "model", "prompt_lookup_max": "prompt_lookup_max",
+                      "prompt_lookup_min": "prompt_lookup_min"}
+
 #: Ranges the console checks before vLLM does (pydantic bounds: ge, gt, le, lt), by field name;
 #: console.schema applies them wherever a field of that name is validated (presets, settings).
 #: A field not named here is checked by its type hint alone.
@@ -33,12 +43,18 @@ ENGINE_LIMITS: dict[str, dict[str, float]] = {
     "kv_cache_memory_bytes": {"ge": 1, "le": 1 << 50},
     "cpu_offload_gb": {"ge": 0, "le": 1 << 20},
     "block_size": {"ge": 1, "le": 1024},
+    # speed features (issue 21)
+    "num_speculative_tokens": {"ge": 1, "le": 16},
+    "prompt_lookup_max": {"ge": 1, "le": 64},
+    "prompt_lookup_min": {"ge": 1, "le": 64},
+    "kv_offloading_size": {"ge": 0, "le": 1 << 20},
 }
 #: The strings a field accepts, by field name (a ``Literal`` hint, such as ``device``'s, works too).
 ENGINE_CHOICES: dict[str, tuple[str, ...]] = {
     "kv_cache_dtype": KV_CACHE_DTYPES,
     "dtype": ("auto", "bfloat16", "float16", "half", "float32", "float"),
     "quantization": ("awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "compressed-tensors"),
+    "speculative_method": SPECULATIVE_METHODS,
 }
 
 
@@ -66,18 +82,36 @@ class EngineConfig:
     seed: int | None = None
     trust_remote_code: bool = False
     device: Device = "auto"
+    # --- speed features (issue 21); kept together for merges --------------------------------------
+    speculative_method: str | None = None  # one of SPECULATIVE_METHODS
+    num_speculative_tokens: int | None = None  # draft tokens proposed per step
+    speculative_model: str | None = None  # the EAGLE draft head's folder
+    prompt_lookup_max: int | None = None  # n-gram window (longest match looked up in the context)
+    prompt_lookup_min: int | None = None
+    kv_offloading_size: float | None = None  # GiB of host memory for offloaded KV blocks
+    enable_sleep_mode: bool | None = None  # vLLM sleep/wake (CUDA only): switch models without a reload
 
     def engine_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``vllm.AsyncEngineArgs`` (``None`` fields omitted)."""
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
-            if f.name in CONSOLE_ONLY_FIELDS:
+            if f.name in CONSOLE_ONLY_FIELDS or f.name in SPECULATIVE_FIELDS:
                 continue
             value = getattr(self, f.name)
             if value is None:
                 continue
             out[f.name] = value
+        spec = self.speculative_config()
+        if spec is not None:
+            out["speculative_config"] = spec
         return out
+
+    def speculative_config(self) -> dict[str, Any] | None:
+        """vLLM's ``speculative_config`` mapping, or ``None`` when speculation is off.
+
+        n-gram without a window gets vLLM's usual one (lookup 1..4 tokens): vLLM requires
+        ``prompt_lookup_max`` for that method in some versions and defaults it in others."""
+        return speculative_config_of({name: getattr(self, name) for name in SPECULATIVE_FIELDS})
 
     def replace(self, **changes: Any) -> "EngineConfig":
         return dataclasses.replace(self, **changes)
@@ -85,6 +119,18 @@ class EngineConfig:
     @classmethod
     def field_names(cls) -> list[str]:
         return [f.name for f in dataclasses.fields(cls)]
+
+
+def speculative_config_of(values: dict[str, Any]) -> dict[str, Any] | None:
+    """vLLM's ``speculative_config`` from engine values by field name (a preset's ``[engine]``
+    table or an EngineConfig's fields); see :meth:`EngineConfig.speculative_config`."""
+    if not values.get("speculative_method"):
+        return None
+    spec = {key: values[name] for name, key in SPECULATIVE_FIELDS.items() if values.get(name) not in (None, "")}
+    if spec["method"] == "ngram":
+        spec.setdefault("prompt_lookup_max", 4)
+        spec.setdefault("prompt_lookup_min", 1)
+    return spec
 
 
 @dataclass

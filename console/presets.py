@@ -26,6 +26,7 @@ from console.atomic import sweep_stale_tmp
 from console.config import CONSOLE_ONLY_FIELDS, EngineConfig
 from console.paths import data_home, presets_dir
 from console.schema import engine_schema, value_message
+from console.speed import speed_problems
 
 if TYPE_CHECKING:
     from console.models.store import ModelEntry
@@ -85,6 +86,9 @@ def validate_engine_values(values: dict[str, Any], where: str) -> dict[str, Any]
         error = exc.errors()[0]
         key = str(error["loc"][0]) if error["loc"] else "engine"
         raise PresetError(f"{where}: {value_message(error, key, values.get(key))}") from None
+    problems = speed_problems(values)
+    if problems:
+        raise PresetError(f"{where}: {'; '.join(problems)}")
     return values
 
 

@@ -40,6 +40,11 @@ class Knobs:
     kv_cache_dtype: str | None = None
     gpu_memory_utilization: float | None = None
     kv_cache_gib: float | None = None
+    # issue 21 (console/ui/speed_knobs.py); speculative_method "" = off over the preset
+    speculative_method: str | None = None
+    num_speculative_tokens: int | None = None
+    kv_offloading_gib: float | None = None
+    enable_sleep_mode: bool | None = None
 
 
 @dataclass
@@ -97,8 +102,10 @@ def _drop(data: dict[str, Any], loc: tuple[Any, ...], why: str) -> bool:
 
 @functools.cache
 def _schema() -> Any:
-    # The knobs share their names (and so their ranges and choices) with EngineConfig's fields.
-    return derive_model(Settings, limits=ENGINE_LIMITS, choices=ENGINE_CHOICES)
+    # The knobs share their names (and so their ranges and choices) with EngineConfig's fields;
+    # a knob's speculative_method "" means "off over the preset".
+    choices = {**ENGINE_CHOICES, "speculative_method": ("", *ENGINE_CHOICES["speculative_method"])}
+    return derive_model(Settings, limits=ENGINE_LIMITS, choices=choices)
 
 
 def _build(cls: Any, data: dict[str, Any]) -> Any:

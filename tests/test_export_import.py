@@ -53,12 +53,14 @@ def test_yaml_and_command_round_trip_into_a_preset(home: Path, tmp_path: Path) -
 
 def test_unknown_keys_are_reported_not_dropped(tmp_path: Path) -> None:
     path = tmp_path / "server.yml"
-    path.write_text(yaml.safe_dump({"model": "m", "max-num-seqs": 8, "speculative-config": {"method": "ngram"},
+    spec = {"method": "ngram", "num_speculative_tokens": 3}  # imported since issue 21 (console fields)
+    path.write_text(yaml.safe_dump({"model": "m", "max-num-seqs": 8, "speculative-config": spec,
                                     "enable_prefix_caching": False, "swap-space": 4, "api-key": "x"}))
     result = import_yaml(path, name="mine")
     assert result.preset.name == "mine"
-    assert result.preset.engine == {"max_num_seqs": 8, "enable_prefix_caching": False}
-    assert result.unknown == {"speculative-config": {"method": "ngram"}, "swap-space": 4}
+    assert result.preset.engine == {"max_num_seqs": 8, "enable_prefix_caching": False,
+                                    "speculative_method": "ngram", "num_speculative_tokens": 3}
+    assert result.unknown == {"swap-space": 4}
     assert any("underscores" in w for w in result.warnings)
     lines = "\n".join(result.report_lines())
     assert "NOT imported" in lines and "swap-space=4" in lines and "api-key=***" in lines

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from console.config import EngineConfig
+from console.config import SPECULATIVE_FIELDS, EngineConfig
 from console.export.options import ServeOptions
 from console.export.serve import command_tokens, serve_arguments, serve_command, serve_yaml
 from console.export.validate import check_yaml, parse_with_vllm
@@ -21,7 +21,8 @@ from console.paths import presets_dir
 from console.presets import load_preset_file
 
 SHIPPED = sorted(presets_dir().glob("*.toml"))
-BOOL_FIELDS = ["enable_prefix_caching", "enable_chunked_prefill", "enforce_eager", "trust_remote_code"]
+BOOL_FIELDS = ["enable_prefix_caching", "enable_chunked_prefill", "enforce_eager", "trust_remote_code",
+               "enable_sleep_mode"]
 
 
 def assert_vllm_reads(config: EngineConfig, args: object, engine: object, *, model: str | None = None,
@@ -93,9 +94,13 @@ def test_every_engine_field_is_exported(tmp_path: Path, tiny_model: Path) -> Non
         max_num_seqs=17, max_num_batched_tokens=4096, enable_prefix_caching=False,
         enable_chunked_prefill=False, enforce_eager=True, tensor_parallel_size=2, pipeline_parallel_size=3,
         kv_cache_memory_bytes=123_456_789, cpu_offload_gb=1.5, block_size=32, load_format="dummy", seed=7,
-        trust_remote_code=True, device="cuda")
+        trust_remote_code=True, device="cuda",
+        # issue 21's block: the speculative fields travel as one --speculative-config mapping
+        speculative_method="eagle", num_speculative_tokens=3, speculative_model=str(tiny_model),
+        kv_offloading_size=6.5, enable_sleep_mode=True)
     exported = {name for name in config.engine_kwargs()}
-    assert exported == set(EngineConfig.field_names()) - {"device"}
+    assert exported == (set(EngineConfig.field_names()) - {"device", "prompt_lookup_max", "prompt_lookup_min"}
+                        - set(SPECULATIVE_FIELDS)) | {"speculative_config"}
     path = tmp_path / "serve.yaml"
     options = ServeOptions(host="0.0.0.0", port=9123, api_key="k-123")
     path.write_text(serve_yaml(config, options))

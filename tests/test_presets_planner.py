@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from console.config import SPECULATIVE_FIELDS
 from console.cli.main import main
 from console.planner import plan, request_from_engine
 from console.planner.validate import EngineArgsError, serve_argv, validate_with_vllm
@@ -31,7 +32,9 @@ def test_every_preset_passes_vllms_parser() -> None:
     for name, preset in load_presets().items():
         args = validate_with_vllm(preset.engine, where=name)
         for key, value in preset.engine.items():
-            if key != "device":
+            if key in SPECULATIVE_FIELDS:  # one --speculative-config mapping (issue 21)
+                assert args.speculative_config[SPECULATIVE_FIELDS[key]] == value, (name, key)
+            elif key != "device":
                 assert getattr(args, key) == value, (name, key)
 
 

@@ -56,3 +56,29 @@ def test_parse_sums_label_sets() -> None:
     snap = parse('# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine="0"} 2\n'
                  'vllm:num_requests_running{engine="1"} 3\n')
     assert snap.get("vllm:num_requests_running") == 5
+
+
+def spec_text(drafts: float, drafted: float, accepted: float, hits: float, queries: float) -> str:
+    """vLLM's spec-decode and prefix-cache counters as a server exposes them (issue 21)."""
+    labels = '{engine="0",model_name="tiny"}'
+    return "\n".join([
+        "# TYPE vllm:spec_decode_num_drafts counter", f"vllm:spec_decode_num_drafts_total{labels} {drafts}",
+        "# TYPE vllm:spec_decode_num_draft_tokens counter", f"vllm:spec_decode_num_draft_tokens_total{labels} {drafted}",
+        "# TYPE vllm:spec_decode_num_accepted_tokens counter",
+        f"vllm:spec_decode_num_accepted_tokens_total{labels} {accepted}",
+        "# TYPE vllm:prefix_cache_hits counter", f"vllm:prefix_cache_hits_total{labels} {hits}",
+        "# TYPE vllm:prefix_cache_queries counter", f"vllm:prefix_cache_queries_total{labels} {queries}", ""])
+
+
+def test_a_servers_spec_decode_and_prefix_counters_become_rates() -> None:
+    from console.metrics.store import prefix_hit_rate, spec_acceptance
+
+    store = MetricsStore()
+    poller = MetricsPoller(store)
+    poller.feed(spec_text(10, 40, 20, 100, 400), t=1000.0)  # the server's past: not counted
+    assert spec_acceptance(store.totals_snapshot()) == (None, None)
+    poller.feed(spec_text(14, 56, 32, 160, 480), t=1001.0)
+    totals = store.totals_snapshot()
+    assert (totals["spec_drafts"], totals["spec_draft_tokens"], totals["spec_accepted_tokens"]) == (4, 16, 12)
+    assert spec_acceptance(totals) == (0.75, 4.0)
+    assert prefix_hit_rate(totals) == 60 / 80

@@ -44,6 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--hf-batch-size", type=int, default=16, help="static batch size of the HF baseline")
     p.add_argument("--json", metavar="PATH", help="write the full report (figures + environment) as JSON")
     p.add_argument("--plot-dir", metavar="DIR", help="write PNG plots here")
+    p.add_argument("--speculation-speedup", action="store_true",
+                   help="single-stream speed-up of the preset's speculative decoding against the same preset "
+                        "without it, on your --dataset-path prompts (one at a time, greedy, --output-len tokens)")
     p.add_argument("--tune", action="store_true", help="sweep engine knobs instead of one run")
     p.add_argument("--tune-budget-s", type=float, default=600, help="time budget of the sweep")
     p.add_argument("--save-preset", metavar="NAME", help="with --tune: save the best point as this user preset")
@@ -82,6 +85,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if choice.kind != "local":
         return _bench_server(args, choice.kind)
     config, name, preset = _config(args)
+    if args.speculation_speedup:
+        from console.cli import bench_speculation
+
+        return bench_speculation.run(args, config, TaskState(ProgressPrinter()))
     prepared, device = prepare_config(config)
     try:
         workload = _workload(args, _vocab_size(config.model))

@@ -14,6 +14,7 @@ import argparse
 import sys
 from typing import Any
 
+from console.cli.speed_args import add_speed_args, speed_overrides
 from console.chat_session import ChatSession
 from console.cli.chat_output import add_output_args, output_fields_from_args, print_choices
 from console.cli.common import CliError, quiet_engine_logs
@@ -49,6 +50,7 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kv-cache-memory-bytes", type=int)
     p.add_argument("--enforce-eager", action=argparse.BooleanOptionalAction, default=None)
     p.add_argument("--device", choices=["auto", "cuda", "cpu"])
+    add_speed_args(p)
 
 
 def add_sampling_args(p: argparse.ArgumentParser, max_tokens: int = 256) -> None:
@@ -72,7 +74,7 @@ def sampling_from_args(args: argparse.Namespace) -> SamplingSettings:
 def engine_overrides(args: argparse.Namespace) -> dict[str, object]:
     keys = ["max_model_len", "max_num_seqs", "max_num_batched_tokens", "gpu_memory_utilization",
             "kv_cache_dtype", "quantization", "kv_cache_memory_bytes", "enforce_eager", "device"]
-    return {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
+    return {**{k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}, **speed_overrides(args)}
 
 
 def start_engine(args: argparse.Namespace, config: EngineConfig | None = None, name: str | None = None) -> Engine:

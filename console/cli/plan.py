@@ -9,12 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from console.cli.common import CliError, print_json, print_table
+from console.cli.speed_args import add_speed_args, speed_overrides
 from console.config import KV_CACHE_DTYPES
 from console.planner import GOALS, GPU_PROFILES, KNOWN_SHAPES, Plan, PlanRequest, auto_plan, plan, shape_for
 from console.planner.calibration import CalibrationError, load_calibration_file
 from console.planner.gpus import GiB
 from console.planner.selfcal import last_load_text
 from console.planner.shapes import ShapeError
+from console.planner.speed import request_fields
 from console.planner.validate import serve_argv
 
 _VERDICT_TEXT = {"fits": "FITS", "fits-with-changes": "FITS ONLY WITH CHANGES", "does-not-fit": "DOES NOT FIT ON THIS GPU"}
@@ -39,12 +41,21 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--pipeline-parallel-size", type=int, default=1)
     p.add_argument("--kv-cache-memory-bytes", type=int, help="fixed KV cache size (on CPU: the KV budget, default 2 GiB)")
     p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs")
+    add_speed_args(p, sleep=False)  # issue 21: a draft head on the GPU, KV offload on the host
     p.add_argument("--goal", choices=GOALS, help="let the planner pick the knobs for this goal (the 'auto' preset)")
     p.add_argument("--calibration", type=Path, help="a calibration JSON file to use instead of the shipped one")
     p.add_argument("--no-calibration", action="store_true", help="raw estimates, no calibration file")
     p.add_argument("--formulas", action="store_true", help="show the formula behind every figure")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_plan)
+
+
+def _speed_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """The speed options share their names with EngineConfig's fields: one conversion for both."""
+    import psutil
+
+    values = argparse.Namespace(**{**vars(args), **speed_overrides(args)})  # "off" -> ""
+    return request_fields(values, int(psutil.virtual_memory().total) if args.kv_offloading_size else None)
 
 
 def request_from_args(args: argparse.Namespace) -> PlanRequest:
@@ -65,7 +76,7 @@ def request_from_args(args: argparse.Namespace) -> PlanRequest:
             gpu_memory_utilization=args.gpu_memory_utilization, tensor_parallel_size=args.tensor_parallel_size,
             pipeline_parallel_size=args.pipeline_parallel_size, max_num_batched_tokens=args.max_num_batched_tokens,
             enforce_eager=args.enforce_eager, kv_cache_memory_bytes=args.kv_cache_memory_bytes,
-            max_num_seqs=args.max_num_seqs, calibration=calibration)
+            max_num_seqs=args.max_num_seqs, calibration=calibration, **_speed_fields(args))
     except ValueError as exc:
         raise CliError(str(exc)) from None
 
@@ -121,7 +132,15 @@ def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) ->
         rows.append([name, _g(o.bytes), o.source + ("" if o.inside_vllm_budget else ", outside vLLM's budget")])
     rows.append(["KV cache", _g(max(0, m.kv_budget_bytes)), f"{p.kv_tokens:,} tokens in {p.kv_blocks:,} blocks of {p.block_size}"
                  + (f"; {src['kv_tokens']}" if "kv_tokens" in src else "")])
+    speed = p.to_dict()["speed"]  # issue 21: the draft inside the weights row, offload on the host
+    if speed.get("speculative", {}).get("draft_weights_gib"):
+        rows.insert(1, ["  of which draft", f"{speed['speculative']['draft_weights_gib']:.2f}",
+                        f"{req.speculative_method} head, 16-bit"])
     rows.append(["total", _g(m.used_bytes), f"of {_g(m.capacity_bytes)} GiB"])
+    if "kv_offload" in speed:
+        off = speed["kv_offload"]
+        rows.append(["host: KV offload", f"{off['host_gib']:.2f}", f"{off['host_tokens']:,} tokens in RAM"
+                     + (f" of {off['host_memory_gib']} GiB" if off["host_memory_gib"] else "")])
     print()
     print_table(rows, ["MEMORY" + (" (per GPU)" if req.world_size > 1 else ""), "GiB", "NOTE"])
     if p.calibration:

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, TypeVar
 
-from console import privacy
+from console import privacy, speed
 from console.config import EngineConfig, SamplingSettings
 from console.engine import gc_pause, load_capture, reaper, vllm_compat
 from console.engine.choices import OutputCollector
@@ -130,7 +130,12 @@ class EngineHost(LoopEngine):
     # -- lifecycle -----------------------------------------------------------------------------
     def load(self, config: EngineConfig, name: str | None = None) -> cf.Future[EngineInfo]:
         """Start loading ``config`` (unloading any current model first). Raises
-        :class:`EngineBusy` if a load is already in progress."""
+        :class:`EngineBusy` if a load is already in progress, and :class:`EngineError` when the
+        installed vLLM cannot run the configuration's speed settings on its device (issue 21):
+        refused before anything is unloaded, so the model in use stays loaded."""
+        refusal = speed.capability_refusal(config, resolve_device(config))
+        if refusal:
+            raise EngineError(refusal)
         with self._lock:
             if self._status.state in (EngineState.LOADING, EngineState.STOPPING):
                 raise EngineBusy(f"The engine is {self._status.state.value}; wait for it to finish "
@@ -191,6 +196,7 @@ class EngineHost(LoopEngine):
                 dtype=str(getattr(vc.model_config, "dtype", config.dtype)).removeprefix("torch."), dtype_note=note,
                 quantization=getattr(vc.model_config, "quantization", None),
                 kv_cache_dtype=str(getattr(vc.cache_config, "cache_dtype", "")),
+                speculative_method=getattr(getattr(vc, "speculative_config", None), "method", None),
             )
             load_capture.record_load(capture, config, device, vc, info.vllm_version, self.metrics)
             self._watchdog = asyncio.get_running_loop().create_task(self._watch())

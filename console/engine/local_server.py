@@ -31,9 +31,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from console import speed
 from console.children import Child
 from console.config import EngineConfig
 from console.engine.errors import explain
+from console.engine.host import resolve_device
 from console.metrics.store import MetricsStore
 from console.engine.remote import ServerEngine
 from console.engine.types import EngineBusy, EngineError, EngineInfo, EngineState, EngineStatus
@@ -145,6 +147,9 @@ class LocalServer(ServerEngine):
     def load(self, config: EngineConfig | None = None, name: str | None = None) -> cf.Future[EngineInfo]:
         if config is None:
             raise EngineError("A local server needs a model configuration to start")
+        refusal = speed.capability_refusal(config, resolve_device(config))
+        if refusal:  # the server child would die with a stack trace in its log (issue 21)
+            raise EngineError(refusal)
         with self._lock:
             if self._status.state in (EngineState.LOADING, EngineState.STOPPING):
                 raise EngineBusy(f"The server is {self._status.state.value}; wait for it to finish")

@@ -42,6 +42,8 @@ class EngineInfo:
     #: e.g. "awq_marlin" for an AWQ checkpoint on a GPU, "fp8", or None for 16-bit weights
     quantization: str | None = None
     kv_cache_dtype: str = ""
+    #: vLLM's speculative method as it built it ("ngram", "eagle3", ...), None when off (issue 21)
+    speculative_method: str | None = None
 
     @property
     def kv_cache_tokens(self) -> int | None:

@@ -19,9 +19,10 @@ from typing import Any, get_args, get_type_hints
 import yaml
 
 from console.atomic import atomic_write_text
-from console.config import EngineConfig
+from console.config import SPECULATIVE_FIELDS, EngineConfig
 from console.presets import Preset, PresetError, load_preset_file, user_presets_dir, validate_engine_values
 from console.schema import engine_schema, value_message
+from console.speed import unfold_speculative
 
 #: vLLM's short options, for the fields a preset can hold.
 SHORT_OPTIONS = {"-tp": "tensor-parallel-size", "-pp": "pipeline-parallel-size", "-q": "quantization"}
@@ -29,7 +30,8 @@ SHORT_OPTIONS = {"-tp": "tensor-parallel-size", "-pp": "pipeline-parallel-size",
 SERVING_KEYS = {"model", "served-model-name", "tokenizer", "host", "port", "api-key",
                 "distributed-executor-backend", "config", "uvicorn-log-level", "disable-log-requests",
                 "enable-log-requests", "headless"}
-_ENGINE_KEYS = {name.replace("_", "-") for name in EngineConfig.field_names()} - SERVING_KEYS - {"device"}
+_ENGINE_KEYS = ({name.replace("_", "-") for name in EngineConfig.field_names()} - SERVING_KEYS - {"device"}
+                - {name.replace("_", "-") for name in SPECULATIVE_FIELDS})
 _HINTS = get_type_hints(EngineConfig)
 _NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -73,7 +75,12 @@ def _sort(raw: list[tuple[str, Any, str]], source: str, name: str | None) -> Imp
     result = ImportResult(preset=Preset(name="?"))
     for written, value, origin in raw:
         key = written.lstrip("-").replace("_", "-")
-        if key in _ENGINE_KEYS:
+        if key == "speculative-config":  # issue 21: one JSON flag, several console fields
+            try:
+                engine.update(unfold_speculative(value, source))
+            except ValueError as exc:
+                raise PresetError(str(exc)) from None
+        elif key in _ENGINE_KEYS:
             try:
                 engine[key.replace("-", "_")] = _convert(key, value)
             except PresetError as exc:

@@ -9,13 +9,14 @@ Keys are vLLM's CLI option names with dashes. That matters: vLLM turns ``key: fa
 from __future__ import annotations
 
 import dataclasses
+import json
 import shlex
 from pathlib import PurePosixPath
 from typing import Any
 
 import yaml
 
-from console.config import CONSOLE_ONLY_FIELDS, EngineConfig
+from console.config import CONSOLE_ONLY_FIELDS, SPECULATIVE_FIELDS, EngineConfig
 from console.export.options import CONTAINER_MODEL_ROOT, ServeOptions
 
 #: EngineConfig fields written by hand (first, in this order) rather than in the generic loop.
@@ -43,7 +44,7 @@ def serve_arguments(config: EngineConfig, options: ServeOptions, *, model: str |
                            "served-model-name": served_name(config, options),
                            "host": host or options.host, "port": options.port}
     for f in dataclasses.fields(config):
-        if f.name in CONSOLE_ONLY_FIELDS or f.name in _HANDLED:
+        if f.name in CONSOLE_ONLY_FIELDS or f.name in _HANDLED or f.name in SPECULATIVE_FIELDS:
             continue
         value = getattr(config, f.name)
         if value is None:
@@ -51,11 +52,24 @@ def serve_arguments(config: EngineConfig, options: ServeOptions, *, model: str |
         if f.name == "tokenizer" and model and value == config.model:
             value = model  # the tokenizer travels with the model into the container
         out[dashed(f.name)] = value
+    out.update(_speed_arguments(config))
     if ray or options.nodes > 1:
         out["distributed-executor-backend"] = "ray"
     if options.api_key:
         out["api-key"] = options.api_key
     return out
+
+
+def _speed_arguments(config: EngineConfig) -> dict[str, Any]:
+    """Issue 21: the speculative fields go out as one ``--speculative-config`` mapping (vLLM's
+    ``--spec-method``/``--spec-tokens`` shorthands are newer than 0.26; the JSON flag is in both)."""
+    spec = config.speculative_config()
+    return {} if spec is None else {"speculative-config": spec}
+
+
+def _flat(value: Any) -> Any:
+    """A mapping as the JSON text vLLM's ``json.loads`` option type reads (YAML and command alike)."""
+    return json.dumps(value, separators=(",", ":")) if isinstance(value, dict) else value
 
 
 def _header(config: EngineConfig, options: ServeOptions, host: str) -> list[str]:
@@ -83,7 +97,7 @@ def serve_yaml(config: EngineConfig, options: ServeOptions, *, header: list[str]
     head = ["# vllm serve --config serve.yaml   (written by inference-console export)"]
     lines = header if header is not None else _header(config, options, args["host"])
     head += [f"# {line}" for line in lines]
-    body = yaml.safe_dump(args, sort_keys=False, default_flow_style=False, allow_unicode=True)
+    body = yaml.safe_dump({k: _flat(v) for k, v in args.items()}, sort_keys=False, default_flow_style=False, allow_unicode=True)
     return "\n".join(head) + "\n" + body
 
 
@@ -97,6 +111,8 @@ def command_tokens(args: dict[str, Any], program: tuple[str, ...] = ("vllm", "se
             tokens.append(f"--{key}" if value else f"--no-{key}")
         elif isinstance(value, (list, tuple)):
             tokens += [f"--{key}", *map(str, value)]
+        elif isinstance(value, dict):
+            tokens += [f"--{key}", _flat(value)]
         else:
             tokens += [f"--{key}", str(value)]
     return tokens

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from console.metrics.store import FinishedRecord, MetricsStore
+from console.metrics.store import SPEC_COUNTERS, FinishedRecord, MetricsStore
 
 #: At most this many latency samples per histogram per poll (spread in proportion over buckets).
 MAX_SAMPLES_PER_POLL = 400
@@ -132,7 +132,8 @@ class MetricsPoller:
             waiting=None if waiting is None else int(waiting), kv_usage=kv,
             prompt_tokens=d("vllm:prompt_tokens_total"), generation_tokens=d("vllm:generation_tokens_total"),
             preemptions=d("vllm:num_preemptions_total"), prefix_hits=d("vllm:prefix_cache_hits_total"),
-            prefix_queries=d("vllm:prefix_cache_queries_total"), ttfts=ttfts, itls=itls, finished=finished)
+            prefix_queries=d("vllm:prefix_cache_queries_total"), ttfts=ttfts, itls=itls, finished=finished,
+            spec={key: d(f"vllm:spec_decode_num_{key.removeprefix('spec_')}_total") for key in SPEC_COUNTERS})
         return snap
 
 

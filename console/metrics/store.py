@@ -29,6 +29,35 @@ class MetricsBin:
     steps: int = 0
     prefix_hits: int = 0
     prefix_queries: int = 0
+    # speculative decoding (issue 21): vLLM's SpecDecodingStats summed over the bin
+    spec_drafts: int = 0
+    spec_draft_tokens: int = 0
+    spec_accepted_tokens: int = 0
+
+
+#: Counters summed into both a bin and the totals (the speed ones of issue 21).
+SPEC_COUNTERS = ("spec_drafts", "spec_draft_tokens", "spec_accepted_tokens")
+
+
+def ratio(num: float, den: float) -> float | None:
+    """num / den, None when nothing was counted (a hit rate of an idle bin is unknown, not 0)."""
+    return num / den if den else None
+
+
+def prefix_hit_rate(b: MetricsBin | dict[str, float]) -> float | None:
+    """Prefix-cache hits / queries (tokens) of a bin or of the totals."""
+    get = b.get if isinstance(b, dict) else lambda k: getattr(b, k)
+    return ratio(get("prefix_hits"), get("prefix_queries"))
+
+
+def spec_acceptance(b: MetricsBin | dict[str, float]) -> tuple[float | None, float | None]:
+    """(acceptance rate = accepted / drafted tokens, tokens per step = 1 + accepted / drafts), as
+    vLLM's spec-decode logger defines them; (None, None) where nothing was drafted."""
+    get = b.get if isinstance(b, dict) else lambda k: getattr(b, k)
+    accepted = get("spec_accepted_tokens")
+    rate = ratio(accepted, get("spec_draft_tokens"))
+    per_draft = ratio(accepted, get("spec_drafts"))
+    return rate, None if per_draft is None else 1.0 + per_draft
 
 
 @dataclass(frozen=True)
@@ -76,7 +105,7 @@ class MetricsStore:
         self.totals: dict[str, float] = {
             "prompt_tokens": 0, "generation_tokens": 0, "preemptions": 0, "steps": 0,
             "finished_requests": 0, "peak_kv_usage": 0.0, "peak_running": 0, "peak_waiting": 0,
-            "prefix_hits": 0, "prefix_queries": 0,
+            "prefix_hits": 0, "prefix_queries": 0, **{k: 0 for k in SPEC_COUNTERS},
         }
         self.records = 0  # number of record() calls received (tests watch this)
 
@@ -116,7 +145,8 @@ class MetricsStore:
                     kv_usage: float | None = None, prompt_tokens: int = 0, generation_tokens: int = 0,
                     preemptions: int = 0, prefix_hits: int = 0, prefix_queries: int = 0,
                     ttfts: Iterable[float] = (), itls: Iterable[float] = (),
-                    finished: Iterable[FinishedRecord] = ()) -> None:
+                    finished: Iterable[FinishedRecord] = (), spec: dict[str, int] | None = None) -> None:
+        """One engine step (or one scrape). ``spec``: counts keyed by :data:`SPEC_COUNTERS`."""
         t = time.time() if t is None else t
         with self._lock:
             self.records += 1
@@ -142,6 +172,9 @@ class MetricsStore:
             self.totals["prefix_hits"] += prefix_hits
             self.totals["prefix_queries"] += prefix_queries
             self.totals["steps"] += 1
+            for key, value in (spec or {}).items():
+                setattr(b, key, getattr(b, key) + value)
+                self.totals[key] += value
             for v in ttfts:
                 self._ttft.append((t, v))
             for v in itls:

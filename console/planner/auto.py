@@ -96,6 +96,6 @@ def request_from_engine(shape: ModelShape | str, gpu: GpuProfile | str, engine: 
     """The plan request matching a preset's (or any config's) engine arguments."""
     keys = ("quantization", "kv_cache_dtype", "max_model_len", "gpu_memory_utilization", "max_num_seqs",
             "max_num_batched_tokens", "enforce_eager", "kv_cache_memory_bytes", "tensor_parallel_size",
-            "pipeline_parallel_size", "dtype")
+            "pipeline_parallel_size", "dtype", "speculative_method", "num_speculative_tokens", "kv_offloading_size")
     values = {k: engine[k] for k in keys if engine.get(k) is not None}
     return PlanRequest(shape_for(shape), gpu=gpu, concurrency=concurrency, **values)

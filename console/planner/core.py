@@ -22,6 +22,7 @@ from console.config import KV_CACHE_DTYPES
 from console.planner.calibration import Calibration, find_calibration
 from console.planner.gpus import GiB, GpuProfile, get_gpu
 from console.planner.shapes import ModelShape, shape_for
+from console.planner import speed
 
 #: Bits per weight of each quantization, group scales included: int4 with a 16-bit scale and a
 #: 4-bit zero point per group of 128 (AWQ/GPTQ defaults); FP8 with a per-tensor scale.
@@ -56,6 +57,12 @@ class PlanRequest:
     #: the engine's weights dtype; with kv_cache_dtype "auto" the KV cache follows it (float32 on
     #: a CPU whose 16-bit paths are emulated: 4 bytes per value, see console/engine/cpu_dtype.py)
     dtype: str = "auto"
+    # issue 21 (console/planner/speed.py): a speculative draft on the device, KV offload on the host
+    speculative_method: str | None = None
+    num_speculative_tokens: int = 0
+    draft_params: int = 0  # an EAGLE head's parameter count when its folder is known; else estimated
+    kv_offloading_size: float | None = None  # GiB of host RAM
+    host_memory_bytes: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.shape, ModelShape):
@@ -199,7 +206,7 @@ class Plan:
             "per_gpu": [g.to_dict() for g in self.per_gpu], "problems": list(self.problems),
             "suggestions": [s.to_dict() for s in self.suggestions], "roofline": self.roofline,
             "formulas": self.formulas, "engine_args": self.engine_args, "notes": self.notes,
-            "calibration": self.calibration,
+            "calibration": self.calibration, "speed": speed.summary(self.request, self.kv_bytes_per_token),
         }
 
 
@@ -325,7 +332,10 @@ def compute(req: PlanRequest) -> Plan:
         if stage == pp - 1:  # lm_head (its own copy on the last stage when tied and pp > 1)
             w += (0 if s.tie_word_embeddings and pp == 1 else embed_bytes) + s.hidden_size * s.weight_bytes
         w = int(math.ceil(w * w_scale))
-        per_tok = kv_bytes_per_token(s, kvb, layers, kv_heads_rank)
+        if stage == 0:  # an EAGLE head sits beside the first stage, 16-bit, in vLLM's budget
+            w += speed.draft_weights_bytes(s, req.speculative_method, req.draft_params, tp)
+        per_tok = kv_bytes_per_token(s, kvb, layers + (speed.draft_kv_layers(req.speculative_method) if stage == 0
+                                                       else 0), kv_heads_rank)
         if g.is_cpu:
             kv = int(req.kv_cache_memory_bytes or DEFAULT_CPU_KV_BYTES)
             vllm_kv = kv
@@ -377,6 +387,7 @@ def compute(req: PlanRequest) -> Plan:
         elif req.kv_cache_memory_bytes and first.used_bytes > g.memory_bytes:
             problems.append(f"kv_cache_memory_bytes {gib(req.kv_cache_memory_bytes)} + weights + overheads = "
                             f"{gib(first.used_bytes)} exceed {where} ({gib(g.memory_bytes)})")
+    problems += speed.host_problems(req.kv_offloading_size, req.host_memory_bytes, g.is_cpu)
     if not problems and blocks - 1 < per_seq_blocks:
         problems.append(f"the KV cache holds {blocks * block:,} tokens: not one request of max_model_len "
                         f"{req.context:,} (vLLM refuses to start)")

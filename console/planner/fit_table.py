@@ -15,6 +15,7 @@ from console.planner.core import Plan, PlanRequest
 from console.planner.gpus import GpuProfile, get_gpu
 from console.planner.selfcal import gpu_key
 from console.planner.shapes import shape_for
+from console.planner import speed
 from console.planner.verdict import plan
 from console.presets import Preset
 
@@ -56,8 +57,15 @@ def plan_for(entry: ModelEntry, config: EngineConfig, device: Device) -> Plan:
         kv_cache_dtype=config.kv_cache_dtype, max_model_len=config.max_model_len, concurrency=1,
         gpu_memory_utilization=config.gpu_memory_utilization or 0.9,
         enforce_eager=bool(config.enforce_eager), kv_cache_memory_bytes=config.kv_cache_memory_bytes,
-        max_num_seqs=config.max_num_seqs, max_num_batched_tokens=config.max_num_batched_tokens)
+        max_num_seqs=config.max_num_seqs, max_num_batched_tokens=config.max_num_batched_tokens,
+        **speed.request_fields(config, _host_memory() if config.kv_offloading_size else None))
     return plan(request)
+
+
+def _host_memory() -> int:
+    import psutil
+
+    return int(psutil.virtual_memory().total)
 
 
 def fit_of(entry: ModelEntry, preset: Preset, overrides: Mapping[str, Any], device: Device) -> Fit:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 from typing import Any
 
-from console.config import CONSOLE_ONLY_FIELDS
+from console.config import CONSOLE_ONLY_FIELDS, SPECULATIVE_FIELDS, speculative_config_of
 
 
 class EngineArgsError(ValueError):
@@ -19,13 +20,16 @@ def serve_argv(engine: dict[str, Any], model: str) -> list[str]:
     """``vllm serve`` flags for ``engine`` (vLLM's names; booleans as --flag / --no-flag)."""
     argv = ["--model", model]
     for key, value in engine.items():
-        if key in CONSOLE_ONLY_FIELDS or value is None:
+        if key in CONSOLE_ONLY_FIELDS or key in SPECULATIVE_FIELDS or value is None:
             continue
         flag = key.replace("_", "-")
         if isinstance(value, bool):
             argv.append(f"--{flag}" if value else f"--no-{flag}")
         else:
             argv += [f"--{flag}", str(value)]
+    spec = speculative_config_of(engine)  # issue 21: one JSON flag, as the export writes it
+    if spec is not None:
+        argv += ["--speculative-config", json.dumps(spec)]
     return argv
 
 

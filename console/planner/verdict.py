@@ -5,6 +5,7 @@ from __future__ import annotations
 from console.planner.core import Plan, PlanRequest, compute, engine_args, resolve_calibration
 from console.planner.roofline import roofline
 from console.planner.selfcal import provenance
+from console.planner.speed import notes as speed_notes
 from console.planner.suggest import suggest
 
 
@@ -20,6 +21,7 @@ def plan(req: PlanRequest) -> Plan:
     p.roofline = roofline(p)
     p.engine_args = engine_args(req)
     p.calibration = provenance(p)
+    p.notes += speed_notes(req, p.kv_bytes_per_token)
     if req.shape.name.startswith("Gemma-2"):
         p.notes.append("Gemma-2's sliding-window layers are planned as global ones: vLLM may fit more tokens")
     if req.quantization in ("awq", "gptq") and req.shape.quantization is None:

@@ -17,6 +17,7 @@ from console.config import KV_CACHE_DTYPES
 from console.presets import Preset
 from console.settings import Knobs
 from console.ui.formatting import format_bytes
+from console.ui.speed_knobs import SpeedKnobs
 
 
 
@@ -66,6 +67,9 @@ class KnobsBox(QGroupBox):
         form.addRow(self.tr("KV cache dtype:"), self.kv_dtype_combo)
         form.addRow(self.tr("GPU memory utilisation:"), self.util_spin)
         form.addRow(self.tr("KV cache size (CPU):"), self.kv_gib_spin)
+        self.speed = SpeedKnobs(self)  # issue 21: its own rows, its own overrides
+        self.speed.add_rows(form)
+        self.speed.changed.connect(self.knobsChanged)
 
     # -- the preset ------------------------------------------------------------------------------
     def set_presets(self, presets: dict[str, Preset], select: str) -> None:
@@ -94,13 +98,13 @@ class KnobsBox(QGroupBox):
 
     # -- the knobs -------------------------------------------------------------------------------
     def knobs(self) -> Knobs:
-        return Knobs(
+        return self.speed.read_into(Knobs(
             max_model_len=self.context_spin.value() or None,
             max_num_seqs=self.seqs_spin.value() or None,
             kv_cache_dtype=self.kv_dtype_combo.currentData(),
             gpu_memory_utilization=self.util_spin.value() or None,
             kv_cache_gib=self.kv_gib_spin.value() or None,
-        )
+        ))
 
     def set_knobs(self, k: Knobs) -> None:
         self.context_spin.setValue(k.max_model_len or 0)
@@ -109,6 +113,7 @@ class KnobsBox(QGroupBox):
         self.kv_dtype_combo.setCurrentIndex(max(0, i))
         self.util_spin.setValue(k.gpu_memory_utilization or 0.0)
         self.kv_gib_spin.setValue(k.kv_cache_gib or 0.0)
+        self.speed.show(k)
 
     def overrides(self) -> dict[str, Any]:
         """The knobs that are set, by engine field name (what Load applies over the preset)."""
@@ -118,6 +123,7 @@ class KnobsBox(QGroupBox):
                                "gpu_memory_utilization": k.gpu_memory_utilization}
         if k.kv_cache_gib:
             out["kv_cache_memory_bytes"] = int(k.kv_cache_gib * 1024**3)
+        out.update(SpeedKnobs.overrides(k))
         return {key: v for key, v in out.items() if v is not None}
 
     def _on_preset_combo_changed(self, *_: Any) -> None:
@@ -132,4 +138,5 @@ class KnobsBox(QGroupBox):
             kv = e.get("kv_cache_memory_bytes")
             self.kv_gib_spin.setSpecialValueText(self.tr("from preset ({0})").format(format_bytes(kv) if kv else "—"))
             self.kv_dtype_combo.setItemText(0, self.tr("from preset ({0})").format(e.get("kv_cache_dtype", "auto")))
+            self.speed.show_preset(e)
         self.presetChanged.emit()

@@ -42,6 +42,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from console.metrics.recording import RecordingError, load_recording
+from console.metrics.store import prefix_hit_rate, spec_acceptance
 from console.ui.context import AppContext
 from console.ui.formatting import format_count, format_number
 from console.ui.monitor_series import (POWER_THERMAL_BITS, MonitorSeries, Snapshot, recording_snapshot,
@@ -153,6 +154,11 @@ class MonitorPanel(QWidget):
             ("itl", tr("Inter-token latency (ms)"), [(tr("p50"), "latency", "itl_p50_ms", 1.0, False),
                                                       (tr("p95"), "latency", "itl_p95_ms", 1.0, False)]),
             ("preempt", tr("Preemptions (per 0.5 s)"), [(tr("preempted"), "engine", "preemptions", 1.0, False)]),
+            # issue 21: prefix-cache reuse and speculative decoding (gaps where nothing was looked up or drafted)
+            ("prefix", tr("Prefix cache hit rate (%)"), [(tr("hits"), "engine", "prefix_hit_pct", 1.0, False)]),
+            ("spec_accept", tr("Draft acceptance (%)"), [(tr("accepted"), "engine", "spec_accept_pct", 1.0, False)]),
+            ("spec_step", tr("Tokens per step (speculative)"),
+             [(tr("mean"), "engine", "spec_tokens_per_step", 1.0, False)]),
         ]
         columns = 2
         first: pg.PlotItem | None = None
@@ -272,6 +278,13 @@ class MonitorPanel(QWidget):
         parts.append(self.tr("KV {kv:.0f}%").format(kv=e["kv_pct"]))
         parts.append(self.tr("running {r:.0f}, waiting {w:.0f}").format(r=e["running"], w=e["waiting"]))
         parts.append(self.tr("{g} tok/s").format(g=format_count(gen)))
+        totals = self.series.metrics.totals_snapshot()  # since the load: steadier than one bin
+        hit = prefix_hit_rate(totals)
+        if hit is not None:
+            parts.append(self.tr("prefix hits {h:.0f}%").format(h=100 * hit))
+        accept, per_step = spec_acceptance(totals)
+        if accept is not None and per_step is not None:
+            parts.append(self.tr("drafts accepted {a:.0f}%, {s:.2f} tokens/step").format(a=100 * accept, s=per_step))
         self.readout.setText("   ".join(parts))
 
     # -- comparison with a recording -----------------------------------------------------------

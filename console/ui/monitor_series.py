@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from console.metrics.store import DeviceSample, MetricsBin, MetricsStore, percentile
+from console.metrics.store import DeviceSample, MetricsBin, MetricsStore, percentile, prefix_hit_rate, spec_acceptance
 
 #: NVML clock-throttle reason bits (nvmlClocksEventReasons) and the words shown for them.
 THROTTLE_REASONS: dict[int, str] = {
@@ -59,7 +59,31 @@ class Snapshot:
     device_latest: dict[str, float] = field(default_factory=dict)
 
 
-ENGINE_KEYS = ("running", "waiting", "kv_pct", "prompt_tps", "generation_tps", "preemptions")
+ENGINE_KEYS = ("running", "waiting", "kv_pct", "prompt_tps", "generation_tps", "preemptions",
+               "prefix_hit_pct", "spec_accept_pct", "spec_tokens_per_step")
+#: Ratios: a bin with nothing to divide (no prefix lookups, no drafts) is a gap (NaN), not 0 %.
+RATIO_KEYS = ("prefix_hit_pct", "spec_accept_pct", "spec_tokens_per_step")
+
+
+def _pct(v: float | None) -> float:
+    return float("nan") if v is None else 100.0 * v
+
+
+def bin_columns(bins: list[MetricsBin], res: float) -> dict[str, list[float]]:
+    """Each engine key's value per bin (the live plots and a recording's overlay alike)."""
+    spec = [spec_acceptance(b) for b in bins]
+    return {"running": [b.running for b in bins], "waiting": [b.waiting for b in bins],
+            "kv_pct": [100.0 * b.kv_usage for b in bins],
+            "prompt_tps": [b.prompt_tokens / res for b in bins],
+            "generation_tps": [b.generation_tokens / res for b in bins],
+            "preemptions": [b.preemptions for b in bins],
+            "prefix_hit_pct": [_pct(prefix_hit_rate(b)) for b in bins],
+            "spec_accept_pct": [_pct(rate) for rate, _ in spec],
+            "spec_tokens_per_step": [float("nan") if per is None else per for _, per in spec]}
+
+
+def empty_columns(n: int) -> dict[str, np.ndarray]:
+    return {k: np.full(n, np.nan) if k in RATIO_KEYS else np.zeros(n) for k in ENGINE_KEYS}
 LATENCY_KEYS = ("ttft_p50_ms", "ttft_p95_ms", "itl_p50_ms", "itl_p95_ms")
 
 
@@ -106,22 +130,13 @@ class MonitorSeries:
         n = int(self.window_s / self.res)
         grid_start = (now - now % self.res) - (n - 1) * self.res
         engine_x = grid_start + np.arange(n) * self.res - now
-        cols = {k: np.zeros(n) for k in ENGINE_KEYS}
+        cols = empty_columns(n)
         bins = [b for b in self._bins if b.t >= grid_start]
         if bins:
             idx = np.rint((np.array([b.t for b in bins]) - grid_start) / self.res).astype(int)
             ok = (idx >= 0) & (idx < n)
-            idx = idx[ok]
-
-            def put(key: str, values: list[float]) -> None:
-                cols[key][idx] = np.asarray(values, dtype=float)[ok]
-
-            put("running", [b.running for b in bins])
-            put("waiting", [b.waiting for b in bins])
-            put("kv_pct", [100.0 * b.kv_usage for b in bins])
-            put("prompt_tps", [b.prompt_tokens / self.res for b in bins])
-            put("generation_tps", [b.generation_tokens / self.res for b in bins])
-            put("preemptions", [b.preemptions for b in bins])
+            for key, values in bin_columns(bins, self.res).items():
+                cols[key][idx[ok]] = np.asarray(values, dtype=float)[ok]
         dev = [s for s in self._device if s.t >= now - self.window_s]
         keys = sorted({k for s in dev for k in s.values})
         device = {k: np.array([s.values.get(k, np.nan) for s in dev], dtype=float) for k in keys}
@@ -160,7 +175,7 @@ def recording_snapshot(store: MetricsStore, latency_every_s: float = 1.0,
     times = [b.t for b in bins] + [d.t for d in dev] + [t for t, _ in ttft] + [t for t, _ in itl]
     if not times:
         empty = np.zeros(0)
-        return Snapshot(0.0, empty, {k: empty for k in ENGINE_KEYS}, empty, {}, empty,
+        return Snapshot(0.0, empty, empty_columns(0), empty, {}, empty,
                         {k: empty for k in LATENCY_KEYS})
     first, end = min(times), max(times)
     busy = [b.t for b in bins if b.running or b.waiting or b.generation_tokens or b.prompt_tokens]
@@ -169,15 +184,11 @@ def recording_snapshot(store: MetricsStore, latency_every_s: float = 1.0,
     grid0 = start - res * int((start - first) / res)  # the engine grid covers the whole recording
     n = int((end - grid0) / res) + 1
     engine_x = grid0 - start + np.arange(n) * res
-    cols = {k: np.zeros(n) for k in ENGINE_KEYS}
+    cols = empty_columns(n)
     if bins:
         idx = np.clip(np.rint((np.array([b.t for b in bins]) - grid0) / res).astype(int), 0, n - 1)
-        cols["running"][idx] = [b.running for b in bins]
-        cols["waiting"][idx] = [b.waiting for b in bins]
-        cols["kv_pct"][idx] = [100.0 * b.kv_usage for b in bins]
-        cols["prompt_tps"][idx] = [b.prompt_tokens / res for b in bins]
-        cols["generation_tps"][idx] = [b.generation_tokens / res for b in bins]
-        cols["preemptions"][idx] = [b.preemptions for b in bins]
+        for key, values in bin_columns(bins, res).items():
+            cols[key][idx] = values
     keys = sorted({k for s in dev for k in s.values})
     device = {k: np.array([s.values.get(k, np.nan) for s in dev], dtype=float) for k in keys}
     device_x = np.array([s.t - start for s in dev], dtype=float)

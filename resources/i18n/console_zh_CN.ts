@@ -2224,8 +2224,18 @@
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
+      <source>drafts accepted {a:.0f}%, {s:.2f} tokens/step</source>
+      <translation>草稿接受 {a:.0f}%，每步 {s:.2f} 个 token</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
       <source>no NVIDIA GPU</source>
       <translation>没有 NVIDIA GPU</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>prefix hits {h:.0f}%</source>
+      <translation>前缀命中 {h:.0f}%</translation>
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
@@ -2664,6 +2674,69 @@
       <location filename="../../console/ui/engine_picker.py" />
       <source>The log of a server started by the console appears here (Engine &gt; Engine location…).</source>
       <translation>由控制台启动的服务器的日志显示在这里（引擎 &gt; 引擎位置…）。</translation>
+    </message>
+  </context>
+  <context>
+    <name>SpeedKnobs</name>
+    <message>
+      <location filename="../../console/ui/speed_knobs.py" />
+      <source>Draft tokens per step:</source>
+      <translation>每步草稿 token 数：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/speed_knobs.py" />
+      <source>Host memory for KV blocks moved out of the GPU, reused on later prefix-cache hits (GPU only; the planner checks it against this machine's RAM).</source>
+      <translation>用于存放移出 GPU 的 KV 块的主机内存，供之后的前缀缓存命中复用（仅限 GPU；规划器会对照本机内存检查）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/speed_knobs.py" />
+      <source>KV offload (host):</source>
+      <translation>KV 卸载（主机）：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/speed_knobs.py" />
+      <source>Lets a loaded model sleep and wake without a reload when switching models (CUDA only).</source>
+      <translation>切换模型时让已加载的模型休眠和唤醒，无需重新加载（仅限 CUDA）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/speed_knobs.py" />
+      <source>Sleep mode:</source>
+      <translation>休眠模式：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/speed_knobs.py" />
+      <source>Speculative decoding proposes several tokens and the model checks them in one step. n-gram copies them from the prompt: it pays off for code editing, rewriting and summarising; EAGLE heads come from a preset that names one.</source>
+      <translation>推测解码先提出若干 token，模型在一步内验证它们。n-gram 从提示中复制这些 token：适合代码编辑、改写和摘要；EAGLE 草稿头需由指明它的预设提供。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/speed_knobs.py" />
+      <source>Speculative decoding:</source>
+      <translation>推测解码：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/speed_knobs.py" />
+      <source>from preset</source>
+      <translation>沿用预设</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/speed_knobs.py" />
+      <source>from preset ({0})</source>
+      <translation>沿用预设（{0}）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/speed_knobs.py" />
+      <source>n-gram (no draft model)</source>
+      <translation>n-gram（无草稿模型）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/speed_knobs.py" />
+      <source>off</source>
+      <translation>关</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/speed_knobs.py" />
+      <source>on</source>
+      <translation>开</translation>
     </message>
   </context>
   <context>

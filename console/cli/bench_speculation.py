@@ -1,0 +1,50 @@
+"""``inference-console bench --speculation-speedup``: the preset's speculative decoding against the
+same preset without it, one request at a time on the user's own prompts (issue 21)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from console.cli.common import CliError
+from console.config import EngineConfig
+from console.jobs import TaskState
+
+
+def run(args: argparse.Namespace, config: EngineConfig, task: TaskState) -> int:
+    from console.bench.speculation import compare
+    from console.bench.workload import from_file
+    from console.engine.host import EngineHost
+
+    if config.speculative_config() is None:
+        raise CliError("this preset has no speculative decoding: choose one that has (e.g. --preset cpu-ngram) "
+                       "or set --speculative-method")
+    if not args.dataset_path:
+        raise CliError("--speculation-speedup needs your own prompts (--dataset-path FILE): speculation's gain "
+                       "depends on the text, and random token ids say nothing about it")
+    try:
+        messages = from_file(args.dataset_path, args.output_len, args.num_prompts).messages
+    except (OSError, ValueError) as exc:
+        raise CliError(f"{args.dataset_path}: {exc}") from None
+    report = compare(config, messages, args.output_len, EngineHost, task)
+    print_report(report)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2))
+    return 0
+
+
+def print_report(r: dict[str, Any]) -> None:
+    def f(v: Any, fmt: str = "{:.1f}") -> str:
+        return "—" if v is None else fmt.format(v)
+
+    spec, plain = r["speculative"], r["plain"]
+    print(f"speculative decoding {r['speculative_config']}, {r['prompts']} prompts one at a time, "
+          f"{r['max_tokens']} tokens each, greedy")
+    print(f"  without: {f(plain['decode_tok_s'])} tok/s decode")
+    print(f"  with:    {f(spec['decode_tok_s'])} tok/s decode, acceptance {f(spec['acceptance_rate'], '{:.0%}')}, "
+          f"{f(spec['tokens_per_step'], '{:.2f}')} tokens per step")
+    print(f"  speed-up {f(r['decode_speedup'], '{:.2f}x')}; same answers {r['same_answers']}/{r['prompts']}",
+          file=sys.stdout)
