@@ -17,8 +17,14 @@ Device = Literal["auto", "cuda", "cpu"]
 #: ones at 1 byte per value and the others at the model's dtype.
 KV_CACHE_DTYPES = ("auto", "fp8", "fp8_e4m3", "fp8_e5m2", "bfloat16")
 
+#: The ranks vLLM accepts for ``max_lora_rank`` (``vllm.config.lora.MaxLoRARanks``, 0.26-0.33).
+VLLM_LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)
+
 #: Fields of EngineConfig that are console settings, not vLLM engine arguments.
 CONSOLE_ONLY_FIELDS = frozenset({"device"})
+#: Fields that are `vllm serve` front-end options, not engine arguments: exported to the server's
+#: command line, kept out of ``AsyncEngineArgs`` (the in-process host reads them itself).
+SERVER_ONLY_FIELDS = frozenset({"lora_modules"})
 
 
 @dataclass
@@ -44,13 +50,21 @@ class EngineConfig:
     load_format: str | None = None  # "dummy": random weights of the model's shape (benchmarks)
     seed: int | None = None
     trust_remote_code: bool = False
+    # LoRA (issue 22): slots for adapters over this base; vLLM reserves max_loras x max_lora_rank
+    # on the device and keeps up to max_cpu_loras adapters in host memory.
+    enable_lora: bool | None = None
+    max_loras: int | None = None
+    max_lora_rank: int | None = None
+    max_cpu_loras: int | None = None
+    #: adapters served with this model, name -> PEFT folder (`vllm serve --lora-modules name=path`)
+    lora_modules: dict[str, str] | None = None
     device: Device = "auto"
 
     def engine_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``vllm.AsyncEngineArgs`` (``None`` fields omitted)."""
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
-            if f.name in CONSOLE_ONLY_FIELDS:
+            if f.name in CONSOLE_ONLY_FIELDS or f.name in SERVER_ONLY_FIELDS:
                 continue
             value = getattr(self, f.name)
             if value is None:

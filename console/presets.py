@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_type_hints
 
 from console.atomic import sweep_stale_tmp
-from console.config import CONSOLE_ONLY_FIELDS, KV_CACHE_DTYPES, EngineConfig
+from console.config import CONSOLE_ONLY_FIELDS, KV_CACHE_DTYPES, VLLM_LORA_RANKS, EngineConfig
 from console.paths import data_home, presets_dir
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 GOALS = ("max-throughput", "low-latency", "long-context", "smallest-memory", "balanced")
 _ENGINE_FIELDS = {f.name: f for f in dataclasses.fields(EngineConfig)} 
-_NOT_IN_PRESET = {"model", "served_model_name", "tokenizer"}
+_NOT_IN_PRESET = {"model", "served_model_name", "tokenizer", "lora_modules"}  # paths of this machine
 
 
 class PresetError(ValueError):
@@ -84,8 +84,11 @@ _RANGES: dict[str, tuple[float, float]] = {
     "kv_cache_memory_bytes": (1, 1 << 50),
     "cpu_offload_gb": (0, 1 << 20),
     "block_size": (1, 1024),
+    "max_loras": (1, 1024),
+    "max_cpu_loras": (1, 1 << 20),
 }
-_CHOICES: dict[str, tuple[str, ...]] = {
+_CHOICES: dict[str, tuple[Any, ...]] = {
+    "max_lora_rank": VLLM_LORA_RANKS,
     "kv_cache_dtype": KV_CACHE_DTYPES,
     "dtype": ("auto", "bfloat16", "float16", "half", "float32", "float"),
     "quantization": ("awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "compressed-tensors"),
@@ -115,7 +118,7 @@ def validate_engine_values(values: dict[str, Any], where: str) -> dict[str, Any]
         if isinstance(value, str):
             _check_unicode(where, key, value)
         if key in _CHOICES and value not in _CHOICES[key]:
-            raise PresetError(f"{where}: '{key}' = {value!r} is not one of {', '.join(_CHOICES[key])}")
+            raise PresetError(f"{where}: '{key}' = {value!r} is not one of {', '.join(map(str, _CHOICES[key]))}")
     return values
 
 

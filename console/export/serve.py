@@ -50,12 +50,21 @@ def serve_arguments(config: EngineConfig, options: ServeOptions, *, model: str |
             continue
         if f.name == "tokenizer" and model and value == config.model:
             value = model  # the tokenizer travels with the model into the container
+        if f.name == "lora_modules":
+            if not value:
+                continue
+            value = lora_module_args(value)
         out[dashed(f.name)] = value
     if ray or options.nodes > 1:
         out["distributed-executor-backend"] = "ray"
     if options.api_key:
         out["api-key"] = options.api_key
     return out
+
+
+def lora_module_args(modules: dict[str, str]) -> list[str]:
+    """``--lora-modules`` values, ``name=path`` each (the form vLLM 0.26-0.33 all read)."""
+    return [f"{name}={path}" for name, path in modules.items()]
 
 
 def _header(config: EngineConfig, options: ServeOptions, host: str) -> list[str]:

@@ -18,9 +18,10 @@ import math
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from console.config import KV_CACHE_DTYPES
+from console.config import KV_CACHE_DTYPES, VLLM_LORA_RANKS
 from console.planner.calibration import Calibration, find_calibration
 from console.planner.gpus import GiB, GpuProfile, get_gpu
+from console.planner.lora import lora_slot_bytes
 from console.planner.shapes import ModelShape, shape_for
 
 #: Bits per weight of each quantization, group scales included: int4 with a 16-bit scale and a
@@ -56,6 +57,9 @@ class PlanRequest:
     #: the engine's weights dtype; with kv_cache_dtype "auto" the KV cache follows it (float32 on
     #: a CPU whose 16-bit paths are emulated: 4 bytes per value, see console/engine/cpu_dtype.py)
     dtype: str = "auto"
+    #: LoRA slots (issue 22): 0 = LoRA off; else vLLM's max_loras, at max_lora_rank
+    max_loras: int = 0
+    max_lora_rank: int = 16
 
     def __post_init__(self) -> None:
         if not isinstance(self.shape, ModelShape):
@@ -77,6 +81,8 @@ class PlanRequest:
                 raise ValueError(f"{key} must be at least 1")
         if not 0 < self.gpu_memory_utilization <= 1:
             raise ValueError("gpu_memory_utilization must be in (0, 1]")
+        if self.max_loras < 0 or (self.max_loras and self.max_lora_rank not in VLLM_LORA_RANKS):
+            raise ValueError(f"max_loras must be >= 0 and max_lora_rank one of {', '.join(map(str, VLLM_LORA_RANKS))}")
 
     @property
     def profile(self) -> GpuProfile:
@@ -280,8 +286,9 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
         graphs = int(0.6 * GiB * s.layers / 32 * (0.5 + 0.5 * capture / 512) / req.pipeline_parallel_size)
         graphs_f = (f"0.6 GiB x layers/32 x (0.5 + 0.5 x largest capture size/512) = 0.6 x {s.layers}/32 x "
                     f"(0.5 + 0.5 x {capture}/512) = {gib(graphs)} (measured 0.6 GiB for Llama-3.1-8B, H200)")
+    lora, lora_f = lora_slot_bytes(req)
     for name, value, formula, inside in (("cuda_context", ctx, ctx_f, False), ("activation_peak", act, act_f, True),
-                                         ("cuda_graphs", graphs, graphs_f, False)):
+                                         ("cuda_graphs", graphs, graphs_f, False), ("lora_slots", lora, lora_f, True)):
         source = "estimate"
         if calibration is not None and value:
             value, note = calibration.correct(name, value)
@@ -305,6 +312,7 @@ def compute(req: PlanRequest) -> Plan:
     calibration = resolve_calibration(req)
     overheads = estimate_overheads(req, calibration)
     ctx, act, graphs = (overheads[k].bytes for k in ("cuda_context", "activation_peak", "cuda_graphs"))
+    lora = overheads["lora_slots"].bytes  # allocated with the model: vLLM's profile counts it
     kvb = kv_dtype_bytes(req)
     block = g.block_size
     problems: list[str] = []
@@ -329,18 +337,19 @@ def compute(req: PlanRequest) -> Plan:
         if g.is_cpu:
             kv = int(req.kv_cache_memory_bytes or DEFAULT_CPU_KV_BYTES)
             vllm_kv = kv
-            requested = w + ctx + act + kv
+            requested = w + ctx + act + lora + kv
         elif req.kv_cache_memory_bytes:
             kv = vllm_kv = int(req.kv_cache_memory_bytes)
             requested = requested_total
         else:
-            vllm_kv = requested_total - w - act
-            kv = min(vllm_kv, g.memory_bytes - ctx - graphs - w - act)
+            vllm_kv = requested_total - w - act - lora
+            kv = min(vllm_kv, g.memory_bytes - ctx - graphs - w - act - lora)
             requested = requested_total
         for rank in range(tp):
             per_gpu.append(GpuMemory(rank=stage * tp + rank, stage=stage, layers=layers, capacity_bytes=g.memory_bytes,
                                      requested_bytes=requested, weights_bytes=w,
-                                     overhead_bytes={"cuda_context": ctx, "activation_peak": act, "cuda_graphs": graphs},
+                                     overhead_bytes={"cuda_context": ctx, "activation_peak": act, "cuda_graphs": graphs,
+                                                     "lora_slots": lora},
                                      kv_bytes_per_token=per_tok, kv_budget_bytes=kv, vllm_kv_budget_bytes=vllm_kv))
 
     def blocks_of(budget_attr: str) -> int:
@@ -467,6 +476,8 @@ def engine_args(req: PlanRequest) -> dict[str, Any]:
         out["tensor_parallel_size"] = req.tensor_parallel_size
     if req.pipeline_parallel_size > 1:
         out["pipeline_parallel_size"] = req.pipeline_parallel_size
+    if req.max_loras:
+        out.update(enable_lora=True, max_loras=req.max_loras, max_lora_rank=req.max_lora_rank)
     return out
 
 
