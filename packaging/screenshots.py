@@ -245,7 +245,7 @@ def chat_lora_shots(window, ctx, spin, work: Path, out: Path) -> None:  # type: 
 
     model = Path(ctx.host.config.model)
     every = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
-    pirate = make_lora(model, work / "adapters" / "pirate", rank=8, seed=1, scale=0.05, target_modules=every)
+    pirate = make_lora(model, work / "adapters" / "pirate", rank=8, seed=1, scale=0.12, target_modules=every)
     poet = make_lora(model, work / "adapters" / "poet", rank=8, seed=2, scale=0.05, target_modules=every)
     ctx.host.load(ctx.host.config.replace(lora_modules={"pirate": str(pirate)}, max_loras=2, max_lora_rank=8),
                   ctx.host.status.model)

@@ -13,23 +13,26 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QComboBox, QFileDialog, QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget,
+    QComboBox, QFileDialog, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget,
 )
 
 from console.config import SamplingSettings
 from console.engine.host import EngineHost
+from console.engine.switch import EngineSwitch
 from console.engine.types import EngineError, EngineState, GenerationRequest, RequestFailed, RequestFinished, TokenDelta
 from console.models.lora import AdapterError
 from console.ui.context import AppContext
 from console.ui.widgets import ErrorLabel
 
 
-class AdapterBox(QGroupBox):
-    """Pick the adapter that answers (or the base model), attach one, compare with the base."""
+class AdapterBox(QWidget):
+    """Pick the adapter that answers (or the base model), attach one, compare with the base: one
+    row beside the chat's buttons (no height taken from the window)."""
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(self.tr("LoRA adapter"), parent)
+        super().__init__(parent)
         self.ctx = ctx
+        self.title = QLabel(self.tr("LoRA adapter"), self)
         self._by_conversation: dict[int, str | None] = {}
         self.combo = QComboBox(self)
         self.combo.setToolTip(self.tr("The adapter that answers this conversation (the base model: none)"))
@@ -43,10 +46,10 @@ class AdapterBox(QGroupBox):
         self.error_label = ErrorLabel(self)
         self.compare = CompareView(ctx, self)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.combo)
+        layout.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
-        row.addWidget(self.attach_button)
-        row.addWidget(self.compare_button)
+        for widget in (self.title, self.combo, self.attach_button, self.compare_button):
+            row.addWidget(widget)
         layout.addLayout(row)
         layout.addWidget(self.error_label)
         self.refresh()
@@ -69,7 +72,7 @@ class AdapterBox(QGroupBox):
         self.select(chosen)
         self.combo.blockSignals(False)
         lora = bool(host.config is not None and host.config.enable_lora)
-        self.attach_button.setEnabled(isinstance(host, EngineHost) and lora)
+        self.attach_button.setEnabled(self._in_process() is not None and lora)
         self.compare_button.setEnabled(bool(names))
 
     def compare_with_base(self, messages: list[dict[str, str]], sampling: SamplingSettings) -> list[str]:
@@ -97,14 +100,20 @@ class AdapterBox(QGroupBox):
         if conversation_id in self._by_conversation:
             self.select(self._by_conversation[conversation_id])
 
-    def attach(self, folder: str | None = None, name: str | None = None) -> bool:
+    def _in_process(self) -> EngineHost | None:
+        """The engine loaded in this process (adapters attach there), None for a server."""
         host = self.ctx.host
+        backend = host.backend if isinstance(host, EngineSwitch) else host
+        return backend if isinstance(backend, EngineHost) else None
+
+    def attach(self, folder: str | None = None, name: str | None = None) -> bool:
+        host = self._in_process()
         if folder is None:
             folder = QFileDialog.getExistingDirectory(self, self.tr("PEFT LoRA adapter folder"))
             if not folder:
                 return False
         name = name or folder.rstrip("/").rsplit("/", 1)[-1]
-        if not isinstance(host, EngineHost):
+        if host is None:
             self.error_label.show_text(self.tr("Adapters are attached to a model loaded in the console; "
                                                 "a server serves the adapters it was started with"))
             return False

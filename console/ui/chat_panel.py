@@ -149,6 +149,7 @@ class ChatPanel(QWidget):
         for b in (self.send_button, self.stop_button, self.regenerate_button, self.edit_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
+        buttons.addWidget(self.adapter_box)
         cv.addLayout(buttons)
 
         right = QWidget(self)
@@ -157,7 +158,6 @@ class ChatPanel(QWidget):
         sys_box = QGroupBox(self.tr("System prompt"), right)
         QVBoxLayout(sys_box).addWidget(self.system_prompt)
         rv.addWidget(sys_box)
-        rv.addWidget(self.adapter_box)
         rv.addWidget(self.sampling_box)
         rv.addWidget(self.output)
         ctx_box = QGroupBox(self.tr("Context"), right)
