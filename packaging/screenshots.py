@@ -264,14 +264,16 @@ def chat_lora_shots(window, ctx, spin, work: Path, out: Path) -> None:  # type: 
     if not chat.send():
         raise SystemExit(f"chat refused to send: {chat.error_label.text()}")
     spin(300, lambda: chat.active_id is None)
+    shot = save_small(window.grab().toImage(), out / "chat-lora.png")
+    print(f"{out / 'chat-lora.png'}: {shot // 1024} KB", flush=True)
+    chat.new_conversation()  # the comparison on the bare question, not after the answer above
     chat.input.setPlainText("What is the capital of France?")
     chat.adapter_box.compare_button.click()
     compare = chat.adapter_box.compare
     spin(300, compare.finished)
     spin(1.0)
-    for widget, png in ((window, "chat-lora.png"), (compare, "chat-lora-compare.png")):
-        size = save_small(widget.grab().toImage(), out / png)
-        print(f"{out / png}: {size // 1024} KB", flush=True)
+    size = save_small(compare.grab().toImage(), out / "chat-lora-compare.png")
+    print(f"{out / 'chat-lora-compare.png'}: {size // 1024} KB", flush=True)
     compare.close()
 
 
