@@ -17,8 +17,14 @@ Device = Literal["auto", "cuda", "cpu"]
 #: ones at 1 byte per value and the others at the model's dtype.
 KV_CACHE_DTYPES = ("auto", "fp8", "fp8_e4m3", "fp8_e5m2", "bfloat16")
 
+#: The ranks vLLM accepts for ``max_lora_rank`` (``vllm.config.lora.MaxLoRARanks``, 0.26-0.33).
+VLLM_LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)
+
 #: Fields of EngineConfig that are console settings, not vLLM engine arguments.
 CONSOLE_ONLY_FIELDS = frozenset({"device"})
+#: Fields that are `vllm serve` front-end options, not engine arguments: exported to the server's
+#: command line, kept out of ``AsyncEngineArgs`` (the in-process host reads them itself).
+SERVER_ONLY_FIELDS = frozenset({"lora_modules"})
 
 # --- speed features (issue 21): speculative decoding, KV offload, sleep mode -------------------
 #: Speculative methods the console offers: "ngram" needs no draft model (prompt lookup); the
@@ -48,13 +54,17 @@ ENGINE_LIMITS: dict[str, dict[str, float]] = {
     "prompt_lookup_max": {"ge": 1, "le": 64},
     "prompt_lookup_min": {"ge": 1, "le": 64},
     "kv_offloading_size": {"ge": 0, "le": 1 << 20},
+    # LoRA slots (issue 22)
+    "max_loras": {"ge": 1, "le": 1024},
+    "max_cpu_loras": {"ge": 1, "le": 1 << 20},
 }
-#: The strings a field accepts, by field name (a ``Literal`` hint, such as ``device``'s, works too).
-ENGINE_CHOICES: dict[str, tuple[str, ...]] = {
+#: The values a field accepts, by field name (a ``Literal`` hint, such as ``device``'s, works too).
+ENGINE_CHOICES: dict[str, tuple[Any, ...]] = {
     "kv_cache_dtype": KV_CACHE_DTYPES,
     "dtype": ("auto", "bfloat16", "float16", "half", "float32", "float"),
     "quantization": ("awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "compressed-tensors"),
     "speculative_method": SPECULATIVE_METHODS,
+    "max_lora_rank": VLLM_LORA_RANKS,
 }
 
 
@@ -81,6 +91,14 @@ class EngineConfig:
     load_format: str | None = None  # "dummy": random weights of the model's shape (benchmarks)
     seed: int | None = None
     trust_remote_code: bool = False
+    # LoRA (issue 22): slots for adapters over this base; vLLM reserves max_loras x max_lora_rank
+    # on the device and keeps up to max_cpu_loras adapters in host memory.
+    enable_lora: bool | None = None
+    max_loras: int | None = None
+    max_lora_rank: int | None = None
+    max_cpu_loras: int | None = None
+    #: adapters served with this model, name -> PEFT folder (`vllm serve --lora-modules name=path`)
+    lora_modules: dict[str, str] | None = None
     device: Device = "auto"
     # --- speed features (issue 21); kept together for merges --------------------------------------
     speculative_method: str | None = None  # one of SPECULATIVE_METHODS
@@ -95,7 +113,7 @@ class EngineConfig:
         """Keyword arguments for ``vllm.AsyncEngineArgs`` (``None`` fields omitted)."""
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
-            if f.name in CONSOLE_ONLY_FIELDS or f.name in SPECULATIVE_FIELDS:
+            if f.name in CONSOLE_ONLY_FIELDS or f.name in SERVER_ONLY_FIELDS or f.name in SPECULATIVE_FIELDS:
                 continue
             value = getattr(self, f.name)
             if value is None:

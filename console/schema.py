@@ -26,16 +26,16 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 #: EngineConfig fields a preset does not hold (Load fills them in from the model store).
-NOT_IN_PRESET = frozenset({"model", "served_model_name", "tokenizer"})
+NOT_IN_PRESET = frozenset({"model", "served_model_name", "tokenizer", "lora_modules"})  # paths of this machine
 
 
 def derive_model(cls: type, *, extra: str = "ignore", nullable: bool = True, exclude: Iterable[str] = (),
                  limits: Mapping[str, Mapping[str, float]] | None = None,
-                 choices: Mapping[str, tuple[str, ...]] | None = None) -> "type[BaseModel]":
+                 choices: Mapping[str, tuple[Any, ...]] | None = None) -> "type[BaseModel]":
     """A strict pydantic model with the fields of dataclass ``cls`` (nested dataclasses too).
 
     ``nullable=False`` takes ``None`` out of ``X | None`` hints (TOML has no null); ``limits`` maps
-    a field name to pydantic bounds (``ge``, ``gt``, ``le``, ``lt``) and ``choices`` to the strings
+    a field name to pydantic bounds (``ge``, ``gt``, ``le``, ``lt``) and ``choices`` to the values
     it accepts; ``extra`` is pydantic's handling of keys that are no field ("ignore", "forbid")."""
     from pydantic import ConfigDict, Field, create_model
 
@@ -95,7 +95,7 @@ def value_message(error: Mapping[str, Any], key: str, value: Any) -> str:
     if kind == "extra_forbidden":
         return f"unknown engine key '{key}'"
     if kind == "literal_error":
-        allowed = ", ".join(ENGINE_CHOICES[name]) if name in ENGINE_CHOICES else error["ctx"]["expected"]
+        allowed = ", ".join(map(str, ENGINE_CHOICES[name])) if name in ENGINE_CHOICES else error["ctx"]["expected"]
         return f"'{key}' = {value!r} is not one of {allowed}"
     if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal", "finite_number"):
         return f"'{key}' = {value} is out of range {range_text(name)}"

@@ -146,6 +146,8 @@ def run(out: Path, import_bundled: bool = False, only: set[str] | None = None) -
     out.mkdir(parents=True, exist_ok=True)
     if only is None or "chat-output" in only:
         chat_output_shots(window, spin, out)
+    if only is None or "chat-lora" in only:
+        chat_lora_shots(window, ctx, spin, work, out)
     if only is None or "bench" in only:
         run_bench(window, spin)
     for i in range(window.tabs.count()):
@@ -231,6 +233,48 @@ def chat_output_shots(window, spin, out: Path) -> None:  # type: ignore[no-untyp
     ask("Describe the sea in one sentence.", "chat-logprobs.png")
     chat.output.logprobs.setValue(-1)
     chat.output.answers.setValue(1)
+
+
+def chat_lora_shots(window, ctx, spin, work: Path, out: Path) -> None:  # type: ignore[no-untyped-def]
+    """The chat's LoRA box (issue 22): the model reloaded with LoRA slots and a random-weight
+    adapter made with peft, a second one attached from the box, an answer from the adapter, and
+    the base and the adapter side by side (``chat-lora.png``, ``chat-lora-compare.png``). The
+    adapters are random, so they answer nonsense: the pictures show the controls and real runs."""
+    from console.engine.types import EngineState
+    from console.models.synthetic import make_lora
+
+    model = Path(ctx.host.config.model)
+    every = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+    pirate = make_lora(model, work / "adapters" / "pirate", rank=8, seed=1, scale=0.12, target_modules=every)
+    poet = make_lora(model, work / "adapters" / "poet", rank=8, seed=2, scale=0.05, target_modules=every)
+    ctx.host.load(ctx.host.config.replace(lora_modules={"pirate": str(pirate)}, max_loras=2, max_lora_rank=8),
+                  ctx.host.status.model)
+    if not spin(900, lambda: ctx.host.status.state in (EngineState.READY, EngineState.FAILED)) \
+            or ctx.host.status.state != EngineState.READY:
+        raise SystemExit(f"LoRA load failed: {ctx.host.status.error}")
+    chat = window.chat
+    window.tabs.setCurrentWidget(chat)
+    chat.new_conversation()
+    chat.temperature.setValue(0.0)
+    chat.max_tokens.setValue(40)
+    if not chat.adapter_box.attach(str(poet), "poet"):
+        raise SystemExit(f"attach refused: {chat.adapter_box.error_label.text()}")
+    chat.adapter_box.select("pirate")
+    chat.input.setPlainText("What is the capital of France?")
+    if not chat.send():
+        raise SystemExit(f"chat refused to send: {chat.error_label.text()}")
+    spin(300, lambda: chat.active_id is None)
+    shot = save_small(window.grab().toImage(), out / "chat-lora.png")
+    print(f"{out / 'chat-lora.png'}: {shot // 1024} KB", flush=True)
+    chat.new_conversation()  # the comparison on the bare question, not after the answer above
+    chat.input.setPlainText("What is the capital of France?")
+    chat.adapter_box.compare_button.click()
+    compare = chat.adapter_box.compare
+    spin(300, compare.finished)
+    spin(1.0)
+    size = save_small(compare.grab().toImage(), out / "chat-lora-compare.png")
+    print(f"{out / 'chat-lora-compare.png'}: {size // 1024} KB", flush=True)
+    compare.close()
 
 
 def main() -> int:

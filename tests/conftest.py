@@ -89,6 +89,24 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_llama(tmp_path_factory.mktemp("models") / "tiny-llama")
 
 
+@pytest.fixture(scope="session")
+def lora_adapters(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Random-weight PEFT adapters made with peft: two for the tiny model ("a" rank 8 on q/v, "b"
+    rank 4 on every projection), one of rank 16 (above a max_lora_rank of 8) and one trained on a
+    model of another width ("other")."""
+    from console.models.synthetic import make_llama, make_lora
+
+    root = tmp_path_factory.mktemp("adapters")
+    every = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+    other_base = make_llama(root / "other-base", hidden_size=64, num_heads=1, intermediate_size=128)
+    return {
+        "a": make_lora(tiny_model, root / "a", rank=8, seed=1),
+        "b": make_lora(tiny_model, root / "b", rank=4, seed=2, target_modules=every),
+        "wide": make_lora(tiny_model, root / "wide", rank=16, seed=3),
+        "other": make_lora(other_base, root / "other", rank=8, seed=4),
+    }
+
+
 @pytest.fixture()
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An empty data home (and store) for this test."""

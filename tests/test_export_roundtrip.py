@@ -94,12 +94,15 @@ def test_every_engine_field_is_exported(tmp_path: Path, tiny_model: Path) -> Non
         max_num_seqs=17, max_num_batched_tokens=4096, enable_prefix_caching=False,
         enable_chunked_prefill=False, enforce_eager=True, tensor_parallel_size=2, pipeline_parallel_size=3,
         kv_cache_memory_bytes=123_456_789, cpu_offload_gb=1.5, block_size=32, load_format="dummy", seed=7,
-        trust_remote_code=True, device="cuda",
+        trust_remote_code=True, device="cuda", enable_lora=True, max_loras=3, max_lora_rank=64, max_cpu_loras=5,
+        lora_modules={"style": str(tiny_model)},
         # issue 21's block: the speculative fields travel as one --speculative-config mapping
         speculative_method="eagle", num_speculative_tokens=3, speculative_model=str(tiny_model),
         kv_offloading_size=6.5, enable_sleep_mode=True)
     exported = {name for name in config.engine_kwargs()}
-    assert exported == (set(EngineConfig.field_names()) - {"device", "prompt_lookup_max", "prompt_lookup_min"}
+    # lora_modules is a `vllm serve` option (checked in tests/test_lora.py), not an engine argument
+    assert exported == (set(EngineConfig.field_names()) - {"device", "lora_modules", "prompt_lookup_max",
+                                                           "prompt_lookup_min"}
                         - set(SPECULATIVE_FIELDS)) | {"speculative_config"}
     path = tmp_path / "serve.yaml"
     options = ServeOptions(host="0.0.0.0", port=9123, api_key="k-123")

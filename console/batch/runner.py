@@ -152,12 +152,15 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
             "The engine was unloaded during the batch; load the model and re-run to resume")
         many.cancel()
 
-    # Requests for another model fail before reaching the engine.
-    wrong_model = [r for r in todo if r.model is not None and names and r.model not in names]
+    # A line's `model` names the base or one of its LoRA adapters, as with `vllm serve
+    # --lora-modules`; requests for another model fail before reaching the engine.
+    adapters = host.adapters()
+    wrong_model = [r for r in todo if r.model is not None and names and r.model not in names | set(adapters)]
     wrong_ids = {id(r) for r in wrong_model}
     to_send = [(r, GenerationRequest(messages=r.messages, prompt=r.prompt, prompt_token_ids=r.prompt_token_ids,
                                      sampling=r.sampling, request_id=new_request_id(), stream=False,
-                                     params=r.params, openai_fields=r.openai_fields or None))
+                                     params=r.params, openai_fields=r.openai_fields or None,
+                                     adapter=r.model if r.model in adapters else None))
                for r in todo if id(r) not in wrong_ids]
     many = ManyRequests(host, to_send, concurrency=concurrency, task=task)
     report()
@@ -165,8 +168,9 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
         try:
             for req in wrong_model:
                 record(writer, BatchResult(req.custom_id, req.line, req.display_prompt, ok=False,
-                                           error=f"The model `{req.model}` is not the loaded model "
-                                                 f"({', '.join(sorted(names))})", error_code="model_not_found"))
+                                           error=f"The model `{req.model}` is not the loaded model or one of its "
+                                                 f"adapters ({', '.join(sorted(names | set(adapters)))})",
+                                           error_code="model_not_found"))
             for done in many:
                 req, rid, event = done.key, done.request_id, done.event
                 if isinstance(event, RequestFinished):
@@ -179,7 +183,8 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
                         req.custom_id, req.line, req.display_prompt, ok=True, text=event.text,
                         finish_reason=event.finish_reason, prompt_tokens=event.prompt_tokens,
                         output_tokens=event.output_tokens, ttft_s=event.ttft_s, latency_s=event.e2e_s,
-                        model=served, request_id=rid, choices=event.choices, endpoint=req.endpoint,
+                        model=req.model if req.model in adapters else served, request_id=rid,
+                        choices=event.choices, endpoint=req.endpoint,
                         top_logprobs=req.top_logprobs))
                 elif isinstance(event, RequestFailed):
                     if host.status.state != EngineState.READY:

@@ -25,7 +25,9 @@ from console.engine.interface import Engine
 from console.engine.openai_body import BodyError, request_fields
 from console.engine.types import EngineError, GenerationRequest, RequestFailed, RequestFinished, TokenDelta
 from console.launch import default_model_name, engine_config_for
-from console.models.store import ModelStore
+from console.models.adapters import lora_modules_for
+from console.models.lora import AdapterError
+from console.models.store import ModelStore, StoreError
 
 
 def add_engine_args(p: argparse.ArgumentParser) -> None:
@@ -51,6 +53,9 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--enforce-eager", action=argparse.BooleanOptionalAction, default=None)
     p.add_argument("--device", choices=["auto", "cuda", "cpu"])
     add_speed_args(p)
+    p.add_argument("--adapter", action="append", default=[], metavar="NAME",
+                   help="LoRA adapter from the store to load with the model (repeatable; chat answers "
+                        "with the first one, batch lines pick one with their `model` field)")
 
 
 def add_sampling_args(p: argparse.ArgumentParser, max_tokens: int = 256) -> None:
@@ -87,7 +92,13 @@ def start_engine(args: argparse.Namespace, config: EngineConfig | None = None, n
         raise CliError(str(exc)) from None
     if choice.needs_model and config is None:
         name = args.model or default_model_name()
-        config = engine_config_for(ModelStore(), name, args.preset, **engine_overrides(args))
+        store = ModelStore()
+        config = engine_config_for(store, name, args.preset, **engine_overrides(args))
+        if getattr(args, "adapter", None):
+            try:
+                config = config.replace(lora_modules=lora_modules_for(store, name, args.adapter))
+            except (AdapterError, StoreError) as exc:
+                raise CliError(str(exc)) from None
     host = make_engine(choice, api_key=getattr(args, "api_key", None), verify=getattr(args, "ca_cert", None) or True)
     host.add_status_listener(lambda s: s.stage and print(f"[engine] {s.stage}", file=sys.stderr))
     try:
@@ -155,6 +166,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
         extra = request_fields(output_fields_from_args(args), sampling)
     except BodyError as exc:
         raise CliError(str(exc)) from None
+    if args.adapter:
+        extra["adapter"] = args.adapter[0]  # the conversation's adapter (the others are attached too)
     session: ChatSession | None = None
     if args.prompt is None or args.conversation is not None:  # saved: a terminal chat, or joining one
         try:

@@ -46,6 +46,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--tensor-parallel-size", "-tp", type=int)
     p.add_argument("--pipeline-parallel-size", "-pp", type=int)
     p.add_argument("--max-model-len", type=int)
+    p.add_argument("--adapter", action="append", default=[], metavar="NAME",
+                   help="a LoRA adapter of the model from the store to serve (repeatable): --enable-lora "
+                        "--lora-modules NAME=PATH")
+    p.add_argument("--max-loras", type=int, help="LoRA adapters served in one batch (vLLM's default 1)")
     p.add_argument("--nodes", type=int, default=1, help="machines to spread the model over (>1 uses Ray)")
     p.add_argument("--gpu", help="GPU profile for the planner's memory view (e.g. h100-80gb)")
     p.add_argument("--bench", help="(bundle) a benchmark report JSON to include as evidence")
@@ -84,6 +88,20 @@ def resolve_config(model: str, preset: str | None, **overrides: Any) -> EngineCo
                    "with config.json")
 
 
+def _with_adapters(config: EngineConfig, model: str, adapters: list[str], max_loras: int | None) -> EngineConfig:
+    from console.engine.adapters import lora_settings
+    from console.models.adapters import lora_modules_for
+    from console.models.lora import AdapterError
+    from console.models.store import ModelStore, StoreError
+
+    try:
+        modules = lora_modules_for(ModelStore(), model, adapters) if adapters else None
+        return lora_settings(config.replace(lora_modules=modules, enable_lora=True,
+                                            max_loras=max_loras or config.max_loras))
+    except (AdapterError, StoreError) as exc:
+        raise CliError(str(exc)) from None
+
+
 def _validate(config: EngineConfig, options: ServeOptions, yaml_text: str, **kw: Any) -> None:
     from console.engine.vllm_compat import have_vllm, vllm_distribution
     from console.export.validate import check_yaml
@@ -115,6 +133,8 @@ def _export(args: argparse.Namespace) -> int:
     options.validate()
     config = resolve_config(args.model, args.preset, tensor_parallel_size=args.tensor_parallel_size,
                             pipeline_parallel_size=args.pipeline_parallel_size, max_model_len=args.max_model_len)
+    if args.adapter or args.max_loras:
+        config = _with_adapters(config, args.model, args.adapter, args.max_loras)
     fmt = args.format
     validate = not args.no_validate
     if fmt == "bundle":

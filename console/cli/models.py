@@ -7,7 +7,9 @@ from pathlib import Path
 
 from console.cli.common import CliError, ProgressPrinter, human_bytes, human_count, print_json, print_table
 from console.jobs import TaskState
+from console.models.adapters import import_adapter, list_adapters, remove_adapter
 from console.models.importers import import_gguf, import_hf_folder
+from console.models.lora import is_adapter_folder
 from console.models.store import ModelStore
 
 
@@ -19,8 +21,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(func=cmd_list)
 
-    imp = msub.add_parser("import", help="import a .gguf file or a Hugging Face checkpoint folder")
-    imp.add_argument("source", help="a .gguf file or a folder with config.json + safetensors")
+    imp = msub.add_parser("import", help="import a .gguf file, a Hugging Face checkpoint folder or a "
+                                         "PEFT LoRA adapter folder")
+    imp.add_argument("source", help="a .gguf file, a folder with config.json + safetensors, or an adapter "
+                                    "folder (adapter_config.json + adapter_model.safetensors)")
+    imp.add_argument("--base", metavar="MODEL",
+                     help="for an adapter: the store model it adapts (default: the one it records)")
     imp.add_argument("--name", help="name in the store (default: derived from the source)")
     imp.add_argument("--reference", action="store_true",
                      help="register a folder where it is instead of copying it into the store")
@@ -62,6 +68,12 @@ def cmd_list(args: argparse.Namespace) -> int:
              human_bytes(e.size_bytes), str(e.max_context or "?"), "yes" if e.available else "MISSING"]
             for e in entries]
     print_table(rows, ["NAME", "ARCHITECTURE", "PARAMS", "WEIGHTS", "SIZE", "CONTEXT", "FILES"])
+    adapters = list_adapters(ModelStore())
+    if adapters:
+        print("\nLoRA adapters (use with --adapter NAME):")
+        print_table([[a.name, a.base, str(a.rank), ",".join(a.target_modules), human_bytes(a.size_bytes),
+                      "yes" if a.available else "MISSING"] for a in adapters],
+                    ["NAME", "BASE", "RANK", "TARGETS", "SIZE", "FILES"])
     return 0
 
 
@@ -72,6 +84,11 @@ def cmd_import(args: argparse.Namespace) -> int:
     store = ModelStore()
     name = args.name or default_name(src)
     task = TaskState(ProgressPrinter())
+    if is_adapter_folder(src):
+        adapter = import_adapter(store, src, name, base=args.base, copy=not args.reference)
+        return _imported(args.json, adapter.to_dict(), f"imported adapter '{adapter.name}' for '{adapter.base}': "
+                         f"rank {adapter.rank}, {', '.join(adapter.target_modules)}, "
+                         f"{human_bytes(adapter.size_bytes)} at {adapter.path}")
     if src.is_file():
         if args.reference:
             raise CliError("--reference applies to folders; a GGUF file is always converted into the store")
@@ -81,16 +98,25 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.trust_remote_code:
         entry = store.update(entry.name, trust_remote_code=True)
         print("warning: trust_remote_code is ON for this model: its repository's Python code will run")
-    if args.json:
-        print_json(entry.to_dict())
+    return _imported(args.json, entry.to_dict(), f"imported '{entry.name}': {entry.architecture}, "
+                     f"{human_count(entry.params)} parameters, {human_bytes(entry.size_bytes)} at {entry.path}")
+
+
+def _imported(as_json: bool, record: dict[str, object], line: str) -> int:
+    if as_json:
+        print_json(record)
     else:
-        print(f"imported '{entry.name}': {entry.architecture}, {human_count(entry.params)} parameters, "
-              f"{human_bytes(entry.size_bytes)} at {entry.path}")
+        print(line)
     return 0
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
-    entry = ModelStore().remove(args.name, delete_files=not args.keep_files)
+    store = ModelStore()
+    if args.name not in store and args.name in {a.name for a in list_adapters(store)}:
+        adapter = remove_adapter(store, args.name)
+        print(f"removed adapter '{adapter.name}'" + ("" if adapter.managed else " (files kept)"))
+        return 0
+    entry = store.remove(args.name, delete_files=not args.keep_files)
     kept = " (files kept)" if args.keep_files or not entry.managed else ""
     print(f"removed '{entry.name}'{kept}")
     return 0

@@ -42,6 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--kv-cache-memory-bytes", type=int, help="fixed KV cache size (on CPU: the KV budget, default 2 GiB)")
     p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs")
     add_speed_args(p, sleep=False)  # issue 21: a draft head on the GPU, KV offload on the host
+    p.add_argument("--max-loras", type=int, default=0, help="LoRA adapter slots on the device (default 0: LoRA off)")
+    p.add_argument("--max-lora-rank", type=int, default=16, help="largest adapter rank the slots hold (default 16)")
     p.add_argument("--goal", choices=GOALS, help="let the planner pick the knobs for this goal (the 'auto' preset)")
     p.add_argument("--calibration", type=Path, help="a calibration JSON file to use instead of the shipped one")
     p.add_argument("--no-calibration", action="store_true", help="raw estimates, no calibration file")
@@ -76,7 +78,8 @@ def request_from_args(args: argparse.Namespace) -> PlanRequest:
             gpu_memory_utilization=args.gpu_memory_utilization, tensor_parallel_size=args.tensor_parallel_size,
             pipeline_parallel_size=args.pipeline_parallel_size, max_num_batched_tokens=args.max_num_batched_tokens,
             enforce_eager=args.enforce_eager, kv_cache_memory_bytes=args.kv_cache_memory_bytes,
-            max_num_seqs=args.max_num_seqs, calibration=calibration, **_speed_fields(args))
+            max_num_seqs=args.max_num_seqs, calibration=calibration, max_loras=args.max_loras,
+            max_lora_rank=args.max_lora_rank, **_speed_fields(args))
     except ValueError as exc:
         raise CliError(str(exc)) from None
 

@@ -19,6 +19,7 @@ import gc
 import json
 import logging
 import os
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,6 +27,8 @@ from typing import Any, TypeVar
 from console import privacy, speed
 from console.config import EngineConfig, SamplingSettings
 from console.engine import gc_pause, load_capture, reaper, vllm_compat
+from console.engine.adapters import Attached, AttachedAdapters, cpu_base_slot, lora_settings
+from console.models.lora import write_null_adapter
 from console.engine.choices import OutputCollector
 from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.engine.errors import explain
@@ -125,6 +128,8 @@ class EngineHost(LoopEngine):
         # Load, unload and dead-engine cleanup each await; they must not interleave (a cleanup
         # finishing after a new load would shut the new engine down).
         self._lifecycle = asyncio.Lock()
+        self._adapters = AttachedAdapters()  # LoRA adapters requests may name (issue 22)
+        self._null_dir: tempfile.TemporaryDirectory[str] | None = None  # the CPU build's all-zero adapter
         atexit.register(self.close)
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -158,6 +163,13 @@ class EngineHost(LoopEngine):
             vllm = vllm_compat.import_vllm()
             note = dtype_note(config, resolve_device(config))
             config, device = prepare_config(config)
+            config = cpu_base_slot(lora_settings(config), device)
+            self._adapters.reset(config)
+            for adapter, folder in (config.lora_modules or {}).items():  # refused before the slow build
+                self._adapters.attach(adapter, folder, config)
+            if device == "cpu" and config.enable_lora:
+                self._null_dir = tempfile.TemporaryDirectory(prefix="console-null-lora-")
+                self._adapters.use_null_adapter(write_null_adapter(Path(self._null_dir.name), Path(config.model)))
             os.environ.setdefault("VLLM_WORKER_MULTIPROC_METHOD", "spawn")
             privacy.apply_to_process()  # the engine core child inherits os.environ
             if not (Path(config.model) / "config.json").is_file():
@@ -258,6 +270,10 @@ class EngineHost(LoopEngine):
         self._watchdog = None
         engine, self._engine = self._engine, None
         self._tokenizer = None
+        self._adapters.reset(None)
+        if self._null_dir is not None:
+            self._null_dir.cleanup()
+            self._null_dir = None
         gc.unfreeze()  # let the old engine's objects be collected again
         if engine is not None:
             try:
@@ -276,6 +292,19 @@ class EngineHost(LoopEngine):
 
     async def _shutdown(self) -> None:
         await self._shutdown_engine()
+
+    # -- LoRA adapters ---------------------------------------------------------------------------
+    def attach_adapter(self, name: str, path: str | Path) -> Attached:
+        """Make the PEFT adapter at ``path`` usable by requests as ``name`` (checked first: a
+        corrupt one, one for another base or one above the engine's max_lora_rank is refused
+        with the reason). vLLM loads its weights at the first request that names it."""
+        if self._engine is None or self._status.state != EngineState.READY:
+            raise EngineNotReady("no model is loaded")
+        return self._adapters.attach(name, path)
+
+    def adapters(self) -> dict[str, str]:
+        """The attached adapters, name -> folder."""
+        return self._adapters.names()
 
     # -- prefix cache ----------------------------------------------------------------------------
     def reset_prefix_cache(self) -> cf.Future[bool]:
@@ -355,8 +384,9 @@ class EngineHost(LoopEngine):
                 raise EngineNotReady("no model is loaded")
             params = self._request_params(request)
             prompt = self.format_prompt(request)
+            lora = self._adapters.request(request.adapter)
             collected = OutputCollector(self._tokenizer)
-            async for out in engine.generate(prompt, params, rid):
+            async for out in engine.generate(prompt, params, rid, lora_request=lora):
                 collected.add(out.outputs)
                 if out.prompt_token_ids is not None:
                     prompt_tokens = len(out.prompt_token_ids)

@@ -80,6 +80,11 @@ class LoopEngine:
     def tokenizer(self) -> Any:
         return self._tokenizer
 
+    def adapters(self) -> dict[str, str]:
+        """LoRA adapters requests may name, name -> where they live (none unless the engine
+        kind serves adapters)."""
+        return {}
+
     def add_status_listener(self, listener: StatusListener) -> None:
         """``listener(status)`` is called on the engine thread at every change."""
         self._listeners.append(listener)

@@ -61,6 +61,15 @@ RECONNECTING = "reconnecting"
 RemoteHandle = RequestHandle  # the same handle as the in-process host's
 
 
+
+def split_model_cards(data: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, str]]:
+    """(the base model's card, its LoRA adapters name -> path) from ``/v1/models``: vLLM lists each
+    ``--lora-modules`` adapter as a card whose ``parent`` is the base model's id."""
+    bases = [c for c in data if not c.get("parent")]
+    base = bases[0] if bases else data[0]
+    adapters = {str(c.get("id")): str(c.get("root") or "") for c in data if c.get("parent") == base.get("id")}
+    return base, adapters
+
 class ServerEngine(LoopEngine):
     """The request side of a vLLM server at ``url`` (HTTP, metrics polling, reconnection). How the
     server comes to be there is the subclass's business: :class:`RemoteEngine` connects to one,
@@ -80,6 +89,7 @@ class ServerEngine(LoopEngine):
         self._monitor: asyncio.Task[None] | None = None
         self._poller = MetricsPoller(self.metrics)
         self._served: str = ""
+        self._lora: dict[str, str] = {}  # the server's LoRA adapters (issue 22)
         self._info: EngineInfo | None = None
 
     # -- status ----------------------------------------------------------------------------------
@@ -130,7 +140,7 @@ class ServerEngine(LoopEngine):
         data = (await self._get("/v1/models")).json().get("data") or []
         if not data:
             raise ServerError(f"The server at {self.url} serves no model (/v1/models is empty)")
-        card = data[0]
+        card, self._lora = split_model_cards(data)
         self._served = str(card.get("id"))
         version = "?"
         try:
@@ -151,6 +161,10 @@ class ServerEngine(LoopEngine):
             max_model_len=int(card.get("max_model_len") or 0), num_kv_blocks=blocks, block_size=block_size,
             load_seconds=time.monotonic() - t0, vllm_version=version)
         return self._info
+
+    def adapters(self) -> dict[str, str]:
+        """The server's LoRA adapters (``/v1/models`` cards with a parent), name -> path on the server."""
+        return dict(self._lora)
 
     def device_label(self) -> str:
         return f"server {self.url}"
@@ -268,7 +282,7 @@ class ServerEngine(LoopEngine):
     def _body(self, request: GenerationRequest) -> tuple[str, dict[str, Any]]:
         s: SamplingSettings = request.sampling
         body: dict[str, Any] = {
-            "model": self._served, "temperature": s.temperature, "top_p": s.top_p, "max_tokens": s.max_tokens,
+            "model": request.adapter or self._served, "temperature": s.temperature, "top_p": s.top_p, "max_tokens": s.max_tokens,
             "stream": request.stream,
         }
         # vLLM's extra sampling parameters, sent only when not at their defaults (other servers

@@ -140,6 +140,9 @@ class EngineSwitch:
     def count_tokens(self, text: str) -> int:
         return self._backend.count_tokens(text)
 
+    def adapters(self) -> dict[str, str]:
+        return self._backend.adapters()
+
     def stream(self, request: GenerationRequest, timeout: float | None = None) -> Iterator[StreamEvent]:
         return self._backend.stream(request, timeout)
 

@@ -97,6 +97,8 @@ class GenerationRequest:
     #: The same request's OpenAI body fields as written (without messages/prompt/model/stream):
     #: server engines send them on as they are.
     openai_fields: dict[str, Any] | None = None
+    #: The LoRA adapter (attached to the loaded model) that answers; None: the base model.
+    adapter: str | None = None
 
     def validate(self) -> None:
         given = [x is not None for x in (self.messages, self.prompt, self.prompt_token_ids)]

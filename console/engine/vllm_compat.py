@@ -124,3 +124,8 @@ def parse_serve_args(argv: list[str]) -> Any:
 def engine_args_from_cli(args: Any) -> Any:
     """vLLM's own field checks: ``AsyncEngineArgs.from_cli_args``."""
     return async_engine_args_class().from_cli_args(args)
+
+
+def lora_request_class() -> Any:
+    """vLLM's ``LoRARequest`` (name, integer id, folder): the per-request adapter."""
+    return _first([("vllm.lora.request", "LoRARequest")])

@@ -29,7 +29,7 @@ SHORT_OPTIONS = {"-tp": "tensor-parallel-size", "-pp": "pipeline-parallel-size",
 #: Keys ``vllm serve`` knows that belong to the server, not to an engine preset.
 SERVING_KEYS = {"model", "served-model-name", "tokenizer", "host", "port", "api-key",
                 "distributed-executor-backend", "config", "uvicorn-log-level", "disable-log-requests",
-                "enable-log-requests", "headless"}
+                "enable-log-requests", "headless", "lora-modules"}  # adapter paths: this machine's, not a preset's
 _ENGINE_KEYS = ({name.replace("_", "-") for name in EngineConfig.field_names()} - SERVING_KEYS - {"device"}
                 - {name.replace("_", "-") for name in SPECULATIVE_FIELDS})
 _HINTS = get_type_hints(EngineConfig)

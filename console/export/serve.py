@@ -51,6 +51,10 @@ def serve_arguments(config: EngineConfig, options: ServeOptions, *, model: str |
             continue
         if f.name == "tokenizer" and model and value == config.model:
             value = model  # the tokenizer travels with the model into the container
+        if f.name == "lora_modules":
+            if not value:
+                continue
+            value = lora_module_args(value)
         out[dashed(f.name)] = value
     out.update(_speed_arguments(config))
     if ray or options.nodes > 1:
@@ -70,6 +74,11 @@ def _speed_arguments(config: EngineConfig) -> dict[str, Any]:
 def _flat(value: Any) -> Any:
     """A mapping as the JSON text vLLM's ``json.loads`` option type reads (YAML and command alike)."""
     return json.dumps(value, separators=(",", ":")) if isinstance(value, dict) else value
+
+
+def lora_module_args(modules: dict[str, str]) -> list[str]:
+    """``--lora-modules`` values, ``name=path`` each (the form vLLM 0.26-0.33 all read)."""
+    return [f"{name}={path}" for name, path in modules.items()]
 
 
 def _header(config: EngineConfig, options: ServeOptions, host: str) -> list[str]:

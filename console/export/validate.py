@@ -19,7 +19,7 @@ from console.export.serve import serve_arguments
 
 _MISSING = object()
 #: Serving options live on the parsed namespace, not on the engine arguments.
-_FRONTEND = {"host", "port", "api_key", "distributed_executor_backend"}
+_FRONTEND = {"host", "port", "api_key", "distributed_executor_backend", "lora_modules"}
 
 
 def parse_with_vllm(argv: list[str]) -> tuple[Any, Any]:
@@ -55,6 +55,8 @@ def compare(config: EngineConfig, options: ServeOptions, args: Any, engine: Any,
         got = getattr(source, attr, _MISSING)
         if got is _MISSING:
             got = getattr(args, attr, _MISSING)
+        if attr == "lora_modules" and isinstance(got, list):  # vLLM's LoRAModulePath objects
+            got = [f"{m.name}={m.path}" for m in got]
         if got is _MISSING:
             problems.append(f"{key}: vLLM has no such option")
         elif not _same(value, got):

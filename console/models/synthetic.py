@@ -68,3 +68,26 @@ def make_llama(folder: Path, *, hidden_size: int = 128, num_layers: int = 2, num
     gen = {"bos_token_id": tok.bos_token_id, "eos_token_id": tok.eos_token_id}
     (folder / "generation_config.json").write_text(json.dumps(gen), encoding="utf-8")
     return folder
+
+
+def make_lora(base: Path, folder: Path, *, rank: int = 8, seed: int = 1, scale: float = 0.5,
+              target_modules: tuple[str, ...] = ("q_proj", "v_proj")) -> Path:
+    """Write a random-weight PEFT LoRA adapter for the checkpoint in ``base``.
+
+    peft initialises B to zeros (an adapter that changes nothing); both A and B get random values
+    here, so the adapter visibly changes the model's greedy output."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(str(base), dtype=torch.float32)
+    config = LoraConfig(r=rank, lora_alpha=2 * rank, target_modules=list(target_modules), lora_dropout=0.0,
+                        task_type="CAUSAL_LM")
+    peft_model = get_peft_model(model, config)
+    gen = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, param in peft_model.named_parameters():
+            if "lora_A" in name or "lora_B" in name:
+                param.copy_(torch.randn(param.shape, generator=gen) * scale)
+    peft_model.save_pretrained(str(folder), safe_serialization=True)
+    return Path(folder)

@@ -8,8 +8,8 @@ mirroring how vLLM sizes its KV cache (``vllm/v1/worker/gpu_worker.py`` and
   context lives outside that fraction and CUDA-graph memory is NOT subtracted (measured on an H200:
   an emulated 24 GB budget really used ~0.6 GiB more). The planner therefore also computes the
   physical limit ``total - context - graphs - weights - activations`` and plans with the smaller.
-* blocks = budget // (block_size x KV bytes per token on that GPU); the smallest GPU sets the count.
-* "Maximum concurrency" = blocks / ceil(max_model_len / block_size), as vLLM logs it.
+* blocks = budget // (block_size x KV bytes per token on that GPU), the smallest GPU's count;
+  "maximum concurrency" = blocks / ceil(max_model_len / block_size), as vLLM logs it.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 from console.config import KV_CACHE_DTYPES
 from console.planner.calibration import Calibration, find_calibration
 from console.planner.gpus import GiB, GpuProfile, get_gpu
+from console.planner.lora import check_lora_request, lora_engine_args, lora_slot_bytes
 from console.planner.shapes import ModelShape, shape_for
 from console.planner import speed
 
@@ -63,6 +64,9 @@ class PlanRequest:
     draft_params: int = 0  # an EAGLE head's parameter count when its folder is known; else estimated
     kv_offloading_size: float | None = None  # GiB of host RAM
     host_memory_bytes: int | None = None
+    #: LoRA slots (issue 22): 0 = LoRA off; else vLLM's max_loras, at max_lora_rank
+    max_loras: int = 0
+    max_lora_rank: int = 16
 
     def __post_init__(self) -> None:
         if not isinstance(self.shape, ModelShape):
@@ -84,6 +88,7 @@ class PlanRequest:
                 raise ValueError(f"{key} must be at least 1")
         if not 0 < self.gpu_memory_utilization <= 1:
             raise ValueError("gpu_memory_utilization must be in (0, 1]")
+        check_lora_request(self)
 
     @property
     def profile(self) -> GpuProfile:
@@ -287,8 +292,9 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
         graphs = int(0.6 * GiB * s.layers / 32 * (0.5 + 0.5 * capture / 512) / req.pipeline_parallel_size)
         graphs_f = (f"0.6 GiB x layers/32 x (0.5 + 0.5 x largest capture size/512) = 0.6 x {s.layers}/32 x "
                     f"(0.5 + 0.5 x {capture}/512) = {gib(graphs)} (measured 0.6 GiB for Llama-3.1-8B, H200)")
+    lora, lora_f = lora_slot_bytes(req)
     for name, value, formula, inside in (("cuda_context", ctx, ctx_f, False), ("activation_peak", act, act_f, True),
-                                         ("cuda_graphs", graphs, graphs_f, False)):
+                                         ("cuda_graphs", graphs, graphs_f, False), ("lora_slots", lora, lora_f, True)):
         source = "estimate"
         if calibration is not None and value:
             value, note = calibration.correct(name, value)
@@ -311,7 +317,7 @@ def compute(req: PlanRequest) -> Plan:
     tp, pp = req.tensor_parallel_size, req.pipeline_parallel_size
     calibration = resolve_calibration(req)
     overheads = estimate_overheads(req, calibration)
-    ctx, act, graphs = (overheads[k].bytes for k in ("cuda_context", "activation_peak", "cuda_graphs"))
+    ctx, act, graphs, lora = (overheads[k].bytes for k in ("cuda_context", "activation_peak", "cuda_graphs", "lora_slots"))
     kvb = kv_dtype_bytes(req)
     block = g.block_size
     problems: list[str] = []
@@ -339,18 +345,18 @@ def compute(req: PlanRequest) -> Plan:
         if g.is_cpu:
             kv = int(req.kv_cache_memory_bytes or DEFAULT_CPU_KV_BYTES)
             vllm_kv = kv
-            requested = w + ctx + act + kv
+            requested = w + ctx + act + lora + kv
         elif req.kv_cache_memory_bytes:
             kv = vllm_kv = int(req.kv_cache_memory_bytes)
             requested = requested_total
         else:
-            vllm_kv = requested_total - w - act
-            kv = min(vllm_kv, g.memory_bytes - ctx - graphs - w - act)
+            vllm_kv = requested_total - w - act - lora
+            kv = min(vllm_kv, g.memory_bytes - ctx - graphs - w - act - lora)
             requested = requested_total
         for rank in range(tp):
             per_gpu.append(GpuMemory(rank=stage * tp + rank, stage=stage, layers=layers, capacity_bytes=g.memory_bytes,
                                      requested_bytes=requested, weights_bytes=w,
-                                     overhead_bytes={"cuda_context": ctx, "activation_peak": act, "cuda_graphs": graphs},
+                                     overhead_bytes={k: o.bytes for k, o in overheads.items()},
                                      kv_bytes_per_token=per_tok, kv_budget_bytes=kv, vllm_kv_budget_bytes=vllm_kv))
 
     def blocks_of(budget_attr: str) -> int:
@@ -478,6 +484,7 @@ def engine_args(req: PlanRequest) -> dict[str, Any]:
         out["tensor_parallel_size"] = req.tensor_parallel_size
     if req.pipeline_parallel_size > 1:
         out["pipeline_parallel_size"] = req.pipeline_parallel_size
+    out.update(lora_engine_args(req))
     return out
 
 

@@ -6,9 +6,8 @@ is a :class:`console.chat_session.ChatSession`, shared with the terminal chat; t
 it and forwards the user's intents, submitting the session's requests through the bridge.
 
 Tokens arrive in batches from the bridge; the transcript is re-rendered on its own throttle timer
-(not per batch), so a fast stream costs a few renders a second. Token counting for the context
-meter runs in a worker thread, debounced. Every request id is remembered; events for other ids
-(stale or someone else's) are ignored.
+(not per batch). Token counting runs in a worker thread, debounced; events of other request ids
+are ignored. The LoRA box (which adapter answers) is ``chat_adapter.py``.
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ from console.engine.types import (
     EngineError, EngineState, EngineStatus, GenerationRequest, RequestFailed, RequestFinished, TokenDelta,
 )
 from console.settings import Settings
+from console.ui.chat_adapter import AdapterBox
 from console.ui.chat_conversations import ConversationList
 from console.ui.chat_output import OutputControl, request_extras
 from console.ui.chat_sampling import SamplingBox
@@ -131,6 +131,10 @@ class ChatPanel(QWidget):
         self.output = OutputControl(self)  # structured output, logprobs, n
         self.choices_view = ChoicesView(self)
         self.context_bar = ContextMeter(self)
+        self.adapter_box = AdapterBox(self.ctx, self)  # LoRA: which adapter answers (issue 22)
+        self.adapter_box.compare_button.clicked.connect(lambda: self.adapter_box.compare_with_base(
+            self.chat_messages(self.input.toPlainText().strip()), self.sampling()))
+        self.busyChanged.connect(lambda busy: busy and self.adapter_box.remember(self.conversation_id))
 
     def _build_layout(self) -> None:
         centre = QWidget(self)
@@ -145,6 +149,7 @@ class ChatPanel(QWidget):
         for b in (self.send_button, self.stop_button, self.regenerate_button, self.edit_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
+        buttons.addWidget(self.adapter_box)
         cv.addLayout(buttons)
 
         right = QWidget(self)
@@ -163,9 +168,8 @@ class ChatPanel(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         for w in (self.conversations, centre, right):
             self.splitter.addWidget(w)
-        self.splitter.setStretchFactor(0, 0)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setStretchFactor(2, 0)
+        for index, factor in enumerate((0, 1, 0)):
+            self.splitter.setStretchFactor(index, factor)
         self.splitter.setSizes([190, 620, 250])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -225,6 +229,7 @@ class ChatPanel(QWidget):
         except ConversationError:
             return False
         self._detach_active()
+        self.adapter_box.recall(conversation_id)
         conv = self.session.open(conversation_id)
         self.system_prompt.blockSignals(True)
         self.system_prompt.setPlainText(conv.system_prompt)
@@ -293,7 +298,8 @@ class ChatPanel(QWidget):
             return False
         self.clear_error()
         try:
-            request = self.session.send(text, self.sampling(), **request_extras(self.output, self.sampling()))
+            request = self.session.send(text, self.sampling(), **self.adapter_box.fields(),
+                                        **request_extras(self.output, self.sampling()))
         except (ConversationError, OSError) as exc:
             self.show_error(self.tr("Could not save the message: {0}").format(exc))
             return False
@@ -310,7 +316,8 @@ class ChatPanel(QWidget):
         if self.active_id is not None:
             return False
         try:
-            request = self.session.regenerate(self.sampling(), **request_extras(self.output, self.sampling()))
+            request = self.session.regenerate(self.sampling(), **self.adapter_box.fields(),
+                                              **request_extras(self.output, self.sampling()))
         except (ConversationError, OSError, ValueError) as exc:
             self.show_error(str(exc))
             return False
@@ -408,6 +415,7 @@ class ChatPanel(QWidget):
             self._render()
 
     def _on_bridge_status_changed(self, status: EngineStatus) -> None:
+        self.adapter_box.refresh()
         self._update_buttons()
         self._schedule_count()
 

@@ -30,6 +30,54 @@
     </message>
   </context>
   <context>
+    <name>AdapterBox</name>
+    <message>
+      <location filename="../../console/ui/chat_adapter.py" />
+      <source>Adapters are attached to a model loaded in the console; a server serves the adapters it was started with</source>
+      <translation>适配器只能挂载到控制台内加载的模型；服务器只提供启动时指定的适配器</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_adapter.py" />
+      <source>Answer the message box with the base model and with the adapter, side by side (not saved)</source>
+      <translation>用基础模型和适配器分别回答输入框中的消息，并排显示（不保存）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_adapter.py" />
+      <source>Attach adapter…</source>
+      <translation>挂载适配器…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_adapter.py" />
+      <source>Base model (no adapter)</source>
+      <translation>基础模型（无适配器）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_adapter.py" />
+      <source>Compare with base</source>
+      <translation>与基础模型对比</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_adapter.py" />
+      <source>LoRA adapter</source>
+      <translation>LoRA 适配器</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_adapter.py" />
+      <source>PEFT LoRA adapter folder</source>
+      <translation>PEFT LoRA 适配器文件夹</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_adapter.py" />
+      <source>The adapter that answers this conversation (the base model: none)</source>
+      <translation>回答此对话的适配器（基础模型：不用适配器）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_adapter.py" />
+      <source>Use a PEFT LoRA folder with the loaded model (it must have been loaded with LoRA slots)</source>
+      <translation>让已加载的模型使用一个 PEFT LoRA 文件夹（模型须带 LoRA 槽位加载）</translation>
+    </message>
+  </context>
+  <context>
     <name>AdvisorPanel</name>
     <message>
       <location filename="../../console/ui/advisor_panel.py" />
@@ -1169,6 +1217,29 @@
       <location filename="../../console/ui/logprob_view.py" />
       <source>{n} answers side by side</source>
       <translation>{n} 个回答并排显示</translation>
+    </message>
+  </context>
+  <context>
+    <name>CompareView</name>
+    <message>
+      <location filename="../../console/ui/chat_adapter.py" />
+      <source>Adapter: {0}</source>
+      <translation>适配器：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_adapter.py" />
+      <source>Base model</source>
+      <translation>基础模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_adapter.py" />
+      <source>Base model and adapter, same prompt</source>
+      <translation>基础模型与适配器：同一提示</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_adapter.py" />
+      <source>The answer failed: {0}</source>
+      <translation>回答失败：{0}</translation>
     </message>
   </context>
   <context>

@@ -1,0 +1,199 @@
+"""LoRA adapters (PEFT folders): what one is, whether it fits a base model, what vLLM needs for it.
+
+A PEFT adapter folder holds ``adapter_config.json`` (rank ``r``, ``lora_alpha``, target modules,
+the base model it was trained on) and ``adapter_model.safetensors``. Everything here reads those
+two files without torch: the rank and the shapes come from the safetensors header. The base check
+compares each ``lora_A`` / ``lora_B`` shape with the projection it adapts in the base model's
+``config.json``: an adapter trained on another model has other widths (or more layers) and vLLM
+would refuse it at the first request, or worse, apply it to the wrong shapes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from console.config import VLLM_LORA_RANKS
+from console.models.inspect import ModelFormatError, folder_size, read_config, read_safetensors_header
+
+#: vLLM's defaults when LoRA is on and the setting is left out.
+DEFAULT_MAX_LORAS = 1
+DEFAULT_MAX_LORA_RANK = 16
+
+_WEIGHT_RE = re.compile(r"layers\.(\d+)\..*?\.?([A-Za-z0-9_]+)\.lora_([AB])(?:\.[A-Za-z0-9_]+)?\.weight$")
+
+
+class AdapterError(ModelFormatError):
+    """An adapter that cannot be used (corrupt, wrong base, rank too large); the message says why."""
+
+
+@dataclass(frozen=True)
+class AdapterInfo:
+    path: str
+    rank: int
+    alpha: float
+    target_modules: tuple[str, ...]
+    base_model: str  # ``base_model_name_or_path`` as the adapter records it ("" when absent)
+    size_bytes: int
+    #: (layer, module, "A" | "B") -> shape, read from the safetensors header
+    shapes: dict[tuple[int, str, str], tuple[int, ...]]
+
+    @property
+    def num_layers(self) -> int:
+        return 1 + max((layer for layer, _, _ in self.shapes), default=-1)
+
+    def summary(self) -> dict[str, Any]:
+        return {"rank": self.rank, "alpha": self.alpha, "target_modules": list(self.target_modules),
+                "base_model": self.base_model, "size_bytes": self.size_bytes}
+
+
+def is_adapter_folder(folder: Path) -> bool:
+    return (Path(folder) / "adapter_config.json").is_file()
+
+
+def inspect_adapter(folder: Path) -> AdapterInfo:
+    """Read a PEFT LoRA folder; :class:`AdapterError` says what is wrong with a corrupt one."""
+    folder = Path(folder)
+    cfg_path = folder / "adapter_config.json"
+    if not cfg_path.is_file():
+        raise AdapterError(f"{folder} has no adapter_config.json: not a PEFT adapter folder")
+    try:
+        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise AdapterError(f"{cfg_path} is not valid JSON ({exc}): the adapter is corrupt") from exc
+    if not isinstance(cfg, dict):
+        raise AdapterError(f"{cfg_path} does not hold a JSON object: the adapter is corrupt")
+    kind = str(cfg.get("peft_type", "LORA")).upper()
+    if kind != "LORA":
+        raise AdapterError(f"{folder.name} is a {kind} adapter; vLLM serves LoRA adapters only")
+    if cfg.get("use_dora"):
+        raise AdapterError(f"{folder.name} is a DoRA adapter; vLLM serves plain LoRA adapters only")
+    rank = cfg.get("r")
+    if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
+        raise AdapterError(f"{cfg_path} has no usable rank 'r' ({rank!r}): the adapter is corrupt")
+    weights = folder / "adapter_model.safetensors"
+    if not weights.is_file():
+        if (folder / "adapter_model.bin").is_file():
+            raise AdapterError(f"{folder.name} holds only adapter_model.bin; save it as safetensors "
+                               "(peft's save_pretrained(..., safe_serialization=True))")
+        raise AdapterError(f"{folder.name} has no adapter_model.safetensors: the adapter is incomplete")
+    try:
+        header = read_safetensors_header(weights)
+    except ModelFormatError as exc:
+        raise AdapterError(f"{folder.name}: {exc}: the adapter is corrupt") from exc
+    declared = 8 + max((int(m["data_offsets"][1]) for k, m in header.items() if k != "__metadata__"), default=0)
+    with open(weights, "rb") as fh:
+        header_len = int.from_bytes(fh.read(8), "little")
+    if weights.stat().st_size < declared + header_len:
+        raise AdapterError(f"{folder.name}: adapter_model.safetensors is truncated "
+                           f"({weights.stat().st_size} bytes, its header lists more): the adapter is corrupt")
+    shapes: dict[tuple[int, str, str], tuple[int, ...]] = {}
+    for key, meta in header.items():
+        m = _WEIGHT_RE.search(key)
+        if m and isinstance(meta, dict):
+            shapes[(int(m.group(1)), m.group(2), m.group(3))] = tuple(int(d) for d in meta.get("shape", []))
+    if not shapes:
+        raise AdapterError(f"{folder.name}: adapter_model.safetensors holds no LoRA weights (lora_A / lora_B)")
+    pattern = cfg.get("rank_pattern") or {}
+    top_rank = max([rank, *(int(v) for v in pattern.values() if isinstance(v, int))])
+    targets = cfg.get("target_modules") or sorted({mod for _, mod, _ in shapes})
+    if isinstance(targets, str):
+        targets = [targets]
+    return AdapterInfo(path=str(folder.resolve()), rank=top_rank, alpha=float(cfg.get("lora_alpha") or rank),
+                       target_modules=tuple(str(t) for t in targets),
+                       base_model=str(cfg.get("base_model_name_or_path") or ""), size_bytes=folder_size(folder),
+                       shapes=shapes)
+
+
+def projection_shapes(config: dict[str, Any]) -> dict[str, tuple[int, int]]:
+    """(in, out) features of each adaptable projection of a Llama-style decoder layer."""
+    cfg = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    hidden = int(cfg.get("hidden_size") or 0)
+    heads = int(cfg.get("num_attention_heads") or 1)
+    kv_heads = int(cfg.get("num_key_value_heads") or heads)
+    head_dim = int(cfg.get("head_dim") or (hidden // heads if heads else 0))
+    inter = int(cfg.get("intermediate_size") or 0)
+    return {
+        "q_proj": (hidden, heads * head_dim), "k_proj": (hidden, kv_heads * head_dim),
+        "v_proj": (hidden, kv_heads * head_dim), "o_proj": (heads * head_dim, hidden),
+        "gate_proj": (hidden, inter), "up_proj": (hidden, inter), "down_proj": (inter, hidden),
+    }
+
+
+def num_layers(config: dict[str, Any]) -> int:
+    cfg = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    return int(cfg.get("num_hidden_layers") or 0)
+
+
+def check_base(info: AdapterInfo, base_folder: Path, base_name: str | None = None) -> None:
+    """Raise :class:`AdapterError` with the reason when ``info`` was not made for this base model."""
+    config = read_config(Path(base_folder))
+    label = base_name or Path(base_folder).name
+    trained_on = f" (it was trained on {info.base_model})" if info.base_model else ""
+    layers = num_layers(config)
+    if layers and info.num_layers > layers:
+        raise AdapterError(f"The adapter does not fit '{label}'{trained_on}: it adapts {info.num_layers} layers, "
+                           f"'{label}' has {layers}")
+    dims = projection_shapes(config)
+    for (layer, module, side), shape in sorted(info.shapes.items()):
+        if module not in dims or len(shape) != 2:
+            continue  # a module we do not know the shape of: vLLM checks it at load
+        fan_in, fan_out = dims[module]
+        want = (shape[0], fan_in) if side == "A" else (fan_out, shape[1])
+        if shape != want:
+            width = "input" if side == "A" else "output"
+            raise AdapterError(
+                f"The adapter does not fit '{label}'{trained_on}: layer {layer} {module} has {width} width "
+                f"{shape[1] if side == 'A' else shape[0]}, '{label}' has {fan_in if side == 'A' else fan_out}")
+
+
+def check_rank(info: AdapterInfo, max_lora_rank: int | None) -> None:
+    limit = max_lora_rank or DEFAULT_MAX_LORA_RANK
+    if info.rank > limit:
+        raise AdapterError(f"The adapter's rank is {info.rank}, larger than this engine's max_lora_rank {limit}: "
+                           f"load the model with max_lora_rank {rank_slot(info.rank)} or more")
+
+
+def rank_slot(rank: int) -> int:
+    """The smallest ``max_lora_rank`` vLLM accepts that holds ``rank``."""
+    for r in VLLM_LORA_RANKS:
+        if r >= rank:
+            return r
+    raise AdapterError(f"Rank {rank} is larger than vLLM's largest max_lora_rank ({VLLM_LORA_RANKS[-1]})")
+
+
+def write_null_adapter(folder: Path, base_folder: Path) -> Path:
+    """A rank-1 adapter of all-zero weights on ``q_proj`` of every layer: the base model's own
+    answers through the LoRA path (the CPU build's workaround, ``console/engine/adapters.py``)."""
+    import numpy as np
+    from safetensors.numpy import save_file
+
+    config = read_config(Path(base_folder))
+    fan_in, fan_out = projection_shapes(config)["q_proj"]
+    prefix = "base_model.model.model.layers"
+    tensors = {}
+    for layer in range(num_layers(config)):
+        tensors[f"{prefix}.{layer}.self_attn.q_proj.lora_A.weight"] = np.zeros((1, fan_in), dtype=np.float32)
+        tensors[f"{prefix}.{layer}.self_attn.q_proj.lora_B.weight"] = np.zeros((fan_out, 1), dtype=np.float32)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    save_file(tensors, str(folder / "adapter_model.safetensors"))
+    (folder / "adapter_config.json").write_text(json.dumps({
+        "peft_type": "LORA", "r": 1, "lora_alpha": 1, "target_modules": ["q_proj"], "bias": "none",
+        "base_model_name_or_path": str(base_folder), "task_type": "CAUSAL_LM"}), encoding="utf-8")
+    return folder
+
+
+def slot_bytes(config: dict[str, Any], max_loras: int, max_lora_rank: int, dtype_bytes: float) -> int:
+    """Device memory vLLM reserves for the LoRA slots: for every adaptable projection of every
+    layer, ``max_loras`` stacked A (rank x in) and B (out x rank) matrices at ``max_lora_rank``,
+    in the model's dtype, whether or not adapters are loaded."""
+    per_layer = sum(fan_in + fan_out for fan_in, fan_out in projection_shapes(config).values())
+    return int(num_layers(config) * per_layer * max_lora_rank * max_loras * dtype_bytes)
+
+
+__all__ = ["AdapterError", "AdapterInfo", "VLLM_LORA_RANKS", "check_base", "check_rank", "inspect_adapter",
+           "is_adapter_folder", "projection_shapes", "rank_slot", "slot_bytes"]
