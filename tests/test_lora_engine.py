@@ -157,3 +157,20 @@ def test_chat_panel_answers_with_the_chosen_adapter_and_compares_with_the_base(
     assert panel.send()
     qtbot.waitUntil(lambda: panel.active_id is None, timeout=120_000)
     assert panel.open_conversation(first) and box.current() == "a"
+
+
+def test_bench_requests_cycle_through_the_adapter_mix(lora_host: EngineHost) -> None:
+    """`bench --adapter a --adapter-mix base,a,x`: the requests carry the mix in turn and reach the
+    engine with it — the unknown adapter's requests fail there, the base's and a's run."""
+    from console.bench.runner import _requests, run_console
+    from console.bench.workload import synthetic
+    from console.cli.bench import adapter_mix
+
+    assert adapter_mix(None, ["a"]) == ["a"] and adapter_mix("base, a", ["a"]) == ["", "a"]
+    with pytest.raises(ValueError, match="x, not loaded"):
+        adapter_mix("base,a,x", ["a"])
+    workload = synthetic(6, 16, 4, 256, seed=1)
+    workload.adapters = ["", "a", "x"]
+    assert [r.adapter for r in _requests(workload)] == [None, "a", "x", None, "a", "x"]
+    result = run_console(lora_host, workload)
+    assert (result["requests"], result["failed"], result["output_tokens"]) == (6, 2, 4 * 4)

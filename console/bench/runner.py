@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 from typing import Any
 
 from console.metrics.timings import RequestTiming, pcts, summarize
@@ -70,11 +71,14 @@ def _requests(workload: Workload, stream: bool = False) -> list[GenerationReques
     throughput``); ``stream=True`` measures what per-token delivery to a chat window costs."""
     s = sampling_for(workload)
     if workload.openai_fields:
-        return [_openai_request(workload, ids, None, s, stream) for ids in workload.prompt_token_ids] + \
+        out = [_openai_request(workload, ids, None, s, stream) for ids in workload.prompt_token_ids] + \
             [_openai_request(workload, None, m, s, stream) for m in workload.messages]
-    if workload.prompt_token_ids:
-        return [GenerationRequest(prompt_token_ids=ids, sampling=s, stream=stream) for ids in workload.prompt_token_ids]
-    return [GenerationRequest(messages=m, sampling=s, stream=stream) for m in workload.messages]
+    elif workload.prompt_token_ids:
+        out = [GenerationRequest(prompt_token_ids=ids, sampling=s, stream=stream) for ids in workload.prompt_token_ids]
+    else:
+        out = [GenerationRequest(messages=m, sampling=s, stream=stream) for m in workload.messages]
+    mix = workload.adapters
+    return [replace(r, adapter=mix[i % len(mix)] or None) for i, r in enumerate(out)] if mix else out
 
 
 def prefix_cache_before_run(host: Engine, wanted: bool = True) -> str:

@@ -41,6 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--baselines", default="vllm,hf",
                    help="comma list of vllm, asyncllm (vLLM's AsyncLLM without the console), hf "
                         "(or 'none'); each runs in a fresh process")
+    p.add_argument("--adapter-mix", metavar="LIST",
+                   help="comma list of LoRA adapters ('base' for none) the requests cycle through, e.g. base,a,b "
+                        "(default with --adapter: the adapters given; the baselines run the base model)")
     p.add_argument("--hf-batch-size", type=int, default=16, help="static batch size of the HF baseline")
     p.add_argument("--json", metavar="PATH", help="write the full report (figures + environment) as JSON")
     p.add_argument("--plot-dir", metavar="DIR", help="write PNG plots here")
@@ -112,7 +115,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         "workload": {"name": workload.name, "num_prompts": workload.num_prompts, "input_len": args.input_len,
                      "output_len": args.output_len, "dataset_path": args.dataset_path,
                      "request_rate": rate, "max_concurrency": args.max_concurrency, "seed": args.seed,
-                     "sampling": "greedy, ignore_eos"},
+                     "sampling": "greedy, ignore_eos", "adapters": workload.adapters},
         "results": {},
     }
     task = TaskState(ProgressPrinter())
@@ -168,8 +171,22 @@ def _workload(args: argparse.Namespace, vocab_size: int) -> Any:
     from console.bench import workload as wl
 
     if args.dataset_path:
-        return wl.from_file(args.dataset_path, args.output_len, args.num_prompts)
-    return wl.synthetic(args.num_prompts, args.input_len, args.output_len, vocab_size, args.seed)
+        workload = wl.from_file(args.dataset_path, args.output_len, args.num_prompts)
+    else:
+        workload = wl.synthetic(args.num_prompts, args.input_len, args.output_len, vocab_size, args.seed)
+    workload.adapters = adapter_mix(getattr(args, "adapter_mix", None), getattr(args, "adapter", None) or [])
+    return workload
+
+
+def adapter_mix(text: str | None, loaded: list[str]) -> list[str]:
+    """The adapters bench requests cycle through ("" = base): ``--adapter-mix`` or the ``--adapter``s."""
+    if not text:
+        return list(loaded)
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = sorted({n for n in names if n != "base"} - set(loaded))
+    if unknown:
+        raise ValueError(f"--adapter-mix names {', '.join(unknown)}, not loaded: add --adapter NAME for each")
+    return ["" if n == "base" else n for n in names]
 
 
 #: Synthetic prompts for a server whose tokenizer we cannot see: token ids below this exist in
@@ -211,7 +228,7 @@ def _bench_server(args: argparse.Namespace, kind: str) -> int:
         report["workload"] = {"name": workload.name, "num_prompts": workload.num_prompts, "input_len": args.input_len,
                               "output_len": args.output_len, "dataset_path": args.dataset_path,
                               "request_rate": rate, "max_concurrency": args.max_concurrency, "seed": args.seed,
-                              "sampling": "greedy, ignore_eos"}
+                              "sampling": "greedy, ignore_eos", "adapters": workload.adapters}
         print(f"[bench] console path via {args.engine}: {workload.name}", file=sys.stderr)
         # Streamed, as `vllm bench serve` measures a server: TTFT and ITL as a client sees them.
         report["results"]["console"] = run_console(host, workload, request_rate=rate,
@@ -273,6 +290,10 @@ def _print_results(report: dict[str, Any]) -> None:
     if "prefix_cache" in c:
         hits = c.get("engine", {}).get("prefix_cache_hit_tokens")
         print(f"prefix cache: {c['prefix_cache']}" + ("" if hits is None else f"; {hits} prompt tokens served from it"))
+    mix = (report.get("workload") or {}).get("adapters")
+    if mix:
+        print(f"LoRA: the console's requests cycle through {', '.join(n or 'base' for n in mix)} "
+              "(baselines: the base model)")
     for k, v in report.get("ratios", {}).items():
         print(f"{k}: {_f(v, fmt='{:.3f}')}")
     from console.bench.figures import concurrency_points, roofline_points
