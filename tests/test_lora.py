@@ -151,6 +151,39 @@ def test_export_writes_lora_flags_that_vllm_reads_back(lora_adapters: dict[str, 
         f"vLLM read ['a={lora_adapters['a']}']"]
 
 
+def test_container_exports_mount_the_adapters_or_say_they_cannot(lora_adapters: dict[str, Path], tiny_model: Path,
+                                                                  tmp_path: Path) -> None:
+    """compose mounts each adapter at /adapters/<name> and the container's serve.yaml points there
+    (vLLM's parser reads it back); Kubernetes and KubeRay, whose model comes from a volume claim the
+    console does not fill with adapters, refuse with the way out; a bundle skips them and says why."""
+    import yaml
+
+    from console.export.bundle import bundle_files
+    from console.export.compose import compose_dict, container_serve_yaml
+    from console.export.k8s import k8s_yaml
+    from console.export.options import ExportError
+    from console.export.ray import rayservice_yaml
+
+    config = EngineConfig(model=str(tiny_model), served_model_name="tiny", enable_lora=True, max_loras=2,
+                          max_lora_rank=8, lora_modules={"a": str(lora_adapters["a"])})
+    options = ServeOptions(usage_stats=False)
+    (service,) = compose_dict(config, options, str(tiny_model))["services"].values()
+    binds = {v["target"]: v["source"] for v in service["volumes"]}
+    assert binds["/adapters/a"] == str(lora_adapters["a"])
+    inner = tmp_path / "serve.yaml"
+    inner.write_text(container_serve_yaml(config, options, "here"))
+    args, _ = parse_with_vllm(["--config", str(inner)])
+    assert [(m.name, m.path) for m in args.lora_modules] == [("a", "/adapters/a")]
+    assert str(lora_adapters["a"]) not in inner.read_text()
+    for write in (lambda: k8s_yaml(config, options, str(tiny_model)),
+                  lambda: rayservice_yaml(config, options, str(tiny_model))):
+        with pytest.raises(ExportError, match="--format compose"):
+            write()
+    files = bundle_files(config, options, model_dir=str(tiny_model))
+    assert "docker-compose.yaml" in files and "k8s.yaml" not in files
+    assert "LoRA adapters" in yaml.safe_load(files["manifest.json"])["skipped"]["k8s.yaml"]
+
+
 def test_planner_counts_the_lora_slots(tiny_model: Path) -> None:
     base = compute(PlanRequest(shape="llama-3.1-8b", gpu="rtx-4090"))
     lora = compute(PlanRequest(shape="llama-3.1-8b", gpu="rtx-4090", max_loras=4, max_lora_rank=64))

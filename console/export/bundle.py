@@ -49,12 +49,18 @@ def bundle_files(config: EngineConfig, options: ServeOptions, *, model_dir: str,
         where = "docker-compose.yaml publishes it on the host"
         files["container/serve.yaml"] = container_serve_yaml(config, options, where)
         files["docker-compose.yaml"] = compose_yaml(config, options, model_dir, "./container/serve.yaml")
-        files["k8s.yaml"] = k8s_yaml(config, options, model_dir)
+        if config.lora_modules:  # the volume claim holds the model only (see no_adapters_in_a_volume)
+            skipped["k8s.yaml"] = "LoRA adapters are mounted by docker-compose.yaml only"
+        else:
+            files["k8s.yaml"] = k8s_yaml(config, options, model_dir)
     else:
         skipped["docker-compose.yaml, k8s.yaml"] = f"one machine only; this layout spans {options.nodes} nodes"
     if layout.total_gpus > 1 or options.nodes > 1:
         files["ray/ray-cluster.sh"] = ray_commands(config, options)
-        files["ray/rayservice.yaml"] = rayservice_yaml(config, options, model_dir)
+        if config.lora_modules:
+            skipped["ray/rayservice.yaml"] = "LoRA adapters are mounted by docker-compose.yaml only"
+        else:
+            files["ray/rayservice.yaml"] = rayservice_yaml(config, options, model_dir)
     if options.api_key:
         files[".env"] = f"VLLM_API_KEY={options.api_key}\n"
     report = planner_report(config, options)

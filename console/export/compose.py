@@ -28,6 +28,26 @@ def single_node_only(options: ServeOptions, fmt: str) -> None:
                           "--format ray (head/worker commands and a KubeRay RayService)")
 
 
+#: where a LoRA adapter's folder is mounted in a container (the host path means nothing there)
+CONTAINER_ADAPTER_ROOT = "/adapters"
+
+
+def container_adapters(config: EngineConfig) -> EngineConfig:
+    """``config`` with its adapters at their container paths (``/adapters/<name>``)."""
+    if not config.lora_modules:
+        return config
+    return config.replace(lora_modules={n: f"{CONTAINER_ADAPTER_ROOT}/{n}" for n in config.lora_modules})
+
+
+def no_adapters_in_a_volume(config: EngineConfig, fmt: str) -> None:
+    """Kubernetes and KubeRay read the model from a volume claim the console does not fill with
+    adapters: say so rather than write paths that exist only on this machine."""
+    if config.lora_modules:
+        raise ExportError(f"--format {fmt} serves the model from a volume claim; LoRA adapters "
+                          f"({', '.join(config.lora_modules)}) are not copied there: export --format compose "
+                          "(it mounts each adapter), or serve them from the machine with --format yaml/command")
+
+
 def container_header(options: ServeOptions, where: str) -> list[str]:
     lines = [f"Listens on 0.0.0.0:{options.port} inside the container; {where}."]
     if options.api_key:
@@ -41,7 +61,7 @@ def container_serve_yaml(config: EngineConfig, options: ServeOptions, where: str
     inner = ServeOptions(**{**options.__dict__, "api_key": None})  # the key travels as an env var
     extra = ["WARNING: trust-remote-code is ON: the model repository's Python code will run."] \
         if config.trust_remote_code else []
-    return serve_yaml(config, inner, model=container_model_path(config, options), host="0.0.0.0",
+    return serve_yaml(container_adapters(config), inner, model=container_model_path(config, options), host="0.0.0.0",
                       header=container_header(options, where) + extra)
 
 
@@ -67,6 +87,8 @@ def compose_dict(config: EngineConfig, options: ServeOptions, model_dir: str,
             {"type": "bind", "source": model_dir, "target": container_model_path(config, options),
              "read_only": True},
             {"type": "bind", "source": config_file, "target": CONTAINER_CONFIG_PATH, "read_only": True},
+            *({"type": "bind", "source": path, "target": f"{CONTAINER_ADAPTER_ROOT}/{name}", "read_only": True}
+              for name, path in (config.lora_modules or {}).items()),
         ],
         "ipc": "host",  # NCCL/tensor-parallel workers share memory through /dev/shm
         "environment": {"HF_HUB_OFFLINE": "1", **options.env},

@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from console.config import EngineConfig
-from console.export.compose import container_serve_yaml, gpus_per_replica, single_node_only
+from console.export.compose import container_serve_yaml, gpus_per_replica, no_adapters_in_a_volume, single_node_only
 from console.export.options import CONTAINER_CONFIG_PATH, ServeOptions
 from console.export.serve import container_model_path, served_name
 
@@ -36,6 +36,7 @@ def model_size_gib(model_dir: str | Path) -> int:
 
 def k8s_objects(config: EngineConfig, options: ServeOptions, model_dir: str) -> list[dict[str, Any]]:
     single_node_only(options, "k8s")
+    no_adapters_in_a_volume(config, "k8s")
     name = k8s_name(served_name(config, options))
     labels = {"app.kubernetes.io/name": name, "app.kubernetes.io/component": "vllm-server"}
     meta = {"name": name, "namespace": options.namespace, "labels": labels}

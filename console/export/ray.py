@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from console.config import CONSOLE_ONLY_FIELDS, EngineConfig
+from console.export.compose import no_adapters_in_a_volume
 from console.export.k8s import GPU_RESOURCE, k8s_name, model_size_gib
 from console.export.options import ExportError, ServeOptions
 from console.export.serve import command_tokens, container_model_path, env_exports, serve_arguments, served_name
@@ -96,6 +97,7 @@ def ray_engine_kwargs(config: EngineConfig, options: ServeOptions) -> dict[str, 
 
 
 def rayservice_dict(config: EngineConfig, options: ServeOptions, model_dir: str) -> dict[str, Any]:
+    no_adapters_in_a_volume(config, "ray (RayService)")
     layout = ray_layout(config, options)
     name = k8s_name(served_name(config, options))
     model_path = container_model_path(config, options)
