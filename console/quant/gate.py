@@ -160,7 +160,8 @@ class GateResult:
     def to_dict(self) -> dict[str, Any]:
         return {"method": self.method, "passed": self.passed, "rise": self.rise, "max_rise": self.max_rise,
                 "accuracy_drop": self.acc_drop, "max_accuracy_drop": self.max_acc_drop,
-                "max_regressions": self.regression_limit, "message": self.message, "engine_note": self.note, "questions": self.questions,
+                "regression_limit": self.regression_limit, "message": self.message, "engine_note": self.note,
+                "questions": self.questions,
                 "regressions": [asdict(f) for f in self.regressions], "fixes": [asdict(f) for f in self.fixes],
                 "original": asdict(self.original), "quantized": asdict(self.quantized)}
 
