@@ -112,10 +112,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {
         "environment": environment(), "model": name, "model_path": config.model, "preset": preset,
         "device": device, "engine_kwargs": prepared.engine_kwargs(), "dtype_choice": dtype_note(config, device),
-        "workload": {"name": workload.name, "num_prompts": workload.num_prompts, "input_len": args.input_len,
-                     "output_len": args.output_len, "dataset_path": args.dataset_path,
-                     "request_rate": rate, "max_concurrency": args.max_concurrency, "seed": args.seed,
-                     "sampling": "greedy, ignore_eos", "adapters": workload.adapters},
+        "workload": _workload_report(args, workload, rate),
         "results": {},
     }
     task = TaskState(ProgressPrinter())
@@ -178,6 +175,14 @@ def _workload(args: argparse.Namespace, vocab_size: int) -> Any:
     return workload
 
 
+def _workload_report(args: argparse.Namespace, workload: Any, rate: float | None) -> dict[str, Any]:
+    """The report's description of the workload (the in-process and the server paths alike)."""
+    return {"name": workload.name, "num_prompts": workload.num_prompts, "input_len": args.input_len,
+            "output_len": args.output_len, "dataset_path": args.dataset_path, "request_rate": rate,
+            "max_concurrency": args.max_concurrency, "seed": args.seed, "sampling": "greedy, ignore_eos",
+            "adapters": workload.adapters}
+
+
 def adapter_mix(text: str | None, loaded: list[str]) -> list[str]:
     """The adapters bench requests cycle through ("" = base): ``--adapter-mix`` or the ``--adapter``s."""
     if not text:
@@ -225,10 +230,7 @@ def _bench_server(args: argparse.Namespace, kind: str) -> int:
         info = host.status.info
         report["model"] = info.model if info else name
         report["load_s"] = info.load_seconds if info else None
-        report["workload"] = {"name": workload.name, "num_prompts": workload.num_prompts, "input_len": args.input_len,
-                              "output_len": args.output_len, "dataset_path": args.dataset_path,
-                              "request_rate": rate, "max_concurrency": args.max_concurrency, "seed": args.seed,
-                              "sampling": "greedy, ignore_eos", "adapters": workload.adapters}
+        report["workload"] = _workload_report(args, workload, rate)
         print(f"[bench] console path via {args.engine}: {workload.name}", file=sys.stderr)
         # Streamed, as `vllm bench serve` measures a server: TTFT and ITL as a client sees them.
         report["results"]["console"] = run_console(host, workload, request_rate=rate,
