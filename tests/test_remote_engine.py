@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Iterator
 
+import httpx
 import psutil
 import pytest
 
@@ -25,6 +26,7 @@ from console.config import SamplingSettings
 from console.engine.interface import Engine, Loader
 from console.engine.local_server import LocalServer, free_port, port_free
 from console.engine.remote import RemoteEngine
+from console.engine.remote_errors import transport_message
 from console.engine.types import (
     EngineError,
     EngineState,
@@ -250,6 +252,16 @@ def test_unreachable_server_is_a_clear_message() -> None:
         engine.close()
 
 
+def test_a_connect_timeout_reads_as_unreachable_not_as_slow() -> None:
+    """A connection attempt nobody answers (host down, firewall, a server killed while the attempt was
+    queued) says the server cannot be reached; only a server that accepted and then went quiet is slow.
+    The CI run on 19cca1a got 'did not answer in time (ConnectTimeout)' for a killed server."""
+    url = "http://10.0.0.9:8000"
+    assert transport_message(url, httpx.ConnectTimeout("timed out")).startswith(f"Cannot reach the server at {url}")
+    slow = transport_message(url, httpx.ReadTimeout("timed out"), partial="abc")
+    assert "did not answer in time (ReadTimeout)" in slow and "3 characters received are kept" in slow
+
+
 def test_refused_api_key_is_a_clear_message(stub: tuple[str, type[_Stub]]) -> None:
     url, handler = stub
     engine = RemoteEngine(url + "/v1", api_key="wrong-key")
@@ -348,8 +360,12 @@ def test_server_killed_mid_stream_then_restarted(vllm_server: LocalServer, remot
     assert sorted(ids) == sorted(r.custom_id for r in parsed.requests)  # each once, none lost
 
 
-def test_stop_leaves_no_process_and_frees_the_port(vllm_server: LocalServer, remote: RemoteEngine) -> None:
-    """Runs last in this module: stops the session's server."""
+def test_stop_leaves_no_process_and_frees_the_port(vllm_server: LocalServer, remote: RemoteEngine,
+                                                  served_config: Any) -> None:
+    """Runs last in this module: stops the session's server (started again first if the kill test
+    above failed before its restart, so that one failure does not report as two)."""
+    if vllm_server.status.state != EngineState.READY:
+        vllm_server.load(served_config, "tiny").result(timeout=600)
     procs = _group(vllm_server)
     port = vllm_server.port
     assert port is not None and not port_free(port)

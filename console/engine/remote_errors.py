@@ -65,6 +65,9 @@ def transport_message(url: str, exc: BaseException, partial: str = "") -> str:
                     "server's CA bundle (certificates are verified by default).")
         return (f"Cannot reach the server at {url} ({text}): is it running, and are the address and port "
                 "right?")
+    if isinstance(exc, httpx.ConnectTimeout):  # no TCP answer at all: a host that is down, or a firewall
+        return (f"Cannot reach the server at {url} (no answer to the connection attempt in time): is it "
+                "running, and are the address and port right?")
     if isinstance(exc, httpx.TimeoutException):
         return f"The server at {url} did not answer in time ({type(exc).__name__}).{kept}"
     if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
