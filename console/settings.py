@@ -65,6 +65,8 @@ class Settings:
     #: the chat panel's last sampling controls
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
     knobs: Knobs = field(default_factory=Knobs)
+    #: Models panel: keep the loaded model warm when loading another (issue 21)
+    keep_warm: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -50,6 +50,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--speculation-speedup", action="store_true",
                    help="single-stream speed-up of the preset's speculative decoding against the same preset "
                         "without it, on your --dataset-path prompts (one at a time, greedy, --output-len tokens)")
+    p.add_argument("--switch-to", metavar="MODEL",
+                   help="measure switching between --model and MODEL kept warm (sleep mode on the GPU) "
+                        "against loading --model again; --rounds switches each way")
+    p.add_argument("--switch-preset", metavar="NAME", help="with --switch-to: MODEL's preset (default: --preset)")
+    p.add_argument("--rounds", type=int, default=2, help="with --switch-to: switches each way (default 2)")
     p.add_argument("--tune", action="store_true", help="sweep engine knobs instead of one run")
     p.add_argument("--tune-budget-s", type=float, default=600, help="time budget of the sweep")
     p.add_argument("--save-preset", metavar="NAME", help="with --tune: save the best point as this user preset")
@@ -57,18 +62,24 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _config(args: argparse.Namespace) -> tuple[EngineConfig, str, str]:
-    from console.launch import default_model_name, default_preset_name, engine_config_for, resolve_preset
-    from console.models.store import ModelStore, StoreError
+    from console.launch import default_model_name, default_preset_name
 
     name = args.model or default_model_name()
     preset = args.preset or default_preset_name()
+    return config_for(name, preset, args), name, preset
+
+
+def config_for(name: str, preset: str, args: argparse.Namespace) -> EngineConfig:
+    """The store's model ``name`` (or a checkpoint folder) with ``preset`` and the command's knobs."""
+    from console.launch import engine_config_for, resolve_preset
+    from console.models.store import ModelStore, StoreError
+
     try:
-        config = engine_config_for(ModelStore(), name, preset, **engine_overrides(args))
+        return engine_config_for(ModelStore(), name, preset, **engine_overrides(args))
     except StoreError:
         if not (Path(name) / "config.json").is_file():
             raise
-        config = resolve_preset(preset).apply(str(Path(name).resolve()), **engine_overrides(args))
-    return config, name, preset
+        return resolve_preset(preset).apply(str(Path(name).resolve()), **engine_overrides(args))
 
 
 def _vocab_size(model_path: str) -> int:
@@ -92,6 +103,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from console.cli import bench_speculation
 
         return bench_speculation.run(args, config, TaskState(ProgressPrinter()))
+    if args.switch_to:
+        from console.cli import bench_switch
+
+        return bench_switch.run(args, (name, config), TaskState(ProgressPrinter()))
     prepared, device = prepare_config(config)
     try:
         workload = _workload(args, _vocab_size(config.model))

@@ -21,6 +21,7 @@ import logging
 import os
 import tempfile
 import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -117,6 +118,57 @@ def prepare_config(config: EngineConfig) -> tuple[EngineConfig, str]:
     return config, device
 
 
+@dataclass(frozen=True)
+class WarmModel:
+    """A model kept warm beside the one in use (issue 21): loading it again is a switch, not a load."""
+
+    name: str
+    model_path: str
+    device: str
+    #: True: asleep on the GPU (vLLM's sleep mode level 1: weights copied to host RAM, KV cache
+    #: dropped, GPU memory freed). False: the CPU engine, whose build ignores sleep -- the model
+    #: keeps its RAM (weights and KV cache) while warm.
+    asleep: bool
+    cold_load_seconds: float
+
+
+@dataclass
+class _Parked:
+    """Everything the host holds for one loaded engine, while it waits warm."""
+
+    name: str
+    requested: EngineConfig  # what load() was given: a later load of the same is a switch
+    config: EngineConfig  # what the engine was built with
+    engine: Any
+    tokenizer: Any
+    info: EngineInfo
+    reaper: reaper.Reaper | None
+    adapters: AttachedAdapters
+    null_dir: tempfile.TemporaryDirectory[str] | None
+    asleep: bool
+
+    def public(self) -> WarmModel:
+        return WarmModel(self.name, self.config.model, self.info.device, self.asleep, self.info.load_seconds)
+
+
+#: Sleep mode's level: 1 keeps the weights in host RAM (a wake copies them back, seconds), 2 would
+#: drop them too (a wake reloads from disk) -- level 1 is the switch the issue asks for.
+SLEEP_LEVEL = 1
+
+
+def keep_warm_refusal(current: EngineConfig | None, device: str) -> str | None:
+    """Why the loaded model (built with ``current`` on ``device``) cannot be kept warm, or None.
+
+    On the GPU a warm model must sleep, or it keeps its share of GPU memory and the next model
+    cannot be built beside it; sleeping needs ``enable_sleep_mode`` at build time. The CPU build
+    ignores sleep: there the warm model simply keeps its RAM."""
+    if current is None or device == "cpu" or current.enable_sleep_mode:
+        return None
+    return ("To keep the loaded model warm on the GPU it must have been loaded with sleep mode on "
+            "(Speed > Sleep mode, or --enable-sleep-mode): awake, it would keep its GPU memory and the next "
+            "model could not load beside it. Reload it with sleep mode, or load without keeping it warm.")
+
+
 class EngineHost(LoopEngine):
     kind = "host"
 
@@ -130,33 +182,134 @@ class EngineHost(LoopEngine):
         self._lifecycle = asyncio.Lock()
         self._adapters = AttachedAdapters()  # LoRA adapters requests may name (issue 22)
         self._null_dir: tempfile.TemporaryDirectory[str] | None = None  # the CPU build's all-zero adapter
+        self._requested: EngineConfig | None = None  # what load() was given for the engine in use
+        self._info: EngineInfo | None = None  # the engine in use, as it was once READY
+        self._warm: dict[str, _Parked] = {}  # models kept warm beside the one in use (issue 21)
         atexit.register(self.close)
 
     # -- lifecycle -----------------------------------------------------------------------------
-    def load(self, config: EngineConfig, name: str | None = None) -> cf.Future[EngineInfo]:
+    def load(self, config: EngineConfig, name: str | None = None, *,
+             keep_warm: bool = False) -> cf.Future[EngineInfo]:
         """Start loading ``config`` (unloading any current model first). Raises
         :class:`EngineBusy` if a load is already in progress, and :class:`EngineError` when the
         installed vLLM cannot run the configuration's speed settings on its device (issue 21):
-        refused before anything is unloaded, so the model in use stays loaded."""
+        refused before anything is unloaded, so the model in use stays loaded.
+
+        ``keep_warm``: keep the model in use warm instead of unloading it (asleep on the GPU).
+        Loading a warm model again under its name with the same config is a switch: it is woken
+        (seconds) instead of built, and its :class:`EngineInfo` carries ``switch_seconds``."""
         refusal = speed.capability_refusal(config, resolve_device(config))
         if refusal:
             raise EngineError(refusal)
+        name = name or Path(config.model).name
         with self._lock:
             if self._status.state in (EngineState.LOADING, EngineState.STOPPING):
                 raise EngineBusy(f"The engine is {self._status.state.value}; wait for it to finish "
                                  "before loading another model")
-            self._set_status(EngineStatus(EngineState.LOADING, name or config.model, "starting"))
-        return self.run_coroutine(self._load(config, name or Path(config.model).name))
+            if keep_warm and self._engine is not None and self._info is not None and self._info.model != name:
+                refusal = keep_warm_refusal(self._config, self._info.device)
+                if refusal:
+                    raise EngineError(refusal)
+            self._set_status(EngineStatus(EngineState.LOADING, name, "starting"))
+        return self.run_coroutine(self._load(config, name, keep_warm))
 
-    async def _load(self, config: EngineConfig, name: str) -> EngineInfo:
+    def warm_models(self) -> list[WarmModel]:
+        """The models kept warm beside the one in use, oldest first."""
+        return [p.public() for p in list(self._warm.values())]
+
+    def drop_warm(self, name: str) -> cf.Future[bool]:
+        """Unload the warm model ``name`` (frees what it holds); False if there is none."""
+        return self.run_coroutine(self._drop_warm(name))
+
+    async def _drop_warm(self, name: str) -> bool:
+        async with self._lifecycle:
+            parked = self._warm.pop(name, None)
+            if parked is None:
+                return False
+            await self._shutdown_parked(parked)
+            return True
+
+    async def _load(self, config: EngineConfig, name: str, keep_warm: bool = False) -> EngineInfo:
         async with self._lifecycle:
             # full GC passes over the growing heap froze the window for up to a second each
             with gc_pause.no_full_collections():
+                t0 = time.monotonic()
+                warm = self._warm.pop(name, None)
+                if warm is not None and warm.requested != config:  # same name, other knobs: build anew
+                    await self._shutdown_parked(warm)
+                    warm = None
+                if self._engine is not None:
+                    if keep_warm and self._info is not None and self._info.model != name:
+                        try:
+                            await self._park()
+                        except Exception as exc:  # e.g. sleep refused: unload it as without keep_warm
+                            log.warning("keeping %s warm failed (%s); unloading it", self._status.model, exc)
+                            await self._shutdown_engine()
+                    else:
+                        await self._shutdown_engine()
+                if warm is not None:
+                    info = await self._wake(warm, t0)
+                    if info is not None:
+                        return info
                 return await self._load_locked(config, name)
 
+    async def _park(self) -> None:
+        """Move the engine in use to the warm set: its requests end (abort), then on the GPU it
+        sleeps (its memory freed for the next model); on the CPU it stays as it is."""
+        info = self._info
+        assert info is not None
+        name = info.model
+        self._set_status(EngineStatus(EngineState.LOADING, name, "keeping the loaded model warm"))
+        await self._cancel_requests()
+        engine, config = self._engine, self._config
+        assert engine is not None and config is not None and info is not None and self._requested is not None
+        asleep = False
+        if info.device != "cpu":
+            await engine.sleep(SLEEP_LEVEL)
+            asleep = True
+        old = self._warm.pop(name, None)
+        if old is not None:
+            await self._shutdown_parked(old)
+        self._warm[name] = _Parked(name, self._requested, config, engine, self._tokenizer, info, self._reaper,
+                                   self._adapters, self._null_dir, asleep)
+        self._engine, self._tokenizer, self._reaper, self._null_dir, self._info = None, None, None, None, None
+        self._adapters = AttachedAdapters()
+        self._config = self._requested = None
+
+    async def _wake(self, parked: _Parked, t0: float) -> EngineInfo | None:
+        """Make ``parked`` the engine in use again; None (and it is shut down) when its engine died
+        while it waited, so the caller builds it anew."""
+        if parked.engine.errored or (parked.reaper is not None and not parked.reaper.alive()):
+            log.warning("the warm model %s died while it waited; loading it again", parked.name)
+            await self._shutdown_parked(parked)
+            return None
+        self._set_status(EngineStatus(EngineState.LOADING, parked.name, "waking the warm model"))
+        try:
+            if parked.asleep:
+                await parked.engine.wake_up()
+        except Exception as exc:
+            log.warning("waking %s failed (%s); loading it again", parked.name, exc)
+            await self._shutdown_parked(parked)
+            return None
+        self._engine, self._config, self._requested = parked.engine, parked.config, parked.requested
+        self._tokenizer, self._reaper, self._null_dir = parked.tokenizer, parked.reaper, parked.null_dir
+        self._adapters = parked.adapters
+        self.metrics.clear()
+        info = replace(parked.info, switch_seconds=time.monotonic() - t0)
+        self._info = parked.info
+        self._watchdog = asyncio.get_running_loop().create_task(self._watch())
+        self._set_status(EngineStatus(EngineState.READY, parked.name, "", None, info))
+        return info
+
+    async def _shutdown_parked(self, parked: _Parked) -> None:
+        if parked.null_dir is not None:
+            parked.null_dir.cleanup()
+        await self._stop_engine(parked.engine)
+        if parked.reaper is not None:
+            parked.reaper.stop()
+
     async def _load_locked(self, config: EngineConfig, name: str) -> EngineInfo:
-        if self._engine is not None:
-            await self._shutdown_engine()
+        requested = config
         t0 = time.monotonic()
         try:
             self._set_status(EngineStatus(EngineState.LOADING, name, "importing vLLM"))
@@ -191,7 +344,7 @@ class EngineHost(LoopEngine):
                 engine = vllm_compat.async_llm_class().from_engine_args(args, stat_loggers=loggers)
             self._engine = engine
             self._reaper = reaper.start(reaper.new_children(before))
-            self._config = config
+            self._config, self._requested = config, requested
             self._set_status(EngineStatus(EngineState.LOADING, name, "loading tokenizer"))
             from transformers import AutoTokenizer
 
@@ -216,6 +369,7 @@ class EngineHost(LoopEngine):
             # over them takes ~290 ms here, holding the GIL -- a visible freeze of the window
             # while streaming. Move them out of the collector's sight (undone at unload).
             gc.freeze()
+            self._info = info
             self._set_status(EngineStatus(EngineState.READY, name, "", None, info))
             return info
         except BaseException as exc:
@@ -251,14 +405,21 @@ class EngineHost(LoopEngine):
         return self.run_coroutine(self._unload())
 
     async def _unload(self) -> None:
+        """Unload the model in use and every warm one: Unload frees all the engine holds."""
         async with self._lifecycle:
             name = self._status.model
-            if self._engine is not None:
+            if self._engine is not None or self._warm:
                 self._set_status(EngineStatus(EngineState.STOPPING, name, "stopping"))
                 await self._shutdown_engine()
+                await self._shutdown_warm()
             self._set_status(EngineStatus(EngineState.STOPPED))
 
-    async def _shutdown_engine(self) -> None:
+    async def _shutdown_warm(self) -> None:
+        while self._warm:
+            await self._shutdown_parked(self._warm.pop(next(iter(self._warm))))
+
+    async def _cancel_requests(self) -> None:
+        """End every request in flight (each gets its ``abort`` event) and stop the watchdog."""
         current = asyncio.current_task()
         tasks = [t for t in self._tasks.values() if t is not current]
         for task in tasks:
@@ -268,13 +429,24 @@ class EngineHost(LoopEngine):
         if self._watchdog is not None and self._watchdog is not current:
             self._watchdog.cancel()
         self._watchdog = None
+
+    async def _shutdown_engine(self) -> None:
+        await self._cancel_requests()
         engine, self._engine = self._engine, None
         self._tokenizer = None
+        self._requested = self._info = None
         self._adapters.reset(None)
         if self._null_dir is not None:
             self._null_dir.cleanup()
             self._null_dir = None
         gc.unfreeze()  # let the old engine's objects be collected again
+        await self._stop_engine(engine)
+        if self._reaper is not None:
+            self._reaper.stop()
+            self._reaper = None
+
+    @staticmethod
+    async def _stop_engine(engine: Any) -> None:
         if engine is not None:
             try:
                 engine.shutdown()
@@ -286,12 +458,10 @@ class EngineHost(LoopEngine):
             engine.shutdown = lambda *args, **kwargs: None
             del engine
             await asyncio.sleep(0.2)  # let vLLM's callbacks on this loop run out
-        if self._reaper is not None:
-            self._reaper.stop()
-            self._reaper = None
 
     async def _shutdown(self) -> None:
         await self._shutdown_engine()
+        await self._shutdown_warm()
 
     # -- LoRA adapters ---------------------------------------------------------------------------
     def attach_adapter(self, name: str, path: str | Path) -> Attached:
@@ -432,4 +602,4 @@ class EngineHost(LoopEngine):
             self._tasks.pop(rid, None)
 
 
-__all__ = ["EngineHost", "RequestHandle", "dtype_note", "prepare_config", "resolve_device", "cuda_available"]
+__all__ = ["EngineHost", "RequestHandle", "WarmModel", "keep_warm_refusal", "dtype_note", "prepare_config", "resolve_device", "cuda_available"]

@@ -29,6 +29,18 @@ class Reaper:
     def pid(self) -> int:
         return self._watcher.pid
 
+    def alive(self) -> bool:
+        """Whether every watched engine process still runs (a zombie does not)."""
+        import psutil
+
+        for pid in self.pids:
+            try:
+                if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                    return False
+            except psutil.Error:
+                return False
+        return True
+
     def stop(self) -> None:
         """The engine was shut down normally: let the watcher go without killing anything."""
         self._watcher.release()

@@ -101,12 +101,31 @@ class EngineSwitch:
         """The backend when it can load (in-process, console-launched server), else None."""
         return as_loader(self._backend)
 
-    def load(self, config: EngineConfig, name: str | None = None) -> cf.Future[EngineInfo]:
-        """Load ``config`` in the backend; refused (:class:`CannotLoad`) for a remote server."""
+    def load(self, config: EngineConfig, name: str | None = None, *,
+             keep_warm: bool = False) -> cf.Future[EngineInfo]:
+        """Load ``config`` in the backend; refused (:class:`CannotLoad`) for a remote server.
+        ``keep_warm`` (the in-process engine only) keeps the model in use warm for a quick switch back."""
         loader = self.current_loader()
         if loader is None:
             raise CannotLoad(f"Loading a model {NEEDS_LOADER}. Pick Engine > Engine location… to switch.")
+        if keep_warm:
+            if not isinstance(loader, EngineHost):
+                raise CannotLoad("Keeping a model warm needs the in-process engine: a console-launched server "
+                                 "serves one model (export with --enable-sleep-mode and use its /sleep and "
+                                 "/wake_up endpoints there)")
+            return loader.load(config, name, keep_warm=True)
         return loader.load(config, name)
+
+    def warm_models(self) -> list[Any]:
+        """The in-process engine's warm models (:class:`~console.engine.host.WarmModel`); none elsewhere."""
+        return self._backend.warm_models() if isinstance(self._backend, EngineHost) else []
+
+    def drop_warm(self, name: str) -> cf.Future[bool]:
+        if not isinstance(self._backend, EngineHost):
+            done: cf.Future[bool] = cf.Future()
+            done.set_result(False)
+            return done
+        return self._backend.drop_warm(name)
 
     def connect(self) -> cf.Future[EngineInfo]:
         """Connect a remote backend (what ``load`` is for the other kinds)."""

@@ -44,6 +44,9 @@ class EngineInfo:
     kv_cache_dtype: str = ""
     #: vLLM's speculative method as it built it ("ngram", "eagle3", ...), None when off (issue 21)
     speculative_method: str | None = None
+    #: set when this model came back from being kept warm (issue 21): seconds the switch took;
+    #: ``load_seconds`` stays the cold load it once needed
+    switch_seconds: float | None = None
 
     @property
     def kv_cache_tokens(self) -> int | None:

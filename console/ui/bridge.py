@@ -44,10 +44,11 @@ class EngineBridge(QObject):
         self._timer.start()
 
     # -- intents (GUI thread) ------------------------------------------------------------------
-    def load(self, config: EngineConfig, name: str) -> None:
-        """Start a load; the outcome arrives through ``loadFinished`` and ``statusChanged``."""
+    def load(self, config: EngineConfig, name: str, keep_warm: bool = False) -> None:
+        """Start a load; the outcome arrives through ``loadFinished`` and ``statusChanged``.
+        ``keep_warm``: keep the model in use warm (a switch back wakes it instead of loading)."""
         try:
-            future = self.host.load(config, name)
+            future = self.host.load(config, name, keep_warm=True) if keep_warm else self.host.load(config, name)
         except EngineError as exc:
             self._loads.append(str(exc))
             return
