@@ -14,6 +14,7 @@ from typing import Any
 
 import psutil
 import pytest
+from PySide6.QtCore import Qt
 
 from console.config import EngineConfig, SamplingSettings
 from console.engine.host import EngineHost, keep_warm_refusal
@@ -140,6 +141,14 @@ def test_the_panel_keeps_a_model_warm_switches_back_and_rebuilds_a_dead_one(
         assert _answer(host) == answer_b
         assert not any(m.startswith("Switched to b") for m in messages)
         assert [w.name for w in host.warm_models()] == ["a"]
+        assert "Kept warm: a (keeps its memory)." in panel.warm_label.text()
+
+        qtbot.mouseClick(panel.drop_warm_button, Qt.MouseButton.LeftButton)  # b stays loaded
+        qtbot.waitUntil(lambda: host.warm_models() == [] and not panel.warm_label.isVisibleTo(panel), timeout=60_000)
+        assert panel.drop_warm_button.isHidden() and host.status.state == EngineState.READY
+        wait_for(lambda: not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE
+                                 for p in a_procs), 30, "a's engine processes to be gone")
+        assert _answer(host) == answer_b
 
         panel.unload()
         qtbot.waitUntil(lambda: host.status.state == EngineState.STOPPED, timeout=60_000)

@@ -50,6 +50,7 @@ class ModelsPanel(QWidget):
 
     selectionChanged = Signal(str, str)
     message = Signal(str)
+    _warmDropped = Signal()  # emitted on the engine thread when a warm model is unloaded (queued here)
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -114,6 +115,7 @@ class ModelsPanel(QWidget):
         self.drop_warm_button.setToolTip(self.tr("Free what the warm models hold; the model in use stays loaded"))
         self.drop_warm_button.clicked.connect(self.drop_warm)
         self.drop_warm_button.hide()
+        self._warmDropped.connect(self._show_warm)
         self._last_switch = ""
         self.unload_button.clicked.connect(self.unload)
         self.reload_button.clicked.connect(self.reload)
@@ -280,7 +282,7 @@ class ModelsPanel(QWidget):
         if drop is None:
             return
         for w in self.warm_models():
-            drop(w.name).add_done_callback(lambda _f: None)
+            drop(w.name).add_done_callback(lambda _f: self._warmDropped.emit())
         self.warm_label.setText(self.tr("Unloading the warm models…"))
         self.drop_warm_button.setEnabled(False)
 
