@@ -148,7 +148,7 @@ def test_quantized_checkpoints_get_a_sixteen_bit_dtype(tmp_path: Path, home: Pat
 
     from console.config import EngineConfig
     from console.engine import cpu_dtype
-    from console.engine.host import needs_sixteen_bit, prepare_config
+    from console.engine.prepare import needs_sixteen_bit, prepare_config
 
     awq, plain = tmp_path / "awq", tmp_path / "plain"
     for folder, cfg in ((awq, {"quantization_config": {"quant_method": "awq", "bits": 4}}), (plain, {})):

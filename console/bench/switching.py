@@ -23,6 +23,7 @@ import psutil
 from console.config import EngineConfig, SamplingSettings
 from console.engine.types import GenerationRequest, RequestFinished
 from console.jobs import TaskState
+from console.metrics import nvml
 
 PROMPT = "The capital of France is"
 LOAD_TIMEOUT_S = 1800.0
@@ -37,17 +38,6 @@ def _engine_rss() -> int:
         except psutil.Error:
             pass
     return total
-
-
-def _gpu_used() -> int | None:
-    from console.metrics import nvml
-
-    if not nvml.available():
-        return None
-    try:
-        return int(nvml.nvml().nvmlDeviceGetMemoryInfo(nvml.handle(0)).used)
-    except Exception:
-        return None
 
 
 def _answer(host: Any, max_tokens: int) -> str:
@@ -84,7 +74,7 @@ def measure(a: tuple[str, EngineConfig], b: tuple[str, EngineConfig], host_facto
         info_b = host.load(cfg_b, name_b, keep_warm=True).result(LOAD_TIMEOUT_S)
         answers[name_b] = _answer(host, max_tokens)
         warm = host.warm_models()
-        rss_both, gpu_both = _engine_rss(), _gpu_used()
+        rss_both, gpu_both = _engine_rss(), nvml.memory_used_bytes()  # None without a GPU
         switches: list[dict[str, Any]] = []
         for _ in range(rounds):
             for name, cfg in ((name_a, cfg_a), (name_b, cfg_b)):

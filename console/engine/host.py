@@ -16,12 +16,11 @@ import asyncio
 import atexit
 import concurrent.futures as cf
 import gc
-import json
 import logging
 import os
 import tempfile
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,8 +32,14 @@ from console.models.lora import write_null_adapter
 from console.engine.choices import OutputCollector
 from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.engine.errors import explain
+from console.engine.prepare import (  # re-exported: the rest of the console imports them from here
+    cuda_available,
+    dtype_note,
+    prepare_config,
+    resolve_device,
+)
+from console.engine.warm import SLEEP_LEVEL, Parked, WarmModel, keep_warm_refusal
 from console.metrics.store import MetricsStore
-from console.metrics import nvml
 from console.engine.types import (
     EngineBusy,
     EngineError,
@@ -52,121 +57,9 @@ from console.engine.types import (
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-#: KV-cache size used on the CPU engine when a config gives none (vLLM would otherwise size it
-#: from a RAM fraction and may refuse to start).
-DEFAULT_CPU_KV_BYTES = 2 * 1024**3
-
-
 #: Keep vLLM's own default stat loggers (LoggingStatLogger, PrometheusStatLogger) beside ours.
 #: Off: they only cost time (benchmarks/README.md, "stat loggers"); a switch for measuring that.
 VLLM_DEFAULT_STAT_LOGGERS = False
-
-
-def cuda_available() -> bool:
-    """True when an NVIDIA GPU is usable, without importing torch (NVML is enough)."""
-    return nvml.available()
-
-
-def resolve_device(config: EngineConfig) -> str:
-    if config.device != "auto":
-        return config.device
-    return "cuda" if cuda_available() else "cpu"
-
-
-def dtype_note(config: EngineConfig, device: str) -> str:
-    """Where the dtype of ``config`` (before :func:`prepare_config`) comes from, for the user."""
-    if config.dtype != "auto":
-        return f"{config.dtype} (set by the preset or config)"
-    if device != "cpu":
-        return "auto (the model's own dtype)"
-    from console.engine import cpu_dtype
-
-    return cpu_dtype.resolve(sixteen_bit=needs_sixteen_bit(config)).note
-
-
-def needs_sixteen_bit(config: EngineConfig) -> bool:
-    """AWQ / GPTQ weights (asked for, or recorded in the checkpoint's config.json): vLLM's kernels
-    for them run in float16 / bfloat16 only."""
-    methods = ("awq", "gptq")
-    if config.quantization and any(m in config.quantization.lower() for m in methods):
-        return True
-    try:
-        cfg = json.loads((Path(config.model) / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    method = str((cfg.get("quantization_config") or {}).get("quant_method", "")).lower()
-    return any(m in method for m in methods)
-
-
-def prepare_config(config: EngineConfig) -> tuple[EngineConfig, str]:
-    """Fill in what the device needs: on CPU eager mode, an explicit KV-cache size and the dtype
-    this CPU was checked to run fastest and correctly (a dtype other than "auto" is kept)."""
-    device = resolve_device(config)
-    if device == "cpu":
-        changes: dict[str, Any] = {}
-        if config.enforce_eager is None:
-            changes["enforce_eager"] = True  # torch.compile costs ~85 s here for ~5% speed
-        if config.kv_cache_memory_bytes is None:
-            changes["kv_cache_memory_bytes"] = DEFAULT_CPU_KV_BYTES
-        if config.dtype == "auto":
-            # The right dtype depends on the CPU (bf16: 7x faster than fp16 on an AMD EPYC,
-            # gibberish on a Xeon with AMX): this machine's checked choice, else float32.
-            from console.engine import cpu_dtype
-
-            changes["dtype"] = cpu_dtype.resolve(sixteen_bit=needs_sixteen_bit(config)).dtype
-        config = config.replace(**changes)
-    return config, device
-
-
-@dataclass(frozen=True)
-class WarmModel:
-    """A model kept warm beside the one in use (issue 21): loading it again is a switch, not a load."""
-
-    name: str
-    model_path: str
-    device: str
-    #: True: asleep on the GPU (vLLM's sleep mode level 1: weights copied to host RAM, KV cache
-    #: dropped, GPU memory freed). False: the CPU engine, whose build ignores sleep -- the model
-    #: keeps its RAM (weights and KV cache) while warm.
-    asleep: bool
-    cold_load_seconds: float
-
-
-@dataclass
-class _Parked:
-    """Everything the host holds for one loaded engine, while it waits warm."""
-
-    name: str
-    requested: EngineConfig  # what load() was given: a later load of the same is a switch
-    config: EngineConfig  # what the engine was built with
-    engine: Any
-    tokenizer: Any
-    info: EngineInfo
-    reaper: reaper.Reaper | None
-    adapters: AttachedAdapters
-    null_dir: tempfile.TemporaryDirectory[str] | None
-    asleep: bool
-
-    def public(self) -> WarmModel:
-        return WarmModel(self.name, self.config.model, self.info.device, self.asleep, self.info.load_seconds)
-
-
-#: Sleep mode's level: 1 keeps the weights in host RAM (a wake copies them back, seconds), 2 would
-#: drop them too (a wake reloads from disk) -- level 1 is the switch the issue asks for.
-SLEEP_LEVEL = 1
-
-
-def keep_warm_refusal(current: EngineConfig | None, device: str) -> str | None:
-    """Why the loaded model (built with ``current`` on ``device``) cannot be kept warm, or None.
-
-    On the GPU a warm model must sleep, or it keeps its share of GPU memory and the next model
-    cannot be built beside it; sleeping needs ``enable_sleep_mode`` at build time. The CPU build
-    ignores sleep: there the warm model simply keeps its RAM."""
-    if current is None or device == "cpu" or current.enable_sleep_mode:
-        return None
-    return ("To keep the loaded model warm on the GPU it must have been loaded with sleep mode on "
-            "(Speed > Sleep mode, or --enable-sleep-mode): awake, it would keep its GPU memory and the next "
-            "model could not load beside it. Reload it with sleep mode, or load without keeping it warm.")
 
 
 class EngineHost(LoopEngine):
@@ -184,7 +77,7 @@ class EngineHost(LoopEngine):
         self._null_dir: tempfile.TemporaryDirectory[str] | None = None  # the CPU build's all-zero adapter
         self._requested: EngineConfig | None = None  # what load() was given for the engine in use
         self._info: EngineInfo | None = None  # the engine in use, as it was once READY
-        self._warm: dict[str, _Parked] = {}  # models kept warm beside the one in use (issue 21)
+        self._warm: dict[str, Parked] = {}  # models kept warm beside the one in use (issue 21)
         atexit.register(self.close)
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -270,13 +163,13 @@ class EngineHost(LoopEngine):
         old = self._warm.pop(name, None)
         if old is not None:
             await self._shutdown_parked(old)
-        self._warm[name] = _Parked(name, self._requested, config, engine, self._tokenizer, info, self._reaper,
+        self._warm[name] = Parked(name, self._requested, config, engine, self._tokenizer, info, self._reaper,
                                    self._adapters, self._null_dir, asleep)
         self._engine, self._tokenizer, self._reaper, self._null_dir, self._info = None, None, None, None, None
         self._adapters = AttachedAdapters()
         self._config = self._requested = None
 
-    async def _wake(self, parked: _Parked, t0: float) -> EngineInfo | None:
+    async def _wake(self, parked: Parked, t0: float) -> EngineInfo | None:
         """Make ``parked`` the engine in use again; None (and it is shut down) when its engine died
         while it waited, so the caller builds it anew."""
         if parked.engine.errored or (parked.reaper is not None and not parked.reaper.alive()):
@@ -301,7 +194,7 @@ class EngineHost(LoopEngine):
         self._set_status(EngineStatus(EngineState.READY, parked.name, "", None, info))
         return info
 
-    async def _shutdown_parked(self, parked: _Parked) -> None:
+    async def _shutdown_parked(self, parked: Parked) -> None:
         if parked.null_dir is not None:
             parked.null_dir.cleanup()
         await self._stop_engine(parked.engine)
@@ -602,4 +495,5 @@ class EngineHost(LoopEngine):
             self._tasks.pop(rid, None)
 
 
-__all__ = ["EngineHost", "RequestHandle", "WarmModel", "keep_warm_refusal", "dtype_note", "prepare_config", "resolve_device", "cuda_available"]
+__all__ = ["EngineHost", "RequestHandle", "WarmModel", "cuda_available", "dtype_note", "keep_warm_refusal",
+           "prepare_config", "resolve_device"]

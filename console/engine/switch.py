@@ -111,8 +111,8 @@ class EngineSwitch:
         if keep_warm:
             if not isinstance(loader, EngineHost):
                 raise CannotLoad("Keeping a model warm needs the in-process engine: a console-launched server "
-                                 "serves one model (export with --enable-sleep-mode and use its /sleep and "
-                                 "/wake_up endpoints there)")
+                                 "serves one model (vLLM's server offers /sleep and /wake_up only in its "
+                                 "development mode, VLLM_SERVER_DEV_MODE=1)")
             return loader.load(config, name, keep_warm=True)
         return loader.load(config, name)
 

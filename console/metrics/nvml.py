@@ -130,8 +130,16 @@ def cuda_driver_version() -> str | None:
 
 
 def memory_total_bytes(index: int = 0) -> int | None:
+    return _memory(index, "total")
+
+
+def memory_used_bytes(index: int = 0) -> int | None:
+    return _memory(index, "used")
+
+
+def _memory(index: int, field: str) -> int | None:
     try:
-        return int(nvml().nvmlDeviceGetMemoryInfo(handle(index)).total)
+        return int(getattr(nvml().nvmlDeviceGetMemoryInfo(handle(index)), field))
     except Exception:
         return None
 
@@ -150,5 +158,5 @@ def shutdown() -> None:
 
 
 __all__ = ["NoNvidiaGpu", "available", "unavailable_reason", "device_count", "handle", "gpu_names",
-           "gpu_name", "driver_version", "cuda_driver_version", "memory_total_bytes", "nvml", "text",
+           "gpu_name", "driver_version", "cuda_driver_version", "memory_total_bytes", "memory_used_bytes", "nvml", "text",
            "shutdown"]

@@ -31,7 +31,7 @@ GROUP_SIZE = 128
 QUANT_BITS: dict[str | None, float] = {None: 16.0, "awq": 4 + 20 / GROUP_SIZE, "gptq": 4 + 20 / GROUP_SIZE,
                                        "fp8": 8.0}
 QUANTIZATIONS = ("awq", "gptq", "fp8")
-#: The CPU engine's KV cache when none is given (mirrors console.engine.host.DEFAULT_CPU_KV_BYTES).
+#: The CPU engine's KV cache when none is given (mirrors console.engine.prepare.DEFAULT_CPU_KV_BYTES).
 DEFAULT_CPU_KV_BYTES = 2 * GiB
 #: vLLM's scheduler defaults for an in-process engine (SchedulerConfig.DEFAULT_MAX_NUM_*).
 DEFAULT_MAX_NUM_BATCHED_TOKENS = 2048

@@ -17,12 +17,12 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog,
-    QLabel, QMessageBox, QPushButton, QTableView, QTextBrowser, QVBoxLayout, QWidget,
+    QAbstractItemView, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog,
+    QMessageBox, QPushButton, QTableView, QTextBrowser, QVBoxLayout, QWidget,
 )
 
 from console.config import EngineConfig
-from console.engine.types import EngineInfo, EngineState, EngineStatus
+from console.engine.types import EngineState, EngineStatus
 from console.models.store import ModelEntry, suggest_name
 from console.planner.fit_table import Device, Fit, fit_table, plan_for, planner_device
 from console.planner.core import Plan
@@ -33,6 +33,7 @@ from console.ui.knobs_box import KnobsBox
 from console.ui.model_table import ModelTableModel
 from console.ui.plan_view import PlanView, details_markdown
 from console.ui.tasks import call_in_background, run_with_progress
+from console.ui.warm_line import WarmLine
 from console.ui.widgets import ErrorLabel
 
 #: What one planning round computes off the GUI thread: the device, every model's fit, and for
@@ -50,7 +51,6 @@ class ModelsPanel(QWidget):
 
     selectionChanged = Signal(str, str)
     message = Signal(str)
-    _warmDropped = Signal()  # emitted on the engine thread when a warm model is unloaded (queued here)
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -102,21 +102,10 @@ class ModelsPanel(QWidget):
         self.unload_button = QPushButton(self.tr("Unload"), self)
         self.reload_button = QPushButton(self.tr("Reload"), self)
         self.load_button.clicked.connect(self.load_selected)
-        self.keep_warm_check = QCheckBox(self.tr("Keep warm"), self)
-        self.keep_warm_check.setToolTip(self.tr(
-            "Keep the loaded model warm: when you load another model, the one loaded now stays ready and "
-            "switching back takes seconds "
-            "instead of a full load. On the GPU it sleeps (load it with Sleep mode on: its weights wait in RAM "
-            "and its GPU memory is freed); on the CPU it keeps its memory."))
-        self.warm_label = QLabel(self)
-        self.warm_label.setWordWrap(True)
-        self.warm_label.hide()
-        self.drop_warm_button = QPushButton(self.tr("Unload warm models"), self)
-        self.drop_warm_button.setToolTip(self.tr("Free what the warm models hold; the model in use stays loaded"))
-        self.drop_warm_button.clicked.connect(self.drop_warm)
-        self.drop_warm_button.hide()
-        self._warmDropped.connect(self._show_warm)
-        self._last_switch = ""
+        self.warm_line = WarmLine(ctx, self)
+        self.warm_line.switched.connect(self.message)
+        self.keep_warm_check, self.warm_label = self.warm_line.keep_check, self.warm_line.label
+        self.drop_warm_button = self.warm_line.drop_button
         self.unload_button.clicked.connect(self.unload)
         self.reload_button.clicked.connect(self.reload)
         self.error_label = ErrorLabel(self)
@@ -152,10 +141,7 @@ class ModelsPanel(QWidget):
             buttons.addWidget(b)
         buttons.addWidget(self.keep_warm_check)
         root.addLayout(buttons)
-        warm = QHBoxLayout()
-        warm.addWidget(self.warm_label, 1)
-        warm.addWidget(self.drop_warm_button)
-        root.addLayout(warm)
+        root.addWidget(self.warm_line)
         root.addWidget(self.error_label)
 
     # -- data ----------------------------------------------------------------------------------
@@ -275,31 +261,6 @@ class ModelsPanel(QWidget):
         self.clear_error()
         self.ctx.bridge.unload()
         self._update_buttons()
-
-    def drop_warm(self) -> None:
-        """Unload every warm model (off the GUI thread: the engine thread does it)."""
-        drop = getattr(self.ctx.host, "drop_warm", None)
-        if drop is None:
-            return
-        for w in self.warm_models():
-            drop(w.name).add_done_callback(lambda _f: self._warmDropped.emit())
-        self.warm_label.setText(self.tr("Unloading the warm models…"))
-        self.drop_warm_button.setEnabled(False)
-
-    def warm_models(self) -> list[Any]:
-        warm = getattr(self.ctx.host, "warm_models", None)
-        return list(warm()) if warm is not None else []
-
-    def _show_warm(self) -> None:
-        warm = self.warm_models()
-        parts = [self.tr("{0} (asleep)").format(w.name) if w.asleep else
-                 self.tr("{0} (keeps its memory)").format(w.name) for w in warm]
-        text = self.tr("Kept warm: {0}.").format(", ".join(parts)) if parts else ""
-        text = " ".join(t for t in (text, self._last_switch) if t)
-        self.warm_label.setText(text)
-        self.warm_label.setVisible(bool(text))
-        self.drop_warm_button.setVisible(bool(warm))
-        self.drop_warm_button.setEnabled(bool(warm))
 
     def reload(self) -> bool:
         """Load again with the current choices (a new model or new knobs replace the old engine)."""
@@ -521,20 +482,10 @@ class ModelsPanel(QWidget):
 
     def _on_bridge_status_changed(self, status: EngineStatus) -> None:
         self._update_buttons()
-        if status.state in (EngineState.READY, EngineState.STOPPED, EngineState.FAILED):
-            self._show_warm()
 
     def _on_bridge_load_finished(self, outcome: object) -> None:
         if isinstance(outcome, str):
             self.show_error(self.tr("Load failed: {0}").format(outcome))
-        elif isinstance(outcome, EngineInfo):
-            if outcome.switch_seconds is not None:
-                self._last_switch = self.tr("Switched to {0} in {1:.2f} s (its cold load took {2:.1f} s).").format(
-                    outcome.model, outcome.switch_seconds, outcome.load_seconds)
-                self.message.emit(self._last_switch)
-            else:
-                self._last_switch = ""
-            self._show_warm()
 
     def _update_buttons(self) -> None:
         state = self.ctx.host.status.state

@@ -2042,11 +2042,6 @@
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
-      <source>Free what the warm models hold; the model in use stays loaded</source>
-      <translation>释放预热模型占用的内存；正在使用的模型保持加载</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
       <source>GGUF files (*.gguf);;All files (*)</source>
       <translation>GGUF 文件 (*.gguf);;所有文件 (*)</translation>
     </message>
@@ -2109,21 +2104,6 @@
       <location filename="../../console/ui/models_panel.py" />
       <source>Its folder ({0}) is left as it is.</source>
       <translation>它的文件夹（{0}）保持不变。</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Keep the loaded model warm: when you load another model, the one loaded now stays ready and switching back takes seconds instead of a full load. On the GPU it sleeps (load it with Sleep mode on: its weights wait in RAM and its GPU memory is freed); on the CPU it keeps its memory.</source>
-      <translation>保持已加载模型预热：加载另一个模型时，当前模型保持就绪，切换回来只需几秒，而不必完整重新加载。在 GPU 上它进入休眠（需以休眠模式加载：权重暂存于内存，显存被释放）；在 CPU 上它保留所占内存。</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Keep warm</source>
-      <translation>保持预热</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Kept warm: {0}.</source>
-      <translation>预热中：{0}。</translation>
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
@@ -2207,11 +2187,6 @@
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
-      <source>Switched to {0} in {1:.2f} s (its cold load took {2:.1f} s).</source>
-      <translation>已在 {1:.2f} 秒内切换到 {0}（冷加载需 {2:.1f} 秒）。</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
       <source>The engine is busy ({0}); wait for it to finish</source>
       <translation>引擎正忙（{0}）；请等待其完成</translation>
     </message>
@@ -2219,16 +2194,6 @@
       <location filename="../../console/ui/models_panel.py" />
       <source>Unload</source>
       <translation>卸载</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Unload warm models</source>
-      <translation>卸载预热模型</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Unloading the warm models…</source>
-      <translation>正在卸载预热模型…</translation>
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
@@ -2259,16 +2224,6 @@
       <location filename="../../console/ui/model_table.py" />
       <source>fits with changes</source>
       <translation>调整后可装下</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>{0} (asleep)</source>
-      <translation>{0}（休眠）</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>{0} (keeps its memory)</source>
-      <translation>{0}（保留内存）</translation>
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
@@ -3009,6 +2964,54 @@
       <location filename="../../console/ui/bench_tune.py" />
       <source>{0} of {1} trials measured.</source>
       <translation>已测量 {1} 次试验中的 {0} 次。</translation>
+    </message>
+  </context>
+  <context>
+    <name>WarmLine</name>
+    <message>
+      <location filename="../../console/ui/warm_line.py" />
+      <source>Free what the warm models hold; the model in use stays loaded</source>
+      <translation>释放预热模型占用的内存；正在使用的模型保持加载</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/warm_line.py" />
+      <source>Keep the loaded model warm: when you load another model, the one loaded now stays ready and switching back takes seconds instead of a full load. On the GPU it sleeps (load it with Sleep mode on: its weights wait in RAM and its GPU memory is freed); on the CPU it keeps its memory.</source>
+      <translation>保持已加载模型预热：加载另一个模型时，当前模型保持就绪，切换回来只需几秒，而不必完整重新加载。在 GPU 上它进入休眠（需以休眠模式加载：权重暂存于内存，显存被释放）；在 CPU 上它保留所占内存。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/warm_line.py" />
+      <source>Keep warm</source>
+      <translation>保持预热</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/warm_line.py" />
+      <source>Kept warm: {0}.</source>
+      <translation>预热中：{0}。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/warm_line.py" />
+      <source>Switched to {0} in {1:.2f} s (its cold load took {2:.1f} s).</source>
+      <translation>已在 {1:.2f} 秒内切换到 {0}（冷加载需 {2:.1f} 秒）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/warm_line.py" />
+      <source>Unload warm models</source>
+      <translation>卸载预热模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/warm_line.py" />
+      <source>Unloading the warm models…</source>
+      <translation>正在卸载预热模型…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/warm_line.py" />
+      <source>{0} (asleep)</source>
+      <translation>{0}（休眠）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/warm_line.py" />
+      <source>{0} (keeps its memory)</source>
+      <translation>{0}（保留内存）</translation>
     </message>
   </context>
 </TS>
