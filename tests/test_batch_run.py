@@ -38,16 +38,20 @@ class CountingHost:
         return getattr(self._host, name)
 
     def submit(self, request: Any, on_event: Any = None) -> Any:
-        handle = self._host.submit(request, on_event)
+        return self.submit_many([request], [on_event])[0]
+
+    def submit_many(self, requests: Any, sinks: Any = None) -> Any:
+        handles = self._host.submit_many(requests, sinks)
         with self._lock:
-            self.in_flight += 1
+            self.in_flight += len(handles)
             self.peak = max(self.peak, self.in_flight)
 
         def done(_: Any) -> None:
             with self._lock:
                 self.in_flight -= 1
-        handle.future.add_done_callback(done)
-        return handle
+        for handle in handles:
+            handle.future.add_done_callback(done)
+        return handles
 
 
 def test_batch_with_bad_lines_too_long_prompt_and_wrong_model(engine_host: Any, tmp_path: Path) -> None:

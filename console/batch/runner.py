@@ -4,8 +4,10 @@ The API the CLI and the GUI call (from a worker thread; it blocks until the batc
 
     parsed = read_batch_file("in.jsonl", defaults=SamplingSettings(...))   # formats.py
     summary = run_batch(host, parsed.requests, "out.jsonl", task,
-                        concurrency=16, on_result=callback, on_progress=callback)
+                        concurrency=None, on_result=callback, on_progress=callback)
 
+- ``concurrency``: at most that many requests in flight; None (the default) gives the engine every
+  line at once, which it starts together (``Engine.submit_many``), as vLLM's offline batch does.
 - ``host`` is a loaded :class:`~console.engine.interface.Engine` (in-process, a console-launched
   server or a remote one); other users (chats) may share it.
 - ``task`` (:class:`~console.jobs.TaskState`) receives progress (stage ``"batch"``, fraction
@@ -34,7 +36,10 @@ from console.engine.many import ManyRequests
 from console.engine.types import EngineState, GenerationRequest, RequestFailed, RequestFinished, new_request_id
 from console.jobs import TaskState
 
-DEFAULT_CONCURRENCY = 16
+#: Requests in flight at once: None = every line at once, as vLLM's offline batch (``LLM.generate``,
+#: ``run-batch``) does. The engine starts them in one step, so identical greedy lines answer alike
+#: and throughput is the engine's (a window of 16 fed them one by one; issue 28).
+DEFAULT_CONCURRENCY: int | None = None
 
 
 @dataclass(frozen=True)
@@ -100,12 +105,12 @@ def _explain_failure(message: str, host: object) -> tuple[str, str]:
 
 
 def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path | str,
-              task: TaskState | None = None, *, concurrency: int = DEFAULT_CONCURRENCY,
+              task: TaskState | None = None, *, concurrency: int | None = DEFAULT_CONCURRENCY,
               on_result: Callable[[BatchResult], None] | None = None,
               on_progress: Callable[[BatchProgress], None] | None = None,
               resume: bool = True, model_name: str | None = None) -> BatchSummary:
     """Run ``requests`` on ``host``; see the module docstring. Blocks until the batch ends."""
-    if concurrency < 1:
+    if concurrency is not None and concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     task = task or TaskState()
     output_path = Path(output_path)

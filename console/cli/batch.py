@@ -33,7 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                                             "written in place, line by line)")
     p.add_argument("--served-model-name", help="model name written in the results (default: --model)")
     p.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY,
-                   help=f"requests in flight at once (default {DEFAULT_CONCURRENCY})")
+                   help="at most N requests in flight (default: every line at once, as vLLM's offline batch "
+                        "does; identical greedy lines then answer alike)")
     p.add_argument("--no-resume", action="store_true", help="overwrite the output instead of resuming")
     p.add_argument("--csv", metavar="PATH", help="also export the results as CSV")
     p.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
@@ -76,7 +77,7 @@ def _load(args: argparse.Namespace) -> Engine:
 def cmd_batch(args: argparse.Namespace) -> int:
     inp = _local(args.input_file, "input file")
     out = _local(args.output_file, "output file")
-    if args.concurrency < 1:
+    if args.concurrency is not None and args.concurrency < 1:
         raise CliError("--concurrency must be at least 1")
     sampling = sampling_from_args(args)
     try:

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 from console import privacy, speed
 from console.config import EngineConfig, SamplingSettings
-from console.engine import gc_pause, load_capture, reaper, vllm_compat
+from console.engine import gc_pause, grouped, load_capture, reaper, vllm_compat
 from console.engine.adapters import Attached, AttachedAdapters, cpu_base_slot, lora_settings
 from console.models.lora import write_null_adapter
 from console.engine.choices import OutputCollector
@@ -78,6 +78,8 @@ class EngineHost(LoopEngine):
         self._requested: EngineConfig | None = None  # what load() was given for the engine in use
         self._info: EngineInfo | None = None  # the engine in use, as it was once READY
         self._warm: dict[str, Parked] = {}  # models kept warm beside the one in use (issue 21)
+        self._gates: dict[str, grouped.SchedulerGate] = {}  # request id -> its group's gate (issue 28)
+        self._gate_lock: asyncio.Lock | None = None  # one group holds the scheduler at a time
         atexit.register(self.close)
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -387,6 +389,28 @@ class EngineHost(LoopEngine):
         return result is not False  # vLLM 0.26 returns None, later versions a bool
 
     # -- requests ------------------------------------------------------------------------------
+    def _start_group(self, items: list[tuple[GenerationRequest, EventSink | None, RequestHandle]]) -> None:
+        """Start a group of requests so that they run from one engine step (see
+        :mod:`console.engine.grouped`): the scheduler is held while they are added."""
+        engine = self._engine
+        if (len(items) < 2 or engine is None or not grouped.HOLD_SCHEDULER
+                or not vllm_compat.can_hold_scheduler(engine)):
+            super()._start_group(items)
+            return
+        if self._gate_lock is None:
+            self._gate_lock = asyncio.Lock()
+        gate = grouped.SchedulerGate(len(items))
+        asyncio.get_running_loop().create_task(gate.hold(engine, self._gate_lock))
+        for request, sink, handle in items:
+            self._gates[request.request_id] = gate
+            self._start_task(request, sink, handle)
+
+    def _task_done(self, request_id: str, sink: EventSink | None, handle: RequestHandle) -> None:
+        gate = self._gates.pop(request_id, None)
+        if gate is not None:  # cancelled before its first step: it never reached the gate
+            gate.added()
+        super()._task_done(request_id, sink, handle)
+
     def format_prompt(self, request: GenerationRequest) -> Any:
         if request.prompt_token_ids is not None:
             return {"prompt_token_ids": list(request.prompt_token_ids)}
@@ -438,18 +462,23 @@ class EngineHost(LoopEngine):
         prompt_tokens = 0
         prompt_logprobs: list[Any] | None = None
         finish_reason = "stop"
+        scheduled: float | None = None
 
         emit, finish = self._emitters(sink, handle)
+        gate = self._gates.pop(rid, None)
+        on_added = grouped.once(gate.added) if gate is not None else None
 
         engine = self._engine
         try:
+            if gate is not None:
+                await gate.opened()
             if engine is None:
                 raise EngineNotReady("no model is loaded")
             params = self._request_params(request)
             prompt = self.format_prompt(request)
             lora = self._adapters.request(request.adapter)
             collected = OutputCollector(self._tokenizer)
-            async for out in engine.generate(prompt, params, rid, lora_request=lora):
+            async for out in grouped.generate(engine, prompt, params, rid, lora_request=lora, on_added=on_added):
                 collected.add(out.outputs)
                 if out.prompt_token_ids is not None:
                     prompt_tokens = len(out.prompt_token_ids)
@@ -472,13 +501,14 @@ class EngineHost(LoopEngine):
                     emit(TokenDelta(rid, c.text, n))
                 if out.finished:
                     finish_reason = str(c.finish_reason or "stop")
+                    scheduled = getattr(getattr(out, "metrics", None), "scheduled_ts", None) or None
             choices = collected.choices()
             if len(choices) > 1:  # n answers: the engine generated all their tokens
                 out_tokens = sum(ch.output_tokens for ch in choices)
                 finish_reason = choices[0].finish_reason
             finish(RequestFinished(rid, "".join(parts), finish_reason, prompt_tokens, out_tokens,
                                    None if first is None else first - t0, time.perf_counter() - t0,
-                                   prompt_logprobs, choices))
+                                   prompt_logprobs, choices, scheduled))
         except asyncio.CancelledError:
             # Cancelling the consumer aborts the request inside vLLM; keep what was streamed.
             finish(RequestFinished(rid, "".join(parts), "abort", prompt_tokens, out_tokens,
@@ -492,6 +522,8 @@ class EngineHost(LoopEngine):
                 asyncio.get_running_loop().create_task(
                     self._engine_died(engine, "The engine process stopped unexpectedly"))
         finally:
+            if on_added is not None:
+                on_added()  # a request that failed before reaching the engine must not hold its group
             self._tasks.pop(rid, None)
 
 

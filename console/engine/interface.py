@@ -19,7 +19,7 @@ same series (KV usage, running/waiting, token counters, TTFT/ITL) whatever the s
 from __future__ import annotations
 
 import concurrent.futures as cf
-from typing import Any, Iterator, Protocol, runtime_checkable
+from typing import Any, Iterator, Protocol, Sequence, runtime_checkable
 
 from console.config import EngineConfig
 from console.metrics.store import MetricsStore
@@ -64,6 +64,9 @@ class Engine(Protocol):
     def close(self, timeout: float = 60.0) -> None: ...
 
     def submit(self, request: GenerationRequest, on_event: EventSink | None = None) -> Handle: ...
+
+    def submit_many(self, requests: Sequence[GenerationRequest],
+                    sinks: Sequence[EventSink | None] | None = None) -> list[Handle]: ...
 
     def abort(self, request_id: str) -> None: ...
 

@@ -6,8 +6,9 @@ optionally on an arrival schedule (seconds after the start) -- and yields each o
 :class:`Done` on the calling thread, in completion order, so the consumer writes files and
 reports progress without locks. Cancel (``task`` or :meth:`ManyRequests.cancel`) aborts what is
 in flight and yields those requests' terminal (``abort``) events too, so nothing is left behind.
-A submit the engine refuses (:class:`~console.engine.types.EngineError`: not ready, gone) stops
-further submits; what is in flight still finishes, and :attr:`ManyRequests.submit_error` says why.
+What is due is submitted as one group (``Engine.submit_many``), which the in-process engine starts
+in one step, as vLLM's offline batch does. A submit the engine refuses
+(:class:`~console.engine.types.EngineError`: not ready, gone) stops further submits; what is in flight still finishes, and :attr:`ManyRequests.submit_error` says why.
 """
 
 from __future__ import annotations
@@ -69,28 +70,38 @@ class ManyRequests(Generic[K]):
             handle.cancel()
 
     def _submit_due(self) -> float | None:
-        """Submit what is due and fits; seconds until the next scheduled submit, or None."""
+        """Submit what is due and fits, as one group (the engine starts a group together: vLLM's
+        offline batch gives every request to the engine before it runs); seconds until the next
+        scheduled submit, or None."""
+        group: list[tuple[K, GenerationRequest]] = []
+        wait: float | None = None
         while not self._stopped and self._next < len(self._todo):
-            if self.concurrency is not None and len(self._in_flight) >= self.concurrency:
-                return None
+            if self.concurrency is not None and len(self._in_flight) + len(group) >= self.concurrency:
+                break
             if self._offsets is not None:
-                wait = self._offsets[self._next] - (time.perf_counter() - self.t0)
-                if wait > 0:
-                    return wait
-            key, request = self._todo[self._next]
+                due = self._offsets[self._next] - (time.perf_counter() - self.t0)
+                if due > 0:
+                    wait = due
+                    break
+            group.append(self._todo[self._next])
             self._next += 1
-            sent = time.perf_counter() - self.t0
-            try:
-                handle = self.engine.submit(request)
-            except EngineError as exc:
-                self.submit_error = exc
-                self._stopped = True
-                return None
+        if group:
+            self._send(group)
+        return wait
+
+    def _send(self, group: list[tuple[K, GenerationRequest]]) -> None:
+        sent = time.perf_counter() - self.t0
+        try:
+            handles = self.engine.submit_many([request for _key, request in group])
+        except EngineError as exc:
+            self.submit_error = exc
+            self._stopped = True
+            return
+        for (key, request), handle in zip(group, handles):
             self._in_flight[request.request_id] = handle
             handle.future.add_done_callback(
                 lambda f, k=key, rid=request.request_id, s=sent: self._done.put(
                     Done(k, rid, f.result(), s, time.perf_counter() - self.t0)))
-        return None
 
     def __iter__(self) -> Iterator[Done[K]]:
         try:

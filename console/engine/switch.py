@@ -12,7 +12,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import logging
 import threading
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from console.config import EngineConfig
 from console.engine.factory import EngineChoice, make_engine
@@ -146,6 +146,10 @@ class EngineSwitch:
 
     def submit(self, request: GenerationRequest, on_event: EventSink | None = None) -> Handle:
         return self._backend.submit(request, on_event)
+
+    def submit_many(self, requests: Sequence[GenerationRequest],
+                    sinks: Sequence[EventSink | None] | None = None) -> list[Handle]:
+        return self._backend.submit_many(requests, sinks)
 
     def abort(self, request_id: str) -> None:
         self._backend.abort(request_id)

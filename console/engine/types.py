@@ -138,6 +138,9 @@ class RequestFinished:
     #: Every answer of the request (``n`` of them), with log-probabilities when asked for;
     #: ``text`` above is choice 0's.
     choices: tuple[Choice, ...] = ()
+    #: When the engine first scheduled the request (vLLM's engine-core clock, monotonic seconds;
+    #: in-process engine only): requests started together share it (issue 28).
+    engine_scheduled_ts: float | None = None
 
     @property
     def tokens_per_s(self) -> float | None:

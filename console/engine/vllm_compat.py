@@ -129,3 +129,27 @@ def engine_args_from_cli(args: Any) -> Any:
 def lora_request_class() -> Any:
     """vLLM's ``LoRARequest`` (name, integer id, folder): the per-request adapter."""
     return _first([("vllm.lora.request", "LoRARequest")])
+
+
+def stream_finished_marker() -> Any:
+    """The sentinel ``RequestOutputCollector`` hands out when a request's stream ends without an
+    output (``vllm.outputs.STREAM_FINISHED``, 0.26 and later); None where there is none."""
+    try:
+        return _first([("vllm.outputs", "STREAM_FINISHED")])
+    except EngineUnavailable:
+        return None
+
+
+def can_hold_scheduler(engine: Any) -> bool:
+    """Whether ``engine`` (an ``AsyncLLM``) can freeze its scheduler while requests are added and
+    go on where it was: ``pause_generation(mode="keep")`` / ``resume_generation()`` (0.26 and
+    later; earlier ones only pause for weight updates)."""
+    import inspect
+
+    pause = getattr(engine, "pause_generation", None)
+    if pause is None or getattr(engine, "resume_generation", None) is None:
+        return False
+    try:
+        return "mode" in inspect.signature(pause).parameters
+    except (TypeError, ValueError):
+        return False

@@ -54,7 +54,7 @@ from console.ui.formatting import format_count, format_duration, format_number
 class _BatchJob:
     """One run of :func:`run_batch` on a worker thread; everything it reports lands in deques."""
 
-    def __init__(self, host: Any, parsed: ParsedBatch, output: Path, concurrency: int, resume: bool) -> None:
+    def __init__(self, host: Any, parsed: ParsedBatch, output: Path, concurrency: int | None, resume: bool) -> None:
         self.task = TaskState()
         self.results: collections.deque[BatchResult] = collections.deque()
         self.progress: BatchProgress | None = None
@@ -143,8 +143,12 @@ class BatchPanel(QWidget):
         self.seed.setValue(-1)
         self.seed.setSpecialValueText(self.tr("random"))
         self.concurrency = QSpinBox(box)
-        self.concurrency.setRange(1, 1024)
-        self.concurrency.setValue(DEFAULT_CONCURRENCY)
+        self.concurrency.setRange(0, 65536)
+        self.concurrency.setSpecialValueText(self.tr("all"))  # 0: every line at once (vLLM's offline batch)
+        self.concurrency.setValue(DEFAULT_CONCURRENCY or 0)
+        self.concurrency.setToolTip(self.tr("Requests in flight at once. 'all' gives the engine every line "
+                                            "together, as vLLM's offline batch does: fastest, and identical "
+                                            "greedy lines answer alike."))
         for label, widget in ((self.tr("Temperature"), self.temperature), (self.tr("Top-p"), self.top_p),
                               (self.tr("Max tokens"), self.max_tokens), (self.tr("Seed"), self.seed),
                               (self.tr("Concurrency"), self.concurrency)):
@@ -242,7 +246,7 @@ class BatchPanel(QWidget):
             wanted = set(self._prompts)
             self.model.append([BatchResult.from_openai(o, self._prompts.get(o["custom_id"], ""))
                                for o in iter_output(output) if o["custom_id"] in wanted])
-        self.job = _BatchJob(host, self.parsed, output, self.concurrency.value(), resume)
+        self.job = _BatchJob(host, self.parsed, output, self.concurrency.value() or None, resume)
         self.output_path = output
         self.progress.setValue(0)
         self.status_label.setText(self.tr("Starting…"))

@@ -1,0 +1,374 @@
+#!/usr/bin/env python3
+"""Issue 28 on a GPU: does the console's batch answer what plain vLLM answers, and as fast?
+
+Usage (vLLM importable, an NVIDIA GPU; ``--emulate-gib 23`` on a card bigger than 24 GB):
+
+    python benchmarks/gpu/batch_parity.py OUTDIR --gguf FILE [--emulate-gib 23]
+           [--parts consistency,speed,8b,offload]
+
+One process, engines kept between the parts that share them; every part lands in
+``OUTDIR/batch-parity.json`` as soon as it ends (a part that fails records its error):
+
+- ``consistency``: the acceptance batch (32 lines, 8 of them the same greedy capital question) on
+  SmolLM2 (real weights, imported from the bundled GGUF) through the console's engine host, each
+  submission mode twice with the prefix cache reset: ``window16`` (the old default: 16 in flight,
+  refilled one by one), ``one_by_one`` (every request submitted separately: the old bench path),
+  ``grouped_no_hold`` (one hop, scheduler not held), ``grouped`` (the new default: one hop, the
+  scheduler held while the group is added). Controls: plain ``LLM.chat`` with the same 32
+  conversations; the same modes with CUDA graphs off (eager) and with vLLM's batch-invariant mode.
+  Each row: how many of the 8 say Paris, how many distinct answers, over how many engine steps the
+  32 were first scheduled.
+- ``speed``: SmolLM2, random token prompts 128 x 256 -> 128 and 1,024 x 256 -> 128: the console's
+  bench path (``run_console``) against plain ``LLM.generate`` on the same engine settings, alternated
+  twice, prefix cache reset before each run.
+- ``8b``: the Llama-3.1-8B shape (dummy weights, SmolLM2's tokenizer, vocabulary matched), bf16,
+  256 x 512 -> 256, console against plain vLLM.
+- ``offload``: the 8B shape at the emulated budget with and without ``kv_offloading_size``: KV
+  tokens, the context that serves 4 users, throughput of 4 users at that context and at twice it,
+  the planner's host-RAM figure against the engine processes' RSS growth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+for key, value in (("VLLM_USE_FLASHINFER_SAMPLER", "0"), ("VLLM_WORKER_MULTIPROC_METHOD", "spawn"),
+                   ("HF_HUB_OFFLINE", "1"), ("VLLM_NO_USAGE_STATS", "1"), ("DO_NOT_TRACK", "1"),
+                   ("HF_HUB_DISABLE_TELEMETRY", "1"), ("NCCL_NVLS_ENABLE", "0"), ("TOKENIZERS_PARALLELISM", "false")):
+    os.environ.setdefault(key, value)
+
+GiB = 1 << 30
+CAPITAL = "What is the capital of France?"
+QUESTIONS = [CAPITAL, "How many days are there in a week?", "Name a fruit that is yellow.", "What is 2 + 3?"] * 8
+LLAMA_8B = dict(hidden_size=4096, intermediate_size=14336, num_attention_heads=32, num_hidden_layers=32,
+                num_key_value_heads=8, head_dim=128, max_position_embeddings=131072, rope_theta=500000.0,
+                tie_word_embeddings=False, model_type="llama", architectures=["LlamaForCausalLM"],
+                rms_norm_eps=1e-5, hidden_act="silu", torch_dtype="bfloat16")
+
+
+def say(msg: str) -> None:
+    print(f"[parity {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+class Run:
+    def __init__(self, out: Path, work: Path, emulate_gib: float | None) -> None:
+        self.out, self.work = out, work
+        self.report: dict[str, Any] = {"started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "parts": {}}
+        import torch
+        import vllm
+
+        total = torch.cuda.get_device_properties(0).total_memory
+        self.util = round(emulate_gib * GiB / total, 4) if emulate_gib else 0.9
+        self.report.update(gpu=torch.cuda.get_device_name(0), vllm=vllm.__version__, emulate_gib=emulate_gib,
+                           gpu_memory_utilization=self.util)
+        os.environ["INFERENCE_CONSOLE_HOME"] = str(work / "home")
+        self.smol: Path | None = None
+        self.engines: dict[str, Any] = {}
+
+    def save(self) -> None:
+        (self.out / "batch-parity.json").write_text(json.dumps(self.report, indent=1, default=str))
+
+    def part(self, key: str, fn: Callable[[], dict[str, Any]]) -> None:
+        say(f"=== {key}")
+        t0 = time.time()
+        try:
+            res = fn()
+        except Exception as exc:
+            res = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()[-3000:]}
+            say(f"{key} FAILED: {res['error']}")
+        res["seconds"] = round(time.time() - t0, 1)
+        self.report["parts"][key] = res
+        self.save()
+        say(f"{key} done in {res['seconds']} s")
+
+    # -- engines ---------------------------------------------------------------------------------
+    def smollm2(self, gguf: str) -> Path:
+        if self.smol is None:
+            from console.models.importers import import_gguf
+            from console.models.store import ModelStore
+
+            store = ModelStore(self.work / "store")
+            try:
+                self.smol = Path(store.get("smollm2").path)
+            except Exception:
+                self.smol = Path(import_gguf(store, Path(gguf), "smollm2").path)
+        return self.smol
+
+    def console(self, tag: str, **cfg: Any) -> Any:
+        from console.config import EngineConfig
+        from console.engine.host import EngineHost
+
+        if tag not in self.engines:
+            host = EngineHost()
+            t0 = time.time()
+            info = host.load(EngineConfig(device="cuda", gpu_memory_utilization=self.util, **cfg), tag).result(1200)
+            say(f"console engine {tag} loaded in {time.time() - t0:.0f} s ({info.num_kv_blocks} KV blocks)")
+            self.engines[tag] = host
+        return self.engines[tag]
+
+    def plain(self, tag: str, **kwargs: Any) -> Any:
+        from vllm import LLM
+
+        if tag not in self.engines:
+            t0 = time.time()
+            self.engines[tag] = LLM(gpu_memory_utilization=self.util, **kwargs)
+            say(f"plain vLLM {tag} loaded in {time.time() - t0:.0f} s")
+        return self.engines[tag]
+
+    def drop(self, *tags: str) -> None:
+        import gc
+
+        for tag in tags:
+            engine = self.engines.pop(tag, None)
+            if engine is None:
+                continue
+            if hasattr(engine, "close"):
+                engine.close()
+            else:
+                shutdown = getattr(getattr(engine, "llm_engine", None), "engine_core", None)
+                if shutdown is not None:
+                    shutdown.shutdown()
+            del engine
+        gc.collect()
+        time.sleep(2)
+
+    # -- parts -----------------------------------------------------------------------------------
+    def consistency(self, gguf: str) -> dict[str, Any]:
+        model = str(self.smollm2(gguf))
+        res: dict[str, Any] = {"lines": len(QUESTIONS), "capital_lines": QUESTIONS.count(CAPITAL)}
+        base = dict(model=model, max_model_len=2048)
+        res["graphs"] = self._modes(self.console("smol", **base))
+        llm = self.plain("smol-plain", model=model, max_model_len=2048)
+        from vllm import SamplingParams
+
+        plain_rows = []
+        for _ in range(2):
+            llm.reset_prefix_cache()
+            outs = llm.chat([[{"role": "user", "content": q}] for q in QUESTIONS],
+                            SamplingParams(temperature=0.0, max_tokens=32), use_tqdm=False)
+            plain_rows.append(_judge([o.outputs[0].text for o in outs], None))
+        res["plain_llm_chat"] = plain_rows
+        self.save()
+        res["eager"] = self._modes(self.console("smol-eager", enforce_eager=True, **base), ("one_by_one", "grouped"))
+        self.drop("smol-eager")
+        os.environ["VLLM_BATCH_INVARIANT"] = "1"
+        try:
+            res["batch_invariant"] = self._modes(self.console("smol-bi", **base), ("one_by_one", "grouped"))
+        except Exception as exc:
+            res["batch_invariant"] = {"error": f"{type(exc).__name__}: {exc}"}
+        finally:
+            os.environ.pop("VLLM_BATCH_INVARIANT", None)
+            self.drop("smol-bi")
+        return res
+
+    def _modes(self, host: Any, modes: tuple[str, ...] = ("window16", "one_by_one", "grouped_no_hold", "grouped")
+               ) -> dict[str, Any]:
+        from console.batch.formats import parse_jsonl
+        from console.batch.runner import run_batch
+        from console.engine import grouped
+        from console.engine.types import RequestFinished
+
+        lines = "\n".join(json.dumps({"custom_id": f"q{i}", "method": "POST", "url": "/v1/chat/completions",
+                                      "body": {"messages": [{"role": "user", "content": q}], "max_tokens": 32,
+                                               "temperature": 0}}) for i, q in enumerate(QUESTIONS))
+        parsed = parse_jsonl(lines)
+        out: dict[str, Any] = {}
+        for mode in modes:
+            rows = []
+            for rep in range(2):
+                host.reset_prefix_cache().result(60)
+                grouped.HOLD_SCHEDULER = mode != "grouped_no_hold"
+                try:
+                    if mode in ("window16", "grouped"):
+                        path = self.work / f"batch-{mode}-{rep}.jsonl"
+                        summary = run_batch(host, parsed.requests, path, resume=False,
+                                            concurrency=16 if mode == "window16" else None)
+                        by_id = {r.custom_id: r for r in summary.results}
+                        texts = [by_id[f"q{i}"].text for i in range(len(QUESTIONS))]
+                        rows.append(_judge(texts, None))
+                        continue
+                    reqs = [_request(q) for q in QUESTIONS]
+                    if mode == "one_by_one":
+                        handles = [host.submit(r) for r in reqs]
+                    else:
+                        handles = host.submit_many(reqs)
+                    events = [h.result(300) for h in handles]
+                    texts = [e.text if isinstance(e, RequestFinished) else f"FAILED {e}" for e in events]
+                    rows.append(_judge(texts, [getattr(e, "engine_scheduled_ts", None) for e in events]))
+                finally:
+                    grouped.HOLD_SCHEDULER = True
+            out[mode] = rows
+            say(f"  {mode}: " + "; ".join(f"paris {r['paris']}/8, {r['distinct_capital_answers']} answers, "
+                                          f"{r.get('scheduled_steps')} steps" for r in rows))
+        return out
+
+    def speed(self, gguf: str) -> dict[str, Any]:
+        model = str(self.smollm2(gguf))
+        host = self.console("smol", model=model, max_model_len=2048)
+        llm = self.plain("smol-plain", model=model, max_model_len=2048)
+        vocab = host.tokenizer.vocab_size
+        res: dict[str, Any] = {}
+        for n in (128, 1024):
+            res[str(n)] = self._compare(host, llm, n, 256, 128, vocab)
+        return res
+
+    def _compare(self, host: Any, llm: Any, n: int, inp: int, outp: int, vocab: int, reps: int = 2) -> dict[str, Any]:
+        from vllm import SamplingParams
+
+        from console.bench.runner import run_console
+        from console.bench.workload import synthetic
+
+        w = synthetic(n, inp, outp, vocab, seed=n)
+        rows: dict[str, list[dict[str, Any]]] = {"console": [], "plain": []}
+        params = SamplingParams(temperature=0.0, top_p=1.0, max_tokens=outp, ignore_eos=True)
+        llm.generate([{"prompt_token_ids": w.prompt_token_ids[0]}], SamplingParams(max_tokens=4), use_tqdm=False)
+        for _ in range(reps):
+            r = run_console(host, w)
+            rows["console"].append({k: r.get(k) for k in ("output_tokens_per_s", "duration_s", "ttft_s", "e2e_s",
+                                                          "prefix_cache")} | {"engine_ttft_s": r["engine"]["ttft_s"]})
+            llm.reset_prefix_cache()
+            t0 = time.perf_counter()
+            outs = llm.generate([{"prompt_token_ids": ids} for ids in w.prompt_token_ids], params, use_tqdm=False)
+            dt = time.perf_counter() - t0
+            toks = sum(len(o.outputs[0].token_ids) for o in outs)
+            rows["plain"].append({"output_tokens_per_s": toks / dt, "duration_s": dt, "output_tokens": toks})
+            say(f"  {n}x{inp}->{outp}: console {rows['console'][-1]['output_tokens_per_s']:.0f} tok/s, "
+                f"plain {rows['plain'][-1]['output_tokens_per_s']:.0f} tok/s")
+        best_c = max(r["output_tokens_per_s"] for r in rows["console"])
+        best_p = max(r["output_tokens_per_s"] for r in rows["plain"])
+        med_c = sorted(r["output_tokens_per_s"] for r in rows["console"])[len(rows["console"]) // 2]
+        med_p = sorted(r["output_tokens_per_s"] for r in rows["plain"])[len(rows["plain"]) // 2]
+        return {"workload": w.name, "runs": rows, "ratio_best": best_c / best_p, "ratio_median": med_c / med_p}
+
+    def big(self, gguf: str) -> dict[str, Any]:
+        self.drop("smol", "smol-plain")
+        folder = self.shape_8b(gguf)
+        kw = dict(max_model_len=8192, max_num_seqs=256, max_num_batched_tokens=8192, load_format="dummy")
+        host = self.console("8b", model=str(folder), **kw)
+        llm = self.plain("8b-plain", model=str(folder), **kw)
+        res = self._compare(host, llm, 256, 512, 256, host.tokenizer.vocab_size)
+        self.drop("8b", "8b-plain")
+        return res
+
+    def shape_8b(self, gguf: str) -> Path:
+        src = self.smollm2(gguf)
+        folder = self.work / "llama-8b-shape"
+        folder.mkdir(parents=True, exist_ok=True)
+        import shutil
+
+        for f in src.iterdir():
+            if f.name.startswith(("tokenizer", "special_tokens", "vocab", "merges", "generation_config", "chat_template")):
+                shutil.copy(f, folder / f.name)
+        tok = json.loads((src / "config.json").read_text())
+        (folder / "config.json").write_text(json.dumps(dict(
+            LLAMA_8B, vocab_size=tok["vocab_size"], bos_token_id=tok.get("bos_token_id"),
+            eos_token_id=tok.get("eos_token_id"))))
+        return folder
+
+    def offload(self, gguf: str) -> dict[str, Any]:
+        import psutil
+
+        from console.bench.runner import run_console
+        from console.bench.workload import synthetic
+
+        folder = self.shape_8b(gguf)
+        res: dict[str, Any] = {}
+        offload_gib = 32.0
+        ctx4: int | None = None
+        for tag, extra in (("no_offload", {}), ("offload", {"kv_offloading_size": offload_gib})):
+            before = _tree_rss()
+            try:
+                host = self.console(tag, model=str(folder), max_model_len=32768, load_format="dummy",
+                                    max_num_seqs=4, **extra)
+            except Exception as exc:
+                res[tag] = {"error": f"{type(exc).__name__}: {exc}"}
+                continue
+            info = host.status.info
+            kv_tokens = (info.num_kv_blocks or 0) * (info.block_size or 0)
+            ctx4 = ctx4 or max(1024, (kv_tokens // 4) // 256 * 256)
+            row: dict[str, Any] = {"kv_tokens_gpu": kv_tokens, "context_for_4_users": kv_tokens // 4,
+                                   "rss_growth_bytes": _tree_rss() - before}
+            for ctx in (ctx4, min(2 * ctx4, 32768)):
+                w = synthetic(4, ctx - 256, 256, host.tokenizer.vocab_size, seed=ctx)
+                r = run_console(host, w)
+                row[f"ctx_{ctx}"] = {"output_tokens_per_s": r["output_tokens_per_s"],
+                                     "preemptions": r["engine"]["preemptions"], "e2e_s": r.get("e2e_s")}
+                say(f"  {tag} ctx {ctx}: {r['output_tokens_per_s']:.0f} tok/s, {r['engine']['preemptions']} preemptions")
+            res[tag] = row
+            self.drop(tag)
+            self.save()
+        # The planner counts offload's host RAM as the offload size itself (console/planner/speed.py).
+        res["planner_host_bytes"] = int(offload_gib * GiB)
+        res["offload_gib"] = offload_gib
+        res["host_ram_total_bytes"] = psutil.virtual_memory().total
+        return res
+
+
+def _tree_rss() -> int:
+    import psutil
+
+    me = psutil.Process()
+    total = me.memory_info().rss
+    for child in me.children(recursive=True):
+        try:
+            total += child.memory_info().rss
+        except psutil.Error:
+            pass
+    return total
+
+
+def _request(q: str) -> Any:
+    from console.config import SamplingSettings
+    from console.engine.types import GenerationRequest
+
+    return GenerationRequest(messages=[{"role": "user", "content": q}], stream=False,
+                             sampling=SamplingSettings(temperature=0.0, max_tokens=32))
+
+
+def _judge(texts: list[str], scheduled: list[float | None] | None) -> dict[str, Any]:
+    capital = [t for t, q in zip(texts, QUESTIONS) if q == CAPITAL]
+    row: dict[str, Any] = {"paris": sum("paris" in t.lower() for t in capital),
+                           "distinct_capital_answers": len(set(capital)),
+                           "distinct_answers_per_question": {q[:24]: len({t for t, q2 in zip(texts, QUESTIONS) if q2 == q})
+                                                             for q in dict.fromkeys(QUESTIONS)},
+                           "capital_answers": sorted(set(capital))[:4]}
+    if scheduled is not None:
+        row["scheduled_steps"] = len({s for s in scheduled if s is not None})
+    return row
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--gguf", required=True)
+    ap.add_argument("--emulate-gib", type=float, default=None)
+    ap.add_argument("--parts", default="consistency,speed,8b,offload")
+    ap.add_argument("--work", type=Path, default=Path("/tmp/console-parity"))
+    args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    args.work.mkdir(parents=True, exist_ok=True)
+    run = Run(args.out, args.work, args.emulate_gib)
+    prev = args.out / "batch-parity.json"
+    if prev.is_file():
+        run.report["parts"].update(json.loads(prev.read_text()).get("parts", {}))
+    parts = {"consistency": run.consistency, "speed": run.speed, "8b": run.big, "offload": run.offload}
+    for p in args.parts.split(","):
+        run.part(p, lambda p=p: parts[p](args.gguf))
+    for tag in list(run.engines):
+        run.drop(tag)
+    run.report["finished_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    run.save()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
