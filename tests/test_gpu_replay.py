@@ -20,6 +20,7 @@ import pytest
 from console.metrics.store import MetricsStore
 from console.planner import PlanRequest, find_calibration, plan, shape_for
 from console.planner.calibration import Calibration
+from console.planner.defaults import RECORDED_LOAD_DEFAULTS
 from console.planner.core import compute
 from console.planner.gpus import GPU_PROFILES, GiB, MiB
 
@@ -61,8 +62,10 @@ def request(key: str, gpu: str = "h200", calibration: Any = True, util: float | 
     cfg = load_record(key)["config"]
     return PlanRequest(shape_for(model), gpu=gpu,
                        gpu_memory_utilization=util if util is not None else cfg["gpu_memory_utilization"],
-                       max_model_len=cfg.get("max_model_len"), max_num_seqs=cfg.get("max_num_seqs"),
-                       max_num_batched_tokens=cfg.get("max_num_batched_tokens"),
+                       max_model_len=cfg.get("max_model_len"),
+                       max_num_seqs=cfg.get("max_num_seqs") or RECORDED_LOAD_DEFAULTS["max_num_seqs"],
+                       max_num_batched_tokens=cfg.get("max_num_batched_tokens")
+                       or RECORDED_LOAD_DEFAULTS["max_num_batched_tokens"],
                        enforce_eager=cfg.get("enforce_eager", False), calibration=calibration, **extra)
 
 

@@ -91,3 +91,17 @@ def test_a_batch_gives_the_engine_every_line_at_once_by_default(engine_host: Any
     recorder = GroupRecorder(engine_host)
     summary = run_batch(recorder, parsed.requests, tmp_path / "out.jsonl")
     assert summary.succeeded == 5 and recorder.groups == [5]
+
+
+def test_the_engine_gets_vllms_offline_batch_defaults_and_the_planner_knows_them(engine_host: Any) -> None:
+    """Built with vLLM's bare in-process context the engine had 2,048 batched tokens and 128
+    sequences, where vLLM's offline batch on the same machine has more (issue 28: 0.44 of
+    ``LLM.generate`` on an H200). The engine now has the offline defaults, and the planner's
+    figure for an engine with no such knob set is the engine's."""
+    from console.planner.defaults import scheduler_defaults
+    from console.planner.gpus import get_gpu
+
+    assert engine_host.config.max_num_batched_tokens is None and engine_host.config.max_num_seqs is None
+    sc = engine_host._engine.vllm_config.scheduler_config
+    assert (sc.max_num_batched_tokens, sc.max_num_seqs) == scheduler_defaults(get_gpu("cpu"))
+    assert (sc.max_num_batched_tokens, sc.max_num_seqs) != (2048, 128)

@@ -25,16 +25,18 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from console import privacy, speed
-from console.config import EngineConfig, SamplingSettings
+from console.config import EngineConfig
 from console.engine import gc_pause, grouped, load_capture, reaper, vllm_compat
 from console.engine.adapters import Attached, AttachedAdapters, cpu_base_slot, lora_settings
 from console.models.lora import write_null_adapter
 from console.engine.choices import OutputCollector
 from console.engine.loop_engine import LoopEngine, RequestHandle
+from console.engine.params import request_params
 from console.engine.errors import explain
 from console.engine.prepare import (  # re-exported: the rest of the console imports them from here
     cuda_available,
     dtype_note,
+    engine_info,
     prepare_config,
     resolve_device,
 )
@@ -236,7 +238,9 @@ class EngineHost(LoopEngine):
             self.metrics.clear()
             before = reaper.children()
             with load_capture.capture_logs() as capture:  # vLLM's memory report, for the planner
-                engine = vllm_compat.async_llm_class().from_engine_args(args, stat_loggers=loggers)
+                context = vllm_compat.offline_usage_context()  # vLLM's offline-batch defaults (issue 28)
+                extra = {"usage_context": context} if context is not None else {}
+                engine = vllm_compat.async_llm_class().from_engine_args(args, stat_loggers=loggers, **extra)
             self._engine = engine
             self._reaper = reaper.start(reaper.new_children(before))
             self._config, self._requested = config, requested
@@ -246,18 +250,8 @@ class EngineHost(LoopEngine):
             self._tokenizer = AutoTokenizer.from_pretrained(
                 config.tokenizer or config.model, trust_remote_code=config.trust_remote_code)
             vc = engine.vllm_config
-            info = EngineInfo(
-                model=name, model_path=config.model, device=device,
-                max_model_len=int(vc.model_config.max_model_len),
-                num_kv_blocks=getattr(vc.cache_config, "num_gpu_blocks", None),
-                block_size=getattr(vc.cache_config, "block_size", None),
-                load_seconds=time.monotonic() - t0,
-                vllm_version=str(getattr(vllm, "__version__", "?")),
-                dtype=str(getattr(vc.model_config, "dtype", config.dtype)).removeprefix("torch."), dtype_note=note,
-                quantization=getattr(vc.model_config, "quantization", None),
-                kv_cache_dtype=str(getattr(vc.cache_config, "cache_dtype", "")),
-                speculative_method=getattr(getattr(vc, "speculative_config", None), "method", None),
-            )
+            info = engine_info(name, config, device, vc, str(getattr(vllm, "__version__", "?")), note,
+                               time.monotonic() - t0)
             load_capture.record_load(capture, config, device, vc, info.vllm_version, self.metrics)
             self._watchdog = asyncio.get_running_loop().create_task(self._watch())
             # torch, transformers and vLLM leave ~600k long-lived objects; a full cyclic GC pass
@@ -390,15 +384,12 @@ class EngineHost(LoopEngine):
 
     # -- requests ------------------------------------------------------------------------------
     def _start_group(self, items: list[tuple[GenerationRequest, EventSink | None, RequestHandle]]) -> None:
-        """Start a group of requests so that they run from one engine step (see
-        :mod:`console.engine.grouped`): the scheduler is held while they are added."""
+        """Start a group so that it runs from one engine step: the scheduler is held while it is added."""
         engine = self._engine
-        if (len(items) < 2 or engine is None or not grouped.HOLD_SCHEDULER
-                or not vllm_compat.can_hold_scheduler(engine)):
+        if len(items) < 2 or engine is None or not grouped.HOLD_SCHEDULER or not vllm_compat.can_hold_scheduler(engine):
             super()._start_group(items)
             return
-        if self._gate_lock is None:
-            self._gate_lock = asyncio.Lock()
+        self._gate_lock = self._gate_lock or asyncio.Lock()
         gate = grouped.SchedulerGate(len(items))
         asyncio.get_running_loop().create_task(gate.hold(engine, self._gate_lock))
         for request, sink, handle in items:
@@ -430,29 +421,6 @@ class EngineHost(LoopEngine):
             raise EngineNotReady("no model is loaded")
         return len(tok.encode(text, add_special_tokens=False))
 
-    def _sampling_params(self, s: SamplingSettings, prompt_logprobs: int | None, stream: bool = True) -> Any:
-        kind = vllm_compat.request_output_kind()
-        params = vllm_compat.sampling_params_class()(
-            temperature=s.temperature, top_p=s.top_p, top_k=s.top_k if s.top_k > 0 else 0,
-            max_tokens=s.max_tokens, repetition_penalty=s.repetition_penalty, seed=s.seed,
-            stop=list(s.stop) or None, ignore_eos=s.ignore_eos, min_tokens=s.min_tokens,
-            prompt_logprobs=prompt_logprobs,
-            output_kind=kind.DELTA if stream else kind.FINAL_ONLY,
-        )
-        return params
-
-    def _request_params(self, request: GenerationRequest) -> Any:
-        """vLLM's own params for an OpenAI request (a copy: one request may be retried), with the
-        output kind this request streams in; else the console's sampling settings."""
-        if request.params is None:
-            return self._sampling_params(request.sampling, request.want_prompt_logprobs, request.stream)
-        kind = vllm_compat.request_output_kind()
-        params = request.params.clone()
-        params.output_kind = kind.DELTA if request.stream else kind.FINAL_ONLY
-        if request.want_prompt_logprobs is not None:
-            params.prompt_logprobs = request.want_prompt_logprobs
-        return params
-
     async def _run(self, request: GenerationRequest, sink: EventSink | None, handle: RequestHandle) -> None:
         rid = request.request_id
         parts: list[str] = []
@@ -474,7 +442,7 @@ class EngineHost(LoopEngine):
                 await gate.opened()
             if engine is None:
                 raise EngineNotReady("no model is loaded")
-            params = self._request_params(request)
+            params = request_params(request)
             prompt = self.format_prompt(request)
             lora = self._adapters.request(request.adapter)
             collected = OutputCollector(self._tokenizer)

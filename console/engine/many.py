@@ -8,7 +8,8 @@ reports progress without locks. Cancel (``task`` or :meth:`ManyRequests.cancel`)
 in flight and yields those requests' terminal (``abort``) events too, so nothing is left behind.
 What is due is submitted as one group (``Engine.submit_many``), which the in-process engine starts
 in one step, as vLLM's offline batch does. A submit the engine refuses
-(:class:`~console.engine.types.EngineError`: not ready, gone) stops further submits; what is in flight still finishes, and :attr:`ManyRequests.submit_error` says why.
+(:class:`~console.engine.types.EngineError`: not ready, gone) stops further submits; what is in
+flight still finishes, and :attr:`ManyRequests.submit_error` says why.
 """
 
 from __future__ import annotations

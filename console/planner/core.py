@@ -20,6 +20,7 @@ from typing import Any
 
 from console.config import KV_CACHE_DTYPES
 from console.planner.calibration import Calibration, find_calibration
+from console.planner.defaults import scheduler_defaults
 from console.planner.gpus import GiB, GpuProfile, get_gpu
 from console.planner.lora import check_lora_request, lora_engine_args, lora_slot_bytes
 from console.planner.shapes import ModelShape, shape_for
@@ -33,9 +34,6 @@ QUANT_BITS: dict[str | None, float] = {None: 16.0, "awq": 4 + 20 / GROUP_SIZE, "
 QUANTIZATIONS = ("awq", "gptq", "fp8")
 #: The CPU engine's KV cache when none is given (mirrors console.engine.prepare.DEFAULT_CPU_KV_BYTES).
 DEFAULT_CPU_KV_BYTES = 2 * GiB
-#: vLLM's scheduler defaults for an in-process engine (SchedulerConfig.DEFAULT_MAX_NUM_*).
-DEFAULT_MAX_NUM_BATCHED_TOKENS = 2048
-DEFAULT_MAX_NUM_SEQS = 128
 Verdict = str  # "fits" | "fits-with-changes" | "does-not-fit"
 
 
@@ -260,11 +258,15 @@ def pp_layers(layers: int, pp: int) -> list[int]:
 
 
 def max_num_batched_tokens(req: PlanRequest) -> int:
-    return int(req.max_num_batched_tokens or DEFAULT_MAX_NUM_BATCHED_TOKENS)
+    return int(req.max_num_batched_tokens or scheduler_defaults(get_gpu(req.gpu), _world(req))[0])
 
 
 def max_num_seqs(req: PlanRequest) -> int:
-    return int(req.max_num_seqs or DEFAULT_MAX_NUM_SEQS)
+    return int(req.max_num_seqs or scheduler_defaults(get_gpu(req.gpu), _world(req))[1])
+
+
+def _world(req: PlanRequest) -> int:
+    return req.tensor_parallel_size * req.pipeline_parallel_size if get_gpu(req.gpu).is_cpu else 1
 
 
 def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dict[str, Overhead]:

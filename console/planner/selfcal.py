@@ -42,6 +42,7 @@ from console.planner.calibration import (
 )
 from console.planner.core import PlanRequest, compute
 from console.planner.gpus import GPU_PROFILES, GiB, get_gpu
+from console.planner.defaults import RECORDED_LOAD_DEFAULTS
 from console.planner.loadlog import MemoryReport
 from console.planner.shapes import ModelShape
 
@@ -89,6 +90,7 @@ class LoadRecord:
     def request(self, calibration: Calibration | bool = False) -> PlanRequest:
         shape = ModelShape(**self.shape)
         values = {k: self.engine_args[k] for k in _ENGINE_KEYS if self.engine_args.get(k) is not None}
+        values = {**RECORDED_LOAD_DEFAULTS, **values}
         gpu = "cpu" if self.device == "cpu" else self.gpu
         return PlanRequest(shape, gpu=gpu, calibration=calibration, **values)
 
