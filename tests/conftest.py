@@ -18,6 +18,9 @@ import pytest
 
 from console.models.bundled import bundled_gguf
 from console.ui.refcount_guard import pin_singletons
+# The marker rule (issue 26): unmarked tests may not build engines or start heavy children.
+from marker_guard import (pytest_configure, pytest_runtest_makereport,  # noqa: F401
+                          pytest_runtest_protocol, pytest_runtest_setup)
 
 pin_singletons()  # PySide6 6.12 on Python 3.11 drops a reference to None per void Qt call
 
