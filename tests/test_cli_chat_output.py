@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +18,6 @@ from console.config import SamplingSettings
 from console.engine.openai_body import request_fields
 from console.engine.types import GenerationRequest
 
-REPO = Path(__file__).resolve().parent.parent
 
 
 def _args(*argv: str) -> argparse.Namespace:
@@ -46,11 +43,13 @@ def test_flags_become_openai_fields(tmp_path: Path) -> None:
         output_fields_from_args(_args("--json-schema", str(tmp_path / "missing.json")))
 
 
-def test_refused_before_the_engine_loads(tmp_path: Path) -> None:
-    r = subprocess.run([sys.executable, "-m", "console", "--home", str(tmp_path / "home"), "chat", "-n", "2", "hi"],
-                       cwd=REPO, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 2 and "n must be 1 when using greedy sampling" in r.stderr, r.stderr[-2000:]
-    assert "[engine]" not in r.stderr
+def test_refused_before_the_engine_loads(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from console.cli.main import main
+
+    rc = main(["chat", "-n", "2", "hi"])  # in this process: the refusal comes before any engine
+    err = capsys.readouterr().err
+    assert rc == 2 and "n must be 1 when using greedy sampling" in err, err[-2000:]
+    assert "[engine]" not in err
 
 
 @pytest.mark.engine

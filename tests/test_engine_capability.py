@@ -8,8 +8,6 @@ No engine is built here: the refusal depends on the engine's kind, not on a mode
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -78,12 +76,13 @@ def test_sweep_and_gate_refuse_a_remote_engine_before_any_trial(home: Path) -> N
         remote.close()
 
 
-def test_cli_refuses_tuning_a_remote_url() -> None:
-    proc = subprocess.run([sys.executable, "-m", "console", "bench", "--tune", "--engine", URL],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode != 0
-    assert "--tune needs an engine the console can load" in proc.stderr
-    assert "Traceback" not in proc.stderr
+def test_cli_refuses_tuning_a_remote_url(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from console.cli.main import main
+
+    assert main(["bench", "--tune", "--engine", URL]) != 0  # in this process: refused before connecting
+    err = capsys.readouterr().err
+    assert "--tune needs an engine the console can load" in err
+    assert "Traceback" not in err
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from console.models.bundled import bundled_gguf
 from tests.conftest import TEST_KV_BYTES
 
 
+@pytest.mark.e2e
 def test_bundled_gguf_converts_to_a_checkpoint(smollm2_model: Path) -> None:
     info = inspect_checkpoint(smollm2_model)
     assert info.architecture == "LlamaForCausalLM"
@@ -93,6 +94,7 @@ def test_unsupported_architecture_is_refused(tmp_path: Path) -> None:
         check_gguf(path)
 
 
+@pytest.mark.engine
 def test_cancel_during_conversion_kills_the_worker_and_leaves_nothing(tmp_path: Path) -> None:
     gguf = bundled_gguf()
     assert gguf is not None

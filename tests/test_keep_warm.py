@@ -75,6 +75,7 @@ def test_the_window_engine_offers_keep_warm_only_in_process(tiny_model: Path) ->
         switch.close()
 
 
+@pytest.mark.engine
 def test_the_panel_keeps_a_model_warm_switches_back_and_rebuilds_a_dead_one(
         tiny_model: Path, second_model: Path, home: Path, qtbot: Any) -> None:
     """Models panel with "Keep the loaded model warm": load a, then b (a stays, its engine processes
@@ -160,6 +161,7 @@ def test_the_panel_keeps_a_model_warm_switches_back_and_rebuilds_a_dead_one(
         host.close()
 
 
+@pytest.mark.engine
 def test_bench_switch_to_reports_switches_against_a_reload(home: Path, tiny_model: Path, second_model: Path,
                                                            tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """No speed is asserted (benchmarks/speculative-cpu.md has the figures): that each switch woke the warm

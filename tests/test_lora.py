@@ -210,6 +210,7 @@ def test_presets_take_the_lora_settings_and_refuse_bad_ones() -> None:
         validate_engine_values({"lora_modules": {"a": "/x"}}, "p.toml")
 
 
+@pytest.mark.engine
 def test_cli_imports_lists_exports_and_refuses_adapters(lora_adapters: dict[str, Path], tiny_model: Path,
                                                          tmp_path: Path) -> None:
     from test_cli import run_cli

@@ -175,6 +175,7 @@ def test_logging_config_keeps_vllms_console_output(tmp_path: Path) -> None:
     assert base["loggers"]["vllm"]["handlers"] == ["vllm"]  # the caller's config is untouched
 
 
+@pytest.mark.engine
 def test_engine_host_records_the_load(home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A real load on the CPU engine: vLLM's engine-core process logs its KV line into our file."""
     from console.config import EngineConfig

@@ -5,7 +5,7 @@ the prediction must equal vLLM's figures to the token: the number of blocks, the
 (``EngineInfo.kv_cache_tokens``), and the "KV cache size" / "Maximum concurrency" vLLM logs
 (stored on ``vllm_config.cache_config``). Engine loads are few: the session's tiny-model engine,
 one more tiny load with a max_model_len that is not a multiple of the block size, and the bundled
-SmolLM2 at two KV sizes.
+SmolLM2 at two KV sizes (one of them the session's shared SmolLM2 engine, ``smollm2_host``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from conftest import TEST_KV_BYTES
+from conftest import SMOLLM2_KV_BYTES, SMOLLM2_MAX_LEN, TEST_KV_BYTES
 from console.planner import PlanRequest, plan, shape_for
 
 pytestmark = pytest.mark.engine
@@ -91,18 +91,25 @@ def smol_entry(smollm2_model: Path, tmp_path_factory: pytest.TempPathFactory) ->
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("kv_bytes,max_model_len", [(2 * 1024**3, 8192), (300 * 1024**2, 2000)])
-def test_smollm2_two_kv_sizes(smol_entry: Any, kv_bytes: int, max_model_len: int) -> None:
+@pytest.mark.parametrize("kv_bytes,max_model_len", [(2 * 1024**3, 8192), (SMOLLM2_KV_BYTES, SMOLLM2_MAX_LEN)])
+def test_smollm2_two_kv_sizes(smol_entry: Any, kv_bytes: int, max_model_len: int,
+                              request: pytest.FixtureRequest) -> None:
     shape = shape_for(smol_entry)  # read from the store entry's config.json
     table = shape_for("SmolLM2-135M")
     keys = ("layers", "hidden_size", "num_attention_heads", "num_kv_heads", "head_dim", "intermediate_size",
             "vocab_size", "tie_word_embeddings", "params")
     assert {k: getattr(shape, k) for k in keys} == {k: getattr(table, k) for k in keys}
     assert shape.params == smol_entry.params  # the store counted the safetensors' parameters
-    host = load(Path(smol_entry.path), kv_bytes, max_model_len)
-    try:
+    if (kv_bytes, max_model_len) == (SMOLLM2_KV_BYTES, SMOLLM2_MAX_LEN):
+        # the session's SmolLM2 engine was built with this point (300 MiB, 2000 tokens): no new load
+        host = request.getfixturevalue("smollm2_host")
+        assert Path(host.status.info.model_path).resolve() == Path(smol_entry.path).resolve()
         figures = check(host, smol_entry, kv_bytes, max_model_len)
-    finally:
-        host.close()
+    else:
+        host = load(Path(smol_entry.path), kv_bytes, max_model_len)
+        try:
+            figures = check(host, smol_entry, kv_bytes, max_model_len)
+        finally:
+            host.close()
     if kv_bytes == 2 * 1024**3:  # FIELD_NOTES: 2 GiB -> 93,184 tokens in 16 bits (half in float32)
         assert figures["blocks"] * 128 == 93_184 * 2 // figures["dtype_bytes"]

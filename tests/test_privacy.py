@@ -64,6 +64,7 @@ if is_usage_stats_enabled():  # what vLLM's GPU worker does once the KV cache is
 """
 
 
+@pytest.mark.engine
 def test_guard_records_vllm_calling_home_without_the_console_env(tmp_path: Path) -> None:
     """Control: vLLM's address lookup and usage report, under the guard. Without the console's
     environment both reach for the outside world and are recorded; with it, neither does."""
@@ -88,6 +89,7 @@ def test_guard_records_vllm_calling_home_without_the_console_env(tmp_path: Path)
     assert run.stdout.strip() == "127.0.0.1"
 
 
+@pytest.mark.engine
 def test_opting_in_lets_the_libraries_decide(tmp_path: Path) -> None:
     log = tmp_path / "optin.log"
     env = privacy.child_env(guarded_env(tmp_path, log, INFERENCE_CONSOLE_USAGE_STATS="1"))
@@ -98,6 +100,7 @@ def test_opting_in_lets_the_libraries_decide(tmp_path: Path) -> None:
     assert [v["usage_stats_enabled"] for v in read_log(log)[1]] == [True]
 
 
+@pytest.mark.engine
 def test_load_chat_batch_bench_quantize_export_stay_on_this_machine(tmp_path: Path) -> None:
     log = tmp_path / "net.log"
     work = tmp_path / "work"

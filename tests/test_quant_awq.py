@@ -67,6 +67,7 @@ def quantized(awq_store: ModelStore, calib: Path) -> tuple[str, list[tuple[str, 
     return entry.name, stages, logs
 
 
+@pytest.mark.engine
 def test_job_reports_each_layer_and_records_lineage(awq_store: ModelStore, quantized: tuple) -> None:
     name, stages, logs = quantized
     names = [s for s, _ in stages]
@@ -83,6 +84,7 @@ def test_job_reports_each_layer_and_records_lineage(awq_store: ModelStore, quant
     assert lin["date"] and lin["tool"].startswith("autoawq") and lin["seconds"] > 0
 
 
+@pytest.mark.engine
 def test_quantized_weights_carry_the_scale_once(awq_store: ModelStore, quantized: tuple) -> None:
     check = check_scaling(Path(awq_store.get("tiny").path), Path(awq_store.get(quantized[0]).path))
     assert check.log_s_spread > 0.2, "the testbed must make AWQ choose non-trivial scales"
@@ -91,6 +93,7 @@ def test_quantized_weights_carry_the_scale_once(awq_store: ModelStore, quantized
     assert check.ok
 
 
+@pytest.mark.engine
 def test_unpatched_autoawq_applies_the_scale_twice(awq_store: ModelStore, calib: Path) -> None:
     """What went wrong before the fix, kept as proof that the check above would catch it."""
     entry = quantize_awq(awq_store, "tiny", "tiny-awq-unpatched", params=FAST, calib_file=calib,
@@ -101,6 +104,7 @@ def test_unpatched_autoawq_applies_the_scale_twice(awq_store: ModelStore, calib:
     awq_store.remove(entry.name)
 
 
+@pytest.mark.engine
 def test_cancel_kills_the_worker_and_leaves_no_model(awq_store: ModelStore, calib: Path) -> None:
     def on_progress(p: object) -> None:
         if getattr(p, "stage", "").startswith("AWQ: layer"):
@@ -168,6 +172,7 @@ def test_gate_measures_both_and_rejects_a_broken_checkpoint(awq_store: ModelStor
     assert f"{bad.perplexity:.2f}" in rejected.message and "15%" in rejected.message
 
 
+@pytest.mark.engine
 def test_cli_quantize_progress_on_stderr(awq_store: ModelStore, calib: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     from console.cli.main import main

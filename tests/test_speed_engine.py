@@ -43,6 +43,7 @@ def test_vllms_spec_decode_and_prefix_stats_become_monitor_figures() -> None:
     assert spec_acceptance(MetricsStore().totals_snapshot()) == (None, None)  # nothing drafted: unknown
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize(("change", "needle"), [
     ({"enable_sleep_mode": True}, "CUDA only"),
     ({"kv_offloading_size": 2.0}, "CPU Offloading is currently only supported on CUDA"),
@@ -57,6 +58,7 @@ def test_the_cpu_engine_refuses_what_the_cpu_build_cannot_do_and_keeps_its_model
     assert engine_host.status.state is EngineState.READY and engine_host.config == config
 
 
+@pytest.mark.engine
 def test_bench_measures_ngram_against_the_same_preset_without_it(home: Path, tiny_model: Path, tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """`bench --speculation-speedup` on the CPU engine: two loads (plain, then n-gram), the same

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from console.engine.host import EngineHost
 
 
+@pytest.mark.engine
 def test_about_shows_versions_and_copies_diagnostics(qtbot, engine_host: EngineHost) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtGui import QGuiApplication
 

@@ -78,6 +78,7 @@ def test_monitor_series_grow_while_a_batch_streams(qtbot, engine_host, home) -> 
         ctx.sampler.stop()
 
 
+@pytest.mark.engine
 def test_cpu_sampler_counts_the_engine_child_processes(engine_host) -> None:
     """Without NVML the sampler's memory figure is this process plus its children (vLLM's engine
     core runs in a child): the sum must exceed this process alone. Its CPU cost per sample is a
