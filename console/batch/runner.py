@@ -29,6 +29,7 @@ from typing import Callable, Sequence
 
 from console.batch.formats import BatchRequest
 from console.batch.results import BatchResult, ResultWriter, completed_ids
+from console.engine.choices import prompt_logprobs_json
 from console.engine.interface import Engine
 from console.engine.many import ManyRequests
 from console.engine.types import EngineState, GenerationRequest, RequestFailed, RequestFinished, new_request_id
@@ -185,7 +186,7 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
                         output_tokens=event.output_tokens, ttft_s=event.ttft_s, latency_s=event.e2e_s,
                         model=req.model if req.model in adapters else served, request_id=rid,
                         choices=event.choices, endpoint=req.endpoint,
-                        top_logprobs=req.top_logprobs))
+                        top_logprobs=req.top_logprobs, prompt_logprobs=prompt_logprobs_json(event.prompt_logprobs)))
                 elif isinstance(event, RequestFailed):
                     if host.status.state != EngineState.READY:
                         if summary.engine_error is None:
