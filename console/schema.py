@@ -101,6 +101,15 @@ def engine_schema() -> "type[BaseModel]":
                         limits=ENGINE_LIMITS, choices=ENGINE_CHOICES)
 
 
+@functools.cache
+def override_schema() -> "type[BaseModel]":
+    """Values typed over a preset (CLI flags, the window's knobs): the ``[engine]`` schema, with
+    ``speculative_method = ""`` allowed (it turns a preset's speculation off)."""
+    choices = {**ENGINE_CHOICES, "speculative_method": ("", *ENGINE_CHOICES["speculative_method"])}
+    return derive_model(EngineConfig, extra="forbid", nullable=False, exclude=NOT_IN_PRESET,
+                        limits=ENGINE_LIMITS, choices=choices)
+
+
 def range_text(key: str) -> str:
     """``ENGINE_LIMITS[key]`` in words, e.g. ``(0, 1]`` or ``>= 1``."""
     lim = ENGINE_LIMITS.get(key, {})
@@ -142,4 +151,4 @@ def value_message(error: Mapping[str, Any], key: str, value: Any) -> str:
     return f"'{key}' = {value!r} is not valid: {error['msg']}"
 
 
-__all__ = ["NOT_IN_PRESET", "derive_model", "engine_schema", "range_text", "value_message"]
+__all__ = ["NOT_IN_PRESET", "derive_model", "engine_schema", "override_schema", "range_text", "value_message"]

@@ -59,3 +59,21 @@ def test_without_engine_flags_a_url_is_tried(home: Path, capsys: pytest.CaptureF
     err = capsys.readouterr().err
     assert "cannot change the server" not in err
     assert f"error: Cannot reach the server at {URL}" in err
+
+
+@pytest.mark.parametrize("command, flags, message", [
+    (["chat", "Hello"], ["--max-num-seqs", "0"], "'--max-num-seqs' = 0 is out of range [1, 65536]"),
+    (["chat", "Hello"], ["--max-model-len", "8"], "'--max-model-len' = 8 is out of range [16, 10000000]"),
+    (["chat", "Hello"], ["--gpu-memory-utilization", "1.5"], "'--gpu-memory-utilization' = 1.5 is out of range (0, 1]"),
+    (["bench", "--baselines", "none"], ["--kv-cache-dtype", "fp9"], "'--kv-cache-dtype' = 'fp9' is not one of auto"),
+    (["bench", "--baselines", "none"], ["--num-speculative-tokens", "99"],
+     "'--num-speculative-tokens' = 99 is out of range [1, 16]"),
+])
+def test_typed_values_pass_the_preset_schema_and_name_the_flag(home: Path, capsys: pytest.CaptureFixture[str],
+                                                               command: list[str], flags: list[str],
+                                                               message: str) -> None:
+    """Issue 30: values typed on the command line reached EngineConfig without the checks a preset's
+    values pass (they failed later inside vLLM, or not at all); refused before any model is read."""
+    assert main([command[0], *flags, *command[1:]]) == 2
+    err = capsys.readouterr().err
+    assert f"error: {message}" in err and "Traceback" not in err

@@ -292,3 +292,22 @@ def test_export_tab_follows_the_selected_model_and_preset(home: Path, tiny_model
     qtbot.waitUntil(lambda: getattr(export, "config", None) is not None, timeout=10_000)
     assert export.config.model == str(tiny_model) and export.config.served_model_name == "tiny"
     assert export.files and "tiny" in "".join(export.files.values())
+
+
+def test_a_knob_value_outside_the_preset_schema_is_refused_naming_the_knob(home: Path, tiny_model: Path,
+                                                                           qtbot: Any) -> None:
+    """Issue 30: the knobs' values reached EngineConfig without the schema a preset's pass (a context
+    of 8 tokens went to vLLM); Load refuses with one line naming the knob, and nothing loads."""
+    store = ModelStore()
+    store.add_reference("tiny", tiny_model)
+    ctx = AppContext.create(store=store)
+    w = _window(ctx, qtbot)
+    m = w.models
+    m.select_model("tiny")
+    m.context_spin.setValue(8)
+    assert m.load_selected() is False
+    assert m.error_label.text() == "Cannot load: 'Context length' = 8 is out of range [16, 10000000]"
+    assert ctx.host.status.state == EngineState.STOPPED
+    m.context_spin.setValue(1024)
+    assert m.engine_config().max_model_len == 1024  # a value inside the range goes through
+    w.close()

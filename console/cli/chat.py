@@ -28,6 +28,7 @@ from console.launch import default_model_name, engine_config_for
 from console.models.adapters import lora_modules_for
 from console.models.lora import AdapterError
 from console.models.store import ModelStore, StoreError
+from console.presets import PresetError, validate_overrides
 
 
 def add_engine_args(p: argparse.ArgumentParser) -> None:
@@ -108,9 +109,16 @@ def sampling_from_args(args: argparse.Namespace) -> SamplingSettings:
 
 
 def engine_overrides(args: argparse.Namespace) -> dict[str, object]:
+    """The engine flags given, by EngineConfig field, checked by the schema presets pass through
+    (a bad value: one line naming the flag, e.g. ``'--max-num-seqs' = 0 is out of range [1, 65536]``)."""
     keys = ["max_model_len", "max_num_seqs", "max_num_batched_tokens", "gpu_memory_utilization",
             "kv_cache_dtype", "quantization", "kv_cache_memory_bytes", "enforce_eager", "device"]
-    return {**{k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}, **speed_overrides(args)}
+    values = {**{k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}, **speed_overrides(args)}
+    try:
+        validate_overrides(values, {k: "--" + k.replace("_", "-") for k in values})
+    except PresetError as exc:
+        raise CliError(str(exc)) from None
+    return values
 
 
 def start_engine(args: argparse.Namespace, config: EngineConfig | None = None, name: str | None = None) -> Engine:
