@@ -129,3 +129,20 @@ def engine_args_from_cli(args: Any) -> Any:
 def lora_request_class() -> Any:
     """vLLM's ``LoRARequest`` (name, integer id, folder): the per-request adapter."""
     return _first([("vllm.lora.request", "LoRARequest")])
+
+
+def llm_class() -> Any:
+    """vLLM's offline ``LLM`` (``LLM.generate``): the bench's plain-vLLM baseline."""
+    return _first([("vllm", "LLM"), ("vllm.entrypoints.llm", "LLM")])
+
+
+def vllm_version() -> str:
+    """``vllm.__version__`` (imports vLLM); :func:`vllm_distribution` reads it without importing."""
+    return str(import_vllm().__version__)
+
+
+def default_logging_config() -> dict[str, Any]:
+    """vLLM's own logging dictConfig (``vllm.logger.DEFAULT_LOGGING_CONFIG``), a copy."""
+    import copy
+
+    return copy.deepcopy(dict(_first([("vllm.logger", "DEFAULT_LOGGING_CONFIG")])))
