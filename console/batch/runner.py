@@ -126,7 +126,7 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
         rate = done / elapsed if elapsed > 0 else 0.0
         eta = (to_run - done) / rate if rate > 0 and done < to_run else (0.0 if done >= to_run else None)
         tps = summary.output_tokens / elapsed if elapsed > 0 else 0.0
-        live = host.metrics.rate("generation_tokens", window_s=5.0) if hasattr(host, "metrics") else 0.0
+        live = host.metrics.rate("generation_tokens", window_s=5.0)
         eta_text = "" if eta is None else f", ETA {eta:.0f}s"
         task.report("batch", (done / to_run) if to_run else 1.0,
                     f"{done}/{to_run} done ({summary.failed} failed), {tps:.1f} tok/s{eta_text}")
