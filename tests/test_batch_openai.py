@@ -180,9 +180,10 @@ def test_prompt_logprobs_are_written_as_vllm_writes_them(engine_host: Any, tmp_p
             assert 1 <= len(entry) <= top + 1  # the prompt's own token, and the top ones
             for tid, lp in entry.items():
                 assert int(tid) >= 0 and lp["logprob"] <= 0 and lp["rank"] >= 1 and isinstance(lp["decoded_token"], str)
-    # The completion's prompt is exactly these tokens (with a BOS in front when the model adds one).
+    # With prompt_logprobs 0, each entry is the prompt's own token: exactly these ids after the
+    # first (which has none), with a BOS in front when the model adds one.
     cmpl = body["cmpl"]["choices"][0]["prompt_logprobs"]
-    assert [int(next(iter(e))) for e in cmpl[-len(ids):]] == ids
+    assert [int(next(iter(e))) for e in cmpl[len(cmpl) - len(ids) + 1:]] == ids[1:]
     assert "prompt_logprobs" not in body["none"]  # not asked for: not written
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionResponse
     from vllm.entrypoints.openai.completion.protocol import CompletionResponse

@@ -163,7 +163,8 @@ def expert_shapes(config: dict[str, Any]) -> dict[str, tuple[int, int]]:
     ``moe_intermediate_size`` wide (Qwen2/3-MoE, DeepSeek), a shared expert
     ``shared_expert_intermediate_size`` (Qwen2-MoE) or ``n_shared_experts`` experts (DeepSeek).
     Empty where the config gives no expert width (vLLM then checks the shapes at load)."""
-    cfg = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    text = config.get("text_config")
+    cfg: dict[str, Any] = text if isinstance(text, dict) else config
     hidden = int(cfg.get("hidden_size") or 0)
     out: dict[str, tuple[int, int]] = {}
     expert = int(cfg.get("moe_intermediate_size") or 0)
