@@ -20,12 +20,13 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from console.atomic import sweep_stale_tmp
 from console.config import CONSOLE_ONLY_FIELDS, EngineConfig
 from console.paths import data_home, presets_dir
-from console.schema import engine_schema, value_message
+from console.schema import NOT_IN_PRESET, engine_schema, override_schema, value_message
 from console.speed import speed_problems
 
 if TYPE_CHECKING:
@@ -48,9 +49,11 @@ class Preset:
     path: Path | None = None
 
     def apply(self, model_path: str, **overrides: Any) -> EngineConfig:
-        """The engine configuration for ``model_path`` under this preset (overrides win)."""
-        values = {**self.engine, **{k: v for k, v in overrides.items() if v is not None}}
-        return EngineConfig(model=model_path, **values)
+        """The engine configuration for ``model_path`` under this preset (overrides win, checked
+        by the same schema as the preset's own values: :func:`validate_overrides`)."""
+        given = {k: v for k, v in overrides.items() if v is not None}
+        validate_overrides({k: v for k, v in given.items() if k not in NOT_IN_PRESET})
+        return EngineConfig(model=model_path, **{**self.engine, **given})
 
     def config_for(self, entry: "ModelEntry", **overrides: Any) -> EngineConfig:
         """The configuration Load uses for a model of the store under this preset: its path,
@@ -89,6 +92,23 @@ def validate_engine_values(values: dict[str, Any], where: str) -> dict[str, Any]
     problems = speed_problems(values)
     if problems:
         raise PresetError(f"{where}: {'; '.join(problems)}")
+    return values
+
+
+def validate_overrides(values: Mapping[str, Any],
+                       names: Mapping[str, str] | None = None) -> Mapping[str, Any]:
+    """Values set over a preset (CLI flags, the window's knobs, auto-tune's points) through the
+    schema a preset's ``[engine]`` table passes (:func:`console.schema.override_schema`): one
+    validation whatever typed them. The error is one line naming the value as the user knows it
+    (``names``: field -> ``--max-num-seqs`` or the knob's label); returns ``values`` unchanged."""
+    from pydantic import ValidationError
+
+    try:
+        override_schema().model_validate(dict(values))
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = str(error["loc"][0]) if error["loc"] else "engine"
+        raise PresetError(value_message(error, (names or {}).get(key, key), values.get(key))) from None
     return values
 
 
@@ -164,4 +184,4 @@ def get_preset(name: str) -> Preset:
 
 
 __all__ = ["GOALS", "Preset", "PresetError", "get_preset", "load_preset_file", "load_presets",
-           "parse_preset", "user_presets_dir", "validate_engine_values", "CONSOLE_ONLY_FIELDS"]
+           "parse_preset", "user_presets_dir", "validate_engine_values", "validate_overrides", "CONSOLE_ONLY_FIELDS"]

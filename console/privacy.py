@@ -67,9 +67,9 @@ def usage_stats_allowed(env: Mapping[str, str] | None = None) -> bool:
     override = (os.environ if env is None else env).get(USAGE_STATS_ENV)
     if override is not None and override.strip():
         return _truthy(override)
-    from console.settings import load_settings
+    from console.settings import saved_usage_stats
 
-    return bool(load_settings().usage_stats)
+    return saved_usage_stats()
 
 
 def apply(env: MutableMapping[str, str], allowed: bool | None = None) -> MutableMapping[str, str]:

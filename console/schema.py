@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_type_hints
 
 from console.config import ENGINE_CHOICES, ENGINE_LIMITS, EngineConfig
 
@@ -49,14 +49,48 @@ def derive_model(cls: type, *, extra: str = "ignore", nullable: bool = True, exc
         hint = hints[f.name]
         if dataclasses.is_dataclass(hint):
             hint = derive_model(hint, extra=extra, nullable=nullable, limits=limits, choices=choices)  # type: ignore[arg-type]
-        elif f.name in choices:
-            allowed: Any = Literal[choices[f.name]]  # type: ignore[valid-type]
-            hint = allowed | None if type(None) in get_args(hint) else allowed
-        if not nullable and type(None) in get_args(hint):
-            hint = Union[tuple(a for a in get_args(hint) if a is not type(None))]  # noqa: UP007
+        else:
+            hint = _field_hint(hint, choices.get(f.name), nullable)
         fields[f.name] = (hint, Field(default=None, **limits.get(f.name, {})))
     config = ConfigDict(strict=True, extra=extra, allow_inf_nan=False)  # type: ignore[typeddict-item]
     return create_model(f"{cls.__name__}Schema", __config__=config, **fields)
+
+
+def _field_hint(hint: Any, allowed: tuple[Any, ...] | None, nullable: bool) -> Any:
+    """The pydantic type of one scalar field: its hint, or its choices, numbers refusing booleans.
+
+    A ``Literal`` of ints matches by equality, so ``True`` passed as the rank 1 and ``16.0`` as 16:
+    whole-number choices are an ``int`` (strict in presets, "16" -> 16 in the importer's lax mode)
+    checked against the list after. pydantic's lax mode reads ``true`` as 1 for any number, so
+    every number field refuses a boolean before pydantic looks at it."""
+    from pydantic import AfterValidator, BeforeValidator
+
+    optional = type(None) in get_args(hint)
+    base = Union[tuple(a for a in get_args(hint) if a is not type(None))] if optional else hint  # noqa: UP007
+    if allowed is not None and all(type(v) is int for v in allowed):
+        base = Annotated[int, AfterValidator(functools.partial(_one_of, allowed))]
+    elif allowed is not None:
+        base = Literal[allowed]  # type: ignore[valid-type]
+    if base in (int, float) or (allowed is not None and type(allowed[0]) is int):
+        base = Annotated[base, BeforeValidator(_not_bool)]
+    return Union[base, None] if optional and nullable else base  # noqa: UP007
+
+
+def _not_bool(value: Any) -> Any:
+    if isinstance(value, bool):
+        from pydantic_core import PydanticCustomError
+
+        raise PydanticCustomError("int_type", "Input should be a valid number, not a boolean")
+    return value
+
+
+def _one_of(allowed: tuple[Any, ...], value: Any) -> Any:
+    if value not in allowed:
+        from pydantic_core import PydanticCustomError
+
+        raise PydanticCustomError("literal_error", "Input should be {expected}",
+                                  {"expected": ", ".join(map(str, allowed))})
+    return value
 
 
 @functools.cache
@@ -65,6 +99,15 @@ def engine_schema() -> "type[BaseModel]":
     unknown keys refused, with the console's ranges and choices."""
     return derive_model(EngineConfig, extra="forbid", nullable=False, exclude=NOT_IN_PRESET,
                         limits=ENGINE_LIMITS, choices=ENGINE_CHOICES)
+
+
+@functools.cache
+def override_schema() -> "type[BaseModel]":
+    """Values typed over a preset (CLI flags, the window's knobs): the ``[engine]`` schema, with
+    ``speculative_method = ""`` allowed (it turns a preset's speculation off)."""
+    choices = {**ENGINE_CHOICES, "speculative_method": ("", *ENGINE_CHOICES["speculative_method"])}
+    return derive_model(EngineConfig, extra="forbid", nullable=False, exclude=NOT_IN_PRESET,
+                        limits=ENGINE_LIMITS, choices=choices)
 
 
 def range_text(key: str) -> str:
@@ -108,4 +151,4 @@ def value_message(error: Mapping[str, Any], key: str, value: Any) -> str:
     return f"'{key}' = {value!r} is not valid: {error['msg']}"
 
 
-__all__ = ["NOT_IN_PRESET", "derive_model", "engine_schema", "range_text", "value_message"]
+__all__ = ["NOT_IN_PRESET", "derive_model", "engine_schema", "override_schema", "range_text", "value_message"]

@@ -165,10 +165,21 @@ def load_settings(path: Path | None = None) -> Settings:
     return settings
 
 
+def saved_usage_stats(path: Path | None = None) -> bool:
+    """settings.json's ``usage_stats`` alone, read without the schema the whole file passes: every
+    start reads it first (``--version`` too, console.privacy), and the schema costs a pydantic
+    import. Anything but ``true`` reads as the default, off, as :func:`load_settings` would have it."""
+    try:
+        data = json.loads((path or settings_path()).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("usage_stats") is True
+
+
 def save_settings(settings: Settings, path: Path | None = None) -> None:
     settings.schema_version = SCHEMA_VERSION
     atomic_write_json(path or settings_path(), settings.to_dict())
 
 
 __all__ = ["Knobs", "SCHEMA_VERSION", "Settings", "load_settings", "migrate",
-           "save_settings", "settings_path"]
+           "save_settings", "saved_usage_stats", "settings_path"]

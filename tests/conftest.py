@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
+from hypothesis import settings
 
 from console.models import importers
 from console.models.bundled import bundled_gguf
@@ -36,6 +37,16 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # the suite's own engines must not write into the developer's real one (tests that check the
 # recording turn it back on with a temporary home).
 os.environ.setdefault("INFERENCE_CONSOLE_RECORD_LOADS", "0")
+
+# hypothesis: CI (CI=true, which .ci/run sets) draws the same examples on every run, so a failure
+# there is reproduced by the next run and not passed by luck; a developer's runs draw new ones
+# (and replay what failed before from .hypothesis/). An example a run found failing is kept in the
+# test as an explicit @example (tests/test_fuzz_presets.py), so CI tries it too.
+# (hypothesis picks its own "ci" profile when $CI exists at all, even empty: both start from "default".)
+settings.register_profile("console-ci", settings.get_profile("default"), derandomize=True, database=None,
+                          print_blob=True, deadline=None)
+settings.register_profile("console-dev", settings.get_profile("default"), derandomize=False, print_blob=True)
+settings.load_profile("console-ci" if os.environ.get("CI", "").lower() == "true" else "console-dev")
 
 #: KV cache for test engines: small, so loads are quick and figures are exact.
 TEST_KV_BYTES = 64 * 1024**2

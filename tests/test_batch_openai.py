@@ -160,6 +160,42 @@ def test_structured_logprobs_n_penalties_on_the_engine(engine_host: Any, tmp_pat
 
 
 @pytest.mark.engine
+def test_prompt_logprobs_are_written_as_vllm_writes_them(engine_host: Any, tmp_path: Path) -> None:
+    """A line's ``prompt_logprobs`` (issue 30: computed, then never written): the chat body carries
+    them beside its choices, each completion choice its own, in vLLM's form (one entry per prompt
+    token, null first, token id -> logprob, rank, decoded token), and vLLM's response models read them."""
+    text = "\n".join([chat("chat", prompt_logprobs=2, max_tokens=2, ignore_eos=True),
+                      completion("cmpl", "Once upon a time", prompt_logprobs=0, max_tokens=2, ignore_eos=True),
+                      chat("none", max_tokens=2)])
+    parsed = parse_jsonl(text, GREEDY)
+    out = tmp_path / "out.jsonl"
+    summary = run_batch(engine_host, parsed.requests, out, concurrency=3)
+    assert (summary.succeeded, summary.failed) == (3, 0), [r.error for r in summary.results]
+    body = {o["custom_id"]: o["response"]["body"] for o in iter_output(out)}
+    ids = engine_host.tokenizer.encode("Once upon a time", add_special_tokens=False)
+    for name, entries, top in (("chat", body["chat"]["prompt_logprobs"], 2),
+                               ("cmpl", body["cmpl"]["choices"][0]["prompt_logprobs"], 0)):
+        assert len(entries) == body[name]["usage"]["prompt_tokens"] and entries[0] is None, name
+        for entry in entries[1:]:
+            assert 1 <= len(entry) <= top + 1  # the prompt's own token, and the top ones
+            for tid, lp in entry.items():
+                assert int(tid) >= 0 and lp["logprob"] <= 0 and lp["rank"] >= 1 and isinstance(lp["decoded_token"], str)
+    # With prompt_logprobs 0, each entry is the prompt's own token: exactly these ids after the
+    # first (which has none), with a BOS in front when the model adds one.
+    cmpl = body["cmpl"]["choices"][0]["prompt_logprobs"]
+    assert [int(next(iter(e))) for e in cmpl[len(cmpl) - len(ids) + 1:]] == ids[1:]
+    assert "prompt_logprobs" not in body["none"]  # not asked for: not written
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionResponse
+    from vllm.entrypoints.openai.completion.protocol import CompletionResponse
+
+    read = ChatCompletionResponse.model_validate(body["chat"]).prompt_logprobs
+    assert read is not None and len(read) == len(body["chat"]["prompt_logprobs"])
+    assert CompletionResponse.model_validate(body["cmpl"]).choices[0].prompt_logprobs is not None
+    assert BatchResult.from_openai({"custom_id": "chat", "response": {"body": body["chat"]}}).prompt_logprobs \
+        == body["chat"]["prompt_logprobs"]
+
+
+@pytest.mark.engine
 def test_streamed_request_with_n_and_logprobs(engine_host: Any) -> None:
     """The chat path (streamed): deltas carry answer 0 only; the end event has every answer."""
     from console.engine.openai_body import parse_body

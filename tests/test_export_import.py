@@ -78,16 +78,31 @@ def test_command_forms(tmp_path: Path) -> None:
     assert result.unknown == {"foo": "bar"} and result.serving["served-model-name"] == ["a", "b"]
     py = import_command("python -m vllm.entrypoints.openai.api_server --model m --max-num-seqs 4 --enforce-eager")
     assert py.model == "m" and py.preset.engine == {"max_num_seqs": 4, "enforce_eager": True}
+    # a rank from the command line is the number vLLM reads (issue 30: "16" did not match the
+    # Literal of ranks, and a YAML true passed as the rank 1)
+    lora = import_command("vllm serve m --enable-lora --max-lora-rank 16 --max-loras 2")
+    assert lora.preset.engine == {"enable_lora": True, "max_lora_rank": 16, "max_loras": 2}
 
 
 @pytest.mark.parametrize("bad, message", [
     ("vllm serve m --max-num-seqs lots", "max-num-seqs' must be a whole number"),
     ("vllm serve m --gpu-memory-utilization 3", "out of range"),
     ("vllm serve m --kv-cache-dtype int3", "not one of"),
+    ("vllm serve m --max-lora-rank 12", "'max-lora-rank' = '12' is not one of 1, 8, 16"),
 ])
 def test_bad_values_are_refused_with_the_key(bad: str, message: str) -> None:
     with pytest.raises(PresetError, match=message):
         import_command(bad)
+
+
+def test_a_yaml_boolean_is_no_number(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("max-lora-rank: true\n")
+    with pytest.raises(PresetError, match="'max-lora-rank' must be a number, not True"):
+        import_yaml(cfg)
+    cfg.write_text("max-num-seqs: true\n")
+    with pytest.raises(PresetError, match="'max-num-seqs' must be a number, not True"):
+        import_yaml(cfg)
 
 
 # -- the CLI ---------------------------------------------------------------------------------------

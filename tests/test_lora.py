@@ -58,6 +58,10 @@ def test_rank_above_the_engine_slots_is_refused_with_the_fix(lora_adapters: dict
     ("no-weights", "has no adapter_model.safetensors"),
     ("bad-header", "corrupt safetensors header"),
     ("truncated", "adapter_model.safetensors is truncated"),
+    # what PEFT trains and vLLM does not serve: refused at import, not at the first request (issue 30)
+    ("bias", "trains biases \\(bias = 'all'\\); vLLM serves LoRA adapters with bias 'none' only"),
+    ("lora-bias", "has LoRA biases \\(lora_bias\\); vLLM does not serve them"),
+    ("modules-to-save", "carries whole trained copies of lm_head, embed_tokens \\(modules_to_save\\)"),
 ])
 def test_corrupt_adapters_are_refused_with_the_reason(lora_adapters: dict[str, Path], tmp_path: Path,
                                                        damage: str, message: str) -> None:
@@ -81,6 +85,12 @@ def test_corrupt_adapters_are_refused_with_the_reason(lora_adapters: dict[str, P
         weights.write_bytes(bytes(raw))
     elif damage == "truncated":
         weights.write_bytes(weights.read_bytes()[:-100])
+    elif damage == "bias":
+        cfg.write_text(json.dumps({**data, "bias": "all"}))
+    elif damage == "lora-bias":
+        cfg.write_text(json.dumps({**data, "lora_bias": True}))
+    elif damage == "modules-to-save":
+        cfg.write_text(json.dumps({**data, "modules_to_save": ["lm_head", "embed_tokens"]}))
     with pytest.raises(AdapterError, match=message):
         inspect_adapter(folder)
 
@@ -111,6 +121,101 @@ def test_store_imports_an_adapter_against_its_base_and_refuses_the_others(
     assert not Path(removed.path).exists() and lora_adapters["a"].is_dir()
     remove_adapter(store, "b")
     assert lora_adapters["b"].is_dir()  # a reference: the user's folder stays
+
+
+def _recording(adapter: Path, folder: Path, base: str, revision: str | None = None) -> Path:
+    """A copy of ``adapter`` that records ``base`` (and ``revision``) as the model it was trained on."""
+    shutil.copytree(adapter, folder)
+    cfg = json.loads((folder / "adapter_config.json").read_text())
+    (folder / "adapter_config.json").write_text(json.dumps({**cfg, "base_model_name_or_path": base,
+                                                            "revision": revision}))
+    return folder
+
+
+def test_the_recorded_base_is_matched_exactly_and_an_override_warns(
+        lora_adapters: dict[str, Path], tiny_model: Path, tmp_path: Path) -> None:
+    """Issue 30: an adapter of Llama-3.1-8B bound to Llama-3.1-8B-Instruct (the base was matched by
+    substring, and the two have the same shapes, so the shape check cannot tell)."""
+    store = ModelStore(tmp_path / "store")
+    store.add_reference("llama-instruct", tiny_model,
+                        source="Hugging Face meta-llama/Llama-3.1-8B-Instruct@abcdef123456")
+    for_base = _recording(lora_adapters["a"], tmp_path / "for-base", "meta-llama/Llama-3.1-8B")
+    with pytest.raises(AdapterError, match="trained on 'meta-llama/Llama-3.1-8B', which is not in the store"):
+        import_adapter(store, for_base, "x")
+    store.add_reference("llama", tiny_model, source="Hugging Face meta-llama/Llama-3.1-8B@abcdef123456")
+    entry = import_adapter(store, for_base, "x")
+    assert entry.base == "llama" and entry.base_warning is None
+    # the recorded revision must be the store copy's commit where both are known
+    other_rev = _recording(lora_adapters["a"], tmp_path / "rev", "meta-llama/Llama-3.1-8B", revision="0123456789ab")
+    with pytest.raises(AdapterError, match="not in the store"):
+        import_adapter(store, other_rev, "y")
+    same_rev = _recording(lora_adapters["a"], tmp_path / "rev2", "meta-llama/Llama-3.1-8B", revision="abcdef1")
+    assert import_adapter(store, same_rev, "y2").base == "llama"
+    # the user's override: bound where --base says, with a warning that stays with the entry
+    forced = import_adapter(store, for_base, "z", base="llama-instruct")
+    assert forced.base == "llama-instruct"
+    assert forced.base_warning is not None and \
+        "records 'meta-llama/Llama-3.1-8B' as its base, not 'llama-instruct'" in forced.base_warning
+    assert list_adapters(store, base="llama-instruct")[0].base_warning == forced.base_warning  # read back
+    assert import_adapter(store, for_base, "w", base="llama").base_warning is None  # --base naming its own base
+
+
+def test_cli_shows_the_override_warning(lora_adapters: dict[str, Path], tiny_model: Path, tmp_path: Path) -> None:
+    from test_cli import run_cli
+
+    home = tmp_path / "home"
+    assert run_cli(home, "models", "import", str(tiny_model), "--name", "tiny-instruct", "--reference").returncode == 0
+    for_base = _recording(lora_adapters["a"], tmp_path / "for-base", "org/tiny")
+    r = run_cli(home, "models", "import", str(for_base), "--name", "x")
+    assert r.returncode == 2 and "trained on 'org/tiny', which is not in the store" in r.stderr
+    r = run_cli(home, "models", "import", str(for_base), "--name", "x", "--base", "tiny-instruct")
+    assert r.returncode == 0, r.stderr
+    assert "warning: the adapter records 'org/tiny' as its base, not 'tiny-instruct'" in r.stderr
+    assert "tiny-instruct (--base, not its recorded base)" in run_cli(home, "models", "list").stdout
+
+
+def _moe_base(folder: Path, **extra: int) -> Path:
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({
+        "architectures": ["Qwen2MoeForCausalLM"], "model_type": "qwen2_moe", "hidden_size": 64,
+        "num_attention_heads": 4, "num_key_value_heads": 4, "num_hidden_layers": 1, "intermediate_size": 256,
+        **extra}))
+    return folder
+
+
+def _moe_adapter(folder: Path, inter: int, shared: int) -> Path:
+    import numpy as np
+    from safetensors.numpy import save_file
+
+    pre = "base_model.model.model.layers.0.mlp"
+    tensors = {}
+    for where, width in ((f"{pre}.experts.0", inter), (f"{pre}.experts.7", inter), (f"{pre}.shared_expert", shared)):
+        for proj, (fan_in, fan_out) in {"gate_proj": (64, width), "up_proj": (64, width),
+                                        "down_proj": (width, 64)}.items():
+            tensors[f"{where}.{proj}.lora_A.weight"] = np.zeros((4, fan_in), dtype=np.float32)
+            tensors[f"{where}.{proj}.lora_B.weight"] = np.zeros((fan_out, 4), dtype=np.float32)
+    folder.mkdir()
+    save_file(tensors, str(folder / "adapter_model.safetensors"))
+    (folder / "adapter_config.json").write_text(json.dumps({
+        "peft_type": "LORA", "r": 4, "lora_alpha": 8, "bias": "none", "task_type": "CAUSAL_LM",
+        "target_modules": ["gate_proj", "up_proj", "down_proj"], "base_model_name_or_path": "org/moe"}))
+    return folder
+
+
+def test_moe_expert_adapters_are_checked_against_the_expert_width(tmp_path: Path) -> None:
+    """Issue 30: expert projections were taken as intermediate_size wide, so every MoE expert
+    adapter was refused; they are moe_intermediate_size wide (shared experts: their own width)."""
+    base = _moe_base(tmp_path / "moe", moe_intermediate_size=32, shared_expert_intermediate_size=128)
+    good = inspect_adapter(_moe_adapter(tmp_path / "good", inter=32, shared=128))
+    assert good.shapes[(0, "experts.gate_proj", "B")] == (32, 4)
+    check_base(good, base, "moe")
+    with pytest.raises(AdapterError, match="layer 0 experts.down_proj has input width 48, 'moe' has 32"):
+        check_base(inspect_adapter(_moe_adapter(tmp_path / "wide", inter=48, shared=128)), base, "moe")
+    with pytest.raises(AdapterError, match="layer 0 shared_expert.down_proj has input width 32, 'moe' has 128"):
+        check_base(inspect_adapter(_moe_adapter(tmp_path / "shared", inter=32, shared=32)), base, "moe")
+    # DeepSeek-style: shared experts are n_shared_experts experts side by side
+    deepseek = _moe_base(tmp_path / "ds", moe_intermediate_size=32, n_shared_experts=2)
+    check_base(inspect_adapter(_moe_adapter(tmp_path / "ds-ad", inter=32, shared=64)), deepseek, "ds")
 
 
 def test_lora_modules_turn_lora_on_with_a_rank_that_holds_them(lora_adapters: dict[str, Path],

@@ -184,6 +184,26 @@ def test_setting_cli_and_version_show_the_choice(home: Path, capsys: Any, own_en
     assert "usage statistics: off" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("saved", [True, False])
+def test_version_with_settings_imports_no_pydantic(tmp_path: Path, saved: bool) -> None:
+    """docs/ARCHITECTURE.md (issue 30): pydantic is not paid by ``--version``. It was whenever
+    settings.json existed (every start read the whole file through its schema for one value, the
+    usage-statistics choice), so before the window's first paint too; the saved choice still
+    shows."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "settings.json").write_text(json.dumps({"schema_version": 2, "usage_stats": saved,
+                                                    "knobs": {"max_num_seqs": 8}}), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != privacy.USAGE_STATS_ENV}
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "console", "--version"], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT, env={**env, "INFERENCE_CONSOLE_HOME": str(home)})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    imported = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")]
+    assert "console.versions" in imported  # the measurement sees the console's own imports
+    assert [m for m in imported if m.split(".")[0] in ("pydantic", "pydantic_core")] == []
+    assert f"usage statistics: {'on' if saved else 'off'}" in proc.stdout
+
+
 def test_user_opt_outs_survive_opting_in(monkeypatch: Any) -> None:
     env = {"DO_NOT_TRACK": "1"}
     monkeypatch.setattr(privacy, "_USER_OPT_OUTS", frozenset({"DO_NOT_TRACK"}))

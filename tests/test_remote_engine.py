@@ -176,6 +176,18 @@ def test_headless_commands_take_engine_url(remote: RemoteEngine, tmp_path: Path)
     assert {r["response"]["body"]["model"] for r in iter_output(out)} == {"tiny"}
 
 
+def test_an_adapter_the_server_does_not_serve_is_refused(remote: RemoteEngine) -> None:
+    """``--adapter`` with ``--engine URL`` names one of the server's adapters (issue 30): the
+    console cannot load one there, so a name the server lacks is refused with the way out."""
+    from console.cli.chat import check_server_adapters
+    from console.cli.common import CliError
+
+    check_server_adapters(remote, [], remote.url)
+    with pytest.raises(CliError, match=r"--adapter nosuch: the server at .* serves no such LoRA adapter "
+                                       r"\(it serves none\).*--lora-modules NAME=PATH"):
+        check_server_adapters(remote, ["nosuch"], remote.url)
+
+
 def test_bench_through_the_server(remote: RemoteEngine, tmp_path: Path) -> None:
     from console.bench.runner import run_console
     from console.bench.workload import synthetic

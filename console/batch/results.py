@@ -57,6 +57,9 @@ class BatchResult:
     choices: tuple[Choice, ...] = ()
     endpoint: str = "chat"  # "chat" or "completion": the body shape written
     top_logprobs: int | None = None  # alternatives per token written (None: no logprobs)
+    #: The prompt's log-probabilities when the line asked for them (``prompt_logprobs``), in
+    #: vLLM's JSON form (:func:`console.engine.choices.prompt_logprobs_json`)
+    prompt_logprobs: list[Any] | None = None
 
     def _choices(self) -> list[dict[str, Any]]:
         choices = self.choices or (Choice(0, self.text, self.finish_reason or "stop", self.output_tokens),)
@@ -67,6 +70,8 @@ class BatchResult:
                     completion_logprobs(c.logprobs, self.top_logprobs)
                 out.append({"index": c.index, "text": c.text, "logprobs": lp, "finish_reason": c.finish_reason,
                             "stop_reason": c.stop_reason})
+                if self.prompt_logprobs is not None:  # vLLM writes them in each completion choice
+                    out[-1]["prompt_logprobs"] = self.prompt_logprobs
             else:
                 lp = None if c.logprobs is None or self.top_logprobs is None else \
                     chat_logprobs(c.logprobs, self.top_logprobs)
@@ -94,6 +99,8 @@ class BatchResult:
             "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.output_tokens,
                       "total_tokens": self.prompt_tokens + self.output_tokens},
         }
+        if chat and self.prompt_logprobs is not None:  # vLLM writes them beside a chat body's choices
+            body["prompt_logprobs"] = self.prompt_logprobs
         return {"id": f"vllm-{uuid.uuid4().hex}", "custom_id": self.custom_id,
                 "response": {"status_code": 200, "request_id": f"vllm-batch-{rid}", "body": body},
                 "error": None, "metrics": metrics}
@@ -118,7 +125,8 @@ class BatchResult:
                        prompt_tokens=int(usage.get("prompt_tokens") or 0),
                        output_tokens=int(usage.get("completion_tokens") or 0),
                        ttft_s=metrics.get("ttft_s"), latency_s=metrics.get("latency_s"),
-                       model=str(body.get("model") or ""))
+                       model=str(body.get("model") or ""),
+                       prompt_logprobs=body.get("prompt_logprobs") or choice.get("prompt_logprobs"))
         if isinstance(error, dict):
             inner = error.get("error", error)
             message, code = str(inner.get("message", error)), inner.get("code")

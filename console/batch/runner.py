@@ -31,6 +31,7 @@ from typing import Callable, Sequence
 
 from console.batch.formats import BatchRequest
 from console.batch.results import BatchResult, ResultWriter, completed_ids
+from console.engine.choices import prompt_logprobs_json
 from console.engine.interface import Engine
 from console.engine.many import ManyRequests
 from console.engine.types import EngineState, GenerationRequest, RequestFailed, RequestFinished, new_request_id
@@ -130,7 +131,7 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
         rate = done / elapsed if elapsed > 0 else 0.0
         eta = (to_run - done) / rate if rate > 0 and done < to_run else (0.0 if done >= to_run else None)
         tps = summary.output_tokens / elapsed if elapsed > 0 else 0.0
-        live = host.metrics.rate("generation_tokens", window_s=5.0) if hasattr(host, "metrics") else 0.0
+        live = host.metrics.rate("generation_tokens", window_s=5.0)
         eta_text = "" if eta is None else f", ETA {eta:.0f}s"
         task.report("batch", (done / to_run) if to_run else 1.0,
                     f"{done}/{to_run} done ({summary.failed} failed), {tps:.1f} tok/s{eta_text}")
@@ -190,7 +191,7 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
                         output_tokens=event.output_tokens, ttft_s=event.ttft_s, latency_s=event.e2e_s,
                         model=req.model if req.model in adapters else served, request_id=rid,
                         choices=event.choices, endpoint=req.endpoint,
-                        top_logprobs=req.top_logprobs))
+                        top_logprobs=req.top_logprobs, prompt_logprobs=prompt_logprobs_json(event.prompt_logprobs)))
                 elif isinstance(event, RequestFailed):
                     if host.status.state != EngineState.READY:
                         if summary.engine_error is None:

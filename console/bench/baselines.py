@@ -56,8 +56,9 @@ def _text_prompts(model: str, workload: Workload) -> list[str]:
 
 
 def _vllm(spec: dict[str, Any]) -> dict[str, Any]:
-    from vllm import LLM, SamplingParams
+    from console.engine import vllm_compat
 
+    LLM, SamplingParams = vllm_compat.llm_class(), vllm_compat.sampling_params_class()  # noqa: N806
     w = Workload.from_dict(spec["workload"])
     kwargs = dict(spec["engine_kwargs"])
     t_load = time.perf_counter()
@@ -74,11 +75,9 @@ def _vllm(spec: dict[str, Any]) -> dict[str, Any]:
     dt = time.perf_counter() - t0
     out_tok = sum(len(o.outputs[0].token_ids) for o in outs)
     in_tok = sum(len(o.prompt_token_ids or []) for o in outs)
-    import vllm
-
     return {"duration_s": dt, "load_s": load_s, "requests": len(outs), "output_tokens": out_tok,
             "prompt_tokens": in_tok, "output_tokens_per_s": out_tok / dt, "total_tokens_per_s": (out_tok + in_tok) / dt,
-            "requests_per_s": len(outs) / dt, "vllm_version": vllm.__version__}
+            "requests_per_s": len(outs) / dt, "vllm_version": vllm_compat.vllm_version()}
 
 
 def _asyncllm(spec: dict[str, Any]) -> dict[str, Any]:

@@ -209,6 +209,11 @@ def adapter_mix(text: str | None, loaded: list[str]) -> list[str]:
     return ["" if n == "base" else n for n in names]
 
 
+#: bench options only the in-process run reads (flag -> argparse dest): refused with a server engine.
+_LOCAL_ONLY = {"--speculation-speedup": "speculation_speedup", "--switch-to": "switch_to",
+               "--switch-preset": "switch_preset", "--json-schema": "json_schema",
+               "--concurrency-sweep": "concurrency_sweep"}
+
 #: Synthetic prompts for a server whose tokenizer we cannot see: token ids below this exist in
 #: every vocabulary the console supports.
 REMOTE_VOCAB = 256
@@ -227,6 +232,10 @@ def _bench_server(args: argparse.Namespace, kind: str) -> int:
 
         why = NEEDS_LOADER if kind == "remote" else "sweeps the in-process engine"
         raise CliError(f"--tune {why}: use it with --engine local")
+    local_only = [flag for flag, dest in _LOCAL_ONLY.items() if getattr(args, dest, None) not in (None, "", False)]
+    if local_only:
+        raise CliError(f"{', '.join(local_only)} measure(s) the in-process engine only: use --engine local "
+                       f"(with --engine {'URL' if kind == 'remote' else 'serve'} they would be ignored)")
     if args.baselines not in ("", "none"):
         print("[bench] baselines skipped with a server engine (run with --engine local to compare)", file=sys.stderr)
     config = name = None

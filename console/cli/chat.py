@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import Any
 
-from console.cli.speed_args import add_speed_args, speed_overrides
+from console.cli.speed_args import SPEED_KEYS, add_speed_args, speed_overrides
 from console.chat_session import ChatSession
 from console.cli.chat_output import add_output_args, output_fields_from_args, print_choices
 from console.cli.common import CliError, quiet_engine_logs
@@ -28,6 +28,7 @@ from console.launch import default_model_name, engine_config_for
 from console.models.adapters import lora_modules_for
 from console.models.lora import AdapterError
 from console.models.store import ModelStore, StoreError
+from console.presets import PresetError, validate_overrides
 
 
 def add_engine_args(p: argparse.ArgumentParser) -> None:
@@ -58,6 +59,37 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
                         "with the first one, batch lines pick one with their `model` field)")
 
 
+#: What add_engine_args adds for the engine the console builds (argparse dests): a server someone
+#: else started (``--engine URL``) keeps its own, so these are refused there, never dropped.
+ENGINE_FLAGS = ("model", "preset", "max_model_len", "max_num_seqs", "max_num_batched_tokens",
+                "gpu_memory_utilization", "kv_cache_dtype", "quantization", "kv_cache_memory_bytes",
+                "enforce_eager", "device", *SPEED_KEYS)
+
+
+def refuse_engine_flags(args: argparse.Namespace, url: str, also: tuple[str, ...] = ()) -> None:
+    """CliError naming the engine flags given with ``--engine URL`` (and the command's own ``also``),
+    with the way out: they belong on the server's own command line. chat, batch and bench share it."""
+    given = [f"--{dest.replace('_', '-')}" for dest in (*ENGINE_FLAGS, *also)
+             if getattr(args, dest, None) not in (None, [], "")]
+    if given:
+        raise CliError(f"{', '.join(given)} cannot change the server at {url}: a server the console did not start "
+                       "runs with its own model and settings. Set them on the server's own command line (e.g. "
+                       "`vllm serve MODEL --max-model-len 4096`), use --engine serve to have the console start "
+                       "one with them, or leave them out.")
+
+
+def check_server_adapters(host: Engine, names: list[str], url: str) -> None:
+    """``--adapter`` with ``--engine URL`` picks adapters the server serves (``/v1/models``); one it
+    does not serve is refused, since the console cannot load it there."""
+    served = host.adapters()
+    missing = [n for n in names if n not in served]
+    if missing:
+        have = f"it serves {', '.join(sorted(served))}" if served else "it serves none"
+        raise CliError(f"--adapter {', '.join(missing)}: the server at {url} serves no such LoRA adapter ({have}). "
+                       "A server the console did not start loads its own adapters: add them to its command line "
+                       "(`vllm serve MODEL --enable-lora --lora-modules NAME=PATH`).")
+
+
 def add_sampling_args(p: argparse.ArgumentParser, max_tokens: int = 256) -> None:
     p.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (default)")
     p.add_argument("--top-p", type=float, default=1.0)
@@ -77,9 +109,16 @@ def sampling_from_args(args: argparse.Namespace) -> SamplingSettings:
 
 
 def engine_overrides(args: argparse.Namespace) -> dict[str, object]:
+    """The engine flags given, by EngineConfig field, checked by the schema presets pass through
+    (a bad value: one line naming the flag, e.g. ``'--max-num-seqs' = 0 is out of range [1, 65536]``)."""
     keys = ["max_model_len", "max_num_seqs", "max_num_batched_tokens", "gpu_memory_utilization",
             "kv_cache_dtype", "quantization", "kv_cache_memory_bytes", "enforce_eager", "device"]
-    return {**{k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}, **speed_overrides(args)}
+    values = {**{k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}, **speed_overrides(args)}
+    try:
+        validate_overrides(values, {k: "--" + k.replace("_", "-") for k in values})
+    except PresetError as exc:
+        raise CliError(str(exc)) from None
+    return values
 
 
 def start_engine(args: argparse.Namespace, config: EngineConfig | None = None, name: str | None = None) -> Engine:
@@ -90,6 +129,8 @@ def start_engine(args: argparse.Namespace, config: EngineConfig | None = None, n
         choice = parse_engine_choice(getattr(args, "engine", "local"))
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    if choice.kind == "remote":
+        refuse_engine_flags(args, str(choice.url))
     if choice.needs_model and config is None:
         name = args.model or default_model_name()
         store = ModelStore()
@@ -104,12 +145,16 @@ def start_engine(args: argparse.Namespace, config: EngineConfig | None = None, n
     try:
         if choice.kind == "remote":
             info = host.connect().result()  # type: ignore[attr-defined]
+            check_server_adapters(host, getattr(args, "adapter", None) or [], str(choice.url))
         else:
             assert config is not None
             info = host.load(config, name).result()
     except EngineError as exc:
         host.close()
         raise CliError(str(exc)) from None
+    except CliError:
+        host.close()
+        raise
     where = info.device
     kv = f", KV cache {info.kv_cache_tokens} tokens" if info.kv_cache_tokens else ""
     print(f"[engine] ready: {info.model} on {where} in {info.load_seconds:.0f}s, max_model_len "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from console.cli.common import CliError, ProgressPrinter, human_bytes, human_count, print_json, print_table
@@ -26,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     imp.add_argument("source", help="a .gguf file, a folder with config.json + safetensors, or an adapter "
                                     "folder (adapter_config.json + adapter_model.safetensors)")
     imp.add_argument("--base", metavar="MODEL",
-                     help="for an adapter: the store model it adapts (default: the one it records)")
+                     help="for an adapter: the store model it adapts (default: the one it records, matched exactly; "
+                          "naming another binds it there, with a warning)")
     imp.add_argument("--name", help="name in the store (default: derived from the source)")
     imp.add_argument("--reference", action="store_true",
                      help="register a folder where it is instead of copying it into the store")
@@ -71,7 +73,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     adapters = list_adapters(ModelStore())
     if adapters:
         print("\nLoRA adapters (use with --adapter NAME):")
-        print_table([[a.name, a.base, str(a.rank), ",".join(a.target_modules), human_bytes(a.size_bytes),
+        print_table([[a.name, a.base + (" (--base, not its recorded base)" if a.base_warning else ""), str(a.rank),
+                      ",".join(a.target_modules), human_bytes(a.size_bytes),
                       "yes" if a.available else "MISSING"] for a in adapters],
                     ["NAME", "BASE", "RANK", "TARGETS", "SIZE", "FILES"])
     return 0
@@ -86,6 +89,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     task = TaskState(ProgressPrinter())
     if is_adapter_folder(src):
         adapter = import_adapter(store, src, name, base=args.base, copy=not args.reference)
+        if adapter.base_warning:
+            print(f"warning: {adapter.base_warning}", file=sys.stderr)
         return _imported(args.json, adapter.to_dict(), f"imported adapter '{adapter.name}' for '{adapter.base}': "
                          f"rank {adapter.rank}, {', '.join(adapter.target_modules)}, "
                          f"{human_bytes(adapter.size_bytes)} at {adapter.path}")

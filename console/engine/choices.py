@@ -161,5 +161,28 @@ def completion_logprobs(steps: Iterable[TokenLogprob], top_k: int | None, text_o
     return out
 
 
+def prompt_logprobs_json(entries: Iterable[Any] | None) -> list[dict[str, dict[str, Any]] | None] | None:
+    """A request's ``prompt_logprobs`` as vLLM's OpenAI server writes them (the chat body's
+    ``prompt_logprobs``, each completion choice's): one entry per prompt token, ``null`` for the
+    first, else token id (a JSON key, so a string) -> ``{"logprob", "rank", "decoded_token"}``, with
+    minus infinity as -9999. From vLLM's ``Logprob`` objects (the in-process engine) or from a
+    server's JSON (already in this form)."""
+    if entries is None:
+        return None
+    out: list[dict[str, dict[str, Any]] | None] = []
+    for entry in entries:
+        if not entry:  # the first token (None; an empty position of vLLM's FlatLogprobs)
+            out.append(None)
+            continue
+        out.append({str(tid): _logprob_json(lp) for tid, lp in entry.items()})
+    return out
+
+
+def _logprob_json(lp: Any) -> dict[str, Any]:
+    if isinstance(lp, dict):
+        return {**lp, "logprob": _clamp(lp.get("logprob", MIN_LOGPROB))}
+    return {"logprob": _clamp(lp.logprob), "rank": lp.rank, "decoded_token": lp.decoded_token}
+
+
 __all__ = ["Choice", "MIN_LOGPROB", "OpenAIChoiceCollector", "OutputCollector", "TokenLogprob",
-           "chat_logprobs", "completion_logprobs"]
+           "chat_logprobs", "completion_logprobs", "prompt_logprobs_json"]

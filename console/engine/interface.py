@@ -19,7 +19,7 @@ same series (KV usage, running/waiting, token counters, TTFT/ITL) whatever the s
 from __future__ import annotations
 
 import concurrent.futures as cf
-from typing import Any, Iterator, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Iterator, Protocol, Sequence, runtime_checkable
 
 from console.config import EngineConfig
 from console.metrics.store import MetricsStore
@@ -93,6 +93,32 @@ class Loader(Engine, Protocol):
     def unload(self) -> cf.Future[None]: ...
 
 
+@runtime_checkable
+class StandsForLoader(Protocol):
+    """An engine that stands for another one (the GUI's :class:`~console.engine.switch.EngineSwitch`):
+    the loader behind it now, if any."""
+
+    def current_loader(self) -> Loader | None: ...
+
+
+@runtime_checkable
+class Connectable(Protocol):
+    """An engine that connects rather than loads (:class:`~console.engine.remote.RemoteEngine`)."""
+
+    def connect(self) -> cf.Future[EngineInfo]: ...
+
+
+@runtime_checkable
+class ServerLog(Protocol):
+    """An engine with a server process's log (:class:`~console.engine.local_server.LocalServer`)."""
+
+    def log_lines(self) -> list[str]: ...
+
+    def add_log_listener(self, listener: Callable[[str], None]) -> None: ...
+
+    def remove_log_listener(self, listener: Callable[[str], None]) -> None: ...
+
+
 class CannotLoad(EngineError):
     """Work that reloads the engine was asked of an engine that cannot load."""
 
@@ -100,9 +126,8 @@ class CannotLoad(EngineError):
 def as_loader(engine: Any) -> Loader | None:
     """``engine`` as a :class:`Loader`, or None. An engine that stands for another one (the GUI's
     :class:`~console.engine.switch.EngineSwitch`) answers with what is behind it now."""
-    current = getattr(engine, "current_loader", None)
-    if callable(current):
-        return current()  # type: ignore[no-any-return]
+    if isinstance(engine, StandsForLoader):
+        return engine.current_loader()
     return engine if isinstance(engine, Loader) else None
 
 
@@ -114,4 +139,5 @@ def require_loader(engine: Any, what: str = "This") -> Loader:
     return loader
 
 
-__all__ = ["CannotLoad", "Engine", "Handle", "Loader", "NEEDS_LOADER", "as_loader", "require_loader"]
+__all__ = ["CannotLoad", "Connectable", "Engine", "Handle", "Loader", "NEEDS_LOADER", "ServerLog", "StandsForLoader",
+           "as_loader", "require_loader"]

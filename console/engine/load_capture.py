@@ -65,9 +65,9 @@ def _base_config() -> dict[str, Any]:
         if not isinstance(data, dict):
             raise ValueError(f"{own}: not a logging dictConfig object")
         return data
-    from vllm.logger import DEFAULT_LOGGING_CONFIG
+    from console.engine.vllm_compat import default_logging_config
 
-    return copy.deepcopy(dict(DEFAULT_LOGGING_CONFIG))
+    return default_logging_config()
 
 
 def logging_config_with_capture(base: dict[str, Any], log_path: Path) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any, Iterator, Sequence
 from console.config import EngineConfig
 from console.engine.factory import EngineChoice, make_engine
 from console.engine.host import EngineHost
-from console.engine.interface import NEEDS_LOADER, CannotLoad, Engine, Handle, Loader, as_loader
+from console.engine.interface import NEEDS_LOADER, CannotLoad, Connectable, Engine, Handle, Loader, as_loader
 from console.metrics.store import MetricsStore
 from console.engine.types import (
     EngineBusy,
@@ -129,10 +129,9 @@ class EngineSwitch:
 
     def connect(self) -> cf.Future[EngineInfo]:
         """Connect a remote backend (what ``load`` is for the other kinds)."""
-        connect = getattr(self._backend, "connect", None)
-        if connect is None:
+        if not isinstance(self._backend, Connectable):
             raise EngineError("The engine is not a remote server: load a model instead")
-        return connect()  # type: ignore[no-any-return]
+        return self._backend.connect()
 
     def unload(self) -> cf.Future[None]:
         """Unload the model, stop a launched server, or disconnect from a remote one."""

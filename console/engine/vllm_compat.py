@@ -163,3 +163,20 @@ def offline_usage_context() -> Any:
         return _first([("vllm.usage.usage_lib", "UsageContext")]).LLM_CLASS
     except (EngineUnavailable, AttributeError):
         return None
+
+
+def llm_class() -> Any:
+    """vLLM's offline ``LLM`` (``LLM.generate``): the bench's plain-vLLM baseline."""
+    return _first([("vllm", "LLM"), ("vllm.entrypoints.llm", "LLM")])
+
+
+def vllm_version() -> str:
+    """``vllm.__version__`` (imports vLLM); :func:`vllm_distribution` reads it without importing."""
+    return str(import_vllm().__version__)
+
+
+def default_logging_config() -> dict[str, Any]:
+    """vLLM's own logging dictConfig (``vllm.logger.DEFAULT_LOGGING_CONFIG``), a copy."""
+    import copy
+
+    return copy.deepcopy(dict(_first([("vllm.logger", "DEFAULT_LOGGING_CONFIG")])))

@@ -6,6 +6,7 @@ report then says "planner unavailable" with the reason.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -27,31 +28,16 @@ def planner_report(config: EngineConfig, options: ServeOptions) -> dict[str, Any
         "max_num_seqs": config.max_num_seqs, "max_num_batched_tokens": config.max_num_batched_tokens,
         "enforce_eager": config.enforce_eager, "kv_cache_memory_bytes": config.kv_cache_memory_bytes,
     }
-    accepted = getattr(PlanRequest, "__dataclass_fields__", None)
-    request = {k: v for k, v in request.items() if v is not None and (accepted is None or k in accepted)}
+    accepted = {f.name for f in dataclasses.fields(PlanRequest)}
+    request = {k: v for k, v in request.items() if v is not None and k in accepted}
     try:
         result = plan(PlanRequest(shape=shape_for(config.model), **request))
         data = result.to_dict()
     except Exception as exc:  # the planner's own refusal (unknown GPU, unreadable model) is the report
         return {"available": False, "reason": f"planner could not plan this layout: {exc}",
                 "request": request}
-    return {"available": True, "request": request, "verdict": _plain(getattr(result, "verdict", None)),
-            "per_gpu": _plain(getattr(result, "per_gpu", None)), "plan": data}
-
-
-def _plain(value: Any) -> Any:
-    """JSON-friendly form of a planner value (dataclasses, enums and lists of them)."""
-    if hasattr(value, "to_dict"):
-        return value.to_dict()
-    if hasattr(value, "__dataclass_fields__"):
-        import dataclasses
-
-        return dataclasses.asdict(value)
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if hasattr(value, "value") and not isinstance(value, (int, float, str)):
-        return value.value
-    return value
+    return {"available": True, "request": request, "verdict": result.verdict,
+            "per_gpu": [g.to_dict() for g in result.per_gpu], "plan": data}
 
 
 def planner_text(report: dict[str, Any]) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import re
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -40,6 +41,11 @@ class AdapterEntry:
     @property
     def available(self) -> bool:
         return (Path(self.path) / "adapter_config.json").is_file()
+
+    @property
+    def base_warning(self) -> str | None:
+        """Set when the user bound it to a base other than the one it records (--base)."""
+        return self.extra.get("base_warning")
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "available": self.available}
@@ -81,18 +87,56 @@ def get_adapter(store: ModelStore, name: str) -> AdapterEntry:
     return entries[name]
 
 
+#: "Hugging Face org/name@commit" / "ModelScope org/name@commit": what a download records as its source.
+_DOWNLOAD_RE = re.compile(r"^(?:Hugging Face|ModelScope) (\S+?)@([0-9a-fA-F]+)")
+
+
+def base_matches(entry: ModelEntry, recorded: str, revision: str = "") -> bool:
+    """Whether store model ``entry`` is exactly the base an adapter records (``base_model_name_or_path``
+    and ``revision``): the same folder, or the same repository (a download's own record, else the
+    store name as the repository's name), and the same commit where both are known. Never by
+    substring: an adapter of ``Llama-3.1-8B`` is not one of ``Llama-3.1-8B-Instruct``."""
+    recorded = recorded.strip().rstrip("/")
+    if not recorded:
+        return False
+    if Path(recorded).is_dir():
+        return Path(entry.path).resolve() == Path(recorded).resolve()
+    lineage = entry.lineage or {}
+    found = _DOWNLOAD_RE.match(entry.source or "")
+    repo = str(lineage.get("repo") or (found.group(1) if found else ""))
+    commit = str(lineage.get("commit") or (found.group(2) if found else ""))
+    if repo:
+        same = recorded == repo or ("/" not in recorded and recorded == repo.rsplit("/", 1)[-1])
+    else:
+        same = recorded in (entry.name, entry.path) or recorded.rsplit("/", 1)[-1] == entry.name
+    if same and revision and commit and re.fullmatch(r"[0-9a-fA-F]{7,40}", revision):
+        same = commit.lower().startswith(revision.lower()) or revision.lower().startswith(commit.lower())
+    return same
+
+
 def resolve_base(store: ModelStore, info: AdapterInfo) -> ModelEntry:
-    """The store model an adapter names as its base (same folder, same name, or same source)."""
+    """The store model an adapter records as its base, matched exactly (:func:`base_matches`)."""
     recorded = info.base_model
-    if recorded:
-        tail = recorded.rstrip("/").rsplit("/", 1)[-1]
-        for entry in store.list():
-            same_path = Path(recorded).is_dir() and Path(entry.path).resolve() == Path(recorded).resolve()
-            if same_path or entry.name in (recorded, tail) or recorded in entry.source:
-                return entry
+    matches = [e for e in store.list() if base_matches(e, recorded, info.base_revision)] if recorded else []
+    if len(matches) == 1:
+        return matches[0]
     known = ", ".join(e.name for e in store.list()) or "none"
+    if matches:
+        raise AdapterError(f"The adapter was trained on '{recorded}', which several store models are "
+                           f"({', '.join(e.name for e in matches)}): say which with --base NAME")
     raise AdapterError(f"The adapter was trained on '{recorded or 'an unrecorded model'}', which is not in the "
                        f"store: say which store model it adapts with --base NAME (models: {known})")
+
+
+def base_override_warning(info: AdapterInfo, entry: ModelEntry) -> str | None:
+    """The warning when the user binds an adapter to a store model that is not the base it records
+    (``--base NAME``); ``None`` when it is, or the adapter records none."""
+    if not info.base_model or base_matches(entry, info.base_model, info.base_revision):
+        return None
+    at = f"@{info.base_revision}" if info.base_revision else ""
+    return (f"the adapter records '{info.base_model}{at}' as its base, not '{entry.name}': bound to it as --base "
+            f"says. The shapes fit, but a LoRA trained on other weights (an Instruct model for a base one, "
+            f"another revision) can answer worse or wrongly")
 
 
 def import_adapter(store: ModelStore, src: Path, name: str, *, base: str | None = None, copy: bool = True,
@@ -104,6 +148,7 @@ def import_adapter(store: ModelStore, src: Path, name: str, *, base: str | None 
     base_entry = store.get(base) if base else resolve_base(store, info)
     base_entry.check_available()
     check_base(info, Path(base_entry.path), base_entry.name)
+    warning = base_override_warning(info, base_entry)
     if name in store or name in _read(store):
         raise StoreError(f"A model or adapter named '{name}' already exists; remove it or pick another name")
     final = store.root / "adapters" / name
@@ -124,7 +169,8 @@ def import_adapter(store: ModelStore, src: Path, name: str, *, base: str | None 
         name=name, path=str(final if copy else src), base=base_entry.name, rank=info.rank, alpha=info.alpha,
         target_modules=list(info.target_modules), size_bytes=info.size_bytes, trained_on=info.base_model,
         source=source or f"folder {src}", managed=copy,
-        added_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+        added_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        extra={"base_warning": warning} if warning else {})
     with store._locked():
         entries = _read(store)
         if name in entries:
@@ -162,4 +208,5 @@ def remove_adapter(store: ModelStore, name: str) -> AdapterEntry:
     return entry
 
 
-__all__ = ["AdapterEntry", "get_adapter", "lora_modules_for", "import_adapter", "list_adapters", "remove_adapter", "resolve_base"]
+__all__ = ["AdapterEntry", "base_matches", "base_override_warning", "get_adapter", "import_adapter", "list_adapters",
+           "lora_modules_for", "remove_adapter", "resolve_base"]

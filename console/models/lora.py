@@ -38,8 +38,10 @@ class AdapterInfo:
     target_modules: tuple[str, ...]
     base_model: str  # ``base_model_name_or_path`` as the adapter records it ("" when absent)
     size_bytes: int
-    #: (layer, module, "A" | "B") -> shape, read from the safetensors header
+    #: (layer, module, "A" | "B") -> shape, read from the safetensors header (a MoE expert's
+    #: module is ``experts.gate_proj``, a shared expert's ``shared_expert.gate_proj``)
     shapes: dict[tuple[int, str, str], tuple[int, ...]]
+    base_revision: str = ""  # the base's ``revision`` as the adapter records it (a commit or branch)
 
     @property
     def num_layers(self) -> int:
@@ -71,6 +73,7 @@ def inspect_adapter(folder: Path) -> AdapterInfo:
         raise AdapterError(f"{folder.name} is a {kind} adapter; vLLM serves LoRA adapters only")
     if cfg.get("use_dora"):
         raise AdapterError(f"{folder.name} is a DoRA adapter; vLLM serves plain LoRA adapters only")
+    _refuse_unservable(folder.name, cfg)
     rank = cfg.get("r")
     if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
         raise AdapterError(f"{cfg_path} has no usable rank 'r' ({rank!r}): the adapter is corrupt")
@@ -94,7 +97,8 @@ def inspect_adapter(folder: Path) -> AdapterInfo:
     for key, meta in header.items():
         m = _WEIGHT_RE.search(key)
         if m and isinstance(meta, dict):
-            shapes[(int(m.group(1)), m.group(2), m.group(3))] = tuple(int(d) for d in meta.get("shape", []))
+            module = _expert_prefix(key) + m.group(2)
+            shapes[(int(m.group(1)), module, m.group(3))] = tuple(int(d) for d in meta.get("shape", []))
     if not shapes:
         raise AdapterError(f"{folder.name}: adapter_model.safetensors holds no LoRA weights (lora_A / lora_B)")
     pattern = cfg.get("rank_pattern") or {}
@@ -105,7 +109,37 @@ def inspect_adapter(folder: Path) -> AdapterInfo:
     return AdapterInfo(path=str(folder.resolve()), rank=top_rank, alpha=float(cfg.get("lora_alpha") or rank),
                        target_modules=tuple(str(t) for t in targets),
                        base_model=str(cfg.get("base_model_name_or_path") or ""), size_bytes=folder_size(folder),
-                       shapes=shapes)
+                       shapes=shapes, base_revision=str(cfg.get("revision") or ""))
+
+
+def _refuse_unservable(name: str, cfg: dict[str, Any]) -> None:
+    """What PEFT can train and vLLM cannot serve, refused at import rather than at the first request."""
+    bias = cfg.get("bias", "none")
+    if bias not in (None, "none"):
+        raise AdapterError(f"{name} trains biases (bias = {bias!r}); vLLM serves LoRA adapters with bias 'none' "
+                           "only: retrain with bias='none'")
+    if cfg.get("lora_bias"):
+        raise AdapterError(f"{name} has LoRA biases (lora_bias); vLLM does not serve them: retrain without")
+    saved = cfg.get("modules_to_save")
+    if saved:
+        listed = ", ".join(map(str, saved)) if isinstance(saved, list) else str(saved)
+        raise AdapterError(f"{name} carries whole trained copies of {listed} (modules_to_save); vLLM serves only the "
+                           "LoRA matrices of a text-generation adapter, so the answers would not be the ones trained: "
+                           "retrain without modules_to_save, or merge the adapter into the model and import that")
+
+
+#: Where a MoE layer's routed experts (``mlp.experts.3.gate_proj``) and shared experts
+#: (``mlp.shared_expert.gate_proj``, DeepSeek's ``mlp.shared_experts.gate_proj``) sit in a weight name.
+_EXPERT_RE = re.compile(r"\.experts\.\d+\.")
+_SHARED_RE = re.compile(r"\.shared_experts?\.")
+
+
+def _expert_prefix(key: str) -> str:
+    if _EXPERT_RE.search(key):
+        return "experts."
+    if _SHARED_RE.search(key):
+        return "shared_expert."
+    return ""
 
 
 def projection_shapes(config: dict[str, Any]) -> dict[str, tuple[int, int]]:
@@ -123,6 +157,26 @@ def projection_shapes(config: dict[str, Any]) -> dict[str, tuple[int, int]]:
     }
 
 
+def expert_shapes(config: dict[str, Any]) -> dict[str, tuple[int, int]]:
+    """(in, out) features of a MoE layer's expert projections, named ``experts.gate_proj`` and
+    ``shared_expert.gate_proj`` as :func:`inspect_adapter` keys them: an expert is
+    ``moe_intermediate_size`` wide (Qwen2/3-MoE, DeepSeek), a shared expert
+    ``shared_expert_intermediate_size`` (Qwen2-MoE) or ``n_shared_experts`` experts (DeepSeek).
+    Empty where the config gives no expert width (vLLM then checks the shapes at load)."""
+    text = config.get("text_config")
+    cfg: dict[str, Any] = text if isinstance(text, dict) else config
+    hidden = int(cfg.get("hidden_size") or 0)
+    out: dict[str, tuple[int, int]] = {}
+    expert = int(cfg.get("moe_intermediate_size") or 0)
+    shared = int(cfg.get("shared_expert_intermediate_size") or expert * int(cfg.get("n_shared_experts") or 0))
+    widths = {"experts": expert, "shared_expert": shared}
+    for kind, inter in widths.items():
+        if inter:
+            out.update({f"{kind}.gate_proj": (hidden, inter), f"{kind}.up_proj": (hidden, inter),
+                        f"{kind}.down_proj": (inter, hidden)})
+    return out
+
+
 def num_layers(config: dict[str, Any]) -> int:
     cfg = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
     return int(cfg.get("num_hidden_layers") or 0)
@@ -137,7 +191,7 @@ def check_base(info: AdapterInfo, base_folder: Path, base_name: str | None = Non
     if layers and info.num_layers > layers:
         raise AdapterError(f"The adapter does not fit '{label}'{trained_on}: it adapts {info.num_layers} layers, "
                            f"'{label}' has {layers}")
-    dims = projection_shapes(config)
+    dims = {**projection_shapes(config), **expert_shapes(config)}
     for (layer, module, side), shape in sorted(info.shapes.items()):
         if module not in dims or len(shape) != 2:
             continue  # a module we do not know the shape of: vLLM checks it at load
@@ -195,5 +249,5 @@ def slot_bytes(config: dict[str, Any], max_loras: int, max_lora_rank: int, dtype
     return int(num_layers(config) * per_layer * max_lora_rank * max_loras * dtype_bytes)
 
 
-__all__ = ["AdapterError", "AdapterInfo", "VLLM_LORA_RANKS", "check_base", "check_rank", "inspect_adapter",
-           "is_adapter_folder", "projection_shapes", "rank_slot", "slot_bytes"]
+__all__ = ["AdapterError", "AdapterInfo", "VLLM_LORA_RANKS", "check_base", "check_rank", "expert_shapes",
+           "inspect_adapter", "is_adapter_folder", "projection_shapes", "rank_slot", "slot_bytes"]

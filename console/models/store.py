@@ -16,7 +16,7 @@ import json
 import os
 import re
 import shutil
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -157,7 +157,7 @@ class ModelStore:
                 raise StoreError(f"No model named '{name}' in the store")
             entry = entries[name]
             for k, v in changes.items():
-                if not hasattr(entry, k):
+                if k not in {f.name for f in fields(ModelEntry)}:
                     raise StoreError(f"Unknown model field '{k}'")
                 setattr(entry, k, v)
             self._write(entries)

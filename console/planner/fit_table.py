@@ -7,7 +7,7 @@ window runs it off the GUI thread; nothing here reads preset files or the regist
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence
 
 from console.config import EngineConfig
 from console.models.store import ModelEntry
@@ -18,6 +18,9 @@ from console.planner.shapes import shape_for
 from console.planner import speed
 from console.planner.verdict import plan
 from console.presets import Preset
+
+if TYPE_CHECKING:
+    from console.metrics.device import DeviceSampler
 
 FitVerdict = Literal["fits", "fits-with-changes", "does-not-fit", "files-missing", "error"]
 
@@ -34,12 +37,12 @@ class Fit:
     detail: str = ""
 
 
-def planner_device(sampler: Any) -> Device:
+def planner_device(sampler: "DeviceSampler") -> Device:
     """The planner's device for this machine from the device sampler (``console.metrics.device``):
     the NVML card's profile (or one built from its memory), else the CPU engine with this
     machine's RAM. May read NVML once: call it off the GUI thread and keep the answer."""
-    if getattr(sampler, "kind", "") == "nvml":
-        name = str(getattr(sampler.source, "name", "GPU"))
+    if sampler.kind == "nvml":
+        name = str(sampler.source.name)
         try:  # "NVIDIA H100 80GB HBM3" -> h100-80gb; an unknown card: named as its recorded loads are
             return get_gpu(gpu_key(name))
         except ValueError:

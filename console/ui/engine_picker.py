@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from console.engine.factory import EngineChoice, parse_engine_choice
-from console.engine.interface import Engine
+from console.engine.interface import Engine, ServerLog
 from console.engine.switch import EngineSwitch
 from console.ui.tasks import call_in_background
 from console.ui.widgets import ErrorLabel
@@ -111,7 +111,7 @@ class ServerLogDock(QDockWidget):
                                              "(Engine > Engine location…)."))
         self.setWidget(self.text)
         self._lines: collections.deque[str] = collections.deque(maxlen=5000)
-        self._engine: Any = None
+        self._engine: ServerLog | None = None
         self._timer = QTimer(self)
         self._timer.setInterval(200)
         self._timer.timeout.connect(self._on_timer_tick)
@@ -124,10 +124,10 @@ class ServerLogDock(QDockWidget):
         self._engine = None
         self._lines.clear()
         self.text.clear()
-        if hasattr(engine, "add_log_listener"):
+        if isinstance(engine, ServerLog):
             self._engine = engine
-            self.text.setPlainText("\n".join(engine.log_lines()))  # type: ignore[attr-defined]
-            engine.add_log_listener(self._lines.append)  # type: ignore[attr-defined]
+            self.text.setPlainText("\n".join(engine.log_lines()))
+            engine.add_log_listener(self._lines.append)
 
     def _on_timer_tick(self) -> None:
         if self._lines:
@@ -158,7 +158,9 @@ def add_engine_picker(window: QMainWindow, switch: EngineSwitch, menu: Any) -> S
     dock.hide()
     label = QLabel(engine_label_text(switch.choice), window)
     window.statusBar().addPermanentWidget(label)
-    show = getattr(window, "show_message", lambda text: window.statusBar().showMessage(text, 8000))
+
+    def show(text: str) -> None:
+        window.statusBar().showMessage(text, 8000)
 
     def switched(engine: Engine, choice: EngineChoice) -> None:
         label.setText(engine_label_text(choice))

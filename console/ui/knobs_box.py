@@ -126,6 +126,16 @@ class KnobsBox(QGroupBox):
         out.update(SpeedKnobs.overrides(k))
         return {key: v for key, v in out.items() if v is not None}
 
+    def knob_names(self) -> dict[str, str]:
+        """Each override's knob as the form labels it (an error names the knob, not the field)."""
+        def label(text: str) -> str:
+            return text.rstrip(":：")
+
+        return {"max_model_len": label(self.tr("Context length:")), "max_num_seqs": label(self.tr("Max sequences:")),
+                "kv_cache_dtype": label(self.tr("KV cache dtype:")),
+                "gpu_memory_utilization": label(self.tr("GPU memory utilisation:")),
+                "kv_cache_memory_bytes": label(self.tr("KV cache size (CPU):")), **self.speed.knob_names()}
+
     def _on_preset_combo_changed(self, *_: Any) -> None:
         preset = self.preset()
         self.preset_description.setText(preset.description if preset else "")

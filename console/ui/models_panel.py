@@ -26,7 +26,7 @@ from console.engine.types import EngineState, EngineStatus
 from console.models.store import ModelEntry, suggest_name
 from console.planner.fit_table import Device, Fit, fit_table, plan_for, planner_device
 from console.planner.core import Plan
-from console.presets import Preset, PresetError, load_presets
+from console.presets import Preset, PresetError, load_presets, validate_overrides
 from console.settings import Knobs, Settings
 from console.ui.context import AppContext
 from console.ui.knobs_box import KnobsBox
@@ -218,7 +218,8 @@ class ModelsPanel(QWidget):
             raise ValueError(self.tr("Select a model in the table first"))
         if self._preset_error:
             raise PresetError(self._preset_error)
-        return engine_config_for(self.ctx.store, name, self.preset_name(), **self.overrides())
+        overrides = validate_overrides(self.overrides(), self.knobs_box.knob_names())  # names the knob
+        return engine_config_for(self.ctx.store, name, self.preset_name(), **overrides)
 
     # -- settings --------------------------------------------------------------------------------
     def restore(self, s: Settings) -> None:

@@ -257,7 +257,9 @@ class QuantizeDialog(QDialog):
     def _on_job_succeeded(self, outcome: Any) -> None:
         self.progress.setRange(0, 1000)
         self.progress.setValue(1000)
-        if not hasattr(outcome, "gate"):  # an FP8 preset's gate: no new model
+        from console.quant.gate import GateResult
+
+        if isinstance(outcome, GateResult):  # an FP8 preset's gate: no new model
             self._fill_table(outcome.table(), self.source, outcome.quantized.name)
             self.verdict_label.setText(outcome.message)
             self.stage_label.setText(self.tr("Measured") if outcome.passed else self.tr(

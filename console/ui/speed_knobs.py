@@ -64,6 +64,13 @@ class SpeedKnobs(QObject):
         form.addRow(self.tr("KV offload (host):"), self.offload_spin)
         form.addRow(self.tr("Sleep mode:"), self.sleep_combo)
 
+    def knob_names(self) -> dict[str, str]:
+        """Each override's knob as its form row labels it."""
+        rows = {"speculative_method": self.tr("Speculative decoding:"),
+                "num_speculative_tokens": self.tr("Draft tokens per step:"),
+                "kv_offloading_size": self.tr("KV offload (host):"), "enable_sleep_mode": self.tr("Sleep mode:")}
+        return {k: v.rstrip(":：") for k, v in rows.items()}
+
     def read_into(self, knobs: Knobs) -> Knobs:
         knobs.speculative_method = self.method_combo.currentData()
         knobs.num_speculative_tokens = self.tokens_spin.value() or None
