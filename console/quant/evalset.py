@@ -108,8 +108,9 @@ def load_shipped_eval_set(name: str) -> EvalSet:
 def _item(raw: dict[str, Any], where: str) -> EvalItem:
     try:
         kind = str(raw["kind"])
-        common = {"id": str(raw["id"]), "lang": str(raw.get("lang", "")), "topic": str(raw.get("topic", "")),
-                  "kind": kind, "prompt": str(raw["prompt"]), "fact": str(raw.get("fact") or raw["id"])}
+        common: dict[str, Any] = {"id": str(raw["id"]), "lang": str(raw.get("lang", "")),
+                                  "topic": str(raw.get("topic", "")), "kind": kind, "prompt": str(raw["prompt"]),
+                                  "fact": str(raw.get("fact") or raw["id"])}
         if kind == "regex":
             pattern = str(raw["pattern"])
             re.compile(pattern)
