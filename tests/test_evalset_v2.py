@@ -28,6 +28,8 @@ ZH_DIGITS = "零一二三四五六七八九"
 
 EN_CONTEXTS = ("{}", "The answer is {}.", "It is {} days.", "{} legs")
 ZH_CONTEXTS = ("{}", "答案是{}。", "{}天", "{}条", "{}个")
+#: where near misses are tried: bare, in a sentence each way, before a measure word
+NEAR_MISS_CONTEXTS = ("{}", "The answer is {} days.", "答案是{}。", "{}条")
 #: where a Chinese numeral that also appears in the question must be followed by a measure word
 ZH_MEASURED = ("{}天", "{}条", "{}个", "有{}条边。")
 
@@ -169,7 +171,8 @@ def check(item: EvalItem) -> list[str]:
         problems += [f"{item.id} refuses the right answer {c.format(answer)!r}"
                      for c in where if not ok(c.format(answer))]
     for answer in wrong:
-        problems += [f"{item.id} accepts the near miss {c.format(answer)!r}" for c in contexts if ok(c.format(answer))]
+        problems += [f"{item.id} accepts the near miss {c.format(answer)!r}"
+                     for c in NEAR_MISS_CONTEXTS if ok(c.format(answer))]
     if not ok(item.expected):
         problems.append(f"{item.id} refuses its own expected answer {item.expected!r}")
     return problems
