@@ -215,7 +215,8 @@ def test_the_extractor_sees_aliases_and_helpers(tmp_path: Path) -> None:
         "from PySide6.QtCore import QCoreApplication\n\n"
         "def _tr(text):\n    \"\"\"doc\"\"\"\n    return QCoreApplication.translate('Helper', text)\n\n"
         "class Panel:\n"
-        "    def build(self):\n        tr = self.tr\n        self.a = tr('Plot title')\n        _tr('Through the helper')\n"
+        "    def build(self):\n        tr = self.tr\n        self.a = tr('Plot title')\n"
+        "        _tr('Through the helper')\n"
         "    def other(self):\n        tr = QCoreApplication.translate\n        tr('Ctx', 'Two arguments')\n"
         "        tr('not a self.tr alias here')\n", encoding="utf-8")
     found = set(i18n.extract([code], rules=False))

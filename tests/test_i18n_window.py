@@ -48,7 +48,7 @@ _NOT_PROSE = [
     re.compile(r"\w*(?:Error|Exception)\w*: [^)）;；\n]*"),         # a library's own error, quoted for bug reports
     re.compile(r"\w+\(\)"),                                       # code: generate()
     re.compile(r"[\w.\-/:=]*[_\d./:=][\w.\-/:=]*"),                # identifiers: max_num_seqs, 4090-fp8-kv8, tok/s
-    re.compile(r"(?<![A-Za-z])(?:--?[a-z][\w-]*|[a-z]+(?:-[a-z]+)+)"),  # flags, rule and preset ids: n-gram, cpu-default
+    re.compile(r"(?<![A-Za-z])(?:--?[a-z][\w-]*|[a-z]+(?:-[a-z]+)+)"),  # flags; ids: n-gram, cpu-default
 ]
 #: English prose: two letters or more (single letters are units, mnemonics, placeholders: s, W, M)
 _WORD = re.compile(r"[A-Za-z]{2,}")

@@ -4,8 +4,9 @@ The core (no Qt) says some things in fixed English sentences that the window sho
 why there is no GPU series (``metrics/nvml.py``, ``metrics/device.py``), where the planner's
 figures came from (``planner/selfcal.py``), how a calibration changed an overhead
 (``planner/calibration.py``), why an advisor rule was not checked (``advisor/evaluate.py``).
-:func:`translate_core_text` recognises each of those sentences and gives it through the catalogue (context "CoreText"); what it carries (a file name, a count, a
-library's own error) is kept and put back in place. A sentence it does not know is shown as
+:func:`translate_core_text` recognises each of those sentences and gives it through the
+catalogue (context "CoreText"); what it carries (a file name, a count, a library's own error) is
+kept and put back in place. A sentence it does not know is shown as
 written. ``tests/test_i18n_core_text.py`` builds each sentence with the core itself, so a
 changed wording there fails the test instead of showing English.
 """
