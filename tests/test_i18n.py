@@ -204,3 +204,33 @@ def test_advisor_dock_shows_rules_in_chinese(qapp: Any, qtbot: Any, tmp_path: Pa
         for t in installed:
             qapp.removeTranslator(t)
         QLocale.setDefault(QLocale("en_US"))
+
+
+def test_the_extractor_sees_aliases_and_helpers(tmp_path: Path) -> None:
+    """``tr = self.tr`` (the Monitor's plot titles were missed through it) and a module helper
+    ``_tr(text)`` that translates in a fixed context (the planner box, the CPU check) are found,
+    each in the right context; an alias does not leak into another method."""
+    code = tmp_path / "panel.py"
+    code.write_text(
+        "from PySide6.QtCore import QCoreApplication\n\n"
+        "def _tr(text):\n    \"\"\"doc\"\"\"\n    return QCoreApplication.translate('Helper', text)\n\n"
+        "class Panel:\n"
+        "    def build(self):\n        tr = self.tr\n        self.a = tr('Plot title')\n"
+        "        _tr('Through the helper')\n"
+        "    def other(self):\n        tr = QCoreApplication.translate\n        tr('Ctx', 'Two arguments')\n"
+        "        tr('not a self.tr alias here')\n", encoding="utf-8")
+    found = set(i18n.extract([code], rules=False))
+    assert found == {("Panel", "Plot title"), ("Helper", "Through the helper"), ("Ctx", "Two arguments")}, found
+
+
+def test_every_shipped_preset_description_has_a_chinese_translation() -> None:
+    """Preset descriptions are data (presets/*.toml): each shipped one is in the catalogue
+    (context Presets), finished, in Chinese; the Models panel shows it through the catalogue."""
+    descriptions = i18n.shipped_preset_descriptions()
+    assert len(descriptions) >= 10
+    assert {(i18n.PRESETS_CONTEXT, t) for t in descriptions.values()} <= set(i18n.extract())
+    ts = i18n.read_ts(i18n.ts_path("zh_CN"))
+    bad = [name for name, text in descriptions.items()
+           if not (ts.get((i18n.PRESETS_CONTEXT, text), ("", False))[1]
+                   and re.search(r"[\u4e00-\u9fff]", ts[(i18n.PRESETS_CONTEXT, text)][0]))]
+    assert not bad, f"preset descriptions without a zh_CN translation (python -m console.ui.i18n): {bad}"

@@ -224,8 +224,8 @@ def test_details_section_names_every_source(home: Path, h200_loads: list[Any]) -
     one = parse_calibration(fit(h200_loads[:1], shipped, "h200", "0.26.0"), "fit on the first load")
     assert last["predicted_before"] == plan(h200_loads[1].request(calibration=one)).kv_tokens
     assert abs(last["error_before"]) < 0.02 and f"{last['predicted_before']:,} KV tokens before it" in md
-    for figure in ("weights", "cuda_context", "activation_peak", "cuda_graphs", "kv_budget", "kv_tokens"):
-        assert f"| {figure} | " in md
+    for figure in ("weights", "CUDA context", "activation peak", "CUDA graphs", "KV cache budget", "KV cache tokens"):
+        assert f"| {figure} | " in md  # the figures by name, in the UI's language (tests/test_i18n_core_text.py)
     assert source_of(p, "weights") == "calibrated on this GPU"
     assert source_of(p, "activation_peak") == "calibrated on this GPU (2 load(s))"
     # the replayed loads carry no NVML peak: the context comes from the shipped file, and says so

@@ -82,7 +82,7 @@ def test_window_layout_planner_shortcuts_and_memory(home: Path, tiny_model: Path
     # where the figures came from (issue 16): the CPU's KV budget is the size given, exactly
     assert "Planner: calibrated from 4 shipped load(s) (cpu.json)" in m.plan_label.text()
     assert "tokens (exact: kv_cache_memory_bytes, as given)" in m.plan_label.text()
-    assert "## Planner" in m.details_text() and "| kv_tokens | exact" in m.details_text()
+    assert "## Planner" in m.details_text() and "| KV cache tokens | exact" in m.details_text()
     fits_col = m.table_model.COLUMNS.index("fits")
     qtbot.waitUntil(lambda: m.table_model.index(1, fits_col).data() == "fits", timeout=5000)
     assert m.table_model.index(0, fits_col).data() == "files missing"

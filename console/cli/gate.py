@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                                     "on-the-fly FP8 preset to gate (e.g. 4090-fp8-kv8; needs a GPU)")
     p.add_argument("--method", choices=["awq", "fp8"], help="whose limits apply (default: fp8 for a "
                                                             "preset, awq for a model)")
-    p.add_argument("--eval", type=Path, help="evaluation set (JSONL; default: the shipped quick-v1)")
+    p.add_argument("--eval", type=Path, help="evaluation set (JSONL; default: the shipped quick-v2)")
     p.add_argument("--json", action="store_true", help="print the full result as JSON")
     p.set_defaults(func=cmd_gate)
 

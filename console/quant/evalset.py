@@ -1,6 +1,6 @@
 """The quality gate's task accuracy: a shipped, versioned question set scored on the engine.
 
-Two kinds of item (``resources/eval/quick-v1.jsonl``, described in its README):
+Two kinds of item (``resources/eval/quick-v2.jsonl``, described in its README):
 
 - ``regex``: a chat question answered greedily; right when the answer matches the item's regular
   expression (``7`` or ``seven``; ``巴黎``).
@@ -10,6 +10,12 @@ Two kinds of item (``resources/eval/quick-v1.jsonl``, described in its README):
 
 Every request of one model is submitted at once, so the engine batches them. :func:`compare`
 lists the items that went from right to wrong (and wrong to right) between two models.
+
+Every item names the fact it asks (``fact``; quick-v2): the regex and choice forms of one
+question and its English and Chinese twins share it, so the gate counts a lost fact once. An
+item without one (quick-v1) is its own fact. A score records its set's name (the version), and
+an old score is judged again with the set it was scored on (:func:`load_shipped_eval_set`), or
+re-scored under a later version asking the same questions (:func:`rescore`).
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from console.config import SamplingSettings
 from console.paths import resources_dir
 
 KINDS = ("regex", "choice")
+#: the set new gates are scored on; older versions stay shipped so old reports can be judged again
+DEFAULT_EVAL_SET = "quick-v2"
 #: New tokens a regex item may answer with: short answers are asked for (each generated token
 #: costs a decode step of the whole batch: the gate runs twice per quantization); the match is searched
 #: in the whole answer.
@@ -49,6 +57,7 @@ class EvalItem:
     pattern: str = ""      # regex items
     choices: tuple[str, ...] = ()  # choice items
     answer_index: int = -1         # choice items: index of the right option
+    fact: str = ""                 # the fact asked (twins share it); the item's id when the set has none
 
     def continuation(self, option: str) -> str:
         """The text scored after the prompt: `` Paris`` after "Answer:", ``巴黎`` after "答案："."""
@@ -67,16 +76,41 @@ class EvalSet:
         wanted = set(ids)
         return EvalSet(self.name, tuple(i for i in self.items if i.id in wanted))
 
+    @property
+    def facts(self) -> int:
+        """Distinct facts asked (as many as items in a set without facts)."""
+        return len({i.fact for i in self.items})
+
+    def lost_facts(self, lost: Iterable["Flip"]) -> list[str]:
+        """The facts of the items that went from right to wrong, each once, in the set's order."""
+        ids = {f.id for f in lost}
+        return list(dict.fromkeys(i.fact for i in self.items if i.id in ids))
+
+
+def shipped_eval_path(name: str) -> Path:
+    return resources_dir() / "eval" / f"{name}.jsonl"
+
 
 def default_eval_path() -> Path:
-    return resources_dir() / "eval" / "quick-v1.jsonl"
+    return shipped_eval_path(DEFAULT_EVAL_SET)
+
+
+def load_shipped_eval_set(name: str) -> EvalSet:
+    """The shipped set a report names (``quick-v1``, ``quick-v2``): a report is judged again with
+    the set it was scored on."""
+    path = shipped_eval_path(name)
+    if "/" in name or "\\" in name or not path.is_file():
+        raise EvalSetError(f"the report was scored on {name!r}, which is not a shipped evaluation set: "
+                           "judge it with the evaluation file it was scored on")
+    return load_eval_set(path)
 
 
 def _item(raw: dict[str, Any], where: str) -> EvalItem:
     try:
         kind = str(raw["kind"])
-        common = {"id": str(raw["id"]), "lang": str(raw.get("lang", "")), "topic": str(raw.get("topic", "")),
-                  "kind": kind, "prompt": str(raw["prompt"])}
+        common: dict[str, Any] = {"id": str(raw["id"]), "lang": str(raw.get("lang", "")),
+                                  "topic": str(raw.get("topic", "")), "kind": kind, "prompt": str(raw["prompt"]),
+                                  "fact": str(raw.get("fact") or raw["id"])}
         if kind == "regex":
             pattern = str(raw["pattern"])
             re.compile(pattern)
@@ -161,7 +195,8 @@ class Flip:
 
     def line(self) -> str:
         one = lambda s: " ".join(s.split())[:80]  # noqa: E731
-        return f"{self.id}: {one(self.prompt)} (expected {self.expected!r}): {one(self.before)!r} -> {one(self.after)!r}"
+        return (f"{self.id}: {one(self.prompt)} (expected {self.expected!r}): "
+                f"{one(self.before)!r} -> {one(self.after)!r}")
 
 
 def compare(items: EvalSet, before: EvalScore, after: EvalScore) -> tuple[list[Flip], list[Flip]]:
@@ -177,6 +212,22 @@ def compare(items: EvalSet, before: EvalScore, after: EvalScore) -> tuple[list[F
         item = by_id[a.id]
         (lost if a.correct else won).append(Flip(a.id, item.prompt, item.expected, a.given, b.given))
     return lost, won
+
+
+def rescore(items: EvalSet, recorded: EvalScore) -> EvalScore:
+    """A recorded score judged again by ``items``: each regex item's recorded answer against its
+    pattern, each choice item's chosen option against its answer. ``items`` asks the same
+    questions under the same ids (quick-v2 does quick-v1's); an item the score lacks is left out."""
+    by_id = {r.id: r for r in recorded.results}
+    results: list[ItemResult] = []
+    for item in items.items:
+        r = by_id.get(item.id)
+        if r is None:
+            continue
+        ok = (re.search(item.pattern, r.given, re.IGNORECASE) is not None if item.kind == "regex"
+              else r.given == item.expected)
+        results.append(ItemResult(item.id, ok, r.given))
+    return EvalScore(items.name, results)
 
 
 def _choice_ids(tokenizer: Any, item: EvalItem, option: str) -> tuple[list[int], int]:

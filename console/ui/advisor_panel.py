@@ -34,6 +34,7 @@ from console.metrics.store import MetricsStore
 from console.metrics.recording import RecordingError, load_recording, save_recording
 from console.settings import Knobs
 from console.ui.context import AppContext
+from console.ui.core_text import translate_core_text
 from console.ui.i18n import RULES_CONTEXT
 
 #: advisor change keys the Models panel has a knob for
@@ -150,7 +151,7 @@ class AdvisorPanel(QWidget):
             self.header.setText(self.tr("Nothing to change: no rule fired over the {0}.").format(source))
         if report.not_evaluated:
             self.header.setText(self.header.text() + "\n" + self.tr("Not checked: {0}").format(
-                "; ".join(f"{k} ({v})" for k, v in report.not_evaluated.items())))
+                "; ".join(f"{k} ({translate_core_text(v)})" for k, v in report.not_evaluated.items())))
         self.list.setCurrentRow(min(max(keep, 0), self.list.count() - 1) if self.list.count() else -1)
         self._on_list_row_changed(self.list.currentRow())
 
@@ -283,7 +284,7 @@ class AdvisorPanel(QWidget):
 def add_advisor_dock(window: QMainWindow, ctx: AppContext, models: Any) -> AdvisorPanel:
     """Add the Advisor as a dock of ``window``; Apply moves ``models``' knobs (the user reloads)."""
     panel = AdvisorPanel(ctx, window)
-    dock = QDockWidget(window.tr("Advisor"), window)
+    dock = QDockWidget(QCoreApplication.translate("AdvisorPanel", "Advisor"), window)
     dock.setObjectName("AdvisorDock")
     dock.setWidget(panel)
     window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
@@ -291,9 +292,10 @@ def add_advisor_dock(window: QMainWindow, ctx: AppContext, models: Any) -> Advis
     def apply(change: dict[str, Any]) -> None:
         knobs, skipped = knobs_with_change(models.knobs(), change)
         models.set_knobs(knobs)
-        text = panel.tr("Knobs changed; reload the model to use them.")
+        tr = QCoreApplication.translate  # the module's function: no class context for panel.tr here
+        text = tr("AdvisorPanel", "Knobs changed; reload the model to use them.")
         if skipped:
-            text += " " + panel.tr("Set in the preset file (no knob here): {0}").format(", ".join(skipped))
+            text += " " + tr("AdvisorPanel", "Set in the preset file (no knob here): {0}").format(", ".join(skipped))
         models.message.emit(text)
 
     panel.applyRequested.connect(apply)

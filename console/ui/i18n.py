@@ -3,13 +3,18 @@
 
 Strings are found with :mod:`ast`, the way Qt's runtime looks them up: ``self.tr("text")`` is
 looked up in the context of the enclosing class, ``QCoreApplication.translate("Ctx", "text")``
-(or a local alias of it, ``tr = QCoreApplication.translate``) in ``Ctx``. pyside6-lupdate misreads
-such aliases, hence this module.
+(or a local alias of it, ``tr = QCoreApplication.translate``) in ``Ctx``, and a local alias of
+``self.tr`` (``tr = self.tr``; ``tr("text")``) in the enclosing class, as ``self.tr`` itself,
+and a module's helper ``def _tr(text): return QCoreApplication.translate("Ctx", text)`` called
+with a literal (``_tr("text")``) in ``Ctx``. pyside6-lupdate misreads such aliases, hence this
+module.
 
 The advisor's rules are data (``resources/advisor/rules.toml``): their titles, what/why
 templates and action words are extracted too, in the context :data:`RULES_CONTEXT`, and the
 Advisor dock looks them up there (a template is translated before its evidence is filled in, so
-a translation keeps the same ``{fields}``).
+a translation keeps the same ``{fields}``). The shipped presets' descriptions (``presets/*.toml``,
+data too) are extracted in the context :data:`PRESETS_CONTEXT`, and the Models panel shows them
+through it; a user's own preset is shown as written.
 
     python -m console.ui.i18n            # update the .ts files and compile them to .qm
 """
@@ -34,10 +39,30 @@ Key = tuple[str, str]  # (context, source text)
 #: The context of the advisor rules' texts in the catalogue.
 RULES_CONTEXT = "AdvisorRules"
 RULES_LOCATION = "advisor/rules.toml:0"  # relative to resources/
+#: The context of the shipped presets' descriptions in the catalogue.
+PRESETS_CONTEXT = "Presets"
 
 
 def _const_str(node: ast.AST) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _helpers(tree: ast.Module) -> dict[str, str]:
+    """Module functions that only translate their one argument in a fixed context:
+    ``def _tr(text): return QCoreApplication.translate("Ctx", text)`` -> {"_tr": "Ctx"}."""
+    out: dict[str, str] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef) or len(node.args.args) != 1:
+            continue
+        body = [b for b in node.body if not (isinstance(b, ast.Expr) and _const_str(b.value) is not None)]
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call):
+            continue
+        call = body[0].value
+        param = node.args.args[0].arg
+        if (_is_translate(call.func, set()) and len(call.args) == 2 and _const_str(call.args[0]) is not None
+                and isinstance(call.args[1], ast.Name) and call.args[1].id == param):
+            out[node.name] = str(_const_str(call.args[0]))
+    return out
 
 
 def _is_translate(func: ast.AST, aliases: set[str]) -> bool:
@@ -47,11 +72,23 @@ def _is_translate(func: ast.AST, aliases: set[str]) -> bool:
 
 
 class _Finder(ast.NodeVisitor):
-    def __init__(self, filename: str) -> None:
+    def __init__(self, filename: str, helpers: dict[str, str] | None = None) -> None:
         self.filename = filename
+        #: module helpers that translate their argument in a fixed context (see :func:`_helpers`)
+        self.helpers = helpers or {}
         self.classes: list[str] = []
         self.aliases: set[str] = set()
+        #: names bound to ``self.tr`` in the function being read (``tr = self.tr``)
+        self.self_tr: set[str] = set()
         self.found: dict[Key, list[str]] = {}
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        outer = self.self_tr
+        self.self_tr = set()
+        self.generic_visit(node)
+        self.self_tr = outer
+
+    visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self.classes.append(node.name)
@@ -61,6 +98,8 @@ class _Finder(ast.NodeVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         if isinstance(node.value, ast.Attribute) and node.value.attr == "translate":
             self.aliases.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node.value, ast.Attribute) and node.value.attr == "tr" and self.classes:
+            self.self_tr.update(t.id for t in node.targets if isinstance(t, ast.Name))
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -70,7 +109,12 @@ class _Finder(ast.NodeVisitor):
             ctx, src = _const_str(node.args[0]), _const_str(node.args[1])
             if ctx is not None and src is not None:
                 key = (ctx, src)
-        elif isinstance(f, ast.Attribute) and f.attr == "tr" and node.args and self.classes:
+        elif isinstance(f, ast.Name) and f.id in self.helpers and len(node.args) == 1:
+            src = _const_str(node.args[0])
+            if src is not None:
+                key = (self.helpers[f.id], src)
+        elif node.args and self.classes and (isinstance(f, ast.Attribute) and f.attr == "tr"
+                                             or isinstance(f, ast.Name) and f.id in self.self_tr):
             src = _const_str(node.args[0])
             if src is not None:
                 key = (self.classes[-1], src)
@@ -84,14 +128,33 @@ def extract(files: list[Path] | None = None, rules: bool = True) -> dict[Key, li
     shipped advisor rules' texts too (context :data:`RULES_CONTEXT`)."""
     out: dict[Key, list[str]] = {}
     for path in files or sorted(UI_DIR.glob("*.py")):
-        finder = _Finder(path.name)
-        finder.visit(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        finder = _Finder(path.name, _helpers(tree))
+        finder.visit(tree)
         for k, v in finder.found.items():
             out.setdefault(k, []).extend(v)
     if rules:
         for text in shipped_rule_texts():
             out.setdefault((RULES_CONTEXT, text), []).append(RULES_LOCATION)
+        for file_name, text in shipped_preset_descriptions().items():
+            out.setdefault((PRESETS_CONTEXT, text), []).append(f"../presets/{file_name}:0")
     return out
+
+
+def shipped_preset_descriptions() -> dict[str, str]:
+    """File name -> description of each shipped preset (not the user's own)."""
+    from console.paths import presets_dir
+    from console.presets import load_preset_file
+
+    return {p.name: load_preset_file(p).description for p in sorted(presets_dir().glob("*.toml"))
+            if load_preset_file(p).description}
+
+
+def translate_preset_description(text: str) -> str:
+    """A preset's description in the UI's language (a shipped one through the catalogue)."""
+    from PySide6.QtCore import QCoreApplication
+
+    return QCoreApplication.translate(PRESETS_CONTEXT, text) if text else text
 
 
 def shipped_rule_texts() -> list[str]:

@@ -17,6 +17,7 @@ from console.config import KV_CACHE_DTYPES
 from console.presets import Preset
 from console.settings import Knobs
 from console.ui.formatting import format_bytes
+from console.ui.i18n import translate_preset_description
 from console.ui.speed_knobs import SpeedKnobs
 
 
@@ -138,7 +139,7 @@ class KnobsBox(QGroupBox):
 
     def _on_preset_combo_changed(self, *_: Any) -> None:
         preset = self.preset()
-        self.preset_description.setText(preset.description if preset else "")
+        self.preset_description.setText(translate_preset_description(preset.description) if preset else "")
         self.preset_description.setVisible(bool(preset and preset.description))
         if preset:  # the knobs show the preset's values as their "from preset" text
             e = preset.engine

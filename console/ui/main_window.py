@@ -21,6 +21,7 @@ from console.engine.types import EngineState, EngineStatus
 from console.settings import Settings, load_settings, save_settings
 from console.ui.chat_panel import ChatPanel
 from console.ui.context import AppContext
+from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_bytes, format_number
 from console.ui.models_panel import ModelsPanel
 
@@ -157,7 +158,7 @@ class MainWindow(QMainWindow):
             self.device_label.setText(self.tr("Device: {0}").format(getattr(self.ctx.sampler.source, "name", "GPU")))
         else:
             self.device_label.setText(self.tr("Device: CPU"))
-        self.device_label.setToolTip(reason)
+        self.device_label.setToolTip(translate_core_text(reason) if reason else "")
 
     def _action(self, text: str, slot: Callable[[], Any], shortcuts: list[str] | None = None) -> QAction:
         action = QAction(text, self)

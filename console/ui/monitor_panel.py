@@ -44,6 +44,7 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVB
 from console.metrics.recording import RecordingError, load_recording
 from console.metrics.store import prefix_hit_rate, spec_acceptance
 from console.ui.context import AppContext
+from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_count, format_number
 from console.ui.monitor_series import (POWER_THERMAL_BITS, MonitorSeries, Snapshot, recording_snapshot,
                                        throttle_words)
@@ -206,7 +207,7 @@ class MonitorPanel(QWidget):
                 "of the default (nvidia-smi -pl, as administrator) often costs little throughput and "
                 "avoids thermal throttling. The console shows this only; it never changes driver settings."))
         else:
-            reason = sampler.reason or self.tr("no NVIDIA GPU")
+            reason = translate_core_text(sampler.reason) if sampler.reason else self.tr("no NVIDIA GPU")
             self.device_label.setText(self.tr("Device: CPU — {reason}").format(reason=reason))
             self.guidance.hide()
 

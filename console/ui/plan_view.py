@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout, QWidget
 from console.config import EngineConfig
 from console.planner.core import Plan
 from console.planner.selfcal import last_load_text
+from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_bytes
 from console.ui.model_table import verdict_text
 
@@ -26,15 +27,24 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate("PlanView", text)
 
 
+def _figure_name(name: str) -> str:
+    """A planner figure's name in the UI's language (``cuda_context`` -> "CUDA context")."""
+    names = {"weights": _tr("weights"), "cuda_context": _tr("CUDA context"),
+             "activation_peak": _tr("activation peak"), "cuda_graphs": _tr("CUDA graphs"),
+             "kv_budget": _tr("KV cache budget"), "kv_tokens": _tr("KV cache tokens")}
+    return names.get(name, name)
+
+
 def source_of(plan: Plan, figure: str) -> str:
-    """"estimate", "calibrated on this GPU", "measured on this GPU (...)" ... ('' when unknown)."""
-    return str(plan.calibration.get("sources", {}).get(figure, ""))
+    """"estimate", "calibrated on this GPU", "measured on this GPU (...)" ... ('' when unknown),
+    in the UI's language."""
+    return translate_core_text(str(plan.calibration.get("sources", {}).get(figure, "")))
 
 
 def status_line(plan: Plan) -> str | None:
     """"Planner: <the calibration's status>", or None when the plan does not say."""
     status = plan.calibration.get("status")
-    return _tr("Planner: {0}").format(status) if status else None
+    return _tr("Planner: {0}").format(translate_core_text(str(status))) if status else None
 
 
 def details_markdown(plan: Plan | None) -> str:
@@ -42,13 +52,14 @@ def details_markdown(plan: Plan | None) -> str:
     info = plan.calibration if plan is not None else {}
     if not info:
         return ""
-    lines = [f"## {_tr('Planner')}", "", str(info.get("status", ""))]
+    lines = [f"## {_tr('Planner')}", "", translate_core_text(str(info.get("status", "")))]
     last = last_load_text(info)
     if last:
         lines += ["", last]
     lines += ["", f"| {_tr('figure')} | {_tr('source')} |", "|---|---|"]
     sources = info.get("sources", {})
-    lines += [f"| {name} | {sources[name]} |" for name in _FIGURES if name in sources]
+    lines += [f"| {_figure_name(name)} | {translate_core_text(str(sources[name]))} |"
+              for name in _FIGURES if name in sources]
     return "\n".join(lines) + "\n"
 
 

@@ -81,6 +81,11 @@
     <name>AdvisorPanel</name>
     <message>
       <location filename="../../console/ui/advisor_panel.py" />
+      <source>Advisor</source>
+      <translation>优化建议</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/advisor_panel.py" />
       <source>Apply to the knobs</source>
       <translation>应用到参数</translation>
     </message>
@@ -103,6 +108,11 @@
       <location filename="../../console/ui/advisor_panel.py" />
       <source>Change: {0} — {1}</source>
       <translation>修改：{0} — {1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/advisor_panel.py" />
+      <source>Knobs changed; reload the model to use them.</source>
+      <translation>参数已更改；重新加载模型后生效。</translation>
     </message>
     <message>
       <location filename="../../console/ui/advisor_panel.py" />
@@ -168,6 +178,11 @@
       <location filename="../../console/ui/advisor_panel.py" />
       <source>Serve /metrics for Prometheus on {0}:{1}</source>
       <translation>在 {0}:{1} 上为 Prometheus 提供 /metrics</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/advisor_panel.py" />
+      <source>Set in the preset file (no knob here): {0}</source>
+      <translation>需在预设文件中设置（此处没有对应参数）：{0}</translation>
     </message>
     <message>
       <location filename="../../console/ui/advisor_panel.py" />
@@ -757,7 +772,7 @@
     <message>
       <location filename="../../console/ui/bench_panel.py" />
       <source>Hugging Face generate (static batches)</source>
-      <translation>Hugging Face generate（静态批处理）</translation>
+      <translation>Hugging Face generate()（静态批处理）</translation>
     </message>
     <message>
       <location filename="../../console/ui/bench_panel.py" />
@@ -1291,6 +1306,137 @@
       <location filename="../../console/ui/chat_conversations.py" />
       <source>Start a new conversation (Ctrl+N)</source>
       <translation>开始新对话 (Ctrl+N)</translation>
+    </message>
+  </context>
+  <context>
+    <name>CoreText</name>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>NVML could not count the GPUs ({0})</source>
+      <translation>NVML 无法统计 GPU 数量（{0}）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>calibrated ({0})</source>
+      <translation>已校准（{0}）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>calibrated from {0} shipped load(s) ({1})</source>
+      <translation>根据随附的 {0} 次加载校准（{1}）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>calibrated on this GPU</source>
+      <translation>已在此 GPU 上校准</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>calibrated on this GPU ({0} load(s))</source>
+      <translation>已在此 GPU 上校准（{0} 次加载）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>calibrated on this GPU from {0} load(s) with vLLM {1}</source>
+      <translation>已在此 GPU 上根据 {0} 次加载校准（vLLM {1}）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>estimate</source>
+      <translation>估算</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>estimate (no calibration for this GPU yet: load a model on it to calibrate)</source>
+      <translation>估算（此 GPU 尚无校准：在其上加载一次模型即可校准）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>estimate corrected by {0}</source>
+      <translation>估算，按 {0} 校正</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>exact: kv_cache_memory_bytes, as given</source>
+      <translation>精确值：kv_cache_memory_bytes，按给定值</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>from {0} (this GPU's loads have no figure for it)</source>
+      <translation>来自 {0}（此 GPU 的加载记录没有这项数值）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>measured ({0})</source>
+      <translation>实测（{0}）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>measured on this GPU ({0}): {1} tokens</source>
+      <translation>在此 GPU 上实测（{0}）：{1} 个 token</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>no GPU memory series (NVML): not an NVIDIA GPU</source>
+      <translation>没有显存数据（NVML）：不是 NVIDIA GPU</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>no GPU utilisation series (NVML): not an NVIDIA GPU</source>
+      <translation>没有 GPU 利用率数据（NVML）：不是 NVIDIA GPU</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>no NVIDIA GPU visible to NVML ({0})</source>
+      <translation>NVML 看不到 NVIDIA GPU（{0}）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>no NVIDIA GPU: NVML sees no device</source>
+      <translation>没有 NVIDIA GPU：NVML 未发现设备</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>no NVIDIA GPU: the NVML bindings (nvidia-ml-py) are not installed</source>
+      <translation>没有 NVIDIA GPU：未安装 NVML 绑定（nvidia-ml-py）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>no throttle, temperature or power series (NVML): not an NVIDIA GPU</source>
+      <translation>没有降频、温度或功率数据（NVML）：不是 NVIDIA GPU</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>the engine's memory budget is unknown (no engine settings given)</source>
+      <translation>引擎的内存预算未知（未提供引擎设置）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0}; showing process RAM and CPU</source>
+      <translation>{0}；显示进程的内存与 CPU</translation>
+    </message>
+  </context>
+  <context>
+    <name>CpuCheck</name>
+    <message>
+      <location filename="../../console/ui/cpu_check.py" />
+      <source>CPU engine check</source>
+      <translation>CPU 引擎检查</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/cpu_check.py" />
+      <source>Checking the CPU engine (bfloat16, float16, float32)…</source>
+      <translation>正在检查 CPU 引擎（bfloat16、float16、float32）…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/cpu_check.py" />
+      <source>Models loaded from now on with dtype 'auto' use this choice.</source>
+      <translation>此后以 dtype 'auto' 加载的模型都将使用此选择。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/cpu_check.py" />
+      <source>The check could not run: {0}</source>
+      <translation>检查无法运行：{0}</translation>
     </message>
   </context>
   <context>
@@ -2235,8 +2381,23 @@
     <name>MonitorPanel</name>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
+      <source>CPU</source>
+      <translation>CPU</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>CPU (% of one core, console + engine)</source>
+      <translation>CPU（单核的 %，控制台 + 引擎）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
       <source>Cannot open the recording: {0}</source>
       <translation>无法打开记录：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Clocks (MHz)</source>
+      <translation>频率 (MHz)</translation>
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
@@ -2265,13 +2426,68 @@
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
+      <source>Draft acceptance (%)</source>
+      <translation>草稿接受率 (%)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>GPU</source>
+      <translation>GPU</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>GPU utilisation (%)</source>
+      <translation>GPU 利用率 (%)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
       <source>Guidance: inference is usually memory-bound; capping the power limit to about 70-80% of the default (nvidia-smi -pl, as administrator) often costs little throughput and avoids thermal throttling. The console shows this only; it never changes driver settings.</source>
       <translation>提示：推理通常受显存带宽限制；把功耗上限设为默认值的 70-80% 左右（以管理员身份运行 nvidia-smi -pl）通常只损失很少的吞吐量，并可避免过热降频。控制台只显示此建议，从不修改驱动设置。</translation>
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
+      <source>Inter-token latency (ms)</source>
+      <translation>token 间延迟 (ms)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>KV cache usage (%)</source>
+      <translation>KV 缓存占用 (%)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
       <source>KV {kv:.0f}%</source>
       <translation>KV {kv:.0f}%</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Memory (GiB)</source>
+      <translation>内存 (GiB)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Power (W)</source>
+      <translation>功率 (W)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Preemptions (per 0.5 s)</source>
+      <translation>抢占次数（每 0.5 秒）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Prefix cache hit rate (%)</source>
+      <translation>前缀缓存命中率 (%)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>RAM total</source>
+      <translation>内存总量</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>RAM used</source>
+      <translation>已用内存</translation>
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
@@ -2285,8 +2501,43 @@
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
+      <source>Requests</source>
+      <translation>请求</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>SM</source>
+      <translation>SM</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
       <source>Solid: live. Dashed: recording “{0}” ({1:.0f} s), its start aligned with the live run's start; {2} of {3} plots have its data.</source>
       <translation>实线：实时数据。虚线：记录“{0}”（{1:.0f} 秒），其起点与本次实时运行的起点对齐；{3} 个图中有 {2} 个含有它的数据。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Temperature (°C)</source>
+      <translation>温度 (°C)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Time to first token (ms)</source>
+      <translation>首 token 延迟 (ms)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Tokens per step (speculative)</source>
+      <translation>每步 token 数（推测解码）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>Tokens/s</source>
+      <translation>token/秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>VRAM (GiB)</source>
+      <translation>显存 (GiB)</translation>
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
@@ -2295,8 +2546,48 @@
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
+      <source>accepted</source>
+      <translation>已接受</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>console + engine RSS</source>
+      <translation>控制台 + 引擎 RSS</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
       <source>drafts accepted {a:.0f}%, {s:.2f} tokens/step</source>
       <translation>草稿接受 {a:.0f}%，每步 {s:.2f} 个 token</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>draw</source>
+      <translation>功耗</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>generation</source>
+      <translation>生成</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>hits</source>
+      <translation>命中</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>limit</source>
+      <translation>上限</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>mean</source>
+      <translation>平均</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>memory</source>
+      <translation>显存</translation>
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
@@ -2305,8 +2596,33 @@
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
+      <source>p50</source>
+      <translation>p50</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>p95</source>
+      <translation>p95</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>preempted</source>
+      <translation>被抢占</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
       <source>prefix hits {h:.0f}%</source>
       <translation>前缀命中 {h:.0f}%</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>prompt</source>
+      <translation>提示</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>running</source>
+      <translation>运行中</translation>
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
@@ -2322,6 +2638,21 @@
       <location filename="../../console/ui/monitor_panel.py" />
       <source>throttle: {w}</source>
       <translation>降频：{w}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>total</source>
+      <translation>总量</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>used</source>
+      <translation>已用</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/monitor_panel.py" />
+      <source>waiting</source>
+      <translation>等待中</translation>
     </message>
     <message>
       <location filename="../../console/ui/monitor_panel.py" />
@@ -2459,8 +2790,28 @@
     <name>PlanView</name>
     <message>
       <location filename="../../console/ui/plan_view.py" />
+      <source>CUDA context</source>
+      <translation>CUDA 上下文</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>CUDA graphs</source>
+      <translation>CUDA 图</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
       <source>Cannot plan</source>
       <translation>无法规划</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>KV cache budget</source>
+      <translation>KV 缓存预算</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>KV cache tokens</source>
+      <translation>KV 缓存 token 数</translation>
     </message>
     <message>
       <location filename="../../console/ui/plan_view.py" />
@@ -2489,6 +2840,11 @@
     </message>
     <message>
       <location filename="../../console/ui/plan_view.py" />
+      <source>Planner: {0}</source>
+      <translation>规划器：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
       <source>Select a model to see whether it fits.</source>
       <translation>选择一个模型，查看它能否装下。</translation>
     </message>
@@ -2504,6 +2860,11 @@
     </message>
     <message>
       <location filename="../../console/ui/plan_view.py" />
+      <source>activation peak</source>
+      <translation>激活峰值</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
       <source>context {0}</source>
       <translation>上下文 {0}</translation>
     </message>
@@ -2511,6 +2872,11 @@
       <location filename="../../console/ui/plan_view.py" />
       <source>default</source>
       <translation>默认</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>figure</source>
+      <translation>数值</translation>
     </message>
     <message>
       <location filename="../../console/ui/plan_view.py" />
@@ -2524,8 +2890,76 @@
     </message>
     <message>
       <location filename="../../console/ui/plan_view.py" />
+      <source>source</source>
+      <translation>来源</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
       <source>utilisation {0:.2f}</source>
       <translation>利用率 {0:.2f}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>weights</source>
+      <translation>权重</translation>
+    </message>
+  </context>
+  <context>
+    <name>Presets</name>
+    <message>
+      <location filename="../../presets/gpu-default.toml" />
+      <source>A safe start on any NVIDIA GPU: vLLM's defaults with 90% of the card, prefix caching and CUDA graphs on.</source>
+      <translation>适用于任意 NVIDIA GPU 的稳妥起点：vLLM 的默认设置，使用显卡的 90%，开启前缀缓存和 CUDA 图。</translation>
+    </message>
+    <message>
+      <location filename="../../presets/4090-8b-awq-32k.toml" />
+      <source>An 8B model (Llama-3.1-8B class) as an AWQ int4 checkpoint at 32k context on a 24 GB RTX 4090, prefix caching on. Weights ~5.4 GiB leave ~16 GiB of KV: about 3.9 full 32k conversations at once, many more when they are shorter (vLLM pre-empts past that). Needs an AWQ checkpoint; Marlin kernels.</source>
+      <translation>在 24 GB 的 RTX 4090 上以 AWQ int4 检查点运行 8B 模型（Llama-3.1-8B 级别），上下文 32k，开启前缀缓存。权重约 5.4 GiB，留下约 16 GiB 给 KV：可同时容纳约 3.9 个完整的 32k 对话，对话较短时可容纳更多（超出时 vLLM 会抢占）。需要 AWQ 检查点；使用 Marlin 内核。</translation>
+    </message>
+    <message>
+      <location filename="../../presets/4090-long-context.toml" />
+      <source>FP8 KV cache for long context on a 24 GB RTX 4090: FP8 weights and FP8 KV halve both, so an 8B model holds one 128k-token conversation (about 1.5 at once) with chunked prefill in 4k pieces and prefix caching for repeated documents.</source>
+      <translation>在 24 GB 的 RTX 4090 上为长上下文使用 FP8 KV 缓存：FP8 权重和 FP8 KV 让两者都减半，因此 8B 模型可容纳一个 128k token 的对话（同时约 1.5 个），以 4k 为块分块预填充，并为重复的文档开启前缀缓存。</translation>
+    </message>
+    <message>
+      <location filename="../../presets/gpu-fp8-kv.toml" />
+      <source>FP8 KV cache on any NVIDIA GPU, weights untouched: half the KV bytes per token, so about twice the context or concurrency for the same memory. Quality not assumed: gate it for your model on the GPU (inference-console gate --model M --preset gpu-fp8-kv).</source>
+      <translation>在任意 NVIDIA GPU 上使用 FP8 KV 缓存，权重不变：每个 token 的 KV 字节数减半，因此在相同内存下上下文或并发约翻倍。质量不作假设：请在 GPU 上为你的模型做质量检查（inference-console gate --model M --preset gpu-fp8-kv）。</translation>
+    </message>
+    <message>
+      <location filename="../../presets/4090-fp8-kv8.toml" />
+      <source>FP8 weights and FP8 KV cache on Ada (RTX 4090): a 16-bit 7-8B checkpoint quantized on load, half the weight memory and half the KV bytes per token of bf16, so twice the tokens fit in the cache. Quality not assumed: gate it for your model on the GPU (inference-console gate --model M --preset 4090-fp8-kv8). 32k context, 32 sequences.</source>
+      <translation>在 Ada（RTX 4090）上使用 FP8 权重和 FP8 KV 缓存：16 位的 7-8B 检查点在加载时量化，权重内存和每个 token 的 KV 字节数都只有 bf16 的一半，因此缓存能容纳两倍的 token。质量不作假设：请在 GPU 上为你的模型做质量检查（inference-console gate --model M --preset 4090-fp8-kv8）。上下文 32k，32 个序列。</translation>
+    </message>
+    <message>
+      <location filename="../../presets/4090-fp8.toml" />
+      <source>FP8 weights for Ada (RTX 4090 has FP8 tensor cores): a 16-bit 7-8B checkpoint quantized on load, half the weight memory of bf16 and ~1.4x faster single-stream decode, quality not assumed: gate it for your model on the GPU (inference-console gate --model M --preset 4090-fp8; the bundled 135M SmolLM2 answered a capital question wrongly in FP8). 16k context, 32 sequences.</source>
+      <translation>适用于 Ada 的 FP8 权重（RTX 4090 有 FP8 张量核心）：16 位的 7-8B 检查点在加载时量化，权重内存为 bf16 的一半，单流解码快约 1.4 倍；质量不作假设：请在 GPU 上为你的模型做质量检查（inference-console gate --model M --preset 4090-fp8；随附的 135M SmolLM2 在 FP8 下答错了一道首都题）。上下文 16k，32 个序列。</translation>
+    </message>
+    <message>
+      <location filename="../../presets/4090-low-latency.toml" />
+      <source>Lowest time per token for a few users on an RTX 4090: CUDA graphs on, FP8 weights (decode speed is bytes read per token), at most 4 sequences and small 2k prefill chunks so a new prompt never stalls running streams for long.</source>
+      <translation>在 RTX 4090 上为少数用户提供最低的每 token 时间：开启 CUDA 图，FP8 权重（解码速度取决于每个 token 读取的字节数），最多 4 个序列，预填充分块小至 2k，新的提示不会长时间阻塞正在输出的流。</translation>
+    </message>
+    <message>
+      <location filename="../../presets/4090-max-throughput.toml" />
+      <source>Most tokens per second for batch work on an RTX 4090: FP8 weights and FP8 KV (the H200 24 GB emulation ran 2.2x faster this way, with no pre-emptions), 128 sequences, 8k prefill budget, 0.95 of the card (the most that still leaves room for the CUDA context and graphs).</source>
+      <translation>在 RTX 4090 上为批处理任务提供最高的每秒 token 数：FP8 权重和 FP8 KV（H200 模拟 24 GB 时这样快 2.2 倍，且没有抢占），128 个序列，8k 预填充预算，使用显卡的 0.95（仍能为 CUDA 上下文和图留出空间的最大值）。</translation>
+    </message>
+    <message>
+      <location filename="../../presets/4090-ngram.toml" />
+      <source>Single-user speed on a 24 GB RTX 4090 without a draft model: n-gram speculative decoding proposes up to 4 tokens copied from the prompt and the 8B model verifies them in one pass, so decode is less bound by reading 16 GB of weights per token. Best for code editing, rewriting and summarising (the answer repeats the prompt); little gain on free-form chat. FP8 weights, 16k context, 8 sequences (speculation helps most at low concurrency). Measure it: inference-console bench --preset 4090-ngram --speculation-speedup --dataset-path FILE.</source>
+      <translation>在 24 GB 的 RTX 4090 上不用草稿模型提升单用户速度：n-gram 推测解码从提示中复制最多 4 个 token 作为提议，由 8B 模型一次验证，因此解码不再那么受限于每个 token 读取 16 GB 权重。最适合代码编辑、改写和摘要（回答会重复提示）；自由对话收益很小。FP8 权重，上下文 16k，8 个序列（推测解码在低并发时帮助最大）。实测：inference-console bench --preset 4090-ngram --speculation-speedup --dataset-path FILE。</translation>
+    </message>
+    <message>
+      <location filename="../../presets/cpu-default.toml" />
+      <source>The embedded default: any small model on the CPU engine. Eager mode (torch.compile costs ~85 s of start-up for ~5% speed on 2 cores), an explicit 2 GiB KV cache, prefix caching on.</source>
+      <translation>内置默认配置：CPU 引擎上的任意小模型。即时执行模式（enforce_eager；在 2 核上 torch.compile 要多花约 85 秒启动，只换来约 5% 的速度），显式的 2 GiB KV 缓存，开启前缀缓存。</translation>
+    </message>
+    <message>
+      <location filename="../../presets/cpu-ngram.toml" />
+      <source>cpu-default plus n-gram speculative decoding (no draft model): the engine looks the last few tokens up in the prompt and proposes the 4 that followed, verified in one step. It pays off when the answer copies the prompt -- code editing, rewriting, summarising or quoting a document -- and costs a little on free-form chat. Measure it on your own prompts: inference-console bench --preset cpu-ngram --speculation-speedup --dataset-path FILE.</source>
+      <translation>cpu-default 加上 n-gram 推测解码（无草稿模型）：引擎在提示中查找最后几个 token，并提议其后的 4 个，在一步内验证。当回答复制提示时（代码编辑、改写、摘要或引用文档）有收益，自由对话则略有损失。请用你自己的提示实测：inference-console bench --preset cpu-ngram --speculation-speedup --dataset-path FILE。</translation>
     </message>
   </context>
   <context>
