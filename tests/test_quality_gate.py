@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from console.quant.evalset import EvalScore, EvalSetError, ItemResult, compare, load_eval_set
-from console.quant.gate import CPU_NOTE, MAX_ACC_DROP, MAX_REGRESSIONS, GateResult, ModelReport, judge
+from console.quant.gate import CPU_NOTE, MAX_ACC_DROP, MAX_REGRESSIONS, ModelReport, judge
 
 #: SmolLM2 token pairs swapped in the "flipped" checkpoint: digits are single tokens there
 #: ("7" = 39), city names after a space are too (" Paris" = 7042).
