@@ -50,11 +50,12 @@ def derive_model(cls: type, *, extra: str = "ignore", nullable: bool = True, exc
         if dataclasses.is_dataclass(hint):
             hint = derive_model(hint, extra=extra, nullable=nullable, limits=limits, choices=choices)  # type: ignore[arg-type]
         elif f.name in choices:
-            allowed: Any = Literal[choices[f.name]]  # type: ignore[valid-type]
+            allowed: Any = Literal[choices[f.name]]
             hint = allowed | None if type(None) in get_args(hint) else allowed
         if not nullable and type(None) in get_args(hint):
             hint = Union[tuple(a for a in get_args(hint) if a is not type(None))]  # noqa: UP007
-        fields[f.name] = (hint, Field(default=None, **limits.get(f.name, {})))
+        bounds: dict[str, Any] = dict(limits.get(f.name, {}))  # ge=, le=, ... for this field
+        fields[f.name] = (hint, Field(default=None, **bounds))
     config = ConfigDict(strict=True, extra=extra, allow_inf_nan=False)  # type: ignore[typeddict-item]
     return create_model(f"{cls.__name__}Schema", __config__=config, **fields)
 

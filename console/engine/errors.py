@@ -18,10 +18,13 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
      "gpu_memory_utilization to leave room for other processes, or shorten max_model_len."),
     (re.compile(r"max_model_len.*(greater|exceed|larger)|(greater|exceed|larger).*max_position_embeddings", re.I),
      "max_model_len is longer than the model supports: lower it to the model's context length."),
-    (re.compile(r"(not supported|unsupported|is not a supported).*architecture|Model architectures? .* (are|is) not supported", re.I),
+    (re.compile(r"(not supported|unsupported|is not a supported).*architecture"
+                r"|Model architectures? .* (are|is) not supported", re.I),
      "This model's architecture is not supported by the installed vLLM."),
-    (re.compile(r"(No such file or directory|does not appear to have a file|not a valid model|Can't load|config\.json)", re.I),
-     "The model's files are missing or unreadable: check the folder still exists (`inference-console models info NAME`)."),
+    (re.compile(r"(No such file or directory|does not appear to have a file|not a valid model|Can't load"
+                r"|config\.json)", re.I),
+     "The model's files are missing or unreadable: check the folder still exists "
+     "(`inference-console models info NAME`)."),
     (re.compile(r"trust_remote_code", re.I),
      "This model needs custom code (trust_remote_code). Enable it for this model only if you trust its source."),
 ]

@@ -12,10 +12,11 @@ further submits; what is in flight still finishes, and :attr:`ManyRequests.submi
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import queue
 import time
 from dataclasses import dataclass
-from typing import Any, Generic, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Generic, Iterable, Iterator, Sequence, TypeVar
 
 from console.engine.interface import Engine, Handle
 from console.engine.types import EngineError, GenerationRequest, StreamEvent
@@ -68,6 +69,14 @@ class ManyRequests(Generic[K]):
         for handle in list(self._in_flight.values()):
             handle.cancel()
 
+    def _on_done(self, key: K, rid: str, sent: float) -> Callable[[cf.Future[StreamEvent]], None]:
+        """The callback that queues this request's :class:`Done` (on whichever thread ends it)."""
+
+        def done(f: cf.Future[StreamEvent]) -> None:
+            self._done.put(Done(key, rid, f.result(), sent, time.perf_counter() - self.t0))
+
+        return done
+
     def _submit_due(self) -> float | None:
         """Submit what is due and fits; seconds until the next scheduled submit, or None."""
         while not self._stopped and self._next < len(self._todo):
@@ -87,9 +96,7 @@ class ManyRequests(Generic[K]):
                 self._stopped = True
                 return None
             self._in_flight[request.request_id] = handle
-            handle.future.add_done_callback(
-                lambda f, k=key, rid=request.request_id, s=sent: self._done.put(
-                    Done(k, rid, f.result(), s, time.perf_counter() - self.t0)))
+            handle.future.add_done_callback(self._on_done(key, request.request_id, sent))
         return None
 
     def __iter__(self) -> Iterator[Done[K]]:

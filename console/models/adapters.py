@@ -162,4 +162,5 @@ def remove_adapter(store: ModelStore, name: str) -> AdapterEntry:
     return entry
 
 
-__all__ = ["AdapterEntry", "get_adapter", "lora_modules_for", "import_adapter", "list_adapters", "remove_adapter", "resolve_base"]
+__all__ = ["AdapterEntry", "get_adapter", "lora_modules_for", "import_adapter", "list_adapters", "remove_adapter",
+           "resolve_base"]

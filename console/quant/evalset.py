@@ -75,8 +75,8 @@ def default_eval_path() -> Path:
 def _item(raw: dict[str, Any], where: str) -> EvalItem:
     try:
         kind = str(raw["kind"])
-        common = {"id": str(raw["id"]), "lang": str(raw.get("lang", "")), "topic": str(raw.get("topic", "")),
-                  "kind": kind, "prompt": str(raw["prompt"])}
+        common: dict[str, Any] = {"id": str(raw["id"]), "lang": str(raw.get("lang", "")),
+                                  "topic": str(raw.get("topic", "")), "kind": kind, "prompt": str(raw["prompt"])}
         if kind == "regex":
             pattern = str(raw["pattern"])
             re.compile(pattern)
@@ -160,8 +160,11 @@ class Flip:
     after: str   # the quantized model's answer
 
     def line(self) -> str:
-        one = lambda s: " ".join(s.split())[:80]  # noqa: E731
-        return f"{self.id}: {one(self.prompt)} (expected {self.expected!r}): {one(self.before)!r} -> {one(self.after)!r}"
+        def one(s: str) -> str:
+            return " ".join(s.split())[:80]
+
+        return (f"{self.id}: {one(self.prompt)} (expected {self.expected!r}): "
+                f"{one(self.before)!r} -> {one(self.after)!r}")
 
 
 def compare(items: EvalSet, before: EvalScore, after: EvalScore) -> tuple[list[Flip], list[Flip]]:

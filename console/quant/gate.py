@@ -307,7 +307,8 @@ def judge(method: str, original: ModelReport, quantized: ModelReport, evalset: E
     return GateResult(method=method, original=original, quantized=quantized,
                       max_rise=MAX_PPL_RISE.get(method, 0.15),
                       max_acc_drop=MAX_ACC_DROP.get(method, DEFAULT_ACC_DROP),
-                      max_regressions=MAX_REGRESSIONS.get(method, DEFAULT_REGRESSIONS), regressions=regressions, fixes=fixes)
+                      max_regressions=MAX_REGRESSIONS.get(method, DEFAULT_REGRESSIONS), regressions=regressions,
+                      fixes=fixes)
 
 
 def compare(host: Loader, method: str, original: EngineConfig, quantized: EngineConfig, *,
