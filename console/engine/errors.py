@@ -7,6 +7,8 @@ from pathlib import Path
 
 from console.config import EngineConfig
 
+#: The engine's child process died while the engine was idle (the host's watchdog noticed).
+ENGINE_DIED = "The engine process stopped unexpectedly (killed, crashed or out of memory)"
 _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(no available memory for the cache blocks|insufficient memory|not enough (kv )?cache|"
                 r"larger than the available KV cache memory|to store at least one request|KV cache memory)", re.I),
