@@ -14,7 +14,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from console.planner.core import Plan, PlanRequest, Verdict, compute, engine_args, safe_utilization
+from console.planner.core import Plan, PlanRequest, Verdict, compute, engine_args
+from console.planner.overheads import safe_utilization
 from console.planner.gpus import GPU_PROFILES, GiB
 
 #: Cost of each change: how much the user gives up (speed, quality, a new checkpoint).
