@@ -95,7 +95,7 @@ def main() -> int:
     timed(pg.GraphicsView, "paintEvent", "pyqtgraph view paint")
     timed(main_window.MainWindow, "paintEvent", "main window paint")
 
-    collector = gc_guard.GuiThreadCollector(parent=app)
+    _collector = gc_guard.GuiThreadCollector(parent=app)  # kept alive for the run
     ctx = AppContext.create()
     fill_history(ctx.metrics, 600.0, time.time())
     ctx.sampler.start()

@@ -53,7 +53,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
                                            f"(writing {path.name}); free some space and try again") from exc
         if exc.errno == errno.EFBIG:
             raise DiskFullError(errno.EFBIG, f"{path.name} would exceed the file size limit of this system or "
-                                             f"disk ({path.parent}); raise the limit (ulimit -f) or free space") from exc
+                                             f"disk ({path.parent}); raise the limit (ulimit -f) or free "
+                                             "space") from exc
         raise
 
 

@@ -9,6 +9,7 @@ record, figures included) or Markdown (for people). No Qt here.
 
 from __future__ import annotations
 
+import builtins
 import datetime as _dt
 import json
 import sqlite3
@@ -178,7 +179,7 @@ class ConversationStore:
             db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
 
     # -- messages ---------------------------------------------------------------------------
-    def messages(self, conversation_id: int) -> list[Message]:
+    def messages(self, conversation_id: int) -> builtins.list[Message]:  # `list` is a method here
         rows = self._db.execute("SELECT * FROM messages WHERE conversation_id = ? ORDER BY position",
                                 (conversation_id,)).fetchall()
         return [Message(**dict(r)) for r in rows]

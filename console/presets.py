@@ -17,7 +17,7 @@ ones of the same name.
 
 from __future__ import annotations
 
-import tomllib
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Mapping
@@ -28,6 +28,11 @@ from console.config import CONSOLE_ONLY_FIELDS, EngineConfig
 from console.paths import data_home, presets_dir
 from console.schema import NOT_IN_PRESET, engine_schema, override_schema, value_message
 from console.speed import speed_problems
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, as a package
+    import tomli as tomllib
 
 if TYPE_CHECKING:
     from console.models.store import ModelEntry
@@ -116,7 +121,8 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
     allowed = {"name", "description", "goal", "gpu", "engine"}
     unknown = set(data) - allowed
     if unknown:
-        raise PresetError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} (allowed: {', '.join(sorted(allowed))})")
+        raise PresetError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} "
+                          f"(allowed: {', '.join(sorted(allowed))})")
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise PresetError(f"{where}: 'name' is required")

@@ -82,8 +82,10 @@ def describe(config: EngineConfig) -> list[str]:
     lines = []
     spec = config.speculative_config()
     if spec is not None:
-        what = "n-gram prompt lookup, no draft model" if spec["method"] == "ngram" else f"draft head {spec.get('model')}"
-        lines.append(f"speculative decoding: {spec['method']} ({what}), {spec.get('num_speculative_tokens')} draft tokens per step")
+        ngram = spec["method"] == "ngram"
+        what = "n-gram prompt lookup, no draft model" if ngram else f"draft head {spec.get('model')}"
+        lines.append(f"speculative decoding: {spec['method']} ({what}), "
+                     f"{spec.get('num_speculative_tokens')} draft tokens per step")
     if config.kv_offloading_size:
         lines.append(f"KV offload: {config.kv_offloading_size:g} GiB of host memory for KV blocks")
     if config.enable_sleep_mode:

@@ -7,8 +7,8 @@ else a tiny random-weight Llama (its answers are gibberish, but every figure is 
 runs a batch, lets the Monitor collect a few seconds of series, runs a small bench with a
 concurrency sweep, and saves ``docs/screenshots/{chat,batch,monitor,export,bench}.png`` (palette
 PNGs, kept under 300 KB each), plus ``chat-schema.png`` and ``chat-logprobs.png`` (the chat's
-Output control: a JSON schema, then logprobs with two answers; ``--only chat-output``). ``--only bench`` skips the chat and batches and saves only the
-tabs named.
+Output control: a JSON schema, then logprobs with two answers; ``--only chat-output``).
+``--only bench`` skips the chat and batches and saves only the tabs named.
 
     .venv/bin/python packaging/screenshots.py [--xvfb] [--import-bundled] [--only TABS] [--out docs/screenshots]
 

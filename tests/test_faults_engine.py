@@ -16,7 +16,6 @@ import json
 import queue
 import shutil
 import threading
-import time
 from pathlib import Path
 from typing import Any
 

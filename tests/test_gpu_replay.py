@@ -11,7 +11,7 @@ up to what the bench reported).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ RESULTS = ROOT / "benchmarks" / "gpu" / "results"
 EMU_GIB = 23.0  # run_gpu.py: the emulated 24 GB card's budget
 
 
-@lru_cache(maxsize=None)
+@cache
 def results(name: str) -> dict[str, Any]:
     from console.metrics.recording import read_json_file
 

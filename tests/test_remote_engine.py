@@ -119,7 +119,7 @@ def test_monitor_series_fill_from_metrics(remote: RemoteEngine) -> None:
         assert all(isinstance(h.result(180), RequestFinished) for h in handles)
         # Wait for a poll that has seen this round's tokens (a condition, not a fixed sleep).
         goal = 6000 * (round_ + 1)
-        wait_for(lambda: m.totals["generation_tokens"] - totals0["generation_tokens"] >= goal, 60,
+        wait_for(lambda goal=goal: m.totals["generation_tokens"] - totals0["generation_tokens"] >= goal, 60,
                  "a /metrics poll to see the round's tokens")
         if max((b.running for b in m.bins(since=since - 1)), default=0) >= 1:
             break

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from console.config import EngineConfig
+from console.export.options import ExportError
 from console.metrics.store import MetricsStore
 from console.metrics.device import DeviceSampler
 
@@ -65,7 +66,7 @@ def test_export_placeholder_then_every_format(qtbot, tmp_path: Path) -> None:
     assert {"serve.yaml", "serve.sh", "README.md", "manifest.json"} <= set(names)
     out = panel.save_to(tmp_path / "bundle")
     assert (out / "serve.yaml").read_text() == panel.files["serve.yaml"]
-    with pytest.raises(Exception):
+    with pytest.raises(ExportError, match="exists"):
         panel.save_to(tmp_path / "bundle")  # never overwrites a folder silently
 
     panel.host_edit.setText("0.0.0.0")

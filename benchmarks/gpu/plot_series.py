@@ -14,7 +14,6 @@ SM and memory clocks. Uses pyqtgraph (already a dependency) off-screen, so no ma
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -84,7 +83,7 @@ def render(data: dict[str, Any], out: Path, width: int = 1000, panel_height: int
         plot.setTitle(f"<b>{title}</b>: {names}", size="9pt")  # the title is the legend: no box over the data
         plot.setLabel("left", unit)
         plot.showGrid(x=True, y=True, alpha=0.25)
-        for name, xs, ys, colour in lines:
+        for _name, xs, ys, colour in lines:
             if title == "TTFT":
                 plot.plot(xs, ys, pen=None, symbol="o", symbolSize=3, symbolPen=None, symbolBrush=colour)
             else:

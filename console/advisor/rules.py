@@ -3,12 +3,17 @@ typed :class:`Rule` objects, with every number checked and every error naming th
 
 from __future__ import annotations
 
-import tomllib
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from console.paths import data_home, resources_dir
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, as a package
+    import tomli as tomllib
 
 #: The evaluator kinds rules may name, and the parameters each one needs.
 KINDS: dict[str, tuple[str, ...]] = {

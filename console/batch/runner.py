@@ -19,7 +19,8 @@ The API the CLI and the GUI call (from a worker thread; it blocks until the batc
   ``resume=True`` (default) custom_ids already in the file are skipped.
 - A request that fails on its own (prompt longer than the context, wrong model name) becomes an
   error line and the rest continue. An engine failure (engine unloaded, child process died, the
-  server unreachable, restarted or its connection dropped) stops the batch: ``summary.engine_error`` says why; unwritten requests are redone on resume.
+  server unreachable, restarted or its connection dropped) stops the batch: ``summary.engine_error``
+  says why; unwritten requests are redone on resume.
 """
 
 from __future__ import annotations

@@ -61,6 +61,17 @@ def roofline_points(report: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def tune_points(trials: list[dict[str, Any]]) -> list[tuple[int, float, float]]:
+    """(trial index, output tok/s, p99 end-to-end latency) of each measured auto-tune trial."""
+    out = []
+    for i, t in enumerate(trials):
+        if t.get("status") == "ok":
+            p99 = (t["figures"].get("e2e_s") or {}).get("p99")
+            if p99 is not None:
+                out.append((i, float(t["figures"]["output_tokens_per_s"]), float(p99)))
+    return out
+
+
 def planner_device(device: str) -> Any:
     """The planner's profile for this machine: the NVML card's, or the CPU engine's with this
     machine's RAM; None when the GPU is not in the planner's table."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from console.bench.figures import PERCENTILES, concurrency_points, latency_table, roofline_points
+from console.bench.figures import PERCENTILES, concurrency_points, latency_table, roofline_points, tune_points
 
 COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c")
 
@@ -71,14 +71,12 @@ def write_plots(report: dict[str, Any], folder: Path) -> list[str]:
         ax.set_xlabel("concurrency")
         ax.set_ylabel("% of roofline")
         rl = report.get("roofline") or {}
-        ax.set_title(f"Measured / roofline ({rl.get('profile', '?')})" + (" - GPU model on CPU" if rl.get("is_cpu") else ""),
-                     fontsize=9)
+        cpu_note = " - GPU model on CPU" if rl.get("is_cpu") else ""
+        ax.set_title(f"Measured / roofline ({rl.get('profile', '?')})" + cpu_note, fontsize=9)
         save(fig, "roofline_fraction.png")
     tune = report.get("tune") or {}
     trials = tune.get("trials") or []
-    ok = [(i, t["figures"]["output_tokens_per_s"], (t["figures"].get("e2e_s") or {}).get("p99"))
-          for i, t in enumerate(trials) if t.get("status") == "ok"]
-    ok = [o for o in ok if o[2] is not None]
+    ok = tune_points(trials)
     if ok:
         front = set(tune.get("pareto") or [])
         fig, ax = plt.subplots(figsize=(5, 3.2))

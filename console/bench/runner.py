@@ -125,10 +125,11 @@ def run_console(host: Engine, workload: Workload, *, request_rate: float | None 
                             task=task)
         for done in many:
             ev = done.event
-            ok = isinstance(ev, RequestFinished) and ev.finish_reason != "abort"
-            timings[done.key] = RequestTiming(ev.prompt_tokens if ok else 0, ev.output_tokens if ok else 0,
-                                              done.sent_s, ev.ttft_s if ok else None,
-                                              ev.e2e_s if ok else done.done_s - done.sent_s, ok)
+            if isinstance(ev, RequestFinished) and ev.finish_reason != "abort":
+                timings[done.key] = RequestTiming(ev.prompt_tokens, ev.output_tokens, done.sent_s, ev.ttft_s,
+                                                  ev.e2e_s, True)
+            else:
+                timings[done.key] = RequestTiming(0, 0, done.sent_s, None, done.done_s - done.sent_s, False)
             ends.append(done.done_s)
             task.report("bench", len(ends) / len(requests), f"{len(ends)}/{len(requests)} requests")
         if many.cancelled:

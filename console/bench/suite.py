@@ -26,19 +26,27 @@ def parse_concurrencies(text: str) -> list[int]:
     return sorted(set(out))
 
 
-class _Stage:
-    """Prefixes the runner's progress with the run's place in the bench (``run 2/5``)."""
+class _Stage(TaskState):
+    """Prefixes the runner's progress with the run's place in the bench (``run 2/5``); cancelling is
+    the bench's own task's."""
 
     def __init__(self, task: TaskState, label: str, index: int, count: int) -> None:
+        super().__init__()
         self.task, self.label, self.index, self.count = task, label, index, count
 
     def report(self, stage: str, fraction: float | None = None, message: str = "") -> None:
         overall = (self.index + (fraction or 0.0)) / self.count
         self.task.report(f"{self.label} ({self.index + 1}/{self.count}): {message}", overall, message)
 
+    def cancel(self) -> None:
+        self.task.cancel()
+
     @property
     def cancelled(self) -> bool:
         return self.task.cancelled
+
+    def check(self) -> None:
+        self.task.check()
 
 
 def run_console_suite(host: Any, workload: Workload, *, request_rate: float | None = None,
@@ -51,11 +59,11 @@ def run_console_suite(host: Any, workload: Workload, *, request_rate: float | No
     count = 1 + len(sweep)
     out: dict[str, Any] = {}
     out["console"] = run_console(host, workload, request_rate=request_rate, max_concurrency=max_concurrency,
-                                 seed=seed, task=_Stage(task, "console", 0, count))  # type: ignore[arg-type]
+                                 seed=seed, task=_Stage(task, "console", 0, count))
     runs = []
     for i, c in enumerate(sweep, start=1):
         runs.append(run_console(host, workload, request_rate=request_rate, max_concurrency=c, seed=seed,
-                                task=_Stage(task, f"concurrency {c}", i, count)))  # type: ignore[arg-type]
+                                task=_Stage(task, f"concurrency {c}", i, count)))
     out["concurrency_sweep"] = runs
     config = getattr(host, "config", None)
     if config is not None:

@@ -301,7 +301,8 @@ def _print_results(report: dict[str, Any]) -> None:
         if "error" in r:
             rows.append([kind, "failed: " + r["error"][:60], "", "", "", "", ""])
             continue
-        rows.append([kind, _f(r["output_tokens_per_s"]), _f(r["total_tokens_per_s"]), _f(r["requests_per_s"], fmt="{:.2f}"),
+        rows.append([kind, _f(r["output_tokens_per_s"]), _f(r["total_tokens_per_s"]),
+                     _f(r["requests_per_s"], fmt="{:.2f}"),
                      _f((r.get("ttft_s") or {}).get("p99"), 1000, "{:.0f}"),
                      _f((r.get("itl_s") or {}).get("p99"), 1000, "{:.1f}"),
                      _f((r.get("e2e_s") or {}).get("p99"), 1, "{:.2f}")])

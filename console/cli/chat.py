@@ -21,7 +21,7 @@ from console.cli.common import CliError, quiet_engine_logs
 from console.config import EngineConfig, SamplingSettings
 from console.conversations import ConversationError, ConversationStore
 from console.engine.factory import parse_engine_choice, make_engine
-from console.engine.interface import Engine
+from console.engine.interface import Engine, require_loader
 from console.engine.openai_body import BodyError, request_fields
 from console.engine.types import EngineError, GenerationRequest, RequestFailed, RequestFinished, TokenDelta
 from console.launch import default_model_name, engine_config_for
@@ -141,14 +141,14 @@ def start_engine(args: argparse.Namespace, config: EngineConfig | None = None, n
             except (AdapterError, StoreError) as exc:
                 raise CliError(str(exc)) from None
     host = make_engine(choice, api_key=getattr(args, "api_key", None), verify=getattr(args, "ca_cert", None) or True)
-    host.add_status_listener(lambda s: s.stage and print(f"[engine] {s.stage}", file=sys.stderr))
+    host.add_status_listener(lambda s: print(f"[engine] {s.stage}", file=sys.stderr) if s.stage else None)
     try:
         if choice.kind == "remote":
             info = host.connect().result()  # type: ignore[attr-defined]
             check_server_adapters(host, getattr(args, "adapter", None) or [], str(choice.url))
         else:
             assert config is not None
-            info = host.load(config, name).result()
+            info = require_loader(host, "Chat").load(config, name).result()
     except EngineError as exc:
         host.close()
         raise CliError(str(exc)) from None

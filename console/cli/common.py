@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from console.jobs import Progress
+from console.cli.progress import ProgressPrinter
 from console.units import human_bytes, human_count
 
 __all__ = ["CliError", "ProgressPrinter", "human_bytes", "human_count", "print_json", "print_table",
@@ -30,26 +30,6 @@ def print_table(rows: list[list[str]], headers: list[str]) -> None:
     print("  ".join("-" * w for w in widths))
     for r in rows:
         print("  ".join(str(x).ljust(w) for x, w in zip(r, widths)))
-
-
-class ProgressPrinter:
-    """Progress on stderr: a rewritten line on a terminal, one line per stage otherwise."""
-
-    def __init__(self) -> None:
-        self._tty = sys.stderr.isatty()
-        self._last_stage = ""
-
-    def __call__(self, p: Progress) -> None:
-        pct = "" if p.fraction is None else f" {100 * p.fraction:5.1f}%"
-        eta = "" if p.eta_s is None else f" ETA {p.eta_s:.0f}s"
-        if self._tty:
-            sys.stderr.write(f"\r{p.stage}{pct}{eta}".ljust(78)[:120])
-            if p.fraction is not None and p.fraction >= 1.0:
-                sys.stderr.write("\n")
-            sys.stderr.flush()
-        elif p.stage != self._last_stage:
-            sys.stderr.write(f"{p.stage}{pct}\n")
-        self._last_stage = p.stage
 
 
 def quiet_engine_logs(verbose: bool) -> None:

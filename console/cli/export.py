@@ -27,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("export", help="export a preset + model as vllm serve YAML, command, compose, "
                                       "Kubernetes, Ray or a bundle; `export import` reads one back",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("action", nargs="?", choices=["import"], help="`import`: read a vllm serve YAML/command into a preset")
+    p.add_argument("action", nargs="?", choices=["import"],
+                   help="`import`: read a vllm serve YAML/command into a preset")
     p.add_argument("file", nargs="?", help="(import) a `vllm serve --config` YAML file")
     p.add_argument("--command", dest="serve_command", help="(import) a `vllm serve ...` command line")
     p.add_argument("--name", help="(import) name of the preset to write (default: imported-<model>)")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from console.cli.common import CliError, human_bytes, print_json
-from console.jobs import Cancelled, Progress, TaskState
+from console.cli.common import CliError, ProgressPrinter, human_bytes, print_json
+from console.jobs import Cancelled, TaskState
 
 
 def register_pull(msub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -23,23 +23,6 @@ def register_pull(msub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     p.add_argument("--yes", "-y", action="store_true", help="download without asking")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_pull)
-
-
-class _Printer:
-    """One rewritten line on a terminal; a line per file otherwise."""
-
-    def __init__(self) -> None:
-        self._tty = sys.stderr.isatty()
-        self._stage = ""
-
-    def __call__(self, p: Progress) -> None:
-        pct = "" if p.fraction is None else f"{100 * p.fraction:5.1f}% "
-        if self._tty:
-            sys.stderr.write(f"\r{pct}{p.stage} {p.message}".ljust(100)[:140])
-            sys.stderr.flush()
-        elif p.stage != self._stage:
-            sys.stderr.write(f"{pct}{p.stage} {p.message}\n")
-        self._stage = p.stage
 
 
 def cmd_pull(args: argparse.Namespace) -> int:
@@ -65,7 +48,8 @@ def cmd_pull(args: argparse.Namespace) -> int:
             if input(f"Download as '{name}'? [y/N] ").strip().lower() not in ("y", "yes"):
                 print("nothing downloaded")
                 return 1
-        task = TaskState(None if args.json else _Printer())
+        printer = ProgressPrinter()
+        task = TaskState(None if args.json else printer)
         entry = pull(store, args.repo, name, source=args.source, include=args.include,
                      variant=args.variant, task=task, listing=listing)
     except DownloadError as exc:
@@ -75,6 +59,6 @@ def cmd_pull(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"entry": entry.to_dict(), "verdict": pv.verdict, "bytes": pv.total_bytes})
     else:
-        sys.stderr.write("\n")
+        printer.end_line()
         print(f"pulled '{entry.name}': {entry.architecture}, {human_bytes(entry.size_bytes)} at {entry.path}")
     return 0

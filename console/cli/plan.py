@@ -19,7 +19,8 @@ from console.planner.shapes import ShapeError
 from console.planner.speed import request_fields
 from console.planner.validate import serve_argv
 
-_VERDICT_TEXT = {"fits": "FITS", "fits-with-changes": "FITS ONLY WITH CHANGES", "does-not-fit": "DOES NOT FIT ON THIS GPU"}
+_VERDICT_TEXT = {"fits": "FITS", "fits-with-changes": "FITS ONLY WITH CHANGES",
+                 "does-not-fit": "DOES NOT FIT ON THIS GPU"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -39,7 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--max-num-batched-tokens", type=int)
     p.add_argument("--tensor-parallel-size", type=int, default=1)
     p.add_argument("--pipeline-parallel-size", type=int, default=1)
-    p.add_argument("--kv-cache-memory-bytes", type=int, help="fixed KV cache size (on CPU: the KV budget, default 2 GiB)")
+    p.add_argument("--kv-cache-memory-bytes", type=int,
+                   help="fixed KV cache size (on CPU: the KV budget, default 2 GiB)")
     p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs")
     add_speed_args(p, sleep=False)  # issue 21: a draft head on the GPU, KV offload on the host
     p.add_argument("--max-loras", type=int, default=0, help="LoRA adapter slots on the device (default 0: LoRA off)")
@@ -112,7 +114,9 @@ def _g(n: float) -> str:
 def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) -> None:
     req, s, g = p.request, p.request.shape, p.request.profile
     weights = req.quantization.upper() if req.quantization else "16-bit"
-    layout = f" x{req.world_size} (TP={req.tensor_parallel_size}, PP={req.pipeline_parallel_size})" if req.world_size > 1 else ""
+    layout = ""
+    if req.world_size > 1:
+        layout = f" x{req.world_size} (TP={req.tensor_parallel_size}, PP={req.pipeline_parallel_size})"
     print(f"{s.name or 'model'} ({s.params / 1e9:.2f}B) on {g.label}{layout}")
     print(f"  {req.context:,} tokens of context x {req.concurrency} users, {weights} weights, "
           f"KV {req.kv_cache_dtype}, " + ("eager" if req.enforce_eager or g.is_cpu else "CUDA graphs")
@@ -133,7 +137,8 @@ def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) ->
             rows.append([label, _g(o.bytes), o.source + ", in RAM beside the KV cache"])
             continue
         rows.append([name, _g(o.bytes), o.source + ("" if o.inside_vllm_budget else ", outside vLLM's budget")])
-    rows.append(["KV cache", _g(max(0, m.kv_budget_bytes)), f"{p.kv_tokens:,} tokens in {p.kv_blocks:,} blocks of {p.block_size}"
+    rows.append(["KV cache", _g(max(0, m.kv_budget_bytes)),
+                 f"{p.kv_tokens:,} tokens in {p.kv_blocks:,} blocks of {p.block_size}"
                  + (f"; {src['kv_tokens']}" if "kv_tokens" in src else "")])
     speed = p.to_dict()["speed"]  # issue 21: the draft inside the weights row, offload on the host
     if speed.get("speculative", {}).get("draft_weights_gib"):

@@ -19,7 +19,8 @@ from console.config import EngineConfig
 from console.engine import vllm_compat
 from console.engine.types import EngineError
 from console.models.lora import (
-    DEFAULT_MAX_LORA_RANK, DEFAULT_MAX_LORAS, AdapterError, AdapterInfo, check_base, check_rank, inspect_adapter, rank_slot,
+    DEFAULT_MAX_LORA_RANK, DEFAULT_MAX_LORAS, AdapterError, AdapterInfo, check_base, check_rank, inspect_adapter,
+    rank_slot,
 )
 
 

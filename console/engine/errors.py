@@ -7,6 +7,8 @@ from pathlib import Path
 
 from console.config import EngineConfig
 
+#: The engine's child process died while the engine was idle (the host's watchdog noticed).
+ENGINE_DIED = "The engine process stopped unexpectedly (killed, crashed or out of memory)"
 _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(no available memory for the cache blocks|insufficient memory|not enough (kv )?cache|"
                 r"larger than the available KV cache memory|to store at least one request|KV cache memory)", re.I),
@@ -18,10 +20,13 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
      "gpu_memory_utilization to leave room for other processes, or shorten max_model_len."),
     (re.compile(r"max_model_len.*(greater|exceed|larger)|(greater|exceed|larger).*max_position_embeddings", re.I),
      "max_model_len is longer than the model supports: lower it to the model's context length."),
-    (re.compile(r"(not supported|unsupported|is not a supported).*architecture|Model architectures? .* (are|is) not supported", re.I),
+    (re.compile(r"(not supported|unsupported|is not a supported).*architecture"
+                r"|Model architectures? .* (are|is) not supported", re.I),
      "This model's architecture is not supported by the installed vLLM."),
-    (re.compile(r"(No such file or directory|does not appear to have a file|not a valid model|Can't load|config\.json)", re.I),
-     "The model's files are missing or unreadable: check the folder still exists (`inference-console models info NAME`)."),
+    (re.compile(r"(No such file or directory|does not appear to have a file|not a valid model|Can't load"
+                r"|config\.json)", re.I),
+     "The model's files are missing or unreadable: check the folder still exists "
+     "(`inference-console models info NAME`)."),
     (re.compile(r"trust_remote_code", re.I),
      "This model needs custom code (trust_remote_code). Enable it for this model only if you trust its source."),
 ]

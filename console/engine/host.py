@@ -32,7 +32,7 @@ from console.models.lora import write_null_adapter
 from console.engine.choices import OutputCollector
 from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.engine.params import request_params
-from console.engine.errors import explain
+from console.engine.errors import ENGINE_DIED, explain
 from console.engine.prepare import (  # re-exported: the rest of the console imports them from here
     cuda_available,
     dtype_note,
@@ -224,7 +224,7 @@ class EngineHost(LoopEngine):
             privacy.apply_to_process()  # the engine core child inherits os.environ
             if not (Path(config.model) / "config.json").is_file():
                 raise EngineError(f"{config.model} has no config.json: the model folder is missing or incomplete")
-            self._set_status(EngineStatus(EngineState.LOADING, name, "building engine (loading weights, sizing KV cache)"))
+            self._set_status(EngineStatus(EngineState.LOADING, name, "building the engine (weights, KV cache)"))
             from console.metrics.vllm_logger import make_silent_prometheus_factory, make_stat_logger_factory
 
             # Only our stat logger: vLLM's default ones (a log line every 5 s, Prometheus
@@ -274,7 +274,7 @@ class EngineHost(LoopEngine):
             await asyncio.sleep(0.5)
             engine = self._engine
             if engine is not None and engine.errored:
-                await self._engine_died(engine, "The engine process stopped unexpectedly (killed, crashed or out of memory)")
+                await self._engine_died(engine, ENGINE_DIED)
                 return
 
     async def _engine_died(self, engine: Any, message: str) -> None:

@@ -99,8 +99,9 @@ def _refresh_vllm_envs() -> None:
     import sys
 
     getter = getattr(sys.modules.get("vllm.envs"), "__getattr__", None)
-    if hasattr(getter, "cache_clear"):
-        getter.cache_clear()
+    cache_clear = getattr(getter, "cache_clear", None)
+    if cache_clear is not None:
+        cache_clear()
 
 
 @contextlib.contextmanager

@@ -14,10 +14,11 @@ flight still finishes, and :attr:`ManyRequests.submit_error` says why.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import queue
 import time
 from dataclasses import dataclass
-from typing import Any, Generic, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Generic, Iterable, Iterator, Sequence, TypeVar
 
 from console.engine.interface import Engine, Handle
 from console.engine.types import EngineError, GenerationRequest, StreamEvent
@@ -70,6 +71,14 @@ class ManyRequests(Generic[K]):
         for handle in list(self._in_flight.values()):
             handle.cancel()
 
+    def _on_done(self, key: K, rid: str, sent: float) -> Callable[[cf.Future[StreamEvent]], None]:
+        """The callback that queues this request's :class:`Done` (on whichever thread ends it)."""
+
+        def done(f: cf.Future[StreamEvent]) -> None:
+            self._done.put(Done(key, rid, f.result(), sent, time.perf_counter() - self.t0))
+
+        return done
+
     def _submit_due(self) -> float | None:
         """Submit what is due and fits, as one group (the engine starts a group together: vLLM's
         offline batch gives every request to the engine before it runs); seconds until the next
@@ -100,9 +109,7 @@ class ManyRequests(Generic[K]):
             return
         for (key, request), handle in zip(group, handles):
             self._in_flight[request.request_id] = handle
-            handle.future.add_done_callback(
-                lambda f, k=key, rid=request.request_id, s=sent: self._done.put(
-                    Done(k, rid, f.result(), s, time.perf_counter() - self.t0)))
+            handle.future.add_done_callback(self._on_done(key, request.request_id, sent))
 
     def __iter__(self) -> Iterator[Done[K]]:
         try:

@@ -23,8 +23,8 @@ from console.engine import vllm_compat
 
 CHAT_URL = "/v1/chat/completions"
 COMPLETIONS_URL = "/v1/completions"
-URLS = {CHAT_URL: "chat", COMPLETIONS_URL: "completion"}
 Endpoint = Literal["chat", "completion"]
+URLS: dict[str, Endpoint] = {CHAT_URL: "chat", COMPLETIONS_URL: "completion"}
 _ROLES = {"system", "user", "assistant", "developer", "tool"}
 #: Body fields that choose where the request goes, not how it is generated.
 _ROUTING = ("messages", "prompt", "model", "stream", "stream_options")

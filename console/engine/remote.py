@@ -1,8 +1,9 @@
 """An engine that is a vLLM server reached over HTTP (OpenAI-compatible API).
 
 ``RemoteEngine(url, api_key)`` satisfies :class:`~console.engine.interface.Engine` (not
-``Loader``: a server someone else started keeps its own configuration): ``connect()`` connects (``/health``, ``/v1/models`` for the served name and ``max_model_len``, ``/metrics`` for
-the KV-cache figures), ``submit()`` sends ``/v1/chat/completions`` (messages) or
+``Loader``: a server someone else started keeps its own configuration): ``connect()`` connects
+(``/health``, ``/v1/models`` for the served name and ``max_model_len``, ``/metrics`` for the
+KV-cache figures), ``submit()`` sends ``/v1/chat/completions`` (messages) or
 ``/v1/completions`` (prompt or token ids), streaming server-sent events into the same
 ``TokenDelta`` / ``RequestFinished`` / ``RequestFailed`` events as the in-process host;
 ``stream=False`` requests use one non-streaming call. Cancelling closes the HTTP stream, and vLLM
@@ -282,8 +283,8 @@ class ServerEngine(LoopEngine):
     def _body(self, request: GenerationRequest) -> tuple[str, dict[str, Any]]:
         s: SamplingSettings = request.sampling
         body: dict[str, Any] = {
-            "model": request.adapter or self._served, "temperature": s.temperature, "top_p": s.top_p, "max_tokens": s.max_tokens,
-            "stream": request.stream,
+            "model": request.adapter or self._served, "temperature": s.temperature, "top_p": s.top_p,
+            "max_tokens": s.max_tokens, "stream": request.stream,
         }
         # vLLM's extra sampling parameters, sent only when not at their defaults (other servers
         # may refuse unknown fields).
@@ -442,4 +443,5 @@ def api_key_from_env() -> str | None:
     return None
 
 
-__all__ = ["RemoteEngine", "RemoteHandle", "ServerEngine", "ServerError", "api_key_from_env", "normalize_url", "transport_message"]
+__all__ = ["RemoteEngine", "RemoteHandle", "ServerEngine", "ServerError", "api_key_from_env", "normalize_url",
+           "transport_message"]

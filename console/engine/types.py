@@ -11,7 +11,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Callable, Union
+from typing import Any, Callable
 
 from console.config import SamplingSettings
 from console.engine.choices import Choice
@@ -157,7 +157,7 @@ class RequestFailed:
     partial_text: str = ""
 
 
-StreamEvent = Union[TokenDelta, RequestFinished, RequestFailed]
+StreamEvent = TokenDelta | RequestFinished | RequestFailed
 EventSink = Callable[[StreamEvent], None]
 StatusListener = Callable[[EngineStatus], None]
 

@@ -103,8 +103,9 @@ def flexible_argument_parser() -> Any:
 
 def serve_arg_parser_factory() -> Callable[[Any], Any]:
     """``make_arg_parser`` of ``vllm serve`` (moved from ``entrypoints.openai.cli_args``)."""
-    return _first([("vllm.entrypoints.launchers.cli_args", "make_arg_parser"),
-                   ("vllm.entrypoints.openai.cli_args", "make_arg_parser")])
+    factory: Callable[[Any], Any] = _first([("vllm.entrypoints.launchers.cli_args", "make_arg_parser"),
+                                            ("vllm.entrypoints.openai.cli_args", "make_arg_parser")])
+    return factory
 
 
 def engine_dead_error() -> type[BaseException]:

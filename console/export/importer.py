@@ -45,8 +45,8 @@ class ImportResult:
     warnings: list[str] = field(default_factory=list)
 
     def report_lines(self) -> list[str]:
-        lines = [f"preset '{self.preset.name}': " + (", ".join(f"{k}={v}" for k, v in sorted(self.preset.engine.items()))
-                                                     or "no engine settings")]
+        engine = ", ".join(f"{k}={v}" for k, v in sorted(self.preset.engine.items()))
+        lines = [f"preset '{self.preset.name}': " + (engine or "no engine settings")]
         if self.serving:
             lines.append("not stored in a preset (serving options): "
                          + ", ".join(f"{k}={'***' if k == 'api-key' else v}" for k, v in self.serving.items()))
@@ -158,7 +158,7 @@ def _command_items(command: str, base: Path) -> tuple[list[tuple[str, Any, str]]
         if key.startswith("no-") and _is_flag(key[3:]):
             items.append((key[3:], False, "cli"))
             continue
-        values = []
+        values: list[str] = []
         while not is_bool and i < len(tokens) and not _is_option(tokens[i]) and \
                 (not values or key in ("served-model-name", "api-key")):
             values.append(tokens[i])

@@ -106,7 +106,8 @@ def serve_yaml(config: EngineConfig, options: ServeOptions, *, header: list[str]
     head = ["# vllm serve --config serve.yaml   (written by inference-console export)"]
     lines = header if header is not None else _header(config, options, args["host"])
     head += [f"# {line}" for line in lines]
-    body = yaml.safe_dump({k: _flat(v) for k, v in args.items()}, sort_keys=False, default_flow_style=False, allow_unicode=True)
+    body = yaml.safe_dump({k: _flat(v) for k, v in args.items()}, sort_keys=False, default_flow_style=False,
+                          allow_unicode=True)
     return "\n".join(head) + "\n" + body
 
 

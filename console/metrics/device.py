@@ -116,7 +116,7 @@ class DeviceSampler:
         return str(self.source.kind)
 
     def sample_once(self) -> dict[str, float]:
-        values = self.source.sample()
+        values: dict[str, float] = self.source.sample()
         self.metrics.record_device(values)
         return values
 

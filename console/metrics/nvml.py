@@ -158,5 +158,5 @@ def shutdown() -> None:
 
 
 __all__ = ["NoNvidiaGpu", "available", "unavailable_reason", "device_count", "handle", "gpu_names",
-           "gpu_name", "driver_version", "cuda_driver_version", "memory_total_bytes", "memory_used_bytes", "nvml", "text",
-           "shutdown"]
+           "gpu_name", "driver_version", "cuda_driver_version", "memory_total_bytes", "memory_used_bytes", "nvml",
+           "text", "shutdown"]

@@ -81,10 +81,11 @@ class StoreCollector(Collector):
         labels = self._labels()
         keys, vals = list(labels), list(labels.values())
         latest = self.store.latest()
+        running, waiting, kv_usage = (latest.running, latest.waiting, latest.kv_usage) if latest else (0, 0, 0.0)
         for name, doc, value in (
-            ("vllm:num_requests_running", "Number of requests in model execution batches.", latest.running if latest else 0),
-            ("vllm:num_requests_waiting", "Number of requests waiting to be processed.", latest.waiting if latest else 0),
-            ("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", latest.kv_usage if latest else 0.0),
+            ("vllm:num_requests_running", "Number of requests in model execution batches.", running),
+            ("vllm:num_requests_waiting", "Number of requests waiting to be processed.", waiting),
+            ("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", kv_usage),
         ):
             g = GaugeMetricFamily(name, doc, labels=keys)
             g.add_metric(vals, float(value))

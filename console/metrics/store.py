@@ -44,19 +44,22 @@ def ratio(num: float, den: float) -> float | None:
     return num / den if den else None
 
 
+def _count(b: MetricsBin | dict[str, float], key: str) -> float:
+    """A counter of a bin (an attribute) or of the totals (a key; 0 where nothing was counted)."""
+    return b.get(key, 0.0) if isinstance(b, dict) else float(getattr(b, key))
+
+
 def prefix_hit_rate(b: MetricsBin | dict[str, float]) -> float | None:
     """Prefix-cache hits / queries (tokens) of a bin or of the totals."""
-    get = b.get if isinstance(b, dict) else lambda k: getattr(b, k)
-    return ratio(get("prefix_hits"), get("prefix_queries"))
+    return ratio(_count(b, "prefix_hits"), _count(b, "prefix_queries"))
 
 
 def spec_acceptance(b: MetricsBin | dict[str, float]) -> tuple[float | None, float | None]:
     """(acceptance rate = accepted / drafted tokens, tokens per step = 1 + accepted / drafts), as
     vLLM's spec-decode logger defines them; (None, None) where nothing was drafted."""
-    get = b.get if isinstance(b, dict) else lambda k: getattr(b, k)
-    accepted = get("spec_accepted_tokens")
-    rate = ratio(accepted, get("spec_draft_tokens"))
-    per_draft = ratio(accepted, get("spec_drafts"))
+    accepted = _count(b, "spec_accepted_tokens")
+    rate = ratio(accepted, _count(b, "spec_draft_tokens"))
+    per_draft = ratio(accepted, _count(b, "spec_drafts"))
     return rate, None if per_draft is None else 1.0 + per_draft
 
 
@@ -220,7 +223,7 @@ class MetricsStore:
         """Tokens (or preemptions) per second over the last ``window_s`` seconds."""
         now = time.time() if now is None else now
         with self._lock:
-            total = sum(getattr(b, key) for b in self._bins if b.t >= now - window_s)
+            total = sum(float(getattr(b, key)) for b in self._bins if b.t >= now - window_s)
         return total / window_s
 
     def latest(self) -> MetricsBin | None:

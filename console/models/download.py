@@ -98,7 +98,8 @@ def choose_files(files: list[RemoteFile], *, include: list[str] | None = None,
         if variant:
             ggufs = [f for f in ggufs if variant.lower() in PurePosixPath(f.path).name.lower()]
         if len(ggufs) != 1:
-            names = ", ".join(PurePosixPath(f.path).name for f in (ggufs or [f for f in pool if f.path.endswith(".gguf")]))
+            shown = ggufs or [f for f in pool if f.path.endswith(".gguf")]
+            names = ", ".join(PurePosixPath(f.path).name for f in shown)
             raise DownloadError(f"Pick one GGUF file with --variant or --include (choices: {names})"
                                 if ggufs or not variant else f"No GGUF file matches '{variant}' (choices: {names})")
         return ggufs, ggufs[0].path
@@ -107,7 +108,8 @@ def choose_files(files: list[RemoteFile], *, include: list[str] | None = None,
     elif safetensors:
         weights = safetensors + [f for f in top if f.path == "model.safetensors.index.json"]
     else:
-        weights = [f for f in top if f.path.endswith((".bin", ".bin.index.json")) or f.path == "pytorch_model.bin.index.json"]
+        weights = [f for f in top
+                   if f.path.endswith((".bin", ".bin.index.json")) or f.path == "pytorch_model.bin.index.json"]
     if not any(f.is_weight for f in weights):
         raise DownloadError("This repository has no safetensors, .bin or GGUF weights the console can load")
     extras = [f for f in top if not f.is_weight and not f.path.endswith(".index.json")]
@@ -310,5 +312,5 @@ def pull(store: ModelStore, repo: str, name: str, *, source: str = "hf", revisio
 
 
 __all__ = ["DEFAULT_RESERVE_BYTES", "DownloadError", "Preview", "RemoteFile", "RepoListing", "SOURCES",
-           "choose_files", "default_pull_name", "download_dir", "fetch", "hf_endpoint", "list_files", "plan_verdict", "preview",
-           "pull"]
+           "choose_files", "default_pull_name", "download_dir", "fetch", "hf_endpoint", "list_files", "plan_verdict",
+           "preview", "pull"]

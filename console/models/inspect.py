@@ -91,7 +91,8 @@ def inspect_checkpoint(folder: Path) -> CheckpointInfo:
         if any(folder.glob("*.bin")):
             raise ModelFormatError(f"{folder} holds only PyTorch .bin weights; convert them to safetensors first")
         raise ModelFormatError(f"{folder} holds no .safetensors weights")
-    text_cfg = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else cfg
+    nested = cfg.get("text_config")  # multimodal configs nest the language model's
+    text_cfg = nested if isinstance(nested, dict) else cfg
     quant = cfg.get("quantization_config")
     quant_method = quant.get("quant_method") if isinstance(quant, dict) else None
     dtype = str(cfg.get("dtype") or cfg.get("torch_dtype") or "unknown")

@@ -144,7 +144,8 @@ def _expert_prefix(key: str) -> str:
 
 def projection_shapes(config: dict[str, Any]) -> dict[str, tuple[int, int]]:
     """(in, out) features of each adaptable projection of a Llama-style decoder layer."""
-    cfg = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    nested = config.get("text_config")
+    cfg = nested if isinstance(nested, dict) else config
     hidden = int(cfg.get("hidden_size") or 0)
     heads = int(cfg.get("num_attention_heads") or 1)
     kv_heads = int(cfg.get("num_key_value_heads") or heads)
@@ -178,7 +179,8 @@ def expert_shapes(config: dict[str, Any]) -> dict[str, tuple[int, int]]:
 
 
 def num_layers(config: dict[str, Any]) -> int:
-    cfg = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    nested = config.get("text_config")
+    cfg = nested if isinstance(nested, dict) else config
     return int(cfg.get("num_hidden_layers") or 0)
 
 

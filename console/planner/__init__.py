@@ -16,5 +16,5 @@ from console.planner.verdict import plan
 
 __all__ = ["AutoConfigError", "Calibration", "CalibrationError", "GOALS", "GPU_PROFILES", "GpuProfile",
            "KNOWN_SHAPES", "ModelShape", "Plan", "PlanRequest", "ShapeError", "Suggestion", "auto_config",
-           "auto_plan", "request_from_engine", "compute", "engine_args", "find_calibration", "get_gpu", "parse_calibration", "plan",
-           "shape_for"]
+           "auto_plan", "request_from_engine", "compute", "engine_args", "find_calibration", "get_gpu",
+           "parse_calibration", "plan", "shape_for"]

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from console.planner.core import Plan, PlanRequest, compute, engine_args, safe_utilization
+from console.planner.core import Plan, PlanRequest, compute, engine_args
+from console.planner.overheads import safe_utilization
 from console.planner.gpus import GpuProfile, get_gpu
 from console.planner.shapes import ModelShape, shape_for
 from console.planner.verdict import plan

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, Literal
 
 from console.config import KV_CACHE_DTYPES
 from console.planner.calibration import Calibration, find_calibration
 from console.planner.defaults import scheduler_defaults
 from console.planner.gpus import GiB, GpuProfile, get_gpu
-from console.planner.lora import check_lora_request, lora_engine_args, lora_slot_bytes
+from console.planner.lora import check_lora_request, lora_engine_args
 from console.planner.shapes import ModelShape, shape_for
 from console.planner import speed
 
@@ -34,7 +34,7 @@ QUANT_BITS: dict[str | None, float] = {None: 16.0, "awq": 4 + 20 / GROUP_SIZE, "
 QUANTIZATIONS = ("awq", "gptq", "fp8")
 #: The CPU engine's KV cache when none is given (mirrors console.engine.prepare.DEFAULT_CPU_KV_BYTES).
 DEFAULT_CPU_KV_BYTES = 2 * GiB
-Verdict = str  # "fits" | "fits-with-changes" | "does-not-fit"
+Verdict = Literal["fits", "fits-with-changes", "does-not-fit"]
 
 
 @dataclass(frozen=True)
@@ -243,7 +243,8 @@ def kv_dtype_bytes(req: PlanRequest) -> int:
     return 4 if req.dtype in ("float32", "float", "fp32") else 2
 
 
-def kv_bytes_per_token(shape: ModelShape, dtype_bytes: int, layers: int | None = None, kv_heads: int | None = None) -> int:
+def kv_bytes_per_token(shape: ModelShape, dtype_bytes: int, layers: int | None = None,
+                       kv_heads: int | None = None) -> int:
     """layers x 2 (K and V) x kv_heads x head_dim x dtype bytes."""
     return (shape.layers if layers is None else layers) * 2 * (shape.num_kv_heads if kv_heads is None else kv_heads) \
         * shape.head_dim * dtype_bytes
@@ -269,43 +270,6 @@ def _world(req: PlanRequest) -> int:
     return req.tensor_parallel_size * req.pipeline_parallel_size if get_gpu(req.gpu).is_cpu else 1
 
 
-def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dict[str, Overhead]:
-    """The named non-KV costs per GPU, each corrected by the calibration file where it says so."""
-    s, g = req.shape, req.profile
-    tokens, seqs = max_num_batched_tokens(req), min(max_num_seqs(req), max_num_batched_tokens(req))
-    tp = req.tensor_parallel_size
-    out: dict[str, Overhead] = {}
-
-    if g.is_cpu:
-        ctx, ctx_f = 1 * GiB, "1 GiB: Python, torch and vLLM in the engine process (rough)"
-    else:
-        ctx = int(0.5 * GiB) + (int(0.25 * GiB) if req.world_size > 1 else 0)
-        ctx_f = "0.5 GiB CUDA context + cuBLAS workspace" + (" + 0.25 GiB NCCL buffers" if req.world_size > 1 else "")
-    act = tokens * (3 * s.intermediate_size // tp + 4 * s.hidden_size) * 2 + seqs * s.vocab_size * 4
-    act_f = (f"max_num_batched_tokens x (3 x intermediate/TP + 4 x hidden) x 2 B + min(max_num_seqs, tokens) x vocab x 4 B"
-             f" = {tokens} x ({3 * s.intermediate_size // tp} + {4 * s.hidden_size}) x 2 + {seqs} x {s.vocab_size} x 4"
-             f" = {gib(act)}")
-    if g.is_cpu:
-        graphs, graphs_f = 0, "0: no CUDA graphs on CPU"
-    elif req.enforce_eager:
-        graphs, graphs_f = 0, "0: eager mode (enforce_eager), no CUDA graphs"
-    else:
-        capture = min(2 * max_num_seqs(req), 512)
-        graphs = int(0.6 * GiB * s.layers / 32 * (0.5 + 0.5 * capture / 512) / req.pipeline_parallel_size)
-        graphs_f = (f"0.6 GiB x layers/32 x (0.5 + 0.5 x largest capture size/512) = 0.6 x {s.layers}/32 x "
-                    f"(0.5 + 0.5 x {capture}/512) = {gib(graphs)} (measured 0.6 GiB for Llama-3.1-8B, H200)")
-    lora, lora_f = lora_slot_bytes(req)
-    for name, value, formula, inside in (("cuda_context", ctx, ctx_f, False), ("activation_peak", act, act_f, True),
-                                         ("cuda_graphs", graphs, graphs_f, False), ("lora_slots", lora, lora_f, True)):
-        source = "estimate"
-        if calibration is not None and value:
-            value, note = calibration.correct(name, value)
-            if note:
-                source, formula = note, f"{formula}; {note} -> {gib(value)}"
-        out[name] = Overhead(name, value, formula, source, inside)
-    return out
-
-
 def resolve_calibration(req: PlanRequest) -> Calibration | None:
     if isinstance(req.calibration, Calibration):
         return req.calibration
@@ -318,13 +282,17 @@ def compute(req: PlanRequest) -> Plan:
     s, g = req.shape, req.profile
     tp, pp = req.tensor_parallel_size, req.pipeline_parallel_size
     calibration = resolve_calibration(req)
+    from console.planner.overheads import estimate_overheads  # it uses this module's pieces
+
     overheads = estimate_overheads(req, calibration)
-    ctx, act, graphs, lora = (overheads[k].bytes for k in ("cuda_context", "activation_peak", "cuda_graphs", "lora_slots"))
+    ctx, act, graphs, lora = (overheads[k].bytes
+                              for k in ("cuda_context", "activation_peak", "cuda_graphs", "lora_slots"))
     kvb = kv_dtype_bytes(req)
     block = g.block_size
     problems: list[str] = []
     if s.num_attention_heads % tp:
-        problems.append(f"tensor_parallel_size {tp} does not divide the model's {s.num_attention_heads} attention heads")
+        problems.append(f"tensor_parallel_size {tp} does not divide the model's {s.num_attention_heads} "
+                        "attention heads")
     kv_heads_rank = max(1, s.num_kv_heads // tp)
     bits = weight_bits(req)
     layer_bytes = s.linear_params_per_layer * bits / 8 / tp + s.small_params_per_layer * s.weight_bytes
@@ -362,7 +330,7 @@ def compute(req: PlanRequest) -> Plan:
                                      kv_bytes_per_token=per_tok, kv_budget_bytes=kv, vllm_kv_budget_bytes=vllm_kv))
 
     def blocks_of(budget_attr: str) -> int:
-        return max(0, min(getattr(m, budget_attr) // (block * m.kv_bytes_per_token) for m in per_gpu))
+        return max(0, min(int(getattr(m, budget_attr)) // (block * m.kv_bytes_per_token) for m in per_gpu))
 
     blocks, vllm_blocks = blocks_of("kv_budget_bytes"), blocks_of("vllm_kv_budget_bytes")
     per_seq_blocks = math.ceil(req.context / block)
@@ -385,13 +353,14 @@ def compute(req: PlanRequest) -> Plan:
             problems.append(f"weights {gib(worst.weights_bytes)} + activations {gib(act)} do not fit in "
                             f"{req.gpu_memory_utilization:g} x {gib(g.memory_bytes)} = {gib(requested_total)}")
         elif not req.kv_cache_memory_bytes and requested_total > g.memory_bytes - ctx:
-            problems.append(f"gpu_memory_utilization {req.gpu_memory_utilization:g} asks for {gib(requested_total)}, but only "
-                            f"{gib(g.memory_bytes - ctx)} is free after the CUDA context: vLLM refuses to start")
+            problems.append(f"gpu_memory_utilization {req.gpu_memory_utilization:g} asks for "
+                            f"{gib(requested_total)}, but only {gib(g.memory_bytes - ctx)} is free after the CUDA "
+                            "context: vLLM refuses to start")
         elif first.vllm_kv_budget_bytes > first.kv_budget_bytes:
             over = first.vllm_kv_budget_bytes - first.kv_budget_bytes
-            problems.append(f"vLLM would accept this and size the KV cache to {gib(first.vllm_kv_budget_bytes)}, but CUDA "
-                            f"graphs ({gib(graphs)}) are outside its budget: the process would need {gib(over)} more "
-                            f"than {where} has and run out of memory")
+            problems.append(f"vLLM would accept this and size the KV cache to {gib(first.vllm_kv_budget_bytes)}, "
+                            f"but CUDA graphs ({gib(graphs)}) are outside its budget: the process would need "
+                            f"{gib(over)} more than {where} has and run out of memory")
         elif req.kv_cache_memory_bytes and first.used_bytes > g.memory_bytes:
             problems.append(f"kv_cache_memory_bytes {gib(req.kv_cache_memory_bytes)} + weights + overheads = "
                             f"{gib(first.used_bytes)} exceed {where} ({gib(g.memory_bytes)})")
@@ -400,8 +369,9 @@ def compute(req: PlanRequest) -> Plan:
         problems.append(f"the KV cache holds {blocks * block:,} tokens: not one request of max_model_len "
                         f"{req.context:,} (vLLM refuses to start)")
     if not problems and max_conc < req.concurrency:
-        problems.append(f"{req.concurrency} users at {req.context:,} tokens need {req.concurrency * per_seq_blocks * block:,} "
-                        f"tokens of KV cache; it holds {blocks * block:,} (max concurrency {math.floor(max_conc * 100) / 100:.2f})")
+        problems.append(f"{req.concurrency} users at {req.context:,} tokens need "
+                        f"{req.concurrency * per_seq_blocks * block:,} tokens of KV cache; it holds "
+                        f"{blocks * block:,} (max concurrency {math.floor(max_conc * 100) / 100:.2f})")
     if not problems and req.max_num_seqs is not None and req.max_num_seqs < req.concurrency:
         problems.append(f"max_num_seqs {req.max_num_seqs} is below the {req.concurrency} users asked for")
 
@@ -412,51 +382,10 @@ def compute(req: PlanRequest) -> Plan:
                 vllm_kv_budget_bytes=max(0, first.vllm_kv_budget_bytes), vllm_kv_tokens=vllm_blocks * block,
                 overheads=overheads, per_gpu=per_gpu, problems=problems,
                 verdict="fits" if not problems else "does-not-fit")
+    from console.planner.formulas import formulas  # it reads the plan this module builds
+
     plan.formulas = formulas(plan, calibration)
     return plan
-
-
-def formulas(p: Plan, calibration: Calibration | None) -> dict[str, str]:
-    """Each figure with the arithmetic behind it, numbers filled in."""
-    req, s, g = p.request, p.request.shape, p.request.profile
-    bits = weight_bits(req)
-    kvb = kv_dtype_bytes(req)
-    m = p.per_gpu[0]
-    out = {
-        "weights": (f"{s.linear_params:,} linear params x {bits:.3f} bits / 8 + {s.unquantized_params:,} embedding/"
-                    f"lm_head/norm params x {s.weight_bytes} B = {gib(p.weights_bytes)}"
-                    + (f"; per GPU (TP={req.tensor_parallel_size}, PP={req.pipeline_parallel_size}): {gib(m.weights_bytes)}"
-                       if req.world_size > 1 else "")
-                    + (f"; x {calibration.weights_scale:g} as vLLM counted them on this GPU -> {gib(m.weights_bytes)}"
-                       if calibration and calibration.weights_scale else "")),
-        "kv_bytes_per_token": (f"layers x 2 (K,V) x kv_heads x head_dim x dtype bytes = {s.layers} x 2 x "
-                               f"{s.num_kv_heads} x {s.head_dim} x {kvb} = {p.kv_bytes_per_token:,} B"),
-        "kv_bytes_per_block": f"block_size x bytes per token = {p.block_size} x {p.kv_bytes_per_token:,} = {p.kv_bytes_per_block:,} B",
-    }
-    ov = {k: v.bytes for k, v in p.overheads.items()}
-    vtotal = calibration.device_total_bytes if calibration and calibration.device_total_bytes else g.memory_bytes
-    if g.is_cpu:
-        out["kv_budget"] = f"kv_cache_memory_bytes = {m.kv_budget_bytes:,} B ({gib(m.kv_budget_bytes)}); the CPU engine uses it as given"
-    elif req.kv_cache_memory_bytes:
-        out["kv_budget"] = f"kv_cache_memory_bytes = {gib(m.kv_budget_bytes)} (given; gpu_memory_utilization is then ignored by vLLM)"
-    else:
-        out["kv_budget"] = (
-            f"min(total x util - weights - activations, total - context - graphs - weights - activations) = "
-            f"min({gib(vtotal)} x {req.gpu_memory_utilization:g} - {gib(m.weights_bytes)} - {gib(ov['activation_peak'])}, "
-            f"{gib(g.memory_bytes)} - {gib(ov['cuda_context'])} - {gib(ov['cuda_graphs'])} - {gib(m.weights_bytes)} - "
-            f"{gib(ov['activation_peak'])}) = {gib(m.kv_budget_bytes)} per GPU (vLLM itself: {gib(m.vllm_kv_budget_bytes)})")
-    out["kv_tokens"] = (f"blocks = budget // (block_size x bytes per token per GPU) = {m.kv_budget_bytes:,} // "
-                        f"({p.block_size} x {m.kv_bytes_per_token:,}) = {p.kv_blocks:,}; tokens = {p.kv_blocks:,} x "
-                        f"{p.block_size} = {p.kv_tokens:,}")
-    per_seq = math.ceil(req.context / p.block_size)
-    out["max_concurrency"] = (f"blocks / ceil(max_model_len / block_size) = {p.kv_blocks:,} / ceil({req.context:,} / "
-                              f"{p.block_size}) = {p.kv_blocks:,} / {per_seq:,} = {p.max_concurrency:.2f}x "
-                              f"(vLLM logs 'KV cache size' = {p.max_concurrency:.4f} x {req.context:,} = {p.kv_cache_size_tokens:,} tokens)")
-    for name, o in p.overheads.items():
-        out[name] = o.formula
-    if calibration is not None:
-        out["calibration"] = f"{calibration.path}: {calibration.source}"
-    return out
 
 
 def engine_args(req: PlanRequest) -> dict[str, Any]:
@@ -488,15 +417,3 @@ def engine_args(req: PlanRequest) -> dict[str, Any]:
         out["pipeline_parallel_size"] = req.pipeline_parallel_size
     out.update(lora_engine_args(req))
     return out
-
-
-#: Never suggest more of a card than this: a desktop's display and allocator fragmentation need some.
-MAX_SUGGESTED_UTILIZATION = 0.95
-
-
-def safe_utilization(req: PlanRequest, overheads: dict[str, Overhead]) -> float:
-    """The largest gpu_memory_utilization (2 decimals, at most 0.95) that leaves room for the CUDA
-    context and graphs, which vLLM keeps outside total x utilization."""
-    g = req.profile
-    free = g.memory_bytes - overheads["cuda_context"].bytes - overheads["cuda_graphs"].bytes
-    return min(MAX_SUGGESTED_UTILIZATION, math.floor(100 * free / g.memory_bytes) / 100)

@@ -285,6 +285,7 @@ def measured_load(req: PlanRequest, cal: Calibration | None) -> dict[str, Any] |
     if cal is None or cal.origin != "user":
         return None
     want = _comparable(req)
+    point: dict[str, Any]
     for point in reversed(cal.points):
         try:
             shape = ModelShape(**point["shape"])

@@ -14,13 +14,15 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from console.planner.core import Plan, PlanRequest, compute, engine_args, safe_utilization
+from console.planner.core import Plan, PlanRequest, Verdict, compute, engine_args
+from console.planner.overheads import safe_utilization
 from console.planner.gpus import GPU_PROFILES, GiB
 
 #: Cost of each change: how much the user gives up (speed, quality, a new checkpoint).
 _COSTS = {"kv_space": 1, "util": 1, "kv_fp8": 1, "eager": 2, "fp8": 2, "awq": 4}
-_LABELS = {"kv_space": "kv_cache_memory_bytes {kv_gib:.2f} GiB", "util": "use {util:g} of the card", "eager": "eager mode (no CUDA graphs)",
-           "kv_fp8": "FP8 KV cache", "fp8": "FP8 weights", "awq": "AWQ int4 weights (an AWQ checkpoint)"}
+_LABELS = {"kv_space": "kv_cache_memory_bytes {kv_gib:.2f} GiB", "util": "use {util:g} of the card",
+           "eager": "eager mode (no CUDA graphs)", "kv_fp8": "FP8 KV cache", "fp8": "FP8 weights",
+           "awq": "AWQ int4 weights (an AWQ checkpoint)"}
 MIN_CONTEXT = 2048  # shorter than this is not a useful answer to "does it fit"
 MAX_SUGGESTIONS = 6
 
@@ -129,7 +131,7 @@ def _shorter_context(req: PlanRequest, p: Plan) -> int:
     return min(tokens // step * step, req.shape.max_position_embeddings)
 
 
-def suggest(req: PlanRequest, base: Plan) -> tuple[str, list[Suggestion]]:
+def suggest(req: PlanRequest, base: Plan) -> tuple[Verdict, list[Suggestion]]:
     """(verdict, suggestions) for a request whose plan ``base`` does not fit as asked."""
     levers = _levers(req)
     combos = [c for n in range(len(levers) + 1) for c in itertools.combinations(levers, n)
@@ -158,7 +160,7 @@ def suggest(req: PlanRequest, base: Plan) -> tuple[str, list[Suggestion]]:
             seen.add(weights_choice)
             out.extend(_traded(combo, new, p, changes, req.context))
         out.sort(key=lambda s: (s.cost, -s.max_model_len * max(s.users, 1)))
-    verdict = "fits-with-changes" if out else "does-not-fit"
+    verdict: Verdict = "fits-with-changes" if out else "does-not-fit"
     return verdict, out[:MAX_SUGGESTIONS] + hardware(req)
 
 

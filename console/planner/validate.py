@@ -45,8 +45,8 @@ def validate_with_vllm(engine: dict[str, Any], model: str = "validation/model", 
             args = vllm_compat.parse_serve_args(argv)
     except SystemExit:
         lines = [x for x in err.getvalue().splitlines() if "error:" in x]
-        raise EngineArgsError(f"{label}vLLM's parser refused {' '.join(argv[2:])}: "
-                              f"{lines[-1].split('error:', 1)[1].strip() if lines else err.getvalue()[-300:]}") from None
+        why = lines[-1].split("error:", 1)[1].strip() if lines else err.getvalue()[-300:]
+        raise EngineArgsError(f"{label}vLLM's parser refused {' '.join(argv[2:])}: {why}") from None
     try:
         return vllm_compat.engine_args_from_cli(args)
     except Exception as exc:  # vLLM raises ValueError/TypeError/pydantic errors here

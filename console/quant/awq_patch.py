@@ -50,4 +50,4 @@ def apply() -> None:
             del module2inspect.state_dict
 
     setattr(compute_best_scale, _APPLIED_FLAG, True)
-    AwqQuantizer._compute_best_scale = compute_best_scale  # type: ignore[method-assign]
+    AwqQuantizer._compute_best_scale = compute_best_scale

@@ -194,7 +194,9 @@ class Flip:
     after: str   # the quantized model's answer
 
     def line(self) -> str:
-        one = lambda s: " ".join(s.split())[:80]  # noqa: E731
+        def one(s: str) -> str:
+            return " ".join(s.split())[:80]
+
         return (f"{self.id}: {one(self.prompt)} (expected {self.expected!r}): "
                 f"{one(self.before)!r} -> {one(self.after)!r}")
 

@@ -103,7 +103,7 @@ def run_worker(spec: dict[str, Any], task: TaskState, on_log: LogSink | None = N
             done = msg
 
     child = Child(python_module("console.quant.awq_worker", spec_file), on_message=on_message,
-                  on_line=lambda line: line.strip() and log(line),
+                  on_line=lambda line: log(line) if line.strip() else None,
                   env={"TRANSFORMERS_VERBOSITY": "error", "TQDM_DISABLE": "1", "PYTHONWARNINGS": "ignore"})
     try:
         with child.start():

@@ -37,7 +37,8 @@ class AboutDialog(QDialog):
         self._host = host
         self.text = diagnostics_text(host)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(self.tr("Inference Console: tuned LLM inference on your own GPU or CPU, with vLLM."), self))
+        layout.addWidget(
+            QLabel(self.tr("Inference Console: tuned LLM inference on your own GPU or CPU, with vLLM."), self))
         self.view = QTextBrowser(self)
         self.view.setPlainText(self.text)
         layout.addWidget(self.view)

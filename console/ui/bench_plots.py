@@ -13,7 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from console.bench.figures import PERCENTILES, concurrency_points, latency_table, roofline_points
+from console.bench.figures import PERCENTILES, concurrency_points, latency_table, roofline_points, tune_points
 
 COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c")
 
@@ -51,7 +51,8 @@ class BenchPlots(QWidget):
             bars = pg.BarGraphItem(x=[], height=[], width=0.27, brush=COLORS[j], name=p)
             self.latency.addItem(bars)  # named: the legend lists it
             self.latency_bars[p] = bars
-        self.roofline = _plot(self, self.tr("Measured / roofline"), self.tr("requests in flight"), self.tr("% of roofline"))
+        self.roofline = _plot(self, self.tr("Measured / roofline"), self.tr("requests in flight"),
+                              self.tr("% of roofline"))
         self.roofline_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=COLORS[2])
         self.roofline.addItem(self.roofline_bars)
         for w in (self.throughput, self.latency, self.roofline):
@@ -83,9 +84,10 @@ class BenchPlots(QWidget):
         if "error" in rl:
             self.note.setText(self.tr("Roofline: {0}").format(rl["error"]))
         elif rl.get("is_cpu"):
-            self.note.setText(self.tr("The roofline is the planner's GPU model (memory bandwidth, tensor cores). On the "
-                                      "CPU engine it uses the nominal {0:g} GB/s memory bandwidth of the planner's CPU "
-                                      "profile: read the fraction as a rough guide.").format(rl.get("bandwidth_gbs", 0)))
+            self.note.setText(self.tr("The roofline is the planner's GPU model (memory bandwidth, tensor cores). On "
+                                      "the CPU engine it uses the nominal {0:g} GB/s memory bandwidth of the planner's "
+                                      "CPU profile: read the fraction as a rough guide."
+                                      ).format(rl.get("bandwidth_gbs", 0)))
         elif rl:
             self.note.setText(self.tr("Roofline for {0}: the planner's decode ceiling at each concurrency.").format(
                 rl.get("profile", "?")))
@@ -116,9 +118,7 @@ class ParetoPlot(pg.PlotWidget):
         self.addItem(self.points)
 
     def show_trials(self, trials: list[dict[str, Any]], front: list[int]) -> None:
-        ok = [(i, t["figures"]["output_tokens_per_s"], (t["figures"].get("e2e_s") or {}).get("p99"))
-              for i, t in enumerate(trials) if t.get("status") == "ok"]
-        ok = [o for o in ok if o[2] is not None]
+        ok = tune_points(trials)
         on_front = set(front)
         self.points.setData([{"pos": (o[2], o[1]), "data": o[0],
                               "brush": pg.mkBrush("#d62728" if o[0] in on_front else "#888888")} for o in ok])

@@ -264,7 +264,8 @@ class TunePage(QWidget):
         self._update_buttons()
 
     def _status_word(self, status: str) -> str:
-        return {"ok": self.tr("measured"), "failed": self.tr("failed"), "skipped": self.tr("skipped")}.get(status, status)
+        words = {"ok": self.tr("measured"), "failed": self.tr("failed"), "skipped": self.tr("skipped")}
+        return words.get(status, status)
 
     def _on_pareto_trial_clicked(self, index: int) -> None:
         self.table.selectRow(index)

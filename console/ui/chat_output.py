@@ -78,7 +78,8 @@ class OutputControl(QGroupBox):
         self.editor.textChanged.connect(self._on_editor_text_changed)
         self.logprobs.valueChanged.connect(lambda _v: self.changed.emit())
         self.answers.valueChanged.connect(lambda _v: self.changed.emit())
-        self._texts: dict[str, str] = {SCHEMA: EXAMPLE_SCHEMA, CHOICE: "positive\nnegative", REGEX: r"\d{4}-\d{2}-\d{2}"}
+        self._texts: dict[str, str] = {SCHEMA: EXAMPLE_SCHEMA, CHOICE: "positive\nnegative",
+                                       REGEX: r"\d{4}-\d{2}-\d{2}"}
         self._shown = FREE
         self._on_mode_current_index_changed()
 

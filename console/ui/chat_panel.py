@@ -17,10 +17,8 @@ from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import (
-    QFileDialog, QGroupBox, QHBoxLayout, QInputDialog, QLabel, QMessageBox,
-    QPlainTextEdit, QPushButton, QSplitter, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import (QFileDialog, QGroupBox, QHBoxLayout, QInputDialog, QLabel, QMessageBox, QPlainTextEdit,
+                               QPushButton, QSplitter, QVBoxLayout, QWidget)
 
 from console.chat_session import ChatSession
 from console.config import SamplingSettings
@@ -112,7 +110,8 @@ class ChatPanel(QWidget):
         self.stop_button.setToolTip(self.tr("Stop the answer (Esc)"))
         self.regenerate_button = QPushButton(self.tr("Regenerate"), self)
         self.edit_button = QPushButton(self.tr("Edit last"), self)
-        self.edit_button.setToolTip(self.tr("Put your last message back in the box; sending replaces it and the answers after it"))
+        self.edit_button.setToolTip(
+            self.tr("Put your last message back in the box; sending replaces it and the answers after it"))
         self.send_button.clicked.connect(self.send)
         self.stop_button.clicked.connect(self.stop)
         self.regenerate_button.clicked.connect(self.regenerate)

@@ -143,9 +143,10 @@ class KnobsBox(QGroupBox):
         self.preset_description.setVisible(bool(preset and preset.description))
         if preset:  # the knobs show the preset's values as their "from preset" text
             e = preset.engine
-            self.context_spin.setSpecialValueText(self.tr("from preset ({0})").format(e.get("max_model_len", self.tr("model"))))
-            self.seqs_spin.setSpecialValueText(self.tr("from preset ({0})").format(e.get("max_num_seqs", self.tr("default"))))
-            self.util_spin.setSpecialValueText(self.tr("from preset ({0})").format(e.get("gpu_memory_utilization", "—")))
+            from_preset = self.tr("from preset ({0})")
+            self.context_spin.setSpecialValueText(from_preset.format(e.get("max_model_len", self.tr("model"))))
+            self.seqs_spin.setSpecialValueText(from_preset.format(e.get("max_num_seqs", self.tr("default"))))
+            self.util_spin.setSpecialValueText(from_preset.format(e.get("gpu_memory_utilization", "—")))
             kv = e.get("kv_cache_memory_bytes")
             self.kv_gib_spin.setSpecialValueText(self.tr("from preset ({0})").format(format_bytes(kv) if kv else "—"))
             self.kv_dtype_combo.setItemText(0, self.tr("from preset ({0})").format(e.get("kv_cache_dtype", "auto")))

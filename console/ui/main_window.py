@@ -279,10 +279,12 @@ class MainWindow(QMainWindow):
             return ""
         v = samples[-1].values
         if "mem_used_bytes" in v:
-            return self.tr("VRAM {0} / {1}").format(format_bytes(v["mem_used_bytes"]), format_bytes(v.get("mem_total_bytes")))
+            return self.tr("VRAM {0} / {1}").format(format_bytes(v["mem_used_bytes"]),
+                                                    format_bytes(v.get("mem_total_bytes")))
         if "rss_bytes" in v:
             return self.tr("RAM {0} (console + engine) · system {1} / {2}").format(
-                format_bytes(v["rss_bytes"]), format_bytes(v.get("ram_used_bytes")), format_bytes(v.get("ram_total_bytes")))
+                format_bytes(v["rss_bytes"]), format_bytes(v.get("ram_used_bytes")),
+                format_bytes(v.get("ram_total_bytes")))
         return ""
 
     def _refresh_status_bar(self) -> None:
@@ -313,7 +315,8 @@ class MainWindow(QMainWindow):
             self.device_label.setText(self.tr("Device: CPU · {0}").format(info.dtype))
             self.device_label.setToolTip(info.dtype_note)
         title = self.tr("Inference Console")
-        self.setWindowTitle(f"{title} — {status.model}" if status.state == EngineState.READY and status.model else title)
+        ready = status.state == EngineState.READY and status.model
+        self.setWindowTitle(f"{title} — {status.model}" if ready else title)
         self._refresh_status_bar()
 
     def _on_models_selection_changed(self, _model: str, _preset: str) -> None:

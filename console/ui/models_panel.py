@@ -16,10 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
-from PySide6.QtWidgets import (
-    QAbstractItemView, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog,
-    QMessageBox, QPushButton, QTableView, QTextBrowser, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QHeaderView,
+                               QInputDialog, QMessageBox, QPushButton, QTableView, QTextBrowser, QVBoxLayout, QWidget)
 
 from console.config import EngineConfig
 from console.engine.types import EngineState, EngineStatus
@@ -303,8 +301,9 @@ class ModelsPanel(QWidget):
                 return None
         from console.models.importers import import_hf_folder
 
-        return self._run_import(self.tr("Importing {0}").format(Path(path).name),
-                                lambda state: import_hf_folder(self.ctx.store, Path(path), name, state, copy=bool(copy)))
+        folder = Path(path)
+        return self._run_import(self.tr("Importing {0}").format(folder.name),
+                                lambda state: import_hf_folder(self.ctx.store, folder, name, state, copy=bool(copy)))
 
     def open_get_model(self) -> Any:
         """The "Get a model…" dialog (non-modal, one per panel, so a running download stays in
@@ -421,7 +420,8 @@ class ModelsPanel(QWidget):
         self._plan_round += 1
         self.plan_view.plan = None  # Details must not show the previous selection's plan
         plan_round, entries, selected = self._plan_round, list(self.table_model.entries), self.selected_entry()
-        preset, overrides, device, sampler = self.knobs_box.preset(), self.overrides(), self._planner_device, self.ctx.sampler
+        preset, overrides = self.knobs_box.preset(), self.overrides()
+        device, sampler = self._planner_device, self.ctx.sampler
         if selected is None:
             self.plan_view.show_no_selection()
         if preset is None:

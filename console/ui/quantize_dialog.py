@@ -161,8 +161,8 @@ class QuantizeDialog(QDialog):
                                   "assumed: \"Measure quality\" runs the quality gate on this machine's GPU "
                                   "(limits: perplexity +{1}%, accuracy -{2} points, at most {3}% of the questions "
                                   "from right to wrong). Memory won for an 8B model on an RTX 4090, by the planner:"
-                                  ).format(preset, self._limit("MAX_PPL_RISE", "fp8"), self._limit("MAX_ACC_DROP", "fp8"),
-                                           self._limit("MAX_REGRESSIONS", "fp8")))
+                                  ).format(preset, self._limit("MAX_PPL_RISE", "fp8"),
+                                           self._limit("MAX_ACC_DROP", "fp8"), self._limit("MAX_REGRESSIONS", "fp8")))
         self._show_memory_won(preset or "")
 
     @staticmethod

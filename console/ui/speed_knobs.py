@@ -103,4 +103,5 @@ class SpeedKnobs(QObject):
         self.tokens_spin.setSpecialValueText(text.format(engine.get("num_speculative_tokens", "—")))
         offload = engine.get("kv_offloading_size")
         self.offload_spin.setSpecialValueText(text.format(f"{offload:g} GiB" if offload else self.tr("off")))
-        self.sleep_combo.setItemText(0, text.format(self.tr("on") if engine.get("enable_sleep_mode") else self.tr("off")))
+        sleep = self.tr("on") if engine.get("enable_sleep_mode") else self.tr("off")
+        self.sleep_combo.setItemText(0, text.format(sleep))

@@ -271,7 +271,7 @@ OPPOSITES = [("hot", "cold", "热", "冷"), ("up", "down", "上", "下"), ("big"
              ("full", "empty", "满", "空"), ("old", "young", "老", "年轻"), ("left", "right", "左", "右")]
 EN_OPP = [o for _, o, _, _ in OPPOSITES] + [w for w, _, _, _ in OPPOSITES]
 ZH_OPP = [o for _, _, _, o in OPPOSITES] + [w for _, _, w, _ in OPPOSITES]
-for word, opposite, zword, zopp in OPPOSITES:
+for word, opposite, _zword, _zopp in OPPOSITES:
     choice("en", "opposites", f"What is the opposite of \"{word}\"?", opposite,
            rng.sample([w for w in EN_OPP if w not in (word, opposite)], 3), fact=f"opposite:{word}")
 for word, opposite, zword, zopp in OPPOSITES[:8]:
