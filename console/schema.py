@@ -51,7 +51,8 @@ def derive_model(cls: type, *, extra: str = "ignore", nullable: bool = True, exc
             hint = derive_model(hint, extra=extra, nullable=nullable, limits=limits, choices=choices)  # type: ignore[arg-type]
         else:
             hint = _field_hint(hint, choices.get(f.name), nullable)
-        fields[f.name] = (hint, Field(default=None, **limits.get(f.name, {})))
+        bounds: dict[str, Any] = dict(limits.get(f.name, {}))  # ge=, le=, ... for this field
+        fields[f.name] = (hint, Field(default=None, **bounds))
     config = ConfigDict(strict=True, extra=extra, allow_inf_nan=False)  # type: ignore[typeddict-item]
     return create_model(f"{cls.__name__}Schema", __config__=config, **fields)
 
@@ -70,7 +71,7 @@ def _field_hint(hint: Any, allowed: tuple[Any, ...] | None, nullable: bool) -> A
     if allowed is not None and all(type(v) is int for v in allowed):
         base = Annotated[int, AfterValidator(functools.partial(_one_of, allowed))]
     elif allowed is not None:
-        base = Literal[allowed]  # type: ignore[valid-type]
+        base = Literal[allowed]
     if base in (int, float) or (allowed is not None and type(allowed[0]) is int):
         base = Annotated[base, BeforeValidator(_not_bool)]
     return Union[base, None] if optional and nullable else base  # noqa: UP007

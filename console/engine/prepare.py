@@ -84,7 +84,7 @@ def engine_info(name: str, config: EngineConfig, device: str, vc: Any, vllm_vers
         block_size=getattr(vc.cache_config, "block_size", None),
         load_seconds=load_seconds,
         vllm_version=vllm_version,
-        dtype=str(getattr(vc.model_config, "dtype", config.dtype)).removeprefix("torch."), dtype_note=note,
+        dtype=str(getattr(vc.model_config, "dtype", config.dtype)).removeprefix("torch."), dtype_note=note or "",
         quantization=getattr(vc.model_config, "quantization", None),
         kv_cache_dtype=str(getattr(vc.cache_config, "cache_dtype", "")),
         speculative_method=getattr(getattr(vc, "speculative_config", None), "method", None),

@@ -147,7 +147,7 @@ class EngineSwitch:
         return self._backend.submit(request, on_event)
 
     def submit_many(self, requests: Sequence[GenerationRequest],
-                    sinks: Sequence[EventSink | None] | None = None) -> list[Handle]:
+                    sinks: Sequence[EventSink | None] | None = None) -> Sequence[Handle]:
         return self._backend.submit_many(requests, sinks)
 
     def abort(self, request_id: str) -> None:
