@@ -72,6 +72,7 @@ class Run:
                            gpu_memory_utilization=self.util)
         os.environ["INFERENCE_CONSOLE_HOME"] = str(work / "home")
         self.smol: Path | None = None
+        self.shape_dir: Path | None = None  # --shape DIR: config + tokenizer, weights made up (load_format dummy)
         self.engines: dict[str, Any] = {}
 
     def save(self) -> None:
@@ -92,6 +93,8 @@ class Run:
 
     # -- engines ---------------------------------------------------------------------------------
     def smollm2(self, gguf: str) -> Path:
+        if self.smol is None and self.shape_dir is not None:  # SmolLM2's shape, random weights
+            self.smol = self.shape_dir
         if self.smol is None:
             from console.models.importers import import_gguf
             from console.models.store import ModelStore
@@ -103,10 +106,16 @@ class Run:
                 self.smol = Path(import_gguf(store, Path(gguf), "smollm2").path)
         return self.smol
 
+    def dummy(self, cfg: dict[str, Any]) -> dict[str, Any]:
+        if self.shape_dir is not None and cfg.get("model") == str(self.shape_dir):
+            return {**cfg, "load_format": "dummy"}
+        return cfg
+
     def console(self, tag: str, **cfg: Any) -> Any:
         from console.config import EngineConfig
         from console.engine.host import EngineHost
 
+        cfg = self.dummy(cfg)
         if tag not in self.engines:
             host = EngineHost()
             t0 = time.time()
@@ -118,6 +127,7 @@ class Run:
     def plain(self, tag: str, **kwargs: Any) -> Any:
         from vllm import LLM
 
+        kwargs = self.dummy(kwargs)
         if tag not in self.engines:
             t0 = time.time()
             self.engines[tag] = LLM(gpu_memory_utilization=self.util, **kwargs)
@@ -210,6 +220,50 @@ class Run:
             say(f"  {mode}: " + "; ".join(f"paris {r['paris']}/8, {r['distinct_capital_answers']} answers, "
                                           f"{r.get('scheduled_steps')} steps" for r in rows))
         return out
+
+    def stress(self, gguf: str) -> dict[str, Any]:
+        """Identical greedy lines where numerics decide: 64 copies of one question among 192 others,
+        64 tokens each; with random weights the logits sit close together, so any difference in how
+        a copy was computed shows as another answer. Per mode: how many distinct answers the copies got."""
+        from vllm import SamplingParams
+
+        from console.engine import grouped
+        from console.engine.types import RequestFinished
+
+        model = str(self.smollm2(gguf))
+        host = self.console("smol", model=model, max_model_len=2048)
+        llm = self.plain("smol-plain", model=model, max_model_len=2048)
+        questions = [CAPITAL if i % 4 == 0 else f"Question {i}: say something about the number {i}." for i in range(256)]
+        res: dict[str, Any] = {"lines": len(questions), "copies": questions.count(CAPITAL)}
+
+        def distinct(texts: list[str]) -> int:
+            return len({t for t, q in zip(texts, questions) if q == CAPITAL})
+
+        for mode in ("one_by_one", "grouped_no_hold", "grouped"):
+            rows = []
+            for _ in range(2):
+                host.reset_prefix_cache().result(60)
+                reqs = [_request(q, 64) for q in questions]
+                grouped.HOLD_SCHEDULER = mode != "grouped_no_hold"
+                try:
+                    handles = [host.submit(r) for r in reqs] if mode == "one_by_one" else host.submit_many(reqs)
+                    events = [h.result(600) for h in handles]
+                finally:
+                    grouped.HOLD_SCHEDULER = True
+                texts = [e.text if isinstance(e, RequestFinished) else "FAILED" for e in events]
+                steps = len({getattr(e, "engine_scheduled_ts", None) for e in events})
+                rows.append({"distinct_copy_answers": distinct(texts), "scheduled_steps": steps})
+            res[mode] = rows
+            say(f"  stress {mode}: {rows}")
+        plain = []
+        for _ in range(2):
+            llm.reset_prefix_cache()
+            outs = llm.chat([[{"role": "user", "content": q}] for q in questions],
+                            SamplingParams(temperature=0.0, max_tokens=64), use_tqdm=False)
+            plain.append({"distinct_copy_answers": distinct([o.outputs[0].text for o in outs])})
+        res["plain_llm_chat"] = plain
+        say(f"  stress plain: {plain}")
+        return res
 
     def speed(self, gguf: str) -> dict[str, Any]:
         model = str(self.smollm2(gguf))
@@ -326,12 +380,12 @@ def _tree_rss() -> int:
     return total
 
 
-def _request(q: str) -> Any:
+def _request(q: str, max_tokens: int = 32) -> Any:
     from console.config import SamplingSettings
     from console.engine.types import GenerationRequest
 
     return GenerationRequest(messages=[{"role": "user", "content": q}], stream=False,
-                             sampling=SamplingSettings(temperature=0.0, max_tokens=32))
+                             sampling=SamplingSettings(temperature=0.0, max_tokens=max_tokens))
 
 
 def _judge(texts: list[str], scheduled: list[float | None] | None) -> dict[str, Any]:
@@ -349,18 +403,21 @@ def _judge(texts: list[str], scheduled: list[float | None] | None) -> dict[str, 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", type=Path)
-    ap.add_argument("--gguf", required=True)
+    ap.add_argument("--gguf", default="", help="the bundled SmolLM2 GGUF (real weights)")
+    ap.add_argument("--shape", type=Path, help="SmolLM2's config and tokenizer: its shape with random weights instead")
     ap.add_argument("--emulate-gib", type=float, default=None)
-    ap.add_argument("--parts", default="consistency,speed,8b,offload")
+    ap.add_argument("--parts", default="consistency,stress,speed,8b,offload")
     ap.add_argument("--work", type=Path, default=Path("/tmp/console-parity"))
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     args.work.mkdir(parents=True, exist_ok=True)
     run = Run(args.out, args.work, args.emulate_gib)
+    run.shape_dir = args.shape.resolve() if args.shape else None
     prev = args.out / "batch-parity.json"
     if prev.is_file():
         run.report["parts"].update(json.loads(prev.read_text()).get("parts", {}))
-    parts = {"consistency": run.consistency, "speed": run.speed, "8b": run.big, "offload": run.offload}
+    parts = {"consistency": run.consistency, "stress": run.stress, "speed": run.speed, "8b": run.big,
+             "offload": run.offload}
     for p in args.parts.split(","):
         run.part(p, lambda p=p: parts[p](args.gguf))
     for tag in list(run.engines):
