@@ -63,6 +63,7 @@ class AdvisorPanel(QWidget):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None, rules: RuleSet | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
+        self.dock: QDockWidget | None = None  # set when the window docks it (add_advisor_dock)
         self.report: Report | None = None
         self.replay: MetricsStore | None = None
         self.replay_meta: dict[str, Any] = {}
@@ -281,12 +282,15 @@ class AdvisorPanel(QWidget):
 
 
 def add_advisor_dock(window: QMainWindow, ctx: AppContext, models: Any) -> AdvisorPanel:
-    """Add the Advisor as a dock of ``window``; Apply moves ``models``' knobs (the user reloads)."""
+    """Add the Advisor as a dock of ``window``, hidden until asked (View menu: its toggle action is
+    ``panel.dock.toggleViewAction()``); Apply moves ``models``' knobs (the user reloads)."""
     panel = AdvisorPanel(ctx, window)
     dock = QDockWidget(window.tr("Advisor"), window)
     dock.setObjectName("AdvisorDock")
     dock.setWidget(panel)
     window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    dock.hide()  # a laptop's width goes to the chat; a saved layout may show it again
+    panel.dock = dock
 
     def apply(change: dict[str, Any]) -> None:
         knobs, skipped = knobs_with_change(models.knobs(), change)

@@ -38,7 +38,7 @@ from console.ui.context import AppContext
 from console.ui.context_meter import ContextMeter
 from console.ui.logprob_view import ChoicesView
 from console.ui.tasks import call_in_background
-from console.ui.widgets import ErrorLabel
+from console.ui.widgets import ErrorLabel, VerticalScroll
 
 RENDER_INTERVAL_MS = 100
 COUNT_DEBOUNCE_MS = 400
@@ -149,7 +149,6 @@ class ChatPanel(QWidget):
         for b in (self.send_button, self.stop_button, self.regenerate_button, self.edit_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
-        buttons.addWidget(self.adapter_box)
         cv.addLayout(buttons)
 
         right = QWidget(self)
@@ -163,10 +162,11 @@ class ChatPanel(QWidget):
         ctx_box = QGroupBox(self.tr("Context"), right)
         QVBoxLayout(ctx_box).addWidget(self.context_bar)
         rv.addWidget(ctx_box)
+        rv.addWidget(self.adapter_box)
         rv.addStretch(1)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        for w in (self.conversations, centre, right):
+        for w in (self.conversations, centre, VerticalScroll(right, self)):  # the side bar scrolls on a laptop
             self.splitter.addWidget(w)
         for index, factor in enumerate((0, 1, 0)):
             self.splitter.setStretchFactor(index, factor)

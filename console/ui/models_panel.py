@@ -17,7 +17,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog,
+    QAbstractItemView, QDialog, QDialogButtonBox, QFileDialog, QGridLayout, QHBoxLayout, QHeaderView, QInputDialog,
     QMessageBox, QPushButton, QTableView, QTextBrowser, QVBoxLayout, QWidget,
 )
 
@@ -126,12 +126,11 @@ class ModelsPanel(QWidget):
         root = QVBoxLayout(self)
         root.setContentsMargins(6, 6, 6, 6)
         root.addWidget(self.table, 3)
-        row = QHBoxLayout()
-        for b in (self.get_model_button, self.import_gguf_button, self.import_folder_button, self.remove_button,
-                  self.details_button):
-            row.addWidget(b)
-        row.addWidget(self.quantize_button)
-        root.addLayout(row)
+        grid = QGridLayout()  # two rows of three: the sidebar stays narrow enough for a laptop
+        for i, b in enumerate((self.get_model_button, self.import_gguf_button, self.import_folder_button,
+                               self.details_button, self.quantize_button, self.remove_button)):
+            grid.addWidget(b, i // 3, i % 3)
+        root.addLayout(grid)
 
         root.addWidget(self.knobs_box)
         root.addWidget(self.plan_view)
