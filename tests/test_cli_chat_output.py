@@ -47,7 +47,8 @@ def test_flags_become_openai_fields(tmp_path: Path) -> None:
 
 
 def test_refused_before_the_engine_loads(tmp_path: Path) -> None:
-    r = subprocess.run([sys.executable, "-m", "console", "--home", str(tmp_path / "home"), "chat", "-n", "2", "hi"],
+    r = subprocess.run([sys.executable, "-m", "console", "--home", str(tmp_path / "home"), "chat", "-n", "2",
+                        "--temperature", "0", "hi"],
                        cwd=REPO, capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "n must be 1 when using greedy sampling" in r.stderr, r.stderr[-2000:]
     assert "[engine]" not in r.stderr

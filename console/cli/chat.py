@@ -58,12 +58,18 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
                         "with the first one, batch lines pick one with their `model` field)")
 
 
-def add_sampling_args(p: argparse.ArgumentParser, max_tokens: int = 256) -> None:
-    p.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (default)")
-    p.add_argument("--top-p", type=float, default=1.0)
-    p.add_argument("--top-k", type=int, default=0)
-    p.add_argument("--max-tokens", type=int, default=max_tokens)
-    p.add_argument("--repetition-penalty", type=float, default=1.0)
+def add_sampling_args(p: argparse.ArgumentParser, max_tokens: int | None = None) -> None:
+    """The sampling flags, defaulting to the window's chat (``SamplingSettings()``, the one default);
+    ``max_tokens`` overrides that one default (batch keeps answers bounded)."""
+    d = SamplingSettings()
+    p.add_argument("--temperature", type=float, default=d.temperature,
+                   help=f"sampling temperature (default {d.temperature:g}, as in the window; 0 = greedy)")
+    p.add_argument("--top-p", type=float, default=d.top_p)
+    p.add_argument("--top-k", type=int, default=d.top_k)
+    tokens = d.max_tokens if max_tokens is None else max_tokens
+    p.add_argument("--max-tokens", type=int, default=tokens,
+                   help=f"longest answer in tokens (default {tokens}; 0 = as long as the context allows)")
+    p.add_argument("--repetition-penalty", type=float, default=d.repetition_penalty)
     p.add_argument("--seed", type=int)
     p.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
 

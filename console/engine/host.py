@@ -32,6 +32,7 @@ from console.models.lora import write_null_adapter
 from console.engine.choices import OutputCollector
 from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.engine.errors import explain
+from console.engine.prompts import chat_prompt, transcript_prompt
 from console.engine.prepare import (  # re-exported: the rest of the console imports them from here
     cuda_available,
     dtype_note,
@@ -395,10 +396,8 @@ class EngineHost(LoopEngine):
         assert request.messages is not None
         tok = self._tokenizer
         if tok is not None and getattr(tok, "chat_template", None):
-            return tok.apply_chat_template(request.messages, tokenize=False, add_generation_prompt=True)
-        # No chat template: a plain transcript the model can continue.
-        lines = [f"{m['role']}: {m['content']}" for m in request.messages]
-        return "\n".join(lines) + "\nassistant:"
+            return chat_prompt(tok, request)
+        return transcript_prompt(request)  # no chat template: a plain transcript the model can continue
 
     def count_tokens(self, text: str) -> int:
         tok = self._tokenizer
@@ -410,7 +409,7 @@ class EngineHost(LoopEngine):
         kind = vllm_compat.request_output_kind()
         params = vllm_compat.sampling_params_class()(
             temperature=s.temperature, top_p=s.top_p, top_k=s.top_k if s.top_k > 0 else 0,
-            max_tokens=s.max_tokens, repetition_penalty=s.repetition_penalty, seed=s.seed,
+            max_tokens=s.engine_max_tokens(), repetition_penalty=s.repetition_penalty, seed=s.seed,
             stop=list(s.stop) or None, ignore_eos=s.ignore_eos, min_tokens=s.min_tokens,
             prompt_logprobs=prompt_logprobs,
             output_kind=kind.DELTA if stream else kind.FINAL_ONLY,

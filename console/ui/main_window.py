@@ -206,6 +206,13 @@ class MainWindow(QMainWindow):
             add_engine_picker(self, self.ctx.host, engine_menu)
         chat_menu = menubar.addMenu(self.tr("&Chat"))
         chat_menu.addActions([self.act_new_chat, self.act_send, self.act_stop])
+        chat_menu.addSeparator()
+        self.act_enter_sends = QAction(self.tr("&Enter sends (Shift+Enter breaks the line)"), self)
+        self.act_enter_sends.setCheckable(True)
+        self.act_enter_sends.setChecked(True)
+        self.act_enter_sends.setStatusTip(self.tr("Off: Enter breaks the line and Ctrl+Enter sends"))
+        self.act_enter_sends.toggled.connect(self.chat.set_enter_sends)
+        chat_menu.addAction(self.act_enter_sends)
         view_menu = menubar.addMenu(self.tr("&View"))
         view_menu.addAction(self.dock.toggleViewAction())
         if self.advisor.dock is not None:
@@ -253,6 +260,7 @@ class MainWindow(QMainWindow):
             self.resizeDocks([self.dock], [520], Qt.Orientation.Horizontal)
         self.models.restore(s)
         self.chat.restore(s)
+        self.act_enter_sends.setChecked(s.enter_sends)
         if 0 <= s.last_tab < self.tabs.count():
             self.tabs.setCurrentIndex(s.last_tab)
 

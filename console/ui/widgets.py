@@ -49,10 +49,12 @@ class VerticalScroll(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
     def minimumSizeHint(self) -> QSize:
-        inner = self.widget().minimumSizeHint() if self.widget() is not None else QSize(0, 0)
+        content = self.widget()
+        inner = content.minimumSizeHint() if content is not None else QSize(0, 0)
         bar = self.verticalScrollBar().sizeHint().width()
         return QSize(inner.width() + bar + 2 * self.frameWidth(), self.MIN_HEIGHT)
 
     def sizeHint(self) -> QSize:
-        inner = self.widget().sizeHint() if self.widget() is not None else QSize(0, 0)
+        content = self.widget()
+        inner = content.sizeHint() if content is not None else QSize(0, 0)
         return QSize(self.minimumSizeHint().width(), max(inner.height(), self.MIN_HEIGHT))
