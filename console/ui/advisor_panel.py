@@ -32,24 +32,16 @@ from PySide6.QtWidgets import (QCheckBox, QDockWidget, QFileDialog, QHBoxLayout,
 from console.advisor import AdvisorContext, Finding, Report, RuleError, RuleSet, evaluate, load_rules
 from console.metrics.store import MetricsStore
 from console.metrics.recording import RecordingError, load_recording, save_recording
-from console.settings import Knobs
 from console.ui.context import AppContext
+from console.ui.knobs_box import KNOB_KEYS, knobs_with_change  # noqa: F401  (re-exported: Apply's rule)
 from console.ui.i18n import RULES_CONTEXT
 
-#: advisor change keys the Models panel has a knob for
-KNOB_KEYS = ("max_model_len", "max_num_seqs", "kv_cache_dtype", "gpu_memory_utilization")
 
 
 def translate_rule_text(text: str) -> str:
     """A rule's text (data in rules.toml) in the UI's language: the i18n generator puts the shipped
     rules' texts in the catalogue under "AdvisorRules"; a user's own text is shown as written."""
     return QCoreApplication.translate(RULES_CONTEXT, text)
-
-
-def knobs_with_change(knobs: Knobs, change: dict[str, Any]) -> tuple[Knobs, list[str]]:
-    """The Models panel's knobs with ``change`` applied, and the keys it has no knob for."""
-    applied = {k: v for k, v in change.items() if k in KNOB_KEYS}
-    return dataclasses.replace(knobs, **applied), sorted(set(change) - set(applied))
 
 
 class AdvisorPanel(QWidget):
@@ -292,13 +284,5 @@ def add_advisor_dock(window: QMainWindow, ctx: AppContext, models: Any) -> Advis
     dock.hide()  # a laptop's width goes to the chat; a saved layout may show it again
     panel.dock = dock
 
-    def apply(change: dict[str, Any]) -> None:
-        knobs, skipped = knobs_with_change(models.knobs(), change)
-        models.set_knobs(knobs)
-        text = panel.tr("Knobs changed; reload the model to use them.")
-        if skipped:
-            text += " " + panel.tr("Set in the preset file (no knob here): {0}").format(", ".join(skipped))
-        models.message.emit(text)
-
-    panel.applyRequested.connect(apply)
+    panel.applyRequested.connect(models.apply_change)  # as the planner's suggestions do
     return panel
