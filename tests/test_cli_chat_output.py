@@ -46,9 +46,12 @@ def test_flags_become_openai_fields(tmp_path: Path) -> None:
         output_fields_from_args(_args("--json-schema", str(tmp_path / "missing.json")))
 
 
-def test_refused_before_the_engine_loads(tmp_path: Path) -> None:
-    r = subprocess.run([sys.executable, "-m", "console", "--home", str(tmp_path / "home"), "chat", "-n", "2",
-                        "--temperature", "0", "hi"],
+def test_refused_before_the_engine_loads(tmp_path: Path, home: Path, tiny_model: Path) -> None:
+    from console.models.store import ModelStore
+
+    ModelStore().add_reference("tiny", tiny_model)  # the model check passes; vLLM's refusal is the one shown
+    r = subprocess.run([sys.executable, "-m", "console", "--home", str(home), "chat", "-n", "2",
+                        "--model", "tiny", "--temperature", "0", "hi"],
                        cwd=REPO, capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "n must be 1 when using greedy sampling" in r.stderr, r.stderr[-2000:]
     assert "[engine]" not in r.stderr

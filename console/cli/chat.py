@@ -18,6 +18,7 @@ from console.cli.speed_args import add_speed_args, speed_overrides
 from console.chat_session import ChatSession
 from console.cli.chat_output import add_output_args, output_fields_from_args, print_choices
 from console.cli.common import CliError, quiet_engine_logs
+from console.cli.flags import check_model_and_preset
 from console.config import EngineConfig, SamplingSettings
 from console.conversations import ConversationError, ConversationStore
 from console.engine.factory import parse_engine_choice, make_engine
@@ -167,6 +168,7 @@ def answer(host: Engine, request: GenerationRequest, out: _Answer | None = None)
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
+    check_model_and_preset(args)  # the cheap checks before vLLM's import (the request check below)
     sampling = sampling_from_args(args)
     try:  # structured output, logprobs, n: checked by vLLM before the engine loads
         extra = request_fields(output_fields_from_args(args), sampling)

@@ -62,7 +62,8 @@ class ModelImporter(QObject):
         from console.models.importers import import_hf_folder
 
         return self._run_import(self.tr("Importing {0}").format(Path(path).name),
-                                lambda state: import_hf_folder(self.panel.ctx.store, Path(path), name, state, copy=bool(copy)))
+                                lambda state: import_hf_folder(self.panel.ctx.store, Path(path), name, state,
+                                                               copy=bool(copy)))
 
     def _ask_name(self, suggestion: str) -> str | None:
         clean = suggest_name(suggestion)
