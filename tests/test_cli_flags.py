@@ -97,6 +97,6 @@ def test_cheap_checks_answer_before_vllm_is_imported(tmp_path: Path, home: Path,
     assert r.stdout.splitlines() == ["2 False False"] * len(runs), r.stderr[-3000:]
     errors = r.stderr.splitlines()
     assert errors[0].startswith("error: --model: No model named 'tinny' in the store; did you mean 'tiny'?")
-    assert errors[1] == f"error: --input-file: no such file: {tmp_path / 'missing.jsonl'}"
+    assert errors[1] == f"error: --input-file: {tmp_path / 'missing.jsonl'} does not exist"
     assert "did you mean 'tiny'?" in errors[2] and errors[3].startswith("error: --preset: No preset named 'nope'")
     assert "did you mean 'tiny'?" in errors[4]

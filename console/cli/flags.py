@@ -115,7 +115,7 @@ def check_model_and_preset(args: argparse.Namespace, folder_ok: bool = False) ->
 def check_file(path: str | None, flag: str) -> None:
     """An input file a flag names exists (before anything slow)."""
     if path and not path.startswith(("http://", "https://")) and not Path(path).is_file():
-        raise CliError(f"{flag}: no such file: {path}")
+        raise CliError(f"{flag}: {path} does not exist")
 
 
 __all__ = ["ConsoleArgumentParser", "check_file", "check_model_and_preset", "deprecated_alias"]
