@@ -265,6 +265,8 @@ class ModelsPanel(QWidget):
     def _confirm_fit(self, name: str) -> bool:
         """Ask before loading what the planner says does not fit as set ("does not fit", or "fits
         with changes": not without them), naming its first problem and the way out."""
+        if self._plan_timer.isActive():
+            return True  # the knobs just changed: the verdict shown is not theirs (the engine still checks)
         plan, fit = self.plan_view.plan, self.table_model.verdicts.get(name)
         verdict = str(plan.verdict) if plan is not None else str(fit.verdict) if fit is not None else ""
         if verdict not in ("does-not-fit", "fits-with-changes"):
