@@ -32,6 +32,7 @@ class ChatSession:
         self.system_prompt = ""
         self.edit_position: int | None = None  # editing: sending replaces the messages from here
         self.answering: int | None = None  # the conversation an answer in flight goes to
+        self.continuing: Message | None = None  # the answer in flight continues this one (Continue)
 
     # -- which conversation ------------------------------------------------------------------
     def new(self) -> None:
@@ -83,7 +84,32 @@ class ChatSession:
     def _request(self, sampling: SamplingSettings, **fields: Any) -> GenerationRequest:
         request = GenerationRequest(messages=self.chat_messages(), sampling=sampling, **fields)
         self.answering = self.conversation_id
+        self.continuing = None
         return request
+
+    def can_continue(self) -> bool:
+        """The last message is an answer cut at max tokens (finish reason "length")."""
+        return bool(self.messages) and self.messages[-1].role == "assistant" and \
+            self.messages[-1].finish_reason == "length"
+
+    def continue_answer(self, sampling: SamplingSettings, **fields: Any) -> GenerationRequest | None:
+        """The request that goes on with the last answer where max tokens cut it (the model
+        continues that same message, no new turn); :meth:`record_answer` then appends what comes
+        to it. None when the last message is not a cut answer."""
+        if self.conversation_id is None or not self.can_continue():
+            return None
+        request = self._request(sampling, continue_final=True, **fields)
+        self.continuing = self.messages[-1]
+        return request
+
+    def shown(self, streaming: str) -> tuple[list[Message], str]:
+        """The history and the streaming answer's text as a view shows them while an answer
+        arrives: a continued answer leaves the history and streams with its saved part first."""
+        head = self.continuing
+        if head is None:
+            return self.messages, streaming
+        history = self.messages[:-1] if self.messages and self.messages[-1].id == head.id else self.messages
+        return history, head.content + streaming
 
     # -- intents -----------------------------------------------------------------------------
     def send(self, text: str, sampling: SamplingSettings, **fields: Any) -> GenerationRequest:
@@ -135,9 +161,18 @@ class ChatSession:
         conversation it belongs to; ``reason`` overrides the finish reason ("abort", "error").
         Nothing is saved for an answer that produced nothing and did not finish."""
         conv, self.answering = self.answering, None
+        continuing, self.continuing = self.continuing, None
         if conv is None or not (text or finished is not None):
             return None
         f = finished
+        if continuing is not None:
+            saved = self.store.extend(
+                continuing.id, text, tokens_per_s=f.tokens_per_s if f else None,
+                prompt_tokens=f.prompt_tokens if f else None, output_tokens=f.output_tokens if f else None,
+                finish_reason=reason or (f.finish_reason if f else None))
+            if conv == self.conversation_id:
+                self.messages = self.store.messages(conv)
+            return saved
         saved = self.store.append(
             conv, "assistant", text, model=model, ttft_s=f.ttft_s if f else None,
             tokens_per_s=f.tokens_per_s if f else None, prompt_tokens=f.prompt_tokens if f else None,

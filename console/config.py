@@ -151,14 +151,22 @@ def speculative_config_of(values: dict[str, Any]) -> dict[str, Any] | None:
     return spec
 
 
+#: ``SamplingSettings.max_tokens`` 0: as many tokens as the context has room for after the prompt.
+FIT_CONTEXT = 0
+
+
 @dataclass
 class SamplingSettings:
-    """What the chat panel's sampling controls edit; converted to vLLM ``SamplingParams``."""
+    """What the chat panel's sampling controls edit; converted to vLLM ``SamplingParams``.
+
+    The defaults are the one sampling default of the window's chat and the terminal chat (the CLI's
+    sampling flags default to them): temperature 0.7 (Regenerate gives another answer; pass 0 for
+    greedy) and ``max_tokens`` :data:`FIT_CONTEXT`, an answer as long as the context allows."""
 
     temperature: float = 0.7
     top_p: float = 1.0
     top_k: int = 0  # 0 (or -1) disables top-k in vLLM
-    max_tokens: int = 256
+    max_tokens: int = 0  # FIT_CONTEXT (0): up to the context's end
     repetition_penalty: float = 1.0
     seed: int | None = None
     stop: list[str] = field(default_factory=list)
@@ -170,8 +178,8 @@ class SamplingSettings:
             raise ValueError("temperature must be >= 0")
         if not 0 < self.top_p <= 1:
             raise ValueError("top_p must be in (0, 1]")
-        if self.max_tokens < 1:
-            raise ValueError("max_tokens must be >= 1")
+        if self.max_tokens < 0:
+            raise ValueError("max_tokens must be >= 0 (0: as many as the context has room for)")
         if self.repetition_penalty <= 0:
             raise ValueError("repetition_penalty must be > 0")
 
@@ -188,6 +196,11 @@ class SamplingSettings:
         if self.min_tokens:
             extras["min_tokens"] = self.min_tokens
         return extras
+
+    def engine_max_tokens(self) -> int | None:
+        """``max_tokens`` for vLLM: None for :data:`FIT_CONTEXT` (vLLM then allows what is left of
+        ``max_model_len`` after the prompt)."""
+        return self.max_tokens or None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -206,6 +206,25 @@ class ConversationStore:
         row = self._db.execute("SELECT * FROM messages WHERE id = ?", (mid,)).fetchone()
         return Message(**dict(row))
 
+    def extend(self, message_id: int, text: str, *, tokens_per_s: float | None = None,
+               prompt_tokens: int | None = None, output_tokens: int | None = None,
+               finish_reason: str | None = None) -> Message:
+        """Append ``text`` to a saved message (an answer continued after it hit max tokens): its
+        output tokens add up, its speed, prompt and finish reason are the continuation's."""
+        with self._tx() as db:
+            row = db.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()
+            if row is None:
+                raise ConversationError(f"No message with id {message_id}")
+            old = Message(**dict(row))
+            tokens = None if old.output_tokens is None and output_tokens is None else \
+                (old.output_tokens or 0) + (output_tokens or 0)
+            db.execute("UPDATE messages SET content = ?, tokens_per_s = ?, prompt_tokens = ?, output_tokens = ?, "
+                       "finish_reason = ? WHERE id = ?",
+                       (old.content + text, tokens_per_s, prompt_tokens if prompt_tokens is not None
+                        else old.prompt_tokens, tokens, finish_reason, message_id))
+            db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (_now(), old.conversation_id))
+        return Message(**dict(self._db.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()))
+
     def truncate(self, conversation_id: int, position: int) -> int:
         """Delete the messages at ``position`` and after (regenerate, edit-and-resend); returns
         how many went."""

@@ -27,7 +27,7 @@ from console.schema import derive_model
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SETTINGS_FILE = "settings.json"
 
 
@@ -67,6 +67,8 @@ class Settings:
     knobs: Knobs = field(default_factory=Knobs)
     #: Models panel: keep the loaded model warm when loading another (issue 21)
     keep_warm: bool = False
+    #: Chat: Enter sends and Shift+Enter breaks the line; False: Ctrl+Enter sends, Enter breaks it
+    enter_sends: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -125,7 +127,17 @@ def _migrate_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2}
+def _migrate_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
+    # Version 2's chat cut answers at 256 tokens by default; 0 now means "up to the context". A
+    # 256 saved then was that default (the window saves its controls), so it follows the new one.
+    sampling = data.get("sampling")
+    if isinstance(sampling, dict) and sampling.get("max_tokens") == 256:
+        sampling["max_tokens"] = 0
+    data["schema_version"] = 3
+    return data
+
+
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
 
 
 def migrate(data: dict[str, Any]) -> dict[str, Any]:

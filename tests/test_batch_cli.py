@@ -38,7 +38,7 @@ def test_cli_batch_killed_mid_run_then_resumed(tiny_model: Path, engine_host: An
     out = tmp_path / "out.jsonl"
     cmd = [sys.executable, "-m", "console", "--home", str(tmp_path / "home"), "batch", "-i", str(inp),
            "-o", str(out), "--model", str(tiny_model), "--max-model-len", "1024",
-           "--kv-cache-memory-bytes", str(64 * 1024**2), "--device", "cpu", "--concurrency", "2"]
+           "--kv-cache-memory-bytes", str(64 * 1024**2), "--device", "cpu", "--max-concurrency", "2"]
     env = dict(os.environ, VLLM_LOGGING_LEVEL="WARNING")
     proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)

@@ -14,7 +14,7 @@ import pytest
 
 from console.chat_session import ChatSession
 from console.cli.chat import repl, turn
-from console.config import SamplingSettings
+from console.config import FIT_CONTEXT, SamplingSettings
 from console.conversations import ConversationError, ConversationStore
 from console.engine.types import EngineState, GenerationRequest, RequestFinished
 
@@ -67,6 +67,43 @@ def test_send_regenerate_edit_are_saved_as_the_chat_tab_shows_them(host: Any, tm
     assert [m.content for m in reopened.messages(conv.id)] == ["A different question"]
     assert request.messages[-1] == {"role": "user", "content": "A different question"}
     assert session.regenerate(GREEDY) is not None  # no answer yet: asks the same again
+
+
+def test_continue_goes_on_with_the_answer_max_tokens_cut(host: Any, tmp_path: Path) -> None:
+    """Continue (issue 31): the model goes on with the same assistant message (no new turn in the
+    prompt) and what comes is appended to the saved answer."""
+    store = ConversationStore(tmp_path / "chats.sqlite3")
+    session = ChatSession(store)
+    first = _answer(host, session.send("Tell me a long story", GREEDY))
+    assert first.finish_reason == "length" and first.output_tokens == 8
+    session.record_answer(first.text, first, model="tiny")
+    assert session.can_continue()
+
+    request = session.continue_answer(GREEDY)
+    assert request is not None and request.continue_final
+    assert request.messages == [{"role": "user", "content": "Tell me a long story"},
+                                {"role": "assistant", "content": first.text}]
+    prompt = host.format_prompt(request)  # the chat template, left open after the cut answer
+    assert prompt.rstrip().endswith(first.text.strip()) and prompt.count("<|im_start|>assistant") == 1
+    second = _answer(host, request)
+    saved = session.record_answer(second.text, second, model="tiny")
+    [user, answer] = store.messages(session.conversation_id)
+    assert saved is not None and saved.id == answer.id
+    assert answer.content == first.text + second.text and answer.output_tokens == 16
+    assert answer.finish_reason == "length" and session.messages[-1].content == answer.content
+
+    assert session.regenerate(GREEDY) is not None and session.continuing is None  # a new answer again
+
+
+def test_max_tokens_0_answers_up_to_the_end_of_the_context(host: Any) -> None:
+    """The chat's default max tokens (FIT_CONTEXT, 0) lets an answer run to max_model_len, not to
+    a fixed 256."""
+    max_len = host.status.info.max_model_len
+    prompt = [5] * (max_len - 6)
+    sampling = SamplingSettings(temperature=0.0, ignore_eos=True)
+    assert sampling.max_tokens == FIT_CONTEXT == 0
+    end = _answer(host, GenerationRequest(prompt_token_ids=prompt, sampling=sampling))
+    assert end.finish_reason == "length" and end.output_tokens == 6
 
 
 def test_an_answer_is_filed_in_its_own_conversation_after_switching(host: Any, tmp_path: Path) -> None:

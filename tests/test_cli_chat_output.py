@@ -43,10 +43,12 @@ def test_flags_become_openai_fields(tmp_path: Path) -> None:
         output_fields_from_args(_args("--json-schema", str(tmp_path / "missing.json")))
 
 
-def test_refused_before_the_engine_loads(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_refused_before_the_engine_loads(home: Path, tiny_model: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from console.cli.main import main
+    from console.models.store import ModelStore
 
-    rc = main(["chat", "-n", "2", "hi"])  # in this process: the refusal comes before any engine
+    ModelStore().add_reference("tiny", tiny_model)  # the model check passes; vLLM's refusal is the one shown
+    rc = main(["chat", "-n", "2", "--model", "tiny", "--temperature", "0", "hi"])  # in this process: no engine
     err = capsys.readouterr().err
     assert rc == 2 and "n must be 1 when using greedy sampling" in err, err[-2000:]
     assert "[engine]" not in err

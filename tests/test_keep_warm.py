@@ -172,7 +172,7 @@ def test_bench_switch_to_reports_switches_against_a_reload(home: Path, tiny_mode
     out = tmp_path / "switch.json"
     rc = main(["bench", "--model", str(tiny_model), "--switch-to", str(second_model), "--rounds", "1",
                "--preset", "cpu-default", "--device", "cpu", "--kv-cache-memory-bytes", str(TEST_KV_BYTES),
-               "--max-model-len", "1024", "--json", str(out)])
+               "--max-model-len", "1024", "--report", str(out)])
     assert rc == 0
     r = json.loads(out.read_text())
     a, b = str(tiny_model), str(second_model)

@@ -80,13 +80,13 @@ def test_cli_presets(capsys: pytest.CaptureFixture[str], home: object) -> None:
 
 def test_cli_plan_one_command_answer(capsys: pytest.CaptureFixture[str], home: object) -> None:
     rc = main(["plan", "--model", "Qwen2.5-14B", "--gpu", "rtx-4090", "--max-model-len", "32768",
-               "--concurrency", "8"])
+               "--users", "8"])
     out = capsys.readouterr().out
     assert rc == 0
     assert "VERDICT: FITS ONLY WITH CHANGES" in out and "CHANGES THAT MAKE IT FIT" in out
     assert "FP8 KV cache" in out and "AWQ" in out
     assert main(["plan", "--model", "Qwen2.5-14B", "--gpu", "rtx-4090", "--max-model-len", "32768",
-                 "--concurrency", "8", "--quantization", "awq", "--kv-cache-dtype", "fp8", "--json"]) == 0
+                 "--users", "8", "--quantization", "awq", "--kv-cache-dtype", "fp8", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["request"]["quantization"] == "awq" and d["kv_bytes_per_token"] == 48 * 2 * 8 * 128
     assert main(["plan", "--model", "Llama-3.2-3B", "--gpu", "rtx-4090", "--max-model-len", "8192",

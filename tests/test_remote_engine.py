@@ -201,7 +201,7 @@ def test_bench_through_the_server(remote: RemoteEngine, tmp_path: Path) -> None:
 
     report = tmp_path / "bench.json"
     cli = subprocess.run([sys.executable, "-m", "console", "bench", "--engine", remote.url, "--num-prompts", "4",
-                          "--input-len", "16", "--output-len", "8", "--json", str(report)],
+                          "--input-len", "16", "--output-len", "8", "--report", str(report)],
                          capture_output=True, text=True, timeout=180,
                          env={**os.environ, "INFERENCE_CONSOLE_HOME": str(tmp_path / "home")})
     assert cli.returncode == 0, cli.stderr[-2000:]

@@ -71,7 +71,7 @@ def test_bench_measures_ngram_against_the_same_preset_without_it(home: Path, tin
     out = tmp_path / "spec.json"
     rc = main(["bench", "--model", str(tiny_model), "--preset", "cpu-ngram", "--speculation-speedup",
                "--dataset-path", str(prompts), "--num-prompts", "2", "--output-len", "32", "--device", "cpu",
-               "--kv-cache-memory-bytes", str(TEST_KV_BYTES), "--max-model-len", "1024", "--json", str(out)])
+               "--kv-cache-memory-bytes", str(TEST_KV_BYTES), "--max-model-len", "1024", "--report", str(out)])
     assert rc == 0
     report = json.loads(out.read_text())
     plain, spec = report["plain"], report["speculative"]

@@ -197,7 +197,7 @@ def test_a_token_count_that_ends_after_the_panel_is_deleted_is_dropped(engine_ho
     engine_host.count_tokens = slow_count  # type: ignore[method-assign]
     try:
         panel.input.setPlainText("How long is this prompt?")
-        panel._on_count_timer_timeout()
+        panel.context_bar.count_now()
         panel.deleteLater()
         qtbot.waitUntil(lambda: not shiboken6.isValid(bar), timeout=5000)
         release.set()
@@ -206,3 +206,43 @@ def test_a_token_count_that_ends_after_the_panel_is_deleted_is_dropped(engine_ho
     finally:
         engine_host.count_tokens = real_count  # type: ignore[method-assign]
     assert finished and finished[0] > 0
+
+
+def test_enter_sends_continue_grows_the_cut_answer_and_the_model_is_named(chat: Any, qtbot: Any) -> None:
+    """Issue 31: Enter sends and Shift+Enter breaks the line (Ctrl+Enter in the other way); an
+    answer cut at max tokens is continued in place by Continue; answers carry the model's name."""
+    from PySide6.QtCore import Qt
+
+    chat.temperature.setValue(0.0)
+    chat.max_tokens.setValue(8)
+    qtbot.keyClicks(chat.input, "Tell me")
+    qtbot.keyClick(chat.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(chat.input, "a story")
+    assert chat.input.toPlainText() == "Tell me\na story" and chat.active_id is None
+    assert not chat.continue_button.isEnabled()
+    qtbot.keyClick(chat.input, Qt.Key.Key_Return)
+    assert chat.active_id is not None and chat.input.toPlainText() == ""
+    qtbot.waitUntil(lambda: chat.active_id is None, timeout=60_000)
+    user, answer = chat.store.messages(chat.conversation_id)
+    assert user.content == "Tell me\na story"
+    assert (answer.finish_reason, answer.output_tokens, answer.model) == ("length", 8, "tiny")
+    assert "tiny" in chat.transcript_text() and "Assistant" not in chat.transcript_text()
+
+    assert chat.continue_button.isEnabled()
+    qtbot.mouseClick(chat.continue_button, Qt.MouseButton.LeftButton)
+    assert chat.active_id is not None and not chat.continue_button.isEnabled()
+    qtbot.waitUntil(lambda: chat.active_id is None, timeout=60_000)
+    [_, grown] = chat.store.messages(chat.conversation_id)
+    assert grown.id == answer.id and grown.output_tokens == 16
+    assert grown.content.startswith(answer.content) and len(grown.content) > len(answer.content)
+    assert grown.content.strip().split()[-1] in chat.transcript_text()
+
+    chat.set_enter_sends(False)  # the Ctrl+Enter way
+    qtbot.keyClicks(chat.input, "one")
+    qtbot.keyClick(chat.input, Qt.Key.Key_Return)
+    qtbot.keyClicks(chat.input, "two")
+    assert chat.input.toPlainText() == "one\ntwo" and chat.active_id is None
+    qtbot.keyClick(chat.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert chat.active_id is not None
+    qtbot.waitUntil(lambda: chat.active_id is None, timeout=60_000)
+    assert [m.content for m in chat.store.messages(chat.conversation_id)][2] == "one\ntwo"

@@ -201,7 +201,7 @@ class Journey:
 
     def bench(self, args: list[str], name: str) -> dict[str, Any]:
         report = self.work / f"{name}.json"
-        r = self.cli("bench", *args, "--json", str(report), timeout=1500, verbose=True)
+        r = self.cli("bench", *args, "--report", str(report), timeout=1500, verbose=True)
         if not report.is_file():
             return {"rc": r["rc"], "error": r["stderr"][-1500:]}
         rep = json.loads(report.read_text())

@@ -138,6 +138,16 @@ def _request(cid: str, line: int, endpoint: Endpoint, body: dict[str, Any],
                         top_logprobs=parsed.top_logprobs)
 
 
+#: A batch line without max_tokens stops here (the chat's default, up to the context, would let
+#: thousands of answers each fill their context): the CLI's and the Batch tab's default.
+BATCH_MAX_TOKENS = 256
+
+
+def batch_defaults() -> SamplingSettings:
+    """The sampling of a batch line that gives none: the chat's default, bounded answers."""
+    return SamplingSettings(max_tokens=BATCH_MAX_TOKENS)
+
+
 def _openai_line(obj: dict[str, Any], line: int, defaults: SamplingSettings, warnings: list[str]) -> BatchRequest:
     for key in ("custom_id", "method", "url", "body"):
         if key not in obj:
@@ -192,7 +202,7 @@ def _check_text(text: str) -> None:
 
 
 def parse_jsonl(text: str, defaults: SamplingSettings | None = None) -> ParsedBatch:
-    defaults = defaults or SamplingSettings()
+    defaults = defaults or batch_defaults()
     requests: list[BatchRequest] = []
     errors: list[InputError] = []
     seen: dict[str, int] = {}
@@ -239,7 +249,7 @@ _CSV_COLUMNS = {"prompt", "custom_id", "id", "system", "max_tokens", "temperatur
 
 
 def parse_csv(text: str, defaults: SamplingSettings | None = None) -> ParsedBatch:
-    defaults = defaults or SamplingSettings()
+    defaults = defaults or batch_defaults()
     try:
         reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
         header = reader.fieldnames

@@ -15,11 +15,12 @@ import threading
 from pathlib import Path
 from types import FrameType
 
-from console.batch.formats import BatchFormatError, read_batch_file
+from console.batch.formats import BATCH_MAX_TOKENS, BatchFormatError, read_batch_file
 from console.batch.results import export_csv
 from console.batch.runner import DEFAULT_CONCURRENCY, BatchSummary, run_batch
 from console.cli.chat import add_engine_args, add_sampling_args, engine_overrides, sampling_from_args
 from console.cli.common import CliError, ProgressPrinter, print_json
+from console.cli.flags import check_file, check_model_and_preset, deprecated_alias
 from console.engine.interface import Engine
 from console.jobs import TaskState
 
@@ -32,14 +33,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--output-tmp-dir", help="accepted for vllm run-batch compatibility (results are "
                                             "written in place, line by line)")
     p.add_argument("--served-model-name", help="model name written in the results (default: --model)")
-    p.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY,
+    p.add_argument("--max-concurrency", type=int, default=DEFAULT_CONCURRENCY,
                    help="at most N requests in flight (default: every line at once, as vLLM's offline batch "
-                        "does; identical greedy lines then answer alike)")
+                        "does; identical greedy lines then answer alike; as bench)")
+    deprecated_alias(p, "--concurrency", "--max-concurrency", "max_concurrency", type=int)  # plan's: users
     p.add_argument("--no-resume", action="store_true", help="overwrite the output instead of resuming")
     p.add_argument("--csv", metavar="PATH", help="also export the results as CSV")
     p.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
     add_engine_args(p)
-    add_sampling_args(p, max_tokens=256)
+    add_sampling_args(p, max_tokens=BATCH_MAX_TOKENS)
     p.set_defaults(func=cmd_batch)
 
 
@@ -77,8 +79,10 @@ def _load(args: argparse.Namespace) -> Engine:
 def cmd_batch(args: argparse.Namespace) -> int:
     inp = _local(args.input_file, "input file")
     out = _local(args.output_file, "output file")
-    if args.concurrency is not None and args.concurrency < 1:
-        raise CliError("--concurrency must be at least 1")
+    if args.max_concurrency is not None and args.max_concurrency < 1:
+        raise CliError("--max-concurrency must be at least 1")
+    check_file(args.input_file, "--input-file")  # the cheap checks first: reading the file imports vLLM
+    check_model_and_preset(args, folder_ok=True)
     sampling = sampling_from_args(args)
     try:
         parsed = read_batch_file(inp, sampling)
@@ -103,7 +107,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
             task.cancel()
         previous = signal.signal(signal.SIGINT, on_sigint)
     try:
-        summary = run_batch(host, parsed.requests, out, task, concurrency=args.concurrency,
+        summary = run_batch(host, parsed.requests, out, task, concurrency=args.max_concurrency,
                             resume=not args.no_resume, model_name=args.served_model_name or args.model)
     finally:
         if previous is not None:

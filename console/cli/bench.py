@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from console.cli.chat import add_engine_args, engine_overrides
-from console.cli.common import CliError, ProgressPrinter, print_table, quiet_engine_logs
+from console.cli.common import CliError, ProgressPrinter, print_json, print_table, quiet_engine_logs
+from console.cli.flags import check_file, check_model_and_preset
 from console.engine.factory import parse_engine_choice
 from console.config import EngineConfig
 from console.jobs import TaskState
@@ -45,7 +46,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="comma list of LoRA adapters ('base' for none) the requests cycle through, e.g. base,a,b "
                         "(default with --adapter: the adapters given; the baselines run the base model)")
     p.add_argument("--hf-batch-size", type=int, default=16, help="static batch size of the HF baseline")
-    p.add_argument("--json", metavar="PATH", help="write the full report (figures + environment) as JSON")
+    p.add_argument("--json", nargs="?", const=True, default=False, metavar="PATH",
+                   help="print the full report (figures + environment) as JSON on stdout, as --json does in every "
+                        "command (--json PATH, the old spelling of --report PATH, still writes the file)")
+    p.add_argument("--report", metavar="PATH", help="write the full report (figures + environment) as a JSON file")
     p.add_argument("--plot-dir", metavar="DIR", help="write PNG plots here")
     p.add_argument("--speculation-speedup", action="store_true",
                    help="single-stream speed-up of the preset's speculative decoding against the same preset "
@@ -87,7 +91,29 @@ def _vocab_size(model_path: str) -> int:
     return int(cfg.get("vocab_size") or (cfg.get("text_config") or {}).get("vocab_size") or 32000)
 
 
+def report_flags(args: argparse.Namespace) -> None:
+    """``--json PATH`` (the old spelling) becomes ``--report PATH``, with a note."""
+    if isinstance(args.json, str):
+        print("note: --json PATH is deprecated in `bench`; use --report PATH (--json alone prints the report)",
+              file=sys.stderr)
+        args.report, args.json = args.report or args.json, False
+
+
+def write_report(report: dict[str, Any], args: argparse.Namespace) -> None:
+    """The report as JSON: on stdout with --json, into the --report file."""
+    if args.report:
+        from console.atomic import atomic_write_json
+
+        atomic_write_json(Path(args.report), report)
+        print(f"report -> {args.report}", file=sys.stderr)
+    if args.json:
+        print_json(report)
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
+    report_flags(args)
+    check_model_and_preset(args, folder_ok=True)  # the cheap checks before anything slow
+    check_file(args.dataset_path, "--dataset-path")
     from console.bench.report import environment
     from console.engine.host import EngineHost, dtype_note, prepare_config
 
@@ -280,15 +306,12 @@ def _finish_report(report: dict[str, Any], args: argparse.Namespace, baselines: 
             report["results"][kind] = run_baseline(kind, engine_kwargs or {}, workload,
                                                    hf_batch_size=args.hf_batch_size, task=TaskState(ProgressPrinter()))
         report["ratios"] = ratios(report["results"])
-        _print_results(report)
+        if not args.json:
+            _print_results(report)
     report["plots"] = write_plots(report, Path(args.plot_dir)) if args.plot_dir else "not requested (--plot-dir)"
     if args.plot_dir:
         print(f"plots -> {', '.join(report['plots'])}", file=sys.stderr)
-    if args.json:
-        from console.atomic import atomic_write_json
-
-        atomic_write_json(Path(args.json), report)
-        print(f"report -> {args.json}", file=sys.stderr)
+    write_report(report, args)
 
 
 def _f(v: Any, scale: float = 1.0, fmt: str = "{:.1f}") -> str:

@@ -4,11 +4,10 @@ same preset without it, one request at a time on the user's own prompts (issue 2
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 from typing import Any
 
+from console.cli.bench import write_report
 from console.cli.common import CliError
 from console.config import EngineConfig
 from console.jobs import TaskState
@@ -30,9 +29,9 @@ def run(args: argparse.Namespace, config: EngineConfig, task: TaskState) -> int:
     except (OSError, ValueError) as exc:
         raise CliError(f"{args.dataset_path}: {exc}") from None
     report = compare(config, messages, args.output_len, EngineHost, task)
-    print_report(report)
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2))
+    if not args.json:
+        print_report(report)
+    write_report(report, args)
     return 0
 
 

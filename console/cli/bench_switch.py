@@ -4,10 +4,9 @@ loading one again (issue 21); the figures of ``console/bench/switching.py``."""
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 from typing import Any
 
+from console.cli.bench import write_report
 from console.cli.common import CliError
 from console.config import EngineConfig
 from console.jobs import TaskState
@@ -35,9 +34,9 @@ def run(args: argparse.Namespace, a: tuple[str, EngineConfig], task: TaskState) 
         report = measure(a, (args.switch_to, cfg_b), EngineHost, rounds=args.rounds, task=task)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    print_report(report)
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2))
+    if not args.json:
+        print_report(report)
+    write_report(report, args)
     return 0
 
 

@@ -18,6 +18,7 @@ from console.cli.speed_args import SPEED_KEYS, add_speed_args, speed_overrides
 from console.chat_session import ChatSession
 from console.cli.chat_output import add_output_args, output_fields_from_args, print_choices
 from console.cli.common import CliError, quiet_engine_logs
+from console.cli.flags import check_model_and_preset
 from console.config import EngineConfig, SamplingSettings
 from console.conversations import ConversationError, ConversationStore
 from console.engine.factory import parse_engine_choice, make_engine
@@ -90,12 +91,18 @@ def check_server_adapters(host: Engine, names: list[str], url: str) -> None:
                        "(`vllm serve MODEL --enable-lora --lora-modules NAME=PATH`).")
 
 
-def add_sampling_args(p: argparse.ArgumentParser, max_tokens: int = 256) -> None:
-    p.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (default)")
-    p.add_argument("--top-p", type=float, default=1.0)
-    p.add_argument("--top-k", type=int, default=0)
-    p.add_argument("--max-tokens", type=int, default=max_tokens)
-    p.add_argument("--repetition-penalty", type=float, default=1.0)
+def add_sampling_args(p: argparse.ArgumentParser, max_tokens: int | None = None) -> None:
+    """The sampling flags, defaulting to the window's chat (``SamplingSettings()``, the one default);
+    ``max_tokens`` overrides that one default (batch keeps answers bounded)."""
+    d = SamplingSettings()
+    p.add_argument("--temperature", type=float, default=d.temperature,
+                   help=f"sampling temperature (default {d.temperature:g}, as in the window; 0 = greedy)")
+    p.add_argument("--top-p", type=float, default=d.top_p)
+    p.add_argument("--top-k", type=int, default=d.top_k)
+    tokens = d.max_tokens if max_tokens is None else max_tokens
+    p.add_argument("--max-tokens", type=int, default=tokens,
+                   help=f"longest answer in tokens (default {tokens}; 0 = as long as the context allows)")
+    p.add_argument("--repetition-penalty", type=float, default=d.repetition_penalty)
     p.add_argument("--seed", type=int)
     p.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
 
@@ -206,6 +213,7 @@ def answer(host: Engine, request: GenerationRequest, out: _Answer | None = None)
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
+    check_model_and_preset(args)  # the cheap checks before vLLM's import (the request check below)
     sampling = sampling_from_args(args)
     try:  # structured output, logprobs, n: checked by vLLM before the engine loads
         extra = request_fields(output_fields_from_args(args), sampling)

@@ -15,6 +15,7 @@ from typing import Any
 
 from console.atomic import atomic_write_text
 from console.cli.common import CliError
+from console.cli.flags import deprecated_alias
 from console.config import EngineConfig
 from console.export.options import DEFAULT_IMAGE, ExportError, ServeOptions
 
@@ -42,7 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="address the server binds to (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--served-model-name", help="model name clients ask for (default: the store name)")
-    p.add_argument("--api-key", help="require this key on /v1 (written into the exported files)")
+    p.add_argument("--served-api-key", help="the key the exported server requires on /v1 (written into the "
+                                            "exported files); chat's --api-key is a remote server's key")
+    deprecated_alias(p, "--api-key", "--served-api-key", "served_api_key")
     p.add_argument("--image", default=DEFAULT_IMAGE, help=f"container image (default {DEFAULT_IMAGE})")
     p.add_argument("--tensor-parallel-size", "-tp", type=int)
     p.add_argument("--pipeline-parallel-size", "-pp", type=int)
@@ -129,7 +132,7 @@ def _export(args: argparse.Namespace) -> int:
     if not args.model:
         raise CliError("--model is required (a model name from `inference-console models list`, or a folder)")
     options = ServeOptions(host=args.host, port=args.port, served_model_name=args.served_model_name,
-                           api_key=args.api_key, image=args.image, nodes=args.nodes, gpu=args.gpu,
+                           api_key=args.served_api_key, image=args.image, nodes=args.nodes, gpu=args.gpu,
                            namespace=args.namespace)
     options.validate()
     config = resolve_config(args.model, args.preset, tensor_parallel_size=args.tensor_parallel_size,

@@ -15,6 +15,7 @@ from console import privacy
 from console.cli import advise, batch, bench, chat, doctor, export, gate, gui, models, plan, presets, quantize
 from console.cli import privacy as privacy_command
 from console.cli.common import CliError
+from console.cli.flags import ConsoleArgumentParser
 from console.paths import HOME_ENV, STORE_ENV
 from console.versions import version_report
 
@@ -23,7 +24,7 @@ COMMANDS = (models, chat, gui, plan, presets, batch, export, bench, quantize, ga
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ConsoleArgumentParser(  # one-line errors with "did you mean" (its subcommands too)
         prog="inference-console",
         description="A tuned vLLM inference console. With no command, opens the desktop console "
                     "(or a terminal chat when there is no display).")
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    parser.argv = list(argv) if argv is not None else sys.argv[1:]  # for "did you mean" on a subcommand's flag
     args = parser.parse_args(argv)
     if args.home:
         os.environ[HOME_ENV] = os.path.abspath(args.home)

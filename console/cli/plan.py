@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from console.cli.common import CliError, print_json, print_table
+from console.cli.flags import deprecated_alias
 from console.cli.speed_args import add_speed_args, speed_overrides
 from console.config import KV_CACHE_DTYPES
 from console.planner import GOALS, GPU_PROFILES, KNOWN_SHAPES, Plan, PlanRequest, auto_plan, plan, shape_for
@@ -27,12 +28,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("plan", help="will a model fit a GPU at this context and concurrency? what to change if not",
                        description="Memory and speed plan for a model on a GPU. Example: "
                                    "inference-console plan --model Qwen2.5-14B --gpu rtx-4090 "
-                                   "--max-model-len 32768 --concurrency 8")
+                                   "--max-model-len 32768 --users 8")
     p.add_argument("--model", required=True,
                    help=f"a model in the store, a folder with config.json, or a known shape: {', '.join(KNOWN_SHAPES)}")
     p.add_argument("--gpu", default="rtx-4090", help=f"{', '.join(GPU_PROFILES)} or cpu:RAM_GIB (default rtx-4090)")
     p.add_argument("--max-model-len", type=int, help="context length (default: the model's maximum)")
-    p.add_argument("--concurrency", type=int, default=1, help="users served at once at max-model-len (default 1)")
+    p.add_argument("--users", type=int, default=1, help="users served at once, each at max-model-len (default 1)")
+    deprecated_alias(p, "--concurrency", "--users", "users", type=int)  # batch's meant requests in flight
     p.add_argument("--quantization", choices=["awq", "awq_marlin", "gptq", "gptq_marlin", "fp8"])
     p.add_argument("--kv-cache-dtype", default="auto", choices=KV_CACHE_DTYPES)
     p.add_argument("--gpu-memory-utilization", type=float, default=0.9)
@@ -76,7 +78,7 @@ def request_from_args(args: argparse.Namespace) -> PlanRequest:
     try:
         return PlanRequest(
             shape, gpu=args.gpu, quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype,
-            max_model_len=args.max_model_len, concurrency=args.concurrency,
+            max_model_len=args.max_model_len, concurrency=args.users,
             gpu_memory_utilization=args.gpu_memory_utilization, tensor_parallel_size=args.tensor_parallel_size,
             pipeline_parallel_size=args.pipeline_parallel_size, max_num_batched_tokens=args.max_num_batched_tokens,
             enforce_eager=args.enforce_eager, kv_cache_memory_bytes=args.kv_cache_memory_bytes,

@@ -33,6 +33,7 @@ from console.engine.choices import OutputCollector
 from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.engine.params import request_params
 from console.engine.errors import ENGINE_DIED, explain
+from console.engine.prompts import chat_prompt, transcript_prompt
 from console.engine.prepare import (  # re-exported: the rest of the console imports them from here
     cuda_available,
     dtype_note,
@@ -410,10 +411,8 @@ class EngineHost(LoopEngine):
         assert request.messages is not None
         tok = self._tokenizer
         if tok is not None and getattr(tok, "chat_template", None):
-            return tok.apply_chat_template(request.messages, tokenize=False, add_generation_prompt=True)
-        # No chat template: a plain transcript the model can continue.
-        lines = [f"{m['role']}: {m['content']}" for m in request.messages]
-        return "\n".join(lines) + "\nassistant:"
+            return chat_prompt(tok, request)
+        return transcript_prompt(request)  # no chat template: a plain transcript the model can continue
 
     def count_tokens(self, text: str) -> int:
         tok = self._tokenizer

@@ -130,7 +130,7 @@ def parse_body(endpoint: Endpoint, body: dict[str, Any], defaults: SamplingSetti
     with warnings.catch_warnings():  # vLLM marks max_tokens deprecated; run-batch files still use it
         warnings.simplefilter("ignore", DeprecationWarning)
         given = [v for v in (getattr(req, "max_completion_tokens", None), req.max_tokens) if v is not None]
-    max_tokens = given[0] if given else defaults.max_tokens
+    max_tokens = given[0] if given else defaults.engine_max_tokens()  # None: up to the context
     try:
         params = req.to_sampling_params(max_tokens, server_defaults)
     except Exception as exc:
@@ -150,7 +150,7 @@ def parse_body(endpoint: Endpoint, body: dict[str, Any], defaults: SamplingSetti
     else:
         _completion_prompt(out, req.prompt)
         out.top_logprobs = req.logprobs
-    if "max_tokens" not in body and "max_completion_tokens" not in body:
+    if "max_tokens" not in body and "max_completion_tokens" not in body and max_tokens is not None:
         out.fields["max_tokens"] = max_tokens  # a server would otherwise fill its context
     return out
 
@@ -209,7 +209,7 @@ def request_fields(fields: dict[str, Any], sampling: SamplingSettings) -> dict[s
 def _settings(params: Any) -> SamplingSettings:
     """The console's view of vLLM's params (what the results table and the chat show)."""
     return SamplingSettings(temperature=float(params.temperature), top_p=float(params.top_p),
-                            top_k=max(int(params.top_k or 0), 0), max_tokens=int(params.max_tokens or 1),
+                            top_k=max(int(params.top_k or 0), 0), max_tokens=int(params.max_tokens or 0),
                             repetition_penalty=float(params.repetition_penalty), seed=params.seed,
                             stop=list(params.stop or []), ignore_eos=bool(params.ignore_eos),
                             min_tokens=int(params.min_tokens or 0))

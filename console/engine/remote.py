@@ -35,6 +35,7 @@ import httpx
 from console.config import SamplingSettings
 from console.engine.choices import OpenAIChoiceCollector
 from console.engine.loop_engine import LoopEngine, RequestHandle
+from console.engine.prompts import chat_prompt, transcript_prompt
 from console.metrics.store import MetricsStore
 from console.engine.remote_errors import ServerError, http_error, normalize_url, server_message, transport_message
 from console.metrics.scrape import MetricsPoller, cache_info, parse
@@ -257,8 +258,8 @@ class ServerEngine(LoopEngine):
         assert request.messages is not None
         tok = self._tokenizer
         if tok is not None and getattr(tok, "chat_template", None):
-            return tok.apply_chat_template(request.messages, tokenize=False, add_generation_prompt=True)
-        return "\n".join(f"{m['role']}: {m['content']}" for m in request.messages) + "\nassistant:"
+            return chat_prompt(tok, request)
+        return transcript_prompt(request)
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` by the server's tokenizer (vLLM's ``/tokenize``), or a local one."""
@@ -284,8 +285,12 @@ class ServerEngine(LoopEngine):
         s: SamplingSettings = request.sampling
         body: dict[str, Any] = {
             "model": request.adapter or self._served, "temperature": s.temperature, "top_p": s.top_p,
-            "max_tokens": s.max_tokens, "stream": request.stream,
+            "stream": request.stream,
         }
+        if s.engine_max_tokens() is not None:  # left out: the server allows what the context has left
+            body["max_tokens"] = s.max_tokens
+        if request.continue_final:  # vLLM's chat extension: go on with the last (assistant) message
+            body.update(continue_final_message=True, add_generation_prompt=False)
         # vLLM's extra sampling parameters, sent only when not at their defaults (other servers
         # may refuse unknown fields).
         if s.top_k > 0:

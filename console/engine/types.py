@@ -102,6 +102,9 @@ class GenerationRequest:
     openai_fields: dict[str, Any] | None = None
     #: The LoRA adapter (attached to the loaded model) that answers; None: the base model.
     adapter: str | None = None
+    #: The last of ``messages`` is a partial assistant answer to go on with (the chat's Continue
+    #: after an answer hit max tokens): no new assistant turn is opened.
+    continue_final: bool = False
 
     def validate(self) -> None:
         given = [x is not None for x in (self.messages, self.prompt, self.prompt_token_ids)]

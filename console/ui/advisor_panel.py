@@ -32,25 +32,17 @@ from PySide6.QtWidgets import (QCheckBox, QDockWidget, QFileDialog, QHBoxLayout,
 from console.advisor import AdvisorContext, Finding, Report, RuleError, RuleSet, evaluate, load_rules
 from console.metrics.store import MetricsStore
 from console.metrics.recording import RecordingError, load_recording, save_recording
-from console.settings import Knobs
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
+from console.ui.knobs_box import KNOB_KEYS, knobs_with_change  # noqa: F401  (re-exported: Apply's rule)
 from console.ui.i18n import RULES_CONTEXT
 
-#: advisor change keys the Models panel has a knob for
-KNOB_KEYS = ("max_model_len", "max_num_seqs", "kv_cache_dtype", "gpu_memory_utilization")
 
 
 def translate_rule_text(text: str) -> str:
     """A rule's text (data in rules.toml) in the UI's language: the i18n generator puts the shipped
     rules' texts in the catalogue under "AdvisorRules"; a user's own text is shown as written."""
     return QCoreApplication.translate(RULES_CONTEXT, text)
-
-
-def knobs_with_change(knobs: Knobs, change: dict[str, Any]) -> tuple[Knobs, list[str]]:
-    """The Models panel's knobs with ``change`` applied, and the keys it has no knob for."""
-    applied = {k: v for k, v in change.items() if k in KNOB_KEYS}
-    return dataclasses.replace(knobs, **applied), sorted(set(change) - set(applied))
 
 
 class AdvisorPanel(QWidget):
@@ -64,6 +56,7 @@ class AdvisorPanel(QWidget):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None, rules: RuleSet | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
+        self.dock: QDockWidget | None = None  # set when the window docks it (add_advisor_dock)
         self.report: Report | None = None
         self.replay: MetricsStore | None = None
         self.replay_meta: dict[str, Any] = {}
@@ -282,21 +275,15 @@ class AdvisorPanel(QWidget):
 
 
 def add_advisor_dock(window: QMainWindow, ctx: AppContext, models: Any) -> AdvisorPanel:
-    """Add the Advisor as a dock of ``window``; Apply moves ``models``' knobs (the user reloads)."""
+    """Add the Advisor as a dock of ``window``, hidden until asked (View menu: its toggle action is
+    ``panel.dock.toggleViewAction()``); Apply moves ``models``' knobs (the user reloads)."""
     panel = AdvisorPanel(ctx, window)
     dock = QDockWidget(QCoreApplication.translate("AdvisorPanel", "Advisor"), window)
     dock.setObjectName("AdvisorDock")
     dock.setWidget(panel)
     window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    dock.hide()  # a laptop's width goes to the chat; a saved layout may show it again
+    panel.dock = dock
 
-    def apply(change: dict[str, Any]) -> None:
-        knobs, skipped = knobs_with_change(models.knobs(), change)
-        models.set_knobs(knobs)
-        tr = QCoreApplication.translate  # the module's function: no class context for panel.tr here
-        text = tr("AdvisorPanel", "Knobs changed; reload the model to use them.")
-        if skipped:
-            text += " " + tr("AdvisorPanel", "Set in the preset file (no knob here): {0}").format(", ".join(skipped))
-        models.message.emit(text)
-
-    panel.applyRequested.connect(apply)
+    panel.applyRequested.connect(models.apply_change)  # as the planner's suggestions do
     return panel

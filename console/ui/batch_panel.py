@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.batch.formats import BatchFormatError, ParsedBatch, read_batch_file
+from console.batch.formats import BATCH_MAX_TOKENS, BatchFormatError, ParsedBatch, read_batch_file
 from console.batch.results import BatchResult, iter_output, results_to_csv_text
 from console.batch.runner import DEFAULT_CONCURRENCY, BatchProgress, BatchSummary, run_batch
 from console.config import SamplingSettings
@@ -137,7 +137,7 @@ class BatchPanel(QWidget):
         self.top_p.setValue(1.0)
         self.max_tokens = QSpinBox(box)
         self.max_tokens.setRange(1, 131072)
-        self.max_tokens.setValue(256)
+        self.max_tokens.setValue(BATCH_MAX_TOKENS)
         self.seed = QSpinBox(box)
         self.seed.setRange(-1, 2**31 - 1)
         self.seed.setValue(-1)

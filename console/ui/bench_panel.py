@@ -19,7 +19,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QButtonGroup, QCheckBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
+    QButtonGroup, QCheckBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView,
     QLabel, QLineEdit, QProgressBar, QPushButton, QRadioButton, QSpinBox, QSplitter, QTableWidget,
     QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
@@ -69,8 +69,7 @@ class BenchPanel(QWidget):
         top = QHBoxLayout()
         top.addWidget(self._workload_box(), 3)
         top.addWidget(self._load_box(), 2)
-        top.addWidget(self._baselines_box(), 2)
-        layout.addLayout(top)
+        layout.addLayout(top)  # the baselines sit on the Benchmark page (auto-tune has none): narrower
         self.pages = QTabWidget(self)
         self.pages.addTab(self._bench_page(), self.tr("Benchmark"))
         from console.ui.bench_tune import TunePage
@@ -97,12 +96,13 @@ class BenchPanel(QWidget):
         self.num_prompts = _spin(box, 1, 100000, 32)
         self.input_len = _spin(box, 1, 131072, 128)
         self.output_len = _spin(box, 1, 131072, 64)
-        row = QHBoxLayout()
-        for label, w in ((self.tr("count"), self.num_prompts), (self.tr("input tokens"), self.input_len),
-                         (self.tr("output tokens"), self.output_len)):
-            row.addWidget(QLabel(label, box))
-            row.addWidget(w)
-        form.addRow(self.tr("Size:"), row)
+        size = QGridLayout()  # two rows: one would widen the window past a laptop's screen
+        for i, (label, w) in enumerate(((self.tr("count"), self.num_prompts), (self.tr("input tokens"), self.input_len),
+                                        (self.tr("output tokens"), self.output_len))):
+            size.addWidget(QLabel(label, box), min(i, 1), 2 * max(i - 1, 0))
+            size.addWidget(w, min(i, 1), 2 * max(i - 1, 0) + 1)
+        size.setColumnStretch(4, 1)
+        form.addRow(self.tr("Size:"), size)
         row = QHBoxLayout()
         self.file_edit = QLineEdit(box)
         self.file_edit.setPlaceholderText(self.tr("JSONL, CSV or OpenAI batch file (prompts cycled to the count)"))
@@ -187,7 +187,10 @@ class BenchPanel(QWidget):
         split.addWidget(self.table)
         split.addWidget(self.plots)
         split.setSizes([140, 490])  # room for console + two baselines
-        layout.addWidget(split, 1)
+        below = QHBoxLayout()
+        below.addWidget(self._baselines_box(), 0)
+        below.addWidget(split, 1)
+        layout.addLayout(below, 1)
         return page
 
     # -- the workload --------------------------------------------------------------------------------

@@ -108,8 +108,10 @@ class TunePage(QWidget):
         self.budget.setSuffix(self.tr(" min"))
         row = QHBoxLayout()
         row.addWidget(self.budget)
-        row.addWidget(QLabel(self.tr("Trials not started within the budget are recorded as skipped; the loaded "
-                                     "model is loaded again when the sweep ends."), self), 1)
+        budget_note = QLabel(self.tr("Trials not started within the budget are recorded as skipped; the loaded "
+                                     "model is loaded again when the sweep ends."), self)
+        budget_note.setWordWrap(True)  # a long line would widen the window past a laptop's screen
+        row.addWidget(budget_note, 1)
         form.addRow(self.tr("Time budget:"), row)
         layout.addLayout(form)
         row = QHBoxLayout()

@@ -26,8 +26,8 @@ from console.ui.widgets import ErrorLabel
 
 
 class AdapterBox(QWidget):
-    """Pick the adapter that answers (or the base model), attach one, compare with the base: one
-    row beside the chat's buttons (no height taken from the window)."""
+    """Pick the adapter that answers (or the base model), attach one, compare with the base: a
+    narrow column in the chat's side bar (a row beside the buttons made the window too wide)."""
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -47,8 +47,10 @@ class AdapterBox(QWidget):
         self.compare = CompareView(ctx, self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.combo)
         row = QHBoxLayout()
-        for widget in (self.title, self.combo, self.attach_button, self.compare_button):
+        for widget in (self.attach_button, self.compare_button):
             row.addWidget(widget)
         layout.addLayout(row)
         layout.addWidget(self.error_label)

@@ -29,17 +29,16 @@ from console.engine.types import (
 from console.settings import Settings
 from console.ui.chat_adapter import AdapterBox
 from console.ui.chat_conversations import ConversationList
+from console.ui.chat_input import ChatInput
 from console.ui.chat_output import OutputControl, request_extras
 from console.ui.chat_sampling import SamplingBox
 from console.ui.chat_transcript import TranscriptView, figures_text
 from console.ui.context import AppContext
 from console.ui.context_meter import ContextMeter
 from console.ui.logprob_view import ChoicesView
-from console.ui.tasks import call_in_background
-from console.ui.widgets import ErrorLabel
+from console.ui.widgets import ErrorLabel, VerticalScroll
 
 RENDER_INTERVAL_MS = 100
-COUNT_DEBOUNCE_MS = 400
 
 
 class ChatPanel(QWidget):
@@ -60,20 +59,18 @@ class ChatPanel(QWidget):
         self.session = ChatSession(conversations or ConversationStore())
         self.active_id: str | None = None  # the request whose answer streams now
         self._stream_text = ""
-        self._count_generation = 0
         self.render_count = 0  # tests watch that rendering is throttled
 
         self._build_widgets()
         self._build_layout()
+        self.set_enter_sends(True)
 
         self._render_timer = QTimer(self)
         self._render_timer.setInterval(RENDER_INTERVAL_MS)
         self._render_timer.timeout.connect(self._on_render_timer_timeout)
         self._dirty = False
-        self._count_timer = QTimer(self)
-        self._count_timer.setSingleShot(True)
-        self._count_timer.setInterval(COUNT_DEBOUNCE_MS)
-        self._count_timer.timeout.connect(self._on_count_timer_timeout)
+        self.context_bar.follow(lambda: self.ctx.host,  # counts the chat and the draft, debounced
+                                lambda: GenerationRequest(messages=self.chat_messages(self.input.toPlainText())))
 
         ctx.bridge.requestEvents.connect(self._on_bridge_request_events)
         ctx.bridge.statusChanged.connect(self._on_bridge_status_changed)
@@ -95,21 +92,21 @@ class ChatPanel(QWidget):
         self.export_button.clicked.connect(lambda: self.export_conversation())
 
         self.transcript = TranscriptView(self)
-        self.transcript.setPlaceholderText(self.tr("Load a model, type a message and press Ctrl+Enter."))
-        self.input = QPlainTextEdit(self)
-        self.input.setPlaceholderText(self.tr("Message (Ctrl+Enter sends, Esc stops)"))
-        self.input.setMaximumHeight(120)
+        self.input = ChatInput(self)  # Enter sends, Shift+Enter breaks the line (or the Ctrl+Enter way)
+        self.input.sendRequested.connect(self.send)
         self.input.textChanged.connect(self._schedule_count)
         self.edit_label = QLabel(self)
         self.edit_label.setStyleSheet("color: #b26a00;")
         self.edit_label.hide()
         self.error_label = ErrorLabel(self)
         self.send_button = QPushButton(self.tr("Send"), self)
-        self.send_button.setToolTip(self.tr("Send (Ctrl+Enter)"))
         self.stop_button = QPushButton(self.tr("Stop"), self)
         self.stop_button.setToolTip(self.tr("Stop the answer (Esc)"))
         self.regenerate_button = QPushButton(self.tr("Regenerate"), self)
         self.edit_button = QPushButton(self.tr("Edit last"), self)
+        self.continue_button = QPushButton(self.tr("Continue"), self)
+        self.continue_button.setToolTip(self.tr("Go on with the last answer where max tokens cut it"))
+        self.continue_button.clicked.connect(self.continue_answer)
         self.edit_button.setToolTip(
             self.tr("Put your last message back in the box; sending replaces it and the answers after it"))
         self.send_button.clicked.connect(self.send)
@@ -145,10 +142,10 @@ class ChatPanel(QWidget):
         cv.addWidget(self.edit_label)
         cv.addWidget(self.input)
         buttons = QHBoxLayout()
-        for b in (self.send_button, self.stop_button, self.regenerate_button, self.edit_button):
+        for b in (self.send_button, self.stop_button, self.continue_button, self.regenerate_button,
+                  self.edit_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
-        buttons.addWidget(self.adapter_box)
         cv.addLayout(buttons)
 
         right = QWidget(self)
@@ -162,10 +159,11 @@ class ChatPanel(QWidget):
         ctx_box = QGroupBox(self.tr("Context"), right)
         QVBoxLayout(ctx_box).addWidget(self.context_bar)
         rv.addWidget(ctx_box)
+        rv.addWidget(self.adapter_box)
         rv.addStretch(1)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        for w in (self.conversations, centre, right):
+        for w in (self.conversations, centre, VerticalScroll(right, self)):  # the side bar scrolls on a laptop
             self.splitter.addWidget(w)
         for index, factor in enumerate((0, 1, 0)):
             self.splitter.setStretchFactor(index, factor)
@@ -181,8 +179,16 @@ class ChatPanel(QWidget):
     def set_sampling(self, s: SamplingSettings) -> None:
         self.sampling_box.set_sampling(s)
 
+    def set_enter_sends(self, on: bool) -> None:
+        """Enter sends (Shift+Enter breaks the line), or the Ctrl+Enter way; saved in the settings."""
+        self.input.set_enter_sends(on)
+        keys = self.input.send_keys()
+        self.send_button.setToolTip(self.tr("Send ({0})").format(keys))
+        self.transcript.setPlaceholderText(self.tr("Load a model, type a message and press {0}.").format(keys))
+
     def restore(self, st: Settings) -> None:
         self.set_sampling(st.sampling)
+        self.set_enter_sends(st.enter_sends)
         if st.last_conversation is not None:
             self.open_conversation(st.last_conversation)
         if self.conversation_id is None:
@@ -192,6 +198,7 @@ class ChatPanel(QWidget):
         s = self.sampling()
         st.sampling = dataclasses.replace(s, stop=list(s.stop))
         st.system_prompt = self.system_prompt.toPlainText()
+        st.enter_sends = self.input.enter_sends
         st.last_conversation = self.conversation_id
 
     # -- the session's state --------------------------------------------------------------------------
@@ -322,6 +329,17 @@ class ChatPanel(QWidget):
             return False
         return request is not None and self._generate(request)
 
+    def continue_answer(self) -> bool:
+        """Go on with the last answer where max tokens cut it: the same answer grows."""
+        if self.active_id is not None:
+            return False
+        try:
+            request = self.session.continue_answer(self.sampling(), **self.adapter_box.fields())
+        except (ConversationError, OSError, ValueError) as exc:
+            self.show_error(str(exc))
+            return False
+        return request is not None and self._generate(request)
+
     def edit_last(self) -> bool:
         """Put the last user message back in the box; Send replaces it and all after it."""
         if self.active_id is not None:
@@ -399,7 +417,7 @@ class ChatPanel(QWidget):
         self._stream_text = ""
         self.choices_view.show_choices(ev.choices if ev is not None else ())
         if ev is not None and status.info is not None:
-            self._show_context(ev.prompt_tokens + ev.output_tokens, status.info.max_model_len)
+            self.context_bar.show_used(ev.prompt_tokens + ev.output_tokens, status.info.max_model_len)
         self._render()
         self._update_buttons()
         self.refresh_conversations()
@@ -428,43 +446,21 @@ class ChatPanel(QWidget):
         just that)."""
         self._dirty = False
         self.render_count += 1
-        stream = (self.active_id, self._stream_text) if self.active_id is not None else None
-        self.transcript.show_conversation(self.messages, stream)
+        messages, text = self.session.shown(self._stream_text)  # a continued answer grows in place
+        stream = (self.active_id, text) if self.active_id is not None else None
+        self.transcript.show_conversation(messages, stream, model=self.ctx.host.status.model or None)
 
     def _render_stream_tail(self) -> None:
         self._dirty = False
         self.render_count += 1
-        self.transcript.update_stream(self._stream_text)
+        self.transcript.update_stream(self.session.shown(self._stream_text)[1])
 
     def transcript_text(self) -> str:
         return self.transcript.toPlainText()
 
     # -- context meter ---------------------------------------------------------------------------------
     def _schedule_count(self) -> None:
-        self._count_timer.start()
-
-    def _on_count_timer_timeout(self) -> None:
-        status = self.ctx.host.status
-        if status.state != EngineState.READY or status.info is None:
-            self.context_bar.show_no_model()
-            return
-        self._count_generation += 1
-        generation = self._count_generation
-        host = self.ctx.host
-        request = GenerationRequest(messages=self.chat_messages(self.input.toPlainText()))
-        max_len = status.info.max_model_len
-
-        def count() -> int:
-            return host.count_tokens(host.format_prompt(request))
-
-        def done(n: int) -> None:
-            if generation == self._count_generation:  # a later count supersedes this one
-                self._show_context(n, max_len)
-
-        call_in_background(count, on_success=done, on_failure=lambda _m: None, context=self.context_bar)
-
-    def _show_context(self, used: int, max_len: int) -> None:
-        self.context_bar.show_used(used, max_len)
+        self.context_bar.schedule()
 
     @property
     def used_tokens(self) -> int | None:
@@ -486,6 +482,7 @@ class ChatPanel(QWidget):
         self.stop_button.setEnabled(busy)
         self.regenerate_button.setEnabled(not busy and ready and bool(self.messages))
         self.edit_button.setEnabled(not busy and any(m.role == "user" for m in self.messages))
+        self.continue_button.setEnabled(not busy and ready and self.session.can_continue())
         self.rename_button.setEnabled(has_conv)
         self.delete_button.setEnabled(has_conv and not busy)
         self.export_button.setEnabled(has_conv)

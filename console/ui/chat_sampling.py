@@ -24,7 +24,10 @@ class SamplingBox(QGroupBox):
         self.top_k.setRange(0, 1000)
         self.top_k.setSpecialValueText(self.tr("off"))
         self.max_tokens = QSpinBox(self)
-        self.max_tokens.setRange(1, 131_072)
+        self.max_tokens.setRange(0, 1_048_576)  # 0 (FIT_CONTEXT): up to the context's end
+        self.max_tokens.setSpecialValueText(self.tr("up to the context"))
+        self.max_tokens.setToolTip(self.tr("The longest answer in tokens; at the lowest value, as long as the "
+                                           "model's context allows (an answer cut here can be continued)"))
         self.repetition_penalty = QDoubleSpinBox(self)
         self.repetition_penalty.setRange(0.5, 2.0)
         self.repetition_penalty.setSingleStep(0.05)

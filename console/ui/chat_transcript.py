@@ -36,21 +36,26 @@ def figures_text(m: Message | RequestFinished) -> str:
     return " · ".join(parts)
 
 
-def transcript_markdown(messages: list[Message], streaming: str | None = None) -> str:
-    """The conversation as markdown; ``streaming``: the text of an answer still arriving (""
-    for its heading alone)."""
+def transcript_markdown(messages: list[Message], streaming: str | None = None, model: str | None = None) -> str:
+    """The conversation as markdown, each answer headed by the model that gave it; ``streaming``:
+    the text of an answer still arriving ("" for its heading alone), from ``model``."""
     tr = QCoreApplication.translate
-    you, model = tr("ChatPanel", "You"), tr("ChatPanel", "Assistant")
+    you, assistant = tr("ChatPanel", "You"), tr("ChatPanel", "Assistant")
     parts: list[str] = []
     for m in messages:
         if m.role == "system":
             continue
-        part = f"**{you if m.role == 'user' else model}**\n\n{m.content}"
+        part = f"**{you if m.role == 'user' else _escaped(m.model) or assistant}**\n\n{m.content}"
         figures = figures_text(m) if m.role == "assistant" else ""
         parts.append(f"{part}\n\n*{figures}*" if figures else part)
     if streaming is not None:
-        parts.append(f"**{model}**" + (f"\n\n{streaming}" if streaming else ""))
+        parts.append(f"**{_escaped(model) or assistant}**" + (f"\n\n{streaming}" if streaming else ""))
     return "\n\n---\n\n".join(parts) if parts else ""
+
+
+def _escaped(name: str | None) -> str:
+    """A model name as literal markdown text (names such as ``org/model_v2*`` hold markup)."""
+    return "".join("\\" + ch if ch in "\\`*_[]<>#|" else ch for ch in name or "")
 
 
 class TranscriptView(QTextBrowser):
@@ -62,14 +67,16 @@ class TranscriptView(QTextBrowser):
         self.setOpenExternalLinks(False)
         self._anchor: tuple[str, int] | None = None  # (request id, where its answer starts)
 
-    def show_conversation(self, messages: list[Message], stream: tuple[str, str] | None = None) -> None:
-        """Render it all; ``stream``: (request id, text so far) of an answer still arriving."""
+    def show_conversation(self, messages: list[Message], stream: tuple[str, str] | None = None,
+                          model: str | None = None) -> None:
+        """Render it all; ``stream``: (request id, text so far) of an answer still arriving from
+        ``model``."""
         with self._kept_at_end():
             if stream is None:
                 self._anchor = None
                 self.setMarkdown(transcript_markdown(messages))
                 return
-            self.setMarkdown(transcript_markdown(messages, streaming=""))
+            self.setMarkdown(transcript_markdown(messages, streaming="", model=model))
             cursor = QTextCursor(self.document())
             cursor.movePosition(QTextCursor.MoveOperation.End)
             cursor.insertBlock()

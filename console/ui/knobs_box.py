@@ -8,6 +8,7 @@ Signals:
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -20,6 +21,18 @@ from console.ui.formatting import format_bytes
 from console.ui.i18n import translate_preset_description
 from console.ui.speed_knobs import SpeedKnobs
 
+#: engine-config keys (an Advisor finding's or a planner suggestion's change) the box has a knob for
+KNOB_KEYS = ("max_model_len", "max_num_seqs", "kv_cache_dtype", "gpu_memory_utilization", "kv_cache_memory_bytes")
+
+
+def knobs_with_change(knobs: Knobs, change: dict[str, Any]) -> tuple[Knobs, list[str]]:
+    """``knobs`` with ``change`` applied, and the keys there is no knob for (set in a preset file).
+    ``kv_cache_memory_bytes`` is the KV cache knob in GiB (None: the preset's or the planner's)."""
+    applied = {k: v for k, v in change.items() if k in KNOB_KEYS}
+    if "kv_cache_memory_bytes" in applied:
+        size = applied.pop("kv_cache_memory_bytes")
+        applied["kv_cache_gib"] = max(round(size / 1024**3, 2), 0.01) if size else None
+    return dataclasses.replace(knobs, **applied), sorted(set(change) - set(KNOB_KEYS))
 
 
 class KnobsBox(QGroupBox):

@@ -13,7 +13,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
@@ -24,6 +24,7 @@ from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_bytes, format_number
 from console.ui.models_panel import ModelsPanel
+from console.ui.widgets import VerticalScroll
 
 if TYPE_CHECKING:
     from console.ui.batch_panel import BatchPanel
@@ -69,7 +70,7 @@ class MainWindow(QMainWindow):
         self.models = ModelsPanel(ctx, self)
         self.dock = QDockWidget(self.tr("Models"), self)
         self.dock.setObjectName("ModelsDock")
-        self.dock.setWidget(self.models)
+        self.dock.setWidget(VerticalScroll(self.models, self))  # scrolls rather than overflowing a laptop
         self.dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                               | QDockWidget.DockWidgetFeature.DockWidgetClosable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.dock)
@@ -131,8 +132,13 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(current)
         self._sync_export_config()
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
-        self.monitor.recordingOpened.connect(self.advisor.open_recording)  # the Advisor replays what
+        self.monitor.recordingOpened.connect(self._open_recording_in_advisor)  # the Advisor replays what
         self.monitor.comparisonClosed.connect(self.advisor.show_live)       # the Monitor compares
+
+    def _open_recording_in_advisor(self, path: str) -> None:
+        if self.advisor.dock is not None:
+            self.advisor.dock.show()  # hidden until asked: a replay asks
+        self.advisor.open_recording(path)
 
     def _on_tabs_current_changed(self, _index: int) -> None:
         if self.tabs.currentWidget() is self.panels.get("export"):
@@ -151,8 +157,10 @@ class MainWindow(QMainWindow):
                   self.memory_label, self.rate_label):
             w.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             bar.addPermanentWidget(w)
-        self.state_label.setMinimumWidth(180)
+        self.state_label.setMinimumWidth(120)
         self.state_label.setMaximumWidth(520)
+        for w in (self.model_label, self.preset_label, self.device_label, self.memory_label):
+            w.setMinimumWidth(40)  # shrink (cut, full text in the tooltip) rather than widen the window
         reason = getattr(self.ctx.sampler, "reason", "")
         if getattr(self.ctx.sampler, "kind", "") == "nvml":
             self.device_label.setText(self.tr("Device: {0}").format(getattr(self.ctx.sampler.source, "name", "GPU")))
@@ -199,8 +207,17 @@ class MainWindow(QMainWindow):
             add_engine_picker(self, self.ctx.host, engine_menu)
         chat_menu = menubar.addMenu(self.tr("&Chat"))
         chat_menu.addActions([self.act_new_chat, self.act_send, self.act_stop])
+        chat_menu.addSeparator()
+        self.act_enter_sends = QAction(self.tr("&Enter sends (Shift+Enter breaks the line)"), self)
+        self.act_enter_sends.setCheckable(True)
+        self.act_enter_sends.setChecked(True)
+        self.act_enter_sends.setStatusTip(self.tr("Off: Enter breaks the line and Ctrl+Enter sends"))
+        self.act_enter_sends.toggled.connect(self.chat.set_enter_sends)
+        chat_menu.addAction(self.act_enter_sends)
         view_menu = menubar.addMenu(self.tr("&View"))
         view_menu.addAction(self.dock.toggleViewAction())
+        if self.advisor.dock is not None:
+            view_menu.addAction(self.advisor.dock.toggleViewAction())
         view_menu.addSeparator()
         view_menu.addActions(self.tab_actions)
         help_menu = menubar.addMenu(self.tr("&Help"))
@@ -237,15 +254,24 @@ class MainWindow(QMainWindow):
         if s.window_geometry:
             self.restoreGeometry(QByteArray.fromBase64(s.window_geometry.encode("ascii")))
         else:
-            self.resize(1560, 940)
+            self.resize(self._default_size())
         if s.window_state:
             self.restoreState(QByteArray.fromBase64(s.window_state.encode("ascii")))
         else:
             self.resizeDocks([self.dock], [520], Qt.Orientation.Horizontal)
         self.models.restore(s)
         self.chat.restore(s)
+        self.act_enter_sends.setChecked(s.enter_sends)
         if 0 <= s.last_tab < self.tabs.count():
             self.tabs.setCurrentIndex(s.last_tab)
+
+    def _default_size(self) -> QSize:
+        """1560 x 940, or less on a smaller screen (its free area, at least the minimum size)."""
+        size = QSize(1560, 940)
+        screen = self.screen()
+        if screen is not None:
+            size = size.boundedTo(screen.availableGeometry().size())
+        return size.expandedTo(self.minimumSizeHint())
 
     def save_settings(self) -> None:
         s = self.settings
@@ -300,6 +326,8 @@ class MainWindow(QMainWindow):
         self.model_label.setText(self.tr("Model: {0}").format(st.model or "—"))
         self.preset_label.setText(self.tr("Preset: {0}").format(self.models.preset_name() or "—"))
         self.memory_label.setText(self.memory_text())
+        for w in (self.model_label, self.preset_label, self.memory_label):
+            w.setToolTip(w.text())
         rate = self.ctx.metrics.rate("generation_tokens", window_s=3.0)
         self.rate_label.setText(self.tr("{0} tok/s").format(format_number(rate, 1)))
 

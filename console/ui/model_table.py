@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
 from console.models.store import ModelEntry
@@ -13,6 +14,10 @@ from console.planner.fit_table import Fit
 from console.ui.formatting import format_bytes, format_count, format_params
 
 _Index = QModelIndex | QPersistentModelIndex
+#: The verdict cell's (text, background) colours: green fits, amber fits with changes, red does not.
+VERDICT_COLOURS = {"fits": ("#1b5e20", "#d8f0dc"), "fits-with-changes": ("#7a4a00", "#fdebc8"),
+                   "does-not-fit": ("#8e0019", "#f8d3d9"), "error": ("#8e0019", "#f8d3d9"),
+                   "files-missing": ("#555555", "#e6e6e6")}
 
 
 def human_bytes(n: float | None) -> str:
@@ -34,18 +39,20 @@ def verdict_text(verdict: str) -> str:
 
 
 class ModelTableModel(QAbstractTableModel):
-    """The store's models as rows; the "fits?" column holds the planner's verdict per model."""
+    """The store's models as rows; the "fits?" column, next to the name (fit first), holds the
+    planner's verdict per model, coloured."""
 
-    COLUMNS = ("name", "architecture", "params", "quantization", "size", "max_context", "fits")
+    COLUMNS = ("name", "fits", "architecture", "params", "quantization", "size", "max_context")
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.entries: list[ModelEntry] = []
         self.fits: dict[str, str] = {}
+        self.verdicts: dict[str, Fit] = {}
 
     def headers(self) -> list[str]:
-        return [self.tr("Name"), self.tr("Architecture"), self.tr("Params"), self.tr("Quantization"),
-                self.tr("Size"), self.tr("Max context"), self.tr("Fits?")]
+        return [self.tr("Name"), self.tr("Fits?"), self.tr("Architecture"), self.tr("Params"),
+                self.tr("Quantization"), self.tr("Size"), self.tr("Max context")]
 
     def set_entries(self, entries: list[ModelEntry]) -> None:
         self.beginResetModel()
@@ -54,6 +61,7 @@ class ModelTableModel(QAbstractTableModel):
 
     def set_fits(self, fits: dict[str, Fit]) -> None:
         self.fits = {name: verdict_text(f.verdict) for name, f in fits.items()}
+        self.verdicts = dict(fits)
         if self.entries:
             col = self.COLUMNS.index("fits")
             self.dataChanged.emit(self.index(0, col), self.index(len(self.entries) - 1, col))
@@ -82,7 +90,13 @@ class ModelTableModel(QAbstractTableModel):
                 "max_context": format_count(e.max_context) if e.max_context else "—",
                 "fits": self.fits.get(e.name, "?"),
             }[col]
+        fit = self.verdicts.get(e.name) if col == "fits" else None
+        if fit is not None and role in (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.BackgroundRole):
+            colours = VERDICT_COLOURS.get(str(fit.verdict))
+            return QColor(colours[role == Qt.ItemDataRole.BackgroundRole]) if colours else None
         if role == Qt.ItemDataRole.ToolTipRole:
+            if fit is not None and fit.detail:
+                return fit.detail
             if not e.available:
                 return self.tr("The files of this model are gone: {0}").format(e.path)
             return e.path

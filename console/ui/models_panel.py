@@ -12,25 +12,27 @@ computation and a stale result being dropped. Imports and removals run in worker
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QHeaderView,
-                               QInputDialog, QMessageBox, QPushButton, QTableView, QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView, QDialog, QDialogButtonBox, QGridLayout, QHBoxLayout, QHeaderView, QMenu, QMessageBox,
+    QPushButton, QTableView, QTextBrowser, QVBoxLayout, QWidget,
+)
 
 from console.config import EngineConfig
 from console.engine.types import EngineState, EngineStatus
-from console.models.store import ModelEntry, suggest_name
+from console.models.store import ModelEntry
 from console.planner.fit_table import Device, Fit, fit_table, plan_for, planner_device
 from console.planner.core import Plan
 from console.presets import Preset, PresetError, load_presets, validate_overrides
 from console.settings import Knobs, Settings
 from console.ui.context import AppContext
-from console.ui.knobs_box import KnobsBox
+from console.ui.knobs_box import KnobsBox, knobs_with_change
+from console.ui.model_imports import ModelImporter
 from console.ui.model_table import ModelTableModel
 from console.ui.plan_view import PlanView, details_markdown
-from console.ui.tasks import call_in_background, run_with_progress
+from console.ui.tasks import call_in_background
 from console.ui.warm_line import WarmLine
 from console.ui.widgets import ErrorLabel
 
@@ -70,7 +72,9 @@ class ModelsPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
-        self.table.doubleClicked.connect(self._on_table_double_clicked)
+        self.table.doubleClicked.connect(self._on_table_double_clicked)  # loads; Details: button, menu
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._on_table_context_menu)
 
         self.get_model_button = QPushButton(self.tr("Get a model…"), self)
         self.get_model_button.setToolTip(self.tr("Download from Hugging Face (or a mirror) or ModelScope"))
@@ -83,6 +87,7 @@ class ModelsPanel(QWidget):
         self.import_folder_button.clicked.connect(lambda: self.import_folder())
         self.remove_button.clicked.connect(lambda: self.remove_selected())
         self.details_button.clicked.connect(self.show_details)
+        self.importer = ModelImporter(self)  # GGUF / folder imports, with progress and cancel
         self.quantize_button = QPushButton(self.tr("Quantize…"), self)
         self.quantize_button.clicked.connect(lambda: self.quantize_selected())
 
@@ -93,6 +98,7 @@ class ModelsPanel(QWidget):
         self.preset_combo, self.context_spin, self.seqs_spin = k.preset_combo, k.context_spin, k.seqs_spin
         self.kv_dtype_combo, self.util_spin, self.kv_gib_spin = k.kv_dtype_combo, k.util_spin, k.kv_gib_spin
         self.plan_view = PlanView(self)
+        self.plan_view.applyRequested.connect(self.apply_change)  # a suggestion's Apply sets its knobs
         self.verdict_label, self.plan_label = self.plan_view.verdict_label, self.plan_view.plan_label
 
         self.load_button = QPushButton(self.tr("Load"), self)
@@ -124,12 +130,11 @@ class ModelsPanel(QWidget):
         root = QVBoxLayout(self)
         root.setContentsMargins(6, 6, 6, 6)
         root.addWidget(self.table, 3)
-        row = QHBoxLayout()
-        for b in (self.get_model_button, self.import_gguf_button, self.import_folder_button, self.remove_button,
-                  self.details_button):
-            row.addWidget(b)
-        row.addWidget(self.quantize_button)
-        root.addLayout(row)
+        grid = QGridLayout()  # two rows of three: the sidebar stays narrow enough for a laptop
+        for i, b in enumerate((self.get_model_button, self.import_gguf_button, self.import_folder_button,
+                               self.details_button, self.quantize_button, self.remove_button)):
+            grid.addWidget(b, i // 3, i % 3)
+        root.addLayout(grid)
 
         root.addWidget(self.knobs_box)
         root.addWidget(self.plan_view)
@@ -250,11 +255,37 @@ class ModelsPanel(QWidget):
         if state in (EngineState.LOADING, EngineState.STOPPING):
             self.show_error(self.tr("The engine is busy ({0}); wait for it to finish").format(state.value))
             return False
+        if not self._confirm_fit(name):
+            return False
         self._loaded = (name, self.preset_name() or "")
         self.ctx.bridge.load(config, name, keep_warm=self.keep_warm_check.isChecked())
         self._update_buttons()  # the host is LOADING already; don't wait for the bridge's tick
         self.message.emit(self.tr("Loading {0}…").format(name))
         return True
+
+    def _confirm_fit(self, name: str) -> bool:
+        """Ask before loading what the planner says does not fit as set ("does not fit", or "fits
+        with changes": not without them), naming its first problem and the way out."""
+        if self._plan_timer.isActive():
+            return True  # the knobs just changed: the verdict shown is not theirs (the engine still checks)
+        plan, fit = self.plan_view.plan, self.table_model.verdicts.get(name)
+        verdict = str(plan.verdict) if plan is not None else str(fit.verdict) if fit is not None else ""
+        if verdict not in ("does-not-fit", "fits-with-changes"):
+            return True
+        why = str(plan.problems[0]) if plan is not None and plan.problems else fit.detail if fit else ""
+        answer = QMessageBox.question(self, self.tr("Load anyway?"), self.tr(
+            "The planner says {0} does not fit with these settings. {1}\n\nApply one of its suggestions "
+            "(Planner box) or load anyway?").format(name, why).replace(" \n", "\n"))
+        return answer == QMessageBox.StandardButton.Yes
+
+    def apply_change(self, change: dict[str, Any]) -> None:
+        """Set the knobs a change names (an Advisor finding's or a planner suggestion's Apply)."""
+        knobs, skipped = knobs_with_change(self.knobs(), change)
+        self.set_knobs(knobs)
+        text = self.tr("Knobs changed; reload the model to use them.")
+        if skipped:
+            text += " " + self.tr("Set in the preset file (no knob here): {0}").format(", ".join(skipped))
+        self.message.emit(text)
 
     def unload(self) -> None:
         self.clear_error()
@@ -266,44 +297,10 @@ class ModelsPanel(QWidget):
         return self.load_selected()
 
     def import_gguf(self, path: str | None = None, name: str | None = None) -> Any:
-        if path is None:
-            path, _ = QFileDialog.getOpenFileName(self, self.tr("Import a GGUF file"), "",
-                                                  self.tr("GGUF files (*.gguf);;All files (*)"))
-            if not path:
-                return None
-        if name is None:
-            name = self._ask_name(Path(path).stem)
-            if not name:
-                return None
-        from console.models.importers import import_gguf
-
-        return self._run_import(self.tr("Importing {0}").format(Path(path).name),
-                                lambda state: import_gguf(self.ctx.store, Path(path), name, state))
+        return self.importer.import_gguf(path, name)
 
     def import_folder(self, path: str | None = None, name: str | None = None, copy: bool | None = None) -> Any:
-        if path is None:
-            path = QFileDialog.getExistingDirectory(self, self.tr("Import a Hugging Face model folder"))
-            if not path:
-                return None
-        if copy is None:
-            box = QMessageBox(QMessageBox.Icon.Question, self.tr("Import folder"),
-                              self.tr("Copy the model into the store, or use it where it is?"),
-                              QMessageBox.StandardButton.Cancel, self)
-            copy_btn = box.addButton(self.tr("Copy into store"), QMessageBox.ButtonRole.AcceptRole)
-            box.addButton(self.tr("Use in place"), QMessageBox.ButtonRole.AcceptRole)
-            box.exec()
-            if box.clickedButton() is box.button(QMessageBox.StandardButton.Cancel):
-                return None
-            copy = box.clickedButton() is copy_btn
-        if name is None:
-            name = self._ask_name(Path(path).name)
-            if not name:
-                return None
-        from console.models.importers import import_hf_folder
-
-        folder = Path(path)
-        return self._run_import(self.tr("Importing {0}").format(folder.name),
-                                lambda state: import_hf_folder(self.ctx.store, folder, name, state, copy=bool(copy)))
+        return self.importer.import_folder(path, name, copy)
 
     def open_get_model(self) -> Any:
         """The "Get a model…" dialog (non-modal, one per panel, so a running download stays in
@@ -318,26 +315,6 @@ class ModelsPanel(QWidget):
         dialog.show()
         dialog.raise_()
         return dialog
-
-    def _ask_name(self, suggestion: str) -> str | None:
-        clean = suggest_name(suggestion)
-        name, ok = QInputDialog.getText(self, self.tr("Model name"), self.tr("Name in the store:"), text=clean)
-        return name.strip() if ok and name.strip() else None
-
-    def _run_import(self, title: str, fn: Any) -> Any:
-        self.clear_error()
-
-        def done(entry: ModelEntry) -> None:
-            self.refresh(select=entry.name)
-            self.message.emit(self.tr("Imported {0}").format(entry.name))
-
-        def failed(msg: str) -> None:
-            self.show_error(self.tr("Import failed: {0}").format(msg))
-
-        def cancelled() -> None:
-            self.message.emit(self.tr("Import cancelled; nothing was added"))
-
-        return run_with_progress(self, title, fn, done, failed, cancelled)
 
     def quantize_selected(self) -> Any:
         """Open the Quantize dialog (console/ui/quantize_dialog.py) for the selected model."""
@@ -469,7 +446,16 @@ class ModelsPanel(QWidget):
         self.selectionChanged.emit(self.selected_name() or "", self.preset_name() or "")
 
     def _on_table_double_clicked(self, _index: QModelIndex) -> None:
-        self.show_details()
+        self.load_selected()
+
+    def _on_table_context_menu(self, pos: Any) -> None:
+        if self.selected_entry() is None:
+            return
+        menu = QMenu(self)
+        menu.addAction(self.tr("Load"), self.load_selected)
+        menu.addAction(self.tr("Details"), self.show_details)
+        menu.addAction(self.tr("Remove"), lambda: self.remove_selected())
+        menu.popup(self.table.viewport().mapToGlobal(pos))
 
     def _on_knobs_box_preset_changed(self) -> None:
         self._plan_timer.start()

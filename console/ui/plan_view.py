@@ -9,8 +9,10 @@ The core's :func:`console.planner.selfcal.provenance` says where the figures cam
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout, QWidget
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from console.config import EngineConfig
 from console.planner.core import Plan
@@ -64,8 +66,16 @@ def details_markdown(plan: Plan | None) -> str:
 
 
 class PlanView(QGroupBox):
-    """``verdict_label`` (rich text) over ``plan_label`` (plain, selectable); ``plan`` is the plan
-    shown (None while there is none, or while the next one is being computed)."""
+    """``verdict_label`` (rich text) over ``plan_label`` (plain, selectable), then the planner's
+    suggestions, each with an Apply that sets its knobs; ``plan`` is the plan shown (None while
+    there is none, or while the next one is being computed).
+
+    Signals:
+        applyRequested(dict): a suggestion's changes (engine-config keys), as the Advisor's Apply.
+    """
+
+    applyRequested = Signal(dict)
+    MAX_SUGGESTIONS = 3
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -77,22 +87,53 @@ class PlanView(QGroupBox):
         self.plan_label = QLabel(self)
         self.plan_label.setWordWrap(True)
         self.plan_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.suggestions = QWidget(self)  # one row per suggestion: its summary and Apply
+        self.suggestion_rows: list[tuple[QLabel, QPushButton]] = []
+        QVBoxLayout(self.suggestions).setContentsMargins(0, 0, 0, 0)
         layout = QVBoxLayout(self)
         layout.addWidget(self.verdict_label)
         layout.addWidget(self.plan_label)
+        layout.addWidget(self.suggestions)
+
+    def _show_suggestions(self, suggestions: list[Any]) -> None:
+        box = self.suggestions.layout()
+        while box.count():
+            item = box.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        self.suggestion_rows = []
+        for s in suggestions[:self.MAX_SUGGESTIONS]:
+            row = QWidget(self.suggestions)
+            label = QLabel("→ " + str(getattr(s, "summary", s)), row)
+            label.setWordWrap(True)
+            apply = QPushButton(self.tr("Apply"), row)
+            changes = dict(getattr(s, "changes", {}) or {})
+            apply.setToolTip(self.tr("Set the knobs this suggestion changes: {0}").format(
+                ", ".join(f"{k}={v}" for k, v in changes.items())))
+            apply.setVisible(getattr(s, "kind", "") == "settings" and bool(changes))  # no knob buys hardware
+            apply.clicked.connect(lambda _c=False, c=changes: self.applyRequested.emit(c))
+            line = QHBoxLayout(row)
+            line.setContentsMargins(0, 0, 0, 0)
+            line.addWidget(label, 1)
+            line.addWidget(apply, 0, Qt.AlignmentFlag.AlignTop)
+            box.addWidget(row)
+            self.suggestion_rows.append((label, apply))
 
     def show_no_selection(self) -> None:
         self.plan = None
+        self._show_suggestions([])
         self.verdict_label.setText(self.tr("Select a model to see whether it fits."))
         self.plan_label.clear()
 
     def show_cannot_plan(self, why: str) -> None:
         self.plan = None
+        self._show_suggestions([])
         self.verdict_label.setText(f"<b>{self.tr('Cannot plan')}</b>")
         self.plan_label.setText(why)
 
     def show_planner_failed(self, why: str) -> None:
         self.plan = None
+        self._show_suggestions([])
         self.verdict_label.setText(f"<b>{self.tr('The planner failed')}</b>")
         self.plan_label.setText(why)
 
@@ -101,6 +142,7 @@ class PlanView(QGroupBox):
         colour = _COLOURS.get(str(p.verdict), "#b00020")
         self.verdict_label.setText(f"<b style='color:{colour}'>{verdict_text(str(p.verdict))}</b>")
         self.plan_label.setText(self._plan_summary(p) + "\n" + self._config_summary(config))
+        self._show_suggestions(list(p.suggestions))
 
     def _plan_summary(self, p: Plan) -> str:
         def sourced(text: str, figure: str) -> str:
@@ -114,7 +156,6 @@ class PlanView(QGroupBox):
             lines.append(status)
         lines.append(self.tr("Max concurrency at full context: {0:.1f}×").format(p.max_concurrency))
         lines += ["⚠ " + str(problem) for problem in list(p.problems)[:2]]
-        lines += ["→ " + str(getattr(s, "summary", s)) for s in list(p.suggestions)[:3]]
         lines += ["ℹ " + str(note) for note in list(p.notes)[:2]]
         return "\n".join(lines)
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QWidget
 
 
 class ErrorLabel(QLabel):
@@ -33,3 +33,28 @@ def needs_loader_tip() -> str:
     return QCoreApplication.translate("EngineCapability", "This needs an engine the console can load: the "
                                       "in-process engine or a console-launched server. A remote server keeps "
                                       "its own configuration (Engine > Engine location…).")
+
+
+class VerticalScroll(QScrollArea):
+    """A tall column (a side bar of boxes) that scrolls rather than making the window taller than
+    a laptop's screen; it keeps its content's minimum width, so nothing is cut sideways."""
+
+    MIN_HEIGHT = 160
+
+    def __init__(self, content: QWidget, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidget(content)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def minimumSizeHint(self) -> QSize:
+        content = self.widget()
+        inner = content.minimumSizeHint() if content is not None else QSize(0, 0)
+        bar = self.verticalScrollBar().sizeHint().width()
+        return QSize(inner.width() + bar + 2 * self.frameWidth(), self.MIN_HEIGHT)
+
+    def sizeHint(self) -> QSize:
+        content = self.widget()
+        inner = content.sizeHint() if content is not None else QSize(0, 0)
+        return QSize(self.minimumSizeHint().width(), max(inner.height(), self.MIN_HEIGHT))

@@ -111,11 +111,6 @@
     </message>
     <message>
       <location filename="../../console/ui/advisor_panel.py" />
-      <source>Knobs changed; reload the model to use them.</source>
-      <translation>参数已更改；重新加载模型后生效。</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/advisor_panel.py" />
       <source>No engine setting to change: see why.</source>
       <translation>没有需要修改的引擎设置：原因见下。</translation>
     </message>
@@ -178,11 +173,6 @@
       <location filename="../../console/ui/advisor_panel.py" />
       <source>Serve /metrics for Prometheus on {0}:{1}</source>
       <translation>在 {0}:{1} 上为 Prometheus 提供 /metrics</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/advisor_panel.py" />
-      <source>Set in the preset file (no knob here): {0}</source>
-      <translation>需在预设文件中设置（此处没有对应参数）：{0}</translation>
     </message>
     <message>
       <location filename="../../console/ui/advisor_panel.py" />
@@ -560,6 +550,11 @@
     </message>
     <message>
       <location filename="../../console/ui/batch_panel.py" />
+      <source>Requests in flight at once. 'all' gives the engine every line together, as vLLM's offline batch does: fastest, and identical greedy lines answer alike.</source>
+      <translation>同时进行的请求数。“全部”会把每一行一起交给引擎，与 vLLM 的离线批处理相同：最快，且相同的贪心请求得到相同的回答。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/batch_panel.py" />
       <source>Resume (skip requests already in the output)</source>
       <translation>续跑（跳过输出中已有的请求）</translation>
     </message>
@@ -612,6 +607,11 @@
       <location filename="../../console/ui/batch_panel.py" />
       <source>Write results to</source>
       <translation>结果写入到</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/batch_panel.py" />
+      <source>all</source>
+      <translation>全部</translation>
     </message>
     <message>
       <location filename="../../console/ui/batch_panel.py" />
@@ -1044,6 +1044,29 @@
     </message>
   </context>
   <context>
+    <name>ChatInput</name>
+    <message>
+      <location filename="../../console/ui/chat_input.py" />
+      <source>Ctrl+Enter</source>
+      <translation>Ctrl+Enter</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_input.py" />
+      <source>Enter</source>
+      <translation>Enter</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_input.py" />
+      <source>Message (Ctrl+Enter sends, Esc stops)</source>
+      <translation>消息（Ctrl+Enter 发送，Esc 停止）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_input.py" />
+      <source>Message (Enter sends, Shift+Enter breaks the line, Esc stops)</source>
+      <translation>消息（Enter 发送，Shift+Enter 换行，Esc 停止）</translation>
+    </message>
+  </context>
+  <context>
     <name>ChatPanel</name>
     <message>
       <location filename="../../console/ui/chat_transcript.py" />
@@ -1054,6 +1077,11 @@
       <location filename="../../console/ui/chat_panel.py" />
       <source>Context</source>
       <translation>上下文</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_panel.py" />
+      <source>Continue</source>
+      <translation>继续</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
@@ -1102,18 +1130,18 @@
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
-      <source>Load a model, type a message and press Ctrl+Enter.</source>
-      <translation>加载模型，输入消息，然后按 Ctrl+Enter。</translation>
+      <source>Go on with the last answer where max tokens cut it</source>
+      <translation>从达到最大词元数而被截断的地方继续上一条回答</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_panel.py" />
+      <source>Load a model, type a message and press {0}.</source>
+      <translation>加载模型，输入消息，然后按 {0}。</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
       <source>Markdown (*.md);;JSON (*.json)</source>
       <translation>Markdown (*.md);;JSON (*.json)</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat_panel.py" />
-      <source>Message (Ctrl+Enter sends, Esc stops)</source>
-      <translation>消息（Ctrl+Enter 发送，Esc 停止）</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
@@ -1147,8 +1175,8 @@
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
-      <source>Send (Ctrl+Enter)</source>
-      <translation>发送 (Ctrl+Enter)</translation>
+      <source>Send ({0})</source>
+      <translation>发送 ({0})</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
@@ -1927,6 +1955,11 @@
     </message>
     <message>
       <location filename="../../console/ui/main_window.py" />
+      <source>&amp;Enter sends (Shift+Enter breaks the line)</source>
+      <translation>Enter 发送（Shift+Enter 换行）(&amp;E)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/main_window.py" />
       <source>&amp;File</source>
       <translation>文件(&amp;F)</translation>
     </message>
@@ -2057,6 +2090,11 @@
     </message>
     <message>
       <location filename="../../console/ui/main_window.py" />
+      <source>Off: Enter breaks the line and Ctrl+Enter sends</source>
+      <translation>关闭时：Enter 换行，Ctrl+Enter 发送</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/main_window.py" />
       <source>Preset: {0}</source>
       <translation>预设：{0}</translation>
     </message>
@@ -2099,6 +2137,74 @@
       <location filename="../../console/ui/main_window.py" />
       <source>{0} tok/s</source>
       <translation>{0} 词元/秒</translation>
+    </message>
+  </context>
+  <context>
+    <name>ModelImporter</name>
+    <message>
+      <location filename="../../console/ui/model_imports.py" />
+      <source>Copy into store</source>
+      <translation>复制到模型库</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_imports.py" />
+      <source>Copy the model into the store, or use it where it is?</source>
+      <translation>把模型复制到模型库，还是在原位置使用？</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_imports.py" />
+      <source>GGUF files (*.gguf);;All files (*)</source>
+      <translation>GGUF 文件 (*.gguf);;所有文件 (*)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_imports.py" />
+      <source>Import a GGUF file</source>
+      <translation>导入 GGUF 文件</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_imports.py" />
+      <source>Import a Hugging Face model folder</source>
+      <translation>导入 Hugging Face 模型文件夹</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_imports.py" />
+      <source>Import cancelled; nothing was added</source>
+      <translation>导入已取消；未添加任何内容</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_imports.py" />
+      <source>Import failed: {0}</source>
+      <translation>导入失败：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_imports.py" />
+      <source>Import folder</source>
+      <translation>导入文件夹</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_imports.py" />
+      <source>Imported {0}</source>
+      <translation>已导入 {0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_imports.py" />
+      <source>Importing {0}</source>
+      <translation>正在导入 {0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_imports.py" />
+      <source>Model name</source>
+      <translation>模型名称</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_imports.py" />
+      <source>Name in the store:</source>
+      <translation>在模型库中的名称：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_imports.py" />
+      <source>Use in place</source>
+      <translation>原位使用</translation>
     </message>
   </context>
   <context>
@@ -2163,16 +2269,6 @@
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
-      <source>Copy into store</source>
-      <translation>复制到模型库</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Copy the model into the store, or use it where it is?</source>
-      <translation>把模型复制到模型库，还是在原位置使用？</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
       <source>Details</source>
       <translation>详情</translation>
     </message>
@@ -2188,11 +2284,6 @@
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
-      <source>GGUF files (*.gguf);;All files (*)</source>
-      <translation>GGUF 文件 (*.gguf);;所有文件 (*)</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
       <source>Get a model…</source>
       <translation>获取模型…</translation>
     </message>
@@ -2203,43 +2294,8 @@
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
-      <source>Import a GGUF file</source>
-      <translation>导入 GGUF 文件</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Import a Hugging Face model folder</source>
-      <translation>导入 Hugging Face 模型文件夹</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Import cancelled; nothing was added</source>
-      <translation>导入已取消；未添加任何内容</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Import failed: {0}</source>
-      <translation>导入失败：{0}</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Import folder</source>
-      <translation>导入文件夹</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
       <source>Import folder…</source>
       <translation>导入文件夹…</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Imported {0}</source>
-      <translation>已导入 {0}</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Importing {0}</source>
-      <translation>正在导入 {0}</translation>
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
@@ -2253,8 +2309,18 @@
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
+      <source>Knobs changed; reload the model to use them.</source>
+      <translation>参数已更改；重新加载模型后生效。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/models_panel.py" />
       <source>Load</source>
       <translation>加载</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/models_panel.py" />
+      <source>Load anyway?</source>
+      <translation>仍要加载？</translation>
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
@@ -2275,16 +2341,6 @@
       <location filename="../../console/ui/models_panel.py" />
       <source>Model details</source>
       <translation>模型详情</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Model name</source>
-      <translation>模型名称</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models_panel.py" />
-      <source>Name in the store:</source>
-      <translation>在模型库中的名称：</translation>
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
@@ -2333,18 +2389,27 @@
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
+      <source>Set in the preset file (no knob here): {0}</source>
+      <translation>请在预设文件中设置（此处没有对应参数）：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/models_panel.py" />
       <source>The engine is busy ({0}); wait for it to finish</source>
       <translation>引擎正忙（{0}）；请等待其完成</translation>
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
-      <source>Unload</source>
-      <translation>卸载</translation>
+      <source>The planner says {0} does not fit with these settings. {1}
+
+Apply one of its suggestions (Planner box) or load anyway?</source>
+      <translation>规划器认为 {0} 在当前设置下放不下。{1}
+
+应用它的某条建议（规划器框），还是仍要加载？</translation>
     </message>
     <message>
       <location filename="../../console/ui/models_panel.py" />
-      <source>Use in place</source>
-      <translation>原位使用</translation>
+      <source>Unload</source>
+      <translation>卸载</translation>
     </message>
     <message>
       <location filename="../../console/ui/model_table.py" />
@@ -2790,6 +2855,11 @@
     <name>PlanView</name>
     <message>
       <location filename="../../console/ui/plan_view.py" />
+      <source>Apply</source>
+      <translation>应用</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
       <source>CUDA context</source>
       <translation>CUDA 上下文</translation>
     </message>
@@ -2847,6 +2917,11 @@
       <location filename="../../console/ui/plan_view.py" />
       <source>Select a model to see whether it fits.</source>
       <translation>选择一个模型，查看它能否装下。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/plan_view.py" />
+      <source>Set the knobs this suggestion changes: {0}</source>
+      <translation>设置这条建议所改的参数：{0}</translation>
     </message>
     <message>
       <location filename="../../console/ui/plan_view.py" />
@@ -3144,6 +3219,11 @@
     </message>
     <message>
       <location filename="../../console/ui/chat_sampling.py" />
+      <source>The longest answer in tokens; at the lowest value, as long as the model's context allows (an answer cut here can be continued)</source>
+      <translation>回答的最大词元数；取最小值时，回答可长至模型上下文所允许的长度（在此被截断的回答可以继续）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
       <source>Top-k:</source>
       <translation>Top-k：</translation>
     </message>
@@ -3166,6 +3246,11 @@
       <location filename="../../console/ui/chat_sampling.py" />
       <source>random</source>
       <translation>随机</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>up to the context</source>
+      <translation>直到上下文用尽</translation>
     </message>
   </context>
   <context>

@@ -1,0 +1,53 @@
+"""The chat's message box: Enter sends and Shift+Enter breaks the line (as in most chat apps), or,
+with the setting off (Chat menu, saved in the settings), Enter breaks the line and Ctrl+Enter
+sends (the window's Send action holds Ctrl+Enter in both ways)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QPlainTextEdit, QWidget
+
+_ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+
+
+class ChatInput(QPlainTextEdit):
+    """The message box.
+
+    Signals:
+        sendRequested(): Enter was pressed (with :attr:`enter_sends` on).
+    """
+
+    sendRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.enter_sends = True
+        self.setMaximumHeight(120)
+        self.set_enter_sends(True)
+
+    def set_enter_sends(self, on: bool) -> None:
+        self.enter_sends = on
+        self.setPlaceholderText(self.tr("Message (Enter sends, Shift+Enter breaks the line, Esc stops)") if on
+                                else self.tr("Message (Ctrl+Enter sends, Esc stops)"))
+
+    def send_keys(self) -> str:
+        """The keys that send, for tooltips and hints."""
+        return self.tr("Enter") if self.enter_sends else self.tr("Ctrl+Enter")
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in _ENTER_KEYS:
+            mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+            if (self.enter_sends and mods == Qt.KeyboardModifier.NoModifier) or \
+                    mods == Qt.KeyboardModifier.ControlModifier:  # Ctrl+Enter: when no window action took it
+                event.accept()
+                self.sendRequested.emit()
+                return
+            if mods & Qt.KeyboardModifier.ShiftModifier or (not self.enter_sends and not mods):
+                event.accept()
+                self.insertPlainText("\n")  # a plain newline (Qt's Shift+Enter would insert U+2028)
+                return
+        super().keyPressEvent(event)
+
+
+__all__ = ["ChatInput"]

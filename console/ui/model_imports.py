@@ -1,0 +1,89 @@
+"""The Models panel's imports: a GGUF file or a Hugging Face folder into the store, in a worker
+with progress and cancel (:func:`console.ui.tasks.run_with_progress`); the panel then shows the
+new model selected. Split from ``models_panel.py`` by job."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
+
+from console.models.store import ModelEntry, suggest_name
+from console.ui.tasks import run_with_progress
+
+if TYPE_CHECKING:
+    from console.ui.models_panel import ModelsPanel
+
+
+class ModelImporter(QObject):
+    """Imports into the store of ``panel`` (its messages and errors show there)."""
+
+    def __init__(self, panel: "ModelsPanel") -> None:
+        super().__init__(panel)
+        self.panel = panel
+
+    def import_gguf(self, path: str | None = None, name: str | None = None) -> Any:
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self.panel, self.tr("Import a GGUF file"), "",
+                                                  self.tr("GGUF files (*.gguf);;All files (*)"))
+            if not path:
+                return None
+        if name is None:
+            name = self._ask_name(Path(path).stem)
+            if not name:
+                return None
+        from console.models.importers import import_gguf
+
+        return self._run_import(self.tr("Importing {0}").format(Path(path).name),
+                                lambda state: import_gguf(self.panel.ctx.store, Path(path), name, state))
+
+    def import_folder(self, path: str | None = None, name: str | None = None,
+                      copy: bool | None = None) -> Any:
+        if path is None:
+            path = QFileDialog.getExistingDirectory(self.panel, self.tr("Import a Hugging Face model folder"))
+            if not path:
+                return None
+        if copy is None:
+            box = QMessageBox(QMessageBox.Icon.Question, self.tr("Import folder"),
+                              self.tr("Copy the model into the store, or use it where it is?"),
+                              QMessageBox.StandardButton.Cancel, self.panel)
+            copy_btn = box.addButton(self.tr("Copy into store"), QMessageBox.ButtonRole.AcceptRole)
+            box.addButton(self.tr("Use in place"), QMessageBox.ButtonRole.AcceptRole)
+            box.exec()
+            if box.clickedButton() is box.button(QMessageBox.StandardButton.Cancel):
+                return None
+            copy = box.clickedButton() is copy_btn
+        if name is None:
+            name = self._ask_name(Path(path).name)
+            if not name:
+                return None
+        from console.models.importers import import_hf_folder
+
+        return self._run_import(self.tr("Importing {0}").format(Path(path).name),
+                                lambda state: import_hf_folder(self.panel.ctx.store, Path(path), name, state,
+                                                               copy=bool(copy)))
+
+    def _ask_name(self, suggestion: str) -> str | None:
+        clean = suggest_name(suggestion)
+        name, ok = QInputDialog.getText(self.panel, self.tr("Model name"), self.tr("Name in the store:"), text=clean)
+        return name.strip() if ok and name.strip() else None
+
+    def _run_import(self, title: str, fn: Any) -> Any:
+        self.panel.clear_error()
+
+        def done(entry: ModelEntry) -> None:
+            self.panel.refresh(select=entry.name)
+            self.panel.message.emit(self.tr("Imported {0}").format(entry.name))
+
+        def failed(msg: str) -> None:
+            self.panel.show_error(self.tr("Import failed: {0}").format(msg))
+
+        def cancelled() -> None:
+            self.panel.message.emit(self.tr("Import cancelled; nothing was added"))
+
+        return run_with_progress(self.panel, title, fn, done, failed, cancelled)
+
+
+__all__ = ["ModelImporter"]

@@ -1,0 +1,76 @@
+"""The chat's keys without an engine (issue 31): the Chat menu's "Enter sends" setting is saved in
+the settings and restored with the window, and the message box follows it; the settings of a
+version-2 file move from the old 256-token cut to "up to the context"."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+
+from console.config import FIT_CONTEXT, SamplingSettings
+from console.models.store import ModelStore
+from console.settings import load_settings, settings_path
+from console.ui.context import AppContext
+
+
+def _window(qtbot: Any) -> Any:
+    from console.ui.main_window import MainWindow
+
+    w = MainWindow(AppContext.create(store=ModelStore()), load_settings(), owns_host=False)
+    qtbot.addWidget(w)
+    return w
+
+
+def test_enter_sends_setting_is_saved_and_followed(home: Path, qtbot: Any) -> None:
+    w = _window(qtbot)
+    box = w.chat.input
+    assert w.act_enter_sends.isChecked() and box.enter_sends and "Enter sends" in box.placeholderText()
+    assert w.chat.send_button.toolTip() == "Send (Enter)"
+    sent: list[bool] = []
+    box.sendRequested.connect(lambda: sent.append(True))
+    w.show()
+    qtbot.keyClicks(box, "a")
+    qtbot.keyClick(box, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    assert box.toPlainText() == "a\n" and not sent
+    qtbot.keyClick(box, Qt.Key.Key_Enter, Qt.KeyboardModifier.KeypadModifier)  # the keypad's Enter too
+    assert sent == [True]
+
+    w.act_enter_sends.trigger()  # off: the Ctrl+Enter way
+    assert not box.enter_sends and w.chat.send_button.toolTip() == "Send (Ctrl+Enter)"
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    assert box.toPlainText() == "a\n\n" and sent == [True]
+    w.save_settings()
+    w.ctx.sampler.stop()
+    assert load_settings().enter_sends is False
+
+    again = _window(qtbot)
+    assert not again.act_enter_sends.isChecked() and not again.chat.input.enter_sends
+    again.ctx.sampler.stop()
+
+
+def test_one_sampling_default_for_window_and_cli(home: Path, qtbot: Any) -> None:
+    import argparse
+
+    from console.cli.chat import add_sampling_args, sampling_from_args
+
+    p = argparse.ArgumentParser()
+    add_sampling_args(p)
+    assert sampling_from_args(p.parse_args([])) == SamplingSettings()
+    w = _window(qtbot)
+    assert w.chat.sampling() == SamplingSettings() and SamplingSettings().max_tokens == FIT_CONTEXT
+    assert w.chat.max_tokens.text() == "up to the context"
+    w.ctx.sampler.stop()
+
+
+def test_version_2_settings_drop_the_old_256_token_cut(home: Path) -> None:
+    settings_path().parent.mkdir(parents=True)
+    old = {"schema_version": 2, "sampling": {"temperature": 0.7, "max_tokens": 256}}
+    settings_path().write_text(json.dumps(old))
+    assert load_settings().sampling.max_tokens == FIT_CONTEXT
+    old["sampling"]["max_tokens"] = 512  # the user's own choice stays
+    settings_path().write_text(json.dumps(old))
+    s = load_settings()
+    assert s.sampling.max_tokens == 512 and s.enter_sends is True
