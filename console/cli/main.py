@@ -23,7 +23,7 @@ from console.versions import version_report
 COMMANDS = (models, chat, gui, plan, presets, batch, export, bench, quantize, gate, advise, doctor, privacy_command)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> ConsoleArgumentParser:
     parser = ConsoleArgumentParser(  # one-line errors with "did you mean" (its subcommands too)
         prog="inference-console",
         description="A tuned vLLM inference console. With no command, opens the desktop console "
