@@ -14,6 +14,16 @@ from console.cli.main import main
 URL = "http://127.0.0.1:9"
 
 
+@pytest.fixture()
+def home(home: Path, tiny_model: Path) -> Path:
+    """An empty data home whose store has a `smollm2` (the tiny model by reference): the commands'
+    cheap model check passes, so the refusal shown is the one under test."""
+    from console.models.store import ModelStore
+
+    ModelStore().add_reference("smollm2", tiny_model)
+    return home
+
+
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     assert main(argv) == 2
     err = capsys.readouterr().err

@@ -37,7 +37,7 @@ def test_batch_export_bench_flags_and_old_spellings(capsys: pytest.CaptureFixtur
     assert getattr(_parse(*batch, "--max-concurrency", "3"), "max_concurrency") == 3
     assert getattr(_parse(*batch, "--concurrency", "5"), "max_concurrency") == 5
     assert "--concurrency is deprecated in `batch`; use --max-concurrency" in capsys.readouterr().err
-    assert getattr(_parse(*batch), "max_concurrency") == 16  # the default stays when neither is given
+    assert getattr(_parse(*batch), "max_concurrency") is None  # neither given: every line at once (issue 28)
 
     assert getattr(_parse("export", "--served-api-key", "k1"), "served_api_key") == "k1"
     assert getattr(_parse("export", "--api-key", "k2"), "served_api_key") == "k2"

@@ -37,7 +37,7 @@ ALLOWED: dict[str, str] = {
     "token": "kept as is in Chinese LLM software, as the catalogue does",
     # units and keys
     "GiB": "unit", "MiB": "unit", "KiB": "unit", "GB": "unit", "ms": "unit", "MHz": "unit",
-    "Ctrl": "a key", "Enter": "a key", "Esc": "a key",
+    "Ctrl": "a key", "Enter": "a key", "Esc": "a key", "Shift": "a key",
 }
 #: Not prose, taken out before looking for words (each with why):
 _NOT_PROSE = [

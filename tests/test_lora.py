@@ -160,18 +160,23 @@ def test_the_recorded_base_is_matched_exactly_and_an_override_warns(
     assert import_adapter(store, for_base, "w", base="llama").base_warning is None  # --base naming its own base
 
 
-def test_cli_shows_the_override_warning(lora_adapters: dict[str, Path], tiny_model: Path, tmp_path: Path) -> None:
-    from test_cli import run_cli
+def test_cli_shows_the_override_warning(lora_adapters: dict[str, Path], tiny_model: Path, tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from console.cli.main import main
 
-    home = tmp_path / "home"
-    assert run_cli(home, "models", "import", str(tiny_model), "--name", "tiny-instruct", "--reference").returncode == 0
+    def cli(*argv: str) -> tuple[int, str, str]:  # in this process: an import reads files, no engine
+        rc = main(["--home", str(tmp_path / "home"), *argv])
+        out = capsys.readouterr()
+        return rc, out.out, out.err
+
+    assert cli("models", "import", str(tiny_model), "--name", "tiny-instruct", "--reference")[0] == 0
     for_base = _recording(lora_adapters["a"], tmp_path / "for-base", "org/tiny")
-    r = run_cli(home, "models", "import", str(for_base), "--name", "x")
-    assert r.returncode == 2 and "trained on 'org/tiny', which is not in the store" in r.stderr
-    r = run_cli(home, "models", "import", str(for_base), "--name", "x", "--base", "tiny-instruct")
-    assert r.returncode == 0, r.stderr
-    assert "warning: the adapter records 'org/tiny' as its base, not 'tiny-instruct'" in r.stderr
-    assert "tiny-instruct (--base, not its recorded base)" in run_cli(home, "models", "list").stdout
+    rc, _, err = cli("models", "import", str(for_base), "--name", "x")
+    assert rc == 2 and "trained on 'org/tiny', which is not in the store" in err
+    rc, _, err = cli("models", "import", str(for_base), "--name", "x", "--base", "tiny-instruct")
+    assert rc == 0, err
+    assert "warning: the adapter records 'org/tiny' as its base, not 'tiny-instruct'" in err
+    assert "tiny-instruct (--base, not its recorded base)" in cli("models", "list")[1]
 
 
 def _moe_base(folder: Path, **extra: int) -> Path:
