@@ -58,8 +58,10 @@ def _text_prompts(model: str, workload: Workload) -> list[str]:
 def _vllm(spec: dict[str, Any]) -> dict[str, Any]:
     from vllm import LLM, SamplingParams
 
+    from console.engine import vllm_compat
+
     w = Workload.from_dict(spec["workload"])
-    kwargs = dict(spec["engine_kwargs"])
+    kwargs = vllm_compat.engine_args_kwargs(dict(spec["engine_kwargs"]))
     t_load = time.perf_counter()
     llm = LLM(**kwargs)
     load_s = time.perf_counter() - t_load
@@ -102,7 +104,7 @@ def _asyncllm(spec: dict[str, Any]) -> dict[str, Any]:
 
     async def run() -> dict[str, Any]:
         t_load = time.perf_counter()
-        args = vllm_compat.async_engine_args_class()(**kwargs, disable_log_stats=True)
+        args = vllm_compat.async_engine_args_class()(**vllm_compat.engine_args_kwargs(kwargs), disable_log_stats=True)
         engine = vllm_compat.async_llm_class().from_engine_args(args)
         load_s = time.perf_counter() - t_load
 
