@@ -51,12 +51,27 @@ def derive_model(cls: type, *, extra: str = "ignore", nullable: bool = True, exc
             hint = derive_model(hint, extra=extra, nullable=nullable, limits=limits, choices=choices)  # type: ignore[arg-type]
         elif f.name in choices:
             allowed: Any = Literal[choices[f.name]]  # type: ignore[valid-type]
+            if all(type(c) is int for c in choices[f.name]):  # Literal[1, 8] alone takes True (== 1)
+                from typing import Annotated
+
+                from pydantic import BeforeValidator
+
+                allowed = Annotated[allowed, BeforeValidator(_no_bool)]
             hint = allowed | None if type(None) in get_args(hint) else allowed
         if not nullable and type(None) in get_args(hint):
             hint = Union[tuple(a for a in get_args(hint) if a is not type(None))]  # noqa: UP007
         fields[f.name] = (hint, Field(default=None, **limits.get(f.name, {})))
     config = ConfigDict(strict=True, extra=extra, allow_inf_nan=False)  # type: ignore[typeddict-item]
     return create_model(f"{cls.__name__}Schema", __config__=config, **fields)
+
+
+def _no_bool(value: Any) -> Any:
+    """A whole-number choice refuses true/false, as strict ints do (pydantic's int_type error)."""
+    if isinstance(value, bool):
+        from pydantic_core import PydanticCustomError
+
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    return value
 
 
 @functools.cache
