@@ -182,15 +182,19 @@ def report(result: Any, log: Any, out_json: Path) -> None:
 
 
 def write_preset(result: Any, trial: Any, base: Any, path: Path, describe: Any) -> None:
-    """The tuned preset as the console would save it (TOML), beside the JSON."""
-    import tomli_w
-
+    """The tuned preset as the console would save it (TOML; JSON where tomli-w is not installed)."""
     from console.schema import NOT_IN_PRESET
 
     engine = {k: v for k, v in {**base.engine_kwargs(), **trial.preset_knobs()}.items()
               if v is not None and k not in NOT_IN_PRESET}
-    path.write_text(tomli_w.dumps({"name": path.stem, "description": describe(result, result.best),
-                                   "goal": "max-throughput", "gpu": "any", "engine": engine}))
+    preset = {"name": path.stem, "description": describe(result, result.best), "goal": "max-throughput",
+              "gpu": "any", "engine": engine}
+    try:
+        import tomli_w
+    except ImportError:  # the GPU machine's image may lack it: the same table as JSON
+        path.with_suffix(".json").write_text(json.dumps(preset, indent=1))
+        return
+    path.write_text(tomli_w.dumps(preset))
 
 
 if __name__ == "__main__":

@@ -90,7 +90,7 @@ def best_of(trials: list[Trial]) -> int | None:
 
 
 def minutes(seconds: float) -> str:
-    s = max(0, int(round(seconds)))
+    s = max(0, round(seconds))
     return f"{s // 60}:{s % 60:02d}"
 
 
