@@ -162,13 +162,13 @@ class _Search:
         threshold = scores[max(1, math.ceil(len(scores) / self.eta)) - 1]
         return score >= threshold, threshold
 
-    def measure_trial(self, trial: Trial, levels: list[int], name: str, first_rung: int = 0) -> None:
+    def measure_trial(self, trial: Trial, levels: list[int], name: str) -> None:
         t0 = time.monotonic()
         self.trials.append(trial)
         try:
             self.load(trial, self.config_of(trial.knobs), name)
             last = len(self.rungs) - 1
-            for rung in range(first_rung, len(self.rungs)):
+            for rung in range(len(self.rungs)):
                 best: tuple[float, int, dict[str, Any]] | None = None
                 for j, level in enumerate(levels if rung == last else levels[:1]):
                     if j and (self.task.cancelled or self.left() <= 0):
@@ -186,7 +186,8 @@ class _Search:
                 if rung == last:
                     trial.status, trial.level, trial.figures = "ok", best[1], best[2]
                     break
-                ok, threshold = self.promotable(rung, best[0]) if trial.label != "default" else (True, 0.0)
+                # the default and the confirmation run every rung (the short run warms the engine up)
+                ok, threshold = (True, 0.0) if trial.label else self.promotable(rung, best[0])
                 if not ok:
                     trial.status = "stopped"
                     trial.error = (f"stopped after the short run: {best[0]:,.1f} tok/s on {self.rungs[rung]} requests, "
@@ -238,7 +239,8 @@ class _Search:
             if need * (2 if confirm_best and found else 1) > self.left():  # keep a load for the confirmation
                 self.skip(remaining, f"time budget used up (a trial needs ~{need:.0f} s, {max(0.0, self.left()):.0f} s "
                                      "left)")
-                return
+                remaining = []
+                break
             c = self.next_candidate(remaining)
             remaining.remove(c)
             self.say(f"trial {len(self.trials) + 1}: loading {Trial(self.with_capture(c), '').summary()}")
@@ -253,7 +255,7 @@ class _Search:
             t = self.trials[i]  # loaded again: its second load, and its figures measured twice
             again = Trial(dict(t.knobs), "skipped", label="confirmation", predicted_tok_s=t.predicted_tok_s)
             self.say(f"confirming trial {i + 1}: loading it again")
-            self.measure_trial(again, [t.level or self.ws.concurrency], "tune-confirm", len(self.rungs) - 1)
+            self.measure_trial(again, [t.level or self.ws.concurrency], "tune-confirm")
 
     def result(self) -> TuneResult:
         from console.engine.vllm_compat import compile_cache_root

@@ -47,8 +47,10 @@ class Trial:
         return knobs
 
     def summary(self) -> str:
-        knobs = ", ".join(f"{k}={v}" for k, v in self.preset_knobs().items()) or "vLLM's defaults"
-        return f"{self.label or 'trial'} ({knobs})"
+        knobs = ", ".join(f"{k}={v}" for k, v in self.preset_knobs().items())
+        if self.label == "default":
+            return "vLLM's defaults" + (f" ({knobs})" if knobs else "")
+        return ("again: " if self.label == "confirmation" else "") + (knobs or "vLLM's defaults")
 
 
 def _round8(n: int) -> int:
