@@ -202,3 +202,32 @@ def test_tune_page_with_a_stand_in_engine(qtbot, home, tmp_path: Path) -> None:
     panel.save_report(out)
     saved = json.loads(out.read_text())["tune"]
     assert saved["best"] == 2 and saved["speedup_vs_default"] == pytest.approx(2.0)
+
+
+@pytest.mark.engine
+def test_tune_page_cancel_after_the_first_trial_keeps_it(qtbot, engine_host, home) -> None:
+    """On the real CPU engine: the first trial (vLLM's defaults for the grid's knobs: the engine's
+    own configuration, so nothing is loaded) is measured and shown; a cancel then stops the tune
+    before any load, and the table and the status line keep that trial."""
+    loaded = engine_host.config
+    panel = _panel(qtbot, engine_host)
+    panel.num_prompts.setValue(4)
+    panel.input_len.setValue(16)
+    panel.output_len.setValue(8)
+    tune = panel.tune
+    tune.grid_edit.setText("max_num_seqs=2,4; max_num_batched_tokens=512,2048")
+    from PySide6.QtCore import Qt
+
+    # Cancel as the first trial ends, on the worker thread itself (the Cancel button's queued
+    # click could land after the next load had started: a load cannot be interrupted).
+    tune.trialMeasured.connect(lambda r: tune.call.state.cancel(), Qt.ConnectionType.DirectConnection)
+    with qtbot.waitSignal(tune.tuneFinished, timeout=240_000) as done:
+        assert tune.run()
+    result = done.args[0]
+    assert result.cancelled and result.trials[0].label == "default" and result.trials[0].status == "ok"
+    assert result.trials[0].figures["output_tokens"] == 32
+    assert [t.status for t in result.trials[1:]] == ["skipped"] * (len(result.trials) - 1)
+    assert tune.table.item(0, 3).text() == "measured" and tune.table.item(1, 3).text() == "skipped"
+    assert "Cancelled: the trials measured so far are kept." in tune.status_label.text()
+    assert engine_host.config == loaded  # nothing loaded, nothing reloaded
+    assert tune.run_button.isEnabled() and tune.preset_button.isEnabled()
