@@ -57,6 +57,8 @@ ENGINE_LIMITS: dict[str, dict[str, float]] = {
     # LoRA slots (issue 22)
     "max_loras": {"ge": 1, "le": 1024},
     "max_cpu_loras": {"ge": 1, "le": 1 << 20},
+    # auto-tune (issue 29): CUDA graphs captured only up to the batch the workload runs
+    "max_cudagraph_capture_size": {"ge": 1, "le": 65_536},
 }
 #: The values a field accepts, by field name (a ``Literal`` hint, such as ``device``'s, works too).
 ENGINE_CHOICES: dict[str, tuple[Any, ...]] = {
@@ -108,6 +110,9 @@ class EngineConfig:
     prompt_lookup_min: int | None = None
     kv_offloading_size: float | None = None  # GiB of host memory for offloaded KV blocks
     enable_sleep_mode: bool | None = None  # vLLM sleep/wake (CUDA only): switch models without a reload
+    #: the largest batch CUDA graphs are captured for (vLLM: min(2 x max_num_seqs, 512)); auto-tune
+    #: sets it to the batch its workload runs, so a load captures fewer graphs (issue 29)
+    max_cudagraph_capture_size: int | None = None
 
     def engine_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``vllm.AsyncEngineArgs`` (``None`` fields omitted)."""

@@ -1,16 +1,13 @@
-"""The bench runner and the auto-tune sweep on the real CPU engine (tiny model)."""
+"""The bench runner on the real CPU engine (tiny model); auto-tune is tests/test_tune_run.py."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from console.bench.runner import run_console
-from console.bench.tune import save_as_preset, sweep
 from console.bench.workload import synthetic
-from console.config import EngineConfig
 from console.jobs import TaskState
 
 pytestmark = pytest.mark.engine
@@ -31,29 +28,6 @@ def test_console_path_figures(engine_host: Any) -> None:
     # Poisson arrivals spread the sends out.
     r2 = run_console(engine_host, synthetic(4, 8, 4, engine_host.tokenizer.vocab_size), request_rate=20.0, seed=1)
     assert r2["requests"] == 4 and r2["duration_s"] > 0
-
-
-def test_sweep_records_refused_trial_and_goes_on(tiny_model: Path, home: Path) -> None:
-    from console.engine.host import EngineHost
-    from console.presets import load_presets
-
-    base = EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=64 * 1024**2, max_model_len=512, device="cpu")
-    w = synthetic(4, 16, 8, vocab_size=512, seed=0)  # the tiny model has 512 tokens
-    host = EngineHost()
-    try:
-        result = sweep(host, base, [{"max_model_len": 10_000_000}, {"max_num_seqs": 4}, {"max_num_seqs": 2}],
-                       w, budget_s=600, task=TaskState())
-    finally:
-        host.close()
-    first, second, third = result.trials
-    assert first.status == "failed" and first.error and "max_model_len" in first.error
-    assert second.status == "ok" and second.figures["output_tokens"] == 32
-    assert third.status == "ok"
-    assert result.best in result.pareto and set(result.pareto) <= {1, 2}
-    path = save_as_preset(result.trials[result.best], "tuned-tiny", base.engine_kwargs(), gpu="cpu")
-    preset = load_presets()["tuned-tiny"]
-    assert preset.path == path and preset.engine["max_num_seqs"] == result.trials[result.best].knobs["max_num_seqs"]
-    assert "model" not in preset.engine
 
 
 @pytest.mark.parametrize("kind", ["vllm", "asyncllm", "hf"])

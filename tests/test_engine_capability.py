@@ -55,8 +55,8 @@ def test_the_switch_answers_with_its_current_backend() -> None:
         switch.close()
 
 
-def test_sweep_and_gate_refuse_a_remote_engine_before_any_trial(home: Path) -> None:
-    from console.bench.tune import sweep
+def test_tune_and_gate_refuse_a_remote_engine_before_any_trial(home: Path) -> None:
+    from console.bench.tune import tune
     from console.quant.gate import compare
     from console.quant.pipeline import quantize_and_gate
 
@@ -65,7 +65,7 @@ def test_sweep_and_gate_refuse_a_remote_engine_before_any_trial(home: Path) -> N
         # Before this change the sweep recorded each trial as failed (or, connected, measured the
         # server with knobs it never applied); now it refuses before the first trial.
         with pytest.raises(CannotLoad, match="Auto-tune needs an engine the console can load"):
-            sweep(remote, EngineConfig(model="/m"), {"max_num_seqs": [8, 16]}, synthetic(2, 8, 4, 512))
+            tune(remote, EngineConfig(model="/m"), {"max_num_seqs": [8, 16]}, synthetic(2, 8, 4, 512))
         with pytest.raises(CannotLoad, match="The quality gate needs an engine the console can load"):
             compare(remote, "awq", EngineConfig(model="/a"), EngineConfig(model="/b"))
         # Refused before minutes of quantizing ("nosuch" is not in the store: reaching the job

@@ -98,7 +98,8 @@ def test_every_engine_field_is_exported(tmp_path: Path, tiny_model: Path) -> Non
         lora_modules={"style": str(tiny_model)},
         # issue 21's block: the speculative fields travel as one --speculative-config mapping
         speculative_method="eagle", num_speculative_tokens=3, speculative_model=str(tiny_model),
-        kv_offloading_size=6.5, enable_sleep_mode=True)
+        kv_offloading_size=6.5, enable_sleep_mode=True,
+        max_cudagraph_capture_size=64)  # issue 29: auto-tune captures graphs up to the workload's batch
     exported = {name for name in config.engine_kwargs()}
     # lora_modules is a `vllm serve` option (checked in tests/test_lora.py), not an engine argument
     assert exported == (set(EngineConfig.field_names()) - {"device", "lora_modules", "prompt_lookup_max",

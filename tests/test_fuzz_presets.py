@@ -28,6 +28,8 @@ GOOD = 'name = "mine"\ngoal = "low-latency"\n[engine]\nmax_model_len = 2048\nenf
     (GOOD + "max_num_seqs = 0\n", "'max_num_seqs' = 0 is out of range"),
     (GOOD + 'max_num_seqs = "lots"\n', "'max_num_seqs' must be a number"),
     (GOOD + "max_num_seqs = 8.5\n", "'max_num_seqs' must be a whole number"),
+    # Literal[1, 8, ...] alone took true as 1 (the fuzz below found it)
+    (GOOD + "max_lora_rank = true\n", "'max_lora_rank' must be a number, not True"),
     (GOOD + 'enable_prefix_caching = "yes"\n', "'enable_prefix_caching' must be true or false"),
     (GOOD + "tensor_parallel_size = true\n", "'tensor_parallel_size' must be a number"),
     # A Literal of ints matches by equality: true passed as the rank 1, 16.0 as 16 (issue 30).

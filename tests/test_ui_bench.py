@@ -123,10 +123,12 @@ def test_bench_layout_without_engine(qtbot, home) -> None:
 
 
 class StandInHost:
-    """A stand-in engine for the sweep: ``load`` succeeds unless the config has max_num_seqs 999."""
+    """A stand-in engine for the tune: ``load`` succeeds (and becomes the configuration) unless
+    the config has block_size 999."""
 
     def __init__(self, model: Path) -> None:
         self.config = EngineConfig(model=str(model), device="cpu", max_num_seqs=8)
+        self.requested_config = None  # a stand-in: the tune takes ``config`` as the user's
         self.status = EngineStatus(EngineState.READY, "stand-in")
         self.metrics = MetricsStore()
         self.loads: list[Any] = []
@@ -137,16 +139,20 @@ class StandInHost:
         return self
 
     def load(self, config: EngineConfig, name: str | None = None) -> "cf.Future[None]":
-        self.loads.append(config.max_num_seqs)
+        self.loads.append(config.block_size)
         fut: cf.Future[None] = cf.Future()
-        if config.max_num_seqs == 999:
-            fut.set_exception(RuntimeError("refused: 999 sequences do not fit"))
+        if config.block_size == 999:
+            fut.set_exception(RuntimeError("refused: blocks of 999 tokens do not fit"))
         else:
+            self.config = config
             fut.set_result(None)
         return fut
 
 
 def test_tune_page_with_a_stand_in_engine(qtbot, home, tmp_path: Path) -> None:
+    """vLLM's defaults first, then the grid (the stand-in model has no shape the planner can read,
+    so nothing is pruned or ranked: grid order); the table fills in as trials end; the user's
+    configuration is loaded again at the end; the preset says how it was measured."""
     from console.presets import user_presets_dir
 
     prompts = tmp_path / "p.jsonl"
@@ -154,35 +160,74 @@ def test_tune_page_with_a_stand_in_engine(qtbot, home, tmp_path: Path) -> None:
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "config.json").write_text("{}")
     host = StandInHost(tmp_path / "m")
+    user_config = host.config
     panel = _panel(qtbot, host)
     panel.file_radio.setChecked(True)
     panel.file_edit.setText(str(prompts))
     tune = panel.tune
-    figures = {8: (100.0, 1.0), 32: (180.0, 1.5), 64: (150.0, 2.0)}
+    figures = {None: (90.0, 0.9), 16: (100.0, 1.0), 32: (180.0, 1.5), 64: (150.0, 2.0)}
+    snapshots: list[int] = []
+    tune.trialMeasured.connect(lambda r: snapshots.append(len(r.trials)))
 
-    def measure(h: Any, workload: Any) -> dict:
-        n = h.loads[-1]
+    def measure(h: Any, workload: Any, in_flight: Any = None) -> dict:
+        n = h.config.block_size
         return {"output_tokens_per_s": figures[n][0], "e2e_s": {"p99": figures[n][1]}}
 
     tune.measure = measure
-    tune.grid_edit.setText("max_num_seqs=8,32,999,64")
+    tune.grid_edit.setText("block_size=16,32,999,64")
     assert tune.run_button.isEnabled()
     with qtbot.waitSignal(tune.tuneFinished, timeout=30_000) as done:
         assert tune.run()
     result = done.args[0]
-    assert [t.status for t in result.trials] == ["ok", "ok", "failed", "ok"]
-    assert host.loads[-1] == 8  # the user's configuration is loaded again
-    assert tune.table.rowCount() == 4
-    assert tune.table.item(2, 3).text() == "failed" and "do not fit" in tune.table.item(2, 6).text()
-    assert result.pareto == [0, 1] and result.best == 1
+    assert [t.status for t in result.trials] == ["ok", "ok", "ok", "failed", "ok"]
+    assert [t.knobs.get("block_size") for t in result.trials] == [None, 16, 32, 999, 64]
+    assert result.trials[0].label == "default" and host.loads[0] is None  # vLLM's defaults measured first
+    assert host.loads[-1] is None and host.config == user_config  # the user's configuration is loaded again
+    qtbot.waitUntil(lambda: snapshots == [1, 2, 3, 4, 5], timeout=5_000)  # the table filled in trial by trial
+    assert tune.table.rowCount() == 5
+    assert tune.table.item(3, 3).text() == "failed" and "do not fit" in tune.table.item(3, 7).text()
+    assert result.pareto == [0, 1, 2] and result.best == 2
+    assert result.speedup_vs_default == pytest.approx(2.0)
+    assert "2.00x vLLM's defaults" in tune.best_label.text()
     xs, ys = tune.pareto.front.getData()
-    assert list(xs) == [1.0, 1.5] and list(ys) == [100.0, 180.0]
-    assert len(tune.pareto.points.data) == 3
-    assert tune.selected_trial() == 1 and tune.preset_button.isEnabled()
-    path = tune.save_preset(1, "tuned-test")
+    assert list(xs) == [0.9, 1.0, 1.5] and list(ys) == [90.0, 100.0, 180.0]
+    assert len(tune.pareto.points.data) == 4
+    assert tune.selected_trial() == 2 and tune.preset_button.isEnabled()
+    path = tune.save_preset(2, "tuned-test")
     assert path is not None and Path(path).parent == user_presets_dir()
-    assert "max_num_seqs = 32" in Path(path).read_text()
+    text = Path(path).read_text()
+    assert "block_size = 32" in text and "2.00x vLLM's defaults measured in the same run" in text
     assert panel.save_button.isEnabled()
     out = tmp_path / "r.json"
     panel.save_report(out)
-    assert json.loads(out.read_text())["tune"]["best"] == 1
+    saved = json.loads(out.read_text())["tune"]
+    assert saved["best"] == 2 and saved["speedup_vs_default"] == pytest.approx(2.0)
+
+
+@pytest.mark.engine
+def test_tune_page_cancel_after_the_first_trial_keeps_it(qtbot, engine_host, home) -> None:
+    """On the real CPU engine: the first trial (vLLM's defaults for the grid's knobs: the engine's
+    own configuration, so nothing is loaded) is measured and shown; a cancel then stops the tune
+    before any load, and the table and the status line keep that trial."""
+    loaded = engine_host.config
+    panel = _panel(qtbot, engine_host)
+    panel.num_prompts.setValue(4)
+    panel.input_len.setValue(16)
+    panel.output_len.setValue(8)
+    tune = panel.tune
+    tune.grid_edit.setText("max_num_seqs=2,4; max_num_batched_tokens=512,2048")
+    from PySide6.QtCore import Qt
+
+    # Cancel as the first trial ends, on the worker thread itself (the Cancel button's queued
+    # click could land after the next load had started: a load cannot be interrupted).
+    tune.trialMeasured.connect(lambda r: tune.call.state.cancel(), Qt.ConnectionType.DirectConnection)
+    with qtbot.waitSignal(tune.tuneFinished, timeout=240_000) as done:
+        assert tune.run()
+    result = done.args[0]
+    assert result.cancelled and result.trials[0].label == "default" and result.trials[0].status == "ok"
+    assert result.trials[0].figures["output_tokens"] == 32
+    assert [t.status for t in result.trials[1:]] == ["skipped"] * (len(result.trials) - 1)
+    assert tune.table.item(0, 3).text() == "measured" and tune.table.item(1, 3).text() == "skipped"
+    assert "Cancelled: the trials measured so far are kept." in tune.status_label.text()
+    assert engine_host.config == loaded  # nothing loaded, nothing reloaded
+    assert tune.run_button.isEnabled() and tune.preset_button.isEnabled()

@@ -60,7 +60,7 @@ def _vllm(spec: dict[str, Any]) -> dict[str, Any]:
 
     LLM, SamplingParams = vllm_compat.llm_class(), vllm_compat.sampling_params_class()  # noqa: N806
     w = Workload.from_dict(spec["workload"])
-    kwargs = dict(spec["engine_kwargs"])
+    kwargs = vllm_compat.engine_args_kwargs(dict(spec["engine_kwargs"]))
     t_load = time.perf_counter()
     llm = LLM(**kwargs)
     load_s = time.perf_counter() - t_load
@@ -101,7 +101,7 @@ def _asyncllm(spec: dict[str, Any]) -> dict[str, Any]:
 
     async def run() -> dict[str, Any]:
         t_load = time.perf_counter()
-        args = vllm_compat.async_engine_args_class()(**kwargs, disable_log_stats=True)
+        args = vllm_compat.async_engine_args_class()(**vllm_compat.engine_args_kwargs(kwargs), disable_log_stats=True)
         engine = vllm_compat.async_llm_class().from_engine_args(args)
         load_s = time.perf_counter() - t_load
 

@@ -1,128 +1,314 @@
-"""Auto-tune: measure a grid of engine knobs on the user's workload within a time budget.
+"""Auto-tune (issue 29): find the engine knobs that run the user's workload fastest on their card,
+within a time budget, and measure vLLM's defaults in the same run to say by how much.
 
-``sweep(host, base_config, grid, workload, budget_s=..., task=...)`` loads the engine once per
-trial (``base_config`` with the trial's knobs), runs the workload through the console path and
-records every trial — a refused configuration or out-of-memory is recorded as failed with the
-engine's explanation, and the sweep goes on (the host goes back to a clean state on the next
-load). Trials not started before the budget ran out are recorded as skipped. The result carries
-the Pareto front of output tok/s against p99 end-to-end latency and a suggested point (highest
-throughput on the front); :func:`save_as_preset` stores a trial's knobs as a user preset.
+``tune(host, base, grid, workload, budget_s=..., task=...)``:
+
+1. The planner folds, prunes and ranks the grid before anything loads (:mod:`console.bench.tune_plan`).
+2. vLLM's defaults for the grid's knobs (on this card: the user's model and context kept) are
+   measured first, on every rung; the engine already loaded is reused when it is that config.
+3. Then one load per candidate, the planner's best guess first and afterwards the untried
+   neighbours (one knob changed) of the best measured so far: measure, change one knob, measure
+   again. Successive halving on each load: a short run (``1/eta`` of the prompts) first; only a
+   point in the top ``1/eta`` of the short runs so far goes on to the whole workload, on the same
+   load. Knobs vLLM changes without a reload are changed without one: lower ``max_num_seqs``
+   values of the grid are measured as requests in flight on the load with the highest. (What else
+   vLLM 0.26-0.32 changes on a loaded engine is per request or per run: sampling, the arrival
+   rate, a prefix-cache reset before each run, LoRA adapters. Scheduler limits, KV dtype,
+   quantization, the memory fraction and CUDA graphs are fixed when the engine is built.)
+4. No load starts unless the budget still holds one (a load's time and a trial's runs, as measured
+   so far); Cancel stops between runs and keeps every measured trial.
+5. On the GPU each load captures CUDA graphs only up to the batch the workload runs
+   (``max_cudagraph_capture_size``), and every load of the same compile key reads the graph vLLM
+   compiled for the first from its torch.compile cache (the same cache dir for every trial); each
+   trial records its load time and whether it was the first load of its key, and with
+   ``confirm_best`` the best is loaded again at the end (its second load, and a re-measure).
+
+The result names its workload, the vLLM version and the card, and records ``speedup_vs_default``
+and ``tune_seconds`` beside the trials (:mod:`console.bench.tune_result`).
 """
 
 from __future__ import annotations
 
-import itertools
+import math
 import time
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import replace
 from typing import Any, Callable
 
-from console.metrics.timings import pareto_front
+from console.bench.tune_plan import Candidate, TunePlan, WorkloadShape, default_grid, plan_tune, workload_shape
+from console.bench.tune_result import (
+    Trial, TuneResult, best_line, best_of, describe, load_figures, minutes, save_as_preset,
+)
 from console.bench.workload import Workload
 from console.config import EngineConfig
 from console.engine.interface import Loader, require_loader
 from console.jobs import Cancelled, TaskState
+from console.metrics.timings import pareto_front
 
-Measure = Callable[[Any, Workload], dict[str, Any]]
-
-
-@dataclass
-class Trial:
-    knobs: dict[str, Any]
-    status: str  # "ok", "failed", "skipped"
-    error: str | None = None
-    figures: dict[str, Any] = field(default_factory=dict)
-    seconds: float = 0.0
-
-    @property
-    def throughput(self) -> float:
-        return float(self.figures.get("output_tokens_per_s") or 0.0)
-
-    @property
-    def p99_latency(self) -> float:
-        return float((self.figures.get("e2e_s") or {}).get("p99") or float("inf"))
+#: measure(host, workload, max_concurrency) -> the runner's figures
+Measure = Callable[[Any, Workload, "int | None"], dict[str, Any]]
+OnTrial = Callable[[TuneResult], None]
 
 
-@dataclass
-class SweepResult:
-    trials: list[Trial]
-    pareto: list[int]  # indices into trials
-    best: int | None
-    cancelled: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"trials": [asdict(t) for t in self.trials], "pareto": self.pareto, "best": self.best,
-                "cancelled": self.cancelled}
-
-
-def default_grid(device: str) -> dict[str, list[Any]]:
-    """The knobs that matter. On a GPU: batch size, chunk size, FP8 KV, CUDA graphs, memory
-    fraction, prefix caching; on CPU only those the CPU engine honours."""
-    if device == "cuda":
-        return {"max_num_seqs": [64, 256], "max_num_batched_tokens": [2048, 8192],
-                "kv_cache_dtype": ["auto", "fp8"], "enforce_eager": [False, True],
-                "gpu_memory_utilization": [0.85, 0.92], "enable_prefix_caching": [True, False]}
-    return {"max_num_seqs": [8, 32, 64], "max_num_batched_tokens": [1024, 4096]}
-
-
-def trials_of(grid: dict[str, list[Any]]) -> list[dict[str, Any]]:
-    keys = list(grid)
-    return [dict(zip(keys, combo)) for combo in itertools.product(*(grid[k] for k in keys))]
-
-
-def default_measure(host: Any, workload: Workload) -> dict[str, Any]:
+def default_measure(host: Any, workload: Workload, max_concurrency: int | None = None) -> dict[str, Any]:
     from console.bench.runner import run_console
 
-    return run_console(host, workload)
+    return run_console(host, workload, max_concurrency=max_concurrency)
 
 
-def sweep(host: Loader, base: EngineConfig, grid: dict[str, list[Any]] | list[dict[str, Any]], workload: Workload,
-          *, budget_s: float = 600.0, task: TaskState | None = None, measure: Measure = default_measure,
-          load_timeout_s: float = 900.0) -> SweepResult:
+def rung_sizes(num_prompts: int, eta: int, rungs: int = 2) -> list[int]:
+    """Prompts measured at each rung: the whole workload last, each earlier one ``1/eta`` of the next."""
+    sizes = [max(1, math.ceil(num_prompts / eta ** (rungs - 1 - k))) for k in range(rungs)]
+    return sorted(set(sizes))
+
+
+def head(workload: Workload, n: int) -> Workload:
+    """The first ``n`` prompts of ``workload`` (a short run)."""
+    if n >= workload.num_prompts:
+        return workload
+    return replace(workload, name=f"{workload.name} (first {n})", prompt_token_ids=workload.prompt_token_ids[:n],
+                   messages=workload.messages[:n])
+
+
+def capture_limit(knobs: dict[str, Any], base: EngineConfig, level: int) -> int:
+    """The largest CUDA-graph batch this load can run: the requests in flight, under max_num_seqs,
+    rounded up to vLLM's capture step (8)."""
+    cap = min(level, int(knobs.get("max_num_seqs") or base.max_num_seqs or level))
+    return cap if cap <= 4 else min(512, -(-cap // 8) * 8)
+
+
+class _Search:
+    def __init__(self, host: Loader, base: EngineConfig, plan: TunePlan, workload: Workload, ws: WorkloadShape,
+                 keys: list[str], *, budget_s: float, task: TaskState, measure: Measure, eta: int,
+                 device: str, load_timeout_s: float, on_trial: OnTrial | None) -> None:
+        self.host, self.base, self.plan, self.workload, self.ws = host, base, plan, workload, ws
+        self.keys, self.budget_s, self.task, self.measure, self.eta = keys, budget_s, task, measure, eta
+        self.device, self.load_timeout_s, self.on_trial = device, load_timeout_s, on_trial
+        self.rungs = rung_sizes(workload.num_prompts, eta)
+        self.rung_scores: list[list[float]] = [[] for _ in self.rungs]
+        self.trials: list[Trial] = []
+        self.t0 = time.monotonic()
+        self.cancelled = False
+        self.vllm_version = ""
+        self.seen_keys: set[str] = set()
+        self.default: int | None = None
+        self._compile_knobs: tuple[str, ...] | None = None
+
+    # -- time ---------------------------------------------------------------------------------
+    def elapsed(self) -> float:
+        return time.monotonic() - self.t0
+
+    def left(self) -> float:
+        return self.budget_s - self.elapsed()
+
+    def need_for_a_trial(self) -> float:
+        """What one more trial is expected to cost: the slowest fresh load so far and the runs of
+        the slowest trial that reached the whole workload."""
+        loads = [t.load_seconds for t in self.trials if t.load_seconds is not None]
+        runs = [sum(r["seconds"] for r in t.runs) for t in self.trials if t.status == "ok"]
+        return (max(loads) if loads else 0.0) + (max(runs) if runs else 0.0)
+
+    def say(self, what: str) -> None:
+        line = f"{what} | {best_line(self.trials, self.default)} | {minutes(self.left())} of the budget left"
+        self.task.report("tune", min(1.0, self.elapsed() / self.budget_s) if self.budget_s > 0 else None, line)
+
+    # -- one trial ------------------------------------------------------------------------------
+    def config_of(self, knobs: dict[str, Any]) -> EngineConfig:
+        return self.base.replace(**{k: None for k in self.keys}).replace(**knobs)
+
+    def compile_key(self, config: EngineConfig) -> str:
+        if self.device == "cpu" or config.enforce_eager:
+            return "eager (nothing compiled)"
+        if self._compile_knobs is None:
+            from console.engine.vllm_compat import compile_cache_keys
+
+            self._compile_knobs = ("quantization", "kv_cache_dtype", "dtype", "max_cudagraph_capture_size",
+                                   *compile_cache_keys())
+        return ", ".join(f"{k}={getattr(config, k)}" for k in self._compile_knobs)
+
+    def load(self, trial: Trial, config: EngineConfig, name: str) -> None:
+        from console.engine.types import EngineState
+
+        status = self.host.status
+        if status.state == EngineState.READY and status.info is not None and \
+                self.host.requested_config == config:
+            self.vllm_version = self.vllm_version or status.info.vllm_version  # already loaded: no load spent
+            return
+        trial.compile_key = self.compile_key(config)
+        trial.first_load_of_key = trial.compile_key not in self.seen_keys
+        t = time.monotonic()
+        info = self.host.load(config, name).result(self.load_timeout_s)
+        trial.load_seconds = time.monotonic() - t
+        self.seen_keys.add(trial.compile_key)
+        self.vllm_version = getattr(info, "vllm_version", "") or self.vllm_version
+
+    def in_flight(self, level: int) -> int | None:
+        """A level at the workload's own concurrency runs as the workload says (no extra cap)."""
+        return self.ws.max_concurrency if level >= self.ws.concurrency else level
+
+    def run(self, trial: Trial, rung: int, level: int) -> dict[str, Any]:
+        sub = head(self.workload, self.rungs[rung])
+        t = time.monotonic()
+        figures = self.measure(self.host, sub, self.in_flight(level))
+        trial.runs.append({"rung": rung, "prompts": sub.num_prompts, "in_flight": level,
+                           "seconds": round(time.monotonic() - t, 3),
+                           "output_tokens_per_s": figures.get("output_tokens_per_s"),
+                           "e2e_p99_s": (figures.get("e2e_s") or {}).get("p99"),
+                           "ttft_p99_s": (figures.get("ttft_s") or {}).get("p99"),
+                           "preemptions": (figures.get("engine") or {}).get("preemptions")})
+        return figures
+
+    def promotable(self, rung: int, score: float) -> tuple[bool, float]:
+        scores = sorted(self.rung_scores[rung], reverse=True)
+        threshold = scores[max(1, math.ceil(len(scores) / self.eta)) - 1]
+        return score >= threshold, threshold
+
+    def measure_trial(self, trial: Trial, levels: list[int], name: str) -> None:
+        t0 = time.monotonic()
+        self.trials.append(trial)
+        try:
+            self.load(trial, self.config_of(trial.knobs), name)
+            last = len(self.rungs) - 1
+            for rung in range(len(self.rungs)):
+                best: tuple[float, int, dict[str, Any]] | None = None
+                for j, level in enumerate(levels if rung == last else levels[:1]):
+                    if j and (self.task.cancelled or self.left() <= 0):
+                        break  # lower levels are extras: not past the budget
+                    self.say(f"trial {len(self.trials)}: {trial.summary()}, {self.rungs[rung]} requests, "
+                             f"{level} in flight")
+                    figures = self.run(trial, rung, level)
+                    tps = float(figures.get("output_tokens_per_s") or 0.0)
+                    if best is None or tps > best[0]:
+                        best = (tps, level, figures)
+                    if self.task.cancelled and rung < last:
+                        raise Cancelled()
+                assert best is not None
+                self.rung_scores[rung].append(best[0])
+                if rung == last:
+                    trial.status, trial.level, trial.figures = "ok", best[1], best[2]
+                    break
+                # the default and the confirmation run every rung (the short run warms the engine up)
+                ok, threshold = (True, 0.0) if trial.label else self.promotable(rung, best[0])
+                if not ok:
+                    trial.status = "stopped"
+                    trial.error = (f"stopped after the short run: {best[0]:,.1f} tok/s on {self.rungs[rung]} requests, "
+                                   f"below the top 1/{self.eta} of the short runs so far ({threshold:,.1f})")
+                    break
+        except Cancelled:
+            self.cancelled = True
+            trial.status, trial.error = "cancelled", f"cancelled after {len(trial.runs)} run(s)"
+        except Exception as exc:  # refused config, OOM, engine died: record and go on
+            trial.status, trial.error = "failed", str(exc) or type(exc).__name__
+        trial.seconds = time.monotonic() - t0
+        if self.task.cancelled:
+            self.cancelled = True
+        if self.on_trial is not None:
+            self.on_trial(self.result())
+
+    # -- the search -------------------------------------------------------------------------------
+    def next_candidate(self, remaining: list[Candidate]) -> Candidate:
+        """The planner's best guess first; then the best-ranked untried neighbour (one knob
+        changed) of the best point measured so far, else the best-ranked untried point."""
+        i = best_of(self.trials)
+        if i is not None and self.trials[i].label != "default":
+            best = self.trials[i].knobs
+            near = [c for c in remaining if sum(c.knobs.get(k) != best.get(k) for k in set(c.knobs) | set(best)
+                                                if k not in ("max_cudagraph_capture_size",)) == 1]
+            if near:
+                return near[0]
+        return remaining[0]
+
+    def skip(self, candidates: list[Candidate], why: str) -> None:
+        for c in candidates:
+            self.trials.append(Trial(self.with_capture(c), "skipped", why, predicted_tok_s=c.predicted_tok_s))
+
+    def with_capture(self, c: Candidate) -> dict[str, Any]:
+        knobs = dict(c.knobs)
+        if self.device == "cuda" and not knobs.get("enforce_eager", self.base.enforce_eager) and \
+                "max_cudagraph_capture_size" not in self.keys and self.base.max_cudagraph_capture_size is None:
+            knobs["max_cudagraph_capture_size"] = capture_limit(knobs, self.base, c.levels[0])
+        return knobs
+
+    def search(self, confirm_best: bool) -> None:
+        default = Trial({k: v for k, v in self.plan.default_knobs.items() if v is not None}, "skipped", label="default")
+        self.default = 0
+        self.measure_trial(default, [self.ws.concurrency], "tune-default")
+        remaining = list(self.plan.candidates)
+        while remaining and not (self.cancelled or self.task.cancelled):
+            need = self.need_for_a_trial()
+            found = best_of(self.trials) not in (None, self.default)
+            if need * (2 if confirm_best and found else 1) > self.left():  # keep a load for the confirmation
+                self.skip(remaining, f"time budget used up (a trial needs ~{need:.0f} s, {max(0.0, self.left()):.0f} s "
+                                     "left)")
+                remaining = []
+                break
+            c = self.next_candidate(remaining)
+            remaining.remove(c)
+            self.say(f"trial {len(self.trials) + 1}: loading {Trial(self.with_capture(c), '').summary()}")
+            self.measure_trial(Trial(self.with_capture(c), "skipped", predicted_tok_s=c.predicted_tok_s),
+                               c.levels, f"tune-{len(self.trials) + 1}")
+        if self.cancelled or self.task.cancelled:
+            self.cancelled = True
+            self.skip(remaining, "cancelled")
+            return
+        i = best_of(self.trials)
+        if confirm_best and i is not None and i != self.default and self.need_for_a_trial() <= self.left():
+            t = self.trials[i]  # loaded again: its second load, and its figures measured twice
+            again = Trial(dict(t.knobs), "skipped", label="confirmation", predicted_tok_s=t.predicted_tok_s)
+            self.say(f"confirming trial {i + 1}: loading it again")
+            self.measure_trial(again, [t.level or self.ws.concurrency], "tune-confirm")
+
+    def result(self) -> TuneResult:
+        from console.engine.vllm_compat import compile_cache_root
+
+        trials = self.trials
+        ok = [i for i, t in enumerate(trials) if t.status == "ok" and t.label != "confirmation"]
+        front = [ok[j] for j in pareto_front([(trials[i].throughput, trials[i].p99_latency) for i in ok])]
+        best = best_of(trials)
+        d = trials[self.default] if self.default is not None and self.default < len(trials) else None
+        speedup = trials[best].throughput / d.throughput if best is not None and d and d.status == "ok" \
+            and d.throughput else None
+        confirmations = [{"trial": i + 1, "output_tokens_per_s": t.throughput,
+                          "of_best": t.throughput / trials[best].throughput if best is not None and
+                          trials[best].throughput else None, "load_seconds": t.load_seconds}
+                         for i, t in enumerate(trials) if t.label == "confirmation" and t.status == "ok"]
+        return TuneResult(
+            trials=list(trials), pareto=front, best=best, cancelled=self.cancelled, default=self.default,
+            speedup_vs_default=speedup, tune_seconds=round(self.elapsed(), 1), budget_s=self.budget_s,
+            workload={"name": self.workload.name, **self.ws.to_dict()}, vllm_version=self.vllm_version,
+            device=self.device, card=self.plan.card, plan=self.plan.to_dict(),
+            search={"method": "successive halving on short runs, one load per point, planner-ranked",
+                    "eta": self.eta, "rung_prompts": self.rungs, "confirmation": confirmations},
+            compile_cache={"dir": compile_cache_root(), **load_figures(trials)},
+            started_utc=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(time.time() - self.elapsed())))
+
+
+def tune(host: Any, base: EngineConfig, grid: dict[str, list[Any]] | list[dict[str, Any]], workload: Workload, *,
+         budget_s: float = 600.0, task: TaskState | None = None, measure: Measure = default_measure,
+         card: Any = None, device_bytes: int | None = None, eta: int = 3, max_concurrency: int | None = None,
+         confirm_best: bool = False, load_timeout_s: float = 900.0, on_trial: OnTrial | None = None) -> TuneResult:
+    """Search ``grid`` around ``base`` on ``workload`` (see the module's text). ``card``: the
+    planner's profile name of the card (default: the device's own; ``device_bytes`` with a bigger
+    device emulates it); a grid's memory fractions are fractions of that card."""
+    from console.engine.host import resolve_device
+
     host = require_loader(host, "Auto-tune")  # before any trial: a remote server would ignore the knobs
     task = task or TaskState()
-    plans = grid if isinstance(grid, list) else trials_of(grid)
-    trials: list[Trial] = []
-    t_start = time.monotonic()
-    cancelled = False
-    for i, knobs in enumerate(plans):
-        if task.cancelled:
-            cancelled = True
-        if cancelled or time.monotonic() - t_start > budget_s:
-            trials.append(Trial(knobs, "skipped", "cancelled" if cancelled else "time budget used up"))
-            continue
-        task.report("tune", i / len(plans), f"trial {i + 1}/{len(plans)}: {knobs}")
-        t0 = time.monotonic()
-        try:
-            host.load(base.replace(**knobs), f"tune-{i + 1}").result(load_timeout_s)
-            figures = measure(host, workload)
-            trials.append(Trial(knobs, "ok", None, figures, time.monotonic() - t0))
-        except Cancelled:
-            cancelled = True
-            trials.append(Trial(knobs, "skipped", "cancelled", {}, time.monotonic() - t0))
-        except Exception as exc:  # refused config, OOM, engine died: record and go on
-            trials.append(Trial(knobs, "failed", str(exc) or type(exc).__name__, {}, time.monotonic() - t0))
-    task.report("tune", 1.0, f"{sum(t.status == 'ok' for t in trials)} of {len(trials)} trials measured")
-    ok = [i for i, t in enumerate(trials) if t.status == "ok"]
-    front = [ok[j] for j in pareto_front([(trials[i].throughput, trials[i].p99_latency) for i in ok])]
-    best = max(front, key=lambda i: trials[i].throughput) if front else None
-    return SweepResult(trials, front, best, cancelled)
+    device = resolve_device(base)
+    if card is None:
+        from console.bench.figures import planner_device
+
+        card = planner_device(device)
+    ws = workload_shape(workload, max_concurrency)
+    plan = plan_tune(base, grid, ws, device=device, card=card, device_bytes=device_bytes)
+    keys = sorted({k for p in (grid if isinstance(grid, list) else [grid]) for k in p})
+    s = _Search(host, base, plan, workload, ws, keys, budget_s=budget_s, task=task, measure=measure, eta=eta,
+                device=device, load_timeout_s=load_timeout_s, on_trial=on_trial)
+    s.search(confirm_best)
+    result = s.result()
+    task.report("tune", 1.0, f"{sum(t.status == 'ok' for t in result.trials)} of {len(result.trials)} trials "
+                             f"measured in {minutes(result.tune_seconds)}; {best_line(result.trials, result.default)}")
+    return result
 
 
-def save_as_preset(trial: Trial, name: str, base_engine: dict[str, Any], *, description: str = "",
-                   gpu: str = "any") -> Path:
-    """Save ``base_engine`` + the trial's knobs as a user preset; returns the file."""
-    from console.atomic import atomic_write_text
-    from console.presets import Preset, parse_preset, user_presets_dir, validate_engine_values
-    from console.schema import NOT_IN_PRESET
-
-    engine = {k: v for k, v in {**base_engine, **trial.knobs}.items()
-              if v is not None and k not in NOT_IN_PRESET}
-    validate_engine_values(engine, f"preset {name}")
-    preset = Preset(name=name, description=description or f"auto-tuned: {trial.knobs}",
-                    goal="max-throughput", gpu=gpu, engine=engine)
-    parse_preset({"name": name, "description": preset.description, "goal": preset.goal, "gpu": gpu,
-                  "engine": engine}, name)
-    path = user_presets_dir() / f"{name}.toml"
-    atomic_write_text(path, preset.to_toml())
-    return path
+__all__ = ["Measure", "Trial", "TuneResult", "default_grid", "default_measure", "describe", "head", "rung_sizes",
+           "save_as_preset", "tune"]

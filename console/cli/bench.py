@@ -1,6 +1,6 @@
 """``inference-console bench``: throughput and latency of the console's engine path, side by side
 with plain vLLM ``LLM.generate`` and Hugging Face ``generate`` on the same prompts; ``--tune``
-sweeps engine knobs and can save the chosen point as a preset.
+auto-tunes engine knobs against vLLM's defaults and can save the best point as a preset.
 
 Flags follow ``vllm bench throughput`` / ``vllm bench serve``: ``--num-prompts``, ``--input-len``,
 ``--output-len``, ``--dataset-path``, ``--request-rate``, ``--max-concurrency``, ``--seed``.
@@ -23,7 +23,7 @@ from console.jobs import TaskState
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("bench", help="benchmark the engine (and baselines); --tune sweeps knobs",
+    p = sub.add_parser("bench", help="benchmark the engine (and baselines); --tune auto-tunes knobs",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_engine_args(p)
     p.add_argument("--num-prompts", type=int, default=32)
@@ -59,9 +59,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "against loading --model again; --rounds switches each way")
     p.add_argument("--switch-preset", metavar="NAME", help="with --switch-to: MODEL's preset (default: --preset)")
     p.add_argument("--rounds", type=int, default=2, help="with --switch-to: switches each way (default 2)")
-    p.add_argument("--tune", action="store_true", help="sweep engine knobs instead of one run")
-    p.add_argument("--tune-budget-s", type=float, default=600, help="time budget of the sweep")
-    p.add_argument("--save-preset", metavar="NAME", help="with --tune: save the best point as this user preset")
+    from console.cli import bench_tune
+
+    bench_tune.add_args(p)
     p.set_defaults(func=cmd_bench)
 
 
@@ -160,16 +160,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     host = EngineHost()
     try:
         if args.tune:
-            from console.bench.tune import default_grid, save_as_preset, sweep
+            from console.cli import bench_tune
 
-            result = sweep(host, config, default_grid(device), workload, budget_s=args.tune_budget_s, task=task)
-            report["tune"] = result.to_dict()
-            _print_tune(result)
-            if args.save_preset and result.best is not None:
-                path = save_as_preset(result.trials[result.best], args.save_preset,
-                                      {k: v for k, v in config.engine_kwargs().items()},
-                                      gpu="cpu" if device == "cpu" else "any")
-                print(f"saved preset '{args.save_preset}' -> {path}", file=sys.stderr)
+            report["tune"] = bench_tune.run(args, host, config, device, workload)
         else:
             info = host.load(config, name).result()
             report["load_s"] = info.load_seconds
@@ -256,7 +249,7 @@ def _bench_server(args: argparse.Namespace, kind: str) -> int:
     if args.tune:
         from console.engine.interface import NEEDS_LOADER
 
-        why = NEEDS_LOADER if kind == "remote" else "sweeps the in-process engine"
+        why = NEEDS_LOADER if kind == "remote" else "reloads the in-process engine"
         raise CliError(f"--tune {why}: use it with --engine local")
     local_only = [flag for flag, dest in _LOCAL_ONLY.items() if getattr(args, dest, None) not in (None, "", False)]
     if local_only:
@@ -356,13 +349,3 @@ def _print_results(report: dict[str, Any]) -> None:
               f"{p['bound_tok_s']:.1f} tok/s = {100 * p['fraction']:.1f}%")
     if rl.get("note") or rl.get("error"):
         print(rl.get("error") or rl["note"])
-
-
-def _print_tune(result: Any) -> None:
-    rows = []
-    for i, t in enumerate(result.trials):
-        mark = ("*" if i == result.best else "+") if i in result.pareto else ""
-        p99 = (t.figures.get("e2e_s") or {}).get("p99")
-        rows.append([str(i + 1), mark, json.dumps(t.knobs), t.status, _f(t.figures.get("output_tokens_per_s")),
-                     _f(p99, fmt="{:.2f}"), (t.error or "")[:60]])
-    print_table(rows, ["#", "front", "knobs", "status", "out tok/s", "e2e p99 s", "error"])

@@ -78,7 +78,6 @@ class EngineHost(LoopEngine):
         self._lifecycle = asyncio.Lock()
         self._adapters = AttachedAdapters()  # LoRA adapters requests may name (issue 22)
         self._null_dir: tempfile.TemporaryDirectory[str] | None = None  # the CPU build's all-zero adapter
-        self._requested: EngineConfig | None = None  # what load() was given for the engine in use
         self._info: EngineInfo | None = None  # the engine in use, as it was once READY
         self._warm: dict[str, Parked] = {}  # models kept warm beside the one in use (issue 21)
         self._gates: dict[str, grouped.SchedulerGate] = {}  # request id -> its group's gate (issue 28)
@@ -234,8 +233,8 @@ class EngineHost(LoopEngine):
             silent = make_silent_prometheus_factory() if not VLLM_DEFAULT_STAT_LOGGERS else None
             if silent is not None:
                 loggers.append(silent)
-            args = vllm_compat.async_engine_args_class()(
-                **config.engine_kwargs(), disable_log_stats=not VLLM_DEFAULT_STAT_LOGGERS)
+            kwargs = vllm_compat.engine_args_kwargs(config.engine_kwargs())
+            args = vllm_compat.async_engine_args_class()(**kwargs, disable_log_stats=not VLLM_DEFAULT_STAT_LOGGERS)
             self.metrics.clear()
             before = reaper.children()
             with load_capture.capture_logs() as capture:  # vLLM's memory report, for the planner

@@ -90,6 +90,9 @@ class Loader(Engine, Protocol):
 
     def load(self, config: EngineConfig, name: str | None = None) -> cf.Future[EngineInfo]: ...
 
+    @property
+    def requested_config(self) -> EngineConfig | None: ...
+
     def unload(self) -> cf.Future[None]: ...
 
 

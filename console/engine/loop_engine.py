@@ -64,6 +64,8 @@ class LoopEngine:
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._abort_requested: set[str] = set()
         self._config: EngineConfig | None = None
+        #: what load() was given for the engine in use (``_config`` is what it became on the device)
+        self._requested: EngineConfig | None = None
         self._tokenizer: Any = None
         self._closed = False
 
@@ -75,6 +77,13 @@ class LoopEngine:
     @property
     def config(self) -> EngineConfig | None:
         return self._config
+
+    @property
+    def requested_config(self) -> EngineConfig | None:
+        """The configuration ``load`` was given for the engine in use, before the device filled
+        anything in (None when this engine does not keep it): a later load of an equal one would
+        build the same engine."""
+        return self._requested
 
     @property
     def tokenizer(self) -> Any:

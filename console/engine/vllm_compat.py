@@ -181,3 +181,54 @@ def default_logging_config() -> dict[str, Any]:
     import copy
 
     return copy.deepcopy(dict(_first([("vllm.logger", "DEFAULT_LOGGING_CONFIG")])))
+
+
+#: vLLM's automatic CUDA-graph capture sizes up to a largest one: [1, 2, 4], then every 8 to 256,
+#: then every 16 (``CompilationConfig.max_cudagraph_capture_size``'s docstring, 0.26 and 0.32).
+def cudagraph_capture_sizes(largest: int) -> list[int]:
+    sizes = [s for s in [1, 2, 4] + list(range(8, 256, 8)) + list(range(256, largest + 1, 16)) if s <= largest]
+    return sizes if sizes and sizes[-1] == largest else sizes + [largest]
+
+
+def engine_args_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``EngineConfig.engine_kwargs()`` as this vLLM's ``AsyncEngineArgs`` takes them.
+
+    ``max_cudagraph_capture_size`` is an engine argument in 0.26 and 0.32 (both fold it into
+    ``compilation_config``); a vLLM without it gets the same limit as an explicit
+    ``compilation_config.cudagraph_capture_sizes`` list."""
+    largest = kwargs.get("max_cudagraph_capture_size")
+    if largest is None:
+        return kwargs
+    import dataclasses
+
+    names = {f.name for f in dataclasses.fields(async_engine_args_class())}
+    if "max_cudagraph_capture_size" in names:
+        return kwargs
+    out = {k: v for k, v in kwargs.items() if k != "max_cudagraph_capture_size"}
+    out["compilation_config"] = {**(out.get("compilation_config") or {}),
+                                 "cudagraph_capture_sizes": cudagraph_capture_sizes(int(largest))}
+    return out
+
+
+def compile_cache_keys() -> tuple[str, ...]:
+    """The scheduler knobs that enter vLLM's torch.compile cache key (``SchedulerConfig.compute_hash``):
+    ``max_num_batched_tokens`` in 0.26, ``max_num_batched_tokens`` and ``max_num_seqs`` in 0.32. Two
+    loads that differ only in other scheduler knobs reuse one compiled graph from the cache."""
+    import inspect
+
+    try:
+        cls = _first([("vllm.config.scheduler", "SchedulerConfig"), ("vllm.config", "SchedulerConfig")])
+        source = inspect.getsource(cls.compute_hash)
+    except Exception:
+        return ("max_num_batched_tokens", "max_num_seqs")
+    return tuple(k for k in ("max_num_batched_tokens", "max_num_seqs") if f"self.{k}" in source)
+
+
+def compile_cache_root() -> str:
+    """Where vLLM keeps its torch.compile cache (``VLLM_CACHE_ROOT``/torch_compile_cache): every
+    load of the same compile key in this environment reads the graph compiled by the first."""
+    import os
+
+    root = os.environ.get("VLLM_CACHE_ROOT") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vllm")
+    return os.path.join(os.path.expanduser(root), "torch_compile_cache")

@@ -1,13 +1,17 @@
-"""The Bench tab's Auto-tune page: sweep engine knobs over the Bench workload within a time budget
-(:func:`console.bench.tune.sweep` on a worker thread), every trial in a table — failed ones with
-the engine's reason — a Pareto scatter of throughput vs p99 latency, and "Save as preset…" for the
-chosen trial (:func:`console.bench.tune.save_as_preset`, the CLI's ``--save-preset``).
+"""The Bench tab's Auto-tune page (issue 29): :func:`console.bench.tune.tune` on a worker thread
+over the Bench workload within a time budget. vLLM's defaults are measured first; the planner
+drops points that cannot fit or are dominated before anything loads; the status line says what
+is being tried, the best so far with its figures and the time left, and the table fills in as each
+trial ends (failed ones with the engine's reason, pruned-by-halving ones with theirs). A Pareto
+scatter of throughput vs p99 latency, and "Save as preset…" for the chosen trial with a text that
+says how it was measured (the CLI's ``--save-preset``). Cancel keeps what was measured.
 
-Each trial reloads the engine with its knobs; when the sweep ends (done, cancelled or failed) the
-model the user had loaded is loaded again with its own configuration.
+Each trial reloads the engine with its knobs; when the tune ends (done, cancelled or failed) the
+model the user had loaded is loaded again with its own configuration, if it is not still loaded.
 
 Signals:
-    tuneFinished(object): the :class:`~console.bench.tune.SweepResult`, or a message (str).
+    tuneFinished(object): the :class:`~console.bench.tune_result.TuneResult`, or a message (str).
+    trialMeasured(object): a snapshot of the result after each trial (from the worker thread).
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from PySide6.QtWidgets import (
     QProgressBar, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from console.bench.tune import Measure, SweepResult, default_measure
+from console.bench.tune import Measure, TuneResult, default_measure
+from console.bench.tune_plan import grid_text, parse_grid
 from console.bench.workload import Workload
 from console.engine.interface import as_loader
 from console.engine.types import EngineState, EngineStatus
@@ -33,34 +38,9 @@ from console.ui.tasks import BackgroundCall
 from console.ui.widgets import ErrorLabel, needs_loader_tip
 
 
-def grid_text(grid: dict[str, list[Any]]) -> str:
-    """``{"max_num_seqs": [8, 32]}`` -> ``"max_num_seqs=8,32"`` (entries joined by "; ")."""
-    return "; ".join(f"{k}={','.join(json.dumps(v) for v in vs)}" for k, vs in grid.items())
-
-
-def parse_grid(text: str) -> dict[str, list[Any]]:
-    """The inverse of :func:`grid_text`; values are JSON (numbers, true/false, "strings") or bare
-    words. Raises ValueError with the offending entry."""
-    grid: dict[str, list[Any]] = {}
-    for entry in filter(None, (e.strip() for e in text.split(";"))):
-        key, sep, values = entry.partition("=")
-        if not sep or not key.strip() or not values.strip():
-            raise ValueError(f"'{entry}': write knob=value1,value2")
-        out = []
-        for v in values.split(","):
-            try:
-                out.append(json.loads(v.strip()))
-            except json.JSONDecodeError:
-                out.append(v.strip())
-        grid[key.strip()] = out
-    if not grid:
-        raise ValueError("no knobs to sweep")
-    return grid
-
-
 class _CancelOnly:
-    """A trial's view of the sweep's task: it sees Cancel, its per-request progress stays out of
-    the sweep's progress bar."""
+    """A trial's view of the tune's task: it sees Cancel, its per-request progress stays out of
+    the tune's progress bar."""
 
     def __init__(self, task: TaskState) -> None:
         self._task = task
@@ -75,16 +55,17 @@ class _CancelOnly:
 
 class TunePage(QWidget):
     tuneFinished = Signal(object)
+    trialMeasured = Signal(object)
 
     def __init__(self, ctx: AppContext, workload: Callable[[], Workload], parent: QWidget | None = None,
                  other_busy: Callable[[], bool] = lambda: False) -> None:
         super().__init__(parent)
         self.ctx = ctx
-        self._other_busy = other_busy  # the Bench panel's own run excludes a sweep (and back)
+        self._other_busy = other_busy  # the Bench panel's own run excludes a tune (and back)
         self._workload = workload
         self.measure: Measure = default_measure  # tests may measure with a stand-in
         self.call: BackgroundCall | None = None
-        self.result: SweepResult | None = None
+        self.result: TuneResult | None = None
         self._outcome: object = None
         self.base_engine: dict[str, Any] = {}
         self.device = "cpu"
@@ -93,14 +74,16 @@ class TunePage(QWidget):
         self._update_buttons()
 
     def _build(self) -> None:
-        from console.bench.tune import default_grid
+        from console.bench.tune_plan import default_grid
         from console.engine.host import cuda_available
 
         layout = QVBoxLayout(self)
         form = QFormLayout()
         self.grid_edit = QLineEdit(grid_text(default_grid("cuda" if cuda_available() else "cpu")), self)
-        self.grid_edit.setToolTip(self.tr("Engine knobs and the values to try: knob=v1,v2; knob2=v1,v2. "
-                                          "Every combination is one trial (one engine load)."))
+        self.grid_edit.setToolTip(self.tr("Engine knobs and the values to try: knob=v1,v2; knob2=v1,v2. The planner "
+                                          "drops combinations that cannot fit or cannot help before loading; each "
+                                          "one left is at most one engine load, lower max_num_seqs values are "
+                                          "measured on the same load."))
         form.addRow(self.tr("Knobs:"), self.grid_edit)
         self.budget = QDoubleSpinBox(self)
         self.budget.setRange(0.5, 24 * 60)
@@ -108,14 +91,14 @@ class TunePage(QWidget):
         self.budget.setSuffix(self.tr(" min"))
         row = QHBoxLayout()
         row.addWidget(self.budget)
-        budget_note = QLabel(self.tr("Trials not started within the budget are recorded as skipped; the loaded "
-                                     "model is loaded again when the sweep ends."), self)
+        budget_note = QLabel(self.tr("vLLM's defaults are measured first; no load starts that the budget cannot "
+                                     "hold; the loaded model is loaded again when the tune ends."), self)
         budget_note.setWordWrap(True)  # a long line would widen the window past a laptop's screen
         row.addWidget(budget_note, 1)
         form.addRow(self.tr("Time budget:"), row)
         layout.addLayout(form)
         row = QHBoxLayout()
-        self.run_button = QPushButton(self.tr("Run sweep"), self)
+        self.run_button = QPushButton(self.tr("Run auto-tune"), self)
         self.run_button.clicked.connect(self._on_run_button_clicked)
         self.cancel_button = QPushButton(self.tr("Cancel"), self)
         self.cancel_button.clicked.connect(self.cancel)
@@ -128,15 +111,19 @@ class TunePage(QWidget):
             row.addWidget(w)
         row.addWidget(self.progress, 1)
         layout.addLayout(row)
-        self.status_label = QLabel(self.tr("The sweep uses the workload above."), self)
+        self.status_label = QLabel(self.tr("The tune uses the workload above."), self)
         self.status_label.setWordWrap(True)
         layout.addWidget(self.status_label)
+        self.best_label = QLabel("", self)  # the outcome: best vs vLLM's defaults, what was pruned
+        self.best_label.setWordWrap(True)
+        layout.addWidget(self.best_label)
         self.error = ErrorLabel(self)
         layout.addWidget(self.error)
         split = QSplitter(Qt.Orientation.Horizontal, self)
-        self.table = QTableWidget(0, 7, split)
+        self.table = QTableWidget(0, 8, split)
         self.table.setHorizontalHeaderLabels([self.tr("#"), self.tr("front"), self.tr("knobs"), self.tr("status"),
-                                              self.tr("out tok/s"), self.tr("e2e p99 s"), self.tr("reason")])
+                                              self.tr("out tok/s"), self.tr("e2e p99 s"), self.tr("load s"),
+                                              self.tr("reason")])
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.verticalHeader().hide()
@@ -150,14 +137,15 @@ class TunePage(QWidget):
         split.addWidget(self.pareto)
         split.setSizes([560, 440])
         layout.addWidget(split, 1)
+        self.trialMeasured.connect(self._on_trial_measured)  # queued: emitted on the worker thread
 
     # -- running ----------------------------------------------------------------------------------
     def _on_run_button_clicked(self) -> None:
         self.run()
 
     def run(self) -> bool:
-        """Start the sweep on the loaded engine's configuration; False when it cannot start."""
-        from console.bench.tune import sweep
+        """Start the tune on the loaded engine's configuration; False when it cannot start."""
+        from console.bench.tune import tune
         from console.engine.host import resolve_device
 
         self.error.clear_text()
@@ -173,25 +161,30 @@ class TunePage(QWidget):
         except (ValueError, OSError) as exc:
             self.error.show_text(str(exc))
             return False
-        base, name, budget_s, measure = host.config, host.status.model, 60 * self.budget.value(), self.measure
+        base = host.requested_config or host.config
+        name, budget_s, measure = host.status.model, 60 * self.budget.value(), self.measure
         self.base_engine = dict(base.engine_kwargs())
         self.device = resolve_device(base)
+        loaded = host.config  # reloaded at the end only if a trial replaced it
 
-        def job(state: TaskState) -> SweepResult:
+        def job(state: TaskState) -> TuneResult:
             if measure is default_measure:  # Cancel also stops the trial being measured
                 from console.bench.runner import run_console
 
-                def measure_cancellable(h: Any, w: Workload) -> dict[str, Any]:
-                    return run_console(h, w, task=_CancelOnly(state))  # type: ignore[arg-type]
+                def measure_cancellable(h: Any, w: Workload, in_flight: int | None = None) -> dict[str, Any]:
+                    cancel_only: Any = _CancelOnly(state)
+                    return run_console(h, w, max_concurrency=in_flight, task=cancel_only)
 
                 run_measure: Measure = measure_cancellable
             else:
                 run_measure = measure
             try:
-                return sweep(host, base, grid, workload, budget_s=budget_s, task=state, measure=run_measure)
+                return tune(host, base, grid, workload, budget_s=budget_s, task=state, measure=run_measure,
+                            on_trial=self.trialMeasured.emit)
             finally:  # whatever happened, give the user their engine back
-                state.report(f"loading {name} again", None)
-                host.load(base, name).result(900)
+                if host.config != loaded:
+                    state.report(f"loading {name} again", None)
+                    host.load(base, name).result(900)
 
         call = BackgroundCall(lambda: job(call.state), parent=self)
         call.progressed.connect(self._on_call_progressed)
@@ -201,7 +194,8 @@ class TunePage(QWidget):
         self.call = call
         self._outcome = "cancelled"  # until the call says otherwise
         self.progress.setValue(0)
-        self.status_label.setText(self.tr("Sweeping…"))
+        self.best_label.setText("")
+        self.status_label.setText(self.tr("Planning the tune…"))
         call.start()
         self._update_buttons()
         return True
@@ -223,17 +217,22 @@ class TunePage(QWidget):
             self.progress.setValue(int(1000 * p.fraction))
         self.status_label.setText(p.message or p.stage)
 
-    def _on_call_succeeded(self, result: SweepResult) -> None:
+    def _on_trial_measured(self, result: TuneResult) -> None:
+        if self.call is not None:  # a late snapshot after the end would replace the final result
+            self.show_result(result)
+
+    def _on_call_succeeded(self, result: TuneResult) -> None:
         self.show_result(result)
         ok = sum(t.status == "ok" for t in result.trials)
-        text = self.tr("{0} of {1} trials measured.").format(ok, len(result.trials))
+        text = self.tr("{0} of {1} trials measured on the whole workload in {2:.0f} s.").format(
+            ok, len(result.trials), result.tune_seconds)
         if result.cancelled:
-            text += " " + self.tr("Cancelled.")
+            text += " " + self.tr("Cancelled: the trials measured so far are kept.")
         self.status_label.setText(text)
         self._outcome = result
 
     def _on_call_failed(self, message: str) -> None:
-        self.error.show_text(self.tr("The sweep failed: {0}").format(message))
+        self.error.show_text(self.tr("The tune failed: {0}").format(message))
         self._outcome = message
 
     def _on_call_finished(self) -> None:
@@ -243,31 +242,48 @@ class TunePage(QWidget):
         self.tuneFinished.emit(self._outcome)  # last: listeners (the Bench panel) see the page ready again
 
     # -- results --------------------------------------------------------------------------------------
-    def show_result(self, result: SweepResult) -> None:
+    def show_result(self, result: TuneResult) -> None:
         self.result = result
         self.table.setRowCount(len(result.trials))
-        colours = {"failed": "#b00020", "skipped": "#777777"}
+        colours = {"failed": "#b00020", "skipped": "#777777", "stopped": "#777777", "cancelled": "#777777"}
         for r, t in enumerate(result.trials):
             front = ("★" if r == result.best else "●") if r in result.pareto else ""
             p99 = (t.figures.get("e2e_s") or {}).get("p99")
-            cells = [str(r + 1), front, json.dumps(t.knobs), self._status_word(t.status),
+            knobs = self.tr("vLLM's defaults") + (f" {json.dumps(t.preset_knobs())}" if t.preset_knobs() else "") \
+                if t.label == "default" else json.dumps(t.preset_knobs())
+            if t.label == "confirmation":
+                knobs = self.tr("again: {0}").format(knobs)
+            cells = [str(r + 1), front, knobs, self._status_word(t.status),
                      f"{t.throughput:.1f}" if t.status == "ok" else "—",
-                     f"{p99:.2f}" if p99 is not None else "—", t.error or ""]
+                     f"{p99:.2f}" if p99 is not None else "—",
+                     f"{t.load_seconds:.1f}" if t.load_seconds is not None else "—", t.error or ""]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if t.status in colours:
                     item.setForeground(QBrush(QColor(colours[t.status])))
-                if c == 6:
+                if c in (2, 7):
                     item.setToolTip(text)
                 self.table.setItem(r, c, item)
         self.pareto.show_trials([{"status": t.status, "figures": t.figures} for t in result.trials], result.pareto)
+        self.best_label.setText(self._outcome_text(result))
         if result.best is not None:
             self.table.selectRow(result.best)
         self._update_buttons()
 
+    def _outcome_text(self, result: TuneResult) -> str:
+        pruned = len(result.plan.get("pruned", []))
+        text = self.tr("vLLM {0}, workload {1}; {2} point(s) dropped by the planner before loading.").format(
+            result.vllm_version or "?", result.workload.get("name", ""), pruned)
+        if result.best is not None and result.speedup_vs_default is not None:
+            best = result.trials[result.best]
+            best_text = self.tr("Best: trial {0}, {1:.1f} out tok/s, {2:.2f}x vLLM's defaults measured in the "
+                                "same run.")
+            text = best_text.format(result.best + 1, best.throughput, result.speedup_vs_default) + " " + text
+        return text
+
     def _status_word(self, status: str) -> str:
-        words = {"ok": self.tr("measured"), "failed": self.tr("failed"), "skipped": self.tr("skipped")}
-        return words.get(status, status)
+        return {"ok": self.tr("measured"), "failed": self.tr("failed"), "skipped": self.tr("skipped"),
+                "stopped": self.tr("stopped (short run)"), "cancelled": self.tr("cancelled")}.get(status, status)
 
     def _on_pareto_trial_clicked(self, index: int) -> None:
         self.table.selectRow(index)
@@ -290,12 +306,12 @@ class TunePage(QWidget):
 
     def save_preset(self, index: int, name: str) -> str | None:
         """Save trial ``index`` as user preset ``name``; the file's path, or None (message shown)."""
-        from console.bench.tune import save_as_preset
+        from console.bench.tune import describe, save_as_preset
 
         assert self.result is not None
         try:
-            path = save_as_preset(self.result.trials[index], name, self.base_engine,
-                                  gpu="cpu" if self.device == "cpu" else "any")
+            path = save_as_preset(self.result.trials[index], name, self.base_engine, description=describe(
+                self.result, index), gpu="cpu" if self.device == "cpu" else "any")
         except (ValueError, OSError) as exc:
             self.error.show_text(self.tr("Could not save the preset: {0}").format(exc))
             return None

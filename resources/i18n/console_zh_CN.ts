@@ -3356,13 +3356,18 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/bench_tune.py" />
+      <source>Best: trial {0}, {1:.1f} out tok/s, {2:.2f}x vLLM's defaults measured in the same run.</source>
+      <translation>最佳：第 {0} 次试验，输出 {1:.1f} tok/s，是同一次运行中测得的 vLLM 默认配置的 {2:.2f} 倍。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
       <source>Cancel</source>
       <translation>取消</translation>
     </message>
     <message>
       <location filename="../../console/ui/bench_tune.py" />
-      <source>Cancelled.</source>
-      <translation>已取消。</translation>
+      <source>Cancelled: the trials measured so far are kept.</source>
+      <translation>已取消：已测得的试验结果均保留。</translation>
     </message>
     <message>
       <location filename="../../console/ui/bench_tune.py" />
@@ -3376,8 +3381,8 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/bench_tune.py" />
-      <source>Engine knobs and the values to try: knob=v1,v2; knob2=v1,v2. Every combination is one trial (one engine load).</source>
-      <translation>要尝试的引擎参数及取值：knob=v1,v2; knob2=v1,v2。每种组合为一次试验（加载一次引擎）。</translation>
+      <source>Engine knobs and the values to try: knob=v1,v2; knob2=v1,v2. The planner drops combinations that cannot fit or cannot help before loading; each one left is at most one engine load, lower max_num_seqs values are measured on the same load.</source>
+      <translation>要尝试的引擎参数及取值：knob=v1,v2; knob2=v1,v2。规划器会在加载前剔除放不下或无益的组合；剩下的每个组合至多加载一次引擎，较小的 max_num_seqs 取值在同一次加载上测量。</translation>
     </message>
     <message>
       <location filename="../../console/ui/bench_tune.py" />
@@ -3386,13 +3391,18 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/bench_tune.py" />
+      <source>Planning the tune…</source>
+      <translation>正在规划调优…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
       <source>Preset name:</source>
       <translation>预设名称：</translation>
     </message>
     <message>
       <location filename="../../console/ui/bench_tune.py" />
-      <source>Run sweep</source>
-      <translation>运行扫描</translation>
+      <source>Run auto-tune</source>
+      <translation>运行自动调优</translation>
     </message>
     <message>
       <location filename="../../console/ui/bench_tune.py" />
@@ -3411,18 +3421,13 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/bench_tune.py" />
-      <source>Sweeping…</source>
-      <translation>正在扫描…</translation>
+      <source>The tune failed: {0}</source>
+      <translation>调优失败：{0}</translation>
     </message>
     <message>
       <location filename="../../console/ui/bench_tune.py" />
-      <source>The sweep failed: {0}</source>
-      <translation>扫描失败：{0}</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/bench_tune.py" />
-      <source>The sweep uses the workload above.</source>
-      <translation>扫描使用上方的工作负载。</translation>
+      <source>The tune uses the workload above.</source>
+      <translation>调优使用上面的工作负载。</translation>
     </message>
     <message>
       <location filename="../../console/ui/bench_tune.py" />
@@ -3431,8 +3436,13 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/bench_tune.py" />
-      <source>Trials not started within the budget are recorded as skipped; the loaded model is loaded again when the sweep ends.</source>
-      <translation>未在预算内开始的试验记为已跳过；扫描结束后会重新加载原先的模型。</translation>
+      <source>again: {0}</source>
+      <translation>再次：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>cancelled</source>
+      <translation>已取消</translation>
     </message>
     <message>
       <location filename="../../console/ui/bench_tune.py" />
@@ -3453,6 +3463,11 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
       <location filename="../../console/ui/bench_tune.py" />
       <source>knobs</source>
       <translation>参数</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>load s</source>
+      <translation>加载 s</translation>
     </message>
     <message>
       <location filename="../../console/ui/bench_tune.py" />
@@ -3481,8 +3496,28 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/bench_tune.py" />
-      <source>{0} of {1} trials measured.</source>
-      <translation>已测量 {1} 次试验中的 {0} 次。</translation>
+      <source>stopped (short run)</source>
+      <translation>已停止（短测）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>vLLM {0}, workload {1}; {2} point(s) dropped by the planner before loading.</source>
+      <translation>vLLM {0}，工作负载 {1}；规划器在加载前剔除了 {2} 个点。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>vLLM's defaults</source>
+      <translation>vLLM 默认配置</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>vLLM's defaults are measured first; no load starts that the budget cannot hold; the loaded model is loaded again when the tune ends.</source>
+      <translation>先测量 vLLM 默认配置；预算容纳不下的加载不会开始；调优结束后重新加载原来的模型。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_tune.py" />
+      <source>{0} of {1} trials measured on the whole workload in {2:.0f} s.</source>
+      <translation>{1} 次试验中有 {0} 次在完整工作负载上测得，用时 {2:.0f} 秒。</translation>
     </message>
   </context>
   <context>

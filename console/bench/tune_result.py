@@ -1,0 +1,171 @@
+"""What auto-tune measured (issue 29): its trials, the result with the default-vs-tuned figures,
+the progress line the CLI and the Bench panel show, and the tuned point saved as a preset whose
+text says how it was measured. Plain data, no engine, no Qt."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: Trial statuses: measured on the whole workload; stopped by successive halving after a short
+#: run; refused or crashed; never started (budget or cancel); cancelled while it was measured.
+STATUSES = ("ok", "stopped", "failed", "skipped", "cancelled")
+
+
+@dataclass
+class Trial:
+    knobs: dict[str, Any]  # engine knobs of its load, as loaded (None: vLLM's default)
+    status: str
+    error: str | None = None
+    figures: dict[str, Any] = field(default_factory=dict)  # the whole-workload run at its best level
+    seconds: float = 0.0
+    label: str = ""  # "default" (vLLM's defaults), "confirmation" (the best loaded again), else ""
+    load_seconds: float | None = None  # None: not loaded (already loaded, or never started)
+    compile_key: str = ""  # loads with the same key share vLLM's torch.compile cache
+    first_load_of_key: bool | None = None
+    runs: list[dict[str, Any]] = field(default_factory=list)  # every run: rung, prompts, in flight, figures
+    level: int | None = None  # requests in flight of ``figures`` (a max_num_seqs measured without a reload)
+    predicted_tok_s: float | None = None  # the planner's ceiling that ordered it
+
+    @property
+    def throughput(self) -> float:
+        return float(self.figures.get("output_tokens_per_s") or 0.0)
+
+    @property
+    def p99_latency(self) -> float:
+        return float((self.figures.get("e2e_s") or {}).get("p99") or float("inf"))
+
+    def preset_knobs(self) -> dict[str, Any]:
+        """The knobs to save: a batch cap measured as requests in flight becomes ``max_num_seqs``."""
+        knobs = {k: v for k, v in self.knobs.items() if v is not None}
+        if self.level is not None and knobs.get("max_num_seqs") and self.level < knobs["max_num_seqs"]:
+            knobs["max_num_seqs"] = self.level
+            if knobs.get("max_cudagraph_capture_size"):
+                knobs["max_cudagraph_capture_size"] = min(knobs["max_cudagraph_capture_size"], _round8(self.level))
+        return knobs
+
+    def summary(self) -> str:
+        knobs = ", ".join(f"{k}={v}" for k, v in self.preset_knobs().items())
+        if self.label == "default":
+            return "vLLM's defaults" + (f" ({knobs})" if knobs else "")
+        return ("again: " if self.label == "confirmation" else "") + (knobs or "vLLM's defaults")
+
+
+def _round8(n: int) -> int:
+    return n if n <= 4 else -(-n // 8) * 8
+
+
+@dataclass
+class TuneResult:
+    trials: list[Trial]
+    pareto: list[int]  # indices of whole-workload trials on the throughput / p99 front
+    best: int | None
+    cancelled: bool = False
+    default: int | None = None  # the trial of vLLM's defaults
+    speedup_vs_default: float | None = None  # best / default output tok/s, measured in this run
+    tune_seconds: float = 0.0
+    budget_s: float = 0.0
+    workload: dict[str, Any] = field(default_factory=dict)
+    vllm_version: str = ""
+    device: str = ""
+    card: str | None = None
+    plan: dict[str, Any] = field(default_factory=dict)  # candidates, pruned points and why
+    search: dict[str, Any] = field(default_factory=dict)  # how: successive halving, rungs, eta
+    compile_cache: dict[str, Any] = field(default_factory=dict)
+    started_utc: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["trials"] = [asdict(t) for t in self.trials]
+        return d
+
+    @property
+    def best_trial(self) -> Trial | None:
+        return self.trials[self.best] if self.best is not None else None
+
+
+def best_of(trials: list[Trial]) -> int | None:
+    ok = [i for i, t in enumerate(trials) if t.status == "ok" and t.label != "confirmation"]
+    return max(ok, key=lambda i: trials[i].throughput) if ok else None
+
+
+def minutes(seconds: float) -> str:
+    s = max(0, round(seconds))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def best_line(trials: list[Trial], default: int | None) -> str:
+    """"best so far: ..." with its figures and its speed-up over the default."""
+    i = best_of(trials)
+    if i is None:
+        return "best so far: nothing measured on the whole workload yet"
+    t = trials[i]
+    base = trials[default].throughput if default is not None and trials[default].status == "ok" else 0.0
+    x = f" ({t.throughput / base:.2f}x the default)" if base and i != default else ""
+    p99 = (t.figures.get("e2e_s") or {}).get("p99")
+    lat = f", p99 e2e {p99:.2f} s" if p99 is not None else ""
+    return f"best so far: trial {i + 1} {t.summary()}: {t.throughput:,.1f} out tok/s{x}{lat}"
+
+
+def load_figures(trials: list[Trial]) -> dict[str, Any]:
+    """The load time of every fresh load, by compile key: a first load against a later one of the same key."""
+    loads = [{"trial": i + 1, "compile_key": t.compile_key, "load_seconds": round(t.load_seconds, 2),
+              "first_load_of_key": t.first_load_of_key} for i, t in enumerate(trials) if t.load_seconds is not None]
+    pairs = []
+    for key in dict.fromkeys(x["compile_key"] for x in loads):
+        same = [x for x in loads if x["compile_key"] == key]
+        if len(same) > 1:
+            pairs.append({"compile_key": key, "first_s": same[0]["load_seconds"],
+                          "later_s": [x["load_seconds"] for x in same[1:]]})
+    return {"loads": loads, "same_key_reloads": pairs}
+
+
+def describe(result: TuneResult, index: int) -> str:
+    """A preset's text: what was measured, on what, against what, and how."""
+    t = result.trials[index]
+    wl = result.workload
+    when = result.started_utc or time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    d = result.trials[result.default] if result.default is not None else None
+    vs = (f"{t.throughput / d.throughput:.2f}x vLLM's defaults measured in the same run ({d.throughput:,.0f} tok/s)"
+          if d is not None and d.status == "ok" and d.throughput and index != result.default
+          else "vLLM's defaults" if index == result.default else "no default measured")
+    p99 = (t.figures.get("e2e_s") or {}).get("p99")
+    card = f" (emulating {result.card})" if result.card and result.card not in result.device else ""
+    text = (f"Auto-tuned {when} on {result.device}{card}, vLLM {result.vllm_version}, for the workload "
+            f"'{wl.get('name')}' ({wl.get('num_prompts')} requests, greedy, fixed output length): "
+            f"{t.throughput:,.0f} output tok/s, {vs}"
+            + (f", p99 end-to-end {p99:.2f} s" if p99 is not None else "")
+            + f". Trial {index + 1} of {len(result.trials)} in a {result.tune_seconds / 60:.1f}-minute search "
+            f"(planner-pruned grid, successive halving on short runs).")
+    if t.level is not None and t.knobs.get("max_num_seqs") and t.level < t.knobs["max_num_seqs"]:
+        text += (f" max_num_seqs {t.level} was measured as {t.level} requests in flight on an engine loaded "
+                 f"with {t.knobs['max_num_seqs']}.")
+    if t.knobs.get("quantization") == "fp8":
+        text += " FP8 weights change the answers slightly: check them with 'inference-console gate' first."
+    if t.knobs.get("max_cudagraph_capture_size"):
+        text += " CUDA graphs are captured up to that batch only."
+    return text
+
+
+def save_as_preset(trial: Trial, name: str, base_engine: dict[str, Any], *, description: str = "",
+                   gpu: str = "any") -> Path:
+    """Save ``base_engine`` + the trial's knobs as a user preset; returns the file."""
+    from console.atomic import atomic_write_text
+    from console.presets import Preset, parse_preset, user_presets_dir, validate_engine_values
+    from console.schema import NOT_IN_PRESET
+
+    knobs = trial.preset_knobs()
+    engine = {k: v for k, v in {**base_engine, **knobs}.items() if v is not None and k not in NOT_IN_PRESET}
+    for key, value in trial.knobs.items():  # a knob at vLLM's default is not written
+        if value is None:
+            engine.pop(key, None)
+    validate_engine_values(engine, f"preset {name}")
+    preset = Preset(name=name, description=description or f"auto-tuned: {knobs}", goal="max-throughput", gpu=gpu,
+                    engine=engine)
+    parse_preset({"name": name, "description": preset.description, "goal": preset.goal, "gpu": gpu,
+                  "engine": engine}, name)
+    path = user_presets_dir() / f"{name}.toml"
+    atomic_write_text(path, preset.to_toml())
+    return path
