@@ -3,6 +3,7 @@ abort, concurrency, per-request errors, unload + second load, and a dead engine 
 
 from __future__ import annotations
 
+import os
 import queue
 import signal
 import threading
@@ -138,9 +139,17 @@ def _engine_children(before: set[int]) -> list[psutil.Process]:
     return out
 
 
-def test_unload_second_load_and_dead_engine_recovery(tiny_model: Path) -> None:
+def test_unload_second_load_and_dead_engine_recovery(tiny_model: Path, home: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """One dedicated host: load → stream → unload → load with another KV size → kill the engine
-    child mid-stream → clear error, FAILED → load again and answer, all in one process."""
+    child mid-stream → clear error, FAILED → load again and answer, all in one process. Its three
+    loads are recorded for the planner's self-calibration (issue 16; this was
+    test_planner_selfcal.py::test_engine_host_records_the_load and its own two loads): vLLM's
+    engine-core process logs its KV line into our file, each load its own."""
+    from console.planner.selfcal import read_loads
+
+    monkeypatch.setenv("INFERENCE_CONSOLE_RECORD_LOADS", "1")
+    monkeypatch.delenv("VLLM_LOGGING_CONFIG_PATH", raising=False)
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     host = EngineHost()
     statuses: list[EngineState] = []
@@ -149,11 +158,10 @@ def test_unload_second_load_and_dead_engine_recovery(tiny_model: Path) -> None:
     cfg = EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES // 2, max_model_len=512,
                        device="cpu")
     try:
-        info1 = host.load(cfg, "tiny").result(timeout=600)
+        fut = host.load(cfg, "tiny")
         with pytest.raises(EngineBusy):  # nothing else may load while one load runs
-            fut = host.load(cfg, "tiny")
             host.load(cfg, "tiny")
-        fut.result(timeout=600)
+        info1 = fut.result(timeout=600)
         assert isinstance(host.generate(_req(8), timeout=60), RequestFinished)
         host.unload().result(timeout=120)
         assert host.status.state == EngineState.STOPPED
@@ -180,11 +188,27 @@ def test_unload_second_load_and_dead_engine_recovery(tiny_model: Path) -> None:
         if isinstance(final, RequestFinished):  # the kill raced the last token: still not "ok"
             assert final.finish_reason == "abort"
 
-        host.load(cfg, "tiny").result(timeout=600)
+        info3 = host.load(cfg, "tiny").result(timeout=600)
         assert isinstance(host.generate(_req(4), timeout=60), RequestFinished)
         assert statuses.count(EngineState.READY) >= 3
     finally:
         host.close()
+    # The recording (a second load in the same process: the first load's deleted capture files
+    # must not linger, nor its report be read again).
+    assert "VLLM_LOGGING_CONFIG_PATH" not in os.environ  # restored after each load
+    records = read_loads("cpu")
+    assert [r.kv_tokens for r in records] == [i.num_kv_blocks * i.block_size for i in (info1, info2, info3)]
+    assert records[0].kv_tokens != records[1].kv_tokens  # each load's own report, not the first one twice
+    r = records[1]
+    assert r.device == "cpu" and r.kv_tokens == info2.num_kv_blocks * info2.block_size
+    assert r.report.kv_tokens == r.kv_tokens  # parsed from the child's "CPU KV cache size" line
+    assert r.report.cpu_kv_gib == pytest.approx(64 / 1024, abs=0.006)
+    assert r.report.vllm_version == info2.vllm_version
+    assert r.engine_args["max_model_len"] == 512 and r.engine_args["kv_cache_memory_bytes"] == TEST_KV_BYTES
+    assert records[0].engine_args["kv_cache_memory_bytes"] == TEST_KV_BYTES // 2
+    assert r.shape["layers"] == 2 and r.shape["head_dim"] == 64
+    # the CPU's KV budget is exact: recorded, but no fit replaces the shipped cpu.json
+    assert not list((home / "calibration" / "cpu").glob("vllm-*.json"))
 
 
 def test_non_streaming_request_gives_one_final_event_with_the_same_text(engine_host: EngineHost) -> None:

@@ -8,6 +8,7 @@ CPU double-scale bug (console/quant/awq_patch.py) would go unseen.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,18 +59,49 @@ def calib(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def quantized(awq_store: ModelStore, calib: Path) -> tuple[str, list[tuple[str, float | None]], list[str]]:
+def quantized(awq_store: ModelStore, calib: Path) -> tuple[str, list[tuple[str, float | None]], list[str], str]:
+    """ONE AWQ job shared by this module's checks (a job costs a worker process with torch and
+    AutoAWQ), run as a user runs it: ``quantize --calib FILE --no-gate --log`` through the CLI's
+    main() in this process. A spy around the job function (the real one runs, with the CLI's own
+    task and log sink) keeps each stage and fraction it reported and each log line, for the job's
+    checks; the CLI's stderr is kept for the CLI's. Returns (name, stages, logs, stderr)."""
+    import contextlib
+    import io
+
+    from console.cli.main import main
+    from console.quant import pipeline
+
     stages: list[tuple[str, float | None]] = []
     logs: list[str] = []
-    task = TaskState(lambda p: stages.append((p.stage, p.fraction)))
-    entry = quantize_awq(awq_store, "tiny", "tiny-awq", params=FAST, calib_file=calib, task=task,
-                         on_log=logs.append)
-    return entry.name, stages, logs
+    real = pipeline.quantize_awq
+
+    def spy(*args: Any, task: TaskState, on_log: Any, **kwargs: Any) -> Any:
+        report = task.report
+
+        def reported(stage: str, fraction: float | None = None, message: str = "") -> None:
+            stages.append((stage, fraction))
+            report(stage, fraction, message)
+
+        def logged(line: str) -> None:
+            logs.append(line)
+            on_log(line)
+
+        task.report = reported  # type: ignore[method-assign]
+        return real(*args, task=task, on_log=logged, **kwargs)
+
+    err = io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stderr(err):
+        mp.setattr(pipeline, "quantize_awq", spy)
+        mp.setenv("INFERENCE_CONSOLE_STORE", str(awq_store.root))  # main() sets it for --store: undone after
+        rc = main(["--store", str(awq_store.root), "quantize", "--model", "tiny", "--out", "tiny-awq",
+                   "--calib", str(calib), "--no-gate", "--log"])
+    assert rc == 0, err.getvalue()[-3000:]
+    return "tiny-awq", stages, logs, err.getvalue()
 
 
 @pytest.mark.engine
 def test_job_reports_each_layer_and_records_lineage(awq_store: ModelStore, quantized: tuple) -> None:
-    name, stages, logs = quantized
+    name, stages, logs, _ = quantized
     names = [s for s, _ in stages]
     assert "AWQ: layer 1/2" in names and "AWQ: layer 2/2" in names
     fractions = [f for _, f in stages if f is not None]
@@ -173,15 +205,16 @@ def test_gate_measures_both_and_rejects_a_broken_checkpoint(awq_store: ModelStor
 
 
 @pytest.mark.engine
-def test_cli_quantize_progress_on_stderr(awq_store: ModelStore, calib: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_quantize_progress_on_stderr(awq_store: ModelStore, calib: Path, quantized: tuple,
+                                         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's side of the shared job (``quantized`` runs it through the CLI): progress per layer
+    and the new model's name on stderr, the --log lines echoed, the calibration file recorded."""
     from console.cli.main import main
 
+    monkeypatch.setenv("INFERENCE_CONSOLE_STORE", str(awq_store.root))  # main() sets it for --store: undone after
     assert main(["--store", str(awq_store.root), "quantize", "--model", "missing"]) == 2
     assert "No model named 'missing'" in capsys.readouterr().err
-    rc = main(["--store", str(awq_store.root), "quantize", "--model", "tiny", "--out", "tiny-cli",
-               "--calib", str(calib), "--no-gate"])
-    err = capsys.readouterr().err
-    assert rc == 0, err
-    assert "AWQ: layer 1/2" in err and "AWQ: layer 2/2" in err and "tiny-cli" in err
-    assert awq_store.get("tiny-cli").lineage["calibration"]["file"] == str(calib)
+    name, _, logs, err = quantized
+    assert "AWQ: layer 1/2" in err and "AWQ: layer 2/2" in err and f"-> {name} in" in err
+    assert logs and all(f"  | {line}" in err for line in logs)
+    assert awq_store.get(name).lineage["calibration"]["file"] == str(calib)

@@ -154,25 +154,24 @@ def test_cancel_closes_the_stream_and_the_server_aborts(remote: RemoteEngine) ->
     wait_for(idle, 20, "the server to abort the cancelled request")
 
 
-def test_headless_commands_take_engine_url(remote: RemoteEngine, tmp_path: Path) -> None:
-    """``--engine URL`` on chat and batch (the server's own model; no local model needed)."""
-    import subprocess
-    import sys
+def test_headless_commands_take_engine_url(remote: RemoteEngine, tmp_path: Path, home: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """``--engine URL`` on chat and batch (the server's own model; no local model needed). Run in
+    this process (console.cli.main.main, as ``python -m console`` calls it): the URL path is what
+    is tested; the CLI as a child process is tests/test_cli.py's."""
+    from console.cli.main import main
 
-    env = {**os.environ, "INFERENCE_CONSOLE_HOME": str(tmp_path / "home")}
-    base = [sys.executable, "-m", "console"]
-    chat = subprocess.run([*base, "chat", "--engine", remote.url, "--max-tokens", "8", "Hello"],
-                          capture_output=True, text=True, env=env, timeout=180)
-    assert chat.returncode == 0, chat.stderr[-2000:]
-    assert f"[engine] ready: tiny on server {remote.url}" in chat.stderr
-    assert "8 tokens" in chat.stderr
+    assert main(["chat", "--engine", remote.url, "--max-tokens", "8", "Hello"]) == 0
+    err = capsys.readouterr().err
+    assert f"[engine] ready: tiny on server {remote.url}" in err, err[-2000:]
+    assert "8 tokens" in err
     inp = tmp_path / "in.jsonl"
     inp.write_text(_batch_lines())
     out = tmp_path / "out.jsonl"
-    batch = subprocess.run([*base, "batch", "-i", str(inp), "-o", str(out), "--engine", remote.url,
-                            "--max-tokens", "8", "--json"], capture_output=True, text=True, env=env, timeout=180)
-    assert batch.returncode == 0, batch.stderr[-2000:]
-    assert json.loads(batch.stdout)["succeeded"] == 12
+    rc = main(["batch", "-i", str(inp), "-o", str(out), "--engine", remote.url, "--max-tokens", "8", "--json"])
+    captured = capsys.readouterr()
+    assert rc == 0, captured.err[-2000:]
+    assert json.loads(captured.out)["succeeded"] == 12
     assert {r["response"]["body"]["model"] for r in iter_output(out)} == {"tiny"}
 
 
@@ -188,7 +187,8 @@ def test_an_adapter_the_server_does_not_serve_is_refused(remote: RemoteEngine) -
         check_server_adapters(remote, ["nosuch"], remote.url)
 
 
-def test_bench_through_the_server(remote: RemoteEngine, tmp_path: Path) -> None:
+def test_bench_through_the_server(remote: RemoteEngine, tmp_path: Path, home: Path,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
     from console.bench.runner import run_console
     from console.bench.workload import synthetic
 
@@ -196,16 +196,14 @@ def test_bench_through_the_server(remote: RemoteEngine, tmp_path: Path) -> None:
     assert r["requests"] == 6 and r["failed"] == 0
     assert r["output_tokens"] == 48 and r["prompt_tokens"] == 96
     assert 0 < r["ttft_s"]["p50"] <= r["e2e_s"]["p99"]
-    import subprocess
-    import sys
+    from console.cli.main import main  # in this process, as test_headless_commands_take_engine_url
 
     report = tmp_path / "bench.json"
-    cli = subprocess.run([sys.executable, "-m", "console", "bench", "--engine", remote.url, "--num-prompts", "4",
-                          "--input-len", "16", "--output-len", "8", "--report", str(report)],
-                         capture_output=True, text=True, timeout=180,
-                         env={**os.environ, "INFERENCE_CONSOLE_HOME": str(tmp_path / "home")})
-    assert cli.returncode == 0, cli.stderr[-2000:]
-    assert "baselines skipped" in cli.stderr
+    rc = main(["bench", "--engine", remote.url, "--num-prompts", "4", "--input-len", "16", "--output-len", "8",
+               "--report", str(report)])
+    err = capsys.readouterr().err
+    assert rc == 0, err[-2000:]
+    assert "baselines skipped" in err
     console = json.loads(report.read_text())["results"]["console"]
     assert console["output_tokens"] == 32 and console["ttft_s"]["p50"] > 0
 
