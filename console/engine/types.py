@@ -138,6 +138,9 @@ class RequestFinished:
     #: Every answer of the request (``n`` of them), with log-probabilities when asked for;
     #: ``text`` above is choice 0's.
     choices: tuple[Choice, ...] = ()
+    #: The prompt's token ids as the engine received them (the in-process engine; empty where
+    #: the engine does not say, e.g. a server)
+    prompt_token_ids: tuple[int, ...] = ()
 
     @property
     def tokens_per_s(self) -> float | None:

@@ -129,3 +129,14 @@ def engine_args_from_cli(args: Any) -> Any:
 def lora_request_class() -> Any:
     """vLLM's ``LoRARequest`` (name, integer id, folder): the per-request adapter."""
     return _first([("vllm.lora.request", "LoRARequest")])
+
+
+def chat_renderer(engine: Any) -> Any:
+    """vLLM's chat preprocessing for ``engine`` (an ``AsyncLLM``): the ``OnlineRenderer`` its OpenAI
+    server runs for ``/v1/chat/completions`` (``render_chat(ChatCompletionRequest)`` returns the
+    conversation and the engine inputs, or an ``ErrorResponse``). Same module and constructor in
+    0.26 and 0.32. A chat template given in the request is trusted: the user owns this process
+    (the console-launched server is started with ``--trust-request-chat-template`` to match)."""
+    cls = _first([("vllm.renderers.online_renderer", "OnlineRenderer")])
+    return cls(engine.model_config, engine.renderer, request_logger=None, chat_template=None,
+               chat_template_content_format="auto", trust_request_chat_template=True)

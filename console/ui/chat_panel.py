@@ -456,7 +456,7 @@ class ChatPanel(QWidget):
         max_len = status.info.max_model_len
 
         def count() -> int:
-            return host.count_tokens(host.format_prompt(request))
+            return host.count_prompt_tokens(request)
 
         def done(n: int) -> None:
             if generation == self._count_generation:  # a later count supersedes this one
