@@ -140,3 +140,11 @@ def chat_renderer(engine: Any) -> Any:
     cls = _first([("vllm.renderers.online_renderer", "OnlineRenderer")])
     return cls(engine.model_config, engine.renderer, request_logger=None, chat_template=None,
                chat_template_content_format="auto", trust_request_chat_template=True)
+
+
+def reasoning_parser(name: str) -> Any:
+    """vLLM's reasoning parser class registered as ``name`` (``--reasoning-parser``): construct it
+    with the tokenizer, then ``extract_reasoning(text, request)`` (0.26 and 0.32 alike)."""
+    manager = _first([("vllm.reasoning", "ReasoningParserManager"),
+                      ("vllm.reasoning.abs_reasoning_parsers", "ReasoningParserManager")])
+    return manager.get_reasoning_parser(name)
