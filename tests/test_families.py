@@ -162,3 +162,39 @@ def test_in_process_equals_vllm_serve(family: tuple[str, Any]) -> None:
     assert list(final.prompt_token_ids) == served["prompt_token_ids"]
     assert served["prompt_token_ids"].count(host.tokenizer.bos_token_id) == 1
     assert final.text == served["choices"][0]["message"]["content"]
+
+
+@pytest.mark.parametrize("family", ["qwen3"], indirect=True)
+def test_batch_results_carry_reasoning_split_by_vllms_parser(family: tuple[str, Any], tmp_path: Path) -> None:
+    """A Qwen3 batch: each answer is split by vLLM's qwen3 reasoning parser (as ``vllm serve
+    --reasoning-parser qwen3`` would), thinking on by default and off when a line switches it off."""
+    import json
+
+    from vllm.reasoning import ReasoningParserManager
+
+    from console.batch.formats import parse_jsonl
+    from console.batch.runner import run_batch
+    from console.engine import vllm_compat
+
+    name, host = family
+    lines = [{"custom_id": "think", "prompt": "Capital of France?", "temperature": 0, "max_tokens": 8},
+             {"custom_id": "plain", "prompt": "Capital of France?", "temperature": 0, "max_tokens": 8,
+              "chat_template_kwargs": {"enable_thinking": False}}]
+    parsed = parse_jsonl("\n".join(json.dumps(x) for x in lines))
+    out = tmp_path / "out.jsonl"
+    summary = run_batch(host, parsed.requests, out, resume=False)
+    assert summary.succeeded == 2, summary.results
+    got = {r.custom_id: r for r in summary.results}
+    for cid, kwargs in (("think", {}), ("plain", {"enable_thinking": False})):
+        raw = _finished(host, GenerationRequest(messages=[{"role": "user", "content": "Capital of France?"}],
+                                                sampling=GREEDY, **request_fields(
+                                                    {"chat_template_kwargs": kwargs}, GREEDY))).text
+        parser = ReasoningParserManager.get_reasoning_parser("qwen3")(host.tokenizer, chat_template_kwargs=kwargs)
+        body = vllm_compat.chat_completion_request_class().model_validate(
+            {"messages": [{"role": "user", "content": "?"}], "chat_template_kwargs": kwargs})
+        reasoning, content = parser.extract_reasoning(raw, body)
+        assert (got[cid].reasoning, got[cid].text) == (reasoning, content or ""), cid
+    assert got["plain"].reasoning is None and got["plain"].text  # thinking off: the answer is whole
+    written = {json.loads(x)["custom_id"]: json.loads(x) for x in out.read_text().splitlines()}
+    message = written["think"]["response"]["body"]["choices"][0]["message"]
+    assert message["reasoning"] == message["reasoning_content"] == got["think"].reasoning

@@ -29,6 +29,7 @@ token ids are real. Where the files come from is said per family:
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 from pathlib import Path
@@ -236,6 +237,7 @@ def gemma_tokenizer() -> Any:
                  unk_token="<unk>")
 
 
+@functools.lru_cache(maxsize=None)  # 151k-token vocabularies: built once per process
 def qwen3_tokenizer() -> Any:
     from tokenizers import AddedToken
     from transformers.convert_slow_tokenizer import TikTokenConverter
@@ -262,6 +264,7 @@ def mistral_tokenizer() -> Any:
     return _fast(backend, MISTRAL_TEMPLATE, bos_token="<s>", eos_token="</s>", unk_token="<unk>")
 
 
+@functools.lru_cache(maxsize=None)
 def r1_tokenizer() -> Any:
     """DeepSeek-R1-Distill-Qwen's tokenizer from its GGUF header: the byte-level BPE (tokens of
     type 1), then its control and user tokens at their ids, a start token added in front."""
