@@ -41,8 +41,10 @@ def test_stream_delivers_deltas_then_one_terminal_event(engine_host: EngineHost)
     assert final.finish_reason == "length" and final.output_tokens == 16
     assert sum(d.num_tokens for d in deltas) == 16 and len(deltas) > 1  # streamed, not one blob
     assert "".join(d.text for d in deltas) == final.text
-    assert final.prompt_tokens == len(engine_host.tokenizer.encode(engine_host.format_prompt(_req(1)),
-                                                                   add_special_tokens=False))
+    tok = engine_host.tokenizer
+    text = tok.apply_chat_template(_req(1).messages, tokenize=False, add_generation_prompt=True)
+    assert final.prompt_token_ids == tuple(tok.encode(text, add_special_tokens=False))
+    assert final.prompt_tokens == len(final.prompt_token_ids) == engine_host.count_prompt_tokens(_req(1))
     assert final.ttft_s is not None and 0 < final.ttft_s <= final.e2e_s
 
 

@@ -182,19 +182,19 @@ def test_a_token_count_that_ends_after_the_panel_is_deleted_is_dropped(engine_ho
     from console.ui.chat_panel import ChatPanel
 
     release = threading.Event()
-    real_count = engine_host.count_tokens
+    real_count = engine_host.count_prompt_tokens
     ctx = AppContext.create(host=engine_host)
     panel = ChatPanel(ctx)
     bar = panel.context_bar
     finished: list[int] = []
 
-    def slow_count(text: str) -> int:
+    def slow_count(request: Any) -> int:
         release.wait(30)
-        n = real_count(text)
+        n = real_count(request)
         finished.append(n)
         return n
 
-    engine_host.count_tokens = slow_count  # type: ignore[method-assign]
+    engine_host.count_prompt_tokens = slow_count  # type: ignore[method-assign]
     try:
         panel.input.setPlainText("How long is this prompt?")
         panel.context_bar.count_now()
@@ -204,7 +204,7 @@ def test_a_token_count_that_ends_after_the_panel_is_deleted_is_dropped(engine_ho
         qtbot.waitUntil(lambda: bool(finished), timeout=30000)
         qtbot.wait(200)  # the queued outcome is delivered (and must be dropped) here
     finally:
-        engine_host.count_tokens = real_count  # type: ignore[method-assign]
+        engine_host.count_prompt_tokens = real_count  # type: ignore[method-assign]
     assert finished and finished[0] > 0
 
 

@@ -60,6 +60,9 @@ class BatchResult:
     #: The prompt's log-probabilities when the line asked for them (``prompt_logprobs``), in
     #: vLLM's JSON form (:func:`console.engine.choices.prompt_logprobs_json`)
     prompt_logprobs: list[Any] | None = None
+    #: The answer's thinking, split off ``text`` by the family's vLLM reasoning parser (issue 27);
+    #: None: no parser for this model, or nothing to split
+    reasoning: str | None = None
 
     def _choices(self) -> list[dict[str, Any]]:
         choices = self.choices or (Choice(0, self.text, self.finish_reason or "stop", self.output_tokens),)
@@ -75,7 +78,10 @@ class BatchResult:
             else:
                 lp = None if c.logprobs is None or self.top_logprobs is None else \
                     chat_logprobs(c.logprobs, self.top_logprobs)
-                out.append({"index": c.index, "message": {"role": "assistant", "content": c.text},
+                message: dict[str, Any] = {"role": "assistant", "content": c.text}
+                if self.reasoning is not None and c.index == 0:  # vLLM's field, and its former name
+                    message.update(content=self.text, reasoning=self.reasoning, reasoning_content=self.reasoning)
+                out.append({"index": c.index, "message": message,
                             "logprobs": lp, "finish_reason": c.finish_reason, "stop_reason": c.stop_reason})
         return out
 
@@ -126,7 +132,8 @@ class BatchResult:
                        output_tokens=int(usage.get("completion_tokens") or 0),
                        ttft_s=metrics.get("ttft_s"), latency_s=metrics.get("latency_s"),
                        model=str(body.get("model") or ""),
-                       prompt_logprobs=body.get("prompt_logprobs") or choice.get("prompt_logprobs"))
+                       prompt_logprobs=body.get("prompt_logprobs") or choice.get("prompt_logprobs"),
+                       reasoning=_reasoning(choice))
         if isinstance(error, dict):
             inner = error.get("error", error)
             message, code = str(inner.get("message", error)), inner.get("code")
@@ -135,6 +142,12 @@ class BatchResult:
         return cls(custom_id=str(obj["custom_id"]), line=int(metrics.get("line") or 0), prompt=prompt,
                    ok=False, error=message, error_code=None if code is None else str(code),
                    latency_s=metrics.get("latency_s"))
+
+
+def _reasoning(choice: dict[str, Any]) -> str | None:
+    message = choice.get("message") or {}
+    value = message.get("reasoning", message.get("reasoning_content"))
+    return value if isinstance(value, str) else None
 
 
 def _disk_full(path: Path, exc: OSError) -> OSError:

@@ -35,6 +35,7 @@ from console.batch.results import BatchResult, ResultWriter, completed_ids
 from console.engine.choices import prompt_logprobs_json
 from console.engine.interface import Engine
 from console.engine.many import ManyRequests
+from console.models.family_table import family_of, split_reasoning
 from console.engine.types import EngineState, GenerationRequest, RequestFailed, RequestFinished, new_request_id
 from console.jobs import TaskState
 
@@ -169,6 +170,7 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
                                      params=r.params, openai_fields=r.openai_fields or None,
                                      adapter=r.model if r.model in adapters else None))
                for r in todo if id(r) not in wrong_ids]
+    family = family_of(getattr(host.tokenizer, "chat_template", None))  # its reasoning parser splits answers
     many = ManyRequests(host, to_send, concurrency=concurrency, task=task)
     report()
     with ResultWriter(output_path, resume=resume) as writer:
@@ -186,8 +188,11 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
                         if not many.cancelled and host.status.state != EngineState.READY:
                             engine_gone(None)
                         continue
+                    reasoning, text = split_reasoning(family, host.tokenizer, event.text, (
+                        req.openai_fields or {}).get("chat_template_kwargs")) if req.endpoint == "chat" \
+                        else (None, event.text)
                     record(writer, BatchResult(
-                        req.custom_id, req.line, req.display_prompt, ok=True, text=event.text,
+                        req.custom_id, req.line, req.display_prompt, ok=True, text=text, reasoning=reasoning,
                         finish_reason=event.finish_reason, prompt_tokens=event.prompt_tokens,
                         output_tokens=event.output_tokens, ttft_s=event.ttft_s, latency_s=event.e2e_s,
                         model=req.model if req.model in adapters else served, request_id=rid,

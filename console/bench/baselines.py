@@ -48,11 +48,14 @@ def run_baseline(kind: str, engine_kwargs: dict[str, Any], workload: Workload, *
         return dict(json.loads(out.read_text()))
 
 
-def _text_prompts(model: str, workload: Workload) -> list[str]:
+def _text_prompts(model: str, workload: Workload) -> list[dict[str, list[int]]]:
+    """The workload's chats as token ids, tokenized as vLLM's chat path does (the template writes
+    its own start token: no special tokens added), so the baselines see the console's prompts."""
     from transformers import AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(model)
-    return [tok.apply_chat_template(m, tokenize=False, add_generation_prompt=True) for m in workload.messages]
+    texts = [tok.apply_chat_template(m, tokenize=False, add_generation_prompt=True) for m in workload.messages]
+    return [{"prompt_token_ids": tok.encode(t, add_special_tokens=False)} for t in texts]
 
 
 def _vllm(spec: dict[str, Any]) -> dict[str, Any]:
@@ -144,7 +147,7 @@ def _hf(spec: dict[str, Any]) -> dict[str, Any]:
     if w.prompt_token_ids:
         seqs = [list(ids) for ids in w.prompt_token_ids]
     else:
-        seqs = [tok(p, add_special_tokens=False)["input_ids"] for p in _text_prompts(model_path, w)]
+        seqs = [p["prompt_token_ids"] for p in _text_prompts(model_path, w)]
 
     def gen(batch: list[list[int]], n_new: int) -> int:
         width = max(len(s) for s in batch)

@@ -13,6 +13,7 @@ from console.cli.flags import deprecated_alias
 from console.cli.speed_args import add_speed_args, speed_overrides
 from console.config import KV_CACHE_DTYPES
 from console.planner import GOALS, GPU_PROFILES, KNOWN_SHAPES, Plan, PlanRequest, auto_plan, plan, shape_for
+from console.planner.shapes import SHIPPED_QUANTIZATIONS
 from console.planner.calibration import CalibrationError, load_calibration_file
 from console.planner.gpus import GiB
 from console.planner.selfcal import last_load_text
@@ -35,7 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--max-model-len", type=int, help="context length (default: the model's maximum)")
     p.add_argument("--users", type=int, default=1, help="users served at once, each at max-model-len (default 1)")
     deprecated_alias(p, "--concurrency", "--users", "users", type=int)  # batch's meant requests in flight
-    p.add_argument("--quantization", choices=["awq", "awq_marlin", "gptq", "gptq_marlin", "fp8"])
+    p.add_argument("--quantization", choices=["awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "mxfp4"],
+                   help="the checkpoint's quantization (mxfp4: gpt-oss's experts)")
     p.add_argument("--kv-cache-dtype", default="auto", choices=KV_CACHE_DTYPES)
     p.add_argument("--gpu-memory-utilization", type=float, default=0.9)
     p.add_argument("--max-num-seqs", type=int)
@@ -120,6 +122,12 @@ def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) ->
     if req.world_size > 1:
         layout = f" x{req.world_size} (TP={req.tensor_parallel_size}, PP={req.pipeline_parallel_size})"
     print(f"{s.name or 'model'} ({s.params / 1e9:.2f}B) on {g.label}{layout}")
+    if s.is_moe:
+        print(f"  MoE: {s.num_experts} experts per layer, {s.experts_per_token} per token: all resident in memory, "
+              f"{s.active_params / 1e9:.2f}B parameters read per token")
+    shipped = SHIPPED_QUANTIZATIONS.get(s.name)
+    if shipped and not req.quantization:
+        print(f"  published quantized as: {', '.join(q.upper() for q in shipped)} (--quantization)")
     print(f"  {req.context:,} tokens of context x {req.concurrency} users, {weights} weights, "
           f"KV {req.kv_cache_dtype}, " + ("eager" if req.enforce_eager or g.is_cpu else "CUDA graphs")
           + ("" if g.is_cpu else f", gpu_memory_utilization {req.gpu_memory_utilization:g}")

@@ -29,11 +29,11 @@ from console.config import EngineConfig
 from console.engine import gc_pause, grouped, load_capture, reaper, vllm_compat
 from console.engine.adapters import Attached, AttachedAdapters, cpu_base_slot, lora_settings
 from console.models.lora import write_null_adapter
+from console.engine.chat_prompt import ChatPrompts, prompt_token_ids
 from console.engine.choices import OutputCollector
 from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.engine.params import request_params
 from console.engine.errors import ENGINE_DIED, explain
-from console.engine.prompts import chat_prompt, transcript_prompt
 from console.engine.prepare import (  # re-exported: the rest of the console imports them from here
     cuda_available,
     dtype_note,
@@ -82,6 +82,7 @@ class EngineHost(LoopEngine):
         self._warm: dict[str, Parked] = {}  # models kept warm beside the one in use (issue 21)
         self._gates: dict[str, grouped.SchedulerGate] = {}  # request id -> its group's gate (issue 28)
         self._gate_lock: asyncio.Lock | None = None  # one group holds the scheduler at a time
+        self._prompts = ChatPrompts()  # vLLM's chat preprocessing for the engine in use (issue 27)
         atexit.register(self.close)
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -323,6 +324,7 @@ class EngineHost(LoopEngine):
         await self._cancel_requests()
         engine, self._engine = self._engine, None
         self._tokenizer = None
+        self._prompts.forget()
         self._requested = self._info = None
         self._adapters.reset(None)
         if self._null_dir is not None:
@@ -403,15 +405,13 @@ class EngineHost(LoopEngine):
         super()._task_done(request_id, sink, handle)
 
     def format_prompt(self, request: GenerationRequest) -> Any:
-        if request.prompt_token_ids is not None:
-            return {"prompt_token_ids": list(request.prompt_token_ids)}
-        if request.prompt is not None:
-            return request.prompt
-        assert request.messages is not None
-        tok = self._tokenizer
-        if tok is not None and getattr(tok, "chat_template", None):
-            return chat_prompt(tok, request)
-        return transcript_prompt(request)  # no chat template: a plain transcript the model can continue
+        """What the engine is given for ``request``: a chat rendered and tokenized by vLLM's own
+        chat preprocessing, as its server does (``chat_prompt.py``). Blocks; not on the engine thread."""
+        return self.run_coroutine(self._prompts.engine_input(self._engine, self._tokenizer, request)).result(60)
+
+    def count_prompt_tokens(self, request: GenerationRequest) -> int:
+        """Prompt tokens ``request`` reaches the engine with (the chat's context meter)."""
+        return len(prompt_token_ids(self.format_prompt(request), self._tokenizer))
 
     def count_tokens(self, text: str) -> int:
         tok = self._tokenizer
@@ -425,7 +425,7 @@ class EngineHost(LoopEngine):
         t0 = time.perf_counter()
         first: float | None = None
         out_tokens = 0
-        prompt_tokens = 0
+        prompt_ids: tuple[int, ...] = ()
         prompt_logprobs: list[Any] | None = None
         finish_reason = "stop"
         scheduled: float | None = None
@@ -441,13 +441,13 @@ class EngineHost(LoopEngine):
             if engine is None:
                 raise EngineNotReady("no model is loaded")
             params = request_params(request)
-            prompt = self.format_prompt(request)
+            prompt = await self._prompts.engine_input(engine, self._tokenizer, request)
             lora = self._adapters.request(request.adapter)
             collected = OutputCollector(self._tokenizer)
             async for out in grouped.generate(engine, prompt, params, rid, lora_request=lora, on_added=on_added):
                 collected.add(out.outputs)
-                if out.prompt_token_ids is not None:
-                    prompt_tokens = len(out.prompt_token_ids)
+                if out.prompt_token_ids is not None and not prompt_ids:
+                    prompt_ids = tuple(out.prompt_token_ids)
                 if out.prompt_logprobs is not None and prompt_logprobs is None:
                     prompt_logprobs = list(out.prompt_logprobs)
                 c = next((o for o in out.outputs if getattr(o, "index", 0) == 0), None)
@@ -472,12 +472,13 @@ class EngineHost(LoopEngine):
             if len(choices) > 1:  # n answers: the engine generated all their tokens
                 out_tokens = sum(ch.output_tokens for ch in choices)
                 finish_reason = choices[0].finish_reason
-            finish(RequestFinished(rid, "".join(parts), finish_reason, prompt_tokens, out_tokens,
+            finish(RequestFinished(rid, "".join(parts), finish_reason, len(prompt_ids), out_tokens,
                                    None if first is None else first - t0, time.perf_counter() - t0,
-                                   prompt_logprobs, choices, scheduled))
+                                   prompt_logprobs, choices, engine_scheduled_ts=scheduled,
+                                   prompt_token_ids=prompt_ids))
         except asyncio.CancelledError:
             # Cancelling the consumer aborts the request inside vLLM; keep what was streamed.
-            finish(RequestFinished(rid, "".join(parts), "abort", prompt_tokens, out_tokens,
+            finish(RequestFinished(rid, "".join(parts), "abort", len(prompt_ids), out_tokens,
                                    None if first is None else first - t0, time.perf_counter() - t0))
         except Exception as exc:
             dead = engine is not None and engine.errored

@@ -159,8 +159,9 @@ class LocalServer(ServerEngine):
         return self.run_coroutine(self._start(config, label))
 
     def server_command(self, yaml_path: Path, port: int) -> list[str]:
-        # --host and --port are in the YAML (given again, vLLM warns about duplicate keys)
-        return [self.python, "-m", SERVER_MODULE, "--config", str(yaml_path)]
+        # --host and --port are in the YAML (given again, vLLM warns about duplicate keys).
+        # A chat template sent with a request is used, as the in-process engine does (issue 27).
+        return [self.python, "-m", SERVER_MODULE, "--config", str(yaml_path), "--trust-request-chat-template"]
 
     async def _start(self, config: EngineConfig, name: str) -> EngineInfo:
         from console.engine.host import prepare_config

@@ -53,6 +53,9 @@ from console.engine.types import (
 )
 
 log = logging.getLogger(__name__)
+#: Chat fields vLLM's ``/tokenize`` renders with, as ``/v1/chat/completions`` does.
+TOKENIZE_FIELDS = ("add_generation_prompt", "continue_final_message", "add_special_tokens", "chat_template",
+                   "chat_template_kwargs")
 T = TypeVar("T")
 
 #: Environment variables holding the API key when none is given (first set wins).
@@ -277,6 +280,27 @@ class ServerEngine(LoopEngine):
 
         loop = self._ensure_loop()  # raises when closed, before a coroutine exists to leak
         return asyncio.run_coroutine_threadsafe(ask(), loop).result(15)
+
+    def count_prompt_tokens(self, request: GenerationRequest) -> int:
+        """Prompt tokens of ``request`` as the server builds them: its own ``/tokenize`` renders a
+        chat with the request's template fields (vLLM's chat preprocessing); a server without that
+        endpoint is counted locally."""
+        if request.messages is None or self._status.state != EngineState.READY:
+            return self.count_tokens(str(self.format_prompt(request)))
+        fields = request.openai_fields or {}
+        body = {"model": self._served, "messages": request.messages,
+                **{k: fields[k] for k in TOKENIZE_FIELDS if k in fields}}
+
+        async def ask() -> int:
+            resp = await self._http().post(self.url + "/tokenize", timeout=10.0, json=body)
+            if resp.status_code != 200:
+                raise http_error(self.url, resp.status_code, resp.content)
+            return int(resp.json()["count"])
+
+        try:
+            return asyncio.run_coroutine_threadsafe(ask(), self._ensure_loop()).result(15)
+        except ServerError:
+            return self.count_tokens(str(self.format_prompt(request)))
 
     def _not_ready_message(self) -> str:
         return self._status.error or f"The engine is {self._status.state.value}: connect first"

@@ -162,6 +162,9 @@ class EngineSwitch:
     def count_tokens(self, text: str) -> int:
         return self._backend.count_tokens(text)
 
+    def count_prompt_tokens(self, request: GenerationRequest) -> int:
+        return self._backend.count_prompt_tokens(request)
+
     def adapters(self) -> dict[str, str]:
         return self._backend.adapters()
 

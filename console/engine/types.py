@@ -144,6 +144,9 @@ class RequestFinished:
     #: When the engine first scheduled the request (vLLM's engine-core clock, monotonic seconds;
     #: in-process engine only): requests started together share it (issue 28).
     engine_scheduled_ts: float | None = None
+    #: The prompt's token ids as the engine received them (the in-process engine; empty where
+    #: the engine does not say, e.g. a server)
+    prompt_token_ids: tuple[int, ...] = ()
 
     @property
     def tokens_per_s(self) -> float | None:

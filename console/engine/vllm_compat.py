@@ -232,3 +232,22 @@ def compile_cache_root() -> str:
     root = os.environ.get("VLLM_CACHE_ROOT") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vllm")
     return os.path.join(os.path.expanduser(root), "torch_compile_cache")
+
+
+def chat_renderer(engine: Any) -> Any:
+    """vLLM's chat preprocessing for ``engine`` (an ``AsyncLLM``): the ``OnlineRenderer`` its OpenAI
+    server runs for ``/v1/chat/completions`` (``render_chat(ChatCompletionRequest)`` returns the
+    conversation and the engine inputs, or an ``ErrorResponse``). Same module and constructor in
+    0.26 and 0.32. A chat template given in the request is trusted: the user owns this process
+    (the console-launched server is started with ``--trust-request-chat-template`` to match)."""
+    cls = _first([("vllm.renderers.online_renderer", "OnlineRenderer")])
+    return cls(engine.model_config, engine.renderer, request_logger=None, chat_template=None,
+               chat_template_content_format="auto", trust_request_chat_template=True)
+
+
+def reasoning_parser(name: str) -> Any:
+    """vLLM's reasoning parser class registered as ``name`` (``--reasoning-parser``): construct it
+    with the tokenizer, then ``extract_reasoning(text, request)`` (0.26 and 0.32 alike)."""
+    manager = _first([("vllm.reasoning", "ReasoningParserManager"),
+                      ("vllm.reasoning.abs_reasoning_parsers", "ReasoningParserManager")])
+    return manager.get_reasoning_parser(name)

@@ -27,11 +27,12 @@ from console.planner.shapes import ModelShape, shape_for
 from console.planner import speed
 
 #: Bits per weight of each quantization, group scales included: int4 with a 16-bit scale and a
-#: 4-bit zero point per group of 128 (AWQ/GPTQ defaults); FP8 with a per-tensor scale.
+#: 4-bit zero point per group of 128 (AWQ/GPTQ defaults); FP8 with a per-tensor scale; MXFP4 (gpt-oss's
+#: experts) 4-bit values with an 8-bit shared exponent per block of 32.
 GROUP_SIZE = 128
 QUANT_BITS: dict[str | None, float] = {None: 16.0, "awq": 4 + 20 / GROUP_SIZE, "gptq": 4 + 20 / GROUP_SIZE,
-                                       "fp8": 8.0}
-QUANTIZATIONS = ("awq", "gptq", "fp8")
+                                       "fp8": 8.0, "mxfp4": 4 + 8 / 32}
+QUANTIZATIONS = ("awq", "gptq", "fp8", "mxfp4")
 #: The CPU engine's KV cache when none is given (mirrors console.engine.prepare.DEFAULT_CPU_KV_BYTES).
 DEFAULT_CPU_KV_BYTES = 2 * GiB
 Verdict = Literal["fits", "fits-with-changes", "does-not-fit"]
@@ -223,8 +224,9 @@ def weight_bits(req: PlanRequest) -> float:
 
 
 def weights_bytes(shape: ModelShape, quantization: str | None) -> int:
-    """Quantizable linears at the quantized width; embeddings, lm_head and norms stay 16-bit."""
-    linear = shape.linear_params * QUANT_BITS[quantization] / 8
+    """Quantizable linears at the quantized width (MXFP4: the MoE experts only); embeddings, lm_head
+    and norms stay 16-bit. Every expert of an MoE counts: all are resident."""
+    linear = shape.linear_bytes(QUANT_BITS[quantization], quantization == "mxfp4")
     return int(math.ceil(linear)) + shape.unquantized_params * shape.weight_bytes
 
 
@@ -295,7 +297,7 @@ def compute(req: PlanRequest) -> Plan:
                         "attention heads")
     kv_heads_rank = max(1, s.num_kv_heads // tp)
     bits = weight_bits(req)
-    layer_bytes = s.linear_params_per_layer * bits / 8 / tp + s.small_params_per_layer * s.weight_bytes
+    layer_bytes = s.linear_bytes(bits, req.quantization == "mxfp4", 1) / tp + s.small_params_per_layer * s.weight_bytes
     embed_bytes = s.embedding_params * s.weight_bytes // tp
     # vLLM's budget is the total CUDA reports x utilization (a calibration may know it for this card)
     vllm_total = calibration.device_total_bytes if calibration and calibration.device_total_bytes else g.memory_bytes

@@ -2,7 +2,8 @@
 shown as a fraction of what the hardware could do.
 
 * Single-stream decode reads every weight (the input embedding table aside: only one row per
-  token) and the sequence's KV cache once per token: ``tok/s <= TP x bandwidth / bytes read``.
+  token; of an MoE's experts only the token's own) and the sequence's KV cache once per token:
+  ``tok/s <= TP x bandwidth / bytes read``.
 * A batch of B sequences shares one read of the weights:
   ``tok/s <= TP x bandwidth x B / (weights + B x context x KV bytes per token)``, and never more than
   ``GPUs x peak FLOP/s / FLOPs per token`` (2 per linear weight + 4 x layers x q_dim x context).
@@ -11,6 +12,8 @@ shown as a fraction of what the hardware could do.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from console.planner.core import QUANT_BITS
 
 if TYPE_CHECKING:
     from console.planner.core import Plan
@@ -21,17 +24,27 @@ def roofline(p: "Plan") -> dict[str, Any]:
     tp, world = req.tensor_parallel_size, req.world_size
     bw = g.bandwidth_gbs * 1e9
     embed_read = 0 if s.tie_word_embeddings else s.embedding_params * s.weight_bytes
-    w_read = p.weights_bytes - embed_read
+    # An MoE token reads only its experts: the others are resident but not read (their share of
+    # a step's reads shrinks as a batch's tokens route to more of them).
+    expert_bytes = s.expert_linear_params * QUANT_BITS[req.quantization] / 8
+    w_all = p.weights_bytes - embed_read
+    batch = max(1, min(req.concurrency, int(p.max_concurrency) or 1, req.max_num_seqs or req.concurrency))
+
+    def weights_read(b: int) -> float:
+        touched = 1 - (1 - s.experts_per_token / s.num_experts) ** b if s.is_moe else 1.0
+        return w_all - expert_bytes * (1 - touched)
+
+    w_read = weights_read(1)
     kv = p.kv_bytes_per_token
     ctx = req.context
     avg_ctx = ctx // 2  # a request's context grows from its prompt to max_model_len: half on average
 
     single_short = tp * bw / w_read
     single_full = tp * bw / (w_read + ctx * kv)
-    batch = max(1, min(req.concurrency, int(p.max_concurrency) or 1, req.max_num_seqs or req.concurrency))
-    mem_batched = tp * bw * batch / (w_read + batch * avg_ctx * kv)
+    mem_batched = tp * bw * batch / (weights_read(batch) + batch * avg_ctx * kv)
     lm_head = s.embedding_params
-    flops_per_token = 2 * (s.linear_params + lm_head) + 4 * s.layers * s.q_dim * avg_ctx
+    linear_read = s.linear_params - s.inactive_params  # per token: the active experts only
+    flops_per_token = 2 * (linear_read + lm_head) + 4 * s.layers * s.q_dim * avg_ctx
     fp8_compute = req.quantization == "fp8" and g.native_fp8
     peak = (g.fp8_tflops if fp8_compute and g.fp8_tflops else g.bf16_tflops) * 1e12
     compute_bound = world * peak / flops_per_token
@@ -50,7 +63,7 @@ def roofline(p: "Plan") -> dict[str, Any]:
                                f"{g.bandwidth_gbs:g} GB/s x {batch} / ({w_read / 1e9:.2f} GB + {batch} x {avg_ctx:,} x "
                                f"{kv:,} B) = {mem_batched:.1f} tok/s"),
             "batched_compute": (f"GPUs x peak / FLOPs per token = {world} x {peak / 1e12:g} TFLOP/s "
-                                f"({'FP8' if fp8_compute else 'BF16'}) / (2 x {s.linear_params + lm_head:,} + 4 x "
+                                f"({'FP8' if fp8_compute else 'BF16'}) / (2 x {linear_read + lm_head:,} + 4 x "
                                 f"{s.layers} x {s.q_dim} x {avg_ctx:,}) = {compute_bound:.1f} tok/s"),
         },
     }

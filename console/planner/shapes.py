@@ -34,6 +34,11 @@ class ModelShape:
     attention_bias: bool = False  # Qwen2 has q/k/v biases
     weight_bytes: int = 2  # bytes per unquantized parameter as the engine holds it (bf16/fp16)
     quantization: str | None = None  # the checkpoint's own quantization, if it has one
+    #: mixture of experts: routed experts per layer (0: a dense MLP), how many each token uses, and
+    #: each expert's MLP width. Every expert is resident (memory); a token reads only its own (speed).
+    num_experts: int = 0
+    experts_per_token: int = 0
+    moe_intermediate_size: int = 0
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -62,9 +67,35 @@ class ModelShape:
         return h * self.q_dim + 2 * h * self.kv_dim + self.q_dim * h
 
     @property
+    def is_moe(self) -> bool:
+        return self.num_experts > 0
+
+    @property
+    def expert_params(self) -> int:
+        """gate, up and down projections of one expert."""
+        return 3 * self.hidden_size * self.moe_intermediate_size
+
+    @property
     def mlp_linear_params(self) -> int:
-        """gate, up and down projections of one layer (gated MLP)."""
+        """gate, up and down projections of one layer (gated MLP; every expert of an MoE layer)."""
+        if self.is_moe:
+            return self.num_experts * self.expert_params
         return 3 * self.hidden_size * self.intermediate_size
+
+    @property
+    def expert_linear_params(self) -> int:
+        """All routed experts' linears (0 for a dense model): what MXFP4 checkpoints quantize."""
+        return self.layers * self.num_experts * self.expert_params
+
+    @property
+    def inactive_params(self) -> int:
+        """Expert parameters a token does not read (resident all the same)."""
+        return self.layers * (self.num_experts - self.experts_per_token) * self.expert_params if self.is_moe else 0
+
+    @property
+    def active_params(self) -> int:
+        """Parameters one token reads: all of a dense model, the routed experts' share of an MoE."""
+        return self.params - self.inactive_params
 
     @property
     def linear_params_per_layer(self) -> int:
@@ -74,7 +105,8 @@ class ModelShape:
     def small_params_per_layer(self) -> int:
         """Norms and biases: never quantized."""
         bias = self.q_dim + 2 * self.kv_dim if self.attention_bias else 0
-        return 2 * self.hidden_size + bias
+        router = self.hidden_size * self.num_experts  # the MoE gate: small, kept 16-bit
+        return 2 * self.hidden_size + bias + router
 
     @property
     def embedding_params(self) -> int:
@@ -88,6 +120,14 @@ class ModelShape:
     @property
     def unquantized_params(self) -> int:
         return self.params - self.linear_params
+
+    def linear_bytes(self, bits: float, experts_only: bool = False, layers: int | None = None) -> float:
+        """Bytes of the linears of ``layers`` layers (default all) at ``bits`` per weight; with
+        ``experts_only`` (MXFP4, as gpt-oss ships) attention stays at ``weight_bytes``."""
+        n = self.layers if layers is None else layers
+        linear = n * self.linear_params_per_layer
+        quantized = n * self.num_experts * self.expert_params if experts_only else linear
+        return quantized * bits / 8 + (linear - quantized) * self.weight_bytes
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -110,6 +150,8 @@ class ModelShape:
         head_dim = int(cfg.get("head_dim") or hidden // heads)
         inter = int(cfg.get("intermediate_size") or 4 * hidden)
         max_pos = int(cfg.get("max_position_embeddings") or cfg.get("max_sequence_length") or 2048)
+        experts = int(cfg.get("num_experts") or cfg.get("num_local_experts") or cfg.get("n_routed_experts") or 0)
+        moe_inter = int(cfg.get("moe_intermediate_size") or (inter if experts else 0))
         quant = (config.get("quantization_config") or {}).get("quant_method")
         dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
         model_type = str(config.get("model_type", ""))
@@ -119,15 +161,19 @@ class ModelShape:
                    tie_word_embeddings=bool(config.get("tie_word_embeddings", cfg.get("tie_word_embeddings", False))),
                    name=name, attention_bias=bool(cfg.get("attention_bias", model_type.startswith("qwen2"))),
                    weight_bytes=4 if dtype == "float32" else 2,
-                   quantization=str(quant) if quant else None, extra={"model_type": model_type})
+                   quantization=str(quant) if quant else None, num_experts=experts,
+                   experts_per_token=int(cfg.get("num_experts_per_tok") or 0) if experts else 0,
+                   moe_intermediate_size=moe_inter, extra={"model_type": model_type})
 
 
 def _shape(name: str, layers: int, hidden: int, heads: int, kv: int, head_dim: int, inter: int,
-           vocab: int, max_pos: int, tied: bool, bias: bool = False) -> ModelShape:
+           vocab: int, max_pos: int, tied: bool, bias: bool = False, experts: tuple[int, int] = (0, 0)) -> ModelShape:
+    """``experts``: (routed experts per layer, experts per token); ``inter`` is then each expert's width."""
     return ModelShape(layers=layers, hidden_size=hidden, num_attention_heads=heads, num_kv_heads=kv,
                       head_dim=head_dim, intermediate_size=inter, vocab_size=vocab,
                       max_position_embeddings=max_pos, tie_word_embeddings=tied, name=name,
-                      attention_bias=bias)
+                      attention_bias=bias, num_experts=experts[0], experts_per_token=experts[1],
+                      moe_intermediate_size=inter if experts[0] else 0)
 
 
 #: Well-known models, from their published config.json files.
@@ -144,7 +190,28 @@ KNOWN_SHAPES: dict[str, ModelShape] = {s.name: s for s in [
     _shape("DeepSeek-R1-Distill-Qwen-7B", 28, 3584, 28, 4, 128, 18944, 152064, 131072, False, bias=True),
     _shape("Phi-3.5-mini", 32, 3072, 32, 32, 96, 8192, 32064, 131072, False),
     _shape("SmolLM2-135M", 30, 576, 9, 3, 64, 1536, 49152, 8192, True),
+    # What 4090 users run in 2025-26 (issue 27). Qwen3 has no q/k/v bias (it normalizes q and k).
+    _shape("Qwen3-8B", 36, 4096, 32, 8, 128, 12288, 151936, 40960, False),
+    _shape("Qwen3-14B", 40, 5120, 40, 8, 128, 17408, 151936, 40960, False),
+    _shape("Qwen3-32B", 64, 5120, 64, 8, 128, 25600, 151936, 40960, False),
+    _shape("Qwen3-30B-A3B", 48, 2048, 32, 4, 128, 768, 151936, 40960, False, experts=(128, 8)),
+    # Gemma-3 (text_config): 5 sliding-window layers (1024) per global one; planned as all global.
+    _shape("Gemma-3-12B", 48, 3840, 16, 8, 256, 15360, 262208, 131072, True),
+    _shape("Gemma-3-27B", 62, 5376, 32, 16, 128, 21504, 262208, 131072, True),
+    _shape("Mistral-Small-24B", 40, 5120, 32, 8, 128, 32768, 131072, 32768, False),
+    # gpt-oss alternates 128-token sliding-window and full attention (planned as all full); its
+    # experts ship in MXFP4, attention and embeddings in bf16.
+    _shape("gpt-oss-20b", 24, 2880, 64, 8, 64, 2880, 201088, 131072, False, bias=True, experts=(32, 4)),
+    _shape("Llama-3.3-70B", 80, 8192, 64, 8, 128, 28672, 128256, 131072, False),
 ]}
+
+#: The quantizations each known model is published in that vLLM serves (the makers' own releases
+#: and the widely used FP8/AWQ/GPTQ conversions); "mxfp4" is gpt-oss's native format.
+SHIPPED_QUANTIZATIONS: dict[str, tuple[str, ...]] = {
+    "Qwen3-8B": ("awq", "fp8"), "Qwen3-14B": ("awq", "fp8"), "Qwen3-32B": ("awq", "fp8"),
+    "Qwen3-30B-A3B": ("gptq", "fp8"), "Gemma-3-12B": ("awq", "gptq", "fp8"), "Gemma-3-27B": ("awq", "gptq", "fp8"),
+    "Mistral-Small-24B": ("awq", "gptq", "fp8"), "gpt-oss-20b": ("mxfp4",), "Llama-3.3-70B": ("awq", "gptq", "fp8"),
+}
 
 
 def _norm(name: str) -> str:

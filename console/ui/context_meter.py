@@ -54,7 +54,7 @@ class ContextMeter(QProgressBar):
         max_len = status.info.max_model_len
 
         def count() -> int:
-            return int(host.count_tokens(host.format_prompt(request)))
+            return int(host.count_prompt_tokens(request))
 
         def done(n: int) -> None:
             if generation == self._generation:  # a later count supersedes this one

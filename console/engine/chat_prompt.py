@@ -1,0 +1,125 @@
+"""What the in-process engine is given for a request: the prompt vLLM's OpenAI server would build.
+
+A chat request (``messages``) goes through vLLM's own chat preprocessing, the renderer that
+``vllm serve`` runs for ``/v1/chat/completions`` (``vllm_compat.chat_renderer``): the same
+``ChatCompletionRequest`` model, the chat template rendered with every template field the request
+carries (``chat_template_kwargs`` such as Qwen3's ``enable_thinking``, ``add_generation_prompt``,
+``continue_final_message``, ``chat_template``, ``documents``, ``reasoning_effort``) and the
+rendered text tokenized *without* the tokenizer's special tokens, since the template writes its
+own start token (Llama-3, Gemma, Mistral, the R1 distills). The engine is then given token ids,
+so nothing is tokenized twice. Chat, batch, bench and the quality gate all reach this through the
+host's ``submit``; the context meter counts the same ids (``EngineHost.count_prompt_tokens``).
+
+Raw text (``prompt``) and token ids go to the engine as they are (text is tokenized by vLLM as
+``/v1/completions`` does). A model without any chat template, asked for a chat without one in the
+request, gets a plain ``role: content`` transcript: vLLM's server refuses such a request, the
+console keeps base models usable in the chat.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from console.engine import vllm_compat
+from console.engine.types import EngineNotReady, GenerationRequest
+
+#: Request fields that change the rendered prompt (the rest only change sampling).
+TEMPLATE_FIELDS = ("chat_template", "chat_template_kwargs", "add_generation_prompt", "continue_final_message",
+                   "documents", "reasoning_effort", "add_special_tokens")
+
+
+class PromptError(ValueError):
+    """vLLM's chat preprocessing refused the request; the message is vLLM's."""
+
+
+def transcript(messages: list[dict[str, str]], continue_final: bool = False) -> str:
+    """The prompt for a model with no chat template: a plain transcript it can continue (from its
+    last message itself when ``continue_final``: the chat's Continue)."""
+    text = "\n".join(f"{m['role']}: {m['content']}" for m in messages)
+    return text if continue_final else text + "\nassistant:"
+
+
+def chat_body(request: GenerationRequest) -> dict[str, Any]:
+    """The ``/v1/chat/completions`` body of a chat request, as vLLM's server would receive it: the
+    OpenAI fields the request was parsed from (already checked by vLLM's model) and its output
+    limit (the server checks it against the context length)."""
+    assert request.messages is not None
+    body = dict(request.openai_fields or {})
+    max_tokens = body.pop("max_tokens", None)  # the same limit; vLLM warns when it reads this older name
+    if "max_completion_tokens" not in body:
+        params = request.params
+        if max_tokens is None:
+            max_tokens = int(params.max_tokens) if params is not None and params.max_tokens else \
+                request.sampling.max_tokens
+        body["max_completion_tokens"] = max_tokens
+    body["messages"] = request.messages
+    if request.continue_final:  # the chat's Continue: go on with the last (assistant) message
+        body.setdefault("continue_final_message", True)
+        body.setdefault("add_generation_prompt", False)
+    return body
+
+
+def _has_template(request: GenerationRequest, tokenizer: Any) -> bool:
+    fields = request.openai_fields or {}
+    return bool(fields.get("chat_template") or (fields.get("chat_template_kwargs") or {}).get("chat_template")
+                or getattr(tokenizer, "chat_template", None))
+
+
+class ChatPrompts:
+    """vLLM's chat renderer for the engine in use, made once per engine (it holds the engine's
+    tokenizer and model config). Used on the engine's own loop only."""
+
+    def __init__(self) -> None:
+        self._engine: Any = None
+        self._renderer: Any = None
+
+    def _for(self, engine: Any) -> Any:
+        if self._engine is not engine:
+            self._renderer = vllm_compat.chat_renderer(engine)
+            self._engine = engine
+        return self._renderer
+
+    def forget(self) -> None:
+        self._engine = self._renderer = None
+
+    async def engine_input(self, engine: Any, tokenizer: Any, request: GenerationRequest) -> Any:
+        """What ``engine.generate`` is given for ``request``; raises :class:`PromptError` with
+        vLLM's message when its preprocessing refuses the request (e.g. a template error, a
+        prompt longer than the context)."""
+        if engine is None:
+            raise EngineNotReady("no model is loaded")
+        if request.prompt_token_ids is not None:
+            return {"prompt_token_ids": list(request.prompt_token_ids)}
+        if request.prompt is not None:
+            return request.prompt
+        assert request.messages is not None
+        if not _has_template(request, tokenizer):
+            return transcript(request.messages, request.continue_final)
+        renderer = self._for(engine)
+        try:
+            body = vllm_compat.chat_completion_request_class().model_validate(chat_body(request))
+        except Exception as exc:
+            raise PromptError(_first_line(exc)) from None
+        result = await renderer.render_chat(body)
+        if isinstance(result, tuple):  # (conversation, [engine input])
+            return result[1][0]
+        error = getattr(result, "error", result)  # vLLM's ErrorResponse, as the server would answer
+        raise PromptError(str(getattr(error, "message", error)))
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def prompt_token_ids(engine_input: Any, tokenizer: Any) -> list[int]:
+    """The token ids of what :meth:`ChatPrompts.engine_input` returned (text is counted as vLLM
+    tokenizes a completion prompt: with the tokenizer's special tokens)."""
+    if isinstance(engine_input, dict) and engine_input.get("prompt_token_ids") is not None:
+        return list(engine_input["prompt_token_ids"])
+    if isinstance(engine_input, str):
+        return list(tokenizer.encode(engine_input))
+    raise TypeError(f"no token ids in {type(engine_input).__name__}")
+
+
+__all__ = ["TEMPLATE_FIELDS", "ChatPrompts", "PromptError", "chat_body", "prompt_token_ids", "transcript"]
