@@ -35,13 +35,7 @@ def test_the_shipped_set_is_well_formed() -> None:
     kinds = {i.kind for i in items.items}
     langs = {i.lang for i in items.items}
     assert kinds == {"regex", "choice"} and langs == {"en", "zh"}
-    for item in items.items:
-        if item.kind == "regex":
-            assert re.search(item.pattern, item.expected, re.IGNORECASE), item.id
-            assert not re.search(item.pattern, item.prompt, re.IGNORECASE), f"{item.id}: an echo would pass"
-        else:
-            assert len(set(item.choices)) == len(item.choices) >= 2, item.id
-            assert item.choices[item.answer_index] == item.expected
+    # each item's own pattern/choices: tests/test_evalset_v2.py::test_shipped_sets_are_well_formed (v1 and v2)
 
 
 def test_a_broken_set_names_its_line(tmp_path: Path) -> None:
