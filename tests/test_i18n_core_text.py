@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import sys
-import types
 from pathlib import Path
 from typing import Any, Iterator
 
