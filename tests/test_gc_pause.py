@@ -124,6 +124,5 @@ def test_gui_collector_makes_no_pass_at_all_while_a_model_loads(qtbot: Any) -> N
     finally:
         gc.callbacks.remove(on_gc)
         collector.stop()
-        gc.unfreeze()
         if not was_enabled:
             gc.disable()
