@@ -8,6 +8,9 @@ runs a batch, lets the Monitor collect a few seconds of series, runs a small ben
 concurrency sweep, and saves ``docs/screenshots/{chat,batch,monitor,export,bench}.png`` (palette
 PNGs, kept under 300 KB each), plus ``chat-schema.png`` and ``chat-logprobs.png`` (the chat's
 Output control: a JSON schema, then logprobs with two answers; ``--only chat-output``).
+The answers to the questions with a known answer (the capital of France: "Paris") are checked: a wrong
+one stops the script with exit status 1 and a one-line reason before its screenshot is written, so the
+tiny model (gibberish) cannot make the chat screenshots.
 ``--only bench`` skips the chat and batches and saves only the tabs named.
 
     .venv/bin/python packaging/screenshots.py [--xvfb] [--import-bundled] [--only TABS] [--out docs/screenshots]
@@ -39,6 +42,38 @@ BATCH_PROMPTS = [
     "Translate 'good morning' to Spanish.", "What does CPU stand for?", "List two prime numbers.",
     "Why is the sky blue?", "Suggest a name for a cat.", "What is the boiling point of water?",
 ]
+CAPITAL_QUESTION = "What is the capital of France?"
+# a chat screenshot whose answer is wrong is never written (issue 30: the headline chat.png once showed
+# "L'Étoile, le Pont d'Aix..." for the capital question): each question the script asks with a known answer
+KNOWN_ANSWERS = {
+    CAPITAL_QUESTION: "Paris",
+    "Give the capital of France as JSON with city and country.": "Paris",
+}
+
+
+def wrong_answer(question: str, answer: str) -> str | None:
+    """None when ``answer`` holds the known answer to ``question`` (or the question has none); else a
+    one-line reason to refuse the screenshot, with the way out."""
+    expected = KNOWN_ANSWERS.get(question.strip())
+    if expected is None or expected.casefold() in answer.casefold():
+        return None
+    shown = " ".join(answer.split())
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    return (f"refusing the chat screenshot: the answer to {question!r} does not contain {expected!r} "
+            f"(it said {shown!r}); check the model and its dtype (console check-cpu) and run again")
+
+
+def last_answer(chat) -> str:  # type: ignore[no-untyped-def]
+    """The text of the conversation's last assistant message ("" when none)."""
+    answers = [m.content for m in chat.messages if m.role == "assistant"]
+    return answers[-1] if answers else ""
+
+
+def check_answer(question: str, answer: str) -> None:
+    """Exit non-zero (no screenshot written) when the answer is wrong."""
+    reason = wrong_answer(question, answer)
+    if reason is not None:
+        raise SystemExit(reason)
 
 
 def pick_model(real_store_root: Path, work: Path, import_bundled: bool = False) -> tuple[str, Path]:
@@ -142,7 +177,7 @@ def run(out: Path, import_bundled: bool = False, only: set[str] | None = None) -
     t_loaded = time.time()
 
     if only is None or only & {"chat", "batch", "monitor"}:
-        chat_and_batches(window, ctx, spin, work, t_loaded)
+        chat_and_batches(window, ctx, spin, work, t_loaded, out, only is None or "chat" in only)
     out.mkdir(parents=True, exist_ok=True)
     if only is None or "chat-output" in only:
         chat_output_shots(window, spin, out)
@@ -152,7 +187,7 @@ def run(out: Path, import_bundled: bool = False, only: set[str] | None = None) -
         run_bench(window, spin)
     for i in range(window.tabs.count()):
         title = window.tabs.tabText(i).replace("&", "").lower()
-        if only is not None and title not in only:
+        if (only is not None and title not in only) or title == "chat":  # chat.png: saved with its answer
             continue
         window.tabs.setCurrentIndex(i)
         spin(0.8)
@@ -165,13 +200,20 @@ def run(out: Path, import_bundled: bool = False, only: set[str] | None = None) -
     return 0
 
 
-def chat_and_batches(window, ctx, spin, work: Path, t_loaded: float) -> None:  # type: ignore[no-untyped-def]
+def chat_and_batches(window, ctx, spin, work: Path, t_loaded: float, out: Path,  # type: ignore[no-untyped-def]
+                     save_chat: bool) -> None:
     chat = window.chat
-    chat.input.setPlainText("What is the capital of France?")
+    window.tabs.setCurrentWidget(chat)
+    chat.temperature.setValue(0.0)  # greedy: the headline answer is the model's own, not a lucky draw
+    chat.input.setPlainText(CAPITAL_QUESTION)
     if not chat.send():
         raise SystemExit("chat refused to send")
     spin(300, lambda: chat.active_id is None)
-    spin(0.5)
+    spin(0.8)
+    check_answer(CAPITAL_QUESTION, last_answer(chat))
+    if save_chat:  # now, while the chat shows this answer (later shots open other conversations)
+        out.mkdir(parents=True, exist_ok=True)
+        print(f"{out / 'chat.png'}: {save_small(window.grab().toImage(), out / 'chat.png') // 1024} KB", flush=True)
 
     batch = window.panels["batch"]
     src = work / "prompts.jsonl"
@@ -215,6 +257,7 @@ def chat_output_shots(window, spin, out: Path) -> None:  # type: ignore[no-untyp
             raise SystemExit(f"chat refused to send: {chat.error_label.text()}")
         spin(300, lambda: chat.active_id is None)
         spin(0.8)
+        check_answer(question, last_answer(chat))
         print(f"{out / png}: {save_small(window.grab().toImage(), out / png) // 1024} KB", flush=True)
 
     window.tabs.setCurrentWidget(chat)

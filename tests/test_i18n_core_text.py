@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import sys
-import types
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -134,3 +133,119 @@ def test_advisor_reasons(zh_cn: None) -> None:
 def test_an_unknown_sentence_is_shown_as_written(zh_cn: None) -> None:
     assert translate_core_text("something the core says now") == "something the core says now"
     assert translate_core_text("estimates") == "estimates"  # whole sentences only
+
+
+# -- part C: the CPU check, the quality gate, the planner's problems and suggestions, the last load ----------
+def _no_english(text: str, names: set[str] | None = None) -> None:
+    assert CJK.search(text) and not english_words(text, names or set()), (text, english_words(text, names or set()))
+
+
+def test_cpu_check_reasons_and_dialog(zh_cn: None) -> None:
+    """Every reason ``judge`` gives a dtype, and the check's message box, in Chinese."""
+    from console.engine.cpu_dtype import CheckResult, DtypeResult, Fingerprint, decide, judge
+    from console.ui.cpu_check import summary
+
+    ref = judge(DtypeResult("float32", "Paris", True, None, None, 30.9), None)
+    cases = [judge(DtypeResult("bfloat16", "L'Étoile", False, None, None, 6.3), ref),
+             judge(DtypeResult("float16", "", False, None, None, None, error="RuntimeError: boom"), ref),
+             judge(DtypeResult("float16", "", False, None, None, None), ref),
+             judge(DtypeResult("float16", "Paris", True, None, None, 6.0), None),
+             judge(DtypeResult("float16", "Paris", True, None, None, 6.0), ref),
+             judge(DtypeResult("float16", "Paris", True, 0.5, 0.01, 6.0), ref),
+             judge(DtypeResult("float16", "Paris", True, 0.99, 9.0, 6.0), ref),
+             judge(DtypeResult("bfloat16", "Paris", True, 0.99, 0.01, 6.3), ref), ref]
+    assert len({r.reason for r in cases}) == len(cases)  # each of judge's sentences once
+    for r in cases:
+        _no_english(_translated(r.reason), {"L'Étoile", "RuntimeError: boom"})
+    choice, message = decide(cases, "smollm2")
+    text = summary(CheckResult(Fingerprint("x", (), "v"), "smollm2", cases, choice, message))
+    _no_english(text, {"smollm2", "L'Étoile"})
+    wrong = [cases[0], cases[2]]
+    none = summary(CheckResult(Fingerprint("x", (), "v"), "smollm2", wrong, *decide(wrong, "smollm2")))
+    _no_english(none, {"smollm2", "L'Étoile"})
+
+
+def test_gate_verdicts(zh_cn: None) -> None:
+    """The quality gate's verdict (Quantize dialog): accepted and rejected, with and without the
+    evaluation set and its facts, on the CPU and the GPU engine."""
+    from console.quant.evalset import Flip
+    from console.quant.gate import GateResult, ModelReport
+
+    def report(ppl: float, correct: int | None, engine: dict[str, Any]) -> ModelReport:
+        ev = None if correct is None else {"set": "quick-v2", "correct": correct, "total": 250}
+        return ModelReport("m", "/x", ppl, 400, [], 1, 1, 50.0, 3.0,
+                           accuracy=None if correct is None else correct / 250, eval=ev, engine=engine)
+
+    cpu = {"device": "cpu", "vllm_version": "0.32.0", "dtype": "float16"}
+    gpu = {"device": "cuda", "vllm_version": "0.26.0", "dtype": "bfloat16", "quantization": None}
+    flip = Flip("en-1", "q", "7", "7", "4")
+    gates = [GateResult("awq", report(10.0, 200, cpu), report(10.8, 199, cpu), 0.15, regressions=[flip]),
+             GateResult("awq", report(10.0, 200, gpu), report(13.0, 150, gpu), 0.15, regressions=[flip] * 50),
+             GateResult("fp8", report(10.0, None, {}), report(10.1, None, {}), 0.05),
+             GateResult("fp8", report(10.0, None, {}), report(12.0, None, {}), 0.05),
+             GateResult("awq", report(10.0, 200, cpu), report(10.2, 190, cpu), 0.15, regressions=[flip] * 10,
+                        facts_total=120, lost_facts=["f1", "f2", "f3", "f4", "f5", "f6", "f7"])]
+    assert [g.passed for g in gates] == [True, False, True, False, False]
+    for g in gates:
+        _no_english(_translated(g.message), {"awq", "fp8"})
+
+
+def test_planner_problems_and_suggestions(zh_cn: None, qapp: Any) -> None:
+    """Why a model does not fit and what would make it fit, made by the planner itself, and the
+    Planner box showing them."""
+    from console.config import EngineConfig
+    from console.planner import GPU_PROFILES, KNOWN_SHAPES, PlanRequest, plan, shape_for
+    from console.planner.gpus import GiB
+    from console.ui.plan_view import PlanView
+
+    llama8 = KNOWN_SHAPES["Llama-3.1-8B"]
+    g4090 = GPU_PROFILES["rtx-4090"]
+    requests = [
+        PlanRequest(KNOWN_SHAPES["Qwen2.5-7B"], gpu="h200", max_model_len=8192, tensor_parallel_size=8),
+        PlanRequest(shape_for("Qwen2.5-14B"), gpu="rtx-4090", max_model_len=32768, concurrency=8),
+        PlanRequest(llama8, gpu=g4090, gpu_memory_utilization=round(23.0 * GiB / g4090.memory_bytes, 5),
+                    max_model_len=8192, concurrency=1, max_num_seqs=256, max_num_batched_tokens=8192),
+        PlanRequest(shape_for("Qwen2.5-32B"), gpu="rtx-4080", quantization="awq", max_model_len=8192, concurrency=2),
+        PlanRequest(shape_for("Gemma-2-9B"), gpu="h100-80gb", max_model_len=32768),
+        PlanRequest(llama8, gpu="h200", kv_offloading_size=40.0, host_memory_bytes=32 * GiB),
+        PlanRequest(KNOWN_SHAPES["SmolLM2-135M"], gpu="cpu:24", max_model_len=4096, kv_offloading_size=2.0),
+        PlanRequest(shape_for("Qwen2.5-32B"), gpu="cpu:24", max_model_len=4096, kv_cache_memory_bytes=8 * GiB),
+        PlanRequest(llama8, gpu="rtx-4090", max_model_len=8192, kv_cache_memory_bytes=30 * GiB),
+        PlanRequest(llama8, gpu="rtx-4090", max_model_len=8192, gpu_memory_utilization=0.99),
+        PlanRequest(llama8, gpu="rtx-4090", max_model_len=131072, concurrency=1),
+        PlanRequest(llama8, gpu="h200", max_model_len=8192, concurrency=8, max_num_seqs=4),
+    ]
+    said: list[str] = []
+    view = PlanView()
+    for req in requests:
+        p = plan(req)
+        assert p.verdict != "fits", req
+        texts = list(p.problems) + [s.summary for s in p.suggestions]
+        said += texts
+        names = {g.label for g in GPU_PROFILES.values()} | set(GPU_PROFILES)
+        for text in texts:  # some suggestions are only knobs and figures ("gpu_memory_utilization 0.95")
+            out = translate_core_text(text)
+            assert not english_words(out, names) and (out != text or not english_words(text, names)), (text, out)
+        view.show_plan(p, EngineConfig(model="m", max_model_len=req.context))
+        shown = "\n".join(line for line in view.plan_label.text().splitlines() if line[:1] in "⚠→")
+        assert shown and not english_words(shown, names), shown
+    joined = "\n".join(said)
+    for kind in ("does not divide", "do not fit", "CUDA graphs", "positions", "KV offload of", "CPU engine refuses",
+                 "of RAM", " + weights + overheads", "is free after the CUDA context", "not one request",
+                 "users at", "is below the", "tensor_parallel_size 2", "as asked", " + "):
+        assert kind in joined, kind  # each of the planner's sentences was made and checked above
+
+
+def test_last_load_line(zh_cn: None) -> None:
+    """The Details dialog's "last load ..." line, with and without the prediction before the refit."""
+    from console.planner.selfcal import last_load_text
+
+    base = {"model": "smollm2", "time": "2026-12-01T10:00:00", "predicted_kv_tokens": 93_000,
+            "measured_kv_tokens": 93_184, "error": -0.00197}
+    lines = [last_load_text({"last_load": base}),
+             last_load_text({"last_load": {**base, "error": None}}),
+             last_load_text({"last_load": {**base, "predicted_before": 90_000, "error_before": -0.0342,
+                                           "before": "h200.json"}})]
+    for line in lines:
+        assert line is not None
+        _no_english(_translated(line), {"smollm2"})

@@ -159,7 +159,7 @@ def test_status_bar_shows_the_cpu_dtype_and_help_offers_the_check(home: Path, qt
             DtypeResult("float32", "Paris", True, None, None, 30.9, ok=True, reason="reference")]
     text = summary(CheckResult(Fingerprint("x", (), "v"), "smollm2", rows, "float32", "float32: fastest correct"))
     assert text.splitlines()[:2] == ["bfloat16: 6 tok/s, ok (agrees with float32)", "float32: 31 tok/s, ok (reference)"]
-    assert text.endswith("float32: fastest correct")
+    assert text.endswith("float32: the fastest correct dtype (31 tok/s)")  # the verdict in the UI's words
     w.close()
 
 

@@ -8,8 +8,10 @@ model loaded: three full passes of 755, 887 and 1,118 ms -- the window froze for
 
 :func:`no_full_collections` raises the generation-2 threshold for its duration, which stops both
 CPython's automatic collector and the GUI's own collector (``console/ui/gc_guard.py`` follows
-``gc.get_threshold()``) from starting a full pass; afterwards the loader moves what it built out
-of the collector's sight with ``gc.freeze()``, so the next full pass is short.
+``gc.get_threshold()``) from starting a full pass; the GUI's collector skips the young passes too
+while :func:`full_collections_paused`. When the last pause ends, what was built meanwhile is moved
+out of the collector's sight with ``gc.freeze()`` (the loader also freezes on success, before it
+says READY), loaded or failed, so no pass ever walks the load's objects: freezing costs no walk.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ def no_full_collections() -> Iterator[None]:
                 t0, t1, _ = gc.get_threshold()
                 gc.set_threshold(t0, t1, _saved)
                 _saved = None
+                gc.freeze()  # a failed load too: its objects wait young otherwise, for one long pass
 
 
 def full_collections_paused() -> bool:

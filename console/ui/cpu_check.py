@@ -9,6 +9,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from console.jobs import TaskState
+from console.ui.core_text import translate_core_text
 from console.ui.tasks import BackgroundCall, run_with_progress
 
 
@@ -27,13 +28,26 @@ def check_and_save(task: TaskState) -> Any:
 
 
 def summary(result: Any) -> str:
-    """Plain text for the message box: one line per dtype, then the verdict."""
+    """Plain text for the message box, in the UI's language: one line per dtype (its speed, kept or
+    rejected, and why), then the verdict."""
+    from console.engine.cpu_dtype import FALLBACK
+
     lines = []
     for r in result.results:
         tps = "-" if r.output_tokens_per_s is None else f"{r.output_tokens_per_s:.0f} tok/s"
-        lines.append(f"{r.dtype}: {tps}, {'ok' if r.ok else 'rejected'} ({r.reason})")
+        verdict = _tr("ok") if r.ok else _tr("rejected")
+        lines.append(f"{r.dtype}: {tps}, {verdict} ({translate_core_text(r.reason)})")
     lines.append("")
-    lines.append(result.message)
+    best = next((r for r in result.results if r.dtype == result.choice), None)
+    if result.choice and best is not None and best.output_tokens_per_s:
+        lines.append(_tr("{0}: the fastest correct dtype ({1:.0f} tok/s)").format(result.choice,
+                                                                                  best.output_tokens_per_s))
+    elif result.choice:
+        lines.append(_tr("{0}: the fastest correct dtype").format(result.choice))
+    else:  # the core's message says the same in English (engine/cpu_dtype.py decide)
+        lines.append(_tr("{0} gave wrong results in every dtype on this CPU. The CPU engine will use {1}, but its "
+                         "answers may be wrong: check the model, or report this CPU and vLLM version.").format(
+                             result.model, FALLBACK))
     return "\n".join(lines)
 
 

@@ -5,6 +5,14 @@ that is often the engine thread (vLLM allocates a lot while streaming). If a cyc
 object is collected there, Qt deletes a widget off the GUI thread and the process can segfault
 (seen in the full test run). So automatic collection is switched off and a GUI timer collects
 instead, the approach pyqtgraph's own ``GarbageCollector`` takes.
+
+While a model loads (``console/engine/gc_pause.py``) it collects nothing at all, young generations
+included: with automatic collection off, everything the load imports and builds (about 200,000
+objects a second) waits in generation 0 for the next tick, so each tick's young pass walked all of
+it on the GUI thread, holding the GIL: 70-155 ms per generation-0 pass and 445 ms for a
+generation-1 pass while vLLM was imported (issue 30, benchmarks/README-gui.md). The loader
+freezes what the load built when it ends (``gc.freeze()``: no pass at all), so skipping loses
+nothing but the load's own cyclic garbage (about 16,500 small objects for vLLM's imports).
 """
 
 from __future__ import annotations
@@ -12,6 +20,8 @@ from __future__ import annotations
 import gc
 
 from PySide6.QtCore import QObject, QTimer
+
+from console.engine import gc_pause
 
 
 class GuiThreadCollector(QObject):
@@ -27,6 +37,8 @@ class GuiThreadCollector(QObject):
         # Same policy as the automatic collector: young generations often, older ones rarely.
         # The thresholds are read each time: while a model loads the engine host raises the
         # full-collection one (console/engine/gc_pause.py), as it does for the automatic collector.
+        if gc_pause.full_collections_paused():  # a load: frozen when it ends, never walked here
+            return
         threshold = gc.get_threshold()
         counts = gc.get_count()
         if counts[0] > threshold[0]:

@@ -57,7 +57,7 @@ def details_markdown(plan: Plan | None) -> str:
     lines = [f"## {_tr('Planner')}", "", translate_core_text(str(info.get("status", "")))]
     last = last_load_text(info)
     if last:
-        lines += ["", last]
+        lines += ["", translate_core_text(last)]
     lines += ["", f"| {_tr('figure')} | {_tr('source')} |", "|---|---|"]
     sources = info.get("sources", {})
     lines += [f"| {_figure_name(name)} | {translate_core_text(str(sources[name]))} |"
@@ -155,7 +155,7 @@ class PlanView(QGroupBox):
         if status:
             lines.append(status)
         lines.append(self.tr("Max concurrency at full context: {0:.1f}×").format(p.max_concurrency))
-        lines += ["⚠ " + str(problem) for problem in list(p.problems)[:2]]
+        lines += ["⚠ " + translate_core_text(str(problem)) for problem in list(p.problems)[:2]]
         lines += ["ℹ " + str(note) for note in list(p.notes)[:2]]
         return "\n".join(lines)
 

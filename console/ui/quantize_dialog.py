@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from console.engine.interface import as_loader
 from console.jobs import Progress
 from console.ui.context import AppContext
+from console.ui.core_text import translate_core_text
 from console.ui.tasks import BackgroundCall
 from console.ui.widgets import needs_loader_tip
 
@@ -261,14 +262,14 @@ class QuantizeDialog(QDialog):
 
         if isinstance(outcome, GateResult):  # an FP8 preset's gate: no new model
             self._fill_table(outcome.table(), self.source, outcome.quantized.name)
-            self.verdict_label.setText(outcome.message)
+            self.verdict_label.setText(translate_core_text(outcome.message))
             self.stage_label.setText(self.tr("Measured") if outcome.passed else self.tr(
                 "Rejected by the quality gate: do not serve this preset for this model"))
             return
         gate = outcome.gate
         if gate is not None:
             self._fill_table(gate.table(), self.source, outcome.entry.name)
-            self.verdict_label.setText(gate.message)
+            self.verdict_label.setText(translate_core_text(gate.message))
         if outcome.kept:
             self.stage_label.setText(self.tr("Done: {0} is in the store").format(outcome.entry.name))
             self.modelAdded.emit(outcome.entry.name)

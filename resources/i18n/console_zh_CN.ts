@@ -1340,8 +1340,88 @@
     <name>CoreText</name>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source> (limit {0})</source>
+      <translation>（上限 {0}）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>, {0} of {1} facts (limit {2} facts)</source>
+      <translation>，{1} 个事实中的 {0} 个（上限 {2} 个事实）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>AWQ int4 weights (an AWQ checkpoint)</source>
+      <translation>AWQ int4 权重（需 AWQ 检查点）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>Accepted: {0}</source>
+      <translation>通过：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>Accepted: {0} [{1}]</source>
+      <translation>通过：{0} [{1}]</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>FP8 KV cache</source>
+      <translation>FP8 KV 缓存</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>FP8 weights</source>
+      <translation>FP8 权重</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>KV offload moves GPU KV blocks to host memory: the CPU engine refuses it (its KV cache is already in RAM; size it with kv_cache_memory_bytes)</source>
+      <translation>KV 卸载把 GPU 的 KV 块移到主机内存：CPU 引擎拒绝它（其 KV 缓存本就在内存中；请用 kv_cache_memory_bytes 设定大小）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>KV offload of {0} GiB needs host memory; this machine has {1} GiB of RAM ({2} GiB after 4 GiB for the system)</source>
+      <translation>{0} GiB 的 KV 卸载需要主机内存；本机内存为 {1} GiB（为系统保留 4 GiB 后剩 {2} GiB）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>NVML could not count the GPUs ({0})</source>
       <translation>NVML 无法统计 GPU 数量（{0}）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>RAM</source>
+      <translation>内存</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>Rejected ({0}): {1} [{2}]. The quantized model loses too much quality; it was not kept.</source>
+      <translation>已拒绝（{0}）：{1} [{2}]。量化后的模型质量损失过大，未保留。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>Rejected ({0}): {1}. The quantized model loses too much quality; it was not kept.</source>
+      <translation>已拒绝（{0}）：{1}。量化后的模型质量损失过大，未保留。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>accuracy</source>
+      <translation>准确率</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>accuracy {0}% -&gt; {1}% ({2} points, limit -{3} for {4}; {5} of {6} questions right -&gt; wrong{7}, {8} wrong -&gt; right)</source>
+      <translation>准确率 {0}% -&gt; {1}%（{2} 个百分点，{4} 的上限为 -{3}；{6} 道题中 {5} 道由对变错{7}，{8} 道由错变对）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>agrees with float32</source>
+      <translation>与 float32 一致</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>as asked</source>
+      <translation>按所请求的设置</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1370,6 +1450,11 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>eager mode (no CUDA graphs)</source>
+      <translation>eager 模式（不用 CUDA 图）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>estimate</source>
       <translation>估算</translation>
     </message>
@@ -1390,8 +1475,43 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>failed to run: {0}</source>
+      <translation>运行失败：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>from {0} (this GPU's loads have no figure for it)</source>
       <translation>来自 {0}（此 GPU 的加载记录没有这项数值）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>gpu_memory_utilization {0} asks for {1}, but only {2} is free after the CUDA context: vLLM refuses to start</source>
+      <translation>gpu_memory_utilization {0} 需要 {1}，但 CUDA 上下文之后只剩 {2} 可用：vLLM 拒绝启动</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>kv_cache_memory_bytes {0} + weights + overheads = {1} exceed {2} ({3})</source>
+      <translation>kv_cache_memory_bytes {0} + 权重 + 开销 = {1}，超出{2}（{3}）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>last load ({0}, {1}): {2}</source>
+      <translation>上次加载（{0}，{1}）：{2}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>log-probabilities differ from {0} by {1} nats on average</source>
+      <translation>对数概率与 {0} 平均相差 {1} 奈特</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>max_model_len {0} is longer than the model's {1} positions (vLLM refuses it)</source>
+      <translation>max_model_len {0} 超过模型的 {1} 个位置（vLLM 会拒绝）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>max_num_seqs {0} is below the {1} users asked for</source>
+      <translation>max_num_seqs {0} 少于所要求的 {1} 个用户</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1400,8 +1520,23 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>measured on the CPU engine; GPU kernels can differ (vLLM {0}, {1})</source>
+      <translation>在 CPU 引擎上测得；GPU 内核可能不同（vLLM {0}，{1}）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>measured on the GPU: vLLM {0} chose quantization {1}, dtype {2}, KV cache {3}</source>
+      <translation>在 GPU 上测得：vLLM {0} 选用量化 {1}、数据类型 {2}、KV 缓存 {3}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>measured on this GPU ({0}): {1} tokens</source>
       <translation>在此 GPU 上实测（{0}）：{1} 个 token</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>next-token choice agrees with {0} on only {1}% of positions</source>
+      <translation>下一个 token 的选择只在 {1}% 的位置与 {0} 一致</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1430,13 +1565,138 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>no answer to the known question</source>
+      <translation>已知问题没有回答</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>no correct {0} reference to compare with</source>
+      <translation>没有正确的 {0} 参照可供比较</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>no log-probabilities to compare</source>
+      <translation>没有可比较的对数概率</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>no throttle, temperature or power series (NVML): not an NVIDIA GPU</source>
       <translation>没有降频、温度或功率数据（NVML）：不是 NVIDIA GPU</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>none (16-bit weights)</source>
+      <translation>无（16 位权重）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>one {0} as asked</source>
+      <translation>一块 {0}，按所请求的设置</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>perplexity</source>
+      <translation>困惑度</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>perplexity {0} -&gt; {1} ({2}%, limit +{3}% for {4})</source>
+      <translation>困惑度 {0} -&gt; {1}（{2}%，{4} 的上限为 +{3}%）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>perplexity {0} -&gt; {1} ({2}%, limit +{3}% for {4}); {5}</source>
+      <translation>困惑度 {0} -&gt; {1}（{2}%，{4} 的上限为 +{3}%）；{5}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>predicted {0} KV tokens before it ({1}; error {2}%), {3}</source>
+      <translation>加载前预测 {0} 个 KV token（{1}；误差 {2}%），{3}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>reference</source>
+      <translation>参照</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>regressions</source>
+      <translation>退步</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>tensor_parallel_size {0} does not divide the model's {1} attention heads</source>
+      <translation>tensor_parallel_size {0} 不能整除模型的 {1} 个注意力头</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>the KV cache holds {0} tokens: not one request of max_model_len {1} (vLLM refuses to start)</source>
+      <translation>KV 缓存可容纳 {0} 个 token：装不下一个 max_model_len {1} 的请求（vLLM 拒绝启动）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>the card</source>
+      <translation>显卡</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>the engine's memory budget is unknown (no engine settings given)</source>
       <translation>引擎的内存预算未知（未提供引擎设置）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>use {0} of the card</source>
+      <translation>使用显卡的 {0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>vLLM would accept this and size the KV cache to {0}, but CUDA graphs ({1}) are outside its budget: the process would need {2} more than {3} has and run out of memory</source>
+      <translation>vLLM 会接受此设置并把 KV 缓存定为 {0}，但 CUDA 图（{1}）不在其预算内：进程将比{3}多需要 {2}，并耗尽内存</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>weights {0} + KV cache {1} + overheads {2} = {3} exceed {4} of RAM</source>
+      <translation>权重 {0} + KV 缓存 {1} + 开销 {2} = {3}，超出 {4} 内存</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>weights {0} + activations {1} do not fit in {2} x {3} = {4}</source>
+      <translation>权重 {0} + 激活 {1} 放不进 {2} x {3} = {4}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>wrong answer to the known question: {0}</source>
+      <translation>已知问题回答错误：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} after refitting, measured {1}</source>
+      <translation>重新拟合后 {0}，实测 {1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} after refitting, measured {1} (error {2}%)</source>
+      <translation>重新拟合后 {0}，实测 {1}（误差 {2}%）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} and {1}</source>
+      <translation>{0}和{1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} users at {1} tokens</source>
+      <translation>{0} 个用户，每个 {1} 个 token</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} users at {1} tokens need {2} tokens of KV cache; it holds {3} (max concurrency {4})</source>
+      <translation>{0} 个用户、每个 {1} 个 token 需要 {2} 个 token 的 KV 缓存；它只能容纳 {3} 个（最大并发 {4}）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} x {1} with tensor_parallel_size {2}</source>
+      <translation>{0} 块 {1}，tensor_parallel_size {2}</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1465,6 +1725,31 @@
       <location filename="../../console/ui/cpu_check.py" />
       <source>The check could not run: {0}</source>
       <translation>检查无法运行：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/cpu_check.py" />
+      <source>ok</source>
+      <translation>通过</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/cpu_check.py" />
+      <source>rejected</source>
+      <translation>已拒绝</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/cpu_check.py" />
+      <source>{0} gave wrong results in every dtype on this CPU. The CPU engine will use {1}, but its answers may be wrong: check the model, or report this CPU and vLLM version.</source>
+      <translation>{0} 在此 CPU 上的每种数据类型下结果都不正确。CPU 引擎将使用 {1}，但其回答可能有误：请检查模型，或报告此 CPU 和 vLLM 版本。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/cpu_check.py" />
+      <source>{0}: the fastest correct dtype</source>
+      <translation>{0}：最快的正确数据类型</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/cpu_check.py" />
+      <source>{0}: the fastest correct dtype ({1:.0f} tok/s)</source>
+      <translation>{0}：最快的正确数据类型（{1:.0f} tok/s）</translation>
     </message>
   </context>
   <context>
