@@ -45,12 +45,25 @@ def main() -> int:
     default, _ = measure(model, resolved.dtype, None, TaskState())
     best = max((r.output_tokens_per_s or 0.0) for r in result.results if r.ok) if result.choice else 0.0
     share = (default.output_tokens_per_s or 0.0) / best if best else 0.0
-    print(f"default path (auto -> {resolved.note}): {default.output_tokens_per_s or 0:.1f} tok/s = "
-          f"{100 * share:.0f}% of the fastest correct dtype")
+    print(
+        f"default path (auto -> {resolved.note}): {default.output_tokens_per_s or 0:.1f} tok/s = "
+        f"{100 * share:.0f}% of the fastest correct dtype"
+    )
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"check": result.to_json(), "default": {"dtype": resolved.dtype, "source": resolved.source,
-                       "output_tokens_per_s": default.output_tokens_per_s, "share_of_fastest": share}}, fh, indent=2)
+            json.dump(
+                {
+                    "check": result.to_json(),
+                    "default": {
+                        "dtype": resolved.dtype,
+                        "source": resolved.source,
+                        "output_tokens_per_s": default.output_tokens_per_s,
+                        "share_of_fastest": share,
+                    },
+                },
+                fh,
+                indent=2,
+            )
     return 0
 
 

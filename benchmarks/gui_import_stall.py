@@ -92,13 +92,20 @@ def main() -> int:
     gc.callbacks.remove(on_gc)
     lags.sort()
     result = {
-        "import_s": round(seconds, 1), "probe_samples": len(lags),
-        "lag_p50_ms": round(lags[len(lags) // 2], 1), "lag_p99_ms": round(lags[int(len(lags) * 0.99)], 1),
+        "import_s": round(seconds, 1),
+        "probe_samples": len(lags),
+        "lag_p50_ms": round(lags[len(lags) // 2], 1),
+        "lag_p99_ms": round(lags[int(len(lags) * 0.99)], 1),
         "lag_max_ms": round(lags[-1], 1),
-        "gc_passes": {f"gen{g}": {"count": sum(1 for x in passes if x[0] == g),
-                                  "max_cpu_ms": round(max((x[1] for x in passes if x[0] == g), default=0.0), 1)}
-                      for g in (0, 1, 2)},
-        "load_average_1min_before": round(load_before, 2), "load_average_1min_after": round(os.getloadavg()[0], 2),
+        "gc_passes": {
+            f"gen{g}": {
+                "count": sum(1 for x in passes if x[0] == g),
+                "max_cpu_ms": round(max((x[1] for x in passes if x[0] == g), default=0.0), 1),
+            }
+            for g in (0, 1, 2)
+        },
+        "load_average_1min_before": round(load_before, 2),
+        "load_average_1min_after": round(os.getloadavg()[0], 2),
     }
     print(json.dumps(result), flush=True)
     sys.stdout.flush()

@@ -81,8 +81,12 @@ def pct(values: list[float], q: float) -> float:
 
 def summary(lags_s: list[float]) -> dict[str, float | int]:
     ms = [x * 1000 for x in lags_s]
-    return {"samples": len(ms), "p50_ms": round(pct(ms, 50), 2), "p99_ms": round(pct(ms, 99), 2),
-            "max_ms": round(max(ms) if ms else float("nan"), 2)}
+    return {
+        "samples": len(ms),
+        "p50_ms": round(pct(ms, 50), 2),
+        "p99_ms": round(pct(ms, 99), 2),
+        "max_ms": round(max(ms) if ms else float("nan"), 2),
+    }
 
 
 def measure_lag(args: argparse.Namespace) -> dict[str, object]:
@@ -165,8 +169,13 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     gc.callbacks.append(on_gc)
 
     # -- phase: engine build ------------------------------------------------------------------
-    config = EngineConfig(model=model, kv_cache_memory_bytes=512 * 1024**2, max_model_len=1024,
-                          max_num_seqs=max(64, args.concurrency), device="cpu")
+    config = EngineConfig(
+        model=model,
+        kv_cache_memory_bytes=512 * 1024**2,
+        max_model_len=1024,
+        max_num_seqs=max(64, args.concurrency),
+        device="cpu",
+    )
     spin(1.0)
     lags.clear()
     gc_passes.clear()
@@ -244,12 +253,18 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
 
     result = {
         "model": model if args.model else "tiny random Llama (tests' tiny_model: 2 layers, hidden 128)",
-        "concurrency": args.concurrency, "max_tokens": args.max_tokens,
-        "engine_load_s": round(load_s, 1), "lag_during_engine_build": load_lag,
-        "gc_during_engine_build": gc_load, "gc_while_streaming": gc_stream,
-        "lag_idle": idle_lag, "lag_streaming": stream_lag,
-        "streaming_s": round(stream_s, 1), "requests_finished": state["finished"],
-        "tokens_streamed": tokens, "tokens_per_s": round(tokens / stream_s, 1),
+        "concurrency": args.concurrency,
+        "max_tokens": args.max_tokens,
+        "engine_load_s": round(load_s, 1),
+        "lag_during_engine_build": load_lag,
+        "gc_during_engine_build": gc_load,
+        "gc_while_streaming": gc_stream,
+        "lag_idle": idle_lag,
+        "lag_streaming": stream_lag,
+        "streaming_s": round(stream_s, 1),
+        "requests_finished": state["finished"],
+        "tokens_streamed": tokens,
+        "tokens_per_s": round(tokens / stream_s, 1),
         "gui_batches_per_s": round(state["batches"] / stream_s, 1),
         "deltas_per_s": round(state["deltas"] / stream_s, 1),
         "monitor_refresh_cpu_pct_of_core": round(100 * mon_cpu / stream_s, 2),
@@ -302,10 +317,15 @@ def write_readme(path: Path, launch: list[float], lag: dict[str, object], comman
         f"| full GC passes while the engine is built (CPU time of each, load-independent) | "
         f"{lag['lag_during_engine_build']['full_gc_passes']} passes | | "  # type: ignore[index]
         f"{lag['lag_during_engine_build']['full_gc_max_cpu_ms']} ms | none |",  # type: ignore[index]
-        *[f"| young GC passes (generation {g}) {where} (CPU time of each) | "
-          f"{lag[key][f'gen{g}_passes']} passes | | {lag[key][f'gen{g}_max_cpu_ms']} ms | |"  # type: ignore[index]
-          for key, where in (("gc_during_engine_build", "while the engine is built"),
-                             ("gc_while_streaming", "while streaming")) for g in (0, 1)],
+        *[
+            f"| young GC passes (generation {g}) {where} (CPU time of each) | "
+            f"{lag[key][f'gen{g}_passes']} passes | | {lag[key][f'gen{g}_max_cpu_ms']} ms | |"  # type: ignore[index]
+            for key, where in (
+                ("gc_during_engine_build", "while the engine is built"),
+                ("gc_while_streaming", "while streaming"),
+            )
+            for g in (0, 1)
+        ],
         f"| launch → window visible ({len(launch)} launches) | {statistics.median(launch):.2f} s | | "
         f"{max(launch):.2f} s | < 2 s: {'**met**' if max(launch) < 2 else '**NOT met**'} |",
         "",
@@ -326,7 +346,7 @@ def write_readme(path: Path, launch: list[float], lag: dict[str, object], comman
         "",
     ]
     old = path.read_text(encoding="utf-8") if path.exists() else ""
-    kept = old[old.index(KEEP_MARKER):] if KEEP_MARKER in old else ""  # hand-written notes below it
+    kept = old[old.index(KEEP_MARKER) :] if KEEP_MARKER in old else ""  # hand-written notes below it
     path.write_text("\n".join(lines) + ("\n" + kept if kept else ""), encoding="utf-8")
 
 

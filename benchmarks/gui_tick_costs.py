@@ -40,9 +40,16 @@ def fill_history(metrics, seconds: float, now: float) -> None:  # type: ignore[n
 
 def feed(metrics, t: float) -> None:  # type: ignore[no-untyped-def]
     phase = math.sin(t / 30.0)
-    metrics.record_step(t=t, running=64, waiting=int(8 + 8 * phase), kv_usage=0.5 + 0.3 * phase,
-                        prompt_tokens=random.randint(0, 200), generation_tokens=random.randint(100, 300),
-                        ttfts=[0.05 + random.random() * 0.1], itls=[0.005 + random.random() * 0.01] * 4)
+    metrics.record_step(
+        t=t,
+        running=64,
+        waiting=int(8 + 8 * phase),
+        kv_usage=0.5 + 0.3 * phase,
+        prompt_tokens=random.randint(0, 200),
+        generation_tokens=random.randint(100, 300),
+        ttfts=[0.05 + random.random() * 0.1],
+        itls=[0.005 + random.random() * 0.01] * 4,
+    )
 
 
 def main() -> int:
@@ -135,8 +142,10 @@ def main() -> int:
         rows.append((sum(ms), name, len(ms), sum(ms) / len(ms), ms[min(len(ms) - 1, int(0.99 * len(ms)))], ms[-1]))
     rows.sort(reverse=True)
     total = sum(costs["(whole event-loop pass)"]) * 1000
-    print(f"tab {args.tab}: {wall:.1f} s, GUI thread busy {total:.0f} ms = {100 * total / 1000 / wall:.1f}% "
-          f"(1-min load average {os.getloadavg()[0]:.2f})")
+    print(
+        f"tab {args.tab}: {wall:.1f} s, GUI thread busy {total:.0f} ms = {100 * total / 1000 / wall:.1f}% "
+        f"(1-min load average {os.getloadavg()[0]:.2f})"
+    )
     print(f"{'what':28} {'calls':>6} {'total ms':>9} {'mean':>7} {'p99':>7} {'max':>7}")
     for tot, name, n, mean, p99, mx in rows:
         print(f"{name[:28]:28} {n:6d} {tot:9.1f} {mean:7.2f} {p99:7.2f} {mx:7.2f}")

@@ -30,8 +30,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
 
-PROMPTS = ["The capital of France is", "Hello, how are you today?", "Tell me a story about a cat.",
-           "A GPU with 24 GB of memory holds", "Quantization to int4 shrinks"]
+PROMPTS = [
+    "The capital of France is",
+    "Hello, how are you today?",
+    "Tell me a story about a cat.",
+    "A GPU with 24 GB of memory holds",
+    "Quantization to int4 shrinks",
+]
 
 
 def run(host: Any, adapters: list[str | None], prompts: int, output_len: int) -> dict[str, float]:
@@ -41,9 +46,17 @@ def run(host: Any, adapters: list[str | None], prompts: int, output_len: int) ->
     host.reset_prefix_cache().result(timeout=60)
     sampling = SamplingSettings(temperature=0.0, max_tokens=output_len, ignore_eos=True)
     t0 = time.perf_counter()
-    handles = [host.submit(GenerationRequest(prompt=f"{PROMPTS[i % len(PROMPTS)]} ({i})", sampling=sampling,
-                                             adapter=adapters[i % len(adapters)], stream=False))
-               for i in range(prompts)]
+    handles = [
+        host.submit(
+            GenerationRequest(
+                prompt=f"{PROMPTS[i % len(PROMPTS)]} ({i})",
+                sampling=sampling,
+                adapter=adapters[i % len(adapters)],
+                stream=False,
+            )
+        )
+        for i in range(prompts)
+    ]
     events = [h.result(timeout=1200) for h in handles]
     elapsed = time.perf_counter() - t0
     bad = [e for e in events if not isinstance(e, RequestFinished)]
@@ -72,8 +85,13 @@ def main() -> int:
     every = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
     a = make_lora(model, work / "a", rank=args.rank, seed=1, target_modules=every)
     b = make_lora(model, work / "b", rank=args.rank, seed=2, target_modules=every)
-    common: dict[str, Any] = dict(model=str(model), device="cpu", max_model_len=1024,
-                                  kv_cache_memory_bytes=1024**3, max_num_seqs=max(args.prompts, 1))
+    common: dict[str, Any] = dict(
+        model=str(model),
+        device="cpu",
+        max_model_len=1024,
+        kv_cache_memory_bytes=1024**3,
+        max_num_seqs=max(args.prompts, 1),
+    )
     results: dict[str, Any] = {}
     if not args.no_plain:
         host = EngineHost()
@@ -81,8 +99,9 @@ def main() -> int:
         results["plain"] = run(host, [None], args.prompts, args.output_len)
         host.close()
     host = EngineHost()
-    config = EngineConfig(**common, max_loras=2, max_lora_rank=max(8, args.rank),
-                          lora_modules={"a": str(a), "b": str(b)})
+    config = EngineConfig(
+        **common, max_loras=2, max_lora_rank=max(8, args.rank), lora_modules={"a": str(a), "b": str(b)}
+    )
     info = host.load(config).result(timeout=1200)
     run(host, ["a", "b", None], 6, 8)  # warm-up: vLLM loads each adapter's weights at its first request
     results["base"] = run(host, [None], args.prompts, args.output_len)
@@ -90,15 +109,28 @@ def main() -> int:
     results["mixed"] = run(host, [None, "a", "b"], args.prompts, args.output_len)
     host.close()
     base = results["base"]["tok_s"]
-    print(f"model {model} ({info.dtype}), {args.prompts} prompts x {args.output_len} tokens, rank {args.rank}, "
-          f"adapters on all 7 projections; load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"model {model} ({info.dtype}), {args.prompts} prompts x {args.output_len} tokens, rank {args.rank}, "
+        f"adapters on all 7 projections; load average {os.getloadavg()[0]:.1f}"
+    )
     print("| run | output tok/s | seconds | ratio vs base on the LoRA engine |\n|---|---|---|---|")
     for name, r in results.items():
         print(f"| {name} | {r['tok_s']:.1f} | {r['seconds']:.2f} | {r['tok_s'] / base:.3f} |")
     if args.json:
-        args.json.write_text(json.dumps({"model": str(model), "dtype": info.dtype, "prompts": args.prompts,
-                                         "output_len": args.output_len, "rank": args.rank, "results": results,
-                                         "loadavg": os.getloadavg()}, indent=2))
+        args.json.write_text(
+            json.dumps(
+                {
+                    "model": str(model),
+                    "dtype": info.dtype,
+                    "prompts": args.prompts,
+                    "output_len": args.output_len,
+                    "rank": args.rank,
+                    "results": results,
+                    "loadavg": os.getloadavg(),
+                },
+                indent=2,
+            )
+        )
     return 0
 
 

@@ -80,8 +80,9 @@ def window_start(launches: int) -> dict[str, float]:
         env = dict(os.environ, INFERENCE_CONSOLE_HOME=home)
         for _ in range(launches):
             t0 = time.monotonic()
-            out = subprocess.run([sys.executable, "-c", STARTUP], capture_output=True, text=True, cwd=ROOT,
-                                 env=env, timeout=120)
+            out = subprocess.run(
+                [sys.executable, "-c", STARTUP], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120
+            )
             walls.append(time.monotonic() - t0)
             if "shown True" not in out.stdout:
                 raise SystemExit(f"the window did not show:\n{out.stderr[-2000:]}")
@@ -103,12 +104,14 @@ def main() -> int:
 
         model = make_llama(Path(tempfile.mkdtemp()) / "tiny-llama")
         host = EngineHost()
-        host.load(EngineConfig(model=str(model), kv_cache_memory_bytes=64 * 1024**2, max_model_len=1024,
-                               device="cpu"), "tiny").result(timeout=600)
+        host.load(
+            EngineConfig(model=str(model), kv_cache_memory_bytes=64 * 1024**2, max_model_len=1024, device="cpu"), "tiny"
+        ).result(timeout=600)
     s = sampling_cost(args.samples)
-    print(f"device sampling: {s['ms_cpu_per_sample']:.2f} ms CPU per sample = "
-          f"{s['share_of_a_core_pct']:.2f}% of a core at 0.5 s (target < 1%)"
-          + (" (engine core alive)" if host else ""))
+    print(
+        f"device sampling: {s['ms_cpu_per_sample']:.2f} ms CPU per sample = "
+        f"{s['share_of_a_core_pct']:.2f}% of a core at 0.5 s (target < 1%)" + (" (engine core alive)" if host else "")
+    )
     p = plan_latency()
     print(f"plan(): median {p['median_ms']:.2f} ms, max {p['max_ms']:.2f} ms (target < 50 ms)")
     if host is not None:

@@ -35,8 +35,15 @@ def prompts(kind: str) -> list[list[dict[str, str]]]:
     chats = []
     if kind in ("copy", "all"):
         for para in paragraphs(3):
-            chats.append([{"role": "user", "content": "Rewrite the following text with every 'engine' replaced by "
-                           f"'motor'. Return the whole text and nothing else.\n\n{para}"}])
+            chats.append(
+                [
+                    {
+                        "role": "user",
+                        "content": "Rewrite the following text with every 'engine' replaced by "
+                        f"'motor'. Return the whole text and nothing else.\n\n{para}",
+                    }
+                ]
+            )
             chats.append([{"role": "user", "content": f"Summarise the following text in two sentences.\n\n{para}"}])
     if kind in ("free", "all"):
         for topic in ("a lighthouse keeper", "the first day of spring", "a cat who learns to fly"):
@@ -59,14 +66,16 @@ def main() -> int:
 
     config = get_preset(args.preset).apply(args.model)
     results = {}
-    for kind in (("copy", "free") if args.kind == "all" else (args.kind,)):
+    for kind in ("copy", "free") if args.kind == "all" else (args.kind,):
         res = compare(config, prompts(kind), args.max_tokens, EngineHost)
         results[kind] = res
-        print(f"{kind}: plain {res['plain']['decode_tok_s']:.1f} tok/s, speculative "
-              f"{res['speculative']['decode_tok_s']:.1f} tok/s, speed-up {res['decode_speedup']:.2f}x, "
-              f"acceptance {res['speculative']['acceptance_rate']}, tokens/step "
-              f"{res['speculative']['tokens_per_step']}, same answers {res['same_answers']}/{res['prompts']}",
-              file=sys.stderr)
+        print(
+            f"{kind}: plain {res['plain']['decode_tok_s']:.1f} tok/s, speculative "
+            f"{res['speculative']['decode_tok_s']:.1f} tok/s, speed-up {res['decode_speedup']:.2f}x, "
+            f"acceptance {res['speculative']['acceptance_rate']}, tokens/step "
+            f"{res['speculative']['tokens_per_step']}, same answers {res['same_answers']}/{res['prompts']}",
+            file=sys.stderr,
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     return 0

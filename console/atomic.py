@@ -49,12 +49,17 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         # A quota (EDQUOT) or a file-size limit (EFBIG, ulimit -f) is "disk full" to the user too;
         # before, they surfaced as a bare OSError.
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-            raise DiskFullError(exc.errno, f"No space left on the disk holding {path.parent} "
-                                           f"(writing {path.name}); free some space and try again") from exc
+            raise DiskFullError(
+                exc.errno,
+                f"No space left on the disk holding {path.parent} (writing {path.name}); free some space and try again",
+            ) from exc
         if exc.errno == errno.EFBIG:
-            raise DiskFullError(errno.EFBIG, f"{path.name} would exceed the file size limit of this system or "
-                                             f"disk ({path.parent}); raise the limit (ulimit -f) or free "
-                                             "space") from exc
+            raise DiskFullError(
+                errno.EFBIG,
+                f"{path.name} would exceed the file size limit of this system or "
+                f"disk ({path.parent}); raise the limit (ulimit -f) or free "
+                "space",
+            ) from exc
         raise
 
 

@@ -60,8 +60,11 @@ class ChatSession:
         Markdown otherwise. Raises :class:`ConversationError` when none is open, OSError."""
         if self.conversation_id is None:
             raise ConversationError("Nothing to export: start or open a conversation first")
-        text = (self.store.export_json(self.conversation_id) if str(path).lower().endswith(".json")
-                else self.store.export_markdown(self.conversation_id))
+        text = (
+            self.store.export_json(self.conversation_id)
+            if str(path).lower().endswith(".json")
+            else self.store.export_markdown(self.conversation_id)
+        )
         atomic_write_text(Path(path), text)
 
     def delete(self) -> None:
@@ -89,8 +92,11 @@ class ChatSession:
 
     def can_continue(self) -> bool:
         """The last message is an answer cut at max tokens (finish reason "length")."""
-        return bool(self.messages) and self.messages[-1].role == "assistant" and \
-            self.messages[-1].finish_reason == "length"
+        return (
+            bool(self.messages)
+            and self.messages[-1].role == "assistant"
+            and self.messages[-1].finish_reason == "length"
+        )
 
     def continue_answer(self, sampling: SamplingSettings, **fields: Any) -> GenerationRequest | None:
         """The request that goes on with the last answer where max tokens cut it (the model
@@ -155,8 +161,9 @@ class ChatSession:
     def cancel_edit(self) -> None:
         self.edit_position = None
 
-    def record_answer(self, text: str, finished: RequestFinished | None = None, *, model: str | None = None,
-                      reason: str | None = None) -> Message | None:
+    def record_answer(
+        self, text: str, finished: RequestFinished | None = None, *, model: str | None = None, reason: str | None = None
+    ) -> Message | None:
         """Save the answer in flight (``text``, and its figures when it finished) to the
         conversation it belongs to; ``reason`` overrides the finish reason ("abort", "error").
         Nothing is saved for an answer that produced nothing and did not finish."""
@@ -167,17 +174,27 @@ class ChatSession:
         f = finished
         if continuing is not None:
             saved = self.store.extend(
-                continuing.id, text, tokens_per_s=f.tokens_per_s if f else None,
-                prompt_tokens=f.prompt_tokens if f else None, output_tokens=f.output_tokens if f else None,
-                finish_reason=reason or (f.finish_reason if f else None))
+                continuing.id,
+                text,
+                tokens_per_s=f.tokens_per_s if f else None,
+                prompt_tokens=f.prompt_tokens if f else None,
+                output_tokens=f.output_tokens if f else None,
+                finish_reason=reason or (f.finish_reason if f else None),
+            )
             if conv == self.conversation_id:
                 self.messages = self.store.messages(conv)
             return saved
         saved = self.store.append(
-            conv, "assistant", text, model=model, ttft_s=f.ttft_s if f else None,
-            tokens_per_s=f.tokens_per_s if f else None, prompt_tokens=f.prompt_tokens if f else None,
+            conv,
+            "assistant",
+            text,
+            model=model,
+            ttft_s=f.ttft_s if f else None,
+            tokens_per_s=f.tokens_per_s if f else None,
+            prompt_tokens=f.prompt_tokens if f else None,
             output_tokens=f.output_tokens if f else None,
-            finish_reason=reason or (f.finish_reason if f else None))
+            finish_reason=reason or (f.finish_reason if f else None),
+        )
         if conv == self.conversation_id:
             self.messages = self.store.messages(conv)
         return saved

@@ -77,9 +77,14 @@ class Watcher:
     def __init__(self, *, group: int | None = None, pids: Sequence[int] = (), grace_s: float = GRACE_S) -> None:
         self.pids = tuple(pids)
         args = [str(grace_s), str(group or 0), *map(str, self.pids)]
-        self._proc = subprocess.Popen(python_module("console.children", *args), stdin=subprocess.PIPE,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                      env=child_env(), start_new_session=True)
+        self._proc = subprocess.Popen(
+            python_module("console.children", *args),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=child_env(),
+            start_new_session=True,
+        )
 
     @property
     def pid(self) -> int:
@@ -104,10 +109,19 @@ class Child:
     """A started child process (see the module docstring). Use :meth:`start`, then :meth:`wait`
     (or poll :attr:`returncode`), and always :meth:`stop` (or ``with``)."""
 
-    def __init__(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None,
-                 log_path: str | Path | None = None, on_message: MessageSink | None = None,
-                 on_line: LineSink | None = None, merge_stderr: bool = False, json_lines: bool = True,
-                 cwd: str | Path | None = None, tail_lines: int = 200) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        log_path: str | Path | None = None,
+        on_message: MessageSink | None = None,
+        on_line: LineSink | None = None,
+        merge_stderr: bool = False,
+        json_lines: bool = True,
+        cwd: str | Path | None = None,
+        tail_lines: int = 200,
+    ) -> None:
         self.argv = list(argv)
         self.env = child_env(env)
         self.log_path = Path(log_path) if log_path else None
@@ -130,9 +144,14 @@ class Child:
             self._log_file = open(self.log_path, "w", encoding="utf-8")
         log.info("starting %s", " ".join(self.argv))
         self._proc = subprocess.Popen(
-            self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            self.argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT if self.merge_stderr else subprocess.PIPE,
-            env=self.env, cwd=self.cwd, start_new_session=True)
+            env=self.env,
+            cwd=self.cwd,
+            start_new_session=True,
+        )
         self._watcher = Watcher(group=self._proc.pid)
         self._read(self._proc.stdout, self._on_stdout, "stdout")
         if not self.merge_stderr:
@@ -219,8 +238,9 @@ class Child:
                 raise Cancelled()
             if end is not None and time.monotonic() > end:
                 self.stop()
-                raise TimeoutError(f"{Path(self.argv[-1]).name if self.argv else 'the child'} took longer "
-                                   f"than {timeout:.0f} s")
+                raise TimeoutError(
+                    f"{Path(self.argv[-1]).name if self.argv else 'the child'} took longer than {timeout:.0f} s"
+                )
         self._join_readers()
         return int(proc.returncode)
 

@@ -32,9 +32,13 @@ SERVER_ONLY_FIELDS = frozenset({"lora_modules"})
 SPECULATIVE_METHODS = ("ngram", "eagle", "eagle3")
 #: EngineConfig fields that vLLM takes folded into one ``speculative_config`` mapping
 #: (``--speculative-config JSON``), by the console field -> SpeculativeConfig key.
-SPECULATIVE_FIELDS = {"speculative_method": "method", "num_speculative_tokens": "num_speculative_tokens",
-                      "speculative_model": "model", "prompt_lookup_max": "prompt_lookup_max",
-                      "prompt_lookup_min": "prompt_lookup_min"}
+SPECULATIVE_FIELDS = {
+    "speculative_method": "method",
+    "num_speculative_tokens": "num_speculative_tokens",
+    "speculative_model": "model",
+    "prompt_lookup_max": "prompt_lookup_max",
+    "prompt_lookup_min": "prompt_lookup_min",
+}
 
 #: Ranges the console checks before vLLM does (pydantic bounds: ge, gt, le, lt), by field name;
 #: console.schema applies them wherever a field of that name is validated (presets, settings).

@@ -109,11 +109,13 @@ class ConversationStore:
                 version = self._db.execute("PRAGMA user_version").fetchone()[0]
                 if version > SCHEMA_VERSION:
                     raise ConversationError(
-                        f"{self.path} was written by a newer console (schema {version}); update the console")
+                        f"{self.path} was written by a newer console (schema {version}); update the console"
+                    )
                 self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
-            raise ConversationError(f"The chat history {self.path} is unreadable ({exc}); "
-                                    "move it aside to start a new one") from exc
+            raise ConversationError(
+                f"The chat history {self.path} is unreadable ({exc}); move it aside to start a new one"
+            ) from exc
 
     def close(self) -> None:
         self._db.close()
@@ -133,15 +135,18 @@ class ConversationStore:
             if isinstance(exc, sqlite3.OperationalError) and any(m in str(exc).lower() for m in _DISK_FULL):
                 raise ConversationError(
                     f"Could not save the chat history: no space left on the disk holding {self.path.parent} "
-                    f"({exc}). Free some space; what was saved before is intact.") from exc
+                    f"({exc}). Free some space; what was saved before is intact."
+                ) from exc
             raise
 
     # -- conversations -----------------------------------------------------------------------
     def create(self, title: str = "New chat", system_prompt: str = "") -> Conversation:
         now = _now()
         with self._tx() as db:
-            cur = db.execute("INSERT INTO conversations (title, system_prompt, created_at, updated_at) "
-                             "VALUES (?, ?, ?, ?)", (title, system_prompt, now, now))
+            cur = db.execute(
+                "INSERT INTO conversations (title, system_prompt, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                (title, system_prompt, now, now),
+            )
             cid = int(cur.lastrowid or 0)
         return self.get(cid)
 
@@ -168,8 +173,9 @@ class ConversationStore:
 
     def _update(self, conversation_id: int, column: str, value: str) -> None:
         with self._tx() as db:
-            cur = db.execute(f"UPDATE conversations SET {column} = ?, updated_at = ? WHERE id = ?",
-                             (value, _now(), conversation_id))
+            cur = db.execute(
+                f"UPDATE conversations SET {column} = ?, updated_at = ? WHERE id = ?", (value, _now(), conversation_id)
+            )
             if cur.rowcount == 0:
                 raise ConversationError(f"No conversation with id {conversation_id}")
 
@@ -180,35 +186,65 @@ class ConversationStore:
 
     # -- messages ---------------------------------------------------------------------------
     def messages(self, conversation_id: int) -> builtins.list[Message]:  # `list` is a method here
-        rows = self._db.execute("SELECT * FROM messages WHERE conversation_id = ? ORDER BY position",
-                                (conversation_id,)).fetchall()
+        rows = self._db.execute(
+            "SELECT * FROM messages WHERE conversation_id = ? ORDER BY position", (conversation_id,)
+        ).fetchall()
         return [Message(**dict(r)) for r in rows]
 
-    def append(self, conversation_id: int, role: str, content: str, *, model: str | None = None,
-               ttft_s: float | None = None, tokens_per_s: float | None = None,
-               prompt_tokens: int | None = None, output_tokens: int | None = None,
-               finish_reason: str | None = None) -> Message:
+    def append(
+        self,
+        conversation_id: int,
+        role: str,
+        content: str,
+        *,
+        model: str | None = None,
+        ttft_s: float | None = None,
+        tokens_per_s: float | None = None,
+        prompt_tokens: int | None = None,
+        output_tokens: int | None = None,
+        finish_reason: str | None = None,
+    ) -> Message:
         if role not in ROLES:
             raise ConversationError(f"Unknown role '{role}' (one of {', '.join(ROLES)})")
         now = _now()
         with self._tx() as db:
             if db.execute("SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)).fetchone() is None:
                 raise ConversationError(f"No conversation with id {conversation_id}")
-            pos = db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM messages WHERE conversation_id = ?",
-                             (conversation_id,)).fetchone()[0]
+            pos = db.execute(
+                "SELECT COALESCE(MAX(position) + 1, 0) FROM messages WHERE conversation_id = ?", (conversation_id,)
+            ).fetchone()[0]
             cur = db.execute(
                 "INSERT INTO messages (conversation_id, position, role, content, created_at, model, ttft_s, "
                 "tokens_per_s, prompt_tokens, output_tokens, finish_reason) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (conversation_id, pos, role, content, now, model, ttft_s, tokens_per_s, prompt_tokens,
-                 output_tokens, finish_reason))
+                (
+                    conversation_id,
+                    pos,
+                    role,
+                    content,
+                    now,
+                    model,
+                    ttft_s,
+                    tokens_per_s,
+                    prompt_tokens,
+                    output_tokens,
+                    finish_reason,
+                ),
+            )
             db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
             mid = int(cur.lastrowid or 0)
         row = self._db.execute("SELECT * FROM messages WHERE id = ?", (mid,)).fetchone()
         return Message(**dict(row))
 
-    def extend(self, message_id: int, text: str, *, tokens_per_s: float | None = None,
-               prompt_tokens: int | None = None, output_tokens: int | None = None,
-               finish_reason: str | None = None) -> Message:
+    def extend(
+        self,
+        message_id: int,
+        text: str,
+        *,
+        tokens_per_s: float | None = None,
+        prompt_tokens: int | None = None,
+        output_tokens: int | None = None,
+        finish_reason: str | None = None,
+    ) -> Message:
         """Append ``text`` to a saved message (an answer continued after it hit max tokens): its
         output tokens add up, its speed, prompt and finish reason are the continuation's."""
         with self._tx() as db:
@@ -216,12 +252,23 @@ class ConversationStore:
             if row is None:
                 raise ConversationError(f"No message with id {message_id}")
             old = Message(**dict(row))
-            tokens = None if old.output_tokens is None and output_tokens is None else \
-                (old.output_tokens or 0) + (output_tokens or 0)
-            db.execute("UPDATE messages SET content = ?, tokens_per_s = ?, prompt_tokens = ?, output_tokens = ?, "
-                       "finish_reason = ? WHERE id = ?",
-                       (old.content + text, tokens_per_s, prompt_tokens if prompt_tokens is not None
-                        else old.prompt_tokens, tokens, finish_reason, message_id))
+            tokens = (
+                None
+                if old.output_tokens is None and output_tokens is None
+                else (old.output_tokens or 0) + (output_tokens or 0)
+            )
+            db.execute(
+                "UPDATE messages SET content = ?, tokens_per_s = ?, prompt_tokens = ?, output_tokens = ?, "
+                "finish_reason = ? WHERE id = ?",
+                (
+                    old.content + text,
+                    tokens_per_s,
+                    prompt_tokens if prompt_tokens is not None else old.prompt_tokens,
+                    tokens,
+                    finish_reason,
+                    message_id,
+                ),
+            )
             db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (_now(), old.conversation_id))
         return Message(**dict(self._db.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()))
 
@@ -229,16 +276,21 @@ class ConversationStore:
         """Delete the messages at ``position`` and after (regenerate, edit-and-resend); returns
         how many went."""
         with self._tx() as db:
-            cur = db.execute("DELETE FROM messages WHERE conversation_id = ? AND position >= ?",
-                             (conversation_id, position))
+            cur = db.execute(
+                "DELETE FROM messages WHERE conversation_id = ? AND position >= ?", (conversation_id, position)
+            )
             db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (_now(), conversation_id))
             return int(cur.rowcount)
 
     # -- export -----------------------------------------------------------------------------
     def export_dict(self, conversation_id: int) -> dict[str, Any]:
         conv = self.get(conversation_id)
-        return {"format": "inference-console-conversation", "version": SCHEMA_VERSION, **asdict(conv),
-                "messages": [m.to_dict() for m in self.messages(conversation_id)]}
+        return {
+            "format": "inference-console-conversation",
+            "version": SCHEMA_VERSION,
+            **asdict(conv),
+            "messages": [m.to_dict() for m in self.messages(conversation_id)],
+        }
 
     def export_json(self, conversation_id: int) -> str:
         return json.dumps(self.export_dict(conversation_id), indent=2, ensure_ascii=False) + "\n"

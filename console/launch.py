@@ -31,8 +31,9 @@ def resolve_preset(name: str | None) -> Preset:
     return get_preset(name or default_preset_name())
 
 
-def engine_config_for(store: ModelStore, model_name: str, preset_name: str | None = None,
-                      **overrides: Any) -> EngineConfig:
+def engine_config_for(
+    store: ModelStore, model_name: str, preset_name: str | None = None, **overrides: Any
+) -> EngineConfig:
     entry = store.get(model_name)
     entry.check_available()
     return resolve_preset(preset_name).config_for(entry, **overrides)

@@ -71,8 +71,13 @@ class Preset:
         return config
 
     def to_toml(self) -> str:
-        data = {"name": self.name, "description": self.description, "goal": self.goal, "gpu": self.gpu,
-                "engine": dict(sorted(self.engine.items()))}
+        data = {
+            "name": self.name,
+            "description": self.description,
+            "goal": self.goal,
+            "gpu": self.gpu,
+            "engine": dict(sorted(self.engine.items())),
+        }
         try:
             import tomli_w  # only when a preset is written: `--version` needs no third-party import
 
@@ -100,8 +105,7 @@ def validate_engine_values(values: dict[str, Any], where: str) -> dict[str, Any]
     return values
 
 
-def validate_overrides(values: Mapping[str, Any],
-                       names: Mapping[str, str] | None = None) -> Mapping[str, Any]:
+def validate_overrides(values: Mapping[str, Any], names: Mapping[str, str] | None = None) -> Mapping[str, Any]:
     """Values set over a preset (CLI flags, the window's knobs, auto-tune's points) through the
     schema a preset's ``[engine]`` table passes (:func:`console.schema.override_schema`): one
     validation whatever typed them. The error is one line naming the value as the user knows it
@@ -121,8 +125,9 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
     allowed = {"name", "description", "goal", "gpu", "engine"}
     unknown = set(data) - allowed
     if unknown:
-        raise PresetError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} "
-                          f"(allowed: {', '.join(sorted(allowed))})")
+        raise PresetError(
+            f"{where}: unknown key(s) {', '.join(sorted(unknown))} (allowed: {', '.join(sorted(allowed))})"
+        )
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise PresetError(f"{where}: 'name' is required")
@@ -137,8 +142,13 @@ def parse_preset(data: dict[str, Any], where: str) -> Preset:
     engine = data.get("engine", {})
     if not isinstance(engine, dict):
         raise PresetError(f"{where}: [engine] must be a table")
-    return Preset(name=name, description=data.get("description", ""), goal=goal,
-                  gpu=data.get("gpu", "any"), engine=validate_engine_values(dict(engine), where))
+    return Preset(
+        name=name,
+        description=data.get("description", ""),
+        goal=goal,
+        gpu=data.get("gpu", "any"),
+        engine=validate_engine_values(dict(engine), where),
+    )
 
 
 def _check_unicode(where: str, key: str, value: Any) -> None:
@@ -189,5 +199,16 @@ def get_preset(name: str) -> Preset:
     return presets[name]
 
 
-__all__ = ["GOALS", "Preset", "PresetError", "get_preset", "load_preset_file", "load_presets",
-           "parse_preset", "user_presets_dir", "validate_engine_values", "validate_overrides", "CONSOLE_ONLY_FIELDS"]
+__all__ = [
+    "GOALS",
+    "Preset",
+    "PresetError",
+    "get_preset",
+    "load_preset_file",
+    "load_presets",
+    "parse_preset",
+    "user_presets_dir",
+    "validate_engine_values",
+    "validate_overrides",
+    "CONSOLE_ONLY_FIELDS",
+]

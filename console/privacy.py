@@ -126,10 +126,11 @@ def export_note(allowed: bool) -> str:
     """The comment line every exported server file carries."""
     assignments = " ".join(f"{k}={v}" for k, v in export_env(allowed).items())
     if allowed:
-        return (f"Usage statistics ON (inference-console privacy setting): vLLM may send usage data to its "
-                f"maintainers; the server's environment sets {assignments}.")
-    return (f"Usage statistics OFF (inference-console privacy setting): the server's environment must set "
-            f"{assignments}.")
+        return (
+            f"Usage statistics ON (inference-console privacy setting): vLLM may send usage data to its "
+            f"maintainers; the server's environment sets {assignments}."
+        )
+    return f"Usage statistics OFF (inference-console privacy setting): the server's environment must set {assignments}."
 
 
 def status_line(allowed: bool | None = None) -> str:
@@ -141,5 +142,17 @@ def status_line(allowed: bool | None = None) -> str:
     return "off (nothing is sent; `inference-console privacy on` to share usage data with vLLM and Hugging Face)"
 
 
-__all__ = ["EXPORT_ENV_KEYS", "HOST_IP_ENV", "OPT_OUT_ENV", "USAGE_STATS_ENV", "apply", "apply_to_process",
-           "child_env", "export_env", "export_note", "save_choice", "status_line", "usage_stats_allowed"]
+__all__ = [
+    "EXPORT_ENV_KEYS",
+    "HOST_IP_ENV",
+    "OPT_OUT_ENV",
+    "USAGE_STATS_ENV",
+    "apply",
+    "apply_to_process",
+    "child_env",
+    "export_env",
+    "export_note",
+    "save_choice",
+    "status_line",
+    "usage_stats_allowed",
+]

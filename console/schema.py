@@ -29,9 +29,15 @@ if TYPE_CHECKING:
 NOT_IN_PRESET = frozenset({"model", "served_model_name", "tokenizer", "lora_modules"})  # paths of this machine
 
 
-def derive_model(cls: type, *, extra: str = "ignore", nullable: bool = True, exclude: Iterable[str] = (),
-                 limits: Mapping[str, Mapping[str, float]] | None = None,
-                 choices: Mapping[str, tuple[Any, ...]] | None = None) -> "type[BaseModel]":
+def derive_model(
+    cls: type,
+    *,
+    extra: str = "ignore",
+    nullable: bool = True,
+    exclude: Iterable[str] = (),
+    limits: Mapping[str, Mapping[str, float]] | None = None,
+    choices: Mapping[str, tuple[Any, ...]] | None = None,
+) -> "type[BaseModel]":
     """A strict pydantic model with the fields of dataclass ``cls`` (nested dataclasses too).
 
     ``nullable=False`` takes ``None`` out of ``X | None`` hints (TOML has no null); ``limits`` maps
@@ -89,8 +95,9 @@ def _one_of(allowed: tuple[Any, ...], value: Any) -> Any:
     if value not in allowed:
         from pydantic_core import PydanticCustomError
 
-        raise PydanticCustomError("literal_error", "Input should be {expected}",
-                                  {"expected": ", ".join(map(str, allowed))})
+        raise PydanticCustomError(
+            "literal_error", "Input should be {expected}", {"expected": ", ".join(map(str, allowed))}
+        )
     return value
 
 
@@ -98,8 +105,14 @@ def _one_of(allowed: tuple[Any, ...], value: Any) -> Any:
 def engine_schema() -> "type[BaseModel]":
     """A preset's ``[engine]`` table: EngineConfig's fields bar the model's own, no nulls,
     unknown keys refused, with the console's ranges and choices."""
-    return derive_model(EngineConfig, extra="forbid", nullable=False, exclude=NOT_IN_PRESET,
-                        limits=ENGINE_LIMITS, choices=ENGINE_CHOICES)
+    return derive_model(
+        EngineConfig,
+        extra="forbid",
+        nullable=False,
+        exclude=NOT_IN_PRESET,
+        limits=ENGINE_LIMITS,
+        choices=ENGINE_CHOICES,
+    )
 
 
 @functools.cache
@@ -107,8 +120,9 @@ def override_schema() -> "type[BaseModel]":
     """Values typed over a preset (CLI flags, the window's knobs): the ``[engine]`` schema, with
     ``speculative_method = ""`` allowed (it turns a preset's speculation off)."""
     choices = {**ENGINE_CHOICES, "speculative_method": ("", *ENGINE_CHOICES["speculative_method"])}
-    return derive_model(EngineConfig, extra="forbid", nullable=False, exclude=NOT_IN_PRESET,
-                        limits=ENGINE_LIMITS, choices=choices)
+    return derive_model(
+        EngineConfig, extra="forbid", nullable=False, exclude=NOT_IN_PRESET, limits=ENGINE_LIMITS, choices=choices
+    )
 
 
 def range_text(key: str) -> str:
@@ -145,8 +159,11 @@ def value_message(error: Mapping[str, Any], key: str, value: Any) -> str:
         return f"'{key}' = {value} is out of range {range_text(name)}"
     base, _, how = kind.partition("_")  # int_type, int_parsing, int_from_float, bool_type, ...
     if base in _KIND and len(error["loc"]) == 1:
-        if base in ("int", "float") and how == "type" and (isinstance(value, bool)
-                                                           or not isinstance(value, (int, float))):
+        if (
+            base in ("int", "float")
+            and how == "type"
+            and (isinstance(value, bool) or not isinstance(value, (int, float)))
+        ):
             return f"'{key}' must be a number, not {value!r}"
         return f"'{key}' must be {_KIND[base]}, not {value!r}"
     return f"'{key}' = {value!r} is not valid: {error['msg']}"

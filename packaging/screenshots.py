@@ -37,10 +37,18 @@ from console.models.bundled import bundled_gguf  # noqa: E402
 
 BUNDLED = "smollm2"
 BATCH_PROMPTS = [
-    "What is the capital of France?", "Name three primary colours.", "Write a haiku about GPUs.",
-    "Explain KV cache in one sentence.", "What is 12 times 12?", "Give a synonym for fast.",
-    "Translate 'good morning' to Spanish.", "What does CPU stand for?", "List two prime numbers.",
-    "Why is the sky blue?", "Suggest a name for a cat.", "What is the boiling point of water?",
+    "What is the capital of France?",
+    "Name three primary colours.",
+    "Write a haiku about GPUs.",
+    "Explain KV cache in one sentence.",
+    "What is 12 times 12?",
+    "Give a synonym for fast.",
+    "Translate 'good morning' to Spanish.",
+    "What does CPU stand for?",
+    "List two prime numbers.",
+    "Why is the sky blue?",
+    "Suggest a name for a cat.",
+    "What is the boiling point of water?",
 ]
 CAPITAL_QUESTION = "What is the capital of France?"
 # a chat screenshot whose answer is wrong is never written (issue 30: the headline chat.png once showed
@@ -59,8 +67,10 @@ def wrong_answer(question: str, answer: str) -> str | None:
         return None
     shown = " ".join(answer.split())
     shown = shown if len(shown) <= 80 else shown[:77] + "..."
-    return (f"refusing the chat screenshot: the answer to {question!r} does not contain {expected!r} "
-            f"(it said {shown!r}); check the model and its dtype (console check-cpu) and run again")
+    return (
+        f"refusing the chat screenshot: the answer to {question!r} does not contain {expected!r} "
+        f"(it said {shown!r}); check the model and its dtype (console check-cpu) and run again"
+    )
 
 
 def last_answer(chat) -> str:  # type: ignore[no-untyped-def]
@@ -107,9 +117,10 @@ def save_small(image, path: Path) -> int:  # type: ignore[no-untyped-def]
     from PySide6.QtGui import QImage
 
     for colours in (True, False):
-        img = image.convertToFormat(QImage.Format.Format_Indexed8,
-                                    Qt.ImageConversionFlag.ThresholdDither
-                                    if colours else Qt.ImageConversionFlag.AvoidDither)
+        img = image.convertToFormat(
+            QImage.Format.Format_Indexed8,
+            Qt.ImageConversionFlag.ThresholdDither if colours else Qt.ImageConversionFlag.AvoidDither,
+        )
         img.save(str(path), "PNG", 9)
         if path.stat().st_size <= MAX_PNG_BYTES:
             break
@@ -170,8 +181,10 @@ def run(out: Path, import_bundled: bool = False, only: set[str] | None = None) -
     spin(0.5)
     if not models.load_selected():
         raise SystemExit("the console refused to load the model")
-    if not spin(900, lambda: ctx.host.status.state in (EngineState.READY, EngineState.FAILED)) \
-            or ctx.host.status.state != EngineState.READY:
+    if (
+        not spin(900, lambda: ctx.host.status.state in (EngineState.READY, EngineState.FAILED))
+        or ctx.host.status.state != EngineState.READY
+    ):
         raise SystemExit(f"load failed: {ctx.host.status.error}")
     print("engine ready", flush=True)
     t_loaded = time.time()
@@ -200,8 +213,15 @@ def run(out: Path, import_bundled: bool = False, only: set[str] | None = None) -
     return 0
 
 
-def chat_and_batches(window, ctx, spin, work: Path, t_loaded: float, out: Path,  # type: ignore[no-untyped-def]
-                     save_chat: bool) -> None:
+def chat_and_batches(
+    window,
+    ctx,
+    spin,
+    work: Path,
+    t_loaded: float,
+    out: Path,  # type: ignore[no-untyped-def]
+    save_chat: bool,
+) -> None:
     chat = window.chat
     window.tabs.setCurrentWidget(chat)
     chat.temperature.setValue(0.0)  # greedy: the headline answer is the model's own, not a lucky draw
@@ -217,8 +237,10 @@ def chat_and_batches(window, ctx, spin, work: Path, t_loaded: float, out: Path, 
 
     batch = window.panels["batch"]
     src = work / "prompts.jsonl"
-    src.write_text("\n".join(json.dumps({"custom_id": f"q{i + 1}", "prompt": p}) for i, p in
-                             enumerate(BATCH_PROMPTS * 2)) + "\n", encoding="utf-8")
+    src.write_text(
+        "\n".join(json.dumps({"custom_id": f"q{i + 1}", "prompt": p}) for i, p in enumerate(BATCH_PROMPTS * 2)) + "\n",
+        encoding="utf-8",
+    )
     batch.open_file(src)
     batch.max_tokens.setValue(64)
     batch.temperature.setValue(0.0)
@@ -290,10 +312,14 @@ def chat_lora_shots(window, ctx, spin, work: Path, out: Path) -> None:  # type: 
     every = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
     pirate = make_lora(model, work / "adapters" / "pirate", rank=8, seed=1, scale=0.12, target_modules=every)
     poet = make_lora(model, work / "adapters" / "poet", rank=8, seed=2, scale=0.05, target_modules=every)
-    ctx.host.load(ctx.host.config.replace(lora_modules={"pirate": str(pirate)}, max_loras=2, max_lora_rank=8),
-                  ctx.host.status.model)
-    if not spin(900, lambda: ctx.host.status.state in (EngineState.READY, EngineState.FAILED)) \
-            or ctx.host.status.state != EngineState.READY:
+    ctx.host.load(
+        ctx.host.config.replace(lora_modules={"pirate": str(pirate)}, max_loras=2, max_lora_rank=8),
+        ctx.host.status.model,
+    )
+    if (
+        not spin(900, lambda: ctx.host.status.state in (EngineState.READY, EngineState.FAILED))
+        or ctx.host.status.state != EngineState.READY
+    ):
         raise SystemExit(f"LoRA load failed: {ctx.host.status.error}")
     chat = window.chat
     window.tabs.setCurrentWidget(chat)
@@ -324,9 +350,12 @@ def main() -> int:
     p = argparse.ArgumentParser(description="Save a screenshot of each tab of the console")
     p.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
     p.add_argument("--xvfb", action="store_true", help="run under xvfb-run (Debian package xvfb)")
-    p.add_argument("--import-bundled", action="store_true",
-                   help="when the store has no smollm2, import the bundled GGUF into a temporary store "
-                        "instead of using the tiny random model")
+    p.add_argument(
+        "--import-bundled",
+        action="store_true",
+        help="when the store has no smollm2, import the bundled GGUF into a temporary store "
+        "instead of using the tiny random model",
+    )
     p.add_argument("--only", metavar="TABS", help="comma list of tabs to save (e.g. bench); skips unneeded runs")
     args = p.parse_args()
     if args.xvfb and not os.environ.get("IC_UNDER_XVFB"):
@@ -334,8 +363,18 @@ def main() -> int:
             print("xvfb-run not found: apt-get install -y xvfb (or drop --xvfb for offscreen)", file=sys.stderr)
             return 2
         env = dict(os.environ, IC_UNDER_XVFB="1", QT_QPA_PLATFORM="xcb")
-        cmd = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", sys.executable, __file__, "--out", args.out,
-               *(["--import-bundled"] if args.import_bundled else []), *(["--only", args.only] if args.only else [])]
+        cmd = [
+            "xvfb-run",
+            "-a",
+            "-s",
+            "-screen 0 1600x1000x24",
+            sys.executable,
+            __file__,
+            "--out",
+            args.out,
+            *(["--import-bundled"] if args.import_bundled else []),
+            *(["--only", args.only] if args.only else []),
+        ]
         return subprocess.call(cmd, env=env)
     if not os.environ.get("IC_UNDER_XVFB"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

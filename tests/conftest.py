@@ -24,9 +24,14 @@ from console.models import importers
 from console.models.bundled import bundled_gguf
 from console.paths import store_root
 from console.ui.refcount_guard import pin_singletons
+
 # The marker rule (issue 26): unmarked tests may not build engines or start heavy children.
-from marker_guard import (pytest_configure, pytest_runtest_makereport,  # noqa: F401
-                          pytest_runtest_protocol, pytest_runtest_setup)
+from marker_guard import (  # noqa: F401  (pytest hooks: imported so pytest finds them here)
+    pytest_configure,
+    pytest_runtest_makereport,
+    pytest_runtest_protocol,
+    pytest_runtest_setup,
+)
 
 pin_singletons()  # PySide6 6.12 on Python 3.11 drops a reference to None per void Qt call
 
@@ -43,8 +48,9 @@ os.environ.setdefault("INFERENCE_CONSOLE_RECORD_LOADS", "0")
 # (and replay what failed before from .hypothesis/). An example a run found failing is kept in the
 # test as an explicit @example (tests/test_fuzz_presets.py), so CI tries it too.
 # (hypothesis picks its own "ci" profile when $CI exists at all, even empty: both start from "default".)
-settings.register_profile("console-ci", settings.get_profile("default"), derandomize=True, database=None,
-                          print_blob=True, deadline=None)
+settings.register_profile(
+    "console-ci", settings.get_profile("default"), derandomize=True, database=None, print_blob=True, deadline=None
+)
 settings.register_profile("console-dev", settings.get_profile("default"), derandomize=False, print_blob=True)
 settings.load_profile("console-ci" if os.environ.get("CI", "").lower() == "true" else "console-dev")
 
@@ -158,8 +164,10 @@ def engine_host(tiny_model: Path) -> Iterator["object"]:
     from console.engine.host import EngineHost
 
     host = EngineHost()
-    host.load(EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024,
-                           device="cpu"), "tiny").result(timeout=600)
+    host.load(
+        EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu"),
+        "tiny",
+    ).result(timeout=600)
     yield host
     host.close()
 
@@ -226,8 +234,15 @@ def _smollm2_session_host(smollm2_model: Path) -> Iterator["object"]:
     from console.engine.host import EngineHost
 
     host = EngineHost()
-    host.load(EngineConfig(model=str(smollm2_model), kv_cache_memory_bytes=SMOLLM2_KV_BYTES,
-                           max_model_len=SMOLLM2_MAX_LEN, device="cpu"), "smollm2").result(timeout=900)
+    host.load(
+        EngineConfig(
+            model=str(smollm2_model),
+            kv_cache_memory_bytes=SMOLLM2_KV_BYTES,
+            max_model_len=SMOLLM2_MAX_LEN,
+            device="cpu",
+        ),
+        "smollm2",
+    ).result(timeout=900)
     yield host
     host.close()
 
@@ -263,8 +278,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         time.sleep(EXIT_GRACE_S)
         frames = sys._current_frames()
         stuck = [t for t in threading.enumerate() if t is not threading.current_thread()]
-        print(f"\nThe test process did not exit {EXIT_GRACE_S:.0f} s after the tests ended; "
-              f"threads still running:", file=sys.stderr)
+        print(
+            f"\nThe test process did not exit {EXIT_GRACE_S:.0f} s after the tests ended; threads still running:",
+            file=sys.stderr,
+        )
         for t in stuck:
             print(f"--- {t.name} (daemon={t.daemon})", file=sys.stderr)
             traceback.print_stack(frames.get(t.ident or -1), file=sys.stderr)

@@ -40,8 +40,10 @@ HEAVY_FIXTURES = frozenset({"engine_host", "vllm_server", "smollm2_model", "smol
 HEAVY_MODULES = ("console.models.gguf_worker", "console.quant.awq_worker", "console.bench.baselines")
 #: What in a child's code (``-c``, or a script's text) says it imports vLLM or builds an engine, a
 #: server, a conversion or an AWQ job (a mere mention, e.g. checking that vLLM is *not* loaded, is not).
-HEAVY_CODE = re.compile(r"\b(?:import|from)\s+vllm\b|import_module\(\s*['\"]vllm"
-                        r"|\b(?:EngineHost|LocalServer|import_gguf|quantize_awq|run_baseline)\s*\(")
+HEAVY_CODE = re.compile(
+    r"\b(?:import|from)\s+vllm\b|import_module\(\s*['\"]vllm"
+    r"|\b(?:EngineHost|LocalServer|import_gguf|quantize_awq|run_baseline)\s*\("
+)
 
 _stack: list[pytest.Item] = []
 _violations: dict[str, list[str]] = {}
@@ -81,8 +83,10 @@ def check(what: str) -> None:
         item = _stack[-1] if _stack else None
     if item is None or is_marked(item):
         return
-    message = (f"{item.nodeid} {what} but carries no engine/e2e marker: add @pytest.mark.engine "
-               "(or e2e for the bundled SmolLM2) so the quick lane leaves it out (tests/marker_guard.py)")
+    message = (
+        f"{item.nodeid} {what} but carries no engine/e2e marker: add @pytest.mark.engine "
+        "(or e2e for the bundled SmolLM2) so the quick lane leaves it out (tests/marker_guard.py)"
+    )
     with _lock:
         _violations.setdefault(item.nodeid, []).append(message)
     pytest.fail(message, pytrace=False)
@@ -137,8 +141,11 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if heavy and not is_marked(item):
         with _lock:
             _violations.setdefault(item.nodeid, []).append(f"uses {heavy}")
-        pytest.fail(f"{item.nodeid} uses {', '.join(heavy)} (an engine or the bundled model) but carries no "
-                    "engine/e2e marker: add @pytest.mark.engine or e2e (tests/marker_guard.py)", pytrace=False)
+        pytest.fail(
+            f"{item.nodeid} uses {', '.join(heavy)} (an engine or the bundled model) but carries no "
+            "engine/e2e marker: add @pytest.mark.engine or e2e (tests/marker_guard.py)",
+            pytrace=False,
+        )
 
 
 @pytest.hookimpl(hookwrapper=True)

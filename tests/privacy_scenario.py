@@ -45,16 +45,33 @@ def main(work: Path) -> int:
 
     host = EngineHost()
     try:
-        host.load(EngineConfig(model=entry.path, kv_cache_memory_bytes=64 * 1024**2, max_model_len=1024,
-                               device="cpu"), "tiny").result(timeout=900)
-        answer = host.generate(GenerationRequest(messages=[{"role": "user", "content": "Hello"}],
-                                                 sampling=SamplingSettings(temperature=0.0, max_tokens=6,
-                                                                           ignore_eos=True)), timeout=300)
+        host.load(
+            EngineConfig(model=entry.path, kv_cache_memory_bytes=64 * 1024**2, max_model_len=1024, device="cpu"), "tiny"
+        ).result(timeout=900)
+        answer = host.generate(
+            GenerationRequest(
+                messages=[{"role": "user", "content": "Hello"}],
+                sampling=SamplingSettings(temperature=0.0, max_tokens=6, ignore_eos=True),
+            ),
+            timeout=300,
+        )
         summary["chat_output_tokens"] = answer.output_tokens  # type: ignore[attr-defined]
-        lines = [json.dumps({"custom_id": f"r{i}", "method": "POST", "url": "/v1/chat/completions",
-                             "body": {"model": "tiny", "max_tokens": 4, "ignore_eos": True,
-                                      "messages": [{"role": "user", "content": f"Question {i}"}]}})
-                 for i in range(3)]
+        lines = [
+            json.dumps(
+                {
+                    "custom_id": f"r{i}",
+                    "method": "POST",
+                    "url": "/v1/chat/completions",
+                    "body": {
+                        "model": "tiny",
+                        "max_tokens": 4,
+                        "ignore_eos": True,
+                        "messages": [{"role": "user", "content": f"Question {i}"}],
+                    },
+                }
+            )
+            for i in range(3)
+        ]
         parsed = parse_jsonl("\n".join(lines), SamplingSettings(temperature=0.0))
         batch = run_batch(host, parsed.requests, work / "batch-out.jsonl", TaskState(), concurrency=2)
         summary["batch_succeeded"] = batch.succeeded
@@ -64,8 +81,22 @@ def main(work: Path) -> int:
         host.close()
 
     rc_bundle = cli(["export", "--model", "tiny", "--format", "bundle", "-o", str(work / "bundle")])
-    rc_ray = cli(["export", "--model", "tiny", "--format", "ray", "--nodes", "2", "-tp", "2",
-                  "-o", str(work / "ray-cluster.sh"), "--no-validate"])
+    rc_ray = cli(
+        [
+            "export",
+            "--model",
+            "tiny",
+            "--format",
+            "ray",
+            "--nodes",
+            "2",
+            "-tp",
+            "2",
+            "-o",
+            str(work / "ray-cluster.sh"),
+            "--no-validate",
+        ]
+    )
     summary["export_rc"] = [rc_bundle, rc_ray]
     (work / "summary.json").write_text(json.dumps(summary, default=str))
     return 0

@@ -35,8 +35,16 @@ def _store(n_bins: int = 0, **bin_values: float) -> MetricsStore:
 
 
 def _gpu(st: MetricsStore, seconds: float, **values: float) -> None:
-    base = {"mem_used_bytes": 10 * GiB, "mem_total_bytes": 24 * GiB, "gpu_util_pct": 90.0, "power_w": 300.0,
-            "power_limit_w": 450.0, "temperature_c": 60.0, "sm_clock_mhz": 2500.0, "throttle_reasons": 0.0}
+    base = {
+        "mem_used_bytes": 10 * GiB,
+        "mem_total_bytes": 24 * GiB,
+        "gpu_util_pct": 90.0,
+        "power_w": 300.0,
+        "power_limit_w": 450.0,
+        "temperature_c": 60.0,
+        "sm_clock_mhz": 2500.0,
+        "throttle_reasons": 0.0,
+    }
     for i in range(int(seconds / 0.25)):
         st.record_device({**base, **values}, t=T0 + i * 0.25)
 
@@ -105,8 +113,9 @@ def test_actions_fall_through_to_the_first_that_changes_something(rules) -> None
     st = _store(12, kv_usage=0.99)
     f = evaluate(st, rules, AdvisorContext(engine={"kv_cache_dtype": "fp8", "gpu_memory_utilization": 0.9})).findings[0]
     assert f.change == {"gpu_memory_utilization": 0.95}
-    f = evaluate(st, rules, AdvisorContext(engine={"kv_cache_dtype": "fp8", "gpu_memory_utilization": 0.95,
-                                                   "max_num_seqs": 32})).findings[0]
+    f = evaluate(
+        st, rules, AdvisorContext(engine={"kv_cache_dtype": "fp8", "gpu_memory_utilization": 0.95, "max_num_seqs": 32})
+    ).findings[0]
     assert f.change == {"max_num_seqs": 24}
 
 
@@ -122,25 +131,43 @@ def test_low_utilisation_with_waiting_requests(rules) -> None:  # type: ignore[n
     assert "low-gpu-util-with-waiting" not in run(20.0, waiting=0)
     st = _store(16, running=4, waiting=12, kv_usage=0.3)
     _gpu(st, 8.0, gpu_util_pct=20.0)
-    f = [f for f in evaluate(st, rules, AdvisorContext(engine={"max_num_seqs": 4})).findings
-         if f.rule_id == "low-gpu-util-with-waiting"][0]
+    f = [
+        f
+        for f in evaluate(st, rules, AdvisorContext(engine={"max_num_seqs": 4})).findings
+        if f.rule_id == "low-gpu-util-with-waiting"
+    ][0]
     assert f.change == {"max_num_seqs": 8} and f.evidence["mean_util"] == 20.0
     report = evaluate(_store(16, running=4, waiting=12, kv_usage=0.3), rules)
     assert "not an NVIDIA GPU" in report.not_evaluated["low-gpu-util-with-waiting"]
 
 
 def _finished(n: int, *, prompt: int, queued: float, prefill: float) -> list[FinishedRecord]:
-    return [FinishedRecord(t=T0 + 10 + i, request_id=str(i), finish_reason="length", e2e_s=queued + prefill + 1,
-                           queued_s=queued, prefill_s=prefill, decode_s=1.0, prompt_tokens=prompt,
-                           generation_tokens=64, preemptions=0) for i in range(n)]
+    return [
+        FinishedRecord(
+            t=T0 + 10 + i,
+            request_id=str(i),
+            finish_reason="length",
+            e2e_s=queued + prefill + 1,
+            queued_s=queued,
+            prefill_s=prefill,
+            decode_s=1.0,
+            prompt_tokens=prompt,
+            generation_tokens=64,
+            preemptions=0,
+        )
+        for i in range(n)
+    ]
 
 
 def test_long_prompts_dominating_ttft(rules) -> None:  # type: ignore[no-untyped-def]
     def run(**kw: float) -> list:  # type: ignore[type-arg]
         st = _store(2, running=1)
         st.record_step(t=T0 + 12, finished=_finished(6, **kw))  # type: ignore[arg-type]
-        return [f for f in evaluate(st, rules, AdvisorContext(engine={"max_num_batched_tokens": 2048})).findings
-                if f.rule_id == "long-prompt-ttft"]
+        return [
+            f
+            for f in evaluate(st, rules, AdvisorContext(engine={"max_num_batched_tokens": 2048})).findings
+            if f.rule_id == "long-prompt-ttft"
+        ]
 
     hit = run(prompt=16000, queued=0.1, prefill=2.5)
     assert hit and hit[0].change == {"max_num_batched_tokens": 8192}
@@ -182,6 +209,7 @@ def test_thermal_and_power_throttling_read_nvml_bits(rules) -> None:  # type: ig
 
 def test_vram_pressure_from_other_processes(rules) -> None:  # type: ignore[no-untyped-def]
     ctx = AdvisorContext(engine={"gpu_memory_utilization": 0.5})  # budget 12 GiB of 24
+
     def fired(used_gib: float) -> bool:
         st = _store(1)
         _gpu(st, 8.0, mem_used_bytes=used_gib * GiB)
@@ -199,8 +227,12 @@ def test_vram_pressure_from_other_processes(rules) -> None:  # type: ignore[no-u
 def test_no_data_no_findings_and_cpu_rules_say_why(rules) -> None:  # type: ignore[no-untyped-def]
     report = evaluate(MetricsStore(), rules)
     assert report.findings == []
-    assert set(report.not_evaluated) == {"low-gpu-util-with-waiting", "thermal-throttling", "power-throttling",
-                                         "vram-foreign"}
+    assert set(report.not_evaluated) == {
+        "low-gpu-util-with-waiting",
+        "thermal-throttling",
+        "power-throttling",
+        "vram-foreign",
+    }
 
 
 # -- rules as data ----------------------------------------------------------------------------------
@@ -217,8 +249,9 @@ def test_bad_rule_files_name_the_rule(tmp_path: Path) -> None:
     with pytest.raises(RuleError, match="not valid TOML"):
         load_rules(bad)
     edited = tmp_path / "edited.toml"
-    edited.write_text((ROOT / "resources/advisor/rules.toml").read_text().replace("kv_threshold = 0.85",
-                                                                                   "kv_threshold = 0.99"))
+    edited.write_text(
+        (ROOT / "resources/advisor/rules.toml").read_text().replace("kv_threshold = 0.85", "kv_threshold = 0.99")
+    )
     assert "kv-cache-saturation" not in evaluate(_store(12, kv_usage=0.9), load_rules(edited)).fired()
 
 
@@ -232,11 +265,30 @@ def test_planner_view_of_a_change() -> None:
 # -- the CLI --------------------------------------------------------------------------------------
 def test_cli_advise_json_and_text(capsys: pytest.CaptureFixture[str]) -> None:
     rec = str(GPU / "series_8b_bf16.json.gz")
-    assert main(["advise", "--recording", rec, "--gpu-memory-utilization", "0.1638", "--json",
-                 "--model", "Llama-3.1-8B", "--gpu", "h200"]) == 0
+    assert (
+        main(
+            [
+                "advise",
+                "--recording",
+                rec,
+                "--gpu-memory-utilization",
+                "0.1638",
+                "--json",
+                "--model",
+                "Llama-3.1-8B",
+                "--gpu",
+                "h200",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
-    assert {f["rule_id"] for f in out["findings"]} == {"kv-cache-saturation", "preemptions", "long-queue-wait",
-                                                       "power-throttling"}
+    assert {f["rule_id"] for f in out["findings"]} == {
+        "kv-cache-saturation",
+        "preemptions",
+        "long-queue-wait",
+        "power-throttling",
+    }
     kv = [f for f in out["findings"] if f["rule_id"] == "kv-cache-saturation"][0]
     assert kv["planner"]["after"]["kv_tokens"] > kv["planner"]["before"]["kv_tokens"]
     assert main(["advise", "--recording", str(GPU / "series_8b_fp8.json.gz")]) == 0

@@ -29,9 +29,15 @@ def test_live_series_through_rules_recording_and_metrics(engine_host: EngineHost
     since = time.time()
     sampler = DeviceSampler(store, source=ProcessSource())  # what a machine without NVML samples
     sampler.sample_once()
-    handles = [engine_host.submit(GenerationRequest(
-        messages=[{"role": "user", "content": f"Tell me about GPUs, part {i}."}],
-        sampling=SamplingSettings(temperature=0.0, max_tokens=24, ignore_eos=True))) for i in range(8)]
+    handles = [
+        engine_host.submit(
+            GenerationRequest(
+                messages=[{"role": "user", "content": f"Tell me about GPUs, part {i}."}],
+                sampling=SamplingSettings(temperature=0.0, max_tokens=24, ignore_eos=True),
+            )
+        )
+        for i in range(8)
+    ]
     for h in handles:
         assert isinstance(h.result(timeout=120), RequestFinished)
     sampler.sample_once()
@@ -45,15 +51,19 @@ def test_live_series_through_rules_recording_and_metrics(engine_host: EngineHost
     assert all("NVIDIA" in why for why in report.not_evaluated.values())
 
     # the same live series with thresholds at the floor: the rules do see the engine's numbers
-    eager = rules.with_params("kv-cache-saturation", kv_threshold=1e-6, window_s=0.0) \
-                 .with_params("long-queue-wait", queued_threshold_s=0.0) \
-                 .with_params("long-prompt-ttft", ttft_threshold_s=0.0, prefill_share=0.0, long_prompt_tokens=1)
+    eager = (
+        rules.with_params("kv-cache-saturation", kv_threshold=1e-6, window_s=0.0)
+        .with_params("long-queue-wait", queued_threshold_s=0.0)
+        .with_params("long-prompt-ttft", ttft_threshold_s=0.0, prefill_share=0.0, long_prompt_tokens=1)
+    )
     fired = {f.rule_id: f for f in evaluate(store, eager, ctx, since=since).findings}
     assert {"long-queue-wait", "long-prompt-ttft"} <= set(fired)
     assert fired["long-queue-wait"].evidence["requests"] >= 8
     prompts = sorted(f.prompt_tokens for f in store.finished(since))
     assert fired["long-prompt-ttft"].evidence["prompt_tokens"] == prompts[len(prompts) // 2] > 5
-    kv_peak = max(b.kv_usage for b in store.bins(since - store.resolution_s) if b.t + store.resolution_s > since)  # vLLM reports it per step; may round to 0 here
+    kv_peak = max(
+        b.kv_usage for b in store.bins(since - store.resolution_s) if b.t + store.resolution_s > since
+    )  # vLLM reports it per step; may round to 0 here
     assert ("kv-cache-saturation" in fired) == (kv_peak > 1e-6)
     if kv_peak > 1e-6:
         assert fired["kv-cache-saturation"].evidence["peak_pct"] == pytest.approx(kv_peak * 100, abs=1e-3)
@@ -71,7 +81,8 @@ def test_live_series_through_rules_recording_and_metrics(engine_host: EngineHost
         text = urllib.request.urlopen(server.url, timeout=10).read().decode()
     finally:
         server.stop()
-    values = {s.name: s.value for fam in text_string_to_metric_families(text) for s in fam.samples
-              if not s.labels.get("le")}
+    values = {
+        s.name: s.value for fam in text_string_to_metric_families(text) for s in fam.samples if not s.labels.get("le")
+    }
     assert values["vllm:generation_tokens_total"] == store.totals["generation_tokens"] >= 8 * 24
     assert values["console_process_rss_bytes"] > 0

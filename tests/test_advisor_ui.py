@@ -98,7 +98,9 @@ def test_save_recording_off_the_gui_thread_then_replay(panel: AdvisorPanel, qtbo
     assert blocker.args == [str(path), ""] and "saved" in panel.header.text()
     assert panel.open_recording(str(path))
     assert {panel.report.findings[i].rule_id for i in range(panel.list.count())} == {  # type: ignore[union-attr]
-        "kv-cache-saturation", "preemptions"}
+        "kv-cache-saturation",
+        "preemptions",
+    }
     with qtbot.waitSignal(panel.recordingSaved, timeout=10_000) as blocker:
         panel.save_recording(str(path / "inside-a-file.json"))  # its "folder" is a file
     assert blocker.args[1] and "Cannot save" in panel.header.text() and panel.save_button.isEnabled()
@@ -129,8 +131,9 @@ def test_metrics_endpoint_toggle(panel: AdvisorPanel) -> None:
 
 
 @pytest.mark.parametrize("owns_host", [False, True])
-def test_closing_the_window_stops_the_metrics_server_and_frees_its_port(home: Path, qtbot: Any,
-                                                                      owns_host: bool) -> None:
+def test_closing_the_window_stops_the_metrics_server_and_frees_its_port(
+    home: Path, qtbot: Any, owns_host: bool
+) -> None:
     import socket
     import urllib.request
 

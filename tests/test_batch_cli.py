@@ -30,18 +30,55 @@ def test_cli_batch_killed_mid_run_then_resumed(tiny_model: Path, engine_host: An
     tokens = [32, 32, 32, 32, 960]
     n = len(tokens)
     inp = tmp_path / "in.jsonl"
-    inp.write_text("\n".join(
-        [json.dumps({"custom_id": f"q{i}", "method": "POST", "url": "/v1/chat/completions",
-                     "body": {"messages": [{"role": "user", "content": f"Tell me about {i}"}],
-                              "max_tokens": m, "ignore_eos": True}}) for i, m in enumerate(tokens)]
-        + ["not json at all"]) + "\n", encoding="utf-8")
+    inp.write_text(
+        "\n".join(
+            [
+                json.dumps(
+                    {
+                        "custom_id": f"q{i}",
+                        "method": "POST",
+                        "url": "/v1/chat/completions",
+                        "body": {
+                            "messages": [{"role": "user", "content": f"Tell me about {i}"}],
+                            "max_tokens": m,
+                            "ignore_eos": True,
+                        },
+                    }
+                )
+                for i, m in enumerate(tokens)
+            ]
+            + ["not json at all"]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "out.jsonl"
-    cmd = [sys.executable, "-m", "console", "--home", str(tmp_path / "home"), "batch", "-i", str(inp),
-           "-o", str(out), "--model", str(tiny_model), "--max-model-len", "1024",
-           "--kv-cache-memory-bytes", str(64 * 1024**2), "--device", "cpu", "--max-concurrency", "2"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "console",
+        "--home",
+        str(tmp_path / "home"),
+        "batch",
+        "-i",
+        str(inp),
+        "-o",
+        str(out),
+        "--model",
+        str(tiny_model),
+        "--max-model-len",
+        "1024",
+        "--kv-cache-memory-bytes",
+        str(64 * 1024**2),
+        "--device",
+        "cpu",
+        "--max-concurrency",
+        "2",
+    ]
     env = dict(os.environ, VLLM_LOGGING_LEVEL="WARNING")
-    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
     try:
         # The written lines are the event; the test's own timeout (pytest-timeout) bounds the wait.
         while proc.poll() is None and not (out.exists() and len(out.read_bytes().splitlines()) >= 3):

@@ -17,20 +17,34 @@ from console.config import SamplingSettings
 
 
 def openai_line(cid: str, content: str, **body: object) -> str:
-    return json.dumps({"custom_id": cid, "method": "POST", "url": "/v1/chat/completions",
-                       "body": {"model": "smollm2", "messages": [{"role": "user", "content": content}], **body}})
+    return json.dumps(
+        {
+            "custom_id": cid,
+            "method": "POST",
+            "url": "/v1/chat/completions",
+            "body": {"model": "smollm2", "messages": [{"role": "user", "content": content}], **body},
+        }
+    )
 
 
 def test_openai_format_lines_and_sampling() -> None:
-    text = "\n".join([
-        openai_line("a", "Hello", max_tokens=12, temperature=0.5, stop="END"),
-        "",
-        openai_line("b", "World", max_completion_tokens=7, seed=3),
-    ])
+    text = "\n".join(
+        [
+            openai_line("a", "Hello", max_tokens=12, temperature=0.5, stop="END"),
+            "",
+            openai_line("b", "World", max_completion_tokens=7, seed=3),
+        ]
+    )
     parsed = parse_jsonl(text, SamplingSettings(temperature=0.0, max_tokens=99))
     assert parsed.errors == [] and parsed.format == "openai"
     a, b = parsed.requests
-    assert (a.custom_id, a.line, a.sampling.max_tokens, a.sampling.temperature, a.sampling.stop) == ("a", 1, 12, 0.5, ["END"])
+    assert (a.custom_id, a.line, a.sampling.max_tokens, a.sampling.temperature, a.sampling.stop) == (
+        "a",
+        1,
+        12,
+        0.5,
+        ["END"],
+    )
     assert (b.custom_id, b.line, b.sampling.max_tokens, b.sampling.seed, b.sampling.temperature) == ("b", 3, 7, 3, 0.0)
     assert a.messages == [{"role": "user", "content": "Hello"}] and a.model == "smollm2"
 
@@ -42,8 +56,20 @@ def test_vllm_accepts_what_we_accept_and_reads_what_we_write() -> None:
     line = openai_line("q1", "What is 2+2?", max_tokens=16, temperature=0.0)
     assert parse_jsonl(line).errors == []
     rb.BatchRequestInput.model_validate_json(line)
-    ok = BatchResult("q1", 1, "What is 2+2?", ok=True, text="4", finish_reason="stop", prompt_tokens=9,
-                     output_tokens=1, ttft_s=0.01, latency_s=0.02, model="smollm2", request_id="abc")
+    ok = BatchResult(
+        "q1",
+        1,
+        "What is 2+2?",
+        ok=True,
+        text="4",
+        finish_reason="stop",
+        prompt_tokens=9,
+        output_tokens=1,
+        ttft_s=0.01,
+        latency_s=0.02,
+        model="smollm2",
+        request_id="abc",
+    )
     bad = BatchResult("q2", 2, "x", ok=False, error="too long", error_code="context_length_exceeded")
     for r in (ok, bad):
         out = rb.BatchRequestOutput.model_validate_json(json.dumps(r.to_openai()))
@@ -83,7 +109,7 @@ def test_malformed_lines_reported_by_number_good_lines_kept() -> None:
 
 def test_csv_and_non_utf8(tmp_path: Path) -> None:
     p = tmp_path / "in.csv"
-    p.write_text("id,prompt,max_tokens,notes\nq1,\"Hello, there\",8,x\nq2,,8,y\nq3,Bye,lots,z\n", encoding="utf-8")
+    p.write_text('id,prompt,max_tokens,notes\nq1,"Hello, there",8,x\nq2,,8,y\nq3,Bye,lots,z\n', encoding="utf-8")
     parsed = read_batch_file(p)
     assert [r.custom_id for r in parsed.requests] == ["q1"]
     assert parsed.requests[0].messages == [{"role": "user", "content": "Hello, there"}]
@@ -102,19 +128,43 @@ def test_csv_and_non_utf8(tmp_path: Path) -> None:
 
 # -- fuzz --------------------------------------------------------------------------------------
 
-json_scalars = st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=True) | st.text(max_size=20)
-json_values = st.recursive(json_scalars, lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=8), c, max_size=4),
-                           max_leaves=12)
-body_keys = st.sampled_from(["model", "messages", "max_tokens", "temperature", "top_p", "stop", "seed", "n",
-                             "stream", "presence_penalty", "tools", "bogus", "max_completion_tokens"])
+json_scalars = (
+    st.none() | st.booleans() | st.integers(-(10**20), 10**20) | st.floats(allow_nan=True) | st.text(max_size=20)
+)
+json_values = st.recursive(
+    json_scalars, lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=8), c, max_size=4), max_leaves=12
+)
+body_keys = st.sampled_from(
+    [
+        "model",
+        "messages",
+        "max_tokens",
+        "temperature",
+        "top_p",
+        "stop",
+        "seed",
+        "n",
+        "stream",
+        "presence_penalty",
+        "tools",
+        "bogus",
+        "max_completion_tokens",
+    ]
+)
 fuzz_line = st.one_of(
     st.text(string.printable, max_size=60),
     json_values.map(json.dumps),
-    st.fixed_dictionaries({"custom_id": json_values, "method": st.sampled_from(["POST", "GET", 1]),
-                           "url": st.sampled_from(["/v1/chat/completions", "/v1/completions", None]),
-                           "body": st.dictionaries(body_keys, json_values, max_size=5)}).map(json.dumps),
-    st.dictionaries(st.sampled_from(["prompt", "messages", "custom_id", "id", "system", "max_tokens", "x"]),
-                    json_values, max_size=4).map(json.dumps),
+    st.fixed_dictionaries(
+        {
+            "custom_id": json_values,
+            "method": st.sampled_from(["POST", "GET", 1]),
+            "url": st.sampled_from(["/v1/chat/completions", "/v1/completions", None]),
+            "body": st.dictionaries(body_keys, json_values, max_size=5),
+        }
+    ).map(json.dumps),
+    st.dictionaries(
+        st.sampled_from(["prompt", "messages", "custom_id", "id", "system", "max_tokens", "x"]), json_values, max_size=4
+    ).map(json.dumps),
 )
 
 

@@ -22,13 +22,20 @@ GREEDY = SamplingSettings(temperature=0.0, max_tokens=16)
 
 
 def chat(cid: str, content: str = "Say something", **body: Any) -> str:
-    return json.dumps({"custom_id": cid, "method": "POST", "url": "/v1/chat/completions",
-                       "body": {"messages": [{"role": "user", "content": content}], **body}})
+    return json.dumps(
+        {
+            "custom_id": cid,
+            "method": "POST",
+            "url": "/v1/chat/completions",
+            "body": {"messages": [{"role": "user", "content": content}], **body},
+        }
+    )
 
 
 def completion(cid: str, prompt: Any, **body: Any) -> str:
-    return json.dumps({"custom_id": cid, "method": "POST", "url": "/v1/completions",
-                       "body": {"prompt": prompt, **body}})
+    return json.dumps(
+        {"custom_id": cid, "method": "POST", "url": "/v1/completions", "body": {"prompt": prompt, **body}}
+    )
 
 
 # -- refusals: vLLM's message (or the console's, for what it cannot run), by line -----------------
@@ -45,13 +52,27 @@ REFUSALS = [
     (chat("tools", tools=[{"type": "function", "function": {"name": "f"}}]), "tools and tool_choice"),
     (chat("beam", use_beam_search=True), "use_beam_search is not supported"),
     (chat("stream", stream=True), "stream must be false"),
-    (json.dumps({"custom_id": "img", "method": "POST", "url": "/v1/chat/completions", "body": {"messages": [
-        {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "file:///x.png"}}]}]}}),
-     "only text parts"),
+    (
+        json.dumps(
+            {
+                "custom_id": "img",
+                "method": "POST",
+                "url": "/v1/chat/completions",
+                "body": {
+                    "messages": [
+                        {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "file:///x.png"}}]}
+                    ]
+                },
+            }
+        ),
+        "only text parts",
+    ),
     (completion("two-prompts", ["a", "b"]), "one prompt per line"),
     (completion("echo", "a", echo=True), "echo is not supported"),
-    (json.dumps({"custom_id": "emb", "method": "POST", "url": "/v1/embeddings", "body": {"input": "a"}}),
-     "url '/v1/embeddings' is not supported"),
+    (
+        json.dumps({"custom_id": "emb", "method": "POST", "url": "/v1/embeddings", "body": {"input": "a"}}),
+        "url '/v1/embeddings' is not supported",
+    ),
     (json.dumps({"prompt": "plain", "bogus": 1}), "unknown field(s) bogus"),
 ]
 
@@ -65,22 +86,42 @@ def test_each_refusal_names_its_reason_by_line() -> None:
 
 
 def test_fields_reach_vllm_params_and_ignored_fields_are_named() -> None:
-    parsed = parse_jsonl("\n".join([
-        chat("schema", response_format={"type": "json_schema", "json_schema": {"name": "p", "schema": {"type": "object"}}}),
-        chat("object", response_format={"type": "json_object"}),
-        chat("choice", structured_outputs={"choice": ["yes", "no"]}),
-        chat("regex", structured_outputs={"regex": "[ab]+"}),
-        chat("grammar", structured_outputs={"grammar": 'root ::= "x"'}),
-        chat("pen", n=3, temperature=0.9, presence_penalty=0.5, frequency_penalty=-0.25, logprobs=True,
-             top_logprobs=4, whatever=1),
-        completion("cmpl", "Once upon", logprobs=2, max_tokens=5),
-        json.dumps({"prompt": "plain", "presence_penalty": 1.5, "response_format": {"type": "json_object"}}),
-    ]), GREEDY)
+    parsed = parse_jsonl(
+        "\n".join(
+            [
+                chat(
+                    "schema",
+                    response_format={"type": "json_schema", "json_schema": {"name": "p", "schema": {"type": "object"}}},
+                ),
+                chat("object", response_format={"type": "json_object"}),
+                chat("choice", structured_outputs={"choice": ["yes", "no"]}),
+                chat("regex", structured_outputs={"regex": "[ab]+"}),
+                chat("grammar", structured_outputs={"grammar": 'root ::= "x"'}),
+                chat(
+                    "pen",
+                    n=3,
+                    temperature=0.9,
+                    presence_penalty=0.5,
+                    frequency_penalty=-0.25,
+                    logprobs=True,
+                    top_logprobs=4,
+                    whatever=1,
+                ),
+                completion("cmpl", "Once upon", logprobs=2, max_tokens=5),
+                json.dumps({"prompt": "plain", "presence_penalty": 1.5, "response_format": {"type": "json_object"}}),
+            ]
+        ),
+        GREEDY,
+    )
     assert parsed.errors == []
     r = {q.custom_id: q for q in parsed.requests}
     so = {k: r[k].params.structured_outputs for k in ("schema", "object", "choice", "regex", "grammar")}
     assert so["schema"].json == {"type": "object"} and so["object"].json_object is True
-    assert so["choice"].choice == ["yes", "no"] and so["regex"].regex == "[ab]+" and so["grammar"].grammar == 'root ::= "x"'
+    assert (
+        so["choice"].choice == ["yes", "no"]
+        and so["regex"].regex == "[ab]+"
+        and so["grammar"].grammar == 'root ::= "x"'
+    )
     p = r["pen"].params
     assert (p.n, p.presence_penalty, p.frequency_penalty, p.logprobs, p.temperature) == (3, 0.5, -0.25, 4, 0.9)
     assert r["pen"].top_logprobs == 4 and "whatever" not in r["pen"].openai_fields
@@ -94,21 +135,36 @@ def test_fields_reach_vllm_params_and_ignored_fields_are_named() -> None:
 
 # -- on the engine -------------------------------------------------------------------------------
 
+
 @pytest.mark.engine
 def test_structured_logprobs_n_penalties_on_the_engine(engine_host: Any, tmp_path: Path) -> None:
-    schema = {"type": "object", "properties": {"label": {"type": "string", "enum": ["yes", "no"]}},
-              "required": ["label"], "additionalProperties": False}
-    text = "\n".join([
-        chat("json", structured_outputs={"json": schema, "disable_any_whitespace": True}, max_tokens=32),
-        chat("choice", structured_outputs={"choice": ["positive", "negative"]}),
-        chat("regex", structured_outputs={"regex": "[ab]{5}"}),
-        chat("lp", logprobs=True, top_logprobs=3, max_tokens=6, ignore_eos=True),
-        chat("n2", n=2, temperature=1.0, seed=7, presence_penalty=0.5, frequency_penalty=0.5, max_tokens=8,
-             ignore_eos=True),
-        chat("plain", max_tokens=24, ignore_eos=True),
-        chat("penalised", max_tokens=24, ignore_eos=True, frequency_penalty=2.0, presence_penalty=2.0),
-        completion("cmpl", "Once upon a time", logprobs=2, max_tokens=5, ignore_eos=True),
-    ])
+    schema = {
+        "type": "object",
+        "properties": {"label": {"type": "string", "enum": ["yes", "no"]}},
+        "required": ["label"],
+        "additionalProperties": False,
+    }
+    text = "\n".join(
+        [
+            chat("json", structured_outputs={"json": schema, "disable_any_whitespace": True}, max_tokens=32),
+            chat("choice", structured_outputs={"choice": ["positive", "negative"]}),
+            chat("regex", structured_outputs={"regex": "[ab]{5}"}),
+            chat("lp", logprobs=True, top_logprobs=3, max_tokens=6, ignore_eos=True),
+            chat(
+                "n2",
+                n=2,
+                temperature=1.0,
+                seed=7,
+                presence_penalty=0.5,
+                frequency_penalty=0.5,
+                max_tokens=8,
+                ignore_eos=True,
+            ),
+            chat("plain", max_tokens=24, ignore_eos=True),
+            chat("penalised", max_tokens=24, ignore_eos=True, frequency_penalty=2.0, presence_penalty=2.0),
+            completion("cmpl", "Once upon a time", logprobs=2, max_tokens=5, ignore_eos=True),
+        ]
+    )
     parsed = parse_jsonl(text, GREEDY)
     assert parsed.errors == []
     out = tmp_path / "out.jsonl"
@@ -122,8 +178,11 @@ def test_structured_logprobs_n_penalties_on_the_engine(engine_host: Any, tmp_pat
     # wrote is the schema's one shape, closed unless the length ran out.
     compact = re.sub(r"\s+", "", content["json"])
     closed = body["json"]["choices"][0]["finish_reason"] == "stop"
-    assert compact in ('{"label":"yes"}', '{"label":"no"}') if closed else \
-        compact in ('{"label":"yes"', '{"label":"no"', '{"label":"yes"}', '{"label":"no"}'), content["json"]
+    assert (
+        compact in ('{"label":"yes"}', '{"label":"no"}')
+        if closed
+        else compact in ('{"label":"yes"', '{"label":"no"', '{"label":"yes"}', '{"label":"no"}')
+    ), content["json"]
     assert content["choice"] in ("positive", "negative")
     assert re.fullmatch("[ab]{5}", content["regex"])
 
@@ -164,17 +223,23 @@ def test_prompt_logprobs_are_written_as_vllm_writes_them(engine_host: Any, tmp_p
     """A line's ``prompt_logprobs`` (issue 30: computed, then never written): the chat body carries
     them beside its choices, each completion choice its own, in vLLM's form (one entry per prompt
     token, null first, token id -> logprob, rank, decoded token), and vLLM's response models read them."""
-    text = "\n".join([chat("chat", prompt_logprobs=2, max_tokens=2, ignore_eos=True),
-                      completion("cmpl", "Once upon a time", prompt_logprobs=0, max_tokens=2, ignore_eos=True),
-                      chat("none", max_tokens=2)])
+    text = "\n".join(
+        [
+            chat("chat", prompt_logprobs=2, max_tokens=2, ignore_eos=True),
+            completion("cmpl", "Once upon a time", prompt_logprobs=0, max_tokens=2, ignore_eos=True),
+            chat("none", max_tokens=2),
+        ]
+    )
     parsed = parse_jsonl(text, GREEDY)
     out = tmp_path / "out.jsonl"
     summary = run_batch(engine_host, parsed.requests, out, concurrency=3)
     assert (summary.succeeded, summary.failed) == (3, 0), [r.error for r in summary.results]
     body = {o["custom_id"]: o["response"]["body"] for o in iter_output(out)}
     ids = engine_host.tokenizer.encode("Once upon a time", add_special_tokens=False)
-    for name, entries, top in (("chat", body["chat"]["prompt_logprobs"], 2),
-                               ("cmpl", body["cmpl"]["choices"][0]["prompt_logprobs"], 0)):
+    for name, entries, top in (
+        ("chat", body["chat"]["prompt_logprobs"], 2),
+        ("cmpl", body["cmpl"]["choices"][0]["prompt_logprobs"], 0),
+    ):
         assert len(entries) == body[name]["usage"]["prompt_tokens"] and entries[0] is None, name
         for entry in entries[1:]:
             assert 1 <= len(entry) <= top + 1  # the prompt's own token, and the top ones
@@ -183,7 +248,7 @@ def test_prompt_logprobs_are_written_as_vllm_writes_them(engine_host: Any, tmp_p
     # With prompt_logprobs 0, each entry is the prompt's own token: exactly these ids after the
     # first (which has none), with a BOS in front when the model adds one.
     cmpl = body["cmpl"]["choices"][0]["prompt_logprobs"]
-    assert [int(next(iter(e))) for e in cmpl[len(cmpl) - len(ids) + 1:]] == ids[1:]
+    assert [int(next(iter(e))) for e in cmpl[len(cmpl) - len(ids) + 1 :]] == ids[1:]
     assert "prompt_logprobs" not in body["none"]  # not asked for: not written
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionResponse
     from vllm.entrypoints.openai.completion.protocol import CompletionResponse
@@ -191,8 +256,10 @@ def test_prompt_logprobs_are_written_as_vllm_writes_them(engine_host: Any, tmp_p
     read = ChatCompletionResponse.model_validate(body["chat"]).prompt_logprobs
     assert read is not None and len(read) == len(body["chat"]["prompt_logprobs"])
     assert CompletionResponse.model_validate(body["cmpl"]).choices[0].prompt_logprobs is not None
-    assert BatchResult.from_openai({"custom_id": "chat", "response": {"body": body["chat"]}}).prompt_logprobs \
+    assert (
+        BatchResult.from_openai({"custom_id": "chat", "response": {"body": body["chat"]}}).prompt_logprobs
         == body["chat"]["prompt_logprobs"]
+    )
 
 
 @pytest.mark.engine
@@ -200,8 +267,19 @@ def test_streamed_request_with_n_and_logprobs(engine_host: Any) -> None:
     """The chat path (streamed): deltas carry answer 0 only; the end event has every answer."""
     from console.engine.openai_body import parse_body
 
-    b = parse_body("chat", {"messages": [{"role": "user", "content": "hi"}], "n": 2, "temperature": 1.0, "seed": 1,
-                            "logprobs": True, "top_logprobs": 2, "max_tokens": 5, "ignore_eos": True})
+    b = parse_body(
+        "chat",
+        {
+            "messages": [{"role": "user", "content": "hi"}],
+            "n": 2,
+            "temperature": 1.0,
+            "seed": 1,
+            "logprobs": True,
+            "top_logprobs": 2,
+            "max_tokens": 5,
+            "ignore_eos": True,
+        },
+    )
     req = GenerationRequest(messages=b.messages, sampling=b.sampling, params=b.params, openai_fields=b.fields)
     events = list(engine_host.stream(req, timeout=120))
     end = events[-1]
@@ -215,12 +293,14 @@ def test_streamed_request_with_n_and_logprobs(engine_host: Any) -> None:
 def test_server_engine_forwards_the_fields(vllm_server: Any, tmp_path: Path) -> None:
     """A console-launched vLLM server (the same code path as a remote one) receives the fields as
     written and its answers come back as choices: choice list, top logprobs, two answers."""
-    text = "\n".join([
-        chat("choice", structured_outputs={"choice": ["positive", "negative"]}),
-        chat("lp", logprobs=True, top_logprobs=2, max_tokens=4, ignore_eos=True),
-        chat("n2", n=2, temperature=1.0, seed=3, frequency_penalty=0.5, max_tokens=4, ignore_eos=True),
-        completion("cmpl", "Once upon a time", logprobs=1, max_tokens=3, ignore_eos=True),
-    ])
+    text = "\n".join(
+        [
+            chat("choice", structured_outputs={"choice": ["positive", "negative"]}),
+            chat("lp", logprobs=True, top_logprobs=2, max_tokens=4, ignore_eos=True),
+            chat("n2", n=2, temperature=1.0, seed=3, frequency_penalty=0.5, max_tokens=4, ignore_eos=True),
+            completion("cmpl", "Once upon a time", logprobs=1, max_tokens=3, ignore_eos=True),
+        ]
+    )
     parsed = parse_jsonl(text, GREEDY)
     out = tmp_path / "out.jsonl"
     summary = run_batch(vllm_server, parsed.requests, out, concurrency=4)

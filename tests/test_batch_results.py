@@ -10,9 +10,20 @@ from console.batch.results import BatchResult, ResultWriter, completed_ids, expo
 
 
 def _r(cid: str, ok: bool = True) -> BatchResult:
-    return BatchResult(cid, 1, f"prompt {cid}", ok=ok, text=f"answer, \"{cid}\"\nline2" if ok else "",
-                       finish_reason="stop" if ok else None, prompt_tokens=3, output_tokens=2 if ok else 0,
-                       ttft_s=0.1, latency_s=0.2, error=None if ok else "boom", model="m")
+    return BatchResult(
+        cid,
+        1,
+        f"prompt {cid}",
+        ok=ok,
+        text=f'answer, "{cid}"\nline2' if ok else "",
+        finish_reason="stop" if ok else None,
+        prompt_tokens=3,
+        output_tokens=2 if ok else 0,
+        ttft_s=0.1,
+        latency_s=0.2,
+        error=None if ok else "boom",
+        model="m",
+    )
 
 
 def test_writer_appends_and_resume_repairs_torn_tail(tmp_path: Path) -> None:

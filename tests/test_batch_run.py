@@ -21,8 +21,14 @@ pytestmark = pytest.mark.engine
 
 
 def line(cid: str, content: str, **body: Any) -> str:
-    return json.dumps({"custom_id": cid, "method": "POST", "url": "/v1/chat/completions",
-                       "body": {"messages": [{"role": "user", "content": content}], **body}})
+    return json.dumps(
+        {
+            "custom_id": cid,
+            "method": "POST",
+            "url": "/v1/chat/completions",
+            "body": {"messages": [{"role": "user", "content": content}], **body},
+        }
+    )
 
 
 class CountingHost:
@@ -49,20 +55,23 @@ class CountingHost:
         def done(_: Any) -> None:
             with self._lock:
                 self.in_flight -= 1
+
         for handle in handles:
             handle.future.add_done_callback(done)
         return handles
 
 
 def test_batch_with_bad_lines_too_long_prompt_and_wrong_model(engine_host: Any, tmp_path: Path) -> None:
-    text = "\n".join([
-        line("a", "Hello there", max_tokens=8, ignore_eos=True),
-        "{broken",
-        line("long", "word " * 3000, max_tokens=4),  # > max_model_len 1024
-        line("b", "How are you?", max_tokens=6, ignore_eos=True),
-        line("other", "hi", model="no-such-model"),
-        json.dumps({"prompt": "plain", "custom_id": "c", "max_tokens": 5, "ignore_eos": True}),
-    ])
+    text = "\n".join(
+        [
+            line("a", "Hello there", max_tokens=8, ignore_eos=True),
+            "{broken",
+            line("long", "word " * 3000, max_tokens=4),  # > max_model_len 1024
+            line("b", "How are you?", max_tokens=6, ignore_eos=True),
+            line("other", "hi", model="no-such-model"),
+            json.dumps({"prompt": "plain", "custom_id": "c", "max_tokens": 5, "ignore_eos": True}),
+        ]
+    )
     parsed = parse_jsonl(text, SamplingSettings(temperature=0.0, max_tokens=16))
     assert [e.line for e in parsed.errors] == [2]
     out = tmp_path / "out.jsonl"
@@ -73,8 +82,15 @@ def test_batch_with_bad_lines_too_long_prompt_and_wrong_model(engine_host: Any, 
     def on_result(r: Any) -> None:  # the line is on disk before the callback runs
         seen_on_disk.append(r.custom_id in completed_ids(out))
 
-    summary = run_batch(engine_host, parsed.requests, out, TaskState(task_reports.append),
-                        concurrency=2, on_result=on_result, on_progress=progress.append)
+    summary = run_batch(
+        engine_host,
+        parsed.requests,
+        out,
+        TaskState(task_reports.append),
+        concurrency=2,
+        on_result=on_result,
+        on_progress=progress.append,
+    )
     assert (summary.succeeded, summary.failed, summary.not_run, summary.cancelled) == (3, 2, 0, False)
     assert all(seen_on_disk) and len(seen_on_disk) == 5
     by_id = {o["custom_id"]: o for o in iter_output(out)}

@@ -26,24 +26,49 @@ import pytest
 pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parent.parent
 
-SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}, "country": {"type": "string"}},
-          "required": ["city", "country"], "additionalProperties": False}
+SCHEMA = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "country": {"type": "string"}},
+    "required": ["city", "country"],
+    "additionalProperties": False,
+}
 
 
 def _line(cid: str, content: str, **body: Any) -> dict[str, Any]:
-    return {"custom_id": cid, "method": "POST", "url": "/v1/chat/completions",
-            "body": {"messages": [{"role": "user", "content": content}], **body}}
+    return {
+        "custom_id": cid,
+        "method": "POST",
+        "url": "/v1/chat/completions",
+        "body": {"messages": [{"role": "user", "content": content}], **body},
+    }
 
 
 LINES = [
-    _line("json", "Give the capital of France as JSON with city and country.", temperature=0, max_tokens=48,
-          response_format={"type": "json_schema", "json_schema": {"name": "capital", "schema": SCHEMA}}),
-    _line("choice", "Is this review positive or negative? 'I loved this film, wonderful acting.'",
-          temperature=0, max_tokens=8, structured_outputs={"choice": ["positive", "negative"]}),
-    _line("logprobs", "What is the capital of France?", temperature=0, max_tokens=12, logprobs=True,
-          top_logprobs=3),
-    _line("n2", "Name a colour.", n=2, temperature=0.8, seed=11, presence_penalty=0.6, frequency_penalty=0.4,
-          max_tokens=12),
+    _line(
+        "json",
+        "Give the capital of France as JSON with city and country.",
+        temperature=0,
+        max_tokens=48,
+        response_format={"type": "json_schema", "json_schema": {"name": "capital", "schema": SCHEMA}},
+    ),
+    _line(
+        "choice",
+        "Is this review positive or negative? 'I loved this film, wonderful acting.'",
+        temperature=0,
+        max_tokens=8,
+        structured_outputs={"choice": ["positive", "negative"]},
+    ),
+    _line("logprobs", "What is the capital of France?", temperature=0, max_tokens=12, logprobs=True, top_logprobs=3),
+    _line(
+        "n2",
+        "Name a colour.",
+        n=2,
+        temperature=0.8,
+        seed=11,
+        presence_penalty=0.6,
+        frequency_penalty=0.4,
+        max_tokens=12,
+    ),
 ]
 
 
@@ -73,10 +98,31 @@ def test_console_batch_agrees_with_vllm_run_batch(smollm2_host: Any, smollm2_mod
     assert summary.succeeded == len(LINES) and not summary.engine_error, summary
     info = smollm2_host.status.info
     env = dict(os.environ, VLLM_LOGGING_LEVEL="WARNING", PYTHONPATH=str(REPO))
-    r = subprocess.run([sys.executable, "-m", "vllm.entrypoints.openai.run_batch", "-i", str(inp), "-o", str(theirs),
-                        "--model", str(smollm2_model), "--dtype", info.dtype, "--enforce-eager",
-                        "--max-model-len", str(SMOLLM2_MAX_LEN), "--kv-cache-memory-bytes", str(SMOLLM2_KV_BYTES)],
-                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "vllm.entrypoints.openai.run_batch",
+            "-i",
+            str(inp),
+            "-o",
+            str(theirs),
+            "--model",
+            str(smollm2_model),
+            "--dtype",
+            info.dtype,
+            "--enforce-eager",
+            "--max-model-len",
+            str(SMOLLM2_MAX_LEN),
+            "--kv-cache-memory-bytes",
+            str(SMOLLM2_KV_BYTES),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     a, b = _bodies(ours), _bodies(theirs)
 

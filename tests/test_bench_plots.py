@@ -10,22 +10,42 @@ from console.bench.report import write_plots
 
 def _figures(c: int, tok_s: float) -> dict:
     lat = {"p50": 0.01 * c, "p90": 0.02 * c, "p99": 0.03 * c, "mean": 0.015 * c}
-    return {"output_tokens_per_s": tok_s, "total_tokens_per_s": 3 * tok_s, "requests_per_s": tok_s / 8,
-            "max_concurrency": c, "ttft_s": lat, "itl_s": {k: v / 10 for k, v in lat.items()}, "e2e_s": lat}
+    return {
+        "output_tokens_per_s": tok_s,
+        "total_tokens_per_s": 3 * tok_s,
+        "requests_per_s": tok_s / 8,
+        "max_concurrency": c,
+        "ttft_s": lat,
+        "itl_s": {k: v / 10 for k, v in lat.items()},
+        "e2e_s": lat,
+    }
 
 
 def synthetic_report() -> dict:
-    sweep = [_figures(c, 40.0 * c ** 0.7) for c in (1, 4, 16)]
-    trials = [{"knobs": {"max_num_seqs": s}, "status": "ok", "error": None, "seconds": 1.0,
-               "figures": {"output_tokens_per_s": t, "e2e_s": {"p99": p}}}
-              for s, t, p in ((8, 100.0, 1.0), (32, 180.0, 1.5), (64, 150.0, 2.0))]
+    sweep = [_figures(c, 40.0 * c**0.7) for c in (1, 4, 16)]
+    trials = [
+        {
+            "knobs": {"max_num_seqs": s},
+            "status": "ok",
+            "error": None,
+            "seconds": 1.0,
+            "figures": {"output_tokens_per_s": t, "e2e_s": {"p99": p}},
+        }
+        for s, t, p in ((8, 100.0, 1.0), (32, 180.0, 1.5), (64, 150.0, 2.0))
+    ]
     trials.append({"knobs": {"max_num_seqs": 128}, "status": "failed", "error": "out of memory", "figures": {}})
-    return {"workload": {"num_prompts": 16}, "engine_kwargs": {"max_num_seqs": 64},
-            "results": {"console": _figures(16, 280.0), "vllm": {"output_tokens_per_s": 290.0},
-                        "hf": {"error": "the hf baseline failed"}},
-            "concurrency_sweep": sweep,
-            "roofline": {"profile": "CPU engine", "is_cpu": True, "bounds": {"1": 400.0, "4": 1200.0, "16": 3000.0}},
-            "tune": {"trials": trials, "pareto": [0, 1], "best": 1}}
+    return {
+        "workload": {"num_prompts": 16},
+        "engine_kwargs": {"max_num_seqs": 64},
+        "results": {
+            "console": _figures(16, 280.0),
+            "vllm": {"output_tokens_per_s": 290.0},
+            "hf": {"error": "the hf baseline failed"},
+        },
+        "concurrency_sweep": sweep,
+        "roofline": {"profile": "CPU engine", "is_cpu": True, "bounds": {"1": 400.0, "4": 1200.0, "16": 3000.0}},
+        "tune": {"trials": trials, "pareto": [0, 1], "best": 1},
+    }
 
 
 def test_plot_figures_from_a_report() -> None:
@@ -34,7 +54,7 @@ def test_plot_figures_from_a_report() -> None:
     assert [p["concurrency"] for p in pts] == [1, 4, 16]
     assert latency_table(r["results"]["console"])["TTFT"]["p99"] == 0.03 * 16
     roof = roofline_points(r)
-    assert [round(p["fraction"], 3) for p in roof] == [0.1, round(40 * 4 ** 0.7 / 1200, 3), round(40 * 16 ** 0.7 / 3000, 3)]
+    assert [round(p["fraction"], 3) for p in roof] == [0.1, round(40 * 4**0.7 / 1200, 3), round(40 * 16**0.7 / 3000, 3)]
     del r["concurrency_sweep"]  # one console run: one point, at its concurrency
     assert [p["concurrency"] for p in concurrency_points(r)] == [16]
 
@@ -44,8 +64,13 @@ def test_write_plots_writes_real_pngs(tmp_path: Path) -> None:
 
     files = write_plots(synthetic_report(), tmp_path / "plots")
     names = sorted(Path(f).name for f in files)
-    assert names == ["latency_percentiles.png", "pareto.png", "paths.png", "roofline_fraction.png",
-                     "throughput_vs_concurrency.png"]
+    assert names == [
+        "latency_percentiles.png",
+        "pareto.png",
+        "paths.png",
+        "roofline_fraction.png",
+        "throughput_vs_concurrency.png",
+    ]
     for f in files:
         data = Path(f).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000

@@ -41,8 +41,10 @@ def test_send_regenerate_edit_are_saved_as_the_chat_tab_shows_them(host: Any, tm
     session = ChatSession(ConversationStore(db))
     session.system_prompt = "Be brief."
     request = session.send("  Hello there, tiny model  ", GREEDY)
-    assert request.messages == [{"role": "system", "content": "Be brief."},
-                                {"role": "user", "content": "Hello there, tiny model"}]
+    assert request.messages == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Hello there, tiny model"},
+    ]
     first = _answer(host, request)
     session.record_answer(first.text, first, model="tiny")
 
@@ -81,8 +83,10 @@ def test_continue_goes_on_with_the_answer_max_tokens_cut(host: Any, tmp_path: Pa
 
     request = session.continue_answer(GREEDY)
     assert request is not None and request.continue_final
-    assert request.messages == [{"role": "user", "content": "Tell me a long story"},
-                                {"role": "assistant", "content": first.text}]
+    assert request.messages == [
+        {"role": "user", "content": "Tell me a long story"},
+        {"role": "assistant", "content": first.text},
+    ]
     prompt = host.format_prompt(request)  # the chat template, left open after the cut answer
     assert prompt.rstrip().endswith(first.text.strip()) and prompt.count("<|im_start|>assistant") == 1
     second = _answer(host, request)
@@ -140,8 +144,9 @@ def _typing(monkeypatch: pytest.MonkeyPatch, lines: list[str]) -> None:
     monkeypatch.setattr(builtins, "input", fake_input)
 
 
-def test_the_terminal_chat_is_saved_and_can_be_continued(host: Any, home: Path, monkeypatch: pytest.MonkeyPatch,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_terminal_chat_is_saved_and_can_be_continued(
+    host: Any, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The user types at the terminal: two turns (one regenerated), /new, a third; Ctrl-D."""
     _typing(monkeypatch, ["Hello there", "/regenerate", "/new", "Second chat"])
     assert repl(host, ChatSession(ConversationStore()), GREEDY) == 0

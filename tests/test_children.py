@@ -85,7 +85,9 @@ def test_a_failure_names_the_exit_and_the_tail_of_the_log() -> None:
     with child.start():
         assert child.wait(timeout=60) == 3
     message = child.error_message("The converter", n=2)
-    assert message == "The converter exited with code 3: loading part 99 | RuntimeError: the model folder has no weights"
+    assert (
+        message == "The converter exited with code 3: loading part 99 | RuntimeError: the model folder has no weights"
+    )
 
 
 def test_cancel_ends_the_whole_group_even_a_child_that_ignores_sigterm() -> None:
@@ -132,8 +134,12 @@ if __name__ == "__main__":
 
 
 def test_the_child_dies_when_the_parent_is_sigkilled() -> None:
-    parent = subprocess.Popen([sys.executable, "-c", LAUNCHER], stdout=subprocess.PIPE, text=True,
-                              env=child_env({"PYTHONPATH": os.pathsep.join(sys.path)}))
+    parent = subprocess.Popen(
+        [sys.executable, "-c", LAUNCHER],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=child_env({"PYTHONPATH": os.pathsep.join(sys.path)}),
+    )
     try:
         assert parent.stdout is not None
         child, grandchild, watcher = (int(x) for x in parent.stdout.readline().split())
@@ -149,18 +155,24 @@ def test_the_child_dies_when_the_parent_is_sigkilled() -> None:
 
 def test_a_normal_stop_releases_the_watcher_without_leftovers() -> None:
     before = {p.pid for p in psutil.Process().children(recursive=True)}
-    child = Child(_py("print('{\"type\": \"done\"}')"), on_message=lambda m: None)
+    child = Child(_py('print(\'{"type": "done"}\')'), on_message=lambda m: None)
     with child.start():
         child.wait(timeout=60)
-    left = [p for p in psutil.Process().children(recursive=True) if p.pid not in before and p.is_running()
-            and p.status() != psutil.STATUS_ZOMBIE]
+    left = [
+        p
+        for p in psutil.Process().children(recursive=True)
+        if p.pid not in before and p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+    ]
     assert left == []
 
 
 def test_json_messages_can_be_turned_off() -> None:
     lines: list[str] = []
-    child = Child(_py("print(json.dumps({'a': 1}))".replace("json.dumps({'a': 1})", "'{\"a\": 1}'")),
-                  on_line=lines.append, json_lines=False)
+    child = Child(
+        _py("print(json.dumps({'a': 1}))".replace("json.dumps({'a': 1})", "'{\"a\": 1}'")),
+        on_line=lines.append,
+        json_lines=False,
+    )
     with child.start():
         child.wait(timeout=60)
     assert [json.loads(line) for line in lines] == [{"a": 1}]

@@ -16,8 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def run_cli(home: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, INFERENCE_CONSOLE_HOME=str(home), PYTHONPATH=str(ROOT))
     env.pop("INFERENCE_CONSOLE_STORE", None)
-    return subprocess.run([sys.executable, "-m", "console", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "console", *args], capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT
+    )
 
 
 @pytest.mark.engine

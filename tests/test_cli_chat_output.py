@@ -19,7 +19,6 @@ from console.engine.openai_body import request_fields
 from console.engine.types import GenerationRequest
 
 
-
 def _args(*argv: str) -> argparse.Namespace:
     p = argparse.ArgumentParser()
     add_output_args(p)
@@ -33,13 +32,15 @@ def test_flags_become_openai_fields(tmp_path: Path) -> None:
     f = output_fields_from_args(_args("--json-schema", str(schema), "--logprobs", "2", "-n", "3"))
     assert f["response_format"]["json_schema"]["schema"]["properties"] == {"a": {"type": "string"}}
     assert (f["logprobs"], f["top_logprobs"], f["n"]) == (True, 2, 3)
-    assert output_fields_from_args(_args("--choice", "yes", "--choice", "no")) == \
-        {"structured_outputs": {"choice": ["yes", "no"]}}
+    assert output_fields_from_args(_args("--choice", "yes", "--choice", "no")) == {
+        "structured_outputs": {"choice": ["yes", "no"]}
+    }
     assert output_fields_from_args(_args("--regex", "[0-9]+"))["structured_outputs"] == {"regex": "[0-9]+"}
     # the thinking switch (issue 27) is a template field, checked by vLLM's request model
     assert output_fields_from_args(_args("--no-think")) == {"chat_template_kwargs": {"enable_thinking": False}}
     assert request_fields(output_fields_from_args(_args("--think")), SamplingSettings())["openai_fields"][
-        "chat_template_kwargs"] == {"enable_thinking": True}
+        "chat_template_kwargs"
+    ] == {"enable_thinking": True}
     schema.write_text("{nope", encoding="utf-8")
     with pytest.raises(CliError, match="not valid JSON"):
         output_fields_from_args(_args("--json-schema", str(schema)))
@@ -62,8 +63,9 @@ def test_refused_before_the_engine_loads(home: Path, tiny_model: Path, capsys: p
 def test_choice_logprobs_and_answers_printed(engine_host: Any, capsys: pytest.CaptureFixture[str]) -> None:
     fields = output_fields_from_args(_args("--choice", "alpha", "--choice", "beta", "--logprobs", "2", "-n", "2"))
     sampling = SamplingSettings(temperature=1.0, seed=4, max_tokens=8)
-    request = GenerationRequest(messages=[{"role": "user", "content": "pick"}], sampling=sampling,
-                                **request_fields(fields, sampling))
+    request = GenerationRequest(
+        messages=[{"role": "user", "content": "pick"}], sampling=sampling, **request_fields(fields, sampling)
+    )
     text = answer(engine_host, request)
     out, err = capsys.readouterr()
     assert text in ("alpha", "beta")

@@ -31,14 +31,18 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     return err
 
 
-@pytest.mark.parametrize("flags, named", [
-    (["--preset", "cpu-default", "--max-model-len", "512"], "--preset, --max-model-len"),
-    (["--model", "smollm2"], "--model"),
-    (["--no-enforce-eager"], "--enforce-eager"),
-    (["--kv-cache-dtype", "fp8", "--speculative-method", "ngram"], "--kv-cache-dtype, --speculative-method"),
-])
-def test_chat_refuses_engine_flags_with_a_server_url(home: Path, capsys: pytest.CaptureFixture[str],
-                                                     flags: list[str], named: str) -> None:
+@pytest.mark.parametrize(
+    "flags, named",
+    [
+        (["--preset", "cpu-default", "--max-model-len", "512"], "--preset, --max-model-len"),
+        (["--model", "smollm2"], "--model"),
+        (["--no-enforce-eager"], "--enforce-eager"),
+        (["--kv-cache-dtype", "fp8", "--speculative-method", "ngram"], "--kv-cache-dtype, --speculative-method"),
+    ],
+)
+def test_chat_refuses_engine_flags_with_a_server_url(
+    home: Path, capsys: pytest.CaptureFixture[str], flags: list[str], named: str
+) -> None:
     err = _run(["chat", "--engine", URL, *flags, "Hello"], capsys)
     assert f"error: {named} cannot change the server at {URL}" in err
     assert "server's own command line" in err and "--engine serve" in err
@@ -47,8 +51,22 @@ def test_chat_refuses_engine_flags_with_a_server_url(home: Path, capsys: pytest.
 def test_batch_and_bench_refuse_them_too(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     inp = tmp_path / "in.jsonl"
     inp.write_text('{"prompt": "Hello"}\n', encoding="utf-8")
-    err = _run(["batch", "-i", str(inp), "-o", str(tmp_path / "out.jsonl"), "--engine", URL,
-                "--max-num-seqs", "4", "--gpu-memory-utilization", "0.5"], capsys)
+    err = _run(
+        [
+            "batch",
+            "-i",
+            str(inp),
+            "-o",
+            str(tmp_path / "out.jsonl"),
+            "--engine",
+            URL,
+            "--max-num-seqs",
+            "4",
+            "--gpu-memory-utilization",
+            "0.5",
+        ],
+        capsys,
+    )
     assert f"--max-num-seqs, --gpu-memory-utilization cannot change the server at {URL}" in err
     assert not (tmp_path / "out.jsonl").exists()
     err = _run(["bench", "--engine", URL, "--baselines", "none", "--preset", "cpu-default"], capsys)
@@ -56,10 +74,13 @@ def test_batch_and_bench_refuse_them_too(home: Path, tmp_path: Path, capsys: pyt
 
 
 @pytest.mark.parametrize("engine", [URL, "serve"])
-def test_bench_refuses_what_only_the_in_process_run_measures(home: Path, capsys: pytest.CaptureFixture[str],
-                                                             engine: str) -> None:
-    err = _run(["bench", "--engine", engine, "--baselines", "none", "--concurrency-sweep", "1,4",
-                "--switch-to", "other"], capsys)
+def test_bench_refuses_what_only_the_in_process_run_measures(
+    home: Path, capsys: pytest.CaptureFixture[str], engine: str
+) -> None:
+    err = _run(
+        ["bench", "--engine", engine, "--baselines", "none", "--concurrency-sweep", "1,4", "--switch-to", "other"],
+        capsys,
+    )
     assert "--switch-to, --concurrency-sweep measure(s) the in-process engine only: use --engine local" in err
 
 
@@ -71,17 +92,31 @@ def test_without_engine_flags_a_url_is_tried(home: Path, capsys: pytest.CaptureF
     assert f"error: Cannot reach the server at {URL}" in err
 
 
-@pytest.mark.parametrize("command, flags, message", [
-    (["chat", "Hello"], ["--max-num-seqs", "0"], "'--max-num-seqs' = 0 is out of range [1, 65536]"),
-    (["chat", "Hello"], ["--max-model-len", "8"], "'--max-model-len' = 8 is out of range [16, 10000000]"),
-    (["chat", "Hello"], ["--gpu-memory-utilization", "1.5"], "'--gpu-memory-utilization' = 1.5 is out of range (0, 1]"),
-    (["bench", "--baselines", "none"], ["--kv-cache-dtype", "fp9"], "'--kv-cache-dtype' = 'fp9' is not one of auto"),
-    (["bench", "--baselines", "none"], ["--num-speculative-tokens", "99"],
-     "'--num-speculative-tokens' = 99 is out of range [1, 16]"),
-])
-def test_typed_values_pass_the_preset_schema_and_name_the_flag(home: Path, capsys: pytest.CaptureFixture[str],
-                                                               command: list[str], flags: list[str],
-                                                               message: str) -> None:
+@pytest.mark.parametrize(
+    "command, flags, message",
+    [
+        (["chat", "Hello"], ["--max-num-seqs", "0"], "'--max-num-seqs' = 0 is out of range [1, 65536]"),
+        (["chat", "Hello"], ["--max-model-len", "8"], "'--max-model-len' = 8 is out of range [16, 10000000]"),
+        (
+            ["chat", "Hello"],
+            ["--gpu-memory-utilization", "1.5"],
+            "'--gpu-memory-utilization' = 1.5 is out of range (0, 1]",
+        ),
+        (
+            ["bench", "--baselines", "none"],
+            ["--kv-cache-dtype", "fp9"],
+            "'--kv-cache-dtype' = 'fp9' is not one of auto",
+        ),
+        (
+            ["bench", "--baselines", "none"],
+            ["--num-speculative-tokens", "99"],
+            "'--num-speculative-tokens' = 99 is out of range [1, 16]",
+        ),
+    ],
+)
+def test_typed_values_pass_the_preset_schema_and_name_the_flag(
+    home: Path, capsys: pytest.CaptureFixture[str], command: list[str], flags: list[str], message: str
+) -> None:
     """Issue 30: values typed on the command line reached EngineConfig without the checks a preset's
     values pass (they failed later inside vLLM, or not at all); refused before any model is read."""
     assert main([command[0], *flags, *command[1:]]) == 2

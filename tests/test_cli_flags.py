@@ -34,15 +34,15 @@ def test_plan_users_and_its_old_spelling(capsys: pytest.CaptureFixture[str], hom
 
 def test_batch_export_bench_flags_and_old_spellings(capsys: pytest.CaptureFixture[str]) -> None:
     batch = ["batch", "-i", "in.jsonl", "-o", "out.jsonl"]
-    assert getattr(_parse(*batch, "--max-concurrency", "3"), "max_concurrency") == 3
-    assert getattr(_parse(*batch, "--concurrency", "5"), "max_concurrency") == 5
+    assert _parse(*batch, "--max-concurrency", "3").max_concurrency == 3
+    assert _parse(*batch, "--concurrency", "5").max_concurrency == 5
     assert "--concurrency is deprecated in `batch`; use --max-concurrency" in capsys.readouterr().err
-    assert getattr(_parse(*batch), "max_concurrency") is None  # neither given: every line at once (issue 28)
+    assert _parse(*batch).max_concurrency is None  # neither given: every line at once (issue 28)
 
-    assert getattr(_parse("export", "--served-api-key", "k1"), "served_api_key") == "k1"
-    assert getattr(_parse("export", "--api-key", "k2"), "served_api_key") == "k2"
+    assert _parse("export", "--served-api-key", "k1").served_api_key == "k1"
+    assert _parse("export", "--api-key", "k2").served_api_key == "k2"
     assert "--api-key is deprecated in `export`; use --served-api-key" in capsys.readouterr().err
-    assert getattr(_parse("chat", "--api-key", "remote"), "api_key") == "remote"  # chat's: the remote's key
+    assert _parse("chat", "--api-key", "remote").api_key == "remote"  # chat's: the remote's key
 
     from console.cli.bench import report_flags
 
@@ -58,14 +58,19 @@ def test_batch_export_bench_flags_and_old_spellings(capsys: pytest.CaptureFixtur
     assert "--json PATH is deprecated in `bench`; use --report PATH" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("argv", "says"), [
-    (["plan", "--model", "x", "--concurency", "8"], "error: plan: unrecognized arguments: --concurency 8; "
-                                                    "did you mean --users? (inference-console plan --help"),
-    (["batch", "-i", "a", "-o", "b", "--max-concurency", "2"], "did you mean --max-concurrency?"),
-    (["chatt", "hi"], "did you mean 'chat'?"),
-    (["plan"], "error: plan: the following arguments are required: --model (inference-console plan --help"),
-    (["plan", "--model", "x", "--users", "many"], "argument --users: invalid int value: 'many'"),
-])
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (
+            ["plan", "--model", "x", "--concurency", "8"],
+            "error: plan: unrecognized arguments: --concurency 8; did you mean --users? (inference-console plan --help",
+        ),
+        (["batch", "-i", "a", "-o", "b", "--max-concurency", "2"], "did you mean --max-concurrency?"),
+        (["chatt", "hi"], "did you mean 'chat'?"),
+        (["plan"], "error: plan: the following arguments are required: --model (inference-console plan --help"),
+        (["plan", "--model", "x", "--users", "many"], "argument --users: invalid int value: 'many'"),
+    ],
+)
 def test_argparse_errors_are_one_line(argv: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(argv)
@@ -86,14 +91,23 @@ def test_cheap_checks_answer_before_vllm_is_imported(tmp_path: Path, home: Path,
         "import sys\nfrom console.cli.main import main\n"
         "for argv in sys.argv[1].split('|'):\n"
         "    rc = main(argv.split())\n"
-        "    print(rc, 'vllm' in sys.modules, 'torch' in sys.modules, flush=True)\n")
-    runs = [f"batch -i {batch_file} -o {tmp_path / 'out.jsonl'} --model tinny",
-            f"batch -i {tmp_path / 'missing.jsonl'} -o {tmp_path / 'out.jsonl'} --model tiny",
-            "chat --model tinny hi",
-            "chat --model tiny --preset nope hi",
-            "bench --model tinny"]
-    r = subprocess.run([sys.executable, "-c", script, "|".join(runs)], capture_output=True, text=True, timeout=120,
-                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        "    print(rc, 'vllm' in sys.modules, 'torch' in sys.modules, flush=True)\n"
+    )
+    runs = [
+        f"batch -i {batch_file} -o {tmp_path / 'out.jsonl'} --model tinny",
+        f"batch -i {tmp_path / 'missing.jsonl'} -o {tmp_path / 'out.jsonl'} --model tiny",
+        "chat --model tinny hi",
+        "chat --model tiny --preset nope hi",
+        "bench --model tinny",
+    ]
+    r = subprocess.run(
+        [sys.executable, "-c", script, "|".join(runs)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert r.stdout.splitlines() == ["2 False False"] * len(runs), r.stderr[-3000:]
     errors = r.stderr.splitlines()
     assert errors[0].startswith("error: --model: No model named 'tinny' in the store; did you mean 'tiny'?")

@@ -21,8 +21,17 @@ def test_create_append_list_and_reopen(home: Path) -> None:
     store = ConversationStore()
     a = store.create("First", system_prompt="Be brief.")
     store.append(a.id, "user", "Hello")
-    m = store.append(a.id, "assistant", "Hi **there**", model="tiny", ttft_s=0.25, tokens_per_s=42.0,
-                     prompt_tokens=10, output_tokens=7, finish_reason="stop")
+    m = store.append(
+        a.id,
+        "assistant",
+        "Hi **there**",
+        model="tiny",
+        ttft_s=0.25,
+        tokens_per_s=42.0,
+        prompt_tokens=10,
+        output_tokens=7,
+        finish_reason="stop",
+    )
     b = store.create("Second")
     assert m.position == 1 and m.ttft_s == 0.25
     store.close()
@@ -60,8 +69,7 @@ def test_export_json_and_markdown(home: Path) -> None:
     store = ConversationStore()
     c = store.create("Capitals", system_prompt="Answer in one word.")
     store.append(c.id, "user", "Capital of France? 中文")
-    store.append(c.id, "assistant", "Paris", ttft_s=0.1, tokens_per_s=12.5, output_tokens=3,
-                 finish_reason="length")
+    store.append(c.id, "assistant", "Paris", ttft_s=0.1, tokens_per_s=12.5, output_tokens=3, finish_reason="length")
     data = json.loads(store.export_json(c.id))
     assert data["title"] == "Capitals" and data["system_prompt"] == "Answer in one word."
     assert [m["content"] for m in data["messages"]] == ["Capital of France? 中文", "Paris"]
@@ -95,8 +103,12 @@ while True:
 def test_kill_9_mid_write_leaves_a_consistent_database(tmp_path: Path) -> None:
     db = tmp_path / "conv.sqlite3"
     for attempt in range(3):
-        proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(db)], stdout=subprocess.PIPE, text=True,
-                                cwd=str(Path(__file__).resolve().parents[1]))
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(db)],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=str(Path(__file__).resolve().parents[1]),
+        )
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         time.sleep(0.3 + 0.2 * attempt)
         os.kill(proc.pid, signal.SIGKILL)
@@ -122,8 +134,15 @@ def test_unreadable_database_gives_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_history_and_settings_modules_import_no_qt() -> None:
-    code = ("import sys, console.conversations, console.settings; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'qasync')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=str(Path(__file__).resolve().parents[1]), timeout=60)
+    code = (
+        "import sys, console.conversations, console.settings; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'qasync')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=str(Path(__file__).resolve().parents[1]),
+        timeout=60,
+    )
     assert out.stdout.strip() == "[]", out.stderr

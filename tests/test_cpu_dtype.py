@@ -16,15 +16,19 @@ FP = Fingerprint("Intel(R) Xeon(R) Processor @ 2.00GHz", ("avx2", "avx512f", "av
 
 
 def _result(fp: Fingerprint, choice: str | None) -> CheckResult:
-    rows = [DtypeResult("bfloat16", "Paris.", True, 0.99, 0.02, 300.0, ok=True, reason="agrees with float32"),
-            DtypeResult("float32", "Paris.", True, None, None, 150.0, ok=True, reason="reference")]
+    rows = [
+        DtypeResult("bfloat16", "Paris.", True, 0.99, 0.02, 300.0, ok=True, reason="agrees with float32"),
+        DtypeResult("float32", "Paris.", True, None, None, 150.0, ok=True, reason="reference"),
+    ]
     return CheckResult(fp, "smollm2", rows, choice, "msg", measured_at="2026-11-30T20:00:00+00:00")
 
 
 def test_cpuinfo_flags_are_read_and_filtered(tmp_path: Path) -> None:
     info = tmp_path / "cpuinfo"
-    info.write_text("processor\t: 0\nmodel name\t: AMD EPYC 9B14\n"
-                    "flags\t\t: fpu sse avx2 avx512f avx512_bf16 rdrand\n\nprocessor\t: 1\n")
+    info.write_text(
+        "processor\t: 0\nmodel name\t: AMD EPYC 9B14\n"
+        "flags\t\t: fpu sse avx2 avx512f avx512_bf16 rdrand\n\nprocessor\t: 1\n"
+    )
     assert cpu_dtype.read_cpu(info) == ("AMD EPYC 9B14", ("avx2", "avx512f", "avx512_bf16"))
 
 
@@ -38,7 +42,9 @@ def test_the_cache_is_keyed_by_cpu_flags_and_vllm_version(home: Path) -> None:
         assert cpu_dtype.cached(fp) is None  # a different machine or engine build: check again
         r = cpu_dtype.resolve(fp)
         assert (r.dtype, r.source) == ("float32", "fallback") and "inference-console doctor" in r.note
-    assert cpu_dtype.resolve(FP) == cpu_dtype.Resolved("bfloat16", "checked", "bfloat16 (checked on this CPU 2026-11-30)")
+    assert cpu_dtype.resolve(FP) == cpu_dtype.Resolved(
+        "bfloat16", "checked", "bfloat16 (checked on this CPU 2026-11-30)"
+    )
     cpu_dtype.save(_result(amx, "float16"))  # a second machine's entry sits beside the first
     assert cpu_dtype.cached(amx).choice == "float16" and cpu_dtype.cached(FP).choice == "bfloat16"  # type: ignore[union-attr]
 

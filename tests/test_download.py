@@ -38,8 +38,11 @@ class Hub:
     def listing(self) -> dict[str, Any]:
         siblings = []
         for path, data in sorted(self.files.items()):
-            s: dict[str, Any] = {"rfilename": path, "size": len(data),
-                                 "blobId": hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()}
+            s: dict[str, Any] = {
+                "rfilename": path,
+                "size": len(data),
+                "blobId": hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest(),
+            }
             if path.endswith((".safetensors", ".bin", ".gguf")):
                 s["lfs"] = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest(), "pointerSize": 134}
             siblings.append(s)
@@ -65,7 +68,7 @@ def _handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
             path = self.path.split("?")[0]
             hub.log.append((self.command, path, self.headers.get("Range")))
             if path.startswith("/api/models/"):
-                repo = path[len("/api/models/"):].split("/revision/")[0]
+                repo = path[len("/api/models/") :].split("/revision/")[0]
                 if repo != REPO:
                     return self._error(404, "RepoNotFound")
                 body = json.dumps(hub.listing()).encode()

@@ -35,9 +35,17 @@ class MsHub:
         self.log: list[str] = []
 
     def listing(self) -> list[dict[str, Any]]:
-        return [{"Path": p, "Name": p.rsplit("/", 1)[-1], "Size": len(d), "Type": "blob",
-                 "Sha256": hashlib.sha256(d).hexdigest(), "Revision": "master"}
-                for p, d in sorted(self.files.items())]
+        return [
+            {
+                "Path": p,
+                "Name": p.rsplit("/", 1)[-1],
+                "Size": len(d),
+                "Type": "blob",
+                "Sha256": hashlib.sha256(d).hexdigest(),
+                "Revision": "master",
+            }
+            for p, d in sorted(self.files.items())
+        ]
 
 
 def _handler(hub: MsHub) -> type[BaseHTTPRequestHandler]:
@@ -45,8 +53,9 @@ def _handler(hub: MsHub) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *a: Any) -> None:
             pass
 
-        def _send(self, code: int, body: bytes, ctype: str = "application/json",
-                  headers: dict[str, str] | None = None) -> None:
+        def _send(
+            self, code: int, body: bytes, ctype: str = "application/json", headers: dict[str, str] | None = None
+        ) -> None:
             self.send_response(code)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
@@ -77,8 +86,12 @@ def _handler(hub: MsHub) -> type[BaseHTTPRequestHandler]:
                 if rng and rng.startswith("bytes="):
                     a, _, b = rng[6:].partition("-")
                     start, end = int(a), int(b) if b else len(data) - 1
-                    return self._send(206, data[start:end + 1], "application/octet-stream",
-                                      {"Content-Range": f"bytes {start}-{end}/{len(data)}"})
+                    return self._send(
+                        206,
+                        data[start : end + 1],
+                        "application/octet-stream",
+                        {"Content-Range": f"bytes {start}-{end}/{len(data)}"},
+                    )
                 return self._send(200, data, "application/octet-stream")
             return self._error(404, "model not found")
 
@@ -126,8 +139,14 @@ def test_preview_reads_config_for_the_planner(mshub: MsHub) -> None:
 def test_pull_through_the_sdk_lands_in_the_store(mshub: MsHub, home: Path) -> None:
     store = ModelStore()
     seen: list[float] = []
-    entry = pull(store, REPO, "tiny-ms", source="modelscope", reserve_bytes=0,
-                 task=TaskState(lambda p: seen.append(p.fraction or 0.0)))
+    entry = pull(
+        store,
+        REPO,
+        "tiny-ms",
+        source="modelscope",
+        reserve_bytes=0,
+        task=TaskState(lambda p: seen.append(p.fraction or 0.0)),
+    )
     assert entry.architecture == "LlamaForCausalLM"
     assert (Path(entry.path) / "model.safetensors").read_bytes() == mshub.files["model.safetensors"]
     assert entry.lineage["source"] == "modelscope"

@@ -29,8 +29,10 @@ pytestmark = pytest.mark.engine
 
 
 def _req(n: int, prompt: str = "Hello there, tell me about GPUs.") -> GenerationRequest:
-    return GenerationRequest(messages=[{"role": "user", "content": prompt}],
-                             sampling=SamplingSettings(temperature=0.0, max_tokens=n, ignore_eos=True))
+    return GenerationRequest(
+        messages=[{"role": "user", "content": prompt}],
+        sampling=SamplingSettings(temperature=0.0, max_tokens=n, ignore_eos=True),
+    )
 
 
 def test_stream_delivers_deltas_then_one_terminal_event(engine_host: EngineHost) -> None:
@@ -54,8 +56,11 @@ def test_stat_logger_receives_real_engine_stats(engine_host: EngineHost) -> None
     before_finished = len(m.finished())
     engine_host.generate(_req(12), timeout=60)
     # The last record() lands right after the final output: wait for it, not for a fixed time.
-    wait_for(lambda: len(m.finished()) > before_finished and m.totals["generation_tokens"] - before_gen >= 12,
-             30, "the stat logger's record of the request")
+    wait_for(
+        lambda: len(m.finished()) > before_finished and m.totals["generation_tokens"] - before_gen >= 12,
+        30,
+        "the stat logger's record of the request",
+    )
     assert m.records > before_records
     fin = m.finished()[before_finished:]
     assert fin and fin[-1].generation_tokens == 12 and fin[-1].e2e_s > 0
@@ -141,8 +146,9 @@ def _engine_children(before: set[int]) -> list[psutil.Process]:
     return out
 
 
-def test_unload_second_load_and_dead_engine_recovery(tiny_model: Path, home: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unload_second_load_and_dead_engine_recovery(
+    tiny_model: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """One dedicated host: load → stream → unload → load with another KV size → kill the engine
     child mid-stream → clear error, FAILED → load again and answer, all in one process. Its three
     loads are recorded for the planner's self-calibration (issue 16; this was
@@ -157,8 +163,7 @@ def test_unload_second_load_and_dead_engine_recovery(tiny_model: Path, home: Pat
     statuses: list[EngineState] = []
     failed = threading.Event()
     host.add_status_listener(lambda s: (statuses.append(s.state), s.state == EngineState.FAILED and failed.set()))
-    cfg = EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES // 2, max_model_len=512,
-                       device="cpu")
+    cfg = EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES // 2, max_model_len=512, device="cpu")
     try:
         fut = host.load(cfg, "tiny")
         with pytest.raises(EngineBusy):  # nothing else may load while one load runs
@@ -167,9 +172,11 @@ def test_unload_second_load_and_dead_engine_recovery(tiny_model: Path, home: Pat
         assert isinstance(host.generate(_req(8), timeout=60), RequestFinished)
         host.unload().result(timeout=120)
         assert host.status.state == EngineState.STOPPED
-        wait_for(lambda: not [p for p in _engine_children(before)
-                              if p.is_running() and p.status() != psutil.STATUS_ZOMBIE],
-                 30, "the unloaded engine's processes to exit")
+        wait_for(
+            lambda: not [p for p in _engine_children(before) if p.is_running() and p.status() != psutil.STATUS_ZOMBIE],
+            30,
+            "the unloaded engine's processes to exit",
+        )
 
         info2 = host.load(cfg.replace(kv_cache_memory_bytes=TEST_KV_BYTES), "tiny").result(timeout=600)
         assert info2.kv_cache_tokens == 2 * info1.kv_cache_tokens  # really a new engine
@@ -239,5 +246,6 @@ def test_only_the_consoles_stat_logger_runs_in_the_engine(engine_host: EngineHos
     names = [type(x).__name__ for x in loggers]
     assert "ConsoleStatLogger" in names, names
     assert not any(isinstance(x, LoggingStatLogger) for x in loggers), names
-    assert [type(x).__name__ for x in loggers if isinstance(x, PrometheusStatLogger)] == \
-        ["SilentPrometheusStatLogger"], names
+    assert [type(x).__name__ for x in loggers if isinstance(x, PrometheusStatLogger)] == [
+        "SilentPrometheusStatLogger"
+    ], names

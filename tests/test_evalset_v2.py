@@ -21,8 +21,28 @@ import pytest
 
 from console.quant.evalset import EvalItem, EvalSet, load_eval_set, load_shipped_eval_set
 
-EN_ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-           "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+EN_ONES = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
 EN_TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 ZH_DIGITS = "零一二三四五六七八九"
 
@@ -92,8 +112,14 @@ def number_near_misses(n: int) -> list[str]:
 EN_COLOURS = ["yellow", "green", "blue", "white", "black", "red", "purple", "brown", "orange", "pink", "grey"]
 ZH_COLOURS = "红橙黄绿青蓝紫黑白灰粉棕褐"
 #: words that contain a colour character and are not that colour
-ZH_NOT_COLOURS = {"白": ["白天", "明白", "空白", "白糖"], "黑": ["黑夜", "黑暗"], "黄": ["黄昏", "黄油"], "绿": ["绿茶"],
-                  "红": ["红茶", "西红柿"], "蓝": ["蓝莓"]}
+ZH_NOT_COLOURS = {
+    "白": ["白天", "明白", "空白", "白糖"],
+    "黑": ["黑夜", "黑暗"],
+    "黄": ["黄昏", "黄油"],
+    "绿": ["绿茶"],
+    "红": ["红茶", "西红柿"],
+    "蓝": ["蓝莓"],
+}
 
 
 def colour_near_misses(item: EvalItem) -> list[str]:
@@ -103,8 +129,12 @@ def colour_near_misses(item: EvalItem) -> list[str]:
         return others + [f"{c}ish"] + [f"{o}-{c}" for o in others] + [f"{c}-{o}" for o in others]
     z = item.expected[0]
     others = [o for o in ZH_COLOURS if o != z]
-    return ([f"{o}色" for o in others] + [f"{o}{z}色" for o in others] + [f"{z}{o}色" for o in others]
-            + ZH_NOT_COLOURS.get(z, []))
+    return (
+        [f"{o}色" for o in others]
+        + [f"{o}{z}色" for o in others]
+        + [f"{z}{o}色" for o in others]
+        + ZH_NOT_COLOURS.get(z, [])
+    )
 
 
 def colour_right_answers(item: EvalItem) -> list[str]:
@@ -115,8 +145,27 @@ def colour_right_answers(item: EvalItem) -> list[str]:
     return [f"{z}色", f"{z}色的", f"是{z}的。", f"{z}。", f"浅{z}色", f"深{z}色"]
 
 
-CITIES_EN = ["Paris", "Tokyo", "Rome", "Berlin", "Madrid", "London", "Moscow", "Cairo", "Athens", "Beijing",
-             "Ottawa", "Canberra", "Lisbon", "Vienna", "Dublin", "Oslo", "Stockholm", "Bangkok", "Seoul"]
+CITIES_EN = [
+    "Paris",
+    "Tokyo",
+    "Rome",
+    "Berlin",
+    "Madrid",
+    "London",
+    "Moscow",
+    "Cairo",
+    "Athens",
+    "Beijing",
+    "Ottawa",
+    "Canberra",
+    "Lisbon",
+    "Vienna",
+    "Dublin",
+    "Oslo",
+    "Stockholm",
+    "Bangkok",
+    "Seoul",
+]
 CITIES_ZH = ["巴黎", "东京", "罗马", "柏林", "马德里", "伦敦", "莫斯科", "开罗", "雅典", "北京", "南京", "京都"]
 LONGER_PLACES = {"Rome": ["Romania", "Romeo"], "罗马": ["罗马尼亚"], "Paris": ["Parisian"], "Vienna": ["Viennese"]}
 
@@ -144,6 +193,7 @@ def day_near_misses(item: EvalItem) -> list[str]:
 
 def check(item: EvalItem) -> list[str]:
     """What is wrong with one regex item's pattern: a right answer refused or a near miss accepted."""
+
     def ok(text: str) -> bool:
         return re.search(item.pattern, text, re.IGNORECASE) is not None
 
@@ -168,11 +218,13 @@ def check(item: EvalItem) -> list[str]:
     else:
         return [f"{item.id}: no near-miss generator for topic {item.topic!r}: add one to this test"]
     for answer, where in right:
-        problems += [f"{item.id} refuses the right answer {c.format(answer)!r}"
-                     for c in where if not ok(c.format(answer))]
+        problems += [
+            f"{item.id} refuses the right answer {c.format(answer)!r}" for c in where if not ok(c.format(answer))
+        ]
     for answer in wrong:
-        problems += [f"{item.id} accepts the near miss {c.format(answer)!r}"
-                     for c in NEAR_MISS_CONTEXTS if ok(c.format(answer))]
+        problems += [
+            f"{item.id} accepts the near miss {c.format(answer)!r}" for c in NEAR_MISS_CONTEXTS if ok(c.format(answer))
+        ]
     if not ok(item.expected):
         problems.append(f"{item.id} refuses its own expected answer {item.expected!r}")
     return problems
@@ -184,7 +236,18 @@ def regex_items(items: EvalSet) -> list[EvalItem]:
 
 def test_the_renderers_write_numbers_as_people_do() -> None:
     assert [zh_numeral(m) for m in (4, 10, 14, 40, 44, 104, 110, 114, 366, 1000, 1005)] == [
-        "四", "十", "十四", "四十", "四十四", "一百零四", "一百一十", "一百一十四", "三百六十六", "一千", "一千零五"]
+        "四",
+        "十",
+        "十四",
+        "四十",
+        "四十四",
+        "一百零四",
+        "一百一十",
+        "一百一十四",
+        "三百六十六",
+        "一千",
+        "一千零五",
+    ]
     assert en_forms(27) == ["twenty-seven", "twenty seven"] and "one hundred and seven" in en_forms(107)
 
 
@@ -208,9 +271,12 @@ def test_the_same_check_finds_quick_v1s_loose_patterns() -> None:
     assert sum(accepts_wrong_number_under(100, i) for i in zh_numbers) == 14
     assert sum(accepts_wrong_number_under(400, i) for i in zh_numbers) == 27
     problems = {p for item in regex_items(v1) for p in check(item)}
-    for expected in ("zh-units-regex-01 accepts the near miss '十七'", "zh-units-regex-01 accepts the near miss '七十'",
-                     "en-units-regex-01 accepts the near miss 'twenty-seven'",
-                     "zh-colours-regex-01 accepts the near miss '黄昏'"):
+    for expected in (
+        "zh-units-regex-01 accepts the near miss '十七'",
+        "zh-units-regex-01 accepts the near miss '七十'",
+        "en-units-regex-01 accepts the near miss 'twenty-seven'",
+        "zh-colours-regex-01 accepts the near miss '黄昏'",
+    ):
         assert expected in problems
 
 
@@ -227,8 +293,12 @@ def test_v2_asks_v1s_questions_with_facts() -> None:
     by_fact: dict[str, list[EvalItem]] = {}
     for item in v2.items:
         by_fact.setdefault(item.fact, []).append(item)
-    assert {i.id for i in by_fact["capital:france"]} == {"en-capitals-regex-01", "en-capitals-choice-01",
-                                                       "zh-capitals-regex-01", "zh-capitals-choice-01"}
+    assert {i.id for i in by_fact["capital:france"]} == {
+        "en-capitals-regex-01",
+        "en-capitals-choice-01",
+        "zh-capitals-regex-01",
+        "zh-capitals-choice-01",
+    }
     assert {i.expected for i in by_fact["units:how-many-days-are-there-in-a-week"]} == {"7"}
     for fact, group in by_fact.items():
         assert len({i.topic for i in group}) == 1, fact

@@ -24,8 +24,14 @@ K8S_VERSION = "1.30.0"
 
 @pytest.fixture()
 def config(tiny_model: Path) -> EngineConfig:
-    return EngineConfig(model=str(tiny_model), served_model_name="tiny", tensor_parallel_size=2,
-                        pipeline_parallel_size=2, enable_prefix_caching=False, max_model_len=1024)
+    return EngineConfig(
+        model=str(tiny_model),
+        served_model_name="tiny",
+        tensor_parallel_size=2,
+        pipeline_parallel_size=2,
+        enable_prefix_caching=False,
+        max_model_len=1024,
+    )
 
 
 def test_image_is_pinned_to_the_gpu_extra() -> None:
@@ -70,13 +76,21 @@ def test_kubernetes_objects(config: EngineConfig, tiny_model: Path) -> None:
     pod = kinds["Deployment"]["spec"]["template"]
     container = pod["spec"]["containers"][0]
     assert container["image"] == DEFAULT_IMAGE
-    assert container["resources"]["limits"]["nvidia.com/gpu"] == 4 == container["resources"]["requests"]["nvidia.com/gpu"]
+    assert (
+        container["resources"]["limits"]["nvidia.com/gpu"] == 4 == container["resources"]["requests"]["nvidia.com/gpu"]
+    )
     assert container["readinessProbe"]["httpGet"] == {"path": "/health", "port": 8000}
-    assert pod["metadata"]["annotations"] == {"prometheus.io/scrape": "true", "prometheus.io/port": "8000",
-                                              "prometheus.io/path": "/metrics"}
+    assert pod["metadata"]["annotations"] == {
+        "prometheus.io/scrape": "true",
+        "prometheus.io/port": "8000",
+        "prometheus.io/path": "/metrics",
+    }
     mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
     volumes = {v["name"]: v for v in pod["spec"]["volumes"]}
-    assert volumes[mounts["/models/tiny"]]["persistentVolumeClaim"]["claimName"] == kinds["PersistentVolumeClaim"]["metadata"]["name"]
+    assert (
+        volumes[mounts["/models/tiny"]]["persistentVolumeClaim"]["claimName"]
+        == kinds["PersistentVolumeClaim"]["metadata"]["name"]
+    )
     assert volumes[mounts["/config"]]["configMap"]["name"] == kinds["ConfigMap"]["metadata"]["name"]
     assert kinds["Service"]["spec"]["type"] == "ClusterIP"
     assert kinds["Service"]["spec"]["selector"] == kinds["Deployment"]["spec"]["selector"]["matchLabels"]
@@ -134,9 +148,20 @@ def test_ray_commands_and_rayservice(config: EngineConfig, tmp_path: Path) -> No
 def test_bundle_folder_and_zip(config: EngineConfig, tmp_path: Path) -> None:
     bench = {"gpu": "NVIDIA H200", "driver": "570.1", "vllm_version": "0.26.0", "output_tokens_per_s": 1234.5}
     files = bundle_files(config, ServeOptions(), model_dir=config.model, bench=bench)
-    for name in ("serve.yaml", "serve.sh", "docker-compose.yaml", "container/serve.yaml", "k8s.yaml",
-                 "ray/ray-cluster.sh", "ray/rayservice.yaml", "plan.json", "plan.txt", "bench.json",
-                 "README.md", "manifest.json"):
+    for name in (
+        "serve.yaml",
+        "serve.sh",
+        "docker-compose.yaml",
+        "container/serve.yaml",
+        "k8s.yaml",
+        "ray/ray-cluster.sh",
+        "ray/rayservice.yaml",
+        "plan.json",
+        "plan.txt",
+        "bench.json",
+        "README.md",
+        "manifest.json",
+    ):
         assert name in files, name
     dashboard = json.loads(files["grafana/console-dashboard.json"])  # the Grafana dashboard travels too
     assert dashboard["panels"] and "grafana/console-dashboard.json" in files["README.md"]
@@ -154,6 +179,7 @@ def test_bundle_folder_and_zip(config: EngineConfig, tmp_path: Path) -> None:
     assert json.loads((folder / "bench.json").read_text()) == bench
     manifest = json.loads((folder / "manifest.json").read_text())
     import hashlib
+
     assert manifest["sha256"]["k8s.yaml"] == hashlib.sha256((folder / "k8s.yaml").read_bytes()).hexdigest()
     with pytest.raises(ExportError, match="exists"):
         write_bundle(tmp_path / "b", files)

@@ -20,11 +20,24 @@ from console.presets import PresetError, load_presets
 
 
 def full_config(model: str) -> EngineConfig:
-    return EngineConfig(model=model, served_model_name="tiny", dtype="bfloat16", kv_cache_dtype="fp8",
-                        max_model_len=2048, gpu_memory_utilization=0.85, max_num_seqs=32,
-                        max_num_batched_tokens=4096, enable_prefix_caching=False, enable_chunked_prefill=True,
-                        enforce_eager=True, tensor_parallel_size=2, pipeline_parallel_size=1,
-                        cpu_offload_gb=2.5, block_size=16, seed=3)
+    return EngineConfig(
+        model=model,
+        served_model_name="tiny",
+        dtype="bfloat16",
+        kv_cache_dtype="fp8",
+        max_model_len=2048,
+        gpu_memory_utilization=0.85,
+        max_num_seqs=32,
+        max_num_batched_tokens=4096,
+        enable_prefix_caching=False,
+        enable_chunked_prefill=True,
+        enforce_eager=True,
+        tensor_parallel_size=2,
+        pipeline_parallel_size=1,
+        cpu_offload_gb=2.5,
+        block_size=16,
+        seed=3,
+    )
 
 
 def _engine_of(config: EngineConfig) -> dict[str, object]:
@@ -54,12 +67,26 @@ def test_yaml_and_command_round_trip_into_a_preset(home: Path, tmp_path: Path) -
 def test_unknown_keys_are_reported_not_dropped(tmp_path: Path) -> None:
     path = tmp_path / "server.yml"
     spec = {"method": "ngram", "num_speculative_tokens": 3}  # imported since issue 21 (console fields)
-    path.write_text(yaml.safe_dump({"model": "m", "max-num-seqs": 8, "speculative-config": spec,
-                                    "enable_prefix_caching": False, "swap-space": 4, "api-key": "x"}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "model": "m",
+                "max-num-seqs": 8,
+                "speculative-config": spec,
+                "enable_prefix_caching": False,
+                "swap-space": 4,
+                "api-key": "x",
+            }
+        )
+    )
     result = import_yaml(path, name="mine")
     assert result.preset.name == "mine"
-    assert result.preset.engine == {"max_num_seqs": 8, "enable_prefix_caching": False,
-                                    "speculative_method": "ngram", "num_speculative_tokens": 3}
+    assert result.preset.engine == {
+        "max_num_seqs": 8,
+        "enable_prefix_caching": False,
+        "speculative_method": "ngram",
+        "num_speculative_tokens": 3,
+    }
     assert result.unknown == {"swap-space": 4}
     assert any("underscores" in w for w in result.warnings)
     lines = "\n".join(result.report_lines())
@@ -72,9 +99,15 @@ def test_command_forms(tmp_path: Path) -> None:
     result = import_command(
         "VLLM_USE_V1=1 vllm serve meta/Llama --config base.yaml -tp 4 --max-model-len=4096 "
         "--no-enable-prefix-caching --served-model-name a b --gpu_memory_utilization 0.8 --foo bar",
-        base=tmp_path)
-    assert result.preset.engine == {"max_model_len": 4096, "enforce_eager": True, "tensor_parallel_size": 4,
-                                    "enable_prefix_caching": False, "gpu_memory_utilization": 0.8}
+        base=tmp_path,
+    )
+    assert result.preset.engine == {
+        "max_model_len": 4096,
+        "enforce_eager": True,
+        "tensor_parallel_size": 4,
+        "enable_prefix_caching": False,
+        "gpu_memory_utilization": 0.8,
+    }
     assert result.unknown == {"foo": "bar"} and result.serving["served-model-name"] == ["a", "b"]
     py = import_command("python -m vllm.entrypoints.openai.api_server --model m --max-num-seqs 4 --enforce-eager")
     assert py.model == "m" and py.preset.engine == {"max_num_seqs": 4, "enforce_eager": True}
@@ -84,12 +117,15 @@ def test_command_forms(tmp_path: Path) -> None:
     assert lora.preset.engine == {"enable_lora": True, "max_lora_rank": 16, "max_loras": 2}
 
 
-@pytest.mark.parametrize("bad, message", [
-    ("vllm serve m --max-num-seqs lots", "max-num-seqs' must be a whole number"),
-    ("vllm serve m --gpu-memory-utilization 3", "out of range"),
-    ("vllm serve m --kv-cache-dtype int3", "not one of"),
-    ("vllm serve m --max-lora-rank 12", "'max-lora-rank' = '12' is not one of 1, 8, 16"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ("vllm serve m --max-num-seqs lots", "max-num-seqs' must be a whole number"),
+        ("vllm serve m --gpu-memory-utilization 3", "out of range"),
+        ("vllm serve m --kv-cache-dtype int3", "not one of"),
+        ("vllm serve m --max-lora-rank 12", "'max-lora-rank' = '12' is not one of 1, 8, 16"),
+    ],
+)
 def test_bad_values_are_refused_with_the_key(bad: str, message: str) -> None:
     with pytest.raises(PresetError, match=message):
         import_command(bad)
@@ -114,8 +150,24 @@ def store_model(home: Path, tiny_model: Path) -> str:
 
 def test_cli_yaml_validated(store_model: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "serve.yaml"
-    assert main(["export", "--preset", "cpu-default", "--model", store_model, "--format", "yaml", "-o", str(out),
-                 "--tensor-parallel-size", "2"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "--preset",
+                "cpu-default",
+                "--model",
+                store_model,
+                "--format",
+                "yaml",
+                "-o",
+                str(out),
+                "--tensor-parallel-size",
+                "2",
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "every setting reads back as written" in err
     data = yaml.safe_load(out.read_text())
@@ -144,8 +196,24 @@ def test_cli_bundle_and_import(store_model: str, tmp_path: Path, capsys: pytest.
     bench = tmp_path / "bench.json"
     bench.write_text(json.dumps({"gpu": "H200", "tokens_per_s": 99.5}))
     target = tmp_path / "deploy.zip"
-    assert main(["export", "--model", store_model, "--format", "bundle", "-o", str(target), "--bench", str(bench),
-                 "-tp", "2"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "--model",
+                store_model,
+                "--format",
+                "bundle",
+                "-o",
+                str(target),
+                "--bench",
+                str(bench),
+                "-tp",
+                "2",
+            ]
+        )
+        == 0
+    )
     with zipfile.ZipFile(target) as zf:
         names = set(zf.namelist())
         assert {"deploy/k8s.yaml", "deploy/ray/rayservice.yaml", "deploy/bench.json", "deploy/README.md"} <= names
@@ -164,8 +232,23 @@ def test_cli_errors_are_messages(store_model: str, tmp_path: Path, capsys: pytes
     assert "--format ray" in capsys.readouterr().err
     bad = tmp_path / "bench.json"
     bad.write_text("{not json")
-    assert main(["export", "--model", store_model, "--format", "bundle", "-o", str(tmp_path / "x"),
-                 "--bench", str(bad), "--no-validate"]) == 2
+    assert (
+        main(
+            [
+                "export",
+                "--model",
+                store_model,
+                "--format",
+                "bundle",
+                "-o",
+                str(tmp_path / "x"),
+                "--bench",
+                str(bad),
+                "--no-validate",
+            ]
+        )
+        == 2
+    )
     assert "not readable JSON" in capsys.readouterr().err
     assert main(["export", "import"]) == 2
     assert "either a YAML file or --command" in capsys.readouterr().err

@@ -21,12 +21,24 @@ from console.paths import presets_dir
 from console.presets import load_preset_file
 
 SHIPPED = sorted(presets_dir().glob("*.toml"))
-BOOL_FIELDS = ["enable_prefix_caching", "enable_chunked_prefill", "enforce_eager", "trust_remote_code",
-               "enable_sleep_mode"]
+BOOL_FIELDS = [
+    "enable_prefix_caching",
+    "enable_chunked_prefill",
+    "enforce_eager",
+    "trust_remote_code",
+    "enable_sleep_mode",
+]
 
 
-def assert_vllm_reads(config: EngineConfig, args: object, engine: object, *, model: str | None = None,
-                      host: str = "127.0.0.1", port: int = 8000) -> None:
+def assert_vllm_reads(
+    config: EngineConfig,
+    args: object,
+    engine: object,
+    *,
+    model: str | None = None,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+) -> None:
     """Independent of console.export.validate: every engine field, compared by hand."""
     kwargs = config.engine_kwargs()
     assert kwargs, "nothing to compare"
@@ -89,22 +101,48 @@ def test_every_boolean_takes_effect_both_ways(value: bool, tmp_path: Path, tiny_
 def test_every_engine_field_is_exported(tmp_path: Path, tiny_model: Path) -> None:
     """Each EngineConfig field set away from vLLM's default survives (none silently dropped)."""
     config = EngineConfig(
-        model=str(tiny_model), served_model_name="tiny-served", tokenizer=str(tiny_model), dtype="bfloat16",
-        quantization="fp8", kv_cache_dtype="fp8_e5m2", max_model_len=2048, gpu_memory_utilization=0.55,
-        max_num_seqs=17, max_num_batched_tokens=4096, enable_prefix_caching=False,
-        enable_chunked_prefill=False, enforce_eager=True, tensor_parallel_size=2, pipeline_parallel_size=3,
-        kv_cache_memory_bytes=123_456_789, cpu_offload_gb=1.5, block_size=32, load_format="dummy", seed=7,
-        trust_remote_code=True, device="cuda", enable_lora=True, max_loras=3, max_lora_rank=64, max_cpu_loras=5,
+        model=str(tiny_model),
+        served_model_name="tiny-served",
+        tokenizer=str(tiny_model),
+        dtype="bfloat16",
+        quantization="fp8",
+        kv_cache_dtype="fp8_e5m2",
+        max_model_len=2048,
+        gpu_memory_utilization=0.55,
+        max_num_seqs=17,
+        max_num_batched_tokens=4096,
+        enable_prefix_caching=False,
+        enable_chunked_prefill=False,
+        enforce_eager=True,
+        tensor_parallel_size=2,
+        pipeline_parallel_size=3,
+        kv_cache_memory_bytes=123_456_789,
+        cpu_offload_gb=1.5,
+        block_size=32,
+        load_format="dummy",
+        seed=7,
+        trust_remote_code=True,
+        device="cuda",
+        enable_lora=True,
+        max_loras=3,
+        max_lora_rank=64,
+        max_cpu_loras=5,
         lora_modules={"style": str(tiny_model)},
         # issue 21's block: the speculative fields travel as one --speculative-config mapping
-        speculative_method="eagle", num_speculative_tokens=3, speculative_model=str(tiny_model),
-        kv_offloading_size=6.5, enable_sleep_mode=True,
-        max_cudagraph_capture_size=64)  # issue 29: auto-tune captures graphs up to the workload's batch
+        speculative_method="eagle",
+        num_speculative_tokens=3,
+        speculative_model=str(tiny_model),
+        kv_offloading_size=6.5,
+        enable_sleep_mode=True,
+        max_cudagraph_capture_size=64,
+    )  # issue 29: auto-tune captures graphs up to the workload's batch
     exported = {name for name in config.engine_kwargs()}
     # lora_modules is a `vllm serve` option (checked in tests/test_lora.py), not an engine argument
-    assert exported == (set(EngineConfig.field_names()) - {"device", "lora_modules", "prompt_lookup_max",
-                                                           "prompt_lookup_min"}
-                        - set(SPECULATIVE_FIELDS)) | {"speculative_config"}
+    assert exported == (
+        set(EngineConfig.field_names())
+        - {"device", "lora_modules", "prompt_lookup_max", "prompt_lookup_min"}
+        - set(SPECULATIVE_FIELDS)
+    ) | {"speculative_config"}
     path = tmp_path / "serve.yaml"
     options = ServeOptions(host="0.0.0.0", port=9123, api_key="k-123")
     path.write_text(serve_yaml(config, options))

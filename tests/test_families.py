@@ -33,9 +33,11 @@ WRITES_START = ("llama3", "mistral", "gemma", "r1")
 
 def _messages(family: str) -> list[dict[str, str]]:
     system = [] if family == "chatml" else [{"role": "system", "content": "Answer in one word."}]
-    return system + [{"role": "user", "content": "What is the capital of France?"},
-                     {"role": "assistant", "content": "Paris."},
-                     {"role": "user", "content": "And of Italy?"}]
+    return system + [
+        {"role": "user", "content": "What is the capital of France?"},
+        {"role": "assistant", "content": "Paris."},
+        {"role": "user", "content": "And of Italy?"},
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +49,9 @@ def family(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         return
     folder = make_family(name, tmp_path_factory.mktemp("families") / name)
     host = EngineHost()
-    host.load(EngineConfig(model=str(folder), kv_cache_memory_bytes=FAMILY_KV_BYTES, max_model_len=512,
-                           device="cpu"), name).result(timeout=600)
+    host.load(
+        EngineConfig(model=str(folder), kv_cache_memory_bytes=FAMILY_KV_BYTES, max_model_len=512, device="cpu"), name
+    ).result(timeout=600)
     try:
         yield name, host
     finally:
@@ -62,16 +65,22 @@ def _hf_reference(tok: Any, messages: list[dict[str, str]], **kwargs: Any) -> li
     return list(tok.encode(text, add_special_tokens=False))
 
 
-def _offline_reference(host: EngineHost, messages: list[dict[str, str]],
-                       chat_template_kwargs: dict[str, Any] | None = None) -> list[int]:
+def _offline_reference(
+    host: EngineHost, messages: list[dict[str, str]], chat_template_kwargs: dict[str, Any] | None = None
+) -> list[int]:
     """What vLLM's offline ``LLM.chat`` builds (entrypoints/common/offline.py ``_preprocess_chat``:
     its ChatParams and no special tokens), rendered by this engine's own renderer."""
     from vllm.renderers import ChatParams, merge_kwargs
 
     renderer = host._engine.renderer
-    params = ChatParams(chat_template=None, chat_template_content_format="auto",
-                        chat_template_kwargs=merge_kwargs(chat_template_kwargs, dict(
-                            add_generation_prompt=True, continue_final_message=False, tools=None, tokenize=False)))
+    params = ChatParams(
+        chat_template=None,
+        chat_template_content_format="auto",
+        chat_template_kwargs=merge_kwargs(
+            chat_template_kwargs,
+            dict(add_generation_prompt=True, continue_final_message=False, tools=None, tokenize=False),
+        ),
+    )
     tok_params = renderer.default_chat_tok_params.with_kwargs(add_special_tokens=False)
     _, (engine_input,) = renderer.render_chat([messages], params, tok_params)
     return list(engine_input["prompt_token_ids"])
@@ -120,8 +129,8 @@ def test_template_fields_reach_the_template(family: tuple[str, Any]) -> None:
         thinking_off = _finished(host, GenerationRequest(messages=messages, sampling=GREEDY, **off))
         default = _finished(host, GenerationRequest(messages=messages, sampling=GREEDY))
         closed = host.tokenizer.encode("<think>\n\n</think>\n\n", add_special_tokens=False)
-        assert list(thinking_off.prompt_token_ids[-len(closed):]) == closed
-        assert thinking_off.prompt_token_ids[:-len(closed)] == default.prompt_token_ids
+        assert list(thinking_off.prompt_token_ids[-len(closed) :]) == closed
+        assert thinking_off.prompt_token_ids[: -len(closed)] == default.prompt_token_ids
         assert list(thinking_off.prompt_token_ids) == _offline_reference(host, messages, {"enable_thinking": False})
     else:
         start = messages + [{"role": "assistant", "content": "The capital"}]
@@ -131,8 +140,10 @@ def test_template_fields_reach_the_template(family: tuple[str, Any]) -> None:
         assert text.endswith("The capital")
         assert list(cont.prompt_token_ids) == host.tokenizer.encode(text, add_special_tokens=False)
         own = "{% for m in messages %}[{{ m['role'] }}] {{ m['content'] }}\n{% endfor %}[assistant]"
-        custom = _finished(host, GenerationRequest(messages=messages, sampling=GREEDY,
-                                                   **request_fields({"chat_template": own}, GREEDY)))
+        custom = _finished(
+            host,
+            GenerationRequest(messages=messages, sampling=GREEDY, **request_fields({"chat_template": own}, GREEDY)),
+        )
         rendered = "".join(f"[{m['role']}] {m['content']}\n" for m in messages) + "[assistant]"
         assert list(custom.prompt_token_ids) == host.tokenizer.encode(rendered, add_special_tokens=False)
 
@@ -148,13 +159,20 @@ def test_in_process_equals_vllm_serve(family: tuple[str, Any]) -> None:
 
     name, host = family  # one server for one family (CI time); the others are checked against vLLM's chat path
     messages = _messages(name)
-    body = {"model": name, "messages": messages, "temperature": 0.0, "max_tokens": 8, "ignore_eos": True,
-            "chat_template_kwargs": {"unused_flag": True}}
+    body = {
+        "model": name,
+        "messages": messages,
+        "temperature": 0.0,
+        "max_tokens": 8,
+        "ignore_eos": True,
+        "chat_template_kwargs": {"unused_flag": True},
+    }
     server = LocalServer(poll_interval_s=0.5, stop_timeout_s=15)
     try:
         server.load(host.config, name).result(timeout=600)
-        served = httpx.post(server.url + "/v1/chat/completions", json={**body, "return_token_ids": True},
-                            timeout=120).json()
+        served = httpx.post(
+            server.url + "/v1/chat/completions", json={**body, "return_token_ids": True}, timeout=120
+        ).json()
     finally:
         server.close()
     fields = {k: v for k, v in body.items() if k not in ("model", "messages")}
@@ -177,21 +195,34 @@ def test_batch_results_carry_reasoning_split_by_vllms_parser(family: tuple[str, 
     from console.engine import vllm_compat
 
     name, host = family
-    lines = [{"custom_id": "think", "prompt": "Capital of France?", "temperature": 0, "max_tokens": 8},
-             {"custom_id": "plain", "prompt": "Capital of France?", "temperature": 0, "max_tokens": 8,
-              "chat_template_kwargs": {"enable_thinking": False}}]
+    lines = [
+        {"custom_id": "think", "prompt": "Capital of France?", "temperature": 0, "max_tokens": 8},
+        {
+            "custom_id": "plain",
+            "prompt": "Capital of France?",
+            "temperature": 0,
+            "max_tokens": 8,
+            "chat_template_kwargs": {"enable_thinking": False},
+        },
+    ]
     parsed = parse_jsonl("\n".join(json.dumps(x) for x in lines))
     out = tmp_path / "out.jsonl"
     summary = run_batch(host, parsed.requests, out, resume=False)
     assert summary.succeeded == 2, summary.results
     got = {r.custom_id: r for r in summary.results}
     for cid, kwargs in (("think", {}), ("plain", {"enable_thinking": False})):
-        raw = _finished(host, GenerationRequest(messages=[{"role": "user", "content": "Capital of France?"}],
-                                                sampling=GREEDY, **request_fields(
-                                                    {"chat_template_kwargs": kwargs}, GREEDY))).text
+        raw = _finished(
+            host,
+            GenerationRequest(
+                messages=[{"role": "user", "content": "Capital of France?"}],
+                sampling=GREEDY,
+                **request_fields({"chat_template_kwargs": kwargs}, GREEDY),
+            ),
+        ).text
         parser = ReasoningParserManager.get_reasoning_parser("qwen3")(host.tokenizer, chat_template_kwargs=kwargs)
         body = vllm_compat.chat_completion_request_class().model_validate(
-            {"messages": [{"role": "user", "content": "?"}], "chat_template_kwargs": kwargs})
+            {"messages": [{"role": "user", "content": "?"}], "chat_template_kwargs": kwargs}
+        )
         reasoning, content = parser.extract_reasoning(raw, body)
         assert (got[cid].reasoning, got[cid].text) == (reasoning, content or ""), cid
     assert got["plain"].reasoning is None and got["plain"].text  # thinking off: the answer is whole

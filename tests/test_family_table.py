@@ -46,8 +46,10 @@ def test_families_that_think_have_a_reasoning_parser_and_the_switch_is_known() -
 @pytest.mark.parametrize("name", ["qwen3", "r1"])
 def test_reasoning_is_split_by_vllms_parser(name: str) -> None:
     family, tok = family_by_name(name), _tokenizer(name)
-    assert split_reasoning(family, tok, "<think>\nParis is in France.\n</think>\n\nParis.") == \
-        ("\nParis is in France.\n", "\n\nParis.")
+    assert split_reasoning(family, tok, "<think>\nParis is in France.\n</think>\n\nParis.") == (
+        "\nParis is in France.\n",
+        "\n\nParis.",
+    )
     # R1 distills open the block in the prompt: the answer holds only its end
     assert split_reasoning(family, tok, "Let me think.</think>Paris.") == ("Let me think.", "Paris.")
 
@@ -55,5 +57,7 @@ def test_reasoning_is_split_by_vllms_parser(name: str) -> None:
 def test_qwen3_thinking_switched_off_leaves_the_answer_whole() -> None:
     family, tok = family_by_name("qwen3"), _tokenizer("qwen3")
     assert split_reasoning(family, tok, "Paris.", {"enable_thinking": False}) == (None, "Paris.")
-    assert split_reasoning(family_by_name("llama3"), _tokenizer("llama3"), "<think>x</think>y") == \
-        (None, "<think>x</think>y")
+    assert split_reasoning(family_by_name("llama3"), _tokenizer("llama3"), "<think>x</think>y") == (
+        None,
+        "<think>x</think>y",
+    )

@@ -49,14 +49,26 @@ pytestmark = pytest.mark.engine
 
 
 def _chat(n: int, prompt: str = "Tell me about GPUs.") -> GenerationRequest:
-    return GenerationRequest(messages=[{"role": "user", "content": prompt}],
-                             sampling=SamplingSettings(temperature=0.0, max_tokens=n, ignore_eos=True))
+    return GenerationRequest(
+        messages=[{"role": "user", "content": prompt}],
+        sampling=SamplingSettings(temperature=0.0, max_tokens=n, ignore_eos=True),
+    )
 
 
 def _batch_line(cid: str, content: str, max_tokens: int) -> str:
-    return json.dumps({"custom_id": cid, "method": "POST", "url": "/v1/chat/completions",
-                       "body": {"messages": [{"role": "user", "content": content}], "max_tokens": max_tokens,
-                                "ignore_eos": True, "temperature": 0}})
+    return json.dumps(
+        {
+            "custom_id": cid,
+            "method": "POST",
+            "url": "/v1/chat/completions",
+            "body": {
+                "messages": [{"role": "user", "content": content}],
+                "max_tokens": max_tokens,
+                "ignore_eos": True,
+                "temperature": 0,
+            },
+        }
+    )
 
 
 def _ok(host: EngineHost) -> None:
@@ -65,6 +77,7 @@ def _ok(host: EngineHost) -> None:
 
 
 # -- one dedicated host: refused configurations, a deleted folder, unload during a batch ----------
+
 
 def test_refused_loads_deleted_folder_and_unload_during_batch(tiny_model: Path, tmp_path: Path) -> None:
     base = EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu")
@@ -84,8 +97,9 @@ def test_refused_loads_deleted_folder_and_unload_during_batch(tiny_model: Path, 
         entry = store.add_reference("weird", weird)
         assert entry.architecture == "NoSuchModelForCausalLM"
         with pytest.raises(EngineError) as info:
-            host.load(engine_config_for(store, "weird", "cpu-default", kv_cache_memory_bytes=TEST_KV_BYTES),
-                      "weird").result(timeout=600)
+            host.load(
+                engine_config_for(store, "weird", "cpu-default", kv_cache_memory_bytes=TEST_KV_BYTES), "weird"
+            ).result(timeout=600)
         message = str(info.value)
         assert "NoSuchModelForCausalLM" in message and "not supported" in message
         assert "For further information visit" not in message and "input_value" not in message
@@ -136,8 +150,10 @@ def test_refused_loads_deleted_folder_and_unload_during_batch(tiny_model: Path, 
                 two_done.set()
 
         summary: list[BatchSummary] = []
-        runner = threading.Thread(daemon=True, target=lambda: summary.append(
-            run_batch(host, requests, out, concurrency=2, on_result=on_result)))
+        runner = threading.Thread(
+            daemon=True,
+            target=lambda: summary.append(run_batch(host, requests, out, concurrency=2, on_result=on_result)),
+        )
         runner.start()
         assert two_done.wait(timeout=300)
         host.unload().result(timeout=120)
@@ -169,6 +185,7 @@ def test_refused_loads_deleted_folder_and_unload_during_batch(tiny_model: Path, 
 
 
 # -- the shared engine: input faults and concurrency -------------------------------------------
+
 
 def test_non_utf8_text_in_a_chat_prompt_is_refused_clearly(engine_host: EngineHost) -> None:
     """Bytes of a Latin-1 file read with surrogateescape. Before the fix in types.py the request
@@ -220,8 +237,7 @@ def test_batch_results_on_a_full_disk_stop_the_batch_not_the_engine(engine_host:
     _ok(engine_host)
 
 
-def test_chats_and_a_batch_at_once_cancelling_one_leaves_the_others(engine_host: EngineHost,
-                                                                    tmp_path: Path) -> None:
+def test_chats_and_a_batch_at_once_cancelling_one_leaves_the_others(engine_host: EngineHost, tmp_path: Path) -> None:
     queues = [queue.Queue() for _ in range(3)]  # type: ignore[var-annotated]
     chats = [engine_host.submit(_chat(64, f"chat {i}"), q.put) for i, q in enumerate(queues)]
     victim_q: queue.Queue[Any] = queue.Queue()
@@ -236,8 +252,10 @@ def test_chats_and_a_batch_at_once_cancelling_one_leaves_the_others(engine_host:
         if sum(1 for _ in iter_output(out)) >= 3:
             task.cancel()  # cancel the batch while the chats are still streaming
 
-    runner = threading.Thread(daemon=True, target=lambda: summary.append(
-        run_batch(engine_host, requests, out, task, concurrency=3, on_result=on_result)))
+    runner = threading.Thread(
+        daemon=True,
+        target=lambda: summary.append(run_batch(engine_host, requests, out, task, concurrency=3, on_result=on_result)),
+    )
     runner.start()
     assert isinstance(victim_q.get(timeout=60), TokenDelta)
     victim.cancel()
@@ -259,6 +277,7 @@ def test_chats_and_a_batch_at_once_cancelling_one_leaves_the_others(engine_host:
 
 
 # -- security: trust_remote_code follows the model's own flag ------------------------------------
+
 
 def test_trust_remote_code_is_off_unless_the_model_entry_enables_it(home: Path, tiny_model: Path) -> None:
     store = ModelStore()
@@ -296,8 +315,7 @@ def test_a_killed_console_leaves_no_engine_process_behind(tiny_model: Path, tmp_
 
     script = tmp_path / "console_to_kill.py"
     script.write_text(_KILLED_CONSOLE)
-    proc = subprocess.Popen([sys.executable, str(script), str(tiny_model)], stdout=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen([sys.executable, str(script), str(tiny_model)], stdout=subprocess.PIPE, text=True)
     try:
         line = ""
         for line in proc.stdout or []:  # vLLM logs to stdout too
@@ -308,8 +326,9 @@ def test_a_killed_console_leaves_no_engine_process_behind(tiny_model: Path, tmp_
         engine = [psutil.Process(p) for p in engine_pids]
         tree = engine + [c for p in engine for c in p.children(recursive=True)]
         assert engine and all(p.is_running() for p in tree)
-        assert any("EngineCore" in " ".join(p.cmdline()) or "EngineCore" in p.name() for p in tree) or \
-            any("multiprocessing" in " ".join(p.cmdline()) for p in tree)
+        assert any("EngineCore" in " ".join(p.cmdline()) or "EngineCore" in p.name() for p in tree) or any(
+            "multiprocessing" in " ".join(p.cmdline()) for p in tree
+        )
         proc.kill()
         proc.wait(timeout=30)
         gone, alive = psutil.wait_procs(tree, timeout=30)

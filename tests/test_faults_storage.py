@@ -25,17 +25,23 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _python(code: str, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *args], cwd=ROOT, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    return subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        cwd=ROOT,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
 
 
 def _leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
 
 
-def test_enospc_at_fsync_gives_disk_full_and_keeps_the_old_file(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_enospc_at_fsync_gives_disk_full_and_keeps_the_old_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = tmp_path / "registry.json"
     atomic_write_json(target, {"models": ["old"]})
     real_fsync = os.fsync
@@ -57,7 +63,8 @@ def test_file_size_limit_in_a_child_gives_disk_full_and_keeps_the_old_file(tmp_p
     surfaced as a bare OSError 'File too large'."""
     target = tmp_path / "conversation.json"
     target.write_bytes(b"old contents\n")
-    proc = _python("""
+    proc = _python(
+        """
         import json, resource, signal, sys
         from pathlib import Path
         from console.atomic import DiskFullError, atomic_write_bytes
@@ -68,7 +75,9 @@ def test_file_size_limit_in_a_child_gives_disk_full_and_keeps_the_old_file(tmp_p
             print(json.dumps({"raised": None}))
         except Exception as exc:
             print(json.dumps({"raised": type(exc).__name__, "message": str(exc)}))
-    """, str(target))
+    """,
+        str(target),
+    )
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     result = json.loads(out.strip().splitlines()[-1])
@@ -94,7 +103,8 @@ def test_kill_9_during_atomic_writes_never_leaves_a_torn_file(tmp_path: Path) ->
     size = 2 * 1024 * 1024
     atomic_write_bytes(target, b"A" * size)
     for round_ in range(4):
-        proc = _python("""
+        proc = _python(
+            """
             import sys
             from pathlib import Path
             from console.atomic import atomic_write_bytes
@@ -104,7 +114,10 @@ def test_kill_9_during_atomic_writes_never_leaves_a_torn_file(tmp_path: Path) ->
             while True:
                 atomic_write_bytes(Path(sys.argv[1]), bytes([66 + i % 20]) * size)
                 i += 1
-        """, str(target), str(size))
+        """,
+            str(target),
+            str(size),
+        )
         assert proc.stdout is not None and proc.stdout.readline().strip() == "go"
         time.sleep(0.3 + 0.37 * round_)  # land at different points of the write/fsync/rename cycle
         proc.send_signal(signal.SIGKILL)
@@ -118,7 +131,8 @@ def test_kill_9_during_an_import_never_lists_a_half_model(tmp_path: Path, tiny_m
     """The real importer in a child process, slowed by its progress callback, killed mid-copy."""
     root = tmp_path / "store"
     ModelStore(root)
-    proc = _python("""
+    proc = _python(
+        """
         import sys, time
         from pathlib import Path
         from console.jobs import TaskState
@@ -131,7 +145,10 @@ def test_kill_9_during_an_import_never_lists_a_half_model(tmp_path: Path, tiny_m
                 time.sleep(60)
 
         import_hf_folder(ModelStore(Path(sys.argv[1])), Path(sys.argv[2]), "half", Slow())
-    """, str(root), str(tiny_model))
+    """,
+        str(root),
+        str(tiny_model),
+    )
     assert proc.stdout is not None
     line = proc.stdout.readline()
     assert line.startswith("progress copying"), (line, proc.stderr.read() if proc.poll() is not None else "")

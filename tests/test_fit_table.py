@@ -13,12 +13,19 @@ from console.planner.fit_table import fit_table
 from console.presets import Preset
 
 #: Like the shipped cpu-default, but built here: nothing reads a preset file.
-CPU = Preset("in-memory", engine={"device": "cpu", "enforce_eager": True, "kv_cache_memory_bytes": 2 * 1024**3,
-                                  "max_model_len": 1024, "max_num_seqs": 8})
+CPU = Preset(
+    "in-memory",
+    engine={
+        "device": "cpu",
+        "enforce_eager": True,
+        "kv_cache_memory_bytes": 2 * 1024**3,
+        "max_model_len": 1024,
+        "max_num_seqs": 8,
+    },
+)
 
 
-def test_fit_table_verdicts_follow_the_knobs_and_report_bad_rows(home: Path, tiny_model: Path,
-                                                                   tmp_path: Path) -> None:
+def test_fit_table_verdicts_follow_the_knobs_and_report_bad_rows(home: Path, tiny_model: Path, tmp_path: Path) -> None:
     store = ModelStore()
     store.add_reference("tiny", tiny_model)
     for name in ("ghost", "broken"):
@@ -30,8 +37,7 @@ def test_fit_table_verdicts_follow_the_knobs_and_report_bad_rows(home: Path, tin
     shutil.rmtree(home / "models", ignore_errors=True)  # the registry is not read again
 
     fits = fit_table(entries, CPU, {}, "cpu:16")
-    assert {n: f.verdict for n, f in fits.items()} == {"tiny": "fits", "ghost": "files-missing",
-                                                        "broken": "error"}
+    assert {n: f.verdict for n, f in fits.items()} == {"tiny": "fits", "ghost": "files-missing", "broken": "error"}
     assert fits["broken"].detail  # why, for the tooltip or the log
     assert str(tmp_path / "ghost") in fits["ghost"].detail
 

@@ -21,33 +21,36 @@ from console.presets import GOALS, PresetError, load_preset_file, parse_preset
 GOOD = 'name = "mine"\ngoal = "low-latency"\n[engine]\nmax_model_len = 2048\nenforce_eager = true\n'
 
 
-@pytest.mark.parametrize("text, message", [
-    (GOOD + "max_modle_len = 10\n", "unknown engine key 'max_modle_len'"),
-    (GOOD.replace('goal', 'colour = "red"\ngoal'), "unknown key\\(s\\) colour"),
-    (GOOD + "gpu_memory_utilization = 1.5\n", "'gpu_memory_utilization' = 1.5 is out of range"),
-    (GOOD + "max_num_seqs = 0\n", "'max_num_seqs' = 0 is out of range"),
-    (GOOD + 'max_num_seqs = "lots"\n', "'max_num_seqs' must be a number"),
-    (GOOD + "max_num_seqs = 8.5\n", "'max_num_seqs' must be a whole number"),
-    # Literal[1, 8, ...] alone took true as 1 (the fuzz below found it)
-    (GOOD + "max_lora_rank = true\n", "'max_lora_rank' must be a number, not True"),
-    (GOOD + 'enable_prefix_caching = "yes"\n', "'enable_prefix_caching' must be true or false"),
-    (GOOD + "tensor_parallel_size = true\n", "'tensor_parallel_size' must be a number"),
-    # A Literal of ints matches by equality: true passed as the rank 1, 16.0 as 16 (issue 30).
-    (GOOD + "max_lora_rank = true\n", "'max_lora_rank' must be a number, not True"),
-    (GOOD + "max_lora_rank = 16.0\n", "'max_lora_rank' must be a whole number"),
-    (GOOD + "max_lora_rank = 12\n", "'max_lora_rank' = 12 is not one of 1, 8, 16"),
-    (GOOD + "cpu_offload_gb = true\n", "'cpu_offload_gb' must be a number"),
-    (GOOD + 'kv_cache_dtype = "fp9"\n', "'kv_cache_dtype' = 'fp9' is not one of"),
-    (GOOD + 'model = "/etc"\n', "unknown engine key 'model'"),
-    (GOOD.replace('"low-latency"', '"fastest"'), "goal 'fastest' is not one of"),
-    (GOOD.replace('name = "mine"\n', ""), "'name' is required"),
-    (GOOD + "max_model_len = 4096\n", "invalid TOML"),  # duplicate key
-    ("name = mine\n", "invalid TOML"),
-    (GOOD.replace("[engine]", "engine = 5\n[x]"), "unknown key"),
-    ('name = "x"\nengine = 5\n', "\\[engine\\] must be a table"),
-    (GOOD.replace('name = "mine"', "description = 3\nname = \"mine\""), "'description' must be a string"),
-    (GOOD.replace('name = "mine"', 'gpu = ["rtx-4090"]\nname = "mine"'), "'gpu' must be a string"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (GOOD + "max_modle_len = 10\n", "unknown engine key 'max_modle_len'"),
+        (GOOD.replace("goal", 'colour = "red"\ngoal'), "unknown key\\(s\\) colour"),
+        (GOOD + "gpu_memory_utilization = 1.5\n", "'gpu_memory_utilization' = 1.5 is out of range"),
+        (GOOD + "max_num_seqs = 0\n", "'max_num_seqs' = 0 is out of range"),
+        (GOOD + 'max_num_seqs = "lots"\n', "'max_num_seqs' must be a number"),
+        (GOOD + "max_num_seqs = 8.5\n", "'max_num_seqs' must be a whole number"),
+        # Literal[1, 8, ...] alone took true as 1 (the fuzz below found it)
+        (GOOD + "max_lora_rank = true\n", "'max_lora_rank' must be a number, not True"),
+        (GOOD + 'enable_prefix_caching = "yes"\n', "'enable_prefix_caching' must be true or false"),
+        (GOOD + "tensor_parallel_size = true\n", "'tensor_parallel_size' must be a number"),
+        # A Literal of ints matches by equality: true passed as the rank 1, 16.0 as 16 (issue 30).
+        (GOOD + "max_lora_rank = true\n", "'max_lora_rank' must be a number, not True"),
+        (GOOD + "max_lora_rank = 16.0\n", "'max_lora_rank' must be a whole number"),
+        (GOOD + "max_lora_rank = 12\n", "'max_lora_rank' = 12 is not one of 1, 8, 16"),
+        (GOOD + "cpu_offload_gb = true\n", "'cpu_offload_gb' must be a number"),
+        (GOOD + 'kv_cache_dtype = "fp9"\n', "'kv_cache_dtype' = 'fp9' is not one of"),
+        (GOOD + 'model = "/etc"\n', "unknown engine key 'model'"),
+        (GOOD.replace('"low-latency"', '"fastest"'), "goal 'fastest' is not one of"),
+        (GOOD.replace('name = "mine"\n', ""), "'name' is required"),
+        (GOOD + "max_model_len = 4096\n", "invalid TOML"),  # duplicate key
+        ("name = mine\n", "invalid TOML"),
+        (GOOD.replace("[engine]", "engine = 5\n[x]"), "unknown key"),
+        ('name = "x"\nengine = 5\n', "\\[engine\\] must be a table"),
+        (GOOD.replace('name = "mine"', 'description = 3\nname = "mine"'), "'description' must be a string"),
+        (GOOD.replace('name = "mine"', 'gpu = ["rtx-4090"]\nname = "mine"'), "'gpu' must be a string"),
+    ],
+)
 def test_bad_preset_files_are_refused_with_file_and_key(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "bad.toml"
     path.write_text(text, encoding="utf-8")
@@ -68,16 +71,28 @@ def test_non_utf8_preset_is_refused(tmp_path: Path) -> None:
 # -- fuzz --------------------------------------------------------------------------------------
 
 _FIELDS = [f.name for f in dataclasses.fields(EngineConfig)]
-scalars = (st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=True)
-           | st.text(max_size=12) | st.sampled_from(["auto", "fp8", "cpu", "float16", "awq", "dummy", ""]))
-values = st.recursive(scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=6), c, max_size=3),
-                      max_leaves=6)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=True)
+    | st.text(max_size=12)
+    | st.sampled_from(["auto", "fp8", "cpu", "float16", "awq", "dummy", ""])
+)
+values = st.recursive(
+    scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=6), c, max_size=3), max_leaves=6
+)
 engine_tables = st.dictionaries(st.sampled_from(_FIELDS + ["bogus", "max-model-len", ""]), values, max_size=6)
 documents = st.fixed_dictionaries(
     {},
-    optional={"name": st.text(max_size=10) | values, "description": st.text(max_size=20) | values,
-              "goal": st.sampled_from([*GOALS, "fast", ""]) | values, "gpu": st.sampled_from(["any", "rtx-4090"]) | values,
-              "engine": engine_tables | values, "extra": values},
+    optional={
+        "name": st.text(max_size=10) | values,
+        "description": st.text(max_size=20) | values,
+        "goal": st.sampled_from([*GOALS, "fast", ""]) | values,
+        "gpu": st.sampled_from(["any", "rtx-4090"]) | values,
+        "engine": engine_tables | values,
+        "extra": values,
+    },
 )
 
 
@@ -101,8 +116,13 @@ def _check_accepted(data: dict[str, Any], preset: Any) -> None:
     assert isinstance(config, EngineConfig) and config.model == "/models/x"
     # What the console saves (auto-tune, import) must read back as the same preset.
     again = parse_preset(tomllib.loads(preset.to_toml()), "round-trip")
-    assert (again.name, again.description, again.goal, again.gpu, again.engine) == \
-        (preset.name, preset.description, preset.goal, preset.gpu, preset.engine)
+    assert (again.name, again.description, again.goal, again.gpu, again.engine) == (
+        preset.name,
+        preset.description,
+        preset.goal,
+        preset.gpu,
+        preset.engine,
+    )
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -117,15 +137,19 @@ def test_fuzz_parse_preset(data: dict[str, Any]) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.dictionaries(st.sampled_from(_FIELDS), scalars, min_size=1, max_size=4),
-       st.text(max_size=30), st.sampled_from(GOALS))
+@given(
+    st.dictionaries(st.sampled_from(_FIELDS), scalars, min_size=1, max_size=4),
+    st.text(max_size=30),
+    st.sampled_from(GOALS),
+)
 # Failing examples hypothesis found, kept so every run tries them (issue 30: a Literal of ints took
 # True as the rank 1 and 16.0 as 16; random draws found it in one run and missed it in others).
 @example(engine={"max_lora_rank": True}, description="", goal="balanced")
 @example(engine={"max_lora_rank": 16.0}, description="", goal="balanced")
 @example(engine={"max_lora_rank": 1, "max_loras": True}, description="", goal="balanced")
-def test_fuzz_valid_shaped_presets_round_trip_or_are_refused(engine: dict[str, Any], description: str,
-                                                               goal: str) -> None:
+def test_fuzz_valid_shaped_presets_round_trip_or_are_refused(
+    engine: dict[str, Any], description: str, goal: str
+) -> None:
     data = {"name": "fz", "description": description, "goal": goal, "engine": engine}
     try:
         preset = parse_preset(data, "fuzz.toml")
@@ -150,12 +174,19 @@ def test_a_new_engine_field_is_validated_by_its_hint_alone() -> None:
     from console.config import ENGINE_CHOICES, ENGINE_LIMITS
     from console.schema import NOT_IN_PRESET, derive_model
 
-    model = derive_model(_Extended, extra="forbid", nullable=False, exclude=NOT_IN_PRESET,
-                         limits=ENGINE_LIMITS, choices=ENGINE_CHOICES)
-    model.model_validate({"max_loras": 4, "speculative_config": {"method": "ngram", "num_speculative_tokens": 3},
-                          "max_num_seqs": 8})
-    for bad in ({"max_loras": "4"}, {"max_loras": None}, {"speculative_config": 3},
-                {"speculative_config": {1: "x"}}, {"max_num_seqs": 0}):
+    model = derive_model(
+        _Extended, extra="forbid", nullable=False, exclude=NOT_IN_PRESET, limits=ENGINE_LIMITS, choices=ENGINE_CHOICES
+    )
+    model.model_validate(
+        {"max_loras": 4, "speculative_config": {"method": "ngram", "num_speculative_tokens": 3}, "max_num_seqs": 8}
+    )
+    for bad in (
+        {"max_loras": "4"},
+        {"max_loras": None},
+        {"speculative_config": 3},
+        {"speculative_config": {1: "x"}},
+        {"max_num_seqs": 0},
+    ):
         with pytest.raises(ValidationError):
             model.model_validate(bad)
 

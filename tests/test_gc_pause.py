@@ -70,6 +70,7 @@ def test_gui_collector_follows_the_pause(qtbot: Any, full_passes: list[int]) -> 
     was_enabled = gc.isenabled()
     collector = GuiThreadCollector(interval_ms=10_000)  # ticks driven by hand below
     try:
+
         def tick_until_young_full() -> None:
             for _ in range(200):  # enough generation-1 passes to reach the full-pass threshold
                 for _ in range(800):

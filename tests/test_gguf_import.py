@@ -28,7 +28,8 @@ def test_bundled_gguf_converts_to_a_checkpoint(smollm2_model: Path) -> None:
     cfg = json.loads((smollm2_model / "config.json").read_text())
     assert "quantization_config" not in cfg
     tok_cfg = (smollm2_model / "tokenizer_config.json").read_text() + (
-        (smollm2_model / "chat_template.jinja").read_text() if (smollm2_model / "chat_template.jinja").exists() else "")
+        (smollm2_model / "chat_template.jinja").read_text() if (smollm2_model / "chat_template.jinja").exists() else ""
+    )
     assert "im_start" in tok_cfg  # the chat template came along
 
 
@@ -41,12 +42,20 @@ def test_converted_smollm2_answers_through_vllm(smollm2_model: Path) -> None:
     try:
         # 64 MiB of KV holds 1,024 tokens of SmolLM2 in float32 (the CPU dtype check's choice on
         # CPUs without native 16-bit paths): 30 layers x 2 x 3 heads x 64 x 4 B = 45 KiB per token
-        info = host.load(EngineConfig(model=str(smollm2_model), kv_cache_memory_bytes=TEST_KV_BYTES,
-                                      max_model_len=1024, device="cpu"), "smollm2").result(timeout=600)
+        info = host.load(
+            EngineConfig(
+                model=str(smollm2_model), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu"
+            ),
+            "smollm2",
+        ).result(timeout=600)
         assert info.device == "cpu" and info.max_model_len == 1024
-        ev = host.generate(GenerationRequest(
-            messages=[{"role": "user", "content": "What is the capital of France?"}],
-            sampling=SamplingSettings(temperature=0.0, max_tokens=24)), timeout=120)
+        ev = host.generate(
+            GenerationRequest(
+                messages=[{"role": "user", "content": "What is the capital of France?"}],
+                sampling=SamplingSettings(temperature=0.0, max_tokens=24),
+            ),
+            timeout=120,
+        )
         assert isinstance(ev, RequestFinished), ev
         assert "Paris" in ev.text
     finally:

@@ -60,13 +60,17 @@ def load_record(key: str) -> dict[str, Any]:
 def request(key: str, gpu: str = "h200", calibration: Any = True, util: float | None = None) -> PlanRequest:
     model, _, extra = LOADS[key]
     cfg = load_record(key)["config"]
-    return PlanRequest(shape_for(model), gpu=gpu,
-                       gpu_memory_utilization=util if util is not None else cfg["gpu_memory_utilization"],
-                       max_model_len=cfg.get("max_model_len"),
-                       max_num_seqs=cfg.get("max_num_seqs") or RECORDED_LOAD_DEFAULTS["max_num_seqs"],
-                       max_num_batched_tokens=cfg.get("max_num_batched_tokens")
-                       or RECORDED_LOAD_DEFAULTS["max_num_batched_tokens"],
-                       enforce_eager=cfg.get("enforce_eager", False), calibration=calibration, **extra)
+    return PlanRequest(
+        shape_for(model),
+        gpu=gpu,
+        gpu_memory_utilization=util if util is not None else cfg["gpu_memory_utilization"],
+        max_model_len=cfg.get("max_model_len"),
+        max_num_seqs=cfg.get("max_num_seqs") or RECORDED_LOAD_DEFAULTS["max_num_seqs"],
+        max_num_batched_tokens=cfg.get("max_num_batched_tokens") or RECORDED_LOAD_DEFAULTS["max_num_batched_tokens"],
+        enforce_eager=cfg.get("enforce_eager", False),
+        calibration=calibration,
+        **extra,
+    )
 
 
 def rel_error(key: str, calibration: Any) -> float:
@@ -77,8 +81,11 @@ def rel_error(key: str, calibration: Any) -> float:
 def vllm_usage_lines() -> list[dict[str, float]]:
     """vLLM's 'Actual usage is ...' start-up lines of the five big loads (the two tiny loads first)."""
     text = (RESULTS / "vllm_log_lines.txt").read_text(encoding="utf-8")
-    usage = re.findall(r"Actual usage is ([\d.]+) GiB for weight, ([\d.]+) GiB for peak activation, ([\d.]+) GiB "
-                       r"for non-torch memory, and ([\d.]+) GiB for CUDAGraph memory", text)
+    usage = re.findall(
+        r"Actual usage is ([\d.]+) GiB for weight, ([\d.]+) GiB for peak activation, ([\d.]+) GiB "
+        r"for non-torch memory, and ([\d.]+) GiB for CUDAGraph memory",
+        text,
+    )
     kv = re.findall(r"Current kv cache memory in use is ([\d.]+) GiB", text)
     assert len(usage) == len(kv) == 7
     keys = ("weights", "activation", "non_torch", "graphs")
@@ -178,13 +185,29 @@ def test_planner_flags_the_emulated_budget_on_a_4090(key: str) -> None:
     assert fixes and fixes[0].changes.get("gpu_memory_utilization", 1) < util
 
 
-def test_plan_cli_prints_the_oom(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_plan_cli_prints_the_oom(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from console.cli.main import main
 
     monkeypatch.setenv("INFERENCE_CONSOLE_HOME", str(tmp_path))
-    rc = main(["plan", "--model", "Llama-3.1-8B", "--gpu", "rtx-4090", "--gpu-memory-utilization", "0.9588",
-               "--max-model-len", "8192", "--max-num-seqs", "256", "--max-num-batched-tokens", "8192"])
+    rc = main(
+        [
+            "plan",
+            "--model",
+            "Llama-3.1-8B",
+            "--gpu",
+            "rtx-4090",
+            "--gpu-memory-utilization",
+            "0.9588",
+            "--max-model-len",
+            "8192",
+            "--max-num-seqs",
+            "256",
+            "--max-num-batched-tokens",
+            "8192",
+        ]
+    )
     out = capsys.readouterr().out
     assert rc == 0
     assert "FITS ONLY WITH CHANGES" in out and "run out of memory" in out and "gpu_memory_utilization 0.95" in out
@@ -195,10 +218,17 @@ def replay(series: dict[str, Any]) -> MetricsStore:
     """Feed the recorded bins and NVML samples back into a MetricsStore, as the engine and sampler did."""
     store = MetricsStore(resolution_s=series["resolution_s"])
     for b in series["bins"]:
-        store.record_step(t=b["t"], running=b["running"], waiting=b["waiting"], kv_usage=b["kv_usage"],
-                          prompt_tokens=b["prompt_tokens"], generation_tokens=b["generation_tokens"],
-                          preemptions=b["preemptions"], prefix_hits=b["prefix_hits"],
-                          prefix_queries=b["prefix_queries"])
+        store.record_step(
+            t=b["t"],
+            running=b["running"],
+            waiting=b["waiting"],
+            kv_usage=b["kv_usage"],
+            prompt_tokens=b["prompt_tokens"],
+            generation_tokens=b["generation_tokens"],
+            preemptions=b["preemptions"],
+            prefix_hits=b["prefix_hits"],
+            prefix_queries=b["prefix_queries"],
+        )
     for s in series["device"]:
         store.record_device(s["values"], t=s["t"])
     return store
@@ -214,8 +244,12 @@ def test_series_add_up_to_the_bench(tag: str) -> None:
     assert [b.t for b in bins] == [b["t"] for b in series["bins"]]  # one bin each: the grid survived
     assert all(b2.t - b1.t >= series["resolution_s"] - 1e-9 for b1, b2 in zip(bins, bins[1:]))
     # generated tokens: bench (256 x 256), single stream (256), stream (32), aborted request
-    expected_gen = bench["throughput"]["output_tokens"] + bench["single_stream"]["output_tokens"] \
-        + abort["stream_tokens"] + abort["abort_tokens"]
+    expected_gen = (
+        bench["throughput"]["output_tokens"]
+        + bench["single_stream"]["output_tokens"]
+        + abort["stream_tokens"]
+        + abort["abort_tokens"]
+    )
     gen = sum(b.generation_tokens for b in bins)
     assert gen == pytest.approx(expected_gen, rel=0.01)
     assert gen == series["totals"]["generation_tokens"] == store.totals["generation_tokens"]
@@ -267,8 +301,15 @@ def test_nvml_samples_are_sane(tag: str) -> None:
 @pytest.mark.parametrize("tag,quant", [("bf16", None), ("fp8", "fp8")])
 def test_single_stream_under_the_roofline(tag: str, quant: str | None) -> None:
     measured = results("engine.json")[f"8b_{tag}_bench"]["single_stream"]["output_tokens_per_s"]
-    p = plan(PlanRequest(shape_for("Llama-3.1-8B"), gpu="h200", quantization=quant,
-                         kv_cache_dtype="fp8" if quant else "auto", max_model_len=8192))
+    p = plan(
+        PlanRequest(
+            shape_for("Llama-3.1-8B"),
+            gpu="h200",
+            quantization=quant,
+            kv_cache_dtype="fp8" if quant else "auto",
+            max_model_len=8192,
+        )
+    )
     bound = p.roofline["decode_tok_s_single_stream"]
     # bf16 reaches 63% of the bandwidth bound, FP8 (W8A8, dynamic activation scales) 47%
     assert 0.4 < measured / bound < 1.0, (measured, bound)

@@ -28,8 +28,11 @@ pytestmark = pytest.mark.engine
 
 
 def _req(text: str, max_tokens: int = 8, stream: bool = False) -> GenerationRequest:
-    return GenerationRequest(messages=[{"role": "user", "content": text}], stream=stream,
-                             sampling=SamplingSettings(max_tokens=max_tokens, temperature=0.0, ignore_eos=True))
+    return GenerationRequest(
+        messages=[{"role": "user", "content": text}],
+        stream=stream,
+        sampling=SamplingSettings(max_tokens=max_tokens, temperature=0.0, ignore_eos=True),
+    )
 
 
 class GroupRecorder:
@@ -49,8 +52,10 @@ class GroupRecorder:
 
 def test_a_group_starts_in_one_step_and_identical_requests_answer_alike(engine_host: Any) -> None:
     started = threading.Event()
-    running = engine_host.submit(_req("Tell a long story.", max_tokens=160, stream=True),
-                                 lambda ev: started.set() if isinstance(ev, TokenDelta) else None)
+    running = engine_host.submit(
+        _req("Tell a long story.", max_tokens=160, stream=True),
+        lambda ev: started.set() if isinstance(ev, TokenDelta) else None,
+    )
     assert started.wait(120), "the running request produced no token"
     group = [_req("What is the capital of France?") for _ in range(4)] + [_req(f"Count to {i}.") for i in range(4)]
     results = [h.result(180) for h in engine_host.submit_many(group)]
@@ -84,9 +89,15 @@ def test_many_requests_hands_over_what_is_due_as_one_group(engine_host: Any) -> 
 
 
 def test_a_batch_gives_the_engine_every_line_at_once_by_default(engine_host: Any, tmp_path: Path) -> None:
-    lines = [{"custom_id": f"r{i}", "method": "POST", "url": "/v1/chat/completions",
-              "body": {"messages": [{"role": "user", "content": f"Say {i}"}], "max_tokens": 4, "temperature": 0}}
-             for i in range(5)]
+    lines = [
+        {
+            "custom_id": f"r{i}",
+            "method": "POST",
+            "url": "/v1/chat/completions",
+            "body": {"messages": [{"role": "user", "content": f"Say {i}"}], "max_tokens": 4, "temperature": 0},
+        }
+        for i in range(5)
+    ]
     parsed = parse_jsonl("\n".join(json.dumps(x) for x in lines))
     recorder = GroupRecorder(engine_host)
     summary = run_batch(recorder, parsed.requests, tmp_path / "out.jsonl")

@@ -14,13 +14,48 @@ from console.ui import i18n
 
 UI = Path(i18n.__file__).resolve().parent
 #: Calls whose string arguments are shown to the user.
-VISIBLE_METHODS = {"setText", "setWindowTitle", "setToolTip", "setStatusTip", "setPlaceholderText",
-                   "setTitle", "addTab", "insertTab", "setTabText", "addMenu", "addAction", "showMessage",
-                   "setHorizontalHeaderLabels", "setVerticalHeaderLabels", "addRow", "setLabelText",
-                   "setWhatsThis", "setPrefix", "setSuffix", "setSpecialValueText", "addItem", "addItems",
-                   "setHeaderLabels", "setPlainText", "setFormat", "setCancelButtonText", "setInformativeText"}
-VISIBLE_CLASSES = {"QLabel", "QPushButton", "QAction", "QCheckBox", "QRadioButton", "QGroupBox",
-                   "QToolButton", "QMenu", "QProgressDialog", "QMessageBox", "QDockWidget"}
+VISIBLE_METHODS = {
+    "setText",
+    "setWindowTitle",
+    "setToolTip",
+    "setStatusTip",
+    "setPlaceholderText",
+    "setTitle",
+    "addTab",
+    "insertTab",
+    "setTabText",
+    "addMenu",
+    "addAction",
+    "showMessage",
+    "setHorizontalHeaderLabels",
+    "setVerticalHeaderLabels",
+    "addRow",
+    "setLabelText",
+    "setWhatsThis",
+    "setPrefix",
+    "setSuffix",
+    "setSpecialValueText",
+    "addItem",
+    "addItems",
+    "setHeaderLabels",
+    "setPlainText",
+    "setFormat",
+    "setCancelButtonText",
+    "setInformativeText",
+}
+VISIBLE_CLASSES = {
+    "QLabel",
+    "QPushButton",
+    "QAction",
+    "QCheckBox",
+    "QRadioButton",
+    "QGroupBox",
+    "QToolButton",
+    "QMenu",
+    "QProgressDialog",
+    "QMessageBox",
+    "QDockWidget",
+}
 MESSAGE_BOX = {"information", "warning", "critical", "question", "about"}
 #: addItem/setText also carry data that is not prose: preset file names, numbers, model names.
 _WORD = re.compile(r"[A-Za-z]{2,}")
@@ -56,8 +91,11 @@ def unwrapped(source: str, filename: str) -> list[str]:
             continue
         f = node.func
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-        visible = name in VISIBLE_METHODS or name in VISIBLE_CLASSES or (
-            name in MESSAGE_BOX and isinstance(f, ast.Attribute) and getattr(f.value, "id", "") == "QMessageBox")
+        visible = (
+            name in VISIBLE_METHODS
+            or name in VISIBLE_CLASSES
+            or (name in MESSAGE_BOX and isinstance(f, ast.Attribute) and getattr(f.value, "id", "") == "QMessageBox")
+        )
         if not visible:
             continue
         args = list(node.args) + [k.value for k in node.keywords if k.arg in ("text", "title", "toolTip")]
@@ -73,9 +111,11 @@ def test_every_visible_string_is_wrapped_for_translation() -> None:
 
 
 def test_the_scanner_catches_unwrapped_strings() -> None:
-    code = ("class W:\n def f(self):\n  self.b = QPushButton('Load model')\n  self.l.setText(f'Loaded {x}')\n"
-            "  QMessageBox.warning(self, self.tr('Ok'), 'Plain words')\n  self.t.addTab(w, self.tr('Chat'))\n"
-            "  self.c.setSuffix(' GiB')\n  self.h.setText(f'<b>{v}</b>')\n")
+    code = (
+        "class W:\n def f(self):\n  self.b = QPushButton('Load model')\n  self.l.setText(f'Loaded {x}')\n"
+        "  QMessageBox.warning(self, self.tr('Ok'), 'Plain words')\n  self.t.addTab(w, self.tr('Chat'))\n"
+        "  self.c.setSuffix(' GiB')\n  self.h.setText(f'<b>{v}</b>')\n"
+    )
     found = unwrapped(code, "x.py")
     assert [f.split()[1].split("(")[0] for f in found] == ["QPushButton", "setText", "warning"], found
 
@@ -86,7 +126,9 @@ def test_zh_cn_catalogue_is_complete() -> None:
     ts = i18n.read_ts(i18n.ts_path("zh_CN"))
     missing = [f"{c}: {s!r} ({w[0]})" for (c, s), w in strings.items() if (c, s) not in ts]
     unfinished = [f"{c}: {s!r}" for (c, s) in strings if (c, s) in ts and not (ts[(c, s)][1] and ts[(c, s)][0])]
-    assert not missing, "not in console_zh_CN.ts (run python -m console.ui.i18n, then translate):\n" + "\n".join(missing)
+    assert not missing, "not in console_zh_CN.ts (run python -m console.ui.i18n, then translate):\n" + "\n".join(
+        missing
+    )
     assert not unfinished, "unfinished in console_zh_CN.ts:\n" + "\n".join(unfinished)
     placeholders = re.compile(r"\{[^{}]*\}")
     broken = [s for (c, s) in strings if sorted(placeholders.findall(s)) != sorted(placeholders.findall(ts[(c, s)][0]))]
@@ -163,11 +205,15 @@ def test_every_advisor_rule_text_has_a_chinese_translation() -> None:
     bad = []
     for text in texts:
         translation, finished = ts.get((i18n.RULES_CONTEXT, text), ("", False))
-        if not (finished and re.search(r"[\u4e00-\u9fff]", translation)
-                and sorted(placeholders.findall(text)) == sorted(placeholders.findall(translation))):
+        if not (
+            finished
+            and re.search(r"[\u4e00-\u9fff]", translation)
+            and sorted(placeholders.findall(text)) == sorted(placeholders.findall(translation))
+        ):
             bad.append(text)
-    assert not bad, "advisor rule texts without a (good) zh_CN translation (run python -m console.ui.i18n):\n" + \
-        "\n".join(bad)
+    assert not bad, (
+        "advisor rule texts without a (good) zh_CN translation (run python -m console.ui.i18n):\n" + "\n".join(bad)
+    )
 
 
 def test_advisor_dock_shows_rules_in_chinese(qapp: Any, qtbot: Any, tmp_path: Path) -> None:
@@ -213,12 +259,14 @@ def test_the_extractor_sees_aliases_and_helpers(tmp_path: Path) -> None:
     code = tmp_path / "panel.py"
     code.write_text(
         "from PySide6.QtCore import QCoreApplication\n\n"
-        "def _tr(text):\n    \"\"\"doc\"\"\"\n    return QCoreApplication.translate('Helper', text)\n\n"
+        'def _tr(text):\n    """doc"""\n    return QCoreApplication.translate(\'Helper\', text)\n\n'
         "class Panel:\n"
         "    def build(self):\n        tr = self.tr\n        self.a = tr('Plot title')\n"
         "        _tr('Through the helper')\n"
         "    def other(self):\n        tr = QCoreApplication.translate\n        tr('Ctx', 'Two arguments')\n"
-        "        tr('not a self.tr alias here')\n", encoding="utf-8")
+        "        tr('not a self.tr alias here')\n",
+        encoding="utf-8",
+    )
     found = set(i18n.extract([code], rules=False))
     assert found == {("Panel", "Plot title"), ("Helper", "Through the helper"), ("Ctx", "Two arguments")}, found
 
@@ -230,7 +278,12 @@ def test_every_shipped_preset_description_has_a_chinese_translation() -> None:
     assert len(descriptions) >= 10
     assert {(i18n.PRESETS_CONTEXT, t) for t in descriptions.values()} <= set(i18n.extract())
     ts = i18n.read_ts(i18n.ts_path("zh_CN"))
-    bad = [name for name, text in descriptions.items()
-           if not (ts.get((i18n.PRESETS_CONTEXT, text), ("", False))[1]
-                   and re.search(r"[\u4e00-\u9fff]", ts[(i18n.PRESETS_CONTEXT, text)][0]))]
+    bad = [
+        name
+        for name, text in descriptions.items()
+        if not (
+            ts.get((i18n.PRESETS_CONTEXT, text), ("", False))[1]
+            and re.search(r"[\u4e00-\u9fff]", ts[(i18n.PRESETS_CONTEXT, text)][0])
+        )
+    ]
     assert not bad, f"preset descriptions without a zh_CN translation (python -m console.ui.i18n): {bad}"

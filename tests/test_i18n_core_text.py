@@ -98,23 +98,39 @@ def test_planner_provenance(zh_cn: None, tiny_model: Path, home: Path) -> None:
     store = ModelStore()
     entry = store.add_reference("tiny", tiny_model)
     seen = set()
-    for device, config in (("cpu:24", EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=2 * 1024**3)),
-                           ("h200", EngineConfig(model=str(tiny_model))),
-                           ("rtx-4090", EngineConfig(model=str(tiny_model)))):
+    for device, config in (
+        ("cpu:24", EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=2 * 1024**3)),
+        ("h200", EngineConfig(model=str(tiny_model))),
+        ("rtx-4090", EngineConfig(model=str(tiny_model))),
+    ):
         p = plan_for(entry, config, device)
         texts = [str(p.calibration["status"])] + [str(v) for v in p.calibration["sources"].values()]
         for text in texts:
             _translated(text)
             seen.add(text)
         assert not english_words(details_markdown(p), set()), details_markdown(p)
-    user = Calibration(gpu="h200", origin="user", loads=3, vllm_version="0.33.0", path="/x/h200-user.json",
-                       overheads={"cuda_context": {"scale": 1.1}, "cuda_graphs": {"bytes": 1}},
-                       inherited={"cuda_graphs": "h200.json"})
+    user = Calibration(
+        gpu="h200",
+        origin="user",
+        loads=3,
+        vllm_version="0.33.0",
+        path="/x/h200-user.json",
+        overheads={"cuda_context": {"scale": 1.1}, "cuda_graphs": {"bytes": 1}},
+        inherited={"cuda_graphs": "h200.json"},
+    )
     shipped = Calibration(gpu="h200", path="/x/h200.json", overheads={"activation_peak": {"scale": 1.2}})
-    notes = [user.correct("cuda_context", 100)[1], user.correct("cuda_graphs", 100)[1],
-             shipped.correct("activation_peak", 100)[1]]
-    for text in (status_text(None), status_text(user), "calibrated on this GPU",
-                 "measured on this GPU (2026-12-01 10:00): 93,184 tokens", *notes):
+    notes = [
+        user.correct("cuda_context", 100)[1],
+        user.correct("cuda_graphs", 100)[1],
+        shipped.correct("activation_peak", 100)[1],
+    ]
+    for text in (
+        status_text(None),
+        status_text(user),
+        "calibrated on this GPU",
+        "measured on this GPU (2026-12-01 10:00): 93,184 tokens",
+        *notes,
+    ):
         _translated(str(text))
     assert any(t.startswith("calibrated (") for t in seen) and "exact: kv_cache_memory_bytes, as given" in seen
 
@@ -146,14 +162,17 @@ def test_cpu_check_reasons_and_dialog(zh_cn: None) -> None:
     from console.ui.cpu_check import summary
 
     ref = judge(DtypeResult("float32", "Paris", True, None, None, 30.9), None)
-    cases = [judge(DtypeResult("bfloat16", "L'Étoile", False, None, None, 6.3), ref),
-             judge(DtypeResult("float16", "", False, None, None, None, error="RuntimeError: boom"), ref),
-             judge(DtypeResult("float16", "", False, None, None, None), ref),
-             judge(DtypeResult("float16", "Paris", True, None, None, 6.0), None),
-             judge(DtypeResult("float16", "Paris", True, None, None, 6.0), ref),
-             judge(DtypeResult("float16", "Paris", True, 0.5, 0.01, 6.0), ref),
-             judge(DtypeResult("float16", "Paris", True, 0.99, 9.0, 6.0), ref),
-             judge(DtypeResult("bfloat16", "Paris", True, 0.99, 0.01, 6.3), ref), ref]
+    cases = [
+        judge(DtypeResult("bfloat16", "L'Étoile", False, None, None, 6.3), ref),
+        judge(DtypeResult("float16", "", False, None, None, None, error="RuntimeError: boom"), ref),
+        judge(DtypeResult("float16", "", False, None, None, None), ref),
+        judge(DtypeResult("float16", "Paris", True, None, None, 6.0), None),
+        judge(DtypeResult("float16", "Paris", True, None, None, 6.0), ref),
+        judge(DtypeResult("float16", "Paris", True, 0.5, 0.01, 6.0), ref),
+        judge(DtypeResult("float16", "Paris", True, 0.99, 9.0, 6.0), ref),
+        judge(DtypeResult("bfloat16", "Paris", True, 0.99, 0.01, 6.3), ref),
+        ref,
+    ]
     assert len({r.reason for r in cases}) == len(cases)  # each of judge's sentences once
     for r in cases:
         _no_english(_translated(r.reason), {"L'Étoile", "RuntimeError: boom"})
@@ -173,18 +192,39 @@ def test_gate_verdicts(zh_cn: None) -> None:
 
     def report(ppl: float, correct: int | None, engine: dict[str, Any]) -> ModelReport:
         ev = None if correct is None else {"set": "quick-v2", "correct": correct, "total": 250}
-        return ModelReport("m", "/x", ppl, 400, [], 1, 1, 50.0, 3.0,
-                           accuracy=None if correct is None else correct / 250, eval=ev, engine=engine)
+        return ModelReport(
+            "m",
+            "/x",
+            ppl,
+            400,
+            [],
+            1,
+            1,
+            50.0,
+            3.0,
+            accuracy=None if correct is None else correct / 250,
+            eval=ev,
+            engine=engine,
+        )
 
     cpu = {"device": "cpu", "vllm_version": "0.32.0", "dtype": "float16"}
     gpu = {"device": "cuda", "vllm_version": "0.26.0", "dtype": "bfloat16", "quantization": None}
     flip = Flip("en-1", "q", "7", "7", "4")
-    gates = [GateResult("awq", report(10.0, 200, cpu), report(10.8, 199, cpu), 0.15, regressions=[flip]),
-             GateResult("awq", report(10.0, 200, gpu), report(13.0, 150, gpu), 0.15, regressions=[flip] * 50),
-             GateResult("fp8", report(10.0, None, {}), report(10.1, None, {}), 0.05),
-             GateResult("fp8", report(10.0, None, {}), report(12.0, None, {}), 0.05),
-             GateResult("awq", report(10.0, 200, cpu), report(10.2, 190, cpu), 0.15, regressions=[flip] * 10,
-                        facts_total=120, lost_facts=["f1", "f2", "f3", "f4", "f5", "f6", "f7"])]
+    gates = [
+        GateResult("awq", report(10.0, 200, cpu), report(10.8, 199, cpu), 0.15, regressions=[flip]),
+        GateResult("awq", report(10.0, 200, gpu), report(13.0, 150, gpu), 0.15, regressions=[flip] * 50),
+        GateResult("fp8", report(10.0, None, {}), report(10.1, None, {}), 0.05),
+        GateResult("fp8", report(10.0, None, {}), report(12.0, None, {}), 0.05),
+        GateResult(
+            "awq",
+            report(10.0, 200, cpu),
+            report(10.2, 190, cpu),
+            0.15,
+            regressions=[flip] * 10,
+            facts_total=120,
+            lost_facts=["f1", "f2", "f3", "f4", "f5", "f6", "f7"],
+        ),
+    ]
     assert [g.passed for g in gates] == [True, False, True, False, False]
     for g in gates:
         _no_english(_translated(g.message), {"awq", "fp8"})
@@ -203,8 +243,15 @@ def test_planner_problems_and_suggestions(zh_cn: None, qapp: Any) -> None:
     requests = [
         PlanRequest(KNOWN_SHAPES["Qwen2.5-7B"], gpu="h200", max_model_len=8192, tensor_parallel_size=8),
         PlanRequest(shape_for("Qwen2.5-14B"), gpu="rtx-4090", max_model_len=32768, concurrency=8),
-        PlanRequest(llama8, gpu=g4090, gpu_memory_utilization=round(23.0 * GiB / g4090.memory_bytes, 5),
-                    max_model_len=8192, concurrency=1, max_num_seqs=256, max_num_batched_tokens=8192),
+        PlanRequest(
+            llama8,
+            gpu=g4090,
+            gpu_memory_utilization=round(23.0 * GiB / g4090.memory_bytes, 5),
+            max_model_len=8192,
+            concurrency=1,
+            max_num_seqs=256,
+            max_num_batched_tokens=8192,
+        ),
         PlanRequest(shape_for("Qwen2.5-32B"), gpu="rtx-4080", quantization="awq", max_model_len=8192, concurrency=2),
         PlanRequest(shape_for("Gemma-2-9B"), gpu="h100-80gb", max_model_len=32768),
         PlanRequest(llama8, gpu="h200", kv_offloading_size=40.0, host_memory_bytes=32 * GiB),
@@ -230,9 +277,23 @@ def test_planner_problems_and_suggestions(zh_cn: None, qapp: Any) -> None:
         shown = "\n".join(line for line in view.plan_label.text().splitlines() if line[:1] in "⚠→")
         assert shown and not english_words(shown, names), shown
     joined = "\n".join(said)
-    for kind in ("does not divide", "do not fit", "CUDA graphs", "positions", "KV offload of", "CPU engine refuses",
-                 "of RAM", " + weights + overheads", "is free after the CUDA context", "not one request",
-                 "users at", "is below the", "tensor_parallel_size 2", "as asked", " + "):
+    for kind in (
+        "does not divide",
+        "do not fit",
+        "CUDA graphs",
+        "positions",
+        "KV offload of",
+        "CPU engine refuses",
+        "of RAM",
+        " + weights + overheads",
+        "is free after the CUDA context",
+        "not one request",
+        "users at",
+        "is below the",
+        "tensor_parallel_size 2",
+        "as asked",
+        " + ",
+    ):
         assert kind in joined, kind  # each of the planner's sentences was made and checked above
 
 
@@ -240,12 +301,20 @@ def test_last_load_line(zh_cn: None) -> None:
     """The Details dialog's "last load ..." line, with and without the prediction before the refit."""
     from console.planner.selfcal import last_load_text
 
-    base = {"model": "smollm2", "time": "2026-12-01T10:00:00", "predicted_kv_tokens": 93_000,
-            "measured_kv_tokens": 93_184, "error": -0.00197}
-    lines = [last_load_text({"last_load": base}),
-             last_load_text({"last_load": {**base, "error": None}}),
-             last_load_text({"last_load": {**base, "predicted_before": 90_000, "error_before": -0.0342,
-                                           "before": "h200.json"}})]
+    base = {
+        "model": "smollm2",
+        "time": "2026-12-01T10:00:00",
+        "predicted_kv_tokens": 93_000,
+        "measured_kv_tokens": 93_184,
+        "error": -0.00197,
+    }
+    lines = [
+        last_load_text({"last_load": base}),
+        last_load_text({"last_load": {**base, "error": None}}),
+        last_load_text(
+            {"last_load": {**base, "predicted_before": 90_000, "error_before": -0.0342, "before": "h200.json"}}
+        ),
+    ]
     for line in lines:
         assert line is not None
         _no_english(_translated(line), {"smollm2"})

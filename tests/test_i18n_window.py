@@ -20,34 +20,71 @@ from typing import Any, Iterator
 #: Chinese technical software writes in Latin letters too).
 ALLOWED: dict[str, str] = {
     # names
-    "Inference": "the product's name (Inference Console 推理控制台)", "Console": "the product's name",
-    "vLLM": "the engine's name", "vllm serve": "the command the export writes for", "NVIDIA": "a vendor",
-    "NVML": "NVIDIA's library", "CUDA": "NVIDIA's toolkit", "RTX": "NVIDIA's cards", "Ada": "NVIDIA's architecture",
-    "Hugging": "Hugging Face, a site", "Face": "Hugging Face", "HF": "Hugging Face", "ModelScope": "a site",
-    "OpenAI": "the API the server speaks", "Prometheus": "a monitoring system", "Docker Compose": "a product",
-    "Kubernetes": "a product", "Ray": "a product (a Ray cluster)", "PEFT": "the adapter library",
-    "EAGLE": "a speculative decoding method", "Marlin": "a GPU kernel", "README": "a file's name",
-    "Top": "Top-k / Top-p, the sampling parameters", "roofline": "the English term, glossed after 屋顶线",
-    "FILE": "a placeholder in a command to type", "auto": "a vLLM value ('auto')",
+    "Inference": "the product's name (Inference Console 推理控制台)",
+    "Console": "the product's name",
+    "vLLM": "the engine's name",
+    "vllm serve": "the command the export writes for",
+    "NVIDIA": "a vendor",
+    "NVML": "NVIDIA's library",
+    "CUDA": "NVIDIA's toolkit",
+    "RTX": "NVIDIA's cards",
+    "Ada": "NVIDIA's architecture",
+    "Hugging": "Hugging Face, a site",
+    "Face": "Hugging Face",
+    "HF": "Hugging Face",
+    "ModelScope": "a site",
+    "OpenAI": "the API the server speaks",
+    "Prometheus": "a monitoring system",
+    "Docker Compose": "a product",
+    "Kubernetes": "a product",
+    "Ray": "a product (a Ray cluster)",
+    "PEFT": "the adapter library",
+    "EAGLE": "a speculative decoding method",
+    "Marlin": "a GPU kernel",
+    "README": "a file's name",
+    "Top": "Top-k / Top-p, the sampling parameters",
+    "roofline": "the English term, glossed after 屋顶线",
+    "FILE": "a placeholder in a command to type",
+    "auto": "a vLLM value ('auto')",
     # acronyms and formats
-    "GPU": "acronym", "CPU": "acronym", "KV": "KV cache", "LoRA": "acronym", "AWQ": "a quantization method",
-    "FP8": "a number format", "GGUF": "a file format", "JSON": "a file format", "JSONL": "a file format",
-    "CSV": "a file format", "YAML": "a file format", "ID": "acronym", "TTFT": "time to first token",
-    "ITL": "inter-token latency", "RSS": "resident set size", "SM": "a GPU clock (streaming multiprocessor)",
+    "GPU": "acronym",
+    "CPU": "acronym",
+    "KV": "KV cache",
+    "LoRA": "acronym",
+    "AWQ": "a quantization method",
+    "FP8": "a number format",
+    "GGUF": "a file format",
+    "JSON": "a file format",
+    "JSONL": "a file format",
+    "CSV": "a file format",
+    "YAML": "a file format",
+    "ID": "acronym",
+    "TTFT": "time to first token",
+    "ITL": "inter-token latency",
+    "RSS": "resident set size",
+    "SM": "a GPU clock (streaming multiprocessor)",
     "token": "kept as is in Chinese LLM software, as the catalogue does",
     # units and keys
-    "GiB": "unit", "MiB": "unit", "KiB": "unit", "GB": "unit", "ms": "unit", "MHz": "unit",
-    "Ctrl": "a key", "Enter": "a key", "Esc": "a key", "Shift": "a key",
+    "GiB": "unit",
+    "MiB": "unit",
+    "KiB": "unit",
+    "GB": "unit",
+    "ms": "unit",
+    "MHz": "unit",
+    "Ctrl": "a key",
+    "Enter": "a key",
+    "Esc": "a key",
+    "Shift": "a key",
 }
 #: Not prose, taken out before looking for words (each with why):
 _NOT_PROSE = [
-    re.compile(r"<[^>]*>"),                                      # markup
-    re.compile(r"\(&?[A-Za-z]\)|&"),                              # menu mnemonics: 文件(&F), 关于(A)
-    re.compile(r"%\w"),                                          # a progress bar's %p
-    re.compile(r"inference-console [^（）()。；;\n]*"),             # a command line to type
-    re.compile(r"\w*(?:Error|Exception)\w*: [^)）;；\n]*"),         # a library's own error, quoted for bug reports
-    re.compile(r"\w+\(\)"),                                       # code: generate()
-    re.compile(r"[\w.\-/:=]*[_\d./:=][\w.\-/:=]*"),                # identifiers: max_num_seqs, 4090-fp8-kv8, tok/s
+    re.compile(r"<[^>]*>"),  # markup
+    re.compile(r"\(&?[A-Za-z]\)|&"),  # menu mnemonics: 文件(&F), 关于(A)
+    re.compile(r"%\w"),  # a progress bar's %p
+    re.compile(r"inference-console [^（）()。；;\n]*"),  # a command line to type
+    re.compile(r"\w*(?:Error|Exception)\w*: [^)）;；\n]*"),  # a library's own error, quoted for bug reports
+    re.compile(r"\w+\(\)"),  # code: generate()
+    re.compile(r"[\w.\-/:=]*[_\d./:=][\w.\-/:=]*"),  # identifiers: max_num_seqs, 4090-fp8-kv8, tok/s
     re.compile(r"(?<![A-Za-z])(?:--?[a-z][\w-]*|[a-z]+(?:-[a-z]+)+)"),  # flags; ids: n-gram, cpu-default
 ]
 #: English prose: two letters or more (single letters are units, mnemonics, placeholders: s, W, M)
@@ -67,9 +104,20 @@ def english_words(text: str, names: set[str]) -> list[str]:
 def texts(widget: Any) -> Iterator[tuple[str, str]]:
     """(what, text) for everything a user reads on ``widget``."""
     from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractSpinBox, QComboBox, QDockWidget,
-                                   QGroupBox, QLabel, QLineEdit, QPlainTextEdit, QProgressBar, QTabWidget,
-                                   QTextEdit)
+    from PySide6.QtWidgets import (
+        QAbstractButton,
+        QAbstractItemView,
+        QAbstractSpinBox,
+        QComboBox,
+        QDockWidget,
+        QGroupBox,
+        QLabel,
+        QLineEdit,
+        QPlainTextEdit,
+        QProgressBar,
+        QTabWidget,
+        QTextEdit,
+    )
 
     yield "toolTip", widget.toolTip()
     yield "statusTip", widget.statusTip()
@@ -187,5 +235,7 @@ def test_the_window_in_zh_cn_has_no_english_left(qapp: Any, qtbot: Any, home: Pa
         for t in installed:
             qapp.removeTranslator(t)
         QLocale.setDefault(QLocale("en_US"))
-    assert not found, (f"{len(found)} English texts in the zh_CN window (translate them, or add a proper noun "
-                       "to ALLOWED with its reason):\n" + "\n".join(found))
+    assert not found, (
+        f"{len(found)} English texts in the zh_CN window (translate them, or add a proper noun "
+        "to ALLOWED with its reason):\n" + "\n".join(found)
+    )

@@ -42,8 +42,12 @@ def _children() -> set[int]:
 
 
 def _answer(host: Any) -> str:
-    end = host.generate(GenerationRequest(prompt="Once upon a time", sampling=SamplingSettings(
-        temperature=0.0, max_tokens=12, ignore_eos=True)), timeout=120)
+    end = host.generate(
+        GenerationRequest(
+            prompt="Once upon a time", sampling=SamplingSettings(temperature=0.0, max_tokens=12, ignore_eos=True)
+        ),
+        timeout=120,
+    )
     assert isinstance(end, RequestFinished), end
     return end.text
 
@@ -77,7 +81,8 @@ def test_the_window_engine_offers_keep_warm_only_in_process(tiny_model: Path) ->
 
 @pytest.mark.engine
 def test_the_panel_keeps_a_model_warm_switches_back_and_rebuilds_a_dead_one(
-        tiny_model: Path, second_model: Path, home: Path, qtbot: Any) -> None:
+    tiny_model: Path, second_model: Path, home: Path, qtbot: Any
+) -> None:
     """Models panel with "Keep the loaded model warm": load a, then b (a stays, its engine processes
     alive), then a again -- woken, not built: the same processes answer the same greedy text and
     the panel says how long the switch took against the cold load. A warm model whose engine was
@@ -135,8 +140,13 @@ def test_the_panel_keeps_a_model_warm_switches_back_and_rebuilds_a_dead_one(
 
         for pid in b_procs:  # b's engine dies while it waits warm
             psutil.Process(pid).send_signal(signal.SIGKILL)
-        wait_for(lambda: not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE
-                                 for p in b_procs), 20, "b's engine processes to die")
+        wait_for(
+            lambda: (
+                not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in b_procs)
+            ),
+            20,
+            "b's engine processes to die",
+        )
         rebuilt = load("b")
         assert rebuilt.switch_seconds is None  # built again, not woken
         assert _answer(host) == answer_b
@@ -147,32 +157,64 @@ def test_the_panel_keeps_a_model_warm_switches_back_and_rebuilds_a_dead_one(
         qtbot.mouseClick(panel.drop_warm_button, Qt.MouseButton.LeftButton)  # b stays loaded
         qtbot.waitUntil(lambda: host.warm_models() == [] and not panel.warm_label.isVisibleTo(panel), timeout=60_000)
         assert panel.drop_warm_button.isHidden() and host.status.state == EngineState.READY
-        wait_for(lambda: not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE
-                                 for p in a_procs), 30, "a's engine processes to be gone")
+        wait_for(
+            lambda: (
+                not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in a_procs)
+            ),
+            30,
+            "a's engine processes to be gone",
+        )
         assert _answer(host) == answer_b
 
         panel.unload()
         qtbot.waitUntil(lambda: host.status.state == EngineState.STOPPED, timeout=60_000)
         assert host.warm_models() == []
-        wait_for(lambda: not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE
-                                 for p in _children() - before), 30, "every engine process to be gone")
+        wait_for(
+            lambda: (
+                not any(
+                    psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE
+                    for p in _children() - before
+                )
+            ),
+            30,
+            "every engine process to be gone",
+        )
         qtbot.waitUntil(lambda: not panel.warm_label.text().startswith("Kept warm"), timeout=5000)
     finally:
         host.close()
 
 
 @pytest.mark.engine
-def test_bench_switch_to_reports_switches_against_a_reload(home: Path, tiny_model: Path, second_model: Path,
-                                                           tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_switch_to_reports_switches_against_a_reload(
+    home: Path, tiny_model: Path, second_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """No speed is asserted (benchmarks/speculative-cpu.md has the figures): that each switch woke the warm
     model and it answered as before, that the reload answered the same, and that on the CPU the
     warm model's memory is reported as kept."""
     from console.cli.main import main
 
     out = tmp_path / "switch.json"
-    rc = main(["bench", "--model", str(tiny_model), "--switch-to", str(second_model), "--rounds", "1",
-               "--preset", "cpu-default", "--device", "cpu", "--kv-cache-memory-bytes", str(TEST_KV_BYTES),
-               "--max-model-len", "1024", "--report", str(out)])
+    rc = main(
+        [
+            "bench",
+            "--model",
+            str(tiny_model),
+            "--switch-to",
+            str(second_model),
+            "--rounds",
+            "1",
+            "--preset",
+            "cpu-default",
+            "--device",
+            "cpu",
+            "--kv-cache-memory-bytes",
+            str(TEST_KV_BYTES),
+            "--max-model-len",
+            "1024",
+            "--report",
+            str(out),
+        ]
+    )
     assert rc == 0
     r = json.loads(out.read_text())
     a, b = str(tiny_model), str(second_model)

@@ -46,8 +46,12 @@ def _alive(procs: list[psutil.Process]) -> list[psutil.Process]:
 
 def test_server_and_engine_core_die_with_a_killed_console(tiny_model: Path) -> None:
     port = free_port()
-    launcher = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(tiny_model), str(port)],
-                                stdout=subprocess.PIPE, text=True, env={**os.environ, "VLLM_LOGGING_LEVEL": "ERROR"})
+    launcher = subprocess.Popen(
+        [sys.executable, "-c", LAUNCHER, str(tiny_model), str(port)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "VLLM_LOGGING_LEVEL": "ERROR"},
+    )
     try:
         assert launcher.stdout is not None
         # The launcher prints the server's pid once the server is healthy (the api_server, its

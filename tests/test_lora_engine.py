@@ -32,9 +32,16 @@ GREEDY = SamplingSettings(temperature=0.0, max_tokens=12, ignore_eos=True)
 @pytest.fixture(scope="module")
 def lora_host(tiny_model: Path, lora_adapters: dict[str, Path]) -> Iterator[EngineHost]:
     host = EngineHost()
-    config = EngineConfig(model=str(tiny_model), served_model_name="tiny", kv_cache_memory_bytes=TEST_KV_BYTES,
-                          max_model_len=1024, device="cpu", max_loras=2, max_lora_rank=8,
-                          lora_modules={"a": str(lora_adapters["a"])})
+    config = EngineConfig(
+        model=str(tiny_model),
+        served_model_name="tiny",
+        kv_cache_memory_bytes=TEST_KV_BYTES,
+        max_model_len=1024,
+        device="cpu",
+        max_loras=2,
+        max_lora_rank=8,
+        lora_modules={"a": str(lora_adapters["a"])},
+    )
     host.load(config, "tiny").result(timeout=600)
     yield host
     host.close()
@@ -48,7 +55,8 @@ def answer(host: Any, adapter: str | None = None, prompt: str = PROMPT) -> str:
 
 
 def test_an_adapter_changes_the_greedy_answer_and_the_base_stays_the_same(
-        lora_host: EngineHost, engine_host: Any, lora_adapters: dict[str, Path]) -> None:
+    lora_host: EngineHost, engine_host: Any, lora_adapters: dict[str, Path]
+) -> None:
     assert lora_host.config is not None and lora_host.config.enable_lora is True
     assert lora_host.config.max_loras == 3  # the 2 asked for + the CPU build's all-zero base slot
     assert lora_host.adapters() == {"a": str(lora_adapters["a"].resolve())}
@@ -61,18 +69,36 @@ def test_an_adapter_changes_the_greedy_answer_and_the_base_stays_the_same(
 
 
 def test_a_batch_mixing_base_and_two_adapters_matches_per_adapter_runs(
-        lora_host: EngineHost, lora_adapters: dict[str, Path], tmp_path: Path) -> None:
+    lora_host: EngineHost, lora_adapters: dict[str, Path], tmp_path: Path
+) -> None:
     attached = lora_host.attach_adapter("b", lora_adapters["b"])  # attached to the running engine
     assert attached.info.rank == 4 and set(lora_host.adapters()) == {"a", "b"}
     prompts = ["The capital of France is", "Hello, how are you", "Tell me a story about"]
     expected = {(m, p): answer(lora_host, None if m == "tiny" else m, p) for m in ("tiny", "a", "b") for p in prompts}
     assert len({expected[(m, prompts[0])] for m in ("tiny", "a", "b")}) == 3  # three different models
-    lines = [json.dumps({"custom_id": f"{m}-{i}", "method": "POST", "url": "/v1/completions",
-                         "body": {"model": m, "prompt": p, "max_tokens": GREEDY.max_tokens, "temperature": 0,
-                                  "ignore_eos": True}})
-             for i, p in enumerate(prompts) for m in ("b", "tiny", "a")]  # interleaved: mixed in one batch
-    lines.append(json.dumps({"custom_id": "x", "method": "POST", "url": "/v1/completions",
-                             "body": {"model": "c", "prompt": "hi"}}))
+    lines = [
+        json.dumps(
+            {
+                "custom_id": f"{m}-{i}",
+                "method": "POST",
+                "url": "/v1/completions",
+                "body": {
+                    "model": m,
+                    "prompt": p,
+                    "max_tokens": GREEDY.max_tokens,
+                    "temperature": 0,
+                    "ignore_eos": True,
+                },
+            }
+        )
+        for i, p in enumerate(prompts)
+        for m in ("b", "tiny", "a")
+    ]  # interleaved: mixed in one batch
+    lines.append(
+        json.dumps(
+            {"custom_id": "x", "method": "POST", "url": "/v1/completions", "body": {"model": "c", "prompt": "hi"}}
+        )
+    )
     parsed = parse_jsonl("\n".join(lines), GREEDY)
     assert not parsed.errors and len(parsed.requests) == 10
     out = tmp_path / "out.jsonl"
@@ -89,8 +115,9 @@ def test_a_batch_mixing_base_and_two_adapters_matches_per_adapter_runs(
     assert "`c` is not the loaded model or one of its adapters (" in message and " a, b, tiny" in message
 
 
-def test_bad_adapters_are_refused_with_the_reason(lora_host: EngineHost, lora_adapters: dict[str, Path],
-                                                  tmp_path: Path, tiny_model: Path) -> None:
+def test_bad_adapters_are_refused_with_the_reason(
+    lora_host: EngineHost, lora_adapters: dict[str, Path], tmp_path: Path, tiny_model: Path
+) -> None:
     with pytest.raises(AdapterError, match="rank is 16, larger than this engine's max_lora_rank 8"):
         lora_host.attach_adapter("wide", lora_adapters["wide"])
     with pytest.raises(AdapterError, match=r"does not fit 'tiny' \(it was trained on .*other-base\)"):
@@ -108,8 +135,9 @@ def test_bad_adapters_are_refused_with_the_reason(lora_host: EngineHost, lora_ad
     fresh = EngineHost()
     try:
         with pytest.raises(EngineError, match="not valid JSON .*the adapter is corrupt"):
-            fresh.load(EngineConfig(model=str(tiny_model), device="cpu", lora_modules={"x": str(broken)})
-                       ).result(timeout=120)
+            fresh.load(EngineConfig(model=str(tiny_model), device="cpu", lora_modules={"x": str(broken)})).result(
+                timeout=120
+            )
         assert "corrupt" in (fresh.status.error or "")
     finally:
         fresh.close()
@@ -122,7 +150,8 @@ def test_the_plain_engine_has_no_adapter_slots(engine_host: Any, lora_adapters: 
 
 
 def test_chat_panel_answers_with_the_chosen_adapter_and_compares_with_the_base(
-        lora_host: EngineHost, home: Path, qtbot: Any) -> None:
+    lora_host: EngineHost, home: Path, qtbot: Any
+) -> None:
     from console.ui.chat_panel import ChatPanel
     from console.ui.context import AppContext
 
@@ -140,8 +169,10 @@ def test_chat_panel_answers_with_the_chosen_adapter_and_compares_with_the_base(
     got = panel.store.messages(panel.conversation_id)[-1].content
     messages = [{"role": "user", "content": "Hello there"}]
     sampling = panel.sampling()
-    direct = {name: lora_host.generate(GenerationRequest(messages=messages, sampling=sampling, adapter=name),
-                                       timeout=120) for name in (None, "a")}
+    direct = {
+        name: lora_host.generate(GenerationRequest(messages=messages, sampling=sampling, adapter=name), timeout=120)
+        for name in (None, "a")
+    }
     assert got == direct["a"].text != direct[None].text  # the conversation's adapter answered
     first = panel.conversation_id
     # side by side: the same prompt, base and adapter

@@ -14,7 +14,7 @@ import pytest
 
 from marker_guard import heavy_child
 
-INNER = textwrap.dedent('''
+INNER = textwrap.dedent("""
     import subprocess
     import sys
 
@@ -66,7 +66,7 @@ INNER = textwrap.dedent('''
 
     def test_a_light_child_needs_no_marker():
         assert subprocess.run([sys.executable, "-c", "print(1)"], capture_output=True).returncode == 0
-''')
+""")
 
 
 class Reports:
@@ -85,19 +85,38 @@ class Reports:
 def test_unmarked_engine_tests_fail_and_marked_ones_pass(tmp_path: Path) -> None:
     (tmp_path / "test_inner.py").write_text(INNER, encoding="utf-8")
     reports = Reports()
-    rc = pytest.main([str(tmp_path / "test_inner.py"), "-p", "marker_guard", "-p", "no:cacheprovider", "-q",
-                      "--rootdir", str(tmp_path), "-W", "ignore::pytest.PytestAssertRewriteWarning"],
-                     plugins=[reports])
+    rc = pytest.main(
+        [
+            str(tmp_path / "test_inner.py"),
+            "-p",
+            "marker_guard",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--rootdir",
+            str(tmp_path),
+            "-W",
+            "ignore::pytest.PytestAssertRewriteWarning",
+        ],
+        plugins=[reports],
+    )
     assert rc == 1
-    assert set(reports.failed) == {"test_unmarked_builds_an_engine", "test_unmarked_starts_a_vllm_child",
-                                   "test_unmarked_runs_the_cli_as_a_child", "test_unmarked_uses_the_shared_engine"}
+    assert set(reports.failed) == {
+        "test_unmarked_builds_an_engine",
+        "test_unmarked_starts_a_vllm_child",
+        "test_unmarked_runs_the_cli_as_a_child",
+        "test_unmarked_uses_the_shared_engine",
+    }
     assert "EngineHost.load" in reports.failed["test_unmarked_builds_an_engine"]
     assert "python -c <code with import vllm>" in reports.failed["test_unmarked_starts_a_vllm_child"]
     assert "python -m console" in reports.failed["test_unmarked_runs_the_cli_as_a_child"]
     assert "engine_host" in reports.failed["test_unmarked_uses_the_shared_engine"]
     assert all("no engine/e2e marker" in text for text in reports.failed.values())
-    assert reports.passed == {"test_marked_child_runs", "test_marked_fixture_is_allowed",
-                              "test_a_light_child_needs_no_marker"}
+    assert reports.passed == {
+        "test_marked_child_runs",
+        "test_marked_fixture_is_allowed",
+        "test_a_light_child_needs_no_marker",
+    }
 
 
 def test_which_children_are_heavy() -> None:

@@ -12,7 +12,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_nothing_outside_the_store_touches_its_private_fields() -> None:
-    private = re.compile(r"\b(?:store|metrics|self\.store|self\.metrics|ctx\.metrics)\._(?:lock|bins|ttft|itl|finished|device)\b")
+    private = re.compile(
+        r"\b(?:store|metrics|self\.store|self\.metrics|ctx\.metrics)\._(?:lock|bins|ttft|itl|finished|device)\b"
+    )
     offenders = []
     for path in sorted([*(ROOT / "console").rglob("*.py"), *(ROOT / "benchmarks").rglob("*.py")]):
         if path == ROOT / "console" / "metrics" / "store.py":
@@ -42,8 +44,14 @@ def test_from_series_keeps_every_point_of_a_long_recording() -> None:
     bins = [MetricsBin(t=1_700_000_000.0 + i * 0.5, generation_tokens=1) for i in range(14_400)]
     device = [DeviceSample(1_700_000_000.0 + i, {"rss_bytes": float(i)}) for i in range(10)]
     finished = [FinishedRecord(1_700_000_001.0, "r", "length", 1.0, 0.1, 0.2, 0.7, 4, 8, 0)]
-    store = MetricsStore.from_series(0.5, bins=reversed(bins), device=device, finished=finished,
-                                     ttft=[(1_700_000_000.0, 0.25)], totals={"generation_tokens": 14_400})
+    store = MetricsStore.from_series(
+        0.5,
+        bins=reversed(bins),
+        device=device,
+        finished=finished,
+        ttft=[(1_700_000_000.0, 0.25)],
+        totals={"generation_tokens": 14_400},
+    )
     got = store.bins()
     assert len(got) == 14_400 and got[0].t < got[-1].t  # all kept, sorted by time
     assert [s.values["rss_bytes"] for s in store.device_samples()] == [float(i) for i in range(10)]

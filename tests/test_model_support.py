@@ -44,8 +44,9 @@ def test_converted_or_downloaded_model_is_refused_by_the_store(tiny_model: Path,
     """The store's staged path (GGUF conversion, download, quantize) asks too, and leaves nothing."""
     store = ModelStore(tmp_path / "store")
     with pytest.raises(ModelFormatError, match="NoSuchModelForCausalLM"):
-        store.add_staged("weird", lambda tmp: with_architecture(tiny_model, tmp, "NoSuchModelForCausalLM"),
-                         source="test")
+        store.add_staged(
+            "weird", lambda tmp: with_architecture(tiny_model, tmp, "NoSuchModelForCausalLM"), source="test"
+        )
     assert store.list() == [] and not (store.root / "weird").exists()
 
 

@@ -32,15 +32,20 @@ def _copy_light_dependencies(site: Path) -> None:
 
 def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
-                           capture_output=True, text=True, timeout=600)
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert build.returncode == 0, build.stderr[-2000:]
     wheel = next(dist.glob("inference_console-*.whl"))
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     py = env_dir / "bin" / "python"
-    inst = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
-                          capture_output=True, text=True, timeout=600)
+    inst = subprocess.run(
+        [str(py), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], capture_output=True, text=True, timeout=600
+    )
     assert inst.returncode == 0, inst.stderr[-2000:]
     site = env_dir / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
     _copy_light_dependencies(site)
@@ -48,14 +53,24 @@ def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path: Path) -> None
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "INFERENCE_CONSOLE_HOME": str(tmp_path / "home")}
-    version = subprocess.run([str(exe), "--version"], capture_output=True, text=True, cwd=elsewhere, env=env, timeout=120)
+    version = subprocess.run(
+        [str(exe), "--version"], capture_output=True, text=True, cwd=elsewhere, env=env, timeout=120
+    )
     assert version.returncode == 0, version.stderr
     assert "inference-console: " in version.stdout and "engine: not installed" in version.stdout
-    presets = subprocess.run([str(exe), "presets", "list"], capture_output=True, text=True, cwd=elsewhere, env=env,
-                             timeout=120)
+    presets = subprocess.run(
+        [str(exe), "presets", "list"], capture_output=True, text=True, cwd=elsewhere, env=env, timeout=120
+    )
     assert presets.returncode == 0, presets.stderr
     shipped = sorted(p.stem for p in (ROOT / "presets").glob("*.toml"))
     for name in shipped:  # found inside the installed package, not in this checkout
         assert name in presets.stdout
-    installed_data = env_dir / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages" / "console" / "_data"
+    installed_data = (
+        env_dir
+        / "lib"
+        / f"python{sys.version_info.major}.{sys.version_info.minor}"
+        / "site-packages"
+        / "console"
+        / "_data"
+    )
     assert (installed_data / "resources" / "icons" / "inference-console.svg").is_file()

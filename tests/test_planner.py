@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from console.planner import (GOALS, GPU_PROFILES, KNOWN_SHAPES, ModelShape, PlanRequest, auto_config, plan,
-                             shape_for)
+from console.planner import GOALS, GPU_PROFILES, KNOWN_SHAPES, ModelShape, PlanRequest, auto_config, plan, shape_for
 from console.planner.calibration import CalibrationError, find_calibration, parse_calibration
 from console.planner.gpus import GiB, MiB
 
@@ -41,8 +40,16 @@ def test_awq_weights_count_group_scales_and_keep_embeddings_16bit() -> None:
 
 
 def test_known_table_parameter_counts() -> None:
-    published = {"Llama-3.2-3B": 3.21, "Qwen2.5-7B": 7.62, "Qwen2.5-14B": 14.77, "Qwen2.5-32B": 32.76,
-                 "Mistral-7B": 7.25, "Gemma-2-9B": 9.24, "Phi-3.5-mini": 3.82, "SmolLM2-135M": 0.1345}
+    published = {
+        "Llama-3.2-3B": 3.21,
+        "Qwen2.5-7B": 7.62,
+        "Qwen2.5-14B": 14.77,
+        "Qwen2.5-32B": 32.76,
+        "Mistral-7B": 7.25,
+        "Gemma-2-9B": 9.24,
+        "Phi-3.5-mini": 3.82,
+        "SmolLM2-135M": 0.1345,
+    }
     for name, billions in published.items():
         assert KNOWN_SHAPES[name].params / 1e9 == pytest.approx(billions, rel=0.005), name
 
@@ -55,8 +62,9 @@ def test_fp8_kv_halves_bytes_per_token_and_doubles_tokens() -> None:
 
 
 def test_gpu_budget_formula() -> None:
-    req = PlanRequest(LLAMA8, gpu="h200", max_model_len=8192, max_num_seqs=256, max_num_batched_tokens=8192,
-                      calibration=False)
+    req = PlanRequest(
+        LLAMA8, gpu="h200", max_model_len=8192, max_num_seqs=256, max_num_batched_tokens=8192, calibration=False
+    )
     p = plan(req)
     total = 143771 * MiB
     act = 8192 * (3 * 14336 + 4 * 4096) * 2 + 256 * 128256 * 4
@@ -82,8 +90,11 @@ def test_tensor_and_pipeline_parallel_layouts() -> None:
     pp2 = plan(PlanRequest(LLAMA8, gpu="h200", max_model_len=8192, pipeline_parallel_size=2, calibration=False))
     assert [g.layers for g in pp2.per_gpu] == [16, 16]
     assert pp2.per_gpu[0].kv_bytes_per_token == 16 * 2 * 8 * 128 * 2
-    bad = plan(PlanRequest(KNOWN_SHAPES["Qwen2.5-7B"], gpu="h200", max_model_len=8192, tensor_parallel_size=8,
-                           calibration=False))
+    bad = plan(
+        PlanRequest(
+            KNOWN_SHAPES["Qwen2.5-7B"], gpu="h200", max_model_len=8192, tensor_parallel_size=8, calibration=False
+        )
+    )
     assert bad.verdict != "fits" and "does not divide" in bad.problems[0]
 
 
@@ -131,8 +142,15 @@ def test_cuda_graphs_count_inside_the_budget() -> None:
     real footprint was ~0.6 GiB higher. On a real 4090 the planner must flag it."""
     g = GPU_PROFILES["rtx-4090"]
     util = round(23.0 * GiB / g.memory_bytes, 5)
-    req = PlanRequest(LLAMA8, gpu=g, gpu_memory_utilization=util, max_model_len=8192, concurrency=1,
-                      max_num_seqs=256, max_num_batched_tokens=8192)
+    req = PlanRequest(
+        LLAMA8,
+        gpu=g,
+        gpu_memory_utilization=util,
+        max_model_len=8192,
+        concurrency=1,
+        max_num_seqs=256,
+        max_num_batched_tokens=8192,
+    )
     p = plan(req)
     assert p.verdict == "fits-with-changes"
     assert "CUDA graphs" in p.problems[0]
@@ -146,8 +164,9 @@ def test_cuda_graphs_count_inside_the_budget() -> None:
 
 
 def test_too_big_for_the_card_names_tp_and_gpu() -> None:
-    p = plan(PlanRequest(shape_for("Qwen2.5-32B"), gpu="rtx-4080", quantization="awq", max_model_len=8192,
-                         concurrency=2))
+    p = plan(
+        PlanRequest(shape_for("Qwen2.5-32B"), gpu="rtx-4080", quantization="awq", max_model_len=8192, concurrency=2)
+    )
     assert p.verdict == "does-not-fit"  # AWQ 32B is ~18 GiB: more than a 16 GB card holds
     assert not [s for s in p.suggestions if s.kind == "settings"]
     summaries = " | ".join(s.summary for s in p.suggestions)
@@ -161,8 +180,11 @@ def test_context_longer_than_the_model() -> None:
 
 
 def test_cpu_suggests_a_kv_size() -> None:
-    p = plan(PlanRequest(shape_for("SmolLM2-135M"), gpu="cpu", max_model_len=8192, concurrency=32,
-                         kv_cache_memory_bytes=2 * GiB))
+    p = plan(
+        PlanRequest(
+            shape_for("SmolLM2-135M"), gpu="cpu", max_model_len=8192, concurrency=32, kv_cache_memory_bytes=2 * GiB
+        )
+    )
     assert p.verdict == "fits-with-changes"
     need = p.suggestions[0].changes["kv_cache_memory_bytes"]
     assert need == (32 * 64 + 1) * 128 * 23_040
@@ -189,8 +211,12 @@ def test_calibration_changes_the_result(tmp_path: Path) -> None:
     raw = plan(req)
     extra_graphs = 512 * MiB
     graphs = raw.overheads["cuda_graphs"].bytes
-    data = {"format": 1, "gpu": "rtx-4090", "source": "test",
-            "overheads": {"cuda_graphs": {"bytes": graphs + extra_graphs}, "activation_peak": {"scale": 2.0}}}
+    data = {
+        "format": 1,
+        "gpu": "rtx-4090",
+        "source": "test",
+        "overheads": {"cuda_graphs": {"bytes": graphs + extra_graphs}, "activation_peak": {"scale": 2.0}},
+    }
     (tmp_path / "rtx-4090.json").write_text(json.dumps(data))
     cal = find_calibration("rtx-4090", [tmp_path])
     assert cal is not None
@@ -206,17 +232,28 @@ def test_shipped_cpu_calibration_reproduces_its_points() -> None:
     assert cal is not None and cal.points
     for point in cal.points:
         shape = ModelShape(**point["shape"])
-        p = plan(PlanRequest(shape, gpu="cpu", max_model_len=point["max_model_len"],
-                             kv_cache_memory_bytes=point["kv_cache_memory_bytes"]))
+        p = plan(
+            PlanRequest(
+                shape,
+                gpu="cpu",
+                max_model_len=point["max_model_len"],
+                kv_cache_memory_bytes=point["kv_cache_memory_bytes"],
+            )
+        )
         assert p.kv_blocks == point["measured"]["num_gpu_blocks"]
         assert p.kv_cache_size_tokens == point["measured"]["kv_cache_size_tokens"]
         assert p.max_concurrency == pytest.approx(point["measured"]["max_concurrency"])
 
 
-@pytest.mark.parametrize("bad,msg", [({"gpu": "x", "overheads": {"ram": {"bytes": 1}}}, "unknown overhead"),
-                                     ({"gpu": "x", "overheads": {"cuda_graphs": {"bytes": -1}}}, ">= 0"),
-                                     ({"overheads": {}}, "'gpu' is required"),
-                                     ({"gpu": "x", "format": 9}, "unsupported format")])
+@pytest.mark.parametrize(
+    "bad,msg",
+    [
+        ({"gpu": "x", "overheads": {"ram": {"bytes": 1}}}, "unknown overhead"),
+        ({"gpu": "x", "overheads": {"cuda_graphs": {"bytes": -1}}}, ">= 0"),
+        ({"overheads": {}}, "'gpu' is required"),
+        ({"gpu": "x", "format": 9}, "unsupported format"),
+    ],
+)
 def test_bad_calibration_files_are_refused(bad: dict, msg: str) -> None:
     with pytest.raises(CalibrationError, match=msg):
         parse_calibration(bad, "bad.json")

@@ -25,8 +25,10 @@ def test_qwen3_8b_dense_by_hand() -> None:
     assert p.kv_bytes_per_token == 36 * 2 * 8 * 128 * 2 == 147_456
     assert p.weights_bytes == params * 2
     awq = plan(PlanRequest(s, gpu="rtx-4090", quantization="awq", max_model_len=32768, calibration=False))
-    assert awq.weights_bytes == math.ceil(36 * (attention + mlp) * (4 + 20 / 128) / 8) \
-        + (params - 36 * (attention + mlp)) * 2
+    assert (
+        awq.weights_bytes
+        == math.ceil(36 * (attention + mlp) * (4 + 20 / 128) / 8) + (params - 36 * (attention + mlp)) * 2
+    )
     assert "awq" in SHIPPED_QUANTIZATIONS["Qwen3-8B"] and "fp8" in SHIPPED_QUANTIZATIONS["Qwen3-8B"]
 
 
@@ -70,18 +72,50 @@ def test_gpt_oss_20b_mxfp4_quantizes_the_experts_only() -> None:
 
 
 def test_moe_fields_come_from_config_json() -> None:
-    config = {"model_type": "qwen3_moe", "hidden_size": 2048, "num_attention_heads": 32, "num_key_value_heads": 4,
-              "head_dim": 128, "num_hidden_layers": 48, "intermediate_size": 6144, "moe_intermediate_size": 768,
-              "num_experts": 128, "num_experts_per_tok": 8, "vocab_size": 151936, "max_position_embeddings": 40960,
-              "tie_word_embeddings": False}
+    config = {
+        "model_type": "qwen3_moe",
+        "hidden_size": 2048,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 4,
+        "head_dim": 128,
+        "num_hidden_layers": 48,
+        "intermediate_size": 6144,
+        "moe_intermediate_size": 768,
+        "num_experts": 128,
+        "num_experts_per_tok": 8,
+        "vocab_size": 151936,
+        "max_position_embeddings": 40960,
+        "tie_word_embeddings": False,
+    }
     s = ModelShape.from_hf_config(config, "Qwen3-30B-A3B")
     assert (s.num_experts, s.experts_per_token, s.moe_intermediate_size) == (128, 8, 768)
     assert s.params == KNOWN_SHAPES["Qwen3-30B-A3B"].params
 
 
-@pytest.mark.parametrize("name", ["Qwen3-8B", "Qwen3-14B", "Qwen3-32B", "Qwen3-30B-A3B", "Gemma-3-12B",
-                                  "Gemma-3-27B", "Mistral-Small-24B", "gpt-oss-20b", "Llama-3.3-70B"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Qwen3-8B",
+        "Qwen3-14B",
+        "Qwen3-32B",
+        "Qwen3-30B-A3B",
+        "Gemma-3-12B",
+        "Gemma-3-27B",
+        "Mistral-Small-24B",
+        "gpt-oss-20b",
+        "Llama-3.3-70B",
+    ],
+)
 def test_current_shapes_are_known_with_their_published_sizes(name: str) -> None:
-    published = {"Qwen3-8B": 8.2, "Qwen3-14B": 14.8, "Qwen3-32B": 32.8, "Qwen3-30B-A3B": 30.5, "Gemma-3-12B": 11.8,
-                 "Gemma-3-27B": 27.0, "Mistral-Small-24B": 23.6, "gpt-oss-20b": 20.9, "Llama-3.3-70B": 70.6}
+    published = {
+        "Qwen3-8B": 8.2,
+        "Qwen3-14B": 14.8,
+        "Qwen3-32B": 32.8,
+        "Qwen3-30B-A3B": 30.5,
+        "Gemma-3-12B": 11.8,
+        "Gemma-3-27B": 27.0,
+        "Mistral-Small-24B": 23.6,
+        "gpt-oss-20b": 20.9,
+        "Llama-3.3-70B": 70.6,
+    }
     assert shape_for(name).params / 1e9 == pytest.approx(published[name], abs=0.15)

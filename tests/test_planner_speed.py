@@ -40,8 +40,9 @@ def test_an_eagle_head_takes_its_weights_and_one_layer_of_kv_from_the_budget() -
     assert budget == plain.per_gpu[0].kv_budget_bytes - (layer + 2 * h * h) * 2
     assert eagle.kv_blocks == budget // (16 * 33 * 2 * 8 * 128 * 2)
     # a head whose folder is known is counted by its files, not the estimate
-    known = plan(PlanRequest(LLAMA8, speculative_method="eagle", num_speculative_tokens=3,
-                             draft_params=250_000_000, **BASE))
+    known = plan(
+        PlanRequest(LLAMA8, speculative_method="eagle", num_speculative_tokens=3, draft_params=250_000_000, **BASE)
+    )
     assert known.per_gpu[0].weights_bytes - plain.per_gpu[0].weights_bytes == 500_000_000
 
 
@@ -53,8 +54,11 @@ def test_kv_offload_is_counted_on_the_host_and_checked_against_its_ram() -> None
     too_big = plan(PlanRequest(LLAMA8, kv_offloading_size=40.0, host_memory_bytes=32 * GiB, **BASE))
     assert too_big.verdict == "does-not-fit"
     assert any("KV offload of 40 GiB needs host memory" in p for p in too_big.problems)
-    cpu = plan(PlanRequest(KNOWN_SHAPES["SmolLM2-135M"], gpu="cpu:24", max_model_len=4096,
-                           kv_offloading_size=2.0, calibration=False))
+    cpu = plan(
+        PlanRequest(
+            KNOWN_SHAPES["SmolLM2-135M"], gpu="cpu:24", max_model_len=4096, kv_offloading_size=2.0, calibration=False
+        )
+    )
     assert any("CPU engine refuses it" in p for p in cpu.problems)
 
 
@@ -67,12 +71,30 @@ def test_a_draft_heads_folder_gives_its_parameter_count(tmp_path: Path) -> None:
 def test_the_plan_cli_counts_the_draft_and_the_offload(capsys: pytest.CaptureFixture[str]) -> None:
     from console.cli.main import main
 
-    rc = main(["plan", "--model", "Llama-3.1-8B", "--gpu", "rtx-4090", "--max-model-len", "16384",
-               "--speculative-method", "eagle3", "--num-speculative-tokens", "3", "--kv-offloading-size", "4",
-               "--no-calibration", "--json"])
+    rc = main(
+        [
+            "plan",
+            "--model",
+            "Llama-3.1-8B",
+            "--gpu",
+            "rtx-4090",
+            "--max-model-len",
+            "16384",
+            "--speculative-method",
+            "eagle3",
+            "--num-speculative-tokens",
+            "3",
+            "--kv-offloading-size",
+            "4",
+            "--no-calibration",
+            "--json",
+        ]
+    )
     assert rc == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["speed"]["speculative"]["method"] == "eagle3" and data["speed"]["speculative"]["draft_weights_gib"] > 0.5
+    assert (
+        data["speed"]["speculative"]["method"] == "eagle3" and data["speed"]["speculative"]["draft_weights_gib"] > 0.5
+    )
     assert data["speed"]["kv_offload"]["host_gib"] == 4.0
 
 
@@ -80,13 +102,28 @@ def test_the_fit_table_plans_a_presets_speed_settings(tmp_path: Path, tiny_model
     from console.planner.fit_table import plan_for
     from console.models.store import ModelEntry
 
-    config = EngineConfig(model="x", max_model_len=1024, speculative_method="eagle", num_speculative_tokens=3,
-                          speculative_model=str(tmp_path / "no-head"))
-    entry = ModelEntry(name="tiny", path=str(tiny_model), architecture="LlamaForCausalLM", params=0,
-                       dtype="float32", quantization=None, size_bytes=0, max_context=None, source="test")
+    config = EngineConfig(
+        model="x",
+        max_model_len=1024,
+        speculative_method="eagle",
+        num_speculative_tokens=3,
+        speculative_model=str(tmp_path / "no-head"),
+    )
+    entry = ModelEntry(
+        name="tiny",
+        path=str(tiny_model),
+        architecture="LlamaForCausalLM",
+        params=0,
+        dtype="float32",
+        quantization=None,
+        size_bytes=0,
+        max_context=None,
+        source="test",
+    )
     p = plan_for(entry, config, "rtx-4090")
     assert p.request.speculative_method == "eagle" and p.request.num_speculative_tokens == 3
-    plain = plan_for(entry, config.replace(speculative_method=None, num_speculative_tokens=None,
-                                           speculative_model=None), "rtx-4090")
+    plain = plan_for(
+        entry, config.replace(speculative_method=None, num_speculative_tokens=None, speculative_model=None), "rtx-4090"
+    )
     assert p.per_gpu[0].weights_bytes > plain.per_gpu[0].weights_bytes
     assert p.per_gpu[0].kv_bytes_per_token > plain.per_gpu[0].kv_bytes_per_token

@@ -25,23 +25,39 @@ pytestmark = pytest.mark.engine
 def vllm_own_figures(host: Any) -> dict[str, Any]:
     """What vLLM logged as "KV cache size: N tokens, Maximum concurrency for L tokens: Xx"."""
     cache = host._engine.vllm_config.cache_config  # read-only peek at the engine's resolved config
-    return {"blocks": cache.num_gpu_blocks, "block_size": cache.block_size,
-            "tokens": cache.kv_cache_size_tokens, "concurrency": cache.kv_cache_max_concurrency}
+    return {
+        "blocks": cache.num_gpu_blocks,
+        "block_size": cache.block_size,
+        "tokens": cache.kv_cache_size_tokens,
+        "concurrency": cache.kv_cache_max_concurrency,
+    }
 
 
 def check(host: Any, model: Any, kv_bytes: int, max_model_len: int) -> dict[str, Any]:
     info = host.status.info
     own = vllm_own_figures(host)
     # the KV cache follows the weights' dtype, which the CPU dtype check chose (float32 here)
-    p = plan(PlanRequest(shape_for(model), gpu="cpu", max_model_len=max_model_len,
-                         kv_cache_memory_bytes=kv_bytes, calibration=False, dtype=info.dtype))
+    p = plan(
+        PlanRequest(
+            shape_for(model),
+            gpu="cpu",
+            max_model_len=max_model_len,
+            kv_cache_memory_bytes=kv_bytes,
+            calibration=False,
+            dtype=info.dtype,
+        )
+    )
     assert p.block_size == own["block_size"] == info.block_size == 128
     assert p.kv_blocks == own["blocks"] == info.num_kv_blocks
     assert p.kv_tokens == info.kv_cache_tokens
     assert p.kv_cache_size_tokens == own["tokens"]
     assert p.max_concurrency == pytest.approx(own["concurrency"], abs=1e-9)
-    figures = {"kv_cache_memory_bytes": kv_bytes, "max_model_len": max_model_len, **own,
-               "dtype_bytes": dtype_bytes(host)}
+    figures = {
+        "kv_cache_memory_bytes": kv_bytes,
+        "max_model_len": max_model_len,
+        **own,
+        "dtype_bytes": dtype_bytes(host),
+    }
     print("vLLM reported:", figures)  # the source of resources/calibration/cpu.json's points
     return figures
 
@@ -55,8 +71,16 @@ def load(model_path: Path, kv_bytes: int, max_model_len: int) -> Any:
     from console.engine.host import EngineHost
 
     host = EngineHost()
-    host.load(EngineConfig(model=str(model_path), kv_cache_memory_bytes=kv_bytes, max_model_len=max_model_len,
-                           device="cpu", enforce_eager=True), model_path.name).result(timeout=600)
+    host.load(
+        EngineConfig(
+            model=str(model_path),
+            kv_cache_memory_bytes=kv_bytes,
+            max_model_len=max_model_len,
+            device="cpu",
+            enforce_eager=True,
+        ),
+        model_path.name,
+    ).result(timeout=600)
     return host
 
 
@@ -92,12 +116,22 @@ def smol_entry(smollm2_model: Path, tmp_path_factory: pytest.TempPathFactory) ->
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("kv_bytes,max_model_len", [(2 * 1024**3, 8192), (SMOLLM2_KV_BYTES, SMOLLM2_MAX_LEN)])
-def test_smollm2_two_kv_sizes(smol_entry: Any, kv_bytes: int, max_model_len: int,
-                              request: pytest.FixtureRequest) -> None:
+def test_smollm2_two_kv_sizes(
+    smol_entry: Any, kv_bytes: int, max_model_len: int, request: pytest.FixtureRequest
+) -> None:
     shape = shape_for(smol_entry)  # read from the store entry's config.json
     table = shape_for("SmolLM2-135M")
-    keys = ("layers", "hidden_size", "num_attention_heads", "num_kv_heads", "head_dim", "intermediate_size",
-            "vocab_size", "tie_word_embeddings", "params")
+    keys = (
+        "layers",
+        "hidden_size",
+        "num_attention_heads",
+        "num_kv_heads",
+        "head_dim",
+        "intermediate_size",
+        "vocab_size",
+        "tie_word_embeddings",
+        "params",
+    )
     assert {k: getattr(shape, k) for k in keys} == {k: getattr(table, k) for k in keys}
     assert shape.params == smol_entry.params  # the store counted the safetensors' parameters
     if (kv_bytes, max_model_len) == (SMOLLM2_KV_BYTES, SMOLLM2_MAX_LEN):

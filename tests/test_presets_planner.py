@@ -43,8 +43,13 @@ def test_vllm_refusals_are_reported() -> None:
         validate_with_vllm({"kv_cache_dtype": "fp9"})
     with pytest.raises(EngineArgsError, match="max-num-seqs"):
         validate_with_vllm({"max_num_seqs": "many"})
-    assert serve_argv({"enforce_eager": False, "device": "cuda", "max_model_len": 8}, "m") == \
-        ["--model", "m", "--no-enforce-eager", "--max-model-len", "8"]
+    assert serve_argv({"enforce_eager": False, "device": "cuda", "max_model_len": 8}, "m") == [
+        "--model",
+        "m",
+        "--no-enforce-eager",
+        "--max-model-len",
+        "8",
+    ]
 
 
 @pytest.mark.parametrize("name", FOUR_090)
@@ -70,8 +75,23 @@ def test_cli_presets(capsys: pytest.CaptureFixture[str], home: object) -> None:
     assert set(FOUR_090) <= names
     assert main(["presets", "show", "4090-long-context"]) == 0
     assert "kv_cache_dtype" in capsys.readouterr().out
-    assert main(["presets", "show", "auto", "--model", "Qwen2.5-7B", "--gpu", "rtx-4090", "--goal",
-                 "max-throughput", "--json"]) == 0
+    assert (
+        main(
+            [
+                "presets",
+                "show",
+                "auto",
+                "--model",
+                "Qwen2.5-7B",
+                "--gpu",
+                "rtx-4090",
+                "--goal",
+                "max-throughput",
+                "--json",
+            ]
+        )
+        == 0
+    )
     auto = json.loads(capsys.readouterr().out)
     assert auto["engine"]["kv_cache_dtype"] == "fp8" and auto["engine"]["max_num_seqs"] >= 8
     assert main(["presets", "show", "nope"]) == 2
@@ -79,22 +99,43 @@ def test_cli_presets(capsys: pytest.CaptureFixture[str], home: object) -> None:
 
 
 def test_cli_plan_one_command_answer(capsys: pytest.CaptureFixture[str], home: object) -> None:
-    rc = main(["plan", "--model", "Qwen2.5-14B", "--gpu", "rtx-4090", "--max-model-len", "32768",
-               "--users", "8"])
+    rc = main(["plan", "--model", "Qwen2.5-14B", "--gpu", "rtx-4090", "--max-model-len", "32768", "--users", "8"])
     out = capsys.readouterr().out
     assert rc == 0
     assert "VERDICT: FITS ONLY WITH CHANGES" in out and "CHANGES THAT MAKE IT FIT" in out
     assert "FP8 KV cache" in out and "AWQ" in out
-    assert main(["plan", "--model", "Qwen2.5-14B", "--gpu", "rtx-4090", "--max-model-len", "32768",
-                 "--users", "8", "--quantization", "awq", "--kv-cache-dtype", "fp8", "--json"]) == 0
+    assert (
+        main(
+            [
+                "plan",
+                "--model",
+                "Qwen2.5-14B",
+                "--gpu",
+                "rtx-4090",
+                "--max-model-len",
+                "32768",
+                "--users",
+                "8",
+                "--quantization",
+                "awq",
+                "--kv-cache-dtype",
+                "fp8",
+                "--json",
+            ]
+        )
+        == 0
+    )
     d = json.loads(capsys.readouterr().out)
     assert d["request"]["quantization"] == "awq" and d["kv_bytes_per_token"] == 48 * 2 * 8 * 128
-    assert main(["plan", "--model", "Llama-3.2-3B", "--gpu", "rtx-4090", "--max-model-len", "8192",
-                 "--formulas"]) == 0
+    assert main(["plan", "--model", "Llama-3.2-3B", "--gpu", "rtx-4090", "--max-model-len", "8192", "--formulas"]) == 0
     out = capsys.readouterr().out
     assert "VERDICT: FITS" in out and "kv_bytes_per_token: layers x 2" in out
-    assert main(["plan", "--model", "Qwen2.5-32B", "--gpu", "rtx-4080", "--quantization", "awq",
-                 "--max-model-len", "8192"]) == 1
+    assert (
+        main(
+            ["plan", "--model", "Qwen2.5-32B", "--gpu", "rtx-4080", "--quantization", "awq", "--max-model-len", "8192"]
+        )
+        == 1
+    )
     assert "DOES NOT FIT" in capsys.readouterr().out
     assert main(["plan", "--model", "no-such-model", "--gpu", "rtx-4090"]) == 2
     err = capsys.readouterr().err

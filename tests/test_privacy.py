@@ -32,10 +32,15 @@ CLEARED = [*privacy.OPT_OUT_ENV, privacy.HOST_IP_ENV, privacy.USAGE_STATS_ENV, "
 
 def guarded_env(tmp_path: Path, log: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in CLEARED}
-    env.update(NETGUARD_LOG=str(log), PYTHONPATH=os.pathsep.join([str(GUARD), str(ROOT)]),
-               # vLLM also honours ~/.config/vllm/do_not_track and writes usage_stats.json there.
-               VLLM_CONFIG_ROOT=str(tmp_path / "vllm-config"), VLLM_LOGGING_LEVEL="WARNING", TQDM_DISABLE="1",
-               INFERENCE_CONSOLE_HOME=str(tmp_path / "home"))
+    env.update(
+        NETGUARD_LOG=str(log),
+        PYTHONPATH=os.pathsep.join([str(GUARD), str(ROOT)]),
+        # vLLM also honours ~/.config/vllm/do_not_track and writes usage_stats.json there.
+        VLLM_CONFIG_ROOT=str(tmp_path / "vllm-config"),
+        VLLM_LOGGING_LEVEL="WARNING",
+        TQDM_DISABLE="1",
+        INFERENCE_CONSOLE_HOME=str(tmp_path / "home"),
+    )
     env.update(extra)
     return env
 
@@ -47,8 +52,9 @@ def read_log(log: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 
 def describe(attempts: list[dict[str, Any]]) -> str:
-    return "\n".join(f"{a['process']} pid {a['pid']} {a['call']} {a['address']}\n{''.join(a['stack'])}"
-                     for a in attempts)
+    return "\n".join(
+        f"{a['process']} pid {a['pid']} {a['call']} {a['address']}\n{''.join(a['stack'])}" for a in attempts
+    )
 
 
 CALL_HOME = """
@@ -69,8 +75,13 @@ def test_guard_records_vllm_calling_home_without_the_console_env(tmp_path: Path)
     """Control: vLLM's address lookup and usage report, under the guard. Without the console's
     environment both reach for the outside world and are recorded; with it, neither does."""
     log = tmp_path / "bare.log"
-    bare = subprocess.run([sys.executable, "-c", CALL_HOME, str(log)], env=guarded_env(tmp_path, log),
-                          capture_output=True, text=True, timeout=300)
+    bare = subprocess.run(
+        [sys.executable, "-c", CALL_HOME, str(log)],
+        env=guarded_env(tmp_path, log),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert bare.returncode == 0, bare.stderr[-2000:]
     attempts, verdicts = read_log(log)
     assert [v["usage_stats_enabled"] for v in verdicts] == [True]
@@ -80,8 +91,9 @@ def test_guard_records_vllm_calling_home_without_the_console_env(tmp_path: Path)
 
     log = tmp_path / "console.log"
     env = privacy.child_env(guarded_env(tmp_path, log), INFERENCE_CONSOLE_USAGE_STATS="0")
-    run = subprocess.run([sys.executable, "-c", CALL_HOME, str(log)], env=env, capture_output=True, text=True,
-                         timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-c", CALL_HOME, str(log)], env=env, capture_output=True, text=True, timeout=300
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     attempts, verdicts = read_log(log)
     assert attempts == [], describe(attempts)
@@ -94,8 +106,9 @@ def test_opting_in_lets_the_libraries_decide(tmp_path: Path) -> None:
     log = tmp_path / "optin.log"
     env = privacy.child_env(guarded_env(tmp_path, log, INFERENCE_CONSOLE_USAGE_STATS="1"))
     assert not set(privacy.OPT_OUT_ENV) & set(env)
-    run = subprocess.run([sys.executable, "-c", "import vllm.usage.usage_lib"], env=env, capture_output=True,
-                         text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-c", "import vllm.usage.usage_lib"], env=env, capture_output=True, text=True, timeout=300
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     assert [v["usage_stats_enabled"] for v in read_log(log)[1]] == [True]
 
@@ -105,8 +118,13 @@ def test_load_chat_batch_bench_quantize_export_stay_on_this_machine(tmp_path: Pa
     log = tmp_path / "net.log"
     work = tmp_path / "work"
     work.mkdir()
-    run = subprocess.run([sys.executable, str(ROOT / "tests" / "privacy_scenario.py"), str(work)],
-                         env=guarded_env(tmp_path, log), capture_output=True, text=True, timeout=1500)
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "privacy_scenario.py"), str(work)],
+        env=guarded_env(tmp_path, log),
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     summary = json.loads((work / "summary.json").read_text())
     assert summary["quantized"] == "awq" and summary["chat_output_tokens"] == 6
@@ -126,7 +144,9 @@ def test_load_chat_batch_bench_quantize_export_stay_on_this_machine(tmp_path: Pa
     assert "Usage statistics OFF" in (bundle / "serve.yaml").read_text()
     compose = yaml.safe_load((bundle / "docker-compose.yaml").read_text())
     assert compose["services"]["vllm"]["environment"]["VLLM_NO_USAGE_STATS"] == "1"
-    assert "export VLLM_NO_USAGE_STATS=1 DO_NOT_TRACK=1 RAY_USAGE_STATS_ENABLED=0" in (work / "ray-cluster.sh").read_text()
+    assert (
+        "export VLLM_NO_USAGE_STATS=1 DO_NOT_TRACK=1 RAY_USAGE_STATS_ENABLED=0" in (work / "ray-cluster.sh").read_text()
+    )
 
 
 def test_exports_carry_the_choice_both_ways(tiny_model: Path) -> None:
@@ -142,8 +162,12 @@ def test_exports_carry_the_choice_both_ways(tiny_model: Path) -> None:
         assert f"Usage statistics {word}" in serve_yaml(config, options)
         assert f"Usage statistics {word}" in container_serve_yaml(config, options, "here")
         assert serve_command(config, options).startswith(f"VLLM_NO_USAGE_STATS={value} DO_NOT_TRACK={value} vllm serve")
-        assert f"export VLLM_NO_USAGE_STATS={value} DO_NOT_TRACK={value}\nexec vllm serve" in serve_script(config, options)
-        assert compose_dict(config, options, str(tiny_model))["services"]["vllm"]["environment"]["DO_NOT_TRACK"] == value
+        assert f"export VLLM_NO_USAGE_STATS={value} DO_NOT_TRACK={value}\nexec vllm serve" in serve_script(
+            config, options
+        )
+        assert (
+            compose_dict(config, options, str(tiny_model))["services"]["vllm"]["environment"]["DO_NOT_TRACK"] == value
+        )
         deployment = next(o for o in k8s_objects(config, options, str(tiny_model)) if o["kind"] == "Deployment")
         env = {e["name"]: e.get("value") for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"]}
         assert env["VLLM_NO_USAGE_STATS"] == value and env["DO_NOT_TRACK"] == value
@@ -192,11 +216,18 @@ def test_version_with_settings_imports_no_pydantic(tmp_path: Path, saved: bool) 
     shows."""
     home = tmp_path / "home"
     home.mkdir()
-    (home / "settings.json").write_text(json.dumps({"schema_version": 2, "usage_stats": saved,
-                                                    "knobs": {"max_num_seqs": 8}}), encoding="utf-8")
+    (home / "settings.json").write_text(
+        json.dumps({"schema_version": 2, "usage_stats": saved, "knobs": {"max_num_seqs": 8}}), encoding="utf-8"
+    )
     env = {k: v for k, v in os.environ.items() if k != privacy.USAGE_STATS_ENV}
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "console", "--version"], capture_output=True,
-                          text=True, timeout=120, cwd=ROOT, env={**env, "INFERENCE_CONSOLE_HOME": str(home)})
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "console", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**env, "INFERENCE_CONSOLE_HOME": str(home)},
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     imported = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")]
     assert "console.versions" in imported  # the measurement sees the console's own imports

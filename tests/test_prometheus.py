@@ -91,8 +91,12 @@ def test_grafana_dashboard_only_queries_metrics_the_endpoint_exposes() -> None:
     dash = json.loads((ROOT / "resources/grafana/console-dashboard.json").read_text())
     exprs = [t["expr"] for p in dash["panels"] for t in p["targets"]]
     used = {m for e in exprs for m in re.findall(r"\b((?:vllm:|console_)[a-z0-9_:]+)", e)}
-    assert {"vllm:kv_cache_usage_perc", "vllm:num_requests_waiting", "console_gpu_power_watts",
-            "console_gpu_throttle_reasons"} <= used
+    assert {
+        "vllm:kv_cache_usage_perc",
+        "vllm:num_requests_waiting",
+        "console_gpu_power_watts",
+        "console_gpu_throttle_reasons",
+    } <= used
     store, _ = load_recording(ROOT / "benchmarks/gpu/results/series_8b_bf16.json.gz")
     server = MetricsServer(store, port=0)
     server.start()

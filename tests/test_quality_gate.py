@@ -19,9 +19,16 @@ from pathlib import Path
 
 import pytest
 
-from console.quant.evalset import (EvalScore, EvalSet, EvalSetError, ItemResult, compare, load_eval_set,
-                                   load_shipped_eval_set)
-from console.quant.gate import CPU_NOTE, MAX_ACC_DROP, MAX_REGRESSIONS, GateResult, ModelReport, judge, rescored
+from console.quant.evalset import (
+    EvalScore,
+    EvalSet,
+    EvalSetError,
+    ItemResult,
+    compare,
+    load_eval_set,
+    load_shipped_eval_set,
+)
+from console.quant.gate import CPU_NOTE, MAX_ACC_DROP, MAX_REGRESSIONS, ModelReport, judge, rescored
 
 #: SmolLM2 token pairs swapped in the "flipped" checkpoint: digits are single tokens there
 #: ("7" = 39), city names after a space are too (" Paris" = 7042).
@@ -51,10 +58,23 @@ def test_a_broken_set_names_its_line(tmp_path: Path) -> None:
 
 def _report(ppl: float, correct: list[bool], items: EvalSet | None = None) -> ModelReport:
     items = items or load_eval_set()
-    score = EvalScore(items.name, [ItemResult(i.id, ok, i.expected if ok else "?")
-                                   for i, ok in zip(items.items, correct)])
-    return ModelReport("m", "/x", ppl, 400, [], 1, 1, 1.0, 1.0, accuracy=score.accuracy, eval=score.to_dict(),
-                       engine={"device": "cpu", "vllm_version": "0.32.0", "dtype": "float16"})
+    score = EvalScore(
+        items.name, [ItemResult(i.id, ok, i.expected if ok else "?") for i, ok in zip(items.items, correct)]
+    )
+    return ModelReport(
+        "m",
+        "/x",
+        ppl,
+        400,
+        [],
+        1,
+        1,
+        1.0,
+        1.0,
+        accuracy=score.accuracy,
+        eval=score.to_dict(),
+        engine={"device": "cpu", "vllm_version": "0.32.0", "dtype": "float16"},
+    )
 
 
 def _by_fact(flags: list[bool]) -> list[bool]:
@@ -73,7 +93,7 @@ def test_accuracy_drop_rejects_even_when_perplexity_is_fine() -> None:
     n = len(load_eval_set())
     before = [True] * 150 + [False] * (n - 150)
     limit = MAX_ACC_DROP["awq"]
-    lost = int(limit * n) + 3                 # with the 2 fixes below: net drop just over the limit
+    lost = int(limit * n) + 3  # with the 2 fixes below: net drop just over the limit
     after = [False] * lost + [True] * (150 - lost) + [True, True] + [False] * (n - 152)
     result = judge("awq", _report(10.0, _by_fact(before)), _report(10.1, _by_fact(after)))
     assert result.ppl_passed and not result.acc_passed and not result.passed
@@ -150,12 +170,19 @@ def _recorded_gates() -> dict[str, tuple[str, ModelReport, ModelReport, list[str
     out = {}
     for step in ("2", "3"):
         gate = data["steps"][step]["gate"]
-        out[f"gpu-{gate['method']}"] = (gate["method"], ModelReport(**gate["original"]),
-                                        ModelReport(**gate["quantized"]), [f["id"] for f in gate["regressions"]])
-    cpu = json.loads(gzip.open(root / "benchmarks/results/quality-gate-cpu-awq.json.gz", "rt",
-                               encoding="utf-8").read())
-    out["cpu-awq"] = ("awq", ModelReport(**cpu["original"]), ModelReport(**cpu["quantized"]),
-                      [f["id"] for f in cpu.get("regressions", [])])
+        out[f"gpu-{gate['method']}"] = (
+            gate["method"],
+            ModelReport(**gate["original"]),
+            ModelReport(**gate["quantized"]),
+            [f["id"] for f in gate["regressions"]],
+        )
+    cpu = json.loads(gzip.open(root / "benchmarks/results/quality-gate-cpu-awq.json.gz", "rt", encoding="utf-8").read())
+    out["cpu-awq"] = (
+        "awq",
+        ModelReport(**cpu["original"]),
+        ModelReport(**cpu["quantized"]),
+        [f["id"] for f in cpu.get("regressions", [])],
+    )
     return out
 
 
@@ -171,9 +198,11 @@ def test_the_recorded_gates_rejudged_with_quick_v1() -> None:
             assert [f.id for f in result.regressions] == recorded
         assert result.facts == 253 and result.facts_lost == [f.id for f in result.regressions]
         verdicts[name] = (result.passed, len(result.regressions), len(result.fixes), result.message.split(":")[0])
-    assert verdicts == {"gpu-awq": (False, 28, 9, "Rejected (accuracy and regressions)"),
-                        "gpu-fp8": (False, 15, 12, "Rejected (regressions)"),
-                        "cpu-awq": (False, 32, 9, "Rejected (accuracy and regressions)")}
+    assert verdicts == {
+        "gpu-awq": (False, 28, 9, "Rejected (accuracy and regressions)"),
+        "gpu-fp8": (False, 15, 12, "Rejected (regressions)"),
+        "cpu-awq": (False, 32, 9, "Rejected (accuracy and regressions)"),
+    }
     method, original, quantized, _ = _recorded_gates()["cpu-awq"]
     assert CPU_NOTE in judge(method, original, quantized).message
     with pytest.raises(EvalSetError, match="scored on 'quick-v1', not 'quick-v2'"):
@@ -194,20 +223,29 @@ def test_the_recorded_gates_rescored_under_quick_v2() -> None:
             verdicts_v1 = [r["correct"] for r in (old.eval or {})["results"]]
             assert [r["correct"] for r in (new.eval or {})["results"]] == verdicts_v1
         result = judge(method, o2, q2)
-        verdicts[name] = (result.passed, len(result.regressions), len(result.facts_lost), result.regression_limit,
-                          result.message.split(":")[0])
-    assert verdicts == {"gpu-awq": (False, 28, 26, 7, "Rejected (accuracy and regressions)"),
-                        "gpu-fp8": (False, 15, 15, 4, "Rejected (regressions)"),
-                        "cpu-awq": (False, 32, 30, 7, "Rejected (accuracy and regressions)")}
+        verdicts[name] = (
+            result.passed,
+            len(result.regressions),
+            len(result.facts_lost),
+            result.regression_limit,
+            result.message.split(":")[0],
+        )
+    assert verdicts == {
+        "gpu-awq": (False, 28, 26, 7, "Rejected (accuracy and regressions)"),
+        "gpu-fp8": (False, 15, 15, 4, "Rejected (regressions)"),
+        "cpu-awq": (False, 32, 30, 7, "Rejected (accuracy and regressions)"),
+    }
 
 
 def test_compare_lists_both_directions() -> None:
     items = load_eval_set().subset(["en-units-regex-01", "zh-capitals-choice-01", "en-calendar-regex-01"])
     ids = [i.id for i in items.items]
-    a = EvalScore(items.name, [ItemResult(ids[0], True, "7"), ItemResult(ids[1], False, "x"),
-                               ItemResult(ids[2], True, "Tuesday")])
-    b = EvalScore(items.name, [ItemResult(ids[0], False, "4"), ItemResult(ids[1], True, "y"),
-                               ItemResult(ids[2], True, "Tuesday")])
+    a = EvalScore(
+        items.name, [ItemResult(ids[0], True, "7"), ItemResult(ids[1], False, "x"), ItemResult(ids[2], True, "Tuesday")]
+    )
+    b = EvalScore(
+        items.name, [ItemResult(ids[0], False, "4"), ItemResult(ids[1], True, "y"), ItemResult(ids[2], True, "Tuesday")]
+    )
     lost, won = compare(items, a, b)
     assert [(f.id, f.before, f.after) for f in lost] == [(ids[0], "7", "4")]
     assert [(f.id, f.before, f.after) for f in won] == [(ids[1], "x", "y")]
@@ -283,8 +321,9 @@ def test_a_checkpoint_that_flips_answers_is_rejected(smollm2_model: Path, tmp_pa
     for f in result.regressions:
         print(" ", f.line())
     assert result.ppl_passed, f"the swap must leave perplexity within the limit: {result.message}"
-    assert not result.passed and result.message.startswith(("Rejected (accuracy)", "Rejected (regressions)",
-                                                            "Rejected (accuracy and regressions)"))
+    assert not result.passed and result.message.startswith(
+        ("Rejected (accuracy)", "Rejected (regressions)", "Rejected (accuracy and regressions)")
+    )
     assert len(result.regressions) >= 8
     # The regressions are the questions whose answer needs a swapped token.
     swapped = re.compile(r"[2-5]|[78]|Paris|London|Tokyo|Rome|Berlin|Madrid")
@@ -293,8 +332,9 @@ def test_a_checkpoint_that_flips_answers_is_rejected(smollm2_model: Path, tmp_pa
     assert CPU_NOTE in result.message
 
 
-def test_cli_gate_says_fp8_is_not_measurable_on_the_cpu(tiny_model: Path, tmp_path: Path,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_gate_says_fp8_is_not_measurable_on_the_cpu(
+    tiny_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """No GPU here: the FP8 gate refuses before loading anything, with the command to run on the GPU."""
     from console.cli.main import main
     from console.engine.host import cuda_available
@@ -306,8 +346,10 @@ def test_cli_gate_says_fp8_is_not_measurable_on_the_cpu(tiny_model: Path, tmp_pa
     store.add_reference("tiny", tiny_model)
     assert main(["--store", str(store.root), "gate", "--model", "tiny"]) == 2
     assert "--against" in capsys.readouterr().err
-    for argv in (["gate", "--model", "tiny", "--preset", "4090-fp8-kv8"],
-                 ["quantize", "--model", "tiny", "--method", "fp8", "--preset", "4090-fp8-kv8"]):
+    for argv in (
+        ["gate", "--model", "tiny", "--preset", "4090-fp8-kv8"],
+        ["quantize", "--model", "tiny", "--method", "fp8", "--preset", "4090-fp8-kv8"],
+    ):
         assert main(["--store", str(store.root), *argv]) == 2
         err = capsys.readouterr().err
         assert "FP8 is not measurable on this machine" in err

@@ -32,8 +32,16 @@ def make_awq_testbed(folder: Path) -> Path:
     for k, t in tensors.items():
         if k.endswith("layernorm.weight"):
             tensors[k] = (torch.rand(t.shape, generator=g) * 1.8 + 0.2).to(t.dtype)
-        if k.endswith(("q_proj.weight", "k_proj.weight", "v_proj.weight", "gate_proj.weight",
-                       "up_proj.weight", "down_proj.weight")):
+        if k.endswith(
+            (
+                "q_proj.weight",
+                "k_proj.weight",
+                "v_proj.weight",
+                "gate_proj.weight",
+                "up_proj.weight",
+                "down_proj.weight",
+            )
+        ):
             c = torch.exp(torch.randn(t.shape[1], generator=g))
             tensors[k] = (t.float() * c[None, :]).to(t.dtype)
     save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
@@ -93,8 +101,21 @@ def quantized(awq_store: ModelStore, calib: Path) -> tuple[str, list[tuple[str, 
     with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stderr(err):
         mp.setattr(pipeline, "quantize_awq", spy)
         mp.setenv("INFERENCE_CONSOLE_STORE", str(awq_store.root))  # main() sets it for --store: undone after
-        rc = main(["--store", str(awq_store.root), "quantize", "--model", "tiny", "--out", "tiny-awq",
-                   "--calib", str(calib), "--no-gate", "--log"])
+        rc = main(
+            [
+                "--store",
+                str(awq_store.root),
+                "quantize",
+                "--model",
+                "tiny",
+                "--out",
+                "tiny-awq",
+                "--calib",
+                str(calib),
+                "--no-gate",
+                "--log",
+            ]
+        )
     assert rc == 0, err.getvalue()[-3000:]
     return "tiny-awq", stages, logs, err.getvalue()
 
@@ -128,8 +149,7 @@ def test_quantized_weights_carry_the_scale_once(awq_store: ModelStore, quantized
 @pytest.mark.engine
 def test_unpatched_autoawq_applies_the_scale_twice(awq_store: ModelStore, calib: Path) -> None:
     """What went wrong before the fix, kept as proof that the check above would catch it."""
-    entry = quantize_awq(awq_store, "tiny", "tiny-awq-unpatched", params=FAST, calib_file=calib,
-                         apply_fix=False)
+    entry = quantize_awq(awq_store, "tiny", "tiny-awq-unpatched", params=FAST, calib_file=calib, apply_fix=False)
     check = check_scaling(Path(awq_store.get("tiny").path), Path(entry.path))
     assert abs(check.slope - 2.0) < 0.3, check.describe()
     assert not check.ok
@@ -163,8 +183,9 @@ def test_group_size_follows_the_model_width(tmp_path: Path) -> None:
 
 
 @pytest.mark.engine
-def test_gate_measures_both_and_rejects_a_broken_checkpoint(awq_store: ModelStore, quantized: tuple,
-                                                            tmp_path: Path) -> None:
+def test_gate_measures_both_and_rejects_a_broken_checkpoint(
+    awq_store: ModelStore, quantized: tuple, tmp_path: Path
+) -> None:
     import shutil
 
     import torch
@@ -205,8 +226,13 @@ def test_gate_measures_both_and_rejects_a_broken_checkpoint(awq_store: ModelStor
 
 
 @pytest.mark.engine
-def test_cli_quantize_progress_on_stderr(awq_store: ModelStore, calib: Path, quantized: tuple,
-                                         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_quantize_progress_on_stderr(
+    awq_store: ModelStore,
+    calib: Path,
+    quantized: tuple,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The CLI's side of the shared job (``quantized`` runs it through the CLI): progress per layer
     and the new model's name on stderr, the --log lines echoed, the calibration file recorded."""
     from console.cli.main import main

@@ -24,7 +24,7 @@ def test_fp8_preset_passes_vllms_argument_checks(name: str) -> None:
 def test_planner_shows_the_memory_fp8_wins() -> None:
     presets = load_presets()
     both = memory_won(presets["4090-fp8-kv8"].engine)
-    assert both.weights_bytes[1] < 0.6 * both.weights_bytes[0]          # 8-bit weights: about half
+    assert both.weights_bytes[1] < 0.6 * both.weights_bytes[0]  # 8-bit weights: about half
     assert both.kv_bytes_per_token[1] * 2 == both.kv_bytes_per_token[0]  # FP8 KV: exactly half
     assert both.kv_tokens[1] > both.kv_tokens[0]
     kv_only = memory_won(presets["gpu-fp8-kv"].engine)

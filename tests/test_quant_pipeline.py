@@ -18,16 +18,21 @@ def _report(ppl: float) -> ModelReport:
 
 
 @pytest.mark.parametrize("ppl, kept", [(10.5, True), (12.0, False)])
-def test_rejected_results_are_removed(tmp_path: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch,
-                                      ppl: float, kept: bool) -> None:
+def test_rejected_results_are_removed(
+    tmp_path: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch, ppl: float, kept: bool
+) -> None:
     store = ModelStore(tmp_path / "store")
     store.add_reference("src", tiny_model)
 
     def fake_quantize(store: ModelStore, source: str, out: str | None, **_: Any) -> Any:
         import shutil
 
-        return store.add_staged(out or "q", lambda tmp: shutil.copytree(tiny_model, tmp, dirs_exist_ok=True),
-                                source="test", lineage={"method": "awq"})
+        return store.add_staged(
+            out or "q",
+            lambda tmp: shutil.copytree(tiny_model, tmp, dirs_exist_ok=True),
+            source="test",
+            lineage={"method": "awq"},
+        )
 
     monkeypatch.setattr(pipeline, "quantize_awq", fake_quantize)
     monkeypatch.setattr(pipeline, "run_gate", lambda *a, **k: GateResult("awq", _report(10.0), _report(ppl), 0.15))

@@ -14,10 +14,20 @@ from console.quant.gate import GateResult, ModelReport
 
 
 def _report(name: str, ppl: float, correct: int = 200) -> ModelReport:
-    return ModelReport(name=name, path="/x", perplexity=ppl, heldout_tokens=400, answers=["Paris."] * 4,
-                       size_bytes=2**28, weights_bytes=2**27, tokens_per_s=50.0, load_s=3.0,
-                       accuracy=correct / 250, eval={"set": "quick-v1", "correct": correct, "total": 250},
-                       engine={"device": "cpu", "vllm_version": "0.32.0", "dtype": "float16"})
+    return ModelReport(
+        name=name,
+        path="/x",
+        perplexity=ppl,
+        heldout_tokens=400,
+        answers=["Paris."] * 4,
+        size_bytes=2**28,
+        weights_bytes=2**27,
+        tokens_per_s=50.0,
+        load_s=3.0,
+        accuracy=correct / 250,
+        eval={"set": "quick-v1", "correct": correct, "total": 250},
+        engine={"device": "cpu", "vllm_version": "0.32.0", "dtype": "float16"},
+    )
 
 
 def _dialog(qtbot: Any, runner: Any) -> Any:
@@ -37,9 +47,21 @@ def test_job_progress_log_and_comparison(qtbot: Any, home: Path) -> None:
         for i in range(3):
             task.report(f"AWQ: layer {i + 1}/3", 0.1 + 0.3 * i, f"ETA {30 - 10 * i} s")
             on_log(f"layer {i + 1} done")
-        gate = GateResult("awq", _report(source, 10.0), _report(name or "q", 10.8, 199), 0.15,
-                          regressions=[Flip("en-units-regex-01", "How many days are there in a week?", "7",
-                                            "A week has 7 days.", "A typical week has 4 days.")])
+        gate = GateResult(
+            "awq",
+            _report(source, 10.0),
+            _report(name or "q", 10.8, 199),
+            0.15,
+            regressions=[
+                Flip(
+                    "en-units-regex-01",
+                    "How many days are there in a week?",
+                    "7",
+                    "A week has 7 days.",
+                    "A typical week has 4 days.",
+                )
+            ],
+        )
         return SimpleNamespace(entry=SimpleNamespace(name=name), gate=gate, kept=True)
 
     d = _dialog(qtbot, runner)

@@ -19,9 +19,18 @@ T0 = 1_800_000_000.0
 def _filled() -> MetricsStore:
     st = MetricsStore(resolution_s=0.5)
     for i in range(40):
-        st.record_step(t=T0 + i * 0.3, running=i % 7, waiting=i % 3, kv_usage=i / 50, prompt_tokens=10 * i,
-                       generation_tokens=i, preemptions=i % 5 == 0, ttfts=[0.1 * i], itls=[0.01, 0.02],
-                       finished=[FinishedRecord(T0 + i, str(i), "stop", 1.0, 0.2, 0.1, 0.7, 12, 34, 0)])
+        st.record_step(
+            t=T0 + i * 0.3,
+            running=i % 7,
+            waiting=i % 3,
+            kv_usage=i / 50,
+            prompt_tokens=10 * i,
+            generation_tokens=i,
+            preemptions=i % 5 == 0,
+            ttfts=[0.1 * i],
+            itls=[0.01, 0.02],
+            finished=[FinishedRecord(T0 + i, str(i), "stop", 1.0, 0.2, 0.1, 0.7, 12, 34, 0)],
+        )
         st.record_device({"mem_used_bytes": 1e9 + i, "gpu_util_pct": float(i)}, t=T0 + i * 0.25)
     return st
 
@@ -56,9 +65,15 @@ def test_long_recordings_are_not_truncated() -> None:
     assert len(from_json(data).bins()) == 20_000
 
 
-@pytest.mark.parametrize("text, words", [("not json", "is not JSON"), ("[1, 2]", "not a metrics recording"),
-                                         ('{"resolution_s": 0.5, "bins": [{"x": 1}]}', "not a metrics recording"),
-                                         ('{"resolution_s": -1}', "resolution_s must be positive")])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("not json", "is not JSON"),
+        ("[1, 2]", "not a metrics recording"),
+        ('{"resolution_s": 0.5, "bins": [{"x": 1}]}', "not a metrics recording"),
+        ('{"resolution_s": -1}', "resolution_s must be positive"),
+    ],
+)
 def test_broken_files_are_one_clear_error(tmp_path: Path, text: str, words: str) -> None:
     path = tmp_path / "bad.json"
     path.write_text(text)

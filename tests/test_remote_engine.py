@@ -70,9 +70,15 @@ def test_connect_reads_the_servers_model_and_kv_cache(remote: RemoteEngine) -> N
 
 
 def test_chat_streams_through_the_server(remote: RemoteEngine) -> None:
-    events = list(remote.stream(GenerationRequest(messages=[{"role": "user", "content": "Hello there"}],
-                                                  sampling=SamplingSettings(temperature=0.0, max_tokens=24,
-                                                                            ignore_eos=True)), timeout=60))
+    events = list(
+        remote.stream(
+            GenerationRequest(
+                messages=[{"role": "user", "content": "Hello there"}],
+                sampling=SamplingSettings(temperature=0.0, max_tokens=24, ignore_eos=True),
+            ),
+            timeout=60,
+        )
+    )
     deltas = [e for e in events if isinstance(e, TokenDelta)]
     end = events[-1]
     assert isinstance(end, RequestFinished), end
@@ -86,7 +92,9 @@ def test_chat_streams_through_the_server(remote: RemoteEngine) -> None:
 def _batch_lines() -> str:
     rows = []
     for i in range(6):
-        rows.append(json.dumps({"custom_id": f"c{i}", "messages": [{"role": "user", "content": f"Question {i}: why?"}]}))
+        rows.append(
+            json.dumps({"custom_id": f"c{i}", "messages": [{"role": "user", "content": f"Question {i}: why?"}]})
+        )
         rows.append(json.dumps({"custom_id": f"p{i}", "prompt": f"Once upon a time {i}"}))
     return "\n".join(rows)
 
@@ -100,8 +108,11 @@ def test_batch_matches_the_in_process_engine(remote: RemoteEngine, engine_host: 
     a = {r.custom_id: r for r in local.results}
     b = {r.custom_id: r for r in served.results}
     for cid in a:
-        assert (a[cid].text, a[cid].output_tokens, a[cid].prompt_tokens) == \
-            (b[cid].text, b[cid].output_tokens, b[cid].prompt_tokens), cid
+        assert (a[cid].text, a[cid].output_tokens, a[cid].prompt_tokens) == (
+            b[cid].text,
+            b[cid].output_tokens,
+            b[cid].prompt_tokens,
+        ), cid
 
 
 def test_monitor_series_fill_from_metrics(remote: RemoteEngine) -> None:
@@ -113,14 +124,24 @@ def test_monitor_series_fill_from_metrics(remote: RemoteEngine) -> None:
     # at a time, at most five) until a poll has seen requests running.
     m = remote.metrics
     for round_ in range(5):
-        handles = [remote.submit(GenerationRequest(prompt=f"Tell me a long story {round_} {i}", stream=False,
-                                                   sampling=SamplingSettings(temperature=0.0, max_tokens=1000,
-                                                                             ignore_eos=True))) for i in range(6)]
+        handles = [
+            remote.submit(
+                GenerationRequest(
+                    prompt=f"Tell me a long story {round_} {i}",
+                    stream=False,
+                    sampling=SamplingSettings(temperature=0.0, max_tokens=1000, ignore_eos=True),
+                )
+            )
+            for i in range(6)
+        ]
         assert all(isinstance(h.result(180), RequestFinished) for h in handles)
         # Wait for a poll that has seen this round's tokens (a condition, not a fixed sleep).
         goal = 6000 * (round_ + 1)
-        wait_for(lambda goal=goal: m.totals["generation_tokens"] - totals0["generation_tokens"] >= goal, 60,
-                 "a /metrics poll to see the round's tokens")
+        wait_for(
+            lambda goal=goal: m.totals["generation_tokens"] - totals0["generation_tokens"] >= goal,
+            60,
+            "a /metrics poll to see the round's tokens",
+        )
         if max((b.running for b in m.bins(since=since - 1)), default=0) >= 1:
             break
     bins = m.bins(since=since - 1)
@@ -138,8 +159,10 @@ def test_cancel_closes_the_stream_and_the_server_aborts(remote: RemoteEngine) ->
     been asked, so the request cannot read on to its end first -- even when the server's first
     chunk arrives late with the rest of the answer already buffered behind it."""
     hold = HoldAtFirstToken()
-    handle = remote.submit(GenerationRequest(prompt="Count", sampling=SamplingSettings(
-        temperature=0.0, max_tokens=900, ignore_eos=True)), hold)
+    handle = remote.submit(
+        GenerationRequest(prompt="Count", sampling=SamplingSettings(temperature=0.0, max_tokens=900, ignore_eos=True)),
+        hold,
+    )
     hold.cancel_and_release(handle)
     end = handle.result(30)
     got = hold.events
@@ -151,11 +174,13 @@ def test_cancel_closes_the_stream_and_the_server_aborts(remote: RemoteEngine) ->
     def idle() -> bool:
         snap = remote.fetch_metrics_snapshot()
         return snap.values.get("vllm:num_requests_running", 1) == 0
+
     wait_for(idle, 20, "the server to abort the cancelled request")
 
 
-def test_headless_commands_take_engine_url(remote: RemoteEngine, tmp_path: Path, home: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_headless_commands_take_engine_url(
+    remote: RemoteEngine, tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``--engine URL`` on chat and batch (the server's own model; no local model needed). Run in
     this process (console.cli.main.main, as ``python -m console`` calls it): the URL path is what
     is tested; the CLI as a child process is tests/test_cli.py's."""
@@ -182,13 +207,17 @@ def test_an_adapter_the_server_does_not_serve_is_refused(remote: RemoteEngine) -
     from console.cli.common import CliError
 
     check_server_adapters(remote, [], remote.url)
-    with pytest.raises(CliError, match=r"--adapter nosuch: the server at .* serves no such LoRA adapter "
-                                       r"\(it serves none\).*--lora-modules NAME=PATH"):
+    with pytest.raises(
+        CliError,
+        match=r"--adapter nosuch: the server at .* serves no such LoRA adapter "
+        r"\(it serves none\).*--lora-modules NAME=PATH",
+    ):
         check_server_adapters(remote, ["nosuch"], remote.url)
 
 
-def test_bench_through_the_server(remote: RemoteEngine, tmp_path: Path, home: Path,
-                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_through_the_server(
+    remote: RemoteEngine, tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from console.bench.runner import run_console
     from console.bench.workload import synthetic
 
@@ -199,8 +228,21 @@ def test_bench_through_the_server(remote: RemoteEngine, tmp_path: Path, home: Pa
     from console.cli.main import main  # in this process, as test_headless_commands_take_engine_url
 
     report = tmp_path / "bench.json"
-    rc = main(["bench", "--engine", remote.url, "--num-prompts", "4", "--input-len", "16", "--output-len", "8",
-               "--report", str(report)])
+    rc = main(
+        [
+            "bench",
+            "--engine",
+            remote.url,
+            "--num-prompts",
+            "4",
+            "--input-len",
+            "16",
+            "--output-len",
+            "8",
+            "--report",
+            str(report),
+        ]
+    )
     err = capsys.readouterr().err
     assert rc == 0, err[-2000:]
     assert "baselines skipped" in err
@@ -291,7 +333,9 @@ def test_server_error_fails_the_request_not_the_engine(stub: tuple[str, type[_St
         engine.connect().result(timeout=30)
         for stream in (True, False):
             end = engine.generate(GenerationRequest(prompt="x", stream=stream), timeout=30)
-            assert isinstance(end, RequestFailed) and "failed (HTTP 500): EngineCore encountered an issue" in end.message
+            assert (
+                isinstance(end, RequestFailed) and "failed (HTTP 500): EngineCore encountered an issue" in end.message
+            )
         assert engine.status.state == EngineState.READY  # /health still answers
     finally:
         engine.close()
@@ -303,15 +347,18 @@ def _group(server: LocalServer) -> list[psutil.Process]:
     return [root, *root.children(recursive=True)]
 
 
-def test_server_killed_mid_stream_then_restarted(vllm_server: LocalServer, remote: RemoteEngine,
-                                                 served_config: Any, tmp_path: Path) -> None:
+def test_server_killed_mid_stream_then_restarted(
+    vllm_server: LocalServer, remote: RemoteEngine, served_config: Any, tmp_path: Path
+) -> None:
     """kill -9 of the whole server mid-stream and mid-batch: the stream fails with a clear message,
     the batch stops with an engine error keeping finished lines; after a restart the engine is READY
     again by itself and the batch resumes to completion."""
     procs = _group(vllm_server)
     assert len(procs) >= 2, "expected the api_server and its EngineCore child"
-    lines = "\n".join(json.dumps({"custom_id": f"k{i}", "prompt": f"Item {i}", "max_tokens": 64,
-                                  "ignore_eos": True}) for i in range(60))
+    lines = "\n".join(
+        json.dumps({"custom_id": f"k{i}", "prompt": f"Item {i}", "max_tokens": 64, "ignore_eos": True})
+        for i in range(60)
+    )
     parsed = parse_jsonl(lines, GREEDY)
     out = tmp_path / "out.jsonl"
     written = threading.Event()
@@ -321,8 +368,11 @@ def test_server_killed_mid_stream_then_restarted(vllm_server: LocalServer, remot
         if len(completed_ids(out)) >= 2:
             written.set()
 
-    batch = threading.Thread(target=lambda: summary.append(
-        run_batch(remote, parsed.requests, out, TaskState(), concurrency=2, on_result=on_result)))
+    batch = threading.Thread(
+        target=lambda: summary.append(
+            run_batch(remote, parsed.requests, out, TaskState(), concurrency=2, on_result=on_result)
+        )
+    )
     batch.start()
     assert written.wait(120)
     # Eight long streams; the kill comes from the sink itself at the first token any of them
@@ -338,8 +388,15 @@ def test_server_killed_mid_stream_then_restarted(vllm_server: LocalServer, remot
             os.killpg(vllm_server.pid, signal.SIGKILL)  # type: ignore[arg-type]
             killed.set()
 
-    handles = [remote.submit(GenerationRequest(prompt=f"Never stop {i}", sampling=SamplingSettings(
-        temperature=0.0, max_tokens=1000, ignore_eos=True)), sink) for i in range(8)]
+    handles = [
+        remote.submit(
+            GenerationRequest(
+                prompt=f"Never stop {i}", sampling=SamplingSettings(temperature=0.0, max_tokens=1000, ignore_eos=True)
+            ),
+            sink,
+        )
+        for i in range(8)
+    ]
     assert killed.wait(120), "no stream received a token"
     ends = [h.result(30) for h in handles]
     failed = [e for e in ends if isinstance(e, RequestFailed)]
@@ -356,11 +413,17 @@ def test_server_killed_mid_stream_then_restarted(vllm_server: LocalServer, remot
     kept = completed_ids(out)
     assert len(kept) == s.succeeded >= 2
     assert remote.status.state == EngineState.FAILED and remote.status.stage == "reconnecting"
-    wait_for(lambda: "killed by signal 9" in (vllm_server.status.error or ""), 10,
-             "the local server to report its process's death")
+    wait_for(
+        lambda: "killed by signal 9" in (vllm_server.status.error or ""),
+        10,
+        "the local server to report its process's death",
+    )
     assert vllm_server.status.state == EngineState.FAILED and vllm_server.status.stage == ""
-    wait_for(lambda: not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in procs), 20,
-             "the killed server's processes to be gone")
+    wait_for(
+        lambda: not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in procs),
+        20,
+        "the killed server's processes to be gone",
+    )
 
     vllm_server.load(served_config, "tiny").result(timeout=600)
     wait_for(lambda: remote.status.state == EngineState.READY, 30, "the remote engine to reconnect")
@@ -370,8 +433,9 @@ def test_server_killed_mid_stream_then_restarted(vllm_server: LocalServer, remot
     assert sorted(ids) == sorted(r.custom_id for r in parsed.requests)  # each once, none lost
 
 
-def test_stop_leaves_no_process_and_frees_the_port(vllm_server: LocalServer, remote: RemoteEngine,
-                                                  served_config: Any) -> None:
+def test_stop_leaves_no_process_and_frees_the_port(
+    vllm_server: LocalServer, remote: RemoteEngine, served_config: Any
+) -> None:
     """Runs last in this module: stops the session's server (started again first if the kill test
     above failed before its restart, so that one failure does not report as two)."""
     if vllm_server.status.state != EngineState.READY:

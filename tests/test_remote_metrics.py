@@ -53,21 +53,31 @@ def test_histogram_samples_are_capped() -> None:
 
 
 def test_parse_sums_label_sets() -> None:
-    snap = parse('# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine="0"} 2\n'
-                 'vllm:num_requests_running{engine="1"} 3\n')
+    snap = parse(
+        '# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine="0"} 2\n'
+        'vllm:num_requests_running{engine="1"} 3\n'
+    )
     assert snap.get("vllm:num_requests_running") == 5
 
 
 def spec_text(drafts: float, drafted: float, accepted: float, hits: float, queries: float) -> str:
     """vLLM's spec-decode and prefix-cache counters as a server exposes them (issue 21)."""
     labels = '{engine="0",model_name="tiny"}'
-    return "\n".join([
-        "# TYPE vllm:spec_decode_num_drafts counter", f"vllm:spec_decode_num_drafts_total{labels} {drafts}",
-        "# TYPE vllm:spec_decode_num_draft_tokens counter", f"vllm:spec_decode_num_draft_tokens_total{labels} {drafted}",
-        "# TYPE vllm:spec_decode_num_accepted_tokens counter",
-        f"vllm:spec_decode_num_accepted_tokens_total{labels} {accepted}",
-        "# TYPE vllm:prefix_cache_hits counter", f"vllm:prefix_cache_hits_total{labels} {hits}",
-        "# TYPE vllm:prefix_cache_queries counter", f"vllm:prefix_cache_queries_total{labels} {queries}", ""])
+    return "\n".join(
+        [
+            "# TYPE vllm:spec_decode_num_drafts counter",
+            f"vllm:spec_decode_num_drafts_total{labels} {drafts}",
+            "# TYPE vllm:spec_decode_num_draft_tokens counter",
+            f"vllm:spec_decode_num_draft_tokens_total{labels} {drafted}",
+            "# TYPE vllm:spec_decode_num_accepted_tokens counter",
+            f"vllm:spec_decode_num_accepted_tokens_total{labels} {accepted}",
+            "# TYPE vllm:prefix_cache_hits counter",
+            f"vllm:prefix_cache_hits_total{labels} {hits}",
+            "# TYPE vllm:prefix_cache_queries counter",
+            f"vllm:prefix_cache_queries_total{labels} {queries}",
+            "",
+        ]
+    )
 
 
 def test_a_servers_spec_decode_and_prefix_counters_become_rates() -> None:

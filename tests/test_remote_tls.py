@@ -23,8 +23,9 @@ class _Models(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        data = json.dumps({"data": [{"id": "tls-model", "max_model_len": 128}]} if self.path == "/v1/models"
-                          else {}).encode()
+        data = json.dumps(
+            {"data": [{"id": "tls-model", "max_model_len": 128}]} if self.path == "/v1/models" else {}
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
@@ -36,9 +37,28 @@ def https_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     if shutil.which("openssl") is None:
         pytest.skip("openssl is not installed")
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Models)
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)

@@ -37,18 +37,26 @@ def test_a_wrong_capital_answer_is_refused_with_a_clear_reason() -> None:
 def test_a_right_answer_passes() -> None:
     shots = _script()
     assert shots.wrong_answer(shots.CAPITAL_QUESTION, "The capital of France is Paris.") is None
-    assert shots.wrong_answer("Give the capital of France as JSON with city and country.",
-                              '{ "city": "Paris", "country": "FRANCE" }') is None
+    assert (
+        shots.wrong_answer(
+            "Give the capital of France as JSON with city and country.", '{ "city": "Paris", "country": "FRANCE" }'
+        )
+        is None
+    )
     shots.check_answer(shots.CAPITAL_QUESTION, "paris")  # no exit
     assert shots.wrong_answer("Describe the sea in one sentence.", "anything") is None  # no known answer
 
 
 def test_the_last_assistant_message_is_the_one_checked() -> None:
     shots = _script()
-    chat = SimpleNamespace(messages=[SimpleNamespace(role="user", content="What is the capital of France?"),
-                                     SimpleNamespace(role="assistant", content="Paris."),
-                                     SimpleNamespace(role="user", content="again"),
-                                     SimpleNamespace(role="assistant", content="L'Étoile")])
+    chat = SimpleNamespace(
+        messages=[
+            SimpleNamespace(role="user", content="What is the capital of France?"),
+            SimpleNamespace(role="assistant", content="Paris."),
+            SimpleNamespace(role="user", content="again"),
+            SimpleNamespace(role="assistant", content="L'Étoile"),
+        ]
+    )
     assert shots.last_answer(chat) == "L'Étoile"
     assert shots.last_answer(SimpleNamespace(messages=[])) == ""
 
@@ -56,9 +64,9 @@ def test_the_last_assistant_message_is_the_one_checked() -> None:
 def test_every_chat_screenshot_with_a_known_answer_is_checked_before_it_is_saved() -> None:
     text = SCRIPT.read_text(encoding="utf-8")
     # the capital question's shot: the check comes before chat.png is written
-    body = text[text.index("def chat_and_batches"):]
+    body = text[text.index("def chat_and_batches") :]
     assert body.index("check_answer(CAPITAL_QUESTION") < body.index("'chat.png'")
-    ask = text[text.index("    def ask("):]
+    ask = text[text.index("    def ask(") :]
     assert ask.index("check_answer(question") < ask.index("save_small(")
     # and the tab loop never writes chat.png after the answer was replaced by later shots
     assert re.search(r'title == "chat"', text)

@@ -44,12 +44,16 @@ def test_vllms_spec_decode_and_prefix_stats_become_monitor_figures() -> None:
 
 
 @pytest.mark.engine
-@pytest.mark.parametrize(("change", "needle"), [
-    ({"enable_sleep_mode": True}, "CUDA only"),
-    ({"kv_offloading_size": 2.0}, "CPU Offloading is currently only supported on CUDA"),
-])
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        ({"enable_sleep_mode": True}, "CUDA only"),
+        ({"kv_offloading_size": 2.0}, "CPU Offloading is currently only supported on CUDA"),
+    ],
+)
 def test_the_cpu_engine_refuses_what_the_cpu_build_cannot_do_and_keeps_its_model(
-        engine_host: Any, change: dict, needle: str) -> None:
+    engine_host: Any, change: dict, needle: str
+) -> None:
     config = engine_host.config
     assert engine_host.status.state is EngineState.READY
     with pytest.raises(EngineError, match=needle):
@@ -59,8 +63,9 @@ def test_the_cpu_engine_refuses_what_the_cpu_build_cannot_do_and_keeps_its_model
 
 
 @pytest.mark.engine
-def test_bench_measures_ngram_against_the_same_preset_without_it(home: Path, tiny_model: Path, tmp_path: Path,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_measures_ngram_against_the_same_preset_without_it(
+    home: Path, tiny_model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`bench --speculation-speedup` on the CPU engine: two loads (plain, then n-gram), the same
     prompts one at a time. No speed is asserted (benchmarks/speculative-cpu.md has the figures):
     that vLLM really ran n-gram, drafted, and that its counts are consistent."""
@@ -69,9 +74,30 @@ def test_bench_measures_ngram_against_the_same_preset_without_it(home: Path, tin
     prompts = tmp_path / "prompts.jsonl"
     prompts.write_text("\n".join(json.dumps({"prompt": REPEAT_TEXT + f" ({i})"}) for i in range(2)) + "\n")
     out = tmp_path / "spec.json"
-    rc = main(["bench", "--model", str(tiny_model), "--preset", "cpu-ngram", "--speculation-speedup",
-               "--dataset-path", str(prompts), "--num-prompts", "2", "--output-len", "32", "--device", "cpu",
-               "--kv-cache-memory-bytes", str(TEST_KV_BYTES), "--max-model-len", "1024", "--report", str(out)])
+    rc = main(
+        [
+            "bench",
+            "--model",
+            str(tiny_model),
+            "--preset",
+            "cpu-ngram",
+            "--speculation-speedup",
+            "--dataset-path",
+            str(prompts),
+            "--num-prompts",
+            "2",
+            "--output-len",
+            "32",
+            "--device",
+            "cpu",
+            "--kv-cache-memory-bytes",
+            str(TEST_KV_BYTES),
+            "--max-model-len",
+            "1024",
+            "--report",
+            str(out),
+        ]
+    )
     assert rc == 0
     report = json.loads(out.read_text())
     plain, spec = report["plain"], report["speculative"]

@@ -34,11 +34,15 @@ def test_the_ngram_preset_says_when_it_pays_and_turns_speculation_on(tiny_model:
     assert args.speculation_speedup and args.preset == "cpu-ngram"
 
 
-@pytest.mark.parametrize("speed", [
-    {"speculative_method": "ngram", "num_speculative_tokens": 5},
-    {"speculative_method": "eagle3", "num_speculative_tokens": 2, "speculative_model": "/heads/eagle3-8b"},
-    {"kv_offloading_size": 12.5, "enable_sleep_mode": True},
-], ids=["ngram", "eagle3", "offload-sleep"])
+@pytest.mark.parametrize(
+    "speed",
+    [
+        {"speculative_method": "ngram", "num_speculative_tokens": 5},
+        {"speculative_method": "eagle3", "num_speculative_tokens": 2, "speculative_model": "/heads/eagle3-8b"},
+        {"kv_offloading_size": 12.5, "enable_sleep_mode": True},
+    ],
+    ids=["ngram", "eagle3", "offload-sleep"],
+)
 def test_speed_settings_round_trip_through_vllms_parser(speed: dict, tmp_path: Path, tiny_model: Path) -> None:
     config = EngineConfig(model=str(tiny_model), **speed)
     options = ServeOptions()
@@ -59,8 +63,10 @@ def test_speed_settings_round_trip_through_vllms_parser(speed: dict, tmp_path: P
     for imported in (import_yaml(path), import_command(command)):
         back = imported.preset.apply(str(tiny_model))
         assert back.speculative_config() == config.speculative_config()
-        assert (back.kv_offloading_size, back.enable_sleep_mode) == (config.kv_offloading_size,
-                                                                      config.enable_sleep_mode)
+        assert (back.kv_offloading_size, back.enable_sleep_mode) == (
+            config.kv_offloading_size,
+            config.enable_sleep_mode,
+        )
 
 
 def test_an_imported_speculative_key_the_console_lacks_is_refused_not_dropped(tmp_path: Path) -> None:
@@ -71,16 +77,29 @@ def test_an_imported_speculative_key_the_console_lacks_is_refused_not_dropped(tm
         import_yaml(path)
 
 
-@pytest.mark.parametrize(("engine", "needle"), [
-    ({"speculative_method": "ngram"}, "needs num_speculative_tokens"),
-    ({"num_speculative_tokens": 4}, "without speculative_method"),
-    ({"speculative_method": "eagle", "num_speculative_tokens": 3}, "needs a draft head"),
-    ({"speculative_method": "ngram", "num_speculative_tokens": 3, "speculative_model": "/d"}, "uses no draft model"),
-    ({"speculative_method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_min": 5, "prompt_lookup_max": 2},
-     "above prompt_lookup_max"),
-    ({"speculative_method": "medusa", "num_speculative_tokens": 3}, "not one of ngram, eagle, eagle3"),
-    ({"speculative_method": "ngram", "num_speculative_tokens": 40}, "out of range"),
-])
+@pytest.mark.parametrize(
+    ("engine", "needle"),
+    [
+        ({"speculative_method": "ngram"}, "needs num_speculative_tokens"),
+        ({"num_speculative_tokens": 4}, "without speculative_method"),
+        ({"speculative_method": "eagle", "num_speculative_tokens": 3}, "needs a draft head"),
+        (
+            {"speculative_method": "ngram", "num_speculative_tokens": 3, "speculative_model": "/d"},
+            "uses no draft model",
+        ),
+        (
+            {
+                "speculative_method": "ngram",
+                "num_speculative_tokens": 3,
+                "prompt_lookup_min": 5,
+                "prompt_lookup_max": 2,
+            },
+            "above prompt_lookup_max",
+        ),
+        ({"speculative_method": "medusa", "num_speculative_tokens": 3}, "not one of ngram, eagle, eagle3"),
+        ({"speculative_method": "ngram", "num_speculative_tokens": 40}, "out of range"),
+    ],
+)
 def test_presets_refuse_speed_settings_that_cannot_work(engine: dict, needle: str) -> None:
     with pytest.raises(PresetError, match=needle):
         parse_preset({"name": "x", "engine": engine}, "x.toml")
@@ -94,8 +113,12 @@ def test_the_cpu_capability_check_names_what_the_cpu_build_cannot_do(tiny_model:
     assert capability_refusal(base.replace(enable_sleep_mode=True), "cuda") is None
     offload = capability_refusal(base.replace(kv_offloading_size=4.0), "cpu")
     assert offload is not None and "kv_cache_memory_bytes" in offload
-    missing = capability_refusal(base.replace(speculative_method="eagle", num_speculative_tokens=2,
-                                              speculative_model=str(tiny_model / "no-head")), "cuda")
+    missing = capability_refusal(
+        base.replace(
+            speculative_method="eagle", num_speculative_tokens=2, speculative_model=str(tiny_model / "no-head")
+        ),
+        "cuda",
+    )
     assert missing is not None and "no-head" in missing
     assert speed_problems({}) == []
     assert describe(base) == [] and len(describe(base.replace(kv_offloading_size=2.0, enable_sleep_mode=True))) == 2

@@ -13,9 +13,20 @@ from console.bench.tune_plan import WorkloadShape, default_grid, parse_grid, pla
 from console.bench.workload import synthetic
 from console.config import EngineConfig
 
-LLAMA_8B = dict(hidden_size=4096, intermediate_size=14336, num_attention_heads=32, num_hidden_layers=32,
-                num_key_value_heads=8, head_dim=128, max_position_embeddings=131072, tie_word_embeddings=False,
-                model_type="llama", architectures=["LlamaForCausalLM"], torch_dtype="bfloat16", vocab_size=128256)
+LLAMA_8B = dict(
+    hidden_size=4096,
+    intermediate_size=14336,
+    num_attention_heads=32,
+    num_hidden_layers=32,
+    num_key_value_heads=8,
+    head_dim=128,
+    max_position_embeddings=131072,
+    tie_word_embeddings=False,
+    model_type="llama",
+    architectures=["LlamaForCausalLM"],
+    torch_dtype="bfloat16",
+    vocab_size=128256,
+)
 H200_BYTES = 150_754_820_096
 WS = WorkloadShape(256, 512, 256)  # the GPU acceptance workload: 256 x 512 -> 256, all at once
 
@@ -39,13 +50,14 @@ def _reasons(plan: object) -> dict[str, str]:
 def test_points_that_cannot_fit_the_card_are_dropped(llama_8b: Path) -> None:
     """bf16 8B weights (15 GiB) on a 24 GB card: half the card cannot hold them, 0.99 leaves no
     room for the CUDA context and graphs outside vLLM's budget; 0.9 fits."""
-    plan = plan_tune(_base(llama_8b), {"gpu_memory_utilization": [0.5, 0.9, 0.99]}, WS, device="cuda",
-                     card="rtx-4090")
+    plan = plan_tune(_base(llama_8b), {"gpu_memory_utilization": [0.5, 0.9, 0.99]}, WS, device="cuda", card="rtx-4090")
     assert [c.knobs for c in plan.candidates] == [{"gpu_memory_utilization": 0.9}]
     reasons = _reasons(plan)
     assert "do not fit in 0.5" in reasons['{"gpu_memory_utilization": 0.5}']
-    assert "CUDA context" in reasons['{"gpu_memory_utilization": 0.99}'] \
+    assert (
+        "CUDA context" in reasons['{"gpu_memory_utilization": 0.99}']
         or "CUDA graphs" in reasons['{"gpu_memory_utilization": 0.99}']
+    )
 
 
 def test_a_point_that_cannot_hold_the_users_context_is_dropped(llama_8b: Path) -> None:
@@ -61,23 +73,36 @@ def test_a_point_that_cannot_hold_the_users_context_is_dropped(llama_8b: Path) -
 
 
 def test_dominated_points_are_dropped_with_the_point_that_dominates_them(llama_8b: Path) -> None:
-    grid = {"quantization": ["fp8"], "kv_cache_dtype": ["fp8"], "gpu_memory_utilization": [0.9, 0.95],
-            "max_num_batched_tokens": [8192, 16384], "enable_prefix_caching": [True, False],
-            "enforce_eager": [False, True]}
+    grid = {
+        "quantization": ["fp8"],
+        "kv_cache_dtype": ["fp8"],
+        "gpu_memory_utilization": [0.9, 0.95],
+        "max_num_batched_tokens": [8192, 16384],
+        "enable_prefix_caching": [True, False],
+        "enforce_eager": [False, True],
+    }
     small = WorkloadShape(32, 128, 64)  # 32 x 129 = 4,128 prompt tokens in flight at most
     plan = plan_tune(_base(llama_8b), grid, small, device="cuda", card="rtx-4090")
     assert [c.knobs for c in plan.candidates] == [
-        {"quantization": "fp8", "kv_cache_dtype": "fp8", "gpu_memory_utilization": 0.9,
-         "max_num_batched_tokens": 8192, "enable_prefix_caching": False, "enforce_eager": False}]
+        {
+            "quantization": "fp8",
+            "kv_cache_dtype": "fp8",
+            "gpu_memory_utilization": 0.9,
+            "max_num_batched_tokens": 8192,
+            "enable_prefix_caching": False,
+            "enforce_eager": False,
+        }
+    ]
     reasons = [p.reason for p in plan.pruned]
-    assert len(reasons) == 2 ** 4 - 1
+    assert len(reasons) == 2**4 - 1
     assert any("max_num_batched_tokens 16,384 is more than the 4,128 prompt tokens" in r for r in reasons)
     assert any("share no prefix" in r for r in reasons)
     assert any("eager mode" in r for r in reasons)
     assert any("memory fraction 0.9 already holds every request" in r for r in reasons)
     # Prompts that share a prefix keep prefix caching in the search.
-    shared = plan_tune(_base(llama_8b), grid, WorkloadShape(32, 128, 64, shared_prefix=True), device="cuda",
-                       card="rtx-4090")
+    shared = plan_tune(
+        _base(llama_8b), grid, WorkloadShape(32, 128, 64, shared_prefix=True), device="cuda", card="rtx-4090"
+    )
     assert {c.knobs["enable_prefix_caching"] for c in shared.candidates} == {True, False}
 
 
@@ -100,8 +125,14 @@ def test_max_num_seqs_values_fold_into_one_load_measured_as_requests_in_flight(l
 def test_ranked_by_the_planners_ceiling_and_the_default_is_vllms(llama_8b: Path) -> None:
     """On the emulated 24 GB card (an H200 holding only a 4090's worth): FP8 weights + FP8 KV
     first; vLLM's default memory fraction (0.9) of the card becomes the H200's utilization."""
-    plan = plan_tune(_base(llama_8b), default_grid("cuda", native_fp8=True), WS, device="cuda", card="rtx-4090",
-                     device_bytes=H200_BYTES)
+    plan = plan_tune(
+        _base(llama_8b),
+        default_grid("cuda", native_fp8=True),
+        WS,
+        device="cuda",
+        card="rtx-4090",
+        device_bytes=H200_BYTES,
+    )
     top = plan.candidates[0].knobs
     assert (top["quantization"], top["kv_cache_dtype"], top["enable_prefix_caching"]) == ("fp8", "fp8", False)
     predicted = [c.predicted_tok_s for c in plan.candidates]
@@ -120,18 +151,36 @@ def test_workload_shape_and_grid_text() -> None:
     w.prompt_token_ids[3][:16] = w.prompt_token_ids[0][:16]
     assert workload_shape(w).shared_prefix
     assert parse_grid("max_num_seqs=8,32; kv_cache_dtype=auto,fp8; quantization=null,fp8") == {
-        "max_num_seqs": [8, 32], "kv_cache_dtype": ["auto", "fp8"], "quantization": [None, "fp8"]}
+        "max_num_seqs": [8, 32],
+        "kv_cache_dtype": ["auto", "fp8"],
+        "quantization": [None, "fp8"],
+    }
     with pytest.raises(ValueError, match="unknown engine knob"):
         parse_grid("max_num_seq=8")
 
 
-def test_cli_refuses_a_bad_tune_grid_before_any_load(llama_8b: Path, home: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_refuses_a_bad_tune_grid_before_any_load(
+    llama_8b: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A misspelt knob is one clear line, before an engine is built (no traceback): in this process."""
     from console.cli.main import main
 
-    rc = main(["bench", "--model", str(llama_8b), "--device", "cpu", "--tune", "--tune-grid", "max_num_seq=8,16",
-               "--num-prompts", "2", "--input-len", "8"])
+    rc = main(
+        [
+            "bench",
+            "--model",
+            str(llama_8b),
+            "--device",
+            "cpu",
+            "--tune",
+            "--tune-grid",
+            "max_num_seq=8,16",
+            "--num-prompts",
+            "2",
+            "--input-len",
+            "8",
+        ]
+    )
     err = capsys.readouterr().err
     assert rc != 0
     assert "--tune-grid: unknown engine knob(s) max_num_seq" in err

@@ -86,8 +86,9 @@ def test_tune_on_its_own_engine(tiny_model: Path, home: Path) -> None:
 
 def _loaded_base(engine_host: Any) -> EngineConfig:
     """The configuration conftest loaded ``engine_host`` with: the tune's default here."""
-    return EngineConfig(model=engine_host.config.model, kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024,
-                        device="cpu")
+    return EngineConfig(
+        model=engine_host.config.model, kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu"
+    )
 
 
 def test_cancel_after_the_first_trial_keeps_it(engine_host: Any) -> None:
@@ -95,8 +96,9 @@ def test_cancel_after_the_first_trial_keeps_it(engine_host: Any) -> None:
     w = synthetic(4, 16, 8, vocab_size=engine_host.tokenizer.vocab_size, seed=2)
     task = TaskState()
     grid = {"max_num_seqs": [2, 4], "max_num_batched_tokens": [512, 2048]}
-    result = tune(engine_host, _loaded_base(engine_host), grid, w, budget_s=600, task=task,
-                  on_trial=lambda r: task.cancel())
+    result = tune(
+        engine_host, _loaded_base(engine_host), grid, w, budget_s=600, task=task, on_trial=lambda r: task.cancel()
+    )
     assert result.cancelled
     first, *rest = result.trials
     assert first.label == "default" and first.status == "ok" and first.figures["output_tokens"] == 32

@@ -24,8 +24,13 @@ def _panel(qtbot, host):
     from console.ui.context import AppContext
 
     metrics = host.metrics if host is not None else MetricsStore()
-    ctx = AppContext(host=host, metrics=metrics, store=ModelStore(), sampler=DeviceSampler(metrics),
-                     bridge=EngineBridge(host) if host is not None else None)  # type: ignore[arg-type]
+    ctx = AppContext(
+        host=host,
+        metrics=metrics,
+        store=ModelStore(),
+        sampler=DeviceSampler(metrics),
+        bridge=EngineBridge(host) if host is not None else None,
+    )  # type: ignore[arg-type]
     panel = BatchPanel(ctx)
     qtbot.addWidget(panel)
     panel.resize(1000, 700)
@@ -35,8 +40,12 @@ def _panel(qtbot, host):
 
 def _write_mixed(path: Path) -> None:
     lines = [
-        {"custom_id": "oa-1", "method": "POST", "url": "/v1/chat/completions",
-         "body": {"model": "tiny", "messages": [{"role": "user", "content": "Say hello"}], "max_tokens": 12}},
+        {
+            "custom_id": "oa-1",
+            "method": "POST",
+            "url": "/v1/chat/completions",
+            "body": {"model": "tiny", "messages": [{"role": "user", "content": "Say hello"}], "max_tokens": 12},
+        },
         {"custom_id": "plain-2", "prompt": "Once upon a time"},
         {"messages": [{"role": "user", "content": "List three colours"}], "temperature": 0.0},
         {"custom_id": "bad-4", "prompt": 42},  # refused by line, the rest runs

@@ -29,8 +29,7 @@ def _panel(qtbot: Any, host: Any) -> Any:
 
     metrics = host.metrics if host is not None else MetricsStore()
     bridge = EngineBridge(host) if host is not None and hasattr(host, "add_status_listener") else None
-    ctx = AppContext(host=host, metrics=metrics, store=ModelStore(), sampler=DeviceSampler(metrics),
-                     bridge=bridge)  # type: ignore[arg-type]
+    ctx = AppContext(host=host, metrics=metrics, store=ModelStore(), sampler=DeviceSampler(metrics), bridge=bridge)  # type: ignore[arg-type]
     panel = BenchPanel(ctx)
     qtbot.addWidget(panel)
     panel.resize(1400, 900)
@@ -99,8 +98,9 @@ def test_bench_cancel_mid_run_leaves_the_engine_usable(qtbot, engine_host, home)
     assert done.args[0] == "cancelled"
     assert "Cancelled" in panel.status_label.text() and panel.run_button.isEnabled()
     assert engine_host.status.state == EngineState.READY
-    ev = engine_host.generate(GenerationRequest(prompt="Hello", sampling=SamplingSettings(max_tokens=4, temperature=0.0)),
-                              timeout=120)
+    ev = engine_host.generate(
+        GenerationRequest(prompt="Hello", sampling=SamplingSettings(max_tokens=4, temperature=0.0)), timeout=120
+    )
     assert isinstance(ev, RequestFinished) and ev.output_tokens > 0
 
 

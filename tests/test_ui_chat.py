@@ -39,7 +39,8 @@ def _deltas(panel: Any, qtbot: Any) -> list[int]:
     """Record, per bridge batch, how many deltas of the panel's active request it carried."""
     seen: list[int] = []
     panel.ctx.bridge.requestEvents.connect(
-        lambda batch: seen.append(sum(isinstance(e, TokenDelta) and e.request_id == panel.active_id for e in batch)))
+        lambda batch: seen.append(sum(isinstance(e, TokenDelta) and e.request_id == panel.active_id for e in batch))
+    )
     return seen
 
 
@@ -170,8 +171,9 @@ def test_streaming_re_renders_only_the_answer_not_the_history(chat: Any, qtbot: 
     assert final.count("First question, for the history") == 1 and "TTFT" in final
 
 
-def test_a_token_count_that_ends_after_the_panel_is_deleted_is_dropped(engine_host: Any, home: Path,
-                                                                        qtbot: Any) -> None:
+def test_a_token_count_that_ends_after_the_panel_is_deleted_is_dropped(
+    engine_host: Any, home: Path, qtbot: Any
+) -> None:
     """The context meter's token count runs in a worker; closing the window (or a test's teardown)
     can delete the panel before it returns. Its result must be dropped, not written into a
     deleted QProgressBar (a RuntimeError in a slot, seen in a loaded full test run)."""

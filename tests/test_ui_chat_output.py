@@ -83,7 +83,8 @@ def test_choice_logprobs_and_n_answers_in_the_panel(chat: Any, qtbot: Any, tmp_p
     for v in view.views:  # the end-of-sequence token is one of the tokens, as vLLM reports it
         tokens = "".join(s.token for s in v.steps)
         assert tokens.startswith(("positive", "negative")) and tokens.removeprefix("positive").removeprefix(
-            "negative") in ("", "<|im_end|>", "</s>"), tokens
+            "negative"
+        ) in ("", "<|im_end|>", "</s>"), tokens
         assert all(len(s.top) >= 2 for s in v.steps)
     assert chat.messages[-1].content in ("positive", "negative")
     # Hovering a token finds its step (what the tooltip shows).

@@ -25,8 +25,11 @@ class _Vllmish(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        body = {"/v1/models": {"data": [{"id": "stub-model", "max_model_len": 2048}]},
-                "/health": {}, "/version": {"version": "0.0-stub"}}.get(self.path)
+        body = {
+            "/v1/models": {"data": [{"id": "stub-model", "max_model_len": 2048}]},
+            "/health": {},
+            "/version": {"version": "0.0-stub"},
+        }.get(self.path)
         data = json.dumps(body if body is not None else {"detail": "Not Found"}).encode()
         self.send_response(200 if body is not None else 404)
         self.send_header("Content-Length", str(len(data)))

@@ -23,8 +23,13 @@ def _panel(qtbot, host=None):
     from console.ui.export_panel import ExportPanel
 
     metrics = host.metrics if host is not None else MetricsStore()
-    ctx = AppContext(host=host, metrics=metrics, store=None, sampler=DeviceSampler(metrics),  # type: ignore[arg-type]
-                     bridge=EngineBridge(host) if host is not None else None)  # type: ignore[arg-type]
+    ctx = AppContext(
+        host=host,
+        metrics=metrics,
+        store=None,
+        sampler=DeviceSampler(metrics),  # type: ignore[arg-type]
+        bridge=EngineBridge(host) if host is not None else None,
+    )  # type: ignore[arg-type]
     panel = ExportPanel(ctx)
     qtbot.addWidget(panel)
     panel.show()

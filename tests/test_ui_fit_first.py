@@ -19,8 +19,9 @@ from console.ui.context import AppContext
 from console.ui.model_table import VERDICT_COLOURS
 
 
-def test_verdict_column_apply_and_load_confirmation(home: Path, tiny_model: Path, qtbot: Any,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_verdict_column_apply_and_load_confirmation(
+    home: Path, tiny_model: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from console.ui.main_window import MainWindow
 
     store = ModelStore()

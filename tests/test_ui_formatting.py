@@ -10,7 +10,13 @@ import pytest
 from PySide6.QtCore import QLocale
 
 from console.ui.formatting import (
-    format_bytes, format_count, format_datetime, format_duration, format_number, format_params, format_rate,
+    format_bytes,
+    format_count,
+    format_datetime,
+    format_duration,
+    format_number,
+    format_params,
+    format_rate,
 )
 
 EN, DE, ZH = QLocale("en_US"), QLocale("de_DE"), QLocale("zh_CN")

@@ -29,8 +29,9 @@ def _check(qtbot: Any, dlg: GetModelDialog, repo: str) -> None:
     qtbot.waitUntil(lambda: not dlg.busy, timeout=20_000)
 
 
-def test_check_shows_size_and_verdict_then_download_lands_in_store(qtbot: Any, dialog: GetModelDialog,
-                                                                   hub: Hub) -> None:  # noqa: F811
+def test_check_shows_size_and_verdict_then_download_lands_in_store(
+    qtbot: Any, dialog: GetModelDialog, hub: Hub
+) -> None:  # noqa: F811
     _check(qtbot, dialog, REPO)
     assert dialog.preview is not None and dialog.download_button.isEnabled()
     assert not [line for line in hub.log if "/resolve/" in line[1] and line[1].endswith(".safetensors")]
@@ -49,8 +50,7 @@ def test_check_shows_size_and_verdict_then_download_lands_in_store(qtbot: Any, d
     assert "'tiny'" in dialog.status_label.text()
 
 
-def test_cancel_stops_and_adds_nothing(qtbot: Any, dialog: GetModelDialog,
-                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cancel_stops_and_adds_nothing(qtbot: Any, dialog: GetModelDialog, monkeypatch: pytest.MonkeyPatch) -> None:
     import console.models.download as dl
 
     original = dl._http_fetch

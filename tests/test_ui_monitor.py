@@ -27,8 +27,13 @@ def _ctx(host, home: Path, sampler: DeviceSampler | None = None):
 
     metrics = host.metrics if host is not None else MetricsStore()
     sampler = sampler or DeviceSampler(metrics, interval_s=0.25)
-    return AppContext(host=host, metrics=metrics, store=ModelStore(), sampler=sampler,
-                      bridge=EngineBridge(host) if host is not None else None)  # type: ignore[arg-type]
+    return AppContext(
+        host=host,
+        metrics=metrics,
+        store=ModelStore(),
+        sampler=sampler,
+        bridge=EngineBridge(host) if host is not None else None,
+    )  # type: ignore[arg-type]
 
 
 def _ydata(panel, name: str) -> np.ndarray:
@@ -52,8 +57,7 @@ def test_monitor_series_grow_while_a_batch_streams(qtbot, engine_host, home) -> 
         gen_before = float(np.nansum(_ydata(panel, "tokens.generation_tps")))
 
         finished: list[RequestFinished] = []
-        ctx.bridge.requestEvents.connect(
-            lambda evs: finished.extend(e for e in evs if isinstance(e, RequestFinished)))
+        ctx.bridge.requestEvents.connect(lambda evs: finished.extend(e for e in evs if isinstance(e, RequestFinished)))
         settings = SamplingSettings(temperature=0.0, max_tokens=128, ignore_eos=True)
         for i in range(16):
             ctx.bridge.submit(GenerationRequest(prompt=f"count {i}: one two three", sampling=settings))
@@ -107,10 +111,18 @@ class _FakeNvml:
 
     def sample(self) -> dict[str, float]:
         self.n += 1
-        return {"mem_used_bytes": 60e9, "mem_total_bytes": 140e9, "gpu_util_pct": 90.0,
-                "mem_util_pct": 40.0, "power_w": 600.0, "power_limit_w": 700.0, "temperature_c": 71.0,
-                "sm_clock_mhz": 1900.0, "mem_clock_mhz": 3200.0,
-                "throttle_reasons": float(0x4 if self.n % 2 else 0x1)}
+        return {
+            "mem_used_bytes": 60e9,
+            "mem_total_bytes": 140e9,
+            "gpu_util_pct": 90.0,
+            "mem_util_pct": 40.0,
+            "power_w": 600.0,
+            "power_limit_w": 700.0,
+            "temperature_c": 71.0,
+            "sm_clock_mhz": 1900.0,
+            "mem_clock_mhz": 3200.0,
+            "throttle_reasons": float(0x4 if self.n % 2 else 0x1),
+        }
 
 
 def test_monitor_gpu_layout_with_standin_source(qtbot) -> None:
@@ -130,8 +142,9 @@ def test_monitor_gpu_layout_with_standin_source(qtbot) -> None:
         assert np.nanmax(_ydata(panel, "vram.mem_used_bytes")) == pytest.approx(60e9 / 1024**3)
         marks_x, _ = panel.throttle_marks.getData()
         assert marks_x is not None and len(marks_x) >= 1  # power-cap samples are marked
-        qtbot.waitUntil(lambda: "software power cap" in panel.readout.text() or "idle" in panel.readout.text(),
-                        timeout=3000)
+        qtbot.waitUntil(
+            lambda: "software power cap" in panel.readout.text() or "idle" in panel.readout.text(), timeout=3000
+        )
         assert panel.guidance.isVisible() and "never changes driver settings" in panel.guidance.text()
     finally:
         panel.stop()

@@ -35,6 +35,7 @@ def test_the_speed_knobs_override_the_preset_and_survive_the_settings(qtbot, tin
     config = preset.apply(str(tiny_model), **box.overrides())
     assert config.speculative_config() is None and config.engine_kwargs().get("speculative_config") is None
     from console.speed import capability_refusal
+
     assert capability_refusal(config, "cpu") is None
     # n-gram over a preset without it, with 6 draft tokens and KV offload + sleep mode
     box.set_presets(presets, "cpu-default")
@@ -48,10 +49,16 @@ def test_the_speed_knobs_override_the_preset_and_survive_the_settings(qtbot, tin
     assert "CUDA only" in (capability_refusal(config, "cpu") or "")
     # the knobs are saved in the settings and shown again
     saved = box.knobs()
-    assert (saved.speculative_method, saved.num_speculative_tokens, saved.kv_offloading_gib,
-            saved.enable_sleep_mode) == ("ngram", 6, 3.0, True)
+    assert (
+        saved.speculative_method,
+        saved.num_speculative_tokens,
+        saved.kv_offloading_gib,
+        saved.enable_sleep_mode,
+    ) == ("ngram", 6, 3.0, True)
     box.set_knobs(Knobs())
-    assert not {"speculative_method", "num_speculative_tokens", "kv_offloading_size", "enable_sleep_mode"} & set(box.overrides())
+    assert not {"speculative_method", "num_speculative_tokens", "kv_offloading_size", "enable_sleep_mode"} & set(
+        box.overrides()
+    )
     box.set_knobs(saved)
     assert box.knobs() == saved
 
@@ -59,8 +66,12 @@ def test_the_speed_knobs_override_the_preset_and_survive_the_settings(qtbot, tin
 def test_the_monitor_plots_prefix_hit_rate_and_draft_acceptance() -> None:
     store = MetricsStore(resolution_s=0.5)
     t0 = 1_000_000.0
-    store.record_step(t=t0, prefix_hits=30, prefix_queries=120,
-                      spec={"spec_drafts": 4, "spec_draft_tokens": 16, "spec_accepted_tokens": 12})
+    store.record_step(
+        t=t0,
+        prefix_hits=30,
+        prefix_queries=120,
+        spec={"spec_drafts": 4, "spec_draft_tokens": 16, "spec_accepted_tokens": 12},
+    )
     store.record_step(t=t0 + 1.0, generation_tokens=5)  # a bin with no lookups and no drafts
     series = MonitorSeries(store, window_s=10.0)
     series.poll(now=t0 + 1.2)

@@ -36,8 +36,9 @@ def test_window_shows_without_engine_imports(home: Path) -> None:
     """The window appears before torch / vLLM / transformers are imported (they load with the
     engine, on its thread). How long it takes to show is a benchmark figure
     (benchmarks/overheads.py, README-gui.md), not a timed test."""
-    out = subprocess.run([sys.executable, "-c", _startup_script()], capture_output=True, text=True, cwd=ROOT,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", _startup_script()], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
     line = [x for x in out.stdout.splitlines() if x.startswith("shown")]
     assert line, out.stderr[-2000:]
     assert line[0] == "shown True False False False", "vLLM/torch/transformers must not load at start"
@@ -53,8 +54,7 @@ def _window(ctx: AppContext, qtbot: Any) -> Any:
     return w
 
 
-def test_window_layout_planner_shortcuts_and_memory(home: Path, tiny_model: Path, qtbot: Any,
-                                                     tmp_path: Path) -> None:
+def test_window_layout_planner_shortcuts_and_memory(home: Path, tiny_model: Path, qtbot: Any, tmp_path: Path) -> None:
     """No engine is started: the host stays stopped (nothing stands in for it)."""
     store = ModelStore()
     store.add_reference("tiny", tiny_model)
@@ -148,15 +148,27 @@ def test_status_bar_shows_the_cpu_dtype_and_help_offers_the_check(home: Path, qt
 
     w = _window(AppContext.create(store=ModelStore()), qtbot)
     assert w.device_label.text() == "Device: CPU"
-    info = EngineInfo("tiny", "/m", "cpu", 1024, 8, 128, 1.0, "0.32.0", dtype="bfloat16",
-                      dtype_note="bfloat16 (checked on this CPU 2026-11-30)")
+    info = EngineInfo(
+        "tiny",
+        "/m",
+        "cpu",
+        1024,
+        8,
+        128,
+        1.0,
+        "0.32.0",
+        dtype="bfloat16",
+        dtype_note="bfloat16 (checked on this CPU 2026-11-30)",
+    )
     w._on_bridge_status_changed(EngineStatus(EngineState.READY, "tiny", info=info))
     assert w.device_label.text() == "Device: CPU · bfloat16"
     assert w.device_label.toolTip() == "bfloat16 (checked on this CPU 2026-11-30)"
     help_menu = w.menuBar().actions()[-1].menu()
     assert w.act_cpu_check in help_menu.actions() and w.act_cpu_check.text() == "Check &CPU engine…"
-    rows = [DtypeResult("bfloat16", "Paris", True, 0.97, 0.05, 6.3, ok=True, reason="agrees with float32"),
-            DtypeResult("float32", "Paris", True, None, None, 30.9, ok=True, reason="reference")]
+    rows = [
+        DtypeResult("bfloat16", "Paris", True, 0.97, 0.05, 6.3, ok=True, reason="agrees with float32"),
+        DtypeResult("float32", "Paris", True, None, None, 30.9, ok=True, reason="reference"),
+    ]
     text = summary(CheckResult(Fingerprint("x", (), "v"), "smollm2", rows, "float32", "float32: fastest correct"))
     assert text.splitlines()[:2] == ["bfloat16: 6 tok/s, ok (agrees with float32)", "float32: 31 tok/s, ok (reference)"]
     assert text.endswith("float32: the fastest correct dtype (31 tok/s)")  # the verdict in the UI's words
@@ -199,8 +211,9 @@ def test_import_folder_with_progress_and_cancel(home: Path, tiny_model: Path, qt
 
 
 @pytest.mark.engine
-def test_load_from_sidebar_chat_with_ctrl_enter_stop_with_esc(engine_host: Any, tiny_model: Path, home: Path,
-                                                              qtbot: Any) -> None:
+def test_load_from_sidebar_chat_with_ctrl_enter_stop_with_esc(
+    engine_host: Any, tiny_model: Path, home: Path, qtbot: Any
+) -> None:
     store = ModelStore()
     store.add_reference("tiny", tiny_model)
     ctx = AppContext.create(host=engine_host, store=store)
@@ -294,8 +307,9 @@ def test_export_tab_follows_the_selected_model_and_preset(home: Path, tiny_model
     assert export.files and "tiny" in "".join(export.files.values())
 
 
-def test_a_knob_value_outside_the_preset_schema_is_refused_naming_the_knob(home: Path, tiny_model: Path,
-                                                                           qtbot: Any) -> None:
+def test_a_knob_value_outside_the_preset_schema_is_refused_naming_the_knob(
+    home: Path, tiny_model: Path, qtbot: Any
+) -> None:
     """Issue 30: the knobs' values reached EngineConfig without the schema a preset's pass (a context
     of 8 tokens went to vLLM); Load refuses with one line naming the knob, and nothing loads."""
     store = ModelStore()
@@ -320,8 +334,11 @@ def test_every_menu_path_the_docs_name_exists(home: Path, qtbot: Any) -> None:
     import re
 
     docs = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-    named = {(m.group(1), m.group(2).strip()) for d in docs
-             for m in re.finditer(r'\b([A-Z][a-z]+) > "?([A-Z][\w ]*…?)', d.read_text(encoding="utf-8"))}
+    named = {
+        (m.group(1), m.group(2).strip())
+        for d in docs
+        for m in re.finditer(r'\b([A-Z][a-z]+) > "?([A-Z][\w ]*…?)', d.read_text(encoding="utf-8"))
+    }
     assert ("Engine", "Engine location…") in named  # the scan finds what the README names
     from console.ui.i18n import add_language_menu
 
@@ -337,7 +354,10 @@ def test_every_menu_path_the_docs_name_exists(home: Path, qtbot: Any) -> None:
         return out
 
     menus = {a.text().replace("&", ""): items(a.menu()) for a in w.menuBar().actions() if a.menu() is not None}
-    missing = [f"{menu} > {item}" for menu, item in sorted(named)
-               if not any(text.startswith(item) for text in menus.get(menu, []))]
+    missing = [
+        f"{menu} > {item}"
+        for menu, item in sorted(named)
+        if not any(text.startswith(item) for text in menus.get(menu, []))
+    ]
     assert missing == [], f"menus: {menus}"
     w.close()

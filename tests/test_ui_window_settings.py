@@ -23,8 +23,9 @@ def test_defaults_round_trip(home: Path) -> None:
 
 def test_migrates_version_1(home: Path) -> None:
     settings_path().parent.mkdir(parents=True)
-    settings_path().write_text(json.dumps({"schema_version": 1, "last_model": "m", "temperature": 0.3,
-                                           "max_tokens": 99, "stop": ["END"]}))
+    settings_path().write_text(
+        json.dumps({"schema_version": 1, "last_model": "m", "temperature": 0.3, "max_tokens": 99, "stop": ["END"]})
+    )
     s = load_settings()
     assert s.schema_version == SCHEMA_VERSION and s.last_model == "m"
     assert (s.sampling.temperature, s.sampling.max_tokens, s.sampling.stop) == (0.3, 99, ["END"])
@@ -32,9 +33,18 @@ def test_migrates_version_1(home: Path) -> None:
 
 def test_wrong_types_and_unknown_keys_fall_back(home: Path) -> None:
     settings_path().parent.mkdir(parents=True)
-    settings_path().write_text(json.dumps({"schema_version": SCHEMA_VERSION, "last_tab": "two", "bogus": 1,
-                                           "last_model": 5, "sampling": {"temperature": "hot", "top_k": 40},
-                                           "knobs": {"max_num_seqs": True}}))
+    settings_path().write_text(
+        json.dumps(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "last_tab": "two",
+                "bogus": 1,
+                "last_model": 5,
+                "sampling": {"temperature": "hot", "top_k": 40},
+                "knobs": {"max_num_seqs": True},
+            }
+        )
+    )
     s = load_settings()
     assert s.last_tab == 0 and s.last_model is None
     assert s.sampling.temperature == 0.7 and s.sampling.top_k == 40

@@ -14,10 +14,18 @@ COMPAT = CONSOLE / "engine" / "vllm_compat.py"
 def _vllm_imports(path: Path) -> list[str]:
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-            [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
-        found += [f"{path.relative_to(CONSOLE.parent)}:{node.lineno} {n}" for n in names
-                  if n == "vllm" or n.startswith("vllm.")]
+        names = (
+            [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module or ""]
+            if isinstance(node, ast.ImportFrom) and node.level == 0
+            else []
+        )
+        found += [
+            f"{path.relative_to(CONSOLE.parent)}:{node.lineno} {n}"
+            for n in names
+            if n == "vllm" or n.startswith("vllm.")
+        ]
     return found
 
 

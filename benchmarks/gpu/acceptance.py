@@ -54,10 +54,22 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 GiB = 1 << 30
 CAPITAL = "What is the capital of France?"
 WEEK = "How many days are there in a week?"
-LLAMA_8B = dict(hidden_size=4096, intermediate_size=14336, num_attention_heads=32, num_hidden_layers=32,
-                num_key_value_heads=8, head_dim=128, max_position_embeddings=131072, rope_theta=500000.0,
-                tie_word_embeddings=False, model_type="llama", architectures=["LlamaForCausalLM"],
-                rms_norm_eps=1e-5, hidden_act="silu", torch_dtype="bfloat16")
+LLAMA_8B = dict(
+    hidden_size=4096,
+    intermediate_size=14336,
+    num_attention_heads=32,
+    num_hidden_layers=32,
+    num_key_value_heads=8,
+    head_dim=128,
+    max_position_embeddings=131072,
+    rope_theta=500000.0,
+    tie_word_embeddings=False,
+    model_type="llama",
+    architectures=["LlamaForCausalLM"],
+    rms_norm_eps=1e-5,
+    hidden_act="silu",
+    torch_dtype="bfloat16",
+)
 
 
 class Journey:
@@ -127,8 +139,9 @@ class Journey:
     def step1_setup_and_chat(self, gguf: str | None) -> dict[str, Any]:
         res: dict[str, Any] = {"version": self.cli("--version")["stdout"]}
         if gguf is None:
-            gguf = subprocess.run([sys.executable, "-m", "console.models.bundled"], capture_output=True, text=True,
-                                  check=True).stdout.strip()
+            gguf = subprocess.run(
+                [sys.executable, "-m", "console.models.bundled"], capture_output=True, text=True, check=True
+            ).stdout.strip()
         imp = self.cli("models", "import", gguf, "--name", "smollm2", "--json")
         res["import"] = {"rc": imp["rc"], "seconds": imp["seconds"], "stderr_tail": imp["stderr"][-800:]}
         chat = self.cli("chat", "--model", "smollm2", *self.engine_flags(), CAPITAL, verbose=True)
@@ -138,10 +151,20 @@ class Journey:
         return res
 
     def step2_awq(self) -> dict[str, Any]:
-        q = self.cli("quantize", "--model", "smollm2", "--method", "awq", "--out", "smollm2-awq", "--keep-rejected",
-                     "--json", timeout=1500, verbose=True)
-        res: dict[str, Any] = {"quantize": {"rc": q["rc"], "seconds": q["seconds"],
-                                            "stderr_tail": q["stderr"][-1500:]}}
+        q = self.cli(
+            "quantize",
+            "--model",
+            "smollm2",
+            "--method",
+            "awq",
+            "--out",
+            "smollm2-awq",
+            "--keep-rejected",
+            "--json",
+            timeout=1500,
+            verbose=True,
+        )
+        res: dict[str, Any] = {"quantize": {"rc": q["rc"], "seconds": q["seconds"], "stderr_tail": q["stderr"][-1500:]}}
         res["gate"] = _json_tail(q["stdout"])
         res["kernels"] = _quant_lines(q["stdout"] + q["stderr"])
         for label, question in (("capital", CAPITAL), ("week", WEEK)):
@@ -164,8 +187,9 @@ class Journey:
         fp8 = original.replace(quantization="fp8", kv_cache_dtype="fp8")
         host = EngineHost()
         try:
-            result = gate_mod.compare(host, "fp8", original, fp8, names=("smollm2 (16-bit)", "smollm2 FP8 + FP8 KV"),
-                                      on_stage=self.say)
+            result = gate_mod.compare(
+                host, "fp8", original, fp8, names=("smollm2 (16-bit)", "smollm2 FP8 + FP8 KV"), on_stage=self.say
+            )
         finally:
             host.close()
         res = {"gate": result.to_dict(), "passed": result.passed, "message": result.message}
@@ -175,28 +199,87 @@ class Journey:
         res: dict[str, Any] = {}
         batch_in = self.work / "batch.jsonl"
         questions = [CAPITAL, WEEK, "Name a fruit that is yellow.", "What is 2 + 3?"] * 8
-        batch_in.write_text("".join(json.dumps({
-            "custom_id": f"q{i}", "method": "POST", "url": "/v1/chat/completions",
-            "body": {"model": "smollm2", "messages": [{"role": "user", "content": q}], "max_tokens": 32,
-                     "temperature": 0}}) + "\n" for i, q in enumerate(questions)))
+        batch_in.write_text(
+            "".join(
+                json.dumps(
+                    {
+                        "custom_id": f"q{i}",
+                        "method": "POST",
+                        "url": "/v1/chat/completions",
+                        "body": {
+                            "model": "smollm2",
+                            "messages": [{"role": "user", "content": q}],
+                            "max_tokens": 32,
+                            "temperature": 0,
+                        },
+                    }
+                )
+                + "\n"
+                for i, q in enumerate(questions)
+            )
+        )
         out = self.work / "batch-out.jsonl"
-        b = self.cli("batch", "-i", str(batch_in), "-o", str(out), "--model", "smollm2", "--no-resume", "--json",
-                     *self.engine_flags())
+        b = self.cli(
+            "batch",
+            "-i",
+            str(batch_in),
+            "-o",
+            str(out),
+            "--model",
+            "smollm2",
+            "--no-resume",
+            "--json",
+            *self.engine_flags(),
+        )
         rows = [json.loads(line) for line in out.read_text().splitlines()] if out.is_file() else []
         answers = [r["response"]["body"]["choices"][0]["message"]["content"] for r in rows if r.get("response")]
-        res["batch"] = {"rc": b["rc"], "seconds": b["seconds"], "rows": len(rows),
-                        "paris_rows": sum("paris" in a.lower() for a in answers[0::4]),
-                        "summary": _json_tail(b["stdout"])}
+        res["batch"] = {
+            "rc": b["rc"],
+            "seconds": b["seconds"],
+            "rows": len(rows),
+            "paris_rows": sum("paris" in a.lower() for a in answers[0::4]),
+            "summary": _json_tail(b["stdout"]),
+        }
         if os.environ.get("ACCEPTANCE_ONLY_8B") != "1":
-          res["bench_smollm2"] = self.bench(["--model", "smollm2", *self.engine_flags(),
-                                           "--num-prompts", "128", "--input-len", "256", "--output-len", "128",
-                                           "--baselines", "vllm,hf", "--hf-batch-size", "32"], "bench-smollm2")
+            res["bench_smollm2"] = self.bench(
+                [
+                    "--model",
+                    "smollm2",
+                    *self.engine_flags(),
+                    "--num-prompts",
+                    "128",
+                    "--input-len",
+                    "256",
+                    "--output-len",
+                    "128",
+                    "--baselines",
+                    "vllm,hf",
+                    "--hf-batch-size",
+                    "32",
+                ],
+                "bench-smollm2",
+            )
         if big:
             folder = self.shape_8b()
             for tag, extra in (("bf16", []), ("fp8", ["--quantization", "fp8", "--kv-cache-dtype", "fp8"])):
                 res[f"bench_8b_{tag}"] = self.bench(
-                    ["--model", str(folder), "--preset", "acceptance-8b", *extra, "--num-prompts", "256",
-                     "--input-len", "512", "--output-len", "256", "--baselines", "vllm"], f"bench-8b-{tag}")
+                    [
+                        "--model",
+                        str(folder),
+                        "--preset",
+                        "acceptance-8b",
+                        *extra,
+                        "--num-prompts",
+                        "256",
+                        "--input-len",
+                        "512",
+                        "--output-len",
+                        "256",
+                        "--baselines",
+                        "vllm",
+                    ],
+                    f"bench-8b-{tag}",
+                )
         return res
 
     def bench(self, args: list[str], name: str) -> dict[str, Any]:
@@ -206,11 +289,27 @@ class Journey:
             return {"rc": r["rc"], "error": r["stderr"][-1500:]}
         rep = json.loads(report.read_text())
         shutil.copy(report, self.out / f"{name}.json") if len(list(self.out.glob("bench-*.json"))) < 3 else None
-        out = {"rc": r["rc"], "ratios": rep.get("ratios"), "prefix_cache": rep.get("prefix_cache"),
-               "engine_kwargs": rep.get("engine_kwargs"), "load_s": rep.get("load_s")}
+        out = {
+            "rc": r["rc"],
+            "ratios": rep.get("ratios"),
+            "prefix_cache": rep.get("prefix_cache"),
+            "engine_kwargs": rep.get("engine_kwargs"),
+            "load_s": rep.get("load_s"),
+        }
         for kind, fig in (rep.get("results") or {}).items():
-            out[kind] = {k: fig.get(k) for k in ("output_tokens_per_s", "ttft_s", "itl_s", "e2e_s", "error",
-                                                  "peak_memory_bytes", "peak_memory_kind", "engine")}
+            out[kind] = {
+                k: fig.get(k)
+                for k in (
+                    "output_tokens_per_s",
+                    "ttft_s",
+                    "itl_s",
+                    "e2e_s",
+                    "error",
+                    "peak_memory_bytes",
+                    "peak_memory_kind",
+                    "engine",
+                )
+            }
         return out
 
     def shape_8b(self, tp: int = 1) -> Path:
@@ -225,8 +324,12 @@ class Journey:
             if f.name.startswith(("tokenizer", "special_tokens", "vocab", "merges", "generation_config")):
                 shutil.copy(f, folder / f.name)
         tok = json.loads((src / "config.json").read_text())
-        cfg = dict(LLAMA_8B, vocab_size=tok["vocab_size"], bos_token_id=tok.get("bos_token_id"),
-                   eos_token_id=tok.get("eos_token_id"))
+        cfg = dict(
+            LLAMA_8B,
+            vocab_size=tok["vocab_size"],
+            bos_token_id=tok.get("bos_token_id"),
+            eos_token_id=tok.get("eos_token_id"),
+        )
         (folder / "config.json").write_text(json.dumps(cfg))
         preset_dir = self.home / "presets"
         preset_dir.mkdir(parents=True, exist_ok=True)
@@ -236,7 +339,9 @@ class Journey:
             f'name = "{name}"\ndescription = "Llama-3.1-8B shape, dummy weights, emulated 24 GB card"\n'
             'goal = "max-throughput"\ngpu = "any"\n\n[engine]\ndevice = "cuda"\nload_format = "dummy"\n'
             f"gpu_memory_utilization = {util}\nmax_model_len = 8192\nmax_num_seqs = 256\n"
-            "max_num_batched_tokens = 8192\nenforce_eager = false\n" + (f"tensor_parallel_size = {tp}\n" if tp > 1 else ""))
+            "max_num_batched_tokens = 8192\nenforce_eager = false\n"
+            + (f"tensor_parallel_size = {tp}\n" if tp > 1 else "")
+        )
         return folder
 
     def step5_export_and_serve(self) -> dict[str, Any]:
@@ -251,8 +356,9 @@ class Journey:
         res: dict[str, Any] = {}
         yaml_path = self.out / "serve.yaml"
         preset = "gpu-default" if self.device == "cuda" else "cpu-default"
-        exp = self.cli("export", "--model", "smollm2", "--preset", preset, "--format", "yaml", "-o", str(yaml_path),
-                       "--force")
+        exp = self.cli(
+            "export", "--model", "smollm2", "--preset", preset, "--format", "yaml", "-o", str(yaml_path), "--force"
+        )
         res["export"] = {"rc": exp["rc"], "yaml": yaml_path.read_text() if yaml_path.is_file() else None}
         overrides: dict[str, Any] = {"max_model_len": 2048}
         if self.util:
@@ -264,38 +370,71 @@ class Journey:
             info = server.load(config, "smollm2").result(timeout=900)
             res["server_start_s"] = round(time.time() - t0, 1)
             res["server_pid"] = server.pid
-            ev = server.generate(GenerationRequest(messages=[{"role": "user", "content": CAPITAL}],
-                                                   sampling=SamplingSettings(temperature=0.0, max_tokens=32)),
-                                 timeout=300)
+            ev = server.generate(
+                GenerationRequest(
+                    messages=[{"role": "user", "content": CAPITAL}],
+                    sampling=SamplingSettings(temperature=0.0, max_tokens=32),
+                ),
+                timeout=300,
+            )
             res["chat"] = {"answer": getattr(ev, "text", str(ev)), "paris": "paris" in getattr(ev, "text", "").lower()}
-            handles = [server.submit(GenerationRequest(prompt=f"Story {i}: once upon a time", stream=False,
-                                                       sampling=SamplingSettings(temperature=0.0, max_tokens=256,
-                                                                                 ignore_eos=True)))
-                       for i in range(64)]
+            handles = [
+                server.submit(
+                    GenerationRequest(
+                        prompt=f"Story {i}: once upon a time",
+                        stream=False,
+                        sampling=SamplingSettings(temperature=0.0, max_tokens=256, ignore_eos=True),
+                    )
+                )
+                for i in range(64)
+            ]
             done = [h.result(600) for h in handles]
             bins = server.metrics.bins(since=t0)
-            res["batch"] = {"finished": sum(isinstance(e, RequestFinished) for e in done),
-                            "output_tokens": sum(getattr(e, "output_tokens", 0) for e in done)}
-            res["metrics"] = {"bins": len(bins), "max_running_seen": max((b.running for b in bins), default=0),
-                              "max_kv_usage_seen": max((b.kv_usage for b in bins), default=0.0),
-                              "generation_tokens_in_bins": sum(b.generation_tokens for b in bins)}
+            res["batch"] = {
+                "finished": sum(isinstance(e, RequestFinished) for e in done),
+                "output_tokens": sum(getattr(e, "output_tokens", 0) for e in done),
+            }
+            res["metrics"] = {
+                "bins": len(bins),
+                "max_running_seen": max((b.running for b in bins), default=0),
+                "max_kv_usage_seen": max((b.kv_usage for b in bins), default=0.0),
+                "generation_tokens_in_bins": sum(b.generation_tokens for b in bins),
+            }
             res["engine_info"] = {"device": info.device, "kv_cache_tokens": info.kv_cache_tokens}
         finally:
             server.close()
         time.sleep(2)
-        left = [p.info for p in psutil.process_iter(["pid", "name", "cmdline"])
-                if any(s in " ".join(p.info.get("cmdline") or []) for s in ("api_server", "EngineCore"))
-                or "EngineCore" in (p.info.get("name") or "")]
+        left = [
+            p.info
+            for p in psutil.process_iter(["pid", "name", "cmdline"])
+            if any(s in " ".join(p.info.get("cmdline") or []) for s in ("api_server", "EngineCore"))
+            or "EngineCore" in (p.info.get("name") or "")
+        ]
         res["processes_left"] = left
         res["ok"] = bool(res.get("chat", {}).get("paris")) and not left
         return res
 
     def step6_tensor_parallel(self) -> dict[str, Any]:
         folder = self.shape_8b(tp=2)
-        return {"bench_8b_tp2": self.bench(["--model", str(folder), "--preset", "acceptance-8b-tp2",
-                                            "--num-prompts", "256",
-                                            "--input-len", "512", "--output-len", "256", "--baselines", "vllm"],
-                                           "bench-8b-tp2")}
+        return {
+            "bench_8b_tp2": self.bench(
+                [
+                    "--model",
+                    str(folder),
+                    "--preset",
+                    "acceptance-8b-tp2",
+                    "--num-prompts",
+                    "256",
+                    "--input-len",
+                    "512",
+                    "--output-len",
+                    "256",
+                    "--baselines",
+                    "vllm",
+                ],
+                "bench-8b-tp2",
+            )
+        }
 
 
 class NvmlSampler:
@@ -315,9 +454,14 @@ class NvmlSampler:
         n = self._nvml
         while True:
             try:
-                self.samples.append((time.time(), int(n.nvmlDeviceGetMemoryInfo(self._h).used),
-                                     int(n.nvmlDeviceGetUtilizationRates(self._h).gpu),
-                                     n.nvmlDeviceGetPowerUsage(self._h) / 1000.0))
+                self.samples.append(
+                    (
+                        time.time(),
+                        int(n.nvmlDeviceGetMemoryInfo(self._h).used),
+                        int(n.nvmlDeviceGetUtilizationRates(self._h).gpu),
+                        n.nvmlDeviceGetPowerUsage(self._h) / 1000.0,
+                    )
+                )
             except Exception:
                 pass
             time.sleep(0.25)
@@ -326,7 +470,7 @@ class NvmlSampler:
         self._mark = len(self.samples)
 
     def since_mark(self) -> list[tuple[float, int, int, float]]:
-        return self.samples[self._mark:]
+        return self.samples[self._mark :]
 
 
 def _utc() -> str:
@@ -340,8 +484,13 @@ def _answer(r: dict[str, Any]) -> dict[str, Any]:
     """The answer printed by ``chat`` (with ``-v`` vLLM's log lines share stdout: left out)."""
     ready = [line for line in r["stderr"].splitlines() if line.startswith("[engine] ready")]
     text = "\n".join(line for line in r["stdout"].splitlines() if not _LOG_LINE.match(line)).strip()
-    return {"rc": r["rc"], "answer": text[:400], "seconds": r["seconds"],
-            "ready": ready[-1] if ready else None, "stderr_tail": "" if r["rc"] == 0 else r["stderr"][-1200:]}
+    return {
+        "rc": r["rc"],
+        "answer": text[:400],
+        "seconds": r["seconds"],
+        "ready": ready[-1] if ready else None,
+        "stderr_tail": "" if r["rc"] == 0 else r["stderr"][-1200:],
+    }
 
 
 def _quant_lines(log: str) -> list[str]:
@@ -356,7 +505,7 @@ def _json_tail(text: str) -> Any:
     lines = [line for line in text.splitlines() if not _LOG_LINE.match(line)]
     starts = [i for i, line in enumerate(lines) if line.startswith("{")]
     try:
-        return json.loads("\n".join(lines[starts[0]:]))
+        return json.loads("\n".join(lines[starts[0] :]))
     except (IndexError, ValueError):
         return {"error": "no JSON on stdout", "stdout_tail": text[-1500:]}
 
@@ -382,9 +531,14 @@ def main() -> int:
     prev = args.out / "acceptance.json"
     if prev.is_file():  # a later call on the same machine adds its steps to the same report
         j.report["steps"].update(json.loads(prev.read_text()).get("steps", {}))
-    steps = {"1": lambda: j.step1_setup_and_chat(args.gguf), "2": j.step2_awq, "3": j.step3_fp8,
-             "4": lambda: j.step4_batch_and_bench(big=device == "cuda" and not args.no_8b),
-             "5": j.step5_export_and_serve, "6": j.step6_tensor_parallel}
+    steps = {
+        "1": lambda: j.step1_setup_and_chat(args.gguf),
+        "2": j.step2_awq,
+        "3": j.step3_fp8,
+        "4": lambda: j.step4_batch_and_bench(big=device == "cuda" and not args.no_8b),
+        "5": j.step5_export_and_serve,
+        "6": j.step6_tensor_parallel,
+    }
     for s in args.steps.split(","):
         j.step(s.strip(), steps[s.strip()])
     j.report["finished_utc"] = _utc()

@@ -41,18 +41,37 @@ from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-for key, value in (("VLLM_USE_FLASHINFER_SAMPLER", "0"), ("VLLM_WORKER_MULTIPROC_METHOD", "spawn"),
-                   ("HF_HUB_OFFLINE", "1"), ("VLLM_NO_USAGE_STATS", "1"), ("DO_NOT_TRACK", "1"),
-                   ("HF_HUB_DISABLE_TELEMETRY", "1"), ("NCCL_NVLS_ENABLE", "0"), ("TOKENIZERS_PARALLELISM", "false")):
+for key, value in (
+    ("VLLM_USE_FLASHINFER_SAMPLER", "0"),
+    ("VLLM_WORKER_MULTIPROC_METHOD", "spawn"),
+    ("HF_HUB_OFFLINE", "1"),
+    ("VLLM_NO_USAGE_STATS", "1"),
+    ("DO_NOT_TRACK", "1"),
+    ("HF_HUB_DISABLE_TELEMETRY", "1"),
+    ("NCCL_NVLS_ENABLE", "0"),
+    ("TOKENIZERS_PARALLELISM", "false"),
+):
     os.environ.setdefault(key, value)
 
 GiB = 1 << 30
 CAPITAL = "What is the capital of France?"
 QUESTIONS = [CAPITAL, "How many days are there in a week?", "Name a fruit that is yellow.", "What is 2 + 3?"] * 8
-LLAMA_8B = dict(hidden_size=4096, intermediate_size=14336, num_attention_heads=32, num_hidden_layers=32,
-                num_key_value_heads=8, head_dim=128, max_position_embeddings=131072, rope_theta=500000.0,
-                tie_word_embeddings=False, model_type="llama", architectures=["LlamaForCausalLM"],
-                rms_norm_eps=1e-5, hidden_act="silu", torch_dtype="bfloat16")
+LLAMA_8B = dict(
+    hidden_size=4096,
+    intermediate_size=14336,
+    num_attention_heads=32,
+    num_hidden_layers=32,
+    num_key_value_heads=8,
+    head_dim=128,
+    max_position_embeddings=131072,
+    rope_theta=500000.0,
+    tie_word_embeddings=False,
+    model_type="llama",
+    architectures=["LlamaForCausalLM"],
+    rms_norm_eps=1e-5,
+    hidden_act="silu",
+    torch_dtype="bfloat16",
+)
 
 
 def say(msg: str) -> None:
@@ -68,8 +87,12 @@ class Run:
 
         total = torch.cuda.get_device_properties(0).total_memory
         self.util = round(emulate_gib * GiB / total, 4) if emulate_gib else 0.9
-        self.report.update(gpu=torch.cuda.get_device_name(0), vllm=vllm.__version__, emulate_gib=emulate_gib,
-                           gpu_memory_utilization=self.util)
+        self.report.update(
+            gpu=torch.cuda.get_device_name(0),
+            vllm=vllm.__version__,
+            emulate_gib=emulate_gib,
+            gpu_memory_utilization=self.util,
+        )
         os.environ["INFERENCE_CONSOLE_HOME"] = str(work / "home")
         self.smol: Path | None = None
         self.shape_dir: Path | None = None  # --shape DIR: config + tokenizer, weights made up (load_format dummy)
@@ -163,8 +186,11 @@ class Run:
         plain_rows = []
         for _ in range(2):
             llm.reset_prefix_cache()
-            outs = llm.chat([[{"role": "user", "content": q}] for q in QUESTIONS],
-                            SamplingParams(temperature=0.0, max_tokens=32), use_tqdm=False)
+            outs = llm.chat(
+                [[{"role": "user", "content": q}] for q in QUESTIONS],
+                SamplingParams(temperature=0.0, max_tokens=32),
+                use_tqdm=False,
+            )
             plain_rows.append(_judge([o.outputs[0].text for o in outs], None))
         res["plain_llm_chat"] = plain_rows
         self.save()
@@ -180,16 +206,25 @@ class Run:
             self.drop("smol-bi")
         return res
 
-    def _modes(self, host: Any, modes: tuple[str, ...] = ("window16", "one_by_one", "grouped_no_hold", "grouped")
-               ) -> dict[str, Any]:
+    def _modes(
+        self, host: Any, modes: tuple[str, ...] = ("window16", "one_by_one", "grouped_no_hold", "grouped")
+    ) -> dict[str, Any]:
         from console.batch.formats import parse_jsonl
         from console.batch.runner import run_batch
         from console.engine import grouped
         from console.engine.types import RequestFinished
 
-        lines = "\n".join(json.dumps({"custom_id": f"q{i}", "method": "POST", "url": "/v1/chat/completions",
-                                      "body": {"messages": [{"role": "user", "content": q}], "max_tokens": 32,
-                                               "temperature": 0}}) for i, q in enumerate(QUESTIONS))
+        lines = "\n".join(
+            json.dumps(
+                {
+                    "custom_id": f"q{i}",
+                    "method": "POST",
+                    "url": "/v1/chat/completions",
+                    "body": {"messages": [{"role": "user", "content": q}], "max_tokens": 32, "temperature": 0},
+                }
+            )
+            for i, q in enumerate(QUESTIONS)
+        )
         parsed = parse_jsonl(lines)
         out: dict[str, Any] = {}
         for mode in modes:
@@ -200,8 +235,9 @@ class Run:
                 try:
                     if mode in ("window16", "grouped"):
                         path = self.work / f"batch-{mode}-{rep}.jsonl"
-                        summary = run_batch(host, parsed.requests, path, resume=False,
-                                            concurrency=16 if mode == "window16" else None)
+                        summary = run_batch(
+                            host, parsed.requests, path, resume=False, concurrency=16 if mode == "window16" else None
+                        )
                         by_id = {r.custom_id: r for r in summary.results}
                         texts = [by_id[f"q{i}"].text for i in range(len(QUESTIONS))]
                         rows.append(_judge(texts, None))
@@ -217,8 +253,13 @@ class Run:
                 finally:
                     grouped.HOLD_SCHEDULER = True
             out[mode] = rows
-            say(f"  {mode}: " + "; ".join(f"paris {r['paris']}/8, {r['distinct_capital_answers']} answers, "
-                                          f"{r.get('scheduled_steps')} steps" for r in rows))
+            say(
+                f"  {mode}: "
+                + "; ".join(
+                    f"paris {r['paris']}/8, {r['distinct_capital_answers']} answers, {r.get('scheduled_steps')} steps"
+                    for r in rows
+                )
+            )
         return out
 
     def stress(self, gguf: str) -> dict[str, Any]:
@@ -233,7 +274,9 @@ class Run:
         model = str(self.smollm2(gguf))
         host = self.console("smol", model=model, max_model_len=2048)
         llm = self.plain("smol-plain", model=model, max_model_len=2048)
-        questions = [CAPITAL if i % 4 == 0 else f"Question {i}: say something about the number {i}." for i in range(256)]
+        questions = [
+            CAPITAL if i % 4 == 0 else f"Question {i}: say something about the number {i}." for i in range(256)
+        ]
         res: dict[str, Any] = {"lines": len(questions), "copies": questions.count(CAPITAL)}
 
         def distinct(texts: list[str]) -> int:
@@ -258,8 +301,11 @@ class Run:
         plain = []
         for _ in range(2):
             llm.reset_prefix_cache()
-            outs = llm.chat([[{"role": "user", "content": q}] for q in questions],
-                            SamplingParams(temperature=0.0, max_tokens=64), use_tqdm=False)
+            outs = llm.chat(
+                [[{"role": "user", "content": q}] for q in questions],
+                SamplingParams(temperature=0.0, max_tokens=64),
+                use_tqdm=False,
+            )
             plain.append({"distinct_copy_answers": distinct([o.outputs[0].text for o in outs])})
         res["plain_llm_chat"] = plain
         say(f"  stress plain: {plain}")
@@ -287,16 +333,20 @@ class Run:
         llm.generate([{"prompt_token_ids": w.prompt_token_ids[0]}], SamplingParams(max_tokens=4), use_tqdm=False)
         for _ in range(reps):
             r = run_console(host, w)
-            rows["console"].append({k: r.get(k) for k in ("output_tokens_per_s", "duration_s", "ttft_s", "e2e_s",
-                                                          "prefix_cache")} | {"engine_ttft_s": r["engine"]["ttft_s"]})
+            rows["console"].append(
+                {k: r.get(k) for k in ("output_tokens_per_s", "duration_s", "ttft_s", "e2e_s", "prefix_cache")}
+                | {"engine_ttft_s": r["engine"]["ttft_s"]}
+            )
             llm.reset_prefix_cache()
             t0 = time.perf_counter()
             outs = llm.generate([{"prompt_token_ids": ids} for ids in w.prompt_token_ids], params, use_tqdm=False)
             dt = time.perf_counter() - t0
             toks = sum(len(o.outputs[0].token_ids) for o in outs)
             rows["plain"].append({"output_tokens_per_s": toks / dt, "duration_s": dt, "output_tokens": toks})
-            say(f"  {n}x{inp}->{outp}: console {rows['console'][-1]['output_tokens_per_s']:.0f} tok/s, "
-                f"plain {rows['plain'][-1]['output_tokens_per_s']:.0f} tok/s")
+            say(
+                f"  {n}x{inp}->{outp}: console {rows['console'][-1]['output_tokens_per_s']:.0f} tok/s, "
+                f"plain {rows['plain'][-1]['output_tokens_per_s']:.0f} tok/s"
+            )
         best_c = max(r["output_tokens_per_s"] for r in rows["console"])
         best_p = max(r["output_tokens_per_s"] for r in rows["plain"])
         med_c = sorted(r["output_tokens_per_s"] for r in rows["console"])[len(rows["console"]) // 2]
@@ -320,12 +370,21 @@ class Run:
         import shutil
 
         for f in src.iterdir():
-            if f.name.startswith(("tokenizer", "special_tokens", "vocab", "merges", "generation_config", "chat_template")):
+            if f.name.startswith(
+                ("tokenizer", "special_tokens", "vocab", "merges", "generation_config", "chat_template")
+            ):
                 shutil.copy(f, folder / f.name)
         tok = json.loads((src / "config.json").read_text())
-        (folder / "config.json").write_text(json.dumps(dict(
-            LLAMA_8B, vocab_size=tok["vocab_size"], bos_token_id=tok.get("bos_token_id"),
-            eos_token_id=tok.get("eos_token_id"))))
+        (folder / "config.json").write_text(
+            json.dumps(
+                dict(
+                    LLAMA_8B,
+                    vocab_size=tok["vocab_size"],
+                    bos_token_id=tok.get("bos_token_id"),
+                    eos_token_id=tok.get("eos_token_id"),
+                )
+            )
+        )
         return folder
 
     def offload(self, gguf: str) -> dict[str, Any]:
@@ -341,22 +400,31 @@ class Run:
         for tag, extra in (("no_offload", {}), ("offload", {"kv_offloading_size": offload_gib})):
             before = _tree_rss()
             try:
-                host = self.console(tag, model=str(folder), max_model_len=32768, load_format="dummy",
-                                    max_num_seqs=4, **extra)
+                host = self.console(
+                    tag, model=str(folder), max_model_len=32768, load_format="dummy", max_num_seqs=4, **extra
+                )
             except Exception as exc:
                 res[tag] = {"error": f"{type(exc).__name__}: {exc}"}
                 continue
             info = host.status.info
             kv_tokens = (info.num_kv_blocks or 0) * (info.block_size or 0)
             ctx4 = ctx4 or max(1024, (kv_tokens // 4) // 256 * 256)
-            row: dict[str, Any] = {"kv_tokens_gpu": kv_tokens, "context_for_4_users": kv_tokens // 4,
-                                   "rss_growth_bytes": _tree_rss() - before}
+            row: dict[str, Any] = {
+                "kv_tokens_gpu": kv_tokens,
+                "context_for_4_users": kv_tokens // 4,
+                "rss_growth_bytes": _tree_rss() - before,
+            }
             for ctx in (ctx4, min(2 * ctx4, 32768)):
                 w = synthetic(4, ctx - 256, 256, host.tokenizer.vocab_size, seed=ctx)
                 r = run_console(host, w)
-                row[f"ctx_{ctx}"] = {"output_tokens_per_s": r["output_tokens_per_s"],
-                                     "preemptions": r["engine"]["preemptions"], "e2e_s": r.get("e2e_s")}
-                say(f"  {tag} ctx {ctx}: {r['output_tokens_per_s']:.0f} tok/s, {r['engine']['preemptions']} preemptions")
+                row[f"ctx_{ctx}"] = {
+                    "output_tokens_per_s": r["output_tokens_per_s"],
+                    "preemptions": r["engine"]["preemptions"],
+                    "e2e_s": r.get("e2e_s"),
+                }
+                say(
+                    f"  {tag} ctx {ctx}: {r['output_tokens_per_s']:.0f} tok/s, {r['engine']['preemptions']} preemptions"
+                )
             res[tag] = row
             self.drop(tag)
             self.save()
@@ -384,17 +452,23 @@ def _request(q: str, max_tokens: int = 32) -> Any:
     from console.config import SamplingSettings
     from console.engine.types import GenerationRequest
 
-    return GenerationRequest(messages=[{"role": "user", "content": q}], stream=False,
-                             sampling=SamplingSettings(temperature=0.0, max_tokens=max_tokens))
+    return GenerationRequest(
+        messages=[{"role": "user", "content": q}],
+        stream=False,
+        sampling=SamplingSettings(temperature=0.0, max_tokens=max_tokens),
+    )
 
 
 def _judge(texts: list[str], scheduled: list[float | None] | None) -> dict[str, Any]:
     capital = [t for t, q in zip(texts, QUESTIONS) if q == CAPITAL]
-    row: dict[str, Any] = {"paris": sum("paris" in t.lower() for t in capital),
-                           "distinct_capital_answers": len(set(capital)),
-                           "distinct_answers_per_question": {q[:24]: len({t for t, q2 in zip(texts, QUESTIONS) if q2 == q})
-                                                             for q in dict.fromkeys(QUESTIONS)},
-                           "capital_answers": sorted(set(capital))[:4]}
+    row: dict[str, Any] = {
+        "paris": sum("paris" in t.lower() for t in capital),
+        "distinct_capital_answers": len(set(capital)),
+        "distinct_answers_per_question": {
+            q[:24]: len({t for t, q2 in zip(texts, QUESTIONS) if q2 == q}) for q in dict.fromkeys(QUESTIONS)
+        },
+        "capital_answers": sorted(set(capital))[:4],
+    }
     if scheduled is not None:
         row["scheduled_steps"] = len({s for s in scheduled if s is not None})
     return row
@@ -416,8 +490,13 @@ def main() -> int:
     prev = args.out / "batch-parity.json"
     if prev.is_file():
         run.report["parts"].update(json.loads(prev.read_text()).get("parts", {}))
-    parts = {"consistency": run.consistency, "stress": run.stress, "speed": run.speed, "8b": run.big,
-             "offload": run.offload}
+    parts = {
+        "consistency": run.consistency,
+        "stress": run.stress,
+        "speed": run.speed,
+        "8b": run.big,
+        "offload": run.offload,
+    }
     for p in args.parts.split(","):
         run.part(p, lambda p=p: parts[p](args.gguf))
     for tag in list(run.engines):

@@ -37,10 +37,19 @@ CONFIGS: list[tuple[str, str, float, dict[str, Any]]] = [
 ]
 
 #: run_gpu.py's loads whose vLLM log lines are in results/*.log.gz: (log, results file, entries)
-RECORDED = [("engine", "engine.json", ["8b_bf16_load", "8b_fp8_load"]),
-            ("extra", "extra.json", ["Llama-3.2-3B_load", "Qwen2.5-7B_load", "8b_whole_load"])]
-_ARGS = ("max_model_len", "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens", "enforce_eager",
-         "kv_cache_dtype", "quantization")
+RECORDED = [
+    ("engine", "engine.json", ["8b_bf16_load", "8b_fp8_load"]),
+    ("extra", "extra.json", ["Llama-3.2-3B_load", "Qwen2.5-7B_load", "8b_whole_load"]),
+]
+_ARGS = (
+    "max_model_len",
+    "gpu_memory_utilization",
+    "max_num_seqs",
+    "max_num_batched_tokens",
+    "enforce_eager",
+    "kv_cache_dtype",
+    "quantization",
+)
 
 
 def recorded_h200_loads(results: Path = RESULTS) -> list[Any]:
@@ -59,19 +68,31 @@ def recorded_h200_loads(results: Path = RESULTS) -> list[Any]:
             if report.kv_tokens != load["kv_cache_tokens"]:
                 raise ValueError(f"{entry}: log says {report.kv_tokens} KV tokens, {file} {load['kv_cache_tokens']}")
             model = Path(load["config"]["model"]).name
-            records.append(LoadRecord(
-                gpu="h200", gpu_name=data["environment"]["gpu"], vllm_version=report.vllm_version or "?",
-                shape=shape_for(model).to_dict(), engine_args={k: load["config"].get(k) for k in _ARGS},
-                report=report, kv_tokens=load["kv_cache_tokens"], block_size=load["block_size"], model=model,
-                time=data["environment"].get("date_utc", "")))
+            records.append(
+                LoadRecord(
+                    gpu="h200",
+                    gpu_name=data["environment"]["gpu"],
+                    vllm_version=report.vllm_version or "?",
+                    shape=shape_for(model).to_dict(),
+                    engine_args={k: load["config"].get(k) for k in _ARGS},
+                    report=report,
+                    kv_tokens=load["kv_cache_tokens"],
+                    block_size=load["block_size"],
+                    model=model,
+                    time=data["environment"].get("date_utc", ""),
+                )
+            )
     return records
 
 
 #: the engine starts of benchmarks/gpu/acceptance.py (2026-11-30, 22:05-22:25 UTC): loads the
 #: calibration never saw (other models, other lengths, a 49,152-token vocabulary on the 8B shape)
 ACCEPTANCE_LOG = "acceptance.log.gz"
-_ACCEPTANCE_SHAPES = {"smollm2": ("SmolLM2-135M", {}), "smollm2-awq": ("SmolLM2-135M", {}),
-                      "llama-8b-shape": ("Llama-3.1-8B", {"vocab_size": 49152})}
+_ACCEPTANCE_SHAPES = {
+    "smollm2": ("SmolLM2-135M", {}),
+    "smollm2-awq": ("SmolLM2-135M", {}),
+    "llama-8b-shape": ("Llama-3.1-8B", {"vocab_size": 49152}),
+}
 
 
 def acceptance_h200_loads(results: Path = RESULTS) -> list[Any]:
@@ -91,8 +112,11 @@ def acceptance_h200_loads(results: Path = RESULTS) -> list[Any]:
     records = []
     for chunk in split_engine_starts(text):
         report = parse_vllm_log(chunk)
-        m = re.search(r"model='([^']+)'.*?max_seq_len=(\d+).*?quantization=(\w+).*?enforce_eager=(\w+)"
-                      r".*?kv_cache_dtype=(\w+)", chunk)
+        m = re.search(
+            r"model='([^']+)'.*?max_seq_len=(\d+).*?quantization=(\w+).*?enforce_eager=(\w+)"
+            r".*?kv_cache_dtype=(\w+)",
+            chunk,
+        )
         graphs = re.search(r"'max_cudagraph_capture_size': (\d+)", chunk)
         batched = re.search(r"'compile_ranges_endpoints': \[(\d+)\]", chunk)
         if not (report.complete and m and graphs and batched and report.kv_tokens):
@@ -101,14 +125,29 @@ def acceptance_h200_loads(results: Path = RESULTS) -> list[Any]:
         name, changes = _ACCEPTANCE_SHAPES[Path(folder).name]
         shape = dataclasses.replace(shape_for(name), **changes)
         capture = int(graphs.group(1))
-        args = {"max_model_len": int(max_len), "gpu_memory_utilization": report.utilization,
-                "max_num_seqs": 256 if capture >= 512 else capture // 2,
-                "max_num_batched_tokens": int(batched.group(1)), "enforce_eager": eager == "True",
-                "kv_cache_dtype": kv_dtype, "quantization": None if quant == "None" else quantization_family(quant)}
-        records.append(LoadRecord(
-            gpu="h200", gpu_name="NVIDIA H200", vllm_version=report.vllm_version or "?", shape=shape.to_dict(),
-            engine_args=args, report=report, kv_tokens=report.kv_tokens, block_size=16,
-            model=Path(folder).name + (f" {kv_dtype} KV" if kv_dtype != "auto" else ""), time="2026-11-30"))
+        args = {
+            "max_model_len": int(max_len),
+            "gpu_memory_utilization": report.utilization,
+            "max_num_seqs": 256 if capture >= 512 else capture // 2,
+            "max_num_batched_tokens": int(batched.group(1)),
+            "enforce_eager": eager == "True",
+            "kv_cache_dtype": kv_dtype,
+            "quantization": None if quant == "None" else quantization_family(quant),
+        }
+        records.append(
+            LoadRecord(
+                gpu="h200",
+                gpu_name="NVIDIA H200",
+                vllm_version=report.vllm_version or "?",
+                shape=shape.to_dict(),
+                engine_args=args,
+                report=report,
+                kv_tokens=report.kv_tokens,
+                block_size=16,
+                model=Path(folder).name + (f" {kv_dtype} KV" if kv_dtype != "auto" else ""),
+                time="2026-11-30",
+            )
+        )
     return records
 
 
@@ -122,9 +161,17 @@ def unseen_table(train: list[Any], unseen: list[Any]) -> list[dict[str, Any]]:
     rows = []
     for r in unseen:
         got, ship = predict(r, cal), predict(r, shipped)
-        rows.append({"model": r.model, "max_len": r.engine_args["max_model_len"], "measured": r.kv_tokens,
-                     "predicted": got, "error": got / r.kv_tokens - 1, "shipped": ship,
-                     "shipped_error": ship / r.kv_tokens - 1})
+        rows.append(
+            {
+                "model": r.model,
+                "max_len": r.engine_args["max_model_len"],
+                "measured": r.kv_tokens,
+                "predicted": got,
+                "error": got / r.kv_tokens - 1,
+                "shipped": ship,
+                "shipped_error": ship / r.kv_tokens - 1,
+            }
+        )
     return rows
 
 
@@ -143,9 +190,18 @@ def print_rows(rows: list[dict[str, Any]], keys: list[str]) -> None:
 def predicted(gpu: str, shape: str, util: float, extra: dict[str, Any]) -> tuple[int, str]:
     from console.planner import PlanRequest, plan, shape_for
 
-    p = plan(PlanRequest(shape_for(shape), gpu=gpu, gpu_memory_utilization=util, max_model_len=8192,
-                         max_num_seqs=256, max_num_batched_tokens=extra.get("max_num_batched_tokens", 8192),
-                         quantization=extra.get("quantization"), kv_cache_dtype=extra.get("kv_cache_dtype", "auto")))
+    p = plan(
+        PlanRequest(
+            shape_for(shape),
+            gpu=gpu,
+            gpu_memory_utilization=util,
+            max_model_len=8192,
+            max_num_seqs=256,
+            max_num_batched_tokens=extra.get("max_num_batched_tokens", 8192),
+            quantization=extra.get("quantization"),
+            kv_cache_dtype=extra.get("kv_cache_dtype", "auto"),
+        )
+    )
     return p.kv_tokens, p.calibration["status"]
 
 
@@ -172,9 +228,17 @@ def run_gpu(out: Path) -> dict[str, Any]:
             info = host.load(config, label).result(timeout=900)
             measured = int(info.num_kv_blocks) * int(info.block_size)
             after, status_after = predicted(gpu, shape, util, extra)
-            row = {"label": label, "measured": measured, "before": before, "before_error": before / measured - 1,
-                   "status_before": status_before, "after": after, "after_error": after / measured - 1,
-                   "status_after": status_after, "load_s": time.time() - t0}
+            row = {
+                "label": label,
+                "measured": measured,
+                "before": before,
+                "before_error": before / measured - 1,
+                "status_before": status_before,
+                "after": after,
+                "after_error": after / measured - 1,
+                "status_after": status_after,
+                "load_s": time.time() - t0,
+            }
             res["loads"].append(row)
             print(json.dumps(row), flush=True)
     finally:

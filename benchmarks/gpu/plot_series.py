@@ -45,20 +45,42 @@ def panels(data: dict[str, Any]) -> list[tuple[str, str, list[tuple[str, list[fl
         return [float(s["values"].get(key, float("nan"))) * scale for s in dev]
 
     total = max((s["values"].get("mem_total_bytes", 0.0) for s in dev), default=0.0)
-    mem_lines = [("NVML memory used", dx, dv("mem_used_bytes", 1 / GiB), "#d62728"),
-                 ("RTX 4090 total (24,564 MiB)", [dx[0], dx[-1]], [RTX_4090_BYTES / GiB] * 2, "#7f7f7f")]
+    mem_lines = [
+        ("NVML memory used", dx, dv("mem_used_bytes", 1 / GiB), "#d62728"),
+        ("RTX 4090 total (24,564 MiB)", [dx[0], dx[-1]], [RTX_4090_BYTES / GiB] * 2, "#7f7f7f"),
+    ]
     util = data.get("gpu_memory_utilization")
     if util and total:
         mem_lines.append((f"util x total ({util:g})", [dx[0], dx[-1]], [util * total / GiB] * 2, "#1f77b4"))
     return [
         ("KV-cache usage", "fraction", [("KV usage (max per bin)", bx, [b["kv_usage"] for b in bins], "#9467bd")]),
-        ("Requests", "count", [("running", bx, [b["running"] for b in bins], "#2ca02c"),
-                               ("waiting", bx, [b["waiting"] for b in bins], "#ff7f0e")]),
-        ("Throughput", "tok/s", [("generation", bx, [b["generation_tokens"] / res for b in bins], "#1f77b4"),
-                                 ("prompt / 10", bx, [b["prompt_tokens"] / res / 10 for b in bins], "#8c564b")]),
-        ("TTFT", "s", [("TTFT per request", [t - t0 for t, _ in data["ttft"]], [v for _, v in data["ttft"]], "#e377c2")]),
+        (
+            "Requests",
+            "count",
+            [
+                ("running", bx, [b["running"] for b in bins], "#2ca02c"),
+                ("waiting", bx, [b["waiting"] for b in bins], "#ff7f0e"),
+            ],
+        ),
+        (
+            "Throughput",
+            "tok/s",
+            [
+                ("generation", bx, [b["generation_tokens"] / res for b in bins], "#1f77b4"),
+                ("prompt / 10", bx, [b["prompt_tokens"] / res / 10 for b in bins], "#8c564b"),
+            ],
+        ),
+        (
+            "TTFT",
+            "s",
+            [("TTFT per request", [t - t0 for t, _ in data["ttft"]], [v for _, v in data["ttft"]], "#e377c2")],
+        ),
         ("GPU memory", "GiB", mem_lines),
-        ("Utilisation (NVML)", "%", [("GPU", dx, dv("gpu_util_pct"), "#2ca02c"), ("memory", dx, dv("mem_util_pct"), "#17becf")]),
+        (
+            "Utilisation (NVML)",
+            "%",
+            [("GPU", dx, dv("gpu_util_pct"), "#2ca02c"), ("memory", dx, dv("mem_util_pct"), "#17becf")],
+        ),
         ("Power", "W", [("power", dx, dv("power_w"), "#d62728")]),
         ("Temperature", "deg C", [("GPU", dx, dv("temperature_c"), "#ff7f0e")]),
         ("Clocks", "MHz", [("SM", dx, dv("sm_clock_mhz"), "#1f77b4"), ("memory", dx, dv("mem_clock_mhz"), "#9467bd")]),
@@ -117,10 +139,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("series", type=Path)
     ap.add_argument("png", type=Path)
-    ap.add_argument("--gpu-memory-utilization", type=float,
-                    help="draw vLLM's budget (utilisation x NVML total) on the memory panel")
-    ap.add_argument("--whole", action="store_true", help="the whole recording, engine start-up included "
-                    "(default: from 3 s before the first engine step)")
+    ap.add_argument(
+        "--gpu-memory-utilization", type=float, help="draw vLLM's budget (utilisation x NVML total) on the memory panel"
+    )
+    ap.add_argument(
+        "--whole",
+        action="store_true",
+        help="the whole recording, engine start-up included (default: from 3 s before the first engine step)",
+    )
     args = ap.parse_args(argv)
     data = load(args.series)
     if args.gpu_memory_utilization:

@@ -36,18 +36,48 @@ GiB = 1 << 30
 EMU_GIB = 23.0  # a 24 GB card: vLLM's budget = total x utilisation = 23.0 GiB
 
 SHAPES: dict[str, dict[str, Any]] = {
-    "Llama-3.1-8B": dict(hidden_size=4096, intermediate_size=14336, num_attention_heads=32, num_hidden_layers=32,
-                         num_key_value_heads=8, head_dim=128, vocab_size=128256, max_position_embeddings=131072,
-                         rope_theta=500000.0, tie_word_embeddings=False, model_type="llama",
-                         architectures=["LlamaForCausalLM"]),
-    "Llama-3.2-3B": dict(hidden_size=3072, intermediate_size=8192, num_attention_heads=24, num_hidden_layers=28,
-                         num_key_value_heads=8, head_dim=128, vocab_size=128256, max_position_embeddings=131072,
-                         rope_theta=500000.0, tie_word_embeddings=True, model_type="llama",
-                         architectures=["LlamaForCausalLM"]),
-    "Qwen2.5-7B": dict(hidden_size=3584, intermediate_size=18944, num_attention_heads=28, num_hidden_layers=28,
-                       num_key_value_heads=4, head_dim=128, vocab_size=152064, max_position_embeddings=32768,
-                       rope_theta=1000000.0, tie_word_embeddings=False, model_type="qwen2",
-                       architectures=["Qwen2ForCausalLM"]),
+    "Llama-3.1-8B": dict(
+        hidden_size=4096,
+        intermediate_size=14336,
+        num_attention_heads=32,
+        num_hidden_layers=32,
+        num_key_value_heads=8,
+        head_dim=128,
+        vocab_size=128256,
+        max_position_embeddings=131072,
+        rope_theta=500000.0,
+        tie_word_embeddings=False,
+        model_type="llama",
+        architectures=["LlamaForCausalLM"],
+    ),
+    "Llama-3.2-3B": dict(
+        hidden_size=3072,
+        intermediate_size=8192,
+        num_attention_heads=24,
+        num_hidden_layers=28,
+        num_key_value_heads=8,
+        head_dim=128,
+        vocab_size=128256,
+        max_position_embeddings=131072,
+        rope_theta=500000.0,
+        tie_word_embeddings=True,
+        model_type="llama",
+        architectures=["LlamaForCausalLM"],
+    ),
+    "Qwen2.5-7B": dict(
+        hidden_size=3584,
+        intermediate_size=18944,
+        num_attention_heads=28,
+        num_hidden_layers=28,
+        num_key_value_heads=4,
+        head_dim=128,
+        vocab_size=152064,
+        max_position_embeddings=32768,
+        rope_theta=1000000.0,
+        tie_word_embeddings=False,
+        model_type="qwen2",
+        architectures=["Qwen2ForCausalLM"],
+    ),
 }
 
 
@@ -85,9 +115,16 @@ def shape_folder(root: Path, name: str, tokenizer_src: Path | None = None) -> Pa
         if f.name.startswith(TOKENIZER_FILES):
             shutil.copy(f, folder / f.name)
     tok = json.loads((src / "config.json").read_text(encoding="utf-8"))
-    cfg = dict(SHAPES[name], rms_norm_eps=1e-5, hidden_act="silu", bos_token_id=tok.get("bos_token_id"),
-               eos_token_id=tok.get("eos_token_id"), vocab_size=tok["vocab_size"], torch_dtype="bfloat16",
-               dtype="bfloat16")
+    cfg = dict(
+        SHAPES[name],
+        rms_norm_eps=1e-5,
+        hidden_act="silu",
+        bos_token_id=tok.get("bos_token_id"),
+        eos_token_id=tok.get("eos_token_id"),
+        vocab_size=tok["vocab_size"],
+        torch_dtype="bfloat16",
+        dtype="bfloat16",
+    )
     (folder / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
     return folder
 
@@ -104,9 +141,16 @@ def environment() -> dict[str, Any]:
 
     src = NvmlSource()
     total = src.sample().get("mem_total_bytes", 0.0)
-    return {"gpu": src.name, "driver": src.driver, "gpu_total_bytes": total, "python": platform.python_version(),
-            "torch": torch.__version__, "cuda": torch.version.cuda, "vllm": vllm_distribution(),
-            "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    return {
+        "gpu": src.name,
+        "driver": src.driver,
+        "gpu_total_bytes": total,
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "vllm": vllm_distribution(),
+        "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
 
 
 def emu_util(total_bytes: float) -> float:
@@ -136,23 +180,31 @@ def stream_and_abort(host: Any) -> dict[str, Any]:
     from console.config import SamplingSettings
     from console.engine.types import GenerationRequest, RequestFinished, TokenDelta
 
-    req = GenerationRequest(prompt_token_ids=list(range(10, 74)),
-                            sampling=SamplingSettings(temperature=0.0, max_tokens=32, ignore_eos=True))
+    req = GenerationRequest(
+        prompt_token_ids=list(range(10, 74)), sampling=SamplingSettings(temperature=0.0, max_tokens=32, ignore_eos=True)
+    )
     events = list(host.stream(req, timeout=120))
     final = events[-1]
     q: queue.Queue = queue.Queue()
-    long = GenerationRequest(prompt_token_ids=list(range(10, 74)),
-                             sampling=SamplingSettings(temperature=0.0, max_tokens=4000, ignore_eos=True))
+    long = GenerationRequest(
+        prompt_token_ids=list(range(10, 74)),
+        sampling=SamplingSettings(temperature=0.0, max_tokens=4000, ignore_eos=True),
+    )
     h = host.submit(long, q.put)
     first = q.get(timeout=120)
     h.cancel()
     aborted = h.result(timeout=120)
-    return {"stream_deltas": sum(isinstance(e, TokenDelta) for e in events),
-            "stream_final": type(final).__name__, "stream_tokens": getattr(final, "output_tokens", None),
-            "stream_ttft_s": getattr(final, "ttft_s", None), "stream_e2e_s": getattr(final, "e2e_s", None),
-            "abort_first_event": type(first).__name__, "abort_reason": getattr(aborted, "finish_reason", None),
-            "abort_tokens": getattr(aborted, "output_tokens", None),
-            "ok": isinstance(final, RequestFinished) and getattr(aborted, "finish_reason", "") == "abort"}
+    return {
+        "stream_deltas": sum(isinstance(e, TokenDelta) for e in events),
+        "stream_final": type(final).__name__,
+        "stream_tokens": getattr(final, "output_tokens", None),
+        "stream_ttft_s": getattr(final, "ttft_s", None),
+        "stream_e2e_s": getattr(final, "e2e_s", None),
+        "abort_first_event": type(first).__name__,
+        "abort_reason": getattr(aborted, "finish_reason", None),
+        "abort_tokens": getattr(aborted, "output_tokens", None),
+        "ok": isinstance(final, RequestFinished) and getattr(aborted, "finish_reason", "") == "abort",
+    }
 
 
 def bench_console(host: Any, vocab: int, n: int = 256, inp: int = 512, out: int = 256) -> dict[str, Any]:
@@ -167,20 +219,37 @@ def bench_console(host: Any, vocab: int, n: int = 256, inp: int = 512, out: int 
 def load(host: Any, config: Any, name: str) -> dict[str, Any]:
     t0 = time.time()
     info = host.load(config, name).result(timeout=900)
-    log(f"loaded {name}: {info.kv_cache_tokens} KV tokens, {info.num_kv_blocks} blocks x {info.block_size}, "
-        f"{info.load_seconds:.0f}s")
-    return {"name": name, "config": config.engine_kwargs(), "kv_cache_tokens": info.kv_cache_tokens,
-            "num_kv_blocks": info.num_kv_blocks, "block_size": info.block_size,
-            "max_model_len": info.max_model_len, "max_concurrency": info.max_concurrency,
-            "load_seconds": info.load_seconds, "wall_load_s": time.time() - t0}
+    log(
+        f"loaded {name}: {info.kv_cache_tokens} KV tokens, {info.num_kv_blocks} blocks x {info.block_size}, "
+        f"{info.load_seconds:.0f}s"
+    )
+    return {
+        "name": name,
+        "config": config.engine_kwargs(),
+        "kv_cache_tokens": info.kv_cache_tokens,
+        "num_kv_blocks": info.num_kv_blocks,
+        "block_size": info.block_size,
+        "max_model_len": info.max_model_len,
+        "max_concurrency": info.max_concurrency,
+        "load_seconds": info.load_seconds,
+        "wall_load_s": time.time() - t0,
+    }
 
 
 def emu_config(folder: Path, util: float, **extra: Any) -> Any:
     from console.config import EngineConfig
 
-    return EngineConfig(model=str(folder), load_format="dummy", device="cuda", gpu_memory_utilization=util,
-                        max_model_len=8192, max_num_seqs=256, max_num_batched_tokens=8192,
-                        enforce_eager=False, **extra)
+    return EngineConfig(
+        model=str(folder),
+        load_format="dummy",
+        device="cuda",
+        gpu_memory_utilization=util,
+        max_model_len=8192,
+        max_num_seqs=256,
+        max_num_batched_tokens=8192,
+        enforce_eager=False,
+        **extra,
+    )
 
 
 def phase_engine(out: Path) -> dict[str, Any]:
@@ -199,12 +268,22 @@ def phase_engine(out: Path) -> dict[str, Any]:
     sampler.start()
     try:
         tiny = make_llama(work / "tiny")
-        res["tiny_load"] = load(host, EngineConfig(model=str(tiny), device="cuda", enforce_eager=True,
-                                                   gpu_memory_utilization=0.3, max_model_len=1024), "tiny")
+        res["tiny_load"] = load(
+            host,
+            EngineConfig(
+                model=str(tiny), device="cuda", enforce_eager=True, gpu_memory_utilization=0.3, max_model_len=1024
+            ),
+            "tiny",
+        )
         res["tiny_stream_abort"] = stream_and_abort(host)
         host.unload().result(timeout=300)
-        res["tiny_reload"] = load(host, EngineConfig(model=str(tiny), device="cuda", enforce_eager=True,
-                                                     gpu_memory_utilization=0.2, max_model_len=512), "tiny")
+        res["tiny_reload"] = load(
+            host,
+            EngineConfig(
+                model=str(tiny), device="cuda", enforce_eager=True, gpu_memory_utilization=0.2, max_model_len=512
+            ),
+            "tiny",
+        )
         res["tiny_reload_stream"] = stream_and_abort(host)
 
         big = shape_folder(work, "Llama-3.1-8B")
@@ -240,8 +319,9 @@ def phase_extra(out: Path) -> dict[str, Any]:
         big = shape_folder(work, "Llama-3.1-8B")
         from console.config import EngineConfig
 
-        whole = EngineConfig(model=str(big), load_format="dummy", device="cuda", gpu_memory_utilization=0.9,
-                             enforce_eager=False)
+        whole = EngineConfig(
+            model=str(big), load_format="dummy", device="cuda", gpu_memory_utilization=0.9, enforce_eager=False
+        )
         res["8b_whole_load"] = load(host, whole, "llama-8b-whole-card")
         res["8b_whole_bench"] = bench_console(host, shape_vocab(big))
     finally:
@@ -277,8 +357,10 @@ def phase_overhead(out: Path) -> dict[str, Any]:
             run_console(host, synthetic(16, 64, 16, vocab_size=shape_vocab(big), seed=9))  # warm-up
             res[f"{tag}_console"] = run_console(host, w)
             res[f"{tag}_console_streaming"] = run_console(host, w, stream=True)
-            log(f"{tag}: console {res[f'{tag}_console']['output_tokens_per_s']:.0f} tok/s, streaming "
-                f"{res[f'{tag}_console_streaming']['output_tokens_per_s']:.0f} tok/s")
+            log(
+                f"{tag}: console {res[f'{tag}_console']['output_tokens_per_s']:.0f} tok/s, streaming "
+                f"{res[f'{tag}_console_streaming']['output_tokens_per_s']:.0f} tok/s"
+            )
             host.unload().result(timeout=300)
     finally:
         host.close()
@@ -291,8 +373,10 @@ def phase_overhead(out: Path) -> dict[str, Any]:
         res["bf16_load_default_loggers"] = load(host, emu_config(big, util), "llama-8b-bf16-default-loggers")
         run_console(host, synthetic(16, 64, 16, vocab_size=shape_vocab(big), seed=9))
         res["bf16_console_default_loggers"] = run_console(host, w)
-        log(f"bf16 with vLLM's default stat loggers: "
-            f"{res['bf16_console_default_loggers']['output_tokens_per_s']:.0f} tok/s")
+        log(
+            f"bf16 with vLLM's default stat loggers: "
+            f"{res['bf16_console_default_loggers']['output_tokens_per_s']:.0f} tok/s"
+        )
     finally:
         host.close()
         host_module.VLLM_DEFAULT_STAT_LOGGERS = False

@@ -41,9 +41,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-for key, value in (("VLLM_USE_FLASHINFER_SAMPLER", "0"), ("VLLM_WORKER_MULTIPROC_METHOD", "spawn"),
-                   ("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("VLLM_NO_USAGE_STATS", "1"),
-                   ("DO_NOT_TRACK", "1"), ("TOKENIZERS_PARALLELISM", "false"), ("INFERENCE_CONSOLE_RECORD_LOADS", "0")):
+for key, value in (
+    ("VLLM_USE_FLASHINFER_SAMPLER", "0"),
+    ("VLLM_WORKER_MULTIPROC_METHOD", "spawn"),
+    ("HF_HUB_OFFLINE", "1"),
+    ("TRANSFORMERS_OFFLINE", "1"),
+    ("VLLM_NO_USAGE_STATS", "1"),
+    ("DO_NOT_TRACK", "1"),
+    ("TOKENIZERS_PARALLELISM", "false"),
+    ("INFERENCE_CONSOLE_RECORD_LOADS", "0"),
+):
     os.environ.setdefault(key, value)
 
 CARD = "rtx-4090"
@@ -105,8 +112,14 @@ def setup(args: argparse.Namespace) -> tuple[Any, dict[str, list[Any]], Any, str
     folder = shape_8b(args.tokenizer, args.work / "llama-8b-shape")
     vocab = json.loads((folder / "config.json").read_text())["vocab_size"]
     base = EngineConfig(model=str(folder), device="cuda", load_format="dummy", max_model_len=CONTEXT)
-    return (base, default_grid("cuda", native_fp8=True), synthetic(256, 512, 256, vocab_size=vocab, seed=0),
-            CARD, nvml.memory_total_bytes(0), "8b")
+    return (
+        base,
+        default_grid("cuda", native_fp8=True),
+        synthetic(256, 512, 256, vocab_size=vocab, seed=0),
+        CARD,
+        nvml.memory_total_bytes(0),
+        "8b",
+    )
 
 
 def main() -> int:
@@ -137,8 +150,14 @@ def main() -> int:
     base, grid, workload, card, device_bytes, tag = setup(args)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     out_json = args.out / f"tune-{tag}-{stamp}.json"
-    extra = {"command": " ".join(sys.argv), "base_engine": base.engine_kwargs(), "grid": grid, "emulated_card": card,
-             "device_bytes": device_bytes, "setup_seconds": round(time.time() - t_start, 1)}
+    extra = {
+        "command": " ".join(sys.argv),
+        "base_engine": base.engine_kwargs(),
+        "grid": grid,
+        "emulated_card": card,
+        "device_bytes": device_bytes,
+        "setup_seconds": round(time.time() - t_start, 1),
+    }
 
     def save(result: TuneResult) -> None:
         out_json.write_text(json.dumps({**result.to_dict(), **extra}, indent=1, default=str))
@@ -153,8 +172,18 @@ def main() -> int:
     say(log, f"base {base.engine_kwargs()}; workload {workload.name}; budget {args.budget_s:.0f} s; -> {out_json}")
     host = EngineHost()
     try:
-        result = tune(host, base, grid, workload, budget_s=args.budget_s, task=TaskState(progress), card=card,
-                      device_bytes=device_bytes, confirm_best=True, on_trial=save)
+        result = tune(
+            host,
+            base,
+            grid,
+            workload,
+            budget_s=args.budget_s,
+            task=TaskState(progress),
+            card=card,
+            device_bytes=device_bytes,
+            confirm_best=True,
+            on_trial=save,
+        )
     finally:
         host.close()
     extra["script_seconds"] = round(time.time() - t_start, 1)
@@ -168,27 +197,44 @@ def main() -> int:
 def report(result: Any, log: Any, out_json: Path) -> None:
     for i, t in enumerate(result.trials):
         p99 = (t.figures.get("e2e_s") or {}).get("p99")
-        say(log, f"trial {i + 1} [{t.label or '-'}] {t.status}: {t.preset_knobs()} "
-                 f"{t.throughput:,.1f} tok/s p99 {p99 if p99 is None else round(p99, 2)} s "
-                 f"load {t.load_seconds if t.load_seconds is None else round(t.load_seconds, 1)} s {t.error or ''}")
+        say(
+            log,
+            f"trial {i + 1} [{t.label or '-'}] {t.status}: {t.preset_knobs()} "
+            f"{t.throughput:,.1f} tok/s p99 {p99 if p99 is None else round(p99, 2)} s "
+            f"load {t.load_seconds if t.load_seconds is None else round(t.load_seconds, 1)} s {t.error or ''}",
+        )
     d = result.trials[result.default] if result.default is not None else None
     b = result.trials[result.best] if result.best is not None else None
     if d is not None and b is not None:
-        say(log, f"default {d.throughput:,.1f} tok/s (p99 e2e {(d.figures.get('e2e_s') or {}).get('p99')} s); "
-                 f"tuned {b.throughput:,.1f} tok/s (p99 e2e {(b.figures.get('e2e_s') or {}).get('p99')} s); "
-                 f"speedup_vs_default {result.speedup_vs_default}")
-    say(log, f"tune_seconds {result.tune_seconds}; pruned {len(result.plan['pruned'])}; "
-             f"loads by compile key {json.dumps(result.compile_cache.get('same_key_reloads'))}; -> {out_json}")
+        say(
+            log,
+            f"default {d.throughput:,.1f} tok/s (p99 e2e {(d.figures.get('e2e_s') or {}).get('p99')} s); "
+            f"tuned {b.throughput:,.1f} tok/s (p99 e2e {(b.figures.get('e2e_s') or {}).get('p99')} s); "
+            f"speedup_vs_default {result.speedup_vs_default}",
+        )
+    say(
+        log,
+        f"tune_seconds {result.tune_seconds}; pruned {len(result.plan['pruned'])}; "
+        f"loads by compile key {json.dumps(result.compile_cache.get('same_key_reloads'))}; -> {out_json}",
+    )
 
 
 def write_preset(result: Any, trial: Any, base: Any, path: Path, describe: Any) -> None:
     """The tuned preset as the console would save it (TOML; JSON where tomli-w is not installed)."""
     from console.schema import NOT_IN_PRESET
 
-    engine = {k: v for k, v in {**base.engine_kwargs(), **trial.preset_knobs()}.items()
-              if v is not None and k not in NOT_IN_PRESET}
-    preset = {"name": path.stem, "description": describe(result, result.best), "goal": "max-throughput",
-              "gpu": "any", "engine": engine}
+    engine = {
+        k: v
+        for k, v in {**base.engine_kwargs(), **trial.preset_knobs()}.items()
+        if v is not None and k not in NOT_IN_PRESET
+    }
+    preset = {
+        "name": path.stem,
+        "description": describe(result, result.best),
+        "goal": "max-throughput",
+        "gpu": "any",
+        "engine": engine,
+    }
     try:
         import tomli_w
     except ImportError:  # the GPU machine's image may lack it: the same table as JSON

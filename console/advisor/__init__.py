@@ -11,5 +11,18 @@ from console.advisor.evaluate import AdvisorContext, Finding, NotEvaluable, Repo
 from console.advisor.planview import planner_view
 from console.advisor.rules import Action, Rule, RuleError, RuleSet, load_rules, parse_rules, rule_texts
 
-__all__ = ["Action", "AdvisorContext", "Finding", "NotEvaluable", "Report", "Rule", "RuleError", "RuleSet",
-           "evaluate", "load_rules", "parse_rules", "planner_view", "rule_texts"]
+__all__ = [
+    "Action",
+    "AdvisorContext",
+    "Finding",
+    "NotEvaluable",
+    "Report",
+    "Rule",
+    "RuleError",
+    "RuleSet",
+    "evaluate",
+    "load_rules",
+    "parse_rules",
+    "planner_view",
+    "rule_texts",
+]

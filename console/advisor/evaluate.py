@@ -58,8 +58,11 @@ class Report:
         return {f.rule_id for f in self.findings}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"findings": [f.to_dict() for f in self.findings], "silent": list(self.silent),
-                "not_evaluated": dict(self.not_evaluated)}
+        return {
+            "findings": [f.to_dict() for f in self.findings],
+            "silent": list(self.silent),
+            "not_evaluated": dict(self.not_evaluated),
+        }
 
 
 @dataclass
@@ -110,7 +113,7 @@ def _kv_saturation(rule: Rule, s: Series) -> Evidence | None:
     start, dur, i, j = longest_run(pts, s.resolution_s)
     if dur < max(rule.window_s, s.resolution_s):
         return None
-    peak = max(b.kv_usage for b in s.bins[i:j + 1])
+    peak = max(b.kv_usage for b in s.bins[i : j + 1])
     return {"start": start, "duration_s": dur, "threshold_pct": thr * 100, "peak_pct": peak * 100}
 
 
@@ -135,12 +138,26 @@ def _queue_wait(rule: Rule, s: Series) -> Evidence | None:
     if value is not None and value >= thr:
         late = [f for f in s.finished if f.queued_s >= thr]
         start = min(f.t - f.e2e_s for f in late)
-        return {"start": start, "duration_s": max(f.t for f in late) - start, "quantile": q,
-                "requests": float(len(queued)), "queued_s": value, "threshold_s": thr, "peak_waiting": peak_waiting}
+        return {
+            "start": start,
+            "duration_s": max(f.t for f in late) - start,
+            "quantile": q,
+            "requests": float(len(queued)),
+            "queued_s": value,
+            "threshold_s": thr,
+            "peak_waiting": peak_waiting,
+        }
     if rule.window_s > 0 and waiting_run[1] >= rule.window_s:  # nothing finished yet, but a queue stands
-        return {"start": waiting_run[0], "duration_s": waiting_run[1], "quantile": q,
-                "requests": float(len(queued)), "queued_s": waiting_run[1], "threshold_s": thr,
-                "peak_waiting": peak_waiting, "standing": 1.0}
+        return {
+            "start": waiting_run[0],
+            "duration_s": waiting_run[1],
+            "quantile": q,
+            "requests": float(len(queued)),
+            "queued_s": waiting_run[1],
+            "threshold_s": thr,
+            "peak_waiting": peak_waiting,
+            "standing": 1.0,
+        }
     return None
 
 
@@ -159,14 +176,20 @@ def _low_util_waiting(rule: Rule, s: Series) -> Evidence | None:
     thr, kv_below = rule.param("util_threshold_pct"), rule.param("kv_below")
     reach = s.device_period
     per_bin = [_util_near(util, b.t, b.t + s.resolution_s, reach) for b in s.bins]
-    pts = [(b.t, b.waiting > 0 and b.kv_usage < kv_below and u is not None and u < thr)
-           for b, u in zip(s.bins, per_bin)]
+    pts = [
+        (b.t, b.waiting > 0 and b.kv_usage < kv_below and u is not None and u < thr) for b, u in zip(s.bins, per_bin)
+    ]
     start, dur, i, j = longest_run(pts, s.resolution_s)
     if dur < max(rule.window_s, s.resolution_s):
         return None
-    vals = [u for u in per_bin[i:j + 1] if u is not None]
-    return {"start": start, "duration_s": dur, "threshold_pct": thr, "mean_util": sum(vals) / len(vals),
-            "peak_waiting": float(max(b.waiting for b in s.bins[i:j + 1]))}
+    vals = [u for u in per_bin[i : j + 1] if u is not None]
+    return {
+        "start": start,
+        "duration_s": dur,
+        "threshold_pct": thr,
+        "mean_util": sum(vals) / len(vals),
+        "peak_waiting": float(max(b.waiting for b in s.bins[i : j + 1])),
+    }
 
 
 def _long_prompt_ttft(rule: Rule, s: Series) -> Evidence | None:
@@ -178,9 +201,14 @@ def _long_prompt_ttft(rule: Rule, s: Series) -> Evidence | None:
     if share < rule.param("prefill_share") or prompt < rule.param("long_prompt_tokens"):
         return None
     start = min(f.t - f.e2e_s for f in slow)
-    return {"start": start, "duration_s": max(f.t for f in slow) - start, "requests": float(len(slow)),
-            "ttft_s": statistics.median(f.queued_s + f.prefill_s for f in slow), "share_pct": share * 100,
-            "prompt_tokens": float(prompt)}
+    return {
+        "start": start,
+        "duration_s": max(f.t for f in slow) - start,
+        "requests": float(len(slow)),
+        "ttft_s": statistics.median(f.queued_s + f.prefill_s for f in slow),
+        "share_pct": share * 100,
+        "prompt_tokens": float(prompt),
+    }
 
 
 def _throttle(rule: Rule, s: Series) -> Evidence | None:
@@ -203,12 +231,15 @@ def _throttle(rule: Rule, s: Series) -> Evidence | None:
     start, dur, i, j = longest_run([(d.t, hot(d.values)) for d in samples], s.device_period)
     if dur < max(rule.window_s, s.device_period):
         return None
-    run = [d.values for d in samples[i:j + 1]]
-    return {"start": start, "duration_s": dur,
-            "peak_temperature": max(v.get("temperature_c", 0.0) for v in run),
-            "min_sm_clock": min(v.get("sm_clock_mhz", 0.0) for v in run),
-            "peak_power": max(v.get("power_w", 0.0) for v in run),
-            "power_limit": max(v.get("power_limit_w", 0.0) for v in run)}
+    run = [d.values for d in samples[i : j + 1]]
+    return {
+        "start": start,
+        "duration_s": dur,
+        "peak_temperature": max(v.get("temperature_c", 0.0) for v in run),
+        "min_sm_clock": min(v.get("sm_clock_mhz", 0.0) for v in run),
+        "peak_power": max(v.get("power_w", 0.0) for v in run),
+        "power_limit": max(v.get("power_limit_w", 0.0) for v in run),
+    }
 
 
 def _vram_foreign(rule: Rule, s: Series) -> Evidence | None:
@@ -228,14 +259,23 @@ def _vram_foreign(rule: Rule, s: Series) -> Evidence | None:
     start, dur, i, j = longest_run(pts, s.device_period)
     if dur < max(rule.window_s, s.device_period):
         return None
-    used = max(d.values["mem_used_bytes"] for d in samples[i:j + 1])
-    return {"start": start, "duration_s": dur, "used_gib": used / GiB, "excess_gib": (used - budget) / GiB,
-            "budget_gib": budget / GiB}
+    used = max(d.values["mem_used_bytes"] for d in samples[i : j + 1])
+    return {
+        "start": start,
+        "duration_s": dur,
+        "used_gib": used / GiB,
+        "excess_gib": (used - budget) / GiB,
+        "budget_gib": budget / GiB,
+    }
 
 
 EVALUATORS: dict[str, Callable[[Rule, Series], Evidence | None]] = {
-    "kv_saturation": _kv_saturation, "preemptions": _preemptions, "queue_wait": _queue_wait,
-    "low_util_waiting": _low_util_waiting, "long_prompt_ttft": _long_prompt_ttft, "throttle": _throttle,
+    "kv_saturation": _kv_saturation,
+    "preemptions": _preemptions,
+    "queue_wait": _queue_wait,
+    "low_util_waiting": _low_util_waiting,
+    "long_prompt_ttft": _long_prompt_ttft,
+    "throttle": _throttle,
     "vram_foreign": _vram_foreign,
 }
 
@@ -251,8 +291,13 @@ def _format(template: str, evidence: Evidence) -> str:
         return template  # a hand-edited template with a wrong field still says something
 
 
-def evaluate(store: MetricsStore, rules: RuleSet, ctx: AdvisorContext | None = None,
-             since: float | None = None, translate: Callable[[str], str] | None = None) -> Report:
+def evaluate(
+    store: MetricsStore,
+    rules: RuleSet,
+    ctx: AdvisorContext | None = None,
+    since: float | None = None,
+    translate: Callable[[str], str] | None = None,
+) -> Report:
     """Run every rule over the store's series from ``since`` (all of it when None).
 
     ``translate`` maps each rule text (title, the what/why templates, the action's words) to the
@@ -283,8 +328,18 @@ def evaluate(store: MetricsStore, rules: RuleSet, ctx: AdvisorContext | None = N
                 says = tr(action.says)
                 break
         what = rule.what_standing if ev.get("standing") and rule.what_standing else rule.what
-        report.findings.append(Finding(
-            rule_id=rule.id, title=tr(rule.title), severity=rule.severity, what=_format(tr(what), ev),
-            why=tr(rule.why), start_t=ev.get("start", 0.0), duration_s=ev.get("duration_s", 0.0),
-            evidence={k: round(float(v), 4) for k, v in ev.items()}, change=change, change_says=says))
+        report.findings.append(
+            Finding(
+                rule_id=rule.id,
+                title=tr(rule.title),
+                severity=rule.severity,
+                what=_format(tr(what), ev),
+                why=tr(rule.why),
+                start_t=ev.get("start", 0.0),
+                duration_s=ev.get("duration_s", 0.0),
+                evidence={k: round(float(v), 4) for k, v in ev.items()},
+                change=change,
+                change_says=says,
+            )
+        )
     return report

@@ -98,9 +98,16 @@ class RuleSet:
         """A copy with some thresholds changed (what an editor or a test does)."""
         from dataclasses import replace
 
-        rules = tuple(replace(r, params={**r.params, **{k: v for k, v in params.items() if k != "window_s"}},
-                              window_s=float(params.get("window_s", r.window_s)))
-                      if r.id == rule_id else r for r in self.rules)
+        rules = tuple(
+            replace(
+                r,
+                params={**r.params, **{k: v for k, v in params.items() if k != "window_s"}},
+                window_s=float(params.get("window_s", r.window_s)),
+            )
+            if r.id == rule_id
+            else r
+            for r in self.rules
+        )
         return RuleSet(rules, self.defaults, self.path)
 
 
@@ -146,9 +153,20 @@ def parse_rules(data: dict[str, Any], where: str = "rules") -> RuleSet:
         if isinstance(window, bool) or not isinstance(window, (int, float)) or window < 0:
             raise RuleError(f"{here}: window_s must be a number of seconds >= 0")
         actions = tuple(_action(a, f"{here} action {j + 1}") for j, a in enumerate(raw.get("actions", [])))
-        rules.append(Rule(id=rid, kind=kind, title=raw["title"], what=raw["what"], why=raw["why"],
-                          severity=severity, window_s=float(window), params=params, actions=actions,
-                          what_standing=str(raw.get("what_standing", ""))))
+        rules.append(
+            Rule(
+                id=rid,
+                kind=kind,
+                title=raw["title"],
+                what=raw["what"],
+                why=raw["why"],
+                severity=severity,
+                window_s=float(window),
+                params=params,
+                actions=actions,
+                what_standing=str(raw.get("what_standing", "")),
+            )
+        )
     if not rules:
         raise RuleError(f"{where}: no [[rule]] tables")
     return RuleSet(tuple(rules), dict(data.get("defaults", {})))

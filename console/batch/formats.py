@@ -118,8 +118,9 @@ def _custom_id(value: Any, line: int) -> str:
     return text
 
 
-def _request(cid: str, line: int, endpoint: Endpoint, body: dict[str, Any],
-             defaults: SamplingSettings, warnings: list[str]) -> BatchRequest:
+def _request(
+    cid: str, line: int, endpoint: Endpoint, body: dict[str, Any], defaults: SamplingSettings, warnings: list[str]
+) -> BatchRequest:
     try:
         parsed = parse_body(endpoint, body, defaults)
     except BodyError as exc:
@@ -132,10 +133,19 @@ def _request(cid: str, line: int, endpoint: Endpoint, body: dict[str, Any],
         _text("prompt", parsed.prompt)
     if parsed.model is not None:
         _text("body.model", parsed.model)
-    return BatchRequest(custom_id=cid, line=line, messages=parsed.messages, prompt=parsed.prompt,
-                        prompt_token_ids=parsed.prompt_token_ids, sampling=parsed.sampling, model=parsed.model,
-                        endpoint=endpoint, params=parsed.params, openai_fields=parsed.fields,
-                        top_logprobs=parsed.top_logprobs)
+    return BatchRequest(
+        custom_id=cid,
+        line=line,
+        messages=parsed.messages,
+        prompt=parsed.prompt,
+        prompt_token_ids=parsed.prompt_token_ids,
+        sampling=parsed.sampling,
+        model=parsed.model,
+        endpoint=endpoint,
+        params=parsed.params,
+        openai_fields=parsed.fields,
+        top_logprobs=parsed.top_logprobs,
+    )
 
 
 #: A batch line without max_tokens stops here (the chat's default, up to the context, would let
@@ -329,7 +339,8 @@ def read_batch_file(path: Path | str, defaults: SamplingSettings | None = None) 
             return parse_csv(data.decode("utf-8"), defaults)
         except UnicodeDecodeError as exc:
             line = data[: exc.start].count(b"\n") + 1
-            raise BatchFormatError(f"{path} is not UTF-8 text (first bad byte on line {line}); "
-                                   "save it as UTF-8 and try again") from None
+            raise BatchFormatError(
+                f"{path} is not UTF-8 text (first bad byte on line {line}); save it as UTF-8 and try again"
+            ) from None
     # JSONL: a bad byte spoils only its own line (reported), the rest still runs.
     return parse_jsonl(data.decode("utf-8", errors="surrogateescape"), defaults)

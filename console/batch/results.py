@@ -69,47 +69,83 @@ class BatchResult:
         out = []
         for c in choices:
             if self.endpoint == "completion":
-                lp = None if c.logprobs is None or self.top_logprobs is None else \
-                    completion_logprobs(c.logprobs, self.top_logprobs)
-                out.append({"index": c.index, "text": c.text, "logprobs": lp, "finish_reason": c.finish_reason,
-                            "stop_reason": c.stop_reason})
+                lp = (
+                    None
+                    if c.logprobs is None or self.top_logprobs is None
+                    else completion_logprobs(c.logprobs, self.top_logprobs)
+                )
+                out.append(
+                    {
+                        "index": c.index,
+                        "text": c.text,
+                        "logprobs": lp,
+                        "finish_reason": c.finish_reason,
+                        "stop_reason": c.stop_reason,
+                    }
+                )
                 if self.prompt_logprobs is not None:  # vLLM writes them in each completion choice
                     out[-1]["prompt_logprobs"] = self.prompt_logprobs
             else:
-                lp = None if c.logprobs is None or self.top_logprobs is None else \
-                    chat_logprobs(c.logprobs, self.top_logprobs)
+                lp = (
+                    None
+                    if c.logprobs is None or self.top_logprobs is None
+                    else chat_logprobs(c.logprobs, self.top_logprobs)
+                )
                 message: dict[str, Any] = {"role": "assistant", "content": c.text}
                 if self.reasoning is not None and c.index == 0:  # vLLM's field, and its former name
                     message.update(content=self.text, reasoning=self.reasoning, reasoning_content=self.reasoning)
-                out.append({"index": c.index, "message": message,
-                            "logprobs": lp, "finish_reason": c.finish_reason, "stop_reason": c.stop_reason})
+                out.append(
+                    {
+                        "index": c.index,
+                        "message": message,
+                        "logprobs": lp,
+                        "finish_reason": c.finish_reason,
+                        "stop_reason": c.stop_reason,
+                    }
+                )
         return out
 
     def to_openai(self) -> dict[str, Any]:
         """This result as one line of the OpenAI batch output format."""
         rid = self.request_id or uuid.uuid4().hex
-        metrics = {"line": self.line, "ttft_s": self.ttft_s, "latency_s": self.latency_s,
-                   "prompt_tokens": self.prompt_tokens, "output_tokens": self.output_tokens,
-                   "finish_reason": self.finish_reason}
+        metrics = {
+            "line": self.line,
+            "ttft_s": self.ttft_s,
+            "latency_s": self.latency_s,
+            "prompt_tokens": self.prompt_tokens,
+            "output_tokens": self.output_tokens,
+            "finish_reason": self.finish_reason,
+        }
         if not self.ok:
-            return {"id": f"vllm-{uuid.uuid4().hex}", "custom_id": self.custom_id,
-                    "response": {"status_code": 400, "request_id": f"vllm-batch-{rid}", "body": None},
-                    "error": {"code": self.error_code or "invalid_request", "message": self.error or ""},
-                    "metrics": metrics}
+            return {
+                "id": f"vllm-{uuid.uuid4().hex}",
+                "custom_id": self.custom_id,
+                "response": {"status_code": 400, "request_id": f"vllm-batch-{rid}", "body": None},
+                "error": {"code": self.error_code or "invalid_request", "message": self.error or ""},
+                "metrics": metrics,
+            }
         chat = self.endpoint != "completion"
         body = {
             "id": f"chatcmpl-{rid}" if chat else f"cmpl-{rid}",
-            "object": "chat.completion" if chat else "text_completion", "created": int(time.time()),
+            "object": "chat.completion" if chat else "text_completion",
+            "created": int(time.time()),
             "model": self.model,
             "choices": self._choices(),
-            "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.output_tokens,
-                      "total_tokens": self.prompt_tokens + self.output_tokens},
+            "usage": {
+                "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.output_tokens,
+                "total_tokens": self.prompt_tokens + self.output_tokens,
+            },
         }
         if chat and self.prompt_logprobs is not None:  # vLLM writes them beside a chat body's choices
             body["prompt_logprobs"] = self.prompt_logprobs
-        return {"id": f"vllm-{uuid.uuid4().hex}", "custom_id": self.custom_id,
-                "response": {"status_code": 200, "request_id": f"vllm-batch-{rid}", "body": body},
-                "error": None, "metrics": metrics}
+        return {
+            "id": f"vllm-{uuid.uuid4().hex}",
+            "custom_id": self.custom_id,
+            "response": {"status_code": 200, "request_id": f"vllm-batch-{rid}", "body": body},
+            "error": None,
+            "metrics": metrics,
+        }
 
     @classmethod
     def from_openai(cls, obj: dict[str, Any], prompt: str = "") -> "BatchResult":
@@ -124,24 +160,37 @@ class BatchResult:
             choices = collected.choices()
             choice = body["choices"][0]
             usage = body.get("usage") or {}
-            return cls(custom_id=str(obj["custom_id"]), line=int(metrics.get("line") or 0), prompt=prompt,
-                       ok=True, text=choices[0].text if choices else "", choices=choices if len(choices) > 1 else (),
-                       endpoint="completion" if body.get("object") == "text_completion" else "chat",
-                       finish_reason=choice.get("finish_reason"),
-                       prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                       output_tokens=int(usage.get("completion_tokens") or 0),
-                       ttft_s=metrics.get("ttft_s"), latency_s=metrics.get("latency_s"),
-                       model=str(body.get("model") or ""),
-                       prompt_logprobs=body.get("prompt_logprobs") or choice.get("prompt_logprobs"),
-                       reasoning=_reasoning(choice))
+            return cls(
+                custom_id=str(obj["custom_id"]),
+                line=int(metrics.get("line") or 0),
+                prompt=prompt,
+                ok=True,
+                text=choices[0].text if choices else "",
+                choices=choices if len(choices) > 1 else (),
+                endpoint="completion" if body.get("object") == "text_completion" else "chat",
+                finish_reason=choice.get("finish_reason"),
+                prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                output_tokens=int(usage.get("completion_tokens") or 0),
+                ttft_s=metrics.get("ttft_s"),
+                latency_s=metrics.get("latency_s"),
+                model=str(body.get("model") or ""),
+                prompt_logprobs=body.get("prompt_logprobs") or choice.get("prompt_logprobs"),
+                reasoning=_reasoning(choice),
+            )
         if isinstance(error, dict):
             inner = error.get("error", error)
             message, code = str(inner.get("message", error)), inner.get("code")
         else:
             message, code = str(error), None
-        return cls(custom_id=str(obj["custom_id"]), line=int(metrics.get("line") or 0), prompt=prompt,
-                   ok=False, error=message, error_code=None if code is None else str(code),
-                   latency_s=metrics.get("latency_s"))
+        return cls(
+            custom_id=str(obj["custom_id"]),
+            line=int(metrics.get("line") or 0),
+            prompt=prompt,
+            ok=False,
+            error=message,
+            error_code=None if code is None else str(code),
+            latency_s=metrics.get("latency_s"),
+        )
 
 
 def _reasoning(choice: dict[str, Any]) -> str | None:
@@ -152,8 +201,11 @@ def _reasoning(choice: dict[str, Any]) -> str | None:
 
 def _disk_full(path: Path, exc: OSError) -> OSError:
     if exc.errno == errno.ENOSPC:
-        return DiskFullError(errno.ENOSPC, f"No space left on the disk holding {path}: the results "
-                                           "written so far are kept; free some space and re-run to resume")
+        return DiskFullError(
+            errno.ENOSPC,
+            f"No space left on the disk holding {path}: the results "
+            "written so far are kept; free some space and re-run to resume",
+        )
     return exc
 
 
@@ -252,8 +304,19 @@ class ResultWriter:
         self.close()
 
 
-CSV_COLUMNS = ["custom_id", "line", "status", "prompt", "output", "finish_reason", "prompt_tokens",
-               "output_tokens", "ttft_s", "latency_s", "error"]
+CSV_COLUMNS = [
+    "custom_id",
+    "line",
+    "status",
+    "prompt",
+    "output",
+    "finish_reason",
+    "prompt_tokens",
+    "output_tokens",
+    "ttft_s",
+    "latency_s",
+    "error",
+]
 
 
 def results_to_csv_text(results: Iterable[BatchResult]) -> str:
@@ -263,15 +326,25 @@ def results_to_csv_text(results: Iterable[BatchResult]) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for r in results:
-        w.writerow([r.custom_id, r.line or "", "ok" if r.ok else "error", r.prompt, r.text,
-                    r.finish_reason or "", r.prompt_tokens, r.output_tokens,
-                    "" if r.ttft_s is None else f"{r.ttft_s:.4f}",
-                    "" if r.latency_s is None else f"{r.latency_s:.4f}", r.error or ""])
+        w.writerow(
+            [
+                r.custom_id,
+                r.line or "",
+                "ok" if r.ok else "error",
+                r.prompt,
+                r.text,
+                r.finish_reason or "",
+                r.prompt_tokens,
+                r.output_tokens,
+                "" if r.ttft_s is None else f"{r.ttft_s:.4f}",
+                "" if r.latency_s is None else f"{r.latency_s:.4f}",
+                r.error or "",
+            ]
+        )
     return buf.getvalue()
 
 
-def export_csv(output_jsonl: Path | str, csv_path: Path | str,
-               prompts: dict[str, str] | None = None) -> int:
+def export_csv(output_jsonl: Path | str, csv_path: Path | str, prompts: dict[str, str] | None = None) -> int:
     """Write the results of an output file as CSV (atomically); returns the row count.
     ``prompts`` (custom_id → prompt text) fills the prompt column."""
     prompts = prompts or {}

@@ -101,17 +101,26 @@ def _explain_failure(message: str, host: object) -> tuple[str, str]:
         config = getattr(host, "config", None)
         info = getattr(getattr(host, "status", None), "info", None)
         limit = info.max_model_len if info is not None else getattr(config, "max_model_len", None)
-        return ("context_length_exceeded",
-                f"The prompt does not fit the model's context (max_model_len {limit}): shorten it, "
-                f"or load the model with a larger max_model_len. Engine said: {message.splitlines()[0]}")
+        return (
+            "context_length_exceeded",
+            f"The prompt does not fit the model's context (max_model_len {limit}): shorten it, "
+            f"or load the model with a larger max_model_len. Engine said: {message.splitlines()[0]}",
+        )
     return "invalid_request", message
 
 
-def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path | str,
-              task: TaskState | None = None, *, concurrency: int | None = DEFAULT_CONCURRENCY,
-              on_result: Callable[[BatchResult], None] | None = None,
-              on_progress: Callable[[BatchProgress], None] | None = None,
-              resume: bool = True, model_name: str | None = None) -> BatchSummary:
+def run_batch(
+    host: Engine,
+    requests: Sequence[BatchRequest],
+    output_path: Path | str,
+    task: TaskState | None = None,
+    *,
+    concurrency: int | None = DEFAULT_CONCURRENCY,
+    on_result: Callable[[BatchResult], None] | None = None,
+    on_progress: Callable[[BatchProgress], None] | None = None,
+    resume: bool = True,
+    model_name: str | None = None,
+) -> BatchSummary:
     """Run ``requests`` on ``host``; see the module docstring. Blocks until the batch ends."""
     if concurrency is not None and concurrency < 1:
         raise ValueError("concurrency must be at least 1")
@@ -123,8 +132,12 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
     summary.skipped = len(requests) - len(todo)
     to_run = len(todo)
     names = _model_names(host) | ({model_name} if model_name else set())
-    served = model_name or getattr(getattr(host, "config", None), "served_model_name", None) \
-        or getattr(getattr(host, "status", None), "model", None) or ""
+    served = (
+        model_name
+        or getattr(getattr(host, "config", None), "served_model_name", None)
+        or getattr(getattr(host, "status", None), "model", None)
+        or ""
+    )
     t0 = time.monotonic()
 
     def report() -> None:
@@ -135,11 +148,17 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
         tps = summary.output_tokens / elapsed if elapsed > 0 else 0.0
         live = host.metrics.rate("generation_tokens", window_s=5.0)
         eta_text = "" if eta is None else f", ETA {eta:.0f}s"
-        task.report("batch", (done / to_run) if to_run else 1.0,
-                    f"{done}/{to_run} done ({summary.failed} failed), {tps:.1f} tok/s{eta_text}")
+        task.report(
+            "batch",
+            (done / to_run) if to_run else 1.0,
+            f"{done}/{to_run} done ({summary.failed} failed), {tps:.1f} tok/s{eta_text}",
+        )
         if on_progress is not None:
-            on_progress(BatchProgress(done, to_run, summary.failed, summary.skipped, elapsed,
-                                      summary.output_tokens, tps, live, eta))
+            on_progress(
+                BatchProgress(
+                    done, to_run, summary.failed, summary.skipped, elapsed, summary.output_tokens, tps, live, eta
+                )
+            )
 
     def record(writer: ResultWriter, result: BatchResult) -> None:
         writer.write(result)  # on disk before it counts
@@ -156,8 +175,11 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
 
     def engine_gone(message: str | None) -> None:
         """The engine went away (unloaded, died): not the requests' fault; stop the batch."""
-        summary.engine_error = host.status.error or message or (
-            "The engine was unloaded during the batch; load the model and re-run to resume")
+        summary.engine_error = (
+            host.status.error
+            or message
+            or ("The engine was unloaded during the batch; load the model and re-run to resume")
+        )
         many.cancel()
 
     # A line's `model` names the base or one of its LoRA adapters, as with `vllm serve
@@ -165,21 +187,42 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
     adapters = host.adapters()
     wrong_model = [r for r in todo if r.model is not None and names and r.model not in names | set(adapters)]
     wrong_ids = {id(r) for r in wrong_model}
-    to_send = [(r, GenerationRequest(messages=r.messages, prompt=r.prompt, prompt_token_ids=r.prompt_token_ids,
-                                     sampling=r.sampling, request_id=new_request_id(), stream=False,
-                                     params=r.params, openai_fields=r.openai_fields or None,
-                                     adapter=r.model if r.model in adapters else None))
-               for r in todo if id(r) not in wrong_ids]
+    to_send = [
+        (
+            r,
+            GenerationRequest(
+                messages=r.messages,
+                prompt=r.prompt,
+                prompt_token_ids=r.prompt_token_ids,
+                sampling=r.sampling,
+                request_id=new_request_id(),
+                stream=False,
+                params=r.params,
+                openai_fields=r.openai_fields or None,
+                adapter=r.model if r.model in adapters else None,
+            ),
+        )
+        for r in todo
+        if id(r) not in wrong_ids
+    ]
     family = family_of(getattr(host.tokenizer, "chat_template", None))  # its reasoning parser splits answers
     many = ManyRequests(host, to_send, concurrency=concurrency, task=task)
     report()
     with ResultWriter(output_path, resume=resume) as writer:
         try:
             for req in wrong_model:
-                record(writer, BatchResult(req.custom_id, req.line, req.display_prompt, ok=False,
-                                           error=f"The model `{req.model}` is not the loaded model or one of its "
-                                                 f"adapters ({', '.join(sorted(names | set(adapters)))})",
-                                           error_code="model_not_found"))
+                record(
+                    writer,
+                    BatchResult(
+                        req.custom_id,
+                        req.line,
+                        req.display_prompt,
+                        ok=False,
+                        error=f"The model `{req.model}` is not the loaded model or one of its "
+                        f"adapters ({', '.join(sorted(names | set(adapters)))})",
+                        error_code="model_not_found",
+                    ),
+                )
             for done in many:
                 req, rid, event = done.key, done.request_id, done.event
                 if isinstance(event, RequestFinished):
@@ -188,24 +231,54 @@ def run_batch(host: Engine, requests: Sequence[BatchRequest], output_path: Path 
                         if not many.cancelled and host.status.state != EngineState.READY:
                             engine_gone(None)
                         continue
-                    reasoning, text = split_reasoning(family, host.tokenizer, event.text, (
-                        req.openai_fields or {}).get("chat_template_kwargs")) if req.endpoint == "chat" \
+                    reasoning, text = (
+                        split_reasoning(
+                            family, host.tokenizer, event.text, (req.openai_fields or {}).get("chat_template_kwargs")
+                        )
+                        if req.endpoint == "chat"
                         else (None, event.text)
-                    record(writer, BatchResult(
-                        req.custom_id, req.line, req.display_prompt, ok=True, text=text, reasoning=reasoning,
-                        finish_reason=event.finish_reason, prompt_tokens=event.prompt_tokens,
-                        output_tokens=event.output_tokens, ttft_s=event.ttft_s, latency_s=event.e2e_s,
-                        model=req.model if req.model in adapters else served, request_id=rid,
-                        choices=event.choices, endpoint=req.endpoint,
-                        top_logprobs=req.top_logprobs, prompt_logprobs=prompt_logprobs_json(event.prompt_logprobs)))
+                    )
+                    record(
+                        writer,
+                        BatchResult(
+                            req.custom_id,
+                            req.line,
+                            req.display_prompt,
+                            ok=True,
+                            text=text,
+                            reasoning=reasoning,
+                            finish_reason=event.finish_reason,
+                            prompt_tokens=event.prompt_tokens,
+                            output_tokens=event.output_tokens,
+                            ttft_s=event.ttft_s,
+                            latency_s=event.e2e_s,
+                            model=req.model if req.model in adapters else served,
+                            request_id=rid,
+                            choices=event.choices,
+                            endpoint=req.endpoint,
+                            top_logprobs=req.top_logprobs,
+                            prompt_logprobs=prompt_logprobs_json(event.prompt_logprobs),
+                        ),
+                    )
                 elif isinstance(event, RequestFailed):
                     if host.status.state != EngineState.READY:
                         if summary.engine_error is None:
                             engine_gone(event.message)
                         continue
                     code, message = _explain_failure(event.message, host)
-                    record(writer, BatchResult(req.custom_id, req.line, req.display_prompt, ok=False,
-                                               error=message, error_code=code, model=served, request_id=rid))
+                    record(
+                        writer,
+                        BatchResult(
+                            req.custom_id,
+                            req.line,
+                            req.display_prompt,
+                            ok=False,
+                            error=message,
+                            error_code=code,
+                            model=served,
+                            request_id=rid,
+                        ),
+                    )
             if many.submit_error is not None and summary.engine_error is None:
                 summary.engine_error = str(many.submit_error)
             summary.cancelled = many.cancelled and summary.engine_error is None

@@ -24,19 +24,34 @@ from console.children import Child, python_module
 from console.jobs import TaskState
 
 
-def run_baseline(kind: str, engine_kwargs: dict[str, Any], workload: Workload, *, hf_batch_size: int = 16,
-                 timeout_s: float = 1800, task: TaskState | None = None) -> dict[str, Any]:
+def run_baseline(
+    kind: str,
+    engine_kwargs: dict[str, Any],
+    workload: Workload,
+    *,
+    hf_batch_size: int = 16,
+    timeout_s: float = 1800,
+    task: TaskState | None = None,
+) -> dict[str, Any]:
     """Run baseline ``kind`` ("vllm", "asyncllm" or "hf") in a child process; its figures, or
     ``{"error": ...}`` when it failed (the message names the cause)."""
     with tempfile.TemporaryDirectory(prefix="bench-") as d:
         spec, out = Path(d) / "spec.json", Path(d) / "out.json"
-        spec.write_text(json.dumps({"engine_kwargs": engine_kwargs, "workload": workload.to_dict(),
-                                    "hf_batch_size": hf_batch_size}))
-        env = {"VLLM_WORKER_MULTIPROC_METHOD": "spawn", "TQDM_DISABLE": "1",
-               "VLLM_LOGGING_LEVEL": os.environ.get("VLLM_LOGGING_LEVEL", "WARNING")}
+        spec.write_text(
+            json.dumps({"engine_kwargs": engine_kwargs, "workload": workload.to_dict(), "hf_batch_size": hf_batch_size})
+        )
+        env = {
+            "VLLM_WORKER_MULTIPROC_METHOD": "spawn",
+            "TQDM_DISABLE": "1",
+            "VLLM_LOGGING_LEVEL": os.environ.get("VLLM_LOGGING_LEVEL", "WARNING"),
+        }
         # Its log goes to a file as it is written (a full pipe would stall the child).
-        child = Child(python_module("console.bench.baselines", kind, str(spec), str(out)), env=env,
-                      log_path=Path(d) / "baseline.log", json_lines=False)
+        child = Child(
+            python_module("console.bench.baselines", kind, str(spec), str(out)),
+            env=env,
+            log_path=Path(d) / "baseline.log",
+            json_lines=False,
+        )
         with child.start():
             try:
                 code = child.wait(timeout_s, task=task)
@@ -78,9 +93,17 @@ def _vllm(spec: dict[str, Any]) -> dict[str, Any]:
     dt = time.perf_counter() - t0
     out_tok = sum(len(o.outputs[0].token_ids) for o in outs)
     in_tok = sum(len(o.prompt_token_ids or []) for o in outs)
-    return {"duration_s": dt, "load_s": load_s, "requests": len(outs), "output_tokens": out_tok,
-            "prompt_tokens": in_tok, "output_tokens_per_s": out_tok / dt, "total_tokens_per_s": (out_tok + in_tok) / dt,
-            "requests_per_s": len(outs) / dt, "vllm_version": vllm_compat.vllm_version()}
+    return {
+        "duration_s": dt,
+        "load_s": load_s,
+        "requests": len(outs),
+        "output_tokens": out_tok,
+        "prompt_tokens": in_tok,
+        "output_tokens_per_s": out_tok / dt,
+        "total_tokens_per_s": (out_tok + in_tok) / dt,
+        "requests_per_s": len(outs) / dt,
+        "vllm_version": vllm_compat.vllm_version(),
+    }
 
 
 def _asyncllm(spec: dict[str, Any]) -> dict[str, Any]:
@@ -95,8 +118,9 @@ def _asyncllm(spec: dict[str, Any]) -> dict[str, Any]:
     kwargs = dict(spec["engine_kwargs"])
     kind = vllm_compat.request_output_kind()
     sp = vllm_compat.sampling_params_class()
-    params = sp(temperature=0.0, top_p=1.0, max_tokens=w.output_len, ignore_eos=w.ignore_eos,
-                output_kind=kind.FINAL_ONLY)
+    params = sp(
+        temperature=0.0, top_p=1.0, max_tokens=w.output_len, ignore_eos=w.ignore_eos, output_kind=kind.FINAL_ONLY
+    )
     if w.prompt_token_ids:
         prompts: list[Any] = [{"prompt_token_ids": ids} for ids in w.prompt_token_ids]
     else:
@@ -123,9 +147,16 @@ def _asyncllm(spec: dict[str, Any]) -> dict[str, Any]:
             engine.shutdown()
         out_tok = sum(len(o.outputs[0].token_ids) for o in outs)
         in_tok = sum(len(o.prompt_token_ids or []) for o in outs)
-        return {"duration_s": dt, "load_s": load_s, "requests": len(outs), "output_tokens": out_tok,
-                "prompt_tokens": in_tok, "output_tokens_per_s": out_tok / dt,
-                "total_tokens_per_s": (out_tok + in_tok) / dt, "requests_per_s": len(outs) / dt}
+        return {
+            "duration_s": dt,
+            "load_s": load_s,
+            "requests": len(outs),
+            "output_tokens": out_tok,
+            "prompt_tokens": in_tok,
+            "output_tokens_per_s": out_tok / dt,
+            "total_tokens_per_s": (out_tok + in_tok) / dt,
+            "requests_per_s": len(outs) / dt,
+        }
 
     return asyncio.run(run())
 
@@ -154,22 +185,37 @@ def _hf(spec: dict[str, Any]) -> dict[str, Any]:
         ids = torch.tensor([[tok.pad_token_id] * (width - len(s)) + s for s in batch])
         mask = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in batch])
         with torch.inference_mode():
-            out = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=n_new,
-                                 min_new_tokens=n_new if w.ignore_eos else 0, do_sample=False,
-                                 pad_token_id=tok.pad_token_id)
+            out = model.generate(
+                input_ids=ids,
+                attention_mask=mask,
+                max_new_tokens=n_new,
+                min_new_tokens=n_new if w.ignore_eos else 0,
+                do_sample=False,
+                pad_token_id=tok.pad_token_id,
+            )
         return int((out.shape[1] - width) * len(batch))
 
     gen([seqs[0]], 4)  # warm-up
     t0 = time.perf_counter()
-    out_tok = sum(gen(seqs[i:i + bs], w.output_len) for i in range(0, len(seqs), bs))
+    out_tok = sum(gen(seqs[i : i + bs], w.output_len) for i in range(0, len(seqs), bs))
     dt = time.perf_counter() - t0
     in_tok = sum(len(s) for s in seqs)
     import transformers
 
-    return {"duration_s": dt, "load_s": load_s, "requests": len(seqs), "output_tokens": out_tok,
-            "prompt_tokens": in_tok, "output_tokens_per_s": out_tok / dt, "total_tokens_per_s": (out_tok + in_tok) / dt,
-            "requests_per_s": len(seqs) / dt, "batch_size": bs, "dtype": str(model.dtype),
-            "transformers_version": transformers.__version__, "torch_threads": torch.get_num_threads()}
+    return {
+        "duration_s": dt,
+        "load_s": load_s,
+        "requests": len(seqs),
+        "output_tokens": out_tok,
+        "prompt_tokens": in_tok,
+        "output_tokens_per_s": out_tok / dt,
+        "total_tokens_per_s": (out_tok + in_tok) / dt,
+        "requests_per_s": len(seqs) / dt,
+        "batch_size": bs,
+        "dtype": str(model.dtype),
+        "transformers_version": transformers.__version__,
+        "torch_threads": torch.get_num_threads(),
+    }
 
 
 def main(argv: list[str]) -> int:

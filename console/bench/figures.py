@@ -36,10 +36,16 @@ def concurrency_points(report: dict[str, Any]) -> list[dict[str, Any]]:
     console = (report.get("results") or {}).get("console")
     if not runs and console and "error" not in console:
         runs = [console]
-    pts = [{"concurrency": effective_concurrency(r, n, max_seqs),
+    pts = [
+        {
+            "concurrency": effective_concurrency(r, n, max_seqs),
             "output_tokens_per_s": float(r.get("output_tokens_per_s") or 0.0),
             "total_tokens_per_s": float(r.get("total_tokens_per_s") or 0.0),
-            "e2e_p99_s": (r.get("e2e_s") or {}).get("p99")} for r in runs if "error" not in r]
+            "e2e_p99_s": (r.get("e2e_s") or {}).get("p99"),
+        }
+        for r in runs
+        if "error" not in r
+    ]
     return sorted(pts, key=lambda p: p["concurrency"])
 
 
@@ -56,8 +62,14 @@ def roofline_points(report: dict[str, Any]) -> list[dict[str, Any]]:
     for p in concurrency_points(report):
         bound = bounds.get(str(p["concurrency"]))
         if bound:
-            out.append({"concurrency": p["concurrency"], "measured_tok_s": p["output_tokens_per_s"],
-                        "bound_tok_s": float(bound), "fraction": p["output_tokens_per_s"] / float(bound)})
+            out.append(
+                {
+                    "concurrency": p["concurrency"],
+                    "measured_tok_s": p["output_tokens_per_s"],
+                    "bound_tok_s": float(bound),
+                    "fraction": p["output_tokens_per_s"] / float(bound),
+                }
+            )
     return out
 
 
@@ -94,8 +106,9 @@ def planner_device(device: str) -> Any:
         return None
 
 
-def roofline(model_path: str, engine_kwargs: dict[str, Any], device: str, context: int,
-             concurrencies: list[int]) -> dict[str, Any]:
+def roofline(
+    model_path: str, engine_kwargs: dict[str, Any], device: str, context: int, concurrencies: list[int]
+) -> dict[str, Any]:
     """The planner's decode ceilings for this model and engine, at a context of ``context`` tokens
     (the workload's prompt + output), one bound per concurrency; ``{"error": ...}`` when the
     planner cannot say (unknown GPU, a model shape it cannot read)."""
@@ -117,8 +130,18 @@ def roofline(model_path: str, engine_kwargs: dict[str, Any], device: str, contex
     except Exception as exc:  # a shape the planner cannot read: the bench still stands
         return {"error": f"no roofline: {exc}"}
     is_cpu = bool(profile.is_cpu)
-    note = (f"The planner's roofline is a GPU model; on the CPU engine it uses the nominal "
-            f"{profile.bandwidth_gbs:g} GB/s memory bandwidth of its CPU profile, so the fraction is a rough guide"
-            if is_cpu else f"{profile.label}: {profile.bandwidth_gbs:g} GB/s, {profile.bf16_tflops:g} TFLOP/s BF16")
-    return {"profile": profile.label, "is_cpu": is_cpu, "bandwidth_gbs": profile.bandwidth_gbs, "context": context,
-            "bounds": bounds, "decode_tok_s_single_stream": single, "note": note}
+    note = (
+        f"The planner's roofline is a GPU model; on the CPU engine it uses the nominal "
+        f"{profile.bandwidth_gbs:g} GB/s memory bandwidth of its CPU profile, so the fraction is a rough guide"
+        if is_cpu
+        else f"{profile.label}: {profile.bandwidth_gbs:g} GB/s, {profile.bf16_tflops:g} TFLOP/s BF16"
+    )
+    return {
+        "profile": profile.label,
+        "is_cpu": is_cpu,
+        "bandwidth_gbs": profile.bandwidth_gbs,
+        "context": context,
+        "bounds": bounds,
+        "decode_tok_s_single_stream": single,
+        "note": note,
+    }

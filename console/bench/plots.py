@@ -56,8 +56,13 @@ def write_plots(report: dict[str, Any], folder: Path) -> list[str]:
         fig, ax = plt.subplots(figsize=(5, 3.2))
         width = 0.27
         for j, p in enumerate(PERCENTILES):
-            ax.bar([i + (j - 1) * width for i in range(len(table))],
-                   [1000 * (v[p] or 0.0) for v in table.values()], width, label=p, color=COLORS[j])
+            ax.bar(
+                [i + (j - 1) * width for i in range(len(table))],
+                [1000 * (v[p] or 0.0) for v in table.values()],
+                width,
+                label=p,
+                color=COLORS[j],
+            )
         ax.set_xticks(range(len(table)), list(table))
         ax.set_yscale("log")
         ax.set_ylabel("ms")
@@ -80,8 +85,12 @@ def write_plots(report: dict[str, Any], folder: Path) -> list[str]:
     if ok:
         front = set(tune.get("pareto") or [])
         fig, ax = plt.subplots(figsize=(5, 3.2))
-        ax.scatter([o[2] for o in ok if o[0] not in front], [o[1] for o in ok if o[0] not in front],
-                   color="#999999", label="trial")
+        ax.scatter(
+            [o[2] for o in ok if o[0] not in front],
+            [o[1] for o in ok if o[0] not in front],
+            color="#999999",
+            label="trial",
+        )
         f = sorted((o for o in ok if o[0] in front), key=lambda o: o[2])
         ax.plot([o[2] for o in f], [o[1] for o in f], "o-", color="#d62728", label="Pareto front")
         ax.set_xlabel("p99 end-to-end latency (s)")

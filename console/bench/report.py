@@ -12,9 +12,12 @@ from console.metrics.timings import ratio
 
 
 def environment() -> dict[str, Any]:
-    env: dict[str, Any] = {"date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                           "host": platform.node(), "python": platform.python_version(),
-                           "cpu": platform.processor() or platform.machine()}
+    env: dict[str, Any] = {
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "host": platform.node(),
+        "python": platform.python_version(),
+        "cpu": platform.processor() or platform.machine(),
+    }
     try:
         import os
 
@@ -43,8 +46,7 @@ def environment() -> dict[str, Any]:
 def ratios(results: dict[str, dict[str, Any]]) -> dict[str, float | None]:
     tps = {k: v.get("output_tokens_per_s") for k, v in results.items() if "error" not in v}
     out = {}
-    for a, b in (("console", "vllm"), ("console", "asyncllm"), ("asyncllm", "vllm"), ("console", "hf"),
-                 ("vllm", "hf")):
+    for a, b in (("console", "vllm"), ("console", "asyncllm"), ("asyncllm", "vllm"), ("console", "hf"), ("vllm", "hf")):
         if a in tps and b in tps:
             out[f"{a}/{b}"] = ratio(tps[a], tps[b])
     return out

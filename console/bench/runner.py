@@ -62,8 +62,9 @@ class PeakMemory:
 
 def sampling_for(workload: Workload) -> SamplingSettings:
     """Greedy, fixed output length: the same settings every baseline uses."""
-    return SamplingSettings(temperature=0.0, top_p=1.0, top_k=0, max_tokens=workload.output_len,
-                            ignore_eos=workload.ignore_eos)
+    return SamplingSettings(
+        temperature=0.0, top_p=1.0, top_k=0, max_tokens=workload.output_len, ignore_eos=workload.ignore_eos
+    )
 
 
 def _requests(workload: Workload, stream: bool = False) -> list[GenerationRequest]:
@@ -71,8 +72,9 @@ def _requests(workload: Workload, stream: bool = False) -> list[GenerationReques
     throughput``); ``stream=True`` measures what per-token delivery to a chat window costs."""
     s = sampling_for(workload)
     if workload.openai_fields:
-        out = [_openai_request(workload, ids, None, s, stream) for ids in workload.prompt_token_ids] + \
-            [_openai_request(workload, None, m, s, stream) for m in workload.messages]
+        out = [_openai_request(workload, ids, None, s, stream) for ids in workload.prompt_token_ids] + [
+            _openai_request(workload, None, m, s, stream) for m in workload.messages
+        ]
     elif workload.prompt_token_ids:
         out = [GenerationRequest(prompt_token_ids=ids, sampling=s, stream=stream) for ids in workload.prompt_token_ids]
     else:
@@ -91,12 +93,12 @@ def prefix_cache_before_run(host: Engine, wanted: bool = True) -> str:
         done = False
     if done:
         return "reset before the run"
-    return ("could not be reset (a server engine, or requests still running): repeated prompts "
-            "may be served from cache")
+    return "could not be reset (a server engine, or requests still running): repeated prompts may be served from cache"
 
 
-def _openai_request(workload: Workload, ids: list[int] | None, messages: list[dict[str, str]] | None,
-                    s: SamplingSettings, stream: bool) -> GenerationRequest:
+def _openai_request(
+    workload: Workload, ids: list[int] | None, messages: list[dict[str, str]] | None, s: SamplingSettings, stream: bool
+) -> GenerationRequest:
     """A request carrying the workload's OpenAI fields, converted by vLLM's own request model."""
     from console.engine.openai_body import parse_body
 
@@ -104,14 +106,27 @@ def _openai_request(workload: Workload, ids: list[int] | None, messages: list[di
         b = parse_body("completion", {"prompt": ids, **workload.openai_fields}, s)
     else:
         b = parse_body("chat", {"messages": messages, **workload.openai_fields}, s)
-    return GenerationRequest(messages=b.messages, prompt_token_ids=b.prompt_token_ids, sampling=b.sampling,
-                             stream=stream, params=b.params, openai_fields=b.fields)
+    return GenerationRequest(
+        messages=b.messages,
+        prompt_token_ids=b.prompt_token_ids,
+        sampling=b.sampling,
+        stream=stream,
+        params=b.params,
+        openai_fields=b.fields,
+    )
 
 
-def run_console(host: Engine, workload: Workload, *, request_rate: float | None = None,
-                max_concurrency: int | None = None, seed: int = 0,
-                task: TaskState | None = None, stream: bool = False,
-                reset_prefix_cache: bool = True) -> dict[str, Any]:
+def run_console(
+    host: Engine,
+    workload: Workload,
+    *,
+    request_rate: float | None = None,
+    max_concurrency: int | None = None,
+    seed: int = 0,
+    task: TaskState | None = None,
+    stream: bool = False,
+    reset_prefix_cache: bool = True,
+) -> dict[str, Any]:
     task = task or TaskState()
     prefix_cache = prefix_cache_before_run(host, reset_prefix_cache)
     requests = _requests(workload, stream)
@@ -121,13 +136,13 @@ def run_console(host: Engine, workload: Workload, *, request_rate: float | None 
     wall0 = time.time()
     totals0 = dict(host.metrics.totals)
     with PeakMemory() as mem:
-        many = ManyRequests(host, list(enumerate(requests)), concurrency=max_concurrency, offsets=offsets,
-                            task=task)
+        many = ManyRequests(host, list(enumerate(requests)), concurrency=max_concurrency, offsets=offsets, task=task)
         for done in many:
             ev = done.event
             if isinstance(ev, RequestFinished) and ev.finish_reason != "abort":
-                timings[done.key] = RequestTiming(ev.prompt_tokens, ev.output_tokens, done.sent_s, ev.ttft_s,
-                                                  ev.e2e_s, True)
+                timings[done.key] = RequestTiming(
+                    ev.prompt_tokens, ev.output_tokens, done.sent_s, ev.ttft_s, ev.e2e_s, True
+                )
             else:
                 timings[done.key] = RequestTiming(0, 0, done.sent_s, None, done.done_s - done.sent_s, False)
             ends.append(done.done_s)

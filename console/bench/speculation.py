@@ -49,13 +49,24 @@ def without_speculation(config: EngineConfig) -> EngineConfig:
     return config.replace(**{name: None for name in SPECULATIVE_FIELDS})
 
 
-def run_stream(host: Any, messages: list[list[dict[str, str]]], max_tokens: int, label: str,
-               task: TaskState | None = None, timeout: float = 600.0) -> StreamRun:
+def run_stream(
+    host: Any,
+    messages: list[list[dict[str, str]]],
+    max_tokens: int,
+    label: str,
+    task: TaskState | None = None,
+    timeout: float = 600.0,
+) -> StreamRun:
     """Send each chat in ``messages`` alone (greedy, ``max_tokens``) to a loaded ``host``; one
     warm-up request first (the n-gram proposer compiles with numba on its first call)."""
     sampling = SamplingSettings(temperature=0.0, max_tokens=max_tokens)
-    host.generate(GenerationRequest(messages=[{"role": "user", "content": "Say hello."}],
-                                    sampling=SamplingSettings(temperature=0.0, max_tokens=8)), timeout=timeout)
+    host.generate(
+        GenerationRequest(
+            messages=[{"role": "user", "content": "Say hello."}],
+            sampling=SamplingSettings(temperature=0.0, max_tokens=8),
+        ),
+        timeout=timeout,
+    )
     before = dict(host.metrics.totals_snapshot())
     run = StreamRun(label=label)
     for i, chat in enumerate(messages):
@@ -75,8 +86,13 @@ def run_stream(host: Any, messages: list[list[dict[str, str]]], max_tokens: int,
     return run
 
 
-def compare(config: EngineConfig, messages: list[list[dict[str, str]]], max_tokens: int,
-            make_host: Callable[[], Any], task: TaskState | None = None) -> dict[str, Any]:
+def compare(
+    config: EngineConfig,
+    messages: list[list[dict[str, str]]],
+    max_tokens: int,
+    make_host: Callable[[], Any],
+    task: TaskState | None = None,
+) -> dict[str, Any]:
     """Both runs (plain first, then speculative), each on a freshly loaded engine, and the ratio."""
     if config.speculative_config() is None:
         raise ValueError("the configuration has no speculative decoding to compare against")
@@ -92,7 +108,14 @@ def compare(config: EngineConfig, messages: list[list[dict[str, str]]], max_toke
     plain, spec = runs["plain"][0], runs["speculative"][0]
     speedup = (spec.decode_tok_s / plain.decode_tok_s) if spec.decode_tok_s and plain.decode_tok_s else None
     same = sum(a == b for a, b in zip(plain.texts, spec.texts))
-    return {"speculative_config": config.speculative_config(), "max_tokens": max_tokens, "prompts": len(messages),
-            **{label: {**run.to_dict(), "load_s": info.load_seconds, "engine_method": info.speculative_method}
-               for label, (run, info) in runs.items()},
-            "decode_speedup": speedup, "same_answers": same}
+    return {
+        "speculative_config": config.speculative_config(),
+        "max_tokens": max_tokens,
+        "prompts": len(messages),
+        **{
+            label: {**run.to_dict(), "load_s": info.load_seconds, "engine_method": info.speculative_method}
+            for label, (run, info) in runs.items()
+        },
+        "decode_speedup": speedup,
+        "same_answers": same,
+    }

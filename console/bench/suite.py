@@ -49,21 +49,42 @@ class _Stage(TaskState):
         self.task.check()
 
 
-def run_console_suite(host: Any, workload: Workload, *, request_rate: float | None = None,
-                      max_concurrency: int | None = None, concurrency_sweep: list[int] | None = None,
-                      seed: int = 0, task: TaskState | None = None) -> dict[str, Any]:
+def run_console_suite(
+    host: Any,
+    workload: Workload,
+    *,
+    request_rate: float | None = None,
+    max_concurrency: int | None = None,
+    concurrency_sweep: list[int] | None = None,
+    seed: int = 0,
+    task: TaskState | None = None,
+) -> dict[str, Any]:
     """``{"console": figures, "concurrency_sweep": [figures...], "roofline": {...}}``; raises
     :class:`console.jobs.Cancelled` when cancelled."""
     task = task or TaskState()
     sweep = list(concurrency_sweep or [])
     count = 1 + len(sweep)
     out: dict[str, Any] = {}
-    out["console"] = run_console(host, workload, request_rate=request_rate, max_concurrency=max_concurrency,
-                                 seed=seed, task=_Stage(task, "console", 0, count))
+    out["console"] = run_console(
+        host,
+        workload,
+        request_rate=request_rate,
+        max_concurrency=max_concurrency,
+        seed=seed,
+        task=_Stage(task, "console", 0, count),
+    )
     runs = []
     for i, c in enumerate(sweep, start=1):
-        runs.append(run_console(host, workload, request_rate=request_rate, max_concurrency=c, seed=seed,
-                                task=_Stage(task, f"concurrency {c}", i, count)))
+        runs.append(
+            run_console(
+                host,
+                workload,
+                request_rate=request_rate,
+                max_concurrency=c,
+                seed=seed,
+                task=_Stage(task, f"concurrency {c}", i, count),
+            )
+        )
     out["concurrency_sweep"] = runs
     config = getattr(host, "config", None)
     if config is not None:
@@ -86,12 +107,22 @@ def vocab_size(model_path: str) -> int:
     return int(cfg.get("vocab_size") or (cfg.get("text_config") or {}).get("vocab_size") or 32000)
 
 
-def base_report(model: str, engine_kwargs: dict[str, Any], device: str, workload: Workload,
-                **workload_fields: Any) -> dict[str, Any]:
+def base_report(
+    model: str, engine_kwargs: dict[str, Any], device: str, workload: Workload, **workload_fields: Any
+) -> dict[str, Any]:
     """The report's frame: environment, model, engine arguments, workload; ``results`` to fill."""
     from console.bench.report import environment
 
-    return {"environment": environment(), "model": model, "device": device, "engine_kwargs": engine_kwargs,
-            "workload": {"name": workload.name, "num_prompts": workload.num_prompts, **workload_fields,
-                         "sampling": "greedy, ignore_eos"},
-            "results": {}}
+    return {
+        "environment": environment(),
+        "model": model,
+        "device": device,
+        "engine_kwargs": engine_kwargs,
+        "workload": {
+            "name": workload.name,
+            "num_prompts": workload.num_prompts,
+            **workload_fields,
+            "sampling": "greedy, ignore_eos",
+        },
+        "results": {},
+    }

@@ -41,15 +41,23 @@ def _engine_rss() -> int:
 
 
 def _answer(host: Any, max_tokens: int) -> str:
-    end = host.generate(GenerationRequest(prompt=PROMPT, sampling=SamplingSettings(
-        temperature=0.0, max_tokens=max_tokens)), timeout=600)
+    end = host.generate(
+        GenerationRequest(prompt=PROMPT, sampling=SamplingSettings(temperature=0.0, max_tokens=max_tokens)), timeout=600
+    )
     if not isinstance(end, RequestFinished):
         raise RuntimeError(f"the model did not answer: {getattr(end, 'message', end)}")
     return end.text
 
 
-def measure(a: tuple[str, EngineConfig], b: tuple[str, EngineConfig], host_factory: Callable[[], Any], *,
-            rounds: int = 2, max_tokens: int = 16, task: TaskState | None = None) -> dict[str, Any]:
+def measure(
+    a: tuple[str, EngineConfig],
+    b: tuple[str, EngineConfig],
+    host_factory: Callable[[], Any],
+    *,
+    rounds: int = 2,
+    max_tokens: int = 16,
+    task: TaskState | None = None,
+) -> dict[str, Any]:
     """Cold loads, warm switches and a reload of ``a`` and ``b`` (``(name, config)`` each)."""
     task = task or TaskState()
     (name_a, cfg_a), (name_b, cfg_b) = a, b
@@ -80,8 +88,14 @@ def measure(a: tuple[str, EngineConfig], b: tuple[str, EngineConfig], host_facto
             for name, cfg in ((name_a, cfg_a), (name_b, cfg_b)):
                 step(f"switching to {name}")
                 info = host.load(cfg, name, keep_warm=True).result(LOAD_TIMEOUT_S)
-                switches.append({"to": name, "switch_s": info.switch_seconds, "woken": info.switch_seconds is not None,
-                                 "same_answer": _answer(host, max_tokens) == answers[name]})
+                switches.append(
+                    {
+                        "to": name,
+                        "switch_s": info.switch_seconds,
+                        "woken": info.switch_seconds is not None,
+                        "same_answer": _answer(host, max_tokens) == answers[name],
+                    }
+                )
         step("unloading both")
         host.unload().result(LOAD_TIMEOUT_S)
         step(f"loading {name_a} again from nothing (the reload a switch saves)")
@@ -95,8 +109,10 @@ def measure(a: tuple[str, EngineConfig], b: tuple[str, EngineConfig], host_facto
     return {
         "device": info_a.device,
         "vllm_version": info_a.vllm_version,
-        "models": {name_a: {"path": cfg_a.model, "first_load_s": info_a.load_seconds},
-                   name_b: {"path": cfg_b.model, "first_load_s": info_b.load_seconds}},
+        "models": {
+            name_a: {"path": cfg_a.model, "first_load_s": info_a.load_seconds},
+            name_b: {"path": cfg_b.model, "first_load_s": info_b.load_seconds},
+        },
         "warm_while_b_loaded": [{"name": w.name, "asleep": w.asleep} for w in warm],
         "switches": switches,
         "switch_s_median": median_switch,
@@ -107,10 +123,12 @@ def measure(a: tuple[str, EngineConfig], b: tuple[str, EngineConfig], host_facto
         "engine_rss_both_loaded": rss_both,
         "gpu_used_both_loaded": gpu_both,
         "answers": answers,
-        "note": ("the warm model slept: its weights waited in host RAM and its GPU memory was free"
-                 if any(w.asleep for w in warm) else
-                 "CPU engine: vLLM's CPU build ignores sleep, so the warm model kept its RAM "
-                 "(engine_rss_both_loaded against engine_rss_one_loaded)"),
+        "note": (
+            "the warm model slept: its weights waited in host RAM and its GPU memory was free"
+            if any(w.asleep for w in warm)
+            else "CPU engine: vLLM's CPU build ignores sleep, so the warm model kept its RAM "
+            "(engine_rss_both_loaded against engine_rss_one_loaded)"
+        ),
     }
 
 

@@ -36,7 +36,14 @@ from typing import Any, Callable
 
 from console.bench.tune_plan import Candidate, TunePlan, WorkloadShape, default_grid, plan_tune, workload_shape
 from console.bench.tune_result import (
-    Trial, TuneResult, best_line, best_of, describe, load_figures, minutes, save_as_preset,
+    Trial,
+    TuneResult,
+    best_line,
+    best_of,
+    describe,
+    load_figures,
+    minutes,
+    save_as_preset,
 )
 from console.bench.workload import Workload
 from console.config import EngineConfig
@@ -65,8 +72,12 @@ def head(workload: Workload, n: int) -> Workload:
     """The first ``n`` prompts of ``workload`` (a short run)."""
     if n >= workload.num_prompts:
         return workload
-    return replace(workload, name=f"{workload.name} (first {n})", prompt_token_ids=workload.prompt_token_ids[:n],
-                   messages=workload.messages[:n])
+    return replace(
+        workload,
+        name=f"{workload.name} (first {n})",
+        prompt_token_ids=workload.prompt_token_ids[:n],
+        messages=workload.messages[:n],
+    )
 
 
 def capture_limit(knobs: dict[str, Any], base: EngineConfig, level: int) -> int:
@@ -77,9 +88,23 @@ def capture_limit(knobs: dict[str, Any], base: EngineConfig, level: int) -> int:
 
 
 class _Search:
-    def __init__(self, host: Loader, base: EngineConfig, plan: TunePlan, workload: Workload, ws: WorkloadShape,
-                 keys: list[str], *, budget_s: float, task: TaskState, measure: Measure, eta: int,
-                 device: str, load_timeout_s: float, on_trial: OnTrial | None) -> None:
+    def __init__(
+        self,
+        host: Loader,
+        base: EngineConfig,
+        plan: TunePlan,
+        workload: Workload,
+        ws: WorkloadShape,
+        keys: list[str],
+        *,
+        budget_s: float,
+        task: TaskState,
+        measure: Measure,
+        eta: int,
+        device: str,
+        load_timeout_s: float,
+        on_trial: OnTrial | None,
+    ) -> None:
         self.host, self.base, self.plan, self.workload, self.ws = host, base, plan, workload, ws
         self.keys, self.budget_s, self.task, self.measure, self.eta = keys, budget_s, task, measure, eta
         self.device, self.load_timeout_s, self.on_trial = device, load_timeout_s, on_trial
@@ -121,16 +146,20 @@ class _Search:
         if self._compile_knobs is None:
             from console.engine.vllm_compat import compile_cache_keys
 
-            self._compile_knobs = ("quantization", "kv_cache_dtype", "dtype", "max_cudagraph_capture_size",
-                                   *compile_cache_keys())
+            self._compile_knobs = (
+                "quantization",
+                "kv_cache_dtype",
+                "dtype",
+                "max_cudagraph_capture_size",
+                *compile_cache_keys(),
+            )
         return ", ".join(f"{k}={getattr(config, k)}" for k in self._compile_knobs)
 
     def load(self, trial: Trial, config: EngineConfig, name: str) -> None:
         from console.engine.types import EngineState
 
         status = self.host.status
-        if status.state == EngineState.READY and status.info is not None and \
-                self.host.requested_config == config:
+        if status.state == EngineState.READY and status.info is not None and self.host.requested_config == config:
             self.vllm_version = self.vllm_version or status.info.vllm_version  # already loaded: no load spent
             return
         trial.compile_key = self.compile_key(config)
@@ -149,12 +178,18 @@ class _Search:
         sub = head(self.workload, self.rungs[rung])
         t = time.monotonic()
         figures = self.measure(self.host, sub, self.in_flight(level))
-        trial.runs.append({"rung": rung, "prompts": sub.num_prompts, "in_flight": level,
-                           "seconds": round(time.monotonic() - t, 3),
-                           "output_tokens_per_s": figures.get("output_tokens_per_s"),
-                           "e2e_p99_s": (figures.get("e2e_s") or {}).get("p99"),
-                           "ttft_p99_s": (figures.get("ttft_s") or {}).get("p99"),
-                           "preemptions": (figures.get("engine") or {}).get("preemptions")})
+        trial.runs.append(
+            {
+                "rung": rung,
+                "prompts": sub.num_prompts,
+                "in_flight": level,
+                "seconds": round(time.monotonic() - t, 3),
+                "output_tokens_per_s": figures.get("output_tokens_per_s"),
+                "e2e_p99_s": (figures.get("e2e_s") or {}).get("p99"),
+                "ttft_p99_s": (figures.get("ttft_s") or {}).get("p99"),
+                "preemptions": (figures.get("engine") or {}).get("preemptions"),
+            }
+        )
         return figures
 
     def promotable(self, rung: int, score: float) -> tuple[bool, float]:
@@ -173,8 +208,9 @@ class _Search:
                 for j, level in enumerate(levels if rung == last else levels[:1]):
                     if j and (self.task.cancelled or self.left() <= 0):
                         break  # lower levels are extras: not past the budget
-                    self.say(f"trial {len(self.trials)}: {trial.summary()}, {self.rungs[rung]} requests, "
-                             f"{level} in flight")
+                    self.say(
+                        f"trial {len(self.trials)}: {trial.summary()}, {self.rungs[rung]} requests, {level} in flight"
+                    )
                     figures = self.run(trial, rung, level)
                     tps = float(figures.get("output_tokens_per_s") or 0.0)
                     if best is None or tps > best[0]:
@@ -190,8 +226,10 @@ class _Search:
                 ok, threshold = (True, 0.0) if trial.label else self.promotable(rung, best[0])
                 if not ok:
                     trial.status = "stopped"
-                    trial.error = (f"stopped after the short run: {best[0]:,.1f} tok/s on {self.rungs[rung]} requests, "
-                                   f"below the top 1/{self.eta} of the short runs so far ({threshold:,.1f})")
+                    trial.error = (
+                        f"stopped after the short run: {best[0]:,.1f} tok/s on {self.rungs[rung]} requests, "
+                        f"below the top 1/{self.eta} of the short runs so far ({threshold:,.1f})"
+                    )
                     break
         except Cancelled:
             self.cancelled = True
@@ -211,8 +249,16 @@ class _Search:
         i = best_of(self.trials)
         if i is not None and self.trials[i].label != "default":
             best = self.trials[i].knobs
-            near = [c for c in remaining if sum(c.knobs.get(k) != best.get(k) for k in set(c.knobs) | set(best)
-                                                if k not in ("max_cudagraph_capture_size",)) == 1]
+            near = [
+                c
+                for c in remaining
+                if sum(
+                    c.knobs.get(k) != best.get(k)
+                    for k in set(c.knobs) | set(best)
+                    if k not in ("max_cudagraph_capture_size",)
+                )
+                == 1
+            ]
             if near:
                 return near[0]
         return remaining[0]
@@ -223,8 +269,12 @@ class _Search:
 
     def with_capture(self, c: Candidate) -> dict[str, Any]:
         knobs = dict(c.knobs)
-        if self.device == "cuda" and not knobs.get("enforce_eager", self.base.enforce_eager) and \
-                "max_cudagraph_capture_size" not in self.keys and self.base.max_cudagraph_capture_size is None:
+        if (
+            self.device == "cuda"
+            and not knobs.get("enforce_eager", self.base.enforce_eager)
+            and "max_cudagraph_capture_size" not in self.keys
+            and self.base.max_cudagraph_capture_size is None
+        ):
             knobs["max_cudagraph_capture_size"] = capture_limit(knobs, self.base, c.levels[0])
         return knobs
 
@@ -237,15 +287,19 @@ class _Search:
             need = self.need_for_a_trial()
             found = best_of(self.trials) not in (None, self.default)
             if need * (2 if confirm_best and found else 1) > self.left():  # keep a load for the confirmation
-                self.skip(remaining, f"time budget used up (a trial needs ~{need:.0f} s, {max(0.0, self.left()):.0f} s "
-                                     "left)")
+                self.skip(
+                    remaining, f"time budget used up (a trial needs ~{need:.0f} s, {max(0.0, self.left()):.0f} s left)"
+                )
                 remaining = []
                 break
             c = self.next_candidate(remaining)
             remaining.remove(c)
             self.say(f"trial {len(self.trials) + 1}: loading {Trial(self.with_capture(c), '').summary()}")
-            self.measure_trial(Trial(self.with_capture(c), "skipped", predicted_tok_s=c.predicted_tok_s),
-                               c.levels, f"tune-{len(self.trials) + 1}")
+            self.measure_trial(
+                Trial(self.with_capture(c), "skipped", predicted_tok_s=c.predicted_tok_s),
+                c.levels,
+                f"tune-{len(self.trials) + 1}",
+            )
         if self.cancelled or self.task.cancelled:
             self.cancelled = True
             self.skip(remaining, "cancelled")
@@ -265,27 +319,65 @@ class _Search:
         front = [ok[j] for j in pareto_front([(trials[i].throughput, trials[i].p99_latency) for i in ok])]
         best = best_of(trials)
         d = trials[self.default] if self.default is not None and self.default < len(trials) else None
-        speedup = trials[best].throughput / d.throughput if best is not None and d and d.status == "ok" \
-            and d.throughput else None
-        confirmations = [{"trial": i + 1, "output_tokens_per_s": t.throughput,
-                          "of_best": t.throughput / trials[best].throughput if best is not None and
-                          trials[best].throughput else None, "load_seconds": t.load_seconds}
-                         for i, t in enumerate(trials) if t.label == "confirmation" and t.status == "ok"]
+        speedup = (
+            trials[best].throughput / d.throughput
+            if best is not None and d and d.status == "ok" and d.throughput
+            else None
+        )
+        confirmations = [
+            {
+                "trial": i + 1,
+                "output_tokens_per_s": t.throughput,
+                "of_best": t.throughput / trials[best].throughput
+                if best is not None and trials[best].throughput
+                else None,
+                "load_seconds": t.load_seconds,
+            }
+            for i, t in enumerate(trials)
+            if t.label == "confirmation" and t.status == "ok"
+        ]
         return TuneResult(
-            trials=list(trials), pareto=front, best=best, cancelled=self.cancelled, default=self.default,
-            speedup_vs_default=speedup, tune_seconds=round(self.elapsed(), 1), budget_s=self.budget_s,
-            workload={"name": self.workload.name, **self.ws.to_dict()}, vllm_version=self.vllm_version,
-            device=self.device, card=self.plan.card, plan=self.plan.to_dict(),
-            search={"method": "successive halving on short runs, one load per point, planner-ranked",
-                    "eta": self.eta, "rung_prompts": self.rungs, "confirmation": confirmations},
+            trials=list(trials),
+            pareto=front,
+            best=best,
+            cancelled=self.cancelled,
+            default=self.default,
+            speedup_vs_default=speedup,
+            tune_seconds=round(self.elapsed(), 1),
+            budget_s=self.budget_s,
+            workload={"name": self.workload.name, **self.ws.to_dict()},
+            vllm_version=self.vllm_version,
+            device=self.device,
+            card=self.plan.card,
+            plan=self.plan.to_dict(),
+            search={
+                "method": "successive halving on short runs, one load per point, planner-ranked",
+                "eta": self.eta,
+                "rung_prompts": self.rungs,
+                "confirmation": confirmations,
+            },
             compile_cache={"dir": compile_cache_root(), **load_figures(trials)},
-            started_utc=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(time.time() - self.elapsed())))
+            started_utc=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(time.time() - self.elapsed())),
+        )
 
 
-def tune(host: Any, base: EngineConfig, grid: dict[str, list[Any]] | list[dict[str, Any]], workload: Workload, *,
-         budget_s: float = 600.0, task: TaskState | None = None, measure: Measure = default_measure,
-         card: Any = None, device_bytes: int | None = None, eta: int = 3, max_concurrency: int | None = None,
-         confirm_best: bool = False, load_timeout_s: float = 900.0, on_trial: OnTrial | None = None) -> TuneResult:
+def tune(
+    host: Any,
+    base: EngineConfig,
+    grid: dict[str, list[Any]] | list[dict[str, Any]],
+    workload: Workload,
+    *,
+    budget_s: float = 600.0,
+    task: TaskState | None = None,
+    measure: Measure = default_measure,
+    card: Any = None,
+    device_bytes: int | None = None,
+    eta: int = 3,
+    max_concurrency: int | None = None,
+    confirm_best: bool = False,
+    load_timeout_s: float = 900.0,
+    on_trial: OnTrial | None = None,
+) -> TuneResult:
     """Search ``grid`` around ``base`` on ``workload`` (see the module's text). ``card``: the
     planner's profile name of the card (default: the device's own; ``device_bytes`` with a bigger
     device emulates it); a grid's memory fractions are fractions of that card."""
@@ -301,14 +393,41 @@ def tune(host: Any, base: EngineConfig, grid: dict[str, list[Any]] | list[dict[s
     ws = workload_shape(workload, max_concurrency)
     plan = plan_tune(base, grid, ws, device=device, card=card, device_bytes=device_bytes)
     keys = sorted({k for p in (grid if isinstance(grid, list) else [grid]) for k in p})
-    s = _Search(host, base, plan, workload, ws, keys, budget_s=budget_s, task=task, measure=measure, eta=eta,
-                device=device, load_timeout_s=load_timeout_s, on_trial=on_trial)
+    s = _Search(
+        host,
+        base,
+        plan,
+        workload,
+        ws,
+        keys,
+        budget_s=budget_s,
+        task=task,
+        measure=measure,
+        eta=eta,
+        device=device,
+        load_timeout_s=load_timeout_s,
+        on_trial=on_trial,
+    )
     s.search(confirm_best)
     result = s.result()
-    task.report("tune", 1.0, f"{sum(t.status == 'ok' for t in result.trials)} of {len(result.trials)} trials "
-                             f"measured in {minutes(result.tune_seconds)}; {best_line(result.trials, result.default)}")
+    task.report(
+        "tune",
+        1.0,
+        f"{sum(t.status == 'ok' for t in result.trials)} of {len(result.trials)} trials "
+        f"measured in {minutes(result.tune_seconds)}; {best_line(result.trials, result.default)}",
+    )
     return result
 
 
-__all__ = ["Measure", "Trial", "TuneResult", "default_grid", "default_measure", "describe", "head", "rung_sizes",
-           "save_as_preset", "tune"]
+__all__ = [
+    "Measure",
+    "Trial",
+    "TuneResult",
+    "default_grid",
+    "default_measure",
+    "describe",
+    "head",
+    "rung_sizes",
+    "save_as_preset",
+    "tune",
+]

@@ -71,8 +71,13 @@ def workload_shape(w: Workload, max_concurrency: int | None = None) -> WorkloadS
     (+ 16 for the chat template) and assumed to share a prefix (the template's own tokens)."""
     if w.prompt_token_ids:
         heads = [tuple(p[:PREFIX_BLOCK]) for p in w.prompt_token_ids if len(p) >= PREFIX_BLOCK]
-        return WorkloadShape(len(w.prompt_token_ids), max(len(p) for p in w.prompt_token_ids), w.output_len,
-                             max_concurrency, len(set(heads)) < len(heads))
+        return WorkloadShape(
+            len(w.prompt_token_ids),
+            max(len(p) for p in w.prompt_token_ids),
+            w.output_len,
+            max_concurrency,
+            len(set(heads)) < len(heads),
+        )
     chars = max((sum(len(str(m.get("content", ""))) for m in msgs) for msgs in w.messages), default=0)
     return WorkloadShape(len(w.messages), chars // 4 + 16, w.output_len, max_concurrency, True)
 
@@ -109,8 +114,13 @@ class TunePlan:
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"default_knobs": self.default_knobs, "candidates": [c.to_dict() for c in self.candidates],
-                "pruned": [p.to_dict() for p in self.pruned], "card": self.card, "notes": self.notes}
+        return {
+            "default_knobs": self.default_knobs,
+            "candidates": [c.to_dict() for c in self.candidates],
+            "pruned": [p.to_dict() for p in self.pruned],
+            "card": self.card,
+            "notes": self.notes,
+        }
 
 
 def points_of(grid: dict[str, list[Any]] | list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -128,9 +138,15 @@ def default_grid(device: str, native_fp8: bool = False, prequantized: bool = Fal
         grid: dict[str, list[Any]] = {}
         if native_fp8 and not prequantized:
             grid["quantization"] = [None, "fp8"]
-        grid.update({"kv_cache_dtype": ["auto", "fp8"], "max_num_seqs": [64, 128, 256, 512],
-                     "max_num_batched_tokens": [4096, 8192, 16384], FRACTION: [0.9, 0.95],
-                     "enable_prefix_caching": [True, False]})
+        grid.update(
+            {
+                "kv_cache_dtype": ["auto", "fp8"],
+                "max_num_seqs": [64, 128, 256, 512],
+                "max_num_batched_tokens": [4096, 8192, 16384],
+                FRACTION: [0.9, 0.95],
+                "enable_prefix_caching": [True, False],
+            }
+        )
         return grid
     return {"max_num_seqs": [8, 32, 64], "max_num_batched_tokens": [1024, 4096]}
 
@@ -175,8 +191,9 @@ def device_fraction(fraction: float, card_bytes: int | None, device_bytes: int |
 
 
 def _same_but(a: dict[str, Any], b: dict[str, Any], key: str) -> bool:
-    return a.get(key) != b.get(key) and {k: v for k, v in a.items() if k != key} == \
-        {k: v for k, v in b.items() if k != key}
+    return a.get(key) != b.get(key) and {k: v for k, v in a.items() if k != key} == {
+        k: v for k, v in b.items() if k != key
+    }
 
 
 def _fold_max_num_seqs(points: list[dict[str, Any]], ws: WorkloadShape) -> list[tuple[dict[str, Any], list[int]]]:
@@ -197,8 +214,15 @@ def _fold_max_num_seqs(points: list[dict[str, Any]], ws: WorkloadShape) -> list[
     return out
 
 
-def plan_tune(base: EngineConfig, grid: dict[str, list[Any]] | list[dict[str, Any]], ws: WorkloadShape, *,
-              device: str, card: Any = None, device_bytes: int | None = None) -> TunePlan:
+def plan_tune(
+    base: EngineConfig,
+    grid: dict[str, list[Any]] | list[dict[str, Any]],
+    ws: WorkloadShape,
+    *,
+    device: str,
+    card: Any = None,
+    device_bytes: int | None = None,
+) -> TunePlan:
     """Fold, prune and rank ``grid`` for ``base`` (the user's model, context and card) and the
     workload ``ws``. ``card``: the planner's :class:`GpuProfile` (or its name) of the card the
     result is for; None when the planner does not know the device (nothing is pruned for fit)."""
@@ -229,8 +253,7 @@ def plan_tune(base: EngineConfig, grid: dict[str, list[Any]] | list[dict[str, An
             fits.append((point, levels, fit_plan))
     kept: list[tuple[dict[str, Any], list[int], Any]] = []
     for point, levels, fit_plan in fits:
-        reason = _dominated(point, fit_plan, [(p, fp) for p, _, fp in fits if p is not point], ws, device,
-                            profile)
+        reason = _dominated(point, fit_plan, [(p, fp) for p, _, fp in fits if p is not point], ws, device, profile)
         if reason:
             pruned.append(Pruned(point, reason))
         else:
@@ -242,13 +265,19 @@ def plan_tune(base: EngineConfig, grid: dict[str, list[Any]] | list[dict[str, An
             knobs[FRACTION] = device_fraction(float(knobs[FRACTION]), card_bytes, device_bytes)
         predicted = _predicted(base, point, ws, levels[0], profile, model_shape)
         candidates.append(Candidate(knobs, levels, predicted, fit_plan.kv_tokens if fit_plan else None, point))
-    candidates.sort(key=lambda c: (-(c.predicted_tok_s or 0.0), -int(c.knobs.get("max_num_batched_tokens") or 0),
-                                   bool(c.knobs.get("enable_prefix_caching", True))))
+    candidates.sort(
+        key=lambda c: (
+            -(c.predicted_tok_s or 0.0),
+            -int(c.knobs.get("max_num_batched_tokens") or 0),
+            bool(c.knobs.get("enable_prefix_caching", True)),
+        )
+    )
     return TunePlan(default_knobs, candidates, pruned, profile.name if profile is not None else None, notes)
 
 
-def _request(base: EngineConfig, point: dict[str, Any], profile: Any, model_shape: Any, max_model_len: int,
-             concurrency: int) -> Any:
+def _request(
+    base: EngineConfig, point: dict[str, Any], profile: Any, model_shape: Any, max_model_len: int, concurrency: int
+) -> Any:
     from console.planner import request_from_engine
 
     engine = {**base.engine_kwargs(), **{k: v for k, v in point.items() if v is not None}}
@@ -259,8 +288,9 @@ def _request(base: EngineConfig, point: dict[str, Any], profile: Any, model_shap
     return request_from_engine(model_shape, profile, engine, concurrency=concurrency).with_changes(calibration=False)
 
 
-def _fit(base: EngineConfig, point: dict[str, Any], ws: WorkloadShape, profile: Any, model_shape: Any,
-         device: str) -> tuple[str | None, Any]:
+def _fit(
+    base: EngineConfig, point: dict[str, Any], ws: WorkloadShape, profile: Any, model_shape: Any, device: str
+) -> tuple[str | None, Any]:
     """(why the point cannot run, None) or (None, the planner's figures for it)."""
     from console.planner import compute
 
@@ -274,42 +304,72 @@ def _fit(base: EngineConfig, point: dict[str, Any], ws: WorkloadShape, profile: 
     if p.problems:
         return "does not fit: " + p.problems[0], None
     if p.kv_tokens < ws.context:
-        return (f"does not fit: the KV cache holds {p.kv_tokens:,} tokens, not one request of the workload's "
-                f"{ws.context:,}"), None
+        return (
+            f"does not fit: the KV cache holds {p.kv_tokens:,} tokens, not one request of the workload's {ws.context:,}"
+        ), None
     return None, p
 
 
-def _dominated(point: dict[str, Any], fit_plan: Any, others: list[tuple[dict[str, Any], Any]], ws: WorkloadShape,
-               device: str, profile: Any) -> str | None:
+def _dominated(
+    point: dict[str, Any],
+    fit_plan: Any,
+    others: list[tuple[dict[str, Any], Any]],
+    ws: WorkloadShape,
+    device: str,
+    profile: Any,
+) -> str | None:
     cap = point.get("max_num_batched_tokens")
     if cap is not None and cap > ws.prompt_tokens_in_flight:
-        covering = [int(o["max_num_batched_tokens"]) for o, _ in others if _same_but(o, point, "max_num_batched_tokens")
-                    and o.get("max_num_batched_tokens") is not None
-                    and ws.prompt_tokens_in_flight <= o["max_num_batched_tokens"] < cap]
+        covering = [
+            int(o["max_num_batched_tokens"])
+            for o, _ in others
+            if _same_but(o, point, "max_num_batched_tokens")
+            and o.get("max_num_batched_tokens") is not None
+            and ws.prompt_tokens_in_flight <= o["max_num_batched_tokens"] < cap
+        ]
         if covering:
-            return (f"dominated: max_num_batched_tokens {cap:,} is more than the {ws.prompt_tokens_in_flight:,} prompt "
-                    f"tokens the workload can have in flight; {min(covering):,} already covers them")
-    if point.get("enable_prefix_caching", True) is not False and not ws.shared_prefix and \
-            any(_same_but(o, point, "enable_prefix_caching") and o.get("enable_prefix_caching") is False
-                for o, _ in others):
+            return (
+                f"dominated: max_num_batched_tokens {cap:,} is more than the {ws.prompt_tokens_in_flight:,} prompt "
+                f"tokens the workload can have in flight; {min(covering):,} already covers them"
+            )
+    if (
+        point.get("enable_prefix_caching", True) is not False
+        and not ws.shared_prefix
+        and any(
+            _same_but(o, point, "enable_prefix_caching") and o.get("enable_prefix_caching") is False for o, _ in others
+        )
+    ):
         return "dominated: the prompts share no prefix, so prefix caching cannot pay (the point without it is kept)"
-    if device == "cuda" and point.get("enforce_eager") and \
-            any(_same_but(o, point, "enforce_eager") and not o.get("enforce_eager") for o, _ in others):
+    if (
+        device == "cuda"
+        and point.get("enforce_eager")
+        and any(_same_but(o, point, "enforce_eager") and not o.get("enforce_eager") for o, _ in others)
+    ):
         return "dominated: CUDA graphs fit with these knobs, and eager mode only makes each decode step slower"
     frac = point.get(FRACTION)
     if frac is not None and fit_plan is not None:
         need = ws.concurrency * math.ceil(ws.context / fit_plan.block_size) * fit_plan.block_size
-        lower = [(o[FRACTION], fp.kv_tokens) for o, fp in others if _same_but(o, point, FRACTION)
-                 and o.get(FRACTION) is not None and fp is not None and o[FRACTION] < frac and fp.kv_tokens >= need]
+        lower = [
+            (o[FRACTION], fp.kv_tokens)
+            for o, fp in others
+            if _same_but(o, point, FRACTION)
+            and o.get(FRACTION) is not None
+            and fp is not None
+            and o[FRACTION] < frac
+            and fp.kv_tokens >= need
+        ]
         if lower:
             f, tokens = min(lower)
-            return (f"dominated: memory fraction {f:g} already holds every request in flight ({tokens:,} KV tokens "
-                    f"for the {need:,} needed); more of the card buys nothing here")
+            return (
+                f"dominated: memory fraction {f:g} already holds every request in flight ({tokens:,} KV tokens "
+                f"for the {need:,} needed); more of the card buys nothing here"
+            )
     return None
 
 
-def _predicted(base: EngineConfig, point: dict[str, Any], ws: WorkloadShape, level: int, profile: Any,
-               model_shape: Any) -> float | None:
+def _predicted(
+    base: EngineConfig, point: dict[str, Any], ws: WorkloadShape, level: int, profile: Any, model_shape: Any
+) -> float | None:
     """The planner's batched decode ceiling at this point's batch, with the workload's own context."""
     from console.planner import compute
     from console.planner.roofline import roofline

@@ -97,7 +97,7 @@ def minutes(seconds: float) -> str:
 
 
 def best_line(trials: list[Trial], default: int | None) -> str:
-    """"best so far: ..." with its figures and its speed-up over the default."""
+    """ "best so far: ..." with its figures and its speed-up over the default."""
     i = best_of(trials)
     if i is None:
         return "best so far: nothing measured on the whole workload yet"
@@ -111,14 +111,27 @@ def best_line(trials: list[Trial], default: int | None) -> str:
 
 def load_figures(trials: list[Trial]) -> dict[str, Any]:
     """The load time of every fresh load, by compile key: a first load against a later one of the same key."""
-    loads = [{"trial": i + 1, "compile_key": t.compile_key, "load_seconds": round(t.load_seconds, 2),
-              "first_load_of_key": t.first_load_of_key} for i, t in enumerate(trials) if t.load_seconds is not None]
+    loads = [
+        {
+            "trial": i + 1,
+            "compile_key": t.compile_key,
+            "load_seconds": round(t.load_seconds, 2),
+            "first_load_of_key": t.first_load_of_key,
+        }
+        for i, t in enumerate(trials)
+        if t.load_seconds is not None
+    ]
     pairs = []
     for key in dict.fromkeys(x["compile_key"] for x in loads):
         same = [x for x in loads if x["compile_key"] == key]
         if len(same) > 1:
-            pairs.append({"compile_key": key, "first_s": same[0]["load_seconds"],
-                          "later_s": [x["load_seconds"] for x in same[1:]]})
+            pairs.append(
+                {
+                    "compile_key": key,
+                    "first_s": same[0]["load_seconds"],
+                    "later_s": [x["load_seconds"] for x in same[1:]],
+                }
+            )
     return {"loads": loads, "same_key_reloads": pairs}
 
 
@@ -128,20 +141,28 @@ def describe(result: TuneResult, index: int) -> str:
     wl = result.workload
     when = result.started_utc or time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     d = result.trials[result.default] if result.default is not None else None
-    vs = (f"{t.throughput / d.throughput:.2f}x vLLM's defaults measured in the same run ({d.throughput:,.0f} tok/s)"
-          if d is not None and d.status == "ok" and d.throughput and index != result.default
-          else "vLLM's defaults" if index == result.default else "no default measured")
+    vs = (
+        f"{t.throughput / d.throughput:.2f}x vLLM's defaults measured in the same run ({d.throughput:,.0f} tok/s)"
+        if d is not None and d.status == "ok" and d.throughput and index != result.default
+        else "vLLM's defaults"
+        if index == result.default
+        else "no default measured"
+    )
     p99 = (t.figures.get("e2e_s") or {}).get("p99")
     card = f" (emulating {result.card})" if result.card and result.card not in result.device else ""
-    text = (f"Auto-tuned {when} on {result.device}{card}, vLLM {result.vllm_version}, for the workload "
-            f"'{wl.get('name')}' ({wl.get('num_prompts')} requests, greedy, fixed output length): "
-            f"{t.throughput:,.0f} output tok/s, {vs}"
-            + (f", p99 end-to-end {p99:.2f} s" if p99 is not None else "")
-            + f". Trial {index + 1} of {len(result.trials)} in a {result.tune_seconds / 60:.1f}-minute search "
-            f"(planner-pruned grid, successive halving on short runs).")
+    text = (
+        f"Auto-tuned {when} on {result.device}{card}, vLLM {result.vllm_version}, for the workload "
+        f"'{wl.get('name')}' ({wl.get('num_prompts')} requests, greedy, fixed output length): "
+        f"{t.throughput:,.0f} output tok/s, {vs}"
+        + (f", p99 end-to-end {p99:.2f} s" if p99 is not None else "")
+        + f". Trial {index + 1} of {len(result.trials)} in a {result.tune_seconds / 60:.1f}-minute search "
+        f"(planner-pruned grid, successive halving on short runs)."
+    )
     if t.level is not None and t.knobs.get("max_num_seqs") and t.level < t.knobs["max_num_seqs"]:
-        text += (f" max_num_seqs {t.level} was measured as {t.level} requests in flight on an engine loaded "
-                 f"with {t.knobs['max_num_seqs']}.")
+        text += (
+            f" max_num_seqs {t.level} was measured as {t.level} requests in flight on an engine loaded "
+            f"with {t.knobs['max_num_seqs']}."
+        )
     if t.knobs.get("quantization") == "fp8":
         text += " FP8 weights change the answers slightly: check them with 'inference-console gate' first."
     if t.knobs.get("max_cudagraph_capture_size"):
@@ -149,8 +170,9 @@ def describe(result: TuneResult, index: int) -> str:
     return text
 
 
-def save_as_preset(trial: Trial, name: str, base_engine: dict[str, Any], *, description: str = "",
-                   gpu: str = "any") -> Path:
+def save_as_preset(
+    trial: Trial, name: str, base_engine: dict[str, Any], *, description: str = "", gpu: str = "any"
+) -> Path:
     """Save ``base_engine`` + the trial's knobs as a user preset; returns the file."""
     from console.atomic import atomic_write_text
     from console.presets import Preset, parse_preset, user_presets_dir, validate_engine_values
@@ -162,10 +184,12 @@ def save_as_preset(trial: Trial, name: str, base_engine: dict[str, Any], *, desc
         if value is None:
             engine.pop(key, None)
     validate_engine_values(engine, f"preset {name}")
-    preset = Preset(name=name, description=description or f"auto-tuned: {knobs}", goal="max-throughput", gpu=gpu,
-                    engine=engine)
-    parse_preset({"name": name, "description": preset.description, "goal": preset.goal, "gpu": gpu,
-                  "engine": engine}, name)
+    preset = Preset(
+        name=name, description=description or f"auto-tuned: {knobs}", goal="max-throughput", gpu=gpu, engine=engine
+    )
+    parse_preset(
+        {"name": name, "description": preset.description, "goal": preset.goal, "gpu": gpu, "engine": engine}, name
+    )
     path = user_presets_dir() / f"{name}.toml"
     atomic_write_text(path, preset.to_toml())
     return path

@@ -67,10 +67,16 @@ def from_file(path: Path | str, output_len: int, num_prompts: int | None = None)
 def structured(workload: Workload, json_schema: dict[str, Any]) -> Workload:
     """The same prompts, each answer constrained to ``json_schema``. EOS is honoured (a finished
     JSON document ends the answer), so compare tok/s, not token counts, with the free workload."""
-    return Workload(f"{workload.name} + JSON schema", workload.output_len, workload.prompt_token_ids,
-                    workload.messages, ignore_eos=False,
-                    openai_fields={"response_format": {"type": "json_schema",
-                                                       "json_schema": {"name": "bench", "schema": json_schema}}})
+    return Workload(
+        f"{workload.name} + JSON schema",
+        workload.output_len,
+        workload.prompt_token_ids,
+        workload.messages,
+        ignore_eos=False,
+        openai_fields={
+            "response_format": {"type": "json_schema", "json_schema": {"name": "bench", "schema": json_schema}}
+        },
+    )
 
 
 def arrival_offsets(n: int, request_rate: float | None, seed: int = 0) -> list[float]:

@@ -13,15 +13,22 @@ from console.advisor import AdvisorContext, RuleError, evaluate, load_rules, pla
 from console.cli.common import CliError, print_json
 from console.metrics.recording import RecordingError, load_recording
 
-_KNOB_FLAGS = (("gpu_memory_utilization", float), ("max_num_seqs", int), ("max_num_batched_tokens", int),
-               ("kv_cache_dtype", str))
+_KNOB_FLAGS = (
+    ("gpu_memory_utilization", float),
+    ("max_num_seqs", int),
+    ("max_num_batched_tokens", int),
+    ("kv_cache_dtype", str),
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("advise", help="replay a metrics recording through the advisor's rules",
-                       description="Replay a session recording (Monitor > Save recording, or a GPU evidence "
-                                   "series) through the advisor. Example: inference-console advise "
-                                   "--recording run.json --gpu-memory-utilization 0.9")
+    p = sub.add_parser(
+        "advise",
+        help="replay a metrics recording through the advisor's rules",
+        description="Replay a session recording (Monitor > Save recording, or a GPU evidence "
+        "series) through the advisor. Example: inference-console advise "
+        "--recording run.json --gpu-memory-utilization 0.9",
+    )
     p.add_argument("--recording", required=True, type=Path, help="a metrics recording (JSON)")
     p.add_argument("--rules", type=Path, help="a rules TOML file (default: the shipped rules or your copy)")
     p.add_argument("--preset", help="the preset the run used (its knobs are the starting point of each change)")
@@ -32,9 +39,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_advise)
 
-    s = sub.add_parser("serve-metrics", help="serve a recording on a local Prometheus /metrics endpoint",
-                       description="Expose a recording's series under vLLM's metric names on "
-                                   "http://127.0.0.1:PORT/metrics until interrupted.")
+    s = sub.add_parser(
+        "serve-metrics",
+        help="serve a recording on a local Prometheus /metrics endpoint",
+        description="Expose a recording's series under vLLM's metric names on "
+        "http://127.0.0.1:PORT/metrics until interrupted.",
+    )
     s.add_argument("--recording", required=True, type=Path)
     s.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     s.add_argument("--port", type=int, default=9464, help="port (0 picks a free one; default 9464)")
@@ -70,10 +80,22 @@ def cmd_advise(args: argparse.Namespace) -> int:
         from console.planner.shapes import ShapeError
 
         try:
-            base = PlanRequest(shape_for(args.model), gpu=args.gpu, **{
-                k: engine[k] for k in ("kv_cache_dtype", "gpu_memory_utilization", "max_num_seqs",
-                                       "max_num_batched_tokens", "max_model_len", "quantization")
-                if engine.get(k) is not None})
+            base = PlanRequest(
+                shape_for(args.model),
+                gpu=args.gpu,
+                **{
+                    k: engine[k]
+                    for k in (
+                        "kv_cache_dtype",
+                        "gpu_memory_utilization",
+                        "max_num_seqs",
+                        "max_num_batched_tokens",
+                        "max_model_len",
+                        "quantization",
+                    )
+                    if engine.get(k) is not None
+                },
+            )
         except (ShapeError, ValueError, KeyError) as exc:
             raise CliError(f"planner view: {exc}") from None
         for f in out["findings"]:
@@ -97,8 +119,10 @@ def cmd_advise(args: argparse.Namespace) -> int:
         view = f.get("planner")
         if view:
             b, a = view["before"], view["after"]
-            print(f"  planner: KV cache {b['kv_tokens']} -> {a['kv_tokens']} tokens, "
-                  f"max concurrency {b['max_concurrency']} -> {a['max_concurrency']}, verdict {a['verdict']}")
+            print(
+                f"  planner: KV cache {b['kv_tokens']} -> {a['kv_tokens']} tokens, "
+                f"max concurrency {b['max_concurrency']} -> {a['max_concurrency']}, verdict {a['verdict']}"
+            )
     if report.silent:
         print("\nsilent: " + ", ".join(report.silent))
     for rid, why in report.not_evaluated.items():

@@ -26,16 +26,26 @@ from console.jobs import TaskState
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("batch", help="run a file of prompts (vllm run-batch format, JSONL or CSV)",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "batch",
+        help="run a file of prompts (vllm run-batch format, JSONL or CSV)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("-i", "--input-file", required=True, help="batch file (.jsonl or .csv)")
     p.add_argument("-o", "--output-file", required=True, help="results, OpenAI batch output format (JSONL)")
-    p.add_argument("--output-tmp-dir", help="accepted for vllm run-batch compatibility (results are "
-                                            "written in place, line by line)")
+    p.add_argument(
+        "--output-tmp-dir",
+        help="accepted for vllm run-batch compatibility (results are written in place, line by line)",
+    )
     p.add_argument("--served-model-name", help="model name written in the results (default: --model)")
-    p.add_argument("--max-concurrency", type=int, default=DEFAULT_CONCURRENCY,
-                   help="at most N requests in flight (default: every line at once, as vLLM's offline batch "
-                        "does; identical greedy lines then answer alike; as bench)")
+    p.add_argument(
+        "--max-concurrency",
+        type=int,
+        default=DEFAULT_CONCURRENCY,
+        help="at most N requests in flight (default: every line at once, as vLLM's offline batch "
+        "does; identical greedy lines then answer alike; as bench)",
+    )
     deprecated_alias(p, "--concurrency", "--max-concurrency", "max_concurrency", type=int)  # plan's: users
     p.add_argument("--no-resume", action="store_true", help="overwrite the output instead of resuming")
     p.add_argument("--csv", metavar="PATH", help="also export the results as CSV")
@@ -93,8 +103,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     for e in parsed.errors:
         print(f"{inp}: {e}", file=sys.stderr)
     if parsed.errors:
-        print(f"{len(parsed.errors)} line(s) skipped; the {len(parsed.requests)} good line(s) run",
-              file=sys.stderr)
+        print(f"{len(parsed.errors)} line(s) skipped; the {len(parsed.requests)} good line(s) run", file=sys.stderr)
     if not parsed.requests:
         raise CliError(f"{inp} has no usable requests")
     host = _load(args)
@@ -102,13 +111,22 @@ def cmd_batch(args: argparse.Namespace) -> int:
     # Ctrl-C cancels cleanly: in-flight requests are aborted, finished lines are already on disk.
     previous = None
     if threading.current_thread() is threading.main_thread():
+
         def on_sigint(signum: int, frame: FrameType | None) -> None:
             print("\ncancelling (finished results are kept; re-run to resume)", file=sys.stderr)
             task.cancel()
+
         previous = signal.signal(signal.SIGINT, on_sigint)
     try:
-        summary = run_batch(host, parsed.requests, out, task, concurrency=args.max_concurrency,
-                            resume=not args.no_resume, model_name=args.served_model_name or args.model)
+        summary = run_batch(
+            host,
+            parsed.requests,
+            out,
+            task,
+            concurrency=args.max_concurrency,
+            resume=not args.no_resume,
+            model_name=args.served_model_name or args.model,
+        )
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
@@ -124,15 +142,29 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
 def _print_summary(s: BatchSummary, out: Path, as_json: bool, bad_lines: int) -> None:
     if as_json:
-        print_json({"output": str(out), "total": s.total, "skipped_resumed": s.skipped, "succeeded": s.succeeded,
-                    "failed": s.failed, "not_run": s.not_run, "malformed_lines": bad_lines,
-                    "cancelled": s.cancelled, "elapsed_s": round(s.elapsed_s, 3),
-                    "prompt_tokens": s.prompt_tokens, "output_tokens": s.output_tokens,
-                    "output_tokens_per_s": round(s.output_tokens_per_s, 2), "engine_error": s.engine_error})
+        print_json(
+            {
+                "output": str(out),
+                "total": s.total,
+                "skipped_resumed": s.skipped,
+                "succeeded": s.succeeded,
+                "failed": s.failed,
+                "not_run": s.not_run,
+                "malformed_lines": bad_lines,
+                "cancelled": s.cancelled,
+                "elapsed_s": round(s.elapsed_s, 3),
+                "prompt_tokens": s.prompt_tokens,
+                "output_tokens": s.output_tokens,
+                "output_tokens_per_s": round(s.output_tokens_per_s, 2),
+                "engine_error": s.engine_error,
+            }
+        )
         return
-    print(f"{s.succeeded} ok, {s.failed} failed, {s.skipped} already done, {s.not_run} not run; "
-          f"{s.output_tokens} tokens in {s.elapsed_s:.1f}s ({s.output_tokens_per_s:.1f} tok/s) -> {out}",
-          file=sys.stderr)
+    print(
+        f"{s.succeeded} ok, {s.failed} failed, {s.skipped} already done, {s.not_run} not run; "
+        f"{s.output_tokens} tokens in {s.elapsed_s:.1f}s ({s.output_tokens_per_s:.1f} tok/s) -> {out}",
+        file=sys.stderr,
+    )
     for r in s.results:
         if not r.ok:
             print(f"  {r.custom_id} (line {r.line}): {r.error}", file=sys.stderr)

@@ -23,40 +23,74 @@ from console.jobs import TaskState
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("bench", help="benchmark the engine (and baselines); --tune auto-tunes knobs",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "bench",
+        help="benchmark the engine (and baselines); --tune auto-tunes knobs",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_engine_args(p)
     p.add_argument("--num-prompts", type=int, default=32)
     p.add_argument("--input-len", type=int, default=128, help="synthetic prompt length in tokens")
     p.add_argument("--output-len", type=int, default=64, help="generated tokens per request (EOS ignored)")
     p.add_argument("--dataset-path", help="prompt file (JSONL/CSV/OpenAI batch) instead of synthetic prompts")
-    p.add_argument("--request-rate", type=float, default=float("inf"),
-                   help="Poisson arrivals at R req/s (default inf: all at once)")
+    p.add_argument(
+        "--request-rate",
+        type=float,
+        default=float("inf"),
+        help="Poisson arrivals at R req/s (default inf: all at once)",
+    )
     p.add_argument("--max-concurrency", type=int, help="at most C requests in flight")
-    p.add_argument("--concurrency-sweep", metavar="LIST", default="",
-                   help="also run the console path at each of these concurrencies, e.g. 1,4,16,64 "
-                        "(throughput vs concurrency, fraction of the roofline)")
+    p.add_argument(
+        "--concurrency-sweep",
+        metavar="LIST",
+        default="",
+        help="also run the console path at each of these concurrencies, e.g. 1,4,16,64 "
+        "(throughput vs concurrency, fraction of the roofline)",
+    )
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json-schema", metavar="FILE", help="also run the same prompts with every answer constrained "
-                                                         "to the JSON schema in FILE: what a schema costs in tok/s")
-    p.add_argument("--baselines", default="vllm,hf",
-                   help="comma list of vllm, asyncllm (vLLM's AsyncLLM without the console), hf "
-                        "(or 'none'); each runs in a fresh process")
-    p.add_argument("--adapter-mix", metavar="LIST",
-                   help="comma list of LoRA adapters ('base' for none) the requests cycle through, e.g. base,a,b "
-                        "(default with --adapter: the adapters given; the baselines run the base model)")
+    p.add_argument(
+        "--json-schema",
+        metavar="FILE",
+        help="also run the same prompts with every answer constrained "
+        "to the JSON schema in FILE: what a schema costs in tok/s",
+    )
+    p.add_argument(
+        "--baselines",
+        default="vllm,hf",
+        help="comma list of vllm, asyncllm (vLLM's AsyncLLM without the console), hf "
+        "(or 'none'); each runs in a fresh process",
+    )
+    p.add_argument(
+        "--adapter-mix",
+        metavar="LIST",
+        help="comma list of LoRA adapters ('base' for none) the requests cycle through, e.g. base,a,b "
+        "(default with --adapter: the adapters given; the baselines run the base model)",
+    )
     p.add_argument("--hf-batch-size", type=int, default=16, help="static batch size of the HF baseline")
-    p.add_argument("--json", nargs="?", const=True, default=False, metavar="PATH",
-                   help="print the full report (figures + environment) as JSON on stdout, as --json does in every "
-                        "command (--json PATH, the old spelling of --report PATH, still writes the file)")
+    p.add_argument(
+        "--json",
+        nargs="?",
+        const=True,
+        default=False,
+        metavar="PATH",
+        help="print the full report (figures + environment) as JSON on stdout, as --json does in every "
+        "command (--json PATH, the old spelling of --report PATH, still writes the file)",
+    )
     p.add_argument("--report", metavar="PATH", help="write the full report (figures + environment) as a JSON file")
     p.add_argument("--plot-dir", metavar="DIR", help="write PNG plots here")
-    p.add_argument("--speculation-speedup", action="store_true",
-                   help="single-stream speed-up of the preset's speculative decoding against the same preset "
-                        "without it, on your --dataset-path prompts (one at a time, greedy, --output-len tokens)")
-    p.add_argument("--switch-to", metavar="MODEL",
-                   help="measure switching between --model and MODEL kept warm (sleep mode on the GPU) "
-                        "against loading --model again; --rounds switches each way")
+    p.add_argument(
+        "--speculation-speedup",
+        action="store_true",
+        help="single-stream speed-up of the preset's speculative decoding against the same preset "
+        "without it, on your --dataset-path prompts (one at a time, greedy, --output-len tokens)",
+    )
+    p.add_argument(
+        "--switch-to",
+        metavar="MODEL",
+        help="measure switching between --model and MODEL kept warm (sleep mode on the GPU) "
+        "against loading --model again; --rounds switches each way",
+    )
     p.add_argument("--switch-preset", metavar="NAME", help="with --switch-to: MODEL's preset (default: --preset)")
     p.add_argument("--rounds", type=int, default=2, help="with --switch-to: switches each way (default 2)")
     from console.cli import bench_tune
@@ -94,8 +128,10 @@ def _vocab_size(model_path: str) -> int:
 def report_flags(args: argparse.Namespace) -> None:
     """``--json PATH`` (the old spelling) becomes ``--report PATH``, with a note."""
     if isinstance(args.json, str):
-        print("note: --json PATH is deprecated in `bench`; use --report PATH (--json alone prints the report)",
-              file=sys.stderr)
+        print(
+            "note: --json PATH is deprecated in `bench`; use --report PATH (--json alone prints the report)",
+            file=sys.stderr,
+        )
         args.report, args.json = args.report or args.json, False
 
 
@@ -151,8 +187,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     rate = None if args.request_rate == float("inf") else args.request_rate
     report: dict[str, Any] = {
-        "environment": environment(), "model": name, "model_path": config.model, "preset": preset,
-        "device": device, "engine_kwargs": prepared.engine_kwargs(), "dtype_choice": dtype_note(config, device),
+        "environment": environment(),
+        "model": name,
+        "model_path": config.model,
+        "preset": preset,
+        "device": device,
+        "engine_kwargs": prepared.engine_kwargs(),
+        "dtype_choice": dtype_note(config, device),
         "workload": _workload_report(args, workload, rate),
         "results": {},
     }
@@ -167,8 +208,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
             info = host.load(config, name).result()
             report["load_s"] = info.load_seconds
             print(f"[bench] console path: {workload.name}", file=sys.stderr)
-            suite = run_console_suite(host, workload, request_rate=rate, max_concurrency=args.max_concurrency,
-                                      concurrency_sweep=concurrencies, seed=args.seed, task=task)
+            suite = run_console_suite(
+                host,
+                workload,
+                request_rate=rate,
+                max_concurrency=args.max_concurrency,
+                concurrency_sweep=concurrencies,
+                seed=args.seed,
+                task=task,
+            )
             report["results"]["console"] = suite["console"]
             report["concurrency_sweep"] = suite["concurrency_sweep"]
             report["roofline"] = suite.get("roofline")
@@ -177,8 +225,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
                 print(f"[bench] console path: {constrained.name}", file=sys.stderr)
                 report["results"]["console + JSON schema"] = run_console(
-                    host, constrained, request_rate=rate, max_concurrency=args.max_concurrency, seed=args.seed,
-                    task=task)
+                    host,
+                    constrained,
+                    request_rate=rate,
+                    max_concurrency=args.max_concurrency,
+                    seed=args.seed,
+                    task=task,
+                )
     finally:
         host.close()  # free the cores and memory before the baselines start
     _finish_report(report, args, baselines, workload, prepared.engine_kwargs())
@@ -211,10 +264,18 @@ def _workload(args: argparse.Namespace, vocab_size: int) -> Any:
 
 def _workload_report(args: argparse.Namespace, workload: Any, rate: float | None) -> dict[str, Any]:
     """The report's description of the workload (the in-process and the server paths alike)."""
-    return {"name": workload.name, "num_prompts": workload.num_prompts, "input_len": args.input_len,
-            "output_len": args.output_len, "dataset_path": args.dataset_path, "request_rate": rate,
-            "max_concurrency": args.max_concurrency, "seed": args.seed, "sampling": "greedy, ignore_eos",
-            "adapters": workload.adapters}
+    return {
+        "name": workload.name,
+        "num_prompts": workload.num_prompts,
+        "input_len": args.input_len,
+        "output_len": args.output_len,
+        "dataset_path": args.dataset_path,
+        "request_rate": rate,
+        "max_concurrency": args.max_concurrency,
+        "seed": args.seed,
+        "sampling": "greedy, ignore_eos",
+        "adapters": workload.adapters,
+    }
 
 
 def adapter_mix(text: str | None, loaded: list[str]) -> list[str]:
@@ -229,9 +290,13 @@ def adapter_mix(text: str | None, loaded: list[str]) -> list[str]:
 
 
 #: bench options only the in-process run reads (flag -> argparse dest): refused with a server engine.
-_LOCAL_ONLY = {"--speculation-speedup": "speculation_speedup", "--switch-to": "switch_to",
-               "--switch-preset": "switch_preset", "--json-schema": "json_schema",
-               "--concurrency-sweep": "concurrency_sweep"}
+_LOCAL_ONLY = {
+    "--speculation-speedup": "speculation_speedup",
+    "--switch-to": "switch_to",
+    "--switch-preset": "switch_preset",
+    "--json-schema": "json_schema",
+    "--concurrency-sweep": "concurrency_sweep",
+}
 
 #: Synthetic prompts for a server whose tokenizer we cannot see: token ids below this exist in
 #: every vocabulary the console supports.
@@ -253,8 +318,10 @@ def _bench_server(args: argparse.Namespace, kind: str) -> int:
         raise CliError(f"--tune {why}: use it with --engine local")
     local_only = [flag for flag, dest in _LOCAL_ONLY.items() if getattr(args, dest, None) not in (None, "", False)]
     if local_only:
-        raise CliError(f"{', '.join(local_only)} measure(s) the in-process engine only: use --engine local "
-                       f"(with --engine {'URL' if kind == 'remote' else 'serve'} they would be ignored)")
+        raise CliError(
+            f"{', '.join(local_only)} measure(s) the in-process engine only: use --engine local "
+            f"(with --engine {'URL' if kind == 'remote' else 'serve'} they would be ignored)"
+        )
     if args.baselines not in ("", "none"):
         print("[bench] baselines skipped with a server engine (run with --engine local to compare)", file=sys.stderr)
     config = name = None
@@ -276,9 +343,15 @@ def _bench_server(args: argparse.Namespace, kind: str) -> int:
         report["workload"] = _workload_report(args, workload, rate)
         print(f"[bench] console path via {args.engine}: {workload.name}", file=sys.stderr)
         # Streamed, as `vllm bench serve` measures a server: TTFT and ITL as a client sees them.
-        report["results"]["console"] = run_console(host, workload, request_rate=rate,
-                                                   max_concurrency=args.max_concurrency, seed=args.seed,
-                                                   task=TaskState(ProgressPrinter()), stream=True)
+        report["results"]["console"] = run_console(
+            host,
+            workload,
+            request_rate=rate,
+            max_concurrency=args.max_concurrency,
+            seed=args.seed,
+            task=TaskState(ProgressPrinter()),
+            stream=True,
+        )
         # Engine figures come from the server's /metrics; process memory is this process's, not the server's.
         report["results"]["console"]["peak_memory_kind"] = "not measured (the engine is a server)"
     finally:
@@ -287,8 +360,13 @@ def _bench_server(args: argparse.Namespace, kind: str) -> int:
     return 0
 
 
-def _finish_report(report: dict[str, Any], args: argparse.Namespace, baselines: list[str],
-                   workload: Any = None, engine_kwargs: dict[str, Any] | None = None) -> None:
+def _finish_report(
+    report: dict[str, Any],
+    args: argparse.Namespace,
+    baselines: list[str],
+    workload: Any = None,
+    engine_kwargs: dict[str, Any] | None = None,
+) -> None:
     """Baselines (in fresh processes), ratios, the table, plots and the JSON report."""
     from console.bench.baselines import run_baseline
     from console.bench.report import ratios, write_plots
@@ -296,8 +374,9 @@ def _finish_report(report: dict[str, Any], args: argparse.Namespace, baselines: 
     if not args.tune:
         for kind in baselines:
             print(f"[bench] baseline {kind} (fresh process)", file=sys.stderr)
-            report["results"][kind] = run_baseline(kind, engine_kwargs or {}, workload,
-                                                   hf_batch_size=args.hf_batch_size, task=TaskState(ProgressPrinter()))
+            report["results"][kind] = run_baseline(
+                kind, engine_kwargs or {}, workload, hf_batch_size=args.hf_batch_size, task=TaskState(ProgressPrinter())
+            )
         report["ratios"] = ratios(report["results"])
         if not args.json:
             _print_results(report)
@@ -317,26 +396,36 @@ def _print_results(report: dict[str, Any]) -> None:
         if "error" in r:
             rows.append([kind, "failed: " + r["error"][:60], "", "", "", "", ""])
             continue
-        rows.append([kind, _f(r["output_tokens_per_s"]), _f(r["total_tokens_per_s"]),
-                     _f(r["requests_per_s"], fmt="{:.2f}"),
-                     _f((r.get("ttft_s") or {}).get("p99"), 1000, "{:.0f}"),
-                     _f((r.get("itl_s") or {}).get("p99"), 1000, "{:.1f}"),
-                     _f((r.get("e2e_s") or {}).get("p99"), 1, "{:.2f}")])
+        rows.append(
+            [
+                kind,
+                _f(r["output_tokens_per_s"]),
+                _f(r["total_tokens_per_s"]),
+                _f(r["requests_per_s"], fmt="{:.2f}"),
+                _f((r.get("ttft_s") or {}).get("p99"), 1000, "{:.0f}"),
+                _f((r.get("itl_s") or {}).get("p99"), 1000, "{:.1f}"),
+                _f((r.get("e2e_s") or {}).get("p99"), 1, "{:.2f}"),
+            ]
+        )
     print_table(rows, ["path", "out tok/s", "total tok/s", "req/s", "TTFT p99 ms", "ITL p99 ms", "e2e p99 s"])
     if report.get("dtype_choice"):
         print(f"dtype: {report['dtype_choice']}")
     c = report["results"].get("console", {})
     if "engine" in c:
-        print(f"peak KV cache {100 * c['engine']['peak_kv_cache_usage']:.1f}%, preemptions "
-              f"{c['engine']['preemptions']}, peak memory {c['peak_memory_bytes'] / 2**30:.2f} GiB "
-              f"({c['peak_memory_kind']})")
+        print(
+            f"peak KV cache {100 * c['engine']['peak_kv_cache_usage']:.1f}%, preemptions "
+            f"{c['engine']['preemptions']}, peak memory {c['peak_memory_bytes'] / 2**30:.2f} GiB "
+            f"({c['peak_memory_kind']})"
+        )
     if "prefix_cache" in c:
         hits = c.get("engine", {}).get("prefix_cache_hit_tokens")
         print(f"prefix cache: {c['prefix_cache']}" + ("" if hits is None else f"; {hits} prompt tokens served from it"))
     mix = (report.get("workload") or {}).get("adapters")
     if mix:
-        print(f"LoRA: the console's requests cycle through {', '.join(n or 'base' for n in mix)} "
-              "(baselines: the base model)")
+        print(
+            f"LoRA: the console's requests cycle through {', '.join(n or 'base' for n in mix)} "
+            "(baselines: the base model)"
+        )
     for k, v in report.get("ratios", {}).items():
         print(f"{k}: {_f(v, fmt='{:.3f}')}")
     from console.bench.figures import concurrency_points, roofline_points
@@ -345,7 +434,9 @@ def _print_results(report: dict[str, Any]) -> None:
         print(f"concurrency {p['concurrency']}: {p['output_tokens_per_s']:.1f} output tok/s")
     rl = report.get("roofline") or {}
     for p in roofline_points(report):
-        print(f"roofline ({rl.get('profile')}) at concurrency {p['concurrency']}: {p['measured_tok_s']:.1f} of "
-              f"{p['bound_tok_s']:.1f} tok/s = {100 * p['fraction']:.1f}%")
+        print(
+            f"roofline ({rl.get('profile')}) at concurrency {p['concurrency']}: {p['measured_tok_s']:.1f} of "
+            f"{p['bound_tok_s']:.1f} tok/s = {100 * p['fraction']:.1f}%"
+        )
     if rl.get("note") or rl.get("error"):
         print(rl.get("error") or rl["note"])

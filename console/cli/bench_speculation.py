@@ -19,11 +19,15 @@ def run(args: argparse.Namespace, config: EngineConfig, task: TaskState) -> int:
     from console.engine.host import EngineHost
 
     if config.speculative_config() is None:
-        raise CliError("this preset has no speculative decoding: choose one that has (e.g. --preset cpu-ngram) "
-                       "or set --speculative-method")
+        raise CliError(
+            "this preset has no speculative decoding: choose one that has (e.g. --preset cpu-ngram) "
+            "or set --speculative-method"
+        )
     if not args.dataset_path:
-        raise CliError("--speculation-speedup needs your own prompts (--dataset-path FILE): speculation's gain "
-                       "depends on the text, and random token ids say nothing about it")
+        raise CliError(
+            "--speculation-speedup needs your own prompts (--dataset-path FILE): speculation's gain "
+            "depends on the text, and random token ids say nothing about it"
+        )
     try:
         messages = from_file(args.dataset_path, args.output_len, args.num_prompts).messages
     except (OSError, ValueError) as exc:
@@ -40,10 +44,16 @@ def print_report(r: dict[str, Any]) -> None:
         return "—" if v is None else fmt.format(v)
 
     spec, plain = r["speculative"], r["plain"]
-    print(f"speculative decoding {r['speculative_config']}, {r['prompts']} prompts one at a time, "
-          f"{r['max_tokens']} tokens each, greedy")
+    print(
+        f"speculative decoding {r['speculative_config']}, {r['prompts']} prompts one at a time, "
+        f"{r['max_tokens']} tokens each, greedy"
+    )
     print(f"  without: {f(plain['decode_tok_s'])} tok/s decode")
-    print(f"  with:    {f(spec['decode_tok_s'])} tok/s decode, acceptance {f(spec['acceptance_rate'], '{:.0%}')}, "
-          f"{f(spec['tokens_per_step'], '{:.2f}')} tokens per step")
-    print(f"  speed-up {f(r['decode_speedup'], '{:.2f}x')}; same answers {r['same_answers']}/{r['prompts']}",
-          file=sys.stdout)
+    print(
+        f"  with:    {f(spec['decode_tok_s'])} tok/s decode, acceptance {f(spec['acceptance_rate'], '{:.0%}')}, "
+        f"{f(spec['tokens_per_step'], '{:.2f}')} tokens per step"
+    )
+    print(
+        f"  speed-up {f(r['decode_speedup'], '{:.2f}x')}; same answers {r['same_answers']}/{r['prompts']}",
+        file=sys.stdout,
+    )

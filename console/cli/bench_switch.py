@@ -50,10 +50,14 @@ def print_report(r: dict[str, Any]) -> None:
         print(f"  switch to {s['to']}: {how}, same answer as before: {'yes' if s['same_answer'] else 'NO'}")
     median = r["switch_s_median"]
     speedup = r["speedup_vs_reload"]
-    print(f"  reload of {next(iter(r['models']))} from nothing: {r['reload_s']:.1f} s; median switch "
-          + (f"{_seconds(median)} ({speedup:,.0f}x faster)" if median and speedup else "-"))
-    print(f"  engine processes' RAM: {r['engine_rss_one_loaded'] / gib:.2f} GiB with one model, "
-          f"{r['engine_rss_both_loaded'] / gib:.2f} GiB with both")
+    print(
+        f"  reload of {next(iter(r['models']))} from nothing: {r['reload_s']:.1f} s; median switch "
+        + (f"{_seconds(median)} ({speedup:,.0f}x faster)" if median and speedup else "-")
+    )
+    print(
+        f"  engine processes' RAM: {r['engine_rss_one_loaded'] / gib:.2f} GiB with one model, "
+        f"{r['engine_rss_both_loaded'] / gib:.2f} GiB with both"
+    )
     print(f"  {r['note']}")
 
 

@@ -15,18 +15,34 @@ from console.jobs import Progress, TaskState
 
 
 def add_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--tune", action="store_true",
-                   help="auto-tune engine knobs on this workload instead of one run (vLLM's defaults measured too)")
+    p.add_argument(
+        "--tune",
+        action="store_true",
+        help="auto-tune engine knobs on this workload instead of one run (vLLM's defaults measured too)",
+    )
     p.add_argument("--tune-budget-s", type=float, default=600, help="time budget of the tune (default 600)")
-    p.add_argument("--tune-grid", metavar="SPEC",
-                   help="knobs and values to search, e.g. 'max_num_seqs=64,256; kv_cache_dtype=auto,fp8' "
-                        "(default: the device's grid); memory fractions are fractions of --tune-card")
-    p.add_argument("--tune-card", metavar="GPU",
-                   help="plan for this card (a planner name, e.g. rtx-4090) on a bigger device: emulates it")
-    p.add_argument("--tune-eta", type=int, default=3,
-                   help="successive halving: a short run of 1/ETA of the prompts first (default 3)")
-    p.add_argument("--tune-confirm", action="store_true",
-                   help="load the best point again at the end and re-measure it (time allowing)")
+    p.add_argument(
+        "--tune-grid",
+        metavar="SPEC",
+        help="knobs and values to search, e.g. 'max_num_seqs=64,256; kv_cache_dtype=auto,fp8' "
+        "(default: the device's grid); memory fractions are fractions of --tune-card",
+    )
+    p.add_argument(
+        "--tune-card",
+        metavar="GPU",
+        help="plan for this card (a planner name, e.g. rtx-4090) on a bigger device: emulates it",
+    )
+    p.add_argument(
+        "--tune-eta",
+        type=int,
+        default=3,
+        help="successive halving: a short run of 1/ETA of the prompts first (default 3)",
+    )
+    p.add_argument(
+        "--tune-confirm",
+        action="store_true",
+        help="load the best point again at the end and re-measure it (time allowing)",
+    )
     p.add_argument("--save-preset", metavar="NAME", help="with --tune: save the best point as this user preset")
 
 
@@ -54,8 +70,9 @@ def grid_for(args: argparse.Namespace, config: EngineConfig, device: str) -> dic
     from console.planner import get_gpu
 
     profile = get_gpu(args.tune_card) if args.tune_card else planner_device(device)
-    return default_grid(device, native_fp8=bool(profile is not None and profile.native_fp8),
-                        prequantized=_prequantized(config))
+    return default_grid(
+        device, native_fp8=bool(profile is not None and profile.native_fp8), prequantized=_prequantized(config)
+    )
 
 
 def _prequantized(config: EngineConfig) -> bool:
@@ -86,14 +103,29 @@ def run(args: argparse.Namespace, host: Any, config: EngineConfig, device: str, 
 
             device_bytes = nvml.memory_total_bytes(0)
     grid = grid_for(args, config, device)
-    result = tune(host, config, grid, workload, budget_s=args.tune_budget_s, task=TaskState(TunePrinter()),
-                  card=args.tune_card, device_bytes=device_bytes, eta=max(2, args.tune_eta),
-                  max_concurrency=args.max_concurrency, confirm_best=args.tune_confirm)
+    result = tune(
+        host,
+        config,
+        grid,
+        workload,
+        budget_s=args.tune_budget_s,
+        task=TaskState(TunePrinter()),
+        card=args.tune_card,
+        device_bytes=device_bytes,
+        eta=max(2, args.tune_eta),
+        max_concurrency=args.max_concurrency,
+        confirm_best=args.tune_confirm,
+    )
     print_result(result)
     out = result.to_dict()
     if args.save_preset and result.best is not None:
-        path = save_as_preset(result.trials[result.best], args.save_preset, dict(config.engine_kwargs()),
-                              description=describe(result, result.best), gpu="cpu" if device == "cpu" else "any")
+        path = save_as_preset(
+            result.trials[result.best],
+            args.save_preset,
+            dict(config.engine_kwargs()),
+            description=describe(result, result.best),
+            gpu="cpu" if device == "cpu" else "any",
+        )
         out["saved_preset"] = str(path)
         print(f"saved preset '{args.save_preset}' -> {path}", file=sys.stderr)
     return out
@@ -109,17 +141,32 @@ def print_result(result: Any) -> None:
         mark = ("*" if i == result.best else "+") if i in result.pareto else ""
         p99 = (t.figures.get("e2e_s") or {}).get("p99")
         knobs = json.dumps(t.preset_knobs()) if t.label != "default" else "vLLM's defaults"
-        rows.append([str(i + 1), mark, t.label or "", knobs, t.status, _f(t.figures.get("output_tokens_per_s")),
-                     _f(p99, "{:.2f}"), _f(t.load_seconds), (t.error or "")[:70]])
+        rows.append(
+            [
+                str(i + 1),
+                mark,
+                t.label or "",
+                knobs,
+                t.status,
+                _f(t.figures.get("output_tokens_per_s")),
+                _f(p99, "{:.2f}"),
+                _f(t.load_seconds),
+                (t.error or "")[:70],
+            ]
+        )
     print_table(rows, ["#", "front", "", "knobs", "status", "out tok/s", "e2e p99 s", "load s", "note"])
-    print(f"workload: {result.workload.get('name')}; vLLM {result.vllm_version} on {result.device}"
-          + (f" (planned for {result.card})" if result.card else "")
-          + f"; tuned in {result.tune_seconds:.0f} s of a {result.budget_s:.0f} s budget"
-          + ("; CANCELLED" if result.cancelled else ""))
+    print(
+        f"workload: {result.workload.get('name')}; vLLM {result.vllm_version} on {result.device}"
+        + (f" (planned for {result.card})" if result.card else "")
+        + f"; tuned in {result.tune_seconds:.0f} s of a {result.budget_s:.0f} s budget"
+        + ("; CANCELLED" if result.cancelled else "")
+    )
     if result.speedup_vs_default is not None and result.best is not None:
         print(f"best: trial {result.best + 1}, {result.speedup_vs_default:.2f}x the output tok/s of vLLM's defaults")
-    print(f"pruned before loading: {len(result.plan.get('pruned', []))} point(s); "
-          f"{len(result.plan.get('candidates', []))} candidate load(s)")
+    print(
+        f"pruned before loading: {len(result.plan.get('pruned', []))} point(s); "
+        f"{len(result.plan.get('candidates', []))} candidate load(s)"
+    )
     for pair in result.compile_cache.get("same_key_reloads", []):
         again = ", ".join(f"{x:.1f}" for x in pair["later_s"])
         print(f"loads of one compile key ({pair['compile_key']}): first {pair['first_s']:.1f} s, again {again} s")

@@ -35,14 +35,22 @@ from console.presets import PresetError, validate_overrides
 def add_engine_args(p: argparse.ArgumentParser) -> None:
     """Where the engine runs, model, preset and the engine knobs, by vLLM's names (shared by chat,
     batch, bench)."""
-    p.add_argument("--engine", default="local", metavar="local|serve|URL",
-                   help="where the engine runs: local (in this process, default), serve (a vLLM server the "
-                        "console starts on 127.0.0.1 and stops at exit), or the URL of a running vLLM server "
-                        "(e.g. http://gpu-box:8000; its own model and settings are used)")
-    p.add_argument("--api-key", help="API key of a remote server (default: $INFERENCE_CONSOLE_API_KEY, "
-                                     "then $VLLM_API_KEY)")
-    p.add_argument("--ca-cert", metavar="PATH", help="CA bundle that signed a remote server's TLS certificate "
-                                                     "(certificates are always verified)")
+    p.add_argument(
+        "--engine",
+        default="local",
+        metavar="local|serve|URL",
+        help="where the engine runs: local (in this process, default), serve (a vLLM server the "
+        "console starts on 127.0.0.1 and stops at exit), or the URL of a running vLLM server "
+        "(e.g. http://gpu-box:8000; its own model and settings are used)",
+    )
+    p.add_argument(
+        "--api-key", help="API key of a remote server (default: $INFERENCE_CONSOLE_API_KEY, then $VLLM_API_KEY)"
+    )
+    p.add_argument(
+        "--ca-cert",
+        metavar="PATH",
+        help="CA bundle that signed a remote server's TLS certificate (certificates are always verified)",
+    )
     p.add_argument("--model", help="model name in the store (default: the bundled smollm2)")
     p.add_argument("--preset", help="preset name (default: cpu-default, or gpu-default with a GPU)")
     p.add_argument("--max-model-len", type=int)
@@ -55,28 +63,49 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--enforce-eager", action=argparse.BooleanOptionalAction, default=None)
     p.add_argument("--device", choices=["auto", "cuda", "cpu"])
     add_speed_args(p)
-    p.add_argument("--adapter", action="append", default=[], metavar="NAME",
-                   help="LoRA adapter from the store to load with the model (repeatable; chat answers "
-                        "with the first one, batch lines pick one with their `model` field)")
+    p.add_argument(
+        "--adapter",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="LoRA adapter from the store to load with the model (repeatable; chat answers "
+        "with the first one, batch lines pick one with their `model` field)",
+    )
 
 
 #: What add_engine_args adds for the engine the console builds (argparse dests): a server someone
 #: else started (``--engine URL``) keeps its own, so these are refused there, never dropped.
-ENGINE_FLAGS = ("model", "preset", "max_model_len", "max_num_seqs", "max_num_batched_tokens",
-                "gpu_memory_utilization", "kv_cache_dtype", "quantization", "kv_cache_memory_bytes",
-                "enforce_eager", "device", *SPEED_KEYS)
+ENGINE_FLAGS = (
+    "model",
+    "preset",
+    "max_model_len",
+    "max_num_seqs",
+    "max_num_batched_tokens",
+    "gpu_memory_utilization",
+    "kv_cache_dtype",
+    "quantization",
+    "kv_cache_memory_bytes",
+    "enforce_eager",
+    "device",
+    *SPEED_KEYS,
+)
 
 
 def refuse_engine_flags(args: argparse.Namespace, url: str, also: tuple[str, ...] = ()) -> None:
     """CliError naming the engine flags given with ``--engine URL`` (and the command's own ``also``),
     with the way out: they belong on the server's own command line. chat, batch and bench share it."""
-    given = [f"--{dest.replace('_', '-')}" for dest in (*ENGINE_FLAGS, *also)
-             if getattr(args, dest, None) not in (None, [], "")]
+    given = [
+        f"--{dest.replace('_', '-')}"
+        for dest in (*ENGINE_FLAGS, *also)
+        if getattr(args, dest, None) not in (None, [], "")
+    ]
     if given:
-        raise CliError(f"{', '.join(given)} cannot change the server at {url}: a server the console did not start "
-                       "runs with its own model and settings. Set them on the server's own command line (e.g. "
-                       "`vllm serve MODEL --max-model-len 4096`), use --engine serve to have the console start "
-                       "one with them, or leave them out.")
+        raise CliError(
+            f"{', '.join(given)} cannot change the server at {url}: a server the console did not start "
+            "runs with its own model and settings. Set them on the server's own command line (e.g. "
+            "`vllm serve MODEL --max-model-len 4096`), use --engine serve to have the console start "
+            "one with them, or leave them out."
+        )
 
 
 def check_server_adapters(host: Engine, names: list[str], url: str) -> None:
@@ -86,31 +115,47 @@ def check_server_adapters(host: Engine, names: list[str], url: str) -> None:
     missing = [n for n in names if n not in served]
     if missing:
         have = f"it serves {', '.join(sorted(served))}" if served else "it serves none"
-        raise CliError(f"--adapter {', '.join(missing)}: the server at {url} serves no such LoRA adapter ({have}). "
-                       "A server the console did not start loads its own adapters: add them to its command line "
-                       "(`vllm serve MODEL --enable-lora --lora-modules NAME=PATH`).")
+        raise CliError(
+            f"--adapter {', '.join(missing)}: the server at {url} serves no such LoRA adapter ({have}). "
+            "A server the console did not start loads its own adapters: add them to its command line "
+            "(`vllm serve MODEL --enable-lora --lora-modules NAME=PATH`)."
+        )
 
 
 def add_sampling_args(p: argparse.ArgumentParser, max_tokens: int | None = None) -> None:
     """The sampling flags, defaulting to the window's chat (``SamplingSettings()``, the one default);
     ``max_tokens`` overrides that one default (batch keeps answers bounded)."""
     d = SamplingSettings()
-    p.add_argument("--temperature", type=float, default=d.temperature,
-                   help=f"sampling temperature (default {d.temperature:g}, as in the window; 0 = greedy)")
+    p.add_argument(
+        "--temperature",
+        type=float,
+        default=d.temperature,
+        help=f"sampling temperature (default {d.temperature:g}, as in the window; 0 = greedy)",
+    )
     p.add_argument("--top-p", type=float, default=d.top_p)
     p.add_argument("--top-k", type=int, default=d.top_k)
     tokens = d.max_tokens if max_tokens is None else max_tokens
-    p.add_argument("--max-tokens", type=int, default=tokens,
-                   help=f"longest answer in tokens (default {tokens}; 0 = as long as the context allows)")
+    p.add_argument(
+        "--max-tokens",
+        type=int,
+        default=tokens,
+        help=f"longest answer in tokens (default {tokens}; 0 = as long as the context allows)",
+    )
     p.add_argument("--repetition-penalty", type=float, default=d.repetition_penalty)
     p.add_argument("--seed", type=int)
     p.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
 
 
 def sampling_from_args(args: argparse.Namespace) -> SamplingSettings:
-    s = SamplingSettings(temperature=args.temperature, top_p=args.top_p, top_k=args.top_k,
-                         max_tokens=args.max_tokens, repetition_penalty=args.repetition_penalty,
-                         seed=args.seed, stop=list(args.stop))
+    s = SamplingSettings(
+        temperature=args.temperature,
+        top_p=args.top_p,
+        top_k=args.top_k,
+        max_tokens=args.max_tokens,
+        repetition_penalty=args.repetition_penalty,
+        seed=args.seed,
+        stop=list(args.stop),
+    )
     s.validate()
     return s
 
@@ -118,8 +163,17 @@ def sampling_from_args(args: argparse.Namespace) -> SamplingSettings:
 def engine_overrides(args: argparse.Namespace) -> dict[str, object]:
     """The engine flags given, by EngineConfig field, checked by the schema presets pass through
     (a bad value: one line naming the flag, e.g. ``'--max-num-seqs' = 0 is out of range [1, 65536]``)."""
-    keys = ["max_model_len", "max_num_seqs", "max_num_batched_tokens", "gpu_memory_utilization",
-            "kv_cache_dtype", "quantization", "kv_cache_memory_bytes", "enforce_eager", "device"]
+    keys = [
+        "max_model_len",
+        "max_num_seqs",
+        "max_num_batched_tokens",
+        "gpu_memory_utilization",
+        "kv_cache_dtype",
+        "quantization",
+        "kv_cache_memory_bytes",
+        "enforce_eager",
+        "device",
+    ]
     values = {**{k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}, **speed_overrides(args)}
     try:
         validate_overrides(values, {k: "--" + k.replace("_", "-") for k in values})
@@ -164,8 +218,10 @@ def start_engine(args: argparse.Namespace, config: EngineConfig | None = None, n
         raise
     where = info.device
     kv = f", KV cache {info.kv_cache_tokens} tokens" if info.kv_cache_tokens else ""
-    print(f"[engine] ready: {info.model} on {where} in {info.load_seconds:.0f}s, max_model_len "
-          f"{info.max_model_len}{kv}", file=sys.stderr)
+    print(
+        f"[engine] ready: {info.model} on {where} in {info.load_seconds:.0f}s, max_model_len {info.max_model_len}{kv}",
+        file=sys.stderr,
+    )
     return host
 
 
@@ -173,9 +229,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("chat", help="chat with a model (one answer, or a terminal session)")
     p.add_argument("prompt", nargs="?", help="the question; omit for an interactive session")
     p.add_argument("--system", help="system prompt")
-    p.add_argument("--conversation", type=int, metavar="ID",
-                   help="continue this saved conversation (ids: the window's Chat tab, or the number "
-                        "printed when a terminal chat ends)")
+    p.add_argument(
+        "--conversation",
+        type=int,
+        metavar="ID",
+        help="continue this saved conversation (ids: the window's Chat tab, or the number "
+        "printed when a terminal chat ends)",
+    )
     add_engine_args(p)
     add_sampling_args(p)
     add_output_args(p)
@@ -235,8 +295,12 @@ def cmd_chat(args: argparse.Namespace) -> int:
     try:
         if session is None:
             messages = [{"role": "system", "content": args.system}] if args.system else []
-            answer(host, GenerationRequest(messages=messages + [{"role": "user", "content": args.prompt}],
-                                           sampling=sampling, **extra))
+            answer(
+                host,
+                GenerationRequest(
+                    messages=messages + [{"role": "user", "content": args.prompt}], sampling=sampling, **extra
+                ),
+            )
             return 0
         if args.prompt is not None:
             turn(host, session, sampling, args.prompt, extra)
@@ -246,13 +310,21 @@ def cmd_chat(args: argparse.Namespace) -> int:
         host.close()
 
 
-def turn(host: Engine, session: ChatSession, sampling: SamplingSettings, text: str | None,
-         extra: dict[str, Any] | None = None) -> None:
+def turn(
+    host: Engine,
+    session: ChatSession,
+    sampling: SamplingSettings,
+    text: str | None,
+    extra: dict[str, Any] | None = None,
+) -> None:
     """One question (``text``; None: ask the last one again) and its answer, both saved. Ctrl-C
     stops the answer and keeps what arrived, as the window's Stop does."""
     try:
-        request = session.send(text, sampling, **(extra or {})) if text is not None \
+        request = (
+            session.send(text, sampling, **(extra or {}))
+            if text is not None
             else session.regenerate(sampling, **(extra or {}))
+        )
     except (ConversationError, OSError) as exc:
         raise CliError(f"could not save the message: {exc}") from None
     if request is None:
@@ -272,8 +344,11 @@ def turn(host: Engine, session: ChatSession, sampling: SamplingSettings, text: s
 
 
 def repl(host: Engine, session: ChatSession, sampling: SamplingSettings, extra: dict[str, Any] | None = None) -> int:
-    print("Type a message. /new starts another conversation, /regenerate asks again, /quit leaves. "
-          "Ctrl-C stops an answer.", file=sys.stderr)
+    print(
+        "Type a message. /new starts another conversation, /regenerate asks again, /quit leaves. "
+        "Ctrl-C stops an answer.",
+        file=sys.stderr,
+    )
     for m in session.messages:  # a continued conversation: where it stands
         print(f"{'you' if m.role == 'user' else 'model'}> {m.content}")
     try:
@@ -302,5 +377,8 @@ def repl(host: Engine, session: ChatSession, sampling: SamplingSettings, extra: 
 
 def _saved(session: ChatSession) -> None:
     if session.conversation_id is not None:
-        print(f"[saved as conversation {session.conversation_id}; continue it with "
-              f"`inference-console chat --conversation {session.conversation_id}`]", file=sys.stderr)
+        print(
+            f"[saved as conversation {session.conversation_id}; continue it with "
+            f"`inference-console chat --conversation {session.conversation_id}`]",
+            file=sys.stderr,
+        )

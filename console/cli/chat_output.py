@@ -22,12 +22,20 @@ def add_output_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--choice", action="append", metavar="TEXT", help="answer with exactly one of these (repeatable)")
     g.add_argument("--regex", help="answer matching this regular expression")
     g.add_argument("--grammar", metavar="FILE", help="answer following the EBNF/GBNF grammar in FILE")
-    g.add_argument("--logprobs", type=int, metavar="N", help="print each token's log-probability and its N "
-                                                              "likeliest alternatives (0-20)")
+    g.add_argument(
+        "--logprobs",
+        type=int,
+        metavar="N",
+        help="print each token's log-probability and its N likeliest alternatives (0-20)",
+    )
     g.add_argument("-n", type=int, default=None, help="number of answers (needs a temperature above 0)")
-    g.add_argument("--think", action=argparse.BooleanOptionalAction, default=None,
-                   help="switch the model's thinking on or off where its template has the switch (Qwen3: "
-                        "chat_template_kwargs enable_thinking); default: the template's own")
+    g.add_argument(
+        "--think",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="switch the model's thinking on or off where its template has the switch (Qwen3: "
+        "chat_template_kwargs enable_thinking); default: the template's own",
+    )
 
 
 def _read(path: str, what: str) -> str:
@@ -45,9 +53,15 @@ def output_fields_from_args(args: argparse.Namespace) -> dict[str, Any]:
         except json.JSONDecodeError as exc:
             raise CliError(f"{args.json_schema} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
     grammar = _read(args.grammar, "grammar") if getattr(args, "grammar", None) else None
-    fields = output_fields(json_schema=schema, json_object=bool(getattr(args, "json_object", False)),
-                           choice=getattr(args, "choice", None), regex=getattr(args, "regex", None), grammar=grammar,
-                           logprobs=getattr(args, "logprobs", None), n=getattr(args, "n", None))
+    fields = output_fields(
+        json_schema=schema,
+        json_object=bool(getattr(args, "json_object", False)),
+        choice=getattr(args, "choice", None),
+        regex=getattr(args, "regex", None),
+        grammar=grammar,
+        logprobs=getattr(args, "logprobs", None),
+        n=getattr(args, "n", None),
+    )
     if getattr(args, "think", None) is not None:  # reaches the template through vLLM's chat preprocessing
         fields["chat_template_kwargs"] = {"enable_thinking": bool(args.think)}
     return fields

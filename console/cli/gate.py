@@ -19,14 +19,21 @@ from console.models.store import ModelStore
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("gate", help="judge a quantized model (or an FP8 preset) against its original: "
-                                    "perplexity, task accuracy, every answer that changed")
+    p = sub.add_parser(
+        "gate",
+        help="judge a quantized model (or an FP8 preset) against its original: "
+        "perplexity, task accuracy, every answer that changed",
+    )
     p.add_argument("--model", required=True, help="the original model in the store")
     p.add_argument("--against", help="the quantized model in the store (e.g. smollm2-awq-w4)")
-    p.add_argument("--preset", help="with --against: run both under this preset; without it: the "
-                                    "on-the-fly FP8 preset to gate (e.g. 4090-fp8-kv8; needs a GPU)")
-    p.add_argument("--method", choices=["awq", "fp8"], help="whose limits apply (default: fp8 for a "
-                                                            "preset, awq for a model)")
+    p.add_argument(
+        "--preset",
+        help="with --against: run both under this preset; without it: the "
+        "on-the-fly FP8 preset to gate (e.g. 4090-fp8-kv8; needs a GPU)",
+    )
+    p.add_argument(
+        "--method", choices=["awq", "fp8"], help="whose limits apply (default: fp8 for a preset, awq for a model)"
+    )
     p.add_argument("--eval", type=Path, help="evaluation set (JSONL; default: the shipped quick-v2)")
     p.add_argument("--json", action="store_true", help="print the full result as JSON")
     p.set_defaults(func=cmd_gate)
@@ -61,8 +68,15 @@ def cmd_gate(args: argparse.Namespace) -> int:
     method = args.method or ("awq" if args.against else "fp8")
     try:
         evalset = load_eval_set(args.eval) if args.eval else None
-        result = run_gate(ModelStore(), args.model, args.against, method, preset=args.preset, evalset=evalset,
-                          on_stage=lambda s: print(f"gate: {s}", file=sys.stderr))
+        result = run_gate(
+            ModelStore(),
+            args.model,
+            args.against,
+            method,
+            preset=args.preset,
+            evalset=evalset,
+            on_stage=lambda s: print(f"gate: {s}", file=sys.stderr),
+        )
     except (QuantizeError, EvalSetError) as exc:
         raise CliError(str(exc)) from exc
     right = args.against or f"{args.model} + {args.preset}"

@@ -14,14 +14,23 @@ import sys
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("gui", help="open the desktop console")
-    p.add_argument("--load", metavar="MODEL", nargs="?", const="", default=None,
-                   help="load a model at start (without a name: the last used one, else the bundled smollm2)")
+    p.add_argument(
+        "--load",
+        metavar="MODEL",
+        nargs="?",
+        const="",
+        default=None,
+        help="load a model at start (without a name: the last used one, else the bundled smollm2)",
+    )
     p.set_defaults(func=cmd_gui)
 
 
 def have_display() -> bool:
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-                or os.environ.get("QT_QPA_PLATFORM") in ("offscreen", "minimal", "vnc"))
+    return bool(
+        os.environ.get("DISPLAY")
+        or os.environ.get("WAYLAND_DISPLAY")
+        or os.environ.get("QT_QPA_PLATFORM") in ("offscreen", "minimal", "vnc")
+    )
 
 
 def startup_model(requested: str | None) -> str | None:
@@ -48,8 +57,7 @@ def run_default(args: argparse.Namespace) -> int:
     if have_display():
         args.load = ""
         return cmd_gui(args)
-    print("No display found: starting a terminal chat on the default model instead of the window.",
-          file=sys.stderr)
+    print("No display found: starting a terminal chat on the default model instead of the window.", file=sys.stderr)
     from console.cli.chat import cmd_chat
     from console.cli.main import build_parser
 

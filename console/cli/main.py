@@ -6,7 +6,6 @@ Each subcommand lives in its own module in this package and exposes
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import sys
@@ -27,7 +26,8 @@ def build_parser() -> ConsoleArgumentParser:
     parser = ConsoleArgumentParser(  # one-line errors with "did you mean" (its subcommands too)
         prog="inference-console",
         description="A tuned vLLM inference console. With no command, opens the desktop console "
-                    "(or a terminal chat when there is no display).")
+        "(or a terminal chat when there is no display).",
+    )
     parser.add_argument("--version", action="store_true", help="print versions and exit")
     parser.add_argument("--home", help=f"data folder (default ${HOME_ENV} or ~/.local/share/inference-console)")
     parser.add_argument("--store", help=f"model store folder (default ${STORE_ENV} or <home>/models)")
@@ -46,8 +46,9 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[HOME_ENV] = os.path.abspath(args.home)
     if args.store:
         os.environ[STORE_ENV] = os.path.abspath(args.store)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
     # Before any library is imported or child started: telemetry off unless the user opted in.
     privacy.apply_to_process()
     if args.version:

@@ -22,18 +22,29 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(func=cmd_list)
 
-    imp = msub.add_parser("import", help="import a .gguf file, a Hugging Face checkpoint folder or a "
-                                         "PEFT LoRA adapter folder")
-    imp.add_argument("source", help="a .gguf file, a folder with config.json + safetensors, or an adapter "
-                                    "folder (adapter_config.json + adapter_model.safetensors)")
-    imp.add_argument("--base", metavar="MODEL",
-                     help="for an adapter: the store model it adapts (default: the one it records, matched exactly; "
-                          "naming another binds it there, with a warning)")
+    imp = msub.add_parser(
+        "import", help="import a .gguf file, a Hugging Face checkpoint folder or a PEFT LoRA adapter folder"
+    )
+    imp.add_argument(
+        "source",
+        help="a .gguf file, a folder with config.json + safetensors, or an adapter "
+        "folder (adapter_config.json + adapter_model.safetensors)",
+    )
+    imp.add_argument(
+        "--base",
+        metavar="MODEL",
+        help="for an adapter: the store model it adapts (default: the one it records, matched exactly; "
+        "naming another binds it there, with a warning)",
+    )
     imp.add_argument("--name", help="name in the store (default: derived from the source)")
-    imp.add_argument("--reference", action="store_true",
-                     help="register a folder where it is instead of copying it into the store")
-    imp.add_argument("--trust-remote-code", action="store_true",
-                     help="allow this model's own Python code to run (only for sources you trust)")
+    imp.add_argument(
+        "--reference", action="store_true", help="register a folder where it is instead of copying it into the store"
+    )
+    imp.add_argument(
+        "--trust-remote-code",
+        action="store_true",
+        help="allow this model's own Python code to run (only for sources you trust)",
+    )
     imp.add_argument("--json", action="store_true")
     imp.set_defaults(func=cmd_import)
 
@@ -66,17 +77,36 @@ def cmd_list(args: argparse.Namespace) -> int:
     if not entries:
         print("The store is empty. Import a model: inference-console models import FILE.gguf|FOLDER")
         return 0
-    rows = [[e.name, e.architecture, human_count(e.params), e.quantization or e.dtype,
-             human_bytes(e.size_bytes), str(e.max_context or "?"), "yes" if e.available else "MISSING"]
-            for e in entries]
+    rows = [
+        [
+            e.name,
+            e.architecture,
+            human_count(e.params),
+            e.quantization or e.dtype,
+            human_bytes(e.size_bytes),
+            str(e.max_context or "?"),
+            "yes" if e.available else "MISSING",
+        ]
+        for e in entries
+    ]
     print_table(rows, ["NAME", "ARCHITECTURE", "PARAMS", "WEIGHTS", "SIZE", "CONTEXT", "FILES"])
     adapters = list_adapters(ModelStore())
     if adapters:
         print("\nLoRA adapters (use with --adapter NAME):")
-        print_table([[a.name, a.base + (" (--base, not its recorded base)" if a.base_warning else ""), str(a.rank),
-                      ",".join(a.target_modules), human_bytes(a.size_bytes),
-                      "yes" if a.available else "MISSING"] for a in adapters],
-                    ["NAME", "BASE", "RANK", "TARGETS", "SIZE", "FILES"])
+        print_table(
+            [
+                [
+                    a.name,
+                    a.base + (" (--base, not its recorded base)" if a.base_warning else ""),
+                    str(a.rank),
+                    ",".join(a.target_modules),
+                    human_bytes(a.size_bytes),
+                    "yes" if a.available else "MISSING",
+                ]
+                for a in adapters
+            ],
+            ["NAME", "BASE", "RANK", "TARGETS", "SIZE", "FILES"],
+        )
     return 0
 
 
@@ -91,9 +121,13 @@ def cmd_import(args: argparse.Namespace) -> int:
         adapter = import_adapter(store, src, name, base=args.base, copy=not args.reference)
         if adapter.base_warning:
             print(f"warning: {adapter.base_warning}", file=sys.stderr)
-        return _imported(args.json, adapter.to_dict(), f"imported adapter '{adapter.name}' for '{adapter.base}': "
-                         f"rank {adapter.rank}, {', '.join(adapter.target_modules)}, "
-                         f"{human_bytes(adapter.size_bytes)} at {adapter.path}")
+        return _imported(
+            args.json,
+            adapter.to_dict(),
+            f"imported adapter '{adapter.name}' for '{adapter.base}': "
+            f"rank {adapter.rank}, {', '.join(adapter.target_modules)}, "
+            f"{human_bytes(adapter.size_bytes)} at {adapter.path}",
+        )
     if src.is_file():
         if args.reference:
             raise CliError("--reference applies to folders; a GGUF file is always converted into the store")
@@ -103,8 +137,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.trust_remote_code:
         entry = store.update(entry.name, trust_remote_code=True)
         print("warning: trust_remote_code is ON for this model: its repository's Python code will run")
-    return _imported(args.json, entry.to_dict(), f"imported '{entry.name}': {entry.architecture}, "
-                     f"{human_count(entry.params)} parameters, {human_bytes(entry.size_bytes)} at {entry.path}")
+    return _imported(
+        args.json,
+        entry.to_dict(),
+        f"imported '{entry.name}': {entry.architecture}, "
+        f"{human_count(entry.params)} parameters, {human_bytes(entry.size_bytes)} at {entry.path}",
+    )
 
 
 def _imported(as_json: bool, record: dict[str, object], line: str) -> int:
@@ -133,8 +171,22 @@ def cmd_info(args: argparse.Namespace) -> int:
     if args.json:
         print_json(d)
         return 0
-    for k in ("name", "path", "architecture", "params", "dtype", "quantization", "size_bytes",
-              "max_context", "source", "managed", "added_at", "trust_remote_code", "available", "lineage"):
+    for k in (
+        "name",
+        "path",
+        "architecture",
+        "params",
+        "dtype",
+        "quantization",
+        "size_bytes",
+        "max_context",
+        "source",
+        "managed",
+        "added_at",
+        "trust_remote_code",
+        "available",
+        "lineage",
+    ):
         print(f"{k:18} {d[k]}")
     from console.config import EngineConfig
     from console.engine.host import dtype_note, resolve_device

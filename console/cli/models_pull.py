@@ -15,8 +15,12 @@ def register_pull(msub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     p.add_argument("repo", help="repository id, e.g. HuggingFaceTB/SmolLM2-135M-Instruct")
     p.add_argument("--source", choices=["hf", "modelscope"], default="hf")
     p.add_argument("--revision", help="branch, tag or commit (default: the main branch)")
-    p.add_argument("--include", action="append", metavar="PATTERN",
-                   help="only files matching this glob (repeatable), e.g. '*Q4_K_M.gguf'")
+    p.add_argument(
+        "--include",
+        action="append",
+        metavar="PATTERN",
+        help="only files matching this glob (repeatable), e.g. '*Q4_K_M.gguf'",
+    )
     p.add_argument("--variant", help="quantization variant to pick among GGUF files, e.g. Q4_K_M")
     p.add_argument("--name", help="name in the store (default: the repository's name)")
     p.add_argument("--gpu", default="rtx-4090", help="GPU profile for the fit verdict (default rtx-4090)")
@@ -33,8 +37,9 @@ def cmd_pull(args: argparse.Namespace) -> int:
     name = args.name or default_pull_name(args.repo)
     try:
         listing = list_files(args.repo, source=args.source, revision=args.revision)
-        pv = preview(args.repo, source=args.source, include=args.include, variant=args.variant,
-                     gpu=args.gpu, listing=listing)
+        pv = preview(
+            args.repo, source=args.source, include=args.include, variant=args.variant, gpu=args.gpu, listing=listing
+        )
         if not args.json:
             print(f"{args.repo}@{pv.commit[:12]} ({pv.source}): {len(pv.files)} files, {human_bytes(pv.total_bytes)}")
             for f in pv.files:
@@ -50,8 +55,16 @@ def cmd_pull(args: argparse.Namespace) -> int:
                 return 1
         printer = ProgressPrinter()
         task = TaskState(None if args.json else printer)
-        entry = pull(store, args.repo, name, source=args.source, include=args.include,
-                     variant=args.variant, task=task, listing=listing)
+        entry = pull(
+            store,
+            args.repo,
+            name,
+            source=args.source,
+            include=args.include,
+            variant=args.variant,
+            task=task,
+            listing=listing,
+        )
     except DownloadError as exc:
         raise CliError(str(exc)) from exc
     except Cancelled:

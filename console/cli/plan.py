@@ -21,31 +21,44 @@ from console.planner.shapes import ShapeError
 from console.planner.speed import request_fields
 from console.planner.validate import serve_argv
 
-_VERDICT_TEXT = {"fits": "FITS", "fits-with-changes": "FITS ONLY WITH CHANGES",
-                 "does-not-fit": "DOES NOT FIT ON THIS GPU"}
+_VERDICT_TEXT = {
+    "fits": "FITS",
+    "fits-with-changes": "FITS ONLY WITH CHANGES",
+    "does-not-fit": "DOES NOT FIT ON THIS GPU",
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("plan", help="will a model fit a GPU at this context and concurrency? what to change if not",
-                       description="Memory and speed plan for a model on a GPU. Example: "
-                                   "inference-console plan --model Qwen2.5-14B --gpu rtx-4090 "
-                                   "--max-model-len 32768 --users 8")
-    p.add_argument("--model", required=True,
-                   help=f"a model in the store, a folder with config.json, or a known shape: {', '.join(KNOWN_SHAPES)}")
+    p = sub.add_parser(
+        "plan",
+        help="will a model fit a GPU at this context and concurrency? what to change if not",
+        description="Memory and speed plan for a model on a GPU. Example: "
+        "inference-console plan --model Qwen2.5-14B --gpu rtx-4090 "
+        "--max-model-len 32768 --users 8",
+    )
+    p.add_argument(
+        "--model",
+        required=True,
+        help=f"a model in the store, a folder with config.json, or a known shape: {', '.join(KNOWN_SHAPES)}",
+    )
     p.add_argument("--gpu", default="rtx-4090", help=f"{', '.join(GPU_PROFILES)} or cpu:RAM_GIB (default rtx-4090)")
     p.add_argument("--max-model-len", type=int, help="context length (default: the model's maximum)")
     p.add_argument("--users", type=int, default=1, help="users served at once, each at max-model-len (default 1)")
     deprecated_alias(p, "--concurrency", "--users", "users", type=int)  # batch's meant requests in flight
-    p.add_argument("--quantization", choices=["awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "mxfp4"],
-                   help="the checkpoint's quantization (mxfp4: gpt-oss's experts)")
+    p.add_argument(
+        "--quantization",
+        choices=["awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "mxfp4"],
+        help="the checkpoint's quantization (mxfp4: gpt-oss's experts)",
+    )
     p.add_argument("--kv-cache-dtype", default="auto", choices=KV_CACHE_DTYPES)
     p.add_argument("--gpu-memory-utilization", type=float, default=0.9)
     p.add_argument("--max-num-seqs", type=int)
     p.add_argument("--max-num-batched-tokens", type=int)
     p.add_argument("--tensor-parallel-size", type=int, default=1)
     p.add_argument("--pipeline-parallel-size", type=int, default=1)
-    p.add_argument("--kv-cache-memory-bytes", type=int,
-                   help="fixed KV cache size (on CPU: the KV budget, default 2 GiB)")
+    p.add_argument(
+        "--kv-cache-memory-bytes", type=int, help="fixed KV cache size (on CPU: the KV budget, default 2 GiB)"
+    )
     p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs")
     add_speed_args(p, sleep=False)  # issue 21: a draft head on the GPU, KV offload on the host
     p.add_argument("--max-loras", type=int, default=0, help="LoRA adapter slots on the device (default 0: LoRA off)")
@@ -79,13 +92,24 @@ def request_from_args(args: argparse.Namespace) -> PlanRequest:
             raise CliError(f"calibration file: {exc}") from None
     try:
         return PlanRequest(
-            shape, gpu=args.gpu, quantization=args.quantization, kv_cache_dtype=args.kv_cache_dtype,
-            max_model_len=args.max_model_len, concurrency=args.users,
-            gpu_memory_utilization=args.gpu_memory_utilization, tensor_parallel_size=args.tensor_parallel_size,
-            pipeline_parallel_size=args.pipeline_parallel_size, max_num_batched_tokens=args.max_num_batched_tokens,
-            enforce_eager=args.enforce_eager, kv_cache_memory_bytes=args.kv_cache_memory_bytes,
-            max_num_seqs=args.max_num_seqs, calibration=calibration, max_loras=args.max_loras,
-            max_lora_rank=args.max_lora_rank, **_speed_fields(args))
+            shape,
+            gpu=args.gpu,
+            quantization=args.quantization,
+            kv_cache_dtype=args.kv_cache_dtype,
+            max_model_len=args.max_model_len,
+            concurrency=args.users,
+            gpu_memory_utilization=args.gpu_memory_utilization,
+            tensor_parallel_size=args.tensor_parallel_size,
+            pipeline_parallel_size=args.pipeline_parallel_size,
+            max_num_batched_tokens=args.max_num_batched_tokens,
+            enforce_eager=args.enforce_eager,
+            kv_cache_memory_bytes=args.kv_cache_memory_bytes,
+            max_num_seqs=args.max_num_seqs,
+            calibration=calibration,
+            max_loras=args.max_loras,
+            max_lora_rank=args.max_lora_rank,
+            **_speed_fields(args),
+        )
     except ValueError as exc:
         raise CliError(str(exc)) from None
 
@@ -123,15 +147,20 @@ def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) ->
         layout = f" x{req.world_size} (TP={req.tensor_parallel_size}, PP={req.pipeline_parallel_size})"
     print(f"{s.name or 'model'} ({s.params / 1e9:.2f}B) on {g.label}{layout}")
     if s.is_moe:
-        print(f"  MoE: {s.num_experts} experts per layer, {s.experts_per_token} per token: all resident in memory, "
-              f"{s.active_params / 1e9:.2f}B parameters read per token")
+        print(
+            f"  MoE: {s.num_experts} experts per layer, {s.experts_per_token} per token: all resident in memory, "
+            f"{s.active_params / 1e9:.2f}B parameters read per token"
+        )
     shipped = SHIPPED_QUANTIZATIONS.get(s.name)
     if shipped and not req.quantization:
         print(f"  published quantized as: {', '.join(q.upper() for q in shipped)} (--quantization)")
-    print(f"  {req.context:,} tokens of context x {req.concurrency} users, {weights} weights, "
-          f"KV {req.kv_cache_dtype}, " + ("eager" if req.enforce_eager or g.is_cpu else "CUDA graphs")
-          + ("" if g.is_cpu else f", gpu_memory_utilization {req.gpu_memory_utilization:g}")
-          + (f"  [auto: {goal}]" if goal else ""))
+    print(
+        f"  {req.context:,} tokens of context x {req.concurrency} users, {weights} weights, "
+        f"KV {req.kv_cache_dtype}, "
+        + ("eager" if req.enforce_eager or g.is_cpu else "CUDA graphs")
+        + ("" if g.is_cpu else f", gpu_memory_utilization {req.gpu_memory_utilization:g}")
+        + (f"  [auto: {goal}]" if goal else "")
+    )
     print(f"\nVERDICT: {_VERDICT_TEXT[p.verdict]}")
     for problem in p.problems:
         print(f"  - {problem}")
@@ -139,26 +168,50 @@ def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) ->
     m = p.per_gpu[0]
     bits = "16-bit" if not req.quantization else f"{req.quantization.upper()}: 16-bit embeddings + quantized linears"
     src = p.calibration.get("sources", {})
-    rows = [["weights", _g(m.weights_bytes), bits + (" (this GPU's share)" if req.world_size > 1 else "")
-             + (f"; {src['weights']}" if "weights" in src else "")]]
+    rows = [
+        [
+            "weights",
+            _g(m.weights_bytes),
+            bits
+            + (" (this GPU's share)" if req.world_size > 1 else "")
+            + (f"; {src['weights']}" if "weights" in src else ""),
+        ]
+    ]
     for name, o in p.overheads.items():
         if g.is_cpu:  # no CUDA: the "context" is the engine process itself, outside the KV budget
             label = {"cuda_context": "engine process"}.get(name, name)
             rows.append([label, _g(o.bytes), o.source + ", in RAM beside the KV cache"])
             continue
         rows.append([name, _g(o.bytes), o.source + ("" if o.inside_vllm_budget else ", outside vLLM's budget")])
-    rows.append(["KV cache", _g(max(0, m.kv_budget_bytes)),
-                 f"{p.kv_tokens:,} tokens in {p.kv_blocks:,} blocks of {p.block_size}"
-                 + (f"; {src['kv_tokens']}" if "kv_tokens" in src else "")])
+    rows.append(
+        [
+            "KV cache",
+            _g(max(0, m.kv_budget_bytes)),
+            f"{p.kv_tokens:,} tokens in {p.kv_blocks:,} blocks of {p.block_size}"
+            + (f"; {src['kv_tokens']}" if "kv_tokens" in src else ""),
+        ]
+    )
     speed = p.to_dict()["speed"]  # issue 21: the draft inside the weights row, offload on the host
     if speed.get("speculative", {}).get("draft_weights_gib"):
-        rows.insert(1, ["  of which draft", f"{speed['speculative']['draft_weights_gib']:.2f}",
-                        f"{req.speculative_method} head, 16-bit"])
+        rows.insert(
+            1,
+            [
+                "  of which draft",
+                f"{speed['speculative']['draft_weights_gib']:.2f}",
+                f"{req.speculative_method} head, 16-bit",
+            ],
+        )
     rows.append(["total", _g(m.used_bytes), f"of {_g(m.capacity_bytes)} GiB"])
     if "kv_offload" in speed:
         off = speed["kv_offload"]
-        rows.append(["host: KV offload", f"{off['host_gib']:.2f}", f"{off['host_tokens']:,} tokens in RAM"
-                     + (f" of {off['host_memory_gib']} GiB" if off["host_memory_gib"] else "")])
+        rows.append(
+            [
+                "host: KV offload",
+                f"{off['host_gib']:.2f}",
+                f"{off['host_tokens']:,} tokens in RAM"
+                + (f" of {off['host_memory_gib']} GiB" if off["host_memory_gib"] else ""),
+            ]
+        )
     print()
     print_table(rows, ["MEMORY" + (" (per GPU)" if req.world_size > 1 else ""), "GiB", "NOTE"])
     if p.calibration:
@@ -166,8 +219,10 @@ def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) ->
         last = last_load_text(p.calibration)
         if last:
             print(f"  {last}")
-    print(f"\nKV per token {p.kv_bytes_per_token:,} B, per block {p.kv_bytes_per_block:,} B; "
-          f"max concurrency at {req.context:,} tokens: {_x(p.max_concurrency)}")
+    print(
+        f"\nKV per token {p.kv_bytes_per_token:,} B, per block {p.kv_bytes_per_block:,} B; "
+        f"max concurrency at {req.context:,} tokens: {_x(p.max_concurrency)}"
+    )
     if p.vllm_kv_tokens != p.kv_tokens:
         print(f"vLLM itself would size the cache to {p.vllm_kv_tokens:,} tokens (it leaves CUDA graphs out)")
 
@@ -175,13 +230,17 @@ def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) ->
         print("\nCHANGES THAT MAKE IT FIT (smallest first):")
         for i, sug in enumerate(p.suggestions, 1):
             print(f"  {i}. {sug.summary}")
-            print(f"     -> {sug.users} users at {sug.max_model_len:,} tokens (KV {sug.kv_tokens:,} tokens, "
-                  f"max concurrency {_x(sug.max_concurrency)})")
+            print(
+                f"     -> {sug.users} users at {sug.max_model_len:,} tokens (KV {sug.kv_tokens:,} tokens, "
+                f"max concurrency {_x(sug.max_concurrency)})"
+            )
     r = p.roofline
-    print(f"\nROOFLINE: single-stream decode <= {r['decode_tok_s_single_stream']:,.0f} tok/s "
-          f"({r['decode_tok_s_single_stream_full_context']:,.0f} at full context); "
-          f"{r['batched_sequences']} sequences <= {r['batched_tok_s_bound']:,.0f} tok/s "
-          f"(memory {r['batched_tok_s_memory_bound']:,.0f}, compute {r['batched_tok_s_compute_bound']:,.0f})")
+    print(
+        f"\nROOFLINE: single-stream decode <= {r['decode_tok_s_single_stream']:,.0f} tok/s "
+        f"({r['decode_tok_s_single_stream_full_context']:,.0f} at full context); "
+        f"{r['batched_sequences']} sequences <= {r['batched_tok_s_bound']:,.0f} tok/s "
+        f"(memory {r['batched_tok_s_memory_bound']:,.0f}, compute {r['batched_tok_s_compute_bound']:,.0f})"
+    )
     argv = serve_argv(p.engine_args, "MODEL")
     print("\nvLLM FLAGS FOR THIS PLAN: " + " ".join(argv[2:]))
     for note in p.notes:

@@ -33,8 +33,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _as_dict(preset: Preset) -> dict[str, Any]:
-    return {"name": preset.name, "description": preset.description, "goal": preset.goal, "gpu": preset.gpu,
-            "engine": preset.engine, "path": str(preset.path) if preset.path else None}
+    return {
+        "name": preset.name,
+        "description": preset.description,
+        "goal": preset.goal,
+        "gpu": preset.gpu,
+        "engine": preset.engine,
+        "path": str(preset.path) if preset.path else None,
+    }
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -42,9 +48,18 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.json:
         print_json([_as_dict(p) for p in presets.values()])
         return 0
-    rows = [[p.name, p.goal, p.gpu, str(p.engine.get("quantization", "-")), str(p.engine.get("kv_cache_dtype", "auto")),
-             str(p.engine.get("max_model_len", "model")), str(p.engine.get("max_num_seqs", "default"))]
-            for p in presets.values()]
+    rows = [
+        [
+            p.name,
+            p.goal,
+            p.gpu,
+            str(p.engine.get("quantization", "-")),
+            str(p.engine.get("kv_cache_dtype", "auto")),
+            str(p.engine.get("max_model_len", "model")),
+            str(p.engine.get("max_num_seqs", "default")),
+        ]
+        for p in presets.values()
+    ]
     rows.append(["auto", "(--goal)", "(--gpu)", "planner", "planner", "planner", "planner"])
     print_table(rows, ["NAME", "GOAL", "GPU", "QUANT", "KV", "CONTEXT", "SEQS"])
     return 0
@@ -55,8 +70,13 @@ def auto_preset(model: str | None, gpu: str, goal: str) -> Preset:
         raise CliError("the 'auto' preset needs --model (and --gpu, --goal): the planner picks the knobs for it")
     shape = shape_for(model)
     engine = auto_config(shape, gpu, goal)
-    return Preset(name="auto", description=f"planner's choice for {shape.name} on {gpu}, goal {goal}",
-                  goal=goal, gpu=gpu, engine=engine)
+    return Preset(
+        name="auto",
+        description=f"planner's choice for {shape.name} on {gpu}, goal {goal}",
+        goal=goal,
+        gpu=gpu,
+        engine=engine,
+    )
 
 
 def cmd_show(args: argparse.Namespace) -> int:

@@ -12,10 +12,15 @@ from console import privacy
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("privacy", help="show or set whether vLLM / Hugging Face may send usage statistics "
-                                       "(off by default)")
-    p.add_argument("choice", nargs="?", choices=["on", "off"],
-                   help="on: let the libraries send their usage statistics; off: nothing is sent")
+    p = sub.add_parser(
+        "privacy", help="show or set whether vLLM / Hugging Face may send usage statistics (off by default)"
+    )
+    p.add_argument(
+        "choice",
+        nargs="?",
+        choices=["on", "off"],
+        help="on: let the libraries send their usage statistics; off: nothing is sent",
+    )
     p.set_defaults(func=cmd_privacy)
 
 

@@ -33,8 +33,15 @@ def progress_line(p: Progress) -> str:
 class ProgressPrinter:
     """A :class:`~console.jobs.TaskState` progress callback that writes to ``stream`` (stderr)."""
 
-    def __init__(self, stream: TextIO | None = None, *, clock: Callable[[], float] = time.monotonic,
-                 interval_s: float = 5.0, step: float = 0.1, tty_interval_s: float = 0.1) -> None:
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        interval_s: float = 5.0,
+        step: float = 0.1,
+        tty_interval_s: float = 0.1,
+    ) -> None:
         self._out = stream if stream is not None else sys.stderr
         isatty = getattr(self._out, "isatty", None)
         self._tty = bool(isatty is not None and isatty())
@@ -52,8 +59,12 @@ class ProgressPrinter:
         line = progress_line(p)[:MAX_WIDTH]
         phase = (_NUMBERS.sub("#", p.stage), p.fraction is None)
         done = p.fraction is not None and p.fraction >= 1.0
-        moved = (not self._tty and p.fraction is not None and self._last_fraction is not None
-                 and p.fraction - self._last_fraction >= self._step)
+        moved = (
+            not self._tty
+            and p.fraction is not None
+            and self._last_fraction is not None
+            and p.fraction - self._last_fraction >= self._step
+        )
         due = phase != self._phase or done or moved or now - self._last_t >= self._interval_s
         self._phase = phase
         if not due or line == self._last_line:

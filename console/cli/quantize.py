@@ -24,19 +24,28 @@ from console.models.store import ModelStore
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("quantize", help="quantize a model (AWQ int4), check its quality and speed")
     p.add_argument("--model", required=True, help="the source model in the store")
-    p.add_argument("--method", default="awq", choices=["awq", "fp8"],
-                   help="awq: int4 weights with AutoAWQ; fp8: no job (vLLM quantizes on load), gate the "
-                        "model under an FP8 preset on the GPU")
-    p.add_argument("--preset", default="4090-fp8", help="with --method fp8: the FP8 preset to gate "
-                                                         "(default 4090-fp8)")
-    p.add_argument("--calib", type=Path, help="calibration text (paragraphs separated by blank lines; "
-                                              "default: the built-in corpus)")
+    p.add_argument(
+        "--method",
+        default="awq",
+        choices=["awq", "fp8"],
+        help="awq: int4 weights with AutoAWQ; fp8: no job (vLLM quantizes on load), gate the "
+        "model under an FP8 preset on the GPU",
+    )
+    p.add_argument("--preset", default="4090-fp8", help="with --method fp8: the FP8 preset to gate (default 4090-fp8)")
+    p.add_argument(
+        "--calib",
+        type=Path,
+        help="calibration text (paragraphs separated by blank lines; default: the built-in corpus)",
+    )
     p.add_argument("--out", help="name of the new model (default: <model>-awq-w4)")
-    p.add_argument("--group-size", type=int, help="AWQ group size (default 128, or 64 when the "
-                                                  "model's widths need it)")
-    p.add_argument("--calib-blocks", type=int, default=5,
-                   help="calibrate on this many blocks of 128 tokens spread over the text (default 5; "
-                        "more: better scales, proportionally slower)")
+    p.add_argument("--group-size", type=int, help="AWQ group size (default 128, or 64 when the model's widths need it)")
+    p.add_argument(
+        "--calib-blocks",
+        type=int,
+        default=5,
+        help="calibrate on this many blocks of 128 tokens spread over the text (default 5; "
+        "more: better scales, proportionally slower)",
+    )
     p.add_argument("--no-zero-point", action="store_true", help="symmetric quantization")
     p.add_argument("--no-gate", action="store_true", help="skip the quality and speed comparison")
     p.add_argument("--keep-rejected", action="store_true", help="keep the model even if the gate rejects it")
@@ -53,8 +62,14 @@ def cmd_quantize(args: argparse.Namespace) -> int:
     quiet_engine_logs(getattr(args, "verbose", False))
     if args.method == "fp8":
         try:
-            result = run_gate(ModelStore(), args.model, None, "fp8", preset=args.preset,
-                              on_stage=lambda s: print(f"gate: {s}", file=sys.stderr))
+            result = run_gate(
+                ModelStore(),
+                args.model,
+                None,
+                "fp8",
+                preset=args.preset,
+                on_stage=lambda s: print(f"gate: {s}", file=sys.stderr),
+            )
         except QuantizeError as exc:
             raise CliError(str(exc)) from exc
         return report(result, args.model, f"{args.model} + {args.preset}", args.json)
@@ -65,12 +80,19 @@ def cmd_quantize(args: argparse.Namespace) -> int:
         if args.log:
             print(f"  | {line}", file=sys.stderr)
 
-    params = AwqParams(group_size=args.group_size, zero_point=not args.no_zero_point,
-                       max_blocks=args.calib_blocks)
+    params = AwqParams(group_size=args.group_size, zero_point=not args.no_zero_point, max_blocks=args.calib_blocks)
     try:
-        outcome = quantize_and_gate(ModelStore(), args.model, args.out, params=params, calib_file=args.calib,
-                                    task=task, on_log=on_log, gate=not args.no_gate,
-                                    keep_rejected=args.keep_rejected)
+        outcome = quantize_and_gate(
+            ModelStore(),
+            args.model,
+            args.out,
+            params=params,
+            calib_file=args.calib,
+            task=task,
+            on_log=on_log,
+            gate=not args.no_gate,
+            keep_rejected=args.keep_rejected,
+        )
     except QuantizeError as exc:
         raise CliError(str(exc)) from exc
     entry, gate = outcome.entry, outcome.gate

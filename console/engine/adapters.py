@@ -19,7 +19,13 @@ from console.config import EngineConfig
 from console.engine import vllm_compat
 from console.engine.types import EngineError
 from console.models.lora import (
-    DEFAULT_MAX_LORA_RANK, DEFAULT_MAX_LORAS, AdapterError, AdapterInfo, check_base, check_rank, inspect_adapter,
+    DEFAULT_MAX_LORA_RANK,
+    DEFAULT_MAX_LORAS,
+    AdapterError,
+    AdapterInfo,
+    check_base,
+    check_rank,
+    inspect_adapter,
     rank_slot,
 )
 
@@ -92,8 +98,10 @@ class AttachedAdapters:
     def check(self, path: Path, config: EngineConfig) -> AdapterInfo:
         """The adapter at ``path`` if ``config``'s engine can serve it, else :class:`AdapterError`."""
         if not config.enable_lora:
-            raise AdapterError("This model was loaded without LoRA slots: load it again with an adapter "
-                               "(or enable_lora) to use adapters")
+            raise AdapterError(
+                "This model was loaded without LoRA slots: load it again with an adapter "
+                "(or enable_lora) to use adapters"
+            )
         info = inspect_adapter(path)
         check_base(info, Path(config.model), config.served_model_name or Path(config.model).name)
         check_rank(info, config.max_lora_rank)

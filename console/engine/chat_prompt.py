@@ -24,8 +24,15 @@ from console.engine import vllm_compat
 from console.engine.types import EngineNotReady, GenerationRequest
 
 #: Request fields that change the rendered prompt (the rest only change sampling).
-TEMPLATE_FIELDS = ("chat_template", "chat_template_kwargs", "add_generation_prompt", "continue_final_message",
-                   "documents", "reasoning_effort", "add_special_tokens")
+TEMPLATE_FIELDS = (
+    "chat_template",
+    "chat_template_kwargs",
+    "add_generation_prompt",
+    "continue_final_message",
+    "documents",
+    "reasoning_effort",
+    "add_special_tokens",
+)
 
 
 class PromptError(ValueError):
@@ -49,8 +56,9 @@ def chat_body(request: GenerationRequest) -> dict[str, Any]:
     if "max_completion_tokens" not in body:
         params = request.params
         if max_tokens is None:
-            max_tokens = int(params.max_tokens) if params is not None and params.max_tokens else \
-                request.sampling.max_tokens
+            max_tokens = (
+                int(params.max_tokens) if params is not None and params.max_tokens else request.sampling.max_tokens
+            )
         body["max_completion_tokens"] = max_tokens
     body["messages"] = request.messages
     if request.continue_final:  # the chat's Continue: go on with the last (assistant) message
@@ -61,8 +69,11 @@ def chat_body(request: GenerationRequest) -> dict[str, Any]:
 
 def _has_template(request: GenerationRequest, tokenizer: Any) -> bool:
     fields = request.openai_fields or {}
-    return bool(fields.get("chat_template") or (fields.get("chat_template_kwargs") or {}).get("chat_template")
-                or getattr(tokenizer, "chat_template", None))
+    return bool(
+        fields.get("chat_template")
+        or (fields.get("chat_template_kwargs") or {}).get("chat_template")
+        or getattr(tokenizer, "chat_template", None)
+    )
 
 
 class ChatPrompts:

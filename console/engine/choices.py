@@ -45,8 +45,14 @@ class _Growing:
     stop_reason: int | str | None = None
 
     def choice(self, index: int) -> Choice:
-        return Choice(index, "".join(self.parts), self.finish_reason or "stop", self.tokens,
-                      None if self.logprobs is None else tuple(self.logprobs), self.stop_reason)
+        return Choice(
+            index,
+            "".join(self.parts),
+            self.finish_reason or "stop",
+            self.tokens,
+            None if self.logprobs is None else tuple(self.logprobs),
+            self.stop_reason,
+        )
 
 
 def _clamp(value: float) -> float:
@@ -121,23 +127,34 @@ class OpenAIChoiceCollector:
 
 def _openai_logprobs(lp: dict[str, Any]) -> list[TokenLogprob]:
     if "content" in lp:  # chat: [{token, logprob, top_logprobs: [{token, logprob}]}]
-        return [TokenLogprob(str(e.get("token", "")), e.get("logprob"),
-                             tuple((str(t.get("token", "")), float(t.get("logprob", MIN_LOGPROB)))
-                                   for t in e.get("top_logprobs") or []))
-                for e in lp.get("content") or []]
+        return [
+            TokenLogprob(
+                str(e.get("token", "")),
+                e.get("logprob"),
+                tuple(
+                    (str(t.get("token", "")), float(t.get("logprob", MIN_LOGPROB))) for t in e.get("top_logprobs") or []
+                ),
+            )
+            for e in lp.get("content") or []
+        ]
     tokens = lp.get("tokens") or []  # completion: parallel lists, top_logprobs as {token: logprob}
     values = lp.get("token_logprobs") or [None] * len(tokens)
     tops = lp.get("top_logprobs") or [None] * len(tokens)
-    return [TokenLogprob(str(t), v, tuple((str(k), float(x)) for k, x in (top or {}).items()))
-            for t, v, top in zip(tokens, values, tops)]
+    return [
+        TokenLogprob(str(t), v, tuple((str(k), float(x)) for k, x in (top or {}).items()))
+        for t, v, top in zip(tokens, values, tops)
+    ]
 
 
 def chat_logprobs(steps: Iterable[TokenLogprob], top_k: int | None) -> dict[str, Any]:
     """``choices[i].logprobs`` of a chat completion, as vLLM writes it (``top_k`` alternatives)."""
 
     def entry(token: str, logprob: float | None) -> dict[str, Any]:
-        return {"token": token, "logprob": MIN_LOGPROB if logprob is None else logprob,
-                "bytes": list(token.encode("utf-8", errors="replace"))}
+        return {
+            "token": token,
+            "logprob": MIN_LOGPROB if logprob is None else logprob,
+            "bytes": list(token.encode("utf-8", errors="replace")),
+        }
 
     content = []
     for s in steps:
@@ -156,8 +173,9 @@ def completion_logprobs(steps: Iterable[TokenLogprob], top_k: int | None, text_o
         out["tokens"].append(s.token)
         out["token_logprobs"].append(s.logprob)
         k = top_k or 0
-        out["top_logprobs"].append(None if s.logprob is None else
-                                   {t: v for i, (t, v) in enumerate(s.top) if k == -1 or k >= i})
+        out["top_logprobs"].append(
+            None if s.logprob is None else {t: v for i, (t, v) in enumerate(s.top) if k == -1 or k >= i}
+        )
     return out
 
 
@@ -184,5 +202,13 @@ def _logprob_json(lp: Any) -> dict[str, Any]:
     return {"logprob": _clamp(lp.logprob), "rank": lp.rank, "decoded_token": lp.decoded_token}
 
 
-__all__ = ["Choice", "MIN_LOGPROB", "OpenAIChoiceCollector", "OutputCollector", "TokenLogprob",
-           "chat_logprobs", "completion_logprobs", "prompt_logprobs_json"]
+__all__ = [
+    "Choice",
+    "MIN_LOGPROB",
+    "OpenAIChoiceCollector",
+    "OutputCollector",
+    "TokenLogprob",
+    "chat_logprobs",
+    "completion_logprobs",
+    "prompt_logprobs_json",
+]

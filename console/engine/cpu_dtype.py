@@ -33,10 +33,29 @@ REFERENCE = "float32"
 #: answered correctly on every CPU measured (AMD EPYC, Xeon with AMX, Xeon without).
 FALLBACK = "float32"
 #: The flags that change which CPU kernels vLLM and torch use for 16-bit floats.
-RELEVANT_FLAGS = ("avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16",
-                  "avx512_fp16", "avx_vnni", "amx_tile", "amx_bf16", "amx_fp16", "amx_int8",
-                  # ARM (cpuinfo "Features"): half and bf16 arithmetic, SVE
-                  "asimd", "fphp", "asimdhp", "bf16", "sve", "sve2")
+RELEVANT_FLAGS = (
+    "avx2",
+    "fma",
+    "f16c",
+    "avx512f",
+    "avx512bw",
+    "avx512vl",
+    "avx512_vnni",
+    "avx512_bf16",
+    "avx512_fp16",
+    "avx_vnni",
+    "amx_tile",
+    "amx_bf16",
+    "amx_fp16",
+    "amx_int8",
+    # ARM (cpuinfo "Features"): half and bf16 arithmetic, SVE
+    "asimd",
+    "fphp",
+    "asimdhp",
+    "bf16",
+    "sve",
+    "sve2",
+)
 CACHE_FILE = "cpu_dtype.json"
 
 
@@ -119,11 +138,16 @@ class CheckResult:
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "CheckResult":
         fp = d["fingerprint"]
-        return cls(fingerprint=Fingerprint(str(fp["cpu"]), tuple(fp["flags"]), str(fp["vllm"])),
-                   model=str(d["model"]), results=[DtypeResult(**r) for r in d.get("results", [])],
-                   choice=d.get("choice"), message=str(d.get("message", "")),
-                   measured_at=str(d.get("measured_at", "")), seconds=float(d.get("seconds", 0.0)),
-                   tolerance={k: float(v) for k, v in (d.get("tolerance") or {}).items()})
+        return cls(
+            fingerprint=Fingerprint(str(fp["cpu"]), tuple(fp["flags"]), str(fp["vllm"])),
+            model=str(d["model"]),
+            results=[DtypeResult(**r) for r in d.get("results", [])],
+            choice=d.get("choice"),
+            message=str(d.get("message", "")),
+            measured_at=str(d.get("measured_at", "")),
+            seconds=float(d.get("seconds", 0.0)),
+            tolerance={k: float(v) for k, v in (d.get("tolerance") or {}).items()},
+        )
 
 
 # -- the verdict ---------------------------------------------------------------------------------
@@ -149,11 +173,15 @@ def judge(result: DtypeResult, reference: DtypeResult | None) -> DtypeResult:
     elif result.top1_agreement is None or result.mean_abs_logprob_delta is None:
         result.ok, result.reason = False, "no log-probabilities to compare"
     elif result.top1_agreement < MIN_TOP1_AGREEMENT:
-        result.ok, result.reason = False, (f"next-token choice agrees with {REFERENCE} on only "
-                                           f"{100 * result.top1_agreement:.0f}% of positions")
+        result.ok, result.reason = (
+            False,
+            (f"next-token choice agrees with {REFERENCE} on only {100 * result.top1_agreement:.0f}% of positions"),
+        )
     elif result.mean_abs_logprob_delta > MAX_MEAN_ABS_LOGPROB_DELTA:
-        result.ok, result.reason = False, (f"log-probabilities differ from {REFERENCE} by "
-                                           f"{result.mean_abs_logprob_delta:.3f} nats on average")
+        result.ok, result.reason = (
+            False,
+            (f"log-probabilities differ from {REFERENCE} by {result.mean_abs_logprob_delta:.3f} nats on average"),
+        )
     else:
         result.ok, result.reason = True, "agrees with float32"
     return result
@@ -164,12 +192,17 @@ def decide(results: list[DtypeResult], model: str) -> tuple[str | None, str]:
     good = [r for r in results if r.ok and r.output_tokens_per_s]
     if not good:
         why = "; ".join(f"{r.dtype}: {r.reason}" for r in results)
-        return None, (f"{model} gave wrong results in every dtype on this CPU ({why}). The CPU engine "
-                      f"will use {FALLBACK}, but its answers may be wrong: check the model, or report "
-                      "this CPU and vLLM version.")
+        return None, (
+            f"{model} gave wrong results in every dtype on this CPU ({why}). The CPU engine "
+            f"will use {FALLBACK}, but its answers may be wrong: check the model, or report "
+            "this CPU and vLLM version."
+        )
     best = max(good, key=lambda r: r.output_tokens_per_s or 0.0)
-    others = ", ".join(f"{r.dtype} {r.output_tokens_per_s:.0f}" if r.ok and r.output_tokens_per_s
-                       else f"{r.dtype} rejected" for r in results if r is not best)
+    others = ", ".join(
+        f"{r.dtype} {r.output_tokens_per_s:.0f}" if r.ok and r.output_tokens_per_s else f"{r.dtype} rejected"
+        for r in results
+        if r is not best
+    )
     return best.dtype, f"{best.dtype}: fastest correct ({best.output_tokens_per_s:.0f} tok/s; {others})"
 
 
@@ -232,22 +265,46 @@ def resolve(fp: Fingerprint | None = None, sixteen_bit: bool = False) -> Resolve
     else float16."""
     result = cached(fp)
     if sixteen_bit:
-        good = [r for r in (result.results if result else []) if r.ok and r.output_tokens_per_s
-                and r.dtype in SIXTEEN_BIT]
+        good = [
+            r for r in (result.results if result else []) if r.ok and r.output_tokens_per_s and r.dtype in SIXTEEN_BIT
+        ]
         if good:
             best = max(good, key=lambda r: r.output_tokens_per_s or 0.0)
-            return Resolved(best.dtype, "checked", f"{best.dtype} (fastest 16-bit dtype that passed the CPU "
-                                                    "check; quantized weights need 16 bits)")
-        return Resolved("float16", "fallback", "float16 (quantized weights need a 16-bit dtype; none was "
-                                               "checked on this CPU)")
+            return Resolved(
+                best.dtype,
+                "checked",
+                f"{best.dtype} (fastest 16-bit dtype that passed the CPU check; quantized weights need 16 bits)",
+            )
+        return Resolved(
+            "float16", "fallback", "float16 (quantized weights need a 16-bit dtype; none was checked on this CPU)"
+        )
     if result is None:
-        return Resolved(FALLBACK, "fallback", f"{FALLBACK} (CPU dtype not checked on this machine yet: "
-                                              "run `inference-console doctor` to pick the fastest correct one)")
+        return Resolved(
+            FALLBACK,
+            "fallback",
+            f"{FALLBACK} (CPU dtype not checked on this machine yet: "
+            "run `inference-console doctor` to pick the fastest correct one)",
+        )
     if result.choice is None:
         return Resolved(FALLBACK, "fallback", f"{FALLBACK} (no dtype passed the CPU check: {result.message})")
     when = result.measured_at[:10]
     return Resolved(result.choice, "checked", f"{result.choice} (checked on this CPU {when})".replace(" )", ")"))
 
 
-__all__ = ["CANDIDATES", "REFERENCE", "FALLBACK", "Fingerprint", "DtypeResult", "CheckResult", "Resolved",
-           "fingerprint", "read_cpu", "judge", "decide", "cached", "save", "resolve", "cache_path"]
+__all__ = [
+    "CANDIDATES",
+    "REFERENCE",
+    "FALLBACK",
+    "Fingerprint",
+    "DtypeResult",
+    "CheckResult",
+    "Resolved",
+    "fingerprint",
+    "read_cpu",
+    "judge",
+    "decide",
+    "cached",
+    "save",
+    "resolve",
+    "cache_path",
+]

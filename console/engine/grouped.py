@@ -58,8 +58,7 @@ class SchedulerGate:
                 await engine.pause_generation(mode="keep", clear_cache=False)
                 self.held = True
             except Exception as exc:
-                log.warning("could not hold the scheduler for a group of requests (%s); adding them as they come",
-                            exc)
+                log.warning("could not hold the scheduler for a group of requests (%s); adding them as they come", exc)
             finally:
                 self._open.set()
             if not self.held:
@@ -88,8 +87,15 @@ def once(fn: Callable[[], None]) -> Callable[[], None]:
     return call
 
 
-async def generate(engine: Any, prompt: Any, params: Any, request_id: str, *, lora_request: Any = None,
-                   on_added: Callable[[], None] | None = None) -> AsyncIterator[Any]:
+async def generate(
+    engine: Any,
+    prompt: Any,
+    params: Any,
+    request_id: str,
+    *,
+    lora_request: Any = None,
+    on_added: Callable[[], None] | None = None,
+) -> AsyncIterator[Any]:
     """Yield the request's ``RequestOutput`` objects, as ``AsyncLLM.generate``; ``on_added`` (once)
     when the request is in the engine's queue or could not be added. Without ``on_added`` this is
     vLLM's own ``generate``."""

@@ -86,8 +86,7 @@ class EngineHost(LoopEngine):
         atexit.register(self.close)
 
     # -- lifecycle -----------------------------------------------------------------------------
-    def load(self, config: EngineConfig, name: str | None = None, *,
-             keep_warm: bool = False) -> cf.Future[EngineInfo]:
+    def load(self, config: EngineConfig, name: str | None = None, *, keep_warm: bool = False) -> cf.Future[EngineInfo]:
         """Start loading ``config`` (unloading any current model first). Raises
         :class:`EngineBusy` if a load is already in progress, and :class:`EngineError` when the
         installed vLLM cannot run the configuration's speed settings on its device (issue 21):
@@ -102,8 +101,9 @@ class EngineHost(LoopEngine):
         name = name or Path(config.model).name
         with self._lock:
             if self._status.state in (EngineState.LOADING, EngineState.STOPPING):
-                raise EngineBusy(f"The engine is {self._status.state.value}; wait for it to finish "
-                                 "before loading another model")
+                raise EngineBusy(
+                    f"The engine is {self._status.state.value}; wait for it to finish before loading another model"
+                )
             if keep_warm and self._engine is not None and self._info is not None and self._info.model != name:
                 refusal = keep_warm_refusal(self._config, self._info.device)
                 if refusal:
@@ -168,8 +168,18 @@ class EngineHost(LoopEngine):
         old = self._warm.pop(name, None)
         if old is not None:
             await self._shutdown_parked(old)
-        self._warm[name] = Parked(name, self._requested, config, engine, self._tokenizer, info, self._reaper,
-                                   self._adapters, self._null_dir, asleep)
+        self._warm[name] = Parked(
+            name,
+            self._requested,
+            config,
+            engine,
+            self._tokenizer,
+            info,
+            self._reaper,
+            self._adapters,
+            self._null_dir,
+            asleep,
+        )
         self._engine, self._tokenizer, self._reaper, self._null_dir, self._info = None, None, None, None, None
         self._adapters = AttachedAdapters()
         self._config = self._requested = None
@@ -249,10 +259,12 @@ class EngineHost(LoopEngine):
             from transformers import AutoTokenizer
 
             self._tokenizer = AutoTokenizer.from_pretrained(
-                config.tokenizer or config.model, trust_remote_code=config.trust_remote_code)
+                config.tokenizer or config.model, trust_remote_code=config.trust_remote_code
+            )
             vc = engine.vllm_config
-            info = engine_info(name, config, device, vc, str(getattr(vllm, "__version__", "?")), note,
-                               time.monotonic() - t0)
+            info = engine_info(
+                name, config, device, vc, str(getattr(vllm, "__version__", "?")), note, time.monotonic() - t0
+            )
             load_capture.record_load(capture, config, device, vc, info.vllm_version, self.metrics)
             self._watchdog = asyncio.get_running_loop().create_task(self._watch())
             # torch, transformers and vLLM leave ~600k long-lived objects; a full cyclic GC pass
@@ -472,27 +484,60 @@ class EngineHost(LoopEngine):
             if len(choices) > 1:  # n answers: the engine generated all their tokens
                 out_tokens = sum(ch.output_tokens for ch in choices)
                 finish_reason = choices[0].finish_reason
-            finish(RequestFinished(rid, "".join(parts), finish_reason, len(prompt_ids), out_tokens,
-                                   None if first is None else first - t0, time.perf_counter() - t0,
-                                   prompt_logprobs, choices, engine_scheduled_ts=scheduled,
-                                   prompt_token_ids=prompt_ids))
+            finish(
+                RequestFinished(
+                    rid,
+                    "".join(parts),
+                    finish_reason,
+                    len(prompt_ids),
+                    out_tokens,
+                    None if first is None else first - t0,
+                    time.perf_counter() - t0,
+                    prompt_logprobs,
+                    choices,
+                    engine_scheduled_ts=scheduled,
+                    prompt_token_ids=prompt_ids,
+                )
+            )
         except asyncio.CancelledError:
             # Cancelling the consumer aborts the request inside vLLM; keep what was streamed.
-            finish(RequestFinished(rid, "".join(parts), "abort", len(prompt_ids), out_tokens,
-                                   None if first is None else first - t0, time.perf_counter() - t0))
+            finish(
+                RequestFinished(
+                    rid,
+                    "".join(parts),
+                    "abort",
+                    len(prompt_ids),
+                    out_tokens,
+                    None if first is None else first - t0,
+                    time.perf_counter() - t0,
+                )
+            )
         except Exception as exc:
             dead = engine is not None and engine.errored
-            message = ("The engine process stopped while answering (killed, crashed or out of memory). "
-                       "Load the model again to continue." if dead else explain(exc, self._config))
+            message = (
+                "The engine process stopped while answering (killed, crashed or out of memory). "
+                "Load the model again to continue."
+                if dead
+                else explain(exc, self._config)
+            )
             finish(RequestFailed(rid, message, "".join(parts)))
             if dead:
                 asyncio.get_running_loop().create_task(
-                    self._engine_died(engine, "The engine process stopped unexpectedly"))
+                    self._engine_died(engine, "The engine process stopped unexpectedly")
+                )
         finally:
             if on_added is not None:
                 on_added()  # a request that failed before reaching the engine must not hold its group
             self._tasks.pop(rid, None)
 
 
-__all__ = ["EngineHost", "RequestHandle", "WarmModel", "cuda_available", "dtype_note", "keep_warm_refusal",
-           "prepare_config", "resolve_device"]
+__all__ = [
+    "EngineHost",
+    "RequestHandle",
+    "WarmModel",
+    "cuda_available",
+    "dtype_note",
+    "keep_warm_refusal",
+    "prepare_config",
+    "resolve_device",
+]

@@ -24,12 +24,20 @@ from typing import Any, Callable, Iterator, Protocol, Sequence, runtime_checkabl
 from console.config import EngineConfig
 from console.metrics.store import MetricsStore
 from console.engine.types import (
-    EngineError, EngineInfo, EngineStatus, EventSink, GenerationRequest, StatusListener, StreamEvent,
+    EngineError,
+    EngineInfo,
+    EngineStatus,
+    EventSink,
+    GenerationRequest,
+    StatusListener,
+    StreamEvent,
 )
 
 #: Why reloading work (gate, tuning, baselines) is refused; the GUI shows it as a tooltip.
-NEEDS_LOADER = ("needs an engine the console can load: the in-process engine or a console-launched server "
-                "(a remote server keeps its own configuration)")
+NEEDS_LOADER = (
+    "needs an engine the console can load: the in-process engine or a console-launched server "
+    "(a remote server keeps its own configuration)"
+)
 
 
 @runtime_checkable
@@ -65,8 +73,9 @@ class Engine(Protocol):
 
     def submit(self, request: GenerationRequest, on_event: EventSink | None = None) -> Handle: ...
 
-    def submit_many(self, requests: Sequence[GenerationRequest],
-                    sinks: Sequence[EventSink | None] | None = None) -> Sequence[Handle]: ...
+    def submit_many(
+        self, requests: Sequence[GenerationRequest], sinks: Sequence[EventSink | None] | None = None
+    ) -> Sequence[Handle]: ...
 
     def abort(self, request_id: str) -> None: ...
 
@@ -144,5 +153,15 @@ def require_loader(engine: Any, what: str = "This") -> Loader:
     return loader
 
 
-__all__ = ["CannotLoad", "Connectable", "Engine", "Handle", "Loader", "NEEDS_LOADER", "ServerLog", "StandsForLoader",
-           "as_loader", "require_loader"]
+__all__ = [
+    "CannotLoad",
+    "Connectable",
+    "Engine",
+    "Handle",
+    "Loader",
+    "NEEDS_LOADER",
+    "ServerLog",
+    "StandsForLoader",
+    "as_loader",
+    "require_loader",
+]

@@ -76,8 +76,13 @@ def logging_config_with_capture(base: dict[str, Any], log_path: Path) -> dict[st
     config.setdefault("version", 1)
     config.setdefault("disable_existing_loggers", False)
     config.setdefault("formatters", {})[_HANDLER] = {"format": "%(message)s"}
-    config.setdefault("handlers", {})[_HANDLER] = {"class": "logging.FileHandler", "filename": str(log_path),
-                                                   "formatter": _HANDLER, "level": "INFO", "encoding": "utf-8"}
+    config.setdefault("handlers", {})[_HANDLER] = {
+        "class": "logging.FileHandler",
+        "filename": str(log_path),
+        "formatter": _HANDLER,
+        "level": "INFO",
+        "encoding": "utf-8",
+    }
     logger = config.setdefault("loggers", {}).setdefault("vllm", {"level": "INFO", "propagate": False})
     # The report lines are INFO: let them reach our file even where vLLM's console output is set
     # quieter, by moving that level from the logger onto its existing handlers.
@@ -85,8 +90,9 @@ def logging_config_with_capture(base: dict[str, Any], log_path: Path) -> dict[st
     if logging.getLevelName(level) in range(logging.INFO + 1, logging.CRITICAL + 11):
         for name in logger.get("handlers", []):
             handler = config["handlers"].get(name)
-            if isinstance(handler, dict) and logging.getLevelName(str(handler.get("level", "NOTSET")).upper()) \
-                    < logging.getLevelName(level):
+            if isinstance(handler, dict) and logging.getLevelName(
+                str(handler.get("level", "NOTSET")).upper()
+            ) < logging.getLevelName(level):
                 handler["level"] = level
         logger["level"] = "INFO"
     logger["handlers"] = [*logger.get("handlers", []), _HANDLER]
@@ -170,8 +176,15 @@ def _nvml(metrics: Any, since: float) -> tuple[str, float | None]:
     return source.name, (max(values) if values else None)
 
 
-def build_record(cap: LogCapture, config: Any, device: str, vllm_config: Any, vllm_version: str,
-                 gpu_name: str = "", nvml_peak: float | None = None) -> Any:
+def build_record(
+    cap: LogCapture,
+    config: Any,
+    device: str,
+    vllm_config: Any,
+    vllm_version: str,
+    gpu_name: str = "",
+    nvml_peak: float | None = None,
+) -> Any:
     """The :class:`LoadRecord` of this load (None: no report lines were captured)."""
     from console.planner.loadlog import parse_vllm_log
     from console.planner.selfcal import LoadRecord, gpu_key
@@ -184,15 +197,30 @@ def build_record(cap: LogCapture, config: Any, device: str, vllm_config: Any, vl
     if not kv_tokens or report.kv_budget_gib is None:
         return None
     shape = shape_from_folder(Path(config.model))
-    return LoadRecord(gpu="cpu" if device == "cpu" else gpu_key(gpu_name or "gpu"),
-                      vllm_version=report.vllm_version or vllm_version, shape=shape.to_dict(),
-                      engine_args=_engine_args(config, vllm_config), report=report, kv_tokens=int(kv_tokens),
-                      block_size=block, gpu_name=gpu_name, model=shape.name, nvml_peak_used_bytes=nvml_peak,
-                      device="cpu" if device == "cpu" else "cuda")
+    return LoadRecord(
+        gpu="cpu" if device == "cpu" else gpu_key(gpu_name or "gpu"),
+        vllm_version=report.vllm_version or vllm_version,
+        shape=shape.to_dict(),
+        engine_args=_engine_args(config, vllm_config),
+        report=report,
+        kv_tokens=int(kv_tokens),
+        block_size=block,
+        gpu_name=gpu_name,
+        model=shape.name,
+        nvml_peak_used_bytes=nvml_peak,
+        device="cpu" if device == "cpu" else "cuda",
+    )
 
 
-def record_load(cap: LogCapture, config: Any, device: str, vllm_config: Any, vllm_version: str,
-                metrics: Any = None, since: float = 0.0) -> Any:
+def record_load(
+    cap: LogCapture,
+    config: Any,
+    device: str,
+    vllm_config: Any,
+    vllm_version: str,
+    metrics: Any = None,
+    since: float = 0.0,
+) -> Any:
     """After a successful load: record it and refit the calibration. Returns the record or None."""
     if cap.folder is None:
         return None

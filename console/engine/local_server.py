@@ -51,12 +51,17 @@ STAGES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"Initializing a V\d LLM engine|Resolved architecture", re.I), "initializing the engine"),
     (re.compile(r"Starting to load model|Loading weights|Loading safetensors", re.I), "loading weights"),
     (re.compile(r"(Model loading|Loading weights) took", re.I), "weights loaded; sizing the KV cache"),
-    (re.compile(r"KV cache size|Maximum concurrency|num_gpu_blocks|GPU KV cache", re.I),
-     "KV cache allocated; warming up"),
+    (
+        re.compile(r"KV cache size|Maximum concurrency|num_gpu_blocks|GPU KV cache", re.I),
+        "KV cache allocated; warming up",
+    ),
     (re.compile(r"init engine .* took|Capturing|warm", re.I), "warming up"),
-    (re.compile(r"Starting vLLM API server|Uvicorn running|Application startup complete|Available routes", re.I),
-     "server up; checking health"),
+    (
+        re.compile(r"Starting vLLM API server|Uvicorn running|Application startup complete|Available routes", re.I),
+        "server up; checking health",
+    ),
 ]
+
 
 def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -81,9 +86,18 @@ class LocalServer(ServerEngine):
 
     kind = "serve"
 
-    def __init__(self, *, metrics: MetricsStore | None = None, port: int | None = None, host: str = "127.0.0.1",
-                 log_dir: str | Path | None = None, startup_timeout_s: float = 900.0, stop_timeout_s: float = 20.0,
-                 python: str = sys.executable, poll_interval_s: float = 1.0) -> None:
+    def __init__(
+        self,
+        *,
+        metrics: MetricsStore | None = None,
+        port: int | None = None,
+        host: str = "127.0.0.1",
+        log_dir: str | Path | None = None,
+        startup_timeout_s: float = 900.0,
+        stop_timeout_s: float = 20.0,
+        python: str = sys.executable,
+        poll_interval_s: float = 1.0,
+    ) -> None:
         super().__init__(None, None, metrics=metrics, poll_interval_s=poll_interval_s)
         self.host = host
         self.port = port
@@ -178,8 +192,9 @@ class LocalServer(ServerEngine):
             work = Path(tempfile.mkdtemp(prefix="console-serve-", dir=self._log_dir))
             self.yaml_path = work / "serve.yaml"
             served = config.served_model_name or name
-            self.yaml_path.write_text(serve_yaml(config, ServeOptions(host=self.host, port=self.port,
-                                                                      served_model_name=served)))
+            self.yaml_path.write_text(
+                serve_yaml(config, ServeOptions(host=self.host, port=self.port, served_model_name=served))
+            )
             self.log_path = work / "server.log"
             self._config = config
             self.url = f"http://{self.host}:{self.port}"
@@ -201,8 +216,14 @@ class LocalServer(ServerEngine):
         self._stopping = False
         loop = asyncio.get_running_loop()
         # The stages come from INFO lines; the log is captured.
-        self.child = Child(cmd, env={"VLLM_LOGGING_LEVEL": "INFO"}, log_path=self.log_path, merge_stderr=True,
-                           json_lines=False, on_line=lambda line: self._on_log_line(line, loop)).start()
+        self.child = Child(
+            cmd,
+            env={"VLLM_LOGGING_LEVEL": "INFO"},
+            log_path=self.log_path,
+            merge_stderr=True,
+            json_lines=False,
+            on_line=lambda line: self._on_log_line(line, loop),
+        ).start()
 
     async def _wait_healthy(self, t0: float, name: str) -> EngineInfo:
         child = self.child
@@ -214,17 +235,25 @@ class LocalServer(ServerEngine):
                 await asyncio.sleep(0.3)  # let the reader take the last lines
                 raise EngineError(self._exit_message(code, starting=True))
             if time.monotonic() > deadline:
-                raise EngineError(f"The server did not become healthy within {self.startup_timeout_s:.0f} s "
-                                  f"(last log line: {self.failure_cause()})")
+                raise EngineError(
+                    f"The server did not become healthy within {self.startup_timeout_s:.0f} s "
+                    f"(last log line: {self.failure_cause()})"
+                )
             if await self._healthy_strict():
                 break
             await asyncio.sleep(0.5)
         self._on_stage("connecting")
         info = await self._connect(t0)
-        return EngineInfo(model=info.model, model_path=self._config.model if self._config else info.model_path,
-                          device=info.device, max_model_len=info.max_model_len, num_kv_blocks=info.num_kv_blocks,
-                          block_size=info.block_size, load_seconds=time.monotonic() - t0,
-                          vllm_version=info.vllm_version)
+        return EngineInfo(
+            model=info.model,
+            model_path=self._config.model if self._config else info.model_path,
+            device=info.device,
+            max_model_len=info.max_model_len,
+            num_kv_blocks=info.num_kv_blocks,
+            block_size=info.block_size,
+            load_seconds=time.monotonic() - t0,
+            vllm_version=info.vllm_version,
+        )
 
     async def _healthy_strict(self) -> bool:
         try:

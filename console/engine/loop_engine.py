@@ -174,8 +174,9 @@ class LoopEngine:
         event also resolves the returned handle's future."""
         return self.submit_many([request], [on_event])[0]
 
-    def submit_many(self, requests: Sequence[GenerationRequest],
-                    sinks: Sequence[EventSink | None] | None = None) -> list[RequestHandle]:
+    def submit_many(
+        self, requests: Sequence[GenerationRequest], sinks: Sequence[EventSink | None] | None = None
+    ) -> list[RequestHandle]:
         """Start ``requests`` together, as vLLM's offline batch does: one hop onto the engine's
         loop for all of them. Submitted one by one from a busy thread, each hop waits for the loop
         thread to get the GIL back (a switch interval, ~5-9 ms), so a thousand requests reached
@@ -207,8 +208,9 @@ class LoopEngine:
         task.add_done_callback(lambda t: self._task_done(rid, sink, handle))
 
     @staticmethod
-    def _emitters(sink: EventSink | None,
-                  handle: RequestHandle) -> tuple[Callable[[StreamEvent], None], Callable[[StreamEvent], None]]:
+    def _emitters(
+        sink: EventSink | None, handle: RequestHandle
+    ) -> tuple[Callable[[StreamEvent], None], Callable[[StreamEvent], None]]:
         """``(emit, finish)`` for one request: ``emit`` gives an event to the sink (a failing sink
         is logged, never breaks the engine); ``finish`` emits the terminal event and resolves the
         handle with it (once)."""

@@ -37,9 +37,16 @@ class Done(Generic[K]):
 
 
 class ManyRequests(Generic[K]):
-    def __init__(self, engine: Engine, requests: Iterable[tuple[K, GenerationRequest]], *,
-                 concurrency: int | None = None, offsets: Sequence[float] | None = None,
-                 task: TaskState | None = None, poll_s: float = 0.2) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        requests: Iterable[tuple[K, GenerationRequest]],
+        *,
+        concurrency: int | None = None,
+        offsets: Sequence[float] | None = None,
+        task: TaskState | None = None,
+        poll_s: float = 0.2,
+    ) -> None:
         if concurrency is not None and concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self.engine = engine

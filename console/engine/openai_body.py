@@ -67,8 +67,12 @@ def _validation_message(exc: Exception) -> str:
 def _defaults_for(defaults: SamplingSettings) -> tuple[dict[str, Any], dict[str, Any]]:
     """(vLLM ``default_sampling_params``, body fields to add when absent) from the console's
     defaults."""
-    server = {"temperature": defaults.temperature, "top_p": defaults.top_p, "top_k": defaults.top_k,
-              "repetition_penalty": defaults.repetition_penalty}
+    server = {
+        "temperature": defaults.temperature,
+        "top_p": defaults.top_p,
+        "top_k": defaults.top_k,
+        "repetition_penalty": defaults.repetition_penalty,
+    }
     return server, defaults.request_extras()
 
 
@@ -92,8 +96,9 @@ def _messages(value: Any) -> list[dict[str, str]]:
     for i, m in enumerate(value):
         role = m.get("role")
         if role not in _ROLES:
-            raise BodyError(f"messages[{i}].role {role!r} is not supported by the console "
-                            f"({', '.join(sorted(_ROLES))})")
+            raise BodyError(
+                f"messages[{i}].role {role!r} is not supported by the console ({', '.join(sorted(_ROLES))})"
+            )
         out.append({"role": "system" if role == "developer" else role, "content": _text_content(i, m.get("content"))})
     if not out or all(m["role"] == "system" for m in out):
         raise BodyError("'messages' has no user message")
@@ -120,8 +125,7 @@ def parse_body(endpoint: Endpoint, body: dict[str, Any], defaults: SamplingSetti
     defaults = defaults or SamplingSettings()
     server_defaults, body_defaults = _defaults_for(defaults)
     full = {**body_defaults, **body}
-    cls = (vllm_compat.chat_completion_request_class() if endpoint == "chat"
-           else vllm_compat.completion_request_class())
+    cls = vllm_compat.chat_completion_request_class() if endpoint == "chat" else vllm_compat.completion_request_class()
     try:
         req = cls.model_validate(full)
     except Exception as exc:  # pydantic's ValidationError or vLLM's own VLLMValidationError
@@ -136,14 +140,21 @@ def parse_body(endpoint: Endpoint, body: dict[str, Any], defaults: SamplingSetti
     except Exception as exc:
         message = _validation_message(exc)
         if "greedy" in message and "temperature" not in body:
-            message += (f" (the console's default temperature is {defaults.temperature:g}: give the line a "
-                        "temperature, or set the default one)")
+            message += (
+                f" (the console's default temperature is {defaults.temperature:g}: give the line a "
+                "temperature, or set the default one)"
+            )
         raise BodyError(message) from None
     model = body.get("model")
     ignored = sorted(k for k in body if k not in cls.model_fields)
-    out = OpenAIBody(endpoint, params, _settings(params), model=model if isinstance(model, str) else None,
-                     fields={k: v for k, v in full.items() if k not in _ROUTING and k not in ignored},
-                     ignored=ignored)
+    out = OpenAIBody(
+        endpoint,
+        params,
+        _settings(params),
+        model=model if isinstance(model, str) else None,
+        fields={k: v for k, v in full.items() if k not in _ROUTING and k not in ignored},
+        ignored=ignored,
+    )
     if endpoint == "chat":
         out.messages = _messages(body["messages"])
         out.top_logprobs = (req.top_logprobs or 0) if req.logprobs else None
@@ -165,13 +176,21 @@ def _completion_prompt(out: OpenAIBody, prompt: Any) -> None:
     elif isinstance(prompt, list) and prompt and all(isinstance(t, int) for t in prompt):
         out.prompt_token_ids = list(prompt)
     else:
-        raise BodyError("one prompt per line (text or token ids): several prompts in one body are not "
-                        "supported by the console")
+        raise BodyError(
+            "one prompt per line (text or token ids): several prompts in one body are not supported by the console"
+        )
 
 
-def output_fields(*, json_schema: dict[str, Any] | None = None, choice: list[str] | None = None,
-                  regex: str | None = None, grammar: str | None = None, json_object: bool = False,
-                  logprobs: int | None = None, n: int | None = None) -> dict[str, Any]:
+def output_fields(
+    *,
+    json_schema: dict[str, Any] | None = None,
+    choice: list[str] | None = None,
+    regex: str | None = None,
+    grammar: str | None = None,
+    json_object: bool = False,
+    logprobs: int | None = None,
+    n: int | None = None,
+) -> dict[str, Any]:
     """OpenAI body fields for what the chat's Output control and ``chat`` flags ask for
     (at most one structured-output kind; vLLM says so if more are given)."""
     fields: dict[str, Any] = {}
@@ -190,8 +209,9 @@ def output_fields(*, json_schema: dict[str, Any] | None = None, choice: list[str
     return fields
 
 
-def chat_request_parts(messages: list[dict[str, str]], fields: dict[str, Any],
-                       defaults: SamplingSettings) -> OpenAIBody:
+def chat_request_parts(
+    messages: list[dict[str, str]], fields: dict[str, Any], defaults: SamplingSettings
+) -> OpenAIBody:
     """A chat turn with OpenAI ``fields`` (output_fields), checked and converted by vLLM."""
     return parse_body("chat", {**fields, "messages": messages}, defaults)
 
@@ -208,12 +228,27 @@ def request_fields(fields: dict[str, Any], sampling: SamplingSettings) -> dict[s
 
 def _settings(params: Any) -> SamplingSettings:
     """The console's view of vLLM's params (what the results table and the chat show)."""
-    return SamplingSettings(temperature=float(params.temperature), top_p=float(params.top_p),
-                            top_k=max(int(params.top_k or 0), 0), max_tokens=int(params.max_tokens or 0),
-                            repetition_penalty=float(params.repetition_penalty), seed=params.seed,
-                            stop=list(params.stop or []), ignore_eos=bool(params.ignore_eos),
-                            min_tokens=int(params.min_tokens or 0))
+    return SamplingSettings(
+        temperature=float(params.temperature),
+        top_p=float(params.top_p),
+        top_k=max(int(params.top_k or 0), 0),
+        max_tokens=int(params.max_tokens or 0),
+        repetition_penalty=float(params.repetition_penalty),
+        seed=params.seed,
+        stop=list(params.stop or []),
+        ignore_eos=bool(params.ignore_eos),
+        min_tokens=int(params.min_tokens or 0),
+    )
 
 
-__all__ = ["BodyError", "CHAT_URL", "COMPLETIONS_URL", "OpenAIBody", "URLS", "chat_request_parts", "output_fields",
-           "parse_body", "request_fields"]
+__all__ = [
+    "BodyError",
+    "CHAT_URL",
+    "COMPLETIONS_URL",
+    "OpenAIBody",
+    "URLS",
+    "chat_request_parts",
+    "output_fields",
+    "parse_body",
+    "request_fields",
+]

@@ -14,9 +14,15 @@ def sampling_params(s: SamplingSettings, prompt_logprobs: int | None, stream: bo
     final output only when nothing reads the tokens as they come (batch, bench)."""
     kind = vllm_compat.request_output_kind()
     return vllm_compat.sampling_params_class()(
-        temperature=s.temperature, top_p=s.top_p, top_k=s.top_k if s.top_k > 0 else 0,
-        max_tokens=s.engine_max_tokens(), repetition_penalty=s.repetition_penalty, seed=s.seed,
-        stop=list(s.stop) or None, ignore_eos=s.ignore_eos, min_tokens=s.min_tokens,
+        temperature=s.temperature,
+        top_p=s.top_p,
+        top_k=s.top_k if s.top_k > 0 else 0,
+        max_tokens=s.engine_max_tokens(),
+        repetition_penalty=s.repetition_penalty,
+        seed=s.seed,
+        stop=list(s.stop) or None,
+        ignore_eos=s.ignore_eos,
+        min_tokens=s.min_tokens,
         prompt_logprobs=prompt_logprobs,
         output_kind=kind.DELTA if stream else kind.FINAL_ONLY,
     )

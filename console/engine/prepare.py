@@ -17,7 +17,6 @@ from console.metrics import nvml
 DEFAULT_CPU_KV_BYTES = 2 * 1024**3
 
 
-
 def cuda_available() -> bool:
     """True when an NVIDIA GPU is usable, without importing torch (NVML is enough)."""
     return nvml.available()
@@ -74,22 +73,33 @@ def prepare_config(config: EngineConfig) -> tuple[EngineConfig, str]:
     return config, device
 
 
-def engine_info(name: str, config: EngineConfig, device: str, vc: Any, vllm_version: str, note: str | None,
-                load_seconds: float) -> EngineInfo:
+def engine_info(
+    name: str, config: EngineConfig, device: str, vc: Any, vllm_version: str, note: str | None, load_seconds: float
+) -> EngineInfo:
     """What a loaded engine reports about itself, read from vLLM's own config (``vc``)."""
     return EngineInfo(
-        model=name, model_path=config.model, device=device,
+        model=name,
+        model_path=config.model,
+        device=device,
         max_model_len=int(vc.model_config.max_model_len),
         num_kv_blocks=getattr(vc.cache_config, "num_gpu_blocks", None),
         block_size=getattr(vc.cache_config, "block_size", None),
         load_seconds=load_seconds,
         vllm_version=vllm_version,
-        dtype=str(getattr(vc.model_config, "dtype", config.dtype)).removeprefix("torch."), dtype_note=note or "",
+        dtype=str(getattr(vc.model_config, "dtype", config.dtype)).removeprefix("torch."),
+        dtype_note=note or "",
         quantization=getattr(vc.model_config, "quantization", None),
         kv_cache_dtype=str(getattr(vc.cache_config, "cache_dtype", "")),
         speculative_method=getattr(getattr(vc, "speculative_config", None), "method", None),
     )
 
 
-__all__ = ["DEFAULT_CPU_KV_BYTES", "cuda_available", "dtype_note", "engine_info", "needs_sixteen_bit", "prepare_config",
-           "resolve_device"]
+__all__ = [
+    "DEFAULT_CPU_KV_BYTES",
+    "cuda_available",
+    "dtype_note",
+    "engine_info",
+    "needs_sixteen_bit",
+    "prepare_config",
+    "resolve_device",
+]

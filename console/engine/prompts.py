@@ -14,8 +14,11 @@ def chat_prompt(tokenizer: Any, request: GenerationRequest) -> str:
     """``request.messages`` through ``tokenizer``'s chat template."""
     assert request.messages is not None
     if request.continue_final:
-        return str(tokenizer.apply_chat_template(request.messages, tokenize=False, add_generation_prompt=False,
-                                                 continue_final_message=True))
+        return str(
+            tokenizer.apply_chat_template(
+                request.messages, tokenize=False, add_generation_prompt=False, continue_final_message=True
+            )
+        )
     return str(tokenizer.apply_chat_template(request.messages, tokenize=False, add_generation_prompt=True))
 
 

@@ -54,8 +54,13 @@ from console.engine.types import (
 
 log = logging.getLogger(__name__)
 #: Chat fields vLLM's ``/tokenize`` renders with, as ``/v1/chat/completions`` does.
-TOKENIZE_FIELDS = ("add_generation_prompt", "continue_final_message", "add_special_tokens", "chat_template",
-                   "chat_template_kwargs")
+TOKENIZE_FIELDS = (
+    "add_generation_prompt",
+    "continue_final_message",
+    "add_special_tokens",
+    "chat_template",
+    "chat_template_kwargs",
+)
 T = TypeVar("T")
 
 #: Environment variables holding the API key when none is given (first set wins).
@@ -66,7 +71,6 @@ RECONNECTING = "reconnecting"
 RemoteHandle = RequestHandle  # the same handle as the in-process host's
 
 
-
 def split_model_cards(data: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, str]]:
     """(the base model's card, its LoRA adapters name -> path) from ``/v1/models``: vLLM lists each
     ``--lora-modules`` adapter as a card whose ``parent`` is the base model's id."""
@@ -75,6 +79,7 @@ def split_model_cards(data: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[
     adapters = {str(c.get("id")): str(c.get("root") or "") for c in data if c.get("parent") == base.get("id")}
     return base, adapters
 
+
 class ServerEngine(LoopEngine):
     """The request side of a vLLM server at ``url`` (HTTP, metrics polling, reconnection). How the
     server comes to be there is the subclass's business: :class:`RemoteEngine` connects to one,
@@ -82,8 +87,16 @@ class ServerEngine(LoopEngine):
 
     kind = "server"
 
-    def __init__(self, url: str | None = None, api_key: str | None = None, *, metrics: MetricsStore | None = None,
-                 verify: bool | str = True, poll_interval_s: float = 1.0, request_timeout_s: float = 600.0) -> None:
+    def __init__(
+        self,
+        url: str | None = None,
+        api_key: str | None = None,
+        *,
+        metrics: MetricsStore | None = None,
+        verify: bool | str = True,
+        poll_interval_s: float = 1.0,
+        request_timeout_s: float = 600.0,
+    ) -> None:
         self.url = normalize_url(url) if url else ""
         self.api_key = api_key
         self.verify = verify
@@ -107,12 +120,15 @@ class ServerEngine(LoopEngine):
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
-            verify: bool | ssl.SSLContext = self.verify if isinstance(self.verify, bool) \
-                else ssl.create_default_context(cafile=self.verify)  # a CA bundle for a private server
+            verify: bool | ssl.SSLContext = (
+                self.verify if isinstance(self.verify, bool) else ssl.create_default_context(cafile=self.verify)
+            )  # a CA bundle for a private server
             self._client = httpx.AsyncClient(
-                verify=verify, headers=self._headers(),
+                verify=verify,
+                headers=self._headers(),
                 timeout=httpx.Timeout(self.request_timeout_s, connect=10.0),
-                limits=httpx.Limits(max_connections=None, max_keepalive_connections=64))
+                limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
+            )
         return self._client
 
     # -- connect / disconnect ------------------------------------------------------------------
@@ -162,9 +178,15 @@ class ServerEngine(LoopEngine):
         except Exception:  # a server without /metrics still chats; the monitor stays empty
             log.info("no /metrics at %s", self.url)
         self._info = EngineInfo(
-            model=self._served, model_path=str(card.get("root") or self._served), device=self.device_label(),
-            max_model_len=int(card.get("max_model_len") or 0), num_kv_blocks=blocks, block_size=block_size,
-            load_seconds=time.monotonic() - t0, vllm_version=version)
+            model=self._served,
+            model_path=str(card.get("root") or self._served),
+            device=self.device_label(),
+            max_model_len=int(card.get("max_model_len") or 0),
+            num_kv_blocks=blocks,
+            block_size=block_size,
+            load_seconds=time.monotonic() - t0,
+            vllm_version=version,
+        )
         return self._info
 
     def adapters(self) -> dict[str, str]:
@@ -194,8 +216,9 @@ class ServerEngine(LoopEngine):
                     log.info("%s/metrics was slow to answer; skipping this poll", self.url)  # busy, not gone
                 except (httpx.TransportError, ServerError) as exc:
                     if self._status.state == EngineState.READY:
-                        self._lost(transport_message(self.url, exc) if isinstance(exc, httpx.TransportError)
-                                   else str(exc))
+                        self._lost(
+                            transport_message(self.url, exc) if isinstance(exc, httpx.TransportError) else str(exc)
+                        )
                 except Exception:
                     log.exception("reading %s/metrics failed", self.url)
             elif state == EngineState.FAILED and self._status.stage == RECONNECTING:
@@ -221,8 +244,9 @@ class ServerEngine(LoopEngine):
             return
         if not (self._status.state == EngineState.FAILED and self._status.stage == RECONNECTING):
             log.warning("lost the server: %s", message)
-            self._set_status(EngineStatus(EngineState.FAILED, self._status.model, RECONNECTING, message,
-                                          self._status.info))
+            self._set_status(
+                EngineStatus(EngineState.FAILED, self._status.model, RECONNECTING, message, self._status.info)
+            )
         self._start_monitor()
 
     async def _disconnect(self) -> None:
@@ -272,8 +296,11 @@ class ServerEngine(LoopEngine):
             raise EngineNotReady("not connected to a server")
 
         async def ask() -> int:
-            resp = await self._http().post(self.url + "/tokenize", timeout=10.0, json={
-                "model": self._served, "prompt": text, "add_special_tokens": False})
+            resp = await self._http().post(
+                self.url + "/tokenize",
+                timeout=10.0,
+                json={"model": self._served, "prompt": text, "add_special_tokens": False},
+            )
             if resp.status_code != 200:
                 raise http_error(self.url, resp.status_code, resp.content)
             return int(resp.json()["count"])
@@ -288,8 +315,11 @@ class ServerEngine(LoopEngine):
         if request.messages is None or self._status.state != EngineState.READY:
             return self.count_tokens(str(self.format_prompt(request)))
         fields = request.openai_fields or {}
-        body = {"model": self._served, "messages": request.messages,
-                **{k: fields[k] for k in TOKENIZE_FIELDS if k in fields}}
+        body = {
+            "model": self._served,
+            "messages": request.messages,
+            **{k: fields[k] for k in TOKENIZE_FIELDS if k in fields},
+        }
 
         async def ask() -> int:
             resp = await self._http().post(self.url + "/tokenize", timeout=10.0, json=body)
@@ -308,7 +338,9 @@ class ServerEngine(LoopEngine):
     def _body(self, request: GenerationRequest) -> tuple[str, dict[str, Any]]:
         s: SamplingSettings = request.sampling
         body: dict[str, Any] = {
-            "model": request.adapter or self._served, "temperature": s.temperature, "top_p": s.top_p,
+            "model": request.adapter or self._served,
+            "temperature": s.temperature,
+            "top_p": s.top_p,
             "stream": request.stream,
         }
         if s.engine_max_tokens() is not None:  # left out: the server allows what the context has left
@@ -382,8 +414,10 @@ class ServerEngine(LoopEngine):
                             break
                         chunk = json.loads(payload)
                         if "error" in chunk:
-                            raise ServerError(server_message(payload), int(chunk["error"].get("code") or 0)
-                                              if isinstance(chunk["error"], dict) else 0)
+                            raise ServerError(
+                                server_message(payload),
+                                int(chunk["error"].get("code") or 0) if isinstance(chunk["error"], dict) else 0,
+                            )
                         if chunk.get("usage"):
                             usage = chunk["usage"]
                         collected.add(chunk.get("choices") or [])
@@ -407,15 +441,32 @@ class ServerEngine(LoopEngine):
                                     raise asyncio.CancelledError
                     if not done and finish_reason is None:
                         raise httpx.RemoteProtocolError("the stream ended before the answer did")
-            finish(RequestFinished(rid, "".join(parts), str(finish_reason or "stop"),
-                                   int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
-                                   None if first is None else first - t0, time.perf_counter() - t0,
-                                   prompt_logprobs, collected.choices()))
+            finish(
+                RequestFinished(
+                    rid,
+                    "".join(parts),
+                    str(finish_reason or "stop"),
+                    int(usage.get("prompt_tokens") or 0),
+                    int(usage.get("completion_tokens") or 0),
+                    None if first is None else first - t0,
+                    time.perf_counter() - t0,
+                    prompt_logprobs,
+                    collected.choices(),
+                )
+            )
         except asyncio.CancelledError:
             # Leaving the `async with` closed the connection: vLLM aborts the request.
-            finish(RequestFinished(rid, "".join(parts), "abort", int(usage.get("prompt_tokens") or 0),
-                                   int(usage.get("completion_tokens") or 0),
-                                   None if first is None else first - t0, time.perf_counter() - t0))
+            finish(
+                RequestFinished(
+                    rid,
+                    "".join(parts),
+                    "abort",
+                    int(usage.get("prompt_tokens") or 0),
+                    int(usage.get("completion_tokens") or 0),
+                    None if first is None else first - t0,
+                    time.perf_counter() - t0,
+                )
+            )
         except httpx.TransportError as exc:
             message = transport_message(self.url, exc, "".join(parts))
             self._lost(message)  # before the event: a batch checks the status when it sees the failure
@@ -472,5 +523,12 @@ def api_key_from_env() -> str | None:
     return None
 
 
-__all__ = ["RemoteEngine", "RemoteHandle", "ServerEngine", "ServerError", "api_key_from_env", "normalize_url",
-           "transport_message"]
+__all__ = [
+    "RemoteEngine",
+    "RemoteHandle",
+    "ServerEngine",
+    "ServerError",
+    "api_key_from_env",
+    "normalize_url",
+    "transport_message",
+]

@@ -45,12 +45,17 @@ def server_message(body: bytes | str) -> str:
 def http_error(url: str, status: int, body: bytes | str) -> ServerError:
     said = server_message(body)
     if status in (401, 403):
-        return ServerError(f"The server at {url} refused the API key (HTTP {status}): give the right key with "
-                           "--api-key or INFERENCE_CONSOLE_API_KEY (the GUI's engine picker has a field for it).",
-                           status)
+        return ServerError(
+            f"The server at {url} refused the API key (HTTP {status}): give the right key with "
+            "--api-key or INFERENCE_CONSOLE_API_KEY (the GUI's engine picker has a field for it).",
+            status,
+        )
     if status == 404:
-        return ServerError(f"{url} answered 404 Not Found ({said or 'no such endpoint'}): is this an "
-                           "OpenAI-compatible vLLM server, and is the URL its root (e.g. http://host:8000)?", status)
+        return ServerError(
+            f"{url} answered 404 Not Found ({said or 'no such endpoint'}): is this an "
+            "OpenAI-compatible vLLM server, and is the URL its root (e.g. http://host:8000)?",
+            status,
+        )
     if status >= 500:
         return ServerError(f"The server at {url} failed (HTTP {status}): {said or 'no details'}", status)
     return ServerError(said or f"HTTP {status} from {url}", status)
@@ -61,18 +66,23 @@ def transport_message(url: str, exc: BaseException, partial: str = "") -> str:
     text = str(exc) or type(exc).__name__
     if isinstance(exc, httpx.ConnectError):
         if "SSL" in text or "certificate" in text.lower():
-            return (f"TLS check failed for {url}: {text}. Use a certificate your system trusts, or give the "
-                    "server's CA bundle (certificates are verified by default).")
-        return (f"Cannot reach the server at {url} ({text}): is it running, and are the address and port "
-                "right?")
+            return (
+                f"TLS check failed for {url}: {text}. Use a certificate your system trusts, or give the "
+                "server's CA bundle (certificates are verified by default)."
+            )
+        return f"Cannot reach the server at {url} ({text}): is it running, and are the address and port right?"
     if isinstance(exc, httpx.ConnectTimeout):  # no TCP answer at all: a host that is down, or a firewall
-        return (f"Cannot reach the server at {url} (no answer to the connection attempt in time): is it "
-                "running, and are the address and port right?")
+        return (
+            f"Cannot reach the server at {url} (no answer to the connection attempt in time): is it "
+            "running, and are the address and port right?"
+        )
     if isinstance(exc, httpx.TimeoutException):
         return f"The server at {url} did not answer in time ({type(exc).__name__}).{kept}"
     if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
-        return (f"The connection to the server at {url} dropped mid-answer (the server stopped, restarted or "
-                f"crashed: {text}).{kept} Reconnecting; re-run to finish.")
+        return (
+            f"The connection to the server at {url} dropped mid-answer (the server stopped, restarted or "
+            f"crashed: {text}).{kept} Reconnecting; re-run to finish."
+        )
     return f"Talking to the server at {url} failed: {type(exc).__name__}: {text}.{kept}"
 
 

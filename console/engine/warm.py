@@ -59,9 +59,11 @@ def keep_warm_refusal(current: EngineConfig | None, device: str) -> str | None:
     ignores sleep: there the warm model simply keeps its RAM."""
     if current is None or device == "cpu" or current.enable_sleep_mode:
         return None
-    return ("To keep the loaded model warm on the GPU it must have been loaded with sleep mode on "
-            "(Speed > Sleep mode, or --enable-sleep-mode): awake, it would keep its GPU memory and the next "
-            "model could not load beside it. Reload it with sleep mode, or load without keeping it warm.")
+    return (
+        "To keep the loaded model warm on the GPU it must have been loaded with sleep mode on "
+        "(Speed > Sleep mode, or --enable-sleep-mode): awake, it would keep its GPU memory and the next "
+        "model could not load beside it. Reload it with sleep mode, or load without keeping it warm."
+    )
 
 
 __all__ = ["Parked", "SLEEP_LEVEL", "WarmModel", "keep_warm_refusal"]

@@ -39,8 +39,14 @@ def load_bench(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def bundle_files(config: EngineConfig, options: ServeOptions, *, model_dir: str,
-                 bench: dict[str, Any] | None = None, source: dict[str, str] | None = None) -> dict[str, str]:
+def bundle_files(
+    config: EngineConfig,
+    options: ServeOptions,
+    *,
+    model_dir: str,
+    bench: dict[str, Any] | None = None,
+    source: dict[str, str] | None = None,
+) -> dict[str, str]:
     """``{relative path: text}`` of everything in the bundle."""
     layout = ray_layout(config, options)  # also refuses a layout that does not divide over the nodes
     files: dict[str, str] = {"serve.yaml": serve_yaml(config, options), "serve.sh": serve_script(config, options)}
@@ -71,12 +77,19 @@ def bundle_files(config: EngineConfig, options: ServeOptions, *, model_dir: str,
     dashboard = resources_dir() / "grafana" / "console-dashboard.json"
     if dashboard.is_file():  # for the server's /metrics (vLLM's names) and the console's own series
         files["grafana/console-dashboard.json"] = dashboard.read_text(encoding="utf-8")
-    meta = {"inference_console": __version__, "vllm_server_version": VLLM_SERVER_VERSION,
-            "image": options.image, "layout": layout.__dict__, "gpus_per_replica": gpus_per_replica(config),
-            "host": options.host, "port": options.port, "trust_remote_code": config.trust_remote_code,
-            "source": source or {}, "skipped": skipped}
-    files["README.md"] = readme_text(config, options, files=sorted(files), meta=meta,
-                                     plan=report, bench=bench)
+    meta = {
+        "inference_console": __version__,
+        "vllm_server_version": VLLM_SERVER_VERSION,
+        "image": options.image,
+        "layout": layout.__dict__,
+        "gpus_per_replica": gpus_per_replica(config),
+        "host": options.host,
+        "port": options.port,
+        "trust_remote_code": config.trust_remote_code,
+        "source": source or {},
+        "skipped": skipped,
+    }
+    files["README.md"] = readme_text(config, options, files=sorted(files), meta=meta, plan=report, bench=bench)
     meta["sha256"] = {k: hashlib.sha256(v.encode()).hexdigest() for k, v in sorted(files.items())}
     files["manifest.json"] = json.dumps(meta, indent=2, default=str) + "\n"
     return files

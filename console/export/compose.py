@@ -24,8 +24,10 @@ def gpus_per_replica(config: EngineConfig) -> int:
 
 def single_node_only(options: ServeOptions, fmt: str) -> None:
     if options.nodes > 1:
-        raise ExportError(f"--format {fmt} runs on one machine; for --nodes {options.nodes} use "
-                          "--format ray (head/worker commands and a KubeRay RayService)")
+        raise ExportError(
+            f"--format {fmt} runs on one machine; for --nodes {options.nodes} use "
+            "--format ray (head/worker commands and a KubeRay RayService)"
+        )
 
 
 #: where a LoRA adapter's folder is mounted in a container (the host path means nothing there)
@@ -43,9 +45,11 @@ def no_adapters_in_a_volume(config: EngineConfig, fmt: str) -> None:
     """Kubernetes and KubeRay read the model from a volume claim the console does not fill with
     adapters: say so rather than write paths that exist only on this machine."""
     if config.lora_modules:
-        raise ExportError(f"--format {fmt} serves the model from a volume claim; LoRA adapters "
-                          f"({', '.join(config.lora_modules)}) are not copied there: export --format compose "
-                          "(it mounts each adapter), or serve them from the machine with --format yaml/command")
+        raise ExportError(
+            f"--format {fmt} serves the model from a volume claim; LoRA adapters "
+            f"({', '.join(config.lora_modules)}) are not copied there: export --format compose "
+            "(it mounts each adapter), or serve them from the machine with --format yaml/command"
+        )
 
 
 def container_header(options: ServeOptions, where: str) -> list[str]:
@@ -59,10 +63,18 @@ def container_header(options: ServeOptions, where: str) -> list[str]:
 def container_serve_yaml(config: EngineConfig, options: ServeOptions, where: str) -> str:
     """The serve YAML as mounted into a container: model under /models, bound to 0.0.0.0."""
     inner = ServeOptions(**{**options.__dict__, "api_key": None})  # the key travels as an env var
-    extra = ["WARNING: trust-remote-code is ON: the model repository's Python code will run."] \
-        if config.trust_remote_code else []
-    return serve_yaml(container_adapters(config), inner, model=container_model_path(config, options), host="0.0.0.0",
-                      header=container_header(options, where) + extra)
+    extra = (
+        ["WARNING: trust-remote-code is ON: the model repository's Python code will run."]
+        if config.trust_remote_code
+        else []
+    )
+    return serve_yaml(
+        container_adapters(config),
+        inner,
+        model=container_model_path(config, options),
+        host="0.0.0.0",
+        header=container_header(options, where) + extra,
+    )
 
 
 def published_port(options: ServeOptions) -> str:
@@ -73,29 +85,40 @@ def published_port(options: ServeOptions) -> str:
     return f"{host}:{options.port}:{options.port}"
 
 
-def compose_dict(config: EngineConfig, options: ServeOptions, model_dir: str,
-                 config_file: str = "./serve.yaml") -> dict[str, Any]:
+def compose_dict(
+    config: EngineConfig, options: ServeOptions, model_dir: str, config_file: str = "./serve.yaml"
+) -> dict[str, Any]:
     single_node_only(options, "compose")
-    health = (f"import urllib.request; urllib.request.urlopen('http://127.0.0.1:{options.port}/health', "
-              "timeout=5)")
+    health = f"import urllib.request; urllib.request.urlopen('http://127.0.0.1:{options.port}/health', timeout=5)"
     service: dict[str, Any] = {
         "image": options.image,
         "entrypoint": ["vllm", "serve"],
         "command": ["--config", CONTAINER_CONFIG_PATH],
         "ports": [published_port(options)],
         "volumes": [
-            {"type": "bind", "source": model_dir, "target": container_model_path(config, options),
-             "read_only": True},
+            {"type": "bind", "source": model_dir, "target": container_model_path(config, options), "read_only": True},
             {"type": "bind", "source": config_file, "target": CONTAINER_CONFIG_PATH, "read_only": True},
-            *({"type": "bind", "source": path, "target": f"{CONTAINER_ADAPTER_ROOT}/{name}", "read_only": True}
-              for name, path in (config.lora_modules or {}).items()),
+            *(
+                {"type": "bind", "source": path, "target": f"{CONTAINER_ADAPTER_ROOT}/{name}", "read_only": True}
+                for name, path in (config.lora_modules or {}).items()
+            ),
         ],
         "ipc": "host",  # NCCL/tensor-parallel workers share memory through /dev/shm
         "environment": {"HF_HUB_OFFLINE": "1", **options.env},
-        "deploy": {"resources": {"reservations": {"devices": [
-            {"driver": "nvidia", "count": gpus_per_replica(config), "capabilities": ["gpu"]}]}}},
-        "healthcheck": {"test": ["CMD", "python3", "-c", health], "interval": "30s",
-                        "timeout": "10s", "retries": 5, "start_period": "600s"},
+        "deploy": {
+            "resources": {
+                "reservations": {
+                    "devices": [{"driver": "nvidia", "count": gpus_per_replica(config), "capabilities": ["gpu"]}]
+                }
+            }
+        },
+        "healthcheck": {
+            "test": ["CMD", "python3", "-c", health],
+            "interval": "30s",
+            "timeout": "10s",
+            "retries": 5,
+            "start_period": "600s",
+        },
         "restart": "unless-stopped",
     }
     if options.api_key:
@@ -108,14 +131,15 @@ def _project_name(name: str) -> str:
     return cleaned or "vllm"
 
 
-def compose_yaml(config: EngineConfig, options: ServeOptions, model_dir: str,
-                 config_file: str = "./serve.yaml") -> str:
-    where = (f"published on {published_port(options).rsplit(':', 1)[0]} of the host"
-             + ("" if options.loopback else " (WARNING: reachable from other machines)"))
+def compose_yaml(config: EngineConfig, options: ServeOptions, model_dir: str, config_file: str = "./serve.yaml") -> str:
+    where = f"published on {published_port(options).rsplit(':', 1)[0]} of the host" + (
+        "" if options.loopback else " (WARNING: reachable from other machines)"
+    )
     head = [f"# docker compose up -d   (needs {config_file} beside this file)", f"# vLLM {where}."]
     note = options.exposure_note()
     if note:
         head.append(f"# WARNING: {note}")
     head.append(f"# {options.usage_note}")
-    return "\n".join(head) + "\n" + yaml.safe_dump(compose_dict(config, options, model_dir, config_file),
-                                                   sort_keys=False)
+    return (
+        "\n".join(head) + "\n" + yaml.safe_dump(compose_dict(config, options, model_dir, config_file), sort_keys=False)
+    )

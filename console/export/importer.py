@@ -27,11 +27,27 @@ from console.speed import unfold_speculative
 #: vLLM's short options, for the fields a preset can hold.
 SHORT_OPTIONS = {"-tp": "tensor-parallel-size", "-pp": "pipeline-parallel-size", "-q": "quantization"}
 #: Keys ``vllm serve`` knows that belong to the server, not to an engine preset.
-SERVING_KEYS = {"model", "served-model-name", "tokenizer", "host", "port", "api-key",
-                "distributed-executor-backend", "config", "uvicorn-log-level", "disable-log-requests",
-                "enable-log-requests", "headless", "lora-modules"}  # adapter paths: this machine's, not a preset's
-_ENGINE_KEYS = ({name.replace("_", "-") for name in EngineConfig.field_names()} - SERVING_KEYS - {"device"}
-                - {name.replace("_", "-") for name in SPECULATIVE_FIELDS})
+SERVING_KEYS = {
+    "model",
+    "served-model-name",
+    "tokenizer",
+    "host",
+    "port",
+    "api-key",
+    "distributed-executor-backend",
+    "config",
+    "uvicorn-log-level",
+    "disable-log-requests",
+    "enable-log-requests",
+    "headless",
+    "lora-modules",
+}  # adapter paths: this machine's, not a preset's
+_ENGINE_KEYS = (
+    {name.replace("_", "-") for name in EngineConfig.field_names()}
+    - SERVING_KEYS
+    - {"device"}
+    - {name.replace("_", "-") for name in SPECULATIVE_FIELDS}
+)
 _HINTS = get_type_hints(EngineConfig)
 _NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -48,11 +64,15 @@ class ImportResult:
         engine = ", ".join(f"{k}={v}" for k, v in sorted(self.preset.engine.items()))
         lines = [f"preset '{self.preset.name}': " + (engine or "no engine settings")]
         if self.serving:
-            lines.append("not stored in a preset (serving options): "
-                         + ", ".join(f"{k}={'***' if k == 'api-key' else v}" for k, v in self.serving.items()))
+            lines.append(
+                "not stored in a preset (serving options): "
+                + ", ".join(f"{k}={'***' if k == 'api-key' else v}" for k, v in self.serving.items())
+            )
         if self.unknown:
-            lines.append("NOT imported (the console has no setting for them): "
-                         + ", ".join(f"{k}={v}" for k, v in self.unknown.items()))
+            lines.append(
+                "NOT imported (the console has no setting for them): "
+                + ", ".join(f"{k}={v}" for k, v in self.unknown.items())
+            )
         lines += [f"warning: {w}" for w in self.warnings]
         return lines
 
@@ -89,7 +109,8 @@ def _sort(raw: list[tuple[str, Any, str]], source: str, name: str | None) -> Imp
                 result.warnings.append(
                     f"'{written}: false' uses underscores: `vllm serve --config` ignores that line, so the "
                     f"server this came from ran with {key} at vLLM's default. The preset keeps what the file "
-                    f"says ({key.replace('-', '_')} = false); exports write it dashed, so it takes effect.")
+                    f"says ({key.replace('-', '_')} = false); exports write it dashed, so it takes effect."
+                )
         elif key in SERVING_KEYS:
             if key == "model":
                 result.model = str(value)
@@ -100,8 +121,9 @@ def _sort(raw: list[tuple[str, Any, str]], source: str, name: str | None) -> Imp
     stem = name or str(result.serving.get("served-model-name") or Path(result.model or source).name)
     preset_name = _NAME_RE.sub("-", stem if name else f"imported-{stem}").strip("-.")[:64] or "imported"
     when = _dt.date.today().isoformat()
-    result.preset = Preset(name=preset_name, description=f"Imported from {source} on {when}",
-                           goal="balanced", gpu="any", engine=engine)
+    result.preset = Preset(
+        name=preset_name, description=f"Imported from {source} on {when}", goal="balanced", gpu="any", engine=engine
+    )
     return result
 
 
@@ -159,8 +181,12 @@ def _command_items(command: str, base: Path) -> tuple[list[tuple[str, Any, str]]
             items.append((key[3:], False, "cli"))
             continue
         values: list[str] = []
-        while not is_bool and i < len(tokens) and not _is_option(tokens[i]) and \
-                (not values or key in ("served-model-name", "api-key")):
+        while (
+            not is_bool
+            and i < len(tokens)
+            and not _is_option(tokens[i])
+            and (not values or key in ("served-model-name", "api-key"))
+        ):
             values.append(tokens[i])
             i += 1
         if key == "config" and values:
@@ -197,8 +223,9 @@ def save_preset(result: ImportResult, *, overwrite: bool = False) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{result.preset.name}.toml"
     if path.exists() and not overwrite:
-        raise PresetError(f"a user preset named '{result.preset.name}' exists ({path}); "
-                          "choose another --name or add --force")
+        raise PresetError(
+            f"a user preset named '{result.preset.name}' exists ({path}); choose another --name or add --force"
+        )
     atomic_write_text(path, result.preset.to_toml())
     loaded = load_preset_file(path)
     result.preset.path = loaded.path

@@ -24,7 +24,7 @@ def k8s_name(text: str) -> str:
     """A DNS-1123 label: lowercase letters, digits and '-', at most 63 characters."""
     cleaned = "".join(c if c.isalnum() else "-" for c in text.lower())
     cleaned = "-".join(part for part in cleaned.split("-") if part)
-    return (cleaned[:63].strip("-") or "vllm")
+    return cleaned[:63].strip("-") or "vllm"
 
 
 def model_size_gib(model_dir: str | Path) -> int:
@@ -44,23 +44,48 @@ def k8s_objects(config: EngineConfig, options: ServeOptions, model_dir: str) -> 
     port = options.port
     scrape = {"prometheus.io/scrape": "true", "prometheus.io/port": str(port), "prometheus.io/path": "/metrics"}
     objects: list[dict[str, Any]] = [
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {**meta, "name": f"{name}-config"},
-         "data": {"serve.yaml": container_serve_yaml(config, options, "the ClusterIP Service "
-                                                     "is reachable inside the cluster only")}},
-        {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {**meta, "name": f"{name}-model"},
-         "spec": {"accessModes": ["ReadWriteOnce"],
-                  "resources": {"requests": {"storage": f"{model_size_gib(model_dir)}Gi"}}}},
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {**meta, "name": f"{name}-config"},
+            "data": {
+                "serve.yaml": container_serve_yaml(
+                    config, options, "the ClusterIP Service is reachable inside the cluster only"
+                )
+            },
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {**meta, "name": f"{name}-model"},
+            "spec": {
+                "accessModes": ["ReadWriteOnce"],
+                "resources": {"requests": {"storage": f"{model_size_gib(model_dir)}Gi"}},
+            },
+        },
     ]
-    env: list[dict[str, Any]] = [{"name": "HF_HUB_OFFLINE", "value": "1"},
-                                 *({"name": k, "value": v} for k, v in options.env.items())]
+    env: list[dict[str, Any]] = [
+        {"name": "HF_HUB_OFFLINE", "value": "1"},
+        *({"name": k, "value": v} for k, v in options.env.items()),
+    ]
     if options.api_key:
-        objects.append({"apiVersion": "v1", "kind": "Secret", "metadata": {**meta, "name": f"{name}-api-key"},
-                        "type": "Opaque", "stringData": {"api-key": options.api_key}})
-        env.append({"name": "VLLM_API_KEY",
-                    "valueFrom": {"secretKeyRef": {"name": f"{name}-api-key", "key": "api-key"}}})
+        objects.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Secret",
+                "metadata": {**meta, "name": f"{name}-api-key"},
+                "type": "Opaque",
+                "stringData": {"api-key": options.api_key},
+            }
+        )
+        env.append(
+            {"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": {"name": f"{name}-api-key", "key": "api-key"}}}
+        )
     probe = {"httpGet": {"path": "/health", "port": port}}
     container = {
-        "name": "vllm", "image": options.image, "command": ["vllm", "serve"],
+        "name": "vllm",
+        "image": options.image,
+        "command": ["vllm", "serve"],
         "args": ["--config", CONTAINER_CONFIG_PATH],
         "ports": [{"name": "http", "containerPort": port, "protocol": "TCP"}],
         "env": env,
@@ -75,33 +100,53 @@ def k8s_objects(config: EngineConfig, options: ServeOptions, model_dir: str) -> 
             {"name": "dshm", "mountPath": "/dev/shm"},
         ],
     }
-    objects.append({
-        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta,
-        "spec": {
-            "replicas": 1, "strategy": {"type": "Recreate"},  # never two pods fighting for the GPUs
-            "selector": {"matchLabels": labels},
-            "template": {
-                "metadata": {"labels": labels, "annotations": scrape},
-                "spec": {"containers": [container], "volumes": [
-                    {"name": "model", "persistentVolumeClaim": {"claimName": f"{name}-model", "readOnly": True}},
-                    {"name": "config", "configMap": {"name": f"{name}-config"}},
-                    {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}},
-                ]},
+    objects.append(
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": meta,
+            "spec": {
+                "replicas": 1,
+                "strategy": {"type": "Recreate"},  # never two pods fighting for the GPUs
+                "selector": {"matchLabels": labels},
+                "template": {
+                    "metadata": {"labels": labels, "annotations": scrape},
+                    "spec": {
+                        "containers": [container],
+                        "volumes": [
+                            {
+                                "name": "model",
+                                "persistentVolumeClaim": {"claimName": f"{name}-model", "readOnly": True},
+                            },
+                            {"name": "config", "configMap": {"name": f"{name}-config"}},
+                            {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}},
+                        ],
+                    },
+                },
             },
-        },
-    })
-    objects.append({
-        "apiVersion": "v1", "kind": "Service", "metadata": {**meta, "annotations": scrape},
-        "spec": {"type": "ClusterIP", "selector": labels,
-                 "ports": [{"name": "http", "port": port, "targetPort": "http", "protocol": "TCP"}]},
-    })
+        }
+    )
+    objects.append(
+        {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {**meta, "annotations": scrape},
+            "spec": {
+                "type": "ClusterIP",
+                "selector": labels,
+                "ports": [{"name": "http", "port": port, "targetPort": "http", "protocol": "TCP"}],
+            },
+        }
+    )
     return objects
 
 
 def k8s_yaml(config: EngineConfig, options: ServeOptions, model_dir: str) -> str:
-    head = ["# kubectl apply -f k8s.yaml   (copy the model onto the PVC first: see README.md)",
-            "# Service type ClusterIP: reachable inside the cluster only; "
-            f"kubectl port-forward svc/{k8s_name(served_name(config, options))} {options.port}:{options.port}"]
+    head = [
+        "# kubectl apply -f k8s.yaml   (copy the model onto the PVC first: see README.md)",
+        "# Service type ClusterIP: reachable inside the cluster only; "
+        f"kubectl port-forward svc/{k8s_name(served_name(config, options))} {options.port}:{options.port}",
+    ]
     if options.api_key:
         head.append("# This file holds the API key in a Secret: keep it private.")
     head.append(f"# {options.usage_note}")

@@ -67,9 +67,11 @@ class ServeOptions:
         """The sentence every export prints when the server listens beyond this machine."""
         if self.loopback:
             return None
-        return (f"the server will listen on {self.host}:{self.port}, reachable from other machines; "
-                f"{'an API key is set' if self.api_key else 'NO API key is set (add --api-key)'} "
-                "and vLLM's API key guards /v1 only: put it behind a firewall or a proxy")
+        return (
+            f"the server will listen on {self.host}:{self.port}, reachable from other machines; "
+            f"{'an API key is set' if self.api_key else 'NO API key is set (add --api-key)'} "
+            "and vLLM's API key guards /v1 only: put it behind a firewall or a proxy"
+        )
 
 
 def is_loopback(host: str) -> bool:

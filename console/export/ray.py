@@ -34,9 +34,11 @@ class RayLayout:
         return self.nodes * self.gpus_per_node
 
     def describe(self) -> str:
-        return (f"{self.total_gpus} GPU(s) = tensor parallel {self.tensor_parallel_size} x pipeline "
-                f"parallel {self.pipeline_parallel_size}, over {self.nodes} node(s) of "
-                f"{self.gpus_per_node} GPU(s)")
+        return (
+            f"{self.total_gpus} GPU(s) = tensor parallel {self.tensor_parallel_size} x pipeline "
+            f"parallel {self.pipeline_parallel_size}, over {self.nodes} node(s) of "
+            f"{self.gpus_per_node} GPU(s)"
+        )
 
 
 def ray_layout(config: EngineConfig, options: ServeOptions) -> RayLayout:
@@ -44,9 +46,11 @@ def ray_layout(config: EngineConfig, options: ServeOptions) -> RayLayout:
     pp = config.pipeline_parallel_size or 1
     total = tp * pp
     if total % options.nodes:
-        raise ExportError(f"tensor parallel {tp} x pipeline parallel {pp} = {total} GPUs cannot be split "
-                          f"evenly over {options.nodes} nodes; usually pipeline parallel = number of nodes "
-                          f"and tensor parallel = GPUs per node")
+        raise ExportError(
+            f"tensor parallel {tp} x pipeline parallel {pp} = {total} GPUs cannot be split "
+            f"evenly over {options.nodes} nodes; usually pipeline parallel = number of nodes "
+            f"and tensor parallel = GPUs per node"
+        )
     return RayLayout(options.nodes, total // options.nodes, tp, pp)
 
 
@@ -90,8 +94,11 @@ def ray_commands(config: EngineConfig, options: ServeOptions) -> str:
 
 def ray_engine_kwargs(config: EngineConfig, options: ServeOptions) -> dict[str, Any]:
     """Engine arguments for Ray Serve LLM (underscored names, as ``AsyncEngineArgs`` takes them)."""
-    out = {k: v for k, v in config.engine_kwargs().items()
-           if k not in CONSOLE_ONLY_FIELDS and k not in ("model", "served_model_name", "tokenizer")}
+    out = {
+        k: v
+        for k, v in config.engine_kwargs().items()
+        if k not in CONSOLE_ONLY_FIELDS and k not in ("model", "served_model_name", "tokenizer")
+    }
     out["distributed_executor_backend"] = "ray"
     return out
 
@@ -106,41 +113,71 @@ def rayservice_dict(config: EngineConfig, options: ServeOptions, model_dir: str)
         "engine_kwargs": ray_engine_kwargs(config, options),
         "deployment_config": {"autoscaling_config": {"min_replicas": 1, "max_replicas": 1}},
     }
-    serve_config = {"applications": [{
-        "name": "llm", "route_prefix": "/", "import_path": "ray.serve.llm:build_openai_app",
-        "args": {"llm_configs": [llm_config]},
-        "runtime_env": {"env_vars": {"HF_HUB_OFFLINE": "1", **options.env}},
-    }]}
-    volumes = [{"name": "model", "persistentVolumeClaim": {"claimName": f"{name}-model", "readOnly": True}},
-               {"name": "dshm", "emptyDir": {"medium": "Memory"}}]
-    mounts = [{"name": "model", "mountPath": model_path, "readOnly": True},
-              {"name": "dshm", "mountPath": "/dev/shm"}]
+    serve_config = {
+        "applications": [
+            {
+                "name": "llm",
+                "route_prefix": "/",
+                "import_path": "ray.serve.llm:build_openai_app",
+                "args": {"llm_configs": [llm_config]},
+                "runtime_env": {"env_vars": {"HF_HUB_OFFLINE": "1", **options.env}},
+            }
+        ]
+    }
+    volumes = [
+        {"name": "model", "persistentVolumeClaim": {"claimName": f"{name}-model", "readOnly": True}},
+        {"name": "dshm", "emptyDir": {"medium": "Memory"}},
+    ]
+    mounts = [{"name": "model", "mountPath": model_path, "readOnly": True}, {"name": "dshm", "mountPath": "/dev/shm"}]
     scrape = {"prometheus.io/scrape": "true", "prometheus.io/port": "8080", "prometheus.io/path": "/metrics"}
     env = [{"name": k, "value": v} for k, v in ray_env(options).items()]
-    head = {"name": "ray-head", "image": options.ray_image, "env": env,
-            "ports": [{"containerPort": RAY_PORT, "name": "gcs"}, {"containerPort": 8265, "name": "dashboard"},
-                      {"containerPort": 8000, "name": "serve"}, {"containerPort": 8080, "name": "metrics"}],
-            "resources": {"requests": {"cpu": "4", "memory": "16Gi"}, "limits": {"cpu": "4", "memory": "16Gi"}},
-            "volumeMounts": mounts}
-    worker = {"name": "ray-worker", "image": options.ray_image, "env": env,
-              "resources": {"requests": {GPU_RESOURCE: layout.gpus_per_node},
-                            "limits": {GPU_RESOURCE: layout.gpus_per_node}},
-              "volumeMounts": mounts}
+    head = {
+        "name": "ray-head",
+        "image": options.ray_image,
+        "env": env,
+        "ports": [
+            {"containerPort": RAY_PORT, "name": "gcs"},
+            {"containerPort": 8265, "name": "dashboard"},
+            {"containerPort": 8000, "name": "serve"},
+            {"containerPort": 8080, "name": "metrics"},
+        ],
+        "resources": {"requests": {"cpu": "4", "memory": "16Gi"}, "limits": {"cpu": "4", "memory": "16Gi"}},
+        "volumeMounts": mounts,
+    }
+    worker = {
+        "name": "ray-worker",
+        "image": options.ray_image,
+        "env": env,
+        "resources": {"requests": {GPU_RESOURCE: layout.gpus_per_node}, "limits": {GPU_RESOURCE: layout.gpus_per_node}},
+        "volumeMounts": mounts,
+    }
     return {
-        "apiVersion": "ray.io/v1", "kind": "RayService",
+        "apiVersion": "ray.io/v1",
+        "kind": "RayService",
         "metadata": {"name": name, "namespace": options.namespace},
         "spec": {
             "serveConfigV2": yaml.safe_dump(serve_config, sort_keys=False),
             "rayClusterConfig": {
-                "headGroupSpec": {"rayStartParams": {"dashboard-host": "0.0.0.0", "num-gpus": "0"},
-                                  "template": {"metadata": {"annotations": scrape},
-                                               "spec": {"containers": [head], "volumes": volumes}}},
-                "workerGroupSpecs": [{
-                    "groupName": "gpu-workers", "replicas": layout.nodes,
-                    "minReplicas": layout.nodes, "maxReplicas": layout.nodes, "rayStartParams": {},
-                    "template": {"metadata": {"annotations": scrape},
-                                 "spec": {"containers": [worker], "volumes": volumes}},
-                }],
+                "headGroupSpec": {
+                    "rayStartParams": {"dashboard-host": "0.0.0.0", "num-gpus": "0"},
+                    "template": {
+                        "metadata": {"annotations": scrape},
+                        "spec": {"containers": [head], "volumes": volumes},
+                    },
+                },
+                "workerGroupSpecs": [
+                    {
+                        "groupName": "gpu-workers",
+                        "replicas": layout.nodes,
+                        "minReplicas": layout.nodes,
+                        "maxReplicas": layout.nodes,
+                        "rayStartParams": {},
+                        "template": {
+                            "metadata": {"annotations": scrape},
+                            "spec": {"containers": [worker], "volumes": volumes},
+                        },
+                    }
+                ],
             },
         },
     }
@@ -149,13 +186,21 @@ def rayservice_dict(config: EngineConfig, options: ServeOptions, model_dir: str)
 def rayservice_yaml(config: EngineConfig, options: ServeOptions, model_dir: str) -> str:
     layout = ray_layout(config, options)
     name = k8s_name(served_name(config, options))
-    pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-           "metadata": {"name": f"{name}-model", "namespace": options.namespace},
-           "spec": {"accessModes": ["ReadOnlyMany"],
-                    "resources": {"requests": {"storage": f"{model_size_gib(model_dir)}Gi"}}}}
-    head = [f"# KubeRay RayService: {layout.describe()}.",
-            "# Needs the KubeRay operator; the model PVC must be readable from every node (ReadOnlyMany).",
-            f"# Serve listens on the {name}-serve-svc Service (ClusterIP: inside the cluster only).",
-            f"# {options.usage_note}"]
-    return "\n".join(head) + "\n" + yaml.safe_dump_all([pvc, rayservice_dict(config, options, model_dir)],
-                                                       sort_keys=False)
+    pvc = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": f"{name}-model", "namespace": options.namespace},
+        "spec": {
+            "accessModes": ["ReadOnlyMany"],
+            "resources": {"requests": {"storage": f"{model_size_gib(model_dir)}Gi"}},
+        },
+    }
+    head = [
+        f"# KubeRay RayService: {layout.describe()}.",
+        "# Needs the KubeRay operator; the model PVC must be readable from every node (ReadOnlyMany).",
+        f"# Serve listens on the {name}-serve-svc Service (ClusterIP: inside the cluster only).",
+        f"# {options.usage_note}",
+    ]
+    return (
+        "\n".join(head) + "\n" + yaml.safe_dump_all([pvc, rayservice_dict(config, options, model_dir)], sort_keys=False)
+    )

@@ -36,13 +36,17 @@ def container_model_path(config: EngineConfig, options: ServeOptions) -> str:
     return f"{CONTAINER_MODEL_ROOT}/{served_name(config, options)}"
 
 
-def serve_arguments(config: EngineConfig, options: ServeOptions, *, model: str | None = None,
-                    host: str | None = None, ray: bool = False) -> dict[str, Any]:
+def serve_arguments(
+    config: EngineConfig, options: ServeOptions, *, model: str | None = None, host: str | None = None, ray: bool = False
+) -> dict[str, Any]:
     """Ordered ``{cli-name: value}`` for ``vllm serve`` (``model`` first)."""
     options.validate()
-    out: dict[str, Any] = {"model": model or config.model,
-                           "served-model-name": served_name(config, options),
-                           "host": host or options.host, "port": options.port}
+    out: dict[str, Any] = {
+        "model": model or config.model,
+        "served-model-name": served_name(config, options),
+        "host": host or options.host,
+        "port": options.port,
+    }
     for f in dataclasses.fields(config):
         if f.name in CONSOLE_ONLY_FIELDS or f.name in _HANDLED or f.name in SPECULATIVE_FIELDS:
             continue
@@ -96,8 +100,7 @@ def _header(config: EngineConfig, options: ServeOptions, host: str) -> list[str]
     return lines
 
 
-def serve_yaml(config: EngineConfig, options: ServeOptions, *, header: list[str] | None = None,
-               **kw: Any) -> str:
+def serve_yaml(config: EngineConfig, options: ServeOptions, *, header: list[str] | None = None, **kw: Any) -> str:
     """The YAML for ``vllm serve --config FILE`` (the model is in it, so no positional is needed).
 
     ``header`` replaces the comment lines about exposure (containers publish the port themselves).
@@ -106,8 +109,9 @@ def serve_yaml(config: EngineConfig, options: ServeOptions, *, header: list[str]
     head = ["# vllm serve --config serve.yaml   (written by inference-console export)"]
     lines = header if header is not None else _header(config, options, args["host"])
     head += [f"# {line}" for line in lines]
-    body = yaml.safe_dump({k: _flat(v) for k, v in args.items()}, sort_keys=False, default_flow_style=False,
-                          allow_unicode=True)
+    body = yaml.safe_dump(
+        {k: _flat(v) for k, v in args.items()}, sort_keys=False, default_flow_style=False, allow_unicode=True
+    )
     return "\n".join(head) + "\n" + body
 
 
@@ -142,5 +146,12 @@ def env_exports(env: dict[str, str]) -> str:
 def serve_script(config: EngineConfig, options: ServeOptions, **kw: Any) -> str:
     args = serve_arguments(config, options, **kw)
     head = [f"# {line}" for line in _header(config, options, args["host"])]
-    return ("#!/bin/sh\n" + "\n".join(head) + "\n" + env_exports(options.env) + "\nexec "
-            + shlex.join(command_tokens(args)) + "\n")
+    return (
+        "#!/bin/sh\n"
+        + "\n".join(head)
+        + "\n"
+        + env_exports(options.env)
+        + "\nexec "
+        + shlex.join(command_tokens(args))
+        + "\n"
+    )

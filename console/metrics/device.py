@@ -87,8 +87,12 @@ class ProcessSource:
             except self.ps.Error:
                 self._cpu_seen.pop(p.pid, None)
         vm = self.ps.virtual_memory()
-        return {"rss_bytes": rss, "cpu_pct": cpu, "ram_used_bytes": float(vm.total - vm.available),
-                "ram_total_bytes": float(vm.total)}
+        return {
+            "rss_bytes": rss,
+            "cpu_pct": cpu,
+            "ram_used_bytes": float(vm.total - vm.available),
+            "ram_total_bytes": float(vm.total),
+        }
 
 
 def open_source() -> tuple[Any, str]:

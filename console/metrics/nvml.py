@@ -157,6 +157,19 @@ def shutdown() -> None:
         _module, _reason, _tried = None, None, False
 
 
-__all__ = ["NoNvidiaGpu", "available", "unavailable_reason", "device_count", "handle", "gpu_names",
-           "gpu_name", "driver_version", "cuda_driver_version", "memory_total_bytes", "memory_used_bytes", "nvml",
-           "text", "shutdown"]
+__all__ = [
+    "NoNvidiaGpu",
+    "available",
+    "unavailable_reason",
+    "device_count",
+    "handle",
+    "gpu_names",
+    "gpu_name",
+    "driver_version",
+    "cuda_driver_version",
+    "memory_total_bytes",
+    "memory_used_bytes",
+    "nvml",
+    "text",
+    "shutdown",
+]

@@ -22,12 +22,74 @@ from prometheus_client.registry import Collector, CollectorRegistry
 from console.metrics.store import MetricsStore
 
 #: vLLM's own bucket edges for these histograms (vllm/v1/metrics/loggers.py).
-TTFT_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
-                20.0, 40.0, 80.0, 160.0, 640.0, 2560.0)
-ITL_BUCKETS = (0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0,
-               40.0, 80.0)
-REQUEST_BUCKETS = (0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0,
-                   240.0, 480.0, 960.0, 1920.0, 7680.0)
+TTFT_BUCKETS = (
+    0.001,
+    0.005,
+    0.01,
+    0.02,
+    0.04,
+    0.06,
+    0.08,
+    0.1,
+    0.25,
+    0.5,
+    0.75,
+    1.0,
+    2.5,
+    5.0,
+    7.5,
+    10.0,
+    20.0,
+    40.0,
+    80.0,
+    160.0,
+    640.0,
+    2560.0,
+)
+ITL_BUCKETS = (
+    0.01,
+    0.025,
+    0.05,
+    0.075,
+    0.1,
+    0.15,
+    0.2,
+    0.3,
+    0.4,
+    0.5,
+    0.75,
+    1.0,
+    2.5,
+    5.0,
+    7.5,
+    10.0,
+    20.0,
+    40.0,
+    80.0,
+)
+REQUEST_BUCKETS = (
+    0.3,
+    0.5,
+    0.8,
+    1.0,
+    1.5,
+    2.0,
+    2.5,
+    5.0,
+    10.0,
+    15.0,
+    20.0,
+    30.0,
+    40.0,
+    50.0,
+    60.0,
+    120.0,
+    240.0,
+    480.0,
+    960.0,
+    1920.0,
+    7680.0,
+)
 
 #: device sample key -> (metric name, help)
 DEVICE_METRICS: dict[str, tuple[str, str]] = {
@@ -52,8 +114,9 @@ class MetricsServerError(RuntimeError):
     """The endpoint could not start; the message says why and what to do."""
 
 
-def _histogram(name: str, doc: str, values: list[float], buckets: tuple[float, ...],
-               labels: dict[str, str]) -> HistogramMetricFamily:
+def _histogram(
+    name: str, doc: str, values: list[float], buckets: tuple[float, ...], labels: dict[str, str]
+) -> HistogramMetricFamily:
     fam = HistogramMetricFamily(name, doc, labels=list(labels))
     ordered = sorted(values)
     counts, i = [], 0
@@ -101,14 +164,34 @@ class StoreCollector(Collector):
             c.add_metric(vals, float(totals.get(key, 0)))
             yield c
         finished = self.store.finished()
-        yield _histogram("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.",
-                         self.store.latency_samples("ttft"), TTFT_BUCKETS, labels)
-        yield _histogram("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.",
-                         self.store.latency_samples("itl"), ITL_BUCKETS, labels)
-        yield _histogram("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.",
-                         [f.e2e_s for f in finished], REQUEST_BUCKETS, labels)
-        yield _histogram("vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.",
-                         [f.queued_s for f in finished], REQUEST_BUCKETS, labels)
+        yield _histogram(
+            "vllm:time_to_first_token_seconds",
+            "Histogram of time to first token in seconds.",
+            self.store.latency_samples("ttft"),
+            TTFT_BUCKETS,
+            labels,
+        )
+        yield _histogram(
+            "vllm:inter_token_latency_seconds",
+            "Histogram of inter-token latency in seconds.",
+            self.store.latency_samples("itl"),
+            ITL_BUCKETS,
+            labels,
+        )
+        yield _histogram(
+            "vllm:e2e_request_latency_seconds",
+            "Histogram of e2e request latency in seconds.",
+            [f.e2e_s for f in finished],
+            REQUEST_BUCKETS,
+            labels,
+        )
+        yield _histogram(
+            "vllm:request_queue_time_seconds",
+            "Histogram of time spent in WAITING phase for request.",
+            [f.queued_s for f in finished],
+            REQUEST_BUCKETS,
+            labels,
+        )
         devices = self.store.device_samples()
         if devices:
             for key, value in sorted(devices[-1].values.items()):
@@ -122,8 +205,13 @@ class MetricsServer:
     """``/metrics`` over HTTP in a daemon thread; :meth:`start` returns the bound address
     (port 0 picks a free port), :meth:`stop` closes the socket."""
 
-    def __init__(self, store: MetricsStore, host: str = "127.0.0.1", port: int = 9464,
-                 model_name: Callable[[], str | None] | str | None = None) -> None:
+    def __init__(
+        self,
+        store: MetricsStore,
+        host: str = "127.0.0.1",
+        port: int = 9464,
+        model_name: Callable[[], str | None] | str | None = None,
+    ) -> None:
         self.store = store
         self.host = host
         self.port = port
@@ -149,7 +237,8 @@ class MetricsServer:
         except OSError as exc:
             raise MetricsServerError(
                 f"cannot serve metrics on {self.host}:{self.port}: {exc.strerror or exc}. "
-                "Choose another port (0 picks a free one)") from None
+                "Choose another port (0 picks a free one)"
+            ) from None
         self.port = int(self._server.server_address[1])
         return self.host, self.port
 

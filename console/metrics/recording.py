@@ -25,8 +25,9 @@ def from_json(data: dict[str, Any]) -> MetricsStore:
     try:
         res = float(data["resolution_s"])
         bins = [MetricsBin(**b) for b in data.get("bins", [])]
-        device = [DeviceSample(float(d["t"]), {k: float(v) for k, v in d["values"].items()})
-                  for d in data.get("device", [])]
+        device = [
+            DeviceSample(float(d["t"]), {k: float(v) for k, v in d["values"].items()}) for d in data.get("device", [])
+        ]
         finished = [FinishedRecord(**f) for f in data.get("finished", [])]
         ttft = [(float(t), float(v)) for t, v in data.get("ttft", [])]
         itl = [(float(t), float(v)) for t, v in data.get("itl", [])]
@@ -35,8 +36,7 @@ def from_json(data: dict[str, Any]) -> MetricsStore:
         raise RecordingError(f"not a metrics recording ({type(exc).__name__}: {exc})") from None
     if res <= 0:
         raise RecordingError("not a metrics recording (resolution_s must be positive)")
-    return MetricsStore.from_series(res, bins=bins, device=device, finished=finished, ttft=ttft, itl=itl,
-                                    totals=totals)
+    return MetricsStore.from_series(res, bins=bins, device=device, finished=finished, ttft=ttft, itl=itl, totals=totals)
 
 
 def read_json_file(path: Path) -> Any:

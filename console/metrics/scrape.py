@@ -67,8 +67,9 @@ def _delta(new: float | None, old: float | None) -> float:
     return new - old
 
 
-def histogram_samples(new: dict[float, float] | None, old: dict[float, float] | None,
-                      cap: int = MAX_SAMPLES_PER_POLL) -> list[float]:
+def histogram_samples(
+    new: dict[float, float] | None, old: dict[float, float] | None, cap: int = MAX_SAMPLES_PER_POLL
+) -> list[float]:
     """Observations added between two cumulative bucket maps, each at its bucket's midpoint."""
     if not new:
         return []
@@ -111,29 +112,55 @@ class MetricsPoller:
         waiting = snap.get("vllm:num_requests_waiting")
         if old is None:
             # First sight: the counters hold the server's whole past; only the gauges count now.
-            self.store.record_step(t=t, running=None if running is None else int(running),
-                                   waiting=None if waiting is None else int(waiting), kv_usage=kv)
+            self.store.record_step(
+                t=t,
+                running=None if running is None else int(running),
+                waiting=None if waiting is None else int(waiting),
+                kv_usage=kv,
+            )
             return snap
 
         def d(name: str) -> int:
             return int(round(_delta(snap.values.get(name), old.values.get(name))))
 
-        ttfts = histogram_samples(snap.buckets.get("vllm:time_to_first_token_seconds"),
-                                  old.buckets.get("vllm:time_to_first_token_seconds"))
+        ttfts = histogram_samples(
+            snap.buckets.get("vllm:time_to_first_token_seconds"), old.buckets.get("vllm:time_to_first_token_seconds")
+        )
         itl_name = next((n for n in _ITL if n in snap.buckets), _ITL[0])
         itls = histogram_samples(snap.buckets.get(itl_name), old.buckets.get(itl_name))
-        e2es = histogram_samples(snap.buckets.get("vllm:e2e_request_latency_seconds"),
-                                 old.buckets.get("vllm:e2e_request_latency_seconds"))
-        finished = [FinishedRecord(t=t, request_id=None, finish_reason="", e2e_s=v, queued_s=0.0, prefill_s=0.0,
-                                   decode_s=0.0, prompt_tokens=0, generation_tokens=0, preemptions=0)
-                    for v in e2es]
+        e2es = histogram_samples(
+            snap.buckets.get("vllm:e2e_request_latency_seconds"), old.buckets.get("vllm:e2e_request_latency_seconds")
+        )
+        finished = [
+            FinishedRecord(
+                t=t,
+                request_id=None,
+                finish_reason="",
+                e2e_s=v,
+                queued_s=0.0,
+                prefill_s=0.0,
+                decode_s=0.0,
+                prompt_tokens=0,
+                generation_tokens=0,
+                preemptions=0,
+            )
+            for v in e2es
+        ]
         self.store.record_step(
-            t=t, running=None if running is None else int(running),
-            waiting=None if waiting is None else int(waiting), kv_usage=kv,
-            prompt_tokens=d("vllm:prompt_tokens_total"), generation_tokens=d("vllm:generation_tokens_total"),
-            preemptions=d("vllm:num_preemptions_total"), prefix_hits=d("vllm:prefix_cache_hits_total"),
-            prefix_queries=d("vllm:prefix_cache_queries_total"), ttfts=ttfts, itls=itls, finished=finished,
-            spec={key: d(f"vllm:spec_decode_num_{key.removeprefix('spec_')}_total") for key in SPEC_COUNTERS})
+            t=t,
+            running=None if running is None else int(running),
+            waiting=None if waiting is None else int(waiting),
+            kv_usage=kv,
+            prompt_tokens=d("vllm:prompt_tokens_total"),
+            generation_tokens=d("vllm:generation_tokens_total"),
+            preemptions=d("vllm:num_preemptions_total"),
+            prefix_hits=d("vllm:prefix_cache_hits_total"),
+            prefix_queries=d("vllm:prefix_cache_queries_total"),
+            ttfts=ttfts,
+            itls=itls,
+            finished=finished,
+            spec={key: d(f"vllm:spec_decode_num_{key.removeprefix('spec_')}_total") for key in SPEC_COUNTERS},
+        )
         return snap
 
 

@@ -106,17 +106,32 @@ class MetricsStore:
         self._finished: deque[FinishedRecord] = deque(maxlen=max_samples)
         self._device: deque[DeviceSample] = deque(maxlen=max(1, int(history_s / resolution_s)))
         self.totals: dict[str, float] = {
-            "prompt_tokens": 0, "generation_tokens": 0, "preemptions": 0, "steps": 0,
-            "finished_requests": 0, "peak_kv_usage": 0.0, "peak_running": 0, "peak_waiting": 0,
-            "prefix_hits": 0, "prefix_queries": 0, **{k: 0 for k in SPEC_COUNTERS},
+            "prompt_tokens": 0,
+            "generation_tokens": 0,
+            "preemptions": 0,
+            "steps": 0,
+            "finished_requests": 0,
+            "peak_kv_usage": 0.0,
+            "peak_running": 0,
+            "peak_waiting": 0,
+            "prefix_hits": 0,
+            "prefix_queries": 0,
+            **{k: 0 for k in SPEC_COUNTERS},
         }
         self.records = 0  # number of record() calls received (tests watch this)
 
     @classmethod
-    def from_series(cls, resolution_s: float, *, bins: Iterable[MetricsBin] = (),
-                    device: Iterable[DeviceSample] = (), finished: Iterable[FinishedRecord] = (),
-                    ttft: Iterable[tuple[float, float]] = (), itl: Iterable[tuple[float, float]] = (),
-                    totals: dict[str, float] | None = None) -> "MetricsStore":
+    def from_series(
+        cls,
+        resolution_s: float,
+        *,
+        bins: Iterable[MetricsBin] = (),
+        device: Iterable[DeviceSample] = (),
+        finished: Iterable[FinishedRecord] = (),
+        ttft: Iterable[tuple[float, float]] = (),
+        itl: Iterable[tuple[float, float]] = (),
+        totals: dict[str, float] | None = None,
+    ) -> "MetricsStore":
         """A store holding exactly these series (a saved recording loaded back), sized so that
         none of them is cut: the history covers their whole span."""
         bins_l = sorted(bins, key=lambda b: b.t)
@@ -124,10 +139,12 @@ class MetricsStore:
         finished_l, ttft_l, itl_l = list(finished), list(ttft), list(itl)
         times = [b.t for b in bins_l] + [d.t for d in device_l]
         span = max(times) - min(times) if times else 0.0
-        history = max(3600.0, span + resolution_s,
-                      (max(len(bins_l), len(device_l)) + 1) * resolution_s)
-        store = cls(resolution_s=resolution_s, history_s=history,
-                    max_samples=max(50_000, len(ttft_l), len(itl_l), len(finished_l)))
+        history = max(3600.0, span + resolution_s, (max(len(bins_l), len(device_l)) + 1) * resolution_s)
+        store = cls(
+            resolution_s=resolution_s,
+            history_s=history,
+            max_samples=max(50_000, len(ttft_l), len(itl_l), len(finished_l)),
+        )
         with store._lock:
             store._bins.extend(bins_l)
             store._device.extend(device_l)
@@ -144,11 +161,23 @@ class MetricsStore:
             self._bins.append(MetricsBin(t=start))
         return self._bins[-1]
 
-    def record_step(self, *, t: float | None = None, running: int | None = None, waiting: int | None = None,
-                    kv_usage: float | None = None, prompt_tokens: int = 0, generation_tokens: int = 0,
-                    preemptions: int = 0, prefix_hits: int = 0, prefix_queries: int = 0,
-                    ttfts: Iterable[float] = (), itls: Iterable[float] = (),
-                    finished: Iterable[FinishedRecord] = (), spec: dict[str, int] | None = None) -> None:
+    def record_step(
+        self,
+        *,
+        t: float | None = None,
+        running: int | None = None,
+        waiting: int | None = None,
+        kv_usage: float | None = None,
+        prompt_tokens: int = 0,
+        generation_tokens: int = 0,
+        preemptions: int = 0,
+        prefix_hits: int = 0,
+        prefix_queries: int = 0,
+        ttfts: Iterable[float] = (),
+        itls: Iterable[float] = (),
+        finished: Iterable[FinishedRecord] = (),
+        spec: dict[str, int] | None = None,
+    ) -> None:
         """One engine step (or one scrape). ``spec``: counts keyed by :data:`SPEC_COUNTERS`."""
         t = time.time() if t is None else t
         with self._lock:
@@ -209,8 +238,9 @@ class MetricsStore:
         with self._lock:
             return [v for (t, v) in src if since is None or t >= since]
 
-    def latency_percentiles(self, kind: str, qs: Iterable[float] = (50, 95, 99),
-                            since: float | None = None) -> dict[float, float | None]:
+    def latency_percentiles(
+        self, kind: str, qs: Iterable[float] = (50, 95, 99), since: float | None = None
+    ) -> dict[float, float | None]:
         vals = self.latency_samples(kind, since)
         return {q: percentile(vals, q) for q in qs}
 

@@ -42,11 +42,16 @@ def summarize(timings: Sequence[RequestTiming], duration_s: float) -> dict[str, 
     in_tokens = sum(t.prompt_tokens for t in ok)
     rate = (lambda x: x / duration_s) if duration_s > 0 else (lambda x: 0.0)
     return {
-        "requests": len(timings), "failed": len(timings) - len(ok), "duration_s": duration_s,
-        "prompt_tokens": in_tokens, "output_tokens": out_tokens,
-        "output_tokens_per_s": rate(out_tokens), "total_tokens_per_s": rate(out_tokens + in_tokens),
+        "requests": len(timings),
+        "failed": len(timings) - len(ok),
+        "duration_s": duration_s,
+        "prompt_tokens": in_tokens,
+        "output_tokens": out_tokens,
+        "output_tokens_per_s": rate(out_tokens),
+        "total_tokens_per_s": rate(out_tokens + in_tokens),
         "requests_per_s": rate(len(ok)),
-        "ttft_s": pcts(t.ttft_s for t in ok), "itl_s": pcts(t.itl_s for t in ok),
+        "ttft_s": pcts(t.ttft_s for t in ok),
+        "itl_s": pcts(t.itl_s for t in ok),
         "e2e_s": pcts(t.e2e_s for t in ok),
     }
 

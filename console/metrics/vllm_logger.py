@@ -32,9 +32,11 @@ def record_into(store: MetricsStore, scheduler_stats: Any, iteration_stats: Any)
             kwargs["prefix_queries"] = int(getattr(pcs, "queries", 0))
         sds = getattr(scheduler_stats, "spec_decoding_stats", None)
         if sds is not None:  # speculative decoding on (issue 21)
-            kwargs["spec"] = {"spec_drafts": int(getattr(sds, "num_drafts", 0)),
-                              "spec_draft_tokens": int(getattr(sds, "num_draft_tokens", 0)),
-                              "spec_accepted_tokens": int(getattr(sds, "num_accepted_tokens", 0))}
+            kwargs["spec"] = {
+                "spec_drafts": int(getattr(sds, "num_drafts", 0)),
+                "spec_draft_tokens": int(getattr(sds, "num_draft_tokens", 0)),
+                "spec_accepted_tokens": int(getattr(sds, "num_accepted_tokens", 0)),
+            }
     if iteration_stats is not None:
         kwargs["generation_tokens"] = int(getattr(iteration_stats, "num_generation_tokens", 0))
         kwargs["prompt_tokens"] = int(getattr(iteration_stats, "num_prompt_tokens", 0))
@@ -114,4 +116,3 @@ def make_silent_prometheus_factory() -> Callable[..., Any] | None:
             pass
 
     return SilentPrometheusStatLogger
-

@@ -122,10 +122,14 @@ def resolve_base(store: ModelStore, info: AdapterInfo) -> ModelEntry:
         return matches[0]
     known = ", ".join(e.name for e in store.list()) or "none"
     if matches:
-        raise AdapterError(f"The adapter was trained on '{recorded}', which several store models are "
-                           f"({', '.join(e.name for e in matches)}): say which with --base NAME")
-    raise AdapterError(f"The adapter was trained on '{recorded or 'an unrecorded model'}', which is not in the "
-                       f"store: say which store model it adapts with --base NAME (models: {known})")
+        raise AdapterError(
+            f"The adapter was trained on '{recorded}', which several store models are "
+            f"({', '.join(e.name for e in matches)}): say which with --base NAME"
+        )
+    raise AdapterError(
+        f"The adapter was trained on '{recorded or 'an unrecorded model'}', which is not in the "
+        f"store: say which store model it adapts with --base NAME (models: {known})"
+    )
 
 
 def base_override_warning(info: AdapterInfo, entry: ModelEntry) -> str | None:
@@ -134,13 +138,16 @@ def base_override_warning(info: AdapterInfo, entry: ModelEntry) -> str | None:
     if not info.base_model or base_matches(entry, info.base_model, info.base_revision):
         return None
     at = f"@{info.base_revision}" if info.base_revision else ""
-    return (f"the adapter records '{info.base_model}{at}' as its base, not '{entry.name}': bound to it as --base "
-            f"says. The shapes fit, but a LoRA trained on other weights (an Instruct model for a base one, "
-            f"another revision) can answer worse or wrongly")
+    return (
+        f"the adapter records '{info.base_model}{at}' as its base, not '{entry.name}': bound to it as --base "
+        f"says. The shapes fit, but a LoRA trained on other weights (an Instruct model for a base one, "
+        f"another revision) can answer worse or wrongly"
+    )
 
 
-def import_adapter(store: ModelStore, src: Path, name: str, *, base: str | None = None, copy: bool = True,
-                   source: str | None = None) -> AdapterEntry:
+def import_adapter(
+    store: ModelStore, src: Path, name: str, *, base: str | None = None, copy: bool = True, source: str | None = None
+) -> AdapterEntry:
     """Check ``src`` (a PEFT LoRA folder) against its base model, then register it."""
     validate_name(name)
     src = Path(src).resolve()
@@ -166,11 +173,19 @@ def import_adapter(store: ModelStore, src: Path, name: str, *, base: str | None 
             shutil.rmtree(staging, ignore_errors=True)
             raise
     entry = AdapterEntry(
-        name=name, path=str(final if copy else src), base=base_entry.name, rank=info.rank, alpha=info.alpha,
-        target_modules=list(info.target_modules), size_bytes=info.size_bytes, trained_on=info.base_model,
-        source=source or f"folder {src}", managed=copy,
+        name=name,
+        path=str(final if copy else src),
+        base=base_entry.name,
+        rank=info.rank,
+        alpha=info.alpha,
+        target_modules=list(info.target_modules),
+        size_bytes=info.size_bytes,
+        trained_on=info.base_model,
+        source=source or f"folder {src}",
+        managed=copy,
         added_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        extra={"base_warning": warning} if warning else {})
+        extra={"base_warning": warning} if warning else {},
+    )
     with store._locked():
         entries = _read(store)
         if name in entries:
@@ -208,5 +223,14 @@ def remove_adapter(store: ModelStore, name: str) -> AdapterEntry:
     return entry
 
 
-__all__ = ["AdapterEntry", "base_matches", "base_override_warning", "get_adapter", "import_adapter", "list_adapters",
-           "lora_modules_for", "remove_adapter", "resolve_base"]
+__all__ = [
+    "AdapterEntry",
+    "base_matches",
+    "base_override_warning",
+    "get_adapter",
+    "import_adapter",
+    "list_adapters",
+    "lora_modules_for",
+    "remove_adapter",
+    "resolve_base",
+]

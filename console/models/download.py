@@ -26,7 +26,13 @@ from typing import Any, Callable
 from console.jobs import Cancelled, TaskState
 from console.models.modelscope_source import modelscope_fetch, modelscope_listing, ms_fetch_small
 from console.models.remote_files import (
-    DISK_FULL, DownloadError, Meter, Preview, RemoteFile, RepoListing, verify_file,
+    DISK_FULL,
+    DownloadError,
+    Meter,
+    Preview,
+    RemoteFile,
+    RepoListing,
+    verify_file,
 )
 from console.models.store import ModelEntry, ModelStore, suggest_name, validate_name
 from console.units import human_bytes
@@ -64,8 +70,9 @@ def _hf_error(exc: Exception, repo: str, what: str) -> DownloadError:
     return DownloadError(f"Could not reach {hf_endpoint()} for {what} of {repo}: {exc}")
 
 
-def list_files(repo: str, *, source: str = "hf", revision: str | None = None,
-               endpoint: str | None = None, token: str | None = None) -> RepoListing:
+def list_files(
+    repo: str, *, source: str = "hf", revision: str | None = None, endpoint: str | None = None, token: str | None = None
+) -> RepoListing:
     if source == "modelscope":
         return modelscope_listing(repo, revision)
     if source != "hf":
@@ -74,20 +81,25 @@ def list_files(repo: str, *, source: str = "hf", revision: str | None = None,
 
     try:
         info = HfApi(endpoint=hf_endpoint(endpoint), token=token).model_info(
-            repo, revision=revision, files_metadata=True)
+            repo, revision=revision, files_metadata=True
+        )
     except Exception as exc:
         raise _hf_error(exc, repo, "the file list") from exc
-    files = [RemoteFile(s.rfilename, s.size, s.lfs.sha256 if s.lfs else None, None if s.lfs else s.blob_id)
-             for s in info.siblings or []]
+    files = [
+        RemoteFile(s.rfilename, s.size, s.lfs.sha256 if s.lfs else None, None if s.lfs else s.blob_id)
+        for s in info.siblings or []
+    ]
     return RepoListing(repo, "hf", str(info.sha or revision or "main"), files)
 
 
 # -- choosing files ---------------------------------------------------------------------------
-def choose_files(files: list[RemoteFile], *, include: list[str] | None = None,
-                 variant: str | None = None) -> tuple[list[RemoteFile], str | None]:
+def choose_files(
+    files: list[RemoteFile], *, include: list[str] | None = None, variant: str | None = None
+) -> tuple[list[RemoteFile], str | None]:
     """The files a checkpoint needs, and the GGUF file to convert (if that is what it is)."""
-    top = [f for f in files if "/" not in f.path and f.path not in _SKIP_NAMES
-           and not f.path.lower().endswith(_SKIP_EXTS)]
+    top = [
+        f for f in files if "/" not in f.path and f.path not in _SKIP_NAMES and not f.path.lower().endswith(_SKIP_EXTS)
+    ]
     wanted = [f for f in files if include and any(fnmatch.fnmatch(f.path, p) for p in include)]
     if include and not wanted:
         raise DownloadError(f"No file matches {', '.join(include)}")
@@ -100,16 +112,20 @@ def choose_files(files: list[RemoteFile], *, include: list[str] | None = None,
         if len(ggufs) != 1:
             shown = ggufs or [f for f in pool if f.path.endswith(".gguf")]
             names = ", ".join(PurePosixPath(f.path).name for f in shown)
-            raise DownloadError(f"Pick one GGUF file with --variant or --include (choices: {names})"
-                                if ggufs or not variant else f"No GGUF file matches '{variant}' (choices: {names})")
+            raise DownloadError(
+                f"Pick one GGUF file with --variant or --include (choices: {names})"
+                if ggufs or not variant
+                else f"No GGUF file matches '{variant}' (choices: {names})"
+            )
         return ggufs, ggufs[0].path
     if include:
         weights = [f for f in wanted if f.is_weight]
     elif safetensors:
         weights = safetensors + [f for f in top if f.path == "model.safetensors.index.json"]
     else:
-        weights = [f for f in top
-                   if f.path.endswith((".bin", ".bin.index.json")) or f.path == "pytorch_model.bin.index.json"]
+        weights = [
+            f for f in top if f.path.endswith((".bin", ".bin.index.json")) or f.path == "pytorch_model.bin.index.json"
+        ]
     if not any(f.is_weight for f in weights):
         raise DownloadError("This repository has no safetensors, .bin or GGUF weights the console can load")
     extras = [f for f in top if not f.is_weight and not f.path.endswith(".index.json")]
@@ -147,10 +163,19 @@ def plan_verdict(config: dict[str, Any], name: str, gpu: Any, max_model_len: int
     return str(p.verdict), detail
 
 
-def preview(repo: str, *, source: str = "hf", revision: str | None = None, include: list[str] | None = None,
-            variant: str | None = None, gpu: Any = "rtx-4090", max_model_len: int | None = None,
-            endpoint: str | None = None, token: str | None = None,
-            listing: RepoListing | None = None) -> Preview:
+def preview(
+    repo: str,
+    *,
+    source: str = "hf",
+    revision: str | None = None,
+    include: list[str] | None = None,
+    variant: str | None = None,
+    gpu: Any = "rtx-4090",
+    max_model_len: int | None = None,
+    endpoint: str | None = None,
+    token: str | None = None,
+    listing: RepoListing | None = None,
+) -> Preview:
     """What a pull would fetch, how much, and whether the planner thinks it fits ``gpu``."""
     import json
 
@@ -160,8 +185,11 @@ def preview(repo: str, *, source: str = "hf", revision: str | None = None, inclu
     verdict, detail = "unknown", "no config.json to read (GGUF repositories rarely have one)"
     if any(f.path == "config.json" for f in listing.files):
         try:
-            raw = (_fetch_small(listing, "config.json", endpoint, token) if listing.source == "hf"
-                   else ms_fetch_small(listing, "config.json"))
+            raw = (
+                _fetch_small(listing, "config.json", endpoint, token)
+                if listing.source == "hf"
+                else ms_fetch_small(listing, "config.json")
+            )
             config = json.loads(raw)
             verdict, detail = plan_verdict(config, repo, gpu, max_model_len)
         except (ValueError, DownloadError) as exc:
@@ -178,13 +206,21 @@ def download_dir(store: ModelStore, source: str, repo: str, commit: str) -> Path
 def _disk_check(folder: Path, need: int, reserve: int) -> None:
     free = shutil.disk_usage(folder).free
     if free < need + reserve:
+        raise DownloadError(
+            f"Not enough disk space in {folder}: the download needs {human_bytes(need)} "
+            f"(+{human_bytes(reserve)} to spare), {human_bytes(free)} is free"
+        )
 
-        raise DownloadError(f"Not enough disk space in {folder}: the download needs {human_bytes(need)} "
-                            f"(+{human_bytes(reserve)} to spare), {human_bytes(free)} is free")
 
-
-def _http_fetch(listing: RepoListing, f: RemoteFile, target: Path, meter: Meter, task: TaskState,
-                endpoint: str | None, token: str | None) -> None:
+def _http_fetch(
+    listing: RepoListing,
+    f: RemoteFile,
+    target: Path,
+    meter: Meter,
+    task: TaskState,
+    endpoint: str | None,
+    token: str | None,
+) -> None:
     from huggingface_hub import hf_hub_url
     from huggingface_hub.utils import build_hf_headers
     from huggingface_hub.utils import get_session, hf_raise_for_status
@@ -223,23 +259,34 @@ def _http_fetch(listing: RepoListing, f: RemoteFile, target: Path, meter: Meter,
         if isinstance(exc, errors.HfHubHTTPError):  # an OSError too, but the server's answer
             raise _hf_error(exc, listing.repo, f.path) from exc
         if exc.errno in DISK_FULL:
-            raise DownloadError(f"The disk filled up while writing {f.path}; free some space and run "
-                                "the pull again (it resumes where it stopped)") from exc
+            raise DownloadError(
+                f"The disk filled up while writing {f.path}; free some space and run "
+                "the pull again (it resumes where it stopped)"
+            ) from exc
         raise DownloadError(f"Could not write {part}: {exc}") from exc
     except Exception as exc:
         from huggingface_hub import errors
 
         if isinstance(exc, errors.HfHubHTTPError):
             raise _hf_error(exc, listing.repo, f.path) from exc
-        raise DownloadError(f"The download of {f.path} was interrupted ({type(exc).__name__}: {exc}); "
-                            "run the pull again to resume") from exc
+        raise DownloadError(
+            f"The download of {f.path} was interrupted ({type(exc).__name__}: {exc}); run the pull again to resume"
+        ) from exc
     verify_file(part, f)
     os.replace(part, target)
 
 
-def fetch(store: ModelStore, listing: RepoListing, files: list[RemoteFile], task: TaskState, *,
-          endpoint: str | None = None, token: str | None = None,
-          reserve_bytes: int = DEFAULT_RESERVE_BYTES, extra_bytes: int = 0) -> Path:
+def fetch(
+    store: ModelStore,
+    listing: RepoListing,
+    files: list[RemoteFile],
+    task: TaskState,
+    *,
+    endpoint: str | None = None,
+    token: str | None = None,
+    reserve_bytes: int = DEFAULT_RESERVE_BYTES,
+    extra_bytes: int = 0,
+) -> Path:
     """Fetch ``files`` into the pull's download folder (resuming what is there); return it."""
     folder = download_dir(store, listing.source, listing.repo, listing.commit)
     folder.mkdir(parents=True, exist_ok=True)
@@ -279,10 +326,21 @@ def _move_into(folder: Path, files: list[RemoteFile]) -> Callable[[Path], None]:
     return writer
 
 
-def pull(store: ModelStore, repo: str, name: str, *, source: str = "hf", revision: str | None = None,
-         include: list[str] | None = None, variant: str | None = None, task: TaskState | None = None,
-         endpoint: str | None = None, token: str | None = None,
-         reserve_bytes: int = DEFAULT_RESERVE_BYTES, listing: RepoListing | None = None) -> ModelEntry:
+def pull(
+    store: ModelStore,
+    repo: str,
+    name: str,
+    *,
+    source: str = "hf",
+    revision: str | None = None,
+    include: list[str] | None = None,
+    variant: str | None = None,
+    task: TaskState | None = None,
+    endpoint: str | None = None,
+    token: str | None = None,
+    reserve_bytes: int = DEFAULT_RESERVE_BYTES,
+    listing: RepoListing | None = None,
+) -> ModelEntry:
     """Download ``repo`` and register it as ``name``; all or nothing, resumable."""
     task = task or TaskState()
     validate_name(name)
@@ -293,11 +351,17 @@ def pull(store: ModelStore, repo: str, name: str, *, source: str = "hf", revisio
     files, gguf = choose_files(listing.files, include=include, variant=variant)
     # A GGUF is dequantized to bf16 afterwards: roughly 4x its size again on disk, briefly.
     extra = 4 * sum(f.size or 0 for f in files) if gguf else 0
-    folder = fetch(store, listing, files, task, endpoint=endpoint, token=token,
-                   reserve_bytes=reserve_bytes, extra_bytes=extra)
+    folder = fetch(
+        store, listing, files, task, endpoint=endpoint, token=token, reserve_bytes=reserve_bytes, extra_bytes=extra
+    )
     origin = f"{'Hugging Face' if listing.source == 'hf' else 'ModelScope'} {repo}@{listing.commit[:12]}"
-    lineage = {"method": "download", "source": listing.source, "repo": repo, "commit": listing.commit,
-               "files": [f.path for f in files]}
+    lineage = {
+        "method": "download",
+        "source": listing.source,
+        "repo": repo,
+        "commit": listing.commit,
+        "files": [f.path for f in files],
+    }
     task.report("registering", 0.99)
     if gguf:
         from console.models.importers import import_gguf
@@ -311,6 +375,20 @@ def pull(store: ModelStore, repo: str, name: str, *, source: str = "hf", revisio
     return entry
 
 
-__all__ = ["DEFAULT_RESERVE_BYTES", "DownloadError", "Preview", "RemoteFile", "RepoListing", "SOURCES",
-           "choose_files", "default_pull_name", "download_dir", "fetch", "hf_endpoint", "list_files", "plan_verdict",
-           "preview", "pull"]
+__all__ = [
+    "DEFAULT_RESERVE_BYTES",
+    "DownloadError",
+    "Preview",
+    "RemoteFile",
+    "RepoListing",
+    "SOURCES",
+    "choose_files",
+    "default_pull_name",
+    "download_dir",
+    "fetch",
+    "hf_endpoint",
+    "list_files",
+    "plan_verdict",
+    "preview",
+    "pull",
+]

@@ -172,16 +172,39 @@ lstrip('\\n') %}
 
 #: Qwen3's special tokens after the 151,643 BPE ranks, in id order (151643 on).
 QWEN3_SPECIALS = [
-    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>", "<|box_start|>",
-    "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>", "<|vision_end|>", "<|vision_pad|>",
-    "<|image_pad|>", "<|video_pad|>", "<tool_call>", "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>",
-    "<|fim_suffix|>", "<|fim_pad|>", "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>",
-    "<think>", "</think>",
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|object_ref_start|>",
+    "<|object_ref_end|>",
+    "<|box_start|>",
+    "<|box_end|>",
+    "<|quad_start|>",
+    "<|quad_end|>",
+    "<|vision_start|>",
+    "<|vision_end|>",
+    "<|vision_pad|>",
+    "<|image_pad|>",
+    "<|video_pad|>",
+    "<tool_call>",
+    "</tool_call>",
+    "<|fim_prefix|>",
+    "<|fim_middle|>",
+    "<|fim_suffix|>",
+    "<|fim_pad|>",
+    "<|repo_name|>",
+    "<|file_sep|>",
+    "<tool_response>",
+    "</tool_response>",
+    "<think>",
+    "</think>",
 ]
 #: Not special in Qwen3's tokenizer (they stay in the decoded text, where the parsers look for them).
 _QWEN3_PLAIN = {"<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<think>", "</think>"}
-QWEN_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
-                r"|\s+(?!\S)|\s+")
+QWEN_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
+    r"|\s+(?!\S)|\s+"
+)
 
 
 def _package_dir(module: str) -> Path:
@@ -196,7 +219,8 @@ def _adds_start(backend: Any, bos: str, bos_id: int) -> None:
     from tokenizers import processors
 
     backend.post_processor = processors.TemplateProcessing(
-        single=f"{bos} $A", pair=f"{bos} $A {bos} $B", special_tokens=[(bos, bos_id)])
+        single=f"{bos} $A", pair=f"{bos} $A {bos} $B", special_tokens=[(bos, bos_id)]
+    )
 
 
 def _fast(backend: Any, template: str, **special: Any) -> Any:
@@ -214,8 +238,9 @@ def _small_bpe(specials: list[str], bos: str | None, vocab_size: int = 512) -> A
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=specials,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, special_tokens=specials, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
     tok.train_from_iterator(synthetic._CORPUS * 20, trainer=trainer)
     bos_id = tok.token_to_id(bos) if bos is not None else None
     if bos is not None and bos_id is not None:
@@ -226,18 +251,20 @@ def _small_bpe(specials: list[str], bos: str | None, vocab_size: int = 512) -> A
 def llama3_tokenizer() -> Any:
     specials = ["<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"]
     backend = _small_bpe(specials, "<|begin_of_text|>")
-    return _fast(backend, LLAMA3_TEMPLATE, bos_token="<|begin_of_text|>", eos_token="<|eot_id|>",
-                 pad_token="<|end_of_text|>")
+    return _fast(
+        backend, LLAMA3_TEMPLATE, bos_token="<|begin_of_text|>", eos_token="<|eot_id|>", pad_token="<|end_of_text|>"
+    )
 
 
 def gemma_tokenizer() -> Any:
     specials = ["<pad>", "<eos>", "<bos>", "<unk>", "<start_of_turn>", "<end_of_turn>"]
     backend = _small_bpe(specials, "<bos>")
-    return _fast(backend, GEMMA_TEMPLATE, bos_token="<bos>", eos_token="<end_of_turn>", pad_token="<pad>",
-                 unk_token="<unk>")
+    return _fast(
+        backend, GEMMA_TEMPLATE, bos_token="<bos>", eos_token="<end_of_turn>", pad_token="<pad>", unk_token="<unk>"
+    )
 
 
-@functools.lru_cache(maxsize=None)  # 151k-token vocabularies: built once per process
+@functools.cache  # 151k-token vocabularies: built once per process
 def qwen3_tokenizer() -> Any:
     from tokenizers import AddedToken
     from transformers.convert_slow_tokenizer import TikTokenConverter
@@ -264,7 +291,7 @@ def mistral_tokenizer() -> Any:
     return _fast(backend, MISTRAL_TEMPLATE, bos_token="<s>", eos_token="</s>", unk_token="<unk>")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def r1_tokenizer() -> Any:
     """DeepSeek-R1-Distill-Qwen's tokenizer from its GGUF header: the byte-level BPE (tokens of
     type 1), then its control and user tokens at their ids, a start token added in front."""
@@ -278,21 +305,29 @@ def r1_tokenizer() -> Any:
     vocab = {t: i for i, t in enumerate(tokens[:regular])}
     merges = [tuple(m.split(" ", 1)) for m in data["merges"]]
     backend = Tokenizer(models.BPE(vocab=vocab, merges=merges, ignore_merges=False))
-    backend.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(QWEN_PATTERN), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    backend.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(QWEN_PATTERN), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
     backend.decoder = decoders.ByteLevel()
-    backend.add_tokens([AddedToken(t, special=k == 3, normalized=False) for t, k in zip(tokens[regular:],
-                                                                                       kinds[regular:])])
+    backend.add_tokens(
+        [AddedToken(t, special=k == 3, normalized=False) for t, k in zip(tokens[regular:], kinds[regular:])]
+    )
     bos = config["bos_token"]
     _adds_start(backend, bos, tokens.index(bos))
-    return _fast(backend, config["chat_template"], bos_token=bos, eos_token=config["eos_token"],
-                 pad_token=config["pad_token"])
+    return _fast(
+        backend, config["chat_template"], bos_token=bos, eos_token=config["eos_token"], pad_token=config["pad_token"]
+    )
 
 
 TOKENIZERS: dict[str, Callable[[], Any]] = {
-    "llama3": llama3_tokenizer, "qwen3": qwen3_tokenizer, "mistral": mistral_tokenizer,
-    "gemma": gemma_tokenizer, "r1": r1_tokenizer,
+    "llama3": llama3_tokenizer,
+    "qwen3": qwen3_tokenizer,
+    "mistral": mistral_tokenizer,
+    "gemma": gemma_tokenizer,
+    "r1": r1_tokenizer,
 }
 
 
@@ -310,12 +345,20 @@ def make_family(family: str, folder: Path, *, hidden_size: int = 64, num_layers:
     torch.manual_seed(seed)
     eos = tok.eos_token_id
     cfg = LlamaConfig(
-        vocab_size=len(tok), hidden_size=hidden_size, intermediate_size=hidden_size * 2,
-        num_hidden_layers=num_layers, num_attention_heads=1, num_key_value_heads=1, head_dim=64,
-        max_position_embeddings=2048, bos_token_id=tok.bos_token_id, eos_token_id=eos,
-        pad_token_id=tok.pad_token_id, tie_word_embeddings=True,
+        vocab_size=len(tok),
+        hidden_size=hidden_size,
+        intermediate_size=hidden_size * 2,
+        num_hidden_layers=num_layers,
+        num_attention_heads=1,
+        num_key_value_heads=1,
+        head_dim=64,
+        max_position_embeddings=2048,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=eos,
+        pad_token_id=tok.pad_token_id,
+        tie_word_embeddings=True,
     )
-    model = LlamaForCausalLM(cfg).to(getattr(torch, "bfloat16"))
+    model = LlamaForCausalLM(cfg).to(torch.bfloat16)
     model.save_pretrained(str(folder), safe_serialization=True)
     gen = {"bos_token_id": tok.bos_token_id, "eos_token_id": eos}
     (folder / "generation_config.json").write_text(json.dumps(gen), encoding="utf-8")

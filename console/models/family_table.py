@@ -32,28 +32,64 @@ class Family:
 
 #: Most specific first: the first family whose markers are all in the template wins.
 FAMILY_TABLE: tuple[Family, ...] = (
-    Family("gpt-oss", "gpt-oss (harmony)", ("<|channel|>",),
-           "harmony format: vLLM renders it itself (the template is not used), reasoning in the analysis channel",
-           reasoning_parser="openai_gptoss", tool_parser="openai",
-           preset_4090="gpt-oss-20b MXFP4, 32k context, 4 users"),
-    Family("qwen3", "Qwen3", ("<|im_start|>", "enable_thinking"),
-           "ChatML; thinking on by default, enable_thinking=false closes an empty <think> block",
-           reasoning_parser="qwen3", tool_parser="hermes", think_switch=True,
-           preset_4090="Qwen3-8B FP8 or Qwen3-14B AWQ, 32k context; Qwen3-30B-A3B GPTQ, 8k"),
-    Family("r1", "DeepSeek-R1 distill", ("<｜Assistant｜>",),
-           "template writes the start token (the tokenizer adds it too); reasoning in <think>…</think>",
-           reasoning_parser="deepseek_r1", preset_4090="DeepSeek-R1-Distill-Qwen-14B AWQ, 16k context"),
-    Family("llama3", "Llama 3", ("<|start_header_id|>",),
-           "template writes <|begin_of_text|> (the tokenizer adds it too)",
-           tool_parser="llama3_json", preset_4090="Llama-3.1-8B FP8, 32k context"),
-    Family("gemma", "Gemma", ("<start_of_turn>",),
-           "template writes <bos>; no system role (put before the first user turn); roles must alternate",
-           preset_4090="Gemma-3-12B FP8 or Gemma-3-27B AWQ, 8k context"),
-    Family("mistral", "Mistral", ("[INST]",),
-           "template writes <s>; the system text goes into the last user turn; roles must alternate",
-           tool_parser="mistral", preset_4090="Mistral-Small-24B AWQ, 16k context"),
-    Family("chatml", "ChatML", ("<|im_start|>",), "no start token; <|im_end|> ends a turn",
-           tool_parser="hermes", preset_4090="SmolLM2 / Qwen2.5 sizes up to 14B AWQ"),
+    Family(
+        "gpt-oss",
+        "gpt-oss (harmony)",
+        ("<|channel|>",),
+        "harmony format: vLLM renders it itself (the template is not used), reasoning in the analysis channel",
+        reasoning_parser="openai_gptoss",
+        tool_parser="openai",
+        preset_4090="gpt-oss-20b MXFP4, 32k context, 4 users",
+    ),
+    Family(
+        "qwen3",
+        "Qwen3",
+        ("<|im_start|>", "enable_thinking"),
+        "ChatML; thinking on by default, enable_thinking=false closes an empty <think> block",
+        reasoning_parser="qwen3",
+        tool_parser="hermes",
+        think_switch=True,
+        preset_4090="Qwen3-8B FP8 or Qwen3-14B AWQ, 32k context; Qwen3-30B-A3B GPTQ, 8k",
+    ),
+    Family(
+        "r1",
+        "DeepSeek-R1 distill",
+        ("<｜Assistant｜>",),
+        "template writes the start token (the tokenizer adds it too); reasoning in <think>…</think>",
+        reasoning_parser="deepseek_r1",
+        preset_4090="DeepSeek-R1-Distill-Qwen-14B AWQ, 16k context",
+    ),
+    Family(
+        "llama3",
+        "Llama 3",
+        ("<|start_header_id|>",),
+        "template writes <|begin_of_text|> (the tokenizer adds it too)",
+        tool_parser="llama3_json",
+        preset_4090="Llama-3.1-8B FP8, 32k context",
+    ),
+    Family(
+        "gemma",
+        "Gemma",
+        ("<start_of_turn>",),
+        "template writes <bos>; no system role (put before the first user turn); roles must alternate",
+        preset_4090="Gemma-3-12B FP8 or Gemma-3-27B AWQ, 8k context",
+    ),
+    Family(
+        "mistral",
+        "Mistral",
+        ("[INST]",),
+        "template writes <s>; the system text goes into the last user turn; roles must alternate",
+        tool_parser="mistral",
+        preset_4090="Mistral-Small-24B AWQ, 16k context",
+    ),
+    Family(
+        "chatml",
+        "ChatML",
+        ("<|im_start|>",),
+        "no start token; <|im_end|> ends a turn",
+        tool_parser="hermes",
+        preset_4090="SmolLM2 / Qwen2.5 sizes up to 14B AWQ",
+    ),
 )
 
 
@@ -71,16 +107,19 @@ def family_by_name(name: str) -> Family:
     raise KeyError(f"no family {name!r}; known: {', '.join(f.name for f in FAMILY_TABLE)}")
 
 
-def split_reasoning(family: Family | None, tokenizer: Any, text: str,
-                    chat_template_kwargs: dict[str, Any] | None = None) -> tuple[str | None, str]:
+def split_reasoning(
+    family: Family | None, tokenizer: Any, text: str, chat_template_kwargs: dict[str, Any] | None = None
+) -> tuple[str | None, str]:
     """(reasoning_content, content) of an answer, split by the family's vLLM reasoning parser as
     ``vllm serve --reasoning-parser`` does; (None, text) for a family without one."""
     if family is None or family.reasoning_parser is None:
         return None, text
     parser = vllm_compat.reasoning_parser(family.reasoning_parser)(
-        tokenizer, chat_template_kwargs=chat_template_kwargs or {})
+        tokenizer, chat_template_kwargs=chat_template_kwargs or {}
+    )
     request = vllm_compat.chat_completion_request_class().model_validate(
-        {"messages": [{"role": "user", "content": ""}], "chat_template_kwargs": chat_template_kwargs})
+        {"messages": [{"role": "user", "content": ""}], "chat_template_kwargs": chat_template_kwargs}
+    )
     reasoning, content = parser.extract_reasoning(text, request)
     return reasoning, content or ""
 

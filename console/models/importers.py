@@ -62,8 +62,10 @@ def check_gguf(path: Path) -> GGUFSummary:
     except Exception as exc:  # truncated files raise all sorts of things inside the reader
         raise ModelFormatError(f"{path.name} is corrupt or truncated ({type(exc).__name__}: {exc})") from exc
     if arch not in _supported_gguf_architectures():
-        raise ModelFormatError(f"{path.name}: GGUF architecture '{arch}' cannot be converted "
-                               f"(supported: {', '.join(sorted(_supported_gguf_architectures()))})")
+        raise ModelFormatError(
+            f"{path.name}: GGUF architecture '{arch}' cannot be converted "
+            f"(supported: {', '.join(sorted(_supported_gguf_architectures()))})"
+        )
     return GGUFSummary(arch, name, tensors)
 
 
@@ -105,21 +107,26 @@ def _run_worker(src: Path, dst: Path, task: TaskState) -> None:
         elif msg.get("type") == "error":
             errors.append(str(msg["message"]))
 
-    child = Child(python_module("console.models.gguf_worker", str(src), str(dst)),
-                  env={"TRANSFORMERS_VERBOSITY": "error"}, on_message=on_message)
+    child = Child(
+        python_module("console.models.gguf_worker", str(src), str(dst)),
+        env={"TRANSFORMERS_VERBOSITY": "error"},
+        on_message=on_message,
+    )
     with child.start():
         code = child.wait(task=task)  # Cancel stops the child's whole group and raises Cancelled
     if code != 0:
         raise ModelFormatError(errors[-1] if errors else child.error_message("GGUF conversion", n=3))
 
 
-def import_gguf(store: ModelStore, src: Path, name: str, task: TaskState | None = None, *,
-                source: str | None = None) -> ModelEntry:
+def import_gguf(
+    store: ModelStore, src: Path, name: str, task: TaskState | None = None, *, source: str | None = None
+) -> ModelEntry:
     task = task or TaskState()
     src = Path(src).resolve()
     summary = check_gguf(src)  # fail fast, before any process or folder exists
     return store.add_staged(
-        name, lambda tmp: _run_worker(src, tmp, task),
+        name,
+        lambda tmp: _run_worker(src, tmp, task),
         source=source or f"GGUF {src.name}",
         lineage={"method": "gguf-dequantize", "source_file": str(src), "gguf_architecture": summary.architecture},
     )
@@ -141,8 +148,15 @@ def _copy_tree(src: Path, dst: Path, task: TaskState) -> None:
         shutil.copystat(p, target)
 
 
-def import_hf_folder(store: ModelStore, src: Path, name: str, task: TaskState | None = None, *,
-                     copy: bool = True, source: str | None = None) -> ModelEntry:
+def import_hf_folder(
+    store: ModelStore,
+    src: Path,
+    name: str,
+    task: TaskState | None = None,
+    *,
+    copy: bool = True,
+    source: str | None = None,
+) -> ModelEntry:
     """Register a Hugging Face checkpoint folder, copying it into the store or by reference."""
     task = task or TaskState()
     src = Path(src).resolve()

@@ -48,8 +48,13 @@ class AdapterInfo:
         return 1 + max((layer for layer, _, _ in self.shapes), default=-1)
 
     def summary(self) -> dict[str, Any]:
-        return {"rank": self.rank, "alpha": self.alpha, "target_modules": list(self.target_modules),
-                "base_model": self.base_model, "size_bytes": self.size_bytes}
+        return {
+            "rank": self.rank,
+            "alpha": self.alpha,
+            "target_modules": list(self.target_modules),
+            "base_model": self.base_model,
+            "size_bytes": self.size_bytes,
+        }
 
 
 def is_adapter_folder(folder: Path) -> bool:
@@ -80,8 +85,10 @@ def inspect_adapter(folder: Path) -> AdapterInfo:
     weights = folder / "adapter_model.safetensors"
     if not weights.is_file():
         if (folder / "adapter_model.bin").is_file():
-            raise AdapterError(f"{folder.name} holds only adapter_model.bin; save it as safetensors "
-                               "(peft's save_pretrained(..., safe_serialization=True))")
+            raise AdapterError(
+                f"{folder.name} holds only adapter_model.bin; save it as safetensors "
+                "(peft's save_pretrained(..., safe_serialization=True))"
+            )
         raise AdapterError(f"{folder.name} has no adapter_model.safetensors: the adapter is incomplete")
     try:
         header = read_safetensors_header(weights)
@@ -91,8 +98,10 @@ def inspect_adapter(folder: Path) -> AdapterInfo:
     with open(weights, "rb") as fh:
         header_len = int.from_bytes(fh.read(8), "little")
     if weights.stat().st_size < declared + header_len:
-        raise AdapterError(f"{folder.name}: adapter_model.safetensors is truncated "
-                           f"({weights.stat().st_size} bytes, its header lists more): the adapter is corrupt")
+        raise AdapterError(
+            f"{folder.name}: adapter_model.safetensors is truncated "
+            f"({weights.stat().st_size} bytes, its header lists more): the adapter is corrupt"
+        )
     shapes: dict[tuple[int, str, str], tuple[int, ...]] = {}
     for key, meta in header.items():
         m = _WEIGHT_RE.search(key)
@@ -106,26 +115,36 @@ def inspect_adapter(folder: Path) -> AdapterInfo:
     targets = cfg.get("target_modules") or sorted({mod for _, mod, _ in shapes})
     if isinstance(targets, str):
         targets = [targets]
-    return AdapterInfo(path=str(folder.resolve()), rank=top_rank, alpha=float(cfg.get("lora_alpha") or rank),
-                       target_modules=tuple(str(t) for t in targets),
-                       base_model=str(cfg.get("base_model_name_or_path") or ""), size_bytes=folder_size(folder),
-                       shapes=shapes, base_revision=str(cfg.get("revision") or ""))
+    return AdapterInfo(
+        path=str(folder.resolve()),
+        rank=top_rank,
+        alpha=float(cfg.get("lora_alpha") or rank),
+        target_modules=tuple(str(t) for t in targets),
+        base_model=str(cfg.get("base_model_name_or_path") or ""),
+        size_bytes=folder_size(folder),
+        shapes=shapes,
+        base_revision=str(cfg.get("revision") or ""),
+    )
 
 
 def _refuse_unservable(name: str, cfg: dict[str, Any]) -> None:
     """What PEFT can train and vLLM cannot serve, refused at import rather than at the first request."""
     bias = cfg.get("bias", "none")
     if bias not in (None, "none"):
-        raise AdapterError(f"{name} trains biases (bias = {bias!r}); vLLM serves LoRA adapters with bias 'none' "
-                           "only: retrain with bias='none'")
+        raise AdapterError(
+            f"{name} trains biases (bias = {bias!r}); vLLM serves LoRA adapters with bias 'none' "
+            "only: retrain with bias='none'"
+        )
     if cfg.get("lora_bias"):
         raise AdapterError(f"{name} has LoRA biases (lora_bias); vLLM does not serve them: retrain without")
     saved = cfg.get("modules_to_save")
     if saved:
         listed = ", ".join(map(str, saved)) if isinstance(saved, list) else str(saved)
-        raise AdapterError(f"{name} carries whole trained copies of {listed} (modules_to_save); vLLM serves only the "
-                           "LoRA matrices of a text-generation adapter, so the answers would not be the ones trained: "
-                           "retrain without modules_to_save, or merge the adapter into the model and import that")
+        raise AdapterError(
+            f"{name} carries whole trained copies of {listed} (modules_to_save); vLLM serves only the "
+            "LoRA matrices of a text-generation adapter, so the answers would not be the ones trained: "
+            "retrain without modules_to_save, or merge the adapter into the model and import that"
+        )
 
 
 #: Where a MoE layer's routed experts (``mlp.experts.3.gate_proj``) and shared experts
@@ -152,9 +171,13 @@ def projection_shapes(config: dict[str, Any]) -> dict[str, tuple[int, int]]:
     head_dim = int(cfg.get("head_dim") or (hidden // heads if heads else 0))
     inter = int(cfg.get("intermediate_size") or 0)
     return {
-        "q_proj": (hidden, heads * head_dim), "k_proj": (hidden, kv_heads * head_dim),
-        "v_proj": (hidden, kv_heads * head_dim), "o_proj": (heads * head_dim, hidden),
-        "gate_proj": (hidden, inter), "up_proj": (hidden, inter), "down_proj": (inter, hidden),
+        "q_proj": (hidden, heads * head_dim),
+        "k_proj": (hidden, kv_heads * head_dim),
+        "v_proj": (hidden, kv_heads * head_dim),
+        "o_proj": (heads * head_dim, hidden),
+        "gate_proj": (hidden, inter),
+        "up_proj": (hidden, inter),
+        "down_proj": (inter, hidden),
     }
 
 
@@ -173,8 +196,13 @@ def expert_shapes(config: dict[str, Any]) -> dict[str, tuple[int, int]]:
     widths = {"experts": expert, "shared_expert": shared}
     for kind, inter in widths.items():
         if inter:
-            out.update({f"{kind}.gate_proj": (hidden, inter), f"{kind}.up_proj": (hidden, inter),
-                        f"{kind}.down_proj": (inter, hidden)})
+            out.update(
+                {
+                    f"{kind}.gate_proj": (hidden, inter),
+                    f"{kind}.up_proj": (hidden, inter),
+                    f"{kind}.down_proj": (inter, hidden),
+                }
+            )
     return out
 
 
@@ -191,8 +219,10 @@ def check_base(info: AdapterInfo, base_folder: Path, base_name: str | None = Non
     trained_on = f" (it was trained on {info.base_model})" if info.base_model else ""
     layers = num_layers(config)
     if layers and info.num_layers > layers:
-        raise AdapterError(f"The adapter does not fit '{label}'{trained_on}: it adapts {info.num_layers} layers, "
-                           f"'{label}' has {layers}")
+        raise AdapterError(
+            f"The adapter does not fit '{label}'{trained_on}: it adapts {info.num_layers} layers, "
+            f"'{label}' has {layers}"
+        )
     dims = {**projection_shapes(config), **expert_shapes(config)}
     for (layer, module, side), shape in sorted(info.shapes.items()):
         if module not in dims or len(shape) != 2:
@@ -203,14 +233,17 @@ def check_base(info: AdapterInfo, base_folder: Path, base_name: str | None = Non
             width = "input" if side == "A" else "output"
             raise AdapterError(
                 f"The adapter does not fit '{label}'{trained_on}: layer {layer} {module} has {width} width "
-                f"{shape[1] if side == 'A' else shape[0]}, '{label}' has {fan_in if side == 'A' else fan_out}")
+                f"{shape[1] if side == 'A' else shape[0]}, '{label}' has {fan_in if side == 'A' else fan_out}"
+            )
 
 
 def check_rank(info: AdapterInfo, max_lora_rank: int | None) -> None:
     limit = max_lora_rank or DEFAULT_MAX_LORA_RANK
     if info.rank > limit:
-        raise AdapterError(f"The adapter's rank is {info.rank}, larger than this engine's max_lora_rank {limit}: "
-                           f"load the model with max_lora_rank {rank_slot(info.rank)} or more")
+        raise AdapterError(
+            f"The adapter's rank is {info.rank}, larger than this engine's max_lora_rank {limit}: "
+            f"load the model with max_lora_rank {rank_slot(info.rank)} or more"
+        )
 
 
 def rank_slot(rank: int) -> int:
@@ -237,9 +270,20 @@ def write_null_adapter(folder: Path, base_folder: Path) -> Path:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     save_file(tensors, str(folder / "adapter_model.safetensors"))
-    (folder / "adapter_config.json").write_text(json.dumps({
-        "peft_type": "LORA", "r": 1, "lora_alpha": 1, "target_modules": ["q_proj"], "bias": "none",
-        "base_model_name_or_path": str(base_folder), "task_type": "CAUSAL_LM"}), encoding="utf-8")
+    (folder / "adapter_config.json").write_text(
+        json.dumps(
+            {
+                "peft_type": "LORA",
+                "r": 1,
+                "lora_alpha": 1,
+                "target_modules": ["q_proj"],
+                "bias": "none",
+                "base_model_name_or_path": str(base_folder),
+                "task_type": "CAUSAL_LM",
+            }
+        ),
+        encoding="utf-8",
+    )
     return folder
 
 
@@ -251,5 +295,16 @@ def slot_bytes(config: dict[str, Any], max_loras: int, max_lora_rank: int, dtype
     return int(num_layers(config) * per_layer * max_lora_rank * max_loras * dtype_bytes)
 
 
-__all__ = ["AdapterError", "AdapterInfo", "VLLM_LORA_RANKS", "check_base", "check_rank", "expert_shapes",
-           "inspect_adapter", "is_adapter_folder", "projection_shapes", "rank_slot", "slot_bytes"]
+__all__ = [
+    "AdapterError",
+    "AdapterInfo",
+    "VLLM_LORA_RANKS",
+    "check_base",
+    "check_rank",
+    "expert_shapes",
+    "inspect_adapter",
+    "is_adapter_folder",
+    "projection_shapes",
+    "rank_slot",
+    "slot_bytes",
+]

@@ -31,8 +31,10 @@ def _modelscope() -> Any:
         import modelscope  # noqa: F401  (heavy; only when asked for)
         from modelscope.hub.api import HubApi
     except ImportError as exc:
-        raise DownloadError("ModelScope downloads need its SDK: pip install 'inference-console[modelscope]' "
-                            "(or use a Hugging Face mirror: HF_ENDPOINT=https://hf-mirror.com)") from exc
+        raise DownloadError(
+            "ModelScope downloads need its SDK: pip install 'inference-console[modelscope]' "
+            "(or use a Hugging Face mirror: HF_ENDPOINT=https://hf-mirror.com)"
+        ) from exc
     return HubApi()
 
 
@@ -41,17 +43,20 @@ def _ms_error(exc: Exception, repo: str, what: str) -> DownloadError:
     status = getattr(exc, "status_code", None)
     name = type(exc).__name__
     if status in (401, 403) or name in ("AuthenticationError", "PermissionDeniedError"):
-        return DownloadError(f"{repo} on ModelScope needs a login: set MODELSCOPE_API_TOKEN to an access "
-                             "token that may read it")
+        return DownloadError(
+            f"{repo} on ModelScope needs a login: set MODELSCOPE_API_TOKEN to an access token that may read it"
+        )
     if status == 404 or name in ("NotExistError", "RepoNotFoundError"):
         return DownloadError(f"No repository '{repo}' (or no {what} in it) on {ms_endpoint()}")
     text = str(exc)
     if "FileIntegrity" in name or "hash mismatch" in text.lower() or "size mismatch" in text.lower():
-        return DownloadError(f"{what} is corrupt (its hash or size does not match the one ModelScope "
-                             "lists); run the pull again")
+        return DownloadError(
+            f"{what} is corrupt (its hash or size does not match the one ModelScope lists); run the pull again"
+        )
     if "NetworkError" in name or "Connection failed" in text:
-        return DownloadError(f"Could not reach {ms_endpoint()} for {what} of {repo}: check the network "
-                             "(or MODELSCOPE_ENDPOINT)")
+        return DownloadError(
+            f"Could not reach {ms_endpoint()} for {what} of {repo}: check the network (or MODELSCOPE_ENDPOINT)"
+        )
     if isinstance(exc, OSError) and getattr(exc, "errno", None) in DISK_FULL:
         return DownloadError(f"The disk filled up while writing {what}; free some space and run the pull again")
     return DownloadError(f"Could not get {what} of {repo} from {ms_endpoint()}: {text}")
@@ -65,13 +70,19 @@ def modelscope_listing(repo: str, revision: str | None) -> RepoListing:
             from modelscope_hub.api import HubApi as _Hub
         except ImportError:
             entries = api.get_model_files(repo, revision=rev, recursive=True)  # reads the env itself
-            files = [RemoteFile(e["Path"], e.get("Size"), e.get("Sha256") or None) for e in entries
-                     if e.get("Type") != "tree"]
+            files = [
+                RemoteFile(e["Path"], e.get("Size"), e.get("Sha256") or None)
+                for e in entries
+                if e.get("Type") != "tree"
+            ]
         else:
-            files = [RemoteFile(e.path, e.size, e.sha256 or None)
-                     for e in _Hub(endpoint=_ms_endpoint_override()).list_repo_files(
-                             repo, "model", revision=rev, recursive=True)
-                     if not e.is_dir]
+            files = [
+                RemoteFile(e.path, e.size, e.sha256 or None)
+                for e in _Hub(endpoint=_ms_endpoint_override()).list_repo_files(
+                    repo, "model", revision=rev, recursive=True
+                )
+                if not e.is_dir
+            ]
     except DownloadError:
         raise
     except Exception as exc:
@@ -88,15 +99,17 @@ def ms_fetch_small(listing: RepoListing, path: str) -> bytes:
 
     with tempfile.TemporaryDirectory(prefix="console-ms-") as tmp:
         try:
-            got = model_file_download(listing.repo, path, revision=listing.commit, local_dir=tmp,
-                                      endpoint=_ms_endpoint_override())
+            got = model_file_download(
+                listing.repo, path, revision=listing.commit, local_dir=tmp, endpoint=_ms_endpoint_override()
+            )
             return Path(got).read_bytes()
         except Exception as exc:
             raise _ms_error(exc, listing.repo, path) from exc
 
 
-def modelscope_fetch(listing: RepoListing, files: list[RemoteFile], folder: Path, meter: Meter,
-                      task: TaskState) -> None:
+def modelscope_fetch(
+    listing: RepoListing, files: list[RemoteFile], folder: Path, meter: Meter, task: TaskState
+) -> None:
     """Each file through the SDK (which resumes its own partial files), one at a time so a cancel
     takes effect between files at the latest; progress comes from the SDK's callbacks."""
     _modelscope()
@@ -114,9 +127,15 @@ def modelscope_fetch(listing: RepoListing, files: list[RemoteFile], folder: Path
         if target.exists():
             continue  # verified when it was completed
         try:  # snapshot_download, not model_file_download: only it takes progress callbacks
-            snapshot_download(listing.repo, revision=listing.commit, local_dir=str(folder),
-                              allow_patterns=[f.path], progress_callbacks=[_Progress], max_workers=1,
-                              endpoint=_ms_endpoint_override())
+            snapshot_download(
+                listing.repo,
+                revision=listing.commit,
+                local_dir=str(folder),
+                allow_patterns=[f.path],
+                progress_callbacks=[_Progress],
+                max_workers=1,
+                endpoint=_ms_endpoint_override(),
+            )
         except Cancelled:
             raise
         except Exception as exc:

@@ -58,8 +58,9 @@ def verify_file(path: Path, f: RemoteFile) -> None:
     size = path.stat().st_size
     if f.size is not None and size != f.size:
         path.unlink(missing_ok=True)
-        raise DownloadError(f"{f.path}: got {size} bytes, the source lists {f.size}; the file was "
-                            "deleted, run the pull again")
+        raise DownloadError(
+            f"{f.path}: got {size} bytes, the source lists {f.size}; the file was deleted, run the pull again"
+        )
     if f.sha256 or f.git_oid:
         h = hashlib.sha256() if f.sha256 else hashlib.sha1(b"blob %d\0" % size)
         with open(path, "rb") as fh:
@@ -67,8 +68,10 @@ def verify_file(path: Path, f: RemoteFile) -> None:
                 h.update(chunk)
         if h.hexdigest() != (f.sha256 or f.git_oid):
             path.unlink(missing_ok=True)
-            raise DownloadError(f"{f.path} is corrupt (its hash does not match the one the source "
-                                "lists); the file was deleted, run the pull again")
+            raise DownloadError(
+                f"{f.path} is corrupt (its hash does not match the one the source "
+                "lists); the file was deleted, run the pull again"
+            )
 
 
 class Meter:

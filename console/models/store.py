@@ -61,8 +61,10 @@ class ModelEntry:
     def check_available(self) -> None:
         """Raise FileNotFoundError, with what to do, when the model's files are gone."""
         if not self.available:
-            raise FileNotFoundError(f"The files of model '{self.name}' are gone ({self.path}); "
-                                    f"re-import it or `inference-console models remove {self.name}`")
+            raise FileNotFoundError(
+                f"The files of model '{self.name}' are gone ({self.path}); "
+                f"re-import it or `inference-console models remove {self.name}`"
+            )
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "ModelEntry":
@@ -70,13 +72,29 @@ class ModelEntry:
         return cls(**known)
 
     @classmethod
-    def from_checkpoint(cls, name: str, folder: Path, info: CheckpointInfo, *, source: str,
-                        managed: bool, lineage: dict[str, Any] | None = None) -> "ModelEntry":
+    def from_checkpoint(
+        cls,
+        name: str,
+        folder: Path,
+        info: CheckpointInfo,
+        *,
+        source: str,
+        managed: bool,
+        lineage: dict[str, Any] | None = None,
+    ) -> "ModelEntry":
         return cls(
-            name=name, path=str(folder), architecture=info.architecture, params=info.params,
-            dtype=info.dtype, quantization=info.quantization, size_bytes=info.size_bytes,
-            max_context=info.max_context, source=source, managed=managed,
-            added_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), lineage=lineage,
+            name=name,
+            path=str(folder),
+            architecture=info.architecture,
+            params=info.params,
+            dtype=info.dtype,
+            quantization=info.quantization,
+            size_bytes=info.size_bytes,
+            max_context=info.max_context,
+            source=source,
+            managed=managed,
+            added_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            lineage=lineage,
         )
 
 
@@ -90,7 +108,8 @@ def validate_name(name: str) -> str:
     if not _NAME_RE.match(name or ""):
         raise StoreError(
             f"'{name}' is not a usable model name: use letters, digits, '.', '_' or '-' "
-            "(at most 64 characters, starting with a letter or digit)")
+            "(at most 64 characters, starting with a letter or digit)"
+        )
     return name
 
 
@@ -119,8 +138,10 @@ class ModelStore:
         try:
             data = json.loads(self._registry_path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise StoreError(f"The model registry {self._registry_path} is unreadable ({exc}); "
-                             "move it aside and re-import your models") from exc
+            raise StoreError(
+                f"The model registry {self._registry_path} is unreadable ({exc}); "
+                "move it aside and re-import your models"
+            ) from exc
         return {d["name"]: ModelEntry.from_dict(d) for d in data.get("models", [])}
 
     def _write(self, entries: dict[str, ModelEntry]) -> None:
@@ -214,8 +235,9 @@ class ModelStore:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
 
-    def add_staged(self, name: str, folder_writer: Any, *, source: str,
-                   lineage: dict[str, Any] | None = None) -> ModelEntry:
+    def add_staged(
+        self, name: str, folder_writer: Any, *, source: str, lineage: dict[str, Any] | None = None
+    ) -> ModelEntry:
         """Run ``folder_writer(tmp_dir)``, check the result is a loadable checkpoint, then
         move it into the store and register it — all or nothing."""
         with self.staging(name) as tmp:
@@ -235,8 +257,7 @@ class ModelStore:
     def add_reference(self, name: str, folder: Path, *, source: str | None = None) -> ModelEntry:
         folder = Path(folder).resolve()
         info = inspect_checkpoint(folder)
-        entry = ModelEntry.from_checkpoint(name, folder, info, source=source or f"reference to {folder}",
-                                           managed=False)
+        entry = ModelEntry.from_checkpoint(name, folder, info, source=source or f"reference to {folder}", managed=False)
         return self.register(entry)
 
 

@@ -60,10 +60,12 @@ def unsupported_reason(architecture: str, config: dict[str, Any]) -> str | None:
     name, version = dist
     similar = sorted(a for a in known if a.lower().startswith(architecture[:4].lower()))[:5]
     hint = f" (it knows e.g. {', '.join(similar)})" if similar else ""
-    return (f"The installed vLLM ({name} {version}) cannot run the architecture {architecture}: it is not "
-            f"among the {len(known)} architectures of its model registry{hint}, and transformers has no "
-            f"class of that name its Transformers backend could run. Use a model of a supported "
-            f"architecture, or a vLLM release that supports {architecture}.")
+    return (
+        f"The installed vLLM ({name} {version}) cannot run the architecture {architecture}: it is not "
+        f"among the {len(known)} architectures of its model registry{hint}, and transformers has no "
+        f"class of that name its Transformers backend could run. Use a model of a supported "
+        f"architecture, or a vLLM release that supports {architecture}."
+    )
 
 
 def check_supported(info: CheckpointInfo) -> None:

@@ -14,7 +14,27 @@ from console.planner.shapes import KNOWN_SHAPES, ModelShape, ShapeError, shape_f
 from console.planner.suggest import Suggestion
 from console.planner.verdict import plan
 
-__all__ = ["AutoConfigError", "Calibration", "CalibrationError", "GOALS", "GPU_PROFILES", "GpuProfile",
-           "KNOWN_SHAPES", "ModelShape", "Plan", "PlanRequest", "ShapeError", "Suggestion", "auto_config",
-           "auto_plan", "request_from_engine", "compute", "engine_args", "find_calibration", "get_gpu",
-           "parse_calibration", "plan", "shape_for"]
+__all__ = [
+    "AutoConfigError",
+    "Calibration",
+    "CalibrationError",
+    "GOALS",
+    "GPU_PROFILES",
+    "GpuProfile",
+    "KNOWN_SHAPES",
+    "ModelShape",
+    "Plan",
+    "PlanRequest",
+    "ShapeError",
+    "Suggestion",
+    "auto_config",
+    "auto_plan",
+    "request_from_engine",
+    "compute",
+    "engine_args",
+    "find_calibration",
+    "get_gpu",
+    "parse_calibration",
+    "plan",
+    "shape_for",
+]

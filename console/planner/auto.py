@@ -35,20 +35,49 @@ def _target(shape: ModelShape, g: GpuProfile, goal: str) -> PlanRequest:
     fast_weights = "fp8" if g.native_fp8 else None
     base: dict[str, Any] = {"shape": shape, "gpu": g}
     if g.is_cpu:
-        return PlanRequest(**base, max_model_len=min(ctx_cap, 4096 if goal != "long-context" else 32768),
-                           concurrency={"low-latency": 2, "long-context": 1}.get(goal, 8), enforce_eager=True)
+        return PlanRequest(
+            **base,
+            max_model_len=min(ctx_cap, 4096 if goal != "long-context" else 32768),
+            concurrency={"low-latency": 2, "long-context": 1}.get(goal, 8),
+            enforce_eager=True,
+        )
     if goal == "low-latency":
-        return PlanRequest(**base, quantization=fast_weights, max_model_len=min(ctx_cap, 16384), concurrency=4,
-                           max_num_seqs=4, max_num_batched_tokens=2048)
+        return PlanRequest(
+            **base,
+            quantization=fast_weights,
+            max_model_len=min(ctx_cap, 16384),
+            concurrency=4,
+            max_num_seqs=4,
+            max_num_batched_tokens=2048,
+        )
     if goal == "max-throughput":
-        return PlanRequest(**base, quantization=fast_weights or "awq", kv_cache_dtype="fp8",
-                           max_model_len=min(ctx_cap, 8192), concurrency=1, max_num_batched_tokens=8192)
+        return PlanRequest(
+            **base,
+            quantization=fast_weights or "awq",
+            kv_cache_dtype="fp8",
+            max_model_len=min(ctx_cap, 8192),
+            concurrency=1,
+            max_num_batched_tokens=8192,
+        )
     if goal == "long-context":
-        return PlanRequest(**base, kv_cache_dtype="fp8", max_model_len=ctx_cap, concurrency=2, max_num_seqs=4,
-                           max_num_batched_tokens=4096)
+        return PlanRequest(
+            **base,
+            kv_cache_dtype="fp8",
+            max_model_len=ctx_cap,
+            concurrency=2,
+            max_num_seqs=4,
+            max_num_batched_tokens=4096,
+        )
     if goal == "smallest-memory":
-        return PlanRequest(**base, quantization="awq", kv_cache_dtype="fp8", enforce_eager=True,
-                           max_model_len=min(ctx_cap, 4096), concurrency=4, max_num_seqs=4)
+        return PlanRequest(
+            **base,
+            quantization="awq",
+            kv_cache_dtype="fp8",
+            enforce_eager=True,
+            max_model_len=min(ctx_cap, 4096),
+            concurrency=4,
+            max_num_seqs=4,
+        )
     return PlanRequest(**base, max_model_len=min(ctx_cap, 16384), concurrency=8)
 
 
@@ -68,8 +97,10 @@ def auto_plan(shape: ModelShape | str, gpu: GpuProfile | str, goal: str = "balan
         settings = [s for s in p.suggestions if s.kind == "settings"]
         if not settings:
             hw = "; ".join(s.summary for s in p.suggestions) or "nothing the planner knows"
-            raise AutoConfigError(f"{shape.name or 'this model'} does not fit on {g.name} for '{goal}': "
-                                  f"{'; '.join(p.problems)}. What fits: {hw}")
+            raise AutoConfigError(
+                f"{shape.name or 'this model'} does not fit on {g.name} for '{goal}': "
+                f"{'; '.join(p.problems)}. What fits: {hw}"
+            )
         fitted = plan(req.with_changes(**settings[0].changes))
     if goal == "max-throughput" and not g.is_cpu:
         # size max_num_seqs for requests averaging a quarter of max_model_len
@@ -77,8 +108,11 @@ def auto_plan(shape: ModelShape | str, gpu: GpuProfile | str, goal: str = "balan
         fitted = plan(fitted.request.with_changes(max_num_seqs=seqs))
     if goal == "smallest-memory" and not g.is_cpu:
         # pin the KV cache to what the users need instead of a fraction of the card
-        need = (fitted.request.concurrency * -(-fitted.request.context // fitted.block_size) + 1) * \
-            fitted.per_gpu[0].kv_bytes_per_token * fitted.block_size
+        need = (
+            (fitted.request.concurrency * -(-fitted.request.context // fitted.block_size) + 1)
+            * fitted.per_gpu[0].kv_bytes_per_token
+            * fitted.block_size
+        )
         fitted = plan(fitted.request.with_changes(kv_cache_memory_bytes=need))
     return fitted
 
@@ -92,11 +126,25 @@ def auto_config(shape: ModelShape | str, gpu: GpuProfile | str, goal: str = "bal
     return args
 
 
-def request_from_engine(shape: ModelShape | str, gpu: GpuProfile | str, engine: dict[str, Any],
-                        concurrency: int = 1) -> PlanRequest:
+def request_from_engine(
+    shape: ModelShape | str, gpu: GpuProfile | str, engine: dict[str, Any], concurrency: int = 1
+) -> PlanRequest:
     """The plan request matching a preset's (or any config's) engine arguments."""
-    keys = ("quantization", "kv_cache_dtype", "max_model_len", "gpu_memory_utilization", "max_num_seqs",
-            "max_num_batched_tokens", "enforce_eager", "kv_cache_memory_bytes", "tensor_parallel_size",
-            "pipeline_parallel_size", "dtype", "speculative_method", "num_speculative_tokens", "kv_offloading_size")
+    keys = (
+        "quantization",
+        "kv_cache_dtype",
+        "max_model_len",
+        "gpu_memory_utilization",
+        "max_num_seqs",
+        "max_num_batched_tokens",
+        "enforce_eager",
+        "kv_cache_memory_bytes",
+        "tensor_parallel_size",
+        "pipeline_parallel_size",
+        "dtype",
+        "speculative_method",
+        "num_speculative_tokens",
+        "kv_offloading_size",
+    )
     values = {k: engine[k] for k in keys if engine.get(k) is not None}
     return PlanRequest(shape_for(shape), gpu=gpu, concurrency=concurrency, **values)

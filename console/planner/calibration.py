@@ -62,8 +62,11 @@ class Calibration:
         where = Path(self.path).name if self.path else "calibration"
         if self.origin == "user":
             value = rule.get("bytes", estimate * float(rule.get("scale", 1.0)) + float(rule.get("add_bytes", 0)))
-            note = (f"from {self.inherited[name]} (this GPU's loads have no figure for it)" if name in self.inherited
-                    else f"calibrated on this GPU ({self.loads} load(s))")
+            note = (
+                f"from {self.inherited[name]} (this GPU's loads have no figure for it)"
+                if name in self.inherited
+                else f"calibrated on this GPU ({self.loads} load(s))"
+            )
             return max(0, int(value)), note
         if "bytes" in rule:
             return int(rule["bytes"]), f"measured ({where})"
@@ -105,13 +108,20 @@ def parse_calibration(data: Any, where: str) -> Calibration:
     inherited = data.get("inherited", {})
     if not isinstance(inherited, dict):
         raise CalibrationError(f"{where}: 'inherited' must be an object")
-    return Calibration(gpu=gpu, source=str(data.get("source", "")), overheads=clean,
-                       points=tuple(points), path=where, device_total_bytes=int(total) if total else None,
-                       weights_scale=float(scale) if scale else None,
-                       origin="user" if data.get("origin") == "user" else "shipped",
-                       loads=int(data.get("loads", 0) or 0), vllm_version=data.get("vllm_version"),
-                       last_load=last if isinstance(last, dict) else None,
-                       inherited={str(k): str(v) for k, v in inherited.items()})
+    return Calibration(
+        gpu=gpu,
+        source=str(data.get("source", "")),
+        overheads=clean,
+        points=tuple(points),
+        path=where,
+        device_total_bytes=int(total) if total else None,
+        weights_scale=float(scale) if scale else None,
+        origin="user" if data.get("origin") == "user" else "shipped",
+        loads=int(data.get("loads", 0) or 0),
+        vllm_version=data.get("vllm_version"),
+        last_load=last if isinstance(last, dict) else None,
+        inherited={str(k): str(v) for k, v in inherited.items()},
+    )
 
 
 def calibration_dirs() -> list[Path]:

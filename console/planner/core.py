@@ -30,8 +30,13 @@ from console.planner import speed
 #: 4-bit zero point per group of 128 (AWQ/GPTQ defaults); FP8 with a per-tensor scale; MXFP4 (gpt-oss's
 #: experts) 4-bit values with an 8-bit shared exponent per block of 32.
 GROUP_SIZE = 128
-QUANT_BITS: dict[str | None, float] = {None: 16.0, "awq": 4 + 20 / GROUP_SIZE, "gptq": 4 + 20 / GROUP_SIZE,
-                                       "fp8": 8.0, "mxfp4": 4 + 8 / 32}
+QUANT_BITS: dict[str | None, float] = {
+    None: 16.0,
+    "awq": 4 + 20 / GROUP_SIZE,
+    "gptq": 4 + 20 / GROUP_SIZE,
+    "fp8": 8.0,
+    "mxfp4": 4 + 8 / 32,
+}
 QUANTIZATIONS = ("awq", "gptq", "fp8", "mxfp4")
 #: The CPU engine's KV cache when none is given (mirrors console.engine.prepare.DEFAULT_CPU_KV_BYTES).
 DEFAULT_CPU_KV_BYTES = 2 * GiB
@@ -77,8 +82,11 @@ class PlanRequest:
             raise ValueError(f"kv_cache_dtype '{self.kv_cache_dtype}' is not one of {', '.join(KV_CACHE_DTYPES)}")
         # the planner sizes by family: 1-byte fp8 variants, or the model's own dtype
         object.__setattr__(self, "kv_cache_dtype", "fp8" if self.kv_cache_dtype.startswith("fp8") else "auto")
-        checks = {"concurrency": self.concurrency, "tensor_parallel_size": self.tensor_parallel_size,
-                  "pipeline_parallel_size": self.pipeline_parallel_size}
+        checks = {
+            "concurrency": self.concurrency,
+            "tensor_parallel_size": self.tensor_parallel_size,
+            "pipeline_parallel_size": self.pipeline_parallel_size,
+        }
         for key in ("max_model_len", "max_num_batched_tokens", "kv_cache_memory_bytes", "max_num_seqs"):
             if getattr(self, key) is not None:
                 checks[key] = getattr(self, key)
@@ -128,8 +136,13 @@ class Overhead:
     inside_vllm_budget: bool = True  # False: vLLM does not subtract it from total x utilization
 
     def to_dict(self) -> dict[str, Any]:
-        return {"bytes": self.bytes, "gib": round(self.bytes / GiB, 3), "formula": self.formula,
-                "source": self.source, "inside_vllm_budget": self.inside_vllm_budget}
+        return {
+            "bytes": self.bytes,
+            "gib": round(self.bytes / GiB, 3),
+            "formula": self.formula,
+            "source": self.source,
+            "inside_vllm_budget": self.inside_vllm_budget,
+        }
 
 
 @dataclass(frozen=True)
@@ -153,14 +166,19 @@ class GpuMemory:
 
     def to_dict(self) -> dict[str, Any]:
         gib = {k: round(v / GiB, 3) for k, v in self.overhead_bytes.items()}
-        return {"rank": self.rank, "stage": self.stage, "layers": self.layers,
-                "capacity_gib": round(self.capacity_bytes / GiB, 3),
-                "requested_gib": round(self.requested_bytes / GiB, 3),
-                "weights_gib": round(self.weights_bytes / GiB, 3), "overheads_gib": gib,
-                "kv_cache_gib": round(max(0, self.kv_budget_bytes) / GiB, 3),
-                "kv_bytes_per_token": self.kv_bytes_per_token,
-                "used_gib": round(self.used_bytes / GiB, 3),
-                "free_gib": round((self.capacity_bytes - self.used_bytes) / GiB, 3)}
+        return {
+            "rank": self.rank,
+            "stage": self.stage,
+            "layers": self.layers,
+            "capacity_gib": round(self.capacity_bytes / GiB, 3),
+            "requested_gib": round(self.requested_bytes / GiB, 3),
+            "weights_gib": round(self.weights_bytes / GiB, 3),
+            "overheads_gib": gib,
+            "kv_cache_gib": round(max(0, self.kv_budget_bytes) / GiB, 3),
+            "kv_bytes_per_token": self.kv_bytes_per_token,
+            "used_gib": round(self.used_bytes / GiB, 3),
+            "free_gib": round((self.capacity_bytes - self.used_bytes) / GiB, 3),
+        }
 
 
 @dataclass
@@ -198,19 +216,33 @@ class Plan:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "verdict": self.verdict, "request": self.request.to_dict(), "shape": self.request.shape.to_dict(),
-            "gpu": self.request.profile.to_dict(), "weights_bytes": self.weights_bytes,
-            "weights_gib": round(self.weights_gib, 3), "kv_bytes_per_token": self.kv_bytes_per_token,
-            "kv_bytes_per_block": self.kv_bytes_per_block, "block_size": self.block_size,
-            "kv_budget_bytes": self.kv_budget_bytes, "kv_budget_gib": round(self.kv_budget_bytes / GiB, 3),
-            "kv_blocks": self.kv_blocks, "kv_tokens": self.kv_tokens,
-            "max_concurrency": round(self.max_concurrency, 4), "kv_cache_size_tokens": self.kv_cache_size_tokens,
-            "vllm_kv_budget_bytes": self.vllm_kv_budget_bytes, "vllm_kv_tokens": self.vllm_kv_tokens,
+            "verdict": self.verdict,
+            "request": self.request.to_dict(),
+            "shape": self.request.shape.to_dict(),
+            "gpu": self.request.profile.to_dict(),
+            "weights_bytes": self.weights_bytes,
+            "weights_gib": round(self.weights_gib, 3),
+            "kv_bytes_per_token": self.kv_bytes_per_token,
+            "kv_bytes_per_block": self.kv_bytes_per_block,
+            "block_size": self.block_size,
+            "kv_budget_bytes": self.kv_budget_bytes,
+            "kv_budget_gib": round(self.kv_budget_bytes / GiB, 3),
+            "kv_blocks": self.kv_blocks,
+            "kv_tokens": self.kv_tokens,
+            "max_concurrency": round(self.max_concurrency, 4),
+            "kv_cache_size_tokens": self.kv_cache_size_tokens,
+            "vllm_kv_budget_bytes": self.vllm_kv_budget_bytes,
+            "vllm_kv_tokens": self.vllm_kv_tokens,
             "overheads": {k: v.to_dict() for k, v in self.overheads.items()},
-            "per_gpu": [g.to_dict() for g in self.per_gpu], "problems": list(self.problems),
-            "suggestions": [s.to_dict() for s in self.suggestions], "roofline": self.roofline,
-            "formulas": self.formulas, "engine_args": self.engine_args, "notes": self.notes,
-            "calibration": self.calibration, "speed": speed.summary(self.request, self.kv_bytes_per_token),
+            "per_gpu": [g.to_dict() for g in self.per_gpu],
+            "problems": list(self.problems),
+            "suggestions": [s.to_dict() for s in self.suggestions],
+            "roofline": self.roofline,
+            "formulas": self.formulas,
+            "engine_args": self.engine_args,
+            "notes": self.notes,
+            "calibration": self.calibration,
+            "speed": speed.summary(self.request, self.kv_bytes_per_token),
         }
 
 
@@ -245,11 +277,17 @@ def kv_dtype_bytes(req: PlanRequest) -> int:
     return 4 if req.dtype in ("float32", "float", "fp32") else 2
 
 
-def kv_bytes_per_token(shape: ModelShape, dtype_bytes: int, layers: int | None = None,
-                       kv_heads: int | None = None) -> int:
+def kv_bytes_per_token(
+    shape: ModelShape, dtype_bytes: int, layers: int | None = None, kv_heads: int | None = None
+) -> int:
     """layers x 2 (K and V) x kv_heads x head_dim x dtype bytes."""
-    return (shape.layers if layers is None else layers) * 2 * (shape.num_kv_heads if kv_heads is None else kv_heads) \
-        * shape.head_dim * dtype_bytes
+    return (
+        (shape.layers if layers is None else layers)
+        * 2
+        * (shape.num_kv_heads if kv_heads is None else kv_heads)
+        * shape.head_dim
+        * dtype_bytes
+    )
 
 
 def pp_layers(layers: int, pp: int) -> list[int]:
@@ -287,14 +325,16 @@ def compute(req: PlanRequest) -> Plan:
     from console.planner.overheads import estimate_overheads  # it uses this module's pieces
 
     overheads = estimate_overheads(req, calibration)
-    ctx, act, graphs, lora = (overheads[k].bytes
-                              for k in ("cuda_context", "activation_peak", "cuda_graphs", "lora_slots"))
+    ctx, act, graphs, lora = (
+        overheads[k].bytes for k in ("cuda_context", "activation_peak", "cuda_graphs", "lora_slots")
+    )
     kvb = kv_dtype_bytes(req)
     block = g.block_size
     problems: list[str] = []
     if s.num_attention_heads % tp:
-        problems.append(f"tensor_parallel_size {tp} does not divide the model's {s.num_attention_heads} "
-                        "attention heads")
+        problems.append(
+            f"tensor_parallel_size {tp} does not divide the model's {s.num_attention_heads} attention heads"
+        )
     kv_heads_rank = max(1, s.num_kv_heads // tp)
     bits = weight_bits(req)
     layer_bytes = s.linear_bytes(bits, req.quantization == "mxfp4", 1) / tp + s.small_params_per_layer * s.weight_bytes
@@ -312,8 +352,9 @@ def compute(req: PlanRequest) -> Plan:
         w = int(math.ceil(w * w_scale))
         if stage == 0:  # an EAGLE head sits beside the first stage, 16-bit, in vLLM's budget
             w += speed.draft_weights_bytes(s, req.speculative_method, req.draft_params, tp)
-        per_tok = kv_bytes_per_token(s, kvb, layers + (speed.draft_kv_layers(req.speculative_method) if stage == 0
-                                                       else 0), kv_heads_rank)
+        per_tok = kv_bytes_per_token(
+            s, kvb, layers + (speed.draft_kv_layers(req.speculative_method) if stage == 0 else 0), kv_heads_rank
+        )
         if g.is_cpu:
             kv = int(req.kv_cache_memory_bytes or DEFAULT_CPU_KV_BYTES)
             vllm_kv = kv
@@ -326,10 +367,20 @@ def compute(req: PlanRequest) -> Plan:
             kv = min(vllm_kv, g.memory_bytes - ctx - graphs - w - act - lora)
             requested = requested_total
         for rank in range(tp):
-            per_gpu.append(GpuMemory(rank=stage * tp + rank, stage=stage, layers=layers, capacity_bytes=g.memory_bytes,
-                                     requested_bytes=requested, weights_bytes=w,
-                                     overhead_bytes={k: o.bytes for k, o in overheads.items()},
-                                     kv_bytes_per_token=per_tok, kv_budget_bytes=kv, vllm_kv_budget_bytes=vllm_kv))
+            per_gpu.append(
+                GpuMemory(
+                    rank=stage * tp + rank,
+                    stage=stage,
+                    layers=layers,
+                    capacity_bytes=g.memory_bytes,
+                    requested_bytes=requested,
+                    weights_bytes=w,
+                    overhead_bytes={k: o.bytes for k, o in overheads.items()},
+                    kv_bytes_per_token=per_tok,
+                    kv_budget_bytes=kv,
+                    vllm_kv_budget_bytes=vllm_kv,
+                )
+            )
 
     def blocks_of(budget_attr: str) -> int:
         return max(0, min(int(getattr(m, budget_attr)) // (block * m.kv_bytes_per_token) for m in per_gpu))
@@ -342,48 +393,75 @@ def compute(req: PlanRequest) -> Plan:
 
     # -- what stops it ----------------------------------------------------------------------
     if req.context > s.max_position_embeddings:
-        problems.append(f"max_model_len {req.context:,} is longer than the model's {s.max_position_embeddings:,} "
-                        "positions (vLLM refuses it)")
+        problems.append(
+            f"max_model_len {req.context:,} is longer than the model's {s.max_position_embeddings:,} "
+            "positions (vLLM refuses it)"
+        )
     worst = max(per_gpu, key=lambda m: m.weights_bytes)
     where = "RAM" if g.is_cpu else "the card"
     if g.is_cpu:
         if worst.requested_bytes > g.memory_bytes:
-            problems.append(f"weights {gib(worst.weights_bytes)} + KV cache {gib(worst.kv_budget_bytes)} + overheads "
-                            f"{gib(ctx + act)} = {gib(worst.requested_bytes)} exceed {gib(g.memory_bytes)} of RAM")
+            problems.append(
+                f"weights {gib(worst.weights_bytes)} + KV cache {gib(worst.kv_budget_bytes)} + overheads "
+                f"{gib(ctx + act)} = {gib(worst.requested_bytes)} exceed {gib(g.memory_bytes)} of RAM"
+            )
     else:
         if worst.weights_bytes + act >= requested_total:
-            problems.append(f"weights {gib(worst.weights_bytes)} + activations {gib(act)} do not fit in "
-                            f"{req.gpu_memory_utilization:g} x {gib(g.memory_bytes)} = {gib(requested_total)}")
+            problems.append(
+                f"weights {gib(worst.weights_bytes)} + activations {gib(act)} do not fit in "
+                f"{req.gpu_memory_utilization:g} x {gib(g.memory_bytes)} = {gib(requested_total)}"
+            )
         elif not req.kv_cache_memory_bytes and requested_total > g.memory_bytes - ctx:
-            problems.append(f"gpu_memory_utilization {req.gpu_memory_utilization:g} asks for "
-                            f"{gib(requested_total)}, but only {gib(g.memory_bytes - ctx)} is free after the CUDA "
-                            "context: vLLM refuses to start")
+            problems.append(
+                f"gpu_memory_utilization {req.gpu_memory_utilization:g} asks for "
+                f"{gib(requested_total)}, but only {gib(g.memory_bytes - ctx)} is free after the CUDA "
+                "context: vLLM refuses to start"
+            )
         elif first.vllm_kv_budget_bytes > first.kv_budget_bytes:
             over = first.vllm_kv_budget_bytes - first.kv_budget_bytes
-            problems.append(f"vLLM would accept this and size the KV cache to {gib(first.vllm_kv_budget_bytes)}, "
-                            f"but CUDA graphs ({gib(graphs)}) are outside its budget: the process would need "
-                            f"{gib(over)} more than {where} has and run out of memory")
+            problems.append(
+                f"vLLM would accept this and size the KV cache to {gib(first.vllm_kv_budget_bytes)}, "
+                f"but CUDA graphs ({gib(graphs)}) are outside its budget: the process would need "
+                f"{gib(over)} more than {where} has and run out of memory"
+            )
         elif req.kv_cache_memory_bytes and first.used_bytes > g.memory_bytes:
-            problems.append(f"kv_cache_memory_bytes {gib(req.kv_cache_memory_bytes)} + weights + overheads = "
-                            f"{gib(first.used_bytes)} exceed {where} ({gib(g.memory_bytes)})")
+            problems.append(
+                f"kv_cache_memory_bytes {gib(req.kv_cache_memory_bytes)} + weights + overheads = "
+                f"{gib(first.used_bytes)} exceed {where} ({gib(g.memory_bytes)})"
+            )
     problems += speed.host_problems(req.kv_offloading_size, req.host_memory_bytes, g.is_cpu)
     if not problems and blocks - 1 < per_seq_blocks:
-        problems.append(f"the KV cache holds {blocks * block:,} tokens: not one request of max_model_len "
-                        f"{req.context:,} (vLLM refuses to start)")
+        problems.append(
+            f"the KV cache holds {blocks * block:,} tokens: not one request of max_model_len "
+            f"{req.context:,} (vLLM refuses to start)"
+        )
     if not problems and max_conc < req.concurrency:
-        problems.append(f"{req.concurrency} users at {req.context:,} tokens need "
-                        f"{req.concurrency * per_seq_blocks * block:,} tokens of KV cache; it holds "
-                        f"{blocks * block:,} (max concurrency {math.floor(max_conc * 100) / 100:.2f})")
+        problems.append(
+            f"{req.concurrency} users at {req.context:,} tokens need "
+            f"{req.concurrency * per_seq_blocks * block:,} tokens of KV cache; it holds "
+            f"{blocks * block:,} (max concurrency {math.floor(max_conc * 100) / 100:.2f})"
+        )
     if not problems and req.max_num_seqs is not None and req.max_num_seqs < req.concurrency:
         problems.append(f"max_num_seqs {req.max_num_seqs} is below the {req.concurrency} users asked for")
 
-    plan = Plan(request=req, weights_bytes=weights_bytes(s, req.quantization),
-                kv_bytes_per_token=kv_bytes_per_token(s, kvb), kv_bytes_per_block=block * kv_bytes_per_token(s, kvb),
-                block_size=block, kv_budget_bytes=budget_total, kv_blocks=blocks, kv_tokens=blocks * block,
-                max_concurrency=max_conc, kv_cache_size_tokens=int(max_conc * req.context),
-                vllm_kv_budget_bytes=max(0, first.vllm_kv_budget_bytes), vllm_kv_tokens=vllm_blocks * block,
-                overheads=overheads, per_gpu=per_gpu, problems=problems,
-                verdict="fits" if not problems else "does-not-fit")
+    plan = Plan(
+        request=req,
+        weights_bytes=weights_bytes(s, req.quantization),
+        kv_bytes_per_token=kv_bytes_per_token(s, kvb),
+        kv_bytes_per_block=block * kv_bytes_per_token(s, kvb),
+        block_size=block,
+        kv_budget_bytes=budget_total,
+        kv_blocks=blocks,
+        kv_tokens=blocks * block,
+        max_concurrency=max_conc,
+        kv_cache_size_tokens=int(max_conc * req.context),
+        vllm_kv_budget_bytes=max(0, first.vllm_kv_budget_bytes),
+        vllm_kv_tokens=vllm_blocks * block,
+        overheads=overheads,
+        per_gpu=per_gpu,
+        problems=problems,
+        verdict="fits" if not problems else "does-not-fit",
+    )
     from console.planner.formulas import formulas  # it reads the plan this module builds
 
     plan.formulas = formulas(plan, calibration)
@@ -396,8 +474,9 @@ def engine_args(req: PlanRequest) -> dict[str, Any]:
     out: dict[str, Any] = {"max_model_len": req.context}
     if req.quantization:
         # Ada/Hopper/Ampere run AWQ/GPTQ fastest through the Marlin kernels; name them explicitly.
-        out["quantization"] = f"{req.quantization}_marlin" if req.quantization in ("awq", "gptq") and not g.is_cpu \
-            else req.quantization
+        out["quantization"] = (
+            f"{req.quantization}_marlin" if req.quantization in ("awq", "gptq") and not g.is_cpu else req.quantization
+        )
     out["kv_cache_dtype"] = req.kv_cache_dtype
     out["max_num_seqs"] = int(req.max_num_seqs or max(req.concurrency, 1))
     if req.max_num_batched_tokens:

@@ -31,5 +31,10 @@ def scheduler_defaults(gpu: GpuProfile, world_size: int = 1) -> tuple[int, int]:
     return OFFLINE_DEFAULTS_GPU
 
 
-__all__ = ["OFFLINE_DEFAULTS_BIG_GPU", "OFFLINE_DEFAULTS_CPU", "OFFLINE_DEFAULTS_GPU", "RECORDED_LOAD_DEFAULTS",
-           "scheduler_defaults"]
+__all__ = [
+    "OFFLINE_DEFAULTS_BIG_GPU",
+    "OFFLINE_DEFAULTS_CPU",
+    "OFFLINE_DEFAULTS_GPU",
+    "RECORDED_LOAD_DEFAULTS",
+    "scheduler_defaults",
+]

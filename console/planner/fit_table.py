@@ -56,12 +56,19 @@ def planner_device(sampler: "DeviceSampler") -> Device:
 def plan_for(entry: ModelEntry, config: EngineConfig, device: Device) -> Plan:
     """The planner's plan for ``entry`` under ``config`` on ``device``, one request at a time."""
     request = PlanRequest(
-        shape=shape_for(entry), gpu=device, quantization=entry.quantization or config.quantization,
-        kv_cache_dtype=config.kv_cache_dtype, max_model_len=config.max_model_len, concurrency=1,
+        shape=shape_for(entry),
+        gpu=device,
+        quantization=entry.quantization or config.quantization,
+        kv_cache_dtype=config.kv_cache_dtype,
+        max_model_len=config.max_model_len,
+        concurrency=1,
         gpu_memory_utilization=config.gpu_memory_utilization or 0.9,
-        enforce_eager=bool(config.enforce_eager), kv_cache_memory_bytes=config.kv_cache_memory_bytes,
-        max_num_seqs=config.max_num_seqs, max_num_batched_tokens=config.max_num_batched_tokens,
-        **speed.request_fields(config, _host_memory() if config.kv_offloading_size else None))
+        enforce_eager=bool(config.enforce_eager),
+        kv_cache_memory_bytes=config.kv_cache_memory_bytes,
+        max_num_seqs=config.max_num_seqs,
+        max_num_batched_tokens=config.max_num_batched_tokens,
+        **speed.request_fields(config, _host_memory() if config.kv_offloading_size else None),
+    )
     return plan(request)
 
 
@@ -82,8 +89,9 @@ def fit_of(entry: ModelEntry, preset: Preset, overrides: Mapping[str, Any], devi
     return Fit(entry.name, verdict)
 
 
-def fit_table(entries: Sequence[ModelEntry], preset: Preset, overrides: Mapping[str, Any],
-              device: Device) -> dict[str, Fit]:
+def fit_table(
+    entries: Sequence[ModelEntry], preset: Preset, overrides: Mapping[str, Any], device: Device
+) -> dict[str, Fit]:
     """Every model's :class:`Fit` (by name) under ``preset`` (a loaded
     :class:`console.presets.Preset`) with the knob ``overrides``."""
     return {e.name: fit_of(e, preset, overrides, device) for e in entries}

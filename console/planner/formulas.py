@@ -16,40 +16,59 @@ def formulas(p: Plan, calibration: Calibration | None) -> dict[str, str]:
     kvb = kv_dtype_bytes(req)
     m = p.per_gpu[0]
     out = {
-        "weights": (f"{s.linear_params:,} linear params x {bits:.3f} bits / 8 + {s.unquantized_params:,} embedding/"
-                    f"lm_head/norm params x {s.weight_bytes} B = {gib(p.weights_bytes)}"
-                    + (f"; per GPU (TP={req.tensor_parallel_size}, PP={req.pipeline_parallel_size}): "
-                       f"{gib(m.weights_bytes)}" if req.world_size > 1 else "")
-                    + (f"; x {calibration.weights_scale:g} as vLLM counted them on this GPU -> "
-                       f"{gib(m.weights_bytes)}" if calibration and calibration.weights_scale else "")),
-        "kv_bytes_per_token": (f"layers x 2 (K,V) x kv_heads x head_dim x dtype bytes = {s.layers} x 2 x "
-                               f"{s.num_kv_heads} x {s.head_dim} x {kvb} = {p.kv_bytes_per_token:,} B"),
-        "kv_bytes_per_block": (f"block_size x bytes per token = {p.block_size} x {p.kv_bytes_per_token:,} = "
-                               f"{p.kv_bytes_per_block:,} B"),
+        "weights": (
+            f"{s.linear_params:,} linear params x {bits:.3f} bits / 8 + {s.unquantized_params:,} embedding/"
+            f"lm_head/norm params x {s.weight_bytes} B = {gib(p.weights_bytes)}"
+            + (
+                f"; per GPU (TP={req.tensor_parallel_size}, PP={req.pipeline_parallel_size}): {gib(m.weights_bytes)}"
+                if req.world_size > 1
+                else ""
+            )
+            + (
+                f"; x {calibration.weights_scale:g} as vLLM counted them on this GPU -> {gib(m.weights_bytes)}"
+                if calibration and calibration.weights_scale
+                else ""
+            )
+        ),
+        "kv_bytes_per_token": (
+            f"layers x 2 (K,V) x kv_heads x head_dim x dtype bytes = {s.layers} x 2 x "
+            f"{s.num_kv_heads} x {s.head_dim} x {kvb} = {p.kv_bytes_per_token:,} B"
+        ),
+        "kv_bytes_per_block": (
+            f"block_size x bytes per token = {p.block_size} x {p.kv_bytes_per_token:,} = {p.kv_bytes_per_block:,} B"
+        ),
     }
     ov = {k: v.bytes for k, v in p.overheads.items()}
     vtotal = calibration.device_total_bytes if calibration and calibration.device_total_bytes else g.memory_bytes
     if g.is_cpu:
-        out["kv_budget"] = (f"kv_cache_memory_bytes = {m.kv_budget_bytes:,} B ({gib(m.kv_budget_bytes)}); "
-                            "the CPU engine uses it as given")
+        out["kv_budget"] = (
+            f"kv_cache_memory_bytes = {m.kv_budget_bytes:,} B ({gib(m.kv_budget_bytes)}); "
+            "the CPU engine uses it as given"
+        )
     elif req.kv_cache_memory_bytes:
-        out["kv_budget"] = (f"kv_cache_memory_bytes = {gib(m.kv_budget_bytes)} "
-                            "(given; gpu_memory_utilization is then ignored by vLLM)")
+        out["kv_budget"] = (
+            f"kv_cache_memory_bytes = {gib(m.kv_budget_bytes)} (given; gpu_memory_utilization is then ignored by vLLM)"
+        )
     else:
         out["kv_budget"] = (
             f"min(total x util - weights - activations, total - context - graphs - weights - activations) = "
             f"min({gib(vtotal)} x {req.gpu_memory_utilization:g} - {gib(m.weights_bytes)} - "
             f"{gib(ov['activation_peak'])}, {gib(g.memory_bytes)} - {gib(ov['cuda_context'])} - "
             f"{gib(ov['cuda_graphs'])} - {gib(m.weights_bytes)} - {gib(ov['activation_peak'])}) = "
-            f"{gib(m.kv_budget_bytes)} per GPU (vLLM itself: {gib(m.vllm_kv_budget_bytes)})")
-    out["kv_tokens"] = (f"blocks = budget // (block_size x bytes per token per GPU) = {m.kv_budget_bytes:,} // "
-                        f"({p.block_size} x {m.kv_bytes_per_token:,}) = {p.kv_blocks:,}; tokens = {p.kv_blocks:,} x "
-                        f"{p.block_size} = {p.kv_tokens:,}")
+            f"{gib(m.kv_budget_bytes)} per GPU (vLLM itself: {gib(m.vllm_kv_budget_bytes)})"
+        )
+    out["kv_tokens"] = (
+        f"blocks = budget // (block_size x bytes per token per GPU) = {m.kv_budget_bytes:,} // "
+        f"({p.block_size} x {m.kv_bytes_per_token:,}) = {p.kv_blocks:,}; tokens = {p.kv_blocks:,} x "
+        f"{p.block_size} = {p.kv_tokens:,}"
+    )
     per_seq = math.ceil(req.context / p.block_size)
-    out["max_concurrency"] = (f"blocks / ceil(max_model_len / block_size) = {p.kv_blocks:,} / ceil({req.context:,} / "
-                              f"{p.block_size}) = {p.kv_blocks:,} / {per_seq:,} = {p.max_concurrency:.2f}x "
-                              f"(vLLM logs 'KV cache size' = {p.max_concurrency:.4f} x {req.context:,} = "
-                              f"{p.kv_cache_size_tokens:,} tokens)")
+    out["max_concurrency"] = (
+        f"blocks / ceil(max_model_len / block_size) = {p.kv_blocks:,} / ceil({req.context:,} / "
+        f"{p.block_size}) = {p.kv_blocks:,} / {per_seq:,} = {p.max_concurrency:.2f}x "
+        f"(vLLM logs 'KV cache size' = {p.max_concurrency:.4f} x {req.context:,} = "
+        f"{p.kv_cache_size_tokens:,} tokens)"
+    )
     for name, o in p.overheads.items():
         out[name] = o.formula
     if calibration is not None:

@@ -47,22 +47,39 @@ class GpuProfile:
 #: CPU engine default RAM when the user names none (this project's dev machines have 24 GiB).
 DEFAULT_CPU_RAM_GIB = 24
 
-GPU_PROFILES: dict[str, GpuProfile] = {p.name: p for p in [
-    GpuProfile("rtx-4090", "NVIDIA GeForce RTX 4090 (24 GB, Ada)", 24564 * MiB, 1008.0, 165.2, 330.3),
-    GpuProfile("rtx-4080", "NVIDIA GeForce RTX 4080 (16 GB, Ada)", 16376 * MiB, 716.8, 97.5, 194.9),
-    GpuProfile("rtx-3090", "NVIDIA GeForce RTX 3090 (24 GB, Ampere)", 24576 * MiB, 936.2, 71.0, None),
-    GpuProfile("l40s", "NVIDIA L40S (48 GB, Ada)", 46068 * MiB, 864.0, 362.1, 733.0),
-    GpuProfile("a100-80gb", "NVIDIA A100 80GB (Ampere)", 81920 * MiB, 2039.0, 312.0, None),
-    GpuProfile("h100-80gb", "NVIDIA H100 80GB SXM (Hopper)", 81559 * MiB, 3350.0, 989.4, 1978.9),
-    GpuProfile("h200", "NVIDIA H200 141GB SXM (Hopper)", 143771 * MiB, 4800.0, 989.4, 1978.9),
-    # Rough figures for a desktop CPU (dual-channel DDR5, AVX-512 bf16 on a few cores).
-    GpuProfile("cpu", f"CPU engine ({DEFAULT_CPU_RAM_GIB} GiB RAM)", DEFAULT_CPU_RAM_GIB * GiB, 60.0, 1.0,
-               None, kind="cpu", block_size=128),
-]}
+GPU_PROFILES: dict[str, GpuProfile] = {
+    p.name: p
+    for p in [
+        GpuProfile("rtx-4090", "NVIDIA GeForce RTX 4090 (24 GB, Ada)", 24564 * MiB, 1008.0, 165.2, 330.3),
+        GpuProfile("rtx-4080", "NVIDIA GeForce RTX 4080 (16 GB, Ada)", 16376 * MiB, 716.8, 97.5, 194.9),
+        GpuProfile("rtx-3090", "NVIDIA GeForce RTX 3090 (24 GB, Ampere)", 24576 * MiB, 936.2, 71.0, None),
+        GpuProfile("l40s", "NVIDIA L40S (48 GB, Ada)", 46068 * MiB, 864.0, 362.1, 733.0),
+        GpuProfile("a100-80gb", "NVIDIA A100 80GB (Ampere)", 81920 * MiB, 2039.0, 312.0, None),
+        GpuProfile("h100-80gb", "NVIDIA H100 80GB SXM (Hopper)", 81559 * MiB, 3350.0, 989.4, 1978.9),
+        GpuProfile("h200", "NVIDIA H200 141GB SXM (Hopper)", 143771 * MiB, 4800.0, 989.4, 1978.9),
+        # Rough figures for a desktop CPU (dual-channel DDR5, AVX-512 bf16 on a few cores).
+        GpuProfile(
+            "cpu",
+            f"CPU engine ({DEFAULT_CPU_RAM_GIB} GiB RAM)",
+            DEFAULT_CPU_RAM_GIB * GiB,
+            60.0,
+            1.0,
+            None,
+            kind="cpu",
+            block_size=128,
+        ),
+    ]
+}
 
 #: Aliases users type.
-_ALIASES = {"4090": "rtx-4090", "4080": "rtx-4080", "3090": "rtx-3090", "a100": "a100-80gb",
-            "h100": "h100-80gb", "h200-141gb": "h200"}
+_ALIASES = {
+    "4090": "rtx-4090",
+    "4080": "rtx-4080",
+    "3090": "rtx-3090",
+    "a100": "a100-80gb",
+    "h100": "h100-80gb",
+    "h200-141gb": "h200",
+}
 
 
 def get_gpu(name: str | GpuProfile) -> GpuProfile:
@@ -76,8 +93,16 @@ def get_gpu(name: str | GpuProfile) -> GpuProfile:
         except ValueError:
             raise ValueError(f"'{name}': write the CPU's RAM in GiB, e.g. cpu:64") from None
         base = GPU_PROFILES["cpu"]
-        return GpuProfile("cpu", f"CPU engine ({ram:g} GiB RAM)", int(ram * GiB), base.bandwidth_gbs,
-                          base.bf16_tflops, None, kind="cpu", block_size=128)
+        return GpuProfile(
+            "cpu",
+            f"CPU engine ({ram:g} GiB RAM)",
+            int(ram * GiB),
+            base.bandwidth_gbs,
+            base.bf16_tflops,
+            None,
+            kind="cpu",
+            block_size=128,
+        )
     key = _ALIASES.get(key.removeprefix("nvidia-").removeprefix("geforce-"), key)
     key = _ALIASES.get(key, key)
     if key in GPU_PROFILES:

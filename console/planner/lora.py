@@ -22,15 +22,22 @@ def lora_slot_bytes(req: "PlanRequest") -> tuple[int, str]:
     if not req.max_loras:
         return 0, "0: LoRA off"
     s = req.shape
-    config = {"hidden_size": s.hidden_size, "num_attention_heads": s.num_attention_heads, "head_dim": s.head_dim,
-              "num_key_value_heads": s.num_kv_heads, "intermediate_size": s.intermediate_size,
-              "num_hidden_layers": s.layers}
+    config = {
+        "hidden_size": s.hidden_size,
+        "num_attention_heads": s.num_attention_heads,
+        "head_dim": s.head_dim,
+        "num_key_value_heads": s.num_kv_heads,
+        "intermediate_size": s.intermediate_size,
+        "num_hidden_layers": s.layers,
+    }
     per_layer = sum(a + b for a, b in projection_shapes(config).values())
     value = slot_bytes(config, req.max_loras, req.max_lora_rank, s.weight_bytes) // req.tensor_parallel_size
-    return value, (f"layers x sum(in + out of q,k,v,o,gate,up,down) x max_lora_rank x max_loras x {s.weight_bytes}"
-                   f" B / TP = {s.layers} x {per_layer} x {req.max_lora_rank} x {req.max_loras} x {s.weight_bytes}"
-                   f" / {req.tensor_parallel_size} = {value / GiB:.3f} GiB (adapters beyond the slots wait in host"
-                   " RAM, max_cpu_loras)")
+    return value, (
+        f"layers x sum(in + out of q,k,v,o,gate,up,down) x max_lora_rank x max_loras x {s.weight_bytes}"
+        f" B / TP = {s.layers} x {per_layer} x {req.max_lora_rank} x {req.max_loras} x {s.weight_bytes}"
+        f" / {req.tensor_parallel_size} = {value / GiB:.3f} GiB (adapters beyond the slots wait in host"
+        " RAM, max_cpu_loras)"
+    )
 
 
 def check_lora_request(req: "PlanRequest") -> None:

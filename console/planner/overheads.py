@@ -25,10 +25,12 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
         ctx = int(0.5 * GiB) + (int(0.25 * GiB) if req.world_size > 1 else 0)
         ctx_f = "0.5 GiB CUDA context + cuBLAS workspace" + (" + 0.25 GiB NCCL buffers" if req.world_size > 1 else "")
     act = tokens * (3 * s.intermediate_size // tp + 4 * s.hidden_size) * 2 + seqs * s.vocab_size * 4
-    act_f = (f"max_num_batched_tokens x (3 x intermediate/TP + 4 x hidden) x 2 B"
-             f" + min(max_num_seqs, tokens) x vocab x 4 B = {tokens} x ({3 * s.intermediate_size // tp}"
-             f" + {4 * s.hidden_size}) x 2 + {seqs} x {s.vocab_size} x 4"
-             f" = {gib(act)}")
+    act_f = (
+        f"max_num_batched_tokens x (3 x intermediate/TP + 4 x hidden) x 2 B"
+        f" + min(max_num_seqs, tokens) x vocab x 4 B = {tokens} x ({3 * s.intermediate_size // tp}"
+        f" + {4 * s.hidden_size}) x 2 + {seqs} x {s.vocab_size} x 4"
+        f" = {gib(act)}"
+    )
     if g.is_cpu:
         graphs, graphs_f = 0, "0: no CUDA graphs on CPU"
     elif req.enforce_eager:
@@ -36,11 +38,17 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
     else:
         capture = min(2 * max_num_seqs(req), 512)
         graphs = int(0.6 * GiB * s.layers / 32 * (0.5 + 0.5 * capture / 512) / req.pipeline_parallel_size)
-        graphs_f = (f"0.6 GiB x layers/32 x (0.5 + 0.5 x largest capture size/512) = 0.6 x {s.layers}/32 x "
-                    f"(0.5 + 0.5 x {capture}/512) = {gib(graphs)} (measured 0.6 GiB for Llama-3.1-8B, H200)")
+        graphs_f = (
+            f"0.6 GiB x layers/32 x (0.5 + 0.5 x largest capture size/512) = 0.6 x {s.layers}/32 x "
+            f"(0.5 + 0.5 x {capture}/512) = {gib(graphs)} (measured 0.6 GiB for Llama-3.1-8B, H200)"
+        )
     lora, lora_f = lora_slot_bytes(req)
-    for name, value, formula, inside in (("cuda_context", ctx, ctx_f, False), ("activation_peak", act, act_f, True),
-                                         ("cuda_graphs", graphs, graphs_f, False), ("lora_slots", lora, lora_f, True)):
+    for name, value, formula, inside in (
+        ("cuda_context", ctx, ctx_f, False),
+        ("activation_peak", act, act_f, True),
+        ("cuda_graphs", graphs, graphs_f, False),
+        ("lora_slots", lora, lora_f, True),
+    ):
         source = "estimate"
         if calibration is not None and value:
             value, note = calibration.correct(name, value)

@@ -56,14 +56,20 @@ def roofline(p: "Plan") -> dict[str, Any]:
         "batched_tok_s_compute_bound": round(compute_bound, 1),
         "batched_tok_s_bound": round(min(mem_batched, compute_bound), 1),
         "formulas": {
-            "single_stream": (f"TP x bandwidth / weights read = {tp} x {g.bandwidth_gbs:g} GB/s / "
-                              f"{w_read / 1e9:.2f} GB = {single_short:.1f} tok/s (at {ctx:,} tokens of context: "
-                              f"+ {ctx:,} x {kv:,} B of KV -> {single_full:.1f} tok/s)"),
-            "batched_memory": (f"TP x bandwidth x B / (weights + B x avg context x KV per token) = {tp} x "
-                               f"{g.bandwidth_gbs:g} GB/s x {batch} / ({w_read / 1e9:.2f} GB + {batch} x {avg_ctx:,} x "
-                               f"{kv:,} B) = {mem_batched:.1f} tok/s"),
-            "batched_compute": (f"GPUs x peak / FLOPs per token = {world} x {peak / 1e12:g} TFLOP/s "
-                                f"({'FP8' if fp8_compute else 'BF16'}) / (2 x {linear_read + lm_head:,} + 4 x "
-                                f"{s.layers} x {s.q_dim} x {avg_ctx:,}) = {compute_bound:.1f} tok/s"),
+            "single_stream": (
+                f"TP x bandwidth / weights read = {tp} x {g.bandwidth_gbs:g} GB/s / "
+                f"{w_read / 1e9:.2f} GB = {single_short:.1f} tok/s (at {ctx:,} tokens of context: "
+                f"+ {ctx:,} x {kv:,} B of KV -> {single_full:.1f} tok/s)"
+            ),
+            "batched_memory": (
+                f"TP x bandwidth x B / (weights + B x avg context x KV per token) = {tp} x "
+                f"{g.bandwidth_gbs:g} GB/s x {batch} / ({w_read / 1e9:.2f} GB + {batch} x {avg_ctx:,} x "
+                f"{kv:,} B) = {mem_batched:.1f} tok/s"
+            ),
+            "batched_compute": (
+                f"GPUs x peak / FLOPs per token = {world} x {peak / 1e12:g} TFLOP/s "
+                f"({'FP8' if fp8_compute else 'BF16'}) / (2 x {linear_read + lm_head:,} + 4 x "
+                f"{s.layers} x {s.q_dim} x {avg_ctx:,}) = {compute_bound:.1f} tok/s"
+            ),
         },
     }

@@ -49,9 +49,18 @@ from console.planner.shapes import ModelShape
 log = logging.getLogger(__name__)
 RECORD_FORMAT = 1
 MAX_FIT_LOADS = 200  # the newest loads only: a driver or vLLM patch update shifts the figures over time
-_ENGINE_KEYS = ("quantization", "kv_cache_dtype", "max_model_len", "gpu_memory_utilization", "max_num_seqs",
-                "max_num_batched_tokens", "enforce_eager", "kv_cache_memory_bytes", "tensor_parallel_size",
-                "pipeline_parallel_size")
+_ENGINE_KEYS = (
+    "quantization",
+    "kv_cache_dtype",
+    "max_model_len",
+    "gpu_memory_utilization",
+    "max_num_seqs",
+    "max_num_batched_tokens",
+    "enforce_eager",
+    "kv_cache_memory_bytes",
+    "tensor_parallel_size",
+    "pipeline_parallel_size",
+)
 
 
 def gpu_key(name: str) -> str:
@@ -148,8 +157,9 @@ def record_load(record: LoadRecord) -> Calibration | None:
             log.warning("%s is unreadable; refitting it from the recorded loads", target)
     data = fit(same, prior, record.gpu, record.vllm_version)
     predicted = predict(record, before)
-    data["last_load"].update(predicted_before=predicted, error_before=round(predicted / record.kv_tokens - 1, 5),
-                             before=status_text(before))
+    data["last_load"].update(
+        predicted_before=predicted, error_before=round(predicted / record.kv_tokens - 1, 5), before=status_text(before)
+    )
     atomic_write_text(target, json.dumps(data, indent=2) + "\n")
     return parse_calibration(data, str(target))
 
@@ -200,20 +210,28 @@ def fit(records: list[LoadRecord], prior: Calibration | None, gpu: str, vllm_ver
     prior_act = prior.overheads.get("activation_peak", {}) if prior else {}
     prior_name = Path(prior.path).name if prior and prior.path else "the shipped calibration"
     inherited: dict[str, str] = {}
-    act_scale, act_add = _line([e["activation_peak"] for e in est], [(r.outside_kv_gib or 0.0) * GiB for r in rep],
-                               prior_act.get("scale"))
-    overheads: dict[str, dict[str, float]] = {"activation_peak": {"scale": round(act_scale, 4),
-                                                                  "add_bytes": int(act_add)}}
-    ratios = [r.cuda_graph_gib * GiB / e["cuda_graphs"] for r, e in zip(rep, est)
-              if r.cuda_graph_gib is not None and e["cuda_graphs"]]
+    act_scale, act_add = _line(
+        [e["activation_peak"] for e in est], [(r.outside_kv_gib or 0.0) * GiB for r in rep], prior_act.get("scale")
+    )
+    overheads: dict[str, dict[str, float]] = {
+        "activation_peak": {"scale": round(act_scale, 4), "add_bytes": int(act_add)}
+    }
+    ratios = [
+        r.cuda_graph_gib * GiB / e["cuda_graphs"]
+        for r, e in zip(rep, est)
+        if r.cuda_graph_gib is not None and e["cuda_graphs"]
+    ]
     if ratios:
         overheads["cuda_graphs"] = {"scale": round(max(ratios), 4)}
     elif prior and "cuda_graphs" in prior.overheads:
         overheads["cuda_graphs"] = dict(prior.overheads["cuda_graphs"])
         inherited["cuda_graphs"] = prior_name
-    outside = [rec.nvml_peak_used_bytes - ((r.weights or 0) + (r.outside_kv_gib or 0) + (r.cuda_graph_gib or 0)
-                                           + (r.kv_budget_gib or 0)) * GiB
-               for rec, r in zip(records, rep) if rec.nvml_peak_used_bytes]
+    outside = [
+        rec.nvml_peak_used_bytes
+        - ((r.weights or 0) + (r.outside_kv_gib or 0) + (r.cuda_graph_gib or 0) + (r.kv_budget_gib or 0)) * GiB
+        for rec, r in zip(records, rep)
+        if rec.nvml_peak_used_bytes
+    ]
     if outside and max(outside) > 0:
         overheads["cuda_context"] = {"bytes": int(math.ceil(max(outside) / 2**20)) * 2**20}
     elif prior and "cuda_context" in prior.overheads:
@@ -221,25 +239,46 @@ def fit(records: list[LoadRecord], prior: Calibration | None, gpu: str, vllm_ver
         inherited["cuda_context"] = prior_name
     n = len(records)
     data: dict[str, Any] = {
-        "format": 1, "gpu": gpu, "origin": "user", "vllm_version": vllm_version, "loads": n,
-        "source": (f"Fitted on this machine from {n} load(s) with vLLM {vllm_version}"
-                   + (f", starting from {Path(prior.path).name}" if prior and prior.path else "")),
-        "device_total_bytes": total, "weights_scale": round(w_scale, 5), "overheads": overheads, "inherited": inherited,
+        "format": 1,
+        "gpu": gpu,
+        "origin": "user",
+        "vllm_version": vllm_version,
+        "loads": n,
+        "source": (
+            f"Fitted on this machine from {n} load(s) with vLLM {vllm_version}"
+            + (f", starting from {Path(prior.path).name}" if prior and prior.path else "")
+        ),
+        "device_total_bytes": total,
+        "weights_scale": round(w_scale, 5),
+        "overheads": overheads,
+        "inherited": inherited,
         "points": [_point(r) for r in records],
     }
     last = records[-1]
     predicted = predict(last, parse_calibration(data, "fit"))
-    data["last_load"] = {"model": last.model or last.shape.get("name", ""), "time": last.time,
-                         "measured_kv_tokens": last.kv_tokens, "predicted_kv_tokens": predicted,
-                         "error": round(predicted / last.kv_tokens - 1, 5) if last.kv_tokens else None}
+    data["last_load"] = {
+        "model": last.model or last.shape.get("name", ""),
+        "time": last.time,
+        "measured_kv_tokens": last.kv_tokens,
+        "predicted_kv_tokens": predicted,
+        "error": round(predicted / last.kv_tokens - 1, 5) if last.kv_tokens else None,
+    }
     return data
 
 
 def _point(r: LoadRecord) -> dict[str, Any]:
-    return {"model": r.model or r.shape.get("name", ""), "time": r.time, "shape": r.shape,
-            "engine_args": {k: r.engine_args[k] for k in _ENGINE_KEYS if r.engine_args.get(k) is not None},
-            "measured": {"kv_cache_size_tokens": r.kv_tokens, "block_size": r.block_size,
-                         "vllm_logged": r.report.to_dict(), "nvml_peak_used_bytes": r.nvml_peak_used_bytes}}
+    return {
+        "model": r.model or r.shape.get("name", ""),
+        "time": r.time,
+        "shape": r.shape,
+        "engine_args": {k: r.engine_args[k] for k in _ENGINE_KEYS if r.engine_args.get(k) is not None},
+        "measured": {
+            "kv_cache_size_tokens": r.kv_tokens,
+            "block_size": r.block_size,
+            "vllm_logged": r.report.to_dict(),
+            "nvml_peak_used_bytes": r.nvml_peak_used_bytes,
+        },
+    }
 
 
 def predict(record: LoadRecord, calibration: Calibration | None) -> int:
@@ -251,11 +290,17 @@ def leave_one_out(records: list[LoadRecord], prior: Calibration | None = None) -
     """Hold out each record, fit on the others, predict it: out-of-sample KV-token errors."""
     out = []
     for i, held in enumerate(records):
-        rest = records[:i] + records[i + 1:]
+        rest = records[:i] + records[i + 1 :]
         cal = parse_calibration(fit(rest, prior, held.gpu, held.vllm_version), "leave-one-out")
         predicted = predict(held, cal)
-        out.append({"model": held.model or held.shape.get("name", ""), "measured": held.kv_tokens,
-                    "predicted": predicted, "error": predicted / held.kv_tokens - 1})
+        out.append(
+            {
+                "model": held.model or held.shape.get("name", ""),
+                "measured": held.kv_tokens,
+                "predicted": predicted,
+                "error": predicted / held.kv_tokens - 1,
+            }
+        )
     return out
 
 
@@ -305,8 +350,13 @@ def provenance(plan: Any) -> dict[str, Any]:
 
     req = plan.request
     cal = resolve_calibration(req)
-    calibrated = "estimate" if cal is None else ("calibrated on this GPU" if cal.origin == "user" else
-                                                 f"calibrated ({Path(cal.path or 'calibration').name})")
+    calibrated = (
+        "estimate"
+        if cal is None
+        else (
+            "calibrated on this GPU" if cal.origin == "user" else f"calibrated ({Path(cal.path or 'calibration').name})"
+        )
+    )
     sources: dict[str, str] = {
         "weights": calibrated if cal is not None and cal.weights_scale else "estimate",
         "kv_budget": calibrated if cal is not None and (cal.device_total_bytes or cal.overheads) else "estimate",
@@ -317,8 +367,12 @@ def provenance(plan: Any) -> dict[str, Any]:
         sources[name] = o.source
     sources["kv_tokens"] = sources["kv_budget"]
     point = measured_load(req, cal)
-    out: dict[str, Any] = {"status": status_text(cal), "origin": cal.origin if cal else None,
-                           "loads": cal.loads if cal else 0, "path": cal.path if cal else None}
+    out: dict[str, Any] = {
+        "status": status_text(cal),
+        "origin": cal.origin if cal else None,
+        "loads": cal.loads if cal else 0,
+        "path": cal.path if cal else None,
+    }
     if point is not None:
         measured = point["measured"]["kv_cache_size_tokens"]
         sources["kv_tokens"] = f"measured on this GPU ({point.get('time', '')}): {measured:,} tokens"
@@ -330,13 +384,17 @@ def provenance(plan: Any) -> dict[str, Any]:
 
 
 def last_load_text(info: dict[str, Any]) -> str | None:
-    """"last load (model, time): predicted P, measured M KV tokens (error +E%)", or None."""
+    """ "last load (model, time): predicted P, measured M KV tokens (error +E%)", or None."""
     last = info.get("last_load")
     if not last or not last.get("measured_kv_tokens"):
         return None
     err, text = last.get("error"), f"last load ({last.get('model', '?')}, {last.get('time', '?')}): "
     if last.get("predicted_before") is not None:
-        text += (f"predicted {last['predicted_before']:,} KV tokens before it ({last.get('before', '?')}; "
-                 f"error {last['error_before'] * 100:+.2f}%), ")
-    return text + (f"{last['predicted_kv_tokens']:,} after refitting, measured {last['measured_kv_tokens']:,}"
-                   + (f" (error {err * 100:+.2f}%)" if err is not None else ""))
+        text += (
+            f"predicted {last['predicted_before']:,} KV tokens before it ({last.get('before', '?')}; "
+            f"error {last['error_before'] * 100:+.2f}%), "
+        )
+    return text + (
+        f"{last['predicted_kv_tokens']:,} after refitting, measured {last['measured_kv_tokens']:,}"
+        + (f" (error {err * 100:+.2f}%)" if err is not None else "")
+    )

@@ -42,14 +42,26 @@ class ModelShape:
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        for key in ("layers", "hidden_size", "num_attention_heads", "num_kv_heads", "head_dim",
-                    "intermediate_size", "vocab_size", "max_position_embeddings"):
+        for key in (
+            "layers",
+            "hidden_size",
+            "num_attention_heads",
+            "num_kv_heads",
+            "head_dim",
+            "intermediate_size",
+            "vocab_size",
+            "max_position_embeddings",
+        ):
             if int(getattr(self, key)) <= 0:
                 raise ShapeError(f"model shape {self.name or '?'}: {key} must be positive")
         if self.params == 0:
-            object.__setattr__(self, "params", self.embedding_params * (1 if self.tie_word_embeddings else 2)
-                               + self.layers * (self.linear_params_per_layer + self.small_params_per_layer)
-                               + self.hidden_size)
+            object.__setattr__(
+                self,
+                "params",
+                self.embedding_params * (1 if self.tie_word_embeddings else 2)
+                + self.layers * (self.linear_params_per_layer + self.small_params_per_layer)
+                + self.hidden_size,
+            )
 
     # -- parameter groups (what quantization touches and what it leaves alone) -----------------
     @property
@@ -144,8 +156,10 @@ class ModelShape:
             layers = int(cfg["num_hidden_layers"])
             vocab = int(cfg.get("vocab_size") or config["vocab_size"])
         except KeyError as exc:
-            raise ShapeError(f"config.json of {name or 'the model'} has no {exc.args[0]}: "
-                             "not a decoder-only transformer the planner knows") from exc
+            raise ShapeError(
+                f"config.json of {name or 'the model'} has no {exc.args[0]}: "
+                "not a decoder-only transformer the planner knows"
+            ) from exc
         kv_heads = int(cfg.get("num_key_value_heads") or heads)
         head_dim = int(cfg.get("head_dim") or hidden // heads)
         inter = int(cfg.get("intermediate_size") or 4 * hidden)
@@ -155,62 +169,104 @@ class ModelShape:
         quant = (config.get("quantization_config") or {}).get("quant_method")
         dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
         model_type = str(config.get("model_type", ""))
-        return cls(layers=layers, hidden_size=hidden, num_attention_heads=heads, num_kv_heads=kv_heads,
-                   head_dim=head_dim, intermediate_size=inter, vocab_size=vocab,
-                   max_position_embeddings=max_pos,
-                   tie_word_embeddings=bool(config.get("tie_word_embeddings", cfg.get("tie_word_embeddings", False))),
-                   name=name, attention_bias=bool(cfg.get("attention_bias", model_type.startswith("qwen2"))),
-                   weight_bytes=4 if dtype == "float32" else 2,
-                   quantization=str(quant) if quant else None, num_experts=experts,
-                   experts_per_token=int(cfg.get("num_experts_per_tok") or 0) if experts else 0,
-                   moe_intermediate_size=moe_inter, extra={"model_type": model_type})
+        return cls(
+            layers=layers,
+            hidden_size=hidden,
+            num_attention_heads=heads,
+            num_kv_heads=kv_heads,
+            head_dim=head_dim,
+            intermediate_size=inter,
+            vocab_size=vocab,
+            max_position_embeddings=max_pos,
+            tie_word_embeddings=bool(config.get("tie_word_embeddings", cfg.get("tie_word_embeddings", False))),
+            name=name,
+            attention_bias=bool(cfg.get("attention_bias", model_type.startswith("qwen2"))),
+            weight_bytes=4 if dtype == "float32" else 2,
+            quantization=str(quant) if quant else None,
+            num_experts=experts,
+            experts_per_token=int(cfg.get("num_experts_per_tok") or 0) if experts else 0,
+            moe_intermediate_size=moe_inter,
+            extra={"model_type": model_type},
+        )
 
 
-def _shape(name: str, layers: int, hidden: int, heads: int, kv: int, head_dim: int, inter: int,
-           vocab: int, max_pos: int, tied: bool, bias: bool = False, experts: tuple[int, int] = (0, 0)) -> ModelShape:
+def _shape(
+    name: str,
+    layers: int,
+    hidden: int,
+    heads: int,
+    kv: int,
+    head_dim: int,
+    inter: int,
+    vocab: int,
+    max_pos: int,
+    tied: bool,
+    bias: bool = False,
+    experts: tuple[int, int] = (0, 0),
+) -> ModelShape:
     """``experts``: (routed experts per layer, experts per token); ``inter`` is then each expert's width."""
-    return ModelShape(layers=layers, hidden_size=hidden, num_attention_heads=heads, num_kv_heads=kv,
-                      head_dim=head_dim, intermediate_size=inter, vocab_size=vocab,
-                      max_position_embeddings=max_pos, tie_word_embeddings=tied, name=name,
-                      attention_bias=bias, num_experts=experts[0], experts_per_token=experts[1],
-                      moe_intermediate_size=inter if experts[0] else 0)
+    return ModelShape(
+        layers=layers,
+        hidden_size=hidden,
+        num_attention_heads=heads,
+        num_kv_heads=kv,
+        head_dim=head_dim,
+        intermediate_size=inter,
+        vocab_size=vocab,
+        max_position_embeddings=max_pos,
+        tie_word_embeddings=tied,
+        name=name,
+        attention_bias=bias,
+        num_experts=experts[0],
+        experts_per_token=experts[1],
+        moe_intermediate_size=inter if experts[0] else 0,
+    )
 
 
 #: Well-known models, from their published config.json files.
-KNOWN_SHAPES: dict[str, ModelShape] = {s.name: s for s in [
-    _shape("Llama-3.1-8B", 32, 4096, 32, 8, 128, 14336, 128256, 131072, False),
-    _shape("Llama-3.2-3B", 28, 3072, 24, 8, 128, 8192, 128256, 131072, True),
-    _shape("Qwen2.5-7B", 28, 3584, 28, 4, 128, 18944, 152064, 32768, False, bias=True),
-    _shape("Qwen2.5-14B", 48, 5120, 40, 8, 128, 13824, 152064, 32768, False, bias=True),
-    _shape("Qwen2.5-32B", 64, 5120, 40, 8, 128, 27648, 152064, 32768, False, bias=True),
-    _shape("Mistral-7B", 32, 4096, 32, 8, 128, 14336, 32768, 32768, False),
-    # Gemma-2 alternates sliding-window (4096) and global layers; planned as all global (a safe
-    # upper bound on KV use).
-    _shape("Gemma-2-9B", 42, 3584, 16, 8, 256, 14336, 256000, 8192, True),
-    _shape("DeepSeek-R1-Distill-Qwen-7B", 28, 3584, 28, 4, 128, 18944, 152064, 131072, False, bias=True),
-    _shape("Phi-3.5-mini", 32, 3072, 32, 32, 96, 8192, 32064, 131072, False),
-    _shape("SmolLM2-135M", 30, 576, 9, 3, 64, 1536, 49152, 8192, True),
-    # What 4090 users run in 2025-26 (issue 27). Qwen3 has no q/k/v bias (it normalizes q and k).
-    _shape("Qwen3-8B", 36, 4096, 32, 8, 128, 12288, 151936, 40960, False),
-    _shape("Qwen3-14B", 40, 5120, 40, 8, 128, 17408, 151936, 40960, False),
-    _shape("Qwen3-32B", 64, 5120, 64, 8, 128, 25600, 151936, 40960, False),
-    _shape("Qwen3-30B-A3B", 48, 2048, 32, 4, 128, 768, 151936, 40960, False, experts=(128, 8)),
-    # Gemma-3 (text_config): 5 sliding-window layers (1024) per global one; planned as all global.
-    _shape("Gemma-3-12B", 48, 3840, 16, 8, 256, 15360, 262208, 131072, True),
-    _shape("Gemma-3-27B", 62, 5376, 32, 16, 128, 21504, 262208, 131072, True),
-    _shape("Mistral-Small-24B", 40, 5120, 32, 8, 128, 32768, 131072, 32768, False),
-    # gpt-oss alternates 128-token sliding-window and full attention (planned as all full); its
-    # experts ship in MXFP4, attention and embeddings in bf16.
-    _shape("gpt-oss-20b", 24, 2880, 64, 8, 64, 2880, 201088, 131072, False, bias=True, experts=(32, 4)),
-    _shape("Llama-3.3-70B", 80, 8192, 64, 8, 128, 28672, 128256, 131072, False),
-]}
+KNOWN_SHAPES: dict[str, ModelShape] = {
+    s.name: s
+    for s in [
+        _shape("Llama-3.1-8B", 32, 4096, 32, 8, 128, 14336, 128256, 131072, False),
+        _shape("Llama-3.2-3B", 28, 3072, 24, 8, 128, 8192, 128256, 131072, True),
+        _shape("Qwen2.5-7B", 28, 3584, 28, 4, 128, 18944, 152064, 32768, False, bias=True),
+        _shape("Qwen2.5-14B", 48, 5120, 40, 8, 128, 13824, 152064, 32768, False, bias=True),
+        _shape("Qwen2.5-32B", 64, 5120, 40, 8, 128, 27648, 152064, 32768, False, bias=True),
+        _shape("Mistral-7B", 32, 4096, 32, 8, 128, 14336, 32768, 32768, False),
+        # Gemma-2 alternates sliding-window (4096) and global layers; planned as all global (a safe
+        # upper bound on KV use).
+        _shape("Gemma-2-9B", 42, 3584, 16, 8, 256, 14336, 256000, 8192, True),
+        _shape("DeepSeek-R1-Distill-Qwen-7B", 28, 3584, 28, 4, 128, 18944, 152064, 131072, False, bias=True),
+        _shape("Phi-3.5-mini", 32, 3072, 32, 32, 96, 8192, 32064, 131072, False),
+        _shape("SmolLM2-135M", 30, 576, 9, 3, 64, 1536, 49152, 8192, True),
+        # What 4090 users run in 2025-26 (issue 27). Qwen3 has no q/k/v bias (it normalizes q and k).
+        _shape("Qwen3-8B", 36, 4096, 32, 8, 128, 12288, 151936, 40960, False),
+        _shape("Qwen3-14B", 40, 5120, 40, 8, 128, 17408, 151936, 40960, False),
+        _shape("Qwen3-32B", 64, 5120, 64, 8, 128, 25600, 151936, 40960, False),
+        _shape("Qwen3-30B-A3B", 48, 2048, 32, 4, 128, 768, 151936, 40960, False, experts=(128, 8)),
+        # Gemma-3 (text_config): 5 sliding-window layers (1024) per global one; planned as all global.
+        _shape("Gemma-3-12B", 48, 3840, 16, 8, 256, 15360, 262208, 131072, True),
+        _shape("Gemma-3-27B", 62, 5376, 32, 16, 128, 21504, 262208, 131072, True),
+        _shape("Mistral-Small-24B", 40, 5120, 32, 8, 128, 32768, 131072, 32768, False),
+        # gpt-oss alternates 128-token sliding-window and full attention (planned as all full); its
+        # experts ship in MXFP4, attention and embeddings in bf16.
+        _shape("gpt-oss-20b", 24, 2880, 64, 8, 64, 2880, 201088, 131072, False, bias=True, experts=(32, 4)),
+        _shape("Llama-3.3-70B", 80, 8192, 64, 8, 128, 28672, 128256, 131072, False),
+    ]
+}
 
 #: The quantizations each known model is published in that vLLM serves (the makers' own releases
 #: and the widely used FP8/AWQ/GPTQ conversions); "mxfp4" is gpt-oss's native format.
 SHIPPED_QUANTIZATIONS: dict[str, tuple[str, ...]] = {
-    "Qwen3-8B": ("awq", "fp8"), "Qwen3-14B": ("awq", "fp8"), "Qwen3-32B": ("awq", "fp8"),
-    "Qwen3-30B-A3B": ("gptq", "fp8"), "Gemma-3-12B": ("awq", "gptq", "fp8"), "Gemma-3-27B": ("awq", "gptq", "fp8"),
-    "Mistral-Small-24B": ("awq", "gptq", "fp8"), "gpt-oss-20b": ("mxfp4",), "Llama-3.3-70B": ("awq", "gptq", "fp8"),
+    "Qwen3-8B": ("awq", "fp8"),
+    "Qwen3-14B": ("awq", "fp8"),
+    "Qwen3-32B": ("awq", "fp8"),
+    "Qwen3-30B-A3B": ("gptq", "fp8"),
+    "Gemma-3-12B": ("awq", "gptq", "fp8"),
+    "Gemma-3-27B": ("awq", "gptq", "fp8"),
+    "Mistral-Small-24B": ("awq", "gptq", "fp8"),
+    "gpt-oss-20b": ("mxfp4",),
+    "Llama-3.3-70B": ("awq", "gptq", "fp8"),
 }
 
 
@@ -265,5 +321,7 @@ def shape_for(model: Any) -> ModelShape:
         return shape_from_folder(Path(entry.path), entry.name)
     except Exception:
         pass
-    raise ShapeError(f"Unknown model '{text}': give a folder with config.json, a model in the store, "
-                     f"or one of: {', '.join(KNOWN_SHAPES)}")
+    raise ShapeError(
+        f"Unknown model '{text}': give a folder with config.json, a model in the store, "
+        f"or one of: {', '.join(KNOWN_SHAPES)}"
+    )

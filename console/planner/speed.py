@@ -56,14 +56,18 @@ def host_problems(offload_gib: float | None, host_memory_bytes: int | None, is_c
     if not offload_gib:
         return []
     if is_cpu:
-        return ["KV offload moves GPU KV blocks to host memory: the CPU engine refuses it (its KV cache is "
-                "already in RAM; size it with kv_cache_memory_bytes)"]
+        return [
+            "KV offload moves GPU KV blocks to host memory: the CPU engine refuses it (its KV cache is "
+            "already in RAM; size it with kv_cache_memory_bytes)"
+        ]
     if not host_memory_bytes:
         return []
     need, have = int(offload_gib * GiB), int(host_memory_bytes) - 4 * GiB
     if need > have:
-        return [f"KV offload of {offload_gib:g} GiB needs host memory; this machine has "
-                f"{host_memory_bytes / GiB:.1f} GiB of RAM ({max(0, have) / GiB:.1f} GiB after 4 GiB for the system)"]
+        return [
+            f"KV offload of {offload_gib:g} GiB needs host memory; this machine has "
+            f"{host_memory_bytes / GiB:.1f} GiB of RAM ({max(0, have) / GiB:.1f} GiB after 4 GiB for the system)"
+        ]
     return []
 
 
@@ -73,15 +77,20 @@ def summary(req: Any, kv_bytes_per_token: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if method:
         draft = draft_weights_bytes(req.shape, method, req.draft_params, req.tensor_parallel_size)
-        out["speculative"] = {"method": method, "num_speculative_tokens": req.num_speculative_tokens,
-                              "draft_weights_gib": round(draft / GiB, 3),
-                              "draft_kv_layers": draft_kv_layers(method)}
+        out["speculative"] = {
+            "method": method,
+            "num_speculative_tokens": req.num_speculative_tokens,
+            "draft_weights_gib": round(draft / GiB, 3),
+            "draft_kv_layers": draft_kv_layers(method),
+        }
     offload = getattr(req, "kv_offloading_size", None)
     if offload:
         tokens = int(offload * GiB) // max(1, kv_bytes_per_token)
-        out["kv_offload"] = {"host_gib": offload, "host_tokens": tokens,
-                             "host_memory_gib": (round(req.host_memory_bytes / GiB, 1)
-                                                 if req.host_memory_bytes else None)}
+        out["kv_offload"] = {
+            "host_gib": offload,
+            "host_tokens": tokens,
+            "host_memory_gib": (round(req.host_memory_bytes / GiB, 1) if req.host_memory_bytes else None),
+        }
     return out
 
 
@@ -91,15 +100,21 @@ def notes(req: Any, kv_bytes_per_token: int) -> list[str]:
     out = []
     spec = figures.get("speculative")
     if spec and spec["method"] == "ngram":
-        out.append(f"n-gram speculation ({spec['num_speculative_tokens']} draft tokens): no draft model, no device "
-                   "memory; faster when answers copy the prompt (code editing, summarising)")
+        out.append(
+            f"n-gram speculation ({spec['num_speculative_tokens']} draft tokens): no draft model, no device "
+            "memory; faster when answers copy the prompt (code editing, summarising)"
+        )
     elif spec:
-        out.append(f"{spec['method']} draft head: {spec['draft_weights_gib']:.2f} GiB of weights and one layer of KV "
-                   "per token, counted in the budget above")
+        out.append(
+            f"{spec['method']} draft head: {spec['draft_weights_gib']:.2f} GiB of weights and one layer of KV "
+            "per token, counted in the budget above"
+        )
     off = figures.get("kv_offload")
     if off:
-        out.append(f"KV offload: {off['host_gib']:g} GiB of host RAM holds {off['host_tokens']:,} more tokens of "
-                   "evicted KV for prefix-cache reuse (not more concurrent context)")
+        out.append(
+            f"KV offload: {off['host_gib']:g} GiB of host RAM holds {off['host_tokens']:,} more tokens of "
+            "evicted KV for prefix-cache reuse (not more concurrent context)"
+        )
     return out
 
 
@@ -115,8 +130,10 @@ def params_in_folder(folder: str | None) -> int:
 
 def request_fields(config: Any, host_memory_bytes: int | None = None) -> dict[str, Any]:
     """The PlanRequest keywords of an EngineConfig's speed settings (fit table, plan of a preset)."""
-    return {"speculative_method": config.speculative_method,
-            "num_speculative_tokens": int(config.num_speculative_tokens or 0),
-            "draft_params": params_in_folder(config.speculative_model),
-            "kv_offloading_size": config.kv_offloading_size,
-            "host_memory_bytes": host_memory_bytes if config.kv_offloading_size else None}
+    return {
+        "speculative_method": config.speculative_method,
+        "num_speculative_tokens": int(config.num_speculative_tokens or 0),
+        "draft_params": params_in_folder(config.speculative_model),
+        "kv_offloading_size": config.kv_offloading_size,
+        "host_memory_bytes": host_memory_bytes if config.kv_offloading_size else None,
+    }

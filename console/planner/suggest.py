@@ -20,9 +20,14 @@ from console.planner.gpus import GPU_PROFILES, GiB
 
 #: Cost of each change: how much the user gives up (speed, quality, a new checkpoint).
 _COSTS = {"kv_space": 1, "util": 1, "kv_fp8": 1, "eager": 2, "fp8": 2, "awq": 4}
-_LABELS = {"kv_space": "kv_cache_memory_bytes {kv_gib:.2f} GiB", "util": "use {util:g} of the card",
-           "eager": "eager mode (no CUDA graphs)", "kv_fp8": "FP8 KV cache", "fp8": "FP8 weights",
-           "awq": "AWQ int4 weights (an AWQ checkpoint)"}
+_LABELS = {
+    "kv_space": "kv_cache_memory_bytes {kv_gib:.2f} GiB",
+    "util": "use {util:g} of the card",
+    "eager": "eager mode (no CUDA graphs)",
+    "kv_fp8": "FP8 KV cache",
+    "fp8": "FP8 weights",
+    "awq": "AWQ int4 weights (an AWQ checkpoint)",
+}
 MIN_CONTEXT = 2048  # shorter than this is not a useful answer to "does it fit"
 MAX_SUGGESTIONS = 6
 
@@ -40,9 +45,17 @@ class Suggestion:
     engine_args: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "summary": self.summary, "changes": self.changes,
-                "max_model_len": self.max_model_len, "users": self.users, "kv_tokens": self.kv_tokens,
-                "max_concurrency": round(self.max_concurrency, 3), "cost": self.cost, "engine_args": self.engine_args}
+        return {
+            "kind": self.kind,
+            "summary": self.summary,
+            "changes": self.changes,
+            "max_model_len": self.max_model_len,
+            "users": self.users,
+            "kv_tokens": self.kv_tokens,
+            "max_concurrency": round(self.max_concurrency, 3),
+            "cost": self.cost,
+            "engine_args": self.engine_args,
+        }
 
 
 def _repair(req: PlanRequest) -> tuple[PlanRequest, dict[str, Any]]:
@@ -119,8 +132,9 @@ def _suggestion(kind: str, summary: str, changes: dict[str, Any], p: Plan, cost:
     req = p.request
     one_fits = p.kv_blocks - 1 >= math.ceil(req.context / p.block_size)  # vLLM's start-up check
     users = int(p.max_concurrency) if one_fits else 0
-    return Suggestion(kind, summary, changes, req.context, users, p.kv_tokens, p.max_concurrency, cost,
-                      engine_args(req))
+    return Suggestion(
+        kind, summary, changes, req.context, users, p.kv_tokens, p.max_concurrency, cost, engine_args(req)
+    )
 
 
 def _shorter_context(req: PlanRequest, p: Plan) -> int:
@@ -134,8 +148,9 @@ def _shorter_context(req: PlanRequest, p: Plan) -> int:
 def suggest(req: PlanRequest, base: Plan) -> tuple[Verdict, list[Suggestion]]:
     """(verdict, suggestions) for a request whose plan ``base`` does not fit as asked."""
     levers = _levers(req)
-    combos = [c for n in range(len(levers) + 1) for c in itertools.combinations(levers, n)
-              if not ("fp8" in c and "awq" in c)]
+    combos = [
+        c for n in range(len(levers) + 1) for c in itertools.combinations(levers, n) if not ("fp8" in c and "awq" in c)
+    ]
     combos.sort(key=lambda c: (sum(_COSTS[x] for x in c), len(c)))
     full: list[tuple[tuple[str, ...], Suggestion]] = []
     evaluated: list[tuple[tuple[str, ...], PlanRequest, Plan, dict[str, Any]]] = []
@@ -154,8 +169,12 @@ def suggest(req: PlanRequest, base: Plan) -> tuple[Verdict, list[Suggestion]]:
     if not out:  # trade context or users: per weight choice, FP8 KV plus only what the weights need
         for combo, new, p, changes in evaluated:  # cheapest first
             weights_choice = new.quantization or "16-bit"
-            if weights_choice in seen or ("kv_fp8" in levers and "kv_fp8" not in combo) \
-                    or p.kv_blocks < 2 or not _hardware_ok(p):
+            if (
+                weights_choice in seen
+                or ("kv_fp8" in levers and "kv_fp8" not in combo)
+                or p.kv_blocks < 2
+                or not _hardware_ok(p)
+            ):
                 continue
             seen.add(weights_choice)
             out.extend(_traded(combo, new, p, changes, req.context))
@@ -164,8 +183,9 @@ def suggest(req: PlanRequest, base: Plan) -> tuple[Verdict, list[Suggestion]]:
     return verdict, out[:MAX_SUGGESTIONS] + hardware(req)
 
 
-def _traded(combo: tuple[str, ...], new: PlanRequest, p: Plan, changes: dict[str, Any],
-            asked_context: int) -> list[Suggestion]:
+def _traded(
+    combo: tuple[str, ...], new: PlanRequest, p: Plan, changes: dict[str, Any], asked_context: int
+) -> list[Suggestion]:
     """``combo`` with a shorter context for all users, and with fewer users at the full context."""
     out = []
     cost = sum(_COSTS[x] for x in combo) + 5
@@ -173,14 +193,28 @@ def _traded(combo: tuple[str, ...], new: PlanRequest, p: Plan, changes: dict[str
     if ctx >= min(asked_context, MIN_CONTEXT):
         shorter = compute(new.with_changes(max_model_len=ctx))
         if shorter.fits:
-            out.append(_suggestion("settings", _describe(combo, new, f"max_model_len {ctx:,}"),
-                                   {**changes, "max_model_len": ctx}, shorter, cost))
+            out.append(
+                _suggestion(
+                    "settings",
+                    _describe(combo, new, f"max_model_len {ctx:,}"),
+                    {**changes, "max_model_len": ctx},
+                    shorter,
+                    cost,
+                )
+            )
     users = int(p.max_concurrency)
     if users >= 1:
         fewer = compute(new.with_changes(concurrency=users))
         if fewer.fits:
-            out.append(_suggestion("settings", _describe(combo, new, f"{users} users at {new.context:,} tokens"),
-                                   {**changes, "concurrency": users}, fewer, cost))
+            out.append(
+                _suggestion(
+                    "settings",
+                    _describe(combo, new, f"{users} users at {new.context:,} tokens"),
+                    {**changes, "concurrency": users},
+                    fewer,
+                    cost,
+                )
+            )
     return out
 
 
@@ -201,8 +235,15 @@ def hardware(req: PlanRequest) -> list[Suggestion]:
         new, changes = _repair(req.with_changes(tensor_parallel_size=tp))
         p = compute(new)
         if p.fits:
-            out.append(_suggestion("hardware", f"{tp} x {g.name} with tensor_parallel_size {tp}",
-                                   {**changes, "tensor_parallel_size": tp}, p, 10 + tp))
+            out.append(
+                _suggestion(
+                    "hardware",
+                    f"{tp} x {g.name} with tensor_parallel_size {tp}",
+                    {**changes, "tensor_parallel_size": tp},
+                    p,
+                    10 + tp,
+                )
+            )
             break
     for other in sorted(GPU_PROFILES.values(), key=lambda x: x.memory_bytes):
         if other.is_cpu or other.memory_bytes < 1.2 * g.memory_bytes:  # a real step up, not 12 MiB more
@@ -210,7 +251,14 @@ def hardware(req: PlanRequest) -> list[Suggestion]:
         new, changes = _repair(req.with_changes(gpu=other, tensor_parallel_size=1, pipeline_parallel_size=1))
         p = compute(new)
         if p.fits:
-            out.append(_suggestion("hardware", f"one {other.label} as asked", {**changes, "gpu": other.name,
-                                   "tensor_parallel_size": 1}, p, 20))
+            out.append(
+                _suggestion(
+                    "hardware",
+                    f"one {other.label} as asked",
+                    {**changes, "gpu": other.name, "tensor_parallel_size": 1},
+                    p,
+                    20,
+                )
+            )
             break
     return out

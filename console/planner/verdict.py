@@ -25,8 +25,10 @@ def plan(req: PlanRequest) -> Plan:
     if req.shape.name.startswith("Gemma-2"):
         p.notes.append("Gemma-2's sliding-window layers are planned as global ones: vLLM may fit more tokens")
     if req.quantization in ("awq", "gptq") and req.shape.quantization is None:
-        p.notes.append(f"{req.quantization.upper()} needs a checkpoint quantized that way "
-                       "(inference-console quantize, or a published one)")
+        p.notes.append(
+            f"{req.quantization.upper()} needs a checkpoint quantized that way "
+            "(inference-console quantize, or a published one)"
+        )
     if req.quantization == "fp8" and not req.profile.native_fp8 and not req.profile.is_cpu:
         p.notes.append(f"{req.profile.name} has no FP8 tensor cores: FP8 weights save memory, compute stays 16-bit")
     return p

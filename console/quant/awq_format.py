@@ -70,9 +70,9 @@ def dequantize_checkpoint(folder: Path) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class ScalingCheck:
-    slope: float                # log-log slope of W' column growth against s: 1 when correct
-    product_rel_error: float    # ||norm' * W' - norm * W|| / ||norm * W|| over all checked pairs
-    log_s_spread: float         # std of log s; the slope means little when the scales barely vary
+    slope: float  # log-log slope of W' column growth against s: 1 when correct
+    product_rel_error: float  # ||norm' * W' - norm * W|| / ||norm * W|| over all checked pairs
+    log_s_spread: float  # std of log s; the slope means little when the scales barely vary
     pairs: int
 
     @property
@@ -81,8 +81,10 @@ class ScalingCheck:
         return slope_ok and self.product_rel_error < 0.35
 
     def describe(self) -> str:
-        return (f"scale slope {self.slope:.2f} (1 expected), norm x weight error "
-                f"{100 * self.product_rel_error:.1f}% over {self.pairs} layer pairs")
+        return (
+            f"scale slope {self.slope:.2f} (1 expected), norm x weight error "
+            f"{100 * self.product_rel_error:.1f}% over {self.pairs} layer pairs"
+        )
 
 
 def check_scaling(source: Path, quantized: Path) -> ScalingCheck:
@@ -116,5 +118,6 @@ def check_scaling(source: Path, quantized: Path) -> ScalingCheck:
     xc = x - x.mean()
     var = float((xc * xc).sum())
     slope = float((xc * (y - y.mean())).sum()) / var if var > 0 else 1.0
-    return ScalingCheck(slope=slope, product_rel_error=(num / den) ** 0.5 if den else 0.0,
-                        log_s_spread=float(x.std()), pairs=pairs)
+    return ScalingCheck(
+        slope=slope, product_rel_error=(num / den) ** 0.5 if den else 0.0, log_s_spread=float(x.std()), pairs=pairs
+    )

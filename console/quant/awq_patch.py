@@ -35,8 +35,9 @@ def apply() -> None:
         return
 
     @functools.wraps(original)
-    def compute_best_scale(self: Any, x: Any, w_mean: Any, x_mean: Any, module2inspect: Any,
-                           *args: Any, **kwargs: Any) -> Any:
+    def compute_best_scale(
+        self: Any, x: Any, w_mean: Any, x_mean: Any, module2inspect: Any, *args: Any, **kwargs: Any
+    ) -> Any:
         live_state_dict = module2inspect.state_dict
 
         def cloned_state_dict(*a: Any, **k: Any) -> dict[str, Any]:

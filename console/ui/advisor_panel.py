@@ -26,8 +26,19 @@ import time
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QCheckBox, QDockWidget, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
-                               QMainWindow, QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDockWidget,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from console.advisor import AdvisorContext, Finding, Report, RuleError, RuleSet, evaluate, load_rules
 from console.metrics.store import MetricsStore
@@ -36,7 +47,6 @@ from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
 from console.ui.knobs_box import KNOB_KEYS, knobs_with_change  # noqa: F401  (re-exported: Apply's rule)
 from console.ui.i18n import RULES_CONTEXT
-
 
 
 def translate_rule_text(text: str) -> str:
@@ -78,8 +88,9 @@ class AdvisorPanel(QWidget):
         self.save_button = QPushButton(self.tr("Save recording…"), self)
         self.live_button = QPushButton(self.tr("Back to live"), self)
         self.live_button.setVisible(False)
-        self.metrics_check = QCheckBox(self.tr("Serve /metrics for Prometheus on {0}:{1}").format(
-            self.METRICS_HOST, self.METRICS_PORT), self)
+        self.metrics_check = QCheckBox(
+            self.tr("Serve /metrics for Prometheus on {0}:{1}").format(self.METRICS_HOST, self.METRICS_PORT), self
+        )
         self.metrics_server: Any = None
         buttons = QHBoxLayout()
         for b in (self.apply_button, self.open_button, self.save_button, self.live_button):
@@ -121,8 +132,13 @@ class AdvisorPanel(QWidget):
         if self.replay is not None:
             report = evaluate(self.replay, self.rules, self.context(), translate=translate_rule_text)
         else:
-            report = evaluate(self.ctx.metrics, self.rules, self.context(), since=time.time() - self.LOOKBACK_S,
-                              translate=translate_rule_text)
+            report = evaluate(
+                self.ctx.metrics,
+                self.rules,
+                self.context(),
+                since=time.time() - self.LOOKBACK_S,
+                translate=translate_rule_text,
+            )
         self.show_report(report)
         return report
 
@@ -143,8 +159,13 @@ class AdvisorPanel(QWidget):
         else:
             self.header.setText(self.tr("Nothing to change: no rule fired over the {0}.").format(source))
         if report.not_evaluated:
-            self.header.setText(self.header.text() + "\n" + self.tr("Not checked: {0}").format(
-                "; ".join(f"{k} ({translate_core_text(v)})" for k, v in report.not_evaluated.items())))
+            self.header.setText(
+                self.header.text()
+                + "\n"
+                + self.tr("Not checked: {0}").format(
+                    "; ".join(f"{k} ({translate_core_text(v)})" for k, v in report.not_evaluated.items())
+                )
+            )
         self.list.setCurrentRow(min(max(keep, 0), self.list.count() - 1) if self.list.count() else -1)
         self._on_list_row_changed(self.list.currentRow())
 
@@ -166,8 +187,9 @@ class AdvisorPanel(QWidget):
             self.apply_button.setEnabled(False)
             return
         if f.change:
-            change = self.tr("Change: {0} — {1}").format(", ".join(f"{k} = {v}" for k, v in f.change.items()),
-                                                       f.change_says)
+            change = self.tr("Change: {0} — {1}").format(
+                ", ".join(f"{k} = {v}" for k, v in f.change.items()), f.change_says
+            )
         else:
             change = self.tr("No engine setting to change: see why.")
         self.detail.setText(f"{f.what}\n\n{self.tr('Why:')} {f.why}\n\n{change}")
@@ -192,8 +214,9 @@ class AdvisorPanel(QWidget):
         return True
 
     def _on_open_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open a metrics recording"), "",
-                                              self.tr("Recordings (*.json *.json.gz);;All files (*)"))
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Open a metrics recording"), "", self.tr("Recordings (*.json *.json.gz);;All files (*)")
+        )
         if path:
             self.open_recording(path)
 
@@ -207,11 +230,9 @@ class AdvisorPanel(QWidget):
         self.live_button.setVisible(False)
         self.refresh()
 
-
     def save_recording(self, path: str) -> threading.Thread:
         """Write the live store to ``path`` off the GUI thread; ``recordingSaved`` reports."""
-        meta = {"model": self.ctx.host.status.model or "", "engine": self.context().engine,
-                "saved_at": time.time()}
+        meta = {"model": self.ctx.host.status.model or "", "engine": self.context().engine, "saved_at": time.time()}
         self.save_button.setEnabled(False)
         self.header.setText(self.tr("Saving the recording…"))
 
@@ -227,8 +248,9 @@ class AdvisorPanel(QWidget):
         return self._saver
 
     def _on_save_clicked(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save the metrics recording"), "recording.json",
-                                              self.tr("Recordings (*.json)"))
+        path, _ = QFileDialog.getSaveFileName(
+            self, self.tr("Save the metrics recording"), "recording.json", self.tr("Recordings (*.json)")
+        )
         if path:
             self.save_recording(path)
 
@@ -239,7 +261,6 @@ class AdvisorPanel(QWidget):
         else:
             self.header.setText(self.tr("Recording saved to {0}").format(path))
 
-
     def _on_metrics_toggled(self, on: bool) -> None:
         from console.metrics.prometheus import MetricsServer, MetricsServerError  # prometheus_client: only when asked
 
@@ -248,8 +269,12 @@ class AdvisorPanel(QWidget):
                 self.metrics_server.stop()
                 self.metrics_server = None
             return
-        server = MetricsServer(self.ctx.metrics, host=self.METRICS_HOST, port=self.METRICS_PORT,
-                               model_name=lambda: self.ctx.host.status.model)
+        server = MetricsServer(
+            self.ctx.metrics,
+            host=self.METRICS_HOST,
+            port=self.METRICS_PORT,
+            model_name=lambda: self.ctx.host.status.model,
+        )
         try:
             server.start()
         except MetricsServerError as exc:
@@ -260,7 +285,6 @@ class AdvisorPanel(QWidget):
             return
         self.metrics_server = server
         self.header.setText(self.tr("Prometheus can scrape {0}").format(server.url))
-
 
     def stop(self) -> None:
         """Stop evaluating and close the /metrics server, freeing its port (the window calls this

@@ -30,8 +30,10 @@ def install_translators(app: QApplication, language: str = "") -> list[QTranslat
     locale = QLocale(language) if language else QLocale.system()
     QLocale.setDefault(locale)
     installed = []
-    for name, folder in (("qtbase", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)),
-                         ("console", str(resources_dir() / "i18n"))):
+    for name, folder in (
+        ("qtbase", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)),
+        ("console", str(resources_dir() / "i18n")),
+    ):
         tr = QTranslator(app)
         if tr.load(locale, name, "_", folder):
             app.installTranslator(tr)
@@ -45,7 +47,7 @@ def _excepthook(exc_type: type[BaseException], exc: BaseException, tb: Traceback
     from console.ui.main_window import MainWindow
 
     app = QApplication.instance()
-    for w in (app.topLevelWidgets() if isinstance(app, QApplication) else []):
+    for w in app.topLevelWidgets() if isinstance(app, QApplication) else []:
         if isinstance(w, MainWindow):
             w.show_message(QCoreApplication.translate("App", "Internal error: {0}").format(exc))
 
@@ -64,8 +66,11 @@ def start_loading(window, name: str) -> bool:  # type: ignore[no-untyped-def]
     """Select ``name`` in the Models panel and load it with the selected preset."""
     if window.models.select_model(name):
         return bool(window.models.load_selected())
-    window.show_message(QCoreApplication.translate(
-        "App", "Model '{0}' is not in the store; import it from the Models panel").format(name))
+    window.show_message(
+        QCoreApplication.translate("App", "Model '{0}' is not in the store; import it from the Models panel").format(
+            name
+        )
+    )
     return False
 
 

@@ -66,8 +66,15 @@ class _BatchJob:
     def _run(self) -> None:
         host, requests, output = self._args
         try:
-            summary = run_batch(host, requests, output, self.task, on_result=self.results.append,
-                                on_progress=self._on_runner_progress, **self._kw)  # type: ignore[arg-type]
+            summary = run_batch(
+                host,
+                requests,
+                output,
+                self.task,
+                on_result=self.results.append,
+                on_progress=self._on_runner_progress,
+                **self._kw,
+            )  # type: ignore[arg-type]
             self.outcome = summary
         except Exception as exc:  # disk full, unreadable output file...: shown to the user
             self.outcome = f"{type(exc).__name__}: {exc}"
@@ -146,12 +153,20 @@ class BatchPanel(QWidget):
         self.concurrency.setRange(0, 65536)
         self.concurrency.setSpecialValueText(self.tr("all"))  # 0: every line at once (vLLM's offline batch)
         self.concurrency.setValue(DEFAULT_CONCURRENCY or 0)
-        self.concurrency.setToolTip(self.tr("Requests in flight at once. 'all' gives the engine every line "
-                                            "together, as vLLM's offline batch does: fastest, and identical "
-                                            "greedy lines answer alike."))
-        for label, widget in ((self.tr("Temperature"), self.temperature), (self.tr("Top-p"), self.top_p),
-                              (self.tr("Max tokens"), self.max_tokens), (self.tr("Seed"), self.seed),
-                              (self.tr("Concurrency"), self.concurrency)):
+        self.concurrency.setToolTip(
+            self.tr(
+                "Requests in flight at once. 'all' gives the engine every line "
+                "together, as vLLM's offline batch does: fastest, and identical "
+                "greedy lines answer alike."
+            )
+        )
+        for label, widget in (
+            (self.tr("Temperature"), self.temperature),
+            (self.tr("Top-p"), self.top_p),
+            (self.tr("Max tokens"), self.max_tokens),
+            (self.tr("Seed"), self.seed),
+            (self.tr("Concurrency"), self.concurrency),
+        ):
             grid.addWidget(QLabel(label, box))
             grid.addWidget(widget)
         grid.addStretch(1)
@@ -197,8 +212,12 @@ class BatchPanel(QWidget):
     # -- intents -------------------------------------------------------------------------------
     def sampling_defaults(self) -> SamplingSettings:
         seed = self.seed.value()
-        return SamplingSettings(temperature=self.temperature.value(), top_p=self.top_p.value(),
-                                max_tokens=self.max_tokens.value(), seed=None if seed < 0 else seed)
+        return SamplingSettings(
+            temperature=self.temperature.value(),
+            top_p=self.top_p.value(),
+            max_tokens=self.max_tokens.value(),
+            seed=None if seed < 0 else seed,
+        )
 
     def open_file(self, path: Path | str) -> bool:
         """Read ``path`` (the Open button lands here); True when it has runnable requests."""
@@ -244,8 +263,13 @@ class BatchPanel(QWidget):
         self.model.clear()
         if resume:  # show what an earlier run already wrote: those rows are skipped now
             wanted = set(self._prompts)
-            self.model.append([BatchResult.from_openai(o, self._prompts.get(o["custom_id"], ""))
-                               for o in iter_output(output) if o["custom_id"] in wanted])
+            self.model.append(
+                [
+                    BatchResult.from_openai(o, self._prompts.get(o["custom_id"], ""))
+                    for o in iter_output(output)
+                    if o["custom_id"] in wanted
+                ]
+            )
         self.job = _BatchJob(host, self.parsed, output, self.concurrency.value() or None, resume)
         self.output_path = output
         self.progress.setValue(0)
@@ -282,8 +306,12 @@ class BatchPanel(QWidget):
 
     # -- slots ---------------------------------------------------------------------------------
     def _on_open_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open a batch file"), self.input_edit.text(),
-                                              self.tr("Batch files (*.jsonl *.json *.csv);;All files (*)"))
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            self.tr("Open a batch file"),
+            self.input_edit.text(),
+            self.tr("Batch files (*.jsonl *.json *.csv);;All files (*)"),
+        )
         if path:
             self.open_file(path)
 
@@ -293,8 +321,9 @@ class BatchPanel(QWidget):
             self.open_file(text)
 
     def _on_output_clicked(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Write results to"), self.output_edit.text(),
-                                              self.tr("JSONL (*.jsonl)"))
+        path, _ = QFileDialog.getSaveFileName(
+            self, self.tr("Write results to"), self.output_edit.text(), self.tr("JSONL (*.jsonl)")
+        )
         if path:
             self.output_edit.setText(path)
 
@@ -339,12 +368,20 @@ class BatchPanel(QWidget):
         if p is not None:
             self.progress.setValue(int(100 * p.done / p.total) if p.total else 100)
             eta = self.tr("ETA {s}").format(s=format_duration(p.eta_s)) if p.eta_s is not None else self.tr("ETA –")
-            self.status_label.setText(self.tr(
-                "{done}/{total} done ({failed} failed, {skipped} already done) · {eta} · "
-                "{tps} tok/s this batch · {live} tok/s engine now").format(
-                    done=format_count(p.done), total=format_count(p.total), failed=format_count(p.failed),
-                    skipped=format_count(p.skipped), eta=eta, tps=format_count(p.tokens_per_s),
-                    live=format_count(p.live_tokens_per_s)))
+            self.status_label.setText(
+                self.tr(
+                    "{done}/{total} done ({failed} failed, {skipped} already done) · {eta} · "
+                    "{tps} tok/s this batch · {live} tok/s engine now"
+                ).format(
+                    done=format_count(p.done),
+                    total=format_count(p.total),
+                    failed=format_count(p.failed),
+                    skipped=format_count(p.skipped),
+                    eta=eta,
+                    tps=format_count(p.tokens_per_s),
+                    live=format_count(p.live_tokens_per_s),
+                )
+            )
         if outcome is not None:
             self._finish(outcome)
 
@@ -355,11 +392,16 @@ class BatchPanel(QWidget):
             self.status_label.setText(self.tr("The batch failed: {e}").format(e=outcome))
         else:
             self.last_summary = outcome
-            figures = self.tr("{ok} succeeded, {failed} failed, {skipped} skipped, {tok} tokens in {s} s "
-                              "({tps} tok/s)").format(
-                ok=format_count(outcome.succeeded), failed=format_count(outcome.failed),
-                skipped=format_count(outcome.skipped), tok=format_count(outcome.output_tokens),
-                s=format_number(outcome.elapsed_s, 1), tps=format_count(outcome.output_tokens_per_s))
+            figures = self.tr(
+                "{ok} succeeded, {failed} failed, {skipped} skipped, {tok} tokens in {s} s ({tps} tok/s)"
+            ).format(
+                ok=format_count(outcome.succeeded),
+                failed=format_count(outcome.failed),
+                skipped=format_count(outcome.skipped),
+                tok=format_count(outcome.output_tokens),
+                s=format_number(outcome.elapsed_s, 1),
+                tps=format_count(outcome.output_tokens_per_s),
+            )
             if outcome.cancelled:
                 head = self.tr("Cancelled ({n} not run; run again with Resume to finish):").format(n=outcome.not_run)
             elif outcome.engine_error:

@@ -15,8 +15,15 @@ class BatchResultsModel(QAbstractTableModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.results: list[BatchResult] = []
-        self._headers = [self.tr("ID"), self.tr("Prompt"), self.tr("Output"), self.tr("Tokens (in/out)"),
-                         self.tr("TTFT (ms)"), self.tr("Latency (s)"), self.tr("Finish reason")]
+        self._headers = [
+            self.tr("ID"),
+            self.tr("Prompt"),
+            self.tr("Output"),
+            self.tr("Tokens (in/out)"),
+            self.tr("TTFT (ms)"),
+            self.tr("Latency (s)"),
+            self.tr("Finish reason"),
+        ]
 
     # -- Qt model interface --------------------------------------------------------------------
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 (Qt signature)

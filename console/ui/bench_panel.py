@@ -19,9 +19,27 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QButtonGroup, QCheckBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView,
-    QLabel, QLineEdit, QProgressBar, QPushButton, QRadioButton, QSpinBox, QSplitter, QTableWidget,
-    QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
+    QButtonGroup,
+    QCheckBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QRadioButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
 )
 
 from console.bench.workload import Workload
@@ -34,9 +52,15 @@ from console.ui.tasks import BackgroundCall
 from console.ui.widgets import ErrorLabel, needs_loader_tip
 
 #: Results table columns after the path: (figure key, percentile, scale, format).
-COLUMNS = (("output_tokens_per_s", None, 1, "{:.1f}"), ("total_tokens_per_s", None, 1, "{:.1f}"),
-           ("requests_per_s", None, 1, "{:.2f}"), ("ttft_s", "p50", 1000, "{:.0f}"), ("ttft_s", "p99", 1000, "{:.0f}"),
-           ("itl_s", "p99", 1000, "{:.1f}"), ("e2e_s", "p99", 1, "{:.2f}"))
+COLUMNS = (
+    ("output_tokens_per_s", None, 1, "{:.1f}"),
+    ("total_tokens_per_s", None, 1, "{:.1f}"),
+    ("requests_per_s", None, 1, "{:.2f}"),
+    ("ttft_s", "p50", 1000, "{:.0f}"),
+    ("ttft_s", "p99", 1000, "{:.0f}"),
+    ("itl_s", "p99", 1000, "{:.1f}"),
+    ("e2e_s", "p99", 1, "{:.2f}"),
+)
 
 
 def _spin(parent: QWidget, lo: int, hi: int, value: int, special: str = "") -> QSpinBox:
@@ -97,8 +121,13 @@ class BenchPanel(QWidget):
         self.input_len = _spin(box, 1, 131072, 128)
         self.output_len = _spin(box, 1, 131072, 64)
         size = QGridLayout()  # two rows: one would widen the window past a laptop's screen
-        for i, (label, w) in enumerate(((self.tr("count"), self.num_prompts), (self.tr("input tokens"), self.input_len),
-                                        (self.tr("output tokens"), self.output_len))):
+        for i, (label, w) in enumerate(
+            (
+                (self.tr("count"), self.num_prompts),
+                (self.tr("input tokens"), self.input_len),
+                (self.tr("output tokens"), self.output_len),
+            )
+        ):
             size.addWidget(QLabel(label, box), min(i, 1), 2 * max(i - 1, 0))
             size.addWidget(w, min(i, 1), 2 * max(i - 1, 0) + 1)
         size.setColumnStretch(4, 1)
@@ -126,8 +155,12 @@ class BenchPanel(QWidget):
         form.addRow(self.tr("Max concurrency:"), self.max_concurrency)
         self.sweep_edit = QLineEdit(box)
         self.sweep_edit.setPlaceholderText(self.tr("e.g. 1,4,16,64 (optional)"))
-        self.sweep_edit.setToolTip(self.tr("Also run the console path at each of these concurrencies: "
-                                           "throughput vs concurrency and the fraction of the roofline"))
+        self.sweep_edit.setToolTip(
+            self.tr(
+                "Also run the console path at each of these concurrencies: "
+                "throughput vs concurrency and the fraction of the roofline"
+            )
+        )
         form.addRow(self.tr("Concurrency sweep:"), self.sweep_edit)
         return box
 
@@ -141,8 +174,9 @@ class BenchPanel(QWidget):
         row.addWidget(QLabel(self.tr("HF batch size:"), box))
         row.addWidget(self.hf_batch)
         row.addStretch(1)
-        note = QLabel(self.tr("They load their own copy of the model next to the console's: on a GPU they need "
-                              "free memory."), box)
+        note = QLabel(
+            self.tr("They load their own copy of the model next to the console's: on a GPU they need free memory."), box
+        )
         note.setWordWrap(True)
         note.setStyleSheet("color: #555;")
         for w in (self.vllm_check, self.hf_check):
@@ -176,9 +210,19 @@ class BenchPanel(QWidget):
         layout.addWidget(self.error)
         split = QSplitter(Qt.Orientation.Vertical, page)
         self.table = QTableWidget(0, len(COLUMNS) + 2, split)
-        self.table.setHorizontalHeaderLabels([
-            self.tr("path"), self.tr("out tok/s"), self.tr("total tok/s"), self.tr("req/s"), self.tr("TTFT p50 ms"),
-            self.tr("TTFT p99 ms"), self.tr("ITL p99 ms"), self.tr("e2e p99 s"), self.tr("console ÷ this path")])
+        self.table.setHorizontalHeaderLabels(
+            [
+                self.tr("path"),
+                self.tr("out tok/s"),
+                self.tr("total tok/s"),
+                self.tr("req/s"),
+                self.tr("TTFT p50 ms"),
+                self.tr("TTFT p99 ms"),
+                self.tr("ITL p99 ms"),
+                self.tr("e2e p99 s"),
+                self.tr("console ÷ this path"),
+            ]
+        )
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.verticalHeader().hide()
@@ -207,12 +251,14 @@ class BenchPanel(QWidget):
         config = self.ctx.host.config if self.ctx.host is not None else None
         if config is None:
             raise ValueError(self.tr("Load a model first."))
-        return wl.synthetic(self.num_prompts.value(), self.input_len.value(), self.output_len.value(),
-                            vocab_size(config.model))
+        return wl.synthetic(
+            self.num_prompts.value(), self.input_len.value(), self.output_len.value(), vocab_size(config.model)
+        )
 
     def _on_file_button_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, self.tr("Prompt file"), "",
-                                              self.tr("Prompt files (*.jsonl *.json *.csv);;All files (*)"))
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Prompt file"), "", self.tr("Prompt files (*.jsonl *.json *.csv);;All files (*)")
+        )
         if path:
             self.file_edit.setText(path)
             self.file_radio.setChecked(True)
@@ -253,22 +299,31 @@ class BenchPanel(QWidget):
                 kwargs = prepared.engine_kwargs()
             else:  # a remote server: its configuration is its own
                 kwargs, device = {}, getattr(host.status.info, "device", "server")
-            report = base_report(host.status.model or str(kwargs.get("model", "")), kwargs, device, workload,
-                                 input_len=input_len, output_len=workload.output_len,
-                                 dataset_path=file_path if input_len is None else None, request_rate=rate,
-                                 max_concurrency=conc, concurrency_sweep=sweep)
+            report = base_report(
+                host.status.model or str(kwargs.get("model", "")),
+                kwargs,
+                device,
+                workload,
+                input_len=input_len,
+                output_len=workload.output_len,
+                dataset_path=file_path if input_len is None else None,
+                request_rate=rate,
+                max_concurrency=conc,
+                concurrency_sweep=sweep,
+            )
             info = host.status.info  # host.config is already prepared: the note made at load says why
-            report["dtype_choice"] = info.dtype_note if info is not None and info.dtype_note \
-                else dtype_note(host.config, device)
-            suite = run_console_suite(host, workload, request_rate=rate, max_concurrency=conc,
-                                      concurrency_sweep=sweep, task=state)
+            report["dtype_choice"] = (
+                info.dtype_note if info is not None and info.dtype_note else dtype_note(host.config, device)
+            )
+            suite = run_console_suite(
+                host, workload, request_rate=rate, max_concurrency=conc, concurrency_sweep=sweep, task=state
+            )
             report["results"]["console"] = suite["console"]
             report["concurrency_sweep"] = suite["concurrency_sweep"]
             report["roofline"] = suite.get("roofline")
             for kind in baselines:
                 state.report(f"baseline {kind} (fresh process)", None)
-                report["results"][kind] = run_baseline(kind, kwargs, workload,
-                                                       hf_batch_size=hf_batch, task=state)
+                report["results"][kind] = run_baseline(kind, kwargs, workload, hf_batch_size=hf_batch, task=state)
             report["ratios"] = ratios(report["results"])
             return report
 
@@ -355,8 +410,9 @@ class BenchPanel(QWidget):
         self._update_buttons()
 
     def _on_save_button_clicked(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save bench report"), "bench-report.json",
-                                              self.tr("JSON (*.json)"))
+        path, _ = QFileDialog.getSaveFileName(
+            self, self.tr("Save bench report"), "bench-report.json", self.tr("JSON (*.json)")
+        )
         if path:
             self.save_report(Path(path))
 

@@ -37,13 +37,21 @@ class BenchPlots(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
-        self.throughput = _plot(self, self.tr("Throughput vs concurrency"), self.tr("requests in flight"),
-                                self.tr("tok/s"))
+        self.throughput = _plot(
+            self, self.tr("Throughput vs concurrency"), self.tr("requests in flight"), self.tr("tok/s")
+        )
         self.throughput.addLegend(offset=(10, 10))
-        self.output_curve = self.throughput.plot([], [], pen=pg.mkPen(COLORS[0], width=2), symbol="o",
-                                                 symbolBrush=COLORS[0], name=self.tr("output"))
-        self.total_curve = self.throughput.plot([], [], pen=pg.mkPen(COLORS[1], width=2, style=Qt.PenStyle.DashLine),
-                                                symbol="s", symbolBrush=COLORS[1], name=self.tr("total"))
+        self.output_curve = self.throughput.plot(
+            [], [], pen=pg.mkPen(COLORS[0], width=2), symbol="o", symbolBrush=COLORS[0], name=self.tr("output")
+        )
+        self.total_curve = self.throughput.plot(
+            [],
+            [],
+            pen=pg.mkPen(COLORS[1], width=2, style=Qt.PenStyle.DashLine),
+            symbol="s",
+            symbolBrush=COLORS[1],
+            name=self.tr("total"),
+        )
         self.latency = _plot(self, self.tr("Latency percentiles (console path)"), "", self.tr("ms"))
         self.latency.addLegend(offset=(10, 10))
         self.latency_bars: dict[str, pg.BarGraphItem] = {}
@@ -51,8 +59,9 @@ class BenchPlots(QWidget):
             bars = pg.BarGraphItem(x=[], height=[], width=0.27, brush=COLORS[j], name=p)
             self.latency.addItem(bars)  # named: the legend lists it
             self.latency_bars[p] = bars
-        self.roofline = _plot(self, self.tr("Measured / roofline"), self.tr("requests in flight"),
-                              self.tr("% of roofline"))
+        self.roofline = _plot(
+            self, self.tr("Measured / roofline"), self.tr("requests in flight"), self.tr("% of roofline")
+        )
         self.roofline_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=COLORS[2])
         self.roofline.addItem(self.roofline_bars)
         for w in (self.throughput, self.latency, self.roofline):
@@ -72,8 +81,9 @@ class BenchPlots(QWidget):
         console = (report.get("results") or {}).get("console") or {}
         table = latency_table(console) if "error" not in console else {}
         for j, p in enumerate(PERCENTILES):
-            self.latency_bars[p].setOpts(x=[i + (j - 1) * 0.27 for i in range(len(table))],
-                                         height=[1000 * (v[p] or 0.0) for v in table.values()])
+            self.latency_bars[p].setOpts(
+                x=[i + (j - 1) * 0.27 for i in range(len(table))], height=[1000 * (v[p] or 0.0) for v in table.values()]
+            )
         self.latency.getAxis("bottom").setTicks([[(i, name) for i, name in enumerate(table)]])
         roof = roofline_points(report)
         self.roofline_bars.setOpts(x=list(range(len(roof))), height=[100 * p["fraction"] for p in roof])
@@ -84,13 +94,19 @@ class BenchPlots(QWidget):
         if "error" in rl:
             self.note.setText(self.tr("Roofline: {0}").format(rl["error"]))
         elif rl.get("is_cpu"):
-            self.note.setText(self.tr("The roofline is the planner's GPU model (memory bandwidth, tensor cores). On "
-                                      "the CPU engine it uses the nominal {0:g} GB/s memory bandwidth of the planner's "
-                                      "CPU profile: read the fraction as a rough guide."
-                                      ).format(rl.get("bandwidth_gbs", 0)))
+            self.note.setText(
+                self.tr(
+                    "The roofline is the planner's GPU model (memory bandwidth, tensor cores). On "
+                    "the CPU engine it uses the nominal {0:g} GB/s memory bandwidth of the planner's "
+                    "CPU profile: read the fraction as a rough guide."
+                ).format(rl.get("bandwidth_gbs", 0))
+            )
         elif rl:
-            self.note.setText(self.tr("Roofline for {0}: the planner's decode ceiling at each concurrency.").format(
-                rl.get("profile", "?")))
+            self.note.setText(
+                self.tr("Roofline for {0}: the planner's decode ceiling at each concurrency.").format(
+                    rl.get("profile", "?")
+                )
+            )
         else:
             self.note.clear()
 
@@ -120,8 +136,12 @@ class ParetoPlot(pg.PlotWidget):
     def show_trials(self, trials: list[dict[str, Any]], front: list[int]) -> None:
         ok = tune_points(trials)
         on_front = set(front)
-        self.points.setData([{"pos": (o[2], o[1]), "data": o[0],
-                              "brush": pg.mkBrush("#d62728" if o[0] in on_front else "#888888")} for o in ok])
+        self.points.setData(
+            [
+                {"pos": (o[2], o[1]), "data": o[0], "brush": pg.mkBrush("#d62728" if o[0] in on_front else "#888888")}
+                for o in ok
+            ]
+        )
         f = sorted((o for o in ok if o[0] in on_front), key=lambda o: o[2])
         self.front.setData([o[2] for o in f], [o[1] for o in f])
         self.enableAutoRange()

@@ -22,8 +22,21 @@ from typing import Any, Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView, QDoubleSpinBox, QFormLayout, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QLineEdit,
-    QProgressBar, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
 )
 
 from console.bench.tune import Measure, TuneResult, default_measure
@@ -57,8 +70,13 @@ class TunePage(QWidget):
     tuneFinished = Signal(object)
     trialMeasured = Signal(object)
 
-    def __init__(self, ctx: AppContext, workload: Callable[[], Workload], parent: QWidget | None = None,
-                 other_busy: Callable[[], bool] = lambda: False) -> None:
+    def __init__(
+        self,
+        ctx: AppContext,
+        workload: Callable[[], Workload],
+        parent: QWidget | None = None,
+        other_busy: Callable[[], bool] = lambda: False,
+    ) -> None:
         super().__init__(parent)
         self.ctx = ctx
         self._other_busy = other_busy  # the Bench panel's own run excludes a tune (and back)
@@ -80,10 +98,14 @@ class TunePage(QWidget):
         layout = QVBoxLayout(self)
         form = QFormLayout()
         self.grid_edit = QLineEdit(grid_text(default_grid("cuda" if cuda_available() else "cpu")), self)
-        self.grid_edit.setToolTip(self.tr("Engine knobs and the values to try: knob=v1,v2; knob2=v1,v2. The planner "
-                                          "drops combinations that cannot fit or cannot help before loading; each "
-                                          "one left is at most one engine load, lower max_num_seqs values are "
-                                          "measured on the same load."))
+        self.grid_edit.setToolTip(
+            self.tr(
+                "Engine knobs and the values to try: knob=v1,v2; knob2=v1,v2. The planner "
+                "drops combinations that cannot fit or cannot help before loading; each "
+                "one left is at most one engine load, lower max_num_seqs values are "
+                "measured on the same load."
+            )
+        )
         form.addRow(self.tr("Knobs:"), self.grid_edit)
         self.budget = QDoubleSpinBox(self)
         self.budget.setRange(0.5, 24 * 60)
@@ -91,8 +113,13 @@ class TunePage(QWidget):
         self.budget.setSuffix(self.tr(" min"))
         row = QHBoxLayout()
         row.addWidget(self.budget)
-        budget_note = QLabel(self.tr("vLLM's defaults are measured first; no load starts that the budget cannot "
-                                     "hold; the loaded model is loaded again when the tune ends."), self)
+        budget_note = QLabel(
+            self.tr(
+                "vLLM's defaults are measured first; no load starts that the budget cannot "
+                "hold; the loaded model is loaded again when the tune ends."
+            ),
+            self,
+        )
         budget_note.setWordWrap(True)  # a long line would widen the window past a laptop's screen
         row.addWidget(budget_note, 1)
         form.addRow(self.tr("Time budget:"), row)
@@ -121,9 +148,18 @@ class TunePage(QWidget):
         layout.addWidget(self.error)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         self.table = QTableWidget(0, 8, split)
-        self.table.setHorizontalHeaderLabels([self.tr("#"), self.tr("front"), self.tr("knobs"), self.tr("status"),
-                                              self.tr("out tok/s"), self.tr("e2e p99 s"), self.tr("load s"),
-                                              self.tr("reason")])
+        self.table.setHorizontalHeaderLabels(
+            [
+                self.tr("#"),
+                self.tr("front"),
+                self.tr("knobs"),
+                self.tr("status"),
+                self.tr("out tok/s"),
+                self.tr("e2e p99 s"),
+                self.tr("load s"),
+                self.tr("reason"),
+            ]
+        )
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.verticalHeader().hide()
@@ -179,8 +215,16 @@ class TunePage(QWidget):
             else:
                 run_measure = measure
             try:
-                return tune(host, base, grid, workload, budget_s=budget_s, task=state, measure=run_measure,
-                            on_trial=self.trialMeasured.emit)
+                return tune(
+                    host,
+                    base,
+                    grid,
+                    workload,
+                    budget_s=budget_s,
+                    task=state,
+                    measure=run_measure,
+                    on_trial=self.trialMeasured.emit,
+                )
             finally:  # whatever happened, give the user their engine back
                 if host.config != loaded:
                     state.report(f"loading {name} again", None)
@@ -225,7 +269,8 @@ class TunePage(QWidget):
         self.show_result(result)
         ok = sum(t.status == "ok" for t in result.trials)
         text = self.tr("{0} of {1} trials measured on the whole workload in {2:.0f} s.").format(
-            ok, len(result.trials), result.tune_seconds)
+            ok, len(result.trials), result.tune_seconds
+        )
         if result.cancelled:
             text += " " + self.tr("Cancelled: the trials measured so far are kept.")
         self.status_label.setText(text)
@@ -249,14 +294,23 @@ class TunePage(QWidget):
         for r, t in enumerate(result.trials):
             front = ("★" if r == result.best else "●") if r in result.pareto else ""
             p99 = (t.figures.get("e2e_s") or {}).get("p99")
-            knobs = self.tr("vLLM's defaults") + (f" {json.dumps(t.preset_knobs())}" if t.preset_knobs() else "") \
-                if t.label == "default" else json.dumps(t.preset_knobs())
+            knobs = (
+                self.tr("vLLM's defaults") + (f" {json.dumps(t.preset_knobs())}" if t.preset_knobs() else "")
+                if t.label == "default"
+                else json.dumps(t.preset_knobs())
+            )
             if t.label == "confirmation":
                 knobs = self.tr("again: {0}").format(knobs)
-            cells = [str(r + 1), front, knobs, self._status_word(t.status),
-                     f"{t.throughput:.1f}" if t.status == "ok" else "—",
-                     f"{p99:.2f}" if p99 is not None else "—",
-                     f"{t.load_seconds:.1f}" if t.load_seconds is not None else "—", t.error or ""]
+            cells = [
+                str(r + 1),
+                front,
+                knobs,
+                self._status_word(t.status),
+                f"{t.throughput:.1f}" if t.status == "ok" else "—",
+                f"{p99:.2f}" if p99 is not None else "—",
+                f"{t.load_seconds:.1f}" if t.load_seconds is not None else "—",
+                t.error or "",
+            ]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if t.status in colours:
@@ -273,17 +327,24 @@ class TunePage(QWidget):
     def _outcome_text(self, result: TuneResult) -> str:
         pruned = len(result.plan.get("pruned", []))
         text = self.tr("vLLM {0}, workload {1}; {2} point(s) dropped by the planner before loading.").format(
-            result.vllm_version or "?", result.workload.get("name", ""), pruned)
+            result.vllm_version or "?", result.workload.get("name", ""), pruned
+        )
         if result.best is not None and result.speedup_vs_default is not None:
             best = result.trials[result.best]
-            best_text = self.tr("Best: trial {0}, {1:.1f} out tok/s, {2:.2f}x vLLM's defaults measured in the "
-                                "same run.")
+            best_text = self.tr(
+                "Best: trial {0}, {1:.1f} out tok/s, {2:.2f}x vLLM's defaults measured in the same run."
+            )
             text = best_text.format(result.best + 1, best.throughput, result.speedup_vs_default) + " " + text
         return text
 
     def _status_word(self, status: str) -> str:
-        return {"ok": self.tr("measured"), "failed": self.tr("failed"), "skipped": self.tr("skipped"),
-                "stopped": self.tr("stopped (short run)"), "cancelled": self.tr("cancelled")}.get(status, status)
+        return {
+            "ok": self.tr("measured"),
+            "failed": self.tr("failed"),
+            "skipped": self.tr("skipped"),
+            "stopped": self.tr("stopped (short run)"),
+            "cancelled": self.tr("cancelled"),
+        }.get(status, status)
 
     def _on_pareto_trial_clicked(self, index: int) -> None:
         self.table.selectRow(index)
@@ -299,8 +360,7 @@ class TunePage(QWidget):
         i = self.selected_trial()
         if i is None:
             return
-        name, ok = QInputDialog.getText(self, self.tr("Save as preset"), self.tr("Preset name:"),
-                                        text=f"tuned-{i + 1}")
+        name, ok = QInputDialog.getText(self, self.tr("Save as preset"), self.tr("Preset name:"), text=f"tuned-{i + 1}")
         if ok and name.strip():
             self.save_preset(i, name.strip())
 
@@ -310,8 +370,13 @@ class TunePage(QWidget):
 
         assert self.result is not None
         try:
-            path = save_as_preset(self.result.trials[index], name, self.base_engine, description=describe(
-                self.result, index), gpu="cpu" if self.device == "cpu" else "any")
+            path = save_as_preset(
+                self.result.trials[index],
+                name,
+                self.base_engine,
+                description=describe(self.result, index),
+                gpu="cpu" if self.device == "cpu" else "any",
+            )
         except (ValueError, OSError) as exc:
             self.error.show_text(self.tr("Could not save the preset: {0}").format(exc))
             return None
@@ -327,8 +392,9 @@ class TunePage(QWidget):
     def _update_buttons(self) -> None:
         other_busy = self._other_busy()
         can_load = as_loader(self.ctx.host) is not None
-        self.run_button.setEnabled(can_load and self._status.state == EngineState.READY and not self.busy()
-                                   and not other_busy)
+        self.run_button.setEnabled(
+            can_load and self._status.state == EngineState.READY and not self.busy() and not other_busy
+        )
         self.run_button.setToolTip("" if can_load else needs_loader_tip())
         self.cancel_button.setEnabled(self.busy())
         self.preset_button.setEnabled(not self.busy() and self.selected_trial() is not None)

@@ -13,7 +13,14 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QComboBox, QFileDialog, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
 )
 
 from console.config import SamplingSettings
@@ -37,12 +44,14 @@ class AdapterBox(QWidget):
         self.combo = QComboBox(self)
         self.combo.setToolTip(self.tr("The adapter that answers this conversation (the base model: none)"))
         self.attach_button = QPushButton(self.tr("Attach adapter…"), self)
-        self.attach_button.setToolTip(self.tr("Use a PEFT LoRA folder with the loaded model (it must have "
-                                              "been loaded with LoRA slots)"))
+        self.attach_button.setToolTip(
+            self.tr("Use a PEFT LoRA folder with the loaded model (it must have been loaded with LoRA slots)")
+        )
         self.attach_button.clicked.connect(lambda: self.attach())
         self.compare_button = QPushButton(self.tr("Compare with base"), self)
-        self.compare_button.setToolTip(self.tr("Answer the message box with the base model and with the "
-                                               "adapter, side by side (not saved)"))
+        self.compare_button.setToolTip(
+            self.tr("Answer the message box with the base model and with the adapter, side by side (not saved)")
+        )
         self.error_label = ErrorLabel(self)
         self.compare = CompareView(ctx, self)
         layout = QVBoxLayout(self)
@@ -116,8 +125,12 @@ class AdapterBox(QWidget):
                 return False
         name = name or folder.rstrip("/").rsplit("/", 1)[-1]
         if host is None:
-            self.error_label.show_text(self.tr("Adapters are attached to a model loaded in the console; "
-                                                "a server serves the adapters it was started with"))
+            self.error_label.show_text(
+                self.tr(
+                    "Adapters are attached to a model loaded in the console; "
+                    "a server serves the adapters it was started with"
+                )
+            )
             return False
         try:
             host.attach_adapter(name, folder)  # reads two small files: the checks, not the weights

@@ -28,8 +28,11 @@ class ChatInput(QPlainTextEdit):
 
     def set_enter_sends(self, on: bool) -> None:
         self.enter_sends = on
-        self.setPlaceholderText(self.tr("Message (Enter sends, Shift+Enter breaks the line, Esc stops)") if on
-                                else self.tr("Message (Ctrl+Enter sends, Esc stops)"))
+        self.setPlaceholderText(
+            self.tr("Message (Enter sends, Shift+Enter breaks the line, Esc stops)")
+            if on
+            else self.tr("Message (Ctrl+Enter sends, Esc stops)")
+        )
 
     def send_keys(self) -> str:
         """The keys that send, for tooltips and hints."""
@@ -38,8 +41,9 @@ class ChatInput(QPlainTextEdit):
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in _ENTER_KEYS:
             mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
-            if (self.enter_sends and mods == Qt.KeyboardModifier.NoModifier) or \
-                    mods == Qt.KeyboardModifier.ControlModifier:  # Ctrl+Enter: when no window action took it
+            if (
+                self.enter_sends and mods == Qt.KeyboardModifier.NoModifier
+            ) or mods == Qt.KeyboardModifier.ControlModifier:  # Ctrl+Enter: when no window action took it
                 event.accept()
                 self.sendRequested.emit()
                 return

@@ -53,8 +53,12 @@ class OutputControl(QGroupBox):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(self.tr("Output"), parent)
         self.mode = QComboBox(self)
-        for key, label in ((FREE, self.tr("Free text")), (SCHEMA, self.tr("JSON schema")),
-                           (CHOICE, self.tr("One of a list")), (REGEX, self.tr("Regular expression"))):
+        for key, label in (
+            (FREE, self.tr("Free text")),
+            (SCHEMA, self.tr("JSON schema")),
+            (CHOICE, self.tr("One of a list")),
+            (REGEX, self.tr("Regular expression")),
+        ):
             self.mode.addItem(label, key)
         self.editor = QPlainTextEdit(self)
         self.editor.setMaximumHeight(120)
@@ -78,8 +82,11 @@ class OutputControl(QGroupBox):
         self.editor.textChanged.connect(self._on_editor_text_changed)
         self.logprobs.valueChanged.connect(lambda _v: self.changed.emit())
         self.answers.valueChanged.connect(lambda _v: self.changed.emit())
-        self._texts: dict[str, str] = {SCHEMA: EXAMPLE_SCHEMA, CHOICE: "positive\nnegative",
-                                       REGEX: r"\d{4}-\d{2}-\d{2}"}
+        self._texts: dict[str, str] = {
+            SCHEMA: EXAMPLE_SCHEMA,
+            CHOICE: "positive\nnegative",
+            REGEX: r"\d{4}-\d{2}-\d{2}",
+        }
         self._shown = FREE
         self._on_mode_current_index_changed()
 
@@ -98,8 +105,13 @@ class OutputControl(QGroupBox):
         self._shown = mode
         self.editor.setVisible(mode != FREE)
         self.check_label.setVisible(mode != FREE)
-        self.editor.setPlaceholderText({SCHEMA: self.tr("JSON schema"), CHOICE: self.tr("one choice per line"),
-                                        REGEX: self.tr("regular expression")}.get(mode, ""))
+        self.editor.setPlaceholderText(
+            {
+                SCHEMA: self.tr("JSON schema"),
+                CHOICE: self.tr("one choice per line"),
+                REGEX: self.tr("regular expression"),
+            }.get(mode, "")
+        )
         self.editor.blockSignals(True)
         self.editor.setPlainText(self._texts.get(mode, ""))
         self.editor.blockSignals(False)
@@ -108,8 +120,14 @@ class OutputControl(QGroupBox):
     def _on_editor_text_changed(self) -> None:
         try:
             self.fields()
-            ok, text = True, {SCHEMA: self.tr("Valid schema"), CHOICE: self.tr("{n} choices"),
-                              REGEX: self.tr("Valid expression")}.get(self.current_mode(), "")
+            ok, text = (
+                True,
+                {
+                    SCHEMA: self.tr("Valid schema"),
+                    CHOICE: self.tr("{n} choices"),
+                    REGEX: self.tr("Valid expression"),
+                }.get(self.current_mode(), ""),
+            )
             text = text.format(n=len(self._choices()))
         except ValueError as exc:
             ok, text = False, str(exc)

@@ -17,14 +17,31 @@ from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import (QFileDialog, QGroupBox, QHBoxLayout, QInputDialog, QLabel, QMessageBox, QPlainTextEdit,
-                               QPushButton, QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QGroupBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from console.chat_session import ChatSession
 from console.config import SamplingSettings
 from console.conversations import ConversationError, ConversationStore, Message
 from console.engine.types import (
-    EngineError, EngineState, EngineStatus, GenerationRequest, RequestFailed, RequestFinished, TokenDelta,
+    EngineError,
+    EngineState,
+    EngineStatus,
+    GenerationRequest,
+    RequestFailed,
+    RequestFinished,
+    TokenDelta,
 )
 from console.settings import Settings
 from console.ui.chat_adapter import AdapterBox
@@ -52,8 +69,9 @@ class ChatPanel(QWidget):
     busyChanged = Signal(bool)
     message = Signal(str)
 
-    def __init__(self, ctx: AppContext, parent: QWidget | None = None,
-                 conversations: ConversationStore | None = None) -> None:
+    def __init__(
+        self, ctx: AppContext, parent: QWidget | None = None, conversations: ConversationStore | None = None
+    ) -> None:
         super().__init__(parent)
         self.ctx = ctx
         self.session = ChatSession(conversations or ConversationStore())
@@ -69,8 +87,10 @@ class ChatPanel(QWidget):
         self._render_timer.setInterval(RENDER_INTERVAL_MS)
         self._render_timer.timeout.connect(self._on_render_timer_timeout)
         self._dirty = False
-        self.context_bar.follow(lambda: self.ctx.host,  # counts the chat and the draft, debounced
-                                lambda: GenerationRequest(messages=self.chat_messages(self.input.toPlainText())))
+        self.context_bar.follow(
+            lambda: self.ctx.host,  # counts the chat and the draft, debounced
+            lambda: GenerationRequest(messages=self.chat_messages(self.input.toPlainText())),
+        )
 
         ctx.bridge.requestEvents.connect(self._on_bridge_request_events)
         ctx.bridge.statusChanged.connect(self._on_bridge_status_changed)
@@ -108,7 +128,8 @@ class ChatPanel(QWidget):
         self.continue_button.setToolTip(self.tr("Go on with the last answer where max tokens cut it"))
         self.continue_button.clicked.connect(self.continue_answer)
         self.edit_button.setToolTip(
-            self.tr("Put your last message back in the box; sending replaces it and the answers after it"))
+            self.tr("Put your last message back in the box; sending replaces it and the answers after it")
+        )
         self.send_button.clicked.connect(self.send)
         self.stop_button.clicked.connect(self.stop)
         self.regenerate_button.clicked.connect(self.regenerate)
@@ -128,8 +149,11 @@ class ChatPanel(QWidget):
         self.choices_view = ChoicesView(self)
         self.context_bar = ContextMeter(self)
         self.adapter_box = AdapterBox(self.ctx, self)  # LoRA: which adapter answers (issue 22)
-        self.adapter_box.compare_button.clicked.connect(lambda: self.adapter_box.compare_with_base(
-            self.chat_messages(self.input.toPlainText().strip()), self.sampling()))
+        self.adapter_box.compare_button.clicked.connect(
+            lambda: self.adapter_box.compare_with_base(
+                self.chat_messages(self.input.toPlainText().strip()), self.sampling()
+            )
+        )
         self.busyChanged.connect(lambda busy: busy and self.adapter_box.remember(self.conversation_id))
 
     def _build_layout(self) -> None:
@@ -142,8 +166,7 @@ class ChatPanel(QWidget):
         cv.addWidget(self.edit_label)
         cv.addWidget(self.input)
         buttons = QHBoxLayout()
-        for b in (self.send_button, self.stop_button, self.continue_button, self.regenerate_button,
-                  self.edit_button):
+        for b in (self.send_button, self.stop_button, self.continue_button, self.regenerate_button, self.edit_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         cv.addLayout(buttons)
@@ -266,8 +289,9 @@ class ChatPanel(QWidget):
         if self.conversation_id is None:
             return
         if confirm:
-            answer = QMessageBox.question(self, self.tr("Delete conversation"),
-                                          self.tr("Delete this conversation and all its messages?"))
+            answer = QMessageBox.question(
+                self, self.tr("Delete conversation"), self.tr("Delete this conversation and all its messages?")
+            )
             if answer != QMessageBox.StandardButton.Yes:
                 return
         self._detach_active()
@@ -280,9 +304,12 @@ class ChatPanel(QWidget):
             self.show_error(self.tr("Nothing to export: start or open a conversation first"))
             return None
         if path is None:
-            path, _ = QFileDialog.getSaveFileName(self, self.tr("Export conversation"),
-                                                  f"{self.session.file_stem()}.md",
-                                                  self.tr("Markdown (*.md);;JSON (*.json)"))
+            path, _ = QFileDialog.getSaveFileName(
+                self,
+                self.tr("Export conversation"),
+                f"{self.session.file_stem()}.md",
+                self.tr("Markdown (*.md);;JSON (*.json)"),
+            )
             if not path:
                 return None
         try:
@@ -304,8 +331,9 @@ class ChatPanel(QWidget):
             return False
         self.clear_error()
         try:
-            request = self.session.send(text, self.sampling(), **self.adapter_box.fields(),
-                                        **request_extras(self.output, self.sampling()))
+            request = self.session.send(
+                text, self.sampling(), **self.adapter_box.fields(), **request_extras(self.output, self.sampling())
+            )
         except (ConversationError, OSError) as exc:
             self.show_error(self.tr("Could not save the message: {0}").format(exc))
             return False
@@ -322,8 +350,9 @@ class ChatPanel(QWidget):
         if self.active_id is not None:
             return False
         try:
-            request = self.session.regenerate(self.sampling(), **self.adapter_box.fields(),
-                                              **request_extras(self.output, self.sampling()))
+            request = self.session.regenerate(
+                self.sampling(), **self.adapter_box.fields(), **request_extras(self.output, self.sampling())
+            )
         except (ConversationError, OSError, ValueError) as exc:
             self.show_error(str(exc))
             return False

@@ -26,8 +26,12 @@ class SamplingBox(QGroupBox):
         self.max_tokens = QSpinBox(self)
         self.max_tokens.setRange(0, 1_048_576)  # 0 (FIT_CONTEXT): up to the context's end
         self.max_tokens.setSpecialValueText(self.tr("up to the context"))
-        self.max_tokens.setToolTip(self.tr("The longest answer in tokens; at the lowest value, as long as the "
-                                           "model's context allows (an answer cut here can be continued)"))
+        self.max_tokens.setToolTip(
+            self.tr(
+                "The longest answer in tokens; at the lowest value, as long as the "
+                "model's context allows (an answer cut here can be continued)"
+            )
+        )
         self.repetition_penalty = QDoubleSpinBox(self)
         self.repetition_penalty.setRange(0.5, 2.0)
         self.repetition_penalty.setSingleStep(0.05)
@@ -51,9 +55,14 @@ class SamplingBox(QGroupBox):
         stops = [line for line in self.stop_strings.toPlainText().split("\n") if line]
         seed = self.seed.value()
         return SamplingSettings(
-            temperature=self.temperature.value(), top_p=self.top_p.value(), top_k=self.top_k.value(),
-            max_tokens=self.max_tokens.value(), repetition_penalty=self.repetition_penalty.value(),
-            seed=None if seed < 0 else seed, stop=stops)
+            temperature=self.temperature.value(),
+            top_p=self.top_p.value(),
+            top_k=self.top_k.value(),
+            max_tokens=self.max_tokens.value(),
+            repetition_penalty=self.repetition_penalty.value(),
+            seed=None if seed < 0 else seed,
+            stop=stops,
+        )
 
     def set_sampling(self, s: SamplingSettings) -> None:
         self.temperature.setValue(s.temperature)

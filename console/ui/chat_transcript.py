@@ -67,8 +67,9 @@ class TranscriptView(QTextBrowser):
         self.setOpenExternalLinks(False)
         self._anchor: tuple[str, int] | None = None  # (request id, where its answer starts)
 
-    def show_conversation(self, messages: list[Message], stream: tuple[str, str] | None = None,
-                          model: str | None = None) -> None:
+    def show_conversation(
+        self, messages: list[Message], stream: tuple[str, str] | None = None, model: str | None = None
+    ) -> None:
         """Render it all; ``stream``: (request id, text so far) of an answer still arriving from
         ``model``."""
         with self._kept_at_end():

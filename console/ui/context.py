@@ -28,5 +28,4 @@ class AppContext:
         host = host or EngineSwitch()
         metrics = host.metrics
         sampler = DeviceSampler(metrics)
-        return cls(host=host, metrics=metrics, store=store or ModelStore(), sampler=sampler,
-                   bridge=EngineBridge(host))
+        return cls(host=host, metrics=metrics, store=store or ModelStore(), sampler=sampler, bridge=EngineBridge(host))

@@ -32,18 +32,26 @@ def _table() -> list[tuple[str, str]]:
         # metrics/device.py: the sampler's fallback, around one of the NVML reasons below
         (r"(.+); showing process RAM and CPU", tr("CoreText", "{0}; showing process RAM and CPU")),
         # metrics/nvml.py
-        (r"no NVIDIA GPU: the NVML bindings \(nvidia-ml-py\) are not installed",
-         tr("CoreText", "no NVIDIA GPU: the NVML bindings (nvidia-ml-py) are not installed")),
+        (
+            r"no NVIDIA GPU: the NVML bindings \(nvidia-ml-py\) are not installed",
+            tr("CoreText", "no NVIDIA GPU: the NVML bindings (nvidia-ml-py) are not installed"),
+        ),
         (r"no NVIDIA GPU visible to NVML \((.+)\)", tr("CoreText", "no NVIDIA GPU visible to NVML ({0})")),
         (r"NVML could not count the GPUs \((.+)\)", tr("CoreText", "NVML could not count the GPUs ({0})")),
         (r"no NVIDIA GPU: NVML sees no device", tr("CoreText", "no NVIDIA GPU: NVML sees no device")),
         # planner/selfcal.py: the calibration's status and each figure's source
-        (r"estimate \(no calibration for this GPU yet: load a model on it to calibrate\)",
-         tr("CoreText", "estimate (no calibration for this GPU yet: load a model on it to calibrate)")),
-        (r"calibrated on this GPU from (\d+) load\(s\) with vLLM (\S+)",
-         tr("CoreText", "calibrated on this GPU from {0} load(s) with vLLM {1}")),
-        (r"calibrated from (\d+) shipped load\(s\) \((.+)\)",
-         tr("CoreText", "calibrated from {0} shipped load(s) ({1})")),
+        (
+            r"estimate \(no calibration for this GPU yet: load a model on it to calibrate\)",
+            tr("CoreText", "estimate (no calibration for this GPU yet: load a model on it to calibrate)"),
+        ),
+        (
+            r"calibrated on this GPU from (\d+) load\(s\) with vLLM (\S+)",
+            tr("CoreText", "calibrated on this GPU from {0} load(s) with vLLM {1}"),
+        ),
+        (
+            r"calibrated from (\d+) shipped load\(s\) \((.+)\)",
+            tr("CoreText", "calibrated from {0} shipped load(s) ({1})"),
+        ),
         (r"estimate", tr("CoreText", "estimate")),
         (r"calibrated on this GPU", tr("CoreText", "calibrated on this GPU")),
         (r"calibrated \((.+)\)", tr("CoreText", "calibrated ({0})")),
@@ -53,18 +61,30 @@ def _table() -> list[tuple[str, str]]:
         (r"measured \((.+)\)", tr("CoreText", "measured ({0})")),
         (r"estimate corrected by (.+)", tr("CoreText", "estimate corrected by {0}")),
         (r"calibrated on this GPU \((\d+) load\(s\)\)", tr("CoreText", "calibrated on this GPU ({0} load(s))")),
-        (r"from (.+) \(this GPU's loads have no figure for it\)",
-         tr("CoreText", "from {0} (this GPU's loads have no figure for it)")),
+        (
+            r"from (.+) \(this GPU's loads have no figure for it\)",
+            tr("CoreText", "from {0} (this GPU's loads have no figure for it)"),
+        ),
         # advisor/evaluate.py: why a rule was not checked
-        (r"no GPU utilisation series \(NVML\): not an NVIDIA GPU",
-         tr("CoreText", "no GPU utilisation series (NVML): not an NVIDIA GPU")),
-        (r"no throttle, temperature or power series \(NVML\): not an NVIDIA GPU",
-         tr("CoreText", "no throttle, temperature or power series (NVML): not an NVIDIA GPU")),
-        (r"no GPU memory series \(NVML\): not an NVIDIA GPU",
-         tr("CoreText", "no GPU memory series (NVML): not an NVIDIA GPU")),
-        (r"the engine's memory budget is unknown \(no engine settings given\)",
-         tr("CoreText", "the engine's memory budget is unknown (no engine settings given)")),
-        *_cpu_check(tr), *_gate(tr), *_planner(tr),
+        (
+            r"no GPU utilisation series \(NVML\): not an NVIDIA GPU",
+            tr("CoreText", "no GPU utilisation series (NVML): not an NVIDIA GPU"),
+        ),
+        (
+            r"no throttle, temperature or power series \(NVML\): not an NVIDIA GPU",
+            tr("CoreText", "no throttle, temperature or power series (NVML): not an NVIDIA GPU"),
+        ),
+        (
+            r"no GPU memory series \(NVML\): not an NVIDIA GPU",
+            tr("CoreText", "no GPU memory series (NVML): not an NVIDIA GPU"),
+        ),
+        (
+            r"the engine's memory budget is unknown \(no engine settings given\)",
+            tr("CoreText", "the engine's memory budget is unknown (no engine settings given)"),
+        ),
+        *_cpu_check(tr),
+        *_gate(tr),
+        *_planner(tr),
         # a suggestion's levers (planner/suggest.py), last: any sentence above may hold " + " itself
         (r"(.+?) \+ (.+)", "{0} + {1}"),
     ]
@@ -79,10 +99,14 @@ def _cpu_check(tr: Any) -> list[tuple[str, str]]:
         (r"reference", tr("CoreText", "reference")),
         (r"no correct (\S+) reference to compare with", tr("CoreText", "no correct {0} reference to compare with")),
         (r"no log-probabilities to compare", tr("CoreText", "no log-probabilities to compare")),
-        (r"next-token choice agrees with (\S+) on only (\d+)% of positions",
-         tr("CoreText", "next-token choice agrees with {0} on only {1}% of positions")),
-        (r"log-probabilities differ from (\S+) by ([\d.]+) nats on average",
-         tr("CoreText", "log-probabilities differ from {0} by {1} nats on average")),
+        (
+            r"next-token choice agrees with (\S+) on only (\d+)% of positions",
+            tr("CoreText", "next-token choice agrees with {0} on only {1}% of positions"),
+        ),
+        (
+            r"log-probabilities differ from (\S+) by ([\d.]+) nats on average",
+            tr("CoreText", "log-probabilities differ from {0} by {1} nats on average"),
+        ),
         (r"agrees with float32", tr("CoreText", "agrees with float32")),
     ]
 
@@ -93,28 +117,45 @@ def _gate(tr: Any) -> list[tuple[str, str]]:
     return [
         (r"Accepted: ([^\[]+) \[(.+)\]", tr("CoreText", "Accepted: {0} [{1}]")),
         (r"Accepted: ([^\[]+)", tr("CoreText", "Accepted: {0}")),
-        (r"Rejected \((.+?)\): ([^\[]+) \[(.+)\]\. " + re.escape(rejected),
-         tr("CoreText", "Rejected ({0}): {1} [{2}]. The quantized model loses too much quality; it was not kept.")),
-        (r"Rejected \((.+?)\): ([^\[]+)\. " + re.escape(rejected),
-         tr("CoreText", "Rejected ({0}): {1}. The quantized model loses too much quality; it was not kept.")),
+        (
+            r"Rejected \((.+?)\): ([^\[]+) \[(.+)\]\. " + re.escape(rejected),
+            tr("CoreText", "Rejected ({0}): {1} [{2}]. The quantized model loses too much quality; it was not kept."),
+        ),
+        (
+            r"Rejected \((.+?)\): ([^\[]+)\. " + re.escape(rejected),
+            tr("CoreText", "Rejected ({0}): {1}. The quantized model loses too much quality; it was not kept."),
+        ),
         (r"perplexity", tr("CoreText", "perplexity")),
         (r"accuracy", tr("CoreText", "accuracy")),
         (r"regressions", tr("CoreText", "regressions")),
         (r"(perplexity|accuracy) and (.+)", tr("CoreText", "{0} and {1}")),
-        (r"perplexity (\S+) -> (\S+) \(([+-]\S+)%, limit \+(\d+)% for (\S+)\); (accuracy .+)",
-         tr("CoreText", "perplexity {0} -> {1} ({2}%, limit +{3}% for {4}); {5}")),
-        (r"perplexity (\S+) -> (\S+) \(([+-]\S+)%, limit \+(\d+)% for (\S+)\)",
-         tr("CoreText", "perplexity {0} -> {1} ({2}%, limit +{3}% for {4})")),
-        (r"accuracy (\S+)% -> (\S+)% \(([+-]\S+) points, limit -(\d+) for (\S+); (\d+) of (\d+) questions "
-         r"right -> wrong(.*), (\d+) wrong -> right\)",
-         tr("CoreText", "accuracy {0}% -> {1}% ({2} points, limit -{3} for {4}; {5} of {6} questions right -> "
-                        "wrong{7}, {8} wrong -> right)")),
+        (
+            r"perplexity (\S+) -> (\S+) \(([+-]\S+)%, limit \+(\d+)% for (\S+)\); (accuracy .+)",
+            tr("CoreText", "perplexity {0} -> {1} ({2}%, limit +{3}% for {4}); {5}"),
+        ),
+        (
+            r"perplexity (\S+) -> (\S+) \(([+-]\S+)%, limit \+(\d+)% for (\S+)\)",
+            tr("CoreText", "perplexity {0} -> {1} ({2}%, limit +{3}% for {4})"),
+        ),
+        (
+            r"accuracy (\S+)% -> (\S+)% \(([+-]\S+) points, limit -(\d+) for (\S+); (\d+) of (\d+) questions "
+            r"right -> wrong(.*), (\d+) wrong -> right\)",
+            tr(
+                "CoreText",
+                "accuracy {0}% -> {1}% ({2} points, limit -{3} for {4}; {5} of {6} questions right -> "
+                "wrong{7}, {8} wrong -> right)",
+            ),
+        ),
         (r" \(limit (\d+)\)", tr("CoreText", " (limit {0})")),
         (r", (\d+) of (\d+) facts \(limit (\d+) facts\)", tr("CoreText", ", {0} of {1} facts (limit {2} facts)")),
-        (r"measured on the CPU engine; GPU kernels can differ \(vLLM (.+), (\S+)\)",
-         tr("CoreText", "measured on the CPU engine; GPU kernels can differ (vLLM {0}, {1})")),
-        (r"measured on the GPU: vLLM (\S+) chose quantization (.+), dtype (\S+), KV cache (\S+)",
-         tr("CoreText", "measured on the GPU: vLLM {0} chose quantization {1}, dtype {2}, KV cache {3}")),
+        (
+            r"measured on the CPU engine; GPU kernels can differ \(vLLM (.+), (\S+)\)",
+            tr("CoreText", "measured on the CPU engine; GPU kernels can differ (vLLM {0}, {1})"),
+        ),
+        (
+            r"measured on the GPU: vLLM (\S+) chose quantization (.+), dtype (\S+), KV cache (\S+)",
+            tr("CoreText", "measured on the GPU: vLLM {0} chose quantization {1}, dtype {2}, KV cache {3}"),
+        ),
         (r"none \(16-bit weights\)", tr("CoreText", "none (16-bit weights)")),
     ]
 
@@ -123,43 +164,80 @@ def _planner(tr: Any) -> list[tuple[str, str]]:
     """planner/core.py and planner/speed.py: why a model does not fit; planner/suggest.py: what would
     make it fit; planner/selfcal.py ``last_load_text``: the calibration's error against the last load."""
     return [
-        (r"tensor_parallel_size (\d+) does not divide the model's (\d+) attention heads",
-         tr("CoreText", "tensor_parallel_size {0} does not divide the model's {1} attention heads")),
-        (r"max_model_len ([\d,]+) is longer than the model's ([\d,]+) positions \(vLLM refuses it\)",
-         tr("CoreText", "max_model_len {0} is longer than the model's {1} positions (vLLM refuses it)")),
-        (r"weights (.+?) \+ KV cache (.+?) \+ overheads (.+?) = (.+?) exceed (.+?) of RAM",
-         tr("CoreText", "weights {0} + KV cache {1} + overheads {2} = {3} exceed {4} of RAM")),
-        (r"weights (.+?) \+ activations (.+?) do not fit in (\S+) x (.+?) = (.+)",
-         tr("CoreText", "weights {0} + activations {1} do not fit in {2} x {3} = {4}")),
-        (r"gpu_memory_utilization (\S+) asks for (.+?), but only (.+?) is free after the CUDA context: "
-         r"vLLM refuses to start",
-         tr("CoreText", "gpu_memory_utilization {0} asks for {1}, but only {2} is free after the CUDA context: "
-                        "vLLM refuses to start")),
-        (r"vLLM would accept this and size the KV cache to (.+?), but CUDA graphs \((.+?)\) are outside its "
-         r"budget: the process would need (.+?) more than (RAM|the card) has and run out of memory",
-         tr("CoreText", "vLLM would accept this and size the KV cache to {0}, but CUDA graphs ({1}) are outside "
-                        "its budget: the process would need {2} more than {3} has and run out of memory")),
-        (r"kv_cache_memory_bytes (.+?) \+ weights \+ overheads = (.+?) exceed (RAM|the card) \((.+)\)",
-         tr("CoreText", "kv_cache_memory_bytes {0} + weights + overheads = {1} exceed {2} ({3})")),
+        (
+            r"tensor_parallel_size (\d+) does not divide the model's (\d+) attention heads",
+            tr("CoreText", "tensor_parallel_size {0} does not divide the model's {1} attention heads"),
+        ),
+        (
+            r"max_model_len ([\d,]+) is longer than the model's ([\d,]+) positions \(vLLM refuses it\)",
+            tr("CoreText", "max_model_len {0} is longer than the model's {1} positions (vLLM refuses it)"),
+        ),
+        (
+            r"weights (.+?) \+ KV cache (.+?) \+ overheads (.+?) = (.+?) exceed (.+?) of RAM",
+            tr("CoreText", "weights {0} + KV cache {1} + overheads {2} = {3} exceed {4} of RAM"),
+        ),
+        (
+            r"weights (.+?) \+ activations (.+?) do not fit in (\S+) x (.+?) = (.+)",
+            tr("CoreText", "weights {0} + activations {1} do not fit in {2} x {3} = {4}"),
+        ),
+        (
+            r"gpu_memory_utilization (\S+) asks for (.+?), but only (.+?) is free after the CUDA context: "
+            r"vLLM refuses to start",
+            tr(
+                "CoreText",
+                "gpu_memory_utilization {0} asks for {1}, but only {2} is free after the CUDA context: "
+                "vLLM refuses to start",
+            ),
+        ),
+        (
+            r"vLLM would accept this and size the KV cache to (.+?), but CUDA graphs \((.+?)\) are outside its "
+            r"budget: the process would need (.+?) more than (RAM|the card) has and run out of memory",
+            tr(
+                "CoreText",
+                "vLLM would accept this and size the KV cache to {0}, but CUDA graphs ({1}) are outside "
+                "its budget: the process would need {2} more than {3} has and run out of memory",
+            ),
+        ),
+        (
+            r"kv_cache_memory_bytes (.+?) \+ weights \+ overheads = (.+?) exceed (RAM|the card) \((.+)\)",
+            tr("CoreText", "kv_cache_memory_bytes {0} + weights + overheads = {1} exceed {2} ({3})"),
+        ),
         (r"RAM", tr("CoreText", "RAM")),
         (r"the card", tr("CoreText", "the card")),
-        (r"KV offload moves GPU KV blocks to host memory: the CPU engine refuses it \(its KV cache is already in "
-         r"RAM; size it with kv_cache_memory_bytes\)",
-         tr("CoreText", "KV offload moves GPU KV blocks to host memory: the CPU engine refuses it (its KV cache "
-                        "is already in RAM; size it with kv_cache_memory_bytes)")),
-        (r"KV offload of (\S+) GiB needs host memory; this machine has (\S+) GiB of RAM \((\S+) GiB after 4 GiB "
-         r"for the system\)",
-         tr("CoreText", "KV offload of {0} GiB needs host memory; this machine has {1} GiB of RAM ({2} GiB after "
-                        "4 GiB for the system)")),
-        (r"the KV cache holds ([\d,]+) tokens: not one request of max_model_len ([\d,]+) \(vLLM refuses to start\)",
-         tr("CoreText", "the KV cache holds {0} tokens: not one request of max_model_len {1} "
-                        "(vLLM refuses to start)")),
-        (r"(\d+) users at ([\d,]+) tokens need ([\d,]+) tokens of KV cache; it holds ([\d,]+) "
-         r"\(max concurrency (\S+)\)",
-         tr("CoreText", "{0} users at {1} tokens need {2} tokens of KV cache; it holds {3} "
-                        "(max concurrency {4})")),
-        (r"max_num_seqs (\d+) is below the (\d+) users asked for",
-         tr("CoreText", "max_num_seqs {0} is below the {1} users asked for")),
+        (
+            r"KV offload moves GPU KV blocks to host memory: the CPU engine refuses it \(its KV cache is already in "
+            r"RAM; size it with kv_cache_memory_bytes\)",
+            tr(
+                "CoreText",
+                "KV offload moves GPU KV blocks to host memory: the CPU engine refuses it (its KV cache "
+                "is already in RAM; size it with kv_cache_memory_bytes)",
+            ),
+        ),
+        (
+            r"KV offload of (\S+) GiB needs host memory; this machine has (\S+) GiB of RAM \((\S+) GiB after 4 GiB "
+            r"for the system\)",
+            tr(
+                "CoreText",
+                "KV offload of {0} GiB needs host memory; this machine has {1} GiB of RAM ({2} GiB after "
+                "4 GiB for the system)",
+            ),
+        ),
+        (
+            r"the KV cache holds ([\d,]+) tokens: not one request of max_model_len ([\d,]+) \(vLLM refuses to start\)",
+            tr(
+                "CoreText",
+                "the KV cache holds {0} tokens: not one request of max_model_len {1} (vLLM refuses to start)",
+            ),
+        ),
+        (
+            r"(\d+) users at ([\d,]+) tokens need ([\d,]+) tokens of KV cache; it holds ([\d,]+) "
+            r"\(max concurrency (\S+)\)",
+            tr("CoreText", "{0} users at {1} tokens need {2} tokens of KV cache; it holds {3} (max concurrency {4})"),
+        ),
+        (
+            r"max_num_seqs (\d+) is below the (\d+) users asked for",
+            tr("CoreText", "max_num_seqs {0} is below the {1} users asked for"),
+        ),
         # suggestions: each lever, the extras, the hardware ones
         (r"use (\S+) of the card", tr("CoreText", "use {0} of the card")),
         (r"eager mode \(no CUDA graphs\)", tr("CoreText", "eager mode (no CUDA graphs)")),
@@ -172,10 +250,14 @@ def _planner(tr: Any) -> list[tuple[str, str]]:
         (r"one (.+) as asked", tr("CoreText", "one {0} as asked")),
         # the last load
         (r"last load \((.*?), ([^,]*)\): (.+)", tr("CoreText", "last load ({0}, {1}): {2}")),
-        (r"predicted ([\d,]+) KV tokens before it \((.*); error ([+-]\S+)%\), (.+)",
-         tr("CoreText", "predicted {0} KV tokens before it ({1}; error {2}%), {3}")),
-        (r"([\d,]+) after refitting, measured ([\d,]+) \(error ([+-]\S+)%\)",
-         tr("CoreText", "{0} after refitting, measured {1} (error {2}%)")),
+        (
+            r"predicted ([\d,]+) KV tokens before it \((.*); error ([+-]\S+)%\), (.+)",
+            tr("CoreText", "predicted {0} KV tokens before it ({1}; error {2}%), {3}"),
+        ),
+        (
+            r"([\d,]+) after refitting, measured ([\d,]+) \(error ([+-]\S+)%\)",
+            tr("CoreText", "{0} after refitting, measured {1} (error {2}%)"),
+        ),
         (r"([\d,]+) after refitting, measured ([\d,]+)", tr("CoreText", "{0} after refitting, measured {1}")),
     ]
 

@@ -40,14 +40,18 @@ def summary(result: Any) -> str:
     lines.append("")
     best = next((r for r in result.results if r.dtype == result.choice), None)
     if result.choice and best is not None and best.output_tokens_per_s:
-        lines.append(_tr("{0}: the fastest correct dtype ({1:.0f} tok/s)").format(result.choice,
-                                                                                  best.output_tokens_per_s))
+        lines.append(
+            _tr("{0}: the fastest correct dtype ({1:.0f} tok/s)").format(result.choice, best.output_tokens_per_s)
+        )
     elif result.choice:
         lines.append(_tr("{0}: the fastest correct dtype").format(result.choice))
     else:  # the core's message says the same in English (engine/cpu_dtype.py decide)
-        lines.append(_tr("{0} gave wrong results in every dtype on this CPU. The CPU engine will use {1}, but its "
-                         "answers may be wrong: check the model, or report this CPU and vLLM version.").format(
-                             result.model, FALLBACK))
+        lines.append(
+            _tr(
+                "{0} gave wrong results in every dtype on this CPU. The CPU engine will use {1}, but its "
+                "answers may be wrong: check the model, or report this CPU and vLLM version."
+            ).format(result.model, FALLBACK)
+        )
     return "\n".join(lines)
 
 
@@ -57,8 +61,11 @@ def start_cpu_check(parent: QWidget) -> BackgroundCall:
 
     def done(result: Any) -> None:
         box = QMessageBox.information if result.choice else QMessageBox.warning
-        box(parent, _tr("CPU engine check"), summary(result) + "\n\n" +
-            _tr("Models loaded from now on with dtype 'auto' use this choice."))
+        box(
+            parent,
+            _tr("CPU engine check"),
+            summary(result) + "\n\n" + _tr("Models loaded from now on with dtype 'auto' use this choice."),
+        )
 
     def failed(message: str) -> None:
         QMessageBox.warning(parent, _tr("CPU engine check"), _tr("The check could not run: {0}").format(message))

@@ -57,8 +57,13 @@ class EnginePickerDialog(QDialog):
         form = QFormLayout()
         form.addRow(self.tr("Server URL"), self.url)
         form.addRow(self.tr("API key"), self.api_key)
-        note = QLabel(self.tr("TLS certificates are verified. A remote server uses its own model and settings; "
-                              "switching unloads the current engine."), self)
+        note = QLabel(
+            self.tr(
+                "TLS certificates are verified. A remote server uses its own model and settings; "
+                "switching unloads the current engine."
+            ),
+            self,
+        )
         note.setWordWrap(True)
         self.error = ErrorLabel(self)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
@@ -107,8 +112,9 @@ class ServerLogDock(QDockWidget):
         self.text = QPlainTextEdit(self)
         self.text.setReadOnly(True)
         self.text.setMaximumBlockCount(5000)
-        self.text.setPlaceholderText(self.tr("The log of a server started by the console appears here "
-                                             "(Engine > Engine location…)."))
+        self.text.setPlaceholderText(
+            self.tr("The log of a server started by the console appears here (Engine > Engine location…).")
+        )
         self.setWidget(self.text)
         self._lines: collections.deque[str] = collections.deque(maxlen=5000)
         self._engine: ServerLog | None = None
@@ -182,10 +188,15 @@ def add_engine_picker(window: QMainWindow, switch: EngineSwitch, menu: Any) -> S
             return engine
 
         show(tr("EnginePicker", "Switching the engine…"))
-        call_in_background(work, on_success=lambda engine: switched(engine, choice),
-                           on_failure=lambda message: (label.setText(engine_label_text(switch.choice)),
-                                                       dock.attach(switch.backend),
-                                                       show(tr("EnginePicker", "Engine: {0}").format(message))))
+        call_in_background(
+            work,
+            on_success=lambda engine: switched(engine, choice),
+            on_failure=lambda message: (
+                label.setText(engine_label_text(switch.choice)),
+                dock.attach(switch.backend),
+                show(tr("EnginePicker", "Engine: {0}").format(message)),
+            ),
+        )
 
     action = QAction(tr("EnginePicker", "Engine &location…"), window)
     action.triggered.connect(lambda _checked=False: pick())

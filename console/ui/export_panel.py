@@ -39,8 +39,9 @@ FORMATS = ("yaml", "cmd", "compose", "k8s", "ray", "bundle")
 _SUFFIX = {"yaml": ".yaml", "cmd": ".sh", "compose": ".yaml", "k8s": ".yaml", "ray": ".sh"}
 
 
-def render_export(fmt: str, config: EngineConfig, host: str = "127.0.0.1", port: int = 8000,
-                  served_model_name: str | None = None) -> dict[str, str]:
+def render_export(
+    fmt: str, config: EngineConfig, host: str = "127.0.0.1", port: int = 8000, served_model_name: str | None = None
+) -> dict[str, str]:
     """``{file name: text}`` for one format (several files for compose, ray and bundle).
     Raises ExportError (a ValueError) for an impossible export."""
     from console.export import ServeOptions, bundle, compose, k8s, ray, serve
@@ -53,13 +54,17 @@ def render_export(fmt: str, config: EngineConfig, host: str = "127.0.0.1", port:
         return {"serve.sh": serve.serve_script(config, options)}
     if fmt == "compose":
         where = "docker-compose.yaml publishes it on the host"
-        return {"docker-compose.yaml": compose.compose_yaml(config, options, config.model, "./container/serve.yaml"),
-                "container/serve.yaml": compose.container_serve_yaml(config, options, where)}
+        return {
+            "docker-compose.yaml": compose.compose_yaml(config, options, config.model, "./container/serve.yaml"),
+            "container/serve.yaml": compose.container_serve_yaml(config, options, where),
+        }
     if fmt == "k8s":
         return {"k8s.yaml": k8s.k8s_yaml(config, options, config.model)}
     if fmt == "ray":
-        return {"ray-cluster.sh": ray.ray_commands(config, options),
-                "rayservice.yaml": ray.rayservice_yaml(config, options, config.model)}
+        return {
+            "ray-cluster.sh": ray.ray_commands(config, options),
+            "rayservice.yaml": ray.rayservice_yaml(config, options, config.model),
+        }
     if fmt == "bundle":
         return bundle.bundle_files(config, options, model_dir=config.model)
     raise ValueError(f"unknown export format {fmt!r}")
@@ -86,9 +91,14 @@ class ExportPanel(QWidget):
         layout = QVBoxLayout(self)
         row = QHBoxLayout()
         self.format_combo = QComboBox(self)
-        names = {"yaml": self.tr("vllm serve YAML"), "cmd": self.tr("Command line"),
-                 "compose": self.tr("Docker Compose"), "k8s": self.tr("Kubernetes"),
-                 "ray": self.tr("Ray (multi-node)"), "bundle": self.tr("Bundle (all of them + plan + README)")}
+        names = {
+            "yaml": self.tr("vllm serve YAML"),
+            "cmd": self.tr("Command line"),
+            "compose": self.tr("Docker Compose"),
+            "k8s": self.tr("Kubernetes"),
+            "ray": self.tr("Ray (multi-node)"),
+            "bundle": self.tr("Bundle (all of them + plan + README)"),
+        }
         for fmt in FORMATS:
             self.format_combo.addItem(names[fmt], fmt)
         self.format_combo.currentIndexChanged.connect(self._on_format_changed)
@@ -102,8 +112,12 @@ class ExportPanel(QWidget):
         self.name_edit = QLineEdit(self)
         self.name_edit.setPlaceholderText(self.tr("served model name (default: the model's)"))
         self.name_edit.editingFinished.connect(self.refresh)
-        for label, w in ((self.tr("Format"), self.format_combo), (self.tr("Host"), self.host_edit),
-                         (self.tr("Port"), self.port_spin), (self.tr("Name"), self.name_edit)):
+        for label, w in (
+            (self.tr("Format"), self.format_combo),
+            (self.tr("Host"), self.host_edit),
+            (self.tr("Port"), self.port_spin),
+            (self.tr("Name"), self.name_edit),
+        ):
             row.addWidget(QLabel(label, self))
             row.addWidget(w)
         layout.addLayout(row)
@@ -145,12 +159,18 @@ class ExportPanel(QWidget):
     def refresh(self) -> None:
         self.files = {}
         if self.config is None:
-            self._show_placeholder(self.tr("Load a model (or choose a model and preset) to export its "
-                                           "server configuration."))
+            self._show_placeholder(
+                self.tr("Load a model (or choose a model and preset) to export its server configuration.")
+            )
             return
         try:
-            self.files = render_export(self.fmt, self.config, self.host_edit.text().strip(),
-                                       self.port_spin.value(), self.name_edit.text().strip() or None)
+            self.files = render_export(
+                self.fmt,
+                self.config,
+                self.host_edit.text().strip(),
+                self.port_spin.value(),
+                self.name_edit.text().strip() or None,
+            )
         except ValueError as exc:  # ExportError is a ValueError: an export that cannot be made
             self._show_placeholder(self.tr("Cannot export: {e}").format(e=exc))
             return

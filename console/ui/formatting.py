@@ -85,5 +85,12 @@ def format_datetime(value: str | float | _dt.datetime | None, locale: QLocale | 
     return _loc(locale).toString(qdt, QLocale.FormatType.ShortFormat)
 
 
-__all__ = ["format_bytes", "format_count", "format_datetime", "format_duration", "format_number",
-           "format_params", "format_rate"]
+__all__ = [
+    "format_bytes",
+    "format_count",
+    "format_datetime",
+    "format_duration",
+    "format_number",
+    "format_params",
+    "format_rate",
+]

@@ -16,8 +16,16 @@ from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QComboBox, QDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
-    QVBoxLayout, QWidget,
+    QComboBox,
+    QDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
 )
 
 from console.models.store import ModelStore
@@ -29,8 +37,15 @@ EXAMPLE_REPO = "HuggingFaceTB/SmolLM2-135M-Instruct"  # a repository id: the sam
 SOURCE_IDS = ("hf", "modelscope")  # console.models.download.SOURCES, without importing it here
 
 
-def _check(repo: str, source: str, revision: str | None, include: list[str] | None, variant: str | None,
-           gpu: Any, listing: Any = None) -> tuple[Any, Any, list[str]]:
+def _check(
+    repo: str,
+    source: str,
+    revision: str | None,
+    include: list[str] | None,
+    variant: str | None,
+    gpu: Any,
+    listing: Any = None,
+) -> tuple[Any, Any, list[str]]:
     """Worker side of Check: (listing, preview, GGUF files to choose from)."""
     from console.models.download import list_files, preview
 
@@ -41,8 +56,14 @@ def _check(repo: str, source: str, revision: str | None, include: list[str] | No
         if not has_safetensors:
             variant = ggufs[0]  # a choice is needed: start with the first, the user may change it
     chosen = variant in ggufs  # a whole file name from the GGUF list, not a variant tag
-    pv = preview(repo, source=source, include=[variant] if chosen else include,  # type: ignore[list-item]
-                 variant=None if chosen else variant, gpu=gpu, listing=listing)
+    pv = preview(
+        repo,
+        source=source,
+        include=[variant] if chosen else include,  # type: ignore[list-item]
+        variant=None if chosen else variant,
+        gpu=gpu,
+        listing=listing,
+    )
     return listing, pv, ggufs
 
 
@@ -69,8 +90,10 @@ class GetModelDialog(QDialog):
         self.repo_edit = QLineEdit(self)
         self.repo_edit.setPlaceholderText(EXAMPLE_REPO)
         self.source_combo = QComboBox(self)
-        for label, source in ((self.tr("Hugging Face (or HF_ENDPOINT mirror)"), SOURCE_IDS[0]),
-                              (self.tr("ModelScope"), SOURCE_IDS[1])):
+        for label, source in (
+            (self.tr("Hugging Face (or HF_ENDPOINT mirror)"), SOURCE_IDS[0]),
+            (self.tr("ModelScope"), SOURCE_IDS[1]),
+        ):
             self.source_combo.addItem(label, source)
         self.revision_edit = QLineEdit(self)
         self.revision_edit.setPlaceholderText(self.tr("main branch"))
@@ -128,8 +151,12 @@ class GetModelDialog(QDialog):
     # -- inputs ----------------------------------------------------------------------------------
     def _inputs(self) -> tuple[str, str, str | None, list[str] | None]:
         include = [p.strip() for p in self.include_edit.text().split(",") if p.strip()] or None
-        return (self.repo_edit.text().strip(), str(self.source_combo.currentData()),
-                self.revision_edit.text().strip() or None, include)
+        return (
+            self.repo_edit.text().strip(),
+            str(self.source_combo.currentData()),
+            self.revision_edit.text().strip() or None,
+            include,
+        )
 
     @property
     def busy(self) -> bool:
@@ -137,8 +164,14 @@ class GetModelDialog(QDialog):
 
     def _set_busy(self, call: BackgroundCall | None, downloading: bool = False) -> None:
         self._call = call
-        for w in (self.check_button, self.repo_edit, self.source_combo, self.revision_edit,
-                  self.include_edit, self.name_edit):
+        for w in (
+            self.check_button,
+            self.repo_edit,
+            self.source_combo,
+            self.revision_edit,
+            self.include_edit,
+            self.name_edit,
+        ):
             w.setEnabled(call is None)
         self.variant_combo.setEnabled(call is None and self.variant_combo.count() > 1)
         self.download_button.setEnabled(call is None and self.preview is not None)
@@ -177,13 +210,19 @@ class GetModelDialog(QDialog):
         self.summary_label.setText(self._summary(pv))
 
     def _summary(self, pv: Any) -> str:
-        words = {"fits": self.tr("fits"), "fits-with-changes": self.tr("fits with changes"),
-                 "does-not-fit": self.tr("does not fit"), "unknown": self.tr("unknown")}
+        words = {
+            "fits": self.tr("fits"),
+            "fits-with-changes": self.tr("fits with changes"),
+            "does-not-fit": self.tr("does not fit"),
+            "unknown": self.tr("unknown"),
+        }
         text = self.tr("{0} files, {1} to download (revision {2}).").format(
-            format_count(len(pv.files)), format_bytes(pv.total_bytes), pv.commit[:12])
+            format_count(len(pv.files)), format_bytes(pv.total_bytes), pv.commit[:12]
+        )
         if pv.gguf:
             text += " " + self.tr("{0} is converted to safetensors after the download.").format(
-                PurePosixPath(pv.gguf).name)
+                PurePosixPath(pv.gguf).name
+            )
         text += "\n" + self.tr("Planner: {0} — {1}").format(words.get(pv.verdict, pv.verdict), pv.verdict_detail)
         return text
 
@@ -212,8 +251,11 @@ class GetModelDialog(QDialog):
         self.progress_bar.show()
         self.status_label.setText(self.tr("Starting…"))
         self._started = time.monotonic()
-        call = BackgroundCall(lambda: pull(self.store, pv.repo, name, source=source, include=include,
-                                           task=call.state, listing=self.listing))
+        call = BackgroundCall(
+            lambda: pull(
+                self.store, pv.repo, name, source=source, include=include, task=call.state, listing=self.listing
+            )
+        )
         call.progressed.connect(self._on_download_progressed)
         call.succeeded.connect(self._on_download_succeeded)
         call.failed.connect(self._on_call_failed)
@@ -240,8 +282,11 @@ class GetModelDialog(QDialog):
             elapsed = max(time.monotonic() - self._started, 1e-3)
             speed = done / elapsed
             eta = (total - done) / speed if speed > 0 else None
-            self.status_label.setText(self.tr("{0} of {1} · {2} · {3} left").format(
-                format_bytes(done), format_bytes(total), format_rate(speed), format_duration(eta)))
+            self.status_label.setText(
+                self.tr("{0} of {1} · {2} · {3} left").format(
+                    format_bytes(done), format_bytes(total), format_rate(speed), format_duration(eta)
+                )
+            )
         elif p.stage == "registering":
             self.status_label.setText(self.tr("Adding to the store…"))
 
@@ -252,8 +297,9 @@ class GetModelDialog(QDialog):
         self.downloaded.emit(name)
 
     def _on_download_cancelled(self) -> None:
-        self.status_label.setText(self.tr("Download stopped. Nothing was added; Download again "
-                                          "resumes where it stopped."))
+        self.status_label.setText(
+            self.tr("Download stopped. Nothing was added; Download again resumes where it stopped.")
+        )
 
     def _on_call_failed(self, message: str) -> None:
         self.error_label.show_text(message)

@@ -59,8 +59,13 @@ def _helpers(tree: ast.Module) -> dict[str, str]:
             continue
         call = body[0].value
         param = node.args.args[0].arg
-        if (_is_translate(call.func, set()) and len(call.args) == 2 and _const_str(call.args[0]) is not None
-                and isinstance(call.args[1], ast.Name) and call.args[1].id == param):
+        if (
+            _is_translate(call.func, set())
+            and len(call.args) == 2
+            and _const_str(call.args[0]) is not None
+            and isinstance(call.args[1], ast.Name)
+            and call.args[1].id == param
+        ):
             out[node.name] = str(_const_str(call.args[0]))
     return out
 
@@ -113,8 +118,11 @@ class _Finder(ast.NodeVisitor):
             src = _const_str(node.args[0])
             if src is not None:
                 key = (self.helpers[f.id], src)
-        elif node.args and self.classes and (isinstance(f, ast.Attribute) and f.attr == "tr"
-                                             or isinstance(f, ast.Name) and f.id in self.self_tr):
+        elif (
+            node.args
+            and self.classes
+            and (isinstance(f, ast.Attribute) and f.attr == "tr" or isinstance(f, ast.Name) and f.id in self.self_tr)
+        ):
             src = _const_str(node.args[0])
             if src is not None:
                 key = (self.classes[-1], src)
@@ -146,8 +154,11 @@ def shipped_preset_descriptions() -> dict[str, str]:
     from console.paths import presets_dir
     from console.presets import load_preset_file
 
-    return {p.name: load_preset_file(p).description for p in sorted(presets_dir().glob("*.toml"))
-            if load_preset_file(p).description}
+    return {
+        p.name: load_preset_file(p).description
+        for p in sorted(presets_dir().glob("*.toml"))
+        if load_preset_file(p).description
+    }
 
 
 def translate_preset_description(text: str) -> str:
@@ -182,8 +193,9 @@ def read_ts(path: Path) -> dict[Key, tuple[str, bool]]:
     return out
 
 
-def write_ts(path: Path, language: str, strings: dict[Key, list[str]],
-             translations: dict[Key, tuple[str, bool]]) -> None:
+def write_ts(
+    path: Path, language: str, strings: dict[Key, list[str]], translations: dict[Key, tuple[str, bool]]
+) -> None:
     root = ET.Element("TS", version="2.1", language=language)
     for ctx in sorted({c for c, _ in strings}):
         c = ET.SubElement(root, "context")
@@ -194,8 +206,9 @@ def write_ts(path: Path, language: str, strings: dict[Key, list[str]],
             m = ET.SubElement(c, "message")
             # File names only: line numbers would churn the catalogue on every edit.
             for fname in sorted({loc.rsplit(":", 1)[0] for loc in where}):
-                ET.SubElement(m, "location", filename=f"../../console/ui/{fname}" if fname.endswith(".py")
-                              else f"../{fname}")
+                ET.SubElement(
+                    m, "location", filename=f"../../console/ui/{fname}" if fname.endswith(".py") else f"../{fname}"
+                )
             ET.SubElement(m, "source").text = src
             text, finished = translations.get((cx, src), ("", False))
             t = ET.SubElement(m, "translation")
@@ -209,8 +222,11 @@ def write_ts(path: Path, language: str, strings: dict[Key, list[str]],
 
 
 def lrelease() -> str:
-    for cand in (Path(sys.executable).parent / "pyside6-lrelease", shutil.which("pyside6-lrelease"),
-                 shutil.which("lrelease")):
+    for cand in (
+        Path(sys.executable).parent / "pyside6-lrelease",
+        shutil.which("pyside6-lrelease"),
+        shutil.which("lrelease"),
+    ):
         if cand and Path(cand).exists():
             return str(cand)
     raise FileNotFoundError("pyside6-lrelease is not installed (it comes with PySide6-Essentials)")
@@ -237,8 +253,14 @@ def add_language_menu(window: Any) -> Any:
 
     tr = QCoreApplication.translate
     bar = window.menuBar()
-    view = next((a.menu() for a in bar.actions()
-                 if a.menu() is not None and window.dock.toggleViewAction() in a.menu().actions()), None)
+    view = next(
+        (
+            a.menu()
+            for a in bar.actions()
+            if a.menu() is not None and window.dock.toggleViewAction() in a.menu().actions()
+        ),
+        None,
+    )
     menu = (view or bar).addMenu(tr("Language", "&Language"))
     group = QActionGroup(menu)
     current = getattr(window.settings, "language", "")

@@ -112,13 +112,15 @@ class KnobsBox(QGroupBox):
 
     # -- the knobs -------------------------------------------------------------------------------
     def knobs(self) -> Knobs:
-        return self.speed.read_into(Knobs(
-            max_model_len=self.context_spin.value() or None,
-            max_num_seqs=self.seqs_spin.value() or None,
-            kv_cache_dtype=self.kv_dtype_combo.currentData(),
-            gpu_memory_utilization=self.util_spin.value() or None,
-            kv_cache_gib=self.kv_gib_spin.value() or None,
-        ))
+        return self.speed.read_into(
+            Knobs(
+                max_model_len=self.context_spin.value() or None,
+                max_num_seqs=self.seqs_spin.value() or None,
+                kv_cache_dtype=self.kv_dtype_combo.currentData(),
+                gpu_memory_utilization=self.util_spin.value() or None,
+                kv_cache_gib=self.kv_gib_spin.value() or None,
+            )
+        )
 
     def set_knobs(self, k: Knobs) -> None:
         self.context_spin.setValue(k.max_model_len or 0)
@@ -132,9 +134,12 @@ class KnobsBox(QGroupBox):
     def overrides(self) -> dict[str, Any]:
         """The knobs that are set, by engine field name (what Load applies over the preset)."""
         k = self.knobs()
-        out: dict[str, Any] = {"max_model_len": k.max_model_len, "max_num_seqs": k.max_num_seqs,
-                               "kv_cache_dtype": k.kv_cache_dtype,
-                               "gpu_memory_utilization": k.gpu_memory_utilization}
+        out: dict[str, Any] = {
+            "max_model_len": k.max_model_len,
+            "max_num_seqs": k.max_num_seqs,
+            "kv_cache_dtype": k.kv_cache_dtype,
+            "gpu_memory_utilization": k.gpu_memory_utilization,
+        }
         if k.kv_cache_gib:
             out["kv_cache_memory_bytes"] = int(k.kv_cache_gib * 1024**3)
         out.update(SpeedKnobs.overrides(k))
@@ -142,13 +147,18 @@ class KnobsBox(QGroupBox):
 
     def knob_names(self) -> dict[str, str]:
         """Each override's knob as the form labels it (an error names the knob, not the field)."""
+
         def label(text: str) -> str:
             return text.rstrip(":：")
 
-        return {"max_model_len": label(self.tr("Context length:")), "max_num_seqs": label(self.tr("Max sequences:")),
-                "kv_cache_dtype": label(self.tr("KV cache dtype:")),
-                "gpu_memory_utilization": label(self.tr("GPU memory utilisation:")),
-                "kv_cache_memory_bytes": label(self.tr("KV cache size (CPU):")), **self.speed.knob_names()}
+        return {
+            "max_model_len": label(self.tr("Context length:")),
+            "max_num_seqs": label(self.tr("Max sequences:")),
+            "kv_cache_dtype": label(self.tr("KV cache dtype:")),
+            "gpu_memory_utilization": label(self.tr("GPU memory utilisation:")),
+            "kv_cache_memory_bytes": label(self.tr("KV cache size (CPU):")),
+            **self.speed.knob_names(),
+        }
 
     def _on_preset_combo_changed(self, *_: Any) -> None:
         preset = self.preset()

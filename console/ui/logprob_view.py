@@ -31,6 +31,7 @@ def probability_colour(logprob: float | None) -> str:
 
 def alternatives_text(step: TokenLogprob) -> str:
     """The hover text of a token: its probability, then each alternative's."""
+
     def pct(v: float | None) -> str:
         return "?" if v is None else f"{100 * math.exp(v):.1f}%"
 
@@ -43,8 +44,10 @@ def tokens_html(steps: Sequence[TokenLogprob]) -> str:
     spans = []
     for i, s in enumerate(steps):
         text = html.escape(s.token).replace("\n", "↵<br>")
-        spans.append(f'<a name="t{i}" style="background-color:{probability_colour(s.logprob)}; color:#000; '
-                     f'text-decoration:none">{text}</a>')
+        spans.append(
+            f'<a name="t{i}" style="background-color:{probability_colour(s.logprob)}; color:#000; '
+            f'text-decoration:none">{text}</a>'
+        )
     return "<p style='white-space:pre-wrap'>" + "".join(spans) + "</p>"
 
 

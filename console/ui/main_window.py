@@ -54,8 +54,14 @@ class MainWindow(QMainWindow):
 
     shutdownFinished = Signal()
 
-    def __init__(self, ctx: AppContext, settings: Settings | None = None, *, owns_host: bool = True,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        ctx: AppContext,
+        settings: Settings | None = None,
+        *,
+        owns_host: bool = True,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.ctx = ctx
         self.settings = settings if settings is not None else load_settings()
@@ -71,8 +77,9 @@ class MainWindow(QMainWindow):
         self.dock = QDockWidget(self.tr("Models"), self)
         self.dock.setObjectName("ModelsDock")
         self.dock.setWidget(VerticalScroll(self.models, self))  # scrolls rather than overflowing a laptop
-        self.dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
-                              | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self.dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetClosable
+        )
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.dock)
         from console.ui.advisor_panel import add_advisor_dock  # the Advisor dock: live findings, Apply
 
@@ -121,8 +128,12 @@ class MainWindow(QMainWindow):
         current = self.tabs.currentIndex()
         self.batch, self.monitor = BatchPanel(self.ctx, self), MonitorPanel(self.ctx, self)
         self.export = ExportPanel(self.ctx, self)
-        built = {"batch": self.batch, "monitor": self.monitor, "export": self.export,
-                 "bench": BenchPanel(self.ctx, self)}
+        built = {
+            "batch": self.batch,
+            "monitor": self.monitor,
+            "export": self.export,
+            "bench": BenchPanel(self.ctx, self),
+        }
         for i, ((key, panel), title) in enumerate(zip(built.items(), self._panel_titles), start=1):
             self.panels[key] = panel
             old = self.tabs.widget(i)
@@ -133,7 +144,7 @@ class MainWindow(QMainWindow):
         self._sync_export_config()
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.monitor.recordingOpened.connect(self._open_recording_in_advisor)  # the Advisor replays what
-        self.monitor.comparisonClosed.connect(self.advisor.show_live)       # the Monitor compares
+        self.monitor.comparisonClosed.connect(self.advisor.show_live)  # the Monitor compares
 
     def _open_recording_in_advisor(self, path: str) -> None:
         if self.advisor.dock is not None:
@@ -153,8 +164,14 @@ class MainWindow(QMainWindow):
         self.device_label = QLabel(self)
         self.memory_label = QLabel(self)
         self.rate_label = QLabel(self)
-        for w in (self.state_label, self.model_label, self.preset_label, self.device_label,
-                  self.memory_label, self.rate_label):
+        for w in (
+            self.state_label,
+            self.model_label,
+            self.preset_label,
+            self.device_label,
+            self.memory_label,
+            self.rate_label,
+        ):
             w.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             bar.addPermanentWidget(w)
         self.state_label.setMinimumWidth(120)
@@ -190,7 +207,8 @@ class MainWindow(QMainWindow):
         self.act_new_chat = self._action(self.tr("&New chat"), self._new_chat, ["Ctrl+N"])
         self.tab_actions = [
             self._action(self.tabs.tabText(i), lambda i=i: self.tabs.setCurrentIndex(i), [f"Ctrl+{i + 1}"])
-            for i in range(self.tabs.count())]
+            for i in range(self.tabs.count())
+        ]
 
         menubar = self.menuBar()
         file_menu = menubar.addMenu(self.tr("&File"))
@@ -305,12 +323,15 @@ class MainWindow(QMainWindow):
             return ""
         v = samples[-1].values
         if "mem_used_bytes" in v:
-            return self.tr("VRAM {0} / {1}").format(format_bytes(v["mem_used_bytes"]),
-                                                    format_bytes(v.get("mem_total_bytes")))
+            return self.tr("VRAM {0} / {1}").format(
+                format_bytes(v["mem_used_bytes"]), format_bytes(v.get("mem_total_bytes"))
+            )
         if "rss_bytes" in v:
             return self.tr("RAM {0} (console + engine) · system {1} / {2}").format(
-                format_bytes(v["rss_bytes"]), format_bytes(v.get("ram_used_bytes")),
-                format_bytes(v.get("ram_total_bytes")))
+                format_bytes(v["rss_bytes"]),
+                format_bytes(v.get("ram_used_bytes")),
+                format_bytes(v.get("ram_total_bytes")),
+            )
         return ""
 
     def _refresh_status_bar(self) -> None:
@@ -318,8 +339,9 @@ class MainWindow(QMainWindow):
         text = self.state_text()
         self.state_label.setText(text if len(text) <= 90 else text[:87] + "…")
         self.state_label.setToolTip(st.error or st.stage or "")
-        colour = {EngineState.READY: "#1b7f2a", EngineState.FAILED: "#b00020",
-                  EngineState.LOADING: "#b26a00"}.get(st.state, "")
+        colour = {EngineState.READY: "#1b7f2a", EngineState.FAILED: "#b00020", EngineState.LOADING: "#b26a00"}.get(
+            st.state, ""
+        )
         style = f"color: {colour}; font-weight: bold;" if colour else "font-weight: bold;"
         if self.state_label.styleSheet() != style:  # re-polishing on every 2 Hz tick costs a relayout
             self.state_label.setStyleSheet(style)

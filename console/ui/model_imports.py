@@ -26,8 +26,9 @@ class ModelImporter(QObject):
 
     def import_gguf(self, path: str | None = None, name: str | None = None) -> Any:
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self.panel, self.tr("Import a GGUF file"), "",
-                                                  self.tr("GGUF files (*.gguf);;All files (*)"))
+            path, _ = QFileDialog.getOpenFileName(
+                self.panel, self.tr("Import a GGUF file"), "", self.tr("GGUF files (*.gguf);;All files (*)")
+            )
             if not path:
                 return None
         if name is None:
@@ -36,19 +37,24 @@ class ModelImporter(QObject):
                 return None
         from console.models.importers import import_gguf
 
-        return self._run_import(self.tr("Importing {0}").format(Path(path).name),
-                                lambda state: import_gguf(self.panel.ctx.store, Path(path), name, state))
+        return self._run_import(
+            self.tr("Importing {0}").format(Path(path).name),
+            lambda state: import_gguf(self.panel.ctx.store, Path(path), name, state),
+        )
 
-    def import_folder(self, path: str | None = None, name: str | None = None,
-                      copy: bool | None = None) -> Any:
+    def import_folder(self, path: str | None = None, name: str | None = None, copy: bool | None = None) -> Any:
         if path is None:
             path = QFileDialog.getExistingDirectory(self.panel, self.tr("Import a Hugging Face model folder"))
             if not path:
                 return None
         if copy is None:
-            box = QMessageBox(QMessageBox.Icon.Question, self.tr("Import folder"),
-                              self.tr("Copy the model into the store, or use it where it is?"),
-                              QMessageBox.StandardButton.Cancel, self.panel)
+            box = QMessageBox(
+                QMessageBox.Icon.Question,
+                self.tr("Import folder"),
+                self.tr("Copy the model into the store, or use it where it is?"),
+                QMessageBox.StandardButton.Cancel,
+                self.panel,
+            )
             copy_btn = box.addButton(self.tr("Copy into store"), QMessageBox.ButtonRole.AcceptRole)
             box.addButton(self.tr("Use in place"), QMessageBox.ButtonRole.AcceptRole)
             box.exec()
@@ -61,9 +67,10 @@ class ModelImporter(QObject):
                 return None
         from console.models.importers import import_hf_folder
 
-        return self._run_import(self.tr("Importing {0}").format(Path(path).name),
-                                lambda state: import_hf_folder(self.panel.ctx.store, Path(path), name, state,
-                                                               copy=bool(copy)))
+        return self._run_import(
+            self.tr("Importing {0}").format(Path(path).name),
+            lambda state: import_hf_folder(self.panel.ctx.store, Path(path), name, state, copy=bool(copy)),
+        )
 
     def _ask_name(self, suggestion: str) -> str | None:
         clean = suggest_name(suggestion)

@@ -15,9 +15,13 @@ from console.ui.formatting import format_bytes, format_count, format_params
 
 _Index = QModelIndex | QPersistentModelIndex
 #: The verdict cell's (text, background) colours: green fits, amber fits with changes, red does not.
-VERDICT_COLOURS = {"fits": ("#1b5e20", "#d8f0dc"), "fits-with-changes": ("#7a4a00", "#fdebc8"),
-                   "does-not-fit": ("#8e0019", "#f8d3d9"), "error": ("#8e0019", "#f8d3d9"),
-                   "files-missing": ("#555555", "#e6e6e6")}
+VERDICT_COLOURS = {
+    "fits": ("#1b5e20", "#d8f0dc"),
+    "fits-with-changes": ("#7a4a00", "#fdebc8"),
+    "does-not-fit": ("#8e0019", "#f8d3d9"),
+    "error": ("#8e0019", "#f8d3d9"),
+    "files-missing": ("#555555", "#e6e6e6"),
+}
 
 
 def human_bytes(n: float | None) -> str:
@@ -32,9 +36,13 @@ def human_params(n: int | None) -> str:
 def verdict_text(verdict: str) -> str:
     """A planner verdict (or a fit table's) in the user's language."""
     tr = QCoreApplication.translate
-    words = {"fits": tr("ModelsPanel", "fits"), "fits-with-changes": tr("ModelsPanel", "fits with changes"),
-             "does-not-fit": tr("ModelsPanel", "does not fit"), "files-missing": tr("ModelsPanel", "files missing"),
-             "error": tr("ModelsPanel", "error")}
+    words = {
+        "fits": tr("ModelsPanel", "fits"),
+        "fits-with-changes": tr("ModelsPanel", "fits with changes"),
+        "does-not-fit": tr("ModelsPanel", "does not fit"),
+        "files-missing": tr("ModelsPanel", "files missing"),
+        "error": tr("ModelsPanel", "error"),
+    }
     return words.get(verdict, verdict)
 
 
@@ -51,8 +59,15 @@ class ModelTableModel(QAbstractTableModel):
         self.verdicts: dict[str, Fit] = {}
 
     def headers(self) -> list[str]:
-        return [self.tr("Name"), self.tr("Fits?"), self.tr("Architecture"), self.tr("Params"),
-                self.tr("Quantization"), self.tr("Size"), self.tr("Max context")]
+        return [
+            self.tr("Name"),
+            self.tr("Fits?"),
+            self.tr("Architecture"),
+            self.tr("Params"),
+            self.tr("Quantization"),
+            self.tr("Size"),
+            self.tr("Max context"),
+        ]
 
     def set_entries(self, entries: list[ModelEntry]) -> None:
         self.beginResetModel()
@@ -84,8 +99,10 @@ class ModelTableModel(QAbstractTableModel):
         col = self.COLUMNS[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
             return {
-                "name": e.name, "architecture": e.architecture.removesuffix("ForCausalLM"),
-                "params": human_params(e.params), "quantization": e.quantization or self.tr("none"),
+                "name": e.name,
+                "architecture": e.architecture.removesuffix("ForCausalLM"),
+                "params": human_params(e.params),
+                "quantization": e.quantization or self.tr("none"),
                 "size": human_bytes(e.size_bytes),
                 "max_context": format_count(e.max_context) if e.max_context else "—",
                 "fits": self.fits.get(e.name, "?"),

@@ -16,8 +16,19 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView, QDialog, QDialogButtonBox, QGridLayout, QHBoxLayout, QHeaderView, QMenu, QMessageBox,
-    QPushButton, QTableView, QTextBrowser, QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QTableView,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
 )
 
 from console.config import EngineConfig
@@ -131,8 +142,16 @@ class ModelsPanel(QWidget):
         root.setContentsMargins(6, 6, 6, 6)
         root.addWidget(self.table, 3)
         grid = QGridLayout()  # two rows of three: the sidebar stays narrow enough for a laptop
-        for i, b in enumerate((self.get_model_button, self.import_gguf_button, self.import_folder_button,
-                               self.details_button, self.quantize_button, self.remove_button)):
+        for i, b in enumerate(
+            (
+                self.get_model_button,
+                self.import_gguf_button,
+                self.import_folder_button,
+                self.details_button,
+                self.quantize_button,
+                self.remove_button,
+            )
+        ):
             grid.addWidget(b, i // 3, i % 3)
         root.addLayout(grid)
 
@@ -273,9 +292,16 @@ class ModelsPanel(QWidget):
         if verdict not in ("does-not-fit", "fits-with-changes"):
             return True
         why = str(plan.problems[0]) if plan is not None and plan.problems else fit.detail if fit else ""
-        answer = QMessageBox.question(self, self.tr("Load anyway?"), self.tr(
-            "The planner says {0} does not fit with these settings. {1}\n\nApply one of its suggestions "
-            "(Planner box) or load anyway?").format(name, why).replace(" \n", "\n"))
+        answer = QMessageBox.question(
+            self,
+            self.tr("Load anyway?"),
+            self.tr(
+                "The planner says {0} does not fit with these settings. {1}\n\nApply one of its suggestions "
+                "(Planner box) or load anyway?"
+            )
+            .format(name, why)
+            .replace(" \n", "\n"),
+        )
         return answer == QMessageBox.StandardButton.Yes
 
     def apply_change(self, change: dict[str, Any]) -> None:
@@ -310,8 +336,9 @@ class ModelsPanel(QWidget):
         dialog = getattr(self, "_get_model_dialog", None)
         if dialog is None:
             dialog = self._get_model_dialog = GetModelDialog(self.ctx.store, self._device(), self)
-            dialog.downloaded.connect(lambda name: (self.refresh(select=name), self.message.emit(
-                self.tr("Downloaded {0}").format(name))))
+            dialog.downloaded.connect(
+                lambda name: (self.refresh(select=name), self.message.emit(self.tr("Downloaded {0}").format(name)))
+            )
         dialog.show()
         dialog.raise_()
         return dialog
@@ -338,25 +365,33 @@ class ModelsPanel(QWidget):
             self.show_error(self.tr("{0} is loaded; unload it before removing it").format(entry.name))
             return None
         if confirm:
-            what = (self.tr("Its files in the store are deleted.") if entry.managed
-                    else self.tr("Its folder ({0}) is left as it is.").format(entry.path))
-            answer = QMessageBox.question(self, self.tr("Remove model"),
-                                          self.tr("Remove {0} from the store?").format(entry.name) + " " + what)
+            what = (
+                self.tr("Its files in the store are deleted.")
+                if entry.managed
+                else self.tr("Its folder ({0}) is left as it is.").format(entry.path)
+            )
+            answer = QMessageBox.question(
+                self, self.tr("Remove model"), self.tr("Remove {0} from the store?").format(entry.name) + " " + what
+            )
             if answer != QMessageBox.StandardButton.Yes:
                 return None
         name = entry.name
         return call_in_background(
-            self.ctx.store.remove, name,
+            self.ctx.store.remove,
+            name,
             on_success=lambda _e: (self.refresh(), self.message.emit(self.tr("Removed {0}").format(name))),
-            on_failure=lambda msg: self.show_error(self.tr("Remove failed: {0}").format(msg)), context=self)
+            on_failure=lambda msg: self.show_error(self.tr("Remove failed: {0}").format(msg)),
+            context=self,
+        )
 
     def details_text(self) -> str:
         entry = self.selected_entry()
         if entry is None:
             return ""
         d = entry.to_dict()
-        rows = "\n".join(f"| {k} | {json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list)) else v} |"
-                         for k, v in d.items())
+        rows = "\n".join(
+            f"| {k} | {json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list)) else v} |" for k, v in d.items()
+        )
         planner = details_markdown(self.plan_view.plan)  # where the plan's figures came from
         return f"# {entry.name}\n\n| | |\n|---|---|\n{rows}\n" + (f"\n{planner}" if planner else "")
 

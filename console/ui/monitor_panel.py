@@ -46,8 +46,7 @@ from console.metrics.store import prefix_hit_rate, spec_acceptance
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_count, format_number
-from console.ui.monitor_series import (POWER_THERMAL_BITS, MonitorSeries, Snapshot, recording_snapshot,
-                                       throttle_words)
+from console.ui.monitor_series import POWER_THERMAL_BITS, MonitorSeries, Snapshot, recording_snapshot, throttle_words
 
 GIB = float(1024**3)
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#7f7f7f")
@@ -126,40 +125,87 @@ class MonitorPanel(QWidget):
         specs: list[tuple[str, str, list[tuple[str, str, str, float, bool]]]] = []
         if self.gpu:
             specs += [
-                ("vram", tr("VRAM (GiB)"), [(tr("used"), "device", "mem_used_bytes", 1 / GIB, False),
-                                            (tr("total"), "device", "mem_total_bytes", 1 / GIB, True)]),
-                ("util", tr("GPU utilisation (%)"), [(tr("GPU"), "device", "gpu_util_pct", 1.0, False),
-                                                     (tr("memory"), "device", "mem_util_pct", 1.0, False)]),
-                ("power", tr("Power (W)"), [(tr("draw"), "device", "power_w", 1.0, False),
-                                            (tr("limit"), "device", "power_limit_w", 1.0, True)]),
+                (
+                    "vram",
+                    tr("VRAM (GiB)"),
+                    [
+                        (tr("used"), "device", "mem_used_bytes", 1 / GIB, False),
+                        (tr("total"), "device", "mem_total_bytes", 1 / GIB, True),
+                    ],
+                ),
+                (
+                    "util",
+                    tr("GPU utilisation (%)"),
+                    [
+                        (tr("GPU"), "device", "gpu_util_pct", 1.0, False),
+                        (tr("memory"), "device", "mem_util_pct", 1.0, False),
+                    ],
+                ),
+                (
+                    "power",
+                    tr("Power (W)"),
+                    [
+                        (tr("draw"), "device", "power_w", 1.0, False),
+                        (tr("limit"), "device", "power_limit_w", 1.0, True),
+                    ],
+                ),
                 ("temp", tr("Temperature (°C)"), [(tr("GPU"), "device", "temperature_c", 1.0, False)]),
-                ("clocks", tr("Clocks (MHz)"), [(tr("SM"), "device", "sm_clock_mhz", 1.0, False),
-                                                (tr("memory"), "device", "mem_clock_mhz", 1.0, False)]),
+                (
+                    "clocks",
+                    tr("Clocks (MHz)"),
+                    [
+                        (tr("SM"), "device", "sm_clock_mhz", 1.0, False),
+                        (tr("memory"), "device", "mem_clock_mhz", 1.0, False),
+                    ],
+                ),
             ]
         else:
             specs += [
-                ("vram", tr("Memory (GiB)"), [(tr("console + engine RSS"), "device", "rss_bytes", 1 / GIB, False),
-                                              (tr("RAM used"), "device", "ram_used_bytes", 1 / GIB, False),
-                                              (tr("RAM total"), "device", "ram_total_bytes", 1 / GIB, True)]),
-                ("util", tr("CPU (% of one core, console + engine)"),
-                 [(tr("CPU"), "device", "cpu_pct", 1.0, False)]),
+                (
+                    "vram",
+                    tr("Memory (GiB)"),
+                    [
+                        (tr("console + engine RSS"), "device", "rss_bytes", 1 / GIB, False),
+                        (tr("RAM used"), "device", "ram_used_bytes", 1 / GIB, False),
+                        (tr("RAM total"), "device", "ram_total_bytes", 1 / GIB, True),
+                    ],
+                ),
+                ("util", tr("CPU (% of one core, console + engine)"), [(tr("CPU"), "device", "cpu_pct", 1.0, False)]),
             ]
         specs += [
             ("kv", tr("KV cache usage (%)"), [(tr("used"), "engine", "kv_pct", 1.0, False)]),
-            ("requests", tr("Requests"), [(tr("running"), "engine", "running", 1.0, False),
-                                          (tr("waiting"), "engine", "waiting", 1.0, False)]),
-            ("tokens", tr("Tokens/s"), [(tr("prompt"), "engine", "prompt_tps", 1.0, False),
-                                        (tr("generation"), "engine", "generation_tps", 1.0, False)]),
-            ("ttft", tr("Time to first token (ms)"), [(tr("p50"), "latency", "ttft_p50_ms", 1.0, False),
-                                                       (tr("p95"), "latency", "ttft_p95_ms", 1.0, False)]),
-            ("itl", tr("Inter-token latency (ms)"), [(tr("p50"), "latency", "itl_p50_ms", 1.0, False),
-                                                      (tr("p95"), "latency", "itl_p95_ms", 1.0, False)]),
+            (
+                "requests",
+                tr("Requests"),
+                [(tr("running"), "engine", "running", 1.0, False), (tr("waiting"), "engine", "waiting", 1.0, False)],
+            ),
+            (
+                "tokens",
+                tr("Tokens/s"),
+                [
+                    (tr("prompt"), "engine", "prompt_tps", 1.0, False),
+                    (tr("generation"), "engine", "generation_tps", 1.0, False),
+                ],
+            ),
+            (
+                "ttft",
+                tr("Time to first token (ms)"),
+                [(tr("p50"), "latency", "ttft_p50_ms", 1.0, False), (tr("p95"), "latency", "ttft_p95_ms", 1.0, False)],
+            ),
+            (
+                "itl",
+                tr("Inter-token latency (ms)"),
+                [(tr("p50"), "latency", "itl_p50_ms", 1.0, False), (tr("p95"), "latency", "itl_p95_ms", 1.0, False)],
+            ),
             ("preempt", tr("Preemptions (per 0.5 s)"), [(tr("preempted"), "engine", "preemptions", 1.0, False)]),
             # issue 21: prefix-cache reuse and speculative decoding (gaps where nothing was looked up or drafted)
             ("prefix", tr("Prefix cache hit rate (%)"), [(tr("hits"), "engine", "prefix_hit_pct", 1.0, False)]),
             ("spec_accept", tr("Draft acceptance (%)"), [(tr("accepted"), "engine", "spec_accept_pct", 1.0, False)]),
-            ("spec_step", tr("Tokens per step (speculative)"),
-             [(tr("mean"), "engine", "spec_tokens_per_step", 1.0, False)]),
+            (
+                "spec_step",
+                tr("Tokens per step (speculative)"),
+                [(tr("mean"), "engine", "spec_tokens_per_step", 1.0, False)],
+            ),
         ]
         columns = 2
         first: pg.PlotItem | None = None
@@ -192,20 +238,25 @@ class MonitorPanel(QWidget):
             self.plots[name] = plot
         if self.gpu:
             # power/thermal throttling: red markers on the power curve where NVML reported it
-            self.throttle_marks = self.plots["power"].plot([], [], pen=None, symbol="o", symbolSize=5,
-                                                           symbolBrush="#d62728", symbolPen=None)
+            self.throttle_marks = self.plots["power"].plot(
+                [], [], pen=None, symbol="o", symbolSize=5, symbolBrush="#d62728", symbolPen=None
+            )
 
     def _describe_device(self) -> None:
         sampler = self.ctx.sampler
         name = getattr(sampler.source, "name", "?")
         if self.gpu:
             driver = getattr(sampler.source, "driver", None) or "?"
-            self.device_label.setText(self.tr("Device: {name} (NVML, driver {driver})").format(
-                name=name, driver=driver))
-            self.guidance.setText(self.tr(
-                "Guidance: inference is usually memory-bound; capping the power limit to about 70-80% "
-                "of the default (nvidia-smi -pl, as administrator) often costs little throughput and "
-                "avoids thermal throttling. The console shows this only; it never changes driver settings."))
+            self.device_label.setText(
+                self.tr("Device: {name} (NVML, driver {driver})").format(name=name, driver=driver)
+            )
+            self.guidance.setText(
+                self.tr(
+                    "Guidance: inference is usually memory-bound; capping the power limit to about 70-80% "
+                    "of the default (nvidia-smi -pl, as administrator) often costs little throughput and "
+                    "avoids thermal throttling. The console shows this only; it never changes driver settings."
+                )
+            )
         else:
             reason = translate_core_text(sampler.reason) if sampler.reason else self.tr("no NVIDIA GPU")
             self.device_label.setText(self.tr("Device: CPU — {reason}").format(reason=reason))
@@ -218,7 +269,7 @@ class MonitorPanel(QWidget):
         self.series.poll()
         if self.isVisible():
             names = list(self.plots)
-            self.redraw(names[self.ticks % 2::2])  # alternate halves: smaller, cheaper paints
+            self.redraw(names[self.ticks % 2 :: 2])  # alternate halves: smaller, cheaper paints
         self.refresh_cpu_s += time.thread_time() - t0
 
     def redraw(self, plots: list[str] | None = None, force: bool = False) -> Snapshot:
@@ -240,7 +291,8 @@ class MonitorPanel(QWidget):
                 ys.append(y * curve.scale)
             when, drawn = self._drawn.get(name, (-1e18, []))
             unchanged = len(drawn) == len(ys) and all(
-                a.shape == b.shape and np.array_equal(a, b, equal_nan=True) for a, b in zip(drawn, ys))
+                a.shape == b.shape and np.array_equal(a, b, equal_nan=True) for a, b in zip(drawn, ys)
+            )
             if unchanged and not force and snap.now - when < self.STALE_S and self.compare is None:
                 continue
             for curve, x, y in zip(self._plot_curves[name], xs, ys):
@@ -264,8 +316,11 @@ class MonitorPanel(QWidget):
         gen = float(np.mean(snap.engine["generation_tps"][-5:-1])) if len(snap.engine_x) > 4 else 0.0
         parts = []
         if self.gpu and "mem_used_bytes" in d:
-            parts.append(self.tr("VRAM {u}/{t} GiB").format(u=format_number(d["mem_used_bytes"] / GIB, 1),
-                                                             t=format_number(d.get("mem_total_bytes", 0) / GIB, 1)))
+            parts.append(
+                self.tr("VRAM {u}/{t} GiB").format(
+                    u=format_number(d["mem_used_bytes"] / GIB, 1), t=format_number(d.get("mem_total_bytes", 0) / GIB, 1)
+                )
+            )
             if "power_w" in d:
                 parts.append(self.tr("{p:.0f}/{l:.0f} W").format(p=d["power_w"], l=d.get("power_limit_w", 0)))
             if "temperature_c" in d:
@@ -274,8 +329,11 @@ class MonitorPanel(QWidget):
             if words:
                 parts.append(self.tr("throttle: {w}").format(w=", ".join(words)))
         elif "rss_bytes" in d:
-            parts.append(self.tr("RSS {r} GiB, CPU {c:.0f}%").format(r=format_number(d["rss_bytes"] / GIB, 2),
-                                                                     c=d.get("cpu_pct", 0)))
+            parts.append(
+                self.tr("RSS {r} GiB, CPU {c:.0f}%").format(
+                    r=format_number(d["rss_bytes"] / GIB, 2), c=d.get("cpu_pct", 0)
+                )
+            )
         parts.append(self.tr("KV {kv:.0f}%").format(kv=e["kv_pct"]))
         parts.append(self.tr("running {r:.0f}, waiting {w:.0f}").format(r=e["running"], w=e["waiting"]))
         parts.append(self.tr("{g} tok/s").format(g=format_count(gen)))
@@ -314,9 +372,12 @@ class MonitorPanel(QWidget):
         for plot in self.plots.values():  # pan right to see a recording longer than the live run
             plot.setLimits(xMin=-self.WINDOW_S, xMax=max(0.0, span))
         label = str(meta.get("label") or meta.get("model") or path.rsplit("/", 1)[-1])
-        self.compare_label.setText(self.tr(
-            "Solid: live. Dashed: recording “{0}” ({1:.0f} s), its start aligned with the live run's start; "
-            "{2} of {3} plots have its data.").format(label, span, len(set(shown)), len(self.plots)))
+        self.compare_label.setText(
+            self.tr(
+                "Solid: live. Dashed: recording “{0}” ({1:.0f} s), its start aligned with the live run's start; "
+                "{2} of {3} plots have its data."
+            ).format(label, span, len(set(shown)), len(self.plots))
+        )
         self.compare_label.setVisible(True)
         self.close_compare_button.setVisible(True)
         self.redraw(force=True)
@@ -361,8 +422,12 @@ class MonitorPanel(QWidget):
                 item.setData(x + offset, y)
 
     def _on_compare_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, self.tr("Compare with a metrics recording"), "",
-                                              self.tr("Recordings (*.json *.json.gz);;All files (*)"))
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            self.tr("Compare with a metrics recording"),
+            "",
+            self.tr("Recordings (*.json *.json.gz);;All files (*)"),
+        )
         if path:
             self.open_comparison(path)
 

@@ -59,8 +59,17 @@ class Snapshot:
     device_latest: dict[str, float] = field(default_factory=dict)
 
 
-ENGINE_KEYS = ("running", "waiting", "kv_pct", "prompt_tps", "generation_tps", "preemptions",
-               "prefix_hit_pct", "spec_accept_pct", "spec_tokens_per_step")
+ENGINE_KEYS = (
+    "running",
+    "waiting",
+    "kv_pct",
+    "prompt_tps",
+    "generation_tps",
+    "preemptions",
+    "prefix_hit_pct",
+    "spec_accept_pct",
+    "spec_tokens_per_step",
+)
 #: Ratios: a bin with nothing to divide (no prefix lookups, no drafts) is a gap (NaN), not 0 %.
 RATIO_KEYS = ("prefix_hit_pct", "spec_accept_pct", "spec_tokens_per_step")
 
@@ -72,24 +81,34 @@ def _pct(v: float | None) -> float:
 def bin_columns(bins: list[MetricsBin], res: float) -> dict[str, list[float]]:
     """Each engine key's value per bin (the live plots and a recording's overlay alike)."""
     spec = [spec_acceptance(b) for b in bins]
-    return {"running": [b.running for b in bins], "waiting": [b.waiting for b in bins],
-            "kv_pct": [100.0 * b.kv_usage for b in bins],
-            "prompt_tps": [b.prompt_tokens / res for b in bins],
-            "generation_tps": [b.generation_tokens / res for b in bins],
-            "preemptions": [b.preemptions for b in bins],
-            "prefix_hit_pct": [_pct(prefix_hit_rate(b)) for b in bins],
-            "spec_accept_pct": [_pct(rate) for rate, _ in spec],
-            "spec_tokens_per_step": [float("nan") if per is None else per for _, per in spec]}
+    return {
+        "running": [b.running for b in bins],
+        "waiting": [b.waiting for b in bins],
+        "kv_pct": [100.0 * b.kv_usage for b in bins],
+        "prompt_tps": [b.prompt_tokens / res for b in bins],
+        "generation_tps": [b.generation_tokens / res for b in bins],
+        "preemptions": [b.preemptions for b in bins],
+        "prefix_hit_pct": [_pct(prefix_hit_rate(b)) for b in bins],
+        "spec_accept_pct": [_pct(rate) for rate, _ in spec],
+        "spec_tokens_per_step": [float("nan") if per is None else per for _, per in spec],
+    }
 
 
 def empty_columns(n: int) -> dict[str, np.ndarray]:
     return {k: np.full(n, np.nan) if k in RATIO_KEYS else np.zeros(n) for k in ENGINE_KEYS}
+
+
 LATENCY_KEYS = ("ttft_p50_ms", "ttft_p95_ms", "itl_p50_ms", "itl_p95_ms")
 
 
 class MonitorSeries:
-    def __init__(self, metrics: MetricsStore, window_s: float = 600.0,
-                 latency_every_s: float = 1.0, latency_window_s: float = 10.0) -> None:
+    def __init__(
+        self,
+        metrics: MetricsStore,
+        window_s: float = 600.0,
+        latency_every_s: float = 1.0,
+        latency_window_s: float = 10.0,
+    ) -> None:
         self.metrics = metrics
         self.window_s = window_s
         self.res = metrics.resolution_s
@@ -99,7 +118,8 @@ class MonitorSeries:
         self._bins: deque[MetricsBin] = deque(maxlen=cap)
         self._device: deque[DeviceSample] = deque(maxlen=cap * 4)
         self._latency: deque[tuple[float, float, float, float, float]] = deque(
-            maxlen=int(window_s / latency_every_s) + 8)
+            maxlen=int(window_s / latency_every_s) + 8
+        )
         self._last_latency = 0.0
 
     # -- polling -------------------------------------------------------------------------------
@@ -160,8 +180,7 @@ def _ms(v: float | None) -> float:
     return float("nan") if v is None else 1000.0 * v
 
 
-def recording_snapshot(store: MetricsStore, latency_every_s: float = 1.0,
-                       latency_window_s: float = 10.0) -> Snapshot:
+def recording_snapshot(store: MetricsStore, latency_every_s: float = 1.0, latency_window_s: float = 10.0) -> Snapshot:
     """A whole recording as plot arrays for the Monitor's comparison overlay, ``x`` in seconds
     since the run's start (``now``): its first engine bin with work in it, else its first sample.
     Device samples taken before that get negative ``x``. Engine bins on their dense grid, device
@@ -175,8 +194,7 @@ def recording_snapshot(store: MetricsStore, latency_every_s: float = 1.0,
     times = [b.t for b in bins] + [d.t for d in dev] + [t for t, _ in ttft] + [t for t, _ in itl]
     if not times:
         empty = np.zeros(0)
-        return Snapshot(0.0, empty, empty_columns(0), empty, {}, empty,
-                        {k: empty for k in LATENCY_KEYS})
+        return Snapshot(0.0, empty, empty_columns(0), empty, {}, empty, {k: empty for k in LATENCY_KEYS})
     first, end = min(times), max(times)
     busy = [b.t for b in bins if b.running or b.waiting or b.generation_tokens or b.prompt_tokens]
     start = min(busy) if busy else first
@@ -204,5 +222,4 @@ def recording_snapshot(store: MetricsStore, latency_every_s: float = 1.0,
             p50.append(_ms(percentile(window, 50)))
             p95.append(_ms(percentile(window, 95)))
         latency[f"{kind}_p50_ms"], latency[f"{kind}_p95_ms"] = np.array(p50), np.array(p95)
-    return Snapshot(start, engine_x, cols, device_x, device, grid - start, latency,
-                    dict(dev[-1].values) if dev else {})
+    return Snapshot(start, engine_x, cols, device_x, device, grid - start, latency, dict(dev[-1].values) if dev else {})

@@ -31,20 +31,25 @@ def _tr(text: str) -> str:
 
 def _figure_name(name: str) -> str:
     """A planner figure's name in the UI's language (``cuda_context`` -> "CUDA context")."""
-    names = {"weights": _tr("weights"), "cuda_context": _tr("CUDA context"),
-             "activation_peak": _tr("activation peak"), "cuda_graphs": _tr("CUDA graphs"),
-             "kv_budget": _tr("KV cache budget"), "kv_tokens": _tr("KV cache tokens")}
+    names = {
+        "weights": _tr("weights"),
+        "cuda_context": _tr("CUDA context"),
+        "activation_peak": _tr("activation peak"),
+        "cuda_graphs": _tr("CUDA graphs"),
+        "kv_budget": _tr("KV cache budget"),
+        "kv_tokens": _tr("KV cache tokens"),
+    }
     return names.get(name, name)
 
 
 def source_of(plan: Plan, figure: str) -> str:
-    """"estimate", "calibrated on this GPU", "measured on this GPU (...)" ... ('' when unknown),
+    """ "estimate", "calibrated on this GPU", "measured on this GPU (...)" ... ('' when unknown),
     in the UI's language."""
     return translate_core_text(str(plan.calibration.get("sources", {}).get(figure, "")))
 
 
 def status_line(plan: Plan) -> str | None:
-    """"Planner: <the calibration's status>", or None when the plan does not say."""
+    """ "Planner: <the calibration's status>", or None when the plan does not say."""
     status = plan.calibration.get("status")
     return _tr("Planner: {0}").format(translate_core_text(str(status))) if status else None
 
@@ -60,8 +65,9 @@ def details_markdown(plan: Plan | None) -> str:
         lines += ["", translate_core_text(last)]
     lines += ["", f"| {_tr('figure')} | {_tr('source')} |", "|---|---|"]
     sources = info.get("sources", {})
-    lines += [f"| {_figure_name(name)} | {translate_core_text(str(sources[name]))} |"
-              for name in _FIGURES if name in sources]
+    lines += [
+        f"| {_figure_name(name)} | {translate_core_text(str(sources[name]))} |" for name in _FIGURES if name in sources
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -102,14 +108,17 @@ class PlanView(QGroupBox):
             if item.widget() is not None:
                 item.widget().deleteLater()
         self.suggestion_rows = []
-        for s in suggestions[:self.MAX_SUGGESTIONS]:
+        for s in suggestions[: self.MAX_SUGGESTIONS]:
             row = QWidget(self.suggestions)
             label = QLabel("→ " + str(getattr(s, "summary", s)), row)
             label.setWordWrap(True)
             apply = QPushButton(self.tr("Apply"), row)
             changes = dict(getattr(s, "changes", {}) or {})
-            apply.setToolTip(self.tr("Set the knobs this suggestion changes: {0}").format(
-                ", ".join(f"{k}={v}" for k, v in changes.items())))
+            apply.setToolTip(
+                self.tr("Set the knobs this suggestion changes: {0}").format(
+                    ", ".join(f"{k}={v}" for k, v in changes.items())
+                )
+            )
             apply.setVisible(getattr(s, "kind", "") == "settings" and bool(changes))  # no knob buys hardware
             apply.clicked.connect(lambda _c=False, c=changes: self.applyRequested.emit(c))
             line = QHBoxLayout(row)
@@ -149,8 +158,10 @@ class PlanView(QGroupBox):
             source = source_of(p, figure)
             return f"{text} ({source})" if source else text
 
-        lines = [sourced(self.tr("Weights: {0}").format(format_bytes(p.weights_bytes)), "weights"),
-                 sourced(self.tr("KV cache: {0:,} tokens").format(int(p.kv_tokens)), "kv_tokens")]
+        lines = [
+            sourced(self.tr("Weights: {0}").format(format_bytes(p.weights_bytes)), "weights"),
+            sourced(self.tr("KV cache: {0:,} tokens").format(int(p.kv_tokens)), "kv_tokens"),
+        ]
         status = status_line(p)
         if status:
             lines.append(status)
@@ -160,9 +171,11 @@ class PlanView(QGroupBox):
         return "\n".join(lines)
 
     def _config_summary(self, c: EngineConfig) -> str:
-        parts = [self.tr("context {0}").format(c.max_model_len or self.tr("model default")),
-                 self.tr("max seqs {0}").format(c.max_num_seqs or self.tr("default")),
-                 self.tr("KV dtype {0}").format(c.kv_cache_dtype)]
+        parts = [
+            self.tr("context {0}").format(c.max_model_len or self.tr("model default")),
+            self.tr("max seqs {0}").format(c.max_num_seqs or self.tr("default")),
+            self.tr("KV dtype {0}").format(c.kv_cache_dtype),
+        ]
         if c.gpu_memory_utilization:
             parts.append(self.tr("utilisation {0:.2f}").format(c.gpu_memory_utilization))
         if c.kv_cache_memory_bytes:

@@ -20,9 +20,22 @@ from typing import Any, Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QHeaderView, QLabel,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
     QLineEdit,
-    QPlainTextEdit, QProgressBar, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
 )
 
 from console.engine.interface import as_loader
@@ -35,8 +48,12 @@ from console.ui.widgets import needs_loader_tip
 Runner = Callable[..., Any]
 
 #: (key, preset name or None for the AWQ job)
-METHODS: list[tuple[str, str | None]] = [("awq", None), ("fp8-w8kv8", "4090-fp8-kv8"),
-                                         ("fp8-weights", "4090-fp8"), ("fp8-kv", "gpu-fp8-kv")]
+METHODS: list[tuple[str, str | None]] = [
+    ("awq", None),
+    ("fp8-w8kv8", "4090-fp8-kv8"),
+    ("fp8-weights", "4090-fp8"),
+    ("fp8-kv", "gpu-fp8-kv"),
+]
 
 
 def _default_runner(*args: Any, **kwargs: Any) -> Any:
@@ -49,16 +66,23 @@ def _default_gate_runner(store: Any, source: str, preset: str, *, task: Any, hos
     """FP8: gate ``source`` under ``preset`` against itself in 16 bits (no job, no new model)."""
     from console.quant.pipeline import run_gate
 
-    return run_gate(store, source, None, "fp8", preset=preset, host=host,
-                    on_stage=lambda s: task.report(f"quality gate: {s}", None))
+    return run_gate(
+        store, source, None, "fp8", preset=preset, host=host, on_stage=lambda s: task.report(f"quality gate: {s}", None)
+    )
 
 
 class QuantizeDialog(QDialog):
     logLine = Signal(str)
     modelAdded = Signal(str)
 
-    def __init__(self, ctx: AppContext, source: str, parent: QWidget | None = None,
-                 runner: Runner | None = None, gate_runner: Runner | None = None) -> None:
+    def __init__(
+        self,
+        ctx: AppContext,
+        source: str,
+        parent: QWidget | None = None,
+        runner: Runner | None = None,
+        gate_runner: Runner | None = None,
+    ) -> None:
         super().__init__(parent)
         self.ctx = ctx
         self.source = source
@@ -69,10 +93,12 @@ class QuantizeDialog(QDialog):
         self.resize(720, 560)
 
         self.method_combo = QComboBox(self)
-        labels = {"awq": self.tr("AWQ int4 (w4, group 128 or 64, zero point, GEMM) — a new model"),
-                  "fp8-w8kv8": self.tr("FP8 weights + FP8 KV cache (preset 4090-fp8-kv8)"),
-                  "fp8-weights": self.tr("FP8 weights (preset 4090-fp8)"),
-                  "fp8-kv": self.tr("FP8 KV cache (preset gpu-fp8-kv)")}
+        labels = {
+            "awq": self.tr("AWQ int4 (w4, group 128 or 64, zero point, GEMM) — a new model"),
+            "fp8-w8kv8": self.tr("FP8 weights + FP8 KV cache (preset 4090-fp8-kv8)"),
+            "fp8-weights": self.tr("FP8 weights (preset 4090-fp8)"),
+            "fp8-kv": self.tr("FP8 KV cache (preset gpu-fp8-kv)"),
+        }
         for key, _preset in METHODS:
             self.method_combo.addItem(labels[key], key)
         self.method_combo.currentIndexChanged.connect(self._on_method_combo_changed)
@@ -147,23 +173,37 @@ class QuantizeDialog(QDialog):
         self.start_button.setToolTip("" if self.can_gate() else needs_loader_tip())
         self.start_button.setText(self.tr("Start") if awq else self.tr("Measure quality"))
         if awq:
-            self.note.setText(self.tr("Runs AutoAWQ in its own process (minutes per billion parameters "
-                                      "on a CPU), then compares perplexity, task accuracy on {0} questions "
-                                      "(English and Chinese), answers, size and speed with the original in the "
-                                      "engine. A result whose perplexity rises more than {1}%, whose accuracy "
-                                      "drops more than {2} points or that gets more than {3}% of the questions "
-                                      "wrong that the original got right is rejected and not kept.").format(
-                self._eval_size(), self._limit("MAX_PPL_RISE", "awq"), self._limit("MAX_ACC_DROP", "awq"),
-                self._limit("MAX_REGRESSIONS", "awq")))
+            self.note.setText(
+                self.tr(
+                    "Runs AutoAWQ in its own process (minutes per billion parameters "
+                    "on a CPU), then compares perplexity, task accuracy on {0} questions "
+                    "(English and Chinese), answers, size and speed with the original in the "
+                    "engine. A result whose perplexity rises more than {1}%, whose accuracy "
+                    "drops more than {2} points or that gets more than {3}% of the questions "
+                    "wrong that the original got right is rejected and not kept."
+                ).format(
+                    self._eval_size(),
+                    self._limit("MAX_PPL_RISE", "awq"),
+                    self._limit("MAX_ACC_DROP", "awq"),
+                    self._limit("MAX_REGRESSIONS", "awq"),
+                )
+            )
             return
         preset = dict(METHODS)[self.method()]
-        self.note.setText(self.tr("No job needed: vLLM quantizes on load (FP8 weights need an Ada or "
-                                  "Hopper GPU). Select the preset {0} in the Models panel. Its quality is not "
-                                  "assumed: \"Measure quality\" runs the quality gate on this machine's GPU "
-                                  "(limits: perplexity +{1}%, accuracy -{2} points, at most {3}% of the questions "
-                                  "from right to wrong). Memory won for an 8B model on an RTX 4090, by the planner:"
-                                  ).format(preset, self._limit("MAX_PPL_RISE", "fp8"),
-                                           self._limit("MAX_ACC_DROP", "fp8"), self._limit("MAX_REGRESSIONS", "fp8")))
+        self.note.setText(
+            self.tr(
+                "No job needed: vLLM quantizes on load (FP8 weights need an Ada or "
+                "Hopper GPU). Select the preset {0} in the Models panel. Its quality is not "
+                'assumed: "Measure quality" runs the quality gate on this machine\'s GPU '
+                "(limits: perplexity +{1}%, accuracy -{2} points, at most {3}% of the questions "
+                "from right to wrong). Memory won for an 8B model on an RTX 4090, by the planner:"
+            ).format(
+                preset,
+                self._limit("MAX_PPL_RISE", "fp8"),
+                self._limit("MAX_ACC_DROP", "fp8"),
+                self._limit("MAX_REGRESSIONS", "fp8"),
+            )
+        )
         self._show_memory_won(preset or "")
 
     @staticmethod
@@ -201,8 +241,9 @@ class QuantizeDialog(QDialog):
         self.table.resizeRowsToContents()
 
     def _on_calib_button_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, self.tr("Calibration text"), "",
-                                              self.tr("Text files (*.txt);;All files (*)"))
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Calibration text"), "", self.tr("Text files (*.txt);;All files (*)")
+        )
         if path:
             self.calib_edit.setText(path)
 
@@ -221,12 +262,21 @@ class QuantizeDialog(QDialog):
         self.table.setRowCount(0)
         self.verdict_label.clear()
         if preset is None:
-            call = BackgroundCall(lambda: self._runner(self.ctx.store, self.source, name, calib_file=calib,
-                                                       task=call.state, on_log=self.logLine.emit,
-                                                       host=self.ctx.host))
+            call = BackgroundCall(
+                lambda: self._runner(
+                    self.ctx.store,
+                    self.source,
+                    name,
+                    calib_file=calib,
+                    task=call.state,
+                    on_log=self.logLine.emit,
+                    host=self.ctx.host,
+                )
+            )
         else:
-            call = BackgroundCall(lambda: self._gate_runner(self.ctx.store, self.source, preset,
-                                                            task=call.state, host=self.ctx.host))
+            call = BackgroundCall(
+                lambda: self._gate_runner(self.ctx.store, self.source, preset, task=call.state, host=self.ctx.host)
+            )
         call.progressed.connect(self._on_job_progressed)
         call.succeeded.connect(self._on_job_succeeded)
         call.failed.connect(self._on_job_failed)
@@ -263,8 +313,11 @@ class QuantizeDialog(QDialog):
         if isinstance(outcome, GateResult):  # an FP8 preset's gate: no new model
             self._fill_table(outcome.table(), self.source, outcome.quantized.name)
             self.verdict_label.setText(translate_core_text(outcome.message))
-            self.stage_label.setText(self.tr("Measured") if outcome.passed else self.tr(
-                "Rejected by the quality gate: do not serve this preset for this model"))
+            self.stage_label.setText(
+                self.tr("Measured")
+                if outcome.passed
+                else self.tr("Rejected by the quality gate: do not serve this preset for this model")
+            )
             return
         gate = outcome.gate
         if gate is not None:
@@ -274,8 +327,9 @@ class QuantizeDialog(QDialog):
             self.stage_label.setText(self.tr("Done: {0} is in the store").format(outcome.entry.name))
             self.modelAdded.emit(outcome.entry.name)
         else:
-            self.stage_label.setText(self.tr("Rejected by the quality gate; {0} was not kept").format(
-                outcome.entry.name))
+            self.stage_label.setText(
+                self.tr("Rejected by the quality gate; {0} was not kept").format(outcome.entry.name)
+            )
 
     def _on_job_failed(self, message: str) -> None:
         self.progress.setRange(0, 1000)

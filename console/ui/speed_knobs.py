@@ -32,10 +32,13 @@ class SpeedKnobs(QObject):
         self.method_combo.addItem(self.tr("from preset"), None)
         self.method_combo.addItem(self.tr("off"), "")
         self.method_combo.addItem(self.tr("n-gram (no draft model)"), NGRAM)  # item data, not shown
-        self.method_combo.setToolTip(self.tr(
-            "Speculative decoding proposes several tokens and the model checks them in one step. "
-            "n-gram copies them from the prompt: it pays off for code editing, rewriting and "
-            "summarising; EAGLE heads come from a preset that names one."))
+        self.method_combo.setToolTip(
+            self.tr(
+                "Speculative decoding proposes several tokens and the model checks them in one step. "
+                "n-gram copies them from the prompt: it pays off for code editing, rewriting and "
+                "summarising; EAGLE heads come from a preset that names one."
+            )
+        )
         self.tokens_spin = QSpinBox(parent)
         self.tokens_spin.setRange(0, 16)
         self.offload_spin = QDoubleSpinBox(parent)
@@ -43,15 +46,19 @@ class SpeedKnobs(QObject):
         self.offload_spin.setDecimals(1)
         self.offload_spin.setSingleStep(1.0)
         self.offload_spin.setSuffix(" GiB")
-        self.offload_spin.setToolTip(self.tr(
-            "Host memory for KV blocks moved out of the GPU, reused on later prefix-cache hits "
-            "(GPU only; the planner checks it against this machine's RAM)."))
+        self.offload_spin.setToolTip(
+            self.tr(
+                "Host memory for KV blocks moved out of the GPU, reused on later prefix-cache hits "
+                "(GPU only; the planner checks it against this machine's RAM)."
+            )
+        )
         self.sleep_combo = QComboBox(parent)
         self.sleep_combo.addItem(self.tr("from preset"), None)
         self.sleep_combo.addItem(self.tr("on"), True)
         self.sleep_combo.addItem(self.tr("off"), False)
-        self.sleep_combo.setToolTip(self.tr(
-            "Lets a loaded model sleep and wake without a reload when switching models (CUDA only)."))
+        self.sleep_combo.setToolTip(
+            self.tr("Lets a loaded model sleep and wake without a reload when switching models (CUDA only).")
+        )
         for spin in (self.tokens_spin, self.offload_spin):
             spin.setSpecialValueText(self.tr("from preset"))
             spin.valueChanged.connect(self.changed)
@@ -66,9 +73,12 @@ class SpeedKnobs(QObject):
 
     def knob_names(self) -> dict[str, str]:
         """Each override's knob as its form row labels it."""
-        rows = {"speculative_method": self.tr("Speculative decoding:"),
-                "num_speculative_tokens": self.tr("Draft tokens per step:"),
-                "kv_offloading_size": self.tr("KV offload (host):"), "enable_sleep_mode": self.tr("Sleep mode:")}
+        rows = {
+            "speculative_method": self.tr("Speculative decoding:"),
+            "num_speculative_tokens": self.tr("Draft tokens per step:"),
+            "kv_offloading_size": self.tr("KV offload (host):"),
+            "enable_sleep_mode": self.tr("Sleep mode:"),
+        }
         return {k: v.rstrip(":：") for k, v in rows.items()}
 
     def read_into(self, knobs: Knobs) -> Knobs:
@@ -79,19 +89,24 @@ class SpeedKnobs(QObject):
         return knobs
 
     def show(self, k: Knobs) -> None:
-        self.method_combo.setCurrentIndex(max(0, self.method_combo.findData(k.speculative_method))
-                                          if k.speculative_method is not None else 0)
+        self.method_combo.setCurrentIndex(
+            max(0, self.method_combo.findData(k.speculative_method)) if k.speculative_method is not None else 0
+        )
         self.tokens_spin.setValue(k.num_speculative_tokens or 0)
         self.offload_spin.setValue(k.kv_offloading_gib or 0.0)
-        self.sleep_combo.setCurrentIndex(max(0, self.sleep_combo.findData(k.enable_sleep_mode))
-                                         if k.enable_sleep_mode is not None else 0)
+        self.sleep_combo.setCurrentIndex(
+            max(0, self.sleep_combo.findData(k.enable_sleep_mode)) if k.enable_sleep_mode is not None else 0
+        )
 
     @staticmethod
     def overrides(k: Knobs) -> dict[str, Any]:
         """Engine fields over the preset; a method of "" turns a preset's speculation off."""
-        out: dict[str, Any] = {"speculative_method": k.speculative_method,
-                               "num_speculative_tokens": k.num_speculative_tokens,
-                               "kv_offloading_size": k.kv_offloading_gib, "enable_sleep_mode": k.enable_sleep_mode}
+        out: dict[str, Any] = {
+            "speculative_method": k.speculative_method,
+            "num_speculative_tokens": k.num_speculative_tokens,
+            "kv_offloading_size": k.kv_offloading_gib,
+            "enable_sleep_mode": k.enable_sleep_mode,
+        }
         if k.speculative_method == NGRAM and k.num_speculative_tokens is None:
             out["num_speculative_tokens"] = 4  # n-gram chosen here over a preset without it
         return {key: v for key, v in out.items() if v is not None}

@@ -70,10 +70,13 @@ class BackgroundCall(QObject):
         _LIVE.discard(self)
 
 
-def call_in_background(fn: Callable[..., Any], *args: Any,
-                       on_success: Callable[[Any], None] | None = None,
-                       on_failure: Callable[[str], None] | None = None,
-                       context: QObject | None = None) -> BackgroundCall:
+def call_in_background(
+    fn: Callable[..., Any],
+    *args: Any,
+    on_success: Callable[[Any], None] | None = None,
+    on_failure: Callable[[str], None] | None = None,
+    context: QObject | None = None,
+) -> BackgroundCall:
     """Run ``fn(*args)`` off the GUI thread. With ``context`` (the widget the callbacks update),
     an outcome that arrives after that widget was deleted is dropped instead of touching it."""
     call = BackgroundCall(fn, *args)
@@ -85,6 +88,7 @@ def call_in_background(fn: Callable[..., Any], *args: Any,
         def run(value: Any) -> None:
             if shiboken6.isValid(context):
                 cb(value)
+
         return run
 
     if on_success is not None:
@@ -94,9 +98,14 @@ def call_in_background(fn: Callable[..., Any], *args: Any,
     return call.start()
 
 
-def run_with_progress(parent: QWidget, title: str, fn: Callable[[TaskState], Any],
-                      on_success: Callable[[Any], None], on_failure: Callable[[str], None],
-                      on_cancel: Callable[[], None] | None = None) -> BackgroundCall:
+def run_with_progress(
+    parent: QWidget,
+    title: str,
+    fn: Callable[[TaskState], Any],
+    on_success: Callable[[Any], None],
+    on_failure: Callable[[str], None],
+    on_cancel: Callable[[], None] | None = None,
+) -> BackgroundCall:
     """Run ``fn(state)`` in a worker behind a window-modal progress dialog with Cancel."""
     dialog = QProgressDialog(title, QCoreApplication.translate("Tasks", "Cancel"), 0, 1000, parent)
     dialog.setWindowTitle(title)

@@ -31,10 +31,13 @@ class WarmLine(QWidget):
         ctx.bridge.loadFinished.connect(self._on_bridge_load_finished)
         #: Load keeps the model in use warm when this is checked (the panel puts it beside Load)
         self.keep_check = QCheckBox(self.tr("Keep warm"), parent)
-        self.keep_check.setToolTip(self.tr(
-            "Keep the loaded model warm: when you load another model, the one loaded now stays ready and "
-            "switching back takes seconds instead of a full load. On the GPU it sleeps (load it with Sleep mode "
-            "on: its weights wait in RAM and its GPU memory is freed); on the CPU it keeps its memory."))
+        self.keep_check.setToolTip(
+            self.tr(
+                "Keep the loaded model warm: when you load another model, the one loaded now stays ready and "
+                "switching back takes seconds instead of a full load. On the GPU it sleeps (load it with Sleep mode "
+                "on: its weights wait in RAM and its GPU memory is freed); on the CPU it keeps its memory."
+            )
+        )
         self.label = QLabel(self)
         self.label.setWordWrap(True)
         self.drop_button = QPushButton(self.tr("Unload warm models"), self)
@@ -60,9 +63,13 @@ class WarmLine(QWidget):
     def _on_bridge_load_finished(self, outcome: object) -> None:
         if not isinstance(outcome, EngineInfo):
             return
-        self._last_switch = "" if outcome.switch_seconds is None else self.tr(
-            "Switched to {0} in {1:.2f} s (its cold load took {2:.1f} s).").format(
-            outcome.model, outcome.switch_seconds, outcome.load_seconds)
+        self._last_switch = (
+            ""
+            if outcome.switch_seconds is None
+            else self.tr("Switched to {0} in {1:.2f} s (its cold load took {2:.1f} s).").format(
+                outcome.model, outcome.switch_seconds, outcome.load_seconds
+            )
+        )
         self.refresh()
         if self._last_switch:
             self.switched.emit(self._last_switch)
@@ -79,8 +86,10 @@ class WarmLine(QWidget):
 
     def refresh(self) -> None:
         warm = self.warm_models()
-        parts = [self.tr("{0} (asleep)").format(w.name) if w.asleep else
-                 self.tr("{0} (keeps its memory)").format(w.name) for w in warm]
+        parts = [
+            self.tr("{0} (asleep)").format(w.name) if w.asleep else self.tr("{0} (keeps its memory)").format(w.name)
+            for w in warm
+        ]
         text = self.tr("Kept warm: {0}.").format(", ".join(parts)) if parts else ""
         text = " ".join(t for t in (text, self._last_switch) if t)
         self.label.setText(text)

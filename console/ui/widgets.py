@@ -30,9 +30,12 @@ def needs_loader_tip() -> str:
     while the engine is a remote server (see :data:`console.engine.interface.NEEDS_LOADER`)."""
     from PySide6.QtCore import QCoreApplication
 
-    return QCoreApplication.translate("EngineCapability", "This needs an engine the console can load: the "
-                                      "in-process engine or a console-launched server. A remote server keeps "
-                                      "its own configuration (Engine > Engine location…).")
+    return QCoreApplication.translate(
+        "EngineCapability",
+        "This needs an engine the console can load: the "
+        "in-process engine or a console-launched server. A remote server keeps "
+        "its own configuration (Engine > Engine location…).",
+    )
 
 
 class VerticalScroll(QScrollArea):

@@ -33,8 +33,7 @@ _LOCAL_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loop
 
 
 def _write(record: dict[str, Any]) -> None:
-    record.update(pid=os.getpid(), ppid=os.getppid(), argv=sys.argv[:3],
-                  process=multiprocessing.current_process().name)
+    record.update(pid=os.getpid(), ppid=os.getppid(), argv=sys.argv[:3], process=multiprocessing.current_process().name)
     line = (json.dumps(record, default=str) + "\n").encode()
     fd = os.open(_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
