@@ -12,6 +12,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from console.engine.chat_prompt import prompt_token_ids
 from console.chat_session import ChatSession
 from console.cli.chat import repl, turn
 from console.config import FIT_CONTEXT, SamplingSettings
@@ -87,7 +88,9 @@ def test_continue_goes_on_with_the_answer_max_tokens_cut(host: Any, tmp_path: Pa
         {"role": "user", "content": "Tell me a long story"},
         {"role": "assistant", "content": first.text},
     ]
-    prompt = host.format_prompt(request)  # the chat template, left open after the cut answer
+    # what the engine is given (vLLM's chat preprocessing, token ids): the template left open after the cut answer
+    ids = prompt_token_ids(host.format_prompt(request), host.tokenizer)
+    prompt = host.tokenizer.decode(ids)
     assert prompt.rstrip().endswith(first.text.strip()) and prompt.count("<|im_start|>assistant") == 1
     second = _answer(host, request)
     saved = session.record_answer(second.text, second, model="tiny")
