@@ -82,6 +82,7 @@ class EngineHost(LoopEngine):
         self._warm: dict[str, Parked] = {}  # models kept warm beside the one in use (issue 21)
         self._gates: dict[str, grouped.SchedulerGate] = {}  # request id -> its group's gate (issue 28)
         self._gate_lock: asyncio.Lock | None = None  # one group holds the scheduler at a time
+        self._holds: set[asyncio.Task[None]] = set()  # the gates' scheduler holds in progress
         self._prompts = ChatPrompts()  # vLLM's chat preprocessing for the engine in use (issue 27)
         atexit.register(self.close)
 
@@ -405,7 +406,9 @@ class EngineHost(LoopEngine):
             return
         self._gate_lock = self._gate_lock or asyncio.Lock()
         gate = grouped.SchedulerGate(len(items))
-        asyncio.get_running_loop().create_task(gate.hold(engine, self._gate_lock))
+        hold = asyncio.get_running_loop().create_task(gate.hold(engine, self._gate_lock))
+        self._holds.add(hold)  # a running task needs a strong reference (asyncio keeps a weak one)
+        hold.add_done_callback(self._holds.discard)
         for request, sink, handle in items:
             self._gates[request.request_id] = gate
             self._start_task(request, sink, handle)
