@@ -1,7 +1,7 @@
 """The quality gate judges answers, not only perplexity (issue 23).
 
 - The shipped evaluation set loads and is well-formed.
-- On the real engine with the bundled SmolLM2 (every other question of the set): an unchanged
+- On the real engine with the bundled SmolLM2 (every third question of the set): an unchanged
   copy passes; a checkpoint whose digit and capital-city token rows are swapped (the embedding is
   tied, so this relabels those tokens: text without them is untouched, answers that need them
   flip) keeps its perplexity on the held-out text within the limit and is still rejected, with
@@ -286,10 +286,11 @@ def test_a_checkpoint_that_flips_answers_is_rejected(smollm2_model: Path, tmp_pa
     shutil.copytree(smollm2_model, copy)
     flipped = make_flipped_copy(smollm2_model, tmp_path / "flipped")
     full = load_eval_set()
-    # Every other question (127 of 253, both kinds, both languages, every topic): the three
-    # models are scored on half the set, which halves this test's longest part; the unchanged
-    # copy is the control that the subset does not reject an identical model.
-    items = full.subset(i.id for i in full.items[::2])
+    # Every third question (85 of 253, both kinds, both languages): the three models are scored on
+    # a third of the set, which cuts this test's longest part (the suite's slowest test, issue 26;
+    # half the set showed 23 regressions where 8 are asked for); the unchanged copy is the control
+    # that the subset does not reject an identical model.
+    items = full.subset(i.id for i in full.items[::3])
     assert {i.kind for i in items.items} == {"regex", "choice"} and {i.lang for i in items.items} == {"en", "zh"}
 
     def cfg(path: Path) -> EngineConfig:
