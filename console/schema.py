@@ -54,7 +54,8 @@ def derive_model(
             continue
         hint = hints[f.name]
         if dataclasses.is_dataclass(hint):
-            hint = derive_model(hint, extra=extra, nullable=nullable, limits=limits, choices=choices)  # type: ignore[arg-type]
+            nested: Any = hint  # a dataclass type (checked above)
+            hint = derive_model(nested, extra=extra, nullable=nullable, limits=limits, choices=choices)
         else:
             hint = _field_hint(hint, choices.get(f.name), nullable)
         bounds: dict[str, Any] = dict(limits.get(f.name, {}))  # ge=, le=, ... for this field
