@@ -17,7 +17,7 @@ from typing import Any
 
 from console.planner.core import QUANTIZATIONS, PlanRequest, compute
 from console.planner.gpus import GpuProfile, get_gpu
-from console.planner.shapes import KNOWN_SHAPES, ModelShape
+from console.planner.shapes import KNOWN_SHAPES, ModelShape, known_shape
 from console.planner.verdict import plan
 
 SCHEMA = "inference-console.curated-models"
@@ -246,6 +246,24 @@ def fit_badges(
     )
 
 
+_NAME_NOISE = re.compile(
+    r"(?i)^(meta-)|(-gguf|-(q\d|iq\d|f16|bf16|fp16)[a-z0-9_]*|-\d+bit|-int\d|-w\d+a\d+|-dynamic|-awq|-gptq|-fp8"
+    r"|-instruct|-it|-chat|-v\d[\d.]*|-\d{4})+$"
+)
+
+
+def shape_by_name(*names: str) -> ModelShape | None:
+    """The planner's known shape a repository or model name stands for (an org prefix, "Meta-",
+    -Instruct, -AWQ/-GPTQ/-FP8, -GGUF and quant-type suffixes ignored); None if none."""
+    for name in names:
+        base = name.rstrip("/").split("/")[-1]
+        for candidate in (base, _NAME_NOISE.sub("", base)):
+            shape = known_shape(candidate)
+            if shape is not None:
+                return shape
+    return None
+
+
 def curated_badges(models: list[CuratedModel], device: Any = None) -> list[tuple[CuratedModel, FitBadges]]:
     """Each curated model with its badges (pure arithmetic: well under a second for the list)."""
     return [(m, fit_badges(m.model_shape, m.quantization, device)) for m in models]
@@ -281,6 +299,7 @@ __all__ = [
     "fit_badges",
     "load_curated",
     "picker_card",
+    "shape_by_name",
     "unknown_badges",
     "validate_curated",
 ]
