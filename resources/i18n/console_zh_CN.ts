@@ -2051,6 +2051,11 @@
     </message>
     <message>
       <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Get {0} instead ({1}, {2}, runs in vLLM as it is)</source>
+      <translation>改为获取 {0}（{1}，{2}，vLLM 可直接运行）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
       <source>Hugging Face (or HF_ENDPOINT mirror)</source>
       <translation>Hugging Face（或 HF_ENDPOINT 镜像）</translation>
     </message>
@@ -2136,8 +2141,13 @@
     </message>
     <message>
       <location filename="../../console/ui/get_model_dialog.py" />
-      <source>{0} is converted to safetensors after the download.</source>
-      <translation>下载后会把 {0} 转换为 safetensors。</translation>
+      <source>{0} is a {1} GGUF of a {2}-parameter model: vLLM needs it converted to 16-bit weights, which makes it about {3} on disk and in memory.</source>
+      <translation>{0} 是一个 {1} 的 GGUF，模型有 {2} 个参数：vLLM 需要先把它转换为 16 位权重，转换后磁盘和显存占用约 {3}。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>{0} is converted to 16-bit safetensors after the download.</source>
+      <translation>{0} 会在下载后转换为 16 位 safetensors。</translation>
     </message>
     <message>
       <location filename="../../console/ui/get_model_dialog.py" />
@@ -2490,6 +2500,149 @@
       <location filename="../../console/ui/model_imports.py" />
       <source>Use in place</source>
       <translation>原位使用</translation>
+    </message>
+  </context>
+  <context>
+    <name>ModelPicker</name>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>16-bit</source>
+      <translation>16 位</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Cancel search</source>
+      <translation>取消搜索</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Check the selected model</source>
+      <translation>检查所选模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Curated list</source>
+      <translation>精选列表</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Curated: {0} checkpoints vLLM serves well on 24 GB; fit for {1}.</source>
+      <translation>精选：{0} 个在 24 GB 上 vLLM 运行良好的检查点；适配情况按 {1} 计算。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Fits? (8k)</source>
+      <translation>放得下？(8k)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>GGUF → 16-bit</source>
+      <translation>GGUF → 16 位</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Hugging Face</source>
+      <translation>Hugging Face</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>In memory (8k)</source>
+      <translation>显存占用 (8k)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Longest context</source>
+      <translation>最长上下文</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Model</source>
+      <translation>模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>ModelScope</source>
+      <translation>ModelScope 魔搭</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Notes</source>
+      <translation>说明</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Nothing found for '{0}'.</source>
+      <translation>没有找到“{0}”。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>On disk</source>
+      <translation>磁盘占用</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Search</source>
+      <translation>搜索</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Search cancelled.</source>
+      <translation>搜索已取消。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Search models, e.g. qwen3 awq (Enter searches)</source>
+      <translation>搜索模型，例如 qwen3 awq（按回车搜索）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Searching {0} for '{1}'…</source>
+      <translation>正在 {0} 上搜索“{1}”…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Weights</source>
+      <translation>权重</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Working out the curated list's fit…</source>
+      <translation>正在计算精选列表的适配情况…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>becomes about {0} as 16-bit weights</source>
+      <translation>转换为 16 位权重后约 {0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>instead: {0}</source>
+      <translation>建议改用：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>preset {0}; {1}</source>
+      <translation>预设 {0}；{1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>shape unknown until download</source>
+      <translation>下载前结构未知</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>unknown</source>
+      <translation>未知</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>{0} results for '{1}'.</source>
+      <translation>“{1}”共有 {0} 个结果。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>{0} tokens</source>
+      <translation>{0} 个词元</translation>
     </message>
   </context>
   <context>
