@@ -97,3 +97,13 @@ def test_a_local_file_is_read_in_pieces(tmp_path: Path) -> None:
     cut.write_bytes(GGUF.read_bytes()[:3000])
     with pytest.raises(GgufError, match="cut short"):
         read_gguf_file(cut)
+
+
+def test_one_file_of_a_split_model_does_not_count_as_the_whole() -> None:
+    assert GGUF is not None
+    header = read_gguf_file(GGUF)
+    meta = {**header.metadata, "split.count": 3}
+    split = type(header)(header.version, meta, header.tensor_count, header.params, header.tied_embeddings)
+    assert header.model_params == SMOL.params and split.model_params is None
+    shape = shape_from_gguf(split)  # the parameter count comes from the widths instead
+    assert abs(shape.params - SMOL.params) < 0.01 * SMOL.params

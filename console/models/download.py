@@ -244,7 +244,7 @@ def _gguf_preview(
     else:
         shape = shape_by_name(*gguf_names(listing.repo))
         why = "" if shape else "its model is not one the planner knows by name"
-    params = header.params if header else shape.params if shape else None
+    params = (header.model_params if header else None) or (shape.params if shape else None)
     advice = gguf_advice(file_bytes, params, gguf_names(listing.repo, header))
     if shape is None:
         return "unknown", f"a GGUF: {why}", advice

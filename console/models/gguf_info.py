@@ -52,6 +52,17 @@ class GgufHeader:
     def name(self) -> str:
         return str(self.metadata.get("general.name") or self.metadata.get("general.basename") or "")
 
+    @property
+    def split_count(self) -> int:
+        """How many files the model is split into (llama.cpp's gguf-split); the tensors counted in
+        ``params`` are this file's only when more than one."""
+        return int(self.metadata.get("split.count") or 1)
+
+    @property
+    def model_params(self) -> int | None:
+        """The whole model's parameter count, when this file holds all of it."""
+        return self.params if self.split_count <= 1 else None
+
     def arch_value(self, key: str) -> Any:
         return self.metadata.get(f"{self.architecture}.{key}")
 
@@ -157,7 +168,7 @@ def shape_from_gguf(header: GgufHeader, name: str = "") -> ModelShape:
         vocab_size=vocab,
         max_position_embeddings=int(a("context_length") or 2048),
         tie_word_embeddings=header.tied_embeddings,
-        params=header.params,
+        params=header.model_params or 0,  # 0: computed from the widths (one file of a split model)
         name=name or header.name,
         num_experts=experts,
         experts_per_token=int(a("expert_used_count") or 0) if experts else 0,
