@@ -86,6 +86,7 @@ class GetModelDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(self.tr("Get a model"))
         self.setMinimumWidth(720)
+        self.resize(980, 640)  # the picker's columns at a glance; fits a 1366 x 768 laptop
         self.store = store
         self.gpu = gpu
         self.picker = ModelPicker(gpu, self)

@@ -92,6 +92,7 @@ class ModelPicker(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)  # one line a model; the whole note is the cell's tooltip
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(COLUMNS.index("notes"), QHeaderView.ResizeMode.Stretch)
@@ -218,6 +219,8 @@ class ModelPicker(QWidget):
         for r, (kind, item, badges) in enumerate(self.rows):
             for c, key in enumerate(COLUMNS):
                 cell = QTableWidgetItem(self._cell(key, kind, item, badges))
+                if key == "notes":
+                    cell.setToolTip(cell.text())
                 if key == "fits":
                     fg, bg = VERDICT_COLOURS.get(badges.verdict, UNKNOWN_COLOURS)
                     cell.setForeground(QColor(fg))
