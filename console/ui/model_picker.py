@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_bytes, format_count, format_params
 from console.ui.model_table import VERDICT_COLOURS, verdict_text
 from console.ui.tasks import BackgroundCall
@@ -204,7 +205,7 @@ class ModelPicker(QWidget):
     def _on_failed(self, message: str) -> None:
         if self._current():
             self.caption.clear()
-            self.error_label.show_text(message)
+            self.error_label.show_text(translate_core_text(message))
 
     def _on_finished(self) -> None:
         if self._current():
@@ -225,7 +226,7 @@ class ModelPicker(QWidget):
                     fg, bg = VERDICT_COLOURS.get(badges.verdict, UNKNOWN_COLOURS)
                     cell.setForeground(QColor(fg))
                     cell.setBackground(QColor(bg))
-                    cell.setToolTip(badges.detail)
+                    cell.setToolTip(translate_core_text(badges.detail))
                 self.table.setItem(r, c, cell)
 
     def _cell(self, key: str, kind: str, item: Any, badges: Any) -> str:

@@ -1365,6 +1365,11 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>Could not reach {0} at {1} ({2}): check the network or the endpoint</source>
+      <translation>无法连接 {1} 上的 {0}（{2}）：请检查网络或端点地址</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>FP8 KV cache</source>
       <translation>FP8 KV 缓存</translation>
     </message>
@@ -1390,6 +1395,11 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>Offline mode is on ({0}={1}): {2} would use the network. Unset {3} to search, or pick from the curated list</source>
+      <translation>离线模式已开启（{0}={1}）：{2}需要联网。取消设置 {3} 即可搜索，或从精选列表中选择</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>RAM</source>
       <translation>内存</translation>
     </message>
@@ -1402,6 +1412,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>Rejected ({0}): {1}. The quantized model loses too much quality; it was not kept.</source>
       <translation>已拒绝（{0}）：{1}。量化后的模型质量损失过大，未保留。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>Type a few words to search for, e.g. qwen3 awq</source>
+      <translation>请输入要搜索的关键词，例如 qwen3 awq</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1625,6 +1640,11 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>searching {0}</source>
+      <translation>搜索 {0} </translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>tensor_parallel_size {0} does not divide the model's {1} attention heads</source>
       <translation>tensor_parallel_size {0} 不能整除模型的 {1} 个注意力头</translation>
     </message>
@@ -1642,6 +1662,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>the engine's memory budget is unknown (no engine settings given)</source>
       <translation>引擎的内存预算未知（未提供引擎设置）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>unknown until download: the planner reads config.json when you Check the repository</source>
+      <translation>下载前未知：检查该仓库时规划器会读取 config.json</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1670,6 +1695,16 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>{0} GiB of weights, {1} tokens of KV cache on {2}</source>
+      <translation>权重 {0} GiB，{2} 上可容纳 {1} 个词元的 KV 缓存</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} GiB of weights, {1} tokens of KV cache on {2}; {3}</source>
+      <translation>权重 {0} GiB，{2} 上可容纳 {1} 个词元的 KV 缓存；{3}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>{0} after refitting, measured {1}</source>
       <translation>重新拟合后 {0}，实测 {1}</translation>
     </message>
@@ -1682,6 +1717,36 @@
       <location filename="../../console/ui/core_text.py" />
       <source>{0} and {1}</source>
       <translation>{0}和{1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} answered HTTP {1} (a problem on its side): search again later, or search {2}</source>
+      <translation>{0} 返回 HTTP {1}（对方服务的问题）：请稍后再搜索，或改为搜索 {2}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} answered something that is not JSON ({1}): check the endpoint</source>
+      <translation>{0} 返回的内容不是 JSON（{1}）：请检查端点地址</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} did not answer within {1} s ({2}): check the network and search again</source>
+      <translation>{0} 在 {1} 秒内没有响应（{2}）：请检查网络后再搜索</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} is limiting searches (HTTP 429): wait a minute and search again</source>
+      <translation>{0} 正在限制搜索频率（HTTP 429）：请等待一分钟后再搜索</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} is limiting searches (HTTP 429): wait {1} s and search again</source>
+      <translation>{0} 正在限制搜索频率（HTTP 429）：请等待 {1} 秒后再搜索</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} refused the search (HTTP {1} from {2}): check the endpoint</source>
+      <translation>{0} 拒绝了搜索（{2} 返回 HTTP {1}）：请检查端点地址</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
