@@ -33,9 +33,12 @@ def test_hf_search_asks_the_public_api_with_sizes_and_config(search_hub: SearchH
     assert awq.badges.verdict == "fits" and awq.badges.card == "rtx-4090"
     fp8 = by_repo["Qwen/Qwen3-8B-FP8"]
     assert fp8.quantization == "fp8" and fp8.size_bytes == 1_360_732_160 * 2 + 6_828_326_912 + 4_227_072 * 4
-    merge = by_repo["someone/qwen3-8b-abliterated-merge"]  # no shape the planner knows by that name
-    assert merge.shape_name is None and merge.badges.verdict == "unknown"
-    assert "unknown until download" in merge.badges.detail and merge.size_bytes == 8_190_735_360 * 2
+    merge = by_repo["someone/qwen3-8b-abliterated-merge"]  # a merge: the shape of its config's family and size
+    assert merge.shape_name == "Qwen3-8B" and merge.quantization is None and merge.size_bytes == 8_190_735_360 * 2
+    assert merge.badges == fit_badges(KNOWN_SHAPES["Qwen3-8B"], None, None)  # 16-bit weights
+    (mystery,) = search_models("mystery")  # an architecture the planner does not know
+    assert mystery.shape_name is None and mystery.badges.verdict == "unknown" and mystery.params == 7_012_345_856
+    assert "unknown until download" in mystery.badges.detail and mystery.size_bytes == 7_012_345_856 * 2
 
 
 def test_a_gguf_hit_says_what_it_becomes_and_offers_the_curated_build(search_hub: SearchHub) -> None:  # noqa: F811

@@ -61,7 +61,7 @@ def test_enter_searches_in_a_worker_and_shows_badged_results(qtbot: Any, search_
     qtbot.keyClick(picker.search_edit, Qt.Key.Key_Return)
     assert picker.busy and picker.cancel_button.isEnabled()  # the GUI thread is not waiting
     _wait(qtbot, picker)
-    assert [p for p, _ in search_hub.requests] == ["/api/models"]
+    assert [p for p, _ in search_hub.requests] == ["/api/models"]  # one request, on Enter
     repos = _column(picker, "model")
     assert repos == [
         "Qwen/Qwen3-8B-AWQ",
@@ -70,12 +70,17 @@ def test_enter_searches_in_a_worker_and_shows_badged_results(qtbot: Any, search_
         "someone/qwen3-8b-abliterated-merge",
     ]
     fits = _column(picker, "fits")
-    assert fits[0] == "fits" and fits[3] == "unknown"
+    assert fits[0] == "fits" and fits[3] == "fits"  # the merge: Qwen3-8B's shape, 16-bit
     assert picker.table.item(0, FITS).background().color().name() == VERDICT_COLOURS["fits"][1]
     gguf_row = repos.index("Qwen/Qwen3-8B-GGUF")
     assert _column(picker, "weights")[gguf_row] == "GGUF → 16-bit"
     assert "Qwen/Qwen3-8B-AWQ" in _column(picker, "notes")[gguf_row]  # the checkpoint to take instead
-    assert "unknown until download" in _column(picker, "notes")[3]
+    assert _column(picker, "notes")[3] == "Qwen3-8B"
+    picker.search_edit.setText("mystery")
+    qtbot.keyClick(picker.search_edit, Qt.Key.Key_Return)
+    _wait(qtbot, picker)
+    assert _column(picker, "fits") == ["unknown"] and _column(picker, "notes") == ["shape unknown until download"]
+    assert picker.table.item(0, FITS).background().color().name() == "#e6e6e6"
     picker.source_combo.setCurrentIndex(picker.source_combo.findData("modelscope"))
     picker.search_button.click()
     _wait(qtbot, picker)

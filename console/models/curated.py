@@ -264,6 +264,20 @@ def shape_by_name(*names: str) -> ModelShape | None:
     return None
 
 
+def shape_by_config(model_type: str | None, params: int | None) -> ModelShape | None:
+    """The known shape a fine-tune or merge has: one of the family its config's ``model_type``
+    names (``qwen3``, ``llama``, ``gemma3_text``...) within 2% of ``params``; None if none."""
+    if not model_type or not params:
+        return None
+    family = re.sub(r"[^a-z0-9]", "", str(model_type).lower().split("_")[0])
+    near = [
+        s
+        for s in KNOWN_SHAPES.values()
+        if re.sub(r"[^a-z0-9]", "", s.name.lower()).startswith(family) and abs(s.params - params) <= 0.02 * params
+    ]
+    return min(near, key=lambda s: abs(s.params - params)) if family and near else None
+
+
 def curated_badges(models: list[CuratedModel], device: Any = None) -> list[tuple[CuratedModel, FitBadges]]:
     """Each curated model with its badges (pure arithmetic: well under a second for the list)."""
     return [(m, fit_badges(m.model_shape, m.quantization, device)) for m in models]
@@ -299,6 +313,7 @@ __all__ = [
     "fit_badges",
     "load_curated",
     "picker_card",
+    "shape_by_config",
     "shape_by_name",
     "unknown_badges",
     "validate_curated",

@@ -10,9 +10,10 @@ mode (``console.privacy.offline_reason``) refuses with the way out. The hubs' pu
 * ModelScope: ``GET {MODELSCOPE_ENDPOINT}/openapi/v1/models?search=Q&sort=downloads&task=
   text-generation&page_size=N`` (the OpenAPI its SDK lists with), ``file_size`` for the size.
 
-The shape the planner needs comes from the curated list (same repository) or the planner's known
-shapes matched by name; otherwise the verdict says plainly "unknown until download" (Check reads
-the repository's config.json). A GGUF's badge is for what it becomes: 16-bit weights.
+The shape the planner needs comes from the curated list (same repository), the planner's known
+shapes matched by name, or (a fine-tune, a merge) the known shape of the config's ``model_type``
+with the same parameter count; otherwise the verdict says plainly "unknown until download" (Check
+reads the repository's config.json). A GGUF's badge is for what it becomes: 16-bit weights.
 """
 
 from __future__ import annotations
@@ -25,7 +26,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from console.jobs import TaskState
-from console.models.curated import CuratedModel, FitBadges, fit_badges, load_curated, shape_by_name, unknown_badges
+from console.models.curated import (
+    CuratedModel,
+    FitBadges,
+    fit_badges,
+    load_curated,
+    shape_by_config,
+    shape_by_name,
+    unknown_badges,
+)
 from console.models.gguf_info import CONVERTED_BYTES_PER_PARAM, gguf_advice, gguf_names
 from console.planner.core import quantization_family
 from console.planner.shapes import ModelShape
@@ -179,7 +188,8 @@ def _hit(
     curated: dict[str, CuratedModel],
 ) -> SearchHit:
     known = curated.get(repo)
-    shape = known.model_shape if known else shape_by_name(repo)
+    model_type = (config or {}).get("model_type")
+    shape = known.model_shape if known else shape_by_name(repo) or shape_by_config(model_type, params)
     quantization = None if is_gguf else (known.quantization if known else _quantization(repo, config))
     if is_gguf:  # what the console makes of it: 16-bit weights, and the curated checkpoint instead
         advice = gguf_advice(None, params or (shape.params if shape else None), gguf_names(repo))
@@ -213,6 +223,8 @@ def parse_hf(data: Any, device: Any = None, curated: dict[str, CuratedModel] | N
         if dtypes and not is_gguf and size:  # packed int4 counts 8 weights per I32: the size says more
             params = None if _quantization(item["id"], item.get("config")) in ("awq", "gptq") else params
         config = item.get("config") if isinstance(item.get("config"), dict) else None
+        if config is None and gguf and gguf.get("architecture"):
+            config = {"model_type": gguf["architecture"]}
         hits.append(
             _hit(
                 item["id"],
