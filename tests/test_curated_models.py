@@ -20,11 +20,11 @@ from console.models.curated import (
     picker_card,
     validate_curated,
 )
-from console.paths import resources_dir
+from console.paths import presets_dir
 from console.planner import KNOWN_SHAPES, PlanRequest, plan
 from console.planner.core import weights_bytes
 
-PRESETS = {p.stem for p in (resources_dir().parent / "presets").glob("*.toml")}
+PRESETS = {p.stem for p in presets_dir().glob("*.toml")}
 
 
 def _doc() -> dict:
