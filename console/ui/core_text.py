@@ -259,6 +259,68 @@ def _planner(tr: Any) -> list[tuple[str, str]]:
             tr("CoreText", "{0} after refitting, measured {1} (error {2}%)"),
         ),
         (r"([\d,]+) after refitting, measured ([\d,]+)", tr("CoreText", "{0} after refitting, measured {1}")),
+        *_picker_table(),
+    ]
+
+
+def _picker_table() -> list[tuple[str, str]]:
+    """The model picker's sentences (``models/curated.py``, ``models/search.py``, ``privacy.py``)."""
+    tr = QCoreApplication.translate
+    return [
+        (
+            r"([\d.]+) GiB of weights, (\d+) tokens of KV cache on ([^;]+); (.+)",
+            tr("CoreText", "{0} GiB of weights, {1} tokens of KV cache on {2}; {3}"),
+        ),
+        (
+            r"([\d.]+) GiB of weights, (\d+) tokens of KV cache on ([^;]+)",
+            tr("CoreText", "{0} GiB of weights, {1} tokens of KV cache on {2}"),
+        ),
+        (
+            r"unknown until download: the planner reads config\.json when you Check the repository",
+            tr("CoreText", "unknown until download: the planner reads config.json when you Check the repository"),
+        ),
+        (
+            r"(.+) is limiting searches \(HTTP 429\): wait (\d+) s and search again",
+            tr("CoreText", "{0} is limiting searches (HTTP 429): wait {1} s and search again"),
+        ),
+        (
+            r"(.+) is limiting searches \(HTTP 429\): wait a minute and search again",
+            tr("CoreText", "{0} is limiting searches (HTTP 429): wait a minute and search again"),
+        ),
+        (
+            r"(.+) answered HTTP (\d+) \(a problem on its side\): search again later, or search (.+)",
+            tr("CoreText", "{0} answered HTTP {1} (a problem on its side): search again later, or search {2}"),
+        ),
+        (
+            r"(.+) refused the search \(HTTP (\d+) from (.+)\): check the endpoint",
+            tr("CoreText", "{0} refused the search (HTTP {1} from {2}): check the endpoint"),
+        ),
+        (
+            r"(.+) did not answer within (\S+) s \((.+)\): check the network and search again",
+            tr("CoreText", "{0} did not answer within {1} s ({2}): check the network and search again"),
+        ),
+        (
+            r"Could not reach (.+) at (\S+) \((.+)\): check the network or the endpoint",
+            tr("CoreText", "Could not reach {0} at {1} ({2}): check the network or the endpoint"),
+        ),
+        (
+            r"(.+) answered something that is not JSON \((.+)\): check the endpoint",
+            tr("CoreText", "{0} answered something that is not JSON ({1}): check the endpoint"),
+        ),
+        (
+            r"Offline mode is on \((\w+)=(.*)\): (.+) would use the network\. "
+            r"Unset (\w+) to search, or pick from the curated list",
+            tr(
+                "CoreText",
+                "Offline mode is on ({0}={1}): {2} would use the network. Unset {3} to search, "
+                "or pick from the curated list",
+            ),
+        ),
+        (r"searching (Hugging Face|ModelScope)", tr("CoreText", "searching {0}")),
+        (
+            r"Type a few words to search for, e\.g\. qwen3 awq",
+            tr("CoreText", "Type a few words to search for, e.g. qwen3 awq"),
+        ),
     ]
 
 

@@ -1365,6 +1365,11 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>Could not reach {0} at {1} ({2}): check the network or the endpoint</source>
+      <translation>无法连接 {1} 上的 {0}（{2}）：请检查网络或端点地址</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>FP8 KV cache</source>
       <translation>FP8 KV 缓存</translation>
     </message>
@@ -1390,6 +1395,11 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>Offline mode is on ({0}={1}): {2} would use the network. Unset {3} to search, or pick from the curated list</source>
+      <translation>离线模式已开启（{0}={1}）：{2}需要联网。取消设置 {3} 即可搜索，或从精选列表中选择</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>RAM</source>
       <translation>内存</translation>
     </message>
@@ -1402,6 +1412,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>Rejected ({0}): {1}. The quantized model loses too much quality; it was not kept.</source>
       <translation>已拒绝（{0}）：{1}。量化后的模型质量损失过大，未保留。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>Type a few words to search for, e.g. qwen3 awq</source>
+      <translation>请输入要搜索的关键词，例如 qwen3 awq</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1625,6 +1640,11 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>searching {0}</source>
+      <translation>搜索 {0} </translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>tensor_parallel_size {0} does not divide the model's {1} attention heads</source>
       <translation>tensor_parallel_size {0} 不能整除模型的 {1} 个注意力头</translation>
     </message>
@@ -1642,6 +1662,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>the engine's memory budget is unknown (no engine settings given)</source>
       <translation>引擎的内存预算未知（未提供引擎设置）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>unknown until download: the planner reads config.json when you Check the repository</source>
+      <translation>下载前未知：检查该仓库时规划器会读取 config.json</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1670,6 +1695,16 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>{0} GiB of weights, {1} tokens of KV cache on {2}</source>
+      <translation>权重 {0} GiB，{2} 上可容纳 {1} 个词元的 KV 缓存</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} GiB of weights, {1} tokens of KV cache on {2}; {3}</source>
+      <translation>权重 {0} GiB，{2} 上可容纳 {1} 个词元的 KV 缓存；{3}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>{0} after refitting, measured {1}</source>
       <translation>重新拟合后 {0}，实测 {1}</translation>
     </message>
@@ -1682,6 +1717,36 @@
       <location filename="../../console/ui/core_text.py" />
       <source>{0} and {1}</source>
       <translation>{0}和{1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} answered HTTP {1} (a problem on its side): search again later, or search {2}</source>
+      <translation>{0} 返回 HTTP {1}（对方服务的问题）：请稍后再搜索，或改为搜索 {2}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} answered something that is not JSON ({1}): check the endpoint</source>
+      <translation>{0} 返回的内容不是 JSON（{1}）：请检查端点地址</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} did not answer within {1} s ({2}): check the network and search again</source>
+      <translation>{0} 在 {1} 秒内没有响应（{2}）：请检查网络后再搜索</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} is limiting searches (HTTP 429): wait a minute and search again</source>
+      <translation>{0} 正在限制搜索频率（HTTP 429）：请等待一分钟后再搜索</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} is limiting searches (HTTP 429): wait {1} s and search again</source>
+      <translation>{0} 正在限制搜索频率（HTTP 429）：请等待 {1} 秒后再搜索</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} refused the search (HTTP {1} from {2}): check the endpoint</source>
+      <translation>{0} 拒绝了搜索（{2} 返回 HTTP {1}）：请检查端点地址</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -2051,6 +2116,11 @@
     </message>
     <message>
       <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Get {0} instead ({1}, {2}, runs in vLLM as it is)</source>
+      <translation>改为获取 {0}（{1}，{2}，vLLM 可直接运行）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
       <source>Hugging Face (or HF_ENDPOINT mirror)</source>
       <translation>Hugging Face（或 HF_ENDPOINT 镜像）</translation>
     </message>
@@ -2136,8 +2206,13 @@
     </message>
     <message>
       <location filename="../../console/ui/get_model_dialog.py" />
-      <source>{0} is converted to safetensors after the download.</source>
-      <translation>下载后会把 {0} 转换为 safetensors。</translation>
+      <source>{0} is a {1} GGUF of a {2}-parameter model: vLLM needs it converted to 16-bit weights, which makes it about {3} on disk and in memory.</source>
+      <translation>{0} 是一个 {1} 的 GGUF，模型有 {2} 个参数：vLLM 需要先把它转换为 16 位权重，转换后磁盘和显存占用约 {3}。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>{0} is converted to 16-bit safetensors after the download.</source>
+      <translation>{0} 会在下载后转换为 16 位 safetensors。</translation>
     </message>
     <message>
       <location filename="../../console/ui/get_model_dialog.py" />
@@ -2490,6 +2565,149 @@
       <location filename="../../console/ui/model_imports.py" />
       <source>Use in place</source>
       <translation>原位使用</translation>
+    </message>
+  </context>
+  <context>
+    <name>ModelPicker</name>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>16-bit</source>
+      <translation>16 位</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Cancel search</source>
+      <translation>取消搜索</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Check the selected model</source>
+      <translation>检查所选模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Curated list</source>
+      <translation>精选列表</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Curated: {0} checkpoints vLLM serves well on 24 GB; fit for {1}.</source>
+      <translation>精选：{0} 个在 24 GB 上 vLLM 运行良好的检查点；适配情况按 {1} 计算。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Fits? (8k)</source>
+      <translation>放得下？(8k)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>GGUF → 16-bit</source>
+      <translation>GGUF → 16 位</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Hugging Face</source>
+      <translation>Hugging Face</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>In memory (8k)</source>
+      <translation>显存占用 (8k)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Longest context</source>
+      <translation>最长上下文</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Model</source>
+      <translation>模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>ModelScope</source>
+      <translation>ModelScope 魔搭</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Notes</source>
+      <translation>说明</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Nothing found for '{0}'.</source>
+      <translation>没有找到“{0}”。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>On disk</source>
+      <translation>磁盘占用</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Search</source>
+      <translation>搜索</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Search cancelled.</source>
+      <translation>搜索已取消。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Search models, e.g. qwen3 awq (Enter searches)</source>
+      <translation>搜索模型，例如 qwen3 awq（按回车搜索）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Searching {0} for '{1}'…</source>
+      <translation>正在 {0} 上搜索“{1}”…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Weights</source>
+      <translation>权重</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Working out the curated list's fit…</source>
+      <translation>正在计算精选列表的适配情况…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>becomes about {0} as 16-bit weights</source>
+      <translation>转换为 16 位权重后约 {0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>instead: {0}</source>
+      <translation>建议改用：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>preset {0}; {1}</source>
+      <translation>预设 {0}；{1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>shape unknown until download</source>
+      <translation>下载前结构未知</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>unknown</source>
+      <translation>未知</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>{0} results for '{1}'.</source>
+      <translation>“{1}”共有 {0} 个结果。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>{0} tokens</source>
+      <translation>{0} 个词元</translation>
     </message>
   </context>
   <context>
