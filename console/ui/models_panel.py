@@ -17,8 +17,6 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QDialog,
-    QDialogButtonBox,
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
@@ -26,7 +24,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QTableView,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -40,6 +37,7 @@ from console.presets import Preset, PresetError, load_presets, validate_override
 from console.settings import Knobs, Settings
 from console.ui.context import AppContext
 from console.ui.knobs_box import KnobsBox, knobs_with_change
+from console.ui.model_dialogs import confirm_fit, show_details
 from console.ui.model_imports import ModelImporter
 from console.ui.model_table import ModelTableModel
 from console.ui.plan_view import PlanView, details_markdown
@@ -283,26 +281,9 @@ class ModelsPanel(QWidget):
         return True
 
     def _confirm_fit(self, name: str) -> bool:
-        """Ask before loading what the planner says does not fit as set ("does not fit", or "fits
-        with changes": not without them), naming its first problem and the way out."""
         if self._plan_timer.isActive():
             return True  # the knobs just changed: the verdict shown is not theirs (the engine still checks)
-        plan, fit = self.plan_view.plan, self.table_model.verdicts.get(name)
-        verdict = str(plan.verdict) if plan is not None else str(fit.verdict) if fit is not None else ""
-        if verdict not in ("does-not-fit", "fits-with-changes"):
-            return True
-        why = str(plan.problems[0]) if plan is not None and plan.problems else fit.detail if fit else ""
-        answer = QMessageBox.question(
-            self,
-            self.tr("Load anyway?"),
-            self.tr(
-                "The planner says {0} does not fit with these settings. {1}\n\nApply one of its suggestions "
-                "(Planner box) or load anyway?"
-            )
-            .format(name, why)
-            .replace(" \n", "\n"),
-        )
-        return answer == QMessageBox.StandardButton.Yes
+        return confirm_fit(self, name, self.plan_view.plan, self.table_model.verdicts.get(name))
 
     def apply_change(self, change: dict[str, Any]) -> None:
         """Set the knobs a change names (an Advisor finding's or a planner suggestion's Apply)."""
@@ -397,20 +378,8 @@ class ModelsPanel(QWidget):
 
     def show_details(self) -> None:
         text = self.details_text()
-        if not text:
-            return
-        dialog = QDialog(self)
-        dialog.setWindowTitle(self.tr("Model details"))
-        view = QTextBrowser(dialog)
-        view.setMarkdown(text)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
-        buttons.rejected.connect(dialog.reject)
-        layout = QVBoxLayout(dialog)
-        layout.addWidget(view)
-        layout.addWidget(buttons)
-        dialog.resize(560, 480)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.show()
+        if text:
+            show_details(self, text)
 
     # -- messages --------------------------------------------------------------------------------
     def show_error(self, text: str) -> None:
