@@ -248,6 +248,7 @@ def _planner(tr: Any) -> list[tuple[str, str]]:
         (r"(\d+) users at ([\d,]+) tokens", tr("CoreText", "{0} users at {1} tokens")),
         (r"(\d+) x (.+) with tensor_parallel_size (\d+)", tr("CoreText", "{0} x {1} with tensor_parallel_size {2}")),
         (r"one (.+) as asked", tr("CoreText", "one {0} as asked")),
+        (r"a smaller model: (.+) as asked", tr("CoreText", "a smaller model: {0} as asked")),
         # the last load
         (r"last load \((.*?), ([^,]*)\): (.+)", tr("CoreText", "last load ({0}, {1}): {2}")),
         (

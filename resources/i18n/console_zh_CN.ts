@@ -1405,6 +1405,11 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>a smaller model: {0} as asked</source>
+      <translation>换一个更小的模型：{0}，按所请求的设置</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>accuracy</source>
       <translation>准确率</translation>
     </message>
@@ -2603,7 +2608,7 @@
       <translation>加载</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_dialogs.py" />
       <source>Load anyway?</source>
       <translation>仍要加载？</translation>
     </message>
@@ -2623,7 +2628,7 @@
       <translation>正在加载 {0}…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_dialogs.py" />
       <source>Model details</source>
       <translation>模型详情</translation>
     </message>
@@ -2683,7 +2688,7 @@
       <translation>引擎正忙（{0}）；请等待其完成</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_dialogs.py" />
       <source>The planner says {0} does not fit with these settings. {1}
 
 Apply one of its suggestions (Planner box) or load anyway?</source>
