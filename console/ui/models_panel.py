@@ -103,6 +103,7 @@ class ModelsPanel(QWidget):
         self.knobs_box = KnobsBox(self)
         self.knobs_box.presetChanged.connect(self._on_knobs_box_preset_changed)
         self.knobs_box.knobsChanged.connect(self._on_knobs_box_knobs_changed)
+        self.knobs_box.set_device(gpu=ctx.sampler.kind == "nvml")  # rows that apply to this machine's engine
         k = self.knobs_box  # its widgets, by their names here too
         self.preset_combo, self.context_spin, self.seqs_spin = k.preset_combo, k.context_spin, k.seqs_spin
         self.kv_dtype_combo, self.util_spin, self.kv_gib_spin = k.kv_dtype_combo, k.util_spin, k.kv_gib_spin
