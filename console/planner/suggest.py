@@ -131,6 +131,12 @@ def _describe(levers: tuple[str, ...], new: PlanRequest, extra: str = "") -> str
     return " + ".join(parts) if parts else "as asked"
 
 
+def _repairs(changes: dict[str, Any]) -> str:
+    """The context or sequences a fix sets beside its levers, named ("as asked" says nothing)."""
+    parts = [f"{k} {changes[k]:,}" for k in ("max_model_len", "max_num_seqs") if changes.get(k)]
+    return " + ".join(parts)
+
+
 def _suggestion(kind: str, summary: str, changes: dict[str, Any], p: Plan, cost: int) -> Suggestion:
     req = p.request
     one_fits = p.kv_blocks - 1 >= math.ceil(req.context / p.block_size)  # vLLM's start-up check
@@ -178,7 +184,7 @@ def suggest(req: PlanRequest, base: Plan) -> tuple[Verdict, list[Suggestion]]:
         evaluated.append((combo, new, p, changes))
         if p.fits:
             cost = sum(_COSTS[x] for x in combo)
-            full.append((combo, _suggestion("settings", _describe(combo, new), changes, p, cost)))
+            full.append((combo, _suggestion("settings", _describe(combo, new, _repairs(changes)), changes, p, cost)))
     full.sort(key=lambda f: (_tier(f[0]), f[1].cost))
     ranked = [(_tier(c), 0, s) for c, s in full[:3]]
     fit_tier = min((t for t, _, _ in ranked), default=len(_TIERS))

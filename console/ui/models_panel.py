@@ -68,6 +68,7 @@ class ModelsPanel(QWidget):
         self._loaded: tuple[str, str] | None = None  # (model, preset) of the last load intent
         self._planner_device: Device | None = None  # found once, off the GUI thread
         self._plan_round = 0  # a result of an earlier round is dropped
+        self._knobs_edited = False  # since the last plan (the fit column is not theirs yet)
 
         self.table_model = ModelTableModel(self)
         self.table = QTableView(self)
@@ -282,9 +283,10 @@ class ModelsPanel(QWidget):
         return True
 
     def _confirm_fit(self, name: str) -> bool:
-        if self._plan_timer.isActive():
+        if self._plan_timer.isActive() and self._knobs_edited:
             return True  # the knobs just changed: the verdict shown is not theirs (the engine still checks)
-        return confirm_fit(self, name, self.plan_view.plan, self.table_model.verdicts.get(name))
+        plan = None if self._plan_timer.isActive() else self.plan_view.plan  # just selected: its row's verdict
+        return confirm_fit(self, name, plan, self.table_model.verdicts.get(name))
 
     def apply_change(self, change: dict[str, Any]) -> None:
         """Set the knobs a change names (an Advisor finding's or a planner suggestion's Apply)."""
@@ -400,6 +402,7 @@ class ModelsPanel(QWidget):
         """Plan again, off the GUI thread, from the entries and the preset already loaded: the
         "fits?" column for every model and the plan box for the selected one."""
         self._plan_round += 1
+        self._knobs_edited = False
         self.plan_view.plan = None  # Details must not show the previous selection's plan
         plan_round, entries, selected = self._plan_round, list(self.table_model.entries), self.selected_entry()
         preset, overrides = self.knobs_box.preset(), self.overrides()
@@ -463,10 +466,12 @@ class ModelsPanel(QWidget):
         menu.popup(self.table.viewport().mapToGlobal(pos))
 
     def _on_knobs_box_preset_changed(self) -> None:
+        self._knobs_edited = True
         self._plan_timer.start()
         self.selectionChanged.emit(self.selected_name() or "", self.preset_name() or "")
 
     def _on_knobs_box_knobs_changed(self) -> None:
+        self._knobs_edited = True
         self._plan_timer.start()
 
     def _on_plan_timer_timeout(self) -> None:

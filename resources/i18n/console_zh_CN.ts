@@ -1430,6 +1430,11 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>building the engine (weights, KV cache)</source>
+      <translation>正在构建引擎（权重、KV 缓存）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>calibrated ({0})</source>
       <translation>已校准（{0}）</translation>
     </message>
@@ -1495,6 +1500,16 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>importing vLLM</source>
+      <translation>正在导入 vLLM</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>keeping the loaded model warm</source>
+      <translation>正在让已加载的模型保持预热</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>kv_cache_memory_bytes {0} + weights + overheads = {1} exceed {2} ({3})</source>
       <translation>kv_cache_memory_bytes {0} + 权重 + 开销 = {1}，超出{2}（{3}）</translation>
     </message>
@@ -1502,6 +1517,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>last load ({0}, {1}): {2}</source>
       <translation>上次加载（{0}，{1}）：{2}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>loading tokenizer</source>
+      <translation>正在加载分词器</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1630,6 +1650,16 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>starting</source>
+      <translation>正在启动</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>starting the server process</source>
+      <translation>正在启动服务器进程</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>tensor_parallel_size {0} does not divide the model's {1} attention heads</source>
       <translation>tensor_parallel_size {0} 不能整除模型的 {1} 个注意力头</translation>
     </message>
@@ -1657,6 +1687,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>vLLM would accept this and size the KV cache to {0}, but CUDA graphs ({1}) are outside its budget: the process would need {2} more than {3} has and run out of memory</source>
       <translation>vLLM 会接受此设置并把 KV 缓存定为 {0}，但 CUDA 图（{1}）不在其预算内：进程将比{3}多需要 {2}，并耗尽内存</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>waking the warm model</source>
+      <translation>正在唤醒预热的模型</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -2440,6 +2475,59 @@
     </message>
   </context>
   <context>
+    <name>LoadBanner</name>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Apply</source>
+      <translation>应用</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Hide this message</source>
+      <translation>隐藏此消息</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Knobs changed: load again to use them.</source>
+      <translation>旋钮已更改：重新加载即可生效。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Load again</source>
+      <translation>重新加载</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Load failed: {0}</source>
+      <translation>加载失败：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Loading {0} failed: {1}</source>
+      <translation>加载 {0} 失败：{1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Loading {0}: {1} ({2:.0f} s)</source>
+      <translation>正在加载 {0}：{1}（{2:.0f} 秒）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Set the knobs this suggestion names (Models panel)</source>
+      <translation>设置此建议所指的旋钮（模型面板）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>The planner suggests: {0}</source>
+      <translation>规划器建议：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>unknown error</source>
+      <translation>未知错误</translation>
+    </message>
+  </context>
+  <context>
     <name>MainWindow</name>
     <message>
       <location filename="../../console/ui/main_window.py" />
@@ -2708,6 +2796,29 @@
       <location filename="../../console/ui/model_imports.py" />
       <source>Use in place</source>
       <translation>原位使用</translation>
+    </message>
+  </context>
+  <context>
+    <name>ModelPicker</name>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Choose a model to load it with the preset and knobs of the Models panel</source>
+      <translation>选择一个模型，按模型面板中的预设和旋钮加载它</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Choose a model to load…</source>
+      <translation>选择要加载的模型…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Model:</source>
+      <translation>模型：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>No models yet: get one</source>
+      <translation>还没有模型：请先获取一个</translation>
     </message>
   </context>
   <context>
