@@ -26,7 +26,7 @@ from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
 
 #: (the suggestion's text as shown, its changes) for a model's failed load, or None
-FixSource = Callable[[str], "tuple[str, dict[str, Any]] | None"]
+FixSource = Callable[[str], tuple[str, dict[str, Any]] | None]
 
 _STYLE = {
     "loading": "QFrame#LoadBanner { background: #fff4e0; border: 1px solid #e0b060; border-radius: 4px; }",
