@@ -54,7 +54,7 @@ from console.ui.context import AppContext
 from console.ui.context_meter import ContextMeter
 from console.ui.load_banner import LoadBanner
 from console.ui.logprob_view import ChoicesView
-from console.ui.model_picker import ModelPicker
+from console.ui.chat_model_picker import ChatModelPicker
 from console.ui.widgets import ErrorLabel, VerticalScroll
 
 RENDER_INTERVAL_MS = 100
@@ -162,7 +162,7 @@ class ChatPanel(QWidget):
         centre = QWidget(self)
         cv = QVBoxLayout(centre)
         cv.setContentsMargins(0, 0, 0, 0)
-        self.model_picker, self.load_banner = ModelPicker(centre), LoadBanner(self.ctx, centre)  # issue 31
+        self.model_picker, self.load_banner = ChatModelPicker(centre), LoadBanner(self.ctx, centre)  # issue 31
         cv.addWidget(self.model_picker)
         cv.addWidget(self.load_banner)
         cv.addWidget(self.transcript, 1)

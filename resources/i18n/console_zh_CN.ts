@@ -1067,6 +1067,29 @@
     </message>
   </context>
   <context>
+    <name>ChatModelPicker</name>
+    <message>
+      <location filename="../../console/ui/chat_model_picker.py" />
+      <source>Choose a model to load it with the preset and knobs of the Models panel</source>
+      <translation>选择一个模型，按模型面板中的预设和旋钮加载它</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_model_picker.py" />
+      <source>Choose a model to load…</source>
+      <translation>选择要加载的模型…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_model_picker.py" />
+      <source>Model:</source>
+      <translation>模型：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_model_picker.py" />
+      <source>No models yet: get one</source>
+      <translation>还没有模型：请先获取一个</translation>
+    </message>
+  </context>
+  <context>
     <name>ChatPanel</name>
     <message>
       <location filename="../../console/ui/chat_transcript.py" />
@@ -2796,29 +2819,6 @@
       <location filename="../../console/ui/model_imports.py" />
       <source>Use in place</source>
       <translation>原位使用</translation>
-    </message>
-  </context>
-  <context>
-    <name>ModelPicker</name>
-    <message>
-      <location filename="../../console/ui/model_picker.py" />
-      <source>Choose a model to load it with the preset and knobs of the Models panel</source>
-      <translation>选择一个模型，按模型面板中的预设和旋钮加载它</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/model_picker.py" />
-      <source>Choose a model to load…</source>
-      <translation>选择要加载的模型…</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/model_picker.py" />
-      <source>Model:</source>
-      <translation>模型：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/model_picker.py" />
-      <source>No models yet: get one</source>
-      <translation>还没有模型：请先获取一个</translation>
     </message>
   </context>
   <context>

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from console.ui.models_panel import ModelsPanel
 
 
-class ModelPicker(QWidget):
+class ChatModelPicker(QWidget):
     chosen = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
