@@ -248,6 +248,15 @@ def _planner(tr: Any) -> list[tuple[str, str]]:
         (r"(\d+) users at ([\d,]+) tokens", tr("CoreText", "{0} users at {1} tokens")),
         (r"(\d+) x (.+) with tensor_parallel_size (\d+)", tr("CoreText", "{0} x {1} with tensor_parallel_size {2}")),
         (r"one (.+) as asked", tr("CoreText", "one {0} as asked")),
+        (r"a smaller model: (.+) as asked", tr("CoreText", "a smaller model: {0} as asked")),
+        # a load's stages (the engine host's and the local server's status)
+        (r"starting", tr("CoreText", "starting")),
+        (r"importing vLLM", tr("CoreText", "importing vLLM")),
+        (r"building the engine \(weights, KV cache\)", tr("CoreText", "building the engine (weights, KV cache)")),
+        (r"loading tokenizer", tr("CoreText", "loading tokenizer")),
+        (r"keeping the loaded model warm", tr("CoreText", "keeping the loaded model warm")),
+        (r"waking the warm model", tr("CoreText", "waking the warm model")),
+        (r"starting the server process", tr("CoreText", "starting the server process")),
         # the last load
         (r"last load \((.*?), ([^,]*)\): (.+)", tr("CoreText", "last load ({0}, {1}): {2}")),
         (

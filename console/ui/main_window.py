@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabWidget, QVBo
 from console.engine.types import EngineState, EngineStatus
 from console.settings import Settings, load_settings, save_settings
 from console.ui.chat_panel import ChatPanel
+from console.ui.chat_model_picker import connect_models
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_bytes, format_number
@@ -86,6 +87,7 @@ class MainWindow(QMainWindow):
         self.advisor = add_advisor_dock(self, ctx, self.models)
 
         self.chat = ChatPanel(ctx, self)
+        connect_models(self.chat, self.models)  # the chat's model picker and load banner (issue 31)
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.chat, self.tr("Chat"))

@@ -1067,6 +1067,29 @@
     </message>
   </context>
   <context>
+    <name>ChatModelPicker</name>
+    <message>
+      <location filename="../../console/ui/chat_model_picker.py" />
+      <source>Choose a model to load it with the preset and knobs of the Models panel</source>
+      <translation>选择一个模型，按模型面板中的预设和旋钮加载它</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_model_picker.py" />
+      <source>Choose a model to load…</source>
+      <translation>选择要加载的模型…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_model_picker.py" />
+      <source>Model:</source>
+      <translation>模型：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_model_picker.py" />
+      <source>No models yet: get one</source>
+      <translation>还没有模型：请先获取一个</translation>
+    </message>
+  </context>
+  <context>
     <name>ChatPanel</name>
     <message>
       <location filename="../../console/ui/chat_transcript.py" />
@@ -1420,6 +1443,11 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>a smaller model: {0} as asked</source>
+      <translation>换一个更小的模型：{0}，按所请求的设置</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>accuracy</source>
       <translation>准确率</translation>
     </message>
@@ -1437,6 +1465,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>as asked</source>
       <translation>按所请求的设置</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>building the engine (weights, KV cache)</source>
+      <translation>正在构建引擎（权重、KV 缓存）</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1505,6 +1538,16 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>importing vLLM</source>
+      <translation>正在导入 vLLM</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>keeping the loaded model warm</source>
+      <translation>正在让已加载的模型保持预热</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>kv_cache_memory_bytes {0} + weights + overheads = {1} exceed {2} ({3})</source>
       <translation>kv_cache_memory_bytes {0} + 权重 + 开销 = {1}，超出{2}（{3}）</translation>
     </message>
@@ -1512,6 +1555,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>last load ({0}, {1}): {2}</source>
       <translation>上次加载（{0}，{1}）：{2}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>loading tokenizer</source>
+      <translation>正在加载分词器</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1645,6 +1693,16 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>starting</source>
+      <translation>正在启动</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>starting the server process</source>
+      <translation>正在启动服务器进程</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>tensor_parallel_size {0} does not divide the model's {1} attention heads</source>
       <translation>tensor_parallel_size {0} 不能整除模型的 {1} 个注意力头</translation>
     </message>
@@ -1677,6 +1735,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>vLLM would accept this and size the KV cache to {0}, but CUDA graphs ({1}) are outside its budget: the process would need {2} more than {3} has and run out of memory</source>
       <translation>vLLM 会接受此设置并把 KV 缓存定为 {0}，但 CUDA 图（{1}）不在其预算内：进程将比{3}多需要 {2}，并耗尽内存</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>waking the warm model</source>
+      <translation>正在唤醒预热的模型</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -2221,11 +2284,194 @@
     </message>
   </context>
   <context>
+    <name>KnobHelp</name>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>0.9</source>
+      <translation>0.9</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>256</source>
+      <translation>256</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>4 with n-gram</source>
+      <translation>使用 n-gram 时为 4</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>8,192</source>
+      <translation>8,192</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>About 2.4 GB of a 24 GB card stays free for the display and the CUDA context.</source>
+      <translation>24 GB 显卡上约 2.4 GB 留给显示和 CUDA 上下文。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Chats resend their whole history every turn: reusing it saves most of the prompt work.</source>
+      <translation>聊天每一轮都会重新发送全部历史：复用它可省去大部分提示处理工作。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Eager mode runs the model step by step instead of replaying captured CUDA graphs (torch.compile on the CPU): faster to load, slower to answer, and no graph memory.</source>
+      <translation>即时执行模式逐步运行模型，而不是重放捕获的 CUDA 图（CPU 上为 torch.compile）：加载更快，回答更慢，且不占用图的内存。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Full precision until the context or the users asked for need the room.</source>
+      <translation>在所需的上下文或用户数需要空间之前，保持全精度。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Graphs speed up each answer token, for some seconds of loading and the memory they are captured in (the planner counts it).</source>
+      <translation>图能加快每个回答 token 的生成，代价是几秒的加载时间和捕获图所用的内存（规划器已计入）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Host memory for KV blocks moved out of the GPU, reused on later prefix-cache hits, in GiB; the planner checks it against this machine's RAM.</source>
+      <translation>用于存放移出 GPU 的 KV 块的主机内存（GiB），供之后的前缀缓存命中复用；规划器会对照本机内存检查它。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>How many tokens speculative decoding proposes per step.</source>
+      <translation>推测解码每一步提出的 token 数。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>It helps many long conversations that come back, and costs host memory.</source>
+      <translation>它有助于反复回来的多个长对话，代价是主机内存。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>It speeds up answers that repeat the prompt and slows down the others; the 4090 presets with 'ngram' in their name turn it on.</source>
+      <translation>它能加快重复提示内容的回答，但会拖慢其他回答；名称中带 n-gram 的 4090 预设会开启它。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Lets a loaded model sleep and wake without a reload when switching models.</source>
+      <translation>切换模型时让已加载的模型休眠和唤醒，而无需重新加载。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Memory set aside for the KV cache of the CPU engine, in GiB; it decides how many tokens all requests together can hold.</source>
+      <translation>为 CPU 引擎的 KV 缓存预留的内存（GiB）；它决定所有请求合计能容纳多少 token。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>More tokens win more when guesses are right and waste a step's work when they are wrong.</source>
+      <translation>猜对时 token 越多收益越大，猜错时会浪费一步的计算。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Reuses the KV cache of a prompt's beginning already seen (the system prompt, the chat so far), so a follow-up question starts sooner.</source>
+      <translation>复用已见过的提示开头部分（系统提示、之前的对话）的 KV 缓存，使后续问题更快开始。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Sleeping keeps the weights in host memory: worth it only when switching often.</source>
+      <translation>休眠会把权重保留在主机内存中：只有频繁切换时才值得。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Speculative decoding proposes several tokens and the model checks them in one step. n-gram copies them from the prompt: it pays off for code editing, rewriting and summarising; EAGLE heads come from a preset that names one.</source>
+      <translation>推测解码先提出若干 token，再由模型一步验证。n-gram 从提示中复制候选：适合代码编辑、改写和摘要；EAGLE 头来自指定了它的预设。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>The CPU engine needs an explicit size, or it takes a fraction of RAM and may refuse to start.</source>
+      <translation>CPU 引擎需要明确的大小，否则它会占用一部分内存，并可能无法启动。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>The longest prompt plus answer one request may have, in tokens. Each request reserves KV cache for it, so a shorter context leaves room for more users or a larger model.</source>
+      <translation>单个请求的提示加回答最多可有的 token 数。每个请求都要为它预留 KV 缓存，所以更短的上下文能容纳更多用户或更大的模型。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>The most requests the engine runs at once; more are queued.</source>
+      <translation>引擎同时运行的最多请求数；更多的请求会排队。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>The most tokens one engine step processes (prompt chunks and answers together). Larger helps long prompts start sooner, smaller keeps answers of other users flowing.</source>
+      <translation>引擎每一步最多处理的 token 数（提示分块与回答合计）。较大可让长提示更快开始，较小可让其他用户的回答持续输出。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>The number format of the KV cache. FP8 halves its size, doubling the tokens it holds, at a small cost in accuracy.</source>
+      <translation>KV 缓存的数值格式。FP8 让它的大小减半、可容纳的 token 翻倍，精度略有损失。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>The planner's first suggestion shortens it when the KV cache cannot hold one full request.</source>
+      <translation>当 KV 缓存连一个完整请求都放不下时，规划器的第一条建议就是缩短它。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>The share of the card vLLM may use for weights, activations, CUDA graphs and the KV cache; the rest is left to the desktop and other programs.</source>
+      <translation>vLLM 可用于权重、激活、CUDA 图和 KV 缓存的显卡显存比例；其余留给桌面和其他程序。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>auto (the model's 16-bit)</source>
+      <translation>auto（模型自身的 16 位）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>not used (the GPU sizes its cache from the memory share)</source>
+      <translation>不使用（GPU 按显存比例确定缓存大小）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>off</source>
+      <translation>关</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>off (CUDA graphs on)</source>
+      <translation>关（CUDA 图开启）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>on</source>
+      <translation>开</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>the model's own (128k for Llama-3.1-8B)</source>
+      <translation>模型自身的长度（Llama-3.1-8B 为 128k）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>vLLM's offline default on a 24 GB card, a balance of prompt speed and activation memory.</source>
+      <translation>vLLM 在 24 GB 显卡上的离线默认值，在提示处理速度与激活内存之间取得平衡。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>vLLM's offline default on a 24 GB card: enough for batch work, and the KV cache limits it anyway.</source>
+      <translation>vLLM 在 24 GB 显卡上的离线默认值：足够批处理使用，而且 KV 缓存本身也会限制它。</translation>
+    </message>
+  </context>
+  <context>
     <name>KnobsBox</name>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>Advanced</source>
+      <translation>高级</translation>
+    </message>
     <message>
       <location filename="../../console/ui/knobs_box.py" />
       <source>Context length:</source>
       <translation>上下文长度：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>Eager mode (no graphs):</source>
+      <translation>即时执行模式（不用图）：</translation>
     </message>
     <message>
       <location filename="../../console/ui/knobs_box.py" />
@@ -2244,8 +2490,18 @@
     </message>
     <message>
       <location filename="../../console/ui/knobs_box.py" />
+      <source>Max batched tokens:</source>
+      <translation>每步最多批处理 token 数：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
       <source>Max sequences:</source>
       <translation>最大并发序列数：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>Prefix caching:</source>
+      <translation>前缀缓存：</translation>
     </message>
     <message>
       <location filename="../../console/ui/knobs_box.py" />
@@ -2256,6 +2512,16 @@
       <location filename="../../console/ui/knobs_box.py" />
       <source>Preset:</source>
       <translation>预设：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>RTX 4090 default: {0}</source>
+      <translation>RTX 4090 默认值：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>Speed knobs: scheduling, graphs, caching, speculation</source>
+      <translation>速度旋钮：调度、图、缓存、推测解码</translation>
     </message>
     <message>
       <location filename="../../console/ui/knobs_box.py" />
@@ -2277,6 +2543,16 @@
       <source>model</source>
       <translation>模型</translation>
     </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>off</source>
+      <translation>关</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>on</source>
+      <translation>开</translation>
+    </message>
   </context>
   <context>
     <name>Language</name>
@@ -2294,6 +2570,59 @@
       <location filename="../../console/ui/i18n.py" />
       <source>The language changes when the console starts next time.</source>
       <translation>语言将在下次启动控制台时切换。</translation>
+    </message>
+  </context>
+  <context>
+    <name>LoadBanner</name>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Apply</source>
+      <translation>应用</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Hide this message</source>
+      <translation>隐藏此消息</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Knobs changed: load again to use them.</source>
+      <translation>旋钮已更改：重新加载即可生效。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Load again</source>
+      <translation>重新加载</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Load failed: {0}</source>
+      <translation>加载失败：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Loading {0} failed: {1}</source>
+      <translation>加载 {0} 失败：{1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Loading {0}: {1} ({2:.0f} s)</source>
+      <translation>正在加载 {0}：{1}（{2:.0f} 秒）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Set the knobs this suggestion names (Models panel)</source>
+      <translation>设置此建议所指的旋钮（模型面板）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>The planner suggests: {0}</source>
+      <translation>规划器建议：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>unknown error</source>
+      <translation>未知错误</translation>
     </message>
   </context>
   <context>
@@ -2821,7 +3150,7 @@
       <translation>加载</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_dialogs.py" />
       <source>Load anyway?</source>
       <translation>仍要加载？</translation>
     </message>
@@ -2841,7 +3170,7 @@
       <translation>正在加载 {0}…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_dialogs.py" />
       <source>Model details</source>
       <translation>模型详情</translation>
     </message>
@@ -2901,7 +3230,7 @@
       <translation>引擎正忙（{0}）；请等待其完成</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_dialogs.py" />
       <source>The planner says {0} does not fit with these settings. {1}
 
 Apply one of its suggestions (Planner box) or load anyway?</source>
@@ -3778,28 +4107,13 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/speed_knobs.py" />
-      <source>Host memory for KV blocks moved out of the GPU, reused on later prefix-cache hits (GPU only; the planner checks it against this machine's RAM).</source>
-      <translation>用于存放移出 GPU 的 KV 块的主机内存，供之后的前缀缓存命中复用（仅限 GPU；规划器会对照本机内存检查）。</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/speed_knobs.py" />
       <source>KV offload (host):</source>
       <translation>KV 卸载（主机）：</translation>
     </message>
     <message>
       <location filename="../../console/ui/speed_knobs.py" />
-      <source>Lets a loaded model sleep and wake without a reload when switching models (CUDA only).</source>
-      <translation>切换模型时让已加载的模型休眠和唤醒，无需重新加载（仅限 CUDA）。</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/speed_knobs.py" />
       <source>Sleep mode:</source>
       <translation>休眠模式：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/speed_knobs.py" />
-      <source>Speculative decoding proposes several tokens and the model checks them in one step. n-gram copies them from the prompt: it pays off for code editing, rewriting and summarising; EAGLE heads come from a preset that names one.</source>
-      <translation>推测解码先提出若干 token，模型在一步内验证它们。n-gram 从提示中复制这些 token：适合代码编辑、改写和摘要；EAGLE 草稿头需由指明它的预设提供。</translation>
     </message>
     <message>
       <location filename="../../console/ui/speed_knobs.py" />
