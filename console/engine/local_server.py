@@ -214,6 +214,8 @@ class LocalServer(ServerEngine):
             self.log_path = work / "server.log"
             self._config = config
             self.url = f"http://{self.host}:{self.port}"
+            if self._start_cancelled:  # stopped before the process existed
+                raise EngineError("The server's start was cancelled")
             self._spawn(self.server_command(self.yaml_path, self.port))
             info = await self._wait_healthy(t0, name)
         except BaseException as exc:
@@ -254,6 +256,8 @@ class LocalServer(ServerEngine):
         assert child is not None
         deadline = t0 + self.startup_timeout_s
         while True:
+            if self._start_cancelled:
+                raise EngineError("The server's start was cancelled")
             code = child.returncode
             if code is not None:
                 await asyncio.sleep(0.3)  # let the reader take the last lines

@@ -177,7 +177,7 @@ class ServerPanel(QWidget):
         backend = host.backend if isinstance(host, EngineSwitch) else host
         if not isinstance(backend, ServerEngine) or not backend.url:
             return ""
-        if backend.status.state not in (EngineState.READY, EngineState.LOADING):
+        if backend.status.state != EngineState.READY:
             return ""
         return backend.url + "/v1"
 
