@@ -120,7 +120,8 @@ def test_server_tab_serves_the_model_with_a_key_and_stop_leaves_nothing(
     assert launched[1:4] == ["-m", "vllm.entrypoints.openai.api_server", "--model"]
     assert launched[4:] == exported[: exported.index("--api-key")] + exported[exported.index("--api-key") + 2 :]
     assert proc.environ().get("VLLM_API_KEY") == key and key not in launched
-    assert panel.command_view.toPlainText().endswith(f"--port {port}")
+    shown = panel.command_view.toPlainText()
+    assert f"--port {port}" in shown and "--served-model-name tiny" in shown and key not in shown
 
     # Requests through the URL: the tab's examples, run as shown; no key, no answer.
     curl = subprocess.run(["sh", "-c", panel.curl_view.toPlainText()], capture_output=True, text=True, timeout=120)
