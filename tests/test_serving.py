@@ -18,6 +18,7 @@ from console.engine.serving import (
     ServerController,
     curl_example,
     new_api_key,
+    prune_logs,
     python_example,
     served_argv,
 )
@@ -83,3 +84,16 @@ def test_examples_carry_the_url_key_and_model() -> None:
     compile(code, "example.py", "exec")
     assert f"base_url={url!r}" in code and "api_key='sk-abc'" in code and "model='tiny'" in code
     assert "api_key='EMPTY'" in python_example(url, "tiny", None)
+
+
+def test_old_server_logs_are_pruned(tmp_path: Path) -> None:
+    import os
+
+    for i in range(5):
+        run = tmp_path / f"console-serve-{i}"
+        run.mkdir()
+        (run / "server.log").write_text("x")
+        os.utime(run, (1000 + i, 1000 + i))
+    (tmp_path / "other").mkdir()
+    prune_logs(tmp_path, keep=2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["console-serve-3", "console-serve-4", "other"]

@@ -27,6 +27,7 @@ import dataclasses
 import json
 import secrets
 import shlex
+import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -47,6 +48,8 @@ from console.paths import data_home
 DEFAULT_PORT = 8000
 #: The program part of the launched argv; the export's ``vllm serve MODEL`` becomes ``--model MODEL``.
 API_SERVER = ("-m", SERVER_MODULE, "--model")
+#: Server-log folders kept under ``<data home>/server-logs`` (the oldest go at each start).
+KEEP_LOGS = 20
 
 
 class PortTaken(EngineError):
@@ -59,6 +62,13 @@ def new_api_key() -> str:
 
 def log_root() -> Path:
     return data_home() / "server-logs"
+
+
+def prune_logs(root: Path, keep: int = KEEP_LOGS) -> None:
+    """Remove all but the newest ``keep`` server-log folders under ``root`` (one per start)."""
+    runs = sorted((d for d in root.glob("console-serve-*") if d.is_dir()), key=lambda d: d.stat().st_mtime)
+    for old in runs[: max(0, len(runs) - keep)]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def served_argv(config: EngineConfig, options: ServeOptions, python: str = sys.executable) -> list[str]:
@@ -166,6 +176,7 @@ class ServerController:
         options = ServeOptions(host=self.host, port=port, api_key=api_key or None)
         log_dir = self.log_dir or log_root()
         log_dir.mkdir(parents=True, exist_ok=True)
+        prune_logs(log_dir, KEEP_LOGS - 1)  # room for this start's
         server = self.switch.use_engine(
             EngineChoice("serve"), lambda: ServedServer(options, metrics=self.switch.metrics, log_dir=log_dir)
         )
@@ -223,6 +234,7 @@ __all__ = [
     "curl_example",
     "log_root",
     "new_api_key",
+    "prune_logs",
     "python_example",
     "served_argv",
 ]
