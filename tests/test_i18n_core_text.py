@@ -319,3 +319,10 @@ def test_last_load_line(zh_cn: None) -> None:
     for line in lines:
         assert line is not None
         _no_english(_translated(line), {"smollm2"})
+
+
+def test_the_server_tabs_port_message(zh_cn: None) -> None:
+    from console.engine.local_server import port_taken_message
+
+    out = _translated(port_taken_message(8123, "127.0.0.1"))
+    assert "8123" in out and "127.0.0.1" in out

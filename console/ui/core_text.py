@@ -238,6 +238,16 @@ def _planner(tr: Any) -> list[tuple[str, str]]:
             r"max_num_seqs (\d+) is below the (\d+) users asked for",
             tr("CoreText", "max_num_seqs {0} is below the {1} users asked for"),
         ),
+        # engine/local_server.py: the Server tab's port (issue 31)
+        (
+            r"Port (\d+) on (\S+) is already in use \(another server, or one still stopping\): choose another port, "
+            r"or stop what listens there",
+            tr(
+                "CoreText",
+                "Port {0} on {1} is already in use (another server, or one still stopping): choose another port, "
+                "or stop what listens there",
+            ),
+        ),
         # suggestions: each lever, the extras, the hardware ones
         (r"use (\S+) of the card", tr("CoreText", "use {0} of the card")),
         (r"eager mode \(no CUDA graphs\)", tr("CoreText", "eager mode (no CUDA graphs)")),

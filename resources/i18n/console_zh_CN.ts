@@ -1423,6 +1423,11 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>Port {0} on {1} is already in use (another server, or one still stopping): choose another port, or stop what listens there</source>
+      <translation>{1} 上的端口 {0} 已被占用（另一个服务器，或仍在停止的服务器）：请选择其他端口，或停止在该端口监听的程序</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>RAM</source>
       <translation>内存</translation>
     </message>
@@ -2804,6 +2809,16 @@
     </message>
     <message>
       <location filename="../../console/ui/main_window.py" />
+      <source>Server</source>
+      <translation>服务器</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/main_window.py" />
+      <source>Server: {0}</source>
+      <translation>服务器：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/main_window.py" />
       <source>Shutting down the engine…</source>
       <translation>正在关闭引擎…</translation>
     </message>
@@ -4096,6 +4111,134 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
       <location filename="../../console/ui/engine_picker.py" />
       <source>The log of a server started by the console appears here (Engine &gt; Engine location…).</source>
       <translation>由控制台启动的服务器的日志显示在这里（引擎 &gt; 引擎位置…）。</translation>
+    </message>
+  </context>
+  <context>
+    <name>ServerPanel</name>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>API key</source>
+      <translation>API 密钥</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Base URL</source>
+      <translation>基础 URL</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Cancel start</source>
+      <translation>取消启动</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Command</source>
+      <translation>命令</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Copy</source>
+      <translation>复制</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Copy URL</source>
+      <translation>复制 URL</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Copy key</source>
+      <translation>复制密钥</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Generate</source>
+      <translation>生成</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Log</source>
+      <translation>日志</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Model: {0} · preset: {1}</source>
+      <translation>模型：{0} · 预设：{1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Not serving</source>
+      <translation>未提供服务</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Port</source>
+      <translation>端口</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Python (openai)</source>
+      <translation>Python（openai）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Serves the model and preset chosen in the Models panel through vLLM's OpenAI-compatible server, as the Export tab writes it. Starting moves the window's engine to the server (the loaded model is unloaded first); the chat and the Monitor then use it.</source>
+      <translation>通过 vLLM 的 OpenAI 兼容服务器提供在“模型”面板中选择的模型和预设，与“导出”标签页写出的一致。启动后窗口的引擎切换到该服务器（先卸载已加载的模型）；聊天和监视器随后使用它。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Serving at {0}</source>
+      <translation>正在 {0} 提供服务</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Serving needs the window's engine switch (start the window normally).</source>
+      <translation>提供服务需要窗口的引擎切换器（请以正常方式启动窗口）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Start cancelled</source>
+      <translation>启动已取消</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Start server</source>
+      <translation>启动服务器</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Starting: {0}</source>
+      <translation>正在启动：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Stop</source>
+      <translation>停止</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Stopping…</source>
+      <translation>正在停止…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>The server failed</source>
+      <translation>服务器失败</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>curl</source>
+      <translation>curl</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>none: anyone on this machine can use the server</source>
+      <translation>无：本机上的任何人都可以使用该服务器</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>switching the engine</source>
+      <translation>正在切换引擎</translation>
     </message>
   </context>
   <context>
