@@ -20,6 +20,13 @@ from console.export.options import ExportError, ServeOptions
 from console.export.serve import command_tokens, container_model_path, env_exports, serve_arguments, served_name
 
 RAY_PORT = 6379
+#: NVLink multicast (NVLS) off in NCCL, PyTorch's symmetric memory and NVSHMEM, in every process of a
+#: multi-GPU layout: the TP=2 run on two H200s used NCCL_NVLS_ENABLE=0, and on a host whose GPUs are
+#: shared a program using multicast can put them all out of service.
+MULTICAST_OFF = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
+#: vLLM hands its Ray workers the driver's ``NCCL_*``/``VLLM_*`` variables (a runtime_env), not these two:
+#: named here, they reach the workers even when a worker node's raylet was started without them.
+RAY_COPY_TO_WORKERS = {"VLLM_RAY_EXTRA_ENV_VARS_TO_COPY": "TORCH_SYMM_MEM_DISABLE_MULTICAST,NVSHMEM_DISABLE_NVLS"}
 
 
 @dataclass(frozen=True)
@@ -55,8 +62,14 @@ def ray_layout(config: EngineConfig, options: ServeOptions) -> RayLayout:
 
 
 def ray_env(options: ServeOptions) -> dict[str, str]:
-    """Ray's own usage stats and vLLM's in every Ray process follow the user's choice."""
-    return {**options.env, "RAY_USAGE_STATS_ENABLED": "1" if options.usage_stats else "0"}
+    """Every Ray process (head, workers, the vLLM workers they start): Ray's own usage stats and
+    vLLM's follow the user's choice; NVLink multicast is off."""
+    return {
+        **options.env,
+        "RAY_USAGE_STATS_ENABLED": "1" if options.usage_stats else "0",
+        **MULTICAST_OFF,
+        **RAY_COPY_TO_WORKERS,
+    }
 
 
 def ray_commands(config: EngineConfig, options: ServeOptions) -> str:
@@ -120,7 +133,7 @@ def rayservice_dict(config: EngineConfig, options: ServeOptions, model_dir: str)
                 "route_prefix": "/",
                 "import_path": "ray.serve.llm:build_openai_app",
                 "args": {"llm_configs": [llm_config]},
-                "runtime_env": {"env_vars": {"HF_HUB_OFFLINE": "1", **options.env}},
+                "runtime_env": {"env_vars": {"HF_HUB_OFFLINE": "1", **options.env, **MULTICAST_OFF}},
             }
         ]
     }

@@ -1,0 +1,69 @@
+"""What the exported Ray layout got wrong when it was first started for real (issue 32), checked on
+the generated files. Starting Ray itself is ``benchmarks/gpu/ray_layout.py`` (a script, not CI)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from console.config import EngineConfig
+from console.export.options import ServeOptions
+from console.export.ray import MULTICAST_OFF, ray_commands, rayservice_dict
+
+#: NVLink multicast off in NCCL, PyTorch's symmetric memory and NVSHMEM.
+SWITCHES = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
+
+
+@pytest.fixture()
+def config(tiny_model: Path) -> EngineConfig:
+    return EngineConfig(model=str(tiny_model), served_model_name="tiny", tensor_parallel_size=2, max_model_len=1024)
+
+
+def _env_of_each_role(script: str, tmp_path: Path) -> dict[str, dict[str, str]]:
+    """Run the exported script's roles with stand-in ``ray`` and ``vllm`` commands on PATH that only
+    write down the environment they were started with (the script is what is under test here)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("ray", "vllm"):
+        stub = bin_dir / name
+        stub.write_text(f'#!/bin/sh\nenv > "{tmp_path}/$ROLE.env"\n')
+        stub.chmod(0o755)
+    path = tmp_path / "ray-cluster.sh"
+    path.write_text(script)
+    clean = {k: v for k, v in os.environ.items() if k not in SWITCHES and not k.startswith("VLLM_RAY")}
+    seen = {}
+    for role in ("head", "worker", "serve"):
+        env = {**clean, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "ROLE": role, "HEAD_IP": "10.0.0.1"}
+        subprocess.run(["sh", str(path), role], env=env, check=True, timeout=30)
+        lines = (tmp_path / f"{role}.env").read_text().splitlines()
+        seen[role] = dict(line.split("=", 1) for line in lines if "=" in line)
+    return seen
+
+
+def test_every_ray_process_starts_with_multicast_off(config: EngineConfig, tmp_path: Path) -> None:
+    """The raylets (head and worker: Ray's workers inherit their environment) and the vLLM driver
+    all start with the three switches; vLLM is told to copy the two it does not copy by itself."""
+    assert MULTICAST_OFF == SWITCHES
+    seen = _env_of_each_role(ray_commands(config, ServeOptions(nodes=2, usage_stats=False)), tmp_path)
+    for role, env in seen.items():
+        for key, value in SWITCHES.items():
+            assert env.get(key) == value, (role, key)
+        assert env["RAY_USAGE_STATS_ENABLED"] == "0" and env["VLLM_NO_USAGE_STATS"] == "1"
+    copied = set(seen["serve"]["VLLM_RAY_EXTRA_ENV_VARS_TO_COPY"].split(","))
+    assert copied == {"TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS"}  # NCCL_* vLLM copies itself
+
+
+def test_rayservice_sets_multicast_off_in_pods_and_serve_workers(config: EngineConfig) -> None:
+    service = rayservice_dict(config, ServeOptions(nodes=2), config.model)
+    cluster = service["spec"]["rayClusterConfig"]
+    pods = [cluster["headGroupSpec"], *cluster["workerGroupSpecs"]]
+    for group in pods:
+        env = {e["name"]: e["value"] for e in group["template"]["spec"]["containers"][0]["env"]}
+        assert {k: env.get(k) for k in SWITCHES} == SWITCHES
+    app = yaml.safe_load(service["spec"]["serveConfigV2"])["applications"][0]
+    env_vars = app["runtime_env"]["env_vars"]
+    assert {k: env_vars.get(k) for k in SWITCHES} == SWITCHES
