@@ -1,5 +1,6 @@
 """What the exported Ray layout got wrong when it was first started for real (issue 32), checked on
-the generated files. Starting Ray itself is ``benchmarks/gpu/ray_layout.py`` (a script, not CI)."""
+the generated files: NVLink multicast off in every process of a multi-GPU server. Starting Ray itself
+is ``benchmarks/gpu/ray_layout.py`` (a script, not CI)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import pytest
 import yaml
 
 from console.config import EngineConfig
-from console.export.options import ServeOptions
-from console.export.ray import MULTICAST_OFF, ray_commands, rayservice_dict
+from console.export.options import MULTICAST_OFF, ServeOptions
+from console.export.ray import ray_commands, rayservice_dict
 
 #: NVLink multicast off in NCCL, PyTorch's symmetric memory and NVSHMEM.
 SWITCHES = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
@@ -23,11 +24,14 @@ def config(tiny_model: Path) -> EngineConfig:
     return EngineConfig(model=str(tiny_model), served_model_name="tiny", tensor_parallel_size=2, max_model_len=1024)
 
 
-def _env_of_each_role(script: str, tmp_path: Path) -> dict[str, dict[str, str]]:
-    """Run the exported script's roles with stand-in ``ray`` and ``vllm`` commands on PATH that only
-    write down the environment they were started with (the script is what is under test here)."""
+def _env_of_each_role(
+    script: str, tmp_path: Path, roles: tuple[str, ...] = ("head", "worker", "serve")
+) -> dict[str, dict[str, str]]:
+    """Run an exported script's roles with stand-in ``ray`` and ``vllm`` commands on PATH that only
+    write down the environment they were started with (the script is what is under test here; a
+    script with no roles, serve.sh, ignores the argument)."""
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
+    bin_dir.mkdir(parents=True)
     for name in ("ray", "vllm"):
         stub = bin_dir / name
         stub.write_text(f'#!/bin/sh\nenv > "{tmp_path}/$ROLE.env"\n')
@@ -36,7 +40,7 @@ def _env_of_each_role(script: str, tmp_path: Path) -> dict[str, dict[str, str]]:
     path.write_text(script)
     clean = {k: v for k, v in os.environ.items() if k not in SWITCHES and not k.startswith("VLLM_RAY")}
     seen = {}
-    for role in ("head", "worker", "serve"):
+    for role in roles:
         env = {**clean, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "ROLE": role, "HEAD_IP": "10.0.0.1"}
         subprocess.run(["sh", str(path), role], env=env, check=True, timeout=30)
         lines = (tmp_path / f"{role}.env").read_text().splitlines()
@@ -67,3 +71,26 @@ def test_rayservice_sets_multicast_off_in_pods_and_serve_workers(config: EngineC
     app = yaml.safe_load(service["spec"]["serveConfigV2"])["applications"][0]
     env_vars = app["runtime_env"]["env_vars"]
     assert {k: env_vars.get(k) for k in SWITCHES} == SWITCHES
+
+
+def test_single_machine_multi_gpu_servers_set_multicast_off_too(tiny_model: Path, tmp_path: Path) -> None:
+    """serve.sh, the one-line command, Compose and Kubernetes: the switches when the server spans more
+    than one GPU (its workers talk over NCCL), and nothing extra for one GPU."""
+    from console.export.compose import compose_dict
+    from console.export.k8s import k8s_objects
+    from console.export.serve import serve_command, serve_script
+
+    for tp, expected in ((2, SWITCHES), (1, {})):
+        config = EngineConfig(model=str(tiny_model), tensor_parallel_size=tp)
+        options = ServeOptions(usage_stats=False)
+        script = tmp_path / f"serve-{tp}.sh"
+        script.write_text(serve_script(config, options))
+        seen = _env_of_each_role(script.read_text(), tmp_path / f"tp{tp}", roles=("serve",))["serve"]
+        assert {k: seen[k] for k in SWITCHES if k in seen} == expected
+        line = serve_command(config, options)
+        assert {k: v for k, v in SWITCHES.items() if f"{k}={v} " in line} == expected
+        compose = compose_dict(config, options, str(tiny_model))["services"]["vllm"]["environment"]
+        assert {k: compose[k] for k in SWITCHES if k in compose} == expected
+        deployment = next(o for o in k8s_objects(config, options, str(tiny_model)) if o["kind"] == "Deployment")
+        env = {e["name"]: e.get("value") for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"]}
+        assert {k: env[k] for k in SWITCHES if k in env} == expected

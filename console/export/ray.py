@@ -16,14 +16,10 @@ import yaml
 from console.config import CONSOLE_ONLY_FIELDS, EngineConfig
 from console.export.compose import no_adapters_in_a_volume
 from console.export.k8s import GPU_RESOURCE, k8s_name, model_size_gib
-from console.export.options import ExportError, ServeOptions
+from console.export.options import MULTICAST_OFF, ExportError, ServeOptions
 from console.export.serve import command_tokens, container_model_path, env_exports, serve_arguments, served_name
 
 RAY_PORT = 6379
-#: NVLink multicast (NVLS) off in NCCL, PyTorch's symmetric memory and NVSHMEM, in every process of a
-#: multi-GPU layout: the TP=2 run on two H200s used NCCL_NVLS_ENABLE=0, and on a host whose GPUs are
-#: shared a program using multicast can put them all out of service.
-MULTICAST_OFF = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
 #: vLLM hands its Ray workers the driver's ``NCCL_*``/``VLLM_*`` variables (a runtime_env), not these two:
 #: named here, they reach the workers even when a worker node's raylet was started without them.
 RAY_COPY_TO_WORKERS = {"VLLM_RAY_EXTRA_ENV_VARS_TO_COPY": "TORCH_SYMM_MEM_DISABLE_MULTICAST,NVSHMEM_DISABLE_NVLS"}
