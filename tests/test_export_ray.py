@@ -94,3 +94,29 @@ def test_single_machine_multi_gpu_servers_set_multicast_off_too(tiny_model: Path
         deployment = next(o for o in k8s_objects(config, options, str(tiny_model)) if o["kind"] == "Deployment")
         env = {e["name"]: e.get("value") for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"]}
         assert {k: env[k] for k in SWITCHES if k in env} == expected
+
+
+def test_container_yaml_checks_on_an_offline_machine(
+    tiny_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With HF_HUB_OFFLINE=1 (how the GPU machine runs) the bundle's container YAML, whose model
+    path (/models/NAME) exists only inside the container, is still checked with vLLM's parser:
+    the Ray run's `export --format bundle` failed there with a hub error."""
+    import huggingface_hub.constants as hub
+
+    from console.export.compose import container_serve_yaml
+    from console.export.serve import container_model_path
+    from console.export.validate import check_yaml
+
+    monkeypatch.setattr(hub, "HF_HUB_OFFLINE", True)
+    config = EngineConfig(model=str(tiny_model), served_model_name="tiny", max_model_len=1024)
+    options = ServeOptions()
+    path = tmp_path / "serve.yaml"
+    path.write_text(container_serve_yaml(config, options, "published on the host"))
+    model = container_model_path(config, options)
+    assert not Path(model).exists()
+    assert check_yaml(path, config, options, model=model, host="0.0.0.0") == []
+    assert hub.HF_HUB_OFFLINE is True  # the setting is back as it was
+    bad = tmp_path / "bad.yaml"  # and the check still finds what vLLM reads differently
+    bad.write_text(path.read_text().replace("max-model-len: 1024", "max-model-len: 2048"))
+    assert any("max-model-len" in p for p in check_yaml(bad, config, options, model=model, host="0.0.0.0"))
