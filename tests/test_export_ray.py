@@ -57,6 +57,7 @@ def test_every_ray_process_starts_with_multicast_off(config: EngineConfig, tmp_p
         for key, value in SWITCHES.items():
             assert env.get(key) == value, (role, key)
         assert env["RAY_USAGE_STATS_ENABLED"] == "0" and env["VLLM_NO_USAGE_STATS"] == "1"
+    assert "RAY_AUTH_MODE=token" in ray_commands(config, ServeOptions(nodes=2))  # Ray's port runs anyone's code
     copied = set(seen["serve"]["VLLM_RAY_EXTRA_ENV_VARS_TO_COPY"].split(","))
     assert copied == {"TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS"}  # NCCL_* vLLM copies itself
 

@@ -82,6 +82,9 @@ def ray_commands(config: EngineConfig, options: ServeOptions) -> str:
         f"# 3. head node, once `ray status` shows {layout.total_gpus} GPU(s): sh {{this}} serve",
         f"# The model must be at {config.model} on EVERY node (same path); the nodes must reach",
         f"# each other on port {RAY_PORT} and on NCCL's ports.",
+        f"# Anyone who reaches port {RAY_PORT} can run code on the cluster (Ray 2.60 warns so at start): keep",
+        "# the nodes on a private network, or turn on Ray's token authentication where your Ray has it",
+        "# (RAY_AUTH_MODE=token and the same token, `ray get-auth-token --generate` on the head, on every node).",
     ]
     note = options.exposure_note()
     if note:
