@@ -68,7 +68,11 @@ class Run:
         self.out: Path = args.out
         self.out.mkdir(parents=True, exist_ok=True)
         self.log = (self.out / "ray_layout.log").open("a", encoding="utf-8")
-        self.res: dict[str, Any] = {"started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        self.res: dict[str, Any] = {
+            "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "load_average_at_start": os.getloadavg(),
+            "cpu_count": os.cpu_count(),
+        }
         self.url = f"http://127.0.0.1:{args.port}"
         self.server: subprocess.Popen[bytes] | None = None
         self.home = self.out / "home"
@@ -217,7 +221,7 @@ class Run:
         ok = sum(1 for d in done if not d.get("error") and (d.get("response") or {}).get("status_code") == 200)
         self.res["cli_batch"] = {"rc": b["rc"], "lines": len(lines), "succeeded": ok}
 
-        engine = RemoteEngine(self.url)
+        engine = RemoteEngine(self.url, poll_interval_s=0.25)  # a small batch can end between 1 s polls
         try:
             info = engine.connect().result(120)
             self.res["engine_info"] = {
@@ -281,6 +285,8 @@ class Run:
                     }
                 )
         self.res["ray_workers"] = seen
+        # while serving: which raylet's resources the vLLM worker holds (the head has none to give)
+        self.res["ray_status_serving"] = self.sh(["ray", "status"], timeout=120)["stdout"][-1500:]
         self.res["multicast_off_in_every_worker"] = bool(seen) and all(
             w["NCCL_NVLS_ENABLE"] == "0"
             and w["TORCH_SYMM_MEM_DISABLE_MULTICAST"] == "1"
