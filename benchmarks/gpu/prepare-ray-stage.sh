@@ -49,11 +49,13 @@ got=$(sha256sum "/tmp/$name" | awk '{print $1}')
 [ "$want" = "$got" ] || { echo "CHECKSUM MISMATCH: a part is missing or stale; stage both parts again"; ls -la; exit 3; }
 mkdir -p $SITE
 pipi() { $PY -m pip install -q --no-index --no-deps --no-compile --target $SITE "$@" 2>&1 | grep -v "WARNING: Target directory" || true; }
-if $PY -m pip --version >/dev/null 2>&1; then pipi "/tmp/$name"; else
-  $PY -m zipfile -e "/tmp/$name" $SITE   # no pip: a wheel is a zip; write the `ray` command by hand
-  mkdir -p $SITE/bin; printf '#!/bin/sh\nexec %s -c "import sys; from ray.scripts.scripts import main; sys.exit(main())" "$@"\n' "$(command -v "$PY")" > "$SITE/bin/ray"
-fi
-chmod +x $SITE/bin/ray 2>/dev/null || true
+if $PY -m pip --version >/dev/null 2>&1; then pipi "/tmp/$name"; else $PY -m zipfile -e "/tmp/$name" $SITE; fi
+# The `ray` command, written here: pip --target skips a top-level folder that exists (the bundle's bin/),
+# and without pip there is none. ray_layout.py finds it in $SITE/bin.
+mkdir -p $SITE/bin
+printf '#!/bin/sh\nexec %s -c "import sys; from ray.scripts.scripts import main; sys.exit(main())" "$@"\n' \
+  "$(command -v "$PY")" > "$SITE/bin/ray"
+chmod +x $SITE/bin/ray
 # Ray's deps: only those the image + vLLM bundle lack (installing the others would shadow the image's)
 for pair in click:click msgpack:msgpack google.protobuf:protobuf filelock:filelock yaml:pyyaml requests:requests \
             charset_normalizer:charset_normalizer idna:idna urllib3:urllib3 certifi:certifi packaging:packaging \
