@@ -121,3 +121,14 @@ def test_container_yaml_checks_on_an_offline_machine(
     bad = tmp_path / "bad.yaml"  # and the check still finds what vLLM reads differently
     bad.write_text(path.read_text().replace("max-model-len: 1024", "max-model-len: 2048"))
     assert any("max-model-len" in p for p in check_yaml(bad, config, options, model=model, host="0.0.0.0"))
+
+
+def test_tensor_parallel_across_nodes_is_flagged(tiny_model: Path) -> None:
+    """The CPU run of ``--nodes 2 -tp 2`` made vLLM warn that its tensor-parallel workers span nodes;
+    the export says so first, with the layout that keeps them in one node."""
+    across = EngineConfig(model=str(tiny_model), tensor_parallel_size=2)
+    script = ray_commands(across, ServeOptions(nodes=2))
+    assert "# WARNING: tensor parallel 2 spans nodes of 1 GPU(s)" in script and "(-pp 2 -tp 1)" in script
+    within = EngineConfig(model=str(tiny_model), tensor_parallel_size=2, pipeline_parallel_size=2)
+    assert "spans nodes" not in ray_commands(within, ServeOptions(nodes=2))
+    assert "spans nodes" not in ray_commands(across, ServeOptions(nodes=1))

@@ -36,6 +36,18 @@ class RayLayout:
     def total_gpus(self) -> int:
         return self.nodes * self.gpus_per_node
 
+    def spread_note(self) -> str | None:
+        """Issue 32's run: vLLM warns when one tensor-parallel group spans nodes (each layer's
+        all-reduce then crosses the network); pipeline parallel over the nodes is the usual fix."""
+        if self.tensor_parallel_size <= self.gpus_per_node:
+            return None
+        return (
+            f"tensor parallel {self.tensor_parallel_size} spans nodes of {self.gpus_per_node} GPU(s): every layer's "
+            "all-reduce crosses the network, which vLLM warns is slow without an InfiniBand-class link; across "
+            f"{self.nodes} nodes prefer pipeline parallel {self.nodes} x tensor parallel {self.gpus_per_node} "
+            f"(-pp {self.nodes} -tp {self.gpus_per_node})"
+        )
+
     def describe(self) -> str:
         return (
             f"{self.total_gpus} GPU(s) = tensor parallel {self.tensor_parallel_size} x pipeline "
@@ -86,9 +98,9 @@ def ray_commands(config: EngineConfig, options: ServeOptions) -> str:
         "# the nodes on a private network, or turn on Ray's token authentication where your Ray has it",
         "# (RAY_AUTH_MODE=token and the same token, `ray get-auth-token --generate` on the head, on every node).",
     ]
-    note = options.exposure_note()
-    if note:
-        lines.append(f"# WARNING: {note}")
+    for note in (options.exposure_note(), layout.spread_note()):
+        if note:
+            lines.append(f"# WARNING: {note}")
     lines.append(f"# {options.usage_note}")
     lines += [
         "set -e",
