@@ -82,6 +82,7 @@ class EngineHost(WarmHost):
         self._gates: dict[str, grouped.SchedulerGate] = {}  # request id -> its group's gate (issue 28)
         self._gate_lock: asyncio.Lock | None = None  # one group holds the scheduler at a time
         self._holds: set[asyncio.Task[None]] = set()  # the gates' scheduler holds in progress
+        self.last_group: grouped.GroupTiming | None = None  # where the last held group's time went
         self._prompts = ChatPrompts()  # vLLM's chat preprocessing for the engine in use (issue 27)
         atexit.register(self.close)
 
@@ -323,6 +324,7 @@ class EngineHost(WarmHost):
         hold = asyncio.get_running_loop().create_task(gate.hold(engine, self._gate_lock))
         self._holds.add(hold)  # a running task needs a strong reference (asyncio keeps a weak one)
         hold.add_done_callback(self._holds.discard)
+        self.last_group = gate.timing
         for request, sink, handle in items:
             self._gates[request.request_id] = gate
             self._start_task(request, sink, handle)
@@ -330,6 +332,7 @@ class EngineHost(WarmHost):
     def _task_done(self, request_id: str, sink: EventSink | None, handle: RequestHandle) -> None:
         gate = self._gates.pop(request_id, None)
         if gate is not None:  # cancelled before its first step: it never reached the gate
+            gate.ready()
             gate.added()
         super()._task_done(request_id, sink, handle)
 
@@ -361,17 +364,20 @@ class EngineHost(WarmHost):
 
         emit, finish = self._emitters(sink, handle)
         gate = self._gates.pop(rid, None)
+        on_ready = grouped.once(gate.ready) if gate is not None else None
         on_added = grouped.once(gate.added) if gate is not None else None
 
         engine = self._engine
         try:
-            if gate is not None:
-                await gate.opened()
             if engine is None:
                 raise EngineNotReady("no model is loaded")
             params = request_params(request)
             prompt = await self._prompts.engine_input(engine, self._tokenizer, request)
             lora = self._adapters.request(request.adapter)
+            if gate is not None and on_ready is not None:  # ready before the hold: it lasts only the adds
+                prompt = await vllm_compat.engine_core_request(engine, rid, prompt, params, lora)
+                on_ready()
+                await gate.opened()
             collected = OutputCollector(self._tokenizer)
             async for out in grouped.generate(engine, prompt, params, rid, lora_request=lora, on_added=on_added):
                 collected.add(out.outputs)
@@ -443,8 +449,9 @@ class EngineHost(WarmHost):
                     self._engine_died(engine, "The engine process stopped unexpectedly")
                 )
         finally:
-            if on_added is not None:
-                on_added()  # a request that failed before reaching the engine must not hold its group
+            if on_ready is not None and on_added is not None:
+                on_ready()  # a request that failed before reaching the engine must not hold its group
+                on_added()
             self._tasks.pop(rid, None)
 
 
