@@ -360,7 +360,7 @@ class EngineHost(WarmHost):
         prompt_ids: tuple[int, ...] = ()
         prompt_logprobs: list[Any] | None = None
         finish_reason = "stop"
-        scheduled: float | None = None
+        stamps: dict[str, float | None] = {}  # vLLM's engine-core timestamps of the request
 
         emit, finish = self._emitters(sink, handle)
         gate = self._gates.pop(rid, None)
@@ -402,7 +402,9 @@ class EngineHost(WarmHost):
                     emit(TokenDelta(rid, c.text, n))
                 if out.finished:
                     finish_reason = str(c.finish_reason or "stop")
-                    scheduled = getattr(getattr(out, "metrics", None), "scheduled_ts", None) or None
+                    m = getattr(out, "metrics", None)
+                    for name in ("scheduled", "queued", "first_token"):
+                        stamps[f"engine_{name}_ts"] = getattr(m, f"{name}_ts", None) or None
             choices = collected.choices()
             if len(choices) > 1:  # n answers: the engine generated all their tokens
                 out_tokens = sum(ch.output_tokens for ch in choices)
@@ -418,7 +420,7 @@ class EngineHost(WarmHost):
                     time.perf_counter() - t0,
                     prompt_logprobs,
                     choices,
-                    engine_scheduled_ts=scheduled,
+                    **stamps,
                     prompt_token_ids=prompt_ids,
                 )
             )
