@@ -15,21 +15,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import (
-    QFileDialog,
-    QGroupBox,
-    QHBoxLayout,
-    QInputDialog,
-    QLabel,
-    QMessageBox,
-    QPlainTextEdit,
-    QPushButton,
-    QSplitter,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from console.chat_session import ChatSession
 from console.config import SamplingSettings
@@ -44,16 +32,10 @@ from console.engine.types import (
     TokenDelta,
 )
 from console.settings import Settings
-from console.ui.chat_adapter import AdapterBox
-from console.ui.chat_conversations import ConversationList
-from console.ui.chat_input import ChatInput
-from console.ui.chat_output import OutputControl, request_extras
-from console.ui.chat_sampling import SamplingBox
-from console.ui.chat_transcript import TranscriptView, figures_text
+from console.ui.chat_output import request_extras
+from console.ui.chat_panel_ui import setup_ui
+from console.ui.chat_transcript import figures_text
 from console.ui.context import AppContext
-from console.ui.context_meter import ContextMeter
-from console.ui.logprob_view import ChoicesView
-from console.ui.widgets import ErrorLabel, VerticalScroll
 
 RENDER_INTERVAL_MS = 100
 
@@ -79,8 +61,7 @@ class ChatPanel(QWidget):
         self._stream_text = ""
         self.render_count = 0  # tests watch that rendering is throttled
 
-        self._build_widgets()
-        self._build_layout()
+        setup_ui(self)
         self.set_enter_sends(True)
 
         self._render_timer = QTimer(self)
@@ -96,104 +77,6 @@ class ChatPanel(QWidget):
         ctx.bridge.statusChanged.connect(self._on_bridge_status_changed)
         self.refresh_conversations()
         self._update_buttons()
-
-    # -- construction ------------------------------------------------------------------------
-    def _build_widgets(self) -> None:
-        self.conversations = ConversationList(self)
-        self.conversations.conversationChosen.connect(self._on_conversations_conversation_chosen)
-        self.conversation_list = self.conversations.list
-        self.conversation_list.itemDoubleClicked.connect(lambda _i: self.rename_conversation())
-        c = self.conversations
-        self.new_button, self.rename_button = c.new_button, c.rename_button
-        self.delete_button, self.export_button = c.delete_button, c.export_button
-        self.new_button.clicked.connect(self.new_conversation)
-        self.rename_button.clicked.connect(lambda: self.rename_conversation())
-        self.delete_button.clicked.connect(lambda: self.delete_conversation())
-        self.export_button.clicked.connect(lambda: self.export_conversation())
-
-        self.transcript = TranscriptView(self)
-        self.input = ChatInput(self)  # Enter sends, Shift+Enter breaks the line (or the Ctrl+Enter way)
-        self.input.sendRequested.connect(self.send)
-        self.input.textChanged.connect(self._schedule_count)
-        self.edit_label = QLabel(self)
-        self.edit_label.setStyleSheet("color: #b26a00;")
-        self.edit_label.hide()
-        self.error_label = ErrorLabel(self)
-        self.send_button = QPushButton(self.tr("Send"), self)
-        self.stop_button = QPushButton(self.tr("Stop"), self)
-        self.stop_button.setToolTip(self.tr("Stop the answer (Esc)"))
-        self.regenerate_button = QPushButton(self.tr("Regenerate"), self)
-        self.edit_button = QPushButton(self.tr("Edit last"), self)
-        self.continue_button = QPushButton(self.tr("Continue"), self)
-        self.continue_button.setToolTip(self.tr("Go on with the last answer where max tokens cut it"))
-        self.continue_button.clicked.connect(self.continue_answer)
-        self.edit_button.setToolTip(
-            self.tr("Put your last message back in the box; sending replaces it and the answers after it")
-        )
-        self.send_button.clicked.connect(self.send)
-        self.stop_button.clicked.connect(self.stop)
-        self.regenerate_button.clicked.connect(self.regenerate)
-        self.edit_button.clicked.connect(self.edit_last)
-
-        self.system_prompt = QPlainTextEdit(self)
-        self.system_prompt.setPlaceholderText(self.tr("System prompt (optional)"))
-        self.system_prompt.setMaximumHeight(90)
-        self.system_prompt.textChanged.connect(self._on_system_prompt_text_changed)
-        self.sampling_box = SamplingBox(self)
-        box = self.sampling_box  # its knobs, by their names here too
-        self.temperature, self.top_p, self.top_k = box.temperature, box.top_p, box.top_k
-        self.max_tokens, self.repetition_penalty = box.max_tokens, box.repetition_penalty
-        self.seed, self.stop_strings = box.seed, box.stop_strings
-
-        self.output = OutputControl(self)  # structured output, logprobs, n
-        self.choices_view = ChoicesView(self)
-        self.context_bar = ContextMeter(self)
-        self.adapter_box = AdapterBox(self.ctx, self)  # LoRA: which adapter answers (issue 22)
-        self.adapter_box.compare_button.clicked.connect(
-            lambda: self.adapter_box.compare_with_base(
-                self.chat_messages(self.input.toPlainText().strip()), self.sampling()
-            )
-        )
-        self.busyChanged.connect(lambda busy: busy and self.adapter_box.remember(self.conversation_id))
-
-    def _build_layout(self) -> None:
-        centre = QWidget(self)
-        cv = QVBoxLayout(centre)
-        cv.setContentsMargins(0, 0, 0, 0)
-        cv.addWidget(self.transcript, 1)
-        cv.addWidget(self.choices_view, 1)
-        cv.addWidget(self.error_label)
-        cv.addWidget(self.edit_label)
-        cv.addWidget(self.input)
-        buttons = QHBoxLayout()
-        for b in (self.send_button, self.stop_button, self.continue_button, self.regenerate_button, self.edit_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
-        cv.addLayout(buttons)
-
-        right = QWidget(self)
-        rv = QVBoxLayout(right)
-        rv.setContentsMargins(0, 0, 0, 0)
-        sys_box = QGroupBox(self.tr("System prompt"), right)
-        QVBoxLayout(sys_box).addWidget(self.system_prompt)
-        rv.addWidget(sys_box)
-        rv.addWidget(self.sampling_box)
-        rv.addWidget(self.output)
-        ctx_box = QGroupBox(self.tr("Context"), right)
-        QVBoxLayout(ctx_box).addWidget(self.context_bar)
-        rv.addWidget(ctx_box)
-        rv.addWidget(self.adapter_box)
-        rv.addStretch(1)
-
-        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        for w in (self.conversations, centre, VerticalScroll(right, self)):  # the side bar scrolls on a laptop
-            self.splitter.addWidget(w)
-        for index, factor in enumerate((0, 1, 0)):
-            self.splitter.setStretchFactor(index, factor)
-        self.splitter.setSizes([190, 620, 250])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.splitter)
 
     # -- sampling and settings ----------------------------------------------------------------------
     def sampling(self) -> SamplingSettings:
