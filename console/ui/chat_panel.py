@@ -7,7 +7,13 @@ it and forwards the user's intents, submitting the session's requests through th
 
 Tokens arrive in batches from the bridge; the transcript is re-rendered on its own throttle timer
 (not per batch). Token counting runs in a worker thread, debounced; events of other request ids
-are ignored. The LoRA box (which adapter answers) is ``chat_adapter.py``.
+are ignored. The LoRA box (which adapter answers) is ``chat_adapter.py``; the widgets are made by
+``chat_panel_ui.py``.
+
+A reasoning model's answer (its family has a vLLM reasoning parser, ``family_table.py``) streams
+split into its thinking, shown apart and collapsed with its tokens and time, and the answer
+(``console/thinking.py``); the Think switch shows where the template has one (Qwen3's
+``enable_thinking``) and goes to the template as ``chat_template_kwargs``.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from console.engine.types import (
 from console.settings import Settings
 from console.ui.chat_output import request_extras
 from console.ui.chat_panel_ui import setup_ui
+from console.ui.chat_thinking import ChatThinking
 from console.ui.chat_transcript import figures_text
 from console.ui.context import AppContext
 
@@ -62,6 +69,9 @@ class ChatPanel(QWidget):
         self.render_count = 0  # tests watch that rendering is throttled
 
         setup_ui(self)
+        self.thinking = ChatThinking(  # the thinking shown apart, the Think switch (issue 27)
+            lambda: self.ctx.host.tokenizer if self._engine_ready() else None, self.think_box, self.transcript
+        )
         self.set_enter_sends(True)
 
         self._render_timer = QTimer(self)
@@ -73,10 +83,12 @@ class ChatPanel(QWidget):
             lambda: GenerationRequest(messages=self.chat_messages(self.input.toPlainText())),
         )
 
+        self.transcript.thinkingToggled.connect(lambda _key: self._render())
         ctx.bridge.requestEvents.connect(self._on_bridge_request_events)
         ctx.bridge.statusChanged.connect(self._on_bridge_status_changed)
         self.refresh_conversations()
         self._update_buttons()
+        self.thinking.follow()
 
     # -- sampling and settings ----------------------------------------------------------------------
     def sampling(self) -> SamplingSettings:
@@ -214,9 +226,7 @@ class ChatPanel(QWidget):
             return False
         self.clear_error()
         try:
-            request = self.session.send(
-                text, self.sampling(), **self.adapter_box.fields(), **request_extras(self.output, self.sampling())
-            )
+            request = self.session.send(text, self.sampling(), **self.adapter_box.fields(), **self._extras())
         except (ConversationError, OSError) as exc:
             self.show_error(self.tr("Could not save the message: {0}").format(exc))
             return False
@@ -233,9 +243,7 @@ class ChatPanel(QWidget):
         if self.active_id is not None:
             return False
         try:
-            request = self.session.regenerate(
-                self.sampling(), **self.adapter_box.fields(), **request_extras(self.output, self.sampling())
-            )
+            request = self.session.regenerate(self.sampling(), **self.adapter_box.fields(), **self._extras())
         except (ConversationError, OSError, ValueError) as exc:
             self.show_error(str(exc))
             return False
@@ -287,6 +295,9 @@ class ChatPanel(QWidget):
     def chat_messages(self, draft: str = "") -> list[dict[str, str]]:
         return self.session.chat_messages(draft)
 
+    def _extras(self) -> dict[str, Any]:
+        return request_extras(self.output, self.sampling(), self.thinking.fields())
+
     def _generate(self, request: GenerationRequest) -> bool:
         try:
             self.active_id = self.ctx.bridge.submit(request)
@@ -296,6 +307,7 @@ class ChatPanel(QWidget):
             self._render()
             return False
         self._stream_text = ""
+        self.thinking.start(split=self.session.continuing is None)
         self._render_timer.start()
         self._render()
         self._update_buttons()
@@ -311,6 +323,7 @@ class ChatPanel(QWidget):
                 continue  # another panel's request, or a stale one
             if isinstance(ev, TokenDelta):
                 self._stream_text += ev.text
+                self.thinking.add(ev.text, ev.num_tokens)
                 self._dirty = True
             elif isinstance(ev, RequestFinished):
                 self._finish(ev.text or self._stream_text, ev)
@@ -322,10 +335,13 @@ class ChatPanel(QWidget):
         self.active_id = None
         self._render_timer.stop()
         status = self.ctx.host.status
+        thought, answer = self.thinking.finish(text, ev)
         try:
-            self.session.record_answer(text, ev, model=status.model, reason=reason)
+            saved = self.session.record_answer(answer, ev, model=status.model, reason=reason, thought=thought)
         except (ConversationError, OSError) as exc:
+            saved = None
             self.show_error(self.tr("Could not save the answer: {0}").format(exc))
+        self.thinking.saved(saved)
         self._stream_text = ""
         self.choices_view.show_choices(ev.choices if ev is not None else ())
         if ev is not None and status.info is not None:
@@ -344,6 +360,7 @@ class ChatPanel(QWidget):
             self._render()
 
     def _on_bridge_status_changed(self, status: EngineStatus) -> None:
+        self.thinking.follow()
         self.adapter_box.refresh()
         self._update_buttons()
         self._schedule_count()
@@ -358,14 +375,18 @@ class ChatPanel(QWidget):
         just that)."""
         self._dirty = False
         self.render_count += 1
-        messages, text = self.session.shown(self._stream_text)  # a continued answer grows in place
-        stream = (self.active_id, text) if self.active_id is not None else None
+        messages = self.session.shown(self._stream_text)[0]  # a continued answer grows in place
+        stream = (self.active_id, self._stream_shown()) if self.active_id is not None else None
         self.transcript.show_conversation(messages, stream, model=self.ctx.host.status.model or None)
 
     def _render_stream_tail(self) -> None:
         self._dirty = False
         self.render_count += 1
-        self.transcript.update_stream(self.session.shown(self._stream_text)[1])
+        self.transcript.update_stream(self._stream_shown())
+
+    def _stream_shown(self) -> str:
+        """The streaming answer as shown: its thinking apart, a continued answer's saved part first."""
+        return self.thinking.markdown(self.session.shown(self._stream_text)[1])
 
     def transcript_text(self) -> str:
         return self.transcript.toPlainText()

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (
+    QCheckBox,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -76,6 +77,12 @@ def build_widgets(panel: ChatPanel) -> None:
     panel.edit_button.setToolTip(
         _tr("Put your last message back in the box; sending replaces it and the answers after it")
     )
+    panel.think_box = QCheckBox(_tr("Think"), panel)  # shown where the template has a thinking switch
+    panel.think_box.setChecked(True)
+    panel.think_box.setToolTip(
+        _tr("Let the model think before it answers (its template's thinking switch); the thinking shows apart")
+    )
+    panel.think_box.hide()
     panel.send_button.clicked.connect(panel.send)
     panel.stop_button.clicked.connect(panel.stop)
     panel.regenerate_button.clicked.connect(panel.regenerate)
@@ -116,6 +123,7 @@ def build_layout(panel: ChatPanel) -> None:
     for b in (panel.send_button, panel.stop_button, panel.continue_button, panel.regenerate_button, panel.edit_button):
         buttons.addWidget(b)
     buttons.addStretch(1)
+    buttons.addWidget(panel.think_box)
     cv.addLayout(buttons)
 
     right = QWidget(panel)
