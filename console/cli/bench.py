@@ -417,6 +417,12 @@ def _print_results(report: dict[str, Any]) -> None:
             f"{c['engine']['preemptions']}, peak memory {c['peak_memory_bytes'] / 2**30:.2f} GiB "
             f"({c['peak_memory_kind']})"
         )
+    t = c.get("thinking")
+    if t:
+        print(
+            f"thinking ({t['reasoning_parser']} parser): {t['reasoning_tokens']} of {t['output_tokens']} output "
+            f"tokens, answer {t['answer_tokens']}"
+        )
     if "prefix_cache" in c:
         hits = c.get("engine", {}).get("prefix_cache_hit_tokens")
         print(f"prefix cache: {c['prefix_cache']}" + ("" if hits is None else f"; {hits} prompt tokens served from it"))
