@@ -48,7 +48,7 @@ def test_bench_counts_thinking_tokens_apart(family: tuple[str, Any]) -> None:
         output_len=24,
         messages=[[{"role": "user", "content": q}] for q in QUESTIONS],
         ignore_eos=False,
-        openai_fields={"regex": THINK_THEN_ANSWER},
+        openai_fields={"structured_outputs": {"regex": THINK_THEN_ANSWER}},
     )
     figures = run_console(host, workload)
     t = figures["thinking"]
@@ -56,7 +56,7 @@ def test_bench_counts_thinking_tokens_apart(family: tuple[str, Any]) -> None:
     end = host.tokenizer.convert_tokens_to_ids("</think>")
     expected = output = at_least = 0
     for q in QUESTIONS:
-        fields = request_fields({"regex": THINK_THEN_ANSWER}, GREEDY)
+        fields = request_fields({"structured_outputs": {"regex": THINK_THEN_ANSWER}}, GREEDY)
         final = host.generate(
             GenerationRequest(messages=[{"role": "user", "content": q}], sampling=GREEDY, **fields), timeout=120
         )
@@ -93,7 +93,7 @@ def test_terminal_chat_prints_thinking_apart_and_saves_it_apart(
 
     _, host = family
     session = ChatSession(ConversationStore())
-    fields = request_fields({"regex": THINK_THEN_ANSWER}, GREEDY)
+    fields = request_fields({"structured_outputs": {"regex": THINK_THEN_ANSWER}}, GREEDY)
     turn(host, session, GREEDY, QUESTIONS[0], fields, hide_thinking=hide)
     out, err = capsys.readouterr()
     saved = session.messages[-1]

@@ -82,7 +82,10 @@ def test_thinking_is_split_by_vllms_parser_shown_collapsed_and_saved_apart(
 
     # the same request straight to the engine: the raw text, split by vLLM's parser
     kwargs = {"enable_thinking": True} if name == "qwen3" else {}
-    fields = {"regex": THINK_THEN_ANSWER[name], **({"chat_template_kwargs": kwargs} if kwargs else {})}
+    fields = {
+        "structured_outputs": {"regex": THINK_THEN_ANSWER[name]},
+        **({"chat_template_kwargs": kwargs} if kwargs else {}),
+    }
     raw = host.generate(
         GenerationRequest(
             messages=[{"role": "user", "content": "What is the capital of France?"}],
