@@ -314,7 +314,8 @@ class EngineHost(WarmHost):
 
     # -- requests ------------------------------------------------------------------------------
     def _start_group(self, items: list[tuple[GenerationRequest, EventSink | None, RequestHandle]]) -> None:
-        """Start a group so that it runs from one engine step: the scheduler is held while it is added."""
+        """Start a group so that it runs from one engine step: each request is prepared (rendered,
+        processed) first, then the scheduler is held only while the prepared requests are added."""
         engine = self._engine
         if len(items) < 2 or engine is None or not grouped.HOLD_SCHEDULER or not vllm_compat.can_hold_scheduler(engine):
             super()._start_group(items)
