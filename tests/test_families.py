@@ -211,3 +211,66 @@ def test_batch_results_carry_reasoning_split_by_vllms_parser(family: tuple[str, 
     written = {json.loads(x)["custom_id"]: json.loads(x) for x in out.read_text().splitlines()}
     message = written["think"]["response"]["body"]["choices"][0]["message"]
     assert message["reasoning"] == message["reasoning_content"] == got["think"].reasoning
+
+
+def _served_in_process(host: EngineHost, name: str, body: dict[str, Any], tmp_path: Path) -> dict[str, Any]:
+    """``body`` answered by ``vllm serve``'s own application (vLLM's argument parser reading the
+    YAML ``export`` writes, reasoning parser included, its ``build_app`` and ``init_app_state``) over this
+    engine, on the engine's loop: every line of the server's chat path but the socket, without a
+    second engine per family (CI time)."""
+    import httpx
+    from vllm.entrypoints.launchers.api_server.app_state import init_app_state
+    from vllm.entrypoints.launchers.app import build_app
+    from vllm.entrypoints.launchers.cli_args import make_arg_parser
+    from vllm.utils.argparse_utils import FlexibleArgumentParser
+
+    from console.engine.local_server import LocalServer
+    from console.export.options import ServeOptions
+    from console.export.serve import serve_yaml
+
+    yaml_path = tmp_path / "serve.yaml"
+    yaml_path.write_text(serve_yaml(host.config, ServeOptions(host="127.0.0.1", port=8000, served_model_name=name)))
+    argv = LocalServer().server_command(yaml_path, 8000)[3:]  # after "python -m MODULE": what the child parses
+    args = make_arg_parser(FlexibleArgumentParser()).parse_args(argv)
+
+    async def scenario() -> dict[str, Any]:
+        app = build_app(args, ("generate",), host._engine.model_config)
+        await init_app_state(host._engine, app.state, args, ("generate",))
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://served") as client:
+            reply = await client.post("/v1/chat/completions", json=body, timeout=120)
+        assert reply.status_code == 200, reply.text
+        return dict(reply.json())
+
+    return host.run_coroutine(scenario()).result(timeout=180)
+
+
+@pytest.mark.parametrize("family", FAMILIES, indirect=True)
+def test_in_process_equals_vllm_serves_chat_path(family: tuple[str, Any], tmp_path: Path) -> None:
+    """Every family, the same request with template fields to ``vllm serve``'s application (built from
+    the exported YAML) and to the in-process engine: the same prompt ids, one start token, the same
+    greedy answer (split by the server's reasoning parser where the export names one). Llama-3 also
+    goes through a real server process above."""
+    name, host = family
+    messages = _messages(name)
+    kwargs: dict[str, Any] = {"enable_thinking": False} if name == "qwen3" else {"unused_flag": True}
+    body = {
+        "model": name,
+        "messages": messages,
+        "temperature": 0.0,
+        "max_tokens": 8,
+        "ignore_eos": True,
+        "chat_template_kwargs": kwargs,
+        "return_token_ids": True,
+    }
+    served = _served_in_process(host, name, body, tmp_path)
+    fields = {k: v for k, v in body.items() if k not in ("model", "messages", "return_token_ids")}
+    final = _finished(host, GenerationRequest(messages=messages, sampling=GREEDY, **request_fields(fields, GREEDY)))
+    assert list(final.prompt_token_ids) == served["prompt_token_ids"]
+    if name in WRITES_START:
+        assert served["prompt_token_ids"].count(host.tokenizer.bos_token_id) == 1
+    message = served["choices"][0]["message"]
+    reasoning = message.get("reasoning") or message.get("reasoning_content")
+    if reasoning is None:
+        assert final.text == message["content"]
+    else:  # the export names the family's reasoning parser: the server split what the engine wrote
+        assert reasoning in final.text and (message["content"] or "") in final.text
