@@ -456,7 +456,9 @@ class EngineHost(LoopEngine):
             if engine is None:
                 raise EngineNotReady("no model is loaded")
             params = request_params(request)
-            prompt = await self._prompts.engine_input(engine, self._tokenizer, request)
+            prompt, constraint = await self._prompts.engine_input_and_constraint(engine, self._tokenizer, request)
+            if constraint is not None:  # vLLM's tool-call parser constrains the call (tool_calls.py)
+                params.structured_outputs = constraint
             lora = self._adapters.request(request.adapter)
             collected = OutputCollector(self._tokenizer)
             async for out in grouped.generate(engine, prompt, params, rid, lora_request=lora, on_added=on_added):

@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from console.engine import tool_calls
 from console.config import CONSOLE_ONLY_FIELDS, SPECULATIVE_FIELDS, EngineConfig
 from console.export.options import CONTAINER_MODEL_ROOT, ServeOptions
 
@@ -61,6 +62,7 @@ def serve_arguments(
             value = lora_module_args(value)
         out[dashed(f.name)] = value
     out.update(_speed_arguments(config))
+    out.update(tool_calls.serve_arguments(config.model))  # the family's tool-call parser (issue 27)
     if ray or options.nodes > 1:
         out["distributed-executor-backend"] = "ray"
     if options.api_key:

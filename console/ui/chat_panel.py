@@ -53,6 +53,7 @@ from console.ui.chat_transcript import TranscriptView, figures_text
 from console.ui.context import AppContext
 from console.ui.context_meter import ContextMeter
 from console.ui.logprob_view import ChoicesView
+from console.ui.tools_editor import ToolsEditor
 from console.ui.widgets import ErrorLabel, VerticalScroll
 
 RENDER_INTERVAL_MS = 100
@@ -155,6 +156,9 @@ class ChatPanel(QWidget):
             )
         )
         self.busyChanged.connect(lambda busy: busy and self.adapter_box.remember(self.conversation_id))
+        self.tools_box = ToolsEditor(self.session, self)  # function tools, per conversation (issue 27)
+        self.tools_box.resumeRequested.connect(self.regenerate)
+        self.session.tokenizer = lambda: self.ctx.host.tokenizer
 
     def _build_layout(self) -> None:
         centre = QWidget(self)
@@ -183,6 +187,7 @@ class ChatPanel(QWidget):
         QVBoxLayout(ctx_box).addWidget(self.context_bar)
         rv.addWidget(ctx_box)
         rv.addWidget(self.adapter_box)
+        rv.addWidget(self.tools_box)
         rv.addStretch(1)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -245,6 +250,7 @@ class ChatPanel(QWidget):
         """Start an empty chat; the conversation is created on the first message."""
         self._detach_active()
         self.session.new()
+        self.tools_box.sync()
         self._cancel_edit()
         self.conversations.clear_choice()
         self.input.setFocus()
@@ -260,6 +266,7 @@ class ChatPanel(QWidget):
         self._detach_active()
         self.adapter_box.recall(conversation_id)
         conv = self.session.open(conversation_id)
+        self.tools_box.sync()
         self.system_prompt.blockSignals(True)
         self.system_prompt.setPlainText(conv.system_prompt)
         self.system_prompt.blockSignals(False)
@@ -443,6 +450,7 @@ class ChatPanel(QWidget):
             self.session.record_answer(text, ev, model=status.model, reason=reason)
         except (ConversationError, OSError) as exc:
             self.show_error(self.tr("Could not save the answer: {0}").format(exc))
+        self.tools_box.after_answer()  # the model's tool calls: answered by a built-in tool or the user
         self._stream_text = ""
         self.choices_view.show_choices(ev.choices if ev is not None else ())
         if ev is not None and status.info is not None:
