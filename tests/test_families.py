@@ -333,7 +333,9 @@ def test_chat_tool_call_answered_by_the_calculator(family: tuple[str, Any], home
         ),
         timeout=180_000,
     )
-    turn = panel.session.tools.turns(panel.conversation_id)[0]
+    turns = panel.session.tools.turns(panel.conversation_id)
+    assert turns, [(e.text, e.finish_reason) for e in finished]  # the model's (forced) call was read
+    turn = turns[0]
     call = turn.calls[0]
     assert call["function"]["name"] == "calculator"
     expression = json.loads(call["function"]["arguments"])["expression"]
@@ -370,8 +372,9 @@ def test_cli_chat_tool_turn_with_the_builtin_calculator(
     args = argparse.Namespace(tools=None, builtin_tool=["calculator"], tool_choice="required")
     configure(session, args, lambda: host.tokenizer)
     turn(host, session, SamplingSettings(temperature=0.0, max_tokens=120), "What is 3 + 4?", {}, None)
-    err = capsys.readouterr().err
-    assert "[tool call] calculator(" in err and "[tool result] calculator: " in err
+    captured = capsys.readouterr()
+    err = captured.err
+    assert "[tool call] calculator(" in err, (err, captured.out) and "[tool result] calculator: " in err
     assert [m.role for m in session.messages] == ["user", "assistant"]  # the model answered after the result
     turn_ = session.tools.turns(session.conversation_id)[0]
     assert turn_.results and not turn_.pending()
