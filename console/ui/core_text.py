@@ -238,6 +238,16 @@ def _planner(tr: Any) -> list[tuple[str, str]]:
             r"max_num_seqs (\d+) is below the (\d+) users asked for",
             tr("CoreText", "max_num_seqs {0} is below the {1} users asked for"),
         ),
+        # engine/local_server.py: the Server tab's port (issue 31)
+        (
+            r"Port (\d+) on (\S+) is already in use \(another server, or one still stopping\): choose another port, "
+            r"or stop what listens there",
+            tr(
+                "CoreText",
+                "Port {0} on {1} is already in use (another server, or one still stopping): choose another port, "
+                "or stop what listens there",
+            ),
+        ),
         # suggestions: each lever, the extras, the hardware ones
         (r"use (\S+) of the card", tr("CoreText", "use {0} of the card")),
         (r"eager mode \(no CUDA graphs\)", tr("CoreText", "eager mode (no CUDA graphs)")),
@@ -248,6 +258,15 @@ def _planner(tr: Any) -> list[tuple[str, str]]:
         (r"(\d+) users at ([\d,]+) tokens", tr("CoreText", "{0} users at {1} tokens")),
         (r"(\d+) x (.+) with tensor_parallel_size (\d+)", tr("CoreText", "{0} x {1} with tensor_parallel_size {2}")),
         (r"one (.+) as asked", tr("CoreText", "one {0} as asked")),
+        (r"a smaller model: (.+) as asked", tr("CoreText", "a smaller model: {0} as asked")),
+        # a load's stages (the engine host's and the local server's status)
+        (r"starting", tr("CoreText", "starting")),
+        (r"importing vLLM", tr("CoreText", "importing vLLM")),
+        (r"building the engine \(weights, KV cache\)", tr("CoreText", "building the engine (weights, KV cache)")),
+        (r"loading tokenizer", tr("CoreText", "loading tokenizer")),
+        (r"keeping the loaded model warm", tr("CoreText", "keeping the loaded model warm")),
+        (r"waking the warm model", tr("CoreText", "waking the warm model")),
+        (r"starting the server process", tr("CoreText", "starting the server process")),
         # the last load
         (r"last load \((.*?), ([^,]*)\): (.+)", tr("CoreText", "last load ({0}, {1}): {2}")),
         (
@@ -259,6 +278,68 @@ def _planner(tr: Any) -> list[tuple[str, str]]:
             tr("CoreText", "{0} after refitting, measured {1} (error {2}%)"),
         ),
         (r"([\d,]+) after refitting, measured ([\d,]+)", tr("CoreText", "{0} after refitting, measured {1}")),
+        *_picker_table(),
+    ]
+
+
+def _picker_table() -> list[tuple[str, str]]:
+    """The model picker's sentences (``models/curated.py``, ``models/search.py``, ``privacy.py``)."""
+    tr = QCoreApplication.translate
+    return [
+        (
+            r"([\d.]+) GiB of weights, (\d+) tokens of KV cache on ([^;]+); (.+)",
+            tr("CoreText", "{0} GiB of weights, {1} tokens of KV cache on {2}; {3}"),
+        ),
+        (
+            r"([\d.]+) GiB of weights, (\d+) tokens of KV cache on ([^;]+)",
+            tr("CoreText", "{0} GiB of weights, {1} tokens of KV cache on {2}"),
+        ),
+        (
+            r"unknown until download: the planner reads config\.json when you Check the repository",
+            tr("CoreText", "unknown until download: the planner reads config.json when you Check the repository"),
+        ),
+        (
+            r"(.+) is limiting searches \(HTTP 429\): wait (\d+) s and search again",
+            tr("CoreText", "{0} is limiting searches (HTTP 429): wait {1} s and search again"),
+        ),
+        (
+            r"(.+) is limiting searches \(HTTP 429\): wait a minute and search again",
+            tr("CoreText", "{0} is limiting searches (HTTP 429): wait a minute and search again"),
+        ),
+        (
+            r"(.+) answered HTTP (\d+) \(a problem on its side\): search again later, or search (.+)",
+            tr("CoreText", "{0} answered HTTP {1} (a problem on its side): search again later, or search {2}"),
+        ),
+        (
+            r"(.+) refused the search \(HTTP (\d+) from (.+)\): check the endpoint",
+            tr("CoreText", "{0} refused the search (HTTP {1} from {2}): check the endpoint"),
+        ),
+        (
+            r"(.+) did not answer within (\S+) s \((.+)\): check the network and search again",
+            tr("CoreText", "{0} did not answer within {1} s ({2}): check the network and search again"),
+        ),
+        (
+            r"Could not reach (.+) at (\S+) \((.+)\): check the network or the endpoint",
+            tr("CoreText", "Could not reach {0} at {1} ({2}): check the network or the endpoint"),
+        ),
+        (
+            r"(.+) answered something that is not JSON \((.+)\): check the endpoint",
+            tr("CoreText", "{0} answered something that is not JSON ({1}): check the endpoint"),
+        ),
+        (
+            r"Offline mode is on \((\w+)=(.*)\): (.+) would use the network\. "
+            r"Unset (\w+) to search, or pick from the curated list",
+            tr(
+                "CoreText",
+                "Offline mode is on ({0}={1}): {2} would use the network. Unset {3} to search, "
+                "or pick from the curated list",
+            ),
+        ),
+        (r"searching (Hugging Face|ModelScope)", tr("CoreText", "searching {0}")),
+        (
+            r"Type a few words to search for, e\.g\. qwen3 awq",
+            tr("CoreText", "Type a few words to search for, e.g. qwen3 awq"),
+        ),
     ]
 
 
