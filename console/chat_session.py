@@ -12,10 +12,11 @@ conversation meanwhile still files the answer in the right place.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from console.atomic import atomic_write_text
 from console.config import SamplingSettings
+from console.chat_tools import ChatTools
 from console.conversations import Conversation, ConversationError, ConversationStore, Message
 from console.engine.types import GenerationRequest, RequestFinished
 from console.thinking import Thought
@@ -34,6 +35,10 @@ class ChatSession:
         self.edit_position: int | None = None  # editing: sending replaces the messages from here
         self.answering: int | None = None  # the conversation an answer in flight goes to
         self.continuing: Message | None = None  # the answer in flight continues this one (Continue)
+        self.tools = ChatTools()  # function tools per conversation, off by default (chat_tools.py)
+        #: the loaded model's tokenizer, for reading tool calls from an answer (set by the caller)
+        self.tokenizer: Callable[[], Any] | None = None
+        self._tool_fields: dict[str, Any] = {}  # the tools the answer in flight was offered
 
     # -- which conversation ------------------------------------------------------------------
     def new(self) -> None:
@@ -74,18 +79,26 @@ class ChatSession:
         self.new()
 
     # -- what the model sees -----------------------------------------------------------------
-    def chat_messages(self, draft: str = "") -> list[dict[str, str]]:
+    def chat_messages(self, draft: str = "") -> list[dict[str, Any]]:
         """The chat so far as the engine's messages (system prompt first), plus ``draft`` as the
         next user message when given (the context meter counts it before it is sent)."""
-        out = []
+        out: list[dict[str, Any]] = []
         if self.system_prompt.strip():
             out.append({"role": "system", "content": self.system_prompt.strip()})
-        out += [{"role": m.role, "content": m.content} for m in self.messages if m.role != "system"]
+        saved = [(m.position, {"role": m.role, "content": m.content}) for m in self.messages if m.role != "system"]
+        out += self.tools.interleave(self.conversation_id, saved)  # tool calls and results in their places
         if draft:
             out.append({"role": "user", "content": draft})
         return out
 
     def _request(self, sampling: SamplingSettings, **fields: Any) -> GenerationRequest:
+        last = self.messages[-1] if self.messages else None
+        after_results = last is not None and self.tools.has_results_after(self.conversation_id, last.position)
+        self._tool_fields = self.tools.fields(self.conversation_id, after_results)
+        if self._tool_fields:  # vLLM checks the tools with the other OpenAI fields of the turn
+            from console.engine.openai_body import request_fields
+
+            fields.update(request_fields({**(fields.get("openai_fields") or {}), **self._tool_fields}, sampling))
         request = GenerationRequest(messages=self.chat_messages(), sampling=sampling, **fields)
         self.answering = self.conversation_id
         self.continuing = None
@@ -114,9 +127,41 @@ class ChatSession:
         arrives: a continued answer leaves the history and streams with its saved part first."""
         head = self.continuing
         if head is None:
-            return self.messages, streaming
+            return self._with_tool_turns(self.messages), streaming
         history = self.messages[:-1] if self.messages and self.messages[-1].id == head.id else self.messages
-        return history, head.content + streaming
+        return self._with_tool_turns(history), head.content + streaming
+
+    def _with_tool_turns(self, messages: list[Message]) -> list[Message]:
+        """The saved messages with each tool turn shown after its user message: the call as the
+        model's message, each result under the tool's name."""
+        turns = self.tools.turns(self.conversation_id)
+        if not turns:
+            return messages
+        out: list[Message] = []
+        for m in messages:
+            out.append(m)
+            for turn in (t for t in turns if t.after == m.position):
+                calls = "\n\n".join(f"`{c['function']['name']}({c['function']['arguments']})`" for c in turn.calls)
+                text = f"{turn.content.strip()}\n\n{calls}" if turn.content.strip() else calls
+                out.append(Message(-1, m.conversation_id, m.position, "assistant", text, m.created_at))
+                for c in turn.calls:
+                    if c["id"] in turn.results:
+                        result = f"`{turn.results[c['id']]}`"
+                        out.append(
+                            Message(
+                                -1, m.conversation_id, m.position, "tool", result, m.created_at, c["function"]["name"]
+                            )
+                        )
+        return out
+
+    def pending_tool_calls(self) -> list[dict[str, Any]]:
+        """The model's calls in this conversation still waiting for an answer."""
+        return self.tools.pending(self.conversation_id)
+
+    def answer_tool_call(self, call_id: str, result: str) -> bool:
+        """Answer a pending call (the user's reply); True when every call of the turn is answered:
+        :meth:`regenerate` then asks the model again with the results in its prompt."""
+        return self.tools.answer(self.conversation_id, call_id, result)
 
     # -- intents -----------------------------------------------------------------------------
     def send(self, text: str, sampling: SamplingSettings, **fields: Any) -> GenerationRequest:
@@ -129,10 +174,13 @@ class ChatSession:
         if self.conversation_id is None:
             conv = self.store.create(" ".join(text.split())[:TITLE_CHARS], system_prompt=self.system_prompt)
             self.conversation_id = conv.id
+            self.tools.saved_as(conv.id)
         else:
             self.store.set_system_prompt(self.conversation_id, self.system_prompt)
+        self.tools.drop_unanswered(self.conversation_id)
         if self.edit_position is not None:
             self.store.truncate(self.conversation_id, self.edit_position)
+            self.tools.drop_from(self.conversation_id, self.edit_position)
             self.edit_position = None
         self.store.append(self.conversation_id, "user", text)
         self.messages = self.store.messages(self.conversation_id)
@@ -181,6 +229,8 @@ class ChatSession:
         if conv is None or not (text or thought is not None or finished is not None):
             return None
         f = finished
+        if f is not None and reason is None and continuing is None and self._keep_tool_calls(conv, text, f):
+            return None  # a turn of calls: shown, and answered before the model goes on
         if continuing is not None:
             saved = self.store.extend(
                 continuing.id,
@@ -210,6 +260,28 @@ class ChatSession:
         if conv == self.conversation_id:
             self.messages = self.store.messages(conv)
         return saved
+
+    def _keep_tool_calls(self, conv: int, text: str, finished: RequestFinished) -> bool:
+        """Read the calls in an answer offered tools (a server's, or the family's vLLM parser on
+        the in-process engine's text) and keep them as a tool turn; False when it made none."""
+        fields, self._tool_fields = self._tool_fields, {}
+        if not fields:
+            return False
+        calls = list(finished.choices[0].tool_calls) if finished.choices else []
+        content = text
+        tokenizer = self.tokenizer() if self.tokenizer is not None else None
+        if not calls and tokenizer is not None:
+            from console.engine.tool_calls import parse_answer
+            from console.models.family_table import family_of
+
+            family = family_of(getattr(tokenizer, "chat_template", None))
+            answer = parse_answer(family, tokenizer, fields, text, finished.finish_reason)
+            calls, content = list(answer.tool_calls), answer.content
+        if not calls:
+            return False
+        messages = self.store.messages(conv)
+        self.tools.add_turn(conv, messages[-1].position if messages else 0, content, calls)
+        return True
 
 
 __all__ = ["ChatSession", "ConversationError"]

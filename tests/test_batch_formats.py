@@ -87,7 +87,7 @@ def test_malformed_lines_reported_by_number_good_lines_kept() -> None:
         json.dumps({"custom_id": "x", "method": "GET", "url": "/v1/chat/completions", "body": {"messages": []}}),
         json.dumps({"custom_id": "y", "method": "POST", "url": "/v1/embeddings", "body": {"input": "a"}}),
         openai_line("ok1", "duplicate id"),
-        openai_line("z", "hi", tools=[{"type": "function", "function": {"name": "f"}}]),
+        openai_line("z", "hi", tool_choice="required"),  # vLLM: tool_choice needs tools
         openai_line("t", "hi", temperature=-1),
         json.dumps(["a", "list"]),
         json.dumps({"prompt": "plain prompt", "max_tokens": 5}),

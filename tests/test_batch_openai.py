@@ -49,7 +49,7 @@ REFUSALS = [
     (chat("zero-tokens", max_tokens=0), "max_tokens must be at least 1"),
     (chat("schema-missing", response_format={"type": "json_schema"}), "'json_schema' field must be provided"),
     (chat("two-kinds", structured_outputs={"choice": ["a"], "regex": "a"}), "structured"),
-    (chat("tools", tools=[{"type": "function", "function": {"name": "f"}}]), "tools and tool_choice"),
+    (chat("tools", tool_choice="required"), "`tools` must be set"),
     (chat("beam", use_beam_search=True), "use_beam_search is not supported"),
     (chat("stream", stream=True), "stream must be false"),
     (

@@ -274,3 +274,152 @@ def test_in_process_equals_vllm_serves_chat_path(family: tuple[str, Any], tmp_pa
         assert final.text == message["content"]
     else:  # the export names the family's reasoning parser: the server split what the engine wrote
         assert reasoning in final.text and (message["content"] or "") in final.text
+
+
+#: Tools with bounded arguments (enums): a random-weight model's call ends within a few tokens.
+#: ``strict``: vLLM pins the arguments to the schema (OpenAI's field; vLLM's strict level "auto").
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": f"The {name} of a city",
+            "strict": True,
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string", "enum": ["Paris", "Rome"]}, "unit": {"enum": units}},
+                "required": ["city", "unit"],
+                "additionalProperties": False,
+            },
+        },
+    }
+    for name, units in (("weather", ["c", "f"]), ("time", ["h24", "h12"]))
+]
+
+
+@pytest.mark.parametrize("family", ["qwen3"], indirect=True)
+def test_batch_tool_calls_forced_by_name_and_required_are_valid_calls(family: tuple[str, Any], tmp_path: Path) -> None:
+    """Issue 27: a batch with ``tools`` on Qwen3's template (vLLM's ``hermes`` parser): the tools
+    reach the prompt, a named ``tool_choice`` and "required" make even random weights answer with a
+    call whose arguments are JSON matching the tool's schema, written as vLLM's server writes them."""
+    import json
+
+    import jsonschema
+
+    from console.batch.formats import parse_jsonl
+    from console.batch.runner import run_batch
+
+    name, host = family
+    base = {"messages": [{"role": "user", "content": "Weather in Paris?"}], "temperature": 0, "max_tokens": 120}
+    lines = [
+        {
+            "custom_id": "named",
+            "body": {**base, "tools": TOOLS, "tool_choice": {"type": "function", "function": {"name": "time"}}},
+        },
+        {  # one call: else vLLM's constraint lets random weights chain calls until max_tokens
+            "custom_id": "required",
+            "body": {**base, "tools": TOOLS, "tool_choice": "required", "parallel_tool_calls": False},
+        },
+    ]
+    text = "\n".join(json.dumps({"method": "POST", "url": "/v1/chat/completions", **x}) for x in lines)
+    parsed = parse_jsonl(text)
+    prompt = host.format_prompt(
+        GenerationRequest(messages=base["messages"], openai_fields=parsed.requests[1].openai_fields)
+    )
+    assert '"name": "weather"' in host.tokenizer.decode(prompt["prompt_token_ids"])  # the template rendered them
+    out = tmp_path / "out.jsonl"
+    summary = run_batch(host, parsed.requests, out, resume=False)
+    assert summary.succeeded == 2, summary.results
+    written = {json.loads(x)["custom_id"]: json.loads(x) for x in out.read_text().splitlines()}
+    schemas = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
+    for cid in ("named", "required"):
+        choice = written[cid]["response"]["body"]["choices"][0]
+        calls = choice["message"].get("tool_calls")
+        assert calls and all(c["type"] == "function" and c["id"] for c in calls), choice
+        assert len(calls) == 1, calls
+        for call in calls:
+            jsonschema.validate(json.loads(call["function"]["arguments"]), schemas[call["function"]["name"]])
+    assert [
+        c["function"]["name"] for c in written["named"]["response"]["body"]["choices"][0]["message"]["tool_calls"]
+    ] == ["time"]
+    assert written["required"]["response"]["body"]["choices"][0]["finish_reason"] == "tool_calls"
+
+
+@pytest.mark.parametrize("family", ["qwen3"], indirect=True)
+def test_chat_tool_call_answered_by_the_calculator(family: tuple[str, Any], home: Path, qtbot: Any) -> None:
+    """Issue 27, in the window: with the built-in calculator on and a call required, the model's
+    call is shown, the calculator answers it (safely, from the expression's syntax tree) and the
+    model's next turn is generated with the call and its result in the prompt."""
+    import json
+    import re
+
+    from console.ui.chat_panel import ChatPanel
+    from console.ui.context import AppContext
+
+    name, host = family
+    ctx = AppContext.create(host=host)
+    panel = ChatPanel(ctx)
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.temperature.setValue(0.0)
+    panel.max_tokens.setValue(120)
+    finished: list[RequestFinished] = []
+    ctx.bridge.requestEvents.connect(lambda b: finished.extend(e for e in b if isinstance(e, RequestFinished)))
+    box = panel.tools_box
+    box.enabled.setChecked(True)
+    box.calculator.setChecked(True)
+    box.choice.setCurrentIndex(box.choice.findData("required"))
+    panel.input.setPlainText("What is 12 * 7?")
+    assert panel.send()
+    qtbot.waitUntil(
+        lambda: (
+            panel.active_id is None
+            and [m.role for m in panel.store.messages(panel.conversation_id or 0)] == ["user", "assistant"]
+        ),
+        timeout=180_000,
+    )
+    turns = panel.session.tools.turns(panel.conversation_id)
+    assert turns, [(e.text, e.finish_reason) for e in finished]  # the model's (forced) call was read
+    turn = turns[0]
+    call = turn.calls[0]
+    assert call["function"]["name"] == "calculator"
+    expression = json.loads(call["function"]["arguments"])["expression"]
+    assert re.fullmatch(r"[0-9]+( [-+*/] [0-9]+)+", expression)  # vLLM held the call to the tool's schema
+    result = turn.results[call["id"]]
+    try:
+        expected = eval(expression)  # the test's own reference (a digits-and-operators string, checked above)
+        assert float(result) == pytest.approx(expected)
+    except ZeroDivisionError:
+        assert result == "error: division by zero"
+    text = panel.transcript_text()
+    assert "calculator(" in text and result in text  # the call and its answer are shown
+    assert len(finished) >= 2
+    prompt = host.tokenizer.decode(finished[1].prompt_token_ids)  # what the model's next turn read
+    assert "<tool_call>" in prompt and "<tool_response>" in prompt and f"\n{result}\n" in prompt
+    assert '"name": "calculator"' in prompt  # the tool is offered in the system part
+
+
+@pytest.mark.parametrize("family", ["qwen3"], indirect=True)
+def test_cli_chat_tool_turn_with_the_builtin_calculator(
+    family: tuple[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``inference-console chat "..." --builtin-tool calculator --tool-choice required`` as its turn
+    runs it: the call printed, the calculator's result printed, the model asked again with it."""
+    import argparse
+
+    from console.cli.chat import turn
+    from console.cli.chat_tools import configure
+    from console.chat_session import ChatSession
+    from console.conversations import ConversationStore
+
+    name, host = family
+    session = ChatSession(ConversationStore(tmp_path / "c.sqlite3"))
+    args = argparse.Namespace(tools=None, builtin_tool=["calculator"], tool_choice="required")
+    configure(session, args, lambda: host.tokenizer)
+    turn(host, session, SamplingSettings(temperature=0.0, max_tokens=120), "What is 3 + 4?", {}, None)
+    captured = capsys.readouterr()
+    err = captured.err
+    assert "[tool call] calculator(" in err, (err, captured.out) and "[tool result] calculator: " in err
+    assert [m.role for m in session.messages] == ["user", "assistant"]  # the model answered after the result
+    turn_ = session.tools.turns(session.conversation_id)[0]
+    assert turn_.results and not turn_.pending()

@@ -63,7 +63,7 @@ class BatchRequest:
 
     custom_id: str
     line: int
-    messages: list[dict[str, str]] | None = None
+    messages: list[dict[str, Any]] | None = None
     prompt: str | None = None
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
     model: str | None = None  # the model the line asks for (OpenAI format), if any

@@ -63,6 +63,9 @@ class BatchResult:
     #: The answer's thinking, split off ``text`` by the family's vLLM reasoning parser (issue 27);
     #: None: no parser for this model, or nothing to split
     reasoning: str | None = None
+    #: The answer's tool calls (OpenAI ``message.tool_calls``), read by the family's vLLM
+    #: tool-call parser (``console/engine/tool_calls.py``); empty: none
+    tool_calls: tuple[dict[str, Any], ...] = ()
 
     def _choices(self) -> list[dict[str, Any]]:
         choices = self.choices or (Choice(0, self.text, self.finish_reason or "stop", self.output_tokens),)
@@ -94,12 +97,15 @@ class BatchResult:
                 message: dict[str, Any] = {"role": "assistant", "content": c.text}
                 if self.reasoning is not None and c.index == 0:  # vLLM's field, and its former name
                     message.update(content=self.text, reasoning=self.reasoning, reasoning_content=self.reasoning)
+                if self.tool_calls and c.index == 0:  # as vLLM's server: the calls, content null when empty
+                    message.update(content=self.text or None, tool_calls=list(self.tool_calls))
+                calls = bool(self.tool_calls) and c.index == 0
                 out.append(
                     {
                         "index": c.index,
                         "message": message,
                         "logprobs": lp,
-                        "finish_reason": c.finish_reason,
+                        "finish_reason": self.finish_reason if calls else c.finish_reason,
                         "stop_reason": c.stop_reason,
                     }
                 )
@@ -176,6 +182,7 @@ class BatchResult:
                 model=str(body.get("model") or ""),
                 prompt_logprobs=body.get("prompt_logprobs") or choice.get("prompt_logprobs"),
                 reasoning=_reasoning(choice),
+                tool_calls=tuple((choice.get("message") or {}).get("tool_calls") or ()),
             )
         if isinstance(error, dict):
             inner = error.get("error", error)

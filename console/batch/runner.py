@@ -28,14 +28,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from console.batch.formats import BatchRequest
 from console.batch.results import BatchResult, ResultWriter, completed_ids
 from console.engine.choices import prompt_logprobs_json
 from console.engine.interface import Engine
 from console.engine.many import ManyRequests
-from console.models.family_table import family_of, split_reasoning
+from console.engine.tool_calls import parse_answer
+from console.models.family_table import Family, family_of, split_reasoning
 from console.engine.types import EngineState, GenerationRequest, RequestFailed, RequestFinished, new_request_id
 from console.jobs import TaskState
 
@@ -231,13 +232,7 @@ def run_batch(
                         if not many.cancelled and host.status.state != EngineState.READY:
                             engine_gone(None)
                         continue
-                    reasoning, text = (
-                        split_reasoning(
-                            family, host.tokenizer, event.text, (req.openai_fields or {}).get("chat_template_kwargs")
-                        )
-                        if req.endpoint == "chat"
-                        else (None, event.text)
-                    )
+                    reasoning, text, calls, finish_reason = _answer(family, host, req, event)
                     record(
                         writer,
                         BatchResult(
@@ -247,7 +242,8 @@ def run_batch(
                             ok=True,
                             text=text,
                             reasoning=reasoning,
-                            finish_reason=event.finish_reason,
+                            tool_calls=calls,
+                            finish_reason=finish_reason,
                             prompt_tokens=event.prompt_tokens,
                             output_tokens=event.output_tokens,
                             ttft_s=event.ttft_s,
@@ -287,6 +283,22 @@ def run_batch(
     if summary.engine_error and not summary.cancelled:
         task.report("batch", None, f"stopped: {summary.engine_error}")
     return summary
+
+
+def _answer(
+    family: Family | None, host: Engine, req: BatchRequest, event: RequestFinished
+) -> tuple[str | None, str, tuple[dict[str, Any], ...], str]:
+    """(reasoning, content, tool_calls, finish_reason) of a finished line, as vLLM's server writes
+    them: split and read by the family's parsers, or the calls a server engine already read."""
+    if req.endpoint != "chat":
+        return None, event.text, (), event.finish_reason
+    fields = req.openai_fields or {}
+    served = event.choices[0].tool_calls if event.choices else ()
+    if served:
+        reasoning, text = split_reasoning(family, host.tokenizer, event.text, fields.get("chat_template_kwargs"))
+        return reasoning, text, served, event.finish_reason
+    answer = parse_answer(family, host.tokenizer, fields, event.text, event.finish_reason)
+    return answer.reasoning, answer.content, answer.tool_calls, answer.finish_reason or event.finish_reason
 
 
 __all__ = ["BatchProgress", "BatchSummary", "DEFAULT_CONCURRENCY", "run_batch"]

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from console.cli.speed_args import SPEED_KEYS, add_speed_args, speed_overrides
 from console.chat_session import ChatSession
 from console.cli.chat_output import add_output_args, output_fields_from_args, print_choices
 from console.cli.chat_thinking import ThinkingPrinter, add_thinking_args, chat_splitter
+from console.cli.chat_tools import MAX_ROUNDS, Ask, add_tool_args, answer_calls, ask_on_terminal, configure, wants_tools
 from console.cli.common import CliError, quiet_engine_logs
 from console.cli.flags import check_model_and_preset
 from console.config import EngineConfig, SamplingSettings
@@ -243,6 +245,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_sampling_args(p)
     add_output_args(p)
     add_thinking_args(p)
+    add_tool_args(p)
     p.set_defaults(func=cmd_chat)
 
 
@@ -302,15 +305,19 @@ def cmd_chat(args: argparse.Namespace) -> int:
     if args.adapter:
         extra["adapter"] = args.adapter[0]  # the conversation's adapter (the others are attached too)
     session: ChatSession | None = None
-    if args.prompt is None or args.conversation is not None:  # saved: a terminal chat, or joining one
+    tools = wants_tools(args)
+    if args.prompt is None or args.conversation is not None or tools:  # a terminal chat, joining one, tools
         try:
-            session = ChatSession(ConversationStore())
+            saved = args.prompt is None or args.conversation is not None  # a one-shot question is not kept
+            session = ChatSession(ConversationStore() if saved else ConversationStore(Path(":memory:")))
             if args.conversation is not None:
                 session.open(args.conversation)
         except ConversationError as exc:
             raise CliError(str(exc)) from None
         if args.system is not None:
             session.system_prompt = args.system
+        if tools:
+            configure(session, args, lambda: host.tokenizer)
     host = start_engine(args)
     try:
         if session is None:
@@ -332,6 +339,24 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 
 def turn(
+    host: Engine,
+    session: ChatSession,
+    sampling: SamplingSettings,
+    text: str | None,
+    extra: dict[str, Any] | None = None,
+    hide_thinking: bool = False,
+    ask: Ask | None = None,
+) -> None:
+    """One question (``text``; None: ask the last one again) and its answer, both saved; the
+    model's tool calls answered (built-in tools, else ``ask``) and the model asked again."""
+    _turn(host, session, sampling, text, extra, hide_thinking)
+    for _ in range(MAX_ROUNDS):
+        if not answer_calls(session, ask):
+            return
+        _turn(host, session, sampling, None, extra, hide_thinking)
+
+
+def _turn(
     host: Engine,
     session: ChatSession,
     sampling: SamplingSettings,
@@ -401,7 +426,15 @@ def repl(
                 session.new()
                 continue
             try:
-                turn(host, session, sampling, None if command == "/regenerate" else line, extra, hide_thinking)
+                turn(
+                    host,
+                    session,
+                    sampling,
+                    None if command == "/regenerate" else line,
+                    extra,
+                    hide_thinking,
+                    ask_on_terminal,
+                )
             except (CliError, ValueError) as exc:  # one bad message must not end the session
                 print(f"error: {exc}", file=sys.stderr)
     finally:

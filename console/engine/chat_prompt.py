@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from console.engine import vllm_compat
+from console.engine import tool_calls, vllm_compat
 from console.engine.types import EngineNotReady, GenerationRequest
 
 #: Request fields that change the rendered prompt (the rest only change sampling).
@@ -68,12 +68,7 @@ def chat_body(request: GenerationRequest) -> dict[str, Any]:
 
 
 def _has_template(request: GenerationRequest, tokenizer: Any) -> bool:
-    fields = request.openai_fields or {}
-    return bool(
-        fields.get("chat_template")
-        or (fields.get("chat_template_kwargs") or {}).get("chat_template")
-        or getattr(tokenizer, "chat_template", None)
-    )
+    return bool(tool_calls.request_template(request.openai_fields, tokenizer))
 
 
 class ChatPrompts:
@@ -82,38 +77,61 @@ class ChatPrompts:
 
     def __init__(self) -> None:
         self._engine: Any = None
-        self._renderer: Any = None
+        #: tool-call parser name ("" for none) -> vLLM's renderer for this engine
+        self._renderers: dict[str, Any] = {}
 
-    def _for(self, engine: Any) -> Any:
+    def _for(self, engine: Any, tool_parser: str | None = None) -> Any:
         if self._engine is not engine:
-            self._renderer = vllm_compat.chat_renderer(engine)
+            self._renderers = {}
             self._engine = engine
-        return self._renderer
+        key = tool_parser or ""
+        if key not in self._renderers:
+            self._renderers[key] = vllm_compat.chat_renderer(engine, tool_parser)
+        return self._renderers[key]
 
     def forget(self) -> None:
-        self._engine = self._renderer = None
+        self._engine = None
+        self._renderers = {}
 
     async def engine_input(self, engine: Any, tokenizer: Any, request: GenerationRequest) -> Any:
         """What ``engine.generate`` is given for ``request``; raises :class:`PromptError` with
         vLLM's message when its preprocessing refuses the request (e.g. a template error, a
         prompt longer than the context)."""
+        return (await self.engine_input_and_constraint(engine, tokenizer, request))[0]
+
+    async def engine_input_and_constraint(
+        self, engine: Any, tokenizer: Any, request: GenerationRequest
+    ) -> tuple[Any, Any]:
+        """(engine input, vLLM's ``StructuredOutputsParams`` its tool-call parser put on the request
+        or None). A request with ``tools`` is rendered by the renderer of its family's tool-call
+        parser (``tool_calls.py``), which constrains a forced call as ``vllm serve`` does."""
         if engine is None:
             raise EngineNotReady("no model is loaded")
         if request.prompt_token_ids is not None:
-            return {"prompt_token_ids": list(request.prompt_token_ids)}
+            return {"prompt_token_ids": list(request.prompt_token_ids)}, None
         if request.prompt is not None:
-            return request.prompt
+            return request.prompt, None
         assert request.messages is not None
+        fields = request.openai_fields or {}
+        parser = None
+        if tool_calls.wants_tools(fields):
+            try:
+                parser = tool_calls.parser_for(tool_calls.request_template(fields, tokenizer))
+            except tool_calls.ToolsRefused as exc:
+                raise PromptError(str(exc)) from None
         if not _has_template(request, tokenizer):
-            return transcript(request.messages, request.continue_final)
-        renderer = self._for(engine)
+            return transcript(request.messages, request.continue_final), None
+        renderer = self._for(engine, parser)
         try:
             body = vllm_compat.chat_completion_request_class().model_validate(chat_body(request))
         except Exception as exc:
             raise PromptError(_first_line(exc)) from None
+        before = body.structured_outputs
         result = await renderer.render_chat(body)
         if isinstance(result, tuple):  # (conversation, [engine input])
-            return result[1][0]
+            after = body.structured_outputs
+            constraint = after if parser and after is not before else None
+            return result[1][0], (tool_calls.bounded_whitespace(constraint) if constraint is not None else None)
         error = getattr(result, "error", result)  # vLLM's ErrorResponse, as the server would answer
         raise PromptError(str(getattr(error, "message", error)))
 

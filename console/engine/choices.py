@@ -37,6 +37,9 @@ class Choice:
     #: the generated token ids (the in-process engine; empty from a server): bench and the chat
     #: count the thinking tokens on them
     token_ids: tuple[int, ...] = ()
+    #: OpenAI ``message.tool_calls`` a server returned (its tool-call parser read them); the
+    #: in-process engine's answers are read by ``tool_calls.parse_answer`` where they are used
+    tool_calls: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass
@@ -47,6 +50,7 @@ class _Growing:
     finish_reason: str | None = None
     stop_reason: int | str | None = None
     token_ids: list[int] = field(default_factory=list)
+    tool_calls: dict[int, dict[str, Any]] = field(default_factory=dict)
 
     def choice(self, index: int) -> Choice:
         return Choice(
@@ -57,7 +61,22 @@ class _Growing:
             None if self.logprobs is None else tuple(self.logprobs),
             self.stop_reason,
             tuple(self.token_ids),
+            tuple(self.tool_calls[i] for i in sorted(self.tool_calls)),
         )
+
+    def add_tool_calls(self, calls: Any, streamed: bool) -> None:
+        """A message's ``tool_calls`` (whole) or a streamed delta's (pieces by ``index``: the id and
+        name come first, the arguments in parts), as vLLM's server sends them."""
+        for n, call in enumerate(calls or []):
+            if not isinstance(call, dict):
+                continue
+            i = int(call.get("index", n)) if streamed else len(self.tool_calls)
+            function = call.get("function") or {}
+            empty = {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+            got = self.tool_calls.setdefault(i, empty)
+            got["id"] = call.get("id") or got["id"]
+            got["function"]["name"] = function.get("name") or got["function"]["name"]
+            got["function"]["arguments"] += str(function.get("arguments") or "")
 
 
 def _clamp(value: float) -> float:
@@ -114,8 +133,10 @@ class OpenAIChoiceCollector:
             g = self._by_index.setdefault(int(ch.get("index") or 0), _Growing())
             if "delta" in ch:
                 g.parts.append(str((ch.get("delta") or {}).get("content") or ""))
+                g.add_tool_calls((ch.get("delta") or {}).get("tool_calls"), streamed=True)
             elif "message" in ch:
                 g.parts.append(str((ch.get("message") or {}).get("content") or ""))
+                g.add_tool_calls((ch.get("message") or {}).get("tool_calls"), streamed=False)
             else:
                 g.parts.append(str(ch.get("text") or ""))
             lp = ch.get("logprobs")

@@ -373,7 +373,9 @@ class EngineHost(WarmHost):
             if engine is None:
                 raise EngineNotReady("no model is loaded")
             params = request_params(request)
-            prompt = await self._prompts.engine_input(engine, self._tokenizer, request)
+            prompt, constraint = await self._prompts.engine_input_and_constraint(engine, self._tokenizer, request)
+            if constraint is not None:  # vLLM's tool-call parser constrains the call (tool_calls.py)
+                params.structured_outputs = constraint
             lora = self._adapters.request(request.adapter)
             if gate is not None and on_ready is not None:  # ready before the hold: it lasts only the adds
                 prompt = await vllm_compat.engine_core_request(engine, rid, prompt, params, lora)

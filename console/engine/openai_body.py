@@ -8,8 +8,11 @@ top_logprobs, ``n``, penalties, logit bias, ...) the console accepts, and what i
 back with vLLM's own message. The console's sampling defaults (the batch flags or the Batch tab)
 fill what a body leaves out, as a server's generation config would.
 
-What the console cannot do is refused by name: tools and tool choice, beam search, images or
-other non-text content, several prompts in one completion body, ``echo``, ``suffix``.
+A chat body may carry ``tools`` / ``tool_choice`` as vLLM's protocol accepts them; they run as
+``vllm serve --enable-auto-tool-choice --tool-call-parser`` runs them (``tool_calls.py``), and the
+conversation may hold the calls (``assistant`` ``tool_calls``) and their results (``tool`` messages).
+What the console cannot do is refused by name: beam search, images or other non-text content,
+several prompts in one completion body, ``echo``, ``suffix``.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ class OpenAIBody:
     endpoint: Endpoint
     params: Any  # vllm.SamplingParams
     sampling: SamplingSettings  # the same settings as the console shows them
-    messages: list[dict[str, str]] | None = None
+    messages: list[dict[str, Any]] | None = None
     prompt: str | None = None
     prompt_token_ids: list[int] | None = None
     model: str | None = None
@@ -91,23 +94,29 @@ def _text_content(i: int, content: Any) -> str:
     raise BodyError(f"messages[{i}].content must be text")
 
 
-def _messages(value: Any) -> list[dict[str, str]]:
-    out = []
+#: Message fields of a tool conversation, kept as written (vLLM's template reads them)
+_TOOL_KEYS = ("tool_calls", "tool_call_id", "name")
+
+
+def _messages(value: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
     for i, m in enumerate(value):
         role = m.get("role")
         if role not in _ROLES:
             raise BodyError(
                 f"messages[{i}].role {role!r} is not supported by the console ({', '.join(sorted(_ROLES))})"
             )
-        out.append({"role": "system" if role == "developer" else role, "content": _text_content(i, m.get("content"))})
+        message = {"role": "system" if role == "developer" else role, "content": _text_content(i, m.get("content"))}
+        message.update({k: m[k] for k in _TOOL_KEYS if m.get(k) is not None})
+        out.append(message)
     if not out or all(m["role"] == "system" for m in out):
         raise BodyError("'messages' has no user message")
     return out
 
 
 def _refuse_unsupported(req: Any, body: dict[str, Any]) -> None:
-    if body.get("tools") or body.get("tool_choice") not in (None, "none", "auto"):
-        raise BodyError("tools and tool_choice are not supported by the console (no tool-call parser runs here)")
+    if (body.get("tools") or body.get("tool_choice") not in (None, "none")) and "messages" not in body:
+        raise BodyError("tools and tool_choice need a chat body (/v1/chat/completions, with messages)")
     if getattr(req, "use_beam_search", False):
         raise BodyError("use_beam_search is not supported by the console")
     if body.get("stream"):
@@ -210,7 +219,7 @@ def output_fields(
 
 
 def chat_request_parts(
-    messages: list[dict[str, str]], fields: dict[str, Any], defaults: SamplingSettings
+    messages: list[dict[str, Any]], fields: dict[str, Any], defaults: SamplingSettings
 ) -> OpenAIBody:
     """A chat turn with OpenAI ``fields`` (output_fields), checked and converted by vLLM."""
     return parse_body("chat", {**fields, "messages": messages}, defaults)

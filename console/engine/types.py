@@ -82,7 +82,7 @@ class GenerationRequest:
     """One generation. Give exactly one of ``messages`` (chat, the model's chat template is
     applied), ``prompt`` (raw text) or ``prompt_token_ids``."""
 
-    messages: list[dict[str, str]] | None = None
+    messages: list[dict[str, Any]] | None = None
     prompt: str | None = None
     prompt_token_ids: list[int] | None = None
     sampling: SamplingSettings = field(default_factory=SamplingSettings)

@@ -287,12 +287,14 @@ def compile_cache_root() -> str:
     return os.path.join(os.path.expanduser(root), "torch_compile_cache")
 
 
-def chat_renderer(engine: Any) -> Any:
+def chat_renderer(engine: Any, tool_parser: str | None = None) -> Any:
     """vLLM's chat preprocessing for ``engine`` (an ``AsyncLLM``): the ``OnlineRenderer`` its OpenAI
     server runs for ``/v1/chat/completions`` (``render_chat(ChatCompletionRequest)`` returns the
     conversation and the engine inputs, or an ``ErrorResponse``). Same module and constructor in
     0.26 and 0.32. A chat template given in the request is trusted: the user owns this process
-    (the console-launched server is started with ``--trust-request-chat-template`` to match)."""
+    (the console-launched server is started with ``--trust-request-chat-template`` to match).
+    With ``tool_parser``, it is the renderer of ``--enable-auto-tool-choice --tool-call-parser NAME``:
+    it renders ``tools`` and puts vLLM's constraint on a forced call into the request."""
     cls = _first([("vllm.renderers.online_renderer", "OnlineRenderer")])
     return cls(
         engine.model_config,
@@ -301,6 +303,7 @@ def chat_renderer(engine: Any) -> Any:
         chat_template=None,
         chat_template_content_format="auto",
         trust_request_chat_template=True,
+        **({"enable_auto_tools": True, "tool_parser": tool_parser} if tool_parser else {}),
     )
 
 
@@ -314,3 +317,50 @@ def reasoning_parser(name: str) -> Any:
         ]
     )
     return manager.get_reasoning_parser(name)
+
+
+def tool_parser_manager() -> Any:
+    """vLLM's ``ToolParserManager`` (the ``--tool-call-parser`` registry; moved out of
+    ``entrypoints.openai`` after 0.26)."""
+    return _first(
+        [("vllm.tool_parsers", "ToolParserManager"), ("vllm.entrypoints.openai.tool_parsers", "ToolParserManager")]
+    )
+
+
+def has_tool_parser(name: str) -> bool:
+    """Whether ``name`` is a ``--tool-call-parser`` this vLLM registers (imports nothing heavy:
+    lazily registered parsers are only looked up)."""
+    manager = tool_parser_manager()
+    return name in getattr(manager, "tool_parsers", {}) or name in getattr(manager, "lazy_parsers", {})
+
+
+def tool_call_parser(name: str, tokenizer: Any, request: Any) -> Any:
+    """vLLM's parser for ``vllm serve --enable-auto-tool-choice --tool-call-parser name``, made for
+    ``request`` (a ``ChatCompletionRequest``): ``adjust_request(request)`` sets the constraint vLLM
+    puts on a forced call (``tool_choice`` "required" or a named function: a structural tag or the
+    JSON schema of the tools), ``parse(text, request, enable_auto_tools=True)`` returns
+    ``(reasoning, content, tool_calls)`` as the server's chat handler reads an answer. 0.32 composes
+    it with ``vllm.parser.ParserManager``; where that is missing the bare tool parser stands in."""
+    try:
+        manager = _first([("vllm.parser", "ParserManager"), ("vllm.parser.parser_manager", "ParserManager")])
+    except EngineUnavailable:
+        return _BareToolParser(tool_parser_manager().get_tool_parser(name)(tokenizer))
+    cls = manager.get_parser(tool_parser_name=name, enable_auto_tools=True, tokenizer=tokenizer)
+    return cls(tokenizer, request.tools, chat_template_kwargs=request.chat_template_kwargs or {}, model_config=None)
+
+
+class _BareToolParser:
+    """A vLLM without the composed parsers (before ``vllm.parser``): its tool parser's own
+    ``adjust_request`` / ``extract_tool_calls`` (untested here: the CPU build is 0.32)."""
+
+    def __init__(self, parser: Any) -> None:
+        self._parser = parser
+
+    def adjust_request(self, request: Any) -> Any:
+        return self._parser.adjust_request(request)
+
+    def parse(self, text: str, request: Any, enable_auto_tools: bool = True) -> tuple[Any, Any, Any]:
+        info = self._parser.extract_tool_calls(text, request)
+        if not info.tools_called:
+            return None, text, []
+        return None, info.content, [c.function for c in info.tool_calls]

@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from console.engine import tool_calls
 from console.config import CONSOLE_ONLY_FIELDS, SPECULATIVE_FIELDS, EngineConfig
 from console.export.options import CONTAINER_MODEL_ROOT, MULTICAST_OFF, ServeOptions
 
@@ -73,6 +74,7 @@ def serve_arguments(
     out.update(_speed_arguments(config))
     if reasoning:
         out.update(reasoning_arguments(config))
+    out.update(tool_calls.serve_arguments(config.model))  # the family's tool-call parser (issue 27)
     if ray or options.nodes > 1:
         out["distributed-executor-backend"] = "ray"
     if options.api_key:

@@ -140,6 +140,7 @@ class ChatPanel(QWidget):
         """Start an empty chat; the conversation is created on the first message."""
         self._detach_active()
         self.session.new()
+        self.tools_box.sync()
         self._cancel_edit()
         self.conversations.clear_choice()
         self.input.setFocus()
@@ -155,6 +156,7 @@ class ChatPanel(QWidget):
         self._detach_active()
         self.adapter_box.recall(conversation_id)
         conv = self.session.open(conversation_id)
+        self.tools_box.sync()
         self.system_prompt.blockSignals(True)
         self.system_prompt.setPlainText(conv.system_prompt)
         self.system_prompt.blockSignals(False)
@@ -342,6 +344,7 @@ class ChatPanel(QWidget):
             saved = None
             self.show_error(self.tr("Could not save the answer: {0}").format(exc))
         self.thinking.saved(saved)
+        self.tools_box.after_answer()  # the model's tool calls: answered by a built-in tool or the user
         self._stream_text = ""
         self.choices_view.show_choices(ev.choices if ev is not None else ())
         if ev is not None and status.info is not None:

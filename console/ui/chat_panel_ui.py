@@ -31,6 +31,7 @@ from console.ui.chat_transcript import TranscriptView
 from console.ui.context_meter import ContextMeter
 from console.ui.load_banner import LoadBanner
 from console.ui.logprob_view import ChoicesView
+from console.ui.tools_editor import ToolsEditor
 from console.ui.widgets import ErrorLabel, VerticalScroll
 
 if TYPE_CHECKING:
@@ -110,6 +111,9 @@ def build_widgets(panel: ChatPanel) -> None:
         )
     )
     panel.busyChanged.connect(lambda busy: busy and panel.adapter_box.remember(panel.conversation_id))
+    panel.tools_box = ToolsEditor(panel.session, panel)  # function tools, per conversation (issue 27)
+    panel.tools_box.resumeRequested.connect(panel.regenerate)
+    panel.session.tokenizer = lambda: panel.ctx.host.tokenizer
 
 
 def build_layout(panel: ChatPanel) -> None:
@@ -143,6 +147,7 @@ def build_layout(panel: ChatPanel) -> None:
     QVBoxLayout(ctx_box).addWidget(panel.context_bar)
     rv.addWidget(ctx_box)
     rv.addWidget(panel.adapter_box)
+    rv.addWidget(panel.tools_box)
     rv.addStretch(1)
 
     panel.splitter = QSplitter(Qt.Orientation.Horizontal, panel)

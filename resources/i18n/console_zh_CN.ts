@@ -4333,6 +4333,69 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
   </context>
   <context>
+    <name>ToolsEditor</name>
+    <message>
+      <location filename="../../console/ui/tools_editor.py" />
+      <source>Calculator (built-in, answers by itself)</source>
+      <translation>计算器（内置，自动回答）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/tools_editor.py" />
+      <source>Clock (built-in, answers by itself)</source>
+      <translation>时钟（内置，自动回答）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/tools_editor.py" />
+      <source>Not valid: {0}</source>
+      <translation>无效：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/tools_editor.py" />
+      <source>Offer these tools to the model (off by default, per conversation)</source>
+      <translation>向模型提供这些工具（默认关闭，按对话设置）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/tools_editor.py" />
+      <source>Send result</source>
+      <translation>发送结果</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/tools_editor.py" />
+      <source>The model calls {0} with {1}: type its result</source>
+      <translation>模型以 {1} 调用 {0}：请输入其结果</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/tools_editor.py" />
+      <source>The model decides whether to call a tool</source>
+      <translation>由模型决定是否调用工具</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/tools_editor.py" />
+      <source>The model must call a tool</source>
+      <translation>模型必须调用工具</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/tools_editor.py" />
+      <source>The tool's result, as the model should read it</source>
+      <translation>工具的结果（模型将读到的内容）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/tools_editor.py" />
+      <source>Tools</source>
+      <translation>工具</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/tools_editor.py" />
+      <source>Use tools in this conversation</source>
+      <translation>在此对话中使用工具</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/tools_editor.py" />
+      <source>Your function tools as JSON, e.g. {0}</source>
+      <translation>以 JSON 编写的函数工具，例如 {0}</translation>
+    </message>
+  </context>
+  <context>
     <name>TunePage</name>
     <message>
       <location filename="../../console/ui/bench_tune.py" />
