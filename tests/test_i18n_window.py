@@ -89,6 +89,7 @@ _NOT_PROSE = [
     re.compile(r"inference-console [^（）()。；;\n]*"),  # a command line to type
     re.compile(r"\w*(?:Error|Exception)\w*: [^)）;；\n]*"),  # a library's own error, quoted for bug reports
     re.compile(r"\w+\(\)"),  # code: generate()
+    re.compile(r'\{\s*".*\}', re.S),  # code: a JSON example (the tools box's definitions)
     re.compile(r"[\w.\-/:=]*[_\d./:=][\w.\-/:=]*"),  # identifiers: max_num_seqs, 4090-fp8-kv8, tok/s
     re.compile(r"(?<![A-Za-z])(?:--?[a-z][\w-]*|[a-z]+(?:-[a-z]+)+)"),  # flags; ids: n-gram, cpu-default
 ]

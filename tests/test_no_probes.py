@@ -13,6 +13,7 @@ CONSOLE = Path(__file__).resolve().parents[1] / "console"
 #: file -> what it probes: vLLM's and transformers' objects, which change between versions.
 THIRD_PARTY = {
     "console/engine/host.py": "vLLM's AsyncLLM (reset_prefix_cache is not in every release)",
+    "console/engine/tool_calls.py": "vLLM's structured-output constraint (its fields differ between releases)",
     "console/engine/load_capture.py": "vllm.envs's module __getattr__ (memoized in some releases)",
     "console/export/validate.py": "vLLM's parsed engine arguments (fields move between releases)",
     "console/models/importers.py": "a transformers model config (quantization_config)",
