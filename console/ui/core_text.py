@@ -7,8 +7,9 @@ figures came from (``planner/selfcal.py``), how a calibration changed an overhea
 why the CPU check rejected a dtype (``engine/cpu_dtype.py``), the quality gate's verdict
 (``quant/gate.py``), why a model does not fit and what would make it fit (``planner/core.py``,
 ``planner/speed.py``, ``planner/suggest.py``) and the calibration's error against the last load
-(``planner/selfcal.py``). A sentence made of parts (a suggestion's levers joined by " + ", the
-gate's figures) is matched part by part.
+(``planner/selfcal.py``), the planner's notes (``planner/verdict.py``, ``planner/speed.py``) and
+the row labels of the gate's comparison table (``quant/gate.py``, ``quant/fp8.py``). A sentence
+made of parts (a suggestion's levers joined by " + ", the gate's figures) is matched part by part.
 :func:`translate_core_text` recognises each of those sentences and gives it through the
 catalogue (context "CoreText"); what it carries (a file name, a count, a library's own error) is
 kept and put back in place. A sentence it does not know is shown as
@@ -99,6 +100,17 @@ SENTENCES: dict[str, tuple[str, ...]] = {
     _n("measured on the CPU engine; GPU kernels can differ (vLLM {0}, {1})"): (ANY, WORD),
     _n("measured on the GPU: vLLM {0} chose quantization {1}, dtype {2}, KV cache {3}"): (WORD, ANY, WORD, WORD),
     _n("none (16-bit weights)"): (),
+    # quant/gate.py GateResult.table and quant/fp8.py MemoryWon.rows: the Quantize dialog's row labels
+    _n("perplexity (held-out)"): (),
+    _n("accuracy ({0})"): (ANY,),
+    _n("eval set"): (),
+    _n("size on disk"): (),
+    _n("weights memory"): (),
+    _n("generation tok/s"): (),
+    _n("{0} {1} (expected {2})"): ("[✗✓]", SOME, ANY),
+    _n("weights"): (),
+    _n("KV bytes per token"): (),
+    _n("KV cache tokens"): (),
     # planner/core.py and planner/speed.py: why a model does not fit
     _n("tensor_parallel_size {0} does not divide the model's {1} attention heads"): (INT, INT),
     _n("max_model_len {0} is longer than the model's {1} positions (vLLM refuses it)"): (COUNT, COUNT),
@@ -142,6 +154,22 @@ SENTENCES: dict[str, tuple[str, ...]] = {
     _n("{0} users at {1} tokens"): (INT, COUNT),
     _n("{0} x {1} with tensor_parallel_size {2}"): (INT, ANY, INT),
     _n("one {0} as asked"): (ANY,),
+    # planner/verdict.py and planner/speed.py notes: the Planner box's ℹ lines
+    _n(
+        "n-gram speculation ({0} draft tokens): no draft model, no device memory; faster when answers copy "
+        "the prompt (code editing, summarising)"
+    ): (INT,),
+    _n("{0} draft head: {1} GiB of weights and one layer of KV per token, counted in the budget above"): (
+        WORD,
+        r"[\d.]+",
+    ),
+    _n(
+        "KV offload: {0} GiB of host RAM holds {1} more tokens of evicted KV for prefix-cache reuse (not more "
+        "concurrent context)"
+    ): (WORD, COUNT),
+    _n("Gemma-2's sliding-window layers are planned as global ones: vLLM may fit more tokens"): (),
+    _n("{0} needs a checkpoint quantized that way (inference-console quantize, or a published one)"): ("AWQ|GPTQ",),
+    _n("{0} has no FP8 tensor cores: FP8 weights save memory, compute stays 16-bit"): (ANY,),
     # planner/selfcal.py last_load_text: the calibration's error against the last load
     _n("last load ({0}, {1}): {2}"): (".*?", "[^,]*", ANY),
     _n("predicted {0} KV tokens before it ({1}; error {2}%), {3}"): (COUNT, MAYBE, SIGNED, ANY),
