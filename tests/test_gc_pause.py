@@ -127,3 +127,55 @@ def test_gui_collector_makes_no_pass_at_all_while_a_model_loads(qtbot: Any) -> N
         collector.stop()
         if not was_enabled:
             gc.disable()
+
+
+class _Node:
+    """A cyclic object that can be watched with a weak reference."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_unload_frees_the_old_engine_in_one_gui_pass_and_refreezes(qtbot: Any) -> None:
+    """Issue 30: an unload used to ``gc.unfreeze()`` everything a load froze (torch, transformers,
+    vLLM: ~1,000,000 objects that stay imported), so every later full pass of the window's
+    collector walked them again. Now the unload leaves them frozen and the GUI's collector, on its
+    next tick, makes one full pass (the old engine's cycles are freed) and freezes what stays."""
+    import asyncio
+    import weakref
+
+    from console.engine.host import EngineHost
+    from console.ui.gc_guard import GuiThreadCollector
+
+    passes: list[int] = []
+
+    def on_gc(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            passes.append(info["generation"])
+
+    was_enabled = gc.isenabled()
+    collector = GuiThreadCollector(interval_ms=10_000)  # ticks driven by hand below
+    gc.callbacks.append(on_gc)
+    try:
+        kept = [[i] for i in range(20_000)]  # what a load leaves imported
+        engine = _Node()  # the old engine: reachable only through its own cycle once dropped
+        gone = weakref.ref(engine)
+        gc.freeze()  # as the load does when it ends
+        frozen = gc.get_freeze_count()
+        del engine
+        asyncio.run(EngineHost()._shutdown_engine())  # what Unload runs (no engine loaded here)
+        assert gc.get_freeze_count() == frozen  # not put back for every later pass to walk
+        assert gone() is not None and passes == []
+        collector._on_timer_timeout()
+        assert passes == [2]  # one full pass, on the GUI thread
+        assert gone() is None  # the old engine is freed
+        assert gc.get_freeze_count() >= len(kept)  # what stays is frozen again
+        passes.clear()
+        collector._on_timer_timeout()
+        assert 2 not in passes  # the release is made once
+        del kept
+    finally:
+        gc.callbacks.remove(on_gc)
+        collector.stop()
+        if not was_enabled:
+            gc.disable()

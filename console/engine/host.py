@@ -343,7 +343,7 @@ class EngineHost(LoopEngine):
         if self._null_dir is not None:
             self._null_dir.cleanup()
             self._null_dir = None
-        gc.unfreeze()  # let the old engine's objects be collected again
+        gc_pause.release_frozen()  # let the old engine's objects go (one full pass, then refrozen)
         await self._stop_engine(engine)
         if self._reaper is not None:
             self._reaper.stop()

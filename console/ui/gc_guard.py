@@ -13,6 +13,10 @@ it on the GUI thread, holding the GIL: 70-155 ms per generation-0 pass and 445 m
 generation-1 pass while vLLM was imported (issue 30, benchmarks/README-gui.md). The loader
 freezes what the load built when it ends (``gc.freeze()``: no pass at all), so skipping loses
 nothing but the load's own cyclic garbage (about 16,500 small objects for vLLM's imports).
+
+After an unload it makes the one full pass that frees the old engine and freezes what survives
+(``gc_pause.release_frozen``): one pass over the load's objects instead of one at every later full
+collection.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ class GuiThreadCollector(QObject):
     def __init__(self, interval_ms: int = 1000, parent: QObject | None = None) -> None:
         super().__init__(parent)
         gc.disable()
+        gc_pause.gui_collector_running(True)
+        self._stopped = False
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self._on_timer_timeout)
@@ -39,6 +45,9 @@ class GuiThreadCollector(QObject):
         # full-collection one (console/engine/gc_pause.py), as it does for the automatic collector.
         if gc_pause.full_collections_paused():  # a load: frozen when it ends, never walked here
             return
+        if gc_pause.take_release():  # an unload: free the old engine, freeze what stays
+            gc_pause.collect_and_refreeze()
+            return
         threshold = gc.get_threshold()
         counts = gc.get_count()
         if counts[0] > threshold[0]:
@@ -49,4 +58,7 @@ class GuiThreadCollector(QObject):
 
     def stop(self) -> None:
         self._timer.stop()
+        if not self._stopped:
+            self._stopped = True
+            gc_pause.gui_collector_running(False)
         gc.enable()
