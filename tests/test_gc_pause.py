@@ -179,3 +179,48 @@ def test_unload_frees_the_old_engine_in_one_gui_pass_and_refreezes(qtbot: Any) -
         collector.stop()
         if not was_enabled:
             gc.disable()
+
+
+def test_young_passes_stay_small_while_another_thread_allocates(qtbot: Any) -> None:
+    """Issue 30: while streaming, the engine thread allocates (vLLM's outputs, our deltas) and the
+    GUI's collector walked one second of it per young pass on the GUI thread (gen-0 passes of up to
+    8 ms CPU, a gen-1 pass of 19 ms, measured by benchmarks/gui_responsiveness.py). Its timer now
+    ticks every 100 ms, so each pass walks a tenth: here a thread allocating like an engine leaves
+    30,000-40,000 live young objects per pass with a 1 s tick, ~10,000 with this one."""
+    import threading
+    import time
+
+    from console.ui.gc_guard import GuiThreadCollector
+
+    sizes: list[int] = []
+
+    def on_gc(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start" and threading.current_thread() is threading.main_thread():
+            sizes.append(gc.get_count()[0])  # what this pass walks
+
+    stop = threading.Event()
+
+    def engine() -> None:
+        keep: list[Any] = []
+        while not stop.is_set():
+            keep.append([[i] for i in range(1000)])
+            if len(keep) > 50:
+                keep.clear()
+            time.sleep(0.01)
+
+    was_enabled = gc.isenabled()
+    collector = GuiThreadCollector()  # the app's interval
+    gc.callbacks.append(on_gc)
+    thread = threading.Thread(target=engine)
+    thread.start()
+    try:
+        qtbot.wait(2500)
+    finally:
+        stop.set()
+        thread.join()
+        gc.callbacks.remove(on_gc)
+        collector.stop()
+        if not was_enabled:
+            gc.disable()
+    assert len(sizes) >= 5, sizes
+    assert max(sizes) < 20_000, sizes
