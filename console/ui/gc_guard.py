@@ -14,9 +14,12 @@ generation-1 pass while vLLM was imported (issue 30, benchmarks/README-gui.md). 
 freezes what the load built when it ends (``gc.freeze()``: no pass at all), so skipping loses
 nothing but the load's own cyclic garbage (about 16,500 small objects for vLLM's imports).
 
-It ticks every 100 ms: each young pass walks what was allocated since the last one, and while a
-model streams the engine thread allocates ~100,000 objects a second, so a 1 s tick made young passes
-of up to 8 ms (generation 0) and 19 ms (generation 1) on the GUI thread; a tenth of that now.
+It ticks every 100 ms: each generation-0 pass walks what was allocated since the last one, and
+while a model streams the engine thread allocates ~100,000 objects a second, so a 1 s tick made
+generation-0 passes of up to 8 ms on the GUI thread. A generation-1 pass costs about the same
+whatever the tick (16-19 ms while streaming: what it walks is what lives a few seconds, the
+requests in flight), so it comes as rarely as with the 1 s tick: its threshold counts ticks of
+that second, not of this tick.
 
 After an unload it makes the one full pass that frees the old engine and freezes what survives
 (``gc_pause.release_frozen``): one pass over the load's objects instead of one at every later full
@@ -37,6 +40,8 @@ class GuiThreadCollector(QObject):
         super().__init__(parent)
         gc.disable()
         gc_pause.gui_collector_running(True)
+        #: generation-0 passes per generation-1 pass are counted per second of ticks (see the doc)
+        self._young_factor = max(1, round(1000 / interval_ms))
         self._stopped = False
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
@@ -56,7 +61,7 @@ class GuiThreadCollector(QObject):
         counts = gc.get_count()
         if counts[0] > threshold[0]:
             generation = 0
-            if counts[1] > threshold[1]:
+            if counts[1] > threshold[1] * self._young_factor:
                 generation = 2 if counts[2] > threshold[2] else 1
             gc.collect(generation)
 
