@@ -25,6 +25,29 @@ def full_passes() -> Iterator[list[int]]:
     gc.callbacks.remove(on_gc)
 
 
+@pytest.fixture
+def hand_ticked(qtbot: Any) -> Iterator[tuple[Any, list[int]]]:
+    """A GUI collector whose ticks the test makes by hand, and the generation of every pass."""
+    from console.ui.gc_guard import GuiThreadCollector
+
+    passes: list[int] = []
+
+    def on_gc(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            passes.append(info["generation"])
+
+    was_enabled = gc.isenabled()
+    collector = GuiThreadCollector(interval_ms=10_000)  # its own timer does not fire in a test
+    gc.callbacks.append(on_gc)
+    try:
+        yield collector, passes
+    finally:
+        gc.callbacks.remove(on_gc)
+        collector.stop()
+        if not was_enabled:
+            gc.disable()
+
+
 def churn() -> list[Any]:
     """Allocate like an import storm: many container objects that live on (so the long-lived
     generation grows, which is what makes CPython start full passes)."""
@@ -90,43 +113,27 @@ def test_gui_collector_follows_the_pause(qtbot: Any, full_passes: list[int]) -> 
             gc.disable()
 
 
-def test_gui_collector_makes_no_pass_at_all_while_a_model_loads(qtbot: Any) -> None:
+def test_gui_collector_makes_no_pass_at_all_while_a_model_loads(hand_ticked: tuple[Any, list[int]]) -> None:
     """Issue 30: with automatic collection off, what a load builds (~200,000 objects a second) waited
     in generation 0 for the GUI collector's next tick, whose young pass walked it all on the GUI
     thread (70-155 ms per generation-0 pass, 445 ms for a generation-1 pass while vLLM was
     imported). Inside the pause it makes no pass; when the pause ends, what was built is frozen,
     so no later pass walks it either."""
-    from console.ui.gc_guard import GuiThreadCollector
-
-    passes: list[int] = []
-
-    def on_gc(phase: str, info: dict[str, Any]) -> None:
-        if phase == "start":
-            passes.append(info["generation"])
-
-    was_enabled = gc.isenabled()
-    collector = GuiThreadCollector(interval_ms=10_000)  # ticks driven by hand below
-    gc.callbacks.append(on_gc)
-    try:
-        frozen = gc.get_freeze_count()
-        with no_full_collections():
-            kept = []
-            for _ in range(30):  # a load's ticks: each one past the young thresholds
-                kept.append([[i] for i in range(8_000)])  # lists: always tracked by the collector
-                collector._on_timer_timeout()
-            assert passes == []
-            young = gc.get_count()[0]
-            assert young > 100_000  # all of it still young: the pass the old collector made each tick
-        assert gc.get_freeze_count() - frozen >= 0.99 * young  # moved out of sight, no pass made
-        assert gc.get_count()[0] < 1_000
-        collector._on_timer_timeout()
-        assert passes == []  # nothing young left to walk after the load
-        del kept
-    finally:
-        gc.callbacks.remove(on_gc)
-        collector.stop()
-        if not was_enabled:
-            gc.disable()
+    collector, passes = hand_ticked
+    frozen = gc.get_freeze_count()
+    with no_full_collections():
+        kept = []
+        for _ in range(30):  # a load's ticks: each one past the young thresholds
+            kept.append([[i] for i in range(8_000)])  # lists: always tracked by the collector
+            collector._on_timer_timeout()
+        assert passes == []
+        young = gc.get_count()[0]
+        assert young > 100_000  # all of it still young: the pass the old collector made each tick
+    assert gc.get_freeze_count() - frozen >= 0.99 * young  # moved out of sight, no pass made
+    assert gc.get_count()[0] < 1_000
+    collector._on_timer_timeout()
+    assert passes == []  # nothing young left to walk after the load
+    del kept
 
 
 class _Node:
@@ -136,7 +143,7 @@ class _Node:
         self.me = self
 
 
-def test_unload_frees_the_old_engine_in_one_gui_pass_and_refreezes(qtbot: Any) -> None:
+def test_unload_frees_the_old_engine_in_one_gui_pass_and_refreezes(hand_ticked: tuple[Any, list[int]]) -> None:
     """Issue 30: an unload used to ``gc.unfreeze()`` everything a load froze (torch, transformers,
     vLLM: ~1,000,000 objects that stay imported), so every later full pass of the window's
     collector walked them again. Now the unload leaves them frozen and the GUI's collector, on its
@@ -145,40 +152,25 @@ def test_unload_frees_the_old_engine_in_one_gui_pass_and_refreezes(qtbot: Any) -
     import weakref
 
     from console.engine.host import EngineHost
-    from console.ui.gc_guard import GuiThreadCollector
 
-    passes: list[int] = []
-
-    def on_gc(phase: str, info: dict[str, Any]) -> None:
-        if phase == "start":
-            passes.append(info["generation"])
-
-    was_enabled = gc.isenabled()
-    collector = GuiThreadCollector(interval_ms=10_000)  # ticks driven by hand below
-    gc.callbacks.append(on_gc)
-    try:
-        kept = [[i] for i in range(20_000)]  # what a load leaves imported
-        engine = _Node()  # the old engine: reachable only through its own cycle once dropped
-        gone = weakref.ref(engine)
-        gc.freeze()  # as the load does when it ends
-        frozen = gc.get_freeze_count()
-        del engine
-        asyncio.run(EngineHost()._shutdown_engine())  # what Unload runs (no engine loaded here)
-        assert gc.get_freeze_count() == frozen  # not put back for every later pass to walk
-        assert gone() is not None and passes == []
-        collector._on_timer_timeout()
-        assert passes == [2]  # one full pass, on the GUI thread
-        assert gone() is None  # the old engine is freed
-        assert gc.get_freeze_count() >= len(kept)  # what stays is frozen again
-        passes.clear()
-        collector._on_timer_timeout()
-        assert 2 not in passes  # the release is made once
-        del kept
-    finally:
-        gc.callbacks.remove(on_gc)
-        collector.stop()
-        if not was_enabled:
-            gc.disable()
+    collector, passes = hand_ticked
+    kept = [[i] for i in range(20_000)]  # what a load leaves imported
+    engine = _Node()  # the old engine: reachable only through its own cycle once dropped
+    gone = weakref.ref(engine)
+    gc.freeze()  # as the load does when it ends
+    frozen = gc.get_freeze_count()
+    del engine
+    asyncio.run(EngineHost()._shutdown_engine())  # what Unload runs (no engine loaded here)
+    assert gc.get_freeze_count() == frozen  # not put back for every later pass to walk
+    assert gone() is not None and passes == []
+    collector._on_timer_timeout()
+    assert passes == [2]  # one full pass, on the GUI thread
+    assert gone() is None  # the old engine is freed
+    assert gc.get_freeze_count() >= len(kept)  # what stays is frozen again
+    passes.clear()
+    collector._on_timer_timeout()
+    assert 2 not in passes  # the release is made once
+    del kept
 
 
 def test_young_passes_stay_small_while_another_thread_allocates(qtbot: Any) -> None:
