@@ -136,40 +136,28 @@ def test_gui_collector_makes_no_pass_at_all_while_a_model_loads(hand_ticked: tup
     del kept
 
 
-class _Node:
-    """A cyclic object that can be watched with a weak reference."""
-
-    def __init__(self) -> None:
-        self.me = self
-
-
-def test_unload_frees_the_old_engine_in_one_gui_pass_and_refreezes(hand_ticked: tuple[Any, list[int]]) -> None:
+def test_unload_leaves_the_loads_objects_frozen_for_the_gui_collector(hand_ticked: tuple[Any, list[int]]) -> None:
     """Issue 30: an unload used to ``gc.unfreeze()`` everything a load froze (torch, transformers,
-    vLLM: ~1,000,000 objects that stay imported), so every later full pass of the window's
-    collector walked them again. Now the unload leaves them frozen and the GUI's collector, on its
-    next tick, makes one full pass (the old engine's cycles are freed) and freezes what stays."""
+    vLLM: ~720,000 objects that stay imported), so every later full pass of the window's collector
+    walked them again (570-680 ms CPU each). With the GUI's collector running they stay frozen and
+    no pass is made for the unload (one full pass after it took 568-761 ms and freed 3,526 objects,
+    not the engine); without it (the CLI) they are unfrozen as before."""
     import asyncio
-    import weakref
 
     from console.engine.host import EngineHost
 
     collector, passes = hand_ticked
     kept = [[i] for i in range(20_000)]  # what a load leaves imported
-    engine = _Node()  # the old engine: reachable only through its own cycle once dropped
-    gone = weakref.ref(engine)
     gc.freeze()  # as the load does when it ends
     frozen = gc.get_freeze_count()
-    del engine
     asyncio.run(EngineHost()._shutdown_engine())  # what Unload runs (no engine loaded here)
     assert gc.get_freeze_count() == frozen  # not put back for every later pass to walk
-    assert gone() is not None and passes == []
-    collector._on_timer_timeout()
-    assert passes == [2]  # one full pass, on the GUI thread
-    assert gone() is None  # the old engine is freed
-    assert gc.get_freeze_count() >= len(kept)  # what stays is frozen again
-    passes.clear()
-    collector._on_timer_timeout()
-    assert 2 not in passes  # the release is made once
+    for _ in range(3):
+        collector._on_timer_timeout()
+    assert 2 not in passes  # no full pass for the unload
+    collector.stop()  # the CLI: no GUI collector
+    asyncio.run(EngineHost()._shutdown_engine())
+    assert gc.get_freeze_count() == 0
     del kept
 
 

@@ -345,9 +345,8 @@ class EngineHost(LoopEngine):
         if self._null_dir is not None:
             self._null_dir.cleanup()
             self._null_dir = None
+        gc_pause.release_frozen()  # with the window's collector: stays frozen (see gc_pause)
         await self._stop_engine(engine)
-        del engine  # the last reference here: the release below can free it
-        gc_pause.release_frozen()  # let the old engine's objects go (one full pass, then refrozen)
         if self._reaper is not None:
             self._reaper.stop()
             self._reaper = None

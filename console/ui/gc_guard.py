@@ -21,9 +21,8 @@ whatever the tick (16-19 ms while streaming: what it walks is what lives a few s
 requests in flight), so it comes as rarely as with the 1 s tick: its threshold counts ticks of
 that second, not of this tick.
 
-After an unload it makes the one full pass that frees the old engine and freezes what survives
-(``gc_pause.release_frozen``): one pass over the load's objects instead of one at every later full
-collection.
+After an unload what the load froze stays frozen while this collector runs
+(``gc_pause.release_frozen``): unfrozen, every later full pass here walked it again.
 """
 
 from __future__ import annotations
@@ -53,9 +52,6 @@ class GuiThreadCollector(QObject):
         # The thresholds are read each time: while a model loads the engine host raises the
         # full-collection one (console/engine/gc_pause.py), as it does for the automatic collector.
         if gc_pause.full_collections_paused():  # a load: frozen when it ends, never walked here
-            return
-        if gc_pause.take_release():  # an unload: free the old engine, freeze what stays
-            gc_pause.collect_and_refreeze()
             return
         threshold = gc.get_threshold()
         counts = gc.get_count()
