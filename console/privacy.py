@@ -48,6 +48,11 @@ OPT_OUT_ENV: dict[str, str] = {
 #: covers the Hugging Face libraries in its image).
 EXPORT_ENV_KEYS = ("VLLM_NO_USAGE_STATS", "DO_NOT_TRACK")
 
+#: ``1`` keeps the console from asking any model hub anything (search, pull); Hugging Face's own
+#: ``HF_HUB_OFFLINE=1`` counts too.
+OFFLINE_ENV = "INFERENCE_CONSOLE_OFFLINE"
+HF_OFFLINE_ENV = "HF_HUB_OFFLINE"
+
 #: vLLM's address lookup (UDP connect to 8.8.8.8) is skipped when this is set.
 HOST_IP_ENV = "VLLM_HOST_IP"
 LOOPBACK = "127.0.0.1"
@@ -70,6 +75,20 @@ def usage_stats_allowed(env: Mapping[str, str] | None = None) -> bool:
     from console.settings import saved_usage_stats
 
     return saved_usage_stats()
+
+
+def offline_reason(what: str, env: Mapping[str, str] | None = None) -> str | None:
+    """Why ``what`` (e.g. "Searching Hugging Face") may not reach the network now, as one line with
+    the way out; None when it may. Only an explicit user action asks a hub anything: nothing runs
+    in the background."""
+    env = os.environ if env is None else env
+    for key in (OFFLINE_ENV, HF_OFFLINE_ENV):
+        if _truthy(env.get(key, "")):
+            return (
+                f"Offline mode is on ({key}={env[key]}): {what} would use the network. "
+                f"Unset {key} to search, or pick from the curated list"
+            )
+    return None
 
 
 def apply(env: MutableMapping[str, str], allowed: bool | None = None) -> MutableMapping[str, str]:
@@ -144,7 +163,9 @@ def status_line(allowed: bool | None = None) -> str:
 
 __all__ = [
     "EXPORT_ENV_KEYS",
+    "HF_OFFLINE_ENV",
     "HOST_IP_ENV",
+    "OFFLINE_ENV",
     "OPT_OUT_ENV",
     "USAGE_STATS_ENV",
     "apply",
@@ -152,6 +173,7 @@ __all__ = [
     "child_env",
     "export_env",
     "export_note",
+    "offline_reason",
     "save_choice",
     "status_line",
     "usage_stats_allowed",

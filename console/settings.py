@@ -45,6 +45,10 @@ class Knobs:
     num_speculative_tokens: int | None = None
     kv_offloading_gib: float | None = None
     enable_sleep_mode: bool | None = None
+    # issue 31: the scheduler and graph knobs under the knobs box's "Advanced"
+    max_num_batched_tokens: int | None = None
+    enforce_eager: bool | None = None
+    enable_prefix_caching: bool | None = None
 
 
 @dataclass

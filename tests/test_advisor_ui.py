@@ -64,8 +64,10 @@ def test_replaying_a_recording_and_back_to_live(panel: AdvisorPanel, tmp_path: P
 
 
 def test_knobs_with_change_keeps_what_the_panel_has_no_knob_for() -> None:
-    knobs, skipped = knobs_with_change(Knobs(max_num_seqs=32), {"max_num_seqs": 64, "max_num_batched_tokens": 8192})
-    assert knobs.max_num_seqs == 64 and skipped == ["max_num_batched_tokens"]
+    knobs, skipped = knobs_with_change(Knobs(max_num_seqs=32), {"max_num_seqs": 64, "block_size": 32})
+    assert knobs.max_num_seqs == 64 and skipped == ["block_size"]
+    knobs, skipped = knobs_with_change(knobs, {"max_num_batched_tokens": 8192, "enforce_eager": True})
+    assert (knobs.max_num_batched_tokens, knobs.enforce_eager, skipped) == (8192, True, [])  # Advanced knobs (issue 31)
 
 
 def test_window_has_the_advisor_dock_and_apply_moves_the_models_knobs(home: Path, qtbot: Any) -> None:
@@ -80,10 +82,12 @@ def test_window_has_the_advisor_dock_and_apply_moves_the_models_knobs(home: Path
     w.models.set_knobs(Knobs(max_num_seqs=32, kv_cache_dtype=None))
     messages: list[str] = []
     w.models.message.connect(messages.append)
-    w.advisor.applyRequested.emit({"max_num_seqs": 64, "kv_cache_dtype": "fp8", "max_num_batched_tokens": 8192})
+    w.advisor.applyRequested.emit(
+        {"max_num_seqs": 64, "kv_cache_dtype": "fp8", "max_num_batched_tokens": 8192, "block_size": 32}
+    )
     knobs = w.models.knobs()
-    assert knobs.max_num_seqs == 64 and knobs.kv_cache_dtype == "fp8"
-    assert "reload" in messages[-1] and "max_num_batched_tokens" in messages[-1]
+    assert knobs.max_num_seqs == 64 and knobs.kv_cache_dtype == "fp8" and knobs.max_num_batched_tokens == 8192
+    assert "reload" in messages[-1] and "block_size" in messages[-1]
     ctx.sampler.stop()
 
 

@@ -75,3 +75,31 @@ def test_a_server_engine_says_its_prefix_cache_was_not_reset() -> None:
         assert prefix_cache_before_run(remote).startswith("could not be reset")
     finally:
         remote.close()
+
+
+def test_the_engines_ttft_leaves_out_the_front_end_and_the_report_says_which_ttft(
+    engine_host: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28: bench's TTFT should measure the engine, not the queue in front of it. A front end
+    made 1 s slower per request (a delay before each prompt reaches vLLM) shows in the client's
+    TTFT of a streamed run and not in ``engine_ttft_s`` (vLLM's engine-core timestamps: queued ->
+    first token); each report says what its ``ttft_s`` measures."""
+    import asyncio
+
+    from console.bench.runner import TTFT_FINAL, TTFT_STREAMED
+
+    render = engine_host._prompts.engine_input
+
+    async def slow_render(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(1.0)
+        return await render(*args, **kwargs)
+
+    monkeypatch.setattr(engine_host._prompts, "engine_input", slow_render)
+    w = synthetic(4, 16, 4, vocab_size=engine_host.tokenizer.vocab_size, seed=3)
+    streamed = run_console(engine_host, w, stream=True)
+    assert streamed["ttft_measured"] == TTFT_STREAMED and streamed["failed"] == 0
+    assert streamed["ttft_s"]["p50"] >= 1.0
+    engine = streamed["engine_ttft_s"]
+    assert engine["p99"] is not None and 0 < engine["p50"] <= engine["p99"] < 1.0 <= streamed["ttft_s"]["p50"]
+    final = run_console(engine_host, w)
+    assert final["ttft_measured"] == TTFT_FINAL and 0 < final["engine_ttft_s"]["p50"] <= final["ttft_s"]["p99"]

@@ -87,16 +87,18 @@ def _handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
             if fname not in hub.files or fname in hub.missing:
                 return self._error(404, "EntryNotFound")
             data = hub.served.get(fname, hub.files[fname])
-            start = 0
+            start, end = 0, None
             rng = self.headers.get("Range")
             if rng and rng.startswith("bytes="):
-                start = int(rng[6:].split("-")[0])
+                first, _, last = rng[6:].partition("-")
+                start, end = int(first), int(last) if last else None
             if start >= len(data) and start > 0:
                 return self._error(416, "RangeNotSatisfiable")
-            body = data[start:]
-            self.send_response(206 if start else 200)
-            if start:
-                self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+            body = data[start : None if end is None else end + 1]
+            partial = bool(start) or (end is not None and end + 1 < len(data))
+            self.send_response(206 if partial else 200)
+            if partial:
+                self.send_header("Content-Range", f"bytes {start}-{start + len(body) - 1}/{len(data)}")
             self.send_header("Content-Length", str(len(body)))
             self.send_header("ETag", f'"{hashlib.sha256(hub.files[fname]).hexdigest()}"')
             self.send_header("X-Repo-Commit", COMMIT)

@@ -10,6 +10,7 @@ by default.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -116,3 +117,64 @@ def test_the_engine_gets_vllms_offline_batch_defaults_and_the_planner_knows_them
     sc = engine_host._engine.vllm_config.scheduler_config
     assert (sc.max_num_batched_tokens, sc.max_num_seqs) == scheduler_defaults(get_gpu("cpu"))
     assert (sc.max_num_batched_tokens, sc.max_num_seqs) != (2048, 128)
+
+
+def test_the_hold_lasts_only_the_adds(engine_host: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A group's prompts are rendered, tokenized and processed into vLLM's requests while the
+    scheduler still runs; it is held (the engine core's pause, without ``pause_generation``'s
+    20 ms sleep) only while the prepared requests are added. Before, every request rendered its
+    chat template after the pause, so a running request waited for the whole group's front end."""
+    engine = engine_host._engine
+    seen: dict[str, list[float]] = {"render": [], "process": [], "pause": [], "pause_generation": []}
+
+    def spy_async(owner: Any, attr: str, name: str, at_start: bool = False) -> None:
+        fn = getattr(owner, attr)
+
+        @functools.wraps(fn)  # keeps the signature (the host checks pause_generation's)
+        async def timed(*args: Any, **kwargs: Any) -> Any:
+            if at_start:
+                seen[name].append(time.perf_counter())
+            try:
+                return await fn(*args, **kwargs)
+            finally:
+                if not at_start:
+                    seen[name].append(time.perf_counter())
+
+        monkeypatch.setattr(owner, attr, timed)
+
+    def spy_sync(owner: Any, attr: str, name: str) -> None:
+        fn = getattr(owner, attr)
+
+        @functools.wraps(fn)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                seen[name].append(time.perf_counter())
+
+        monkeypatch.setattr(owner, attr, timed)
+
+    spy_async(engine_host._prompts, "engine_input", "render")
+    spy_sync(engine.input_processor, "process_inputs", "process")
+    spy_async(engine.engine_core, "pause_scheduler_async", "pause", at_start=True)
+    spy_async(engine, "pause_generation", "pause_generation", at_start=True)
+    started = threading.Event()
+    running = engine_host.submit(
+        _req("Tell a long story.", max_tokens=120, stream=True),
+        lambda ev: started.set() if isinstance(ev, TokenDelta) else None,
+    )
+    try:
+        assert started.wait(120), "the running request produced no token"
+        results = [h.result(180) for h in engine_host.submit_many([_req(f"Name {i} colours.") for i in range(6)])]
+    finally:
+        end = running.result(180)  # the next test must find the engine idle
+    assert all(isinstance(r, RequestFinished) for r in results), results
+    assert len({r.engine_scheduled_ts for r in results}) == 1
+    assert len(seen["pause"]) == 1 and seen["pause_generation"] == [], seen  # the core's pause, no sleep
+    paused = seen["pause"][0]  # when the pause was sent
+    assert len(seen["render"]) == 7 and max(seen["render"]) < paused, "a prompt was rendered inside the hold"
+    assert len(seen["process"]) == 7 and max(seen["process"]) < paused, "input processing ran inside the hold"
+    timing = engine_host.last_group
+    assert timing is not None and timing.size == 6 and timing.prepared is not None and timing.prepared <= paused
+    assert timing.added is not None and timing.resumed is not None and timing.held_s > 0
+    assert isinstance(end, RequestFinished) and end.output_tokens == 120  # held, not aborted

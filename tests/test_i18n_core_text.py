@@ -269,7 +269,7 @@ def test_planner_problems_and_suggestions(zh_cn: None, qapp: Any) -> None:
         assert p.verdict != "fits", req
         texts = list(p.problems) + [s.summary for s in p.suggestions]
         said += texts
-        names = {g.label for g in GPU_PROFILES.values()} | set(GPU_PROFILES)
+        names = {g.label for g in GPU_PROFILES.values()} | set(GPU_PROFILES) | set(KNOWN_SHAPES)
         for text in texts:  # some suggestions are only knobs and figures ("gpu_memory_utilization 0.95")
             out = translate_core_text(text)
             assert not english_words(out, names) and (out != text or not english_words(text, names)), (text, out)
@@ -292,6 +292,7 @@ def test_planner_problems_and_suggestions(zh_cn: None, qapp: Any) -> None:
         "is below the",
         "tensor_parallel_size 2",
         "as asked",
+        "a smaller model: ",
         " + ",
     ):
         assert kind in joined, kind  # each of the planner's sentences was made and checked above
@@ -370,3 +371,10 @@ def test_gate_table_row_labels(zh_cn: None) -> None:
     for label in labels:
         _no_english(_translated(label), {"How many legs has a cat"})
     assert translate_core_text(flip_label := labels[5]).startswith("✗ How many legs has a cat?"), flip_label
+
+
+def test_the_server_tabs_port_message(zh_cn: None) -> None:
+    from console.engine.local_server import port_taken_message
+
+    out = _translated(port_taken_message(8123, "127.0.0.1"))
+    assert "8123" in out and "127.0.0.1" in out

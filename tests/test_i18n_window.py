@@ -49,6 +49,9 @@ ALLOWED: dict[str, str] = {
     "roofline": "the English term, glossed after 屋顶线",
     "FILE": "a placeholder in a command to type",
     "auto": "a vLLM value ('auto')",
+    "curl": "a program's name (the Server tab's example)",
+    "Python": "a language (the Server tab's example)",
+    "openai": "the Python package the Server tab's example uses",
     # acronyms and formats
     "GPU": "acronym",
     "CPU": "acronym",
@@ -62,6 +65,8 @@ ALLOWED: dict[str, str] = {
     "CSV": "a file format",
     "YAML": "a file format",
     "ID": "acronym",
+    "API": "acronym (API 密钥)",
+    "URL": "acronym",
     "TTFT": "time to first token",
     "ITL": "inter-token latency",
     "RSS": "resident set size",

@@ -65,7 +65,8 @@ def test_window_layout_planner_shortcuts_and_memory(home: Path, tiny_model: Path
     ctx = AppContext.create(store=store)
     w = _window(ctx, qtbot)
 
-    assert [w.tabs.tabText(i) for i in range(w.tabs.count())] == ["Chat", "Batch", "Monitor", "Export", "Bench"]
+    tabs = [w.tabs.tabText(i) for i in range(w.tabs.count())]
+    assert tabs == ["Chat", "Batch", "Monitor", "Export", "Bench", "Server"]
     assert w.state_label.text() == "Stopped" and w.device_label.text() == "Device: CPU"
     ctx.sampler.sample_once()
     w._refresh_status_bar()

@@ -30,6 +30,13 @@ from console.engine.types import GenerationRequest, RequestFinished
 from console.jobs import Cancelled, TaskState
 
 
+#: What ``ttft_s`` measures (the report says which). ``engine_ttft_s`` is the same for both: from
+#: the engine core queuing the request to its first token, vLLM's engine-core timestamps (in-process
+#: engine only): the engine's own, without the console's front end or a queue before the engine.
+TTFT_STREAMED = "client: from the request's submit to its first streamed token"
+TTFT_FINAL = "vLLM's first-token latency: from the request's arrival in vLLM's input processor to its first token"
+
+
 class PeakMemory:
     """Samples device memory in a thread; ``peak`` in bytes (GPU memory, or RSS on CPU)."""
 
@@ -141,7 +148,7 @@ def run_console(
             ev = done.event
             if isinstance(ev, RequestFinished) and ev.finish_reason != "abort":
                 timings[done.key] = RequestTiming(
-                    ev.prompt_tokens, ev.output_tokens, done.sent_s, ev.ttft_s, ev.e2e_s, True
+                    ev.prompt_tokens, ev.output_tokens, done.sent_s, ev.ttft_s, ev.e2e_s, True, ev.engine_ttft_s
                 )
             else:
                 timings[done.key] = RequestTiming(0, 0, done.sent_s, None, done.done_s - done.sent_s, False)
@@ -163,6 +170,7 @@ def run_console(
         "ttft_s": {f"p{int(q)}": v for q, v in m.latency_percentiles("ttft", (50, 90, 99), since=wall0).items()},
         "itl_s": {f"p{int(q)}": v for q, v in m.latency_percentiles("itl", (50, 90, 99), since=wall0).items()},
     }
+    out["ttft_measured"] = TTFT_STREAMED if stream else TTFT_FINAL
     out["peak_memory_bytes"] = mem.peak
     out["peak_memory_kind"] = "GPU memory used (NVML)" if mem.kind == "nvml" else "process + engine RSS (no GPU)"
     out["prefix_cache"] = prefix_cache

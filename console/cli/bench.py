@@ -417,6 +417,12 @@ def _print_results(report: dict[str, Any]) -> None:
             f"{c['engine']['preemptions']}, peak memory {c['peak_memory_bytes'] / 2**30:.2f} GiB "
             f"({c['peak_memory_kind']})"
         )
+    if c.get("ttft_measured"):
+        e = c.get("engine_ttft_s") or {}
+        print(
+            f"console TTFT: {c['ttft_measured']}; in the engine (queued -> first token) "
+            f"p50 {_f(e.get('p50'), 1000, '{:.0f}')} ms, p99 {_f(e.get('p99'), 1000, '{:.0f}')} ms"
+        )
     if "prefix_cache" in c:
         hits = c.get("engine", {}).get("prefix_cache_hit_tokens")
         print(f"prefix cache: {c['prefix_cache']}" + ("" if hits is None else f"; {hits} prompt tokens served from it"))

@@ -248,9 +248,14 @@ def _write(path: Path, text: str, force: bool) -> None:
 
 
 def _warn(config: EngineConfig, options: ServeOptions) -> None:
+    from console.export.ray import ray_layout
+
     note = options.exposure_note()
     if note:
         print(f"warning: {note}", file=sys.stderr)
+    spread = ray_layout(config, options).spread_note() if options.nodes > 1 else None
+    if spread:
+        print(f"warning: {spread}", file=sys.stderr)
     if config.trust_remote_code:
         print(
             "warning: trust_remote_code is ON for this model: the server will run its repository's code",

@@ -59,8 +59,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     info.set_defaults(func=cmd_info)
 
     from console.cli.models_pull import register_pull
+    from console.cli.models_search import register_search
 
     register_pull(msub)
+    register_search(msub)
 
 
 def default_name(source: Path) -> str:

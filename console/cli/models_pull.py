@@ -45,7 +45,18 @@ def cmd_pull(args: argparse.Namespace) -> int:
             for f in pv.files:
                 print(f"  {f.path:50} {human_bytes(f.size or 0):>10}")
             if pv.gguf:
-                print(f"  {pv.gguf} will be converted to safetensors after the download")
+                print(f"  {pv.gguf} will be converted to 16-bit safetensors after the download")
+            advice = pv.gguf_advice
+            if pv.gguf and advice is not None and advice.converted_bytes:
+                print(
+                    f"  as 16-bit weights it becomes about {human_bytes(advice.converted_bytes)} on disk and in memory"
+                )
+                if advice.alternatives:
+                    alt = advice.alternatives[0]
+                    print(
+                        f"  instead: {alt.repo} ({alt.quantization.upper()}, {human_bytes(alt.disk_bytes)}) runs in "
+                        f"vLLM as it is: inference-console models pull {alt.repo}"
+                    )
             print(f"planner on {args.gpu}: {pv.verdict} — {pv.verdict_detail}")
         if not args.yes:
             if not sys.stdin.isatty():

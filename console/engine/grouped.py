@@ -11,12 +11,21 @@ step schedules them all together (as many as ``max_num_seqs`` and the token budg
 :func:`generate` is ``AsyncLLM.generate`` (its body is the same in vLLM 0.26 and 0.32) with one
 addition, ``on_added``: called once the request is in the engine's queue (or failed to get there),
 which is what the gate waits for before resuming.
+
+The hold lasts only the adds: every request of the group is made ready for the engine first
+(chat template rendered, tokenized, turned into vLLM's ``EngineCoreRequest`` by its input
+processor: :func:`~console.engine.vllm_compat.engine_core_request`) while the scheduler runs on;
+then the scheduler is paused without ``pause_generation``'s 20 ms sleep
+(:func:`~console.engine.vllm_compat.pause_scheduler`), the prepared requests are added, and it
+resumes. :class:`GroupTiming` records where a group's time went (the last one is on the host).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable
 
 from console.engine import vllm_compat
@@ -30,33 +39,83 @@ ADD_TIMEOUT_S = 60.0
 #: changes (benchmarks/gpu/batch_parity.py): the group then still reaches the engine in one hop.
 HOLD_SCHEDULER = True
 
+#: Add a group to an idle engine (nothing running) without holding its scheduler. Off: measured,
+#: the engine core takes the first request as soon as it arrives and steps before the rest are in
+#: its queue, so the group is split over steps even on an idle engine (see tests/test_grouped_submit.py).
+SKIP_HOLD_WHEN_IDLE = False
+
+
+@dataclass
+class GroupTiming:
+    """Where one group's time went, ``time.perf_counter()`` readings (None: did not happen)."""
+
+    size: int
+    started: float  # the group reached the engine's loop
+    prepared: float | None = None  # every request rendered, tokenized and processed (or failed)
+    paused: float | None = None  # the scheduler was paused (None: not held)
+    added: float | None = None  # every request was in the engine's queue (or failed)
+    resumed: float | None = None  # the scheduler was resumed
+
+    @property
+    def held_s(self) -> float:
+        """How long the scheduler was held (0 when it was not)."""
+        if self.paused is None or self.resumed is None:
+            return 0.0
+        return self.resumed - self.paused
+
+    def report(self) -> dict[str, Any]:
+        """The size, the hold and each moment in seconds after the group reached the loop (JSON)."""
+        marks = {"prepared": self.prepared, "paused": self.paused, "added": self.added, "resumed": self.resumed}
+        at = {k: None if v is None else round(v - self.started, 4) for k, v in marks.items()}
+        return {"size": self.size, "held_s": round(self.held_s, 4), **at}
+
 
 class SchedulerGate:
-    """One group's hold on the scheduler. Each request of the group awaits :meth:`opened` before it
-    adds itself and calls :meth:`added` once (whatever happened); :meth:`hold` runs beside them."""
+    """One group's hold on the scheduler. Each request of the group prepares itself, calls
+    :meth:`ready`, awaits :meth:`opened`, adds itself and calls :meth:`added` (whatever happened;
+    a request that fails before is counted by both); :meth:`hold` runs beside them."""
 
     def __init__(self, size: int) -> None:
         self._open = asyncio.Event()
+        self._all_ready = asyncio.Event()
         self._all_added = asyncio.Event()
+        self._unready = size
         self._pending = size
         self.held = False  # the scheduler was really paused for this group
+        self.timing = GroupTiming(size, time.perf_counter())
 
     async def opened(self) -> None:
         await self._open.wait()
 
+    def ready(self) -> None:
+        self._unready -= 1
+        if self._unready <= 0 and not self._all_ready.is_set():
+            self.timing.prepared = time.perf_counter()
+            self._all_ready.set()
+
     def added(self) -> None:
         self._pending -= 1
-        if self._pending <= 0:
+        if self._pending <= 0 and not self._all_added.is_set():
+            self.timing.added = time.perf_counter()
             self._all_added.set()
 
     async def hold(self, engine: Any, lock: asyncio.Lock) -> None:
-        """Pause the scheduler (keeping what runs), open the gate, wait for the group, resume.
-        One gate at a time (``lock``): a second group's resume must not end the first's hold. A
-        pause vLLM refuses leaves the group ungated (it still reaches the engine in one hop)."""
+        """Wait until the group is ready, then pause the scheduler (keeping what runs), open the
+        gate, wait for the adds, resume. One gate at a time (``lock``): a second group's resume
+        must not end the first's hold. A pause vLLM refuses leaves the group ungated (it still
+        reaches the engine in one hop)."""
+        try:
+            await asyncio.wait_for(self._all_ready.wait(), ADD_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            log.warning("a group of requests was not ready within %.0f s; adding what is", ADD_TIMEOUT_S)
+        if SKIP_HOLD_WHEN_IDLE and vllm_compat.engine_idle(engine):
+            self._open.set()
+            return
         async with lock:
             try:
-                await engine.pause_generation(mode="keep", clear_cache=False)
+                await vllm_compat.pause_scheduler(engine)
                 self.held = True
+                self.timing.paused = time.perf_counter()
             except Exception as exc:
                 log.warning("could not hold the scheduler for a group of requests (%s); adding them as they come", exc)
             finally:
@@ -72,6 +131,7 @@ class SchedulerGate:
                     await engine.resume_generation()
                 except Exception:
                     log.exception("resuming the scheduler failed")
+                self.timing.resumed = time.perf_counter()
 
 
 def once(fn: Callable[[], None]) -> Callable[[], None]:
@@ -127,4 +187,4 @@ async def generate(
         raise
 
 
-__all__ = ["ADD_TIMEOUT_S", "HOLD_SCHEDULER", "SchedulerGate", "generate", "once"]
+__all__ = ["ADD_TIMEOUT_S", "HOLD_SCHEDULER", "GroupTiming", "SKIP_HOLD_WHEN_IDLE", "SchedulerGate", "generate", "once"]

@@ -20,7 +20,6 @@ import logging
 import os
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -31,7 +30,7 @@ from console.engine.adapters import Attached, AttachedAdapters, cpu_base_slot, l
 from console.models.lora import write_null_adapter
 from console.engine.chat_prompt import ChatPrompts, prompt_token_ids
 from console.engine.choices import OutputCollector
-from console.engine.loop_engine import LoopEngine, RequestHandle
+from console.engine.loop_engine import RequestHandle
 from console.engine.params import request_params
 from console.engine.errors import ENGINE_DIED, explain
 from console.engine.prepare import (  # re-exported: the rest of the console imports them from here
@@ -41,7 +40,8 @@ from console.engine.prepare import (  # re-exported: the rest of the console imp
     prepare_config,
     resolve_device,
 )
-from console.engine.warm import SLEEP_LEVEL, Parked, WarmModel, keep_warm_refusal
+from console.engine.warm import WarmModel, keep_warm_refusal
+from console.engine.warm_host import WarmHost
 from console.metrics.store import MetricsStore
 from console.engine.types import (
     EngineBusy,
@@ -65,7 +65,7 @@ T = TypeVar("T")
 VLLM_DEFAULT_STAT_LOGGERS = False
 
 
-class EngineHost(LoopEngine):
+class EngineHost(WarmHost):
     kind = "host"
 
     def __init__(self, metrics: MetricsStore | None = None) -> None:
@@ -79,10 +79,10 @@ class EngineHost(LoopEngine):
         self._adapters = AttachedAdapters()  # LoRA adapters requests may name (issue 22)
         self._null_dir: tempfile.TemporaryDirectory[str] | None = None  # the CPU build's all-zero adapter
         self._info: EngineInfo | None = None  # the engine in use, as it was once READY
-        self._warm: dict[str, Parked] = {}  # models kept warm beside the one in use (issue 21)
         self._gates: dict[str, grouped.SchedulerGate] = {}  # request id -> its group's gate (issue 28)
         self._gate_lock: asyncio.Lock | None = None  # one group holds the scheduler at a time
         self._holds: set[asyncio.Task[None]] = set()  # the gates' scheduler holds in progress
+        self.last_group: grouped.GroupTiming | None = None  # where the last held group's time went
         self._prompts = ChatPrompts()  # vLLM's chat preprocessing for the engine in use (issue 27)
         atexit.register(self.close)
 
@@ -112,22 +112,6 @@ class EngineHost(LoopEngine):
             self._set_status(EngineStatus(EngineState.LOADING, name, "starting"))
         return self.run_coroutine(self._load(config, name, keep_warm))
 
-    def warm_models(self) -> list[WarmModel]:
-        """The models kept warm beside the one in use, oldest first."""
-        return [p.public() for p in list(self._warm.values())]
-
-    def drop_warm(self, name: str) -> cf.Future[bool]:
-        """Unload the warm model ``name`` (frees what it holds); False if there is none."""
-        return self.run_coroutine(self._drop_warm(name))
-
-    async def _drop_warm(self, name: str) -> bool:
-        async with self._lifecycle:
-            parked = self._warm.pop(name, None)
-            if parked is None:
-                return False
-            await self._shutdown_parked(parked)
-            return True
-
     async def _load(self, config: EngineConfig, name: str, keep_warm: bool = False) -> EngineInfo:
         async with self._lifecycle:
             # full GC passes over the growing heap froze the window for up to a second each
@@ -151,71 +135,6 @@ class EngineHost(LoopEngine):
                     if info is not None:
                         return info
                 return await self._load_locked(config, name)
-
-    async def _park(self) -> None:
-        """Move the engine in use to the warm set: its requests end (abort), then on the GPU it
-        sleeps (its memory freed for the next model); on the CPU it stays as it is."""
-        info = self._info
-        assert info is not None
-        name = info.model
-        self._set_status(EngineStatus(EngineState.LOADING, name, "keeping the loaded model warm"))
-        await self._cancel_requests()
-        engine, config = self._engine, self._config
-        assert engine is not None and config is not None and info is not None and self._requested is not None
-        asleep = False
-        if info.device != "cpu":
-            await engine.sleep(SLEEP_LEVEL)
-            asleep = True
-        old = self._warm.pop(name, None)
-        if old is not None:
-            await self._shutdown_parked(old)
-        self._warm[name] = Parked(
-            name,
-            self._requested,
-            config,
-            engine,
-            self._tokenizer,
-            info,
-            self._reaper,
-            self._adapters,
-            self._null_dir,
-            asleep,
-        )
-        self._engine, self._tokenizer, self._reaper, self._null_dir, self._info = None, None, None, None, None
-        self._adapters = AttachedAdapters()
-        self._config = self._requested = None
-
-    async def _wake(self, parked: Parked, t0: float) -> EngineInfo | None:
-        """Make ``parked`` the engine in use again; None (and it is shut down) when its engine died
-        while it waited, so the caller builds it anew."""
-        if parked.engine.errored or (parked.reaper is not None and not parked.reaper.alive()):
-            log.warning("the warm model %s died while it waited; loading it again", parked.name)
-            await self._shutdown_parked(parked)
-            return None
-        self._set_status(EngineStatus(EngineState.LOADING, parked.name, "waking the warm model"))
-        try:
-            if parked.asleep:
-                await parked.engine.wake_up()
-        except Exception as exc:
-            log.warning("waking %s failed (%s); loading it again", parked.name, exc)
-            await self._shutdown_parked(parked)
-            return None
-        self._engine, self._config, self._requested = parked.engine, parked.config, parked.requested
-        self._tokenizer, self._reaper, self._null_dir = parked.tokenizer, parked.reaper, parked.null_dir
-        self._adapters = parked.adapters
-        self.metrics.clear()
-        info = replace(parked.info, switch_seconds=time.monotonic() - t0)
-        self._info = parked.info
-        self._watchdog = asyncio.get_running_loop().create_task(self._watch())
-        self._set_status(EngineStatus(EngineState.READY, parked.name, "", None, info))
-        return info
-
-    async def _shutdown_parked(self, parked: Parked) -> None:
-        if parked.null_dir is not None:
-            parked.null_dir.cleanup()
-        await self._stop_engine(parked.engine)
-        if parked.reaper is not None:
-            parked.reaper.stop()
 
     async def _load_locked(self, config: EngineConfig, name: str) -> EngineInfo:
         requested = config
@@ -319,10 +238,6 @@ class EngineHost(LoopEngine):
                 await self._shutdown_warm()
             self._set_status(EngineStatus(EngineState.STOPPED))
 
-    async def _shutdown_warm(self) -> None:
-        while self._warm:
-            await self._shutdown_parked(self._warm.pop(next(iter(self._warm))))
-
     async def _cancel_requests(self) -> None:
         """End every request in flight (each gets its ``abort`` event) and stop the watchdog."""
         current = asyncio.current_task()
@@ -411,6 +326,7 @@ class EngineHost(LoopEngine):
         hold = asyncio.get_running_loop().create_task(gate.hold(engine, self._gate_lock))
         self._holds.add(hold)  # a running task needs a strong reference (asyncio keeps a weak one)
         hold.add_done_callback(self._holds.discard)
+        self.last_group = gate.timing
         for request, sink, handle in items:
             self._gates[request.request_id] = gate
             self._start_task(request, sink, handle)
@@ -418,6 +334,7 @@ class EngineHost(LoopEngine):
     def _task_done(self, request_id: str, sink: EventSink | None, handle: RequestHandle) -> None:
         gate = self._gates.pop(request_id, None)
         if gate is not None:  # cancelled before its first step: it never reached the gate
+            gate.ready()
             gate.added()
         super()._task_done(request_id, sink, handle)
 
@@ -445,21 +362,24 @@ class EngineHost(LoopEngine):
         prompt_ids: tuple[int, ...] = ()
         prompt_logprobs: list[Any] | None = None
         finish_reason = "stop"
-        scheduled: float | None = None
+        stamps: dict[str, float | None] = {}  # vLLM's engine-core timestamps of the request
 
         emit, finish = self._emitters(sink, handle)
         gate = self._gates.pop(rid, None)
+        on_ready = grouped.once(gate.ready) if gate is not None else None
         on_added = grouped.once(gate.added) if gate is not None else None
 
         engine = self._engine
         try:
-            if gate is not None:
-                await gate.opened()
             if engine is None:
                 raise EngineNotReady("no model is loaded")
             params = request_params(request)
             prompt = await self._prompts.engine_input(engine, self._tokenizer, request)
             lora = self._adapters.request(request.adapter)
+            if gate is not None and on_ready is not None:  # ready before the hold: it lasts only the adds
+                prompt = await vllm_compat.engine_core_request(engine, rid, prompt, params, lora)
+                on_ready()
+                await gate.opened()
             collected = OutputCollector(self._tokenizer)
             async for out in grouped.generate(engine, prompt, params, rid, lora_request=lora, on_added=on_added):
                 collected.add(out.outputs)
@@ -484,7 +404,9 @@ class EngineHost(LoopEngine):
                     emit(TokenDelta(rid, c.text, n))
                 if out.finished:
                     finish_reason = str(c.finish_reason or "stop")
-                    scheduled = getattr(getattr(out, "metrics", None), "scheduled_ts", None) or None
+                    m = getattr(out, "metrics", None)
+                    for name in ("scheduled", "queued", "first_token"):
+                        stamps[f"engine_{name}_ts"] = getattr(m, f"{name}_ts", None) or None
             choices = collected.choices()
             if len(choices) > 1:  # n answers: the engine generated all their tokens
                 out_tokens = sum(ch.output_tokens for ch in choices)
@@ -500,7 +422,7 @@ class EngineHost(LoopEngine):
                     time.perf_counter() - t0,
                     prompt_logprobs,
                     choices,
-                    engine_scheduled_ts=scheduled,
+                    **stamps,
                     prompt_token_ids=prompt_ids,
                 )
             )
@@ -531,8 +453,9 @@ class EngineHost(LoopEngine):
                     self._engine_died(engine, "The engine process stopped unexpectedly")
                 )
         finally:
-            if on_added is not None:
-                on_added()  # a request that failed before reaching the engine must not hold its group
+            if on_ready is not None and on_added is not None:
+                on_ready()  # a request that failed before reaching the engine must not hold its group
+                on_added()
             self._tasks.pop(rid, None)
 
 

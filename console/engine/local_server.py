@@ -81,6 +81,14 @@ def port_free(port: int, host: str = "127.0.0.1") -> bool:
             return False
 
 
+def port_taken_message(port: int, host: str = "127.0.0.1") -> str:
+    """The one line shown when a server cannot listen on the port the user chose."""
+    return (
+        f"Port {port} on {host} is already in use (another server, or one still stopping): "
+        "choose another port, or stop what listens there"
+    )
+
+
 class LocalServer(ServerEngine):
     """A console-launched vLLM server. ``load(config)`` starts it; ``unload()``/``close()`` stop it."""
 
@@ -97,10 +105,14 @@ class LocalServer(ServerEngine):
         stop_timeout_s: float = 20.0,
         python: str = sys.executable,
         poll_interval_s: float = 1.0,
+        fixed_port: bool = False,
     ) -> None:
         super().__init__(None, None, metrics=metrics, poll_interval_s=poll_interval_s)
         self.host = host
         self.port = port
+        #: Refuse to start when ``port`` is taken instead of taking a free one (the Server tab's port).
+        self.fixed_port = fixed_port
+        self.served_name = ""
         self.startup_timeout_s = startup_timeout_s
         self.stop_timeout_s = stop_timeout_s
         self.python = python
@@ -111,6 +123,7 @@ class LocalServer(ServerEngine):
         self._log: collections.deque[str] = collections.deque(maxlen=5000)
         self._log_listeners: list[LogListener] = []
         self._stopping = False
+        self._start_cancelled = False  # set by a stop that arrives while the server starts
         self._exit_watch: asyncio.Task[None] | None = None
         atexit.register(self.close)
 
@@ -183,24 +196,33 @@ class LocalServer(ServerEngine):
         from console.export.serve import serve_yaml
 
         t0 = time.monotonic()
+        self._start_cancelled = False
         try:
             await self._stop_process()
             await self._cancel_all()
             config, _device = prepare_config(config)
+            if self.fixed_port and (self.port is None or not port_free(self.port, self.host)):
+                raise EngineError(port_taken_message(self.port or 0, self.host))
             if self.port is None or not port_free(self.port, self.host):
                 self.port = free_port(self.host)
             work = Path(tempfile.mkdtemp(prefix="console-serve-", dir=self._log_dir))
             self.yaml_path = work / "serve.yaml"
-            served = config.served_model_name or name
+            served = self.served_name = config.served_model_name or name
             self.yaml_path.write_text(
                 serve_yaml(config, ServeOptions(host=self.host, port=self.port, served_model_name=served))
             )
             self.log_path = work / "server.log"
             self._config = config
             self.url = f"http://{self.host}:{self.port}"
+            if self._start_cancelled:  # stopped before the process existed
+                raise EngineError("The server's start was cancelled")
             self._spawn(self.server_command(self.yaml_path, self.port))
             info = await self._wait_healthy(t0, name)
         except BaseException as exc:
+            if self._start_cancelled:  # stopped while starting: a cancel, not a failure
+                await self._stop_process()
+                self._set_status(EngineStatus(EngineState.STOPPED))
+                raise EngineError("The server's start was cancelled") from exc
             message = str(exc) if isinstance(exc, EngineError) else explain(exc, config)
             await self._stop_process()
             self._set_status(EngineStatus(EngineState.FAILED, name, "", message))
@@ -218,18 +240,24 @@ class LocalServer(ServerEngine):
         # The stages come from INFO lines; the log is captured.
         self.child = Child(
             cmd,
-            env={"VLLM_LOGGING_LEVEL": "INFO"},
+            env=self.child_env(),
             log_path=self.log_path,
             merge_stderr=True,
             json_lines=False,
             on_line=lambda line: self._on_log_line(line, loop),
         ).start()
 
+    def child_env(self) -> dict[str, str]:
+        """What the server's environment adds to :func:`console.children.child_env`."""
+        return {"VLLM_LOGGING_LEVEL": "INFO"}
+
     async def _wait_healthy(self, t0: float, name: str) -> EngineInfo:
         child = self.child
         assert child is not None
         deadline = t0 + self.startup_timeout_s
         while True:
+            if self._start_cancelled:
+                raise EngineError("The server's start was cancelled")
             code = child.returncode
             if code is not None:
                 await asyncio.sleep(0.3)  # let the reader take the last lines
@@ -301,6 +329,8 @@ class LocalServer(ServerEngine):
 
     async def _disconnect(self) -> None:
         name = self._status.model
+        if self._status.state == EngineState.LOADING:
+            self._start_cancelled = True
         self._set_status(EngineStatus(EngineState.STOPPING, name, "stopping the server"))
         await self._cancel_all()
         await self._stop_process()
@@ -318,4 +348,4 @@ class LocalServer(ServerEngine):
         await super()._cancel_all()
 
 
-__all__ = ["LocalServer", "free_port", "port_free", "SERVER_MODULE"]
+__all__ = ["LocalServer", "free_port", "port_free", "port_taken_message", "SERVER_MODULE"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import logging
 import threading
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from console.config import EngineConfig
 from console.engine.factory import EngineChoice, make_engine
@@ -62,11 +62,18 @@ class EngineSwitch:
         """Close the current backend (its model is unloaded, a console-launched server stopped)
         and put a new, unloaded one of ``choice`` in its place. Blocks while the old one shuts
         down: call it off the GUI thread."""
+        return self.use_engine(
+            choice, lambda: make_engine(choice, api_key=api_key, metrics=self.metrics, verify=verify)
+        )
+
+    def use_engine(self, choice: EngineChoice, build: Callable[[], Engine]) -> Engine:
+        """:meth:`use` with an engine ``build()`` makes (on this switch's metrics), e.g. the
+        Server tab's server on the port the user chose."""
         with self._lock:
             if self._backend.status.state in (EngineState.LOADING, EngineState.STOPPING):
                 raise EngineBusy("The engine is busy loading or stopping; wait for it before switching")
             old = self._backend
-            new = make_engine(choice, api_key=api_key, metrics=self.metrics, verify=verify)
+            new = build()
             old.remove_status_listener(self._forward)
             new.add_status_listener(self._forward)
             self._backend, self._choice = new, choice

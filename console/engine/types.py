@@ -146,9 +146,20 @@ class RequestFinished:
     #: When the engine first scheduled the request (vLLM's engine-core clock, monotonic seconds;
     #: in-process engine only): requests started together share it (issue 28).
     engine_scheduled_ts: float | None = None
+    #: When the engine core queued the request and when it made its first token (the same clock)
+    engine_queued_ts: float | None = None
+    engine_first_token_ts: float | None = None
     #: The prompt's token ids as the engine received them (the in-process engine; empty where
     #: the engine does not say, e.g. a server)
     prompt_token_ids: tuple[int, ...] = ()
+
+    @property
+    def engine_ttft_s(self) -> float | None:
+        """Time to first token in the engine: from the engine core queuing the request to its first
+        token (vLLM's own timestamps), without the console's front end or any queue before the engine."""
+        if self.engine_queued_ts is None or self.engine_first_token_ts is None:
+            return None
+        return self.engine_first_token_ts - self.engine_queued_ts
 
     @property
     def tokens_per_s(self) -> float | None:

@@ -171,6 +171,41 @@ def can_hold_scheduler(engine: Any) -> bool:
         return False
 
 
+async def pause_scheduler(engine: Any) -> None:
+    """Freeze ``engine``'s scheduler, keeping what runs (``mode="keep"``, caches kept): the engine
+    core's own pause, which ``AsyncLLM.pause_generation`` wraps with a 20 ms sleep for the order of
+    outputs (0.26 and 0.32), a sleep a group's hold does not need; ``pause_generation`` where the
+    engine core has no such call."""
+    core = getattr(engine, "engine_core", None)
+    pause = getattr(core, "pause_scheduler_async", None)
+    if pause is not None:
+        await pause(mode="keep", clear_cache=False)
+    else:
+        await engine.pause_generation(mode="keep", clear_cache=False)
+
+
+def engine_idle(engine: Any) -> bool:
+    """Whether ``engine`` (an ``AsyncLLM``) has no request in flight (False when it cannot say)."""
+    processor = getattr(engine, "output_processor", None)
+    count = getattr(processor, "get_num_unfinished_requests", None)
+    return count is not None and count() == 0
+
+
+async def engine_core_request(engine: Any, request_id: str, prompt: Any, params: Any, lora_request: Any) -> Any:
+    """``prompt`` made into the ``EngineCoreRequest`` that ``AsyncLLM.add_request`` would build
+    (vLLM's input processor: checks, sampling defaults, tokenizing a text prompt), so that adding it
+    later is only the hand-over. ``add_request`` takes it in 0.26 and 0.32 (with a one-time
+    deprecation warning). Rendered inputs (``{"type": ...}``) are processed in place, raw ones as
+    ``add_request`` does (off the loop where vLLM can)."""
+    processor = engine.input_processor
+    tasks = await engine.get_supported_tasks()
+    rendered = isinstance(prompt, dict) and "type" in prompt
+    process_async = getattr(processor, "process_inputs_async", None)
+    if process_async is not None and not rendered:
+        return await process_async(request_id, prompt, params, supported_tasks=tasks, lora_request=lora_request)
+    return processor.process_inputs(request_id, prompt, params, supported_tasks=tasks, lora_request=lora_request)
+
+
 def offline_usage_context() -> Any:
     """``UsageContext.LLM_CLASS``: build the console's engine with the defaults vLLM gives its
     offline batch (``LLM``), not the bare in-process ones (2,048 batched tokens, 128 sequences:

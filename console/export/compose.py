@@ -13,7 +13,7 @@ import yaml
 
 from console.config import EngineConfig
 from console.export.options import CONTAINER_CONFIG_PATH, ExportError, ServeOptions
-from console.export.serve import container_model_path, serve_yaml, served_name
+from console.export.serve import container_model_path, serve_yaml, served_name, server_env
 
 SERVICE = "vllm"
 
@@ -104,7 +104,7 @@ def compose_dict(
             ),
         ],
         "ipc": "host",  # NCCL/tensor-parallel workers share memory through /dev/shm
-        "environment": {"HF_HUB_OFFLINE": "1", **options.env},
+        "environment": {"HF_HUB_OFFLINE": "1", **server_env(config, options)},
         "deploy": {
             "resources": {
                 "reservations": {

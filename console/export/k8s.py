@@ -15,7 +15,7 @@ import yaml
 from console.config import EngineConfig
 from console.export.compose import container_serve_yaml, gpus_per_replica, no_adapters_in_a_volume, single_node_only
 from console.export.options import CONTAINER_CONFIG_PATH, ServeOptions
-from console.export.serve import container_model_path, served_name
+from console.export.serve import container_model_path, served_name, server_env
 
 GPU_RESOURCE = "nvidia.com/gpu"
 
@@ -66,7 +66,7 @@ def k8s_objects(config: EngineConfig, options: ServeOptions, model_dir: str) -> 
     ]
     env: list[dict[str, Any]] = [
         {"name": "HF_HUB_OFFLINE", "value": "1"},
-        *({"name": k, "value": v} for k, v in options.env.items()),
+        *({"name": k, "value": v} for k, v in server_env(config, options).items()),
     ]
     if options.api_key:
         objects.append(

@@ -17,6 +17,10 @@ VLLM_SERVER_VERSION = "0.33.0"
 DEFAULT_IMAGE = f"vllm/vllm-openai:v{VLLM_SERVER_VERSION}"
 #: Ray image with Ray Serve LLM (for the KubeRay RayService); it brings its own vLLM.
 DEFAULT_RAY_IMAGE = "rayproject/ray-llm:2.49.0-py311-cu128"
+#: NVLink multicast (NVLS) off in NCCL, PyTorch's symmetric memory and NVSHMEM, in every process of a
+#: multi-GPU server (issue 32): the TP=2 run on two H200s used NCCL_NVLS_ENABLE=0, and on a host whose
+#: GPUs are shared a program using multicast can put them all out of service.
+MULTICAST_OFF = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
 #: Where container formats mount the model and the serve YAML.
 CONTAINER_MODEL_ROOT = "/models"
 CONTAINER_CONFIG_PATH = "/config/serve.yaml"

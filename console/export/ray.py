@@ -16,10 +16,13 @@ import yaml
 from console.config import CONSOLE_ONLY_FIELDS, EngineConfig
 from console.export.compose import no_adapters_in_a_volume
 from console.export.k8s import GPU_RESOURCE, k8s_name, model_size_gib
-from console.export.options import ExportError, ServeOptions
+from console.export.options import MULTICAST_OFF, ExportError, ServeOptions
 from console.export.serve import command_tokens, container_model_path, env_exports, serve_arguments, served_name
 
 RAY_PORT = 6379
+#: vLLM hands its Ray workers the driver's ``NCCL_*``/``VLLM_*`` variables (a runtime_env), not these two:
+#: named here, they reach the workers even when a worker node's raylet was started without them.
+RAY_COPY_TO_WORKERS = {"VLLM_RAY_EXTRA_ENV_VARS_TO_COPY": "TORCH_SYMM_MEM_DISABLE_MULTICAST,NVSHMEM_DISABLE_NVLS"}
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,18 @@ class RayLayout:
     @property
     def total_gpus(self) -> int:
         return self.nodes * self.gpus_per_node
+
+    def spread_note(self) -> str | None:
+        """Issue 32's run: vLLM warns when one tensor-parallel group spans nodes (each layer's
+        all-reduce then crosses the network); pipeline parallel over the nodes is the usual fix."""
+        if self.tensor_parallel_size <= self.gpus_per_node:
+            return None
+        return (
+            f"tensor parallel {self.tensor_parallel_size} spans nodes of {self.gpus_per_node} GPU(s): every layer's "
+            "all-reduce crosses the network, which vLLM warns is slow without an InfiniBand-class link; across "
+            f"{self.nodes} nodes prefer pipeline parallel {self.nodes} x tensor parallel {self.gpus_per_node} "
+            f"(-pp {self.nodes} -tp {self.gpus_per_node})"
+        )
 
     def describe(self) -> str:
         return (
@@ -55,8 +70,14 @@ def ray_layout(config: EngineConfig, options: ServeOptions) -> RayLayout:
 
 
 def ray_env(options: ServeOptions) -> dict[str, str]:
-    """Ray's own usage stats and vLLM's in every Ray process follow the user's choice."""
-    return {**options.env, "RAY_USAGE_STATS_ENABLED": "1" if options.usage_stats else "0"}
+    """Every Ray process (head, workers, the vLLM workers they start): Ray's own usage stats and
+    vLLM's follow the user's choice; NVLink multicast is off."""
+    return {
+        **options.env,
+        "RAY_USAGE_STATS_ENABLED": "1" if options.usage_stats else "0",
+        **MULTICAST_OFF,
+        **RAY_COPY_TO_WORKERS,
+    }
 
 
 def ray_commands(config: EngineConfig, options: ServeOptions) -> str:
@@ -73,10 +94,13 @@ def ray_commands(config: EngineConfig, options: ServeOptions) -> str:
         f"# 3. head node, once `ray status` shows {layout.total_gpus} GPU(s): sh {{this}} serve",
         f"# The model must be at {config.model} on EVERY node (same path); the nodes must reach",
         f"# each other on port {RAY_PORT} and on NCCL's ports.",
+        f"# Anyone who reaches port {RAY_PORT} can run code on the cluster (Ray 2.60 warns so at start): keep",
+        "# the nodes on a private network, or turn on Ray's token authentication where your Ray has it",
+        "# (RAY_AUTH_MODE=token and the same token, `ray get-auth-token --generate` on the head, on every node).",
     ]
-    note = options.exposure_note()
-    if note:
-        lines.append(f"# WARNING: {note}")
+    for note in (options.exposure_note(), layout.spread_note()):
+        if note:
+            lines.append(f"# WARNING: {note}")
     lines.append(f"# {options.usage_note}")
     lines += [
         "set -e",
@@ -120,7 +144,7 @@ def rayservice_dict(config: EngineConfig, options: ServeOptions, model_dir: str)
                 "route_prefix": "/",
                 "import_path": "ray.serve.llm:build_openai_app",
                 "args": {"llm_configs": [llm_config]},
-                "runtime_env": {"env_vars": {"HF_HUB_OFFLINE": "1", **options.env}},
+                "runtime_env": {"env_vars": {"HF_HUB_OFFLINE": "1", **options.env, **MULTICAST_OFF}},
             }
         ]
     }

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from console.config import CONSOLE_ONLY_FIELDS, SPECULATIVE_FIELDS, EngineConfig
-from console.export.options import CONTAINER_MODEL_ROOT, ServeOptions
+from console.export.options import CONTAINER_MODEL_ROOT, MULTICAST_OFF, ServeOptions
 
 #: EngineConfig fields written by hand (first, in this order) rather than in the generic loop.
 _HANDLED = {"model", "served_model_name"}
@@ -132,9 +132,16 @@ def command_tokens(args: dict[str, Any], program: tuple[str, ...] = ("vllm", "se
     return tokens
 
 
+def server_env(config: EngineConfig, options: ServeOptions) -> dict[str, str]:
+    """The environment an exported server sets: the usage-statistics choice, and NVLink multicast
+    off when the server spans more than one GPU (tensor/pipeline parallel workers talk over NCCL)."""
+    gpus = (config.tensor_parallel_size or 1) * (config.pipeline_parallel_size or 1)
+    return {**options.env, **(MULTICAST_OFF if gpus > 1 else {})}
+
+
 def serve_command(config: EngineConfig, options: ServeOptions, **kw: Any) -> str:
     """The same server as :func:`serve_yaml`, as one shell line (usage-statistics env first)."""
-    env = [f"{k}={v}" for k, v in options.env.items()]
+    env = [f"{k}={v}" for k, v in server_env(config, options).items()]
     return shlex.join(env + command_tokens(serve_arguments(config, options, **kw)))
 
 
@@ -150,7 +157,7 @@ def serve_script(config: EngineConfig, options: ServeOptions, **kw: Any) -> str:
         "#!/bin/sh\n"
         + "\n".join(head)
         + "\n"
-        + env_exports(options.env)
+        + env_exports(server_env(config, options))
         + "\nexec "
         + shlex.join(command_tokens(args))
         + "\n"

@@ -8,8 +8,10 @@ read differently is a problem, not a silent change.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import shlex
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +31,26 @@ def parse_with_vllm(argv: list[str]) -> tuple[Any, Any]:
     args = parse_serve_args(argv)
     if getattr(args, "model_tag", None):  # `vllm serve MODEL` puts the positional first
         args.model = args.model_tag
-    return args, engine_args_from_cli(args)
+    with _model_path_not_resolved():
+        return args, engine_args_from_cli(args)
+
+
+@contextlib.contextmanager
+def _model_path_not_resolved() -> Iterator[None]:
+    """With ``HF_HUB_OFFLINE=1`` (an offline machine; the GPU machine of issue 32) vLLM's engine
+    arguments look a model path that is not on this machine up in the hub cache, and a container
+    path (``/models/NAME``, only inside the container) fails that look-up with a hub error: the
+    bundle and Compose exports refused to be written. The check is about option names and values,
+    not where the weights are, so the look-up is skipped while parsing (nothing is downloaded
+    either way: with the flag off, parsing does not touch the hub)."""
+    import huggingface_hub.constants as hub
+
+    saved = hub.HF_HUB_OFFLINE
+    hub.HF_HUB_OFFLINE = False
+    try:
+        yield
+    finally:
+        hub.HF_HUB_OFFLINE = saved
 
 
 def _same(expected: Any, got: Any) -> bool:

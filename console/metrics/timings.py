@@ -21,6 +21,8 @@ class RequestTiming:
     ttft_s: float | None
     e2e_s: float
     ok: bool = True
+    #: time to first token inside the engine (queued by the engine core -> first token; None: unknown)
+    engine_ttft_s: float | None = None
 
     @property
     def itl_s(self) -> float | None:
@@ -51,6 +53,7 @@ def summarize(timings: Sequence[RequestTiming], duration_s: float) -> dict[str, 
         "total_tokens_per_s": rate(out_tokens + in_tokens),
         "requests_per_s": rate(len(ok)),
         "ttft_s": pcts(t.ttft_s for t in ok),
+        "engine_ttft_s": pcts(t.engine_ttft_s for t in ok),
         "itl_s": pcts(t.itl_s for t in ok),
         "e2e_s": pcts(t.e2e_s for t in ok),
     }

@@ -134,14 +134,33 @@ def choose_files(
 
 
 # -- preview: size and the planner's verdict before anything big moves -------------------------
-def _fetch_small(listing: RepoListing, path: str, endpoint: str | None, token: str | None) -> bytes:
+def _fetch_small(
+    listing: RepoListing, path: str, endpoint: str | None, token: str | None, first_bytes: int | None = None
+) -> bytes:
+    """A small file, or the first ``first_bytes`` of a big one (an HTTP Range request)."""
     from huggingface_hub import hf_hub_url
     from huggingface_hub.utils import build_hf_headers
     from huggingface_hub.utils import get_session, hf_raise_for_status
 
     url = hf_hub_url(listing.repo, path, revision=listing.commit, endpoint=hf_endpoint(endpoint))
+    headers = build_hf_headers(token=token)
+    if first_bytes:
+        headers.update({"Range": f"bytes=0-{first_bytes - 1}", "Accept-Encoding": "identity"})
+        try:
+            with get_session().stream("GET", url, headers=headers, follow_redirects=True, timeout=30) as r:
+                if r.status_code >= 400:
+                    r.read()
+                    hf_raise_for_status(r)
+                data = bytearray()
+                for chunk in r.iter_bytes():  # a server that ignores Range: stop after what was asked
+                    data += chunk
+                    if len(data) >= first_bytes:
+                        break
+                return bytes(data[:first_bytes])
+        except Exception as exc:
+            raise _hf_error(exc, listing.repo, path) from exc
     try:
-        r = get_session().get(url, headers=build_hf_headers(token=token), follow_redirects=True, timeout=30)
+        r = get_session().get(url, headers=headers, follow_redirects=True, timeout=30)
         hf_raise_for_status(r)
     except Exception as exc:
         raise _hf_error(exc, listing.repo, path) from exc
@@ -183,7 +202,10 @@ def preview(
     files, gguf = choose_files(listing.files, include=include, variant=variant)
     total = sum(f.size or 0 for f in files)
     verdict, detail = "unknown", "no config.json to read (GGUF repositories rarely have one)"
-    if any(f.path == "config.json" for f in listing.files):
+    advice = None
+    if gguf:
+        verdict, detail, advice = _gguf_preview(listing, gguf, total, gpu, max_model_len, endpoint, token)
+    elif any(f.path == "config.json" for f in listing.files):
         try:
             raw = (
                 _fetch_small(listing, "config.json", endpoint, token)
@@ -194,7 +216,45 @@ def preview(
             verdict, detail = plan_verdict(config, repo, gpu, max_model_len)
         except (ValueError, DownloadError) as exc:
             detail = f"config.json unreadable: {exc}"
-    return Preview(repo, listing.source, listing.commit, files, total, gguf, verdict, detail)
+    return Preview(repo, listing.source, listing.commit, files, total, gguf, verdict, detail, advice)
+
+
+def _gguf_preview(
+    listing: RepoListing,
+    gguf: str,
+    file_bytes: int,
+    gpu: Any,
+    max_model_len: int | None,
+    endpoint: str | None,
+    token: str | None,
+) -> tuple[str, str, Any]:
+    """A GGUF's verdict as what the import makes of it (16-bit weights), from its header (read
+    with Range requests, a few MB) on Hugging Face, or from its name elsewhere; and the advice."""
+    from console.models.curated import shape_by_name
+    from console.models.gguf_info import GgufError, gguf_advice, gguf_names, read_gguf_remote, shape_from_gguf
+    from console.planner import PlanRequest, ShapeError, plan
+
+    header, shape, why = None, None, ""
+    if listing.source == "hf":
+        try:
+            header = read_gguf_remote(lambda n: _fetch_small(listing, gguf, endpoint, token, n))
+            shape = shape_by_name(*gguf_names(listing.repo, header)) or shape_from_gguf(header, listing.repo)
+        except (GgufError, ShapeError, DownloadError) as exc:
+            why = f"its header is unreadable ({exc})"
+    else:
+        shape = shape_by_name(*gguf_names(listing.repo))
+        why = "" if shape else "its model is not one the planner knows by name"
+    params = (header.model_params if header else None) or (shape.params if shape else None)
+    advice = gguf_advice(file_bytes, params, gguf_names(listing.repo, header))
+    if shape is None:
+        return "unknown", f"a GGUF: {why}", advice
+    try:
+        p = plan(PlanRequest(shape, gpu=gpu, max_model_len=max_model_len))
+    except (ShapeError, ValueError) as exc:
+        return "unknown", str(exc), advice
+    detail = f"as 16-bit weights after conversion: {p.weights_gib:.1f} GiB, {p.kv_tokens} tokens of KV cache"
+    detail += f" on {p.request.profile.name}" + ("; " + "; ".join(p.problems) if p.problems else "")
+    return str(p.verdict), detail, advice
 
 
 # -- fetching ---------------------------------------------------------------------------------

@@ -9,9 +9,13 @@ import hashlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from console.jobs import TaskState
 from console.units import human_bytes
+
+if TYPE_CHECKING:
+    from console.models.gguf_info import GgufAdvice
 
 WEIGHT_EXTS = (".safetensors", ".bin", ".pt", ".pth", ".h5", ".msgpack", ".ckpt", ".gguf", ".onnx")
 CHUNK = 1024 * 1024
@@ -52,6 +56,8 @@ class Preview:
     gguf: str | None  # the chosen GGUF file, converted after download
     verdict: str  # the planner's: fits / fits-with-changes / does-not-fit / unknown
     verdict_detail: str
+    #: a GGUF: its size as 16-bit weights after the conversion, and the curated checkpoint instead
+    gguf_advice: "GgufAdvice | None" = None
 
 
 def verify_file(path: Path, f: RemoteFile) -> None:

@@ -101,7 +101,10 @@ def auto_plan(shape: ModelShape | str, gpu: GpuProfile | str, goal: str = "balan
                 f"{shape.name or 'this model'} does not fit on {g.name} for '{goal}': "
                 f"{'; '.join(p.problems)}. What fits: {hw}"
             )
-        fitted = plan(req.with_changes(**settings[0].changes))
+        # the goal's context and users first (the planner lists a shorter context first, as a user
+        # choosing by hand minds it least); a trade only when nothing keeps them
+        whole = [s for s in settings if s.max_model_len >= req.context and s.users >= req.concurrency]
+        fitted = plan(req.with_changes(**(whole or settings)[0].changes))
     if goal == "max-throughput" and not g.is_cpu:
         # size max_num_seqs for requests averaging a quarter of max_model_len
         seqs = max(8, min(256, fitted.kv_tokens * 4 // fitted.request.context))

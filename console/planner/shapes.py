@@ -252,6 +252,11 @@ KNOWN_SHAPES: dict[str, ModelShape] = {
         # experts ship in MXFP4, attention and embeddings in bf16.
         _shape("gpt-oss-20b", 24, 2880, 64, 8, 64, 2880, 201088, 131072, False, bias=True, experts=(32, 4)),
         _shape("Llama-3.3-70B", 80, 8192, 64, 8, 128, 28672, 128256, 131072, False),
+        # The model picker's curated list (issue 31): Mistral NeMo (12B, 128k tokenizer) and the
+        # R1 distills not above (the 14B is Qwen2.5-14B's shape with a 128k context).
+        _shape("Mistral-NeMo-12B", 40, 5120, 32, 8, 128, 14336, 131072, 1024000, False),
+        _shape("DeepSeek-R1-Distill-Qwen-14B", 48, 5120, 40, 8, 128, 13824, 152064, 131072, False, bias=True),
+        _shape("DeepSeek-R1-Distill-Llama-8B", 32, 4096, 32, 8, 128, 14336, 128256, 131072, False),
     ]
 }
 
@@ -267,6 +272,7 @@ SHIPPED_QUANTIZATIONS: dict[str, tuple[str, ...]] = {
     "Mistral-Small-24B": ("awq", "gptq", "fp8"),
     "gpt-oss-20b": ("mxfp4",),
     "Llama-3.3-70B": ("awq", "gptq", "fp8"),
+    "Mistral-NeMo-12B": ("awq", "fp8"),
 }
 
 

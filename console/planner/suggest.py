@@ -2,8 +2,10 @@
 
 Changes are tried as sets, cheapest first: a safe ``gpu_memory_utilization`` (free), eager mode,
 FP8 KV cache, FP8 weights, AWQ int4 weights. A set that fits the whole request (context and
-users) is kept unless a cheaper subset already fits. When none does, the strongest sets are
-tried again with a shorter context or fewer users. Hardware answers (tensor parallelism, a
+users) is kept unless a cheaper subset already fits. Suggestions are ordered by what they cost
+the user (issue 31: context before precision): a shorter context or fewer users at full
+precision first, then FP8 KV (with a shorter context where it still needs one), then quantized
+weights, then a smaller model of the same family; hardware answers (tensor parallelism, a
 larger card) come last.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +37,7 @@ MAX_SUGGESTIONS = 6
 
 @dataclass(frozen=True)
 class Suggestion:
-    kind: str  # "settings" (same hardware) | "hardware"
+    kind: str  # "settings" (same hardware and model) | "model" (a smaller one) | "hardware"
     summary: str
     changes: dict[str, Any]
     max_model_len: int
@@ -128,6 +131,12 @@ def _describe(levers: tuple[str, ...], new: PlanRequest, extra: str = "") -> str
     return " + ".join(parts) if parts else "as asked"
 
 
+def _repairs(changes: dict[str, Any]) -> str:
+    """The context or sequences a fix sets beside its levers, named ("as asked" says nothing)."""
+    parts = [f"{k} {changes[k]:,}" for k in ("max_model_len", "max_num_seqs") if changes.get(k)]
+    return " + ".join(parts)
+
+
 def _suggestion(kind: str, summary: str, changes: dict[str, Any], p: Plan, cost: int) -> Suggestion:
     req = p.request
     one_fits = p.kv_blocks - 1 >= math.ceil(req.context / p.block_size)  # vLLM's start-up check
@@ -145,8 +154,21 @@ def _shorter_context(req: PlanRequest, p: Plan) -> int:
     return min(tokens // step * step, req.shape.max_position_embeddings)
 
 
+#: What each lever gives up, in the order a user minds it: nothing or some speed (tier 0), KV
+#: precision (1), weight precision (2: FP8, 3: an AWQ checkpoint). A shorter context or fewer
+#: users on a tier comes before any fit that needs a higher one.
+_TIERS = {"kv_space": 0, "util": 0, "eager": 0, "kv_fp8": 1, "fp8": 2, "awq": 3}
+TRADE_COST = 5
+
+
+def _tier(combo: tuple[str, ...]) -> int:
+    return max((_TIERS[x] for x in combo), default=0)
+
+
 def suggest(req: PlanRequest, base: Plan) -> tuple[Verdict, list[Suggestion]]:
-    """(verdict, suggestions) for a request whose plan ``base`` does not fit as asked."""
+    """(verdict, suggestions) for a request whose plan ``base`` does not fit as asked, ordered by
+    what they cost the user: a shorter context or fewer users before FP8 KV, FP8 KV before
+    quantized weights, then a smaller model of the same family, then other hardware."""
     levers = _levers(req)
     combos = [
         c for n in range(len(levers) + 1) for c in itertools.combinations(levers, n) if not ("fp8" in c and "awq" in c)
@@ -162,25 +184,28 @@ def suggest(req: PlanRequest, base: Plan) -> tuple[Verdict, list[Suggestion]]:
         evaluated.append((combo, new, p, changes))
         if p.fits:
             cost = sum(_COSTS[x] for x in combo)
-            full.append((combo, _suggestion("settings", _describe(combo, new), changes, p, cost)))
-    out = [s for _, s in full][:3]
-    seen: set[str] = set()
-
-    if not out:  # trade context or users: per weight choice, FP8 KV plus only what the weights need
-        for combo, new, p, changes in evaluated:  # cheapest first
-            weights_choice = new.quantization or "16-bit"
-            if (
-                weights_choice in seen
-                or ("kv_fp8" in levers and "kv_fp8" not in combo)
-                or p.kv_blocks < 2
-                or not _hardware_ok(p)
-            ):
-                continue
-            seen.add(weights_choice)
-            out.extend(_traded(combo, new, p, changes, req.context))
-        out.sort(key=lambda s: (s.cost, -s.max_model_len * max(s.users, 1)))
+            full.append((combo, _suggestion("settings", _describe(combo, new, _repairs(changes)), changes, p, cost)))
+    full.sort(key=lambda f: (_tier(f[0]), f[1].cost))
+    ranked = [(_tier(c), 0, s) for c, s in full[:3]]
+    fit_tier = min((t for t, _, _ in ranked), default=len(_TIERS))
+    # trade context or users on each tier below the first that fits as asked: the combination of
+    # that tier with the most KV room (no eager mode unless only eager mode leaves room)
+    for tier in range(fit_tier):
+        options = [
+            e
+            for e in evaluated
+            if _tier(e[0]) == tier
+            and (tier == 0 or any(_TIERS[x] == tier for x in e[0]))
+            and e[2].kv_blocks >= 2
+            and _hardware_ok(e[2])
+        ]
+        if options:
+            combo, new, p, changes = min(options, key=lambda e: ("eager" in e[0], -e[2].kv_blocks, len(e[0])))
+            ranked.extend((tier, 1, s) for s in _traded(combo, new, p, changes, req.context))
+    ranked.sort(key=lambda r: (r[0], r[1], r[2].cost, -r[2].max_model_len * max(r[2].users, 1)))
+    out = [s for _, _, s in ranked]
     verdict: Verdict = "fits-with-changes" if out else "does-not-fit"
-    return verdict, out[:MAX_SUGGESTIONS] + hardware(req)
+    return verdict, out[:MAX_SUGGESTIONS] + smaller_model(req) + hardware(req)
 
 
 def _traded(
@@ -188,7 +213,7 @@ def _traded(
 ) -> list[Suggestion]:
     """``combo`` with a shorter context for all users, and with fewer users at the full context."""
     out = []
-    cost = sum(_COSTS[x] for x in combo) + 5
+    cost = sum(_COSTS[x] for x in combo) + TRADE_COST
     ctx = _shorter_context(new, p)
     if ctx >= min(asked_context, MIN_CONTEXT):
         shorter = compute(new.with_changes(max_model_len=ctx))
@@ -221,6 +246,34 @@ def _traded(
 def _hardware_ok(p: Plan) -> bool:
     """True when the weights and overheads fit at all (KV space is then the only question)."""
     return not any("do not fit" in x or "exceed" in x or "attention heads" in x for x in p.problems)
+
+
+def _family(name: str) -> str:
+    """``Llama-3.1-8B`` -> ``llama-3`` (Llama-3.2-3B is its sibling), ``Gemma-2-9B`` -> ``gemma-2``,
+    ``Qwen2.5-14B`` -> ``qwen2.5``, ``Mistral-7B`` -> ``mistral``: what a smaller sibling shares."""
+    parts = name.lower().split("-")
+    if len(parts) > 2 and re.fullmatch(r"\d+(\.\d+)?", parts[1]):
+        return f"{parts[0]}-{parts[1].split('.')[0]}"
+    return parts[0]
+
+
+def smaller_model(req: PlanRequest) -> list[Suggestion]:
+    """The largest known model of the same family, smaller than this one, that fits as asked
+    (context, users and precision unchanged); none for a model the planner has no family for."""
+    from console.planner.shapes import KNOWN_SHAPES
+
+    s = req.shape
+    family = _family(s.name) if s.name else ""
+    siblings = [x for x in KNOWN_SHAPES.values() if family and _family(x.name) == family and x.params < s.params]
+    for other in sorted(siblings, key=lambda x: -x.params):
+        if other.max_position_embeddings < req.context:
+            continue  # not as asked
+        new, changes = _repair(req.with_changes(shape=other))
+        p = compute(new)
+        if p.fits:
+            summary = f"a smaller model: {other.name} as asked"
+            return [_suggestion("model", summary, {**changes, "model": other.name}, p, 30)]
+    return []
 
 
 def hardware(req: PlanRequest) -> list[Suggestion]:

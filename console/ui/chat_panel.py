@@ -52,7 +52,9 @@ from console.ui.chat_sampling import SamplingBox
 from console.ui.chat_transcript import TranscriptView, figures_text
 from console.ui.context import AppContext
 from console.ui.context_meter import ContextMeter
+from console.ui.load_banner import LoadBanner
 from console.ui.logprob_view import ChoicesView
+from console.ui.chat_model_picker import ChatModelPicker
 from console.ui.widgets import ErrorLabel, VerticalScroll
 
 RENDER_INTERVAL_MS = 100
@@ -160,6 +162,9 @@ class ChatPanel(QWidget):
         centre = QWidget(self)
         cv = QVBoxLayout(centre)
         cv.setContentsMargins(0, 0, 0, 0)
+        self.model_picker, self.load_banner = ChatModelPicker(centre), LoadBanner(self.ctx, centre)  # issue 31
+        cv.addWidget(self.model_picker)
+        cv.addWidget(self.load_banner)
         cv.addWidget(self.transcript, 1)
         cv.addWidget(self.choices_view, 1)
         cv.addWidget(self.error_label)

@@ -144,6 +144,11 @@ SENTENCES: dict[str, tuple[str, ...]] = {
         WORD,
     ),
     _n("max_num_seqs {0} is below the {1} users asked for"): (INT, INT),
+    # engine/local_server.py: the Server tab's port (issue 31)
+    _n(
+        "Port {0} on {1} is already in use (another server, or one still stopping): choose another port, "
+        "or stop what listens there"
+    ): (INT, WORD),
     # planner/suggest.py: what would make it fit (each lever, the extras, the hardware ones)
     _n("use {0} of the card"): (WORD,),
     _n("eager mode (no CUDA graphs)"): (),
@@ -154,6 +159,15 @@ SENTENCES: dict[str, tuple[str, ...]] = {
     _n("{0} users at {1} tokens"): (INT, COUNT),
     _n("{0} x {1} with tensor_parallel_size {2}"): (INT, ANY, INT),
     _n("one {0} as asked"): (ANY,),
+    _n("a smaller model: {0} as asked"): (ANY,),
+    # a load's stages (the engine host's and the local server's status)
+    _n("starting"): (),
+    _n("importing vLLM"): (),
+    _n("building the engine (weights, KV cache)"): (),
+    _n("loading tokenizer"): (),
+    _n("keeping the loaded model warm"): (),
+    _n("waking the warm model"): (),
+    _n("starting the server process"): (),
     # planner/verdict.py and planner/speed.py notes: the Planner box's ℹ lines
     _n(
         "n-gram speculation ({0} draft tokens): no draft model, no device memory; faster when answers copy "
@@ -175,6 +189,25 @@ SENTENCES: dict[str, tuple[str, ...]] = {
     _n("predicted {0} KV tokens before it ({1}; error {2}%), {3}"): (COUNT, MAYBE, SIGNED, ANY),
     _n("{0} after refitting, measured {1} (error {2}%)"): (COUNT, COUNT, SIGNED),
     _n("{0} after refitting, measured {1}"): (COUNT, COUNT),
+    # the model picker (models/curated.py, models/search.py, privacy.py)
+    _n("{0} GiB of weights, {1} tokens of KV cache on {2}; {3}"): (r"[\d.]+", INT, "[^;]+", ANY),
+    _n("{0} GiB of weights, {1} tokens of KV cache on {2}"): (r"[\d.]+", INT, "[^;]+"),
+    _n("unknown until download: the planner reads config.json when you Check the repository"): (),
+    _n("{0} is limiting searches (HTTP 429): wait {1} s and search again"): (ANY, INT),
+    _n("{0} is limiting searches (HTTP 429): wait a minute and search again"): (ANY,),
+    _n("{0} answered HTTP {1} (a problem on its side): search again later, or search {2}"): (ANY, INT, ANY),
+    _n("{0} refused the search (HTTP {1} from {2}): check the endpoint"): (ANY, INT, ANY),
+    _n("{0} did not answer within {1} s ({2}): check the network and search again"): (ANY, WORD, ANY),
+    _n("Could not reach {0} at {1} ({2}): check the network or the endpoint"): (ANY, WORD, ANY),
+    _n("{0} answered something that is not JSON ({1}): check the endpoint"): (ANY, ANY),
+    _n("Offline mode is on ({0}={1}): {2} would use the network. Unset {3} to search, or pick from the curated list"): (
+        r"\w+",
+        MAYBE,
+        ANY,
+        r"\w+",
+    ),
+    _n("searching {0}"): ("Hugging Face|ModelScope",),
+    _n("Type a few words to search for, e.g. qwen3 awq"): (),
     # a suggestion's levers (planner/suggest.py) joined, last: any sentence above may hold " + " itself;
     # not for the catalogue (nothing to translate)
     "{0} + {1}": (SOME, ANY),

@@ -165,6 +165,16 @@ def add_engine_picker(window: QMainWindow, switch: EngineSwitch, menu: Any) -> S
     label = QLabel(engine_label_text(switch.choice), window)
     window.statusBar().addPermanentWidget(label)
 
+    def follow() -> None:  # the Server tab moves the engine too
+        text = engine_label_text(switch.choice)
+        if label.text() != text:
+            label.setText(text)
+
+    follower = QTimer(label)
+    follower.setInterval(1000)
+    follower.timeout.connect(follow)
+    follower.start()
+
     def show(text: str) -> None:
         window.statusBar().showMessage(text, 8000)
 

@@ -1,6 +1,11 @@
 """The "Get a model…" dialog: a repository from Hugging Face (or its mirror) or ModelScope into
 the store, through the same core as ``inference-console models pull``.
 
+At the top, the model picker (:mod:`console.ui.model_picker`): the curated list and search, with
+fit badges; choosing a row fills the repository box and runs Check. For a GGUF the summary says
+what the import makes of it (its size as 16-bit weights) and offers the curated AWQ or FP8
+checkpoint of the same model instead (``Preview.gguf_advice``).
+
 Two steps, both off the GUI thread (:class:`console.ui.tasks.BackgroundCall`): **Check** lists
 the repository's files and reads its ``config.json`` (``console.models.download.preview``), so
 the total size and the planner's verdict for this machine's GPU are on screen before anything big
@@ -14,7 +19,7 @@ import time
 from pathlib import PurePosixPath
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -29,7 +34,8 @@ from PySide6.QtWidgets import (
 )
 
 from console.models.store import ModelStore
-from console.ui.formatting import format_bytes, format_count, format_duration, format_rate
+from console.ui.formatting import format_bytes, format_count, format_duration, format_params, format_rate
+from console.ui.model_picker import ModelPicker
 from console.ui.tasks import BackgroundCall
 from console.ui.widgets import ErrorLabel
 
@@ -79,9 +85,11 @@ class GetModelDialog(QDialog):
     def __init__(self, store: ModelStore, gpu: Any = "rtx-4090", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Get a model"))
-        self.setMinimumWidth(560)
+        self.setMinimumWidth(720)
+        self.resize(980, 640)  # the picker's columns at a glance; fits a 1366 x 768 laptop
         self.store = store
         self.gpu = gpu
+        self.picker = ModelPicker(gpu, self)
         self.listing: Any = None
         self.preview: Any = None
         self._call: BackgroundCall | None = None
@@ -110,6 +118,9 @@ class GetModelDialog(QDialog):
         self.status_label = QLabel(self)
         self.status_label.setWordWrap(True)
         self.error_label = ErrorLabel(self)
+        self.instead_button = QPushButton(self)
+        self.instead_button.hide()
+        self._instead: str | None = None
 
         self.check_button = QPushButton(self.tr("Check"), self)
         self.download_button = QPushButton(self.tr("Download"), self)
@@ -131,8 +142,10 @@ class GetModelDialog(QDialog):
         buttons.addStretch(1)
         buttons.addWidget(self.close_button)
         root = QVBoxLayout(self)
+        root.addWidget(self.picker, 1)
         root.addLayout(form)
         root.addWidget(self.summary_label)
+        root.addWidget(self.instead_button, 0, Qt.AlignmentFlag.AlignLeft)
         root.addWidget(self.progress_bar)
         root.addWidget(self.status_label)
         root.addWidget(self.error_label)
@@ -147,6 +160,8 @@ class GetModelDialog(QDialog):
         self.include_edit.textEdited.connect(self._on_inputs_edited)
         self.source_combo.currentIndexChanged.connect(self._on_inputs_edited)
         self.variant_combo.activated.connect(self._on_variant_combo_activated)
+        self.picker.chosen.connect(self.choose)
+        self.instead_button.clicked.connect(lambda: self._instead and self.choose(self._instead, "hf"))
 
     # -- inputs ----------------------------------------------------------------------------------
     def _inputs(self) -> tuple[str, str, str | None, list[str] | None]:
@@ -177,6 +192,18 @@ class GetModelDialog(QDialog):
         self.download_button.setEnabled(call is None and self.preview is not None)
         self.cancel_button.setEnabled(downloading)
         self.close_button.setEnabled(not downloading)
+
+    def choose(self, repo: str, source: str) -> None:
+        """Check ``repo`` on ``source``: a row chosen in the picker, or the checkpoint offered
+        instead of a GGUF. Ignored while a download runs."""
+        if self.busy:
+            return
+        self.repo_edit.setText(repo)
+        self.source_combo.setCurrentIndex(max(self.source_combo.findData(source), 0))
+        for edit in (self.revision_edit, self.include_edit, self.name_edit):
+            edit.clear()
+        self._on_inputs_edited()
+        self.check()
 
     # -- check -----------------------------------------------------------------------------------
     def check(self, variant: str | None = None) -> None:
@@ -219,18 +246,42 @@ class GetModelDialog(QDialog):
         text = self.tr("{0} files, {1} to download (revision {2}).").format(
             format_count(len(pv.files)), format_bytes(pv.total_bytes), pv.commit[:12]
         )
-        if pv.gguf:
-            text += " " + self.tr("{0} is converted to safetensors after the download.").format(
+        advice = pv.gguf_advice
+        if pv.gguf and advice is not None and advice.converted_bytes:
+            text += " " + self.tr(
+                "{0} is a {1} GGUF of a {2}-parameter model: vLLM needs it converted to 16-bit weights, "
+                "which makes it about {3} on disk and in memory."
+            ).format(
+                PurePosixPath(pv.gguf).name,
+                format_bytes(advice.file_bytes),
+                format_params(advice.params),
+                format_bytes(advice.converted_bytes),
+            )
+        elif pv.gguf:
+            text += " " + self.tr("{0} is converted to 16-bit safetensors after the download.").format(
                 PurePosixPath(pv.gguf).name
             )
         text += "\n" + self.tr("Planner: {0} — {1}").format(words.get(pv.verdict, pv.verdict), pv.verdict_detail)
+        self._offer_instead(advice.alternatives[0] if pv.gguf and advice and advice.alternatives else None)
         return text
+
+    def _offer_instead(self, alternative: Any) -> None:
+        """The curated AWQ/FP8 checkpoint of the same model, one click away, for a GGUF."""
+        self._instead = alternative.repo if alternative is not None else None
+        self.instead_button.setVisible(alternative is not None)
+        if alternative is not None:
+            self.instead_button.setText(
+                self.tr("Get {0} instead ({1}, {2}, runs in vLLM as it is)").format(
+                    alternative.repo, alternative.quantization.upper(), format_bytes(alternative.disk_bytes)
+                )
+            )
 
     def _on_variant_combo_activated(self, _index: int) -> None:
         if self.listing is not None and not self.busy:
             self.check(variant=str(self.variant_combo.currentData()))
 
     def _on_inputs_edited(self, *_: Any) -> None:
+        self._offer_instead(None)
         self.listing = self.preview = None
         self.variant_combo.clear()
         self.download_button.setEnabled(False)

@@ -146,6 +146,10 @@ def extract(files: list[Path] | None = None, rules: bool = True) -> dict[Key, li
             out.setdefault((RULES_CONTEXT, text), []).append(RULES_LOCATION)
         for file_name, text in shipped_preset_descriptions().items():
             out.setdefault((PRESETS_CONTEXT, text), []).append(f"../presets/{file_name}:0")
+        from console.knob_help import HELP_CONTEXT, help_texts
+
+        for text in help_texts():  # the knobs' tooltips: one table in the core
+            out.setdefault((HELP_CONTEXT, text), []).append("../knob_help.py:0")
     return out
 
 
@@ -166,6 +170,15 @@ def translate_preset_description(text: str) -> str:
     from PySide6.QtCore import QCoreApplication
 
     return QCoreApplication.translate(PRESETS_CONTEXT, text) if text else text
+
+
+def translate_knob_help(text: str) -> str:
+    """A text of :mod:`console.knob_help` (a knob's tooltip) in the UI's language."""
+    from PySide6.QtCore import QCoreApplication
+
+    from console.knob_help import HELP_CONTEXT
+
+    return QCoreApplication.translate(HELP_CONTEXT, text) if text else text
 
 
 def shipped_rule_texts() -> list[str]:

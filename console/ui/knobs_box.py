@@ -1,6 +1,10 @@
 """The Models panel's "Preset and knobs" box: the preset and the engine knobs a user may set over
 it. A knob at its minimum means "the preset's value", and says which value that is.
 
+Every knob has a tooltip (what it does, its RTX 4090 default and why) from the core's one table
+(:mod:`console.knob_help`); rows that mean nothing on this device are hidden (:meth:`set_device`),
+and the speed knobs sit under a collapsed "Advanced" section.
+
 Signals:
     presetChanged(): another preset was chosen (the knobs' "from preset" texts follow it).
     knobsChanged(): a knob was edited.
@@ -11,18 +15,38 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QSpinBox, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from console.config import KV_CACHE_DTYPES
+from console.knob_help import KNOB_HELP, applies_to
 from console.presets import Preset
 from console.settings import Knobs
 from console.ui.formatting import format_bytes
-from console.ui.i18n import translate_preset_description
+from console.ui.i18n import translate_knob_help, translate_preset_description
 from console.ui.speed_knobs import SpeedKnobs
 
 #: engine-config keys (an Advisor finding's or a planner suggestion's change) the box has a knob for
-KNOB_KEYS = ("max_model_len", "max_num_seqs", "kv_cache_dtype", "gpu_memory_utilization", "kv_cache_memory_bytes")
+KNOB_KEYS = (
+    "max_model_len",
+    "max_num_seqs",
+    "kv_cache_dtype",
+    "gpu_memory_utilization",
+    "kv_cache_memory_bytes",
+    "max_num_batched_tokens",
+    "enforce_eager",
+    "enable_prefix_caching",
+)
 
 
 def knobs_with_change(knobs: Knobs, change: dict[str, Any]) -> tuple[Knobs, list[str]]:
@@ -45,6 +69,7 @@ class KnobsBox(QGroupBox):
         super().__init__(parent)
         self.setTitle(self.tr("Preset and knobs"))
         self.presets: dict[str, Preset] = {}
+        self.gpu = False  # the device the rows are shown for (set_device)
         self.preset_combo = QComboBox(self)
         self.preset_combo.currentIndexChanged.connect(self._on_preset_combo_changed)
         self.preset_description = QLabel(self)
@@ -55,6 +80,9 @@ class KnobsBox(QGroupBox):
         self.context_spin.setSingleStep(1024)
         self.seqs_spin = QSpinBox(self)
         self.seqs_spin.setRange(0, 65_536)
+        self.batched_spin = QSpinBox(self)
+        self.batched_spin.setRange(0, 10_000_000)
+        self.batched_spin.setSingleStep(1024)
         self.kv_dtype_combo = QComboBox(self)
         self.kv_dtype_combo.addItem(self.tr("from preset"), None)
         for d in KV_CACHE_DTYPES:
@@ -68,22 +96,94 @@ class KnobsBox(QGroupBox):
         self.kv_gib_spin.setDecimals(2)
         self.kv_gib_spin.setSingleStep(0.5)
         self.kv_gib_spin.setSuffix(" GiB")
-        for w in (self.context_spin, self.seqs_spin, self.util_spin, self.kv_gib_spin):
+        self.eager_combo, self.prefix_combo = QComboBox(self), QComboBox(self)
+        for combo in (self.eager_combo, self.prefix_combo):
+            combo.addItem(self.tr("from preset"), None)
+            combo.addItem(self.tr("on"), True)
+            combo.addItem(self.tr("off"), False)
+            combo.currentIndexChanged.connect(self.knobsChanged)
+        for w in (self.context_spin, self.seqs_spin, self.batched_spin, self.util_spin, self.kv_gib_spin):
             w.setSpecialValueText(self.tr("from preset"))
             w.valueChanged.connect(self.knobsChanged)
         self.kv_dtype_combo.currentIndexChanged.connect(self.knobsChanged)
+        self.speed = SpeedKnobs(self)  # issue 21: its own rows, its own overrides
+        self.speed.changed.connect(self.knobsChanged)
 
-        form = QFormLayout(self)
+        form = QFormLayout()
         form.addRow(self.tr("Preset:"), self.preset_combo)
         form.addRow(self.preset_description)
-        form.addRow(self.tr("Context length:"), self.context_spin)
-        form.addRow(self.tr("Max sequences:"), self.seqs_spin)
-        form.addRow(self.tr("KV cache dtype:"), self.kv_dtype_combo)
-        form.addRow(self.tr("GPU memory utilisation:"), self.util_spin)
-        form.addRow(self.tr("KV cache size (CPU):"), self.kv_gib_spin)
-        self.speed = SpeedKnobs(self)  # issue 21: its own rows, its own overrides
-        self.speed.add_rows(form)
-        self.speed.changed.connect(self.knobsChanged)
+        self.advanced_button = QToolButton(self)
+        self.advanced_button.setText(self.tr("Advanced"))
+        self.advanced_button.setToolTip(self.tr("Speed knobs: scheduling, graphs, caching, speculation"))
+        self.advanced_button.setCheckable(True)
+        self.advanced_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.advanced_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.advanced_button.setAutoRaise(True)
+        self.advanced_button.toggled.connect(self.set_advanced_open)
+        self.advanced = QWidget(self)
+        advanced = QFormLayout(self.advanced)
+        advanced.setContentsMargins(0, 0, 0, 0)
+        #: each knob's (form, widget) by engine field, for its tooltip and its visibility
+        self.rows: dict[str, tuple[QFormLayout, QWidget]] = {}
+        for key, label, widget in self._knob_rows():
+            where = advanced if KNOB_HELP[key].advanced else form
+            where.addRow(label, widget)
+            self.rows[key] = (where, widget)
+            self._explain(key, widget, where)
+        root = QVBoxLayout(self)
+        root.addLayout(form)
+        root.addWidget(self.advanced_button)
+        root.addWidget(self.advanced)
+        self.set_advanced_open(False)
+        self.set_device(gpu=False)
+
+    def _knob_rows(self) -> list[tuple[str, str, QWidget]]:
+        """(engine field, form label, widget) of every knob, in the order they are shown."""
+        return [
+            ("max_model_len", self.tr("Context length:"), self.context_spin),
+            ("kv_cache_dtype", self.tr("KV cache dtype:"), self.kv_dtype_combo),
+            ("gpu_memory_utilization", self.tr("GPU memory utilisation:"), self.util_spin),
+            ("kv_cache_memory_bytes", self.tr("KV cache size (CPU):"), self.kv_gib_spin),
+            ("max_num_seqs", self.tr("Max sequences:"), self.seqs_spin),
+            ("max_num_batched_tokens", self.tr("Max batched tokens:"), self.batched_spin),
+            ("enforce_eager", self.tr("Eager mode (no graphs):"), self.eager_combo),
+            ("enable_prefix_caching", self.tr("Prefix caching:"), self.prefix_combo),
+            *self.speed.rows(),
+        ]
+
+    def _explain(self, key: str, widget: QWidget, form: QFormLayout) -> None:
+        """The knob's tooltip, on its widget and its label: what it does, the 4090 default, why."""
+        h = KNOB_HELP[key]
+        text = "\n\n".join(
+            (
+                translate_knob_help(h.what),
+                self.tr("RTX 4090 default: {0}").format(translate_knob_help(h.default_4090)),
+                translate_knob_help(h.why),
+            )
+        )
+        widget.setToolTip(text)
+        label = form.labelForField(widget)
+        if label is not None:
+            label.setToolTip(text)
+
+    # -- the device and the Advanced section -----------------------------------------------------
+    def set_device(self, gpu: bool) -> None:
+        """Show the rows that apply to a GPU (``gpu``) or to the CPU engine, hide the others."""
+        self.gpu = gpu
+        for key, (form, widget) in self.rows.items():
+            form.setRowVisible(widget, applies_to(key, gpu))
+
+    def set_advanced_open(self, open_: bool) -> None:
+        self.advanced_button.blockSignals(True)
+        self.advanced_button.setChecked(open_)
+        self.advanced_button.blockSignals(False)
+        self.advanced_button.setArrowType(Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow)
+        self.advanced.setVisible(open_)
+
+    def row_shown(self, key: str) -> bool:
+        """Whether ``key``'s row is shown on this device (the Advanced section open or not)."""
+        form, widget = self.rows[key]
+        return form.isRowVisible(widget)
 
     # -- the preset ------------------------------------------------------------------------------
     def set_presets(self, presets: dict[str, Preset], select: str) -> None:
@@ -119,16 +219,22 @@ class KnobsBox(QGroupBox):
                 kv_cache_dtype=self.kv_dtype_combo.currentData(),
                 gpu_memory_utilization=self.util_spin.value() or None,
                 kv_cache_gib=self.kv_gib_spin.value() or None,
+                max_num_batched_tokens=self.batched_spin.value() or None,
+                enforce_eager=self.eager_combo.currentData(),
+                enable_prefix_caching=self.prefix_combo.currentData(),
             )
         )
 
     def set_knobs(self, k: Knobs) -> None:
         self.context_spin.setValue(k.max_model_len or 0)
         self.seqs_spin.setValue(k.max_num_seqs or 0)
+        self.batched_spin.setValue(k.max_num_batched_tokens or 0)
         i = self.kv_dtype_combo.findData(k.kv_cache_dtype) if k.kv_cache_dtype else 0
         self.kv_dtype_combo.setCurrentIndex(max(0, i))
         self.util_spin.setValue(k.gpu_memory_utilization or 0.0)
         self.kv_gib_spin.setValue(k.kv_cache_gib or 0.0)
+        for combo, value in ((self.eager_combo, k.enforce_eager), (self.prefix_combo, k.enable_prefix_caching)):
+            combo.setCurrentIndex(max(0, combo.findData(value)) if value is not None else 0)
         self.speed.show(k)
 
     def overrides(self) -> dict[str, Any]:
@@ -139,6 +245,9 @@ class KnobsBox(QGroupBox):
             "max_num_seqs": k.max_num_seqs,
             "kv_cache_dtype": k.kv_cache_dtype,
             "gpu_memory_utilization": k.gpu_memory_utilization,
+            "max_num_batched_tokens": k.max_num_batched_tokens,
+            "enforce_eager": k.enforce_eager,
+            "enable_prefix_caching": k.enable_prefix_caching,
         }
         if k.kv_cache_gib:
             out["kv_cache_memory_bytes"] = int(k.kv_cache_gib * 1024**3)
@@ -147,18 +256,7 @@ class KnobsBox(QGroupBox):
 
     def knob_names(self) -> dict[str, str]:
         """Each override's knob as the form labels it (an error names the knob, not the field)."""
-
-        def label(text: str) -> str:
-            return text.rstrip(":：")
-
-        return {
-            "max_model_len": label(self.tr("Context length:")),
-            "max_num_seqs": label(self.tr("Max sequences:")),
-            "kv_cache_dtype": label(self.tr("KV cache dtype:")),
-            "gpu_memory_utilization": label(self.tr("GPU memory utilisation:")),
-            "kv_cache_memory_bytes": label(self.tr("KV cache size (CPU):")),
-            **self.speed.knob_names(),
-        }
+        return {key: label.rstrip(":：") for key, label, _w in self._knob_rows()}
 
     def _on_preset_combo_changed(self, *_: Any) -> None:
         preset = self.preset()
@@ -169,9 +267,16 @@ class KnobsBox(QGroupBox):
             from_preset = self.tr("from preset ({0})")
             self.context_spin.setSpecialValueText(from_preset.format(e.get("max_model_len", self.tr("model"))))
             self.seqs_spin.setSpecialValueText(from_preset.format(e.get("max_num_seqs", self.tr("default"))))
+            self.batched_spin.setSpecialValueText(
+                from_preset.format(e.get("max_num_batched_tokens", self.tr("default")))
+            )
             self.util_spin.setSpecialValueText(from_preset.format(e.get("gpu_memory_utilization", "—")))
             kv = e.get("kv_cache_memory_bytes")
             self.kv_gib_spin.setSpecialValueText(self.tr("from preset ({0})").format(format_bytes(kv) if kv else "—"))
             self.kv_dtype_combo.setItemText(0, self.tr("from preset ({0})").format(e.get("kv_cache_dtype", "auto")))
+            for combo, key in ((self.eager_combo, "enforce_eager"), (self.prefix_combo, "enable_prefix_caching")):
+                value = e.get(key)
+                said = self.tr("default") if value is None else self.tr("on") if value else self.tr("off")
+                combo.setItemText(0, from_preset.format(said))
             self.speed.show_preset(e)
         self.presetChanged.emit()

@@ -1,7 +1,8 @@
-"""The console's main window: the Models sidebar, the Chat / Batch / Monitor / Export tabs, a status
-bar, menus with the keyboard shortcuts, and the memory of layout and last choices.
+"""The console's main window: the Models sidebar, the Chat / Batch / Monitor / Export / Bench / Server
+tabs, a status bar (with the address a server engine answers on), menus with the keyboard shortcuts,
+and the memory of layout and last choices.
 
-The Batch, Monitor, Export and Bench tabs are built just after the window first paints (pyqtgraph
+The Batch, Monitor, Export, Bench and Server tabs are built just after the window first paints (pyqtgraph
 is slow to import); until then each tab shows "Loading…". Closing the window shuts the engine down
 in a worker thread while the window stays responsive.
 """
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabWidget, QVBo
 from console.engine.types import EngineState, EngineStatus
 from console.settings import Settings, load_settings, save_settings
 from console.ui.chat_panel import ChatPanel
+from console.ui.chat_model_picker import connect_models
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_bytes, format_number
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from console.ui.batch_panel import BatchPanel
     from console.ui.export_panel import ExportPanel
     from console.ui.monitor_panel import MonitorPanel
+    from console.ui.server_panel import ServerPanel
 
 log = logging.getLogger(__name__)
 
@@ -86,14 +89,22 @@ class MainWindow(QMainWindow):
         self.advisor = add_advisor_dock(self, ctx, self.models)
 
         self.chat = ChatPanel(ctx, self)
+        connect_models(self.chat, self.models)  # the chat's model picker and load banner (issue 31)
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.chat, self.tr("Chat"))
-        self._panel_titles = (self.tr("Batch"), self.tr("Monitor"), self.tr("Export"), self.tr("Bench"))
+        self._panel_titles = (
+            self.tr("Batch"),
+            self.tr("Monitor"),
+            self.tr("Export"),
+            self.tr("Bench"),
+            self.tr("Server"),
+        )
         self.panels: dict[str, QWidget] = {"chat": self.chat}
         self.batch: BatchPanel | None = None  # these three (and Bench) exist once build_panels ran
         self.monitor: MonitorPanel | None = None
         self.export: ExportPanel | None = None
+        self.server: ServerPanel | None = None
         for title in self._panel_titles:  # built just after the window shows (pyqtgraph is slow to import)
             self.tabs.addTab(PlaceholderPanel(self.tr("Loading…"), self), title)
         self._panels_built = False
@@ -124,15 +135,18 @@ class MainWindow(QMainWindow):
         from console.ui.bench_panel import BenchPanel
         from console.ui.export_panel import ExportPanel
         from console.ui.monitor_panel import MonitorPanel
+        from console.ui.server_panel import ServerPanel
 
         current = self.tabs.currentIndex()
         self.batch, self.monitor = BatchPanel(self.ctx, self), MonitorPanel(self.ctx, self)
         self.export = ExportPanel(self.ctx, self)
+        self.server = ServerPanel(self.ctx, self.models, self)
         built = {
             "batch": self.batch,
             "monitor": self.monitor,
             "export": self.export,
             "bench": BenchPanel(self.ctx, self),
+            "server": self.server,
         }
         for i, ((key, panel), title) in enumerate(zip(built.items(), self._panel_titles), start=1):
             self.panels[key] = panel
@@ -145,6 +159,8 @@ class MainWindow(QMainWindow):
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.monitor.recordingOpened.connect(self._open_recording_in_advisor)  # the Advisor replays what
         self.monitor.comparisonClosed.connect(self.advisor.show_live)  # the Monitor compares
+        self.server.addressChanged.connect(self._on_server_address_changed)
+        self._on_server_address_changed(self.server.address_text())
 
     def _open_recording_in_advisor(self, path: str) -> None:
         if self.advisor.dock is not None:
@@ -164,7 +180,10 @@ class MainWindow(QMainWindow):
         self.device_label = QLabel(self)
         self.memory_label = QLabel(self)
         self.rate_label = QLabel(self)
+        self.address_label = QLabel(self)  # the base URL a server engine answers on (issue 31)
+        self.address_label.hide()
         for w in (
+            self.address_label,
             self.state_label,
             self.model_label,
             self.preset_label,
@@ -176,7 +195,7 @@ class MainWindow(QMainWindow):
             bar.addPermanentWidget(w)
         self.state_label.setMinimumWidth(120)
         self.state_label.setMaximumWidth(520)
-        for w in (self.model_label, self.preset_label, self.device_label, self.memory_label):
+        for w in (self.model_label, self.preset_label, self.device_label, self.memory_label, self.address_label):
             w.setMinimumWidth(40)  # shrink (cut, full text in the tooltip) rather than widen the window
         reason = getattr(self.ctx.sampler, "reason", "")
         if getattr(self.ctx.sampler, "kind", "") == "nvml":
@@ -355,6 +374,10 @@ class MainWindow(QMainWindow):
 
     def _on_status_timer_timeout(self) -> None:
         self._refresh_status_bar()
+
+    def _on_server_address_changed(self, url: str) -> None:
+        self.address_label.setText(self.tr("Server: {0}").format(url) if url else "")
+        self.address_label.setVisible(bool(url))
 
     def _on_bridge_status_changed(self, status: EngineStatus) -> None:
         if status.state == EngineState.LOADING and self._status.state != EngineState.LOADING:

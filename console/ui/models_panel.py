@@ -17,8 +17,6 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QDialog,
-    QDialogButtonBox,
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
@@ -26,7 +24,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QTableView,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -40,6 +37,7 @@ from console.presets import Preset, PresetError, load_presets, validate_override
 from console.settings import Knobs, Settings
 from console.ui.context import AppContext
 from console.ui.knobs_box import KnobsBox, knobs_with_change
+from console.ui.model_dialogs import confirm_fit, show_details
 from console.ui.model_imports import ModelImporter
 from console.ui.model_table import ModelTableModel
 from console.ui.plan_view import PlanView, details_markdown
@@ -70,6 +68,7 @@ class ModelsPanel(QWidget):
         self._loaded: tuple[str, str] | None = None  # (model, preset) of the last load intent
         self._planner_device: Device | None = None  # found once, off the GUI thread
         self._plan_round = 0  # a result of an earlier round is dropped
+        self._knobs_edited = False  # since the last plan (the fit column is not theirs yet)
 
         self.table_model = ModelTableModel(self)
         self.table = QTableView(self)
@@ -105,6 +104,7 @@ class ModelsPanel(QWidget):
         self.knobs_box = KnobsBox(self)
         self.knobs_box.presetChanged.connect(self._on_knobs_box_preset_changed)
         self.knobs_box.knobsChanged.connect(self._on_knobs_box_knobs_changed)
+        self.knobs_box.set_device(gpu=ctx.sampler.kind == "nvml")  # rows that apply to this machine's engine
         k = self.knobs_box  # its widgets, by their names here too
         self.preset_combo, self.context_spin, self.seqs_spin = k.preset_combo, k.context_spin, k.seqs_spin
         self.kv_dtype_combo, self.util_spin, self.kv_gib_spin = k.kv_dtype_combo, k.util_spin, k.kv_gib_spin
@@ -283,26 +283,10 @@ class ModelsPanel(QWidget):
         return True
 
     def _confirm_fit(self, name: str) -> bool:
-        """Ask before loading what the planner says does not fit as set ("does not fit", or "fits
-        with changes": not without them), naming its first problem and the way out."""
-        if self._plan_timer.isActive():
+        if self._plan_timer.isActive() and self._knobs_edited:
             return True  # the knobs just changed: the verdict shown is not theirs (the engine still checks)
-        plan, fit = self.plan_view.plan, self.table_model.verdicts.get(name)
-        verdict = str(plan.verdict) if plan is not None else str(fit.verdict) if fit is not None else ""
-        if verdict not in ("does-not-fit", "fits-with-changes"):
-            return True
-        why = str(plan.problems[0]) if plan is not None and plan.problems else fit.detail if fit else ""
-        answer = QMessageBox.question(
-            self,
-            self.tr("Load anyway?"),
-            self.tr(
-                "The planner says {0} does not fit with these settings. {1}\n\nApply one of its suggestions "
-                "(Planner box) or load anyway?"
-            )
-            .format(name, why)
-            .replace(" \n", "\n"),
-        )
-        return answer == QMessageBox.StandardButton.Yes
+        plan = None if self._plan_timer.isActive() else self.plan_view.plan  # just selected: its row's verdict
+        return confirm_fit(self, name, plan, self.table_model.verdicts.get(name))
 
     def apply_change(self, change: dict[str, Any]) -> None:
         """Set the knobs a change names (an Advisor finding's or a planner suggestion's Apply)."""
@@ -397,20 +381,8 @@ class ModelsPanel(QWidget):
 
     def show_details(self) -> None:
         text = self.details_text()
-        if not text:
-            return
-        dialog = QDialog(self)
-        dialog.setWindowTitle(self.tr("Model details"))
-        view = QTextBrowser(dialog)
-        view.setMarkdown(text)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
-        buttons.rejected.connect(dialog.reject)
-        layout = QVBoxLayout(dialog)
-        layout.addWidget(view)
-        layout.addWidget(buttons)
-        dialog.resize(560, 480)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.show()
+        if text:
+            show_details(self, text)
 
     # -- messages --------------------------------------------------------------------------------
     def show_error(self, text: str) -> None:
@@ -430,6 +402,7 @@ class ModelsPanel(QWidget):
         """Plan again, off the GUI thread, from the entries and the preset already loaded: the
         "fits?" column for every model and the plan box for the selected one."""
         self._plan_round += 1
+        self._knobs_edited = False
         self.plan_view.plan = None  # Details must not show the previous selection's plan
         plan_round, entries, selected = self._plan_round, list(self.table_model.entries), self.selected_entry()
         preset, overrides = self.knobs_box.preset(), self.overrides()
@@ -493,10 +466,12 @@ class ModelsPanel(QWidget):
         menu.popup(self.table.viewport().mapToGlobal(pos))
 
     def _on_knobs_box_preset_changed(self) -> None:
+        self._knobs_edited = True
         self._plan_timer.start()
         self.selectionChanged.emit(self.selected_name() or "", self.preset_name() or "")
 
     def _on_knobs_box_knobs_changed(self) -> None:
+        self._knobs_edited = True
         self._plan_timer.start()
 
     def _on_plan_timer_timeout(self) -> None:

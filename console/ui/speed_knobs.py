@@ -1,10 +1,11 @@
 """The speed knobs of the Models panel's knobs box (issue 21): speculative decoding, draft tokens
 per step, KV offload to host memory and sleep mode, each "from preset" unless set.
 
-Rows are added to the knobs box's form by :meth:`SpeedKnobs.add_rows`; what they override goes
-through :meth:`SpeedKnobs.overrides`, by engine field name. Whether the device can run them is
-the engine host's capability check at Load (the CPU build refuses KV offload and sleep mode, and
-the message says why), so the knobs stay editable on every device.
+The knobs box places the rows (:meth:`SpeedKnobs.rows`) under its "Advanced" section, with their
+tooltips from :mod:`console.knob_help`, and hides KV offload and sleep mode on the CPU engine;
+what they override goes through :meth:`SpeedKnobs.overrides`, by engine field name. Whether the
+device can run them is still the engine host's capability check at Load (the CPU build refuses KV
+offload and sleep mode, and the message says why).
 
 Signals:
     changed(): a speed knob was edited.
@@ -15,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QSpinBox, QWidget
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QSpinBox, QWidget
 
 from console.config import SPECULATIVE_METHODS
 from console.settings import Knobs
@@ -32,13 +33,6 @@ class SpeedKnobs(QObject):
         self.method_combo.addItem(self.tr("from preset"), None)
         self.method_combo.addItem(self.tr("off"), "")
         self.method_combo.addItem(self.tr("n-gram (no draft model)"), NGRAM)  # item data, not shown
-        self.method_combo.setToolTip(
-            self.tr(
-                "Speculative decoding proposes several tokens and the model checks them in one step. "
-                "n-gram copies them from the prompt: it pays off for code editing, rewriting and "
-                "summarising; EAGLE heads come from a preset that names one."
-            )
-        )
         self.tokens_spin = QSpinBox(parent)
         self.tokens_spin.setRange(0, 16)
         self.offload_spin = QDoubleSpinBox(parent)
@@ -46,40 +40,24 @@ class SpeedKnobs(QObject):
         self.offload_spin.setDecimals(1)
         self.offload_spin.setSingleStep(1.0)
         self.offload_spin.setSuffix(" GiB")
-        self.offload_spin.setToolTip(
-            self.tr(
-                "Host memory for KV blocks moved out of the GPU, reused on later prefix-cache hits "
-                "(GPU only; the planner checks it against this machine's RAM)."
-            )
-        )
         self.sleep_combo = QComboBox(parent)
         self.sleep_combo.addItem(self.tr("from preset"), None)
         self.sleep_combo.addItem(self.tr("on"), True)
         self.sleep_combo.addItem(self.tr("off"), False)
-        self.sleep_combo.setToolTip(
-            self.tr("Lets a loaded model sleep and wake without a reload when switching models (CUDA only).")
-        )
         for spin in (self.tokens_spin, self.offload_spin):
             spin.setSpecialValueText(self.tr("from preset"))
             spin.valueChanged.connect(self.changed)
         for combo in (self.method_combo, self.sleep_combo):
             combo.currentIndexChanged.connect(self.changed)
 
-    def add_rows(self, form: QFormLayout) -> None:
-        form.addRow(self.tr("Speculative decoding:"), self.method_combo)
-        form.addRow(self.tr("Draft tokens per step:"), self.tokens_spin)
-        form.addRow(self.tr("KV offload (host):"), self.offload_spin)
-        form.addRow(self.tr("Sleep mode:"), self.sleep_combo)
-
-    def knob_names(self) -> dict[str, str]:
-        """Each override's knob as its form row labels it."""
-        rows = {
-            "speculative_method": self.tr("Speculative decoding:"),
-            "num_speculative_tokens": self.tr("Draft tokens per step:"),
-            "kv_offloading_size": self.tr("KV offload (host):"),
-            "enable_sleep_mode": self.tr("Sleep mode:"),
-        }
-        return {k: v.rstrip(":：") for k, v in rows.items()}
+    def rows(self) -> list[tuple[str, str, QWidget]]:
+        """(engine field, form label, widget) of each speed knob, for the knobs box's form."""
+        return [
+            ("speculative_method", self.tr("Speculative decoding:"), self.method_combo),
+            ("num_speculative_tokens", self.tr("Draft tokens per step:"), self.tokens_spin),
+            ("kv_offloading_size", self.tr("KV offload (host):"), self.offload_spin),
+            ("enable_sleep_mode", self.tr("Sleep mode:"), self.sleep_combo),
+        ]
 
     def read_into(self, knobs: Knobs) -> Knobs:
         knobs.speculative_method = self.method_combo.currentData()

@@ -1067,6 +1067,29 @@
     </message>
   </context>
   <context>
+    <name>ChatModelPicker</name>
+    <message>
+      <location filename="../../console/ui/chat_model_picker.py" />
+      <source>Choose a model to load it with the preset and knobs of the Models panel</source>
+      <translation>选择一个模型，按模型面板中的预设和旋钮加载它</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_model_picker.py" />
+      <source>Choose a model to load…</source>
+      <translation>选择要加载的模型…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_model_picker.py" />
+      <source>Model:</source>
+      <translation>模型：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_model_picker.py" />
+      <source>No models yet: get one</source>
+      <translation>还没有模型：请先获取一个</translation>
+    </message>
+  </context>
+  <context>
     <name>ChatPanel</name>
     <message>
       <location filename="../../console/ui/chat_transcript.py" />
@@ -1365,6 +1388,11 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>Could not reach {0} at {1} ({2}): check the network or the endpoint</source>
+      <translation>无法连接 {1} 上的 {0}（{2}）：请检查网络或端点地址</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>FP8 KV cache</source>
       <translation>FP8 KV 缓存</translation>
     </message>
@@ -1410,6 +1438,16 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>Offline mode is on ({0}={1}): {2} would use the network. Unset {3} to search, or pick from the curated list</source>
+      <translation>离线模式已开启（{0}={1}）：{2}需要联网。取消设置 {3} 即可搜索，或从精选列表中选择</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>Port {0} on {1} is already in use (another server, or one still stopping): choose another port, or stop what listens there</source>
+      <translation>{1} 上的端口 {0} 已被占用（另一个服务器，或仍在停止的服务器）：请选择其他端口，或停止在该端口监听的程序</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>RAM</source>
       <translation>内存</translation>
     </message>
@@ -1422,6 +1460,16 @@
       <location filename="../../console/ui/core_text.py" />
       <source>Rejected ({0}): {1}. The quantized model loses too much quality; it was not kept.</source>
       <translation>已拒绝（{0}）：{1}。量化后的模型质量损失过大，未保留。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>Type a few words to search for, e.g. qwen3 awq</source>
+      <translation>请输入要搜索的关键词，例如 qwen3 awq</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>a smaller model: {0} as asked</source>
+      <translation>换一个更小的模型：{0}，按所请求的设置</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1447,6 +1495,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>as asked</source>
       <translation>按所请求的设置</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>building the engine (weights, KV cache)</source>
+      <translation>正在构建引擎（权重、KV 缓存）</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1525,6 +1578,16 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>importing vLLM</source>
+      <translation>正在导入 vLLM</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>keeping the loaded model warm</source>
+      <translation>正在让已加载的模型保持预热</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>kv_cache_memory_bytes {0} + weights + overheads = {1} exceed {2} ({3})</source>
       <translation>kv_cache_memory_bytes {0} + 权重 + 开销 = {1}，超出{2}（{3}）</translation>
     </message>
@@ -1532,6 +1595,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>last load ({0}, {1}): {2}</source>
       <translation>上次加载（{0}，{1}）：{2}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>loading tokenizer</source>
+      <translation>正在加载分词器</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1670,8 +1738,23 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>searching {0}</source>
+      <translation>搜索 {0} </translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>size on disk</source>
       <translation>磁盘占用</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>starting</source>
+      <translation>正在启动</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>starting the server process</source>
+      <translation>正在启动服务器进程</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1695,6 +1778,11 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>unknown until download: the planner reads config.json when you Check the repository</source>
+      <translation>下载前未知：检查该仓库时规划器会读取 config.json</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>use {0} of the card</source>
       <translation>使用显卡的 {0}</translation>
     </message>
@@ -1702,6 +1790,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>vLLM would accept this and size the KV cache to {0}, but CUDA graphs ({1}) are outside its budget: the process would need {2} more than {3} has and run out of memory</source>
       <translation>vLLM 会接受此设置并把 KV 缓存定为 {0}，但 CUDA 图（{1}）不在其预算内：进程将比{3}多需要 {2}，并耗尽内存</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>waking the warm model</source>
+      <translation>正在唤醒预热的模型</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1730,6 +1823,16 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>{0} GiB of weights, {1} tokens of KV cache on {2}</source>
+      <translation>权重 {0} GiB，{2} 上可容纳 {1} 个词元的 KV 缓存</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} GiB of weights, {1} tokens of KV cache on {2}; {3}</source>
+      <translation>权重 {0} GiB，{2} 上可容纳 {1} 个词元的 KV 缓存；{3}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>{0} after refitting, measured {1}</source>
       <translation>重新拟合后 {0}，实测 {1}</translation>
     </message>
@@ -1745,6 +1848,21 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>{0} answered HTTP {1} (a problem on its side): search again later, or search {2}</source>
+      <translation>{0} 返回 HTTP {1}（对方服务的问题）：请稍后再搜索，或改为搜索 {2}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} answered something that is not JSON ({1}): check the endpoint</source>
+      <translation>{0} 返回的内容不是 JSON（{1}）：请检查端点地址</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} did not answer within {1} s ({2}): check the network and search again</source>
+      <translation>{0} 在 {1} 秒内没有响应（{2}）：请检查网络后再搜索</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>{0} draft head: {1} GiB of weights and one layer of KV per token, counted in the budget above</source>
       <translation>{0} 草稿头：{1} GiB 权重，每个 token 多一层 KV，已计入上面的预算</translation>
     </message>
@@ -1755,8 +1873,23 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>{0} is limiting searches (HTTP 429): wait a minute and search again</source>
+      <translation>{0} 正在限制搜索频率（HTTP 429）：请等待一分钟后再搜索</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} is limiting searches (HTTP 429): wait {1} s and search again</source>
+      <translation>{0} 正在限制搜索频率（HTTP 429）：请等待 {1} 秒后再搜索</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>{0} needs a checkpoint quantized that way (inference-console quantize, or a published one)</source>
       <translation>{0} 需要按该方式量化的检查点（inference-console quantize，或已发布的检查点）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} refused the search (HTTP {1} from {2}): check the endpoint</source>
+      <translation>{0} 拒绝了搜索（{2} 返回 HTTP {1}）：请检查端点地址</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -2131,6 +2264,11 @@
     </message>
     <message>
       <location filename="../../console/ui/get_model_dialog.py" />
+      <source>Get {0} instead ({1}, {2}, runs in vLLM as it is)</source>
+      <translation>改为获取 {0}（{1}，{2}，vLLM 可直接运行）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
       <source>Hugging Face (or HF_ENDPOINT mirror)</source>
       <translation>Hugging Face（或 HF_ENDPOINT 镜像）</translation>
     </message>
@@ -2216,8 +2354,13 @@
     </message>
     <message>
       <location filename="../../console/ui/get_model_dialog.py" />
-      <source>{0} is converted to safetensors after the download.</source>
-      <translation>下载后会把 {0} 转换为 safetensors。</translation>
+      <source>{0} is a {1} GGUF of a {2}-parameter model: vLLM needs it converted to 16-bit weights, which makes it about {3} on disk and in memory.</source>
+      <translation>{0} 是一个 {1} 的 GGUF，模型有 {2} 个参数：vLLM 需要先把它转换为 16 位权重，转换后磁盘和显存占用约 {3}。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/get_model_dialog.py" />
+      <source>{0} is converted to 16-bit safetensors after the download.</source>
+      <translation>{0} 会在下载后转换为 16 位 safetensors。</translation>
     </message>
     <message>
       <location filename="../../console/ui/get_model_dialog.py" />
@@ -2226,11 +2369,194 @@
     </message>
   </context>
   <context>
+    <name>KnobHelp</name>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>0.9</source>
+      <translation>0.9</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>256</source>
+      <translation>256</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>4 with n-gram</source>
+      <translation>使用 n-gram 时为 4</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>8,192</source>
+      <translation>8,192</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>About 2.4 GB of a 24 GB card stays free for the display and the CUDA context.</source>
+      <translation>24 GB 显卡上约 2.4 GB 留给显示和 CUDA 上下文。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Chats resend their whole history every turn: reusing it saves most of the prompt work.</source>
+      <translation>聊天每一轮都会重新发送全部历史：复用它可省去大部分提示处理工作。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Eager mode runs the model step by step instead of replaying captured CUDA graphs (torch.compile on the CPU): faster to load, slower to answer, and no graph memory.</source>
+      <translation>即时执行模式逐步运行模型，而不是重放捕获的 CUDA 图（CPU 上为 torch.compile）：加载更快，回答更慢，且不占用图的内存。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Full precision until the context or the users asked for need the room.</source>
+      <translation>在所需的上下文或用户数需要空间之前，保持全精度。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Graphs speed up each answer token, for some seconds of loading and the memory they are captured in (the planner counts it).</source>
+      <translation>图能加快每个回答 token 的生成，代价是几秒的加载时间和捕获图所用的内存（规划器已计入）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Host memory for KV blocks moved out of the GPU, reused on later prefix-cache hits, in GiB; the planner checks it against this machine's RAM.</source>
+      <translation>用于存放移出 GPU 的 KV 块的主机内存（GiB），供之后的前缀缓存命中复用；规划器会对照本机内存检查它。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>How many tokens speculative decoding proposes per step.</source>
+      <translation>推测解码每一步提出的 token 数。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>It helps many long conversations that come back, and costs host memory.</source>
+      <translation>它有助于反复回来的多个长对话，代价是主机内存。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>It speeds up answers that repeat the prompt and slows down the others; the 4090 presets with 'ngram' in their name turn it on.</source>
+      <translation>它能加快重复提示内容的回答，但会拖慢其他回答；名称中带 n-gram 的 4090 预设会开启它。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Lets a loaded model sleep and wake without a reload when switching models.</source>
+      <translation>切换模型时让已加载的模型休眠和唤醒，而无需重新加载。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Memory set aside for the KV cache of the CPU engine, in GiB; it decides how many tokens all requests together can hold.</source>
+      <translation>为 CPU 引擎的 KV 缓存预留的内存（GiB）；它决定所有请求合计能容纳多少 token。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>More tokens win more when guesses are right and waste a step's work when they are wrong.</source>
+      <translation>猜对时 token 越多收益越大，猜错时会浪费一步的计算。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Reuses the KV cache of a prompt's beginning already seen (the system prompt, the chat so far), so a follow-up question starts sooner.</source>
+      <translation>复用已见过的提示开头部分（系统提示、之前的对话）的 KV 缓存，使后续问题更快开始。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Sleeping keeps the weights in host memory: worth it only when switching often.</source>
+      <translation>休眠会把权重保留在主机内存中：只有频繁切换时才值得。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>Speculative decoding proposes several tokens and the model checks them in one step. n-gram copies them from the prompt: it pays off for code editing, rewriting and summarising; EAGLE heads come from a preset that names one.</source>
+      <translation>推测解码先提出若干 token，再由模型一步验证。n-gram 从提示中复制候选：适合代码编辑、改写和摘要；EAGLE 头来自指定了它的预设。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>The CPU engine needs an explicit size, or it takes a fraction of RAM and may refuse to start.</source>
+      <translation>CPU 引擎需要明确的大小，否则它会占用一部分内存，并可能无法启动。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>The longest prompt plus answer one request may have, in tokens. Each request reserves KV cache for it, so a shorter context leaves room for more users or a larger model.</source>
+      <translation>单个请求的提示加回答最多可有的 token 数。每个请求都要为它预留 KV 缓存，所以更短的上下文能容纳更多用户或更大的模型。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>The most requests the engine runs at once; more are queued.</source>
+      <translation>引擎同时运行的最多请求数；更多的请求会排队。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>The most tokens one engine step processes (prompt chunks and answers together). Larger helps long prompts start sooner, smaller keeps answers of other users flowing.</source>
+      <translation>引擎每一步最多处理的 token 数（提示分块与回答合计）。较大可让长提示更快开始，较小可让其他用户的回答持续输出。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>The number format of the KV cache. FP8 halves its size, doubling the tokens it holds, at a small cost in accuracy.</source>
+      <translation>KV 缓存的数值格式。FP8 让它的大小减半、可容纳的 token 翻倍，精度略有损失。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>The planner's first suggestion shortens it when the KV cache cannot hold one full request.</source>
+      <translation>当 KV 缓存连一个完整请求都放不下时，规划器的第一条建议就是缩短它。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>The share of the card vLLM may use for weights, activations, CUDA graphs and the KV cache; the rest is left to the desktop and other programs.</source>
+      <translation>vLLM 可用于权重、激活、CUDA 图和 KV 缓存的显卡显存比例；其余留给桌面和其他程序。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>auto (the model's 16-bit)</source>
+      <translation>auto（模型自身的 16 位）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>not used (the GPU sizes its cache from the memory share)</source>
+      <translation>不使用（GPU 按显存比例确定缓存大小）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>off</source>
+      <translation>关</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>off (CUDA graphs on)</source>
+      <translation>关（CUDA 图开启）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>on</source>
+      <translation>开</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>the model's own (128k for Llama-3.1-8B)</source>
+      <translation>模型自身的长度（Llama-3.1-8B 为 128k）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>vLLM's offline default on a 24 GB card, a balance of prompt speed and activation memory.</source>
+      <translation>vLLM 在 24 GB 显卡上的离线默认值，在提示处理速度与激活内存之间取得平衡。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/../knob_help.py" />
+      <source>vLLM's offline default on a 24 GB card: enough for batch work, and the KV cache limits it anyway.</source>
+      <translation>vLLM 在 24 GB 显卡上的离线默认值：足够批处理使用，而且 KV 缓存本身也会限制它。</translation>
+    </message>
+  </context>
+  <context>
     <name>KnobsBox</name>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>Advanced</source>
+      <translation>高级</translation>
+    </message>
     <message>
       <location filename="../../console/ui/knobs_box.py" />
       <source>Context length:</source>
       <translation>上下文长度：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>Eager mode (no graphs):</source>
+      <translation>即时执行模式（不用图）：</translation>
     </message>
     <message>
       <location filename="../../console/ui/knobs_box.py" />
@@ -2249,8 +2575,18 @@
     </message>
     <message>
       <location filename="../../console/ui/knobs_box.py" />
+      <source>Max batched tokens:</source>
+      <translation>每步最多批处理 token 数：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
       <source>Max sequences:</source>
       <translation>最大并发序列数：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>Prefix caching:</source>
+      <translation>前缀缓存：</translation>
     </message>
     <message>
       <location filename="../../console/ui/knobs_box.py" />
@@ -2261,6 +2597,16 @@
       <location filename="../../console/ui/knobs_box.py" />
       <source>Preset:</source>
       <translation>预设：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>RTX 4090 default: {0}</source>
+      <translation>RTX 4090 默认值：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>Speed knobs: scheduling, graphs, caching, speculation</source>
+      <translation>速度旋钮：调度、图、缓存、推测解码</translation>
     </message>
     <message>
       <location filename="../../console/ui/knobs_box.py" />
@@ -2282,6 +2628,16 @@
       <source>model</source>
       <translation>模型</translation>
     </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>off</source>
+      <translation>关</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/knobs_box.py" />
+      <source>on</source>
+      <translation>开</translation>
+    </message>
   </context>
   <context>
     <name>Language</name>
@@ -2299,6 +2655,59 @@
       <location filename="../../console/ui/i18n.py" />
       <source>The language changes when the console starts next time.</source>
       <translation>语言将在下次启动控制台时切换。</translation>
+    </message>
+  </context>
+  <context>
+    <name>LoadBanner</name>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Apply</source>
+      <translation>应用</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Hide this message</source>
+      <translation>隐藏此消息</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Knobs changed: load again to use them.</source>
+      <translation>旋钮已更改：重新加载即可生效。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Load again</source>
+      <translation>重新加载</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Load failed: {0}</source>
+      <translation>加载失败：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Loading {0} failed: {1}</source>
+      <translation>加载 {0} 失败：{1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Loading {0}: {1} ({2:.0f} s)</source>
+      <translation>正在加载 {0}：{1}（{2:.0f} 秒）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>Set the knobs this suggestion names (Models panel)</source>
+      <translation>设置此建议所指的旋钮（模型面板）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>The planner suggests: {0}</source>
+      <translation>规划器建议：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>unknown error</source>
+      <translation>未知错误</translation>
     </message>
   </context>
   <context>
@@ -2480,6 +2889,16 @@
     </message>
     <message>
       <location filename="../../console/ui/main_window.py" />
+      <source>Server</source>
+      <translation>服务器</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/main_window.py" />
+      <source>Server: {0}</source>
+      <translation>服务器：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/main_window.py" />
       <source>Shutting down the engine…</source>
       <translation>正在关闭引擎…</translation>
     </message>
@@ -2570,6 +2989,149 @@
       <location filename="../../console/ui/model_imports.py" />
       <source>Use in place</source>
       <translation>原位使用</translation>
+    </message>
+  </context>
+  <context>
+    <name>ModelPicker</name>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>16-bit</source>
+      <translation>16 位</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Cancel search</source>
+      <translation>取消搜索</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Check the selected model</source>
+      <translation>检查所选模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Curated list</source>
+      <translation>精选列表</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Curated: {0} checkpoints vLLM serves well on 24 GB; fit for {1}.</source>
+      <translation>精选：{0} 个在 24 GB 上 vLLM 运行良好的检查点；适配情况按 {1} 计算。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Fits? (8k)</source>
+      <translation>放得下？(8k)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>GGUF → 16-bit</source>
+      <translation>GGUF → 16 位</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Hugging Face</source>
+      <translation>Hugging Face</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>In memory (8k)</source>
+      <translation>显存占用 (8k)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Longest context</source>
+      <translation>最长上下文</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Model</source>
+      <translation>模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>ModelScope</source>
+      <translation>ModelScope 魔搭</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Notes</source>
+      <translation>说明</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Nothing found for '{0}'.</source>
+      <translation>没有找到“{0}”。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>On disk</source>
+      <translation>磁盘占用</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Search</source>
+      <translation>搜索</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Search cancelled.</source>
+      <translation>搜索已取消。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Search models, e.g. qwen3 awq (Enter searches)</source>
+      <translation>搜索模型，例如 qwen3 awq（按回车搜索）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Searching {0} for '{1}'…</source>
+      <translation>正在 {0} 上搜索“{1}”…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Weights</source>
+      <translation>权重</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Working out the curated list's fit…</source>
+      <translation>正在计算精选列表的适配情况…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>becomes about {0} as 16-bit weights</source>
+      <translation>转换为 16 位权重后约 {0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>instead: {0}</source>
+      <translation>建议改用：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>preset {0}; {1}</source>
+      <translation>预设 {0}；{1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>shape unknown until download</source>
+      <translation>下载前结构未知</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>unknown</source>
+      <translation>未知</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>{0} results for '{1}'.</source>
+      <translation>“{1}”共有 {0} 个结果。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>{0} tokens</source>
+      <translation>{0} 个词元</translation>
     </message>
   </context>
   <context>
@@ -2683,7 +3245,7 @@
       <translation>加载</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_dialogs.py" />
       <source>Load anyway?</source>
       <translation>仍要加载？</translation>
     </message>
@@ -2703,7 +3265,7 @@
       <translation>正在加载 {0}…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_dialogs.py" />
       <source>Model details</source>
       <translation>模型详情</translation>
     </message>
@@ -2763,7 +3325,7 @@
       <translation>引擎正忙（{0}）；请等待其完成</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_dialogs.py" />
       <source>The planner says {0} does not fit with these settings. {1}
 
 Apply one of its suggestions (Planner box) or load anyway?</source>
@@ -3632,6 +4194,134 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
   </context>
   <context>
+    <name>ServerPanel</name>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>API key</source>
+      <translation>API 密钥</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Base URL</source>
+      <translation>基础 URL</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Cancel start</source>
+      <translation>取消启动</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Command</source>
+      <translation>命令</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Copy</source>
+      <translation>复制</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Copy URL</source>
+      <translation>复制 URL</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Copy key</source>
+      <translation>复制密钥</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Generate</source>
+      <translation>生成</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Log</source>
+      <translation>日志</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Model: {0} · preset: {1}</source>
+      <translation>模型：{0} · 预设：{1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Not serving</source>
+      <translation>未提供服务</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Port</source>
+      <translation>端口</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Python (openai)</source>
+      <translation>Python（openai）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Serves the model and preset chosen in the Models panel through vLLM's OpenAI-compatible server, as the Export tab writes it. Starting moves the window's engine to the server (the loaded model is unloaded first); the chat and the Monitor then use it.</source>
+      <translation>通过 vLLM 的 OpenAI 兼容服务器提供在“模型”面板中选择的模型和预设，与“导出”标签页写出的一致。启动后窗口的引擎切换到该服务器（先卸载已加载的模型）；聊天和监视器随后使用它。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Serving at {0}</source>
+      <translation>正在 {0} 提供服务</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Serving needs the window's engine switch (start the window normally).</source>
+      <translation>提供服务需要窗口的引擎切换器（请以正常方式启动窗口）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Start cancelled</source>
+      <translation>启动已取消</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Start server</source>
+      <translation>启动服务器</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Starting: {0}</source>
+      <translation>正在启动：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Stop</source>
+      <translation>停止</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Stopping…</source>
+      <translation>正在停止…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>The server failed</source>
+      <translation>服务器失败</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>curl</source>
+      <translation>curl</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>none: anyone on this machine can use the server</source>
+      <translation>无：本机上的任何人都可以使用该服务器</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>switching the engine</source>
+      <translation>正在切换引擎</translation>
+    </message>
+  </context>
+  <context>
     <name>SpeedKnobs</name>
     <message>
       <location filename="../../console/ui/speed_knobs.py" />
@@ -3640,28 +4330,13 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/speed_knobs.py" />
-      <source>Host memory for KV blocks moved out of the GPU, reused on later prefix-cache hits (GPU only; the planner checks it against this machine's RAM).</source>
-      <translation>用于存放移出 GPU 的 KV 块的主机内存，供之后的前缀缓存命中复用（仅限 GPU；规划器会对照本机内存检查）。</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/speed_knobs.py" />
       <source>KV offload (host):</source>
       <translation>KV 卸载（主机）：</translation>
     </message>
     <message>
       <location filename="../../console/ui/speed_knobs.py" />
-      <source>Lets a loaded model sleep and wake without a reload when switching models (CUDA only).</source>
-      <translation>切换模型时让已加载的模型休眠和唤醒，无需重新加载（仅限 CUDA）。</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/speed_knobs.py" />
       <source>Sleep mode:</source>
       <translation>休眠模式：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/speed_knobs.py" />
-      <source>Speculative decoding proposes several tokens and the model checks them in one step. n-gram copies them from the prompt: it pays off for code editing, rewriting and summarising; EAGLE heads come from a preset that names one.</source>
-      <translation>推测解码先提出若干 token，模型在一步内验证它们。n-gram 从提示中复制这些 token：适合代码编辑、改写和摘要；EAGLE 草稿头需由指明它的预设提供。</translation>
     </message>
     <message>
       <location filename="../../console/ui/speed_knobs.py" />

@@ -1,0 +1,240 @@
+"""Serve the chosen model to other apps: the Server tab's core (issue 31).
+
+:class:`ServerController` starts vLLM's OpenAI-compatible server for a model and preset on the
+port the user picks (default 8000), with an optional API key, and stops it. What runs is what the
+export writes: the argument list is :func:`console.export.serve.command_tokens` of
+:func:`console.export.serve.serve_arguments` for the configuration as it runs on this machine
+(the CPU adjustments of :func:`console.engine.host.prepare_config`), only spelled
+``python -m vllm.entrypoints.openai.api_server --model MODEL ...`` because the CPU build's
+``vllm`` script does not start (FIELD_NOTES). The API key travels in ``VLLM_API_KEY``, which vLLM
+reads as it reads ``--api-key``, so it is not in the process list for every local user to read.
+
+One engine at a time: the server becomes the window's engine (the :class:`EngineSwitch` closes
+the in-process engine first, so its model is unloaded and the GPU memory freed before the server
+loads). The chat, the Monitor (the server's ``/metrics`` polled into the same MetricsStore) and
+the other tabs then use the server, as with Engine > Engine location > "a vLLM server started by
+the console"; :meth:`ServerController.stop` stops the server (its whole process group) and puts
+the in-process engine back, unloaded.
+
+The log goes to ``<data home>/server-logs/console-serve-*/server.log`` and is streamed to
+listeners (:class:`~console.engine.local_server.LocalServer`).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import dataclasses
+import json
+import secrets
+import shlex
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from console.config import EngineConfig
+from console.engine.factory import EngineChoice
+from console.engine.local_server import SERVER_MODULE, LocalServer, port_free, port_taken_message
+from console.engine.switch import EngineSwitch
+from console.engine.types import EngineError, EngineInfo, EngineState
+from console.export.options import ServeOptions
+from console.export.serve import command_tokens, serve_arguments
+from console.metrics.store import MetricsStore
+from console.paths import data_home
+
+DEFAULT_PORT = 8000
+#: The program part of the launched argv; the export's ``vllm serve MODEL`` becomes ``--model MODEL``.
+API_SERVER = ("-m", SERVER_MODULE, "--model")
+#: Server-log folders kept under ``<data home>/server-logs`` (the oldest go at each start).
+KEEP_LOGS = 20
+
+
+class PortTaken(EngineError):
+    """The chosen port is in use; the message names the way out."""
+
+
+def new_api_key() -> str:
+    return "sk-" + secrets.token_urlsafe(24)
+
+
+def log_root() -> Path:
+    return data_home() / "server-logs"
+
+
+def prune_logs(root: Path, keep: int = KEEP_LOGS) -> None:
+    """Remove all but the newest ``keep`` server-log folders under ``root`` (one per start)."""
+    runs = sorted((d for d in root.glob("console-serve-*") if d.is_dir()), key=lambda d: d.stat().st_mtime)
+    for old in runs[: max(0, len(runs) - keep)]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def served_argv(config: EngineConfig, options: ServeOptions, python: str = sys.executable) -> list[str]:
+    """The server's argv: the export's command for ``config`` and ``options`` (key left out: it
+    goes in the environment), run with this interpreter."""
+    args = serve_arguments(config, dataclasses.replace(options, api_key=None))
+    return command_tokens(args, program=(python, *API_SERVER))
+
+
+def base_url(host: str, port: int) -> str:
+    return f"http://{host}:{port}/v1"
+
+
+def curl_example(url: str, model: str, api_key: str | None) -> str:
+    """A chat request with curl (``url`` is the base URL, ending in /v1)."""
+    body = json.dumps({"model": model, "messages": [{"role": "user", "content": "Hello!"}]})
+    lines = [f"curl {url}/chat/completions", '-H "Content-Type: application/json"']
+    if api_key:
+        lines.append(f'-H "Authorization: Bearer {api_key}"')
+    lines.append(f"-d {shlex.quote(body)}")
+    return " \\\n  ".join(lines)
+
+
+def python_example(url: str, model: str, api_key: str | None) -> str:
+    """The same request with the ``openai`` package."""
+    return (
+        "from openai import OpenAI\n\n"
+        f"client = OpenAI(base_url={url!r}, api_key={api_key or 'EMPTY'!r})\n"
+        "reply = client.chat.completions.create(\n"
+        f"    model={model!r},\n"
+        '    messages=[{"role": "user", "content": "Hello!"}],\n'
+        ")\n"
+        "print(reply.choices[0].message.content)\n"
+    )
+
+
+class ServedServer(LocalServer):
+    """A console-launched server on a fixed port, started with the export's argv and its key."""
+
+    def __init__(
+        self, options: ServeOptions, *, metrics: MetricsStore | None = None, log_dir: Path | None = None
+    ) -> None:
+        super().__init__(metrics=metrics, port=options.port, host=options.host, log_dir=log_dir, fixed_port=True)
+        self.options = options
+        self.api_key = options.api_key  # the console's own requests carry it too
+        self.argv: list[str] = []
+
+    def serve_options(self) -> ServeOptions:
+        return dataclasses.replace(
+            self.options, port=self.port or self.options.port, served_model_name=self.served_name
+        )
+
+    def server_command(self, yaml_path: Path, port: int) -> list[str]:
+        assert self._config is not None
+        self.argv = served_argv(self._config, self.serve_options(), self.python)
+        return self.argv
+
+    def child_env(self) -> dict[str, str]:
+        env = {**super().child_env(), **self.options.env}
+        if self.options.api_key:
+            env["VLLM_API_KEY"] = self.options.api_key
+        return env
+
+
+@dataclass(frozen=True)
+class Serving:
+    """What a started (or starting) server is: for the tab's fields and examples."""
+
+    url: str  # the base URL, .../v1
+    model: str  # the served model name clients send
+    api_key: str | None
+    log_path: Path | None
+
+    def curl(self) -> str:
+        return curl_example(self.url, self.model, self.api_key)
+
+    def python(self) -> str:
+        return python_example(self.url, self.model, self.api_key)
+
+
+class ServerController:
+    """Start and stop the Server tab's server behind the window's :class:`EngineSwitch`."""
+
+    def __init__(self, switch: EngineSwitch, *, host: str = "127.0.0.1", log_dir: Path | None = None) -> None:
+        self.switch = switch
+        self.host = host
+        self.log_dir = log_dir
+        self.server: ServedServer | None = None
+
+    def check_port(self, port: int) -> None:
+        """Raise :class:`PortTaken` when ``port`` cannot be listened on now (the tab asks before
+        anything is unloaded); our own running server's port counts as free."""
+        ServeOptions(host=self.host, port=port).validate()
+        ours = self.server is not None and self.server.port == port and self.server.child is not None
+        if not ours and not port_free(port, self.host):
+            raise PortTaken(port_taken_message(port, self.host))
+
+    def start(
+        self, config: EngineConfig, name: str, port: int = DEFAULT_PORT, api_key: str | None = None
+    ) -> cf.Future[EngineInfo]:
+        """Switch the window's engine to a server for ``config`` on ``port`` and start it (blocks
+        while the previous engine is closed: call it off the GUI thread). The future ends when
+        the server answers ``/health`` and ``/v1/models``."""
+        self.check_port(port)
+        options = ServeOptions(host=self.host, port=port, api_key=api_key or None)
+        log_dir = self.log_dir or log_root()
+        log_dir.mkdir(parents=True, exist_ok=True)
+        prune_logs(log_dir, KEEP_LOGS - 1)  # room for this start's
+        server = self.switch.use_engine(
+            EngineChoice("serve"), lambda: ServedServer(options, metrics=self.switch.metrics, log_dir=log_dir)
+        )
+        assert isinstance(server, ServedServer)
+        self.server = server
+        return server.load(config, name)
+
+    def serving(self) -> Serving | None:
+        s = self.server
+        if s is None or s.port is None:
+            return None
+        return Serving(base_url(s.host, s.port), s.served_name, s.options.api_key, s.log_path)
+
+    @property
+    def running(self) -> bool:
+        """Whether the tab's server is the window's engine and not stopped."""
+        s = self.server
+        return s is not None and self.switch.backend is s and s.status.state != EngineState.STOPPED
+
+    def health(self, timeout: float = 2.0) -> bool:
+        """Whether the server answers ``/health`` now (blocking; off the GUI thread)."""
+        s = self.server
+        if s is None or not s.url:
+            return False
+        try:
+            return httpx.get(s.url + "/health", timeout=timeout).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def stop(self, timeout: float = 60.0) -> None:
+        """Stop the server (its process group; a start in progress is cancelled) and put the
+        in-process engine back behind the switch, unloaded. Blocks: off the GUI thread."""
+        s = self.server
+        if s is None:
+            return
+        try:
+            s.unload().result(timeout)
+        except (EngineError, cf.CancelledError):
+            pass  # a cancelled start ends in an error on its own future, not here
+        deadline = time.monotonic() + timeout
+        while s.status.state in (EngineState.LOADING, EngineState.STOPPING) and time.monotonic() < deadline:
+            time.sleep(0.05)  # a cancelled start settles just after the stop
+        if self.switch.backend is s:
+            self.switch.use(EngineChoice("local"))
+        self.server = None
+
+
+__all__ = [
+    "DEFAULT_PORT",
+    "PortTaken",
+    "ServedServer",
+    "ServerController",
+    "Serving",
+    "base_url",
+    "curl_example",
+    "log_root",
+    "new_api_key",
+    "prune_logs",
+    "python_example",
+    "served_argv",
+]

@@ -1,0 +1,320 @@
+"""The model picker's curated list: checkpoints vLLM serves well on a 24 GB card, each with its
+fit badges for a device, computed by the planner (no Qt, no network).
+
+The list is data (``resources/models/curated-v<N>.json``, the highest version wins) checked by
+:func:`validate_curated`; the badges come from :func:`fit_badges`, which the search results
+(``console.models.search``) and the GGUF advice (``console.models.gguf_info``) share, so every
+list in the picker speaks the same verdicts as the Models panel's "fits?" column.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from console.planner.core import QUANTIZATIONS, PlanRequest, compute
+from console.planner.gpus import GpuProfile, get_gpu
+from console.planner.shapes import KNOWN_SHAPES, ModelShape, known_shape
+from console.planner.verdict import plan
+
+SCHEMA = "inference-console.curated-models"
+#: The context every badge is computed at first: a useful chat with room for a document.
+BADGE_CONTEXT = 8192
+#: The card badges are computed for when this machine has no NVIDIA GPU.
+DEFAULT_CARD = "rtx-4090"
+_REQUIRED: dict[str, type | tuple[type, ...]] = {
+    "repo": str,
+    "source": str,
+    "family": str,
+    "shape": str,
+    "quantization": str,
+    "disk_gb": (int, float),
+}
+_OPTIONAL: dict[str, type] = {"preset": str, "note": str, "modelscope_repo": str}
+_REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class CuratedError(ValueError):
+    """The curated list file is missing or malformed; the message names the file and the entry."""
+
+
+@dataclass(frozen=True)
+class CuratedModel:
+    repo: str
+    source: str
+    family: str
+    shape: str  # a KNOWN_SHAPES name
+    quantization: str  # the planner's family: awq, gptq, fp8, mxfp4
+    disk_bytes: int
+    preset: str = "gpu-default"
+    note: str = ""
+    modelscope_repo: str | None = None
+
+    @property
+    def model_shape(self) -> ModelShape:
+        return KNOWN_SHAPES[self.shape]
+
+    @property
+    def params(self) -> int:
+        return self.model_shape.params
+
+    def repo_for(self, source: str) -> str | None:
+        """The repository id on ``source`` (``hf`` or ``modelscope``), None where not published."""
+        return self.repo if source == self.source else self.modelscope_repo if source == "modelscope" else None
+
+
+@dataclass(frozen=True)
+class CuratedList:
+    version: int
+    updated: str
+    models: list[CuratedModel]
+    path: Path
+
+
+@dataclass(frozen=True)
+class FitBadges:
+    """What the picker shows next to a model: the verdict at :data:`BADGE_CONTEXT` tokens, the
+    longest context one user gets on the card (0: not even a short one), and the memory."""
+
+    card: str  # the GPU profile's name
+    context: int
+    verdict: str  # fits / fits-with-changes / does-not-fit / unknown
+    longest_context: int
+    weights_bytes: int  # the weights as the engine holds them
+    kv_bytes: int  # KV cache for one user at ``context``
+    detail: str = ""
+
+    @property
+    def memory_bytes(self) -> int:
+        return self.weights_bytes + self.kv_bytes
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "card": self.card,
+            "context": self.context,
+            "verdict": self.verdict,
+            "longest_context": self.longest_context,
+            "weights_bytes": self.weights_bytes,
+            "kv_bytes": self.kv_bytes,
+            "memory_bytes": self.memory_bytes,
+            "detail": self.detail,
+        }
+
+
+def unknown_badges(card: str | GpuProfile, detail: str) -> FitBadges:
+    return FitBadges(picker_card(card).name, BADGE_CONTEXT, "unknown", 0, 0, 0, detail)
+
+
+# -- the file ---------------------------------------------------------------------------------
+def curated_path(root: Path | None = None) -> Path:
+    """The newest ``curated-v<N>.json`` under ``root`` (default the project's resources/models)."""
+    if root is None:
+        from console.paths import resources_dir
+
+        root = resources_dir() / "models"
+    found = sorted(
+        (int(m.group(1)), p) for p in Path(root).glob("curated-v*.json") if (m := re.search(r"-v(\d+)\.json$", p.name))
+    )
+    if not found:
+        raise CuratedError(f"No curated-v<N>.json in {root}: reinstall the console")
+    return found[-1][1]
+
+
+def validate_curated(data: Any, presets: set[str] | None = None) -> list[str]:
+    """Every problem of a curated list document, one line each (empty: valid). ``presets``: the
+    preset names an entry may name (None: not checked)."""
+    if not isinstance(data, dict):
+        return ["the document is not a JSON object"]
+    problems = []
+    if data.get("schema") != SCHEMA:
+        problems.append(f"schema must be '{SCHEMA}'")
+    if not isinstance(data.get("version"), int) or isinstance(data.get("version"), bool) or data["version"] < 1:
+        problems.append("version must be a positive integer")
+    models = data.get("models")
+    if not isinstance(models, list) or not models:
+        return problems + ["models must be a non-empty list"]
+    seen: set[str] = set()
+    for i, m in enumerate(models):
+        where = f"models[{i}]"
+        if not isinstance(m, dict):
+            problems.append(f"{where} is not an object")
+            continue
+        where = f"models[{i}] ({m.get('repo', '?')})"
+        for key, kind in _REQUIRED.items():
+            if not isinstance(m.get(key), kind) or isinstance(m.get(key), bool):
+                problems.append(f"{where}: '{key}' is missing or not a {getattr(kind, '__name__', 'number')}")
+        for key in set(m) - set(_REQUIRED) - set(_OPTIONAL):
+            problems.append(f"{where}: unknown key '{key}'")
+        for key, kind in _OPTIONAL.items():
+            if key in m and not isinstance(m[key], kind):
+                problems.append(f"{where}: '{key}' must be a string")
+        repo = str(m.get("repo", ""))
+        if not _REPO.match(repo):
+            problems.append(f"{where}: repo must be 'owner/name'")
+        if repo in seen:
+            problems.append(f"{where}: listed twice")
+        seen.add(repo)
+        if m.get("source") not in ("hf", "modelscope"):
+            problems.append(f"{where}: source must be hf or modelscope")
+        if "modelscope_repo" in m and not _REPO.match(str(m["modelscope_repo"])):
+            problems.append(f"{where}: modelscope_repo must be 'owner/name'")
+        if m.get("shape") not in KNOWN_SHAPES:
+            problems.append(f"{where}: shape '{m.get('shape')}' is not in the planner's known shapes")
+        if m.get("quantization") not in QUANTIZATIONS:
+            problems.append(f"{where}: quantization must be one of {', '.join(QUANTIZATIONS)}")
+        if isinstance(m.get("disk_gb"), (int, float)) and not 0 < m["disk_gb"] < 200:
+            problems.append(f"{where}: disk_gb must be in (0, 200)")
+        if presets is not None and m.get("preset", "gpu-default") not in presets:
+            problems.append(f"{where}: preset '{m.get('preset')}' does not exist")
+    return problems
+
+
+def load_curated(path: Path | None = None) -> CuratedList:
+    path = path or curated_path()
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CuratedError(f"{path} is unreadable ({exc})") from exc
+    problems = validate_curated(data)
+    if problems:
+        raise CuratedError(f"{path}: {problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+    models = [
+        CuratedModel(
+            repo=m["repo"],
+            source=m["source"],
+            family=m["family"],
+            shape=m["shape"],
+            quantization=m["quantization"],
+            disk_bytes=int(round(float(m["disk_gb"]) * 1e9)),
+            preset=m.get("preset", "gpu-default"),
+            note=m.get("note", ""),
+            modelscope_repo=m.get("modelscope_repo"),
+        )
+        for m in data["models"]
+    ]
+    return CuratedList(int(data["version"]), str(data.get("updated", "")), models, Path(path))
+
+
+# -- badges -----------------------------------------------------------------------------------
+def picker_card(device: Any) -> GpuProfile:
+    """The card badges are for: this machine's GPU, else (a CPU-only machine, or none given)
+    :data:`DEFAULT_CARD`, the card the list is made for."""
+    if device is None or (isinstance(device, str) and device.strip().lower().startswith("cpu")):
+        return get_gpu(DEFAULT_CARD)
+    profile = get_gpu(device)
+    return get_gpu(DEFAULT_CARD) if profile.is_cpu else profile
+
+
+def _longest_context(shape: ModelShape, quantization: str | None, card: GpuProfile) -> int:
+    """The longest max_model_len (a multiple of 1024, at most the model's own) at which one user
+    fits the card; 0 when the weights leave no room."""
+    full = compute(PlanRequest(shape, gpu=card, quantization=quantization))
+    if full.fits:
+        return shape.max_position_embeddings
+    tokens = (full.kv_blocks - 1) * full.block_size
+    length = min(tokens // 1024 * 1024, shape.max_position_embeddings)
+    while length >= 1024:
+        p = compute(PlanRequest(shape, gpu=card, quantization=quantization, max_model_len=length))
+        if p.fits:
+            return length
+        length -= 1024
+    return 0
+
+
+def fit_badges(
+    shape: ModelShape, quantization: str | None, device: Any = None, context: int = BADGE_CONTEXT
+) -> FitBadges:
+    """The planner's verdict for one user at ``context`` tokens (capped at the model's own
+    maximum) on ``device`` (see :func:`picker_card`), and the longest context one user gets."""
+    card = picker_card(device)
+    ctx = min(context, shape.max_position_embeddings)
+    p = plan(PlanRequest(shape, gpu=card, quantization=quantization, max_model_len=ctx))
+    detail = f"{p.weights_gib:.1f} GiB of weights, {p.kv_tokens} tokens of KV cache on {card.name}"
+    if p.problems:
+        detail += "; " + p.problems[0]
+    return FitBadges(
+        card.name,
+        ctx,
+        str(p.verdict),
+        _longest_context(shape, quantization, card),
+        p.weights_bytes,
+        p.kv_bytes_per_token * ctx,
+        detail,
+    )
+
+
+_NAME_NOISE = re.compile(
+    r"(?i)^(meta-)|(-gguf|-(q\d|iq\d|f16|bf16|fp16)[a-z0-9_]*|-\d+bit|-int\d|-w\d+a\d+|-dynamic|-awq|-gptq|-fp8"
+    r"|-instruct|-it|-chat|-v\d[\d.]*|-\d{4})+$"
+)
+
+
+def shape_by_name(*names: str) -> ModelShape | None:
+    """The planner's known shape a repository or model name stands for (an org prefix, "Meta-",
+    -Instruct, -AWQ/-GPTQ/-FP8, -GGUF and quant-type suffixes ignored); None if none."""
+    for name in names:
+        base = name.rstrip("/").split("/")[-1]
+        for candidate in (base, _NAME_NOISE.sub("", base)):
+            shape = known_shape(candidate)
+            if shape is not None:
+                return shape
+    return None
+
+
+def shape_by_config(model_type: str | None, params: int | None) -> ModelShape | None:
+    """The known shape a fine-tune or merge has: one of the family its config's ``model_type``
+    names (``qwen3``, ``llama``, ``gemma3_text``...) within 2% of ``params``; None if none."""
+    if not model_type or not params:
+        return None
+    family = re.sub(r"[^a-z0-9]", "", str(model_type).lower().split("_")[0])
+    near = [
+        s
+        for s in KNOWN_SHAPES.values()
+        if re.sub(r"[^a-z0-9]", "", s.name.lower()).startswith(family) and abs(s.params - params) <= 0.02 * params
+    ]
+    return min(near, key=lambda s: abs(s.params - params)) if family and near else None
+
+
+def curated_badges(models: list[CuratedModel], device: Any = None) -> list[tuple[CuratedModel, FitBadges]]:
+    """Each curated model with its badges (pure arithmetic: well under a second for the list)."""
+    return [(m, fit_badges(m.model_shape, m.quantization, device)) for m in models]
+
+
+def alternatives_for(
+    shape_name: str | None, params: int | None = None, models: list[CuratedModel] | None = None
+) -> list[CuratedModel]:
+    """The curated checkpoints of the same model: the same planner shape, else (a shape the
+    planner does not know) the same size within 10%; AWQ first, then FP8, then the rest."""
+    pool = models if models is not None else load_curated().models
+    if shape_name:
+        found = [m for m in pool if m.shape == shape_name]
+    else:
+        found = []
+    if not found and params:
+        found = [m for m in pool if abs(m.params - params) <= 0.1 * params]
+    order = {"awq": 0, "fp8": 1}
+    return sorted(found, key=lambda m: (order.get(m.quantization, 2), m.disk_bytes))
+
+
+__all__ = [
+    "BADGE_CONTEXT",
+    "CuratedError",
+    "CuratedList",
+    "CuratedModel",
+    "DEFAULT_CARD",
+    "FitBadges",
+    "SCHEMA",
+    "alternatives_for",
+    "curated_badges",
+    "curated_path",
+    "fit_badges",
+    "load_curated",
+    "picker_card",
+    "shape_by_config",
+    "shape_by_name",
+    "unknown_badges",
+    "validate_curated",
+]

@@ -1,0 +1,75 @@
+"""The model picker's core sentences (badge details, search errors, offline mode) come out in
+Chinese under zh_CN through console/ui/core_text.py. Each sentence is made by the core itself
+against the local fake of the hubs' search APIs, so a changed wording fails here. No engine."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+import pytest
+
+from console.models.curated import fit_badges
+from console.models.search import UNKNOWN_SHAPE, SearchError, search_models
+from console.planner import KNOWN_SHAPES
+from console.ui.core_text import translate_core_text
+from search_fakes import SearchHub, search_hub  # noqa: F401  (the fixture)
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture()
+def zh_cn(qapp: Any) -> Iterator[None]:
+    from PySide6.QtCore import QLocale
+
+    from console.ui.app import install_translators
+
+    installed = install_translators(qapp, "zh_CN")
+    assert installed
+    try:
+        yield
+    finally:
+        for t in installed:
+            qapp.removeTranslator(t)
+        QLocale.setDefault(QLocale("en_US"))
+
+
+def _translated(text: str) -> str:
+    out = translate_core_text(text)
+    assert out != text and CJK.search(out), f"not translated: {text!r} -> {out!r}"
+    return out
+
+
+def _error(**kwargs: Any) -> str:
+    with pytest.raises(SearchError) as err:
+        search_models("qwen3", **kwargs)
+    return str(err.value)
+
+
+def test_badge_details(zh_cn: None) -> None:
+    fits = fit_badges(KNOWN_SHAPES["Qwen3-8B"], "awq", "rtx-4090").detail
+    assert "rtx-4090" in _translated(fits)
+    too_big = fit_badges(KNOWN_SHAPES["Qwen3-32B"], None, "rtx-4090").detail
+    assert ";" in too_big and "rtx-4090" in _translated(too_big)
+    _translated(UNKNOWN_SHAPE)
+
+
+def test_search_errors_and_offline_mode(
+    zh_cn: None,
+    search_hub: SearchHub,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for status in (429, 503, 404):
+        search_hub.status = status
+        assert str(status) in _translated(_error())
+    search_hub.status = 200
+    search_hub.delay_s = 1.0
+    assert "0.2" in _translated(_error(timeout=0.2))
+    search_hub.delay_s = 0
+    assert "127.0.0.1:9" in _translated(_error(base="http://127.0.0.1:9"))
+    monkeypatch.setenv("INFERENCE_CONSOLE_OFFLINE", "1")
+    offline = _translated(_error(source="modelscope"))
+    assert "INFERENCE_CONSOLE_OFFLINE" in offline and "ModelScope" in offline and "searching" not in offline
+    with pytest.raises(SearchError) as err:
+        search_models("  ")
+    _translated(str(err.value))
