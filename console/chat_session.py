@@ -18,6 +18,7 @@ from console.atomic import atomic_write_text
 from console.config import SamplingSettings
 from console.conversations import Conversation, ConversationError, ConversationStore, Message
 from console.engine.types import GenerationRequest, RequestFinished
+from console.thinking import Thought
 
 TITLE_CHARS = 48
 
@@ -162,14 +163,22 @@ class ChatSession:
         self.edit_position = None
 
     def record_answer(
-        self, text: str, finished: RequestFinished | None = None, *, model: str | None = None, reason: str | None = None
+        self,
+        text: str,
+        finished: RequestFinished | None = None,
+        *,
+        model: str | None = None,
+        reason: str | None = None,
+        thought: Thought | None = None,
     ) -> Message | None:
         """Save the answer in flight (``text``, and its figures when it finished) to the
         conversation it belongs to; ``reason`` overrides the finish reason ("abort", "error").
-        Nothing is saved for an answer that produced nothing and did not finish."""
+        ``thought``: its thinking, split off ``text`` (kept apart; only ``text`` is sent back to
+        the model in the next turn). Nothing is saved for an answer that produced nothing and did
+        not finish."""
         conv, self.answering = self.answering, None
         continuing, self.continuing = self.continuing, None
-        if conv is None or not (text or finished is not None):
+        if conv is None or not (text or thought is not None or finished is not None):
             return None
         f = finished
         if continuing is not None:
@@ -194,6 +203,9 @@ class ChatSession:
             prompt_tokens=f.prompt_tokens if f else None,
             output_tokens=f.output_tokens if f else None,
             finish_reason=reason or (f.finish_reason if f else None),
+            reasoning=thought.text if thought else None,
+            reasoning_tokens=thought.tokens if thought else None,
+            reasoning_s=thought.seconds if thought else None,
         )
         if conv == self.conversation_id:
             self.messages = self.store.messages(conv)

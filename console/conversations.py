@@ -3,7 +3,9 @@
 Every change is one SQLite transaction in WAL mode with ``synchronous=FULL``, so a ``kill -9`` (or
 a power cut) mid-write leaves the database as it was before or after that change, never torn.
 Each assistant message keeps its figures (time to first token, tokens/s, token counts, finish
-reason, model) so the chat panel can show them after a restart. Export gives JSON (the whole
+reason, model) so the chat panel can show them after a restart, and a reasoning model's thinking
+apart from its answer (``reasoning``, with its tokens and seconds; issue 27): the answer is
+``content``, which alone goes back to the model in the next turn, as on vLLM's server. Export gives JSON (the whole
 record, figures included) or Markdown (for people). No Qt here.
 """
 
@@ -21,7 +23,7 @@ from typing import Any, Iterator
 from console.paths import data_home
 
 DB_FILE = "conversations.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 ROLES = ("system", "user", "assistant")
 
 _SCHEMA = """
@@ -45,9 +47,14 @@ CREATE TABLE IF NOT EXISTS messages (
     prompt_tokens INTEGER,
     output_tokens INTEGER,
     finish_reason TEXT,
+    reasoning TEXT,
+    reasoning_tokens INTEGER,
+    reasoning_s REAL,
     UNIQUE (conversation_id, position)
 );
 """
+#: Columns added after schema 1, added to an older history when it is opened.
+_ADDED_COLUMNS = {"reasoning": "TEXT", "reasoning_tokens": "INTEGER", "reasoning_s": "REAL"}
 
 
 #: sqlite3's words for a write that ran out of space (ENOSPC, quota or file-size limit).
@@ -81,6 +88,10 @@ class Message:
     prompt_tokens: int | None = None
     output_tokens: int | None = None
     finish_reason: str | None = None
+    #: the thinking of a reasoning model's answer (vLLM's ``reasoning_content``), apart from it
+    reasoning: str | None = None
+    reasoning_tokens: int | None = None
+    reasoning_s: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -111,6 +122,10 @@ class ConversationStore:
                     raise ConversationError(
                         f"{self.path} was written by a newer console (schema {version}); update the console"
                     )
+                have = {r[1] for r in self._db.execute("PRAGMA table_info(messages)")}
+                for column, kind in _ADDED_COLUMNS.items():
+                    if column not in have:
+                        self._db.execute(f"ALTER TABLE messages ADD COLUMN {column} {kind}")
                 self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             raise ConversationError(
@@ -203,6 +218,9 @@ class ConversationStore:
         prompt_tokens: int | None = None,
         output_tokens: int | None = None,
         finish_reason: str | None = None,
+        reasoning: str | None = None,
+        reasoning_tokens: int | None = None,
+        reasoning_s: float | None = None,
     ) -> Message:
         if role not in ROLES:
             raise ConversationError(f"Unknown role '{role}' (one of {', '.join(ROLES)})")
@@ -215,7 +233,8 @@ class ConversationStore:
             ).fetchone()[0]
             cur = db.execute(
                 "INSERT INTO messages (conversation_id, position, role, content, created_at, model, ttft_s, "
-                "tokens_per_s, prompt_tokens, output_tokens, finish_reason) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                "tokens_per_s, prompt_tokens, output_tokens, finish_reason, reasoning, reasoning_tokens, reasoning_s) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     conversation_id,
                     pos,
@@ -228,6 +247,9 @@ class ConversationStore:
                     prompt_tokens,
                     output_tokens,
                     finish_reason,
+                    reasoning,
+                    reasoning_tokens,
+                    reasoning_s,
                 ),
             )
             db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
@@ -301,7 +323,10 @@ class ConversationStore:
         if conv.system_prompt:
             lines += ["## System", "", conv.system_prompt, ""]
         for m in self.messages(conversation_id):
-            lines += [f"## {m.role.capitalize()}", "", m.content, ""]
+            lines += [f"## {m.role.capitalize()}", ""]
+            if m.reasoning:
+                lines += ["<details><summary>Thinking</summary>", "", m.reasoning.strip(), "", "</details>", ""]
+            lines += [m.content, ""]
             figures = message_figures(m)
             if figures:
                 lines += [f"_{figures}_", ""]
@@ -317,6 +342,8 @@ def message_figures(m: Message) -> str:
         parts.append(f"{m.tokens_per_s:.1f} tok/s")
     if m.output_tokens is not None:
         parts.append(f"{m.output_tokens} tokens")
+    if m.reasoning_tokens is not None:
+        parts.append(f"{m.reasoning_tokens} thinking")
     if m.finish_reason and m.finish_reason not in ("stop",):
         parts.append(f"finish: {m.finish_reason}")
     return " · ".join(parts)

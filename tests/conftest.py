@@ -172,6 +172,35 @@ def engine_host(tiny_model: Path) -> Iterator["object"]:
     host.close()
 
 
+#: KV cache of a family fixture's engine (a tiny checkpoint, short prompts).
+FAMILY_KV_BYTES = 32 * 1024**2
+
+
+@pytest.fixture(scope="session")
+def family(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    """(family, a loaded engine on its tiny checkpoint: ``console/models/families.py``), used with
+    ``@pytest.mark.parametrize("family", [...], indirect=True)``. Session-scoped, so every module
+    that asks for a family shares its engine; pytest keeps one family's engine at a time (it
+    orders the tests by family). ChatML is the session's ``engine_host``."""
+    from console.config import EngineConfig
+    from console.engine.host import EngineHost
+    from console.models.families import make_family
+
+    name = request.param
+    if name == "chatml":
+        yield name, request.getfixturevalue("engine_host")
+        return
+    folder = make_family(name, tmp_path_factory.mktemp("families") / name)
+    host = EngineHost()
+    host.load(
+        EngineConfig(model=str(folder), kv_cache_memory_bytes=FAMILY_KV_BYTES, max_model_len=512, device="cpu"), name
+    ).result(timeout=600)
+    try:
+        yield name, host
+    finally:
+        host.close()
+
+
 #: The user's model store as setup.sh left it, read before any test points the data home elsewhere.
 USER_STORE = store_root()
 #: The converter's code: a conversion older than it is not reused.

@@ -146,3 +146,46 @@ def test_history_and_settings_modules_import_no_qt() -> None:
         timeout=60,
     )
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_an_answers_thinking_is_kept_apart_and_an_older_history_gains_the_columns(tmp_path: Path) -> None:
+    """Issue 27: a reasoning model's thinking is saved beside its answer (not in it), exported in
+    both formats, and only the answer goes back to the model; a schema-1 history (written before
+    thinking was kept) opens, keeps its messages and can then save thinking too."""
+    from console.chat_session import ChatSession
+    from console.config import SamplingSettings
+    from console.thinking import Thought
+
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    db.executescript(
+        "CREATE TABLE conversations (id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL, system_prompt TEXT "
+        "NOT NULL DEFAULT '', created_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
+        "CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, conversation_id INTEGER NOT NULL, position "
+        "INTEGER NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL, created_at TEXT NOT NULL, model TEXT, ttft_s "
+        "REAL, tokens_per_s REAL, prompt_tokens INTEGER, output_tokens INTEGER, finish_reason TEXT);"
+        "INSERT INTO conversations VALUES (1, 'old', '', 't', 't');"
+        "INSERT INTO messages (conversation_id, position, role, content, created_at) VALUES (1, 0, 'user', 'Hi', 't');"
+        "PRAGMA user_version=1;"
+    )
+    db.close()
+    store = ConversationStore(path)
+    assert [(m.content, m.reasoning) for m in store.messages(1)] == [("Hi", None)]
+    session = ChatSession(store)
+    session.open(1)
+    session.send("Capital of France?", SamplingSettings())
+    saved = session.record_answer("Paris.", thought=Thought("The user asks for a capital.", 7, 1.25))
+    assert saved is not None and (saved.content, saved.reasoning) == ("Paris.", "The user asks for a capital.")
+    assert (saved.reasoning_tokens, saved.reasoning_s) == (7, 1.25)
+    store.close()
+
+    reopened = ConversationStore(path)
+    session = ChatSession(reopened)
+    session.open(1)
+    assert session.messages[-1].reasoning == "The user asks for a capital."
+    assert session.chat_messages()[-1] == {"role": "assistant", "content": "Paris."}  # no thinking sent back
+    assert json.loads(reopened.export_json(1))["messages"][-1]["reasoning"] == "The user asks for a capital."
+    markdown = reopened.export_markdown(1)
+    assert markdown.index("The user asks for a capital.") < markdown.index("Paris.")
+    assert "7 thinking" in message_figures(session.messages[-1])
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2

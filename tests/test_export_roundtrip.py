@@ -175,3 +175,40 @@ def test_ray_layout_adds_the_ray_backend(tmp_path: Path, tiny_model: Path) -> No
     assert check_yaml(path, config, options) == []
     # one node, one GPU: no Ray
     assert "distributed-executor-backend" not in serve_yaml(EngineConfig(model=str(tiny_model)), ServeOptions())
+
+
+def test_a_reasoning_models_server_gets_its_reasoning_parser(tmp_path: Path, tiny_model: Path) -> None:
+    """Issue 27: a model whose chat template is Qwen3's is exported with ``--reasoning-parser
+    qwen3`` (YAML and command); vLLM's own argument parser reads it back and its parser registry
+    has a parser of that name. A ChatML model (no reasoning) gets no flag."""
+    import shutil
+
+    from vllm.reasoning import ReasoningParserManager
+
+    from console.models.families import QWEN3_TEMPLATE
+
+    options = ServeOptions(usage_stats=False)
+    plain = EngineConfig(model=str(tiny_model))
+    assert "reasoning-parser" not in serve_arguments(plain, options)
+    assert "reasoning-parser" not in serve_yaml(plain, options)
+
+    folder = tmp_path / "qwen3-like"
+    shutil.copytree(tiny_model, folder)
+    (folder / "chat_template.jinja").write_text(QWEN3_TEMPLATE, encoding="utf-8")
+    config = EngineConfig(model=str(folder))
+    assert serve_arguments(config, options)["reasoning-parser"] == "qwen3"
+    # the console's own server (--engine serve) keeps the thinking in the answer: the console splits it
+    assert "reasoning-parser" not in serve_arguments(config, options, reasoning=False)
+    path = tmp_path / "serve.yaml"
+    path.write_text(serve_yaml(config, options))
+    assert "reasoning-parser: qwen3" in path.read_text()
+    assert check_yaml(path, config, options) == []
+    args, engine = parse_with_vllm(["--config", str(path)])
+    tokens = shlex.split(serve_command(config, options))
+    assert tokens[tokens.index("--reasoning-parser") + 1] == "qwen3"
+    cargs, cengine = parse_with_vllm(tokens[4:])
+    for parsed in (args, engine, cargs, cengine):
+        name = getattr(parsed, "reasoning_parser", None)
+        if name is not None:
+            assert name == "qwen3" and ReasoningParserManager.get_reasoning_parser(name) is not None
+    assert engine.reasoning_parser == cengine.reasoning_parser == "qwen3"

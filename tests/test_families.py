@@ -3,8 +3,9 @@ for a chat are the ones vLLM's own chat paths build, with one start token, and t
 fields reach the template.
 
 One tiny engine per family (``console/models/families.py``: each carries its family's tokenizer
-and chat template), one at a time (a parametrized module fixture); ChatML reuses the session's
-``engine_host``. The references are built independently of the console's prompt code: the
+and chat template), one at a time (the session's parametrized ``family`` fixture in conftest.py,
+shared with the chat's thinking tests); ChatML reuses the session's ``engine_host``. The
+references are built independently of the console's prompt code: the
 tokenizer's own rendering tokenized without special tokens (what vLLM's chat path does), vLLM's
 offline ``LLM.chat`` preprocessing (its ``ChatParams`` from the same arguments, rendered by the
 engine's renderer) and, for Llama-3, a real ``vllm serve`` started by the console.
@@ -13,19 +14,18 @@ engine's renderer) and, for Llama-3, a real ``vllm serve`` started by the consol
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
-from console.config import EngineConfig, SamplingSettings
+from console.config import SamplingSettings
 from console.engine.host import EngineHost
 from console.engine.openai_body import request_fields
 from console.engine.types import GenerationRequest, RequestFinished
-from console.models.families import FAMILIES, make_family
+from console.models.families import FAMILIES
 
 pytestmark = pytest.mark.engine
 
-FAMILY_KV_BYTES = 32 * 1024**2
 GREEDY = SamplingSettings(temperature=0.0, max_tokens=8, ignore_eos=True)
 #: Families whose template writes the start token while their tokenizer adds it too.
 WRITES_START = ("llama3", "mistral", "gemma", "r1")
@@ -38,24 +38,6 @@ def _messages(family: str) -> list[dict[str, str]]:
         {"role": "assistant", "content": "Paris."},
         {"role": "user", "content": "And of Italy?"},
     ]
-
-
-@pytest.fixture(scope="module")
-def family(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
-    """(family, a loaded engine on its tiny checkpoint); one family's engine at a time."""
-    name = request.param
-    if name == "chatml":
-        yield name, request.getfixturevalue("engine_host")
-        return
-    folder = make_family(name, tmp_path_factory.mktemp("families") / name)
-    host = EngineHost()
-    host.load(
-        EngineConfig(model=str(folder), kv_cache_memory_bytes=FAMILY_KV_BYTES, max_model_len=512, device="cpu"), name
-    ).result(timeout=600)
-    try:
-        yield name, host
-    finally:
-        host.close()
 
 
 def _hf_reference(tok: Any, messages: list[dict[str, str]], **kwargs: Any) -> list[int]:

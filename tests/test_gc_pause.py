@@ -149,9 +149,8 @@ def test_unload_leaves_the_loads_objects_frozen_for_the_gui_collector(hand_ticke
     collector, passes = hand_ticked
     kept = [[i] for i in range(20_000)]  # what a load leaves imported
     gc.freeze()  # as the load does when it ends
-    frozen = gc.get_freeze_count()
     asyncio.run(EngineHost()._shutdown_engine())  # what Unload runs (no engine loaded here)
-    assert gc.get_freeze_count() == frozen  # not put back for every later pass to walk
+    assert gc.get_freeze_count() >= len(kept)  # not put back for every later pass to walk
     for _ in range(3):
         collector._on_timer_timeout()
     assert 2 not in passes  # no full pass for the unload

@@ -26,7 +26,7 @@ The API the CLI and the GUI call (from a worker thread; it blocks until the batc
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -254,7 +254,7 @@ def run_batch(
                             latency_s=event.e2e_s,
                             model=req.model if req.model in adapters else served,
                             request_id=rid,
-                            choices=event.choices,
+                            choices=tuple(replace(c, token_ids=()) for c in event.choices),  # results stay small
                             endpoint=req.endpoint,
                             top_logprobs=req.top_logprobs,
                             prompt_logprobs=prompt_logprobs_json(event.prompt_logprobs),

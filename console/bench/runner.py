@@ -12,6 +12,11 @@ vLLM's prefix cache survives between runs on one engine: a second run of the sam
 their prefill (measured on an H200: 13,984 then 22,815 tok/s). So each run first asks the engine
 to reset it (``reset_prefix_cache=True``, the default) and the figures say whether that happened
 (``prefix_cache``) and how many prompt tokens were still served from the cache.
+
+A reasoning model's output tokens are split into thinking and answer (issue 27): each chat
+answer is split by the family's vLLM reasoning parser, as ``vllm serve --reasoning-parser`` does,
+and its thinking tokens counted on the engine's token ids (``console/thinking.py``); the figures'
+``thinking`` says how many of the output tokens were thinking (absent for a family without one).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from console.engine.interface import Engine
 from console.engine.many import ManyRequests
 from console.engine.types import GenerationRequest, RequestFinished
 from console.jobs import Cancelled, TaskState
+from console.thinking import ReasoningSplitter, splitter_for
 
 
 #: What ``ttft_s`` measures (the report says which). ``engine_ttft_s`` is the same for both: from
@@ -123,6 +129,42 @@ def _openai_request(
     )
 
 
+def _splitter(host: Engine, workload: Workload) -> ReasoningSplitter | None:
+    """The loaded model's reasoning parser, with the workload's thinking switch; None without one."""
+    try:
+        tokenizer = host.tokenizer
+    except Exception:  # a server engine that knows no tokenizer
+        return None
+    return splitter_for(tokenizer, (workload.openai_fields or {}).get("chat_template_kwargs"))
+
+
+class ThinkingCount:
+    """Output tokens of chat answers, split into thinking and answer by the model's parser."""
+
+    def __init__(self, splitter: ReasoningSplitter | None) -> None:
+        self.splitter = splitter
+        self.thinking = self.output = self.answers = 0
+
+    def add(self, request: GenerationRequest, ev: RequestFinished) -> None:
+        if self.splitter is None or request.messages is None:  # completions are not parsed, as on vLLM's server
+            return
+        ids = ev.choices[0].token_ids if ev.choices else ()
+        self.thinking += min(self.splitter.count(ids, ev.text), ev.output_tokens)
+        self.output += ev.output_tokens
+        self.answers += 1
+
+    def figures(self) -> dict[str, Any] | None:
+        if self.splitter is None:
+            return None
+        return {
+            "reasoning_parser": self.splitter.family.reasoning_parser,
+            "chat_answers": self.answers,
+            "output_tokens": self.output,
+            "reasoning_tokens": self.thinking,
+            "answer_tokens": self.output - self.thinking,
+        }
+
+
 def run_console(
     host: Engine,
     workload: Workload,
@@ -142,6 +184,7 @@ def run_console(
     ends: list[float] = []
     wall0 = time.time()
     totals0 = dict(host.metrics.totals)
+    thinking = ThinkingCount(_splitter(host, workload))
     with PeakMemory() as mem:
         many = ManyRequests(host, list(enumerate(requests)), concurrency=max_concurrency, offsets=offsets, task=task)
         for done in many:
@@ -150,6 +193,7 @@ def run_console(
                 timings[done.key] = RequestTiming(
                     ev.prompt_tokens, ev.output_tokens, done.sent_s, ev.ttft_s, ev.e2e_s, True, ev.engine_ttft_s
                 )
+                thinking.add(requests[done.key], ev)
             else:
                 timings[done.key] = RequestTiming(0, 0, done.sent_s, None, done.done_s - done.sent_s, False)
             ends.append(done.done_s)
@@ -171,6 +215,9 @@ def run_console(
         "itl_s": {f"p{int(q)}": v for q, v in m.latency_percentiles("itl", (50, 90, 99), since=wall0).items()},
     }
     out["ttft_measured"] = TTFT_STREAMED if stream else TTFT_FINAL
+    split = thinking.figures()
+    if split is not None:
+        out["thinking"] = split
     out["peak_memory_bytes"] = mem.peak
     out["peak_memory_kind"] = "GPU memory used (NVML)" if mem.kind == "nvml" else "process + engine RSS (no GPU)"
     out["prefix_cache"] = prefix_cache
@@ -179,4 +226,4 @@ def run_console(
     return out
 
 
-__all__ = ["PeakMemory", "prefix_cache_before_run", "run_console", "sampling_for", "pcts"]
+__all__ = ["PeakMemory", "ThinkingCount", "prefix_cache_before_run", "run_console", "sampling_for", "pcts"]

@@ -423,6 +423,12 @@ def _print_results(report: dict[str, Any]) -> None:
             f"console TTFT: {c['ttft_measured']}; in the engine (queued -> first token) "
             f"p50 {_f(e.get('p50'), 1000, '{:.0f}')} ms, p99 {_f(e.get('p99'), 1000, '{:.0f}')} ms"
         )
+    t = c.get("thinking")
+    if t:
+        print(
+            f"thinking ({t['reasoning_parser']} parser): {t['reasoning_tokens']} of {t['output_tokens']} output "
+            f"tokens, answer {t['answer_tokens']}"
+        )
     if "prefix_cache" in c:
         hits = c.get("engine", {}).get("prefix_cache_hit_tokens")
         print(f"prefix cache: {c['prefix_cache']}" + ("" if hits is None else f"; {hits} prompt tokens served from it"))

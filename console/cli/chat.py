@@ -5,7 +5,8 @@ With a PROMPT, answers once and exits; without one, a terminal chat. The termina
 :class:`~console.chat_session.ChatSession` like the window's Chat tab: it is saved in the same
 conversation history (the window lists it), ``--conversation ID`` continues a saved one (a PROMPT
 then joins it too), ``/new`` starts another, ``/regenerate`` asks the last question again,
-``/quit`` or Ctrl-D leaves, and Ctrl-C stops the current answer (what arrived is kept).
+``/quit`` or Ctrl-D leaves, and Ctrl-C stops the current answer (what arrived is kept). A
+reasoning model's thinking is shown apart on stderr and saved apart (``chat_thinking.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from console.cli.speed_args import SPEED_KEYS, add_speed_args, speed_overrides
 from console.chat_session import ChatSession
 from console.cli.chat_output import add_output_args, output_fields_from_args, print_choices
+from console.cli.chat_thinking import ThinkingPrinter, add_thinking_args, chat_splitter
 from console.cli.common import CliError, quiet_engine_logs
 from console.cli.flags import check_model_and_preset
 from console.config import EngineConfig, SamplingSettings
@@ -30,6 +32,7 @@ from console.models.adapters import lora_modules_for
 from console.models.lora import AdapterError
 from console.models.store import ModelStore, StoreError
 from console.presets import PresetError, validate_overrides
+from console.thinking import Thought
 
 
 def add_engine_args(p: argparse.ArgumentParser) -> None:
@@ -239,27 +242,43 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_engine_args(p)
     add_sampling_args(p)
     add_output_args(p)
+    add_thinking_args(p)
     p.set_defaults(func=cmd_chat)
 
 
 class _Answer:
-    """What streamed for one request: its text so far and how it ended."""
+    """What streamed for one request: its text so far and how it ended; a reasoning model's
+    thinking apart (``thought``) and its answer (``content``) once it ended."""
 
     def __init__(self) -> None:
         self.text = ""
         self.finished: RequestFinished | None = None
+        self.thought: Thought | None = None
+        self.content: str | None = None
 
 
-def answer(host: Engine, request: GenerationRequest, out: _Answer | None = None) -> str:
-    """Stream ``request``'s answer to stdout (figures to stderr); returns its text. ``out`` sees
-    the text as it arrives, so an interrupted answer keeps what came."""
+def answer(host: Engine, request: GenerationRequest, out: _Answer | None = None, hide_thinking: bool = False) -> str:
+    """Stream ``request``'s answer to stdout (figures, and a reasoning model's thinking, to
+    stderr); returns its text. ``out`` sees the text as it arrives, so an interrupted answer keeps
+    what came."""
     out = out if out is not None else _Answer()
+    printer = ThinkingPrinter(
+        chat_splitter(host, request.openai_fields or {}) if request.messages is not None else None, hide_thinking
+    )
+    try:
+        return _stream(host, request, out, printer)
+    except KeyboardInterrupt:  # stopped: what arrived is kept, its thinking apart
+        out.thought, out.content = printer.finish(out.text, None)
+        raise
+
+
+def _stream(host: Engine, request: GenerationRequest, out: _Answer, printer: ThinkingPrinter) -> str:
     for ev in host.stream(request):
         if isinstance(ev, TokenDelta):
             out.text += ev.text
-            sys.stdout.write(ev.text)
-            sys.stdout.flush()
+            printer.add(ev.text, ev.num_tokens)
         elif isinstance(ev, RequestFinished):
+            out.thought, out.content = printer.finish(ev.text, ev)
             sys.stdout.write("\n")
             tps = f", {ev.tokens_per_s:.1f} tok/s" if ev.tokens_per_s else ""
             ttft = f"TTFT {1000 * ev.ttft_s:.0f} ms, " if ev.ttft_s is not None else ""
@@ -268,6 +287,7 @@ def answer(host: Engine, request: GenerationRequest, out: _Answer | None = None)
             out.text, out.finished = ev.text, ev
             return ev.text
         elif isinstance(ev, RequestFailed):
+            out.thought, out.content = printer.finish(out.text, None)
             raise CliError(ev.message)
     return out.text
 
@@ -300,12 +320,13 @@ def cmd_chat(args: argparse.Namespace) -> int:
                 GenerationRequest(
                     messages=messages + [{"role": "user", "content": args.prompt}], sampling=sampling, **extra
                 ),
+                hide_thinking=args.hide_thinking,
             )
             return 0
         if args.prompt is not None:
-            turn(host, session, sampling, args.prompt, extra)
+            turn(host, session, sampling, args.prompt, extra, hide_thinking=args.hide_thinking)
             return 0
-        return repl(host, session, sampling, extra)
+        return repl(host, session, sampling, extra, hide_thinking=args.hide_thinking)
     finally:
         host.close()
 
@@ -316,9 +337,11 @@ def turn(
     sampling: SamplingSettings,
     text: str | None,
     extra: dict[str, Any] | None = None,
+    hide_thinking: bool = False,
 ) -> None:
-    """One question (``text``; None: ask the last one again) and its answer, both saved. Ctrl-C
-    stops the answer and keeps what arrived, as the window's Stop does."""
+    """One question (``text``; None: ask the last one again) and its answer, both saved (a
+    reasoning model's thinking apart). Ctrl-C stops the answer and keeps what arrived, as the
+    window's Stop does."""
     try:
         request = (
             session.send(text, sampling, **(extra or {}))
@@ -332,18 +355,28 @@ def turn(
         return
     got = _Answer()
     try:
-        answer(host, request, got)
+        answer(host, request, got, hide_thinking)
         reason = None
     except KeyboardInterrupt:
         print("\n[stopped]", file=sys.stderr)
         reason = "abort"
     except CliError:
-        session.record_answer(got.text, None, model=host.status.model, reason="error")
+        session.record_answer(_content(got), None, model=host.status.model, reason="error", thought=got.thought)
         raise
-    session.record_answer(got.text, got.finished, model=host.status.model, reason=reason)
+    session.record_answer(_content(got), got.finished, model=host.status.model, reason=reason, thought=got.thought)
 
 
-def repl(host: Engine, session: ChatSession, sampling: SamplingSettings, extra: dict[str, Any] | None = None) -> int:
+def _content(got: _Answer) -> str:
+    return got.content if got.content is not None else got.text
+
+
+def repl(
+    host: Engine,
+    session: ChatSession,
+    sampling: SamplingSettings,
+    extra: dict[str, Any] | None = None,
+    hide_thinking: bool = False,
+) -> int:
     print(
         "Type a message. /new starts another conversation, /regenerate asks again, /quit leaves. "
         "Ctrl-C stops an answer.",
@@ -368,7 +401,7 @@ def repl(host: Engine, session: ChatSession, sampling: SamplingSettings, extra: 
                 session.new()
                 continue
             try:
-                turn(host, session, sampling, None if command == "/regenerate" else line, extra)
+                turn(host, session, sampling, None if command == "/regenerate" else line, extra, hide_thinking)
             except (CliError, ValueError) as exc:  # one bad message must not end the session
                 print(f"error: {exc}", file=sys.stderr)
     finally:

@@ -34,6 +34,9 @@ class Choice:
     output_tokens: int = 0
     logprobs: tuple[TokenLogprob, ...] | None = None
     stop_reason: int | str | None = None
+    #: the generated token ids (the in-process engine; empty from a server): bench and the chat
+    #: count the thinking tokens on them
+    token_ids: tuple[int, ...] = ()
 
 
 @dataclass
@@ -43,6 +46,7 @@ class _Growing:
     logprobs: list[TokenLogprob] | None = None
     finish_reason: str | None = None
     stop_reason: int | str | None = None
+    token_ids: list[int] = field(default_factory=list)
 
     def choice(self, index: int) -> Choice:
         return Choice(
@@ -52,6 +56,7 @@ class _Growing:
             self.tokens,
             None if self.logprobs is None else tuple(self.logprobs),
             self.stop_reason,
+            tuple(self.token_ids),
         )
 
 
@@ -78,6 +83,7 @@ class OutputCollector:
             g.parts.append(c.text)
             ids = list(c.token_ids)
             g.tokens += len(ids)
+            g.token_ids += ids
             if c.logprobs is not None:
                 if g.logprobs is None:
                     g.logprobs = []

@@ -209,7 +209,9 @@ class LocalServer(ServerEngine):
             self.yaml_path = work / "serve.yaml"
             served = self.served_name = config.served_model_name or name
             self.yaml_path.write_text(
-                serve_yaml(config, ServeOptions(host=self.host, port=self.port, served_model_name=served))
+                serve_yaml(  # no reasoning parser: the thinking stays in the answer, split here (issue 27)
+                    config, ServeOptions(host=self.host, port=self.port, served_model_name=served), reasoning=False
+                )
             )
             self.log_path = work / "server.log"
             self._config = config

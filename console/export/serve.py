@@ -3,7 +3,9 @@
 Keys are vLLM's CLI option names with dashes. That matters: vLLM turns ``key: false`` into
 ``--no-key`` only when the key is dashed, and silently drops ``enable_prefix_caching: false``
 (FIELD_NOTES). Console-only fields (``device``) are left out; fields left at ``None`` mean
-"vLLM's default" and are not written.
+"vLLM's default" and are not written. A reasoning model's server gets its family's
+``--reasoning-parser`` (issue 27), so its answers carry ``reasoning_content`` as the console shows
+them; the family is read from the chat template the model folder ships.
 """
 
 from __future__ import annotations
@@ -37,9 +39,17 @@ def container_model_path(config: EngineConfig, options: ServeOptions) -> str:
 
 
 def serve_arguments(
-    config: EngineConfig, options: ServeOptions, *, model: str | None = None, host: str | None = None, ray: bool = False
+    config: EngineConfig,
+    options: ServeOptions,
+    *,
+    model: str | None = None,
+    host: str | None = None,
+    ray: bool = False,
+    reasoning: bool = True,
 ) -> dict[str, Any]:
-    """Ordered ``{cli-name: value}`` for ``vllm serve`` (``model`` first)."""
+    """Ordered ``{cli-name: value}`` for ``vllm serve`` (``model`` first). ``reasoning=False``
+    leaves out the reasoning parser: the console's own server returns the thinking inside the
+    answer and the console splits it, as for the in-process engine."""
     options.validate()
     out: dict[str, Any] = {
         "model": model or config.model,
@@ -61,11 +71,24 @@ def serve_arguments(
             value = lora_module_args(value)
         out[dashed(f.name)] = value
     out.update(_speed_arguments(config))
+    if reasoning:
+        out.update(reasoning_arguments(config))
     if ray or options.nodes > 1:
         out["distributed-executor-backend"] = "ray"
     if options.api_key:
         out["api-key"] = options.api_key
     return out
+
+
+def reasoning_arguments(config: EngineConfig) -> dict[str, Any]:
+    """``{"reasoning-parser": name}`` for a model whose family has a vLLM reasoning parser
+    (``family_table.py``), read from its (or its tokenizer's) folder; ``{}`` otherwise."""
+    from console.models.family_table import family_of_folder
+
+    family = family_of_folder(config.tokenizer or config.model) or family_of_folder(config.model)
+    if family is None or family.reasoning_parser is None:
+        return {}
+    return {"reasoning-parser": family.reasoning_parser}
 
 
 def _speed_arguments(config: EngineConfig) -> dict[str, Any]:

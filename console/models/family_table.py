@@ -9,10 +9,10 @@ writes), not from its name: a fine-tune keeps its base's template. The parser na
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
-
-from console.engine import vllm_compat
 
 
 @dataclass(frozen=True)
@@ -100,6 +100,30 @@ def family_of(chat_template: str | None) -> Family | None:
     return next((f for f in FAMILY_TABLE if all(m in chat_template for m in f.markers)), None)
 
 
+def folder_chat_template(folder: str | Path) -> str | None:
+    """The chat template a model folder ships (``chat_template.jinja``, else the
+    ``tokenizer_config.json`` entry; the default of a list of named templates); None when there
+    is none or ``folder`` is not a local folder (a hub id)."""
+    path = Path(folder)
+    jinja = path / "chat_template.jinja"
+    try:
+        if jinja.is_file():
+            return jinja.read_text(encoding="utf-8")
+        config = json.loads((path / "tokenizer_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    template = config.get("chat_template")
+    if isinstance(template, list):  # [{"name": "default", "template": ...}, ...]
+        named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
+        template = named.get("default") or next(iter(named.values()), None)
+    return template if isinstance(template, str) else None
+
+
+def family_of_folder(folder: str | Path) -> Family | None:
+    """The family of the model in ``folder``, read from the chat template it ships."""
+    return family_of(folder_chat_template(folder))
+
+
 def family_by_name(name: str) -> Family:
     for f in FAMILY_TABLE:
         if f.name == name:
@@ -114,14 +138,19 @@ def split_reasoning(
     ``vllm serve --reasoning-parser`` does; (None, text) for a family without one."""
     if family is None or family.reasoning_parser is None:
         return None, text
-    parser = vllm_compat.reasoning_parser(family.reasoning_parser)(
-        tokenizer, chat_template_kwargs=chat_template_kwargs or {}
-    )
-    request = vllm_compat.chat_completion_request_class().model_validate(
-        {"messages": [{"role": "user", "content": ""}], "chat_template_kwargs": chat_template_kwargs}
-    )
-    reasoning, content = parser.extract_reasoning(text, request)
-    return reasoning, content or ""
+    from console.thinking import splitter_for  # the parser is made once per model and switch (it reads the vocabulary)
+
+    splitter = splitter_for(tokenizer, chat_template_kwargs, family)
+    assert splitter is not None
+    return splitter.split(text)
 
 
-__all__ = ["FAMILY_TABLE", "Family", "family_by_name", "family_of", "split_reasoning"]
+__all__ = [
+    "FAMILY_TABLE",
+    "Family",
+    "family_by_name",
+    "family_of",
+    "family_of_folder",
+    "folder_chat_template",
+    "split_reasoning",
+]

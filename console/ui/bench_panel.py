@@ -364,7 +364,13 @@ class BenchPanel(QWidget):
 
     def _on_call_succeeded(self, report: dict[str, Any]) -> None:
         self.show_report(report)
-        self.status_label.setText(self.tr("Done: {0}").format(report["workload"]["name"]))
+        done = self.tr("Done: {0}").format(report["workload"]["name"])
+        t = ((report.get("results") or {}).get("console") or {}).get("thinking")
+        if t:  # a reasoning model: how much of its output was thinking (issue 27)
+            done += " " + self.tr("Thinking: {0} of {1} output tokens ({2} answer).").format(
+                t["reasoning_tokens"], t["output_tokens"], t["answer_tokens"]
+            )
+        self.status_label.setText(done)
         self._outcome = report
 
     def _on_call_failed(self, message: str) -> None:

@@ -161,8 +161,11 @@ class OutputControl(QGroupBox):
         return output_fields(**kwargs, logprobs=None if lp < 0 else lp, n=self.answers.value())
 
 
-def request_extras(control: OutputControl, sampling: SamplingSettings) -> dict[str, Any]:
+def request_extras(
+    control: OutputControl, sampling: SamplingSettings, more: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """``GenerationRequest`` keyword arguments for what ``control`` asks for (``{}`` for free
-    text), checked and converted by vLLM's own request model; ValueError with the reason (the
-    editor's, or vLLM's, e.g. n > 1 with greedy sampling)."""
-    return request_fields(control.fields(), sampling)
+    text) and the body fields in ``more`` (the Think switch's ``chat_template_kwargs``), checked
+    and converted by vLLM's own request model; ValueError with the reason (the editor's, or
+    vLLM's, e.g. n > 1 with greedy sampling)."""
+    return request_fields({**control.fields(), **(more or {})}, sampling)

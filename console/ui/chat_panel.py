@@ -7,7 +7,13 @@ it and forwards the user's intents, submitting the session's requests through th
 
 Tokens arrive in batches from the bridge; the transcript is re-rendered on its own throttle timer
 (not per batch). Token counting runs in a worker thread, debounced; events of other request ids
-are ignored. The LoRA box (which adapter answers) is ``chat_adapter.py``.
+are ignored. The LoRA box (which adapter answers) is ``chat_adapter.py``; the widgets are made by
+``chat_panel_ui.py``.
+
+A reasoning model's answer (its family has a vLLM reasoning parser, ``family_table.py``) streams
+split into its thinking, shown apart and collapsed with its tokens and time, and the answer
+(``console/thinking.py``); the Think switch shows where the template has one (Qwen3's
+``enable_thinking``) and goes to the template as ``chat_template_kwargs``.
 """
 
 from __future__ import annotations
@@ -15,21 +21,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import (
-    QFileDialog,
-    QGroupBox,
-    QHBoxLayout,
-    QInputDialog,
-    QLabel,
-    QMessageBox,
-    QPlainTextEdit,
-    QPushButton,
-    QSplitter,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from console.chat_session import ChatSession
 from console.config import SamplingSettings
@@ -44,18 +38,11 @@ from console.engine.types import (
     TokenDelta,
 )
 from console.settings import Settings
-from console.ui.chat_adapter import AdapterBox
-from console.ui.chat_conversations import ConversationList
-from console.ui.chat_input import ChatInput
-from console.ui.chat_output import OutputControl, request_extras
-from console.ui.chat_sampling import SamplingBox
-from console.ui.chat_transcript import TranscriptView, figures_text
+from console.ui.chat_output import request_extras
+from console.ui.chat_panel_ui import setup_ui
+from console.ui.chat_thinking import ChatThinking
+from console.ui.chat_transcript import figures_text
 from console.ui.context import AppContext
-from console.ui.context_meter import ContextMeter
-from console.ui.load_banner import LoadBanner
-from console.ui.logprob_view import ChoicesView
-from console.ui.chat_model_picker import ChatModelPicker
-from console.ui.widgets import ErrorLabel, VerticalScroll
 
 RENDER_INTERVAL_MS = 100
 
@@ -81,8 +68,10 @@ class ChatPanel(QWidget):
         self._stream_text = ""
         self.render_count = 0  # tests watch that rendering is throttled
 
-        self._build_widgets()
-        self._build_layout()
+        setup_ui(self)
+        self.thinking = ChatThinking(  # the thinking shown apart, the Think switch (issue 27)
+            lambda: self.ctx.host.tokenizer if self._engine_ready() else None, self.think_box, self.transcript
+        )
         self.set_enter_sends(True)
 
         self._render_timer = QTimer(self)
@@ -94,111 +83,12 @@ class ChatPanel(QWidget):
             lambda: GenerationRequest(messages=self.chat_messages(self.input.toPlainText())),
         )
 
+        self.transcript.thinkingToggled.connect(lambda _key: self._render())
         ctx.bridge.requestEvents.connect(self._on_bridge_request_events)
         ctx.bridge.statusChanged.connect(self._on_bridge_status_changed)
         self.refresh_conversations()
         self._update_buttons()
-
-    # -- construction ------------------------------------------------------------------------
-    def _build_widgets(self) -> None:
-        self.conversations = ConversationList(self)
-        self.conversations.conversationChosen.connect(self._on_conversations_conversation_chosen)
-        self.conversation_list = self.conversations.list
-        self.conversation_list.itemDoubleClicked.connect(lambda _i: self.rename_conversation())
-        c = self.conversations
-        self.new_button, self.rename_button = c.new_button, c.rename_button
-        self.delete_button, self.export_button = c.delete_button, c.export_button
-        self.new_button.clicked.connect(self.new_conversation)
-        self.rename_button.clicked.connect(lambda: self.rename_conversation())
-        self.delete_button.clicked.connect(lambda: self.delete_conversation())
-        self.export_button.clicked.connect(lambda: self.export_conversation())
-
-        self.transcript = TranscriptView(self)
-        self.input = ChatInput(self)  # Enter sends, Shift+Enter breaks the line (or the Ctrl+Enter way)
-        self.input.sendRequested.connect(self.send)
-        self.input.textChanged.connect(self._schedule_count)
-        self.edit_label = QLabel(self)
-        self.edit_label.setStyleSheet("color: #b26a00;")
-        self.edit_label.hide()
-        self.error_label = ErrorLabel(self)
-        self.send_button = QPushButton(self.tr("Send"), self)
-        self.stop_button = QPushButton(self.tr("Stop"), self)
-        self.stop_button.setToolTip(self.tr("Stop the answer (Esc)"))
-        self.regenerate_button = QPushButton(self.tr("Regenerate"), self)
-        self.edit_button = QPushButton(self.tr("Edit last"), self)
-        self.continue_button = QPushButton(self.tr("Continue"), self)
-        self.continue_button.setToolTip(self.tr("Go on with the last answer where max tokens cut it"))
-        self.continue_button.clicked.connect(self.continue_answer)
-        self.edit_button.setToolTip(
-            self.tr("Put your last message back in the box; sending replaces it and the answers after it")
-        )
-        self.send_button.clicked.connect(self.send)
-        self.stop_button.clicked.connect(self.stop)
-        self.regenerate_button.clicked.connect(self.regenerate)
-        self.edit_button.clicked.connect(self.edit_last)
-
-        self.system_prompt = QPlainTextEdit(self)
-        self.system_prompt.setPlaceholderText(self.tr("System prompt (optional)"))
-        self.system_prompt.setMaximumHeight(90)
-        self.system_prompt.textChanged.connect(self._on_system_prompt_text_changed)
-        self.sampling_box = SamplingBox(self)
-        box = self.sampling_box  # its knobs, by their names here too
-        self.temperature, self.top_p, self.top_k = box.temperature, box.top_p, box.top_k
-        self.max_tokens, self.repetition_penalty = box.max_tokens, box.repetition_penalty
-        self.seed, self.stop_strings = box.seed, box.stop_strings
-
-        self.output = OutputControl(self)  # structured output, logprobs, n
-        self.choices_view = ChoicesView(self)
-        self.context_bar = ContextMeter(self)
-        self.adapter_box = AdapterBox(self.ctx, self)  # LoRA: which adapter answers (issue 22)
-        self.adapter_box.compare_button.clicked.connect(
-            lambda: self.adapter_box.compare_with_base(
-                self.chat_messages(self.input.toPlainText().strip()), self.sampling()
-            )
-        )
-        self.busyChanged.connect(lambda busy: busy and self.adapter_box.remember(self.conversation_id))
-
-    def _build_layout(self) -> None:
-        centre = QWidget(self)
-        cv = QVBoxLayout(centre)
-        cv.setContentsMargins(0, 0, 0, 0)
-        self.model_picker, self.load_banner = ChatModelPicker(centre), LoadBanner(self.ctx, centre)  # issue 31
-        cv.addWidget(self.model_picker)
-        cv.addWidget(self.load_banner)
-        cv.addWidget(self.transcript, 1)
-        cv.addWidget(self.choices_view, 1)
-        cv.addWidget(self.error_label)
-        cv.addWidget(self.edit_label)
-        cv.addWidget(self.input)
-        buttons = QHBoxLayout()
-        for b in (self.send_button, self.stop_button, self.continue_button, self.regenerate_button, self.edit_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
-        cv.addLayout(buttons)
-
-        right = QWidget(self)
-        rv = QVBoxLayout(right)
-        rv.setContentsMargins(0, 0, 0, 0)
-        sys_box = QGroupBox(self.tr("System prompt"), right)
-        QVBoxLayout(sys_box).addWidget(self.system_prompt)
-        rv.addWidget(sys_box)
-        rv.addWidget(self.sampling_box)
-        rv.addWidget(self.output)
-        ctx_box = QGroupBox(self.tr("Context"), right)
-        QVBoxLayout(ctx_box).addWidget(self.context_bar)
-        rv.addWidget(ctx_box)
-        rv.addWidget(self.adapter_box)
-        rv.addStretch(1)
-
-        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        for w in (self.conversations, centre, VerticalScroll(right, self)):  # the side bar scrolls on a laptop
-            self.splitter.addWidget(w)
-        for index, factor in enumerate((0, 1, 0)):
-            self.splitter.setStretchFactor(index, factor)
-        self.splitter.setSizes([190, 620, 250])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.splitter)
+        self.thinking.follow()
 
     # -- sampling and settings ----------------------------------------------------------------------
     def sampling(self) -> SamplingSettings:
@@ -336,9 +226,7 @@ class ChatPanel(QWidget):
             return False
         self.clear_error()
         try:
-            request = self.session.send(
-                text, self.sampling(), **self.adapter_box.fields(), **request_extras(self.output, self.sampling())
-            )
+            request = self.session.send(text, self.sampling(), **self.adapter_box.fields(), **self._extras())
         except (ConversationError, OSError) as exc:
             self.show_error(self.tr("Could not save the message: {0}").format(exc))
             return False
@@ -355,9 +243,7 @@ class ChatPanel(QWidget):
         if self.active_id is not None:
             return False
         try:
-            request = self.session.regenerate(
-                self.sampling(), **self.adapter_box.fields(), **request_extras(self.output, self.sampling())
-            )
+            request = self.session.regenerate(self.sampling(), **self.adapter_box.fields(), **self._extras())
         except (ConversationError, OSError, ValueError) as exc:
             self.show_error(str(exc))
             return False
@@ -409,6 +295,9 @@ class ChatPanel(QWidget):
     def chat_messages(self, draft: str = "") -> list[dict[str, str]]:
         return self.session.chat_messages(draft)
 
+    def _extras(self) -> dict[str, Any]:
+        return request_extras(self.output, self.sampling(), self.thinking.fields())
+
     def _generate(self, request: GenerationRequest) -> bool:
         try:
             self.active_id = self.ctx.bridge.submit(request)
@@ -418,6 +307,7 @@ class ChatPanel(QWidget):
             self._render()
             return False
         self._stream_text = ""
+        self.thinking.start(split=self.session.continuing is None)
         self._render_timer.start()
         self._render()
         self._update_buttons()
@@ -433,6 +323,7 @@ class ChatPanel(QWidget):
                 continue  # another panel's request, or a stale one
             if isinstance(ev, TokenDelta):
                 self._stream_text += ev.text
+                self.thinking.add(ev.text, ev.num_tokens)
                 self._dirty = True
             elif isinstance(ev, RequestFinished):
                 self._finish(ev.text or self._stream_text, ev)
@@ -444,10 +335,13 @@ class ChatPanel(QWidget):
         self.active_id = None
         self._render_timer.stop()
         status = self.ctx.host.status
+        thought, answer = self.thinking.finish(text, ev)
         try:
-            self.session.record_answer(text, ev, model=status.model, reason=reason)
+            saved = self.session.record_answer(answer, ev, model=status.model, reason=reason, thought=thought)
         except (ConversationError, OSError) as exc:
+            saved = None
             self.show_error(self.tr("Could not save the answer: {0}").format(exc))
+        self.thinking.saved(saved)
         self._stream_text = ""
         self.choices_view.show_choices(ev.choices if ev is not None else ())
         if ev is not None and status.info is not None:
@@ -466,6 +360,7 @@ class ChatPanel(QWidget):
             self._render()
 
     def _on_bridge_status_changed(self, status: EngineStatus) -> None:
+        self.thinking.follow()
         self.adapter_box.refresh()
         self._update_buttons()
         self._schedule_count()
@@ -480,14 +375,18 @@ class ChatPanel(QWidget):
         just that)."""
         self._dirty = False
         self.render_count += 1
-        messages, text = self.session.shown(self._stream_text)  # a continued answer grows in place
-        stream = (self.active_id, text) if self.active_id is not None else None
+        messages = self.session.shown(self._stream_text)[0]  # a continued answer grows in place
+        stream = (self.active_id, self._stream_shown()) if self.active_id is not None else None
         self.transcript.show_conversation(messages, stream, model=self.ctx.host.status.model or None)
 
     def _render_stream_tail(self) -> None:
         self._dirty = False
         self.render_count += 1
-        self.transcript.update_stream(self.session.shown(self._stream_text)[1])
+        self.transcript.update_stream(self._stream_shown())
+
+    def _stream_shown(self) -> str:
+        """The streaming answer as shown: its thinking apart, a continued answer's saved part first."""
+        return self.thinking.markdown(self.session.shown(self._stream_text)[1])
 
     def transcript_text(self) -> str:
         return self.transcript.toPlainText()

@@ -1,10 +1,13 @@
 """The Chat tab's transcript: the conversation as markdown, with the answer that streams now
 re-rendered on its own (the history can be long: setMarkdown of a 15,000-character transcript
-costs ~12 ms, the streaming tail ~1 ms), and the figures line under each answer."""
+costs ~12 ms, the streaming tail ~1 ms), and the figures line under each answer.
+
+A reasoning model's thinking (issue 27) is shown apart, above its answer: a collapsed "Thinking"
+line with its tokens and time, a link that expands it (the thinking as a quote) and collapses it."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QUrl, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
@@ -36,16 +39,49 @@ def figures_text(m: Message | RequestFinished) -> str:
     return " · ".join(parts)
 
 
-def transcript_markdown(messages: list[Message], streaming: str | None = None, model: str | None = None) -> str:
+#: The link scheme of a thinking block's header: ``think:<message id>`` (``think:stream`` while streaming).
+THINK_SCHEME = "think"
+STREAM_KEY = "stream"
+
+
+def thinking_markdown(
+    key: str, text: str, tokens: int | None, seconds: float | None, expanded: bool, live: bool = False
+) -> str:
+    """A thinking block: its header (a link that expands or collapses it) and, expanded, the
+    thinking as a quote. ``live``: still thinking."""
+    tr = QCoreApplication.translate
+    parts = [tr("ChatPanel", "Thinking…") if live else tr("ChatPanel", "Thinking")]
+    if tokens is not None:
+        parts.append(tr("ChatPanel", "{0} tokens").format(format_count(tokens)))
+    if seconds is not None:
+        parts.append(tr("ChatPanel", "{0} s").format(format_number(seconds, 1)))
+    head = f"[{'▾' if expanded else '▸'} {' · '.join(parts)}]({THINK_SCHEME}:{key})"
+    if not expanded or not text.strip():
+        return head
+    return head + "\n\n" + "\n".join("> " + line for line in text.strip().split("\n"))
+
+
+def transcript_markdown(
+    messages: list[Message],
+    streaming: str | None = None,
+    model: str | None = None,
+    expanded: frozenset[str] | set[str] = frozenset(),
+) -> str:
     """The conversation as markdown, each answer headed by the model that gave it; ``streaming``:
-    the text of an answer still arriving ("" for its heading alone), from ``model``."""
+    the text of an answer still arriving ("" for its heading alone), from ``model``. An answer's
+    thinking shows collapsed unless its key (the message id) is in ``expanded``."""
     tr = QCoreApplication.translate
     you, assistant = tr("ChatPanel", "You"), tr("ChatPanel", "Assistant")
     parts: list[str] = []
     for m in messages:
         if m.role == "system":
             continue
-        part = f"**{you if m.role == 'user' else _escaped(m.model) or assistant}**\n\n{m.content}"
+        content = m.content
+        if m.reasoning is not None:
+            key = str(m.id)
+            block = thinking_markdown(key, m.reasoning, m.reasoning_tokens, m.reasoning_s, key in expanded)
+            content = f"{block}\n\n{content}" if content else block
+        part = f"**{you if m.role == 'user' else _escaped(m.model) or assistant}**\n\n{content}"
         figures = figures_text(m) if m.role == "assistant" else ""
         parts.append(f"{part}\n\n*{figures}*" if figures else part)
     if streaming is not None:
@@ -60,12 +96,28 @@ def _escaped(name: str | None) -> str:
 
 class TranscriptView(QTextBrowser):
     """Shows a conversation; while an answer streams, remembers where that answer starts so only
-    it is replaced as it grows. Keeps the view at the end when it was there."""
+    it is replaced as it grows. Keeps the view at the end when it was there.
+
+    Signals: ``thinkingToggled(str)``: a thinking block's header was clicked (its key is now in
+    :attr:`expanded`, or no longer); the owner renders again."""
+
+    thinkingToggled = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setOpenExternalLinks(False)
+        self.setOpenLinks(False)  # links are the thinking blocks' switches; nothing navigates away
+        self.anchorClicked.connect(self._on_anchor_clicked)
         self._anchor: tuple[str, int] | None = None  # (request id, where its answer starts)
+        self.expanded: set[str] = set()  # the thinking blocks shown open
+
+    def toggle_thinking(self, key: str) -> None:
+        self.expanded ^= {key}
+        self.thinkingToggled.emit(key)
+
+    def _on_anchor_clicked(self, url: QUrl) -> None:
+        if url.scheme() == THINK_SCHEME:
+            self.toggle_thinking(url.path())
 
     def show_conversation(
         self, messages: list[Message], stream: tuple[str, str] | None = None, model: str | None = None
@@ -75,9 +127,9 @@ class TranscriptView(QTextBrowser):
         with self._kept_at_end():
             if stream is None:
                 self._anchor = None
-                self.setMarkdown(transcript_markdown(messages))
+                self.setMarkdown(transcript_markdown(messages, expanded=self.expanded))
                 return
-            self.setMarkdown(transcript_markdown(messages, streaming="", model=model))
+            self.setMarkdown(transcript_markdown(messages, streaming="", model=model, expanded=self.expanded))
             cursor = QTextCursor(self.document())
             cursor.movePosition(QTextCursor.MoveOperation.End)
             cursor.insertBlock()

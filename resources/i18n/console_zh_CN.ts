@@ -901,6 +901,11 @@
     </message>
     <message>
       <location filename="../../console/ui/bench_panel.py" />
+      <source>Thinking: {0} of {1} output tokens ({2} answer).</source>
+      <translation>思考：{1} 个输出词元中有 {0} 个（回答 {2} 个）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench_panel.py" />
       <source>Workload</source>
       <translation>工作负载</translation>
     </message>
@@ -1097,12 +1102,12 @@
       <translation>助手</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_panel_ui.py" />
       <source>Context</source>
       <translation>上下文</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_panel_ui.py" />
       <source>Continue</source>
       <translation>继续</translation>
     </message>
@@ -1127,7 +1132,7 @@
       <translation>删除此对话及其全部消息？</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_panel_ui.py" />
       <source>Edit last</source>
       <translation>编辑上一条</translation>
     </message>
@@ -1152,9 +1157,14 @@
       <translation>已导出到 {0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_panel_ui.py" />
       <source>Go on with the last answer where max tokens cut it</source>
       <translation>从达到最大词元数而被截断的地方继续上一条回答</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_panel_ui.py" />
+      <source>Let the model think before it answers (its template's thinking switch); the thinking shows apart</source>
+      <translation>让模型先思考再回答（其模板的思考开关）；思考过程单独显示</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
@@ -1177,12 +1187,12 @@
       <translation>没有可导出的内容：请先开始或打开一个对话</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_panel_ui.py" />
       <source>Put your last message back in the box; sending replaces it and the answers after it</source>
       <translation>把你的上一条消息放回输入框；发送后将替换它及其后的回答</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_panel_ui.py" />
       <source>Regenerate</source>
       <translation>重新生成</translation>
     </message>
@@ -1192,7 +1202,7 @@
       <translation>重命名对话</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_panel_ui.py" />
       <source>Send</source>
       <translation>发送</translation>
     </message>
@@ -1202,22 +1212,22 @@
       <translation>发送 ({0})</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_panel_ui.py" />
       <source>Stop</source>
       <translation>停止</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_panel_ui.py" />
       <source>Stop the answer (Esc)</source>
       <translation>停止回答 (Esc)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_panel_ui.py" />
       <source>System prompt</source>
       <translation>系统提示词</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_panel_ui.py" />
       <source>System prompt (optional)</source>
       <translation>系统提示词（可选）</translation>
     </message>
@@ -1230,6 +1240,21 @@
       <location filename="../../console/ui/chat_panel.py" />
       <source>The answer failed: {0}</source>
       <translation>回答失败：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_panel_ui.py" />
+      <source>Think</source>
+      <translation>思考</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_transcript.py" />
+      <source>Thinking</source>
+      <translation>思考过程</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_transcript.py" />
+      <source>Thinking…</source>
+      <translation>思考中…</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel.py" />
@@ -1255,6 +1280,11 @@
       <location filename="../../console/ui/chat_transcript.py" />
       <source>stopped</source>
       <translation>已停止</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_transcript.py" />
+      <source>{0} s</source>
+      <translation>{0} 秒</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_transcript.py" />

@@ -1,0 +1,158 @@
+"""Thinking apart from the answer (issue 27): a reasoning model's output split into its thinking
+(``reasoning_content``) and its answer by the family's own vLLM reasoning parser, the one
+``vllm serve --reasoning-parser`` runs and batch uses (``family_table.split_reasoning``).
+
+:class:`ReasoningSplitter` holds one parser for a model and a thinking switch (making one reads the
+tokenizer's whole vocabulary: ~0.4 s for Qwen's 151k tokens, so it is made once and cached).
+:class:`ThinkingStream` follows an answer as it streams: the accumulated text is re-split after each
+delta (vLLM's non-streaming ``extract_reasoning`` on the text so far, so the split shown while
+streaming is the final split of what has arrived), and it counts the thinking tokens and the time
+until the answer began. The chat window, the terminal chat and bench all use these. No Qt here.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from console.engine import vllm_compat
+from console.models.family_table import Family, family_of
+
+
+@dataclass(frozen=True)
+class Thought:
+    """An answer's thinking: its text, how many output tokens it took, and the seconds from the
+    request until the answer began (the whole answer's time when it never did)."""
+
+    text: str
+    tokens: int | None = None
+    seconds: float | None = None
+
+
+class ReasoningSplitter:
+    """Splits a model's output as vLLM's reasoning parser ``family.reasoning_parser`` does."""
+
+    def __init__(self, family: Family, tokenizer: Any, chat_template_kwargs: dict[str, Any] | None = None) -> None:
+        if family.reasoning_parser is None:
+            raise ValueError(f"{family.label} has no reasoning parser")
+        self.family = family
+        self.kwargs = dict(chat_template_kwargs or {})
+        self.parser = vllm_compat.reasoning_parser(family.reasoning_parser)(tokenizer, chat_template_kwargs=self.kwargs)
+        self._request = vllm_compat.chat_completion_request_class().model_validate(
+            {"messages": [{"role": "user", "content": ""}], "chat_template_kwargs": self.kwargs or None}
+        )
+        self._tokenizer = tokenizer
+        end = getattr(self.parser, "reasoning_end_str", None)
+        end_id = tokenizer.convert_tokens_to_ids(end) if end else None
+        self._end_id: int | None = end_id if isinstance(end_id, int) and end_id != tokenizer.unk_token_id else None
+
+    def split(self, text: str) -> tuple[str | None, str]:
+        """(thinking or None, answer) of ``text``, as vLLM's server returns them."""
+        reasoning, content = self.parser.extract_reasoning(text, self._request)
+        return reasoning, content or ""
+
+    def count(self, token_ids: Sequence[int], text: str) -> int:
+        """Output tokens spent thinking: those up to and including the end-of-thinking marker; all
+        of them while the answer has not begun; without the marker's id (a server's answer), the
+        thinking text re-tokenized."""
+        reasoning, content = self.split(text)
+        if reasoning is None:
+            return 0
+        ids = list(token_ids)
+        if self._end_id is not None and self._end_id in ids:
+            return ids.index(self._end_id) + 1
+        if not content and ids:
+            return len(ids)
+        return len(self._tokenizer.encode(reasoning, add_special_tokens=False))
+
+
+_cache: dict[tuple[str, int, tuple[tuple[str, Any], ...]], ReasoningSplitter] = {}
+_lock = threading.Lock()
+
+
+def splitter_for(
+    tokenizer: Any, chat_template_kwargs: dict[str, Any] | None = None, family: Family | None = None
+) -> ReasoningSplitter | None:
+    """The splitter for a model's tokenizer (its family read from its chat template unless given)
+    and thinking switch; None when the family has no reasoning parser (or there is no tokenizer).
+    Cached per switch for the latest tokenizer (the loaded model's)."""
+    if tokenizer is None:
+        return None
+    family = family or family_of(getattr(tokenizer, "chat_template", None))
+    if family is None or family.reasoning_parser is None:
+        return None
+    key = (family.name, id(tokenizer), tuple(sorted((chat_template_kwargs or {}).items())))
+    with _lock:
+        hit = _cache.get(key)
+        if hit is not None and hit._tokenizer is tokenizer:
+            return hit
+        splitter = ReasoningSplitter(family, tokenizer, chat_template_kwargs)
+        if any(other._tokenizer is not tokenizer for other in _cache.values()):
+            _cache.clear()  # another model now: its parsers (and tokenizer) are not kept
+        _cache[key] = splitter
+        return splitter
+
+
+def think_kwargs(family: Family | None, think: bool | None) -> dict[str, Any] | None:
+    """``chat_template_kwargs`` for the Think switch of a family whose template has one (Qwen3's
+    ``enable_thinking``); None when there is no switch or it is left as the template's default."""
+    if family is None or not family.think_switch or think is None:
+        return None
+    return {"enable_thinking": bool(think)}
+
+
+class ThinkingStream:
+    """One streaming answer, split as it grows. ``add`` each delta; :meth:`split` gives (thinking,
+    answer) so far; :meth:`thought` the thinking with its tokens and seconds."""
+
+    def __init__(self, splitter: ReasoningSplitter | None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.splitter = splitter
+        self._clock = clock
+        self.started = clock()
+        self.text = ""
+        self.tokens = 0
+        self.thinking_tokens = 0
+        self.thinking_s: float | None = None  # set when the answer begins
+        self._split: tuple[str | None, str] = (None, "")
+
+    def add(self, text: str, num_tokens: int) -> None:
+        self.text += text
+        self.tokens += num_tokens
+        if self.splitter is None:
+            self._split = (None, self.text)
+            return
+        self._split = self.splitter.split(self.text)
+        if self.thinking_s is None:  # until the answer begins, every token is thinking (its markers too)
+            if self._split[1]:
+                self.thinking_s = self._clock() - self.started
+            else:
+                self.thinking_tokens += num_tokens
+
+    def split(self) -> tuple[str | None, str]:
+        return self._split
+
+    @property
+    def thinking(self) -> bool:
+        """Still thinking: the text so far is all thinking."""
+        return self._split[0] is not None and not self._split[1]
+
+    def elapsed(self) -> float:
+        return self._clock() - self.started
+
+    def thought(self, text: str | None = None, token_ids: Sequence[int] = ()) -> tuple[Thought | None, str]:
+        """(the thinking, the answer) of the finished answer ``text`` (the streamed text when None);
+        the thinking tokens counted on ``token_ids`` when given (the in-process engine's)."""
+        if text is not None and text != self.text:
+            self.text = text
+            self._split = self.splitter.split(text) if self.splitter is not None else (None, text)
+        reasoning, content = self._split
+        if self.splitter is None or reasoning is None:
+            return None, content
+        tokens = self.splitter.count(token_ids, self.text) if token_ids else self.thinking_tokens
+        seconds = self.thinking_s if self.thinking_s is not None else self.elapsed()
+        return Thought(reasoning, tokens, round(seconds, 3)), content
+
+
+__all__ = ["ReasoningSplitter", "ThinkingStream", "Thought", "splitter_for", "think_kwargs"]

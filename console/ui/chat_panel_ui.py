@@ -1,0 +1,156 @@
+"""The Chat tab's widgets and layout (what Qt Designer's ``setupUi`` would make): the conversation
+list, the transcript, the input and its buttons, and the side bar (system prompt, sampling, output,
+context, LoRA). :class:`console.ui.chat_panel.ChatPanel` calls :func:`setup_ui` once and keeps the
+chat's behaviour (intents, streaming, rendering); the widgets become its attributes, by the names
+the panel and the tests use."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from console.ui.chat_adapter import AdapterBox
+from console.ui.chat_conversations import ConversationList
+from console.ui.chat_input import ChatInput
+from console.ui.chat_model_picker import ChatModelPicker
+from console.ui.chat_output import OutputControl
+from console.ui.chat_sampling import SamplingBox
+from console.ui.chat_transcript import TranscriptView
+from console.ui.context_meter import ContextMeter
+from console.ui.load_banner import LoadBanner
+from console.ui.logprob_view import ChoicesView
+from console.ui.widgets import ErrorLabel, VerticalScroll
+
+if TYPE_CHECKING:
+    from console.ui.chat_panel import ChatPanel
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("ChatPanel", text)
+
+
+def setup_ui(panel: ChatPanel) -> None:
+    """Make the panel's widgets and lay them out."""
+    build_widgets(panel)
+    build_layout(panel)
+
+
+def build_widgets(panel: ChatPanel) -> None:
+    panel.conversations = ConversationList(panel)
+    panel.conversations.conversationChosen.connect(panel._on_conversations_conversation_chosen)
+    panel.conversation_list = panel.conversations.list
+    panel.conversation_list.itemDoubleClicked.connect(lambda _i: panel.rename_conversation())
+    c = panel.conversations
+    panel.new_button, panel.rename_button = c.new_button, c.rename_button
+    panel.delete_button, panel.export_button = c.delete_button, c.export_button
+    panel.new_button.clicked.connect(panel.new_conversation)
+    panel.rename_button.clicked.connect(lambda: panel.rename_conversation())
+    panel.delete_button.clicked.connect(lambda: panel.delete_conversation())
+    panel.export_button.clicked.connect(lambda: panel.export_conversation())
+
+    panel.transcript = TranscriptView(panel)
+    panel.input = ChatInput(panel)  # Enter sends, Shift+Enter breaks the line (or the Ctrl+Enter way)
+    panel.input.sendRequested.connect(panel.send)
+    panel.input.textChanged.connect(panel._schedule_count)
+    panel.edit_label = QLabel(panel)
+    panel.edit_label.setStyleSheet("color: #b26a00;")
+    panel.edit_label.hide()
+    panel.error_label = ErrorLabel(panel)
+    panel.send_button = QPushButton(_tr("Send"), panel)
+    panel.stop_button = QPushButton(_tr("Stop"), panel)
+    panel.stop_button.setToolTip(_tr("Stop the answer (Esc)"))
+    panel.regenerate_button = QPushButton(_tr("Regenerate"), panel)
+    panel.edit_button = QPushButton(_tr("Edit last"), panel)
+    panel.continue_button = QPushButton(_tr("Continue"), panel)
+    panel.continue_button.setToolTip(_tr("Go on with the last answer where max tokens cut it"))
+    panel.continue_button.clicked.connect(panel.continue_answer)
+    panel.edit_button.setToolTip(
+        _tr("Put your last message back in the box; sending replaces it and the answers after it")
+    )
+    panel.think_box = QCheckBox(_tr("Think"), panel)  # shown where the template has a thinking switch
+    panel.think_box.setChecked(True)
+    panel.think_box.setToolTip(
+        _tr("Let the model think before it answers (its template's thinking switch); the thinking shows apart")
+    )
+    panel.think_box.hide()
+    panel.send_button.clicked.connect(panel.send)
+    panel.stop_button.clicked.connect(panel.stop)
+    panel.regenerate_button.clicked.connect(panel.regenerate)
+    panel.edit_button.clicked.connect(panel.edit_last)
+
+    panel.system_prompt = QPlainTextEdit(panel)
+    panel.system_prompt.setPlaceholderText(_tr("System prompt (optional)"))
+    panel.system_prompt.setMaximumHeight(90)
+    panel.system_prompt.textChanged.connect(panel._on_system_prompt_text_changed)
+    panel.sampling_box = SamplingBox(panel)
+    box = panel.sampling_box  # its knobs, by their names here too
+    panel.temperature, panel.top_p, panel.top_k = box.temperature, box.top_p, box.top_k
+    panel.max_tokens, panel.repetition_penalty = box.max_tokens, box.repetition_penalty
+    panel.seed, panel.stop_strings = box.seed, box.stop_strings
+
+    panel.output = OutputControl(panel)  # structured output, logprobs, n
+    panel.choices_view = ChoicesView(panel)
+    panel.context_bar = ContextMeter(panel)
+    panel.adapter_box = AdapterBox(panel.ctx, panel)  # LoRA: which adapter answers (issue 22)
+    panel.adapter_box.compare_button.clicked.connect(
+        lambda: panel.adapter_box.compare_with_base(
+            panel.chat_messages(panel.input.toPlainText().strip()), panel.sampling()
+        )
+    )
+    panel.busyChanged.connect(lambda busy: busy and panel.adapter_box.remember(panel.conversation_id))
+
+
+def build_layout(panel: ChatPanel) -> None:
+    centre = QWidget(panel)
+    cv = QVBoxLayout(centre)
+    cv.setContentsMargins(0, 0, 0, 0)
+    panel.model_picker, panel.load_banner = ChatModelPicker(centre), LoadBanner(panel.ctx, centre)  # issue 31
+    cv.addWidget(panel.model_picker)
+    cv.addWidget(panel.load_banner)
+    cv.addWidget(panel.transcript, 1)
+    cv.addWidget(panel.choices_view, 1)
+    cv.addWidget(panel.error_label)
+    cv.addWidget(panel.edit_label)
+    cv.addWidget(panel.input)
+    buttons = QHBoxLayout()
+    for b in (panel.send_button, panel.stop_button, panel.continue_button, panel.regenerate_button, panel.edit_button):
+        buttons.addWidget(b)
+    buttons.addStretch(1)
+    buttons.addWidget(panel.think_box)
+    cv.addLayout(buttons)
+
+    right = QWidget(panel)
+    rv = QVBoxLayout(right)
+    rv.setContentsMargins(0, 0, 0, 0)
+    sys_box = QGroupBox(_tr("System prompt"), right)
+    QVBoxLayout(sys_box).addWidget(panel.system_prompt)
+    rv.addWidget(sys_box)
+    rv.addWidget(panel.sampling_box)
+    rv.addWidget(panel.output)
+    ctx_box = QGroupBox(_tr("Context"), right)
+    QVBoxLayout(ctx_box).addWidget(panel.context_bar)
+    rv.addWidget(ctx_box)
+    rv.addWidget(panel.adapter_box)
+    rv.addStretch(1)
+
+    panel.splitter = QSplitter(Qt.Orientation.Horizontal, panel)
+    for w in (panel.conversations, centre, VerticalScroll(right, panel)):  # the side bar scrolls on a laptop
+        panel.splitter.addWidget(w)
+    for index, factor in enumerate((0, 1, 0)):
+        panel.splitter.setStretchFactor(index, factor)
+    panel.splitter.setSizes([190, 620, 250])
+    layout = QVBoxLayout(panel)
+    layout.setContentsMargins(4, 4, 4, 4)
+    layout.addWidget(panel.splitter)
