@@ -89,6 +89,22 @@ def summary(lags_s: list[float]) -> dict[str, float | int]:
     }
 
 
+def blame_summary(blame: list[tuple[float, float, float]], over_s: float = 0.020) -> dict[str, float | int]:
+    """Of the probe's gaps longer than ``over_s``: how many, and what share of their time the GUI
+    thread ran, the console's other threads ran (GIL held by them: the engine loop's Python) and
+    neither did (waiting for a core held by other processes, the engine core child included)."""
+    late = [b for b in blame if b[0] > over_s]
+    wall = sum(g for g, _, _ in late) or float("nan")
+    gui = sum(min(c, g) for g, c, _ in late)
+    other = sum(min(o, g - min(c, g)) for g, c, o in late)
+    return {
+        "count": len(late),
+        "gui_thread_pct": round(100 * gui / wall, 1),
+        "other_threads_pct": round(100 * other / wall, 1),
+        "no_console_thread_pct": round(100 * (wall - gui - other) / wall, 1),
+    }
+
+
 def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
@@ -122,11 +138,21 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
 
     lags: list[float] = []
     last = [time.perf_counter()]
+    # Where each late fire's time went (streaming phase): the GUI thread's own CPU, the other
+    # threads of this process (they hold the GIL whenever they run Python), the rest (waiting for
+    # a core that another process had, the engine core child included).
+    blame: list[tuple[float, float, float]] = []  # (gap s, GUI thread CPU s, other threads' CPU s)
+    cpu_last = [time.thread_time(), time.process_time()]
 
     def on_probe() -> None:
         now = time.perf_counter()
-        lags.append(max(0.0, now - last[0] - 0.010))
+        gui_cpu, proc_cpu = time.thread_time(), time.process_time()
+        gap = now - last[0]
+        lags.append(max(0.0, gap - 0.010))
+        d_gui = gui_cpu - cpu_last[0]
+        blame.append((gap, d_gui, (proc_cpu - cpu_last[1]) - d_gui))
         last[0] = now
+        cpu_last[:] = [gui_cpu, proc_cpu]
 
     probe = QTimer()
     probe.setTimerType(Qt.TimerType.PreciseTimer)
@@ -147,8 +173,12 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     from console.ui.gc_guard import GuiThreadCollector
 
     collector = GuiThreadCollector(parent=app)
+    from console.engine import priority
+
+    priority.prefer_the_window(priority.ENGINE_NICE if args.engine_nice is None else args.engine_nice)  # as the app
     gc_passes: list[tuple[int, float]] = []  # (generation, CPU ms) of each pass in the current phase
     gc_started: dict[int, tuple[int, float]] = {}
+    gc_full_freed: list[int] = []  # what each full pass freed (objects)
 
     def on_gc(phase: str, info: dict) -> None:  # type: ignore[type-arg]
         tid = threading.get_ident()
@@ -157,6 +187,8 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
         elif tid in gc_started:
             generation, t = gc_started.pop(tid)
             gc_passes.append((generation, (time.thread_time() - t) * 1000))
+            if generation == 2:
+                gc_full_freed.append(int(info.get("collected", 0)))
 
     def gc_summary() -> dict[str, object]:
         out: dict[str, object] = {}
@@ -226,6 +258,7 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     cpu0 = time.process_time()
     mon_cpu0 = getattr(monitor, "refresh_cpu_s", 0.0)
     lags.clear()
+    blame.clear()
     gc_passes.clear()
     t0 = time.perf_counter()
     for _ in range(args.concurrency):
@@ -234,6 +267,7 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     stream_s = time.perf_counter() - t0
     load_avg = os.getloadavg()[0]
     stream_lag = summary(lags)
+    stream_lag["late_fires_over_20ms"] = blame_summary(blame)
     gc_stream = gc_summary()
     gc.callbacks.remove(on_gc)
     tokens = state["tokens"]
@@ -250,6 +284,36 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     for _ in range(40):
         sampler.sample_once()
     per_sample = (time.thread_time() - t) / 40
+
+    # -- phase: after Unload (issue 30) -----------------------------------------------------------
+    # The lag while the engine stops and for 3 s after, every collector pass in that time, and then
+    # the next full collection the GUI's collector would make (timed here on the GUI thread, in its
+    # CPU time): what it walks is what the load left behind, frozen or not.
+    gc.callbacks.append(on_gc)
+    lags.clear()
+    gc_passes.clear()
+    gc_full_freed.clear()
+    probe.start()
+    last[0] = time.perf_counter()
+    ctx.bridge.unload()
+    spin(120, until=lambda: ctx.host.status.state == EngineState.STOPPED)
+    spin(3.0)
+    probe.stop()
+    unload_lag = summary(lags)
+    unload_lag.update(gc_summary())
+    unload_lag["full_passes_freed"] = list(gc_full_freed)
+    tracked = len(gc.get_objects())
+    import psutil
+
+    rss0 = psutil.Process().memory_info().rss
+    t = time.thread_time()
+    freed = gc.collect()
+    unload_lag["next_full_collection_rss_freed_mib"] = round((rss0 - psutil.Process().memory_info().rss) / 2**20, 1)
+    unload_lag["next_full_collection_cpu_ms"] = round((time.thread_time() - t) * 1000, 1)
+    unload_lag["next_full_collection_freed"] = freed
+    unload_lag["tracked_objects_before_it"] = tracked
+    unload_lag["frozen_objects"] = gc.get_freeze_count()
+    gc.callbacks.remove(on_gc)
 
     result = {
         "model": model if args.model else "tiny random Llama (tests' tiny_model: 2 layers, hidden 128)",
@@ -273,6 +337,7 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
         "load_average_1min_after_streaming": round(load_avg, 2),
         "sampler_ms_per_sample": round(per_sample * 1000, 2),
         "sampler_pct_of_core": round(100 * per_sample / sampler.interval_s, 2),
+        "after_unload": unload_lag,
     }
     ctx.sampler.stop()
     ctx.host.close()
@@ -356,6 +421,7 @@ def main() -> int:
     p.add_argument("--concurrency", type=int, default=64)
     p.add_argument("--max-tokens", type=int, default=256)
     p.add_argument("--launches", type=int, default=3)
+    p.add_argument("--engine-nice", type=int, help="the engine core's nice value (default: the app's; 0: not lowered)")
     p.add_argument("--model", help="checkpoint folder (default: a tiny random Llama)")
     p.add_argument("--write-readme", action="store_true", help="write benchmarks/README-gui.md")
     args = p.parse_args()

@@ -255,11 +255,14 @@ def test_advisor_dock_shows_rules_in_chinese(qapp: Any, qtbot: Any, tmp_path: Pa
 def test_the_extractor_sees_aliases_and_helpers(tmp_path: Path) -> None:
     """``tr = self.tr`` (the Monitor's plot titles were missed through it) and a module helper
     ``_tr(text)`` that translates in a fixed context (the planner box, the CPU check) are found,
-    each in the right context; an alias does not leak into another method."""
+    each in the right context; an alias does not leak into another method. A helper that only
+    marks its text with ``QT_TRANSLATE_NOOP`` (core_text.py's table of the core's sentences) too."""
     code = tmp_path / "panel.py"
     code.write_text(
-        "from PySide6.QtCore import QCoreApplication\n\n"
+        "from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP\n\n"
         'def _tr(text):\n    """doc"""\n    return QCoreApplication.translate(\'Helper\', text)\n\n'
+        "def _n(text):\n    return QT_TRANSLATE_NOOP('Marked', text)\n\n"
+        "TABLE = {_n('A sentence {0}'): ('.+',)}\n\n"
         "class Panel:\n"
         "    def build(self):\n        tr = self.tr\n        self.a = tr('Plot title')\n"
         "        _tr('Through the helper')\n"
@@ -268,7 +271,12 @@ def test_the_extractor_sees_aliases_and_helpers(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     found = set(i18n.extract([code], rules=False))
-    assert found == {("Panel", "Plot title"), ("Helper", "Through the helper"), ("Ctx", "Two arguments")}, found
+    assert found == {
+        ("Panel", "Plot title"),
+        ("Helper", "Through the helper"),
+        ("Ctx", "Two arguments"),
+        ("Marked", "A sentence {0}"),
+    }, found
 
 
 def test_every_shipped_preset_description_has_a_chinese_translation() -> None:

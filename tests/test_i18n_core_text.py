@@ -321,6 +321,58 @@ def test_last_load_line(zh_cn: None) -> None:
         _no_english(_translated(line), {"smollm2"})
 
 
+def test_planner_notes(zh_cn: None, qapp: Any) -> None:
+    """The planner's notes (the Planner box's ℹ lines), made by the planner itself: n-gram and
+    draft-head speculation, KV offload, Gemma-2's sliding window, an AWQ checkpoint, FP8 without
+    FP8 tensor cores."""
+    from console.config import EngineConfig
+    from console.planner import KNOWN_SHAPES, PlanRequest, plan, shape_for
+    from console.planner.gpus import GiB
+    from console.ui.plan_view import PlanView
+
+    llama8 = KNOWN_SHAPES["Llama-3.1-8B"]
+    requests = [
+        PlanRequest(llama8, gpu="h200", max_model_len=8192, speculative_method="ngram", num_speculative_tokens=4),
+        PlanRequest(llama8, gpu="h200", max_model_len=8192, speculative_method="eagle", num_speculative_tokens=3),
+        PlanRequest(llama8, gpu="h200", max_model_len=8192, kv_offloading_size=16.0, host_memory_bytes=64 * GiB),
+        PlanRequest(shape_for("Gemma-2-9B"), gpu="h200", max_model_len=8192),
+        PlanRequest(llama8, gpu="h200", max_model_len=8192, quantization="awq"),
+        PlanRequest(llama8, gpu="a100-80gb", max_model_len=8192, quantization="fp8"),
+    ]
+    view = PlanView()
+    for req in requests:
+        p = plan(req)
+        assert p.notes, req
+        for note in p.notes:
+            _no_english(_translated(note), {"eagle"})
+        view.show_plan(p, EngineConfig(model="m", max_model_len=req.context))
+        shown = "\n".join(line for line in view.plan_label.text().splitlines() if line.startswith("ℹ"))
+        assert shown and CJK.search(shown), shown
+        _no_english(shown, {"eagle"})
+
+
+def test_gate_table_row_labels(zh_cn: None) -> None:
+    """The Quantize dialog's comparison table: the gate's figures, a question that flipped, and
+    the FP8 presets' memory won (the labels; the questions and answers are what the model was asked
+    and said, shown as they are)."""
+    from console.quant.evalset import Flip
+    from console.quant.fp8 import MemoryWon
+    from console.quant.gate import GateResult, ModelReport
+
+    cpu = {"device": "cpu", "vllm_version": "0.32.0", "dtype": "float16"}
+    ev = {"set": "quick-v2", "correct": 200, "total": 250}
+    o = ModelReport("m", "/x", 10.0, 400, ["4"], 1, 1, 50.0, 3.0, accuracy=0.8, eval=ev, engine=cpu)
+    q = ModelReport("q", "/y", 10.8, 200, ["5"], 1, 1, 60.0, 3.0, accuracy=0.796, eval=ev, engine=cpu)
+    flip = Flip("en-1", "How many legs\n has a cat?", "4", "4", "5")
+    gate = GateResult("awq", o, q, 0.15, questions=["What is 2 + 2?"], regressions=[flip])
+    rows = gate.table() + MemoryWon((1, 2), (3072, 1024), (10, 20)).rows()
+    labels = [label for label, _, _ in rows if label != "What is 2 + 2?"]
+    assert len(labels) == 9, labels
+    for label in labels:
+        _no_english(_translated(label), {"How many legs has a cat"})
+    assert translate_core_text(flip_label := labels[5]).startswith("✗ How many legs has a cat?"), flip_label
+
+
 def test_the_server_tabs_port_message(zh_cn: None) -> None:
     from console.engine.local_server import port_taken_message
 

@@ -41,6 +41,9 @@ ALLOWED: dict[str, str] = {
     "PEFT": "the adapter library",
     "EAGLE": "a speculative decoding method",
     "Marlin": "a GPU kernel",
+    "GEMM": "a kernel layout (AWQ's GEMM)",
+    "AutoAWQ": "a library (the AWQ job runs it)",
+    "awq": "the quantization method's id, as the CLI and the gate's verdict write it",
     "README": "a file's name",
     "Top": "Top-k / Top-p, the sampling parameters",
     "roofline": "the English term, glossed after 屋顶线",
@@ -121,6 +124,7 @@ def texts(widget: Any) -> Iterator[tuple[str, str]]:
         QLineEdit,
         QPlainTextEdit,
         QProgressBar,
+        QTableWidget,
         QTabWidget,
         QTextEdit,
     )
@@ -152,6 +156,10 @@ def texts(widget: Any) -> Iterator[tuple[str, str]]:
         yield "specialValueText", widget.specialValueText()
     elif isinstance(widget, QProgressBar):
         yield "format", widget.format() if widget.isTextVisible() else ""
+    if isinstance(widget, QTableWidget):  # the first column labels the rows (the gate's comparison)
+        for r in range(widget.rowCount()):
+            item = widget.item(r, 0)
+            yield f"row {r}", item.text() if item is not None else ""
     header = getattr(widget, "horizontalHeader", None) or getattr(widget, "header", None)
     if isinstance(widget, QAbstractItemView) and header is not None and widget.model() is not None:
         model, horizontal = widget.model(), Qt.Orientation.Horizontal
@@ -233,8 +241,11 @@ def test_the_window_in_zh_cn_has_no_english_left(qapp: Any, qtbot: Any, home: Pa
         qtbot.waitUntil(lambda: w._panels_built, timeout=10_000)
         assert w.models.select_model("tiny")  # the planner box shows its plan and where its figures came from
         qtbot.waitUntil(lambda: w.models.plan_view.plan is not None, timeout=10_000)
+        w.models.plan_view.show_plan(*_plan_with_notes())  # its ℹ lines: the planner's notes
+        questions = _quantize_dialog_with_a_gate_table(qtbot, ctx, w)
         # the user's model and preset names, and each language's name in its own language (the menu)
         names = {"tiny"} | set(load_presets()) | {QLocale(c).nativeLanguageName() for c in LANGUAGES if c}
+        names |= questions  # what the gate asked the models, shown as asked
         found = walk(w, names)
         ctx.sampler.stop()
     finally:
@@ -245,3 +256,51 @@ def test_the_window_in_zh_cn_has_no_english_left(qapp: Any, qtbot: Any, home: Pa
         f"{len(found)} English texts in the zh_CN window (translate them, or add a proper noun "
         "to ALLOWED with its reason):\n" + "\n".join(found)
     )
+
+
+def _plan_with_notes() -> tuple[Any, Any]:
+    """A plan by the planner with two notes (n-gram speculation, an AWQ checkpoint), and its config."""
+    from console.config import EngineConfig
+    from console.planner import KNOWN_SHAPES, PlanRequest, plan
+
+    req = PlanRequest(
+        KNOWN_SHAPES["Llama-3.1-8B"],
+        gpu="h200",
+        max_model_len=8192,
+        quantization="awq",
+        speculative_method="ngram",
+        num_speculative_tokens=4,
+    )
+    p = plan(req)
+    assert len(p.notes) >= 2, p.notes
+    return p, EngineConfig(model="tiny", max_model_len=8192)
+
+
+def _quantize_dialog_with_a_gate_table(qtbot: Any, ctx: Any, window: Any) -> set[str]:
+    """The Quantize dialog (a child of the window, so the walk reads it) after a job whose gate
+    filled the comparison table: the gate's figures, a question asked, one that flipped. Gives the
+    questions (asked as written, not translated). The job is a stand-in (no AWQ run): only the
+    dialog's showing of a real GateResult is walked."""
+    from types import SimpleNamespace
+
+    from console.quant.evalset import Flip
+    from console.quant.gate import GateResult, ModelReport
+    from console.ui.quantize_dialog import QuantizeDialog
+
+    cpu = {"device": "cpu", "vllm_version": "0.32.0", "dtype": "float16"}
+
+    def report(name: str, ppl: float, correct: int) -> ModelReport:
+        ev = {"set": "quick-v2", "correct": correct, "total": 250}
+        return ModelReport(name, "/x", ppl, 400, ["4"], 2**28, 2**27, 50.0, 3.0, correct / 250, ev, cpu)
+
+    flip = Flip("en-1", "How many legs has a cat?", "4", "4", "5")
+    gate = GateResult("awq", report("tiny", 10.0, 200), report("tiny-awq", 10.8, 199), 0.15, ["What is 2 + 2?"])
+    gate.regressions = [flip]
+
+    def runner(*_: Any, **__: Any) -> Any:
+        return SimpleNamespace(entry=SimpleNamespace(name="tiny-awq"), gate=gate, kept=True)
+
+    dialog = QuantizeDialog(ctx, "tiny", window, runner=runner)
+    dialog.start()
+    qtbot.waitUntil(lambda: dialog.table.rowCount() == 7, timeout=10_000)
+    return {"What is 2 + 2?", "How many legs has a cat?", "tiny-awq"}

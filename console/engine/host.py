@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from console import privacy, speed
 from console.config import EngineConfig
-from console.engine import gc_pause, grouped, load_capture, reaper, vllm_compat
+from console.engine import gc_pause, grouped, load_capture, priority, reaper, vllm_compat
 from console.engine.adapters import Attached, AttachedAdapters, cpu_base_slot, lora_settings
 from console.models.lora import write_null_adapter
 from console.engine.chat_prompt import ChatPrompts, prompt_token_ids
@@ -174,6 +174,8 @@ class EngineHost(WarmHost):
                 engine = vllm_compat.async_llm_class().from_engine_args(args, stat_loggers=loggers, **extra)
             self._engine = engine
             self._reaper = reaper.start(reaper.new_children(before))
+            if device == "cpu" and self._reaper is not None:
+                priority.lower_engine(self._reaper.pids)  # the window's GUI thread gets a core first
             self._config, self._requested = config, requested
             self._set_status(EngineStatus(EngineState.LOADING, name, "loading tokenizer"))
             from transformers import AutoTokenizer
@@ -258,7 +260,7 @@ class EngineHost(WarmHost):
         if self._null_dir is not None:
             self._null_dir.cleanup()
             self._null_dir = None
-        gc.unfreeze()  # let the old engine's objects be collected again
+        gc_pause.release_frozen()  # with the window's collector: stays frozen (see gc_pause)
         await self._stop_engine(engine)
         if self._reaper is not None:
             self._reaper.stop()

@@ -91,6 +91,9 @@ def run(argv: list[str], load_model: str | None = None) -> int:
     from console.ui.gc_guard import GuiThreadCollector
 
     collector = GuiThreadCollector(parent=app)  # no Qt object may be collected on the engine thread
+    from console.engine import priority
+
+    priority.prefer_the_window()  # a CPU engine core yields the cores to the window (engine/priority.py)
     ctx, window = create_window(settings)
     from console.ui.i18n import add_language_menu
 

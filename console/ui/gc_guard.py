@@ -13,6 +13,16 @@ it on the GUI thread, holding the GIL: 70-155 ms per generation-0 pass and 445 m
 generation-1 pass while vLLM was imported (issue 30, benchmarks/README-gui.md). The loader
 freezes what the load built when it ends (``gc.freeze()``: no pass at all), so skipping loses
 nothing but the load's own cyclic garbage (about 16,500 small objects for vLLM's imports).
+
+It ticks every 100 ms: each generation-0 pass walks what was allocated since the last one, and
+while a model streams the engine thread allocates ~100,000 objects a second, so a 1 s tick made
+generation-0 passes of up to 8 ms on the GUI thread. A generation-1 pass costs about the same
+whatever the tick (16-19 ms while streaming: what it walks is what lives a few seconds, the
+requests in flight), so it comes as rarely as with the 1 s tick: its threshold counts ticks of
+that second, not of this tick.
+
+After an unload what the load froze stays frozen while this collector runs
+(``gc_pause.release_frozen``): unfrozen, every later full pass here walked it again.
 """
 
 from __future__ import annotations
@@ -25,9 +35,13 @@ from console.engine import gc_pause
 
 
 class GuiThreadCollector(QObject):
-    def __init__(self, interval_ms: int = 1000, parent: QObject | None = None) -> None:
+    def __init__(self, interval_ms: int = 100, parent: QObject | None = None) -> None:
         super().__init__(parent)
         gc.disable()
+        gc_pause.gui_collector_running(True)
+        #: generation-0 passes per generation-1 pass are counted per second of ticks (see the doc)
+        self._young_factor = max(1, round(1000 / interval_ms))
+        self._stopped = False
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self._on_timer_timeout)
@@ -43,10 +57,13 @@ class GuiThreadCollector(QObject):
         counts = gc.get_count()
         if counts[0] > threshold[0]:
             generation = 0
-            if counts[1] > threshold[1]:
+            if counts[1] > threshold[1] * self._young_factor:
                 generation = 2 if counts[2] > threshold[2] else 1
             gc.collect(generation)
 
     def stop(self) -> None:
         self._timer.stop()
+        if not self._stopped:
+            self._stopped = True
+            gc_pause.gui_collector_running(False)
         gc.enable()

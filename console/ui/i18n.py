@@ -73,7 +73,7 @@ def _helpers(tree: ast.Module) -> dict[str, str]:
 def _is_translate(func: ast.AST, aliases: set[str]) -> bool:
     if isinstance(func, ast.Attribute) and func.attr == "translate":
         return True
-    return isinstance(func, ast.Name) and (func.id in aliases or func.id == "translate")
+    return isinstance(func, ast.Name) and (func.id in aliases or func.id in ("translate", "QT_TRANSLATE_NOOP"))
 
 
 class _Finder(ast.NodeVisitor):

@@ -167,7 +167,7 @@ class PlanView(QGroupBox):
             lines.append(status)
         lines.append(self.tr("Max concurrency at full context: {0:.1f}×").format(p.max_concurrency))
         lines += ["⚠ " + translate_core_text(str(problem)) for problem in list(p.problems)[:2]]
-        lines += ["ℹ " + str(note) for note in list(p.notes)[:2]]
+        lines += ["ℹ " + translate_core_text(str(note)) for note in list(p.notes)[:2]]
         return "\n".join(lines)
 
     def _config_summary(self, c: EngineConfig) -> str:

@@ -235,8 +235,8 @@ class QuantizeDialog(QDialog):
     def _fill_table(self, rows: list[tuple[str, str, str]], left: str, right: str) -> None:
         self.table.setHorizontalHeaderLabels(["", left, right])
         self.table.setRowCount(len(rows))
-        for r, row in enumerate(rows):
-            for c, text in enumerate(row):
+        for r, (label, *figures) in enumerate(rows):  # the label is the core's English: translated
+            for c, text in enumerate([translate_core_text(label), *figures]):
                 self.table.setItem(r, c, QTableWidgetItem(text))
         self.table.resizeRowsToContents()
 

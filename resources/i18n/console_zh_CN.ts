@@ -1433,6 +1433,21 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>Gemma-2's sliding-window layers are planned as global ones: vLLM may fit more tokens</source>
+      <translation>Gemma-2 的滑动窗口层按全局层规划：vLLM 实际可能容纳更多 token</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>KV bytes per token</source>
+      <translation>每个 token 的 KV 字节数</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>KV cache tokens</source>
+      <translation>KV 缓存 token 数</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>KV offload moves GPU KV blocks to host memory: the CPU engine refuses it (its KV cache is already in RAM; size it with kv_cache_memory_bytes)</source>
       <translation>KV 卸载把 GPU 的 KV 块移到主机内存：CPU 引擎拒绝它（其 KV 缓存本就在内存中；请用 kv_cache_memory_bytes 设定大小）</translation>
     </message>
@@ -1440,6 +1455,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>KV offload of {0} GiB needs host memory; this machine has {1} GiB of RAM ({2} GiB after 4 GiB for the system)</source>
       <translation>{0} GiB 的 KV 卸载需要主机内存；本机内存为 {1} GiB（为系统保留 4 GiB 后剩 {2} GiB）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>KV offload: {0} GiB of host RAM holds {1} more tokens of evicted KV for prefix-cache reuse (not more concurrent context)</source>
+      <translation>KV 卸载：{0} GiB 主机内存可再存放 {1} 个被换出的 KV token，供前缀缓存复用（并不增加并发上下文）</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1485,6 +1505,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>accuracy</source>
       <translation>准确率</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>accuracy ({0})</source>
+      <translation>准确率（{0}）</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1553,6 +1578,11 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>eval set</source>
+      <translation>评测集</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>exact: kv_cache_memory_bytes, as given</source>
       <translation>精确值：kv_cache_memory_bytes，按给定值</translation>
     </message>
@@ -1565,6 +1595,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>from {0} (this GPU's loads have no figure for it)</source>
       <translation>来自 {0}（此 GPU 的加载记录没有这项数值）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>generation tok/s</source>
+      <translation>生成速度（token/秒）</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1633,6 +1668,11 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>n-gram speculation ({0} draft tokens): no draft model, no device memory; faster when answers copy the prompt (code editing, summarising)</source>
+      <translation>n-gram 推测解码（{0} 个草稿 token）：无需草稿模型，不占设备显存；回答照抄提示词时更快（代码编辑、摘要）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>next-token choice agrees with {0} on only {1}% of positions</source>
       <translation>下一个 token 的选择只在 {1}% 的位置与 {0} 一致</translation>
     </message>
@@ -1698,6 +1738,11 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>perplexity (held-out)</source>
+      <translation>困惑度（留出文本）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>perplexity {0} -&gt; {1} ({2}%, limit +{3}% for {4})</source>
       <translation>困惑度 {0} -&gt; {1}（{2}%，{4} 的上限为 +{3}%）</translation>
     </message>
@@ -1725,6 +1770,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>searching {0}</source>
       <translation>搜索 {0} </translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>size on disk</source>
+      <translation>磁盘占用</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1775,6 +1825,16 @@
       <location filename="../../console/ui/core_text.py" />
       <source>waking the warm model</source>
       <translation>正在唤醒预热的模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>weights</source>
+      <translation>权重</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>weights memory</source>
+      <translation>权重内存</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1833,6 +1893,16 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>{0} draft head: {1} GiB of weights and one layer of KV per token, counted in the budget above</source>
+      <translation>{0} 草稿头：{1} GiB 权重，每个 token 多一层 KV，已计入上面的预算</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} has no FP8 tensor cores: FP8 weights save memory, compute stays 16-bit</source>
+      <translation>{0} 没有 FP8 张量核心：FP8 权重节省显存，计算仍为 16 位</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>{0} is limiting searches (HTTP 429): wait a minute and search again</source>
       <translation>{0} 正在限制搜索频率（HTTP 429）：请等待一分钟后再搜索</translation>
     </message>
@@ -1840,6 +1910,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>{0} is limiting searches (HTTP 429): wait {1} s and search again</source>
       <translation>{0} 正在限制搜索频率（HTTP 429）：请等待 {1} 秒后再搜索</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} needs a checkpoint quantized that way (inference-console quantize, or a published one)</source>
+      <translation>{0} 需要按该方式量化的检查点（inference-console quantize，或已发布的检查点）</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1860,6 +1935,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>{0} x {1} with tensor_parallel_size {2}</source>
       <translation>{0} 块 {1}，tensor_parallel_size {2}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>{0} {1} (expected {2})</source>
+      <translation>{0} {1}（应为 {2}）</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />

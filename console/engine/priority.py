@@ -1,0 +1,79 @@
+"""The engine core's CPU priority below the window's.
+
+On the CPU device the engine core (vLLM's child process) computes on every core it can get, for
+as long as requests stream. The GUI thread of the console wakes every few milliseconds for a
+short slice; when every core is busy it waits for one, and on the 2-core machine that wait was
+most of the window's lag while streaming (benchmarks/README-gui.md, issue 30: 62% of the time of
+the late probe fires, with no console thread running). :func:`lower` raises the nice value of
+every thread of the engine's processes, so the scheduler hands a core to the waking GUI thread
+first; the engine loses nothing while a core is free, but on a machine whose cores other programs
+keep busy it yields to them too (one run at load ~3: 4,530 tokens/s against 5,964). So only the
+window asks for it (:func:`prefer_the_window`, called by the app at start); the CLI, its ``bench``
+and ``batch`` keep the engine at the console's own priority.
+
+Linux sets the nice value per thread (``setpriority(PRIO_PROCESS, tid)``), so every thread in
+``/proc/<pid>/task`` is set; threads started later inherit it from the thread that starts them.
+Elsewhere the process's own value is set (psutil), which covers its threads there.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Iterable
+
+#: How much lower than the console the engine core runs on the CPU device (0-19).
+ENGINE_NICE = 10
+_engine_nice = 0  # 0: the engine keeps the console's priority (the CLI)
+
+
+def prefer_the_window(nice: int = ENGINE_NICE) -> None:
+    """From now on the engines this process loads on the CPU run at ``nice`` (0: not lowered)."""
+    global _engine_nice
+    _engine_nice = nice
+
+
+def lower_engine(pids: Iterable[int]) -> int:
+    """What the engine host calls once its engine's processes run: :func:`lower` when the window
+    asked for it."""
+    return lower(pids, _engine_nice) if _engine_nice > 0 else 0
+
+
+def _threads(pid: int) -> list[int]:
+    try:
+        return [int(t.name) for t in Path(f"/proc/{pid}/task").iterdir()]
+    except OSError:
+        return []
+
+
+def lower(pids: Iterable[int], nice: int = ENGINE_NICE) -> int:
+    """Give every thread of ``pids`` and of their children at least ``nice``; returns how many
+    threads (processes, off Linux) were changed. A process that is gone or not ours is skipped."""
+    import psutil
+
+    procs: list[psutil.Process] = []
+    for pid in pids:
+        try:
+            p = psutil.Process(pid)
+            procs += [p, *p.children(recursive=True)]
+        except psutil.Error:
+            continue
+    changed = 0
+    for p in procs:
+        if not sys.platform.startswith("linux"):
+            try:
+                if p.nice() < nice:
+                    p.nice(nice)
+                    changed += 1
+            except psutil.Error:
+                pass
+            continue
+        for tid in _threads(p.pid):
+            try:
+                if os.getpriority(os.PRIO_PROCESS, tid) < nice:
+                    os.setpriority(os.PRIO_PROCESS, tid, nice)
+                    changed += 1
+            except OSError:
+                continue
+    return changed

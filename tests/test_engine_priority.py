@@ -1,0 +1,61 @@
+"""The engine core below the window (console/engine/priority.py): every thread of the engine's
+processes, children included, gets the lower priority (Linux sets nice values per thread), and
+only when the window asked for it (the CLI's engine keeps the console's priority)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from console.engine import priority
+
+CHILD = """
+import subprocess, sys, threading, time
+threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+print(grandchild.pid, flush=True)
+time.sleep(60)
+"""
+
+
+def _nice_of_threads(pid: int) -> list[int]:
+    out = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        stat = (task / "stat").read_text()
+        out.append(int(stat.rsplit(")", 1)[1].split()[16]))  # field 19: nice
+    return out
+
+
+@pytest.mark.engine  # starts child processes (no engine)
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values are Linux's")
+def test_every_thread_of_the_engine_processes_is_lowered() -> None:
+    child = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        grandchild = int(child.stdout.readline())
+        deadline = time.monotonic() + 10
+        while len(_nice_of_threads(child.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(_nice_of_threads(child.pid)) >= 2  # the main thread and the sleeping one
+        assert min(_nice_of_threads(child.pid)) < priority.ENGINE_NICE
+        assert priority.lower_engine([child.pid]) == 0  # the CLI: not asked for, nothing lowered
+        assert min(_nice_of_threads(child.pid)) < priority.ENGINE_NICE
+        priority.prefer_the_window()  # what the app does at start
+        try:
+            changed = priority.lower_engine([child.pid])  # what the host does after a CPU load
+        finally:
+            priority.prefer_the_window(0)
+        assert set(_nice_of_threads(child.pid)) == {priority.ENGINE_NICE}  # not only the main thread
+        assert set(_nice_of_threads(grandchild)) == {priority.ENGINE_NICE}  # and its children
+        assert changed >= 3
+        assert priority.lower([child.pid]) == 0  # already there: nothing to change
+        assert priority.lower([2**22 + 7]) == 0  # gone: skipped
+    finally:
+        for p in __import__("psutil").Process(child.pid).children(recursive=True):
+            p.kill()
+        child.kill()
+        child.wait()
