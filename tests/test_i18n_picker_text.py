@@ -4,40 +4,15 @@ against the local fake of the hubs' search APIs, so a changed wording fails here
 
 from __future__ import annotations
 
-import re
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 from console.models.curated import fit_badges
 from console.models.search import UNKNOWN_SHAPE, SearchError, search_models
 from console.planner import KNOWN_SHAPES
-from console.ui.core_text import translate_core_text
 from search_fakes import SearchHub, search_hub  # noqa: F401  (the fixture)
-
-CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-@pytest.fixture()
-def zh_cn(qapp: Any) -> Iterator[None]:
-    from PySide6.QtCore import QLocale
-
-    from console.ui.app import install_translators
-
-    installed = install_translators(qapp, "zh_CN")
-    assert installed
-    try:
-        yield
-    finally:
-        for t in installed:
-            qapp.removeTranslator(t)
-        QLocale.setDefault(QLocale("en_US"))
-
-
-def _translated(text: str) -> str:
-    out = translate_core_text(text)
-    assert out != text and CJK.search(out), f"not translated: {text!r} -> {out!r}"
-    return out
+from tests.test_i18n_core_text import _translated, zh_cn  # noqa: F401  (zh_cn: the fixture)
 
 
 def _error(**kwargs: Any) -> str:

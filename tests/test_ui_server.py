@@ -26,6 +26,7 @@ from console.export.serve import serve_command
 from console.models.store import ModelStore
 from console.settings import load_settings
 from console.ui.context import AppContext
+from tests.test_local_server import _alive
 from tests.test_serving import export_tokens
 
 
@@ -44,17 +45,6 @@ def _window(home: Path, tiny_model: Path, qtbot: Any) -> Any:
     w.models.kv_gib_spin.setValue(0.0625)  # 64 MiB of KV cache: a quick start
     w.tabs.setCurrentWidget(w.server)
     return w
-
-
-def _alive(procs: list[psutil.Process]) -> list[psutil.Process]:
-    out = []
-    for p in procs:
-        try:
-            if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
-                out.append(p)
-        except psutil.NoSuchProcess:
-            pass
-    return out
 
 
 def test_a_taken_port_is_one_line_in_the_tab_and_nothing_is_unloaded(home: Path, tiny_model: Path, qtbot: Any) -> None:
