@@ -88,13 +88,13 @@ def test_the_engines_ttft_leaves_out_the_front_end_and_the_report_says_which_ttf
 
     from console.bench.runner import TTFT_FINAL, TTFT_STREAMED
 
-    render = engine_host._prompts.engine_input
+    render = engine_host._prompts.engine_input_and_constraint  # what the host awaits per request
 
     async def slow_render(*args: Any, **kwargs: Any) -> Any:
         await asyncio.sleep(1.0)
         return await render(*args, **kwargs)
 
-    monkeypatch.setattr(engine_host._prompts, "engine_input", slow_render)
+    monkeypatch.setattr(engine_host._prompts, "engine_input_and_constraint", slow_render)
     w = synthetic(4, 16, 4, vocab_size=engine_host.tokenizer.vocab_size, seed=3)
     streamed = run_console(engine_host, w, stream=True)
     assert streamed["ttft_measured"] == TTFT_STREAMED and streamed["failed"] == 0

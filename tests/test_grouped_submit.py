@@ -155,7 +155,7 @@ def test_the_hold_lasts_only_the_adds(engine_host: Any, monkeypatch: pytest.Monk
 
         monkeypatch.setattr(owner, attr, timed)
 
-    spy_async(engine_host._prompts, "engine_input", "render")
+    spy_async(engine_host._prompts, "engine_input_and_constraint", "render")  # what the host awaits per request
     spy_sync(engine.input_processor, "process_inputs", "process")
     spy_async(engine.engine_core, "pause_scheduler_async", "pause", at_start=True)
     spy_async(engine, "pause_generation", "pause_generation", at_start=True)

@@ -65,6 +65,11 @@ class ChatModelPicker(QWidget):
         self.combo.setCurrentIndex(max(0, i))
         self.combo.blockSignals(False)
 
+    def follow_status(self, status: EngineStatus) -> None:
+        """The engine's status (a bound method: Qt drops the connection when the picker is deleted)."""
+        loaded = status.state in (EngineState.READY, EngineState.LOADING) and status.model
+        self.show_loaded(str(status.model) if loaded else "")
+
     def revert(self) -> None:
         """Show the loaded model again (a choice that did not load)."""
         self.show_loaded(self._loaded)
@@ -107,15 +112,11 @@ def connect_models(chat: ChatPanel, models: ModelsPanel) -> None:
         if not (models.select_model(name) and models.load_selected()):
             picker.revert()  # refused or not confirmed: the combo says what is loaded
 
-    def follow(status: EngineStatus) -> None:
-        loaded = status.state in (EngineState.READY, EngineState.LOADING) and status.model
-        picker.show_loaded(str(status.model) if loaded else "")
-
     models.table_model.modelReset.connect(refresh)
     picker.chosen.connect(pick)
-    bridge.statusChanged.connect(follow)
+    bridge.statusChanged.connect(picker.follow_status)  # the bridge outlives a closed window
     banner.set_fix_source(lambda failed: planner_fix(models, failed))
     banner.applyRequested.connect(models.apply_change)
     banner.retryRequested.connect(models.load_selected)
     refresh()
-    follow(models.ctx.host.status)
+    picker.follow_status(models.ctx.host.status)
