@@ -18,7 +18,6 @@ Each function drives the real window (no fake parts) and saves one or two palett
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import time
 from collections.abc import Callable
@@ -60,7 +59,8 @@ def load_shot(window: Any, ctx: Any, spin: Spin, save: Save, out: Path) -> None:
     banner = chat.load_banner
 
     def loading_for_a_while() -> bool:  # a stage and a few seconds on the banner's clock
-        return banner.state == "loading" and bool(banner._stage) and time.monotonic() - banner._since > 4.2
+        waited = time.monotonic() - banner._since
+        return banner.state == "loading" and waited > 4.2 and (bool(banner._stage) or waited > 15)
 
     spin(60, lambda: loading_for_a_while() or ctx.host.status.state != EngineState.LOADING)
     if banner.state != "loading" or not banner.isVisible():
@@ -81,7 +81,6 @@ def server_shot(window: Any, ctx: Any, spin: Spin, save: Save, out: Path) -> Non
     port = free_port()
     panel.port_spin.setValue(port)
     panel.generate_button.click()
-    os.environ["VLLM_LOGGING_LEVEL"] = "INFO"  # the server's log as a user sees it (the child inherits it)
     panel.start_button.click()
     spin(900, lambda: panel.state_label.text().startswith("Serving at") or panel.error.isVisible())
     if not panel.state_label.text().startswith("Serving at"):
@@ -106,8 +105,14 @@ def server_shot(window: Any, ctx: Any, spin: Spin, save: Save, out: Path) -> Non
     panel.pages.setCurrentWidget(panel.curl_view)
     panel.stop_button.click()
     spin(180, lambda: panel.state_label.text() == "Not serving")
-    os.environ["VLLM_LOGGING_LEVEL"] = "WARNING"
-    left = [p.pid for p in group if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+    def alive(p: Any) -> bool:
+        try:
+            return bool(p.is_running() and p.status() != psutil.STATUS_ZOMBIE)
+        except psutil.NoSuchProcess:
+            return False
+
+    left = [p.pid for p in group if alive(p)]
     if left or not port_free(port):
         raise SystemExit(f"the server left processes {left} or port {port} taken after Stop")
     print(f"server stopped: no process left, port {port} free", flush=True)
