@@ -7,13 +7,19 @@ else a tiny random-weight Llama (its answers are gibberish, but every figure is 
 runs a batch, lets the Monitor collect a few seconds of series, runs a small bench with a
 concurrency sweep, and saves ``docs/screenshots/{chat,batch,monitor,export,bench}.png`` (palette
 PNGs, kept under 300 KB each), plus ``chat-schema.png`` and ``chat-logprobs.png`` (the chat's
-Output control: a JSON schema, then logprobs with two answers; ``--only chat-output``).
+Output control: a JSON schema, then logprobs with two answers; ``--only chat-output``), and the
+first-run and serving shots of packaging/screenshots_first_run.py: ``first-run-picker.png`` (Get a
+model…, the curated list), ``first-run-load.png`` (the chat while the model loads; ``--only first-run``
+takes both), ``server.png`` and ``server-log.png`` (the Server tab serving the model; ``--only server``)
+and ``chat-thinking.png`` (a Qwen3-family random-weight fixture's thinking; ``--only chat-thinking``).
+The window is 1600 x 900 (``--size``).
 The answers to the questions with a known answer (the capital of France: "Paris") are checked: a wrong
 one stops the script with exit status 1 and a one-line reason before its screenshot is written, so the
 tiny model (gibberish) cannot make the chat screenshots.
 ``--only bench`` skips the chat and batches and saves only the tabs named.
 
-    .venv/bin/python packaging/screenshots.py [--xvfb] [--import-bundled] [--only TABS] [--out docs/screenshots]
+    .venv/bin/python packaging/screenshots.py [--xvfb] [--import-bundled] [--only SHOTS] [--size WxH]
+        [--out docs/screenshots]
 
 Conversations and settings go to a throwaway data home; the model store is read, never changed.
 """
@@ -141,7 +147,14 @@ def run_bench(window, spin) -> None:  # type: ignore[no-untyped-def]
     print("bench:", bench.status_label.text(), flush=True)
 
 
-def run(out: Path, import_bundled: bool = False, only: set[str] | None = None) -> int:
+FIRST_RUN = {"first-run-picker", "first-run-load"}
+#: shots that need no model loaded first (the thinking shot loads its own fixture)
+NO_MODEL = {"first-run-picker", "chat-thinking"}
+
+
+def run(
+    out: Path, import_bundled: bool = False, only: set[str] | None = None, size: tuple[int, int] = (1600, 900)
+) -> int:
     from console.paths import store_root
 
     real_store = store_root()
@@ -154,13 +167,12 @@ def run(out: Path, import_bundled: bool = False, only: set[str] | None = None) -
 
     from PySide6.QtWidgets import QApplication
 
-    from console.engine.types import EngineState
     from console.ui.app import create_window
 
     app = QApplication(sys.argv[:1])
     app.setApplicationName("Inference Console")
     ctx, window = create_window()
-    window.resize(1440, 900)
+    window.resize(*size)  # a laptop-sized window (it fits 1366 x 768)
     window.show()
 
     def spin(seconds: float, until=None) -> bool:  # type: ignore[no-untyped-def]
@@ -172,15 +184,46 @@ def run(out: Path, import_bundled: bool = False, only: set[str] | None = None) -
             time.sleep(0.01)
         return until is None
 
+    try:
+        _take(window, ctx, spin, name, work, out, only)
+    except BaseException:  # a refused shot: no server or engine process outlives the script
+        server = window.panels.get("server")
+        if server is not None and server.controller is not None and server.controller.server is not None:
+            server.controller.stop()
+        finish(ctx, work)
+        raise
+    return finish(ctx, work)
+
+
+def _take(window, ctx, spin, name, work, out, only) -> None:  # type: ignore[no-untyped-def]
+    """Every shot ``only`` names (all when None), in an order that needs one model load."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import screenshots_first_run as first_run
+
+    from console.engine.types import EngineState
+
+    def wants(*names: str) -> bool:
+        return only is None or bool(only & set(names))
+
     spin(1.0)
     if hasattr(window, "build_panels"):
         window.build_panels()
+    out.mkdir(parents=True, exist_ok=True)
     models = window.models
     models.refresh(select=name)
     models.select_model(name)
     spin(0.5)
+    if wants("first-run-picker"):
+        first_run.picker_shot(window, spin, save_small, out)
+    if only is not None and only <= NO_MODEL:
+        if "chat-thinking" in only:
+            first_run.thinking_shot(window, ctx, spin, save_small, work, out)
+        return
+    window.tabs.setCurrentWidget(window.chat)
     if not models.load_selected():
         raise SystemExit("the console refused to load the model")
+    if wants("first-run-load"):
+        first_run.load_shot(window, ctx, spin, save_small, out)
     if (
         not spin(900, lambda: ctx.host.status.state in (EngineState.READY, EngineState.FAILED))
         or ctx.host.status.state != EngineState.READY
@@ -191,7 +234,6 @@ def run(out: Path, import_bundled: bool = False, only: set[str] | None = None) -
 
     if only is None or only & {"chat", "batch", "monitor"}:
         chat_and_batches(window, ctx, spin, work, t_loaded, out, only is None or "chat" in only)
-    out.mkdir(parents=True, exist_ok=True)
     if only is None or "chat-output" in only:
         chat_output_shots(window, spin, out)
     if only is None or "chat-lora" in only:
@@ -200,13 +242,20 @@ def run(out: Path, import_bundled: bool = False, only: set[str] | None = None) -
         run_bench(window, spin)
     for i in range(window.tabs.count()):
         title = window.tabs.tabText(i).replace("&", "").lower()
-        if (only is not None and title not in only) or title == "chat":  # chat.png: saved with its answer
+        if (only is not None and title not in only) or title in ("chat", "server"):  # saved with their runs
             continue
         window.tabs.setCurrentIndex(i)
         spin(0.8)
         path = out / f"{title}.png"
-        size = save_small(window.grab().toImage(), path)
-        print(f"{path}: {size // 1024} KB", flush=True)
+        size_kb = save_small(window.grab().toImage(), path) // 1024
+        print(f"{path}: {size_kb} KB", flush=True)
+    if wants("server"):  # last but the thinking fixture: starting the server unloads the in-process model
+        first_run.server_shot(window, ctx, spin, save_small, out)
+    if wants("chat-thinking"):
+        first_run.thinking_shot(window, ctx, spin, save_small, work, out)
+
+
+def finish(ctx, work: Path) -> int:  # type: ignore[no-untyped-def]
     ctx.sampler.stop()
     ctx.host.close()
     shutil.rmtree(work, ignore_errors=True)
@@ -356,7 +405,13 @@ def main() -> int:
         help="when the store has no smollm2, import the bundled GGUF into a temporary store "
         "instead of using the tiny random model",
     )
-    p.add_argument("--only", metavar="TABS", help="comma list of tabs to save (e.g. bench); skips unneeded runs")
+    p.add_argument(
+        "--only",
+        metavar="SHOTS",
+        help="comma list of tabs or shots to save (e.g. bench, server, chat-thinking; first-run = first-run-picker "
+        "and first-run-load); skips unneeded runs",
+    )
+    p.add_argument("--size", default="1600x900", help="the window's size, WIDTHxHEIGHT (default 1600x900)")
     args = p.parse_args()
     if args.xvfb and not os.environ.get("IC_UNDER_XVFB"):
         if shutil.which("xvfb-run") is None:
@@ -374,12 +429,17 @@ def main() -> int:
             args.out,
             *(["--import-bundled"] if args.import_bundled else []),
             *(["--only", args.only] if args.only else []),
+            "--size",
+            args.size,
         ]
         return subprocess.call(cmd, env=env)
     if not os.environ.get("IC_UNDER_XVFB"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     only = {t.strip().lower() for t in args.only.split(",")} if args.only else None
-    code = run(Path(args.out), args.import_bundled, only)
+    if only is not None and "first-run" in only:
+        only = (only - {"first-run"}) | FIRST_RUN
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    code = run(Path(args.out), args.import_bundled, only, (width, height))
     sys.stdout.flush()
     os._exit(code)  # skip Qt/pyqtgraph teardown at interpreter exit (it can abort)
 

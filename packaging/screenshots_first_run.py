@@ -1,0 +1,163 @@
+"""The first-run screenshots and the new chat and serving features, for ``packaging/screenshots.py``.
+
+Each function drives the real window (no fake parts) and saves one or two palette PNGs:
+
+- :func:`picker_shot`: Models > "Get a model…" with the curated list and its fit badges
+  (``first-run-picker.png``); the curated list is local, nothing is searched.
+- :func:`load_shot`: the chat tab with its model picker and the load banner while the model loads
+  (``first-run-load.png``).
+- :func:`server_shot`: the Server tab serving the model on a free port with a generated key, after
+  one request made with the tab's own curl example (``server.png`` with the curl page,
+  ``server-log.png`` with the log); the server is stopped after and its processes checked gone.
+- :func:`thinking_shot`: a Qwen3-family random-weight fixture (``console/models/families.py``)
+  answering with a collapsed Thinking block and the Think switch (``chat-thinking.png``), made
+  deterministic as in tests/test_ui_chat_thinking.py: greedy and a regular expression (the chat's
+  structured output) that makes the model write a thinking block, then an answer.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+Spin = Callable[..., bool]
+Save = Callable[[Any, Path], int]
+
+#: tests/test_ui_chat_thinking.py's pattern for Qwen3: a thinking block, then an answer
+QWEN3_THINK_THEN_ANSWER = r"<think>\n[a-z]{3,12}\n</think>\n\n[a-z]{3,12}"
+THINKING_MODEL = "qwen3-tiny-random"
+
+
+def _saved(save: Save, image: Any, path: Path) -> None:
+    print(f"{path}: {image.width()}x{image.height()}, {save(image, path) // 1024} KB", flush=True)
+
+
+def picker_shot(window: Any, spin: Spin, save: Save, out: Path) -> None:
+    """``first-run-picker.png``: the "Get a model…" dialog with the curated list's fit badges."""
+    dialog = window.models.open_get_model()
+    picker = dialog.picker
+    if not spin(120, lambda: bool(picker.rows) and not picker.busy):
+        raise SystemExit(f"the curated list did not come: {picker.error_label.text() or 'timed out'}")
+    picker.table.clearSelection()
+    spin(0.8)
+    _saved(save, dialog.grab().toImage(), out / "first-run-picker.png")
+    dialog.reject()
+    spin(0.3)
+
+
+def load_shot(window: Any, ctx: Any, spin: Spin, save: Save, out: Path) -> None:
+    """``first-run-load.png``: the chat while the model loads (its picker and the load banner).
+    Call it just after the load started."""
+    from console.engine.types import EngineState
+
+    chat = window.chat
+    window.tabs.setCurrentWidget(chat)
+    banner = chat.load_banner
+
+    def loading_for_a_while() -> bool:  # a stage and a few seconds on the banner's clock
+        waited = time.monotonic() - banner._since
+        return banner.state == "loading" and waited > 4.2 and (bool(banner._stage) or waited > 15)
+
+    spin(60, lambda: loading_for_a_while() or ctx.host.status.state != EngineState.LOADING)
+    if banner.state != "loading" or not banner.isVisible():
+        raise SystemExit(f"no load banner to show (engine {ctx.host.status.state}: {ctx.host.status.error})")
+    spin(0.3)
+    _saved(save, window.grab().toImage(), out / "first-run-load.png")
+
+
+def server_shot(window: Any, ctx: Any, spin: Spin, save: Save, out: Path) -> None:
+    """``server.png`` and ``server-log.png``: the Server tab serving the selected model with a key,
+    after one request sent with the tab's curl example; then Stop, and no process left."""
+    import psutil
+
+    from console.engine.local_server import free_port, port_free
+
+    panel = window.panels["server"]
+    window.tabs.setCurrentWidget(panel)
+    port = free_port()
+    panel.port_spin.setValue(port)
+    panel.generate_button.click()
+    panel.start_button.click()
+    spin(900, lambda: panel.state_label.text().startswith("Serving at") or panel.error.isVisible())
+    if not panel.state_label.text().startswith("Serving at"):
+        raise SystemExit(f"the server did not start: {panel.error.text() or panel.state_label.text()}")
+    server = panel.controller.server
+    proc = psutil.Process(server.pid)
+    group = [proc, *proc.children(recursive=True)]
+    curl = subprocess.run(["sh", "-c", panel.curl_view.toPlainText()], capture_output=True, text=True, timeout=300)
+    if curl.returncode != 0:
+        raise SystemExit(f"the tab's curl example failed: {curl.stderr.strip()[:200]}")
+    answer = json.loads(curl.stdout)["choices"][0]["message"]["content"]
+    print("server answered the curl example:", " ".join(answer.split())[:100], flush=True)
+    spin(30, lambda: "/v1/chat/completions" in panel.log_text())
+    spin(1.0)
+    panel.pages.setCurrentWidget(panel.curl_view)
+    spin(0.5)
+    _saved(save, window.grab().toImage(), out / "server.png")
+    panel.pages.setCurrentWidget(panel.log_view)
+    panel.log_view.verticalScrollBar().setValue(panel.log_view.verticalScrollBar().maximum())
+    spin(0.5)
+    _saved(save, window.grab().toImage(), out / "server-log.png")
+    panel.pages.setCurrentWidget(panel.curl_view)
+    panel.stop_button.click()
+    spin(180, lambda: panel.state_label.text() == "Not serving")
+
+    def alive(p: Any) -> bool:
+        try:
+            return bool(p.is_running() and p.status() != psutil.STATUS_ZOMBIE)
+        except psutil.NoSuchProcess:
+            return False
+
+    left = [p.pid for p in group if alive(p)]
+    if left or not port_free(port):
+        raise SystemExit(f"the server left processes {left} or port {port} taken after Stop")
+    print(f"server stopped: no process left, port {port} free", flush=True)
+
+
+def thinking_shot(window: Any, ctx: Any, spin: Spin, save: Save, work: Path, out: Path) -> None:
+    """``chat-thinking.png``: a Qwen3-family random-weight fixture's answer with its thinking
+    collapsed, and the Think switch (the fixture's answers are random letters: the picture shows
+    the split and the controls, not a model's knowledge)."""
+    from console.config import EngineConfig
+    from console.engine.types import EngineState
+    from console.models.families import make_family
+    from console.ui.chat_output import FREE, REGEX
+
+    folder = make_family("qwen3", work / THINKING_MODEL)
+    config = EngineConfig(model=str(folder), kv_cache_memory_bytes=32 * 1024**2, max_model_len=512, device="cpu")
+    ctx.host.load(config, THINKING_MODEL)
+    if (
+        not spin(900, lambda: ctx.host.status.state in (EngineState.READY, EngineState.FAILED))
+        or ctx.host.status.state != EngineState.READY
+    ):
+        raise SystemExit(f"the Qwen3 fixture did not load: {ctx.host.status.error}")
+    chat = window.chat
+    # the fixture is not in the model store (the script never changes the user's store): offer it
+    # in the chat's picker so the picker names the model that answers
+    picker = chat.model_picker
+    picker.set_models([*picker.names(), THINKING_MODEL])
+    picker.show_loaded(THINKING_MODEL)
+    window.tabs.setCurrentWidget(chat)
+    chat.new_conversation()
+    chat.temperature.setValue(0.0)
+    chat.max_tokens.setValue(24)
+    chat.output.set_mode(REGEX, QWEN3_THINK_THEN_ANSWER)
+    spin(0.5)
+    if not chat.think_box.isVisible():
+        raise SystemExit("the Think switch is not shown for the Qwen3 fixture")
+    chat.input.setPlainText("Think first, then answer: which word comes next?")
+    if not chat.send():
+        raise SystemExit(f"chat refused to send: {chat.error_label.text()}")
+    spin(300, lambda: chat.active_id is None)
+    spin(0.8)
+    answer = chat.messages[-1]
+    if answer.role != "assistant" or not answer.reasoning or not answer.content:
+        raise SystemExit(f"no thinking split in the fixture's answer: {answer.content!r}")
+    if "Thinking" not in chat.transcript_text():
+        raise SystemExit("the transcript shows no Thinking block")
+    _saved(save, window.grab().toImage(), out / "chat-thinking.png")
+    chat.output.set_mode(FREE)
