@@ -210,6 +210,35 @@ def test_a_token_count_that_ends_after_the_panel_is_deleted_is_dropped(
     assert finished and finished[0] > 0
 
 
+def test_an_empty_chat_counts_nothing_without_asking_the_engine(engine_host: Any, home: Path, qtbot: Any) -> None:
+    """An empty chat (no system prompt, no history, nothing typed) shows 0 tokens without asking the
+    engine: vLLM refuses to render an empty conversation (a server logged a 400 from /tokenize for
+    every new window); something typed is counted by the engine."""
+    from console.ui.chat_panel import ChatPanel
+
+    asked: list[Any] = []
+    real_count = engine_host.count_prompt_tokens
+
+    def spy(request: Any) -> int:
+        asked.append(request)
+        return int(real_count(request))
+
+    panel = ChatPanel(AppContext.create(host=engine_host))
+    engine_host.count_prompt_tokens = spy  # type: ignore[method-assign]
+    try:
+        panel.input.setPlainText("")
+        panel.context_bar.count_now()
+        qtbot.wait(300)
+        assert asked == [] and panel.context_bar.used_tokens == 0
+        panel.input.setPlainText("How long is this prompt?")
+        panel.context_bar.count_now()
+        qtbot.waitUntil(lambda: (panel.context_bar.used_tokens or 0) > 0, timeout=30000)
+        assert len(asked) >= 1
+    finally:
+        engine_host.count_prompt_tokens = real_count  # type: ignore[method-assign]
+        panel.deleteLater()
+
+
 def test_enter_sends_continue_grows_the_cut_answer_and_the_model_is_named(chat: Any, qtbot: Any) -> None:
     """Issue 31: Enter sends and Shift+Enter breaks the line (Ctrl+Enter in the other way); an
     answer cut at max tokens is continued in place by Continue; answers carry the model's name."""

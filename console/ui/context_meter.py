@@ -52,6 +52,9 @@ class ContextMeter(QProgressBar):
         generation = self._generation
         request = self._request()
         max_len = status.info.max_model_len
+        if request.messages is not None and not request.messages:  # an empty chat: nothing to count, and
+            self.show_used(0, max_len)  # vLLM refuses to render an empty conversation (a 400 in a server's log)
+            return
 
         def count() -> int:
             return int(host.count_prompt_tokens(request))
