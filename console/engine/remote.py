@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures as cf
-import json
 import logging
 import ssl
 import time
@@ -32,12 +31,12 @@ from typing import Any, TypeVar
 
 import httpx
 
-from console.config import SamplingSettings
 from console.engine.choices import OpenAIChoiceCollector
 from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.engine.prompts import chat_prompt, transcript_prompt
 from console.metrics.store import MetricsStore
-from console.engine.remote_errors import ServerError, http_error, normalize_url, server_message, transport_message
+from console.engine.remote_errors import ServerError, http_error, normalize_url, transport_message
+from console.engine.remote_wire import choice_text, request_body, stream_chunks
 from console.metrics.scrape import MetricsPoller, cache_info, parse
 from console.engine.types import (
     EngineError,
@@ -335,37 +334,6 @@ class ServerEngine(LoopEngine):
     def _not_ready_message(self) -> str:
         return self._status.error or f"The engine is {self._status.state.value}: connect first"
 
-    def _body(self, request: GenerationRequest) -> tuple[str, dict[str, Any]]:
-        s: SamplingSettings = request.sampling
-        body: dict[str, Any] = {
-            "model": request.adapter or self._served,
-            "temperature": s.temperature,
-            "top_p": s.top_p,
-            "stream": request.stream,
-        }
-        if s.engine_max_tokens() is not None:  # left out: the server allows what the context has left
-            body["max_tokens"] = s.max_tokens
-        if request.continue_final:  # vLLM's chat extension: go on with the last (assistant) message
-            body.update(continue_final_message=True, add_generation_prompt=False)
-        # vLLM's extra sampling parameters, sent only when not at their defaults (other servers
-        # may refuse unknown fields).
-        if s.top_k > 0:
-            body["top_k"] = s.top_k
-        if s.repetition_penalty != 1.0:
-            body["repetition_penalty"] = s.repetition_penalty
-        body.update(s.request_extras())
-        if request.want_prompt_logprobs is not None:
-            body["prompt_logprobs"] = request.want_prompt_logprobs
-        if request.openai_fields:  # an OpenAI request as the user wrote it (validated by vLLM's models)
-            body.update(request.openai_fields)
-        if request.stream:
-            body["stream_options"] = {"include_usage": True, "continuous_usage_stats": True}
-        if request.messages is not None:
-            body["messages"] = request.messages
-            return "/v1/chat/completions", body
-        body["prompt"] = request.prompt if request.prompt is not None else list(request.prompt_token_ids or [])
-        return "/v1/completions", body
-
     async def _run(self, request: GenerationRequest, sink: EventSink | None, handle: RemoteHandle) -> None:
         rid = request.request_id
         parts: list[str] = []
@@ -377,15 +345,8 @@ class ServerEngine(LoopEngine):
 
         emit, finish = self._emitters(sink, handle)
 
-        def choice_text(choice: dict[str, Any]) -> str:
-            if "delta" in choice:
-                return str((choice.get("delta") or {}).get("content") or "")
-            if "message" in choice:
-                return str((choice.get("message") or {}).get("content") or "")
-            return str(choice.get("text") or "")
-
         try:
-            path, body = self._body(request)
+            path, body = request_body(request, self._served)
             client = self._http()
             collected = OpenAIChoiceCollector()
             if not request.stream:
@@ -405,19 +366,10 @@ class ServerEngine(LoopEngine):
                         raise http_error(self.url, resp.status_code, await resp.aread())
                     done = False
                     seen_tokens = 0
-                    async for line in resp.aiter_lines():
-                        if not line.startswith("data:"):
-                            continue
-                        payload = line[5:].strip()
-                        if payload == "[DONE]":
+                    async for chunk in stream_chunks(resp):
+                        if chunk is None:  # [DONE]
                             done = True
                             break
-                        chunk = json.loads(payload)
-                        if "error" in chunk:
-                            raise ServerError(
-                                server_message(payload),
-                                int(chunk["error"].get("code") or 0) if isinstance(chunk["error"], dict) else 0,
-                            )
                         if chunk.get("usage"):
                             usage = chunk["usage"]
                         collected.add(chunk.get("choices") or [])
