@@ -10,6 +10,7 @@ by default.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import threading
@@ -179,3 +180,43 @@ def test_the_hold_lasts_only_the_adds(engine_host: Any, monkeypatch: pytest.Monk
     assert timing is not None and timing.size == 6 and timing.prepared is not None and timing.prepared <= paused
     assert timing.added is not None and timing.resumed is not None and timing.held_s > 0
     assert isinstance(end, RequestFinished) and end.output_tokens == 120  # held, not aborted
+
+
+def test_the_hold_takes_what_the_first_step_can_start(engine_host: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A group larger than one engine step can start is held only for the first step's requests;
+    the rest are added after it, while the engine runs, as ``LLM.generate`` adds requests. Here the
+    step is made three sequences wide; unchanged, all seven would be held (the control)."""
+    from console.engine import vllm_compat
+
+    results = [h.result(180) for h in engine_host.submit_many([_req(f"Name {i} rivers.") for i in range(7)])]
+    assert engine_host.last_group.held == 7  # the control: the real step takes all seven
+
+    monkeypatch.setattr(vllm_compat, "scheduler_limits", lambda engine: (1_000_000, 3))
+    results = [h.result(180) for h in engine_host.submit_many([_req(f"Name {i} lakes.") for i in range(7)])]
+    assert all(isinstance(r, RequestFinished) and r.output_tokens == 8 for r in results), results
+    timing = engine_host.last_group
+    assert timing.size == 7 and timing.held == 3 and timing.held_s > 0
+    held = {r.engine_scheduled_ts for r in results[:3]}
+    assert len(held) == 1, "the first step's requests were not scheduled together"
+    assert all(r.engine_scheduled_ts >= min(held) for r in results[3:])  # added after the held ones
+
+
+def test_a_gate_counts_the_first_steps_tokens_and_sequences() -> None:
+    """The gate's arithmetic alone (no engine): who joins the hold and when it closes."""
+    from console.engine.grouped import FirstStep, SchedulerGate
+
+    async def go() -> None:
+        by_tokens = SchedulerGate(5, FirstStep(tokens=100, seqs=10))
+        assert [by_tokens.join(n) for n in (60, 30)] == [True, True] and not by_tokens.full
+        assert by_tokens.join(20) and by_tokens.full  # the request that crosses the budget starts too
+        assert by_tokens.join(5) is False and by_tokens.timing.held == 3
+        by_seqs = SchedulerGate(4, FirstStep(tokens=10_000, seqs=2))
+        assert [by_seqs.join(1) for _ in range(4)] == [True, True, False, False]
+        everyone = SchedulerGate(3, None)  # no limits known: the whole group is held
+        everyone.join(10_000)
+        everyone.leave()  # failed before it was prepared: the hold must not wait for it
+        assert not everyone.full and everyone.join(1) and everyone.full and everyone.timing.held == 2
+        for gate in (by_tokens, by_seqs, everyone):
+            assert gate.timing.prepared is not None
+
+    asyncio.run(go())

@@ -83,6 +83,8 @@ class Run:
         self.smol: Path | None = None
         self.shape_dir: Path | None = None  # --shape DIR: config + tokenizer, weights made up (load_format dummy)
         self.engines: dict[str, Any] = {}
+        self.sizes = [(128, 2), (1024, 2)]  # speed: (requests, runs of each kind)
+        self.pyspy = ""  # --pyspy BIN: profile one console run per workload
 
     def save(self) -> None:
         (self.out / "batch-parity.json").write_text(json.dumps(self.report, indent=1, default=str))
@@ -301,13 +303,85 @@ class Run:
         model = str(self.smollm2(gguf))
         host = self.console("smol", model=model, max_model_len=2048)
         llm = self.plain("smol-plain", model=model, max_model_len=2048)
+        bare = self.bare_async("smol-bare", model=model, max_model_len=2048)
         vocab = host.tokenizer.vocab_size
         res: dict[str, Any] = {}
-        for n in (128, 1024):
-            res[str(n)] = self._compare(host, llm, n, 256, 128, vocab)
+        for n, reps in self.sizes:
+            res[str(n)] = self._compare(host, llm, n, 256, 128, vocab, reps=reps, bare=bare)
         return res
 
-    def _compare(self, host: Any, llm: Any, n: int, inp: int, outp: int, vocab: int, reps: int = 2) -> dict[str, Any]:
+    def bare_async(self, tag: str, **cfg: Any) -> Any:
+        """Control: vLLM's ``AsyncLLM`` built with the console's engine arguments and offline usage
+        context but without stat logging (as ``LLM`` has it), driven directly, no console code."""
+        import asyncio
+        import threading
+
+        from console.config import EngineConfig
+        from console.engine import vllm_compat
+
+        if tag in self.engines:
+            return self.engines[tag]
+        cfg = self.dummy(cfg)
+        kwargs = vllm_compat.engine_args_kwargs(
+            EngineConfig(device="cuda", gpu_memory_utilization=self.util, **cfg).engine_kwargs()
+        )
+        loop = asyncio.new_event_loop()
+        threading.Thread(target=loop.run_forever, daemon=True, name="bare-asyncllm").start()
+        args = vllm_compat.async_engine_args_class()(**kwargs, disable_log_stats=True)
+
+        async def build() -> Any:
+            ctx = vllm_compat.offline_usage_context()
+            return vllm_compat.async_llm_class().from_engine_args(args, usage_context=ctx)
+
+        t0 = time.time()
+        engine = asyncio.run_coroutine_threadsafe(build(), loop).result(1200)
+        say(f"bare AsyncLLM {tag} loaded in {time.time() - t0:.0f} s")
+
+        class Bare:
+            def __init__(self) -> None:
+                self.engine, self.loop = engine, loop
+
+            def close(self) -> None:
+                engine.shutdown()
+
+        self.engines[tag] = Bare()
+        return self.engines[tag]
+
+    @staticmethod
+    def _direct(engine: Any, loop: Any, w: Any, outp: int) -> dict[str, Any]:
+        """Every prompt through ``AsyncLLM.generate`` at once (asyncio.gather), final output only."""
+        import asyncio
+        import uuid
+
+        from vllm import SamplingParams
+        from vllm.sampling_params import RequestOutputKind
+
+        params = SamplingParams(
+            temperature=0.0, max_tokens=outp, ignore_eos=True, output_kind=RequestOutputKind.FINAL_ONLY
+        )
+        tag = uuid.uuid4().hex[:8]
+
+        async def one(i: int, ids: list[int]) -> int:
+            last = None
+            async for out in engine.generate({"prompt_token_ids": ids}, params, f"direct-{tag}-{i}"):
+                last = out
+            return len(last.outputs[0].token_ids) if last is not None else 0
+
+        async def run_all() -> tuple[int, float]:
+            await engine.reset_prefix_cache()
+            t0 = time.perf_counter()
+            toks = await asyncio.gather(*(one(i, ids) for i, ids in enumerate(w.prompt_token_ids)))
+            return sum(toks), time.perf_counter() - t0
+
+        toks, dt = asyncio.run_coroutine_threadsafe(run_all(), loop).result(1200)
+        return {"output_tokens_per_s": toks / dt, "duration_s": dt, "output_tokens": toks}
+
+    def _compare(
+        self, host: Any, llm: Any, n: int, inp: int, outp: int, vocab: int, reps: int = 2, bare: Any = None
+    ) -> dict[str, Any]:
+        """The console's bench path against plain ``LLM.generate``, alternated ``reps`` times; with
+        ``bare``, two controls beside them: ``AsyncLLM`` driven directly on the console's own engine
+        (``direct``: its stat logging on) and on an engine without stat logging (``bare``)."""
         from vllm import SamplingParams
 
         from console.bench.runner import run_console
@@ -315,30 +389,85 @@ class Run:
 
         w = synthetic(n, inp, outp, vocab, seed=n)
         rows: dict[str, list[dict[str, Any]]] = {"console": [], "plain": []}
+        if bare is not None:
+            rows.update(direct=[], bare=[])
         params = SamplingParams(temperature=0.0, top_p=1.0, max_tokens=outp, ignore_eos=True)
         llm.generate([{"prompt_token_ids": w.prompt_token_ids[0]}], SamplingParams(max_tokens=4), use_tqdm=False)
+        if bare is not None:  # warm both direct paths once
+            self._direct(host._engine, host._loop, synthetic(8, inp, 4, vocab, seed=1), 4)
+            self._direct(bare.engine, bare.loop, synthetic(8, inp, 4, vocab, seed=1), 4)
+        if self.pyspy:  # one profiled run of each first, not counted
+            self._profiled(f"console-{n}", lambda: run_console(host, w))
+            if bare is not None:
+                self._profiled(f"bare-{n}", lambda: self._direct(bare.engine, bare.loop, w, outp))
         for _ in range(reps):
+            gc_quiet()
             r = run_console(host, w)
             group = getattr(host, "last_group", None)  # where the front end's time went (issue 28)
             rows["console"].append(
                 {k: r.get(k) for k in ("output_tokens_per_s", "duration_s", "ttft_s", "e2e_s", "prefix_cache")}
                 | {"engine_ttft_s": r["engine"]["ttft_s"], "group": group.report() if group else None}
             )
+            rows["console"][-1]["gc_s"] = GC.take()
+            if bare is not None:
+                for key, eng in (("direct", host), ("bare", bare)):
+                    gc_quiet()
+                    rows[key].append(
+                        self._direct(
+                            eng._engine if eng is host else eng.engine, eng._loop if eng is host else eng.loop, w, outp
+                        )
+                        | {"gc_s": GC.take()}
+                    )
             llm.reset_prefix_cache()
+            gc_quiet()
             t0 = time.perf_counter()
             outs = llm.generate([{"prompt_token_ids": ids} for ids in w.prompt_token_ids], params, use_tqdm=False)
             dt = time.perf_counter() - t0
             toks = sum(len(o.outputs[0].token_ids) for o in outs)
-            rows["plain"].append({"output_tokens_per_s": toks / dt, "duration_s": dt, "output_tokens": toks})
-            say(
-                f"  {n}x{inp}->{outp}: console {rows['console'][-1]['output_tokens_per_s']:.0f} tok/s, "
-                f"plain {rows['plain'][-1]['output_tokens_per_s']:.0f} tok/s"
+            rows["plain"].append(
+                {"output_tokens_per_s": toks / dt, "duration_s": dt, "output_tokens": toks, "gc_s": GC.take()}
             )
-        best_c = max(r["output_tokens_per_s"] for r in rows["console"])
-        best_p = max(r["output_tokens_per_s"] for r in rows["plain"])
-        med_c = sorted(r["output_tokens_per_s"] for r in rows["console"])[len(rows["console"]) // 2]
-        med_p = sorted(r["output_tokens_per_s"] for r in rows["plain"])[len(rows["plain"]) // 2]
-        return {"workload": w.name, "runs": rows, "ratio_best": best_c / best_p, "ratio_median": med_c / med_p}
+            say(
+                f"  {n}x{inp}->{outp}: "
+                + ", ".join(f"{k} {v[-1]['output_tokens_per_s']:.0f}" for k, v in rows.items())
+                + " tok/s"
+            )
+
+        def best(k: str) -> float:
+            return max(r["output_tokens_per_s"] for r in rows[k])
+
+        def median(k: str) -> float:
+            vals = sorted(r["output_tokens_per_s"] for r in rows[k])
+            return vals[len(vals) // 2]
+
+        out: dict[str, Any] = {"workload": w.name, "runs": rows}
+        for k in rows:
+            if k != "plain":
+                sfx = "" if k == "console" else f"_{k}"
+                out[f"ratio_best{sfx}"] = best(k) / best("plain")
+                out[f"ratio_median{sfx}"] = median(k) / median("plain")
+        return out
+
+    def _profiled(self, name: str, fn: Callable[[], Any]) -> None:
+        """``fn`` under py-spy (every thread of this process, raw collapsed stacks in OUTDIR)."""
+        import signal
+        import subprocess
+
+        dest = self.out / f"pyspy-{name}.txt"
+        cmd = [self.pyspy, "record", "--pid", str(os.getpid()), "--rate", "400", "--threads", "--nonblocking"]
+        spy = subprocess.Popen(
+            [*cmd, "--format", "raw", "--output", str(dest)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
+        )
+        time.sleep(1.0)
+        t0 = time.perf_counter()
+        fn()
+        say(f"  profiled {name}: {time.perf_counter() - t0:.2f} s")
+        time.sleep(0.3)
+        spy.send_signal(signal.SIGINT)  # py-spy writes what it has
+        try:
+            spy.wait(30)
+        except subprocess.TimeoutExpired:
+            spy.kill()
 
     def big(self, gguf: str) -> dict[str, Any]:
         self.drop("smol", "smol-plain")
@@ -422,6 +551,40 @@ class Run:
         return res
 
 
+class _GcClock:
+    """Seconds this process spent in the garbage collector since the last :meth:`take`."""
+
+    def __init__(self) -> None:
+        import gc
+
+        self.total = 0.0
+        self._t0 = 0.0
+        gc.callbacks.append(self._on)
+
+    def _on(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._t0 = time.perf_counter()
+        else:
+            self.total += time.perf_counter() - self._t0
+
+    def take(self) -> float:
+        value, self.total = self.total, 0.0
+        return round(value, 4)
+
+
+GC = _GcClock()
+
+
+def gc_quiet() -> None:
+    """Collect now and freeze what survives, so that no run pays for the previous one's garbage
+    (every kind of run gets the same; each run records its own collector time as ``gc_s``)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    GC.take()
+
+
 def _tree_rss() -> int:
     import psutil
 
@@ -469,11 +632,15 @@ def main() -> int:
     ap.add_argument("--emulate-gib", type=float, default=None)
     ap.add_argument("--parts", default="consistency,stress,speed,8b,offload")
     ap.add_argument("--work", type=Path, default=Path("/tmp/console-parity"))
+    ap.add_argument("--sizes", default="128:2,1024:2", help="speed: REQUESTS:RUNS,... (runs of each kind, alternated)")
+    ap.add_argument("--pyspy", default="", help="speed: py-spy's binary; profiles one console run per workload")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     args.work.mkdir(parents=True, exist_ok=True)
     run = Run(args.out, args.work, args.emulate_gib)
     run.shape_dir = args.shape.resolve() if args.shape else None
+    run.sizes = [(int(n), int(r)) for n, r in (x.split(":") for x in args.sizes.split(","))]
+    run.pyspy = args.pyspy
     prev = args.out / "batch-parity.json"
     if prev.is_file():
         run.report["parts"].update(json.loads(prev.read_text()).get("parts", {}))

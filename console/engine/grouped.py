@@ -18,6 +18,12 @@ processor: :func:`~console.engine.vllm_compat.engine_core_request`) while the sc
 then the scheduler is paused without ``pause_generation``'s 20 ms sleep
 (:func:`~console.engine.vllm_compat.pause_scheduler`), the prepared requests are added, and it
 resumes. :class:`GroupTiming` records where a group's time went (the last one is on the host).
+
+Only the first engine step's worth is held (:class:`FirstStep`: ``max_num_batched_tokens`` of
+prompt, ``max_num_seqs``): a larger group cannot start in one step anyway, and holding all of it
+kept the engine idle while every request was prepared and added (0.35 s for 1,024 requests on an
+H200, where ``LLM.generate`` starts stepping after its first add). The rest are prepared and added
+after the hold, while the engine runs, as ``LLM.generate`` adds its requests.
 """
 
 from __future__ import annotations
@@ -51,10 +57,11 @@ class GroupTiming:
 
     size: int
     started: float  # the group reached the engine's loop
-    prepared: float | None = None  # every request rendered, tokenized and processed (or failed)
+    prepared: float | None = None  # the first step's requests rendered, tokenized and processed (or failed)
     paused: float | None = None  # the scheduler was paused (None: not held)
-    added: float | None = None  # every request was in the engine's queue (or failed)
+    added: float | None = None  # every held request was in the engine's queue (or failed)
     resumed: float | None = None  # the scheduler was resumed
+    held: int = 0  # requests added while the scheduler was held (the first step's worth)
 
     @property
     def held_s(self) -> float:
@@ -67,49 +74,108 @@ class GroupTiming:
         """The size, the hold and each moment in seconds after the group reached the loop (JSON)."""
         marks = {"prepared": self.prepared, "paused": self.paused, "added": self.added, "resumed": self.resumed}
         at = {k: None if v is None else round(v - self.started, 4) for k, v in marks.items()}
-        return {"size": self.size, "held_s": round(self.held_s, 4), **at}
+        return {"size": self.size, "held": self.held, "held_s": round(self.held_s, 4), **at}
+
+
+@dataclass(frozen=True)
+class FirstStep:
+    """What one engine step can start: vLLM's ``max_num_batched_tokens`` and ``max_num_seqs``."""
+
+    tokens: int
+    seqs: int
 
 
 class SchedulerGate:
-    """One group's hold on the scheduler. Each request of the group prepares itself, calls
-    :meth:`ready`, awaits :meth:`opened`, adds itself and calls :meth:`added` (whatever happened;
-    a request that fails before is counted by both); :meth:`hold` runs beside them."""
+    """One group's hold on the scheduler, for as many of its requests as the engine's first step
+    can take (``first_step``; all of them when None).
 
-    def __init__(self, size: int) -> None:
+    Each request prepares itself and calls :meth:`join` with its prompt's length. ``True``: it is
+    one of the first step's requests: it awaits :meth:`opened`, adds itself and calls :meth:`added`
+    (whatever happened). ``False``: the first step is full; it awaits :meth:`released` and adds
+    itself after the held ones, as ``LLM.generate`` adds requests while the engine already runs.
+    A request that starts after the first step is full awaits :meth:`released` before it prepares
+    (:attr:`full`), so the hold does not wait for the whole group's front end. A request that fails
+    or is cancelled before joining calls :meth:`leave`. :meth:`hold` runs beside them."""
+
+    def __init__(self, size: int, first_step: FirstStep | None = None) -> None:
         self._open = asyncio.Event()
         self._all_ready = asyncio.Event()
         self._all_added = asyncio.Event()
-        self._unready = size
-        self._pending = size
+        self._released = asyncio.Event()
+        self._first_step = first_step
+        self._unsettled = size  # requests that have neither joined nor left
+        self._tokens = 0
+        self._pending = 0  # held requests not yet added
+        self.full = False  # no more requests join the hold
         self.held = False  # the scheduler was really paused for this group
         self.timing = GroupTiming(size, time.perf_counter())
 
     async def opened(self) -> None:
         await self._open.wait()
 
-    def ready(self) -> None:
-        self._unready -= 1
-        if self._unready <= 0 and not self._all_ready.is_set():
-            self.timing.prepared = time.perf_counter()
-            self._all_ready.set()
+    async def released(self) -> None:
+        """Until the held requests are in the engine's queue and the scheduler runs again."""
+        await self._released.wait()
+
+    def join(self, prompt_tokens: int) -> bool:
+        """A prepared request: True when it is added while the scheduler is held."""
+        self._unsettled -= 1
+        if self.full:
+            return False
+        self._pending += 1
+        self.timing.held += 1
+        self._tokens += max(prompt_tokens, 1)
+        step = self._first_step
+        if self._unsettled <= 0 or (
+            step is not None and (self._tokens >= step.tokens or self.timing.held >= step.seqs)
+        ):
+            self._close()
+        return True
+
+    def leave(self) -> None:
+        """A request that will not join (failed or cancelled before it was prepared)."""
+        self._unsettled -= 1
+        if self._unsettled <= 0:
+            self._close()
+
+    def _close(self) -> None:
+        if self.full:
+            return
+        self.full = True
+        self.timing.prepared = time.perf_counter()
+        self._all_ready.set()
+        if self._pending <= 0:
+            self._done_adding()
 
     def added(self) -> None:
+        """A held request is in the engine's queue, or could not get there."""
         self._pending -= 1
-        if self._pending <= 0 and not self._all_added.is_set():
+        if self.full and self._pending <= 0:
+            self._done_adding()
+
+    def _done_adding(self) -> None:
+        if not self._all_added.is_set():
             self.timing.added = time.perf_counter()
             self._all_added.set()
 
     async def hold(self, engine: Any, lock: asyncio.Lock) -> None:
-        """Wait until the group is ready, then pause the scheduler (keeping what runs), open the
-        gate, wait for the adds, resume. One gate at a time (``lock``): a second group's resume
-        must not end the first's hold. A pause vLLM refuses leaves the group ungated (it still
-        reaches the engine in one hop)."""
+        """Wait until the first step's requests are ready, then pause the scheduler (keeping what
+        runs), open the gate, wait for their adds, resume, release the rest. One gate at a time
+        (``lock``): a second group's resume must not end the first's hold. A pause vLLM refuses
+        leaves the group ungated (it still reaches the engine in one hop)."""
+        try:
+            await self._hold(engine, lock)
+        finally:
+            self._open.set()
+            self._released.set()
+
+    async def _hold(self, engine: Any, lock: asyncio.Lock) -> None:
         try:
             await asyncio.wait_for(self._all_ready.wait(), ADD_TIMEOUT_S)
         except asyncio.TimeoutError:
             log.warning("a group of requests was not ready within %.0f s; adding what is", ADD_TIMEOUT_S)
+            self._close()
         if SKIP_HOLD_WHEN_IDLE and vllm_compat.engine_idle(engine):
-            self._open.set()
             return
         async with lock:
             try:
@@ -187,4 +253,13 @@ async def generate(
         raise
 
 
-__all__ = ["ADD_TIMEOUT_S", "HOLD_SCHEDULER", "GroupTiming", "SKIP_HOLD_WHEN_IDLE", "SchedulerGate", "generate", "once"]
+__all__ = [
+    "ADD_TIMEOUT_S",
+    "HOLD_SCHEDULER",
+    "FirstStep",
+    "GroupTiming",
+    "SKIP_HOLD_WHEN_IDLE",
+    "SchedulerGate",
+    "generate",
+    "once",
+]

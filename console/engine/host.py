@@ -21,7 +21,7 @@ import os
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Callable, TypeVar
 
 from console import privacy, speed
 from console.config import EngineConfig
@@ -323,7 +323,8 @@ class EngineHost(WarmHost):
             super()._start_group(items)
             return
         self._gate_lock = self._gate_lock or asyncio.Lock()
-        gate = grouped.SchedulerGate(len(items))
+        limits = vllm_compat.scheduler_limits(engine)
+        gate = grouped.SchedulerGate(len(items), grouped.FirstStep(*limits) if limits else None)
         hold = asyncio.get_running_loop().create_task(gate.hold(engine, self._gate_lock))
         self._holds.add(hold)  # a running task needs a strong reference (asyncio keeps a weak one)
         hold.add_done_callback(self._holds.discard)
@@ -335,8 +336,7 @@ class EngineHost(WarmHost):
     def _task_done(self, request_id: str, sink: EventSink | None, handle: RequestHandle) -> None:
         gate = self._gates.pop(request_id, None)
         if gate is not None:  # cancelled before its first step: it never reached the gate
-            gate.ready()
-            gate.added()
+            gate.leave()
         super()._task_done(request_id, sink, handle)
 
     def format_prompt(self, request: GenerationRequest) -> Any:
@@ -367,8 +367,8 @@ class EngineHost(WarmHost):
 
         emit, finish = self._emitters(sink, handle)
         gate = self._gates.pop(rid, None)
-        on_ready = grouped.once(gate.ready) if gate is not None else None
-        on_added = grouped.once(gate.added) if gate is not None else None
+        joined: bool | None = None  # in a group: added while the scheduler is held (None: not yet asked)
+        on_added: Callable[[], None] | None = None
 
         engine = self._engine
         try:
@@ -379,10 +379,16 @@ class EngineHost(WarmHost):
             if constraint is not None:  # vLLM's tool-call parser constrains the call (tool_calls.py)
                 params.structured_outputs = constraint
             lora = self._adapters.request(request.adapter)
-            if gate is not None and on_ready is not None:  # ready before the hold: it lasts only the adds
+            if gate is not None:  # prepared before the hold: it lasts only the adds
+                if gate.full:  # the first step is full: prepare once the held requests are in
+                    await gate.released()
                 prompt = await vllm_compat.engine_core_request(engine, rid, prompt, params, lora)
-                on_ready()
-                await gate.opened()
+                joined = gate.join(len(getattr(prompt, "prompt_token_ids", None) or ()))
+                if joined:
+                    on_added = grouped.once(gate.added)
+                    await gate.opened()
+                else:
+                    await gate.released()
             collected = OutputCollector(self._tokenizer)
             async for out in grouped.generate(engine, prompt, params, rid, lora_request=lora, on_added=on_added):
                 collected.add(out.outputs)
@@ -456,8 +462,9 @@ class EngineHost(WarmHost):
                     self._engine_died(engine, "The engine process stopped unexpectedly")
                 )
         finally:
-            if on_ready is not None and on_added is not None:
-                on_ready()  # a request that failed before reaching the engine must not hold its group
+            if gate is not None and joined is None:
+                gate.leave()  # a request that failed before reaching the gate must not hold its group
+            if on_added is not None:
                 on_added()
             self._tasks.pop(rid, None)
 

@@ -184,6 +184,16 @@ async def pause_scheduler(engine: Any) -> None:
         await engine.pause_generation(mode="keep", clear_cache=False)
 
 
+def scheduler_limits(engine: Any) -> tuple[int, int] | None:
+    """What ``engine``'s scheduler can start in one step: its ``max_num_batched_tokens`` and
+    ``max_num_seqs``, or None when it does not say."""
+    sc = getattr(getattr(engine, "vllm_config", None), "scheduler_config", None)
+    tokens, seqs = getattr(sc, "max_num_batched_tokens", None), getattr(sc, "max_num_seqs", None)
+    if not isinstance(tokens, int) or not isinstance(seqs, int) or tokens <= 0 or seqs <= 0:
+        return None
+    return tokens, seqs
+
+
 def engine_idle(engine: Any) -> bool:
     """Whether ``engine`` (an ``AsyncLLM``) has no request in flight (False when it cannot say)."""
     processor = getattr(engine, "output_processor", None)
