@@ -115,6 +115,9 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     from console.ui.refcount_guard import pin_singletons
 
     pin_singletons()  # see console/ui/refcount_guard.py: without it a long run aborts
+    from console.ui.import_hook import cheapen_feature_check
+
+    cheapen_feature_check()  # as the app does (console/ui/app.py)
     from console.config import EngineConfig, SamplingSettings
     from console.engine.types import EngineState, GenerationRequest, RequestFailed, RequestFinished
     from console.ui.context import AppContext

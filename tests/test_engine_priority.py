@@ -59,3 +59,31 @@ def test_every_thread_of_the_engine_processes_is_lowered() -> None:
             p.kill()
         child.kill()
         child.wait()
+
+
+@pytest.mark.engine  # a real (failing) load, fast
+@pytest.mark.parametrize("window", [True, False])
+def test_the_window_gets_short_gil_slices_while_a_model_loads(tmp_path: Path, window: bool) -> None:
+    """In the window a load runs with 1 ms GIL slices (the GUI thread waits less for the engine
+    thread's imports), put back afterwards; the CLI keeps Python's. Observed from inside a real
+    load (of a folder without config.json: it fails fast, after the slices were set)."""
+    from console.config import EngineConfig
+    from console.engine.host import EngineHost
+
+    seen: list[float] = []
+    default = sys.getswitchinterval()
+    priority.prefer_the_window(priority.ENGINE_NICE if window else 0)
+    host = EngineHost()
+    host.add_status_listener(lambda status: seen.append(sys.getswitchinterval()))
+    try:
+        (tmp_path / "empty").mkdir()
+        with pytest.raises(Exception, match="config.json"):
+            host.load(EngineConfig(model=str(tmp_path / "empty"), device="cpu"), "empty").result(60)
+    finally:
+        priority.prefer_the_window(0)
+        host.close()
+    assert seen, "no status change during the load"
+    want = priority.LOAD_SWITCH_S if window else default
+    assert any(v == pytest.approx(want) for v in seen), seen
+    assert window or all(v == pytest.approx(default) for v in seen)
+    assert sys.getswitchinterval() == pytest.approx(default)

@@ -137,7 +137,8 @@ def test_monitor_gpu_layout_with_standin_source(qtbot) -> None:
     panel.show()
     try:
         assert {"vram", "util", "power", "temp", "clocks", "kv", "ttft", "itl", "preempt"} <= set(panel.plots)
-        qtbot.waitUntil(lambda: len(_ydata(panel, "power.power_w")) >= 4, timeout=5000)
+        for curve in ("power.power_w", "vram.mem_used_bytes"):  # each plot is redrawn in its own slice of ticks
+            qtbot.waitUntil(lambda curve=curve: len(_ydata(panel, curve)) >= 4, timeout=5000)
         assert np.nanmax(_ydata(panel, "power.power_limit_w")) == 700.0
         assert np.nanmax(_ydata(panel, "vram.mem_used_bytes")) == pytest.approx(60e9 / 1024**3)
         marks_x, _ = panel.throttle_marks.getData()

@@ -115,7 +115,7 @@ class EngineHost(WarmHost):
     async def _load(self, config: EngineConfig, name: str, keep_warm: bool = False) -> EngineInfo:
         async with self._lifecycle:
             # full GC passes over the growing heap froze the window for up to a second each
-            with gc_pause.no_full_collections():
+            with gc_pause.no_full_collections(), priority.window_first_while_loading():
                 t0 = time.monotonic()
                 warm = self._warm.pop(name, None)
                 if warm is not None and warm.requested != config:  # same name, other knobs: build anew

@@ -238,6 +238,20 @@ class MetricsStore:
         with self._lock:
             return [v for (t, v) in src if since is None or t >= since]
 
+    def latency_after(self, kind: str, after: float) -> list[tuple[float, float]]:
+        """``(t, seconds)`` samples of ``kind`` recorded at a time later than ``after``, oldest
+        first. Walks back from the newest, so it costs what is new, not what is held (the
+        Monitor asks four times a second while the store holds up to ``max_samples``)."""
+        src = {"ttft": self._ttft, "itl": self._itl}[kind]
+        out: list[tuple[float, float]] = []
+        with self._lock:
+            for sample in reversed(src):
+                if sample[0] <= after:
+                    break
+                out.append(sample)
+        out.reverse()
+        return out
+
     def latency_percentiles(
         self, kind: str, qs: Iterable[float] = (50, 95, 99), since: float | None = None
     ) -> dict[float, float | None]:

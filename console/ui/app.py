@@ -81,6 +81,9 @@ def run(argv: list[str], load_model: str | None = None) -> int:
     from console.ui.refcount_guard import pin_singletons
 
     pin_singletons()  # PySide6 6.12 on Python 3.11 loses a reference to None per void call
+    from console.ui.import_hook import cheapen_feature_check
+
+    cheapen_feature_check()  # PySide6 read every imported module's source: 0.7 s of GIL per load
     app = QApplication.instance() or QApplication(argv)
     assert isinstance(app, QApplication)
     app.setApplicationName("Inference Console")

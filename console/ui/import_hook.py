@@ -1,0 +1,56 @@
+"""PySide6's per-import check, made cheap.
+
+PySide6 (6.12) hooks every import in the process for its ``__feature__`` switches
+(``snake_case``, ``true_property``): after a module is imported it asks whether the module uses
+PySide by reading the module's whole source (``inspect.getsource``) and searching it for
+"PySide6". A model load imports about 4,000 modules (vLLM, torch, transformers) on the engine
+thread, and those reads held the GIL for 0.71-0.76 s of a 10 s import of vLLM here, time the
+window's GUI thread waited for (issue 30; measured with the check wrapped in a timer).
+
+:func:`cheapen_feature_check` swaps in a check with the same answer for what a module imported:
+whether any module, class or function in its namespace comes from PySide6 or shiboken6. It reads
+no file. The console selects no ``__feature__`` anywhere, so an answer that differed (a module
+that names PySide6 only in a string) would change nothing either.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import types
+
+log = logging.getLogger(__name__)
+
+_PREFIXES = ("PySide6", "shiboken6")
+
+
+def uses_pyside(module: types.ModuleType) -> bool:
+    """Whether ``module``'s namespace holds a PySide6 (or shiboken6) module, class or function."""
+    try:
+        values = list(vars(module).values())
+    except TypeError:
+        return False
+    for value in values:
+        if isinstance(value, types.ModuleType):
+            name = value.__name__
+        elif isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType)):
+            name = getattr(value, "__module__", None)
+        else:
+            continue
+        if isinstance(name, str) and name.startswith(_PREFIXES):
+            return True
+    return False
+
+
+def cheapen_feature_check() -> bool:
+    """Replace PySide6's source-reading check; False (nothing changed) where this PySide6 has no
+    such check, as later versions may not."""
+    feature = sys.modules.get("shibokensupport.feature")
+    if feature is None or not callable(getattr(feature, "_mod_uses_pyside", None)):
+        log.debug("PySide6 has no per-import source check here; nothing to replace")
+        return False
+    feature._mod_uses_pyside = uses_pyside
+    return True
+
+
+__all__ = ["cheapen_feature_check", "uses_pyside"]
