@@ -2,15 +2,15 @@
 
 Data flow: the engine thread folds vLLM's per-step stats into the :class:`MetricsStore` and the
 device sampler thread adds NVML (or process RAM/CPU) samples to it; this panel never touches the
-engine. A 4 Hz timer pulls only what is new into ring buffers (:class:`MonitorSeries`) and, while
+engine. An 8 Hz timer pulls only what is new into ring buffers (:class:`MonitorSeries`) and, while
 the tab is visible, redraws the curves from them (pyqtgraph ``setDownsampling(mode='peak')``,
 ``setClipToView(True)``), so the cost per tick does not grow with the request rate.
 
 Painting, not the data, is what the GUI thread pays for (measured with
 ``benchmarks/gui_tick_costs.py``: 12 plots offscreen cost ~27 ms of CPU per repaint, most of it
 pyqtgraph's grid lines at every tick level). So: grid lines only at the major ticks, 1-px
-cosmetic pens, each tick redraws one half of the plots (each plot refreshes at 2 Hz and one
-paint covers half the area), and a plot whose data did not change since its last redraw is left
+cosmetic pens, each tick redraws a quarter of the plots (each plot refreshes at 2 Hz and one
+paint covers a quarter of the area: shorter pieces of GUI-thread work, the streaming lag's p99), and a plot whose data did not change since its last redraw is left
 alone for up to ``STALE_S`` (an idle engine's flat zeros).
 
 Without an NVIDIA GPU the device plots show this process's RAM (the engine's child processes
