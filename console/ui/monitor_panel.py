@@ -10,8 +10,9 @@ Painting, not the data, is what the GUI thread pays for (measured with
 ``benchmarks/gui_tick_costs.py``: 12 plots offscreen cost ~27 ms of CPU per repaint, most of it
 pyqtgraph's grid lines at every tick level). So: grid lines only at the major ticks, 1-px
 cosmetic pens, each tick redraws a quarter of the plots (each plot refreshes at 2 Hz and one
-paint covers a quarter of the area: shorter pieces of GUI-thread work, the streaming lag's p99), and a plot whose data did not change since its last redraw is left
-alone for up to ``STALE_S`` (an idle engine's flat zeros).
+paint covers a quarter of the area: shorter pieces of GUI-thread work, the streaming lag's p99),
+and a plot whose data did not change since its last redraw is left alone for up to ``STALE_S``
+(an idle engine's flat zeros).
 
 Without an NVIDIA GPU the device plots show this process's RAM (the engine's child processes
 included) and CPU instead, and the header says why (``sampler.reason``). With one, power draw vs
