@@ -374,14 +374,14 @@ class EngineHost(WarmHost):
         try:
             if engine is None:
                 raise EngineNotReady("no model is loaded")
+            if gate is not None and gate.full:  # the first step is full: prepare once the held requests are in
+                await gate.released()
             params = request_params(request)
             prompt, constraint = await self._prompts.engine_input_and_constraint(engine, self._tokenizer, request)
             if constraint is not None:  # vLLM's tool-call parser constrains the call (tool_calls.py)
                 params.structured_outputs = constraint
             lora = self._adapters.request(request.adapter)
             if gate is not None:  # prepared before the hold: it lasts only the adds
-                if gate.full:  # the first step is full: prepare once the held requests are in
-                    await gate.released()
                 prompt = await vllm_compat.engine_core_request(engine, rid, prompt, params, lora)
                 joined = gate.join(len(getattr(prompt, "prompt_token_ids", None) or ()))
                 if joined:
