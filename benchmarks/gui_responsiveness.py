@@ -179,6 +179,8 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     from console.engine import priority
 
     priority.prefer_the_window(priority.ENGINE_NICE if args.engine_nice is None else args.engine_nice)  # as the app
+    if args.switch_interval:  # an experiment: the interpreter's GIL slice for the whole run (the load sets its own)
+        sys.setswitchinterval(args.switch_interval)
     gc_passes: list[tuple[int, float]] = []  # (generation, CPU ms) of each pass in the current phase
     gc_started: dict[int, tuple[int, float]] = {}
     gc_full_freed: list[int] = []  # what each full pass freed (objects)
@@ -323,6 +325,7 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
         "concurrency": args.concurrency,
         "max_tokens": args.max_tokens,
         "engine_load_s": round(load_s, 1),
+        "switch_interval_s": sys.getswitchinterval(),
         "lag_during_engine_build": load_lag,
         "gc_during_engine_build": gc_load,
         "gc_while_streaming": gc_stream,
@@ -425,6 +428,9 @@ def main() -> int:
     p.add_argument("--max-tokens", type=int, default=256)
     p.add_argument("--launches", type=int, default=3)
     p.add_argument("--engine-nice", type=int, help="the engine core's nice value (default: the app's; 0: not lowered)")
+    p.add_argument(
+        "--switch-interval", type=float, help="sys.setswitchinterval for the run, seconds (default: Python's)"
+    )
     p.add_argument("--model", help="checkpoint folder (default: a tiny random Llama)")
     p.add_argument("--write-readme", action="store_true", help="write benchmarks/README-gui.md")
     args = p.parse_args()
