@@ -15,8 +15,8 @@ While the window builds a model, the interpreter also hands the GIL over every m
 instead of every 5 (:func:`window_first_while_loading`): the load imports thousands of modules and
 builds the front end on the engine thread, and each time the GUI thread woke it could wait a whole
 slice. Measured (benchmarks/README-gui.md): the longest stall while the tiny model was built,
-71-90 ms in four runs with 1 ms slices against 63-179 ms (four of five runs over 100 ms) with
-5 ms ones; the load took as long (23-27 s against 22-27 s). Only during the load: while
+49-90 ms in seven of eight runs with 1 ms slices (178 ms in one) against 63-179 ms (four of five
+runs over 100 ms) with 5 ms ones; the load took as long (23-27 s against 22-27 s). Only during the load: while
 streaming, 1 ms slices cost the engine thread throughput in one of two runs (4,888 tokens/s
 against 6,218).
 
