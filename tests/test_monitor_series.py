@@ -68,7 +68,9 @@ def test_latency_percentiles_follow_the_store_from_a_thinned_sample() -> None:
     assert itl50 == pytest.approx(1000 * exact[50], rel=0.05)
     assert itl95 == pytest.approx(1000 * exact[95], rel=0.05)
     held = len(series._recent["itl"])
-    assert held <= (10 + 1) * 4 * monitor_series.LATENCY_KEEP + monitor_series.LATENCY_KEEP  # window + a second
+    assert (
+        held <= (10 + 1) * 4 * monitor_series.LATENCY_KEEP + monitor_series.LATENCY_KEEP
+    )  # window + a second of polls
     assert held < len(store.latency_samples("itl", since=now - 10.0))  # thinned, not copied
 
 

@@ -16,9 +16,9 @@ instead of every 5 (:func:`window_first_while_loading`): the load imports thousa
 builds the front end on the engine thread, and each time the GUI thread woke it could wait a whole
 slice. Measured (benchmarks/README-gui.md): the longest stall while the tiny model was built,
 49-90 ms in seven of eight runs with 1 ms slices (178 ms in one) against 63-179 ms (four of five
-runs over 100 ms) with 5 ms ones; the load took as long (23-27 s against 22-27 s). Only during the load: while
-streaming, 1 ms slices cost the engine thread throughput in one of two runs (4,888 tokens/s
-against 6,218).
+runs over 100 ms) with 5 ms ones; the load took as long (23-27 s against 22-27 s). Only during
+the load: while streaming, 1 ms slices cost the engine thread throughput in one of two runs
+(4,888 tokens/s against 6,218), and 2 ms ones did not lower the lag.
 
 Linux sets the nice value per thread (``setpriority(PRIO_PROCESS, tid)``), so every thread in
 ``/proc/<pid>/task`` is set; threads started later inherit it from the thread that starts them.

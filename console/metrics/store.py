@@ -241,7 +241,7 @@ class MetricsStore:
     def latency_after(self, kind: str, after: float) -> list[tuple[float, float]]:
         """``(t, seconds)`` samples of ``kind`` recorded at a time later than ``after``, oldest
         first. Walks back from the newest, so it costs what is new, not what is held (the
-        Monitor asks four times a second while the store holds up to ``max_samples``)."""
+        Monitor asks several times a second while the store holds up to ``max_samples``)."""
         src = {"ttft": self._ttft, "itl": self._itl}[kind]
         out: list[tuple[float, float]] = []
         with self._lock:

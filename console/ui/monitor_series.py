@@ -10,7 +10,7 @@ line drawn across the gap.
 Latency percentiles are not composable across bins, so TTFT and inter-token latency p50/p95 are
 sampled here at most once per ``latency_every_s`` over the last ``latency_window_s`` seconds.
 
-All of this runs on the GUI thread four times a second, so nothing here re-reads what it has
+All of this runs on the GUI thread several times a second, so nothing here re-reads what it has
 already seen: a bin's plotted values are computed once, when the bin arrives (:func:`bin_row`),
 and latency samples are fetched by what is new (``MetricsStore.latency_after``) and thinned to at
 most ``LATENCY_KEEP`` per poll (a stride over the poll's samples), so the percentiles sort a few
@@ -133,8 +133,9 @@ class MonitorSeries:
         self._bins: deque[MetricsBin] = deque(maxlen=cap)
         self._rows: deque[tuple[float, ...]] = deque(maxlen=cap)  # bin_row of each of _bins
         self._recent: dict[str, deque[tuple[float, float]]] = {
-            kind: deque(maxlen=int(latency_window_s * 4 + 8) * LATENCY_KEEP) for kind in ("ttft", "itl")
+            kind: deque(maxlen=int(latency_window_s * 8 + 8) * LATENCY_KEEP) for kind in ("ttft", "itl")
         }
+        self._seen: dict[str, float] = {}  # the newest latency sample's time fetched, per kind
         self._device: deque[DeviceSample] = deque(maxlen=cap * 4)
         self._latency: deque[tuple[float, float, float, float, float]] = deque(
             maxlen=int(window_s / latency_every_s) + 8
@@ -162,7 +163,9 @@ class MonitorSeries:
         self._device.extend(self.metrics.device_samples(since=dsince))
         start = now - self.latency_window_s
         for kind, recent in self._recent.items():
-            new = self.metrics.latency_after(kind, recent[-1][0] if recent else start)
+            new = self.metrics.latency_after(kind, max(self._seen.get(kind, start), start))
+            if new:
+                self._seen[kind] = new[-1][0]
             step = -(-len(new) // LATENCY_KEEP)  # ceil: keep at most LATENCY_KEEP of them
             recent.extend(new[::step] if step > 1 else new)
         if now - self._last_latency >= self.latency_every_s:
