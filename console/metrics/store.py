@@ -85,15 +85,21 @@ class DeviceSample:
 
 def percentile(values: Iterable[float], q: float) -> float | None:
     """Linear-interpolated percentile (q in 0..100), as numpy's default; None when empty."""
+    return percentiles(values, (q,))[q]
+
+
+def percentiles(values: Iterable[float], qs: Iterable[float]) -> dict[float, float | None]:
+    """:func:`percentile` for each of ``qs``, the values sorted once."""
     data = sorted(values)
-    if not data:
-        return None
-    if len(data) == 1:
-        return data[0]
-    pos = (len(data) - 1) * q / 100.0
-    lo = math.floor(pos)
-    hi = math.ceil(pos)
-    return data[lo] + (data[hi] - data[lo]) * (pos - lo)
+    out: dict[float, float | None] = {}
+    for q in qs:
+        if not data:
+            out[q] = None
+            continue
+        pos = (len(data) - 1) * q / 100.0
+        lo, hi = math.floor(pos), math.ceil(pos)
+        out[q] = data[lo] + (data[hi] - data[lo]) * (pos - lo)
+    return out
 
 
 class MetricsStore:
@@ -256,7 +262,7 @@ class MetricsStore:
         self, kind: str, qs: Iterable[float] = (50, 95, 99), since: float | None = None
     ) -> dict[float, float | None]:
         vals = self.latency_samples(kind, since)
-        return {q: percentile(vals, q) for q in qs}
+        return percentiles(vals, qs)
 
     def totals_snapshot(self) -> dict[str, float]:
         """A consistent copy of the running totals (tokens, steps, peaks)."""

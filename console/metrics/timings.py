@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from console.metrics.store import percentile
+from console.metrics.store import percentiles
 
 QUANTILES = (50, 90, 99)
 
@@ -34,7 +34,9 @@ class RequestTiming:
 
 def pcts(values: Iterable[float | None], qs: Sequence[float] = QUANTILES) -> dict[str, float | None]:
     vals = [v for v in values if v is not None]
-    return {f"p{int(q)}": percentile(vals, q) for q in qs} | {"mean": (sum(vals) / len(vals)) if vals else None}
+    return {f"p{int(q)}": v for q, v in percentiles(vals, qs).items()} | {
+        "mean": (sum(vals) / len(vals)) if vals else None
+    }
 
 
 def summarize(timings: Sequence[RequestTiming], duration_s: float) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from console.metrics.store import DeviceSample, MetricsBin, MetricsStore, percentile, prefix_hit_rate, spec_acceptance
+from console.metrics.store import DeviceSample, MetricsBin, MetricsStore, percentiles, prefix_hit_rate, spec_acceptance
 
 #: NVML clock-throttle reason bits (nvmlClocksEventReasons) and the words shown for them.
 THROTTLE_REASONS: dict[int, str] = {
@@ -178,8 +178,8 @@ class MonitorSeries:
         recent = self._recent[kind]
         while recent and recent[0][0] < start:
             recent.popleft()
-        values = sorted(v for _, v in recent)
-        return percentile(values, 50), percentile(values, 95)
+        p = percentiles((v for _, v in recent), (50, 95))
+        return p[50], p[95]
 
     # -- rendering -----------------------------------------------------------------------------
     def snapshot(self, now: float | None = None) -> Snapshot:
@@ -257,7 +257,8 @@ def recording_snapshot(store: MetricsStore, latency_every_s: float = 1.0, latenc
         for g in grid:
             lo, hi = np.searchsorted(t, g - latency_window_s, "right"), np.searchsorted(t, g, "right")
             window = v[lo:hi]
-            p50.append(_ms(percentile(window, 50)))
-            p95.append(_ms(percentile(window, 95)))
+            p = percentiles(window, (50, 95))
+            p50.append(_ms(p[50]))
+            p95.append(_ms(p[95]))
         latency[f"{kind}_p50_ms"], latency[f"{kind}_p95_ms"] = np.array(p50), np.array(p95)
     return Snapshot(start, engine_x, cols, device_x, device, grid - start, latency, dict(dev[-1].values) if dev else {})
