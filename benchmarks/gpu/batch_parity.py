@@ -389,17 +389,17 @@ class Run:
 
         w = synthetic(n, inp, outp, vocab, seed=n)
         rows: dict[str, list[dict[str, Any]]] = {"console": [], "plain": []}
-        if bare is not None:
-            rows.update(direct=[], bare=[])
+        # the controls: (engine, its loop) of vLLM's AsyncLLM driven directly
+        controls = {} if bare is None else {"direct": (host._engine, host._loop), "bare": (bare.engine, bare.loop)}
+        rows.update({key: [] for key in controls})
         params = SamplingParams(temperature=0.0, top_p=1.0, max_tokens=outp, ignore_eos=True)
         llm.generate([{"prompt_token_ids": w.prompt_token_ids[0]}], SamplingParams(max_tokens=4), use_tqdm=False)
-        if bare is not None:  # warm both direct paths once
-            self._direct(host._engine, host._loop, synthetic(8, inp, 4, vocab, seed=1), 4)
-            self._direct(bare.engine, bare.loop, synthetic(8, inp, 4, vocab, seed=1), 4)
+        for engine, loop in controls.values():  # warm both direct paths once
+            self._direct(engine, loop, synthetic(8, inp, 4, vocab, seed=1), 4)
         if self.pyspy:  # one profiled run of each first, not counted
             self._profiled(f"console-{n}", lambda: run_console(host, w))
-            if bare is not None:
-                self._profiled(f"bare-{n}", lambda: self._direct(bare.engine, bare.loop, w, outp))
+            if "bare" in controls:
+                self._profiled(f"bare-{n}", lambda: self._direct(*controls["bare"], w, outp))
         for _ in range(reps):
             gc_quiet()
             r = run_console(host, w)
@@ -409,15 +409,9 @@ class Run:
                 | {"engine_ttft_s": r["engine"]["ttft_s"], "group": group.report() if group else None}
             )
             rows["console"][-1]["gc_s"] = GC.take()
-            if bare is not None:
-                for key, eng in (("direct", host), ("bare", bare)):
-                    gc_quiet()
-                    rows[key].append(
-                        self._direct(
-                            eng._engine if eng is host else eng.engine, eng._loop if eng is host else eng.loop, w, outp
-                        )
-                        | {"gc_s": GC.take()}
-                    )
+            for key, (engine, loop) in controls.items():
+                gc_quiet()
+                rows[key].append(self._direct(engine, loop, w, outp) | {"gc_s": GC.take()})
             llm.reset_prefix_cache()
             gc_quiet()
             t0 = time.perf_counter()
