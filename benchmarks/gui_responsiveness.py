@@ -109,7 +109,7 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
     os.environ["INFERENCE_CONSOLE_HOME"] = tempfile.mkdtemp(prefix="ic-bench-home-")  # leave the user's alone
-    from PySide6.QtCore import Qt, QTimer
+    from PySide6.QtCore import QEventLoop, Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
     from console.ui.refcount_guard import pin_singletons
@@ -137,7 +137,7 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     if hasattr(window, "build_panels"):
         window.build_panels()  # the window builds Batch/Monitor/Export just after its first paint
     monitor = window.panels["monitor"]
-    window.tabs.setCurrentWidget(monitor)
+    window.tabs.setCurrentWidget(window.panels[args.tab])  # the Monitor by default: its plots redraw
 
     lags: list[float] = []
     last = [time.perf_counter()]
@@ -163,11 +163,25 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     probe.timeout.connect(on_probe)
     probe.start()
 
-    def spin(seconds: float, until=None) -> None:  # type: ignore[no-untyped-def]
+    def spin(seconds: float, until=None, how: str | None = None) -> None:  # type: ignore[no-untyped-def]
+        """Run the GUI's events for ``seconds`` or until ``until()``: in Qt's own event loop
+        (``exec``, as the app runs: the thread waits in Qt until the next timer or event), or
+        (``spin``, the method of the earlier rounds) ``processEvents()`` then a 1 ms sleep, which
+        also gives the GIL away a thousand times a second and takes up to a switch interval to
+        get it back each time."""
         end = time.perf_counter() + seconds
-        while time.perf_counter() < end and not (until and until()):
-            app.processEvents()
-            time.sleep(0.001)
+        if (how or ("exec" if args.loop == "both" else args.loop)) == "spin":
+            while time.perf_counter() < end and not (until and until()):
+                app.processEvents()
+                time.sleep(0.001)
+            return
+        loop = QEventLoop()
+        check = QTimer()
+        check.setInterval(20)
+        check.timeout.connect(lambda: loop.quit() if time.perf_counter() >= end or (until and until()) else None)
+        check.start()
+        loop.exec()
+        check.stop()
 
     # Every collector pass (young ones too), timed in the collecting thread's CPU time so the figure
     # does not depend on other jobs' load: each one holds the GIL, so it is a stall. The window's
@@ -268,11 +282,30 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     t0 = time.perf_counter()
     for _ in range(args.concurrency):
         submit()
-    spin(args.seconds)
+    if args.loop == "both":  # 5 s of each method in turn, so both see the same load
+        by_how: dict[str, tuple[list[float], list[tuple[float, float, float]]]] = {"exec": ([], []), "spin": ([], [])}
+        segments = max(2, round(args.seconds / 5.0))
+        for i in range(segments):
+            how = ("exec", "spin")[i % 2]
+            spin(args.seconds / segments, how=how)
+            by_how[how][0].extend(lags[1:])  # the first fire's gap spans the switch of methods
+            by_how[how][1].extend(blame[1:])
+            lags.clear()
+            blame.clear()
+        lags.extend(by_how["exec"][0])
+        blame.extend(by_how["exec"][1])
+    else:
+        spin(args.seconds)
     stream_s = time.perf_counter() - t0
     load_avg = os.getloadavg()[0]
     stream_lag = summary(lags)
     stream_lag["late_fires_over_20ms"] = blame_summary(blame)
+    stream_lag["event_loop"] = "exec" if args.loop == "both" else args.loop
+    if args.loop == "both":
+        stream_lag["spin_control"] = {
+            **summary(by_how["spin"][0]),
+            "late_fires_over_20ms": blame_summary(by_how["spin"][1]),
+        }
     gc_stream = gc_summary()
     gc.callbacks.remove(on_gc)
     tokens = state["tokens"]
@@ -326,6 +359,7 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
         "max_tokens": args.max_tokens,
         "engine_load_s": round(load_s, 1),
         "switch_interval_s": sys.getswitchinterval(),
+        "tab": args.tab,
         "lag_during_engine_build": load_lag,
         "gc_during_engine_build": gc_load,
         "gc_while_streaming": gc_stream,
@@ -372,7 +406,7 @@ def write_readme(path: Path, launch: list[float], lag: dict[str, object], comman
         "also waits for a core).  ",
         f"Model: {lag['model']}; {lag['concurrency']} requests kept in flight, {lag['max_tokens']} tokens "
         "each (ignore_eos), every token delivered to a GUI slot through the EngineBridge; the main window "
-        "showing the Monitor tab (its timer ticks at 4 Hz; each plot is redrawn at 2 Hz).",
+        f"showing the {lag['tab']} tab (the Monitor's timer ticks at 8 Hz; each plot is redrawn once a second).",
         "",
         "| measure | p50 | p99 | max | target |",
         "|---|---|---|---|---|",
@@ -431,6 +465,14 @@ def main() -> int:
     p.add_argument(
         "--switch-interval", type=float, help="sys.setswitchinterval for the run, seconds (default: Python's)"
     )
+    p.add_argument(
+        "--loop",
+        choices=("exec", "spin", "both"),
+        default="exec",
+        help="how the probe's events run: Qt's event loop as the app runs it (exec), processEvents + 1 ms sleeps "
+        "(spin, the earlier rounds' method), or both in turn while streaming (5 s each; the other phases exec)",
+    )
+    p.add_argument("--tab", default="monitor", help="the tab showing (chat, batch, monitor, export): a control")
     p.add_argument("--model", help="checkpoint folder (default: a tiny random Llama)")
     p.add_argument("--write-readme", action="store_true", help="write benchmarks/README-gui.md")
     args = p.parse_args()

@@ -93,3 +93,39 @@ def test_a_poll_reads_only_what_is_new(monkeypatch: pytest.MonkeyPatch) -> None:
     series.poll(t0 + 100.3)
     assert seen == [3, 300]  # ttft, itl: the new steps' samples only
     assert percentile([3.0, 1.0, 2.0], 50) == 2.0
+
+
+def test_the_columns_stay_right_across_many_windows() -> None:
+    """The bins live in a numpy buffer twice the window long that moves what it holds to its front
+    when full, and device/latency arrays are rebuilt only when a sample arrived: polled every
+    0.125 s for five windows, the plot always equals the store's bins and samples of the window."""
+    store = MetricsStore()
+    series = MonitorSeries(store, window_s=20, latency_every_s=1.0, latency_window_s=5.0)
+    t0, rng = 50_000.0, random.Random(3)
+    checked = 0
+    for step in range(800):  # 100 s: five windows, the buffer (2 x 48 bins) fills and moves twice
+        now = t0 + step * 0.125
+        store.record_step(
+            t=now, running=rng.randint(0, 64), kv_usage=rng.random(), generation_tokens=rng.randint(0, 300)
+        )
+        if step % 4 == 0:
+            store.record_device({"cpu_pct": float(step), "rss_bytes": 1e9 + step}, t=now)
+        series.poll(now)
+        if step % 37 == 0 or step == 799:
+            snap = series.snapshot(now)
+            grid_start = snap.now + snap.engine_x[0]
+            bins = [b for b in store.bins() if grid_start - 1e-9 <= b.t <= snap.now]
+            idx = np.rint((np.array([b.t for b in bins]) - grid_start) / store.resolution_s).astype(int)
+            want = bin_columns(bins, store.resolution_s)
+            for key in ENGINE_KEYS:
+                np.testing.assert_allclose(snap.engine[key][idx], want[key], equal_nan=True, err_msg=key)
+            missing = np.setdiff1d(np.arange(len(snap.engine_x)), idx)
+            assert (snap.engine["running"][missing] == 0).all()  # no stale row from an older window
+            dev = [s for s in store.device_samples() if s.t >= now - 20]
+            np.testing.assert_allclose(snap.device["cpu_pct"], [s.values["cpu_pct"] for s in dev])
+            np.testing.assert_allclose(snap.device_x, [s.t - now for s in dev])
+            assert snap.device_latest == dev[-1].values
+            assert len(snap.latency_x) == len([r for r in series._latency if r[0] >= now - 20])
+            checked += 1
+    assert series.bins_held == int(20 / store.resolution_s) + 8
+    assert checked > 20

@@ -14,7 +14,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Protocol, TypeVar
 
 
 @dataclass
@@ -227,12 +227,18 @@ class MetricsStore:
 
     # -- readers (any thread) ------------------------------------------------------------------
     def bins(self, since: float | None = None) -> list[MetricsBin]:
+        """Copies of the bins from ``since`` on (all without it), oldest first. Bins are held in
+        time order, so ``since`` walks back from the newest: the Monitor asks 8 times a second
+        for the one or two new bins while the store holds an hour of them."""
         with self._lock:
-            return [MetricsBin(**asdict(b)) for b in self._bins if since is None or b.t >= since]
+            held = self._bins if since is None else _newest_from(self._bins, since)
+            return [MetricsBin(**asdict(b)) for b in held]
 
     def device_samples(self, since: float | None = None) -> list[DeviceSample]:
+        """Copies of the device samples from ``since`` on, oldest first (as :meth:`bins`)."""
         with self._lock:
-            return [DeviceSample(s.t, dict(s.values)) for s in self._device if since is None or s.t >= since]
+            held = self._device if since is None else _newest_from(self._device, since)
+            return [DeviceSample(s.t, dict(s.values)) for s in held]
 
     def finished(self, since: float | None = None) -> list[FinishedRecord]:
         with self._lock:
@@ -303,3 +309,21 @@ class MetricsStore:
                 "device": [asdict(s) for s in self._device],
                 "totals": dict(self.totals),
             }
+
+
+class _Timed(Protocol):
+    t: float
+
+
+_T = TypeVar("_T", bound=_Timed)
+
+
+def _newest_from(held: deque[_T], since: float) -> list[_T]:
+    """The items of ``held`` (in time order) from ``since`` on, found from the newest back."""
+    out: list[_T] = []
+    for item in reversed(held):
+        if item.t < since:
+            break
+        out.append(item)
+    out.reverse()
+    return out

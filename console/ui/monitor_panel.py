@@ -8,11 +8,15 @@ the tab is visible, redraws the curves from them (pyqtgraph ``setDownsampling(mo
 
 Painting, not the data, is what the GUI thread pays for (measured with
 ``benchmarks/gui_tick_costs.py``: 12 plots offscreen cost ~27 ms of CPU per repaint, most of it
-pyqtgraph's grid lines at every tick level). So: grid lines only at the major ticks, 1-px
-cosmetic pens, each tick redraws a quarter of the plots (each plot refreshes at 2 Hz and one
-paint covers a quarter of the area: shorter pieces of GUI-thread work, the streaming lag's p99),
-and a plot whose data did not change since its last redraw is left alone for up to ``STALE_S``
-(an idle engine's flat zeros).
+pyqtgraph's grid lines at every tick level). So: horizontal grid lines only, at the major ticks
+(a vertical grid makes each plot's bottom axis span the plot, so every curve update repainted
+that axis and its labels), 1-px cosmetic pens, a scene without an item index (the curves change
+their bounds on every redraw; keeping a BSP tree of them cost more than it saved), each tick
+redraws an eighth of the plots (each plot refreshes once a second: short pieces of GUI-thread
+work, the streaming lag's p99 -- in ``benchmarks/README-gui.md`` the three took it from 12 ms to
+7-8 ms with 64 requests streaming), and a plot whose data did not change since its last redraw
+is left alone for up to ``STALE_S`` (an idle engine's flat zeros). The readout line under the
+plots (tokens/s, KV, requests) is updated on every tick.
 
 Without an NVIDIA GPU the device plots show this process's RAM (the engine's child processes
 included) and CPU instead, and the header says why (``sampler.reason``). With one, power draw vs
@@ -40,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QGraphicsScene, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from console.metrics.recording import RecordingError, load_recording
 from console.metrics.store import prefix_hit_rate, spec_acceptance
@@ -65,8 +69,8 @@ class MonitorPanel(QWidget):
     recordingOpened = Signal(str)
     comparisonClosed = Signal()
     WINDOW_S = 600.0
-    REFRESH_MS = 125  # 8 Hz; each plot is redrawn every fourth tick (2 Hz: the style's 2-10 Hz)
-    SLICES = 4  # each tick redraws a quarter of the plots: shorter paints (the streaming lag's p99)
+    REFRESH_MS = 125  # 8 Hz (the style's 2-10 Hz); the readout every tick, each plot every SLICES-th
+    SLICES = 8  # each tick redraws an eighth of the plots (each at 1 Hz): shorter paints, the lag's p99
     STALE_S = 2.0  # an unchanged plot is still redrawn this often (its x axis moves with time)
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
@@ -108,6 +112,8 @@ class MonitorPanel(QWidget):
         self.compare_button.clicked.connect(self._on_compare_clicked)
         self.close_compare_button.clicked.connect(self._on_close_compare_clicked)
         self.graphs = pg.GraphicsLayoutWidget(self)
+        # no BSP index: every redraw moves curve bounds, and re-indexing them cost more than it saved
+        self.graphs.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         layout.addWidget(self.graphs, 1)
         self.guidance = QLabel(self)
         self.guidance.setWordWrap(True)
@@ -219,7 +225,7 @@ class MonitorPanel(QWidget):
             plot.setTitle(f"{title}: " + " · ".join(parts), size="9pt")
             plot.setDownsampling(mode="peak")
             plot.setClipToView(True)
-            plot.showGrid(x=True, y=True, alpha=0.25)
+            plot.showGrid(x=False, y=True, alpha=0.25)  # a vertical grid repaints the bottom axis on every redraw
             for axis in ("left", "bottom"):  # grid lines at minor ticks too cost most of a paint
                 plot.getAxis(axis).setStyle(maxTickLevel=0)
             plot.setMouseEnabled(x=True, y=False)

@@ -130,8 +130,13 @@ class MonitorSeries:
         self.latency_every_s = latency_every_s
         self.latency_window_s = latency_window_s
         cap = int(window_s / self.res) + 8
-        self._bins: deque[MetricsBin] = deque(maxlen=cap)
-        self._rows: deque[tuple[float, ...]] = deque(maxlen=cap)  # bin_row of each of _bins
+        self._cap = cap
+        # engine bins as rows of plotted values (bin_row, computed once when a bin arrives) in a
+        # numpy buffer twice the window long: a snapshot slices it instead of converting a deque
+        self._bin_t = np.zeros(2 * cap)
+        self._bin_rows = np.zeros((2 * cap, len(ENGINE_KEYS)))
+        self._first = 0  # index of the oldest bin held
+        self._count = 0  # bins held (at most cap)
         self._recent: dict[str, deque[tuple[float, float]]] = {
             kind: deque(maxlen=int(latency_window_s * 8 + 8) * LATENCY_KEEP) for kind in ("ttft", "itl")
         }
@@ -141,24 +146,24 @@ class MonitorSeries:
             maxlen=int(window_s / latency_every_s) + 8
         )
         self._last_latency = 0.0
+        # device and latency arrays, rebuilt only when a sample arrived (2 Hz and 1 Hz, against a
+        # Monitor tick of 8 Hz): (the deque's length, its newest time) -> (times, columns)
+        self._device_cache: tuple[tuple[int, float], np.ndarray, dict[str, np.ndarray]] | None = None
+        self._latency_cache: tuple[tuple[int, float], np.ndarray, dict[str, np.ndarray]] | None = None
 
     # -- polling -------------------------------------------------------------------------------
     def poll(self, now: float | None = None) -> None:
         """Pull what is new in the store (cheap; call on every tick, visible or not)."""
         now = time.time() if now is None else now
-        since = self._bins[-1].t if self._bins else now - self.window_s
+        since = self._last_bin_t() if self._count else now - self.window_s
         for b in self.metrics.bins(since=since):
             row = bin_row(b, self.res)
-            if self._bins and b.t == self._bins[-1].t:
-                self._bins[-1], self._rows[-1] = b, row  # the newest bin was still filling at the last poll
-            elif not self._bins or b.t > self._bins[-1].t:
-                self._bins.append(b)
-                self._rows.append(row)
-            else:  # the store was cleared (a new load) and restarted at an earlier time
-                self._bins.clear()
-                self._rows.clear()
-                self._bins.append(b)
-                self._rows.append(row)
+            if self._count and b.t == self._last_bin_t():
+                self._bin_rows[self._first + self._count - 1] = row  # it was still filling at the last poll
+                continue
+            if self._count and b.t < self._last_bin_t():  # the store was cleared (a new load), restarted earlier
+                self._first = self._count = 0
+            self._append_bin(b.t, row)
         dsince = self._device[-1].t + 1e-6 if self._device else now - self.window_s
         self._device.extend(self.metrics.device_samples(since=dsince))
         start = now - self.latency_window_s
@@ -172,6 +177,22 @@ class MonitorSeries:
             self._last_latency = now
             p = {kind: self._percentiles(kind, start) for kind in ("ttft", "itl")}
             self._latency.append((now, *(_ms(v) for v in (p["ttft"][0], p["ttft"][1], p["itl"][0], p["itl"][1]))))
+
+    def _last_bin_t(self) -> float:
+        return float(self._bin_t[self._first + self._count - 1])
+
+    def _append_bin(self, t: float, row: tuple[float, ...]) -> None:
+        if self._first + self._count == len(self._bin_t):  # the buffer's end: move what is held to its front
+            keep = slice(self._first, self._first + self._count)
+            self._bin_t[: self._count] = self._bin_t[keep]
+            self._bin_rows[: self._count] = self._bin_rows[keep]
+            self._first = 0
+        i = self._first + self._count
+        self._bin_t[i], self._bin_rows[i] = t, row
+        if self._count == self._cap:
+            self._first += 1
+        else:
+            self._count += 1
 
     def _percentiles(self, kind: str, start: float) -> tuple[float | None, float | None]:
         """p50 and p95 of ``kind``'s samples since ``start`` (older ones are dropped)."""
@@ -188,26 +209,47 @@ class MonitorSeries:
         grid_start = (now - now % self.res) - (n - 1) * self.res
         engine_x = grid_start + np.arange(n) * self.res - now
         cols = empty_columns(n)
-        if self._bins:  # each bin's row was computed when it arrived: only arrays here
-            times = np.fromiter((b.t for b in self._bins), dtype=float, count=len(self._bins))
-            rows = np.array(self._rows, dtype=float).reshape(len(self._rows), len(ENGINE_KEYS))
+        if self._count:  # each bin's row was computed when it arrived: only array slicing here
+            held = slice(self._first, self._first + self._count)
+            times, rows = self._bin_t[held], self._bin_rows[held]
             idx = np.rint((times - grid_start) / self.res).astype(int)
             ok = (times >= grid_start) & (idx >= 0) & (idx < n)
             for i, key in enumerate(ENGINE_KEYS):
                 cols[key][idx[ok]] = rows[ok, i]
-        dev = [s for s in self._device if s.t >= now - self.window_s]
-        keys = sorted({k for s in dev for k in s.values})
-        device = {k: np.array([s.values.get(k, np.nan) for s in dev], dtype=float) for k in keys}
-        device_x = np.array([s.t - now for s in dev], dtype=float)
-        lat = [r for r in self._latency if r[0] >= now - self.window_s]
-        latency_x = np.array([r[0] - now for r in lat], dtype=float)
-        latency = {k: np.array([r[i + 1] for r in lat], dtype=float) for i, k in enumerate(LATENCY_KEYS)}
-        latest = dict(dev[-1].values) if dev else {}
+        start = now - self.window_s
+        dev_t, dev_cols = self._device_columns()
+        lo = int(np.searchsorted(dev_t, start, "left"))
+        device_x = dev_t[lo:] - now
+        device = {k: v[lo:] for k, v in dev_cols.items()}
+        lat_t, lat_cols = self._latency_columns()
+        lo = int(np.searchsorted(lat_t, start, "left"))
+        latency_x = lat_t[lo:] - now
+        latency = {k: v[lo:] for k, v in lat_cols.items()}
+        latest = dict(self._device[-1].values) if len(device_x) else {}
         return Snapshot(now, engine_x, cols, device_x, device, latency_x, latency, latest)
+
+    def _device_columns(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """Every held device sample as arrays (a key a sample lacks is NaN there); rebuilt only
+        when a sample arrived since the last call."""
+        key = (len(self._device), self._device[-1].t if self._device else 0.0)
+        if self._device_cache is None or self._device_cache[0] != key:
+            dev = list(self._device)
+            keys = sorted({k for s in dev for k in s.values})
+            cols = {k: np.array([s.values.get(k, np.nan) for s in dev], dtype=float) for k in keys}
+            self._device_cache = (key, np.array([s.t for s in dev], dtype=float), cols)
+        return self._device_cache[1], self._device_cache[2]
+
+    def _latency_columns(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        key = (len(self._latency), self._latency[-1][0] if self._latency else 0.0)
+        if self._latency_cache is None or self._latency_cache[0] != key:
+            rows = np.array(self._latency, dtype=float).reshape(len(self._latency), 1 + len(LATENCY_KEYS))
+            cols = {k: rows[:, i + 1] for i, k in enumerate(LATENCY_KEYS)}
+            self._latency_cache = (key, rows[:, 0], cols)
+        return self._latency_cache[1], self._latency_cache[2]
 
     @property
     def bins_held(self) -> int:
-        return len(self._bins)
+        return self._count
 
     @property
     def device_held(self) -> int:
