@@ -155,15 +155,16 @@ class MonitorSeries:
     def poll(self, now: float | None = None) -> None:
         """Pull what is new in the store (cheap; call on every tick, visible or not)."""
         now = time.time() if now is None else now
+        # bins from the newest held on: that one may have been still filling at the last poll. A
+        # store cleared by a new load starts again at the clock's time, after what is held, so
+        # the previous model's bins stay in the window until they scroll out.
         since = self._last_bin_t() if self._count else now - self.window_s
         for b in self.metrics.bins(since=since):
             row = bin_row(b, self.res)
             if self._count and b.t == self._last_bin_t():
-                self._bin_rows[self._first + self._count - 1] = row  # it was still filling at the last poll
-                continue
-            if self._count and b.t < self._last_bin_t():  # the store was cleared (a new load), restarted earlier
-                self._first = self._count = 0
-            self._append_bin(b.t, row)
+                self._bin_rows[self._first + self._count - 1] = row
+            else:
+                self._append_bin(b.t, row)
         dsince = self._device[-1].t + 1e-6 if self._device else now - self.window_s
         self._device.extend(self.metrics.device_samples(since=dsince))
         start = now - self.latency_window_s
