@@ -406,7 +406,8 @@ def write_readme(path: Path, launch: list[float], lag: dict[str, object], comman
         "also waits for a core).  ",
         f"Model: {lag['model']}; {lag['concurrency']} requests kept in flight, {lag['max_tokens']} tokens "
         "each (ignore_eos), every token delivered to a GUI slot through the EngineBridge; the main window "
-        f"showing the {lag['tab']} tab (the Monitor's timer ticks at 8 Hz; each plot is redrawn once a second).",
+        f"showing the {str(lag['tab']).capitalize()} tab "
+        "(the Monitor's timer ticks at 8 Hz; each plot is redrawn once a second).",
         "",
         "| measure | p50 | p99 | max | target |",
         "|---|---|---|---|---|",
