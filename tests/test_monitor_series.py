@@ -1,6 +1,6 @@
 """The Monitor's ring buffers (no Qt): what they plot equals what the store holds, computed once.
 
-The GUI thread polls them four times a second while an engine streams thousands of tokens a
+The GUI thread polls them eight times a second while an engine streams thousands of tokens a
 second; these tests pin what they must show (each bin's values, the latency percentiles) and that
 a poll costs what is new, not what is held.
 """
@@ -103,7 +103,7 @@ def test_the_columns_stay_right_across_many_windows() -> None:
     series = MonitorSeries(store, window_s=20, latency_every_s=1.0, latency_window_s=5.0)
     t0, rng = 50_000.0, random.Random(3)
     checked = 0
-    for step in range(800):  # 100 s: five windows, the buffer (2 x 48 bins) fills and moves twice
+    for step in range(800):  # 100 s, 200 bins: five windows; the buffer (2 x 48 rows) moves to its front 3 times
         now = t0 + step * 0.125
         store.record_step(
             t=now, running=rng.randint(0, 64), kv_usage=rng.random(), generation_tokens=rng.randint(0, 300)
