@@ -14,7 +14,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Protocol, TypeVar
+from typing import Any, Callable, Iterable, TypeVar
 
 
 @dataclass
@@ -231,13 +231,13 @@ class MetricsStore:
         time order, so ``since`` walks back from the newest: the Monitor asks 8 times a second
         for the one or two new bins while the store holds an hour of them."""
         with self._lock:
-            held = self._bins if since is None else _newest_from(self._bins, since)
+            held = self._bins if since is None else _newest_while(self._bins, lambda b: b.t >= since)
             return [MetricsBin(**asdict(b)) for b in held]
 
     def device_samples(self, since: float | None = None) -> list[DeviceSample]:
         """Copies of the device samples from ``since`` on, oldest first (as :meth:`bins`)."""
         with self._lock:
-            held = self._device if since is None else _newest_from(self._device, since)
+            held = self._device if since is None else _newest_while(self._device, lambda d: d.t >= since)
             return [DeviceSample(s.t, dict(s.values)) for s in held]
 
     def finished(self, since: float | None = None) -> list[FinishedRecord]:
@@ -255,14 +255,8 @@ class MetricsStore:
         first. Walks back from the newest, so it costs what is new, not what is held (the
         Monitor asks several times a second while the store holds up to ``max_samples``)."""
         src = {"ttft": self._ttft, "itl": self._itl}[kind]
-        out: list[tuple[float, float]] = []
         with self._lock:
-            for sample in reversed(src):
-                if sample[0] <= after:
-                    break
-                out.append(sample)
-        out.reverse()
-        return out
+            return _newest_while(src, lambda sample: sample[0] > after)
 
     def latency_percentiles(
         self, kind: str, qs: Iterable[float] = (50, 95, 99), since: float | None = None
@@ -311,18 +305,16 @@ class MetricsStore:
             }
 
 
-class _Timed(Protocol):
-    t: float
+_T = TypeVar("_T")
 
 
-_T = TypeVar("_T", bound=_Timed)
-
-
-def _newest_from(held: deque[_T], since: float) -> list[_T]:
-    """The items of ``held`` (in time order) from ``since`` on, found from the newest back."""
+def _newest_while(held: deque[_T], keep: Callable[[_T], bool]) -> list[_T]:
+    """The newest items of ``held`` (kept in time order) for which ``keep`` holds, oldest first:
+    a walk back from the newest that stops at the first one it fails, so it costs what is new,
+    not what is held."""
     out: list[_T] = []
     for item in reversed(held):
-        if item.t < since:
+        if not keep(item):
             break
         out.append(item)
     out.reverse()
