@@ -167,6 +167,8 @@ class MonitorSeries:
                 self._append_bin(b.t, row)
         dsince = self._device[-1].t + 1e-6 if self._device else now - self.window_s
         self._device.extend(self.metrics.device_samples(since=dsince))
+        while self._device and self._device[0].t < now - self.window_s:  # out of the window: never drawn
+            self._device.popleft()
         start = now - self.latency_window_s
         for kind, recent in self._recent.items():
             new = self.metrics.latency_after(kind, max(self._seen.get(kind, start), start))
@@ -230,8 +232,8 @@ class MonitorSeries:
         return Snapshot(now, engine_x, cols, device_x, device, latency_x, latency, latest)
 
     def _device_columns(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """Every held device sample as arrays (a key a sample lacks is NaN there); rebuilt only
-        when a sample arrived since the last call."""
+        """Every held device sample (the window's: ``poll`` drops older ones) as arrays (a key a
+        sample lacks is NaN there); rebuilt only when the samples held changed since the last call."""
         key = (len(self._device), self._device[-1].t if self._device else 0.0)
         if self._device_cache is None or self._device_cache[0] != key:
             dev = list(self._device)
