@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from console.cli.chat import add_engine_args, engine_overrides
-from console.cli.common import CliError, ProgressPrinter, print_json, print_table, quiet_engine_logs
+from console.cli.bench_common import config_for, write_report
+from console.cli.chat import add_engine_args
+from console.cli.common import CliError, ProgressPrinter, print_table, quiet_engine_logs
 from console.cli.flags import check_file, check_model_and_preset
 from console.engine.factory import parse_engine_choice
 from console.config import EngineConfig
@@ -107,19 +108,6 @@ def _config(args: argparse.Namespace) -> tuple[EngineConfig, str, str]:
     return config_for(name, preset, args), name, preset
 
 
-def config_for(name: str, preset: str, args: argparse.Namespace) -> EngineConfig:
-    """The store's model ``name`` (or a checkpoint folder) with ``preset`` and the command's knobs."""
-    from console.launch import engine_config_for, resolve_preset
-    from console.models.store import ModelStore, StoreError
-
-    try:
-        return engine_config_for(ModelStore(), name, preset, **engine_overrides(args))
-    except StoreError:
-        if not (Path(name) / "config.json").is_file():
-            raise
-        return resolve_preset(preset).apply(str(Path(name).resolve()), **engine_overrides(args))
-
-
 def _vocab_size(model_path: str) -> int:
     cfg = json.loads((Path(model_path) / "config.json").read_text())
     return int(cfg.get("vocab_size") or (cfg.get("text_config") or {}).get("vocab_size") or 32000)
@@ -133,17 +121,6 @@ def report_flags(args: argparse.Namespace) -> None:
             file=sys.stderr,
         )
         args.report, args.json = args.report or args.json, False
-
-
-def write_report(report: dict[str, Any], args: argparse.Namespace) -> None:
-    """The report as JSON: on stdout with --json, into the --report file."""
-    if args.report:
-        from console.atomic import atomic_write_json
-
-        atomic_write_json(Path(args.report), report)
-        print(f"report -> {args.report}", file=sys.stderr)
-    if args.json:
-        print_json(report)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

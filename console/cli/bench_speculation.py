@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from console.cli.bench import write_report
+from console.cli.bench_common import write_report
 from console.cli.common import CliError
 from console.config import EngineConfig
 from console.jobs import TaskState

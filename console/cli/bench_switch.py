@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from console.cli.bench import write_report
+from console.cli.bench_common import write_report
 from console.cli.common import CliError
 from console.config import EngineConfig
 from console.jobs import TaskState
@@ -14,7 +14,7 @@ from console.jobs import TaskState
 
 def run(args: argparse.Namespace, a: tuple[str, EngineConfig], task: TaskState) -> int:
     from console.bench.switching import measure
-    from console.cli.bench import config_for
+    from console.cli.bench_common import config_for
     from console.engine.host import EngineHost, keep_warm_refusal, resolve_device
     from console.launch import default_preset_name
     from console.models.store import StoreError
