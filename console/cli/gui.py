@@ -1,8 +1,6 @@
-"""``inference-console gui`` and the default action with no command.
-
-The desktop console needs a display; on a server (no DISPLAY/WAYLAND_DISPLAY) the default action
-falls back to a terminal chat on the default model, so the README's first command is useful on
-any machine.
+"""``inference-console gui``: the desktop console (the only module of the CLI that reaches
+``console.ui``). The default action with no command (the window when there is a display, else a
+terminal chat) is ``console.cli.main.run_default``, beside the parser it reuses.
 """
 
 from __future__ import annotations
@@ -50,17 +48,3 @@ def cmd_gui(args: argparse.Namespace) -> int:
         print(f"error: the desktop console is not available ({exc})", file=sys.stderr)
         return 2
     return run(sys.argv[:1], load_model=startup_model(getattr(args, "load", None)))
-
-
-def run_default(args: argparse.Namespace) -> int:
-    """No command: the window with the last (or bundled) model loading, else a terminal chat."""
-    if have_display():
-        args.load = ""
-        return cmd_gui(args)
-    print("No display found: starting a terminal chat on the default model instead of the window.", file=sys.stderr)
-    from console.cli.chat import cmd_chat
-    from console.cli.main import build_parser
-
-    chat_args = build_parser().parse_args(["chat"])
-    chat_args.verbose = args.verbose
-    return cmd_chat(chat_args)

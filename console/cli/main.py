@@ -6,6 +6,7 @@ Each subcommand lives in its own module in this package and exposes
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import sys
@@ -38,6 +39,18 @@ def build_parser() -> ConsoleArgumentParser:
     return parser
 
 
+def run_default(args: argparse.Namespace) -> int:
+    """No command: the window with the last (or bundled) model loading, else a terminal chat on the
+    default model, so the README's first command is useful on a server too (no DISPLAY/WAYLAND_DISPLAY)."""
+    if gui.have_display():
+        args.load = ""
+        return gui.cmd_gui(args)
+    print("No display found: starting a terminal chat on the default model instead of the window.", file=sys.stderr)
+    chat_args = build_parser().parse_args(["chat"])
+    chat_args.verbose = args.verbose
+    return chat.cmd_chat(chat_args)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     parser.argv = list(argv) if argv is not None else sys.argv[1:]  # for "did you mean" on a subcommand's flag
@@ -56,8 +69,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{k}: {v}")
         return 0
     if args.command is None:
-        from console.cli.gui import run_default
-
         return run_default(args)
     try:
         return int(args.func(args) or 0)
