@@ -1,6 +1,6 @@
 """Thinking apart from the answer (issue 27): a reasoning model's output split into its thinking
 (``reasoning_content``) and its answer by the family's own vLLM reasoning parser, the one
-``vllm serve --reasoning-parser`` runs and batch uses (``family_table.split_reasoning``).
+``vllm serve --reasoning-parser`` runs and batch uses (:func:`split_reasoning`).
 
 :class:`ReasoningSplitter` holds one parser for a model and a thinking switch (making one reads the
 tokenizer's whole vocabulary: ~0.4 s for Qwen's 151k tokens, so it is made once and cached).
@@ -95,6 +95,18 @@ def splitter_for(
         return splitter
 
 
+def split_reasoning(
+    family: Family | None, tokenizer: Any, text: str, chat_template_kwargs: dict[str, Any] | None = None
+) -> tuple[str | None, str]:
+    """(reasoning_content, content) of an answer, split by the family's vLLM reasoning parser as
+    ``vllm serve --reasoning-parser`` does; (None, text) for a family without one."""
+    if family is None or family.reasoning_parser is None:
+        return None, text
+    splitter = splitter_for(tokenizer, chat_template_kwargs, family)
+    assert splitter is not None
+    return splitter.split(text)
+
+
 def think_kwargs(family: Family | None, think: bool | None) -> dict[str, Any] | None:
     """``chat_template_kwargs`` for the Think switch of a family whose template has one (Qwen3's
     ``enable_thinking``); None when there is no switch or it is left as the template's default."""
@@ -155,4 +167,4 @@ class ThinkingStream:
         return Thought(reasoning, tokens, round(seconds, 3)), content
 
 
-__all__ = ["ReasoningSplitter", "ThinkingStream", "Thought", "splitter_for", "think_kwargs"]
+__all__ = ["ReasoningSplitter", "ThinkingStream", "Thought", "split_reasoning", "splitter_for", "think_kwargs"]

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from console.models import families
-from console.models.family_table import FAMILY_TABLE, family_by_name, family_of, split_reasoning
+from console.models.family_table import FAMILY_TABLE, family_by_name, family_of
+from console.thinking import split_reasoning
 
 _TOKENIZERS: dict[str, Any] = {}
 

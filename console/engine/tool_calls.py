@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from console.engine import vllm_compat
-from console.models.family_table import Family, family_of, split_reasoning
+from console.models.family_table import Family, family_of
+from console.thinking import split_reasoning
 
 #: Families a tool call works on, for the refusal's way out.
 TOOL_FAMILIES = "Qwen3, Llama 3, Mistral or ChatML (Qwen2.5, Hermes)"

@@ -4,7 +4,8 @@ tool-call parsers for it, and the RTX 4090 preset that fits its common sizes.
 A loaded model's family is recognised from its chat template (the markers each family's template
 writes), not from its name: a fine-tune keeps its base's template. The parser names are vLLM's own
 (``--reasoning-parser``, ``--tool-call-parser``); the reasoning split itself is vLLM's parser
-(:func:`split_reasoning`), so ``reasoning_content`` is what ``vllm serve --reasoning-parser`` returns.
+(``console.thinking.split_reasoning``), so ``reasoning_content`` is what ``vllm serve --reasoning-parser``
+returns.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -131,20 +131,6 @@ def family_by_name(name: str) -> Family:
     raise KeyError(f"no family {name!r}; known: {', '.join(f.name for f in FAMILY_TABLE)}")
 
 
-def split_reasoning(
-    family: Family | None, tokenizer: Any, text: str, chat_template_kwargs: dict[str, Any] | None = None
-) -> tuple[str | None, str]:
-    """(reasoning_content, content) of an answer, split by the family's vLLM reasoning parser as
-    ``vllm serve --reasoning-parser`` does; (None, text) for a family without one."""
-    if family is None or family.reasoning_parser is None:
-        return None, text
-    from console.thinking import splitter_for  # the parser is made once per model and switch (it reads the vocabulary)
-
-    splitter = splitter_for(tokenizer, chat_template_kwargs, family)
-    assert splitter is not None
-    return splitter.split(text)
-
-
 __all__ = [
     "FAMILY_TABLE",
     "Family",
@@ -152,5 +138,4 @@ __all__ = [
     "family_of",
     "family_of_folder",
     "folder_chat_template",
-    "split_reasoning",
 ]
