@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabWidget, QVBo
 from console.engine.types import EngineState, EngineStatus
 from console.settings import Settings, load_settings, save_settings
 from console.ui.chat_panel import ChatPanel
-from console.ui.chat_model_picker import connect_models
+from console.ui.chat_models_link import connect_models
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_bytes, format_number
