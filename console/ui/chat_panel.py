@@ -68,7 +68,8 @@ class ChatPanel(QWidget):
         self._stream_text = ""
         self.render_count = 0  # tests watch that rendering is throttled
 
-        setup_ui(self)
+        setup_ui(self, ctx, self.session)
+        self._connect_widgets()
         self.thinking = ChatThinking(  # the thinking shown apart, the Think switch (issue 27)
             lambda: self.ctx.host.tokenizer if self._engine_ready() else None, self.think_box, self.transcript
         )
@@ -89,6 +90,31 @@ class ChatPanel(QWidget):
         self.refresh_conversations()
         self._update_buttons()
         self.thinking.follow()
+
+    def _connect_widgets(self) -> None:
+        """The widgets ``chat_panel_ui.py`` made, connected to this panel's slots."""
+        self.conversations.conversationChosen.connect(self._on_conversations_conversation_chosen)
+        self.conversation_list.itemDoubleClicked.connect(lambda _i: self.rename_conversation())
+        self.new_button.clicked.connect(self.new_conversation)
+        self.rename_button.clicked.connect(lambda: self.rename_conversation())
+        self.delete_button.clicked.connect(lambda: self.delete_conversation())
+        self.export_button.clicked.connect(lambda: self.export_conversation())
+        self.input.sendRequested.connect(self.send)
+        self.input.textChanged.connect(self._schedule_count)
+        self.continue_button.clicked.connect(self.continue_answer)
+        self.send_button.clicked.connect(self.send)
+        self.stop_button.clicked.connect(self.stop)
+        self.regenerate_button.clicked.connect(self.regenerate)
+        self.edit_button.clicked.connect(self.edit_last)
+        self.system_prompt.textChanged.connect(self._on_system_prompt_text_changed)
+        self.adapter_box.compare_button.clicked.connect(
+            lambda: self.adapter_box.compare_with_base(
+                self.chat_messages(self.input.toPlainText().strip()), self.sampling()
+            )
+        )
+        self.busyChanged.connect(lambda busy: busy and self.adapter_box.remember(self.conversation_id))
+        self.tools_box.resumeRequested.connect(self.regenerate)
+        self.session.tokenizer = lambda: self.ctx.host.tokenizer
 
     # -- sampling and settings ----------------------------------------------------------------------
     def sampling(self) -> SamplingSettings:

@@ -1,12 +1,13 @@
 """The Chat tab's widgets and layout (what Qt Designer's ``setupUi`` would make): the conversation
 list, the transcript, the input and its buttons, and the side bar (system prompt, sampling, output,
-context, LoRA). :class:`console.ui.chat_panel.ChatPanel` calls :func:`setup_ui` once and keeps the
-chat's behaviour (intents, streaming, rendering); the widgets become its attributes, by the names
-the panel and the tests use."""
+context, LoRA). :class:`console.ui.chat_panel.ChatPanel` calls :func:`setup_ui` once, then connects
+the widgets to its slots and keeps the chat's behaviour (intents, streaming, rendering); the widgets
+become its attributes, by the names the panel and the tests use. Nothing here knows the panel's
+class (it is above this module)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (
@@ -35,36 +36,30 @@ from console.ui.tools_editor import ToolsEditor
 from console.ui.widgets import ErrorLabel, VerticalScroll
 
 if TYPE_CHECKING:
-    from console.ui.chat_panel import ChatPanel
+    from console.chat_session import ChatSession
+    from console.ui.context import AppContext
 
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("ChatPanel", text)
 
 
-def setup_ui(panel: ChatPanel) -> None:
-    """Make the panel's widgets and lay them out."""
-    build_widgets(panel)
-    build_layout(panel)
+def setup_ui(panel: Any, ctx: AppContext, session: ChatSession) -> None:
+    """Make the panel's widgets (its attributes, parented to it) and lay them out; the panel then
+    connects them to its slots."""
+    build_widgets(panel, ctx, session)
+    build_layout(panel, ctx)
 
 
-def build_widgets(panel: ChatPanel) -> None:
+def build_widgets(panel: Any, ctx: AppContext, session: ChatSession) -> None:
     panel.conversations = ConversationList(panel)
-    panel.conversations.conversationChosen.connect(panel._on_conversations_conversation_chosen)
     panel.conversation_list = panel.conversations.list
-    panel.conversation_list.itemDoubleClicked.connect(lambda _i: panel.rename_conversation())
     c = panel.conversations
     panel.new_button, panel.rename_button = c.new_button, c.rename_button
     panel.delete_button, panel.export_button = c.delete_button, c.export_button
-    panel.new_button.clicked.connect(panel.new_conversation)
-    panel.rename_button.clicked.connect(lambda: panel.rename_conversation())
-    panel.delete_button.clicked.connect(lambda: panel.delete_conversation())
-    panel.export_button.clicked.connect(lambda: panel.export_conversation())
 
     panel.transcript = TranscriptView(panel)
     panel.input = ChatInput(panel)  # Enter sends, Shift+Enter breaks the line (or the Ctrl+Enter way)
-    panel.input.sendRequested.connect(panel.send)
-    panel.input.textChanged.connect(panel._schedule_count)
     panel.edit_label = QLabel(panel)
     panel.edit_label.setStyleSheet("color: #b26a00;")
     panel.edit_label.hide()
@@ -76,7 +71,6 @@ def build_widgets(panel: ChatPanel) -> None:
     panel.edit_button = QPushButton(_tr("Edit last"), panel)
     panel.continue_button = QPushButton(_tr("Continue"), panel)
     panel.continue_button.setToolTip(_tr("Go on with the last answer where max tokens cut it"))
-    panel.continue_button.clicked.connect(panel.continue_answer)
     panel.edit_button.setToolTip(
         _tr("Put your last message back in the box; sending replaces it and the answers after it")
     )
@@ -86,15 +80,10 @@ def build_widgets(panel: ChatPanel) -> None:
         _tr("Let the model think before it answers (its template's thinking switch); the thinking shows apart")
     )
     panel.think_box.hide()
-    panel.send_button.clicked.connect(panel.send)
-    panel.stop_button.clicked.connect(panel.stop)
-    panel.regenerate_button.clicked.connect(panel.regenerate)
-    panel.edit_button.clicked.connect(panel.edit_last)
 
     panel.system_prompt = QPlainTextEdit(panel)
     panel.system_prompt.setPlaceholderText(_tr("System prompt (optional)"))
     panel.system_prompt.setMaximumHeight(90)
-    panel.system_prompt.textChanged.connect(panel._on_system_prompt_text_changed)
     panel.sampling_box = SamplingBox(panel)
     box = panel.sampling_box  # its knobs, by their names here too
     panel.temperature, panel.top_p, panel.top_k = box.temperature, box.top_p, box.top_k
@@ -104,23 +93,15 @@ def build_widgets(panel: ChatPanel) -> None:
     panel.output = OutputControl(panel)  # structured output, logprobs, n
     panel.choices_view = ChoicesView(panel)
     panel.context_bar = ContextMeter(panel)
-    panel.adapter_box = AdapterBox(panel.ctx, panel)  # LoRA: which adapter answers (issue 22)
-    panel.adapter_box.compare_button.clicked.connect(
-        lambda: panel.adapter_box.compare_with_base(
-            panel.chat_messages(panel.input.toPlainText().strip()), panel.sampling()
-        )
-    )
-    panel.busyChanged.connect(lambda busy: busy and panel.adapter_box.remember(panel.conversation_id))
-    panel.tools_box = ToolsEditor(panel.session, panel)  # function tools, per conversation (issue 27)
-    panel.tools_box.resumeRequested.connect(panel.regenerate)
-    panel.session.tokenizer = lambda: panel.ctx.host.tokenizer
+    panel.adapter_box = AdapterBox(ctx, panel)  # LoRA: which adapter answers (issue 22)
+    panel.tools_box = ToolsEditor(session, panel)  # function tools, per conversation (issue 27)
 
 
-def build_layout(panel: ChatPanel) -> None:
+def build_layout(panel: Any, ctx: AppContext) -> None:
     centre = QWidget(panel)
     cv = QVBoxLayout(centre)
     cv.setContentsMargins(0, 0, 0, 0)
-    panel.model_picker, panel.load_banner = ChatModelPicker(centre), LoadBanner(panel.ctx, centre)  # issue 31
+    panel.model_picker, panel.load_banner = ChatModelPicker(centre), LoadBanner(ctx, centre)  # issue 31
     cv.addWidget(panel.model_picker)
     cv.addWidget(panel.load_banner)
     cv.addWidget(panel.transcript, 1)
