@@ -1,28 +1,42 @@
 """The Models panel's imports: a GGUF file or a Hugging Face folder into the store, in a worker
 with progress and cancel (:func:`console.ui.tasks.run_with_progress`); the panel then shows the
-new model selected. Split from ``models_panel.py`` by job."""
+new model selected. Split from ``models_panel.py`` by job; it tells the panel through its signals
+(the panel is above this module).
+
+Signals:
+    started(): an import begins (the panel clears its error line).
+    imported(str): the model of this name is in the store now.
+    failed(str): the import failed; the text says why, for the panel's error line.
+    message(str): a one-line outcome for the status bar.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from console.models.store import ModelEntry, suggest_name
 from console.ui.tasks import run_with_progress
 
 if TYPE_CHECKING:
-    from console.ui.models_panel import ModelsPanel
+    from console.ui.context import AppContext
 
 
 class ModelImporter(QObject):
-    """Imports into the store of ``panel`` (its messages and errors show there)."""
+    """Imports into ``ctx``'s store; its dialogs open over ``panel``."""
 
-    def __init__(self, panel: "ModelsPanel") -> None:
+    started = Signal()
+    imported = Signal(str)
+    failed = Signal(str)
+    message = Signal(str)
+
+    def __init__(self, panel: QWidget, ctx: AppContext) -> None:
         super().__init__(panel)
         self.panel = panel
+        self.ctx = ctx
 
     def import_gguf(self, path: str | None = None, name: str | None = None) -> Any:
         if path is None:
@@ -39,7 +53,7 @@ class ModelImporter(QObject):
 
         return self._run_import(
             self.tr("Importing {0}").format(Path(path).name),
-            lambda state: import_gguf(self.panel.ctx.store, Path(path), name, state),
+            lambda state: import_gguf(self.ctx.store, Path(path), name, state),
         )
 
     def import_folder(self, path: str | None = None, name: str | None = None, copy: bool | None = None) -> Any:
@@ -69,7 +83,7 @@ class ModelImporter(QObject):
 
         return self._run_import(
             self.tr("Importing {0}").format(Path(path).name),
-            lambda state: import_hf_folder(self.panel.ctx.store, Path(path), name, state, copy=bool(copy)),
+            lambda state: import_hf_folder(self.ctx.store, Path(path), name, state, copy=bool(copy)),
         )
 
     def _ask_name(self, suggestion: str) -> str | None:
@@ -78,17 +92,17 @@ class ModelImporter(QObject):
         return name.strip() if ok and name.strip() else None
 
     def _run_import(self, title: str, fn: Any) -> Any:
-        self.panel.clear_error()
+        self.started.emit()
 
         def done(entry: ModelEntry) -> None:
-            self.panel.refresh(select=entry.name)
-            self.panel.message.emit(self.tr("Imported {0}").format(entry.name))
+            self.imported.emit(entry.name)
+            self.message.emit(self.tr("Imported {0}").format(entry.name))
 
         def failed(msg: str) -> None:
-            self.panel.show_error(self.tr("Import failed: {0}").format(msg))
+            self.failed.emit(self.tr("Import failed: {0}").format(msg))
 
         def cancelled() -> None:
-            self.panel.message.emit(self.tr("Import cancelled; nothing was added"))
+            self.message.emit(self.tr("Import cancelled; nothing was added"))
 
         return run_with_progress(self.panel, title, fn, done, failed, cancelled)
 

@@ -97,7 +97,11 @@ class ModelsPanel(QWidget):
         self.import_folder_button.clicked.connect(lambda: self.import_folder())
         self.remove_button.clicked.connect(lambda: self.remove_selected())
         self.details_button.clicked.connect(self.show_details)
-        self.importer = ModelImporter(self)  # GGUF / folder imports, with progress and cancel
+        self.importer = ModelImporter(self, ctx)  # GGUF / folder imports, with progress and cancel
+        self.importer.started.connect(self.clear_error)
+        self.importer.imported.connect(lambda name: self.refresh(select=name))
+        self.importer.failed.connect(self.show_error)
+        self.importer.message.connect(self.message)
         self.quantize_button = QPushButton(self.tr("Quantize…"), self)
         self.quantize_button.clicked.connect(lambda: self.quantize_selected())
 
