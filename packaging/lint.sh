@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Lint and types (README, CI): set up if needed (no launch), then ruff check, ruff format --check and mypy
-# with the configuration in pyproject.toml. Takes seconds; exits non-zero if any of the three finds something.
+# Lint and types (README, CI): set up if needed (no launch), then ruff check, ruff format --check, mypy and
+# lint-imports (the import layers) with the configuration in pyproject.toml. Takes seconds; exits non-zero
+# if any of the four finds something.
 #   bash packaging/lint.sh           check
 #   bash packaging/lint.sh --fix     apply ruff's safe fixes and the formatter, then check
 set -euo pipefail
@@ -24,4 +25,5 @@ status=0
 echo "== ruff check" >&2; "$PY" -m ruff check . || status=1
 echo "== ruff format --check" >&2; "$PY" -m ruff format --check . || status=1
 echo "== mypy" >&2; "$PY" -m mypy || status=1
+echo "== lint-imports" >&2; "$(dirname "$PY")/lint-imports" || status=1
 exit $status
