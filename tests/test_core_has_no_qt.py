@@ -1,17 +1,18 @@
-"""The layers of the package, enforced.
+"""The layers of the package, by importing them.
 
 - The core (console/ minus console/ui and console/cli) runs headless: it imports no Qt, directly or
   through anything it imports.
 - The core never imports the CLI or the window (``console.cli``, ``console.ui``).
 - The window never imports the CLI. Only ``console/__main__.py`` and ``console.cli`` itself may.
 
-Each rule is checked two ways: statically (every import statement of every module, function-level
-ones included) and dynamically (importing the modules of a layer in a fresh interpreter loads no
-module of a layer it must not use)."""
+The import statements themselves (every one, function-level ones included) are checked by the
+contracts in pyproject.toml's ``[tool.importlinter]`` (``lint-imports``, run by packaging/lint.sh).
+What they cannot see is checked here: importing the modules of a layer in a fresh interpreter loads
+no module of a layer it must not use, through third-party packages included, and importing the CLI
+(whose ``gui`` command reaches the window inside a function) loads no Qt."""
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -39,62 +40,9 @@ def module_name(path: Path) -> str:
     return name[: -len(".__init__")] if name.endswith(".__init__") else name
 
 
-def imported_modules(path: Path) -> list[tuple[str, int]]:
-    """(absolute module name, line) of every import in ``path``, relative ones resolved."""
-    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
-    out = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            out += [(a.name, node.lineno) for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(anchor + ([base] if base else []))
-            out.append((base, node.lineno))
-            out += [(f"{base}.{a.name}", node.lineno) for a in node.names]  # `from console import cli`
-    return out
-
-
-def forbidden(importer: str, imported: str) -> bool:
-    """Whether a module of ``importer``'s layer may not import ``imported``."""
-    if imported.split(".")[0] in QT_MODULES:
-        return layer(importer) in ("core", "cli")
-    if not imported.startswith("console.") or imported.count(".") < 1:
-        return False
-    target, source = layer(imported), layer(importer)
-    if target == "cli":
-        return source in ("core", "ui")
-    if target == "ui":
-        return source == "core"
-    return False
-
-
 def modules_of(*layers: str) -> list[str]:
     mods = [module_name(p) for p in sorted(PKG.rglob("*.py"))]
     return [m for m in mods if layer(m) in layers and m.rsplit(".", 1)[-1] not in _ENTRY_POINTS]
-
-
-def test_the_rule_itself() -> None:
-    """The checker can fail: these are the imports it must refuse (and some it must allow)."""
-    assert forbidden("console.models.download", "console.cli.common")
-    assert forbidden("console.ui.about", "console.cli.main")
-    assert forbidden("console.engine.host", "console.ui.bridge")
-    assert forbidden("console.engine.host", "PySide6.QtCore")
-    assert forbidden("console.cli.gui", "PySide6")
-    assert not forbidden("console.cli.gui", "console.ui.app")
-    assert not forbidden("console.ui.chat_panel", "console.conversations")
-    assert not forbidden("console.__main__", "console.cli.main")
-
-
-def test_no_import_statement_crosses_a_layer() -> None:
-    offenders = []
-    for path in PKG.rglob("*.py"):
-        importer = module_name(path)
-        for imported, line in imported_modules(path):
-            if forbidden(importer, imported):
-                offenders.append(f"{path.relative_to(PKG.parent)}:{line} imports {imported}")
-    assert not offenders, offenders
 
 
 def _loaded_after_importing(mods: list[str], prefixes: tuple[str, ...]) -> list[str]:
