@@ -75,7 +75,7 @@ def request_template(fields: dict[str, Any] | None, tokenizer: Any) -> str | Non
     )
 
 
-def serve_arguments(model: str) -> dict[str, Any]:
+def tool_call_arguments(model: str) -> dict[str, Any]:
     """``vllm serve`` options that let the served model call tools as the console does:
     ``--enable-auto-tool-choice --tool-call-parser NAME`` for its family; {} when it cannot."""
     try:
@@ -174,6 +174,6 @@ __all__ = [
     "parse_answer",
     "parser_for",
     "request_template",
-    "serve_arguments",
+    "tool_call_arguments",
     "wants_tools",
 ]
