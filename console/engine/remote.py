@@ -31,9 +31,9 @@ from typing import Any, TypeVar
 
 import httpx
 
+from console.engine.chat_prompt import transcript
 from console.engine.choices import OpenAIChoiceCollector
 from console.engine.loop_engine import LoopEngine, RequestHandle
-from console.engine.prompts import chat_prompt, transcript_prompt
 from console.metrics.store import MetricsStore
 from console.engine.remote_errors import ServerError, http_error, normalize_url, transport_message
 from console.engine.remote_wire import choice_text, request_body, stream_chunks
@@ -274,18 +274,16 @@ class ServerEngine(LoopEngine):
 
     # -- requests ------------------------------------------------------------------------------
     def format_prompt(self, request: GenerationRequest) -> Any:
-        """What the server will see: the chat template applied when a local tokenizer is known,
-        else the messages as a transcript (for token counting only; the server applies its own
-        template)."""
+        """What the server will see, for counting tokens only (the server applies its own
+        template): token ids and text as they are, a chat as the plain transcript the in-process
+        path gives a model without a template (``chat_prompt.transcript``): the console holds no
+        tokenizer of a server's model, and ``count_prompt_tokens`` asks the server first."""
         if request.prompt_token_ids is not None:
             return {"prompt_token_ids": list(request.prompt_token_ids)}
         if request.prompt is not None:
             return request.prompt
         assert request.messages is not None
-        tok = self._tokenizer
-        if tok is not None and getattr(tok, "chat_template", None):
-            return chat_prompt(tok, request)
-        return transcript_prompt(request)
+        return transcript(request.messages, request.continue_final)
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` by the server's tokenizer (vLLM's ``/tokenize``), or a local one."""
