@@ -25,12 +25,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures as cf
 import logging
-import ssl
 import time
 from typing import Any, TypeVar
 
 import httpx
 
+from console import net
 from console.engine.chat_prompt import transcript
 from console.engine.choices import OpenAIChoiceCollector
 from console.engine.loop_engine import LoopEngine, RequestHandle
@@ -119,13 +119,10 @@ class ServerEngine(LoopEngine):
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
-            verify: bool | ssl.SSLContext = (
-                self.verify if isinstance(self.verify, bool) else ssl.create_default_context(cafile=self.verify)
-            )  # a CA bundle for a private server
-            self._client = httpx.AsyncClient(
-                verify=verify,
+            self._client = net.async_client(
+                self.request_timeout_s,
+                verify=self.verify,  # a CA bundle for a private server
                 headers=self._headers(),
-                timeout=httpx.Timeout(self.request_timeout_s, connect=10.0),
                 limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
             )
         return self._client
