@@ -463,3 +463,18 @@ def test_stop_leaves_no_process_and_frees_the_port(
     assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in procs)
     assert port_free(port)
     wait_for(lambda: remote.status.state == EngineState.FAILED, 10, "the remote engine to notice")
+
+
+def test_a_chat_the_server_cannot_tokenize_is_counted_as_the_in_process_transcript() -> None:
+    """No server needed: without ``/tokenize`` a chat is counted as the plain transcript the
+    in-process path gives a model without a template (``chat_prompt.transcript``)."""
+    from console.engine.chat_prompt import transcript
+
+    remote = RemoteEngine("http://127.0.0.1:9")
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hel"}]
+    assert remote.format_prompt(GenerationRequest(messages=messages)) == transcript(messages)
+    assert transcript(messages) == "user: hi\nassistant: Hel\nassistant:"
+    continued = remote.format_prompt(GenerationRequest(messages=messages, continue_final=True))
+    assert continued == transcript(messages, continue_final=True) == "user: hi\nassistant: Hel"
+    assert remote.format_prompt(GenerationRequest(prompt_token_ids=[1, 2])) == {"prompt_token_ids": [1, 2]}
+    assert remote.format_prompt(GenerationRequest(prompt="text")) == "text"

@@ -41,7 +41,8 @@ class PromptError(ValueError):
 
 def transcript(messages: list[dict[str, str]], continue_final: bool = False) -> str:
     """The prompt for a model with no chat template: a plain transcript it can continue (from its
-    last message itself when ``continue_final``: the chat's Continue)."""
+    last message itself when ``continue_final``: the chat's Continue). A server engine counts a
+    chat its server cannot tokenize as this text too (``ServerEngine.format_prompt``)."""
     text = "\n".join(f"{m['role']}: {m['content']}" for m in messages)
     return text if continue_final else text + "\nassistant:"
 

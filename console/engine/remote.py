@@ -25,15 +25,15 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures as cf
 import logging
-import ssl
 import time
 from typing import Any, TypeVar
 
 import httpx
 
+from console import net
+from console.engine.chat_prompt import transcript
 from console.engine.choices import OpenAIChoiceCollector
 from console.engine.loop_engine import LoopEngine, RequestHandle
-from console.engine.prompts import chat_prompt, transcript_prompt
 from console.metrics.store import MetricsStore
 from console.engine.remote_errors import ServerError, http_error, normalize_url, transport_message
 from console.engine.remote_wire import choice_text, request_body, stream_chunks
@@ -119,13 +119,10 @@ class ServerEngine(LoopEngine):
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
-            verify: bool | ssl.SSLContext = (
-                self.verify if isinstance(self.verify, bool) else ssl.create_default_context(cafile=self.verify)
-            )  # a CA bundle for a private server
-            self._client = httpx.AsyncClient(
-                verify=verify,
+            self._client = net.async_client(
+                self.request_timeout_s,
+                verify=self.verify,  # a CA bundle for a private server
                 headers=self._headers(),
-                timeout=httpx.Timeout(self.request_timeout_s, connect=10.0),
                 limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
             )
         return self._client
@@ -274,18 +271,16 @@ class ServerEngine(LoopEngine):
 
     # -- requests ------------------------------------------------------------------------------
     def format_prompt(self, request: GenerationRequest) -> Any:
-        """What the server will see: the chat template applied when a local tokenizer is known,
-        else the messages as a transcript (for token counting only; the server applies its own
-        template)."""
+        """What the server will see, for counting tokens only (the server applies its own
+        template): token ids and text as they are, a chat as the plain transcript the in-process
+        path gives a model without a template (``chat_prompt.transcript``): the console holds no
+        tokenizer of a server's model, and ``count_prompt_tokens`` asks the server first."""
         if request.prompt_token_ids is not None:
             return {"prompt_token_ids": list(request.prompt_token_ids)}
         if request.prompt is not None:
             return request.prompt
         assert request.messages is not None
-        tok = self._tokenizer
-        if tok is not None and getattr(tok, "chat_template", None):
-            return chat_prompt(tok, request)
-        return transcript_prompt(request)
+        return transcript(request.messages, request.continue_final)
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` by the server's tokenizer (vLLM's ``/tokenize``), or a local one."""

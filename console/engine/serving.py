@@ -35,6 +35,7 @@ from pathlib import Path
 
 import httpx
 
+from console import net
 from console.config import EngineConfig
 from console.engine.factory import EngineChoice
 from console.engine.local_server import SERVER_MODULE, LocalServer, port_free, port_taken_message
@@ -202,7 +203,7 @@ class ServerController:
         if s is None or not s.url:
             return False
         try:
-            return httpx.get(s.url + "/health", timeout=timeout).status_code == 200
+            return net.get(s.url + "/health", timeout).status_code == 200
         except httpx.HTTPError:
             return False
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from console.engine import vllm_compat
-from console.models.family_table import Family, family_of
+from console.models.family_table import Family, family_of, folder_chat_template
 from console.thinking import split_reasoning
 
 #: Families a tool call works on, for the refusal's way out.
@@ -76,33 +76,11 @@ def request_template(fields: dict[str, Any] | None, tokenizer: Any) -> str | Non
     )
 
 
-def model_chat_template(model: str) -> str | None:
-    """The chat template saved with a model folder (``chat_template.jinja`` or the tokenizer
-    config's ``chat_template``; a list of named templates gives the default one); None for a hub
-    name or a folder without one. Reads files only."""
-    import json
-    from pathlib import Path
-
-    folder = Path(model)
-    jinja = folder / "chat_template.jinja"
-    if jinja.is_file():
-        return jinja.read_text(encoding="utf-8")
-    try:
-        config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    template = config.get("chat_template")
-    if isinstance(template, list):
-        named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
-        template = named.get("default") or next(iter(named.values()), None)
-    return template if isinstance(template, str) else None
-
-
-def serve_arguments(model: str) -> dict[str, Any]:
+def tool_call_arguments(model: str) -> dict[str, Any]:
     """``vllm serve`` options that let the served model call tools as the console does:
     ``--enable-auto-tool-choice --tool-call-parser NAME`` for its family; {} when it cannot."""
     try:
-        parser = parser_for(model_chat_template(model))
+        parser = parser_for(folder_chat_template(model))
     except ToolsRefused:
         return {}
     return {"enable-auto-tool-choice": True, "tool-call-parser": parser}
@@ -194,10 +172,9 @@ __all__ = [
     "ToolsRefused",
     "call_json",
     "forced",
-    "model_chat_template",
     "parse_answer",
     "parser_for",
     "request_template",
-    "serve_arguments",
+    "tool_call_arguments",
     "wants_tools",
 ]

@@ -74,7 +74,7 @@ def serve_arguments(
     out.update(_speed_arguments(config))
     if reasoning:
         out.update(reasoning_arguments(config))
-    out.update(tool_calls.serve_arguments(config.model))  # the family's tool-call parser (issue 27)
+    out.update(tool_calls.tool_call_arguments(config.model))  # the family's tool-call parser
     if ray or options.nodes > 1:
         out["distributed-executor-backend"] = "ray"
     if options.api_key:

@@ -8,9 +8,10 @@ the free disk space, then fetch each file into a download folder that survives i
 to the store's staging (``add_staged``), so a model appears in the registry only when complete.
 
 Hugging Face: ``huggingface_hub`` lists the repository and builds URLs and headers (so
-``HF_ENDPOINT`` mirrors and ``HF_TOKEN`` work); the file bodies are fetched here with HTTP
-``Range`` requests into ``<file>.part`` files, because huggingface_hub 2.x deletes its partial
-files on failure and so cannot resume across runs, and because cancel and progress must be ours.
+``HF_ENDPOINT`` mirrors and ``HF_TOKEN`` work); the file bodies are fetched here through the
+console's HTTP client (``console.net``) with ``Range`` requests into ``<file>.part`` files,
+because huggingface_hub 2.x deletes its partial files on failure and so cannot resume across
+runs, and because cancel and progress must be ours.
 ModelScope (``console.models.modelscope_source``): its own SDK lists with sha256 and downloads
 file by file into the same folder.
 """
@@ -23,6 +24,9 @@ import shutil
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
+import httpx
+
+from console import net
 from console.jobs import Cancelled, TaskState
 from console.models.modelscope_source import modelscope_fetch, modelscope_listing, ms_fetch_small
 from console.models.remote_files import (
@@ -68,6 +72,33 @@ def _hf_error(exc: Exception, repo: str, what: str) -> DownloadError:
     if isinstance(exc, errors.EntryNotFoundError):
         return DownloadError(f"{what} is not in {repo}")
     return DownloadError(f"Could not reach {hf_endpoint()} for {what} of {repo}: {exc}")
+
+
+def _answer_error(r: httpx.Response, repo: str, what: str) -> DownloadError:
+    """A Hub answer that is not a success, said as :func:`_hf_error` says huggingface_hub's
+    errors (the Hub names the case in its ``X-Error-Code`` header)."""
+    code = r.headers.get("X-Error-Code")
+    if code == "GatedRepo":
+        return DownloadError(f"{repo} is gated: accept its licence on the Hub and set HF_TOKEN")
+    if code == "RepoNotFound" or (r.status_code == 401 and not code):
+        return DownloadError(f"No repository '{repo}' on {hf_endpoint()} (or it is private: set HF_TOKEN)")
+    if code == "RevisionNotFound":
+        return DownloadError(f"{repo} has no revision by that name")
+    if code == "EntryNotFound":
+        return DownloadError(f"{what} is not in {repo}")
+    said = r.headers.get("X-Error-Message") or r.reason_phrase
+    return DownloadError(f"Could not get {what} of {repo} from {hf_endpoint()}: HTTP {r.status_code} {said}".rstrip())
+
+
+def _file_request(
+    listing: RepoListing, path: str, endpoint: str | None, token: str | None
+) -> tuple[str, dict[str, str]]:
+    """The URL and headers (``HF_TOKEN``'s authorization) of one file of a Hugging Face listing."""
+    from huggingface_hub import hf_hub_url
+    from huggingface_hub.utils import build_hf_headers
+
+    url = hf_hub_url(listing.repo, path, revision=listing.commit, endpoint=hf_endpoint(endpoint))
+    return url, dict(build_hf_headers(token=token))
 
 
 def list_files(
@@ -138,33 +169,24 @@ def _fetch_small(
     listing: RepoListing, path: str, endpoint: str | None, token: str | None, first_bytes: int | None = None
 ) -> bytes:
     """A small file, or the first ``first_bytes`` of a big one (an HTTP Range request)."""
-    from huggingface_hub import hf_hub_url
-    from huggingface_hub.utils import build_hf_headers
-    from huggingface_hub.utils import get_session, hf_raise_for_status
-
-    url = hf_hub_url(listing.repo, path, revision=listing.commit, endpoint=hf_endpoint(endpoint))
-    headers = build_hf_headers(token=token)
+    url, headers = _file_request(listing, path, endpoint, token)
     if first_bytes:
         headers.update({"Range": f"bytes=0-{first_bytes - 1}", "Accept-Encoding": "identity"})
-        try:
-            with get_session().stream("GET", url, headers=headers, follow_redirects=True, timeout=30) as r:
-                if r.status_code >= 400:
-                    r.read()
-                    hf_raise_for_status(r)
-                data = bytearray()
-                for chunk in r.iter_bytes():  # a server that ignores Range: stop after what was asked
-                    data += chunk
-                    if len(data) >= first_bytes:
-                        break
-                return bytes(data[:first_bytes])
-        except Exception as exc:
-            raise _hf_error(exc, listing.repo, path) from exc
     try:
-        r = get_session().get(url, headers=headers, follow_redirects=True, timeout=30)
-        hf_raise_for_status(r)
-    except Exception as exc:
-        raise _hf_error(exc, listing.repo, path) from exc
-    return bytes(r.content)
+        with net.client(30, follow_redirects=True) as http, http.stream("GET", url, headers=headers) as r:
+            if r.status_code >= 400:
+                r.read()
+                raise _answer_error(r, listing.repo, path)
+            data = bytearray()
+            for chunk in r.iter_bytes():  # a server that ignores Range: stop after what was asked
+                data += chunk
+                if first_bytes and len(data) >= first_bytes:
+                    break
+            return bytes(data[:first_bytes] if first_bytes else data)
+    except DownloadError:
+        raise
+    except httpx.HTTPError as exc:
+        raise DownloadError(f"Could not reach {hf_endpoint(endpoint)} for {path} of {listing.repo}: {exc}") from exc
 
 
 def plan_verdict(config: dict[str, Any], name: str, gpu: Any, max_model_len: int | None = None) -> tuple[str, str]:
@@ -281,28 +303,23 @@ def _http_fetch(
     endpoint: str | None,
     token: str | None,
 ) -> None:
-    from huggingface_hub import hf_hub_url
-    from huggingface_hub.utils import build_hf_headers
-    from huggingface_hub.utils import get_session, hf_raise_for_status
-
     part = target.with_name(target.name + ".part")
     have = part.stat().st_size if part.exists() else 0
     if f.size is not None and have > f.size:
         part.unlink()
         have = 0
-    headers = build_hf_headers(token=token)
+    url, headers = _file_request(listing, f.path, endpoint, token)
     headers["Accept-Encoding"] = "identity"
     if have:
         headers["Range"] = f"bytes={have}-"
-    url = hf_hub_url(listing.repo, f.path, revision=listing.commit, endpoint=hf_endpoint(endpoint))
     try:
-        with get_session().stream("GET", url, headers=headers, follow_redirects=True, timeout=60) as r:
+        with net.client(60, follow_redirects=True) as http, http.stream("GET", url, headers=headers) as r:
             if r.status_code == 416 and f.size is not None and have == f.size:
                 pass  # already complete
             else:
                 if r.status_code >= 400:
                     r.read()
-                    hf_raise_for_status(r)
+                    raise _answer_error(r, listing.repo, f.path)
                 if have and r.status_code != 206:  # the server ignored Range: start over
                     meter.add(-have, f.path)
                     have = 0
@@ -314,10 +331,6 @@ def _http_fetch(
     except (Cancelled, DownloadError):
         raise
     except OSError as exc:
-        from huggingface_hub import errors
-
-        if isinstance(exc, errors.HfHubHTTPError):  # an OSError too, but the server's answer
-            raise _hf_error(exc, listing.repo, f.path) from exc
         if exc.errno in DISK_FULL:
             raise DownloadError(
                 f"The disk filled up while writing {f.path}; free some space and run "
@@ -325,10 +338,6 @@ def _http_fetch(
             ) from exc
         raise DownloadError(f"Could not write {part}: {exc}") from exc
     except Exception as exc:
-        from huggingface_hub import errors
-
-        if isinstance(exc, errors.HfHubHTTPError):
-            raise _hf_error(exc, listing.repo, f.path) from exc
         raise DownloadError(
             f"The download of {f.path} was interrupted ({type(exc).__name__}: {exc}); run the pull again to resume"
         ) from exc

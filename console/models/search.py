@@ -1,7 +1,11 @@
 """Search Hugging Face and ModelScope for models, with the picker's fit badges on each result.
 
 Only an explicit search (the picker's Enter, ``models search``) asks a hub anything, and offline
-mode (``console.privacy.offline_reason``) refuses with the way out. The hubs' public search APIs:
+mode (``console.privacy.offline_reason``) refuses with the way out. The search is one request
+through the console's HTTP client (``console.net``) with the caller's timeout and no retries, so
+a failure is one line at once (huggingface_hub's ``HfApi.list_models`` takes no timeout and retries
+a 429, a 5xx or a timeout five times, sleeping up to Retry-After + 1 s in between). The hubs'
+public search APIs:
 
 * Hugging Face: ``GET {HF_ENDPOINT}/api/models?search=Q&filter=text-generation&sort=downloads
   &direction=-1&limit=N&expand[]=...``: ``safetensors`` gives the parameter count per dtype (so the
@@ -19,12 +23,13 @@ reads the repository's config.json). A GGUF's badge is for what it becomes: 16-b
 from __future__ import annotations
 
 import json
-import urllib.error
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
+
+from console import net
 from console.jobs import TaskState
 from console.models.curated import (
     CuratedModel,
@@ -119,39 +124,33 @@ def search_url(source: str, query: str, limit: int, base: str | None = None) -> 
     return f"{base_url(source, base)}/openapi/v1/models?{urllib.parse.urlencode(params)}"
 
 
-def _get_json(url: str, source: str, timeout: float) -> Any:
-    name, host = SOURCE_NAMES[source], url.split("/")[2] if "//" in url else url
-    request = urllib.request.Request(url, headers={"Accept": "application/json", "User-Agent": "inference-console"})
+def _get_json(http: httpx.Client, url: str, source: str, timeout: float) -> Any:
+    """The JSON a hub answers at ``url``; any failure is a :class:`SearchError` of one line."""
+    name, host = SOURCE_NAMES[source], net.host(url)
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 (http(s) only)
-            body = response.read()
-    except urllib.error.HTTPError as exc:
-        if exc.code == 429:
-            retry = exc.headers.get("Retry-After") if exc.headers else None
-            wait = f"wait {retry} s" if retry and retry.isdigit() else "wait a minute"
-            raise SearchError(f"{name} is limiting searches (HTTP 429): {wait} and search again") from exc
-        if exc.code >= 500:
-            raise SearchError(
-                f"{name} answered HTTP {exc.code} (a problem on its side): search again later, or search "
-                f"{SOURCE_NAMES['modelscope' if source == 'hf' else 'hf']}"
-            ) from exc
-        raise SearchError(f"{name} refused the search (HTTP {exc.code} from {host}): check the endpoint") from exc
-    except TimeoutError as exc:
+        response = http.get(url, headers={"Accept": "application/json"})
+    except httpx.TimeoutException as exc:
         raise SearchError(
             f"{name} did not answer within {timeout:g} s ({host}): check the network and search again"
         ) from exc
-    except urllib.error.URLError as exc:
-        if isinstance(exc.reason, TimeoutError):
-            raise SearchError(
-                f"{name} did not answer within {timeout:g} s ({host}): check the network and search again"
-            ) from exc
+    except httpx.TransportError as exc:
         raise SearchError(
-            f"Could not reach {name} at {host} ({exc.reason}): check the network or the endpoint"
+            f"Could not reach {name} at {host} ({str(exc) or type(exc).__name__}): check the network or the endpoint"
         ) from exc
-    except OSError as exc:
-        raise SearchError(f"Could not reach {name} at {host} ({exc}): check the network or the endpoint") from exc
+    code = response.status_code
+    if code == 429:
+        retry = response.headers.get("Retry-After")
+        wait = f"wait {retry} s" if retry and retry.isdigit() else "wait a minute"
+        raise SearchError(f"{name} is limiting searches (HTTP 429): {wait} and search again")
+    if code >= 500:
+        raise SearchError(
+            f"{name} answered HTTP {code} (a problem on its side): search again later, or search "
+            f"{SOURCE_NAMES['modelscope' if source == 'hf' else 'hf']}"
+        )
+    if code >= 400:
+        raise SearchError(f"{name} refused the search (HTTP {code} from {host}): check the endpoint")
     try:
-        return json.loads(body)
+        return json.loads(response.content)
     except ValueError as exc:
         raise SearchError(f"{name} answered something that is not JSON ({host}): check the endpoint") from exc
 
@@ -294,19 +293,19 @@ def search_models(
 ) -> list[SearchHit]:
     """Search ``source`` for ``query``; each hit carries the badges for ``device`` (see
     ``console.models.curated.picker_card``). Raises :class:`SearchError` with one line."""
-    from console.privacy import offline_reason
-
     query = query.strip()
     if not query:
         raise SearchError("Type a few words to search for, e.g. qwen3 awq")
     if source not in SEARCH_SOURCES:
         raise SearchError(f"Unknown source '{source}' (use one of: {', '.join(SEARCH_SOURCES)})")
-    refused = offline_reason(f"searching {SOURCE_NAMES[source]}")
-    if refused:
-        raise SearchError(refused)
+    try:  # refused in offline mode, before anything is sent
+        http = net.client(timeout, hub=f"searching {SOURCE_NAMES[source]}", follow_redirects=True)
+    except net.Offline as exc:
+        raise SearchError(str(exc)) from None
     task = task or TaskState()
     task.report(f"searching {SOURCE_NAMES[source]}", None, query)
-    data = _get_json(search_url(source, query, max(1, min(limit, 100)), base), source, timeout)
+    with http:
+        data = _get_json(http, search_url(source, query, max(1, min(limit, 100)), base), source, timeout)
     task.check()
     task.report("reading the results", 0.9)
     hits = parse_hf(data, device) if source == "hf" else parse_modelscope(data, device)
