@@ -177,8 +177,13 @@ def own_calibration_file(gpu: str, vllm_version: str | None) -> Path | None:
 
 
 @lru_cache(maxsize=1)
-def installed_vllm_version() -> str | None:
+def installed_vllm_distribution() -> tuple[str, str] | None:
+    """(distribution, version) of the installed vLLM build, read without importing it."""
     from console.engine.vllm_compat import vllm_distribution
 
-    dist = vllm_distribution()
+    return vllm_distribution()
+
+
+def installed_vllm_version() -> str | None:
+    dist = installed_vllm_distribution()
     return dist[1] if dist else None

@@ -1,148 +1,51 @@
 """The memory arithmetic: what a model needs on a device, and how many tokens of KV cache remain.
 
-Everything here is pure integer arithmetic on a :class:`ModelShape` and a :class:`GpuProfile`,
-mirroring how vLLM sizes its KV cache (``vllm/v1/worker/gpu_worker.py`` and
-``vllm/v1/core/kv_cache_utils.py``):
+Pure arithmetic on a :class:`ModelShape` and a :class:`GpuProfile`, following the rules of the vLLM
+release that runs the device (:mod:`console.planner.rules`):
 
-* vLLM's own budget is ``total x gpu_memory_utilization - weights - activation peak``; the CUDA
-  context lives outside that fraction and CUDA-graph memory is NOT subtracted (measured on an H200:
-  an emulated 24 GB budget really used ~0.6 GiB more). The planner therefore also computes the
-  physical limit ``total - context - graphs - weights - activations`` and plans with the smaller.
-* blocks = budget // (block_size x KV bytes per token on that GPU), the smallest GPU's count;
-  "maximum concurrency" = blocks / ceil(max_model_len / block_size), as vLLM logs it.
+* vLLM's own KV budget is ``total x gpu_memory_utilization - weights - activation peak`` (with its
+  non-torch memory), minus the CUDA graphs where that release counts them inside; the CUDA context
+  and graphs counted outside live beyond that fraction, so the planner also computes the physical
+  limit ``total - context - graphs - weights - activations`` and plans with the smaller, less the
+  margin an uncalibrated family holds back (:mod:`console.planner.overheads`).
+* The cache is laid out per layer type as vLLM allocates it (:mod:`console.planner.kvlayout`):
+  blocks = budget // bytes per block; one request of max_model_len must fit, and what vLLM logs as
+  "KV cache size" is blocks / blocks per request x max_model_len.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any
 
-from console.config import KV_CACHE_DTYPES
-from console.planner.calibration import Calibration, find_calibration
-from console.planner.defaults import scheduler_defaults
-from console.planner.gpus import GiB, GpuProfile, get_gpu
-from console.planner.lora import check_lora_request, lora_engine_args
-from console.planner.shapes import ModelShape, shape_for
 from console.planner import speed
-
-#: Bits per weight of each quantization, group scales included: int4 with a 16-bit scale and a
-#: 4-bit zero point per group of 128 (AWQ/GPTQ defaults); FP8 with a per-tensor scale; MXFP4 (gpt-oss's
-#: experts) 4-bit values with an 8-bit shared exponent per block of 32.
-GROUP_SIZE = 128
-QUANT_BITS: dict[str | None, float] = {
-    None: 16.0,
-    "awq": 4 + 20 / GROUP_SIZE,
-    "gptq": 4 + 20 / GROUP_SIZE,
-    "fp8": 8.0,
-    "mxfp4": 4 + 8 / 32,
-}
-QUANTIZATIONS = ("awq", "gptq", "fp8", "mxfp4")
-#: The CPU engine's KV cache when none is given (mirrors console.engine.prepare.DEFAULT_CPU_KV_BYTES).
-DEFAULT_CPU_KV_BYTES = 2 * GiB
-Verdict = Literal["fits", "fits-with-changes", "does-not-fit"]
-
-
-@dataclass(frozen=True)
-class PlanRequest:
-    shape: ModelShape
-    gpu: str | GpuProfile = "rtx-4090"
-    quantization: str | None = None
-    kv_cache_dtype: str = "auto"
-    max_model_len: int | None = None  # None: the model's max_position_embeddings (vLLM's default)
-    concurrency: int = 1
-    gpu_memory_utilization: float = 0.9
-    tensor_parallel_size: int = 1
-    pipeline_parallel_size: int = 1
-    max_num_batched_tokens: int | None = None
-    enforce_eager: bool = False
-    kv_cache_memory_bytes: int | None = None
-    max_num_seqs: int | None = None
-    calibration: Calibration | bool = True  # True: the file for this GPU if there is one
-    #: the engine's weights dtype; with kv_cache_dtype "auto" the KV cache follows it (float32 on
-    #: a CPU whose 16-bit paths are emulated: 4 bytes per value, see console/engine/cpu_dtype.py)
-    dtype: str = "auto"
-    # issue 21 (console/planner/speed.py): a speculative draft on the device, KV offload on the host
-    speculative_method: str | None = None
-    num_speculative_tokens: int = 0
-    draft_params: int = 0  # an EAGLE head's parameter count when its folder is known; else estimated
-    kv_offloading_size: float | None = None  # GiB of host RAM
-    host_memory_bytes: int | None = None
-    #: LoRA slots (issue 22): 0 = LoRA off; else vLLM's max_loras, at max_lora_rank
-    max_loras: int = 0
-    max_lora_rank: int = 16
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.shape, ModelShape):
-            object.__setattr__(self, "shape", shape_for(self.shape))
-        object.__setattr__(self, "gpu", get_gpu(self.gpu))
-        quant = self.quantization.lower() if isinstance(self.quantization, str) else None
-        object.__setattr__(self, "quantization", None if quant in (None, "", "none") else quantization_family(quant))
-        if self.kv_cache_dtype not in KV_CACHE_DTYPES:
-            raise ValueError(f"kv_cache_dtype '{self.kv_cache_dtype}' is not one of {', '.join(KV_CACHE_DTYPES)}")
-        # the planner sizes by family: 1-byte fp8 variants, or the model's own dtype
-        object.__setattr__(self, "kv_cache_dtype", "fp8" if self.kv_cache_dtype.startswith("fp8") else "auto")
-        checks = {
-            "concurrency": self.concurrency,
-            "tensor_parallel_size": self.tensor_parallel_size,
-            "pipeline_parallel_size": self.pipeline_parallel_size,
-        }
-        for key in ("max_model_len", "max_num_batched_tokens", "kv_cache_memory_bytes", "max_num_seqs"):
-            if getattr(self, key) is not None:
-                checks[key] = getattr(self, key)
-        for key, value in checks.items():
-            if int(value) < 1:
-                raise ValueError(f"{key} must be at least 1")
-        if not 0 < self.gpu_memory_utilization <= 1:
-            raise ValueError("gpu_memory_utilization must be in (0, 1]")
-        check_lora_request(self)
-
-    @property
-    def profile(self) -> GpuProfile:
-        return self.gpu  # type: ignore[return-value]
-
-    @property
-    def context(self) -> int:
-        return int(self.max_model_len or self.shape.max_position_embeddings)
-
-    @property
-    def world_size(self) -> int:
-        return self.tensor_parallel_size * self.pipeline_parallel_size
-
-    def with_changes(self, **changes: Any) -> "PlanRequest":
-        return replace(self, **changes)
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name == "shape":
-                value = value.name or "custom"
-            elif f.name == "gpu":
-                value = value.name
-            elif f.name == "calibration":
-                value = value.path if isinstance(value, Calibration) else value
-            out[f.name] = value
-        out["max_model_len"] = self.context
-        return out
-
-
-@dataclass(frozen=True)
-class Overhead:
-    name: str
-    bytes: int
-    formula: str
-    source: str = "estimate"  # or how a calibration file changed it
-    inside_vllm_budget: bool = True  # False: vLLM does not subtract it from total x utilization
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "bytes": self.bytes,
-            "gib": round(self.bytes / GiB, 3),
-            "formula": self.formula,
-            "source": self.source,
-            "inside_vllm_budget": self.inside_vllm_budget,
-        }
+from console.planner.calibration import Calibration
+from console.planner.familycal import family_key
+from console.planner.gpus import GiB
+from console.planner.kvlayout import KvLayout, kv_layout
+from console.planner.lora import lora_engine_args
+from console.planner.overheads import estimate_overheads, family_fit, weights_margin
+from console.planner.request import (
+    DEFAULT_CPU_KV_BYTES,
+    GROUP_SIZE,
+    QUANT_BITS,
+    QUANTIZATIONS,
+    Overhead,
+    PlanRequest,
+    Verdict,
+    gib,
+    kv_bytes_per_token,
+    kv_dtype_bytes,
+    max_num_batched_tokens,
+    max_num_seqs,
+    pp_layers,
+    quantization_family,
+    resolve_calibration,
+    rules,
+    weight_bits,
+    weights_bytes,
+)
 
 
 @dataclass(frozen=True)
@@ -205,6 +108,10 @@ class Plan:
     engine_args: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     calibration: dict[str, Any] = field(default_factory=dict)  # where each figure came from (selfcal.provenance)
+    layout: KvLayout | None = None  # the KV cache's geometry on the first GPU
+    longest_context: int = 0  # the longest max_model_len one request gets (vLLM's own start-up check)
+    vllm_longest_context: int = 0  # the same with vLLM's budget (no margin, no physical limit)
+    rules: dict[str, str] = field(default_factory=dict)  # which vLLM rule and calibration each figure follows
 
     @property
     def weights_gib(self) -> float:
@@ -242,78 +149,10 @@ class Plan:
             "engine_args": self.engine_args,
             "notes": self.notes,
             "calibration": self.calibration,
+            "longest_context": self.longest_context,
+            "rules": self.rules,
             "speed": speed.summary(self.request, self.kv_bytes_per_token),
         }
-
-
-# -- pieces ------------------------------------------------------------------------------------
-def gib(n: float) -> str:
-    return f"{n / GiB:.2f} GiB"
-
-
-def weight_bits(req: PlanRequest) -> float:
-    return QUANT_BITS[req.quantization]
-
-
-def weights_bytes(shape: ModelShape, quantization: str | None) -> int:
-    """Quantizable linears at the quantized width (MXFP4: the MoE experts only); embeddings, lm_head
-    and norms stay 16-bit. Every expert of an MoE counts: all are resident."""
-    linear = shape.linear_bytes(QUANT_BITS[quantization], quantization == "mxfp4")
-    return int(math.ceil(linear)) + shape.unquantized_params * shape.weight_bytes
-
-
-def quantization_family(name: str) -> str:
-    """The planner's family of a vLLM quantization method: ``awq_marlin`` and ``auto_awq`` (what
-    vLLM 0.26 reports for an AutoAWQ checkpoint on an H200) are AWQ; unknown families raise."""
-    for family in QUANTIZATIONS:
-        if family in name.lower():
-            return family
-    raise ValueError(f"quantization '{name}' is not one of {', '.join(QUANTIZATIONS)}")
-
-
-def kv_dtype_bytes(req: PlanRequest) -> int:
-    if req.kv_cache_dtype == "fp8":
-        return 1
-    return 4 if req.dtype in ("float32", "float", "fp32") else 2
-
-
-def kv_bytes_per_token(
-    shape: ModelShape, dtype_bytes: int, layers: int | None = None, kv_heads: int | None = None
-) -> int:
-    """layers x 2 (K and V) x kv_heads x head_dim x dtype bytes."""
-    return (
-        (shape.layers if layers is None else layers)
-        * 2
-        * (shape.num_kv_heads if kv_heads is None else kv_heads)
-        * shape.head_dim
-        * dtype_bytes
-    )
-
-
-def pp_layers(layers: int, pp: int) -> list[int]:
-    """vLLM's split of layers over pipeline stages (extra layers go to the stages before the last)."""
-    parts = [layers // pp] * pp
-    for i in range(2, layers % pp + 2):
-        parts[-i] += 1
-    return parts
-
-
-def max_num_batched_tokens(req: PlanRequest) -> int:
-    return int(req.max_num_batched_tokens or scheduler_defaults(get_gpu(req.gpu), _world(req))[0])
-
-
-def max_num_seqs(req: PlanRequest) -> int:
-    return int(req.max_num_seqs or scheduler_defaults(get_gpu(req.gpu), _world(req))[1])
-
-
-def _world(req: PlanRequest) -> int:
-    return req.tensor_parallel_size * req.pipeline_parallel_size if get_gpu(req.gpu).is_cpu else 1
-
-
-def resolve_calibration(req: PlanRequest) -> Calibration | None:
-    if isinstance(req.calibration, Calibration):
-        return req.calibration
-    return find_calibration(req.profile.name) if req.calibration else None
 
 
 # -- the plan's figures ------------------------------------------------------------------------
@@ -322,14 +161,16 @@ def compute(req: PlanRequest) -> Plan:
     s, g = req.shape, req.profile
     tp, pp = req.tensor_parallel_size, req.pipeline_parallel_size
     calibration = resolve_calibration(req)
-    from console.planner.overheads import estimate_overheads  # it uses this module's pieces
-
+    vllm_rules = rules(req)
     overheads = estimate_overheads(req, calibration)
-    ctx, act, graphs, lora = (
-        overheads[k].bytes for k in ("cuda_context", "activation_peak", "cuda_graphs", "lora_slots")
+    fit, coverage = family_fit(req)
+    ctx, act, graphs, lora, margin = (
+        overheads[k].bytes for k in ("cuda_context", "activation_peak", "cuda_graphs", "lora_slots", "margin")
     )
+    graphs_inside = overheads["cuda_graphs"].inside_vllm_budget
     kvb = kv_dtype_bytes(req)
     block = g.block_size
+    tokens = max_num_batched_tokens(req)
     problems: list[str] = []
     if s.num_attention_heads % tp:
         problems.append(
@@ -337,14 +178,23 @@ def compute(req: PlanRequest) -> Plan:
         )
     kv_heads_rank = max(1, s.num_kv_heads // tp)
     bits = weight_bits(req)
-    layer_bytes = s.linear_bytes(bits, req.quantization == "mxfp4", 1) / tp + s.small_params_per_layer * s.weight_bytes
+    layer_bytes = (
+        s.linear_bytes(bits, req.quantization == "mxfp4", 1) * _padding(req) / tp
+        + s.small_params_per_layer * s.weight_bytes
+    )
     embed_bytes = s.embedding_params * s.weight_bytes // tp
     # vLLM's budget is the total CUDA reports x utilization (a calibration may know it for this card)
     vllm_total = calibration.device_total_bytes if calibration and calibration.device_total_bytes else g.memory_bytes
     requested_total = int(vllm_total * req.gpu_memory_utilization)
-    w_scale = calibration.weights_scale if calibration and calibration.weights_scale else 1.0
+    if fit is not None:
+        w_scale = fit.weights_scale
+    else:
+        w_scale = calibration.weights_scale if calibration and calibration.weights_scale else 1.0
+    in_budget = act + lora + (graphs if graphs_inside else 0)
+    outside = ctx + (0 if graphs_inside else graphs)
 
     per_gpu: list[GpuMemory] = []
+    layouts: list[KvLayout] = []
     for stage, layers in enumerate(pp_layers(s.layers, pp)):
         w = layers * layer_bytes + (embed_bytes if stage == 0 else 0)
         if stage == pp - 1:  # lm_head (its own copy on the last stage when tied and pp > 1)
@@ -352,9 +202,22 @@ def compute(req: PlanRequest) -> Plan:
         w = int(math.ceil(w * w_scale))
         if stage == 0:  # an EAGLE head sits beside the first stage, 16-bit, in vLLM's budget
             w += speed.draft_weights_bytes(s, req.speculative_method, req.draft_params, tp)
-        per_tok = kv_bytes_per_token(
-            s, kvb, layers + (speed.draft_kv_layers(req.speculative_method) if stage == 0 else 0), kv_heads_rank
+        stage_layers = layers + (speed.draft_kv_layers(req.speculative_method) if stage == 0 else 0)
+        per_tok = kv_bytes_per_token(s, kvb, stage_layers, kv_heads_rank)
+        layouts.append(
+            kv_layout(
+                s,
+                kvb,
+                block,
+                req.context,
+                tokens,
+                layers=stage_layers,
+                kv_heads=kv_heads_rank,
+                hybrid=not g.is_cpu,
+                vllm_minor=vllm_rules.minor,
+            )
         )
+        held_back = margin + weights_margin(req, w, coverage)
         if g.is_cpu:
             kv = int(req.kv_cache_memory_bytes or DEFAULT_CPU_KV_BYTES)
             vllm_kv = kv
@@ -363,8 +226,8 @@ def compute(req: PlanRequest) -> Plan:
             kv = vllm_kv = int(req.kv_cache_memory_bytes)
             requested = requested_total
         else:
-            vllm_kv = requested_total - w - act - lora
-            kv = min(vllm_kv, g.memory_bytes - ctx - graphs - w - act - lora)
+            vllm_kv = requested_total - w - in_budget
+            kv = min(vllm_kv, g.memory_bytes - outside - w - in_budget) - held_back
             requested = requested_total
         for rank in range(tp):
             per_gpu.append(
@@ -383,10 +246,14 @@ def compute(req: PlanRequest) -> Plan:
             )
 
     def blocks_of(budget_attr: str) -> int:
-        return max(0, min(int(getattr(m, budget_attr)) // (block * m.kv_bytes_per_token) for m in per_gpu))
+        return max(
+            0,
+            min(layouts[m.stage].blocks(int(getattr(m, budget_attr))) for m in per_gpu),
+        )
 
+    layout = layouts[0]
     blocks, vllm_blocks = blocks_of("kv_budget_bytes"), blocks_of("vllm_kv_budget_bytes")
-    per_seq_blocks = math.ceil(req.context / block)
+    per_seq_blocks = layout.blocks_per_request()
     max_conc = blocks / per_seq_blocks
     first = per_gpu[0]
     budget_total = sum(max(0, m.kv_budget_bytes) for m in per_gpu[::tp]) if pp > 1 else max(0, first.kv_budget_bytes)
@@ -406,9 +273,9 @@ def compute(req: PlanRequest) -> Plan:
                 f"{gib(ctx + act)} = {gib(worst.requested_bytes)} exceed {gib(g.memory_bytes)} of RAM"
             )
     else:
-        if worst.weights_bytes + act >= requested_total:
+        if worst.weights_bytes + in_budget >= requested_total:
             problems.append(
-                f"weights {gib(worst.weights_bytes)} + activations {gib(act)} do not fit in "
+                f"weights {gib(worst.weights_bytes)} + activations {gib(in_budget)} do not fit in "
                 f"{req.gpu_memory_utilization:g} x {gib(g.memory_bytes)} = {gib(requested_total)}"
             )
         elif not req.kv_cache_memory_bytes and requested_total > g.memory_bytes - ctx:
@@ -417,8 +284,8 @@ def compute(req: PlanRequest) -> Plan:
                 f"{gib(requested_total)}, but only {gib(g.memory_bytes - ctx)} is free after the CUDA "
                 "context: vLLM refuses to start"
             )
-        elif first.vllm_kv_budget_bytes > first.kv_budget_bytes:
-            over = first.vllm_kv_budget_bytes - first.kv_budget_bytes
+        elif first.vllm_kv_budget_bytes > first.kv_budget_bytes + held_back:
+            over = first.vllm_kv_budget_bytes - first.kv_budget_bytes - held_back
             problems.append(
                 f"vLLM would accept this and size the KV cache to {gib(first.vllm_kv_budget_bytes)}, "
                 f"but CUDA graphs ({gib(graphs)}) are outside its budget: the process would need "
@@ -430,16 +297,17 @@ def compute(req: PlanRequest) -> Plan:
                 f"{gib(first.used_bytes)} exceed {where} ({gib(g.memory_bytes)})"
             )
     problems += speed.host_problems(req.kv_offloading_size, req.host_memory_bytes, g.is_cpu)
-    if not problems and blocks - 1 < per_seq_blocks:
+    if not problems and not layout.fits_one(blocks):
+        longest = layout.longest_fitting(blocks, s.max_position_embeddings)
         problems.append(
-            f"the KV cache holds {blocks * block:,} tokens: not one request of max_model_len "
-            f"{req.context:,} (vLLM refuses to start)"
+            f"the KV cache holds {layout.tokens_held(blocks):,} tokens: not one request of max_model_len "
+            f"{req.context:,} (vLLM refuses to start; the longest that fits is {longest:,})"
         )
     if not problems and max_conc < req.concurrency:
         problems.append(
             f"{req.concurrency} users at {req.context:,} tokens need "
-            f"{req.concurrency * per_seq_blocks * block:,} tokens of KV cache; it holds "
-            f"{blocks * block:,} (max concurrency {math.floor(max_conc * 100) / 100:.2f})"
+            f"{req.concurrency * per_seq_blocks:,} KV blocks; the cache has "
+            f"{blocks:,} (max concurrency {math.floor(max_conc * 100) / 100:.2f})"
         )
     if not problems and req.max_num_seqs is not None and req.max_num_seqs < req.concurrency:
         problems.append(f"max_num_seqs {req.max_num_seqs} is below the {req.concurrency} users asked for")
@@ -448,24 +316,54 @@ def compute(req: PlanRequest) -> Plan:
         request=req,
         weights_bytes=weights_bytes(s, req.quantization),
         kv_bytes_per_token=kv_bytes_per_token(s, kvb),
-        kv_bytes_per_block=block * kv_bytes_per_token(s, kvb),
+        kv_bytes_per_block=layout.bytes_per_block,
         block_size=block,
         kv_budget_bytes=budget_total,
         kv_blocks=blocks,
-        kv_tokens=blocks * block,
+        kv_tokens=layout.reported_tokens(blocks),
         max_concurrency=max_conc,
-        kv_cache_size_tokens=int(max_conc * req.context),
+        kv_cache_size_tokens=layout.reported_tokens(blocks),
         vllm_kv_budget_bytes=max(0, first.vllm_kv_budget_bytes),
-        vllm_kv_tokens=vllm_blocks * block,
+        vllm_kv_tokens=layout.reported_tokens(vllm_blocks),
         overheads=overheads,
         per_gpu=per_gpu,
         problems=problems,
         verdict="fits" if not problems else "does-not-fit",
     )
-    from console.planner.formulas import formulas  # it reads the plan this module builds
-
-    plan.formulas = formulas(plan, calibration)
+    plan.layout = layout
+    plan.longest_context = layout.longest_fitting(blocks, s.max_position_embeddings)
+    plan.vllm_longest_context = layout.longest_fitting(vllm_blocks, s.max_position_embeddings)
+    plan.rules = {
+        "vllm": vllm_rules.describe(s.is_moe, req.enforce_eager or g.is_cpu),
+        "kv_cache": layout.rule,
+        "calibration": coverage,
+    }
+    if not g.is_cpu and coverage != "exact":
+        plan.notes.append(
+            f"calibration for {family_key(s, req.quantization or s.quantization)} on {g.name} with vLLM "
+            f"{vllm_rules.version}: {_COVERAGE[coverage]}; {gib(held_back)} held back from the KV cache"
+        )
     return plan
+
+
+def _padding(req: PlanRequest) -> float:
+    """MXFP4 experts on a card without Hopper's kernels go through Marlin, which pads the hidden
+    size to 256 and the expert width to 128 (vLLM's mxfp4 backend selection)."""
+    s, g = req.shape, req.profile
+    if req.quantization != "mxfp4" or g.is_cpu or g.name.startswith(("h100", "h200")) or not s.is_moe:
+        return 1.0
+    h, i = s.hidden_size, s.moe_intermediate_size
+    padded = math.ceil(h / 256) * 256 * math.ceil(i / 128) * 128
+    expert = s.num_experts * s.expert_params
+    return (s.linear_params_per_layer - expert + expert * padded / (h * i)) / s.linear_params_per_layer
+
+
+_COVERAGE = {
+    "other-gpu": "measured on another GPU with this vLLM release",
+    "other-version": "measured on this GPU with another vLLM release",
+    "other-gpu-and-version": "measured on another GPU with another vLLM release",
+    "none": "no measurement of this family: an estimate",
+}
 
 
 def engine_args(req: PlanRequest) -> dict[str, Any]:
@@ -498,3 +396,30 @@ def engine_args(req: PlanRequest) -> dict[str, Any]:
         out["pipeline_parallel_size"] = req.pipeline_parallel_size
     out.update(lora_engine_args(req))
     return out
+
+
+__all__ = [
+    "DEFAULT_CPU_KV_BYTES",
+    "GROUP_SIZE",
+    "QUANTIZATIONS",
+    "QUANT_BITS",
+    "Calibration",
+    "GiB",
+    "GpuMemory",
+    "Overhead",
+    "Plan",
+    "PlanRequest",
+    "Verdict",
+    "compute",
+    "engine_args",
+    "gib",
+    "kv_bytes_per_token",
+    "kv_dtype_bytes",
+    "max_num_batched_tokens",
+    "max_num_seqs",
+    "pp_layers",
+    "quantization_family",
+    "resolve_calibration",
+    "weight_bits",
+    "weights_bytes",
+]

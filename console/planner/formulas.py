@@ -57,17 +57,16 @@ def formulas(p: Plan, calibration: Calibration | None) -> dict[str, str]:
             f"{gib(ov['cuda_graphs'])} - {gib(m.weights_bytes)} - {gib(ov['activation_peak'])}) = "
             f"{gib(m.kv_budget_bytes)} per GPU (vLLM itself: {gib(m.vllm_kv_budget_bytes)})"
         )
+    layout = p.layout
+    per_seq = layout.blocks_per_request() if layout else math.ceil(req.context / p.block_size)
     out["kv_tokens"] = (
-        f"blocks = budget // (block_size x bytes per token per GPU) = {m.kv_budget_bytes:,} // "
-        f"({p.block_size} x {m.kv_bytes_per_token:,}) = {p.kv_blocks:,}; tokens = {p.kv_blocks:,} x "
-        f"{p.block_size} = {p.kv_tokens:,}"
+        f"blocks = budget // bytes per block = {m.kv_budget_bytes:,} // {p.kv_bytes_per_block:,} = "
+        f"{p.kv_blocks:,}; KV cache size = blocks / blocks per request x max_model_len = {p.kv_blocks:,} / "
+        f"{per_seq:,} x {req.context:,} = {p.kv_tokens:,} tokens" + (f" ({layout.rule})" if layout else "")
     )
-    per_seq = math.ceil(req.context / p.block_size)
     out["max_concurrency"] = (
-        f"blocks / ceil(max_model_len / block_size) = {p.kv_blocks:,} / ceil({req.context:,} / "
-        f"{p.block_size}) = {p.kv_blocks:,} / {per_seq:,} = {p.max_concurrency:.2f}x "
-        f"(vLLM logs 'KV cache size' = {p.max_concurrency:.4f} x {req.context:,} = "
-        f"{p.kv_cache_size_tokens:,} tokens)"
+        f"blocks / blocks per request = {p.kv_blocks:,} / {per_seq:,} = {p.max_concurrency:.2f}x; the longest "
+        f"max_model_len one request gets: {p.longest_context:,}"
     )
     for name, o in p.overheads.items():
         out[name] = o.formula

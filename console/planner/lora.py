@@ -1,4 +1,4 @@
-"""The planner's share of LoRA (issue 22): the device memory of vLLM's adapter slots.
+"""The planner's share of LoRA: the device memory of vLLM's adapter slots.
 
 With ``enable_lora`` vLLM allocates, with the model, stacked A and B matrices for ``max_loras``
 adapters at ``max_lora_rank`` on every adaptable projection; the profile run counts them, so they
@@ -7,14 +7,25 @@ come out of the KV-cache budget like weights do.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from console.config import VLLM_LORA_RANKS
 from console.models.lora import projection_shapes, slot_bytes
 from console.planner.gpus import GiB
+from console.planner.shapes import ModelShape
 
-if TYPE_CHECKING:
-    from console.planner.core import PlanRequest
+
+class PlanRequest(Protocol):
+    """What this module reads of a :class:`console.planner.request.PlanRequest`."""
+
+    @property
+    def shape(self) -> ModelShape: ...
+    @property
+    def max_loras(self) -> int: ...
+    @property
+    def max_lora_rank(self) -> int: ...
+    @property
+    def tensor_parallel_size(self) -> int: ...
 
 
 def lora_slot_bytes(req: "PlanRequest") -> tuple[int, str]:

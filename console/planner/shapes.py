@@ -39,6 +39,16 @@ class ModelShape:
     num_experts: int = 0
     experts_per_token: int = 0
     moe_intermediate_size: int = 0
+    #: the architecture family as its config.json names it (``model_type``: "llama", "qwen3_moe",
+    #: "gemma3_text", "gpt_oss"...): what the planner's calibration is keyed by ("" = unknown)
+    family: str = ""
+    #: sliding-window attention: the window in tokens and how many of the layers use it (the rest
+    #: attend to the whole context); 0 = every layer is full attention
+    sliding_window: int = 0
+    sliding_layers: int = 0
+    #: the quantization's own variant where it changes what vLLM stores: "block" (FP8 with
+    #: 128 x 128 scales), "channel"/"tensor" (compressed-tensors FP8), "" otherwise
+    quant_variant: str = ""
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -166,9 +176,11 @@ class ModelShape:
         max_pos = int(cfg.get("max_position_embeddings") or cfg.get("max_sequence_length") or 2048)
         experts = int(cfg.get("num_experts") or cfg.get("num_local_experts") or cfg.get("n_routed_experts") or 0)
         moe_inter = int(cfg.get("moe_intermediate_size") or (inter if experts else 0))
-        quant = (config.get("quantization_config") or {}).get("quant_method")
+        qcfg = dict(config.get("quantization_config") or {})
+        quant = _quant_method(qcfg)
         dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
-        model_type = str(config.get("model_type", ""))
+        model_type = str(cfg.get("model_type") or config.get("model_type", ""))
+        window, sliding = _sliding_layers(cfg, layers)
         return cls(
             layers=layers,
             hidden_size=hidden,
@@ -186,8 +198,58 @@ class ModelShape:
             num_experts=experts,
             experts_per_token=int(cfg.get("num_experts_per_tok") or 0) if experts else 0,
             moe_intermediate_size=moe_inter,
+            family=model_type,
+            sliding_window=window,
+            sliding_layers=sliding,
+            quant_variant=_quant_variant(qcfg),
             extra={"model_type": model_type},
         )
+
+
+def _sliding_layers(cfg: dict[str, Any], layers: int) -> tuple[int, int]:
+    """(window, layers that use it) from a config: ``layer_types`` (gpt-oss, Gemma-3 in newer
+    transformers), else Gemma-3's ``sliding_window_pattern`` (every Nth layer is global), else a
+    window that every layer uses (Mistral v0.1's ``sliding_window`` with ``use_sliding_window``)."""
+    window = int(cfg.get("sliding_window") or 0)
+    if not window:
+        return 0, 0
+    types = cfg.get("layer_types")
+    if isinstance(types, list) and types:
+        return window, sum(1 for t in types if "sliding" in str(t))
+    pattern = cfg.get("sliding_window_pattern")
+    if isinstance(pattern, int) and pattern > 1:
+        return window, layers - layers // pattern
+    if cfg.get("use_sliding_window") is False or str(cfg.get("model_type", "")).startswith("qwen"):
+        return 0, 0  # Qwen configs name a window they do not use
+    return window, layers
+
+
+def _quant_method(qcfg: dict[str, Any]) -> str | None:
+    """The config's quant_method, with llm-compressor's compressed-tensors named by what it holds:
+    8-bit float weights are "fp8", 4-bit integer weights (W4A16) plan as "gptq"."""
+    method = qcfg.get("quant_method")
+    if method != "compressed-tensors":
+        return str(method) if method else None
+    for group in (qcfg.get("config_groups") or {}).values():
+        weights = (group or {}).get("weights") or {}
+        bits, kind = weights.get("num_bits"), weights.get("type")
+        if bits == 8 and kind == "float":
+            return "fp8"
+        if bits == 4 and kind == "int":
+            return "gptq"
+    return str(method)
+
+
+def _quant_variant(qcfg: dict[str, Any]) -> str:
+    if qcfg.get("weight_block_size"):
+        return "block"
+    groups = qcfg.get("config_groups")
+    if isinstance(groups, dict):
+        for group in groups.values():
+            strategy = ((group or {}).get("weights") or {}).get("strategy")
+            if strategy:
+                return str(strategy)
+    return ""
 
 
 def _shape(
@@ -203,8 +265,11 @@ def _shape(
     tied: bool,
     bias: bool = False,
     experts: tuple[int, int] = (0, 0),
+    family: str = "",
+    sliding: tuple[int, int] = (0, 0),
 ) -> ModelShape:
-    """``experts``: (routed experts per layer, experts per token); ``inter`` is then each expert's width."""
+    """``experts``: (routed experts per layer, experts per token); ``inter`` is then each expert's
+    width. ``family``: the config's model_type; ``sliding``: (window, layers that use it)."""
     return ModelShape(
         layers=layers,
         hidden_size=hidden,
@@ -220,6 +285,9 @@ def _shape(
         num_experts=experts[0],
         experts_per_token=experts[1],
         moe_intermediate_size=inter if experts[0] else 0,
+        family=family,
+        sliding_window=sliding[0],
+        sliding_layers=sliding[1],
     )
 
 
@@ -227,36 +295,69 @@ def _shape(
 KNOWN_SHAPES: dict[str, ModelShape] = {
     s.name: s
     for s in [
-        _shape("Llama-3.1-8B", 32, 4096, 32, 8, 128, 14336, 128256, 131072, False),
-        _shape("Llama-3.2-3B", 28, 3072, 24, 8, 128, 8192, 128256, 131072, True),
-        _shape("Qwen2.5-7B", 28, 3584, 28, 4, 128, 18944, 152064, 32768, False, bias=True),
-        _shape("Qwen2.5-14B", 48, 5120, 40, 8, 128, 13824, 152064, 32768, False, bias=True),
-        _shape("Qwen2.5-32B", 64, 5120, 40, 8, 128, 27648, 152064, 32768, False, bias=True),
-        _shape("Mistral-7B", 32, 4096, 32, 8, 128, 14336, 32768, 32768, False),
-        # Gemma-2 alternates sliding-window (4096) and global layers; planned as all global (a safe
-        # upper bound on KV use).
-        _shape("Gemma-2-9B", 42, 3584, 16, 8, 256, 14336, 256000, 8192, True),
-        _shape("DeepSeek-R1-Distill-Qwen-7B", 28, 3584, 28, 4, 128, 18944, 152064, 131072, False, bias=True),
-        _shape("Phi-3.5-mini", 32, 3072, 32, 32, 96, 8192, 32064, 131072, False),
-        _shape("SmolLM2-135M", 30, 576, 9, 3, 64, 1536, 49152, 8192, True),
-        # What 4090 users run in 2025-26 (issue 27). Qwen3 has no q/k/v bias (it normalizes q and k).
-        _shape("Qwen3-8B", 36, 4096, 32, 8, 128, 12288, 151936, 40960, False),
-        _shape("Qwen3-14B", 40, 5120, 40, 8, 128, 17408, 151936, 40960, False),
-        _shape("Qwen3-32B", 64, 5120, 64, 8, 128, 25600, 151936, 40960, False),
-        _shape("Qwen3-30B-A3B", 48, 2048, 32, 4, 128, 768, 151936, 40960, False, experts=(128, 8)),
-        # Gemma-3 (text_config): 5 sliding-window layers (1024) per global one; planned as all global.
-        _shape("Gemma-3-12B", 48, 3840, 16, 8, 256, 15360, 262208, 131072, True),
-        _shape("Gemma-3-27B", 62, 5376, 32, 16, 128, 21504, 262208, 131072, True),
-        _shape("Mistral-Small-24B", 40, 5120, 32, 8, 128, 32768, 131072, 32768, False),
-        # gpt-oss alternates 128-token sliding-window and full attention (planned as all full); its
-        # experts ship in MXFP4, attention and embeddings in bf16.
-        _shape("gpt-oss-20b", 24, 2880, 64, 8, 64, 2880, 201088, 131072, False, bias=True, experts=(32, 4)),
-        _shape("Llama-3.3-70B", 80, 8192, 64, 8, 128, 28672, 128256, 131072, False),
-        # The model picker's curated list (issue 31): Mistral NeMo (12B, 128k tokenizer) and the
-        # R1 distills not above (the 14B is Qwen2.5-14B's shape with a 128k context).
-        _shape("Mistral-NeMo-12B", 40, 5120, 32, 8, 128, 14336, 131072, 1024000, False),
-        _shape("DeepSeek-R1-Distill-Qwen-14B", 48, 5120, 40, 8, 128, 13824, 152064, 131072, False, bias=True),
-        _shape("DeepSeek-R1-Distill-Llama-8B", 32, 4096, 32, 8, 128, 14336, 128256, 131072, False),
+        _shape("Llama-3.1-8B", 32, 4096, 32, 8, 128, 14336, 128256, 131072, False, family="llama"),
+        _shape("Llama-3.2-3B", 28, 3072, 24, 8, 128, 8192, 128256, 131072, True, family="llama"),
+        _shape("Qwen2.5-7B", 28, 3584, 28, 4, 128, 18944, 152064, 32768, False, bias=True, family="qwen2"),
+        _shape("Qwen2.5-14B", 48, 5120, 40, 8, 128, 13824, 152064, 32768, False, bias=True, family="qwen2"),
+        _shape("Qwen2.5-32B", 64, 5120, 40, 8, 128, 27648, 152064, 32768, False, bias=True, family="qwen2"),
+        _shape("Mistral-7B", 32, 4096, 32, 8, 128, 14336, 32768, 32768, False, family="mistral"),
+        # Gemma-2 alternates sliding-window (4096) and global layers.
+        _shape("Gemma-2-9B", 42, 3584, 16, 8, 256, 14336, 256000, 8192, True, family="gemma2", sliding=(4096, 21)),
+        _shape(
+            "DeepSeek-R1-Distill-Qwen-7B", 28, 3584, 28, 4, 128, 18944, 152064, 131072, False, bias=True, family="qwen2"
+        ),
+        _shape("Phi-3.5-mini", 32, 3072, 32, 32, 96, 8192, 32064, 131072, False, family="phi3"),
+        _shape("SmolLM2-135M", 30, 576, 9, 3, 64, 1536, 49152, 8192, True, family="llama"),
+        # Qwen3 has no q/k/v bias (it normalizes q and k).
+        _shape("Qwen3-8B", 36, 4096, 32, 8, 128, 12288, 151936, 40960, False, family="qwen3"),
+        _shape("Qwen3-14B", 40, 5120, 40, 8, 128, 17408, 151936, 40960, False, family="qwen3"),
+        _shape("Qwen3-32B", 64, 5120, 64, 8, 128, 25600, 151936, 40960, False, family="qwen3"),
+        _shape("Qwen3-30B-A3B", 48, 2048, 32, 4, 128, 768, 151936, 40960, False, experts=(128, 8), family="qwen3_moe"),
+        # Gemma-3 (text_config): 5 sliding-window layers (1024) per global one.
+        _shape(
+            "Gemma-3-12B", 48, 3840, 16, 8, 256, 15360, 262208, 131072, True, family="gemma3_text", sliding=(1024, 40)
+        ),
+        _shape(
+            "Gemma-3-27B", 62, 5376, 32, 16, 128, 21504, 262208, 131072, True, family="gemma3_text", sliding=(1024, 52)
+        ),
+        _shape("Mistral-Small-24B", 40, 5120, 32, 8, 128, 32768, 131072, 32768, False, family="mistral"),
+        # gpt-oss alternates 128-token sliding-window and full attention; its experts ship in MXFP4,
+        # attention and embeddings in bf16.
+        _shape(
+            "gpt-oss-20b",
+            24,
+            2880,
+            64,
+            8,
+            64,
+            2880,
+            201088,
+            131072,
+            False,
+            bias=True,
+            experts=(32, 4),
+            family="gpt_oss",
+            sliding=(128, 12),
+        ),
+        _shape("Llama-3.3-70B", 80, 8192, 64, 8, 128, 28672, 128256, 131072, False, family="llama"),
+        # Mistral NeMo (12B, 128k tokenizer) and the R1 distills (the 14B is Qwen2.5-14B's shape
+        # with a 128k context).
+        _shape("Mistral-NeMo-12B", 40, 5120, 32, 8, 128, 14336, 131072, 1024000, False, family="mistral"),
+        _shape(
+            "DeepSeek-R1-Distill-Qwen-14B",
+            48,
+            5120,
+            40,
+            8,
+            128,
+            13824,
+            152064,
+            131072,
+            False,
+            bias=True,
+            family="qwen2",
+        ),
+        _shape("DeepSeek-R1-Distill-Llama-8B", 32, 4096, 32, 8, 128, 14336, 128256, 131072, False, family="llama"),
     ]
 }
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from console.planner.core import Plan, PlanRequest, compute, engine_args, resolve_calibration
+from console.planner.formulas import formulas
+from console.planner.calibration import Calibration
 from console.planner.roofline import roofline
 from console.planner.selfcal import provenance
 from console.planner.speed import notes as speed_notes
@@ -14,6 +16,7 @@ def plan(req: PlanRequest) -> Plan:
     if req.calibration is True:  # find the file once, not once per candidate change in suggest()
         req = req.with_changes(calibration=resolve_calibration(req) or False)
     p = compute(req)
+    p.formulas = formulas(p, req.calibration if isinstance(req.calibration, Calibration) else None)
     if p.problems:
         p.verdict, p.suggestions = suggest(req, p)
     else:
@@ -22,8 +25,6 @@ def plan(req: PlanRequest) -> Plan:
     p.engine_args = engine_args(req)
     p.calibration = provenance(p)
     p.notes += speed_notes(req, p.kv_bytes_per_token)
-    if req.shape.name.startswith("Gemma-2"):
-        p.notes.append("Gemma-2's sliding-window layers are planned as global ones: vLLM may fit more tokens")
     if req.quantization in ("awq", "gptq") and req.shape.quantization is None:
         p.notes.append(
             f"{req.quantization.upper()} needs a checkpoint quantized that way "
