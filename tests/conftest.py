@@ -33,6 +33,9 @@ from marker_guard import (  # noqa: F401  (pytest hooks: imported so pytest find
     pytest_runtest_setup,
 )
 
+# Nothing a test connects outlives it on a shared engine (tests/shared_signals.py).
+from shared_signals import _shared_engines_keep_their_listeners, connections  # noqa: F401  (fixtures)
+
 pin_singletons()  # PySide6 6.12 on Python 3.11 drops a reference to None per void Qt call
 
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")

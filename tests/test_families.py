@@ -346,7 +346,9 @@ def test_batch_tool_calls_forced_by_name_and_required_are_valid_calls(family: tu
 
 
 @pytest.mark.parametrize("family", ["qwen3"], indirect=True)
-def test_chat_tool_call_answered_by_the_calculator(family: tuple[str, Any], home: Path, qtbot: Any) -> None:
+def test_chat_tool_call_answered_by_the_calculator(
+    family: tuple[str, Any], home: Path, qtbot: Any, connections: Any
+) -> None:
     """Issue 27, in the window: with the built-in calculator on and a call required, the model's
     call is shown, the calculator answers it (safely, from the expression's syntax tree) and the
     model's next turn is generated with the call and its result in the prompt."""
@@ -354,17 +356,18 @@ def test_chat_tool_call_answered_by_the_calculator(family: tuple[str, Any], home
     import re
 
     from console.ui.chat_panel import ChatPanel
-    from console.ui.context import AppContext
 
     name, host = family
-    ctx = AppContext.create(host=host)
+    ctx = connections.context(host=host)
     panel = ChatPanel(ctx)
     qtbot.addWidget(panel)
     panel.show()
     panel.temperature.setValue(0.0)
     panel.max_tokens.setValue(120)
     finished: list[RequestFinished] = []
-    ctx.bridge.requestEvents.connect(lambda b: finished.extend(e for e in b if isinstance(e, RequestFinished)))
+    connections.connect(
+        ctx.bridge.requestEvents, lambda b: finished.extend(e for e in b if isinstance(e, RequestFinished))
+    )
     box = panel.tools_box
     box.enabled.setChecked(True)
     box.calculator.setChecked(True)

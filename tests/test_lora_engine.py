@@ -150,12 +150,11 @@ def test_the_plain_engine_has_no_adapter_slots(engine_host: Any, lora_adapters: 
 
 
 def test_chat_panel_answers_with_the_chosen_adapter_and_compares_with_the_base(
-    lora_host: EngineHost, home: Path, qtbot: Any
+    lora_host: EngineHost, home: Path, qtbot: Any, connections: Any
 ) -> None:
     from console.ui.chat_panel import ChatPanel
-    from console.ui.context import AppContext
 
-    panel = ChatPanel(AppContext.create(host=lora_host))
+    panel = ChatPanel(connections.context(host=lora_host))
     qtbot.addWidget(panel)
     panel.temperature.setValue(0.0)
     panel.max_tokens.setValue(10)

@@ -18,9 +18,9 @@ from console.metrics.device import DeviceSampler
 pytest.importorskip("pytestqt")
 
 
-def _panel(qtbot, host):
+def _panel(qtbot, connections, host):
+    """A Batch panel on ``host`` (None: no engine), its bridge closed at the test's teardown."""
     from console.ui.batch_panel import BatchPanel
-    from console.ui.bridge import EngineBridge
     from console.ui.context import AppContext
 
     metrics = host.metrics if host is not None else MetricsStore()
@@ -29,7 +29,7 @@ def _panel(qtbot, host):
         metrics=metrics,
         store=ModelStore(),
         sampler=DeviceSampler(metrics),
-        bridge=EngineBridge(host) if host is not None else None,
+        bridge=connections.bridge(host) if host is not None else None,
     )  # type: ignore[arg-type]
     panel = BatchPanel(ctx)
     qtbot.addWidget(panel)
@@ -54,8 +54,8 @@ def _write_mixed(path: Path) -> None:
 
 
 @pytest.mark.engine
-def test_batch_runs_to_completion_and_exports(qtbot, engine_host, home, tmp_path: Path) -> None:
-    panel = _panel(qtbot, engine_host)
+def test_batch_runs_to_completion_and_exports(qtbot, connections, engine_host, home, tmp_path: Path) -> None:
+    panel = _panel(qtbot, connections, engine_host)
     src = tmp_path / "prompts.jsonl"
     _write_mixed(src)
     assert panel.open_file(src)
@@ -94,8 +94,10 @@ def test_batch_runs_to_completion_and_exports(qtbot, engine_host, home, tmp_path
 
 
 @pytest.mark.engine
-def test_batch_cancel_keeps_finished_and_resume_completes(qtbot, engine_host, home, tmp_path: Path) -> None:
-    panel = _panel(qtbot, engine_host)
+def test_batch_cancel_keeps_finished_and_resume_completes(
+    qtbot, connections, engine_host, home, tmp_path: Path
+) -> None:
+    panel = _panel(qtbot, connections, engine_host)
     src = tmp_path / "many.csv"
     with src.open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
@@ -129,9 +131,9 @@ def test_batch_cancel_keeps_finished_and_resume_completes(qtbot, engine_host, ho
     assert panel.model.rowCount() == 64
 
 
-def test_batch_panel_layout_without_engine(qtbot, home, tmp_path: Path) -> None:
+def test_batch_panel_layout_without_engine(qtbot, connections, home, tmp_path: Path) -> None:
     """No engine at all (layout only): Run stays disabled and says why; a bad file is explained."""
-    panel = _panel(qtbot, None)
+    panel = _panel(qtbot, connections, None)
     bad = tmp_path / "missing.jsonl"
     assert not panel.open_file(bad)
     assert "does not exist" in panel.file_label.text()

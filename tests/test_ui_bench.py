@@ -22,13 +22,13 @@ from console.metrics.device import DeviceSampler
 pytest.importorskip("pytestqt")
 
 
-def _panel(qtbot: Any, host: Any) -> Any:
+def _panel(qtbot: Any, connections: Any, host: Any) -> Any:
+    """A Bench panel on ``host`` (None: no engine), its bridge closed at the test's teardown."""
     from console.ui.bench_panel import BenchPanel
-    from console.ui.bridge import EngineBridge
     from console.ui.context import AppContext
 
     metrics = host.metrics if host is not None else MetricsStore()
-    bridge = EngineBridge(host) if host is not None and hasattr(host, "add_status_listener") else None
+    bridge = connections.bridge(host) if host is not None and hasattr(host, "add_status_listener") else None
     ctx = AppContext(host=host, metrics=metrics, store=ModelStore(), sampler=DeviceSampler(metrics), bridge=bridge)  # type: ignore[arg-type]
     panel = BenchPanel(ctx)
     qtbot.addWidget(panel)
@@ -43,8 +43,10 @@ def _cell(panel: Any, row: int, col: int) -> str:
 
 
 @pytest.mark.engine
-def test_bench_runs_to_completion_and_fills_table_and_plots(qtbot, engine_host, home, tmp_path: Path) -> None:
-    panel = _panel(qtbot, engine_host)
+def test_bench_runs_to_completion_and_fills_table_and_plots(
+    qtbot, connections, engine_host, home, tmp_path: Path
+) -> None:
+    panel = _panel(qtbot, connections, engine_host)
     assert panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
     panel.num_prompts.setValue(8)
     panel.input_len.setValue(8)
@@ -85,8 +87,8 @@ def test_bench_runs_to_completion_and_fills_table_and_plots(qtbot, engine_host, 
 
 
 @pytest.mark.engine
-def test_bench_cancel_mid_run_leaves_the_engine_usable(qtbot, engine_host, home) -> None:
-    panel = _panel(qtbot, engine_host)
+def test_bench_cancel_mid_run_leaves_the_engine_usable(qtbot, connections, engine_host, home) -> None:
+    panel = _panel(qtbot, connections, engine_host)
     panel.num_prompts.setValue(200)
     panel.input_len.setValue(16)
     panel.output_len.setValue(64)
@@ -104,9 +106,9 @@ def test_bench_cancel_mid_run_leaves_the_engine_usable(qtbot, engine_host, home)
     assert isinstance(ev, RequestFinished) and ev.output_tokens > 0
 
 
-def test_bench_layout_without_engine(qtbot, home) -> None:
+def test_bench_layout_without_engine(qtbot, connections, home) -> None:
     """No host at all: nothing can run, the form says why."""
-    panel = _panel(qtbot, None)
+    panel = _panel(qtbot, connections, None)
     assert not panel.run_button.isEnabled() and not panel.tune.run_button.isEnabled()
     assert not panel.save_button.isEnabled()
     assert "Load a model" in panel.status_label.text()
@@ -149,7 +151,7 @@ class StandInHost:
         return fut
 
 
-def test_tune_page_with_a_stand_in_engine(qtbot, home, tmp_path: Path) -> None:
+def test_tune_page_with_a_stand_in_engine(qtbot, connections, home, tmp_path: Path) -> None:
     """vLLM's defaults first, then the grid (the stand-in model has no shape the planner can read,
     so nothing is pruned or ranked: grid order); the table fills in as trials end; the user's
     configuration is loaded again at the end; the preset says how it was measured."""
@@ -161,7 +163,7 @@ def test_tune_page_with_a_stand_in_engine(qtbot, home, tmp_path: Path) -> None:
     (tmp_path / "m" / "config.json").write_text("{}")
     host = StandInHost(tmp_path / "m")
     user_config = host.config
-    panel = _panel(qtbot, host)
+    panel = _panel(qtbot, connections, host)
     panel.file_radio.setChecked(True)
     panel.file_edit.setText(str(prompts))
     tune = panel.tune
@@ -205,12 +207,12 @@ def test_tune_page_with_a_stand_in_engine(qtbot, home, tmp_path: Path) -> None:
 
 
 @pytest.mark.engine
-def test_tune_page_cancel_after_the_first_trial_keeps_it(qtbot, engine_host, home) -> None:
+def test_tune_page_cancel_after_the_first_trial_keeps_it(qtbot, connections, engine_host, home) -> None:
     """On the real CPU engine: the first trial (vLLM's defaults for the grid's knobs: the engine's
     own configuration, so nothing is loaded) is measured and shown; a cancel then stops the tune
     before any load, and the table and the status line keep that trial."""
     loaded = engine_host.config
-    panel = _panel(qtbot, engine_host)
+    panel = _panel(qtbot, connections, engine_host)
     panel.num_prompts.setValue(4)
     panel.input_len.setValue(16)
     panel.output_len.setValue(8)

@@ -20,12 +20,12 @@ pytestmark = pytest.mark.engine
 
 
 @pytest.fixture()
-def chat(engine_host: Any, home: Path, qtbot: Any) -> Any:
+def chat(engine_host: Any, home: Path, qtbot: Any, connections: Any) -> Any:
     from console.ui.chat_panel import ChatPanel
 
     if engine_host.status.state != EngineState.READY:
         pytest.fail(f"shared engine is not ready: {engine_host.status}")
-    ctx = AppContext.create(host=engine_host)
+    ctx = connections.context(host=engine_host)
     panel = ChatPanel(ctx)
     qtbot.addWidget(panel)
     panel.resize(1100, 700)
@@ -35,22 +35,23 @@ def chat(engine_host: Any, home: Path, qtbot: Any) -> Any:
     return panel
 
 
-def _deltas(panel: Any, qtbot: Any) -> list[int]:
+def _deltas(panel: Any, connections: Any) -> list[int]:
     """Record, per bridge batch, how many deltas of the panel's active request it carried."""
     seen: list[int] = []
-    panel.ctx.bridge.requestEvents.connect(
-        lambda batch: seen.append(sum(isinstance(e, TokenDelta) and e.request_id == panel.active_id for e in batch))
+    connections.connect(
+        panel.ctx.bridge.requestEvents,
+        lambda batch: seen.append(sum(isinstance(e, TokenDelta) and e.request_id == panel.active_id for e in batch)),
     )
     return seen
 
 
-def test_send_streams_and_saves_with_figures(chat: Any, qtbot: Any) -> None:
+def test_send_streams_and_saves_with_figures(chat: Any, qtbot: Any, connections: Any) -> None:
     chat.max_tokens.setValue(48)
     chat.system_prompt.setPlainText("You are terse.")
     chat.input.setPlainText("Hello there, tiny model")
-    batches = _deltas(chat, qtbot)
+    batches = _deltas(chat, connections)
     partial: list[str] = []
-    chat.ctx.bridge.requestEvents.connect(lambda _b: partial.append(chat._stream_text))
+    connections.connect(chat.ctx.bridge.requestEvents, lambda _b: partial.append(chat._stream_text))
     renders0, t0 = chat.render_count, time.monotonic()
     assert chat.send()
     assert chat.active_id is not None and chat.stop_button.isEnabled() and not chat.send_button.isEnabled()
@@ -172,7 +173,7 @@ def test_streaming_re_renders_only_the_answer_not_the_history(chat: Any, qtbot: 
 
 
 def test_a_token_count_that_ends_after_the_panel_is_deleted_is_dropped(
-    engine_host: Any, home: Path, qtbot: Any
+    engine_host: Any, home: Path, qtbot: Any, connections: Any
 ) -> None:
     """The context meter's token count runs in a worker; closing the window (or a test's teardown)
     can delete the panel before it returns. Its result must be dropped, not written into a
@@ -185,7 +186,7 @@ def test_a_token_count_that_ends_after_the_panel_is_deleted_is_dropped(
 
     release = threading.Event()
     real_count = engine_host.count_prompt_tokens
-    ctx = AppContext.create(host=engine_host)
+    ctx = connections.context(host=engine_host)
     panel = ChatPanel(ctx)
     bar = panel.context_bar
     finished: list[int] = []
@@ -210,7 +211,9 @@ def test_a_token_count_that_ends_after_the_panel_is_deleted_is_dropped(
     assert finished and finished[0] > 0
 
 
-def test_an_empty_chat_counts_nothing_without_asking_the_engine(engine_host: Any, home: Path, qtbot: Any) -> None:
+def test_an_empty_chat_counts_nothing_without_asking_the_engine(
+    engine_host: Any, home: Path, qtbot: Any, connections: Any
+) -> None:
     """An empty chat (no system prompt, no history, nothing typed) shows 0 tokens without asking the
     engine: vLLM refuses to render an empty conversation (a server logged a 400 from /tokenize for
     every new window); something typed is counted by the engine."""
@@ -223,7 +226,7 @@ def test_an_empty_chat_counts_nothing_without_asking_the_engine(engine_host: Any
         asked.append(request)
         return int(real_count(request))
 
-    panel = ChatPanel(AppContext.create(host=engine_host))
+    panel = ChatPanel(connections.context(host=engine_host))
     engine_host.count_prompt_tokens = spy  # type: ignore[method-assign]
     try:
         panel.input.setPlainText("")

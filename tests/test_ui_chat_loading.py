@@ -77,12 +77,18 @@ def _unsupported_copy(tiny_model: Path, folder: Path) -> Path:
 
 @pytest.mark.engine
 def test_the_banner_shows_a_failed_load_its_fix_and_hides_on_success(
-    engine_host: Any, home: Path, tiny_model: Path, tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+    engine_host: Any,
+    home: Path,
+    tiny_model: Path,
+    tmp_path: Path,
+    qtbot: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    connections: Any,
 ) -> None:
     store = ModelStore()
     store.add_reference("tiny", tiny_model)
     store.add_reference("odd", _unsupported_copy(tiny_model, tmp_path / "odd"))
-    ctx = AppContext.create(host=engine_host, store=store)
+    ctx = connections.context(host=engine_host, store=store)
     w = _window(ctx, qtbot)
     m, picker, banner = w.models, w.chat.model_picker, w.chat.load_banner
     m.select_model("odd")
@@ -91,7 +97,7 @@ def test_the_banner_shows_a_failed_load_its_fix_and_hides_on_success(
     qtbot.waitUntil(lambda: m.plan_view.plan is not None and bool(m.plan_view.plan.suggestions), timeout=10_000)
     asked = _answer(monkeypatch, QMessageBox.StandardButton.Yes)  # load anyway
     states: list[str] = []
-    ctx.bridge.statusChanged.connect(lambda _s: states.append(banner.state))
+    connections.connect(ctx.bridge.statusChanged, lambda _s: states.append(banner.state))
 
     picker.choose("odd")
     assert len(asked) == 1 and ctx.host.status.state == EngineState.LOADING

@@ -12,17 +12,16 @@ import pytest
 
 from console.engine.types import EngineState
 from console.ui.chat_output import CHOICE, FREE, REGEX, SCHEMA
-from console.ui.context import AppContext
 from console.ui.logprob_view import alternatives_text, probability_colour
 
 
 @pytest.fixture()
-def chat(engine_host: Any, home: Path, qtbot: Any) -> Any:
+def chat(engine_host: Any, home: Path, qtbot: Any, connections: Any) -> Any:
     from console.ui.chat_panel import ChatPanel
 
     if engine_host.status.state != EngineState.READY:
         pytest.fail(f"shared engine is not ready: {engine_host.status}")
-    panel = ChatPanel(AppContext.create(host=engine_host))
+    panel = ChatPanel(connections.context(host=engine_host))
     qtbot.addWidget(panel)
     panel.resize(1200, 760)
     panel.show()

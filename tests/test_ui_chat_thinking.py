@@ -20,7 +20,6 @@ from console.conversations import ConversationStore
 from console.engine.openai_body import request_fields
 from console.engine.types import EngineState, GenerationRequest, RequestFinished
 from console.ui.chat_output import REGEX
-from console.ui.context import AppContext
 
 pytestmark = pytest.mark.engine
 
@@ -32,11 +31,11 @@ THINK_THEN_ANSWER = {
 PARSER = {"qwen3": "qwen3", "r1": "deepseek_r1"}
 
 
-def _panel(host: Any, qtbot: Any) -> Any:
+def _panel(host: Any, qtbot: Any, connections: Any) -> Any:
     from console.ui.chat_panel import ChatPanel
 
     assert host.status.state == EngineState.READY, host.status
-    panel = ChatPanel(AppContext.create(host=host))
+    panel = ChatPanel(connections.context(host=host))
     qtbot.addWidget(panel)
     panel.resize(1000, 700)
     panel.show()
@@ -45,10 +44,11 @@ def _panel(host: Any, qtbot: Any) -> Any:
     return panel
 
 
-def _send(panel: Any, qtbot: Any, text: str) -> RequestFinished:
+def _send(panel: Any, qtbot: Any, connections: Any, text: str) -> RequestFinished:
     finished: list[RequestFinished] = []
-    panel.ctx.bridge.requestEvents.connect(
-        lambda batch: finished.extend(e for e in batch if isinstance(e, RequestFinished))
+    connections.connect(
+        panel.ctx.bridge.requestEvents,
+        lambda batch: finished.extend(e for e in batch if isinstance(e, RequestFinished)),
     )
     panel.input.setPlainText(text)
     assert panel.send(), panel.error_label.text()
@@ -72,13 +72,13 @@ def _vllm_split(name: str, host: Any, text: str, kwargs: dict[str, Any]) -> tupl
 
 @pytest.mark.parametrize("family", ["qwen3", "r1"], indirect=True)
 def test_thinking_is_split_by_vllms_parser_shown_collapsed_and_saved_apart(
-    family: tuple[str, Any], qtbot: Any, home: Path
+    family: tuple[str, Any], qtbot: Any, home: Path, connections: Any
 ) -> None:
     name, host = family
-    panel = _panel(host, qtbot)
+    panel = _panel(host, qtbot, connections)
     assert panel.think_box.isVisibleTo(panel) == (name == "qwen3")  # only Qwen3's template has a switch
     panel.output.set_mode(REGEX, THINK_THEN_ANSWER[name])
-    final = _send(panel, qtbot, "What is the capital of France?")
+    final = _send(panel, qtbot, connections, "What is the capital of France?")
 
     # the same request straight to the engine: the raw text, split by vLLM's parser
     kwargs = {"enable_thinking": True} if name == "qwen3" else {}
@@ -119,7 +119,7 @@ def test_thinking_is_split_by_vllms_parser_shown_collapsed_and_saved_apart(
     assert sent[-2] == {"role": "assistant", "content": content} and all(reasoning not in m["content"] for m in sent)
 
     # saved apart: a new panel on the same history shows it again, collapsed
-    again = _panel(host, qtbot)
+    again = _panel(host, qtbot, connections)
     assert again.open_conversation(panel.conversation_id)
     kept = again.messages[-1]
     assert (kept.reasoning, kept.content, kept.reasoning_tokens) == (reasoning, content, answer.reasoning_tokens)
@@ -129,20 +129,22 @@ def test_thinking_is_split_by_vllms_parser_shown_collapsed_and_saved_apart(
 
 
 @pytest.mark.parametrize("family", ["qwen3"], indirect=True)
-def test_the_think_switch_reaches_the_template_and_the_split(family: tuple[str, Any], qtbot: Any, home: Path) -> None:
+def test_the_think_switch_reaches_the_template_and_the_split(
+    family: tuple[str, Any], qtbot: Any, home: Path, connections: Any
+) -> None:
     """Qwen3: thinking on (the default), the answer without a closing tag is all thinking (vLLM's
     qwen3 parser); switched off, the template closes an empty thinking block in the prompt and
     the whole answer is the answer."""
     name, host = family
-    panel = _panel(host, qtbot)
+    panel = _panel(host, qtbot, connections)
     assert panel.think_box.isVisibleTo(panel) and panel.think_box.isChecked()
-    on = _send(panel, qtbot, "Capital of France?")
+    on = _send(panel, qtbot, connections, "Capital of France?")
     m = panel.messages[-1]
     assert (m.reasoning, m.content or None) == _vllm_split(name, host, on.text, {"enable_thinking": True})
     assert m.reasoning_tokens == on.output_tokens  # never closed: every token was thinking
 
     panel.think_box.setChecked(False)
-    off = _send(panel, qtbot, "Capital of Italy?")
+    off = _send(panel, qtbot, connections, "Capital of Italy?")
     closed = host.tokenizer.encode("<think>\n\n</think>\n\n", add_special_tokens=False)
     assert list(off.prompt_token_ids[-len(closed) :]) == closed
     assert list(on.prompt_token_ids[-len(closed) :]) != closed
@@ -152,11 +154,13 @@ def test_the_think_switch_reaches_the_template_and_the_split(family: tuple[str, 
     assert "Thinking" not in panel.transcript_text().split(panel.messages[-2].content)[-1]
 
 
-def test_a_model_without_a_reasoning_parser_streams_as_before(engine_host: Any, qtbot: Any, home: Path) -> None:
+def test_a_model_without_a_reasoning_parser_streams_as_before(
+    engine_host: Any, qtbot: Any, home: Path, connections: Any
+) -> None:
     """ChatML (the session's tiny model): no Think switch, no thinking block, the answer whole."""
-    panel = _panel(engine_host, qtbot)
+    panel = _panel(engine_host, qtbot, connections)
     assert not panel.think_box.isVisibleTo(panel)
-    final = _send(panel, qtbot, "Hello")
+    final = _send(panel, qtbot, connections, "Hello")
     m = panel.messages[-1]
     assert (m.reasoning, m.content, m.reasoning_tokens) == (None, final.text, None)
     assert "Thinking" not in panel.transcript_text()

@@ -17,8 +17,8 @@ from console.metrics.device import DeviceSampler
 pytest.importorskip("pytestqt")
 
 
-def _panel(qtbot, host=None):
-    from console.ui.bridge import EngineBridge
+def _panel(qtbot, connections, host=None):
+    """An Export panel on ``host`` (None: no engine), its bridge closed at the test's teardown."""
     from console.ui.context import AppContext
     from console.ui.export_panel import ExportPanel
 
@@ -28,7 +28,7 @@ def _panel(qtbot, host=None):
         metrics=metrics,
         store=None,
         sampler=DeviceSampler(metrics),  # type: ignore[arg-type]
-        bridge=EngineBridge(host) if host is not None else None,
+        bridge=connections.bridge(host) if host is not None else None,
     )  # type: ignore[arg-type]
     panel = ExportPanel(ctx)
     qtbot.addWidget(panel)
@@ -36,11 +36,11 @@ def _panel(qtbot, host=None):
     return panel
 
 
-def test_export_placeholder_then_every_format(qtbot, tmp_path: Path) -> None:
+def test_export_placeholder_then_every_format(qtbot, connections, tmp_path: Path) -> None:
     model_dir = tmp_path / "my-model"
     model_dir.mkdir()
     (model_dir / "config.json").write_text("{}")
-    panel = _panel(qtbot)
+    panel = _panel(qtbot, connections)
     assert not panel.save_button.isEnabled() and "Load a model" in panel.message.text()
 
     config = EngineConfig(model=str(model_dir), max_model_len=4096, max_num_seqs=32, enable_prefix_caching=False)
@@ -84,8 +84,8 @@ def test_export_placeholder_then_every_format(qtbot, tmp_path: Path) -> None:
 
 
 @pytest.mark.engine
-def test_export_follows_the_loaded_engine(qtbot, engine_host) -> None:
-    panel = _panel(qtbot, engine_host)
+def test_export_follows_the_loaded_engine(qtbot, connections, engine_host) -> None:
+    panel = _panel(qtbot, connections, engine_host)
     data = yaml.safe_load(panel.current_text())
     assert data["model"] == engine_host.config.model
     assert data["max-model-len"] == 1024  # what the session engine was loaded with

@@ -7,7 +7,6 @@ GPU here.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,8 +20,8 @@ from console.metrics.device import DeviceSampler, ProcessSource
 pytest.importorskip("pytestqt")
 
 
-def _ctx(host, home: Path, sampler: DeviceSampler | None = None):
-    from console.ui.bridge import EngineBridge
+def _ctx(host, connections, sampler: DeviceSampler | None = None):
+    """A context on ``host``, its bridge closed at the test's teardown."""
     from console.ui.context import AppContext
 
     metrics = host.metrics if host is not None else MetricsStore()
@@ -32,7 +31,7 @@ def _ctx(host, home: Path, sampler: DeviceSampler | None = None):
         metrics=metrics,
         store=ModelStore(),
         sampler=sampler,
-        bridge=EngineBridge(host) if host is not None else None,
+        bridge=connections.bridge(host) if host is not None else None,
     )  # type: ignore[arg-type]
 
 
@@ -42,10 +41,10 @@ def _ydata(panel, name: str) -> np.ndarray:
 
 
 @pytest.mark.engine
-def test_monitor_series_grow_while_a_batch_streams(qtbot, engine_host, home) -> None:
+def test_monitor_series_grow_while_a_batch_streams(qtbot, connections, engine_host, home) -> None:
     from console.ui.monitor_panel import MonitorPanel
 
-    ctx = _ctx(engine_host, home)
+    ctx = _ctx(engine_host, connections)
     panel = MonitorPanel(ctx)
     qtbot.addWidget(panel)
     panel.resize(1100, 800)
@@ -57,7 +56,9 @@ def test_monitor_series_grow_while_a_batch_streams(qtbot, engine_host, home) -> 
         gen_before = float(np.nansum(_ydata(panel, "tokens.generation_tps")))
 
         finished: list[RequestFinished] = []
-        ctx.bridge.requestEvents.connect(lambda evs: finished.extend(e for e in evs if isinstance(e, RequestFinished)))
+        connections.connect(
+            ctx.bridge.requestEvents, lambda evs: finished.extend(e for e in evs if isinstance(e, RequestFinished))
+        )
         settings = SamplingSettings(temperature=0.0, max_tokens=128, ignore_eos=True)
         for i in range(16):
             ctx.bridge.submit(GenerationRequest(prompt=f"count {i}: one two three", sampling=settings))

@@ -213,20 +213,20 @@ def test_import_folder_with_progress_and_cancel(home: Path, tiny_model: Path, qt
 
 @pytest.mark.engine
 def test_load_from_sidebar_chat_with_ctrl_enter_stop_with_esc(
-    engine_host: Any, tiny_model: Path, home: Path, qtbot: Any
+    engine_host: Any, tiny_model: Path, home: Path, qtbot: Any, connections: Any
 ) -> None:
     store = ModelStore()
     store.add_reference("tiny", tiny_model)
-    ctx = AppContext.create(host=engine_host, store=store)
+    ctx = connections.context(host=engine_host, store=store)
     w = _window(ctx, qtbot)
     m = w.models
     m.select_model("tiny")
     m.context_spin.setValue(1024)
     m.kv_gib_spin.setValue(0.0625)  # 64 MiB of KV cache: a quick load
     states: list[str] = []
-    ctx.bridge.statusChanged.connect(lambda st: states.append(w.state_label.text()))
+    connections.connect(ctx.bridge.statusChanged, lambda st: states.append(w.state_label.text()))
     outcomes: list[object] = []
-    ctx.bridge.loadFinished.connect(outcomes.append)
+    connections.connect(ctx.bridge.loadFinished, outcomes.append)
 
     qtbot.mouseClick(m.load_button, Qt.MouseButton.LeftButton)
     assert not m.load_button.isEnabled()

@@ -37,7 +37,8 @@ class EngineBridge(QObject):
         self._statuses: collections.deque[EngineStatus] = collections.deque()
         self._loads: collections.deque[object] = collections.deque()
         self._handles: dict[str, Handle] = {}
-        host.add_status_listener(self._statuses.append)
+        self._listener = self._statuses.append
+        host.add_status_listener(self._listener)
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self._on_timer_tick)
@@ -88,6 +89,16 @@ class EngineBridge(QObject):
                 if not isinstance(ev, TokenDelta):  # finished or failed: forget the handle
                     self._handles.pop(ev.request_id, None)
             self.requestEvents.emit(batch)
+
+    def close(self) -> None:
+        """Stop delivering (idempotent): the host no longer calls this bridge and its timer stops,
+        so nothing connected to its signals hears of the host again. For a bridge on a host that
+        outlives it (one engine, several windows or tests)."""
+        self._timer.stop()
+        self.host.remove_status_listener(self._listener)
+        self._statuses.clear()
+        self._loads.clear()
+        self._events.clear()
 
     def flush(self) -> None:
         """Deliver whatever is queued now (tests call this instead of waiting for the timer)."""
