@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from console.config import EngineConfig
 
@@ -51,6 +53,52 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
         "This model needs custom code (trust_remote_code). Enable it for this model only if you trust its source.",
     ),
 ]
+
+
+_REFUSAL = re.compile(
+    r"max seq len \((?P<length>\d+)\)\W*\((?P<needed>[\d.]+) GiB KV cache is needed, which is larger than "
+    r"the available KV cache memory \((?P<available>[\d.]+) GiB\)\.(?: Based on the available memory, the "
+    r"estimated maximum model length is (?P<estimate>\d+)\.)?"
+)
+_ESTIMATE_LINE = re.compile(r"vLLM's own estimate: max_model_len (?P<estimate>[\d,]+) fits")
+
+
+@dataclass(frozen=True)
+class KvRefusal:
+    """vLLM refused max_model_len: one request needs more KV memory than it has (vLLM's figures)."""
+
+    max_model_len: int
+    needed_gib: float
+    available_gib: float
+    estimate: int | None  # the longest max_model_len vLLM says fits (None: not even one token)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def kv_refusal(text: str) -> KvRefusal | None:
+    """vLLM's refusal of a max_model_len in ``text`` (its error, or a message this module wrote)."""
+    found = _REFUSAL.search(text)
+    if found is not None:
+        estimate = found.group("estimate")
+        return KvRefusal(
+            int(found.group("length")),
+            float(found.group("needed")),
+            float(found.group("available")),
+            int(estimate) if estimate else None,
+        )
+    line = _ESTIMATE_LINE.search(text)
+    if line is not None:
+        return KvRefusal(0, 0.0, 0.0, int(line.group("estimate").replace(",", "")))
+    return None
+
+
+def refusal_fix(text: str) -> tuple[str, dict[str, Any]] | None:
+    """The fix vLLM itself names in a refusal: its estimated maximum model length (or None)."""
+    refusal = kv_refusal(text)
+    if refusal is None or not refusal.estimate:
+        return None
+    return f"max_model_len {refusal.estimate:,} (vLLM's own estimate)", {"max_model_len": refusal.estimate}
 
 
 def _cause(exc: BaseException) -> str:
@@ -101,6 +149,12 @@ def explain(exc: BaseException, config: EngineConfig | None = None) -> str:
     """A one-paragraph message: the cause in vLLM's words plus a hint when one is known."""
     text = f"{type(exc).__name__}: {exc}".strip()
     cause = _cause(exc)
+    refusal = kv_refusal(text)
+    if refusal is not None and refusal.estimate:
+        return (
+            f"{cause}\nvLLM's own estimate: max_model_len {refusal.estimate:,} fits (its KV cache has "
+            f"{refusal.available_gib:g} GiB; {refusal.max_model_len:,} tokens need {refusal.needed_gib:g} GiB)."
+        )
     for pattern, hint in _RULES:
         if pattern.search(text):
             return f"{cause}\n{hint}"

@@ -139,6 +139,8 @@ class EngineHost(WarmHost):
     async def _load_locked(self, config: EngineConfig, name: str) -> EngineInfo:
         requested = config
         t0 = time.monotonic()
+        capture: load_capture.LogCapture | None = None
+        device = ""
         try:
             self._set_status(EngineStatus(EngineState.LOADING, name, "importing vLLM"))
             vllm = vllm_compat.import_vllm()
@@ -199,6 +201,8 @@ class EngineHost(WarmHost):
         except BaseException as exc:
             message = explain(exc, config)
             log.warning("engine load failed: %s", message)
+            if capture is not None:  # vLLM refused the length: its own figures become a calibration point
+                load_capture.record_refusal(capture, config, device, message)
             await self._shutdown_engine()
             self._set_status(EngineStatus(EngineState.FAILED, name, "", message))
             raise EngineError(message) from exc

@@ -33,6 +33,7 @@ _HANDLER = "inference_console_load_capture"
 @dataclass
 class LogCapture:
     folder: Path | None = None  # None: not capturing (turned off, or logging is not vLLM's to configure)
+    failed_text: str = ""  # what vLLM logged before a load that failed (the files are gone by then)
 
     @property
     def log_path(self) -> Path | None:
@@ -131,7 +132,8 @@ def capture_logs() -> Iterator[LogCapture]:
     try:
         yield cap
     except BaseException:
-        cap.close()  # the load failed: nothing to record
+        cap.failed_text = cap.text()  # the load failed: only a refusal is recorded (record_refusal)
+        cap.close()
         raise
     finally:
         if old is None:
@@ -246,4 +248,51 @@ def record_load(
         cap.close()
 
 
-__all__ = ["LogCapture", "RECORD_ENV", "build_record", "capture_logs", "logging_config_with_capture", "record_load"]
+def record_refusal(cap: LogCapture, config: Any, device: str, error: str) -> Any:
+    """After vLLM refused a load because the KV cache cannot hold one request of max_model_len:
+    record what it said (its KV memory, its own longest length, the weights it had loaded) as a
+    load record of this GPU, beside the successful loads. Returns the record or None."""
+    from console.engine.errors import kv_refusal
+
+    refusal = kv_refusal(error) or kv_refusal(cap.failed_text)
+    if refusal is None or device == "cpu":
+        return None
+    try:
+        from console.planner.loadlog import parse_vllm_log
+        from console.planner.selfcal import LoadRecord, gpu_key, record_load as save
+        from console.planner.shapes import shape_from_folder
+
+        report = parse_vllm_log(cap.failed_text)
+        name = ""
+        try:
+            name = _nvml(None, 0.0)[0]
+        except Exception:
+            pass
+        shape = shape_from_folder(Path(config.model))
+        record = LoadRecord(
+            gpu=gpu_key(name or "gpu"),
+            vllm_version=report.vllm_version or "?",
+            shape=shape.to_dict(),
+            engine_args=_engine_args(config, None),
+            report=report,
+            kv_tokens=0,
+            gpu_name=name,
+            model=shape.name,
+            refusal=refusal.to_dict(),
+        )
+        save(record)
+        return record
+    except Exception:
+        log.exception("recording vLLM's refusal for the planner failed")
+        return None
+
+
+__all__ = [
+    "LogCapture",
+    "RECORD_ENV",
+    "build_record",
+    "capture_logs",
+    "logging_config_with_capture",
+    "record_load",
+    "record_refusal",
+]

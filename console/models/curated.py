@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from console.planner.core import QUANTIZATIONS, PlanRequest, compute
+from console.planner.core import QUANTIZATIONS, Plan, PlanRequest
+from console.planner.published import published_config
 from console.planner.gpus import GpuProfile, get_gpu
 from console.planner.shapes import KNOWN_SHAPES, ModelShape, known_shape
 from console.planner.verdict import plan
@@ -55,7 +56,22 @@ class CuratedModel:
 
     @property
     def model_shape(self) -> ModelShape:
+        """The checkpoint's shape as vLLM will load it: its published config.json where the planner
+        has it (layer types, quantization), else the known shape of that name."""
+        config = published_config(self.repo)
+        if config is not None:
+            return ModelShape.from_hf_config(config, self.shape)
         return KNOWN_SHAPES[self.shape]
+
+    @property
+    def engine_knobs(self) -> dict[str, Any]:
+        """The scheduler and cache knobs of the preset it loads with (what the badges plan)."""
+        from console.presets import load_presets
+
+        preset = load_presets().get(self.preset)
+        engine = dict(preset.engine) if preset is not None else {}
+        keys = ("kv_cache_dtype", "max_num_seqs", "max_num_batched_tokens", "enforce_eager")
+        return {k: engine[k] for k in keys if engine.get(k) is not None}
 
     @property
     def params(self) -> int:
@@ -208,39 +224,42 @@ def picker_card(device: Any) -> GpuProfile:
     return get_gpu(DEFAULT_CARD) if profile.is_cpu else profile
 
 
-def _longest_context(shape: ModelShape, quantization: str | None, card: GpuProfile) -> int:
+def _longest_context(p: Plan) -> int:
     """The longest max_model_len (a multiple of 1024, at most the model's own) at which one user
-    fits the card; 0 when the weights leave no room."""
-    full = compute(PlanRequest(shape, gpu=card, quantization=quantization))
-    if full.fits:
-        return shape.max_position_embeddings
-    tokens = (full.kv_blocks - 1) * full.block_size
-    length = min(tokens // 1024 * 1024, shape.max_position_embeddings)
-    while length >= 1024:
-        p = compute(PlanRequest(shape, gpu=card, quantization=quantization, max_model_len=length))
-        if p.fits:
-            return length
-        length -= 1024
-    return 0
+    passes vLLM's start-up check on the planned cache; 0 when the weights leave no room."""
+    if p.layout is None or any("do not fit" in x or "exceed" in x or "refuses to start" in x for x in p.problems):
+        return 0
+    length = (
+        p.longest_context
+        if p.longest_context >= p.request.shape.max_position_embeddings
+        else (p.longest_context // 1024 * 1024)
+    )
+    return length if length >= 1024 else 0
 
 
 def fit_badges(
-    shape: ModelShape, quantization: str | None, device: Any = None, context: int = BADGE_CONTEXT
+    shape: ModelShape,
+    quantization: str | None,
+    device: Any = None,
+    context: int = BADGE_CONTEXT,
+    knobs: dict[str, Any] | None = None,
 ) -> FitBadges:
     """The planner's verdict for one user at ``context`` tokens (capped at the model's own
-    maximum) on ``device`` (see :func:`picker_card`), and the longest context one user gets."""
+    maximum) on ``device`` (see :func:`picker_card`) with the preset's ``knobs``, and the longest
+    context one user gets. Every figure is the calibrated plan's (with its margin where the
+    model family was never measured on such a card)."""
     card = picker_card(device)
     ctx = min(context, shape.max_position_embeddings)
-    p = plan(PlanRequest(shape, gpu=card, quantization=quantization, max_model_len=ctx))
-    detail = f"{p.weights_gib:.1f} GiB of weights, {p.kv_tokens} tokens of KV cache on {card.name}"
+    p = plan(PlanRequest(shape, gpu=card, quantization=quantization, max_model_len=ctx, **(knobs or {})))
+    detail = f"{p.per_gpu[0].weights_bytes / 2**30:.1f} GiB of weights, {p.kv_tokens} tokens of KV cache on {card.name}"
     if p.problems:
         detail += "; " + p.problems[0]
     return FitBadges(
         card.name,
         ctx,
         str(p.verdict),
-        _longest_context(shape, quantization, card),
-        p.weights_bytes,
+        _longest_context(p),
+        p.per_gpu[0].weights_bytes,
         p.kv_bytes_per_token * ctx,
         detail,
     )
@@ -280,7 +299,7 @@ def shape_by_config(model_type: str | None, params: int | None) -> ModelShape | 
 
 def curated_badges(models: list[CuratedModel], device: Any = None) -> list[tuple[CuratedModel, FitBadges]]:
     """Each curated model with its badges (pure arithmetic: well under a second for the list)."""
-    return [(m, fit_badges(m.model_shape, m.quantization, device)) for m in models]
+    return [(m, fit_badges(m.model_shape, m.quantization, device, knobs=m.engine_knobs)) for m in models]
 
 
 def alternatives_for(

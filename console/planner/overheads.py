@@ -4,8 +4,8 @@ from the model's shape and corrected by the calibration that covers it: the mode
 (:mod:`console.planner.familycal`) and the GPU's file (:mod:`console.planner.calibration`).
 
 The activation peak mirrors vLLM's profile run: ``max_num_batched_tokens`` tokens through one layer
-(the MLP's gate/up output and its activation, three hidden-size tensors; a mixture of experts runs
-each token through ``experts_per_token`` experts) and the sampler's float32 logits for
+(the MLP's gate/up output and its activation, three hidden-size tensors; a mixture of experts holds
+the fused-MoE kernel's workspaces for each of a token's ``experts_per_token`` routed copies) and the sampler's float32 logits for
 ``min(max_num_seqs, tokens)`` requests over the vocabulary. A compiled engine (CUDA graphs, the GPU
 default) peaks higher than an eager one by a measured amount per 8,192 batched tokens.
 """
@@ -28,14 +28,15 @@ MARGINS: dict[str, tuple[int, float, float]] = {
     "other-gpu": (0, 0.05, 0.02),
     "other-version": (int(0.25 * GiB), 0.10, 0.0),
     "other-gpu-and-version": (int(0.25 * GiB), 0.15, 0.02),
-    "none": (int(0.5 * GiB), 0.25, 0.03),
+    "none": (int(0.5 * GiB), 0.30, 0.05),
 }
 
 
 def activation_estimate(shape: ModelShape, tokens: int, seqs: int, tp: int = 1) -> int:
     """The profile run's peak activation, eager, before any calibration (bytes)."""
-    if shape.is_moe:
-        mlp = shape.experts_per_token * 3 * shape.moe_intermediate_size // tp
+    if shape.is_moe:  # the fused-MoE kernel's two workspaces and the experts' gate/up output, per routed copy
+        n, h = shape.moe_intermediate_size // tp, shape.hidden_size
+        mlp = shape.experts_per_token * (max(2 * n, h) + max(n, h) + 2 * n)
     else:
         mlp = 3 * shape.intermediate_size // tp
     return tokens * (mlp + 3 * shape.hidden_size) * 2 + min(seqs, tokens) * shape.vocab_size * 4
@@ -74,7 +75,12 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
         ctx = int(0.5 * GiB) + (int(0.25 * GiB) if req.world_size > 1 else 0)
         ctx_f = "0.5 GiB CUDA context + cuBLAS workspace" + (" + 0.25 GiB NCCL buffers" if req.world_size > 1 else "")
     base = activation_estimate(s, tokens, seqs, tp)
-    mlp = f"{s.experts_per_token} x 3 x {s.moe_intermediate_size}" if s.is_moe else f"3 x {s.intermediate_size}"
+    mlp = (
+        f"{s.experts_per_token} x (max(2 x {s.moe_intermediate_size}, {s.hidden_size}) + max({s.moe_intermediate_size}, "
+        f"{s.hidden_size}) + 2 x {s.moe_intermediate_size})"
+        if s.is_moe
+        else f"3 x {s.intermediate_size}"
+    )
     act_f = (
         f"max_num_batched_tokens x (MLP {mlp}/TP + 3 x hidden) x 2 B + min(max_num_seqs, tokens) x vocab x 4 B"
         f" = {tokens} x ({mlp}/{tp} + 3 x {s.hidden_size}) x 2 + {seqs} x {s.vocab_size} x 4 = {gib(base)}"

@@ -91,6 +91,9 @@ class LoadRecord:
     nvml_peak_used_bytes: float | None = None
     nvml_idle_used_bytes: float | None = None
     device: str = "cuda"
+    #: a load vLLM refused (its KV memory, the length it asked for and the longest it named):
+    #: kept beside the loads it calibrates from, never fitted as one (kv_tokens is 0)
+    refusal: dict[str, Any] | None = None
 
     @property
     def name(self) -> str:

@@ -8,7 +8,20 @@ from console.planner.calibration import Calibration
 from console.planner.roofline import roofline
 from console.planner.selfcal import provenance
 from console.planner.speed import notes as speed_notes
-from console.planner.suggest import suggest
+from console.planner.shapes import shape_for
+from console.planner.suggest import Suggestion, suggest
+
+
+def replanned_fits(req: PlanRequest, suggestion: Suggestion) -> bool:
+    """``suggestion`` applied to ``req`` and planned again from scratch fits."""
+    changes = dict(suggestion.changes)
+    model = changes.pop("model", None)
+    if model is not None:
+        changes["shape"] = shape_for(str(model))
+    try:
+        return compute(req.with_changes(**changes)).fits
+    except (ValueError, TypeError):
+        return False
 
 
 def plan(req: PlanRequest) -> Plan:
@@ -18,7 +31,10 @@ def plan(req: PlanRequest) -> Plan:
     p = compute(req)
     p.formulas = formulas(p, req.calibration if isinstance(req.calibration, Calibration) else None)
     if p.problems:
-        p.verdict, p.suggestions = suggest(req, p)
+        p.verdict, suggestions = suggest(req, p)
+        p.suggestions = [s for s in suggestions if replanned_fits(req, s)]  # a fix that does not fit is never offered
+        if not p.suggestions:
+            p.verdict = "does-not-fit"
     else:
         p.verdict = "fits"
     p.roofline = roofline(p)

@@ -21,6 +21,7 @@ from typing import Any
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
+from console.engine.errors import refusal_fix
 from console.engine.types import EngineState, EngineStatus
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
@@ -145,9 +146,13 @@ class LoadBanner(QFrame):
             else self.tr("Load failed: {0}").format(lines[0])
         )
         self.hint_label.setText(" ".join(lines[1:]))
-        fix = self._fix_source(model) if self._fix_source is not None and model else None
+        own = refusal_fix(error)  # vLLM named the longest length that fits: that, not an estimate
+        fix = own or (self._fix_source(model) if self._fix_source is not None and model else None)
         self._fix = fix[1] if fix else None
-        self.fix_label.setText(self.tr("The planner suggests: {0}").format(fix[0]) if fix else "")
+        if own is not None:
+            self.fix_label.setText(self.tr("vLLM says this fits: {0}").format(own[0]))
+        else:
+            self.fix_label.setText(self.tr("The planner suggests: {0}").format(fix[0]) if fix else "")
         self._enter("failed")
         self.hint_label.setVisible(len(lines) > 1)
         self.fix_label.setVisible(fix is not None)
