@@ -121,10 +121,10 @@ def kv_layout(
         rule = "every layer as full attention"
         if sliding and not hybrid:
             rule += f" ({sliding} sliding-window layers too: no hybrid KV cache on this device)"
-        return KvLayout(rule=rule, group_size=n, groups_full=1, groups_sliding=0, **common)  # type: ignore[arg-type]
+        return KvLayout(rule=rule, group_size=n, groups_full=1, groups_sliding=0, **common)
     if not full:
         rule = f"every layer a {shape.sliding_window}-token sliding window"
-        return KvLayout(rule=rule, group_size=n, groups_full=0, groups_sliding=1, **common)  # type: ignore[arg-type]
+        return KvLayout(rule=rule, group_size=n, groups_full=0, groups_sliding=1, **common)
     small, large = min(full, sliding), max(full, sliding)
     group = large if large < 1.5 * small else small
     gf, gs = math.ceil(full / group), math.ceil(sliding / group)
@@ -133,7 +133,7 @@ def kv_layout(
         f"layers in {gf + gs} groups of {group}; a request holds its whole context in the full layers and "
         f"window + 2 x {max_num_batched_tokens:,} batched tokens in each sliding one"
     )
-    return KvLayout(rule=rule, group_size=group, groups_full=gf, groups_sliding=gs, **common)  # type: ignore[arg-type]
+    return KvLayout(rule=rule, group_size=group, groups_full=gf, groups_sliding=gs, **common)
 
 
 __all__ = ["KvLayout", "kv_layout"]

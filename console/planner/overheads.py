@@ -5,9 +5,10 @@ from the model's shape and corrected by the calibration that covers it: the mode
 
 The activation peak mirrors vLLM's profile run: ``max_num_batched_tokens`` tokens through one layer
 (the MLP's gate/up output and its activation, three hidden-size tensors; a mixture of experts holds
-the fused-MoE kernel's workspaces for each of a token's ``experts_per_token`` routed copies) and the sampler's float32 logits for
-``min(max_num_seqs, tokens)`` requests over the vocabulary. A compiled engine (CUDA graphs, the GPU
-default) peaks higher than an eager one by a measured amount per 8,192 batched tokens.
+the fused-MoE kernel's workspaces for each of a token's ``experts_per_token`` routed copies) and the
+sampler's float32 logits for ``min(max_num_seqs, tokens)`` requests over the vocabulary. A compiled
+engine (CUDA graphs, the GPU default) peaks higher than an eager one by a measured amount per 8,192
+batched tokens.
 """
 
 from __future__ import annotations
@@ -76,8 +77,8 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
         ctx_f = "0.5 GiB CUDA context + cuBLAS workspace" + (" + 0.25 GiB NCCL buffers" if req.world_size > 1 else "")
     base = activation_estimate(s, tokens, seqs, tp)
     mlp = (
-        f"{s.experts_per_token} x (max(2 x {s.moe_intermediate_size}, {s.hidden_size}) + max({s.moe_intermediate_size}, "
-        f"{s.hidden_size}) + 2 x {s.moe_intermediate_size})"
+        f"{s.experts_per_token} x (max(2 x {s.moe_intermediate_size}, {s.hidden_size}) + "
+        f"max({s.moe_intermediate_size}, {s.hidden_size}) + 2 x {s.moe_intermediate_size})"
         if s.is_moe
         else f"3 x {s.intermediate_size}"
     )
