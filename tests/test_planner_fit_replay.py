@@ -115,3 +115,49 @@ def test_the_family_calibration_says_how_close_it_is() -> None:
     assert fam.find("rtx-4090", "0.26.0", "gemma3_text/fp8")[1] == "other-gpu"
     assert fam.find("h200", "0.33.0", "gemma3_text/fp8")[1] == "other-version"
     assert fam.find("h200", "0.26.0", "phi3/bf16") == (None, "none")
+
+
+def test_the_readme_curated_table_is_the_calibrated_badges() -> None:
+    from console.models.curated import badges_table
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- curated-badges:start -->\n", 1)[1].split("<!-- curated-badges:end -->", 1)[0]
+    assert block == badges_table()
+    assert "| RedHatAI/gemma-3-12b-it-FP8-dynamic | gpu-default | 12.7 | fits | 14,336 |" in block
+
+
+def test_gemma3_at_32k_on_a_4090_is_not_called_a_fit_and_no_fix_is_refused() -> None:
+    """The issue's case: the planner said 'fits with changes' and offered 0.94 of the card with
+    max_model_len 25,600, which vLLM would refuse. Every suggestion now fits when planned again."""
+    from console.models.curated import load_curated
+    from console.planner import PlanRequest, plan
+
+    gemma = next(m for m in load_curated().models if m.repo == "RedHatAI/gemma-3-12b-it-FP8-dynamic")
+    p = plan(PlanRequest(gemma.model_shape, gpu="rtx-4090", quantization="fp8", max_model_len=32768))
+    assert p.problems and "longest that fits is" in p.problems[0]
+    assert p.longest_context < 16384
+    for s in p.suggestions:
+        changes = {k: v for k, v in s.changes.items() if k != "model"}
+        assert compute(p.request.with_changes(**changes)).fits, s.summary
+        assert s.changes.get("max_model_len", 0) <= max(p.longest_context, 16384) or "kv_cache_dtype" in s.changes
+
+
+VLLM_REFUSAL = (
+    "ValueError: To serve at least one request with the model's max seq len (32768), (13.32 GiB KV cache is "
+    "needed, which is larger than the available KV cache memory (7.70 GiB). Based on the available memory, "
+    "the estimated maximum model length is 21008. Try increasing `gpu_memory_utilization` or decreasing "
+    "`max_model_len` when initializing the engine."
+)
+
+
+def test_a_refused_length_becomes_vllms_own_fix() -> None:
+    from console.engine.errors import explain, kv_refusal, refusal_fix
+
+    refusal = kv_refusal(VLLM_REFUSAL)
+    assert refusal is not None and (refusal.max_model_len, refusal.estimate) == (32768, 21008)
+    assert (refusal.needed_gib, refusal.available_gib) == (13.32, 7.7)
+    # the engine core's exception says only that it failed: the refusal is in the load's log
+    message = explain(RuntimeError("Engine core initialization failed. See root cause above."), None, VLLM_REFUSAL)
+    assert "vLLM's own estimate: max_model_len 21,008 fits" in message
+    assert refusal_fix(message) == ("max_model_len 21,008 (vLLM's own estimate)", {"max_model_len": 21008})
+    assert refusal_fix("CUDA out of memory") is None

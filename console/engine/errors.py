@@ -145,11 +145,13 @@ def kv_shortfall(config: EngineConfig | None) -> str | None:
     )
 
 
-def explain(exc: BaseException, config: EngineConfig | None = None) -> str:
-    """A one-paragraph message: the cause in vLLM's words plus a hint when one is known."""
+def explain(exc: BaseException, config: EngineConfig | None = None, log_text: str = "") -> str:
+    """A one-paragraph message: the cause in vLLM's words plus a hint when one is known.
+    ``log_text``: what vLLM logged during the load (its engine process logs a refusal of
+    max_model_len there, while the exception only says the engine core failed to start)."""
     text = f"{type(exc).__name__}: {exc}".strip()
     cause = _cause(exc)
-    refusal = kv_refusal(text)
+    refusal = kv_refusal(text) or kv_refusal(log_text)
     if refusal is not None and refusal.estimate:
         return (
             f"{cause}\nvLLM's own estimate: max_model_len {refusal.estimate:,} fits (its KV cache has "

@@ -199,7 +199,7 @@ class EngineHost(WarmHost):
             self._set_status(EngineStatus(EngineState.READY, name, "", None, info))
             return info
         except BaseException as exc:
-            message = explain(exc, config)
+            message = explain(exc, config, capture.failed_text if capture is not None else "")
             log.warning("engine load failed: %s", message)
             if capture is not None:  # vLLM refused the length: its own figures become a calibration point
                 load_capture.record_refusal(capture, config, device, message)

@@ -302,6 +302,19 @@ def curated_badges(models: list[CuratedModel], device: Any = None) -> list[tuple
     return [(m, fit_badges(m.model_shape, m.quantization, device, knobs=m.engine_knobs)) for m in models]
 
 
+def badges_table(models: list[CuratedModel] | None = None, device: Any = None) -> str:
+    """The curated list's badges as a Markdown table (the README's, generated: see the tests)."""
+    pool = models if models is not None else load_curated().models
+    card = picker_card(device)
+    rows = [
+        f"| checkpoint | preset | weights (GiB) | at {BADGE_CONTEXT:,} tokens | longest context, one user |",
+        "|---|---|---|---|---|",
+    ]
+    for m, b in curated_badges(pool, card.name):
+        rows.append(f"| {m.repo} | {m.preset} | {b.weights_bytes / 2**30:.1f} | {b.verdict} | {b.longest_context:,} |")
+    return "\n".join(rows) + "\n"
+
+
 def alternatives_for(
     shape_name: str | None, params: int | None = None, models: list[CuratedModel] | None = None
 ) -> list[CuratedModel]:
@@ -327,6 +340,7 @@ __all__ = [
     "FitBadges",
     "SCHEMA",
     "alternatives_for",
+    "badges_table",
     "curated_badges",
     "curated_path",
     "fit_badges",
