@@ -164,32 +164,56 @@ def speculative_config_of(values: dict[str, Any]) -> dict[str, Any] | None:
 FIT_CONTEXT = 0
 
 
+#: The sampling fields whose default is the loaded model's own (``None`` in
+#: :class:`SamplingSettings`), by vLLM's ``SamplingParams`` names.
+MODEL_DEFAULT_FIELDS = ("temperature", "top_p", "top_k", "repetition_penalty")
+#: vLLM's own ``SamplingParams`` defaults for them: what a model whose generation_config.json
+#: names none gets (tests/test_sampling_defaults.py checks them against the installed vLLM).
+VLLM_SAMPLING_DEFAULTS: dict[str, Any] = {"temperature": 1.0, "top_p": 1.0, "top_k": 0, "repetition_penalty": 1.0}
+
+
 @dataclass
 class SamplingSettings:
     """What the chat panel's sampling controls edit; converted to vLLM ``SamplingParams``.
 
-    The defaults are the one sampling default of the window's chat and the terminal chat (the CLI's
-    sampling flags default to them): temperature 0.7 (Regenerate gives another answer; pass 0 for
-    greedy) and ``max_tokens`` :data:`FIT_CONTEXT`, an answer as long as the context allows."""
+    ``temperature``, ``top_p``, ``top_k`` and ``repetition_penalty`` left at ``None`` are the
+    loaded model's defaults (:class:`SamplingDefaults`: its generation_config.json as vLLM reads
+    it, else its family's preset, else vLLM's own); a value is the user's choice and wins. A
+    server engine is sent only the values set, so a server keeps its own defaults. The window's
+    chat and the terminal chat share these defaults; ``max_tokens`` :data:`FIT_CONTEXT` is an
+    answer as long as the context allows."""
 
-    temperature: float = 0.7
-    top_p: float = 1.0
-    top_k: int = 0  # 0 (or -1) disables top-k in vLLM
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None  # 0 (or -1) disables top-k in vLLM
     max_tokens: int = 0  # FIT_CONTEXT (0): up to the context's end
-    repetition_penalty: float = 1.0
+    repetition_penalty: float | None = None
     seed: int | None = None
     stop: list[str] = field(default_factory=list)
     ignore_eos: bool = False
     min_tokens: int = 0
 
+    def resolved(self, defaults: "SamplingDefaults | dict[str, Any] | None") -> "SamplingSettings":
+        """These settings with each field left to the model (``None``) filled from ``defaults``
+        (the loaded model's, by vLLM name), else from vLLM's own defaults."""
+        values = defaults.values if isinstance(defaults, SamplingDefaults) else (defaults or {})
+        base = {**VLLM_SAMPLING_DEFAULTS, **{k: v for k, v in values.items() if k in MODEL_DEFAULT_FIELDS}}
+        return dataclasses.replace(
+            self, **{k: base[k] for k in MODEL_DEFAULT_FIELDS if getattr(self, k) is None}, stop=list(self.stop)
+        )
+
+    def explicit(self) -> dict[str, Any]:
+        """The model-default fields the user set (the others are left to the model)."""
+        return {k: getattr(self, k) for k in MODEL_DEFAULT_FIELDS if getattr(self, k) is not None}
+
     def validate(self) -> None:
-        if self.temperature < 0:
+        if self.temperature is not None and self.temperature < 0:
             raise ValueError("temperature must be >= 0")
-        if not 0 < self.top_p <= 1:
+        if self.top_p is not None and not 0 < self.top_p <= 1:
             raise ValueError("top_p must be in (0, 1]")
         if self.max_tokens < 0:
             raise ValueError("max_tokens must be >= 0 (0: as many as the context has room for)")
-        if self.repetition_penalty <= 0:
+        if self.repetition_penalty is not None and self.repetition_penalty <= 0:
             raise ValueError("repetition_penalty must be > 0")
 
     def request_extras(self) -> dict[str, Any]:
@@ -213,3 +237,51 @@ class SamplingSettings:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+#: Where a model's sampling defaults came from (:attr:`SamplingDefaults.source`).
+FROM_GENERATION_CONFIG = "generation_config"
+FROM_FAMILY = "family"
+FROM_VLLM = "vllm"
+
+
+@dataclass(frozen=True)
+class SamplingDefaults:
+    """The loaded model's sampling defaults: ``values`` by vLLM ``SamplingParams`` name (only
+    what the source sets; the rest are vLLM's own) and where they came from."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    source: str = FROM_VLLM
+    #: the family's label when ``source`` is :data:`FROM_FAMILY`
+    family: str = ""
+
+    def describe(self) -> str:
+        """Where the defaults came from, as the window and the terminal chat say it."""
+        if self.source == FROM_GENERATION_CONFIG:
+            return "from the model's generation_config.json"
+        if self.source == FROM_FAMILY:
+            return f"from the {self.family} family's preset (the model's generation_config.json sets none)"
+        return "vLLM defaults (the model's generation_config.json sets none)"
+
+    def summary(self) -> str:
+        """The four values the chat's controls show, e.g. ``temperature 0.2, top-p 0.9, top-k off,
+        repetition penalty 1``."""
+        return summary(SamplingSettings().resolved(self))
+
+
+#: What a server engine's defaults are called: the console does not know them, so it sends none.
+SERVER_DEFAULTS = "the server's defaults (sent only where you change them)"
+
+
+def summary(s: SamplingSettings) -> str:
+    """``s``'s model-default fields in words (None: "the server's")."""
+
+    def word(v: Any, off: bool = False) -> str:
+        if v is None:
+            return "the server's"
+        return "off" if off and v <= 0 else f"{v:g}"
+
+    return (
+        f"temperature {word(s.temperature)}, top-p {word(s.top_p)}, "
+        f"top-k {word(s.top_k, off=True)}, repetition penalty {word(s.repetition_penalty)}"
+    )

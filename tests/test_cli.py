@@ -50,7 +50,9 @@ def test_bad_import_is_one_clear_line_not_a_traceback(tmp_path: Path) -> None:
 def test_chat_streams_paris_from_the_bundled_model(tmp_path: Path, smollm2_model: Path) -> None:
     home = tmp_path / "home"
     assert run_cli(home, "models", "import", str(smollm2_model), "--name", "smollm2", "--reference").returncode == 0
-    r = run_cli(home, "chat", "--model", "smollm2", "--temperature", "0", "What is the capital of France?")
+    # the README's first command: no sampling flag, the bundled model's own defaults (greedy)
+    r = run_cli(home, "chat", "--model", "smollm2", "What is the capital of France?")
     assert r.returncode == 0, r.stderr[-3000:]
     assert "Paris" in r.stdout
     assert "[engine] ready: smollm2 on cpu" in r.stderr  # answered by the vLLM engine host
+    assert "[sampling] temperature 0," in r.stderr and "from the model's generation_config.json" in r.stderr

@@ -47,8 +47,22 @@ def test_wrong_types_and_unknown_keys_fall_back(home: Path) -> None:
     )
     s = load_settings()
     assert s.last_tab == 0 and s.last_model is None
-    assert s.sampling.temperature == 0.7 and s.sampling.top_k == 40
+    assert s.sampling.temperature is None and s.sampling.top_k == 40  # None: the loaded model's default
     assert s.knobs.max_num_seqs is None
+
+
+def test_version_3_sampling_at_the_old_default_follows_the_model(home: Path) -> None:
+    """Version 3 saved the chat's controls whatever they were: a value equal to the old one
+    default (temperature 0.7, top-p 1, top-k off, repetition penalty 1) was that default and now
+    follows the loaded model (None); a value the user had changed stays theirs."""
+    settings_path().parent.mkdir(parents=True)
+    old = {"temperature": 0.7, "top_p": 1.0, "top_k": 0, "repetition_penalty": 1.0, "max_tokens": 0}
+    settings_path().write_text(json.dumps({"schema_version": 3, "sampling": old}))
+    s = load_settings().sampling
+    assert (s.temperature, s.top_p, s.top_k, s.repetition_penalty) == (None, None, None, None)
+    settings_path().write_text(json.dumps({"schema_version": 3, "sampling": {**old, "temperature": 0.3, "top_k": 40}}))
+    s = load_settings().sampling
+    assert (s.temperature, s.top_p, s.top_k, s.repetition_penalty) == (0.3, None, 40, None)
 
 
 def test_corrupt_file_is_moved_aside(home: Path) -> None:

@@ -154,8 +154,10 @@ BATCH_MAX_TOKENS = 256
 
 
 def batch_defaults() -> SamplingSettings:
-    """The sampling of a batch line that gives none: the chat's default, bounded answers."""
-    return SamplingSettings(max_tokens=BATCH_MAX_TOKENS)
+    """The sampling of a batch line that gives none: fixed values (a file's lines are parsed
+    before any model loads, so the chat's defaults from the loaded model are not known yet),
+    bounded answers."""
+    return SamplingSettings(temperature=0.7, top_p=1.0, top_k=0, repetition_penalty=1.0, max_tokens=BATCH_MAX_TOKENS)
 
 
 def _openai_line(obj: dict[str, Any], line: int, defaults: SamplingSettings, warnings: list[str]) -> BatchRequest:

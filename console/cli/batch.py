@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from types import FrameType
 
-from console.batch.formats import BATCH_MAX_TOKENS, BatchFormatError, read_batch_file
+from console.batch.formats import BatchFormatError, batch_defaults, read_batch_file
 from console.batch.results import export_csv
 from console.batch.runner import DEFAULT_CONCURRENCY, BatchSummary, run_batch
 from console.cli.chat import add_engine_args, add_sampling_args, engine_overrides, sampling_from_args
@@ -51,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--csv", metavar="PATH", help="also export the results as CSV")
     p.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
     add_engine_args(p)
-    add_sampling_args(p, max_tokens=BATCH_MAX_TOKENS)
+    add_sampling_args(p, batch_defaults())
     p.set_defaults(func=cmd_batch)
 
 

@@ -23,12 +23,12 @@ from console.cli.chat_thinking import ThinkingPrinter, add_thinking_args, chat_s
 from console.cli.chat_tools import MAX_ROUNDS, Ask, add_tool_args, answer_calls, ask_on_terminal, configure, wants_tools
 from console.cli.common import CliError, quiet_engine_logs
 from console.cli.flags import check_model_and_preset
-from console.config import EngineConfig, SamplingSettings
+from console.config import SERVER_DEFAULTS, EngineConfig, SamplingSettings, summary
 from console.conversations import ConversationError, ConversationStore
 from console.engine.factory import parse_engine_choice, make_engine
 from console.engine.interface import Engine, require_loader
 from console.engine.openai_body import BodyError, request_fields
-from console.engine.types import EngineError, GenerationRequest, RequestFailed, RequestFinished, TokenDelta
+from console.engine.types import EngineError, EngineInfo, GenerationRequest, RequestFailed, RequestFinished, TokenDelta
 from console.launch import default_model_name, engine_config_for
 from console.models.adapters import lora_modules_for
 from console.models.lora import AdapterError
@@ -127,31 +127,40 @@ def check_server_adapters(host: Engine, names: list[str], url: str) -> None:
         )
 
 
-def add_sampling_args(p: argparse.ArgumentParser, max_tokens: int | None = None) -> None:
-    """The sampling flags, defaulting to the window's chat (``SamplingSettings()``, the one default);
-    ``max_tokens`` overrides that one default (batch keeps answers bounded)."""
-    d = SamplingSettings()
+def add_sampling_args(p: argparse.ArgumentParser, fixed: SamplingSettings | None = None) -> None:
+    """The sampling flags, defaulting to the window's chat (``SamplingSettings()``, the one default:
+    what is not given is the loaded model's own, its generation_config.json as vLLM reads it), or
+    to the values of ``fixed`` (batch: fixed, bounded answers)."""
+    d = fixed or SamplingSettings()
+
+    def own(value: float | None) -> str:
+        return "the model's own (its generation_config.json), else vLLM's" if value is None else f"{value:g}"
+
     p.add_argument(
         "--temperature",
         type=float,
         default=d.temperature,
-        help=f"sampling temperature (default {d.temperature:g}, as in the window; 0 = greedy)",
+        help=f"sampling temperature (default: {own(d.temperature)}; 0 = greedy)",
     )
-    p.add_argument("--top-p", type=float, default=d.top_p)
-    p.add_argument("--top-k", type=int, default=d.top_k)
-    tokens = d.max_tokens if max_tokens is None else max_tokens
+    p.add_argument("--top-p", type=float, default=d.top_p, help=f"(default: {own(d.top_p)})")
+    p.add_argument("--top-k", type=int, default=d.top_k, help=f"0 = off (default: {own(d.top_k)})")
+    max_tokens = d.max_tokens
+    tokens = max_tokens
     p.add_argument(
         "--max-tokens",
         type=int,
         default=tokens,
         help=f"longest answer in tokens (default {tokens}; 0 = as long as the context allows)",
     )
-    p.add_argument("--repetition-penalty", type=float, default=d.repetition_penalty)
+    p.add_argument(
+        "--repetition-penalty", type=float, default=d.repetition_penalty, help=f"(default: {own(d.repetition_penalty)})"
+    )
     p.add_argument("--seed", type=int)
     p.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
 
 
 def sampling_from_args(args: argparse.Namespace) -> SamplingSettings:
+    """The sampling flags as settings: a flag not given is None, left to the loaded model."""
     s = SamplingSettings(
         temperature=args.temperature,
         top_p=args.top_p,
@@ -163,6 +172,17 @@ def sampling_from_args(args: argparse.Namespace) -> SamplingSettings:
     )
     s.validate()
     return s
+
+
+def sampling_note(info: EngineInfo, sampling: SamplingSettings) -> str:
+    """The line the terminal chat prints once at start: the sampling its answers use and where
+    the defaults came from (the flags given win)."""
+    defaults = info.sampling_defaults
+    if defaults is None:  # a server: its own defaults, unknown here; only the flags are sent
+        return f"[sampling] {summary(sampling)}: {SERVER_DEFAULTS}"
+    given = sampling.explicit()
+    mine = f"; yours: {', '.join(k.replace('_', '-') for k in given)}" if given else ""
+    return f"[sampling] {summary(sampling.resolved(defaults))} ({defaults.describe()}{mine})"
 
 
 def engine_overrides(args: argparse.Namespace) -> dict[str, object]:
@@ -298,8 +318,9 @@ def _stream(host: Engine, request: GenerationRequest, out: _Answer, printer: Thi
 def cmd_chat(args: argparse.Namespace) -> int:
     check_model_and_preset(args)  # the cheap checks before vLLM's import (the request check below)
     sampling = sampling_from_args(args)
+    fields = output_fields_from_args(args)
     try:  # structured output, logprobs, n: checked by vLLM before the engine loads
-        extra = request_fields(output_fields_from_args(args), sampling)
+        extra = request_fields(fields, sampling)
     except BodyError as exc:
         raise CliError(str(exc)) from None
     if args.adapter:
@@ -320,6 +341,14 @@ def cmd_chat(args: argparse.Namespace) -> int:
             configure(session, args, lambda: host.tokenizer)
     host = start_engine(args)
     try:
+        info = host.status.info
+        if info is not None:
+            print(sampling_note(info, sampling), file=sys.stderr)
+            if fields:  # vLLM's params for them, made again over the model's own defaults
+                try:
+                    extra.update(request_fields(fields, sampling.resolved(info.sampling_defaults)))
+                except BodyError as exc:
+                    raise CliError(str(exc)) from None
         if session is None:
             messages = [{"role": "system", "content": args.system}] if args.system else []
             answer(

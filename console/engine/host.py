@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures as cf
+import dataclasses
 import gc
 import logging
 import os
@@ -31,7 +32,7 @@ from console.models.lora import write_null_adapter
 from console.engine.chat_prompt import ChatPrompts, prompt_token_ids
 from console.engine.choices import OutputCollector
 from console.engine.loop_engine import RequestHandle
-from console.engine.params import request_params
+from console.engine.params import model_defaults, request_params
 from console.engine.errors import ENGINE_DIED, explain
 from console.engine.prepare import (  # re-exported: the rest of the console imports them from here
     cuda_available,
@@ -189,6 +190,7 @@ class EngineHost(WarmHost):
             info = engine_info(
                 name, config, device, vc, str(getattr(vllm, "__version__", "?")), note, time.monotonic() - t0
             )
+            info = dataclasses.replace(info, sampling_defaults=model_defaults(vc.model_config, config.model))
             load_capture.record_load(capture, config, device, vc, info.vllm_version, self.metrics)
             self._watchdog = asyncio.get_running_loop().create_task(self._watch())
             # torch, transformers and vLLM leave ~600k long-lived objects; a full cyclic GC pass
@@ -380,7 +382,7 @@ class EngineHost(WarmHost):
                 raise EngineNotReady("no model is loaded")
             if gate is not None and gate.full:  # the first step is full: prepare once the held requests are in
                 await gate.released()
-            params = request_params(request)
+            params = request_params(request, self._info.sampling_defaults if self._info else None)
             prompt, constraint = await self._prompts.engine_input_and_constraint(engine, self._tokenizer, request)
             if constraint is not None:  # vLLM's tool-call parser constrains the call (tool_calls.py)
                 params.structured_outputs = constraint

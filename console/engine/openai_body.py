@@ -69,13 +69,9 @@ def _validation_message(exc: Exception) -> str:
 
 def _defaults_for(defaults: SamplingSettings) -> tuple[dict[str, Any], dict[str, Any]]:
     """(vLLM ``default_sampling_params``, body fields to add when absent) from the console's
-    defaults."""
-    server = {
-        "temperature": defaults.temperature,
-        "top_p": defaults.top_p,
-        "top_k": defaults.top_k,
-        "repetition_penalty": defaults.repetition_penalty,
-    }
+    defaults; a field left to the model (None) is left out, so vLLM's own default fills it (the
+    chat passes its settings resolved over the loaded model's defaults)."""
+    server = defaults.explicit()
     return server, defaults.request_extras()
 
 
@@ -149,8 +145,9 @@ def parse_body(endpoint: Endpoint, body: dict[str, Any], defaults: SamplingSetti
     except Exception as exc:
         message = _validation_message(exc)
         if "greedy" in message and "temperature" not in body:
+            default = 1.0 if defaults.temperature is None else defaults.temperature
             message += (
-                f" (the console's default temperature is {defaults.temperature:g}: give the line a "
+                f" (the console's default temperature is {default:g}: give the line a "
                 "temperature, or set the default one)"
             )
         raise BodyError(message) from None
@@ -228,7 +225,11 @@ def chat_request_parts(
 def request_fields(fields: dict[str, Any], sampling: SamplingSettings) -> dict[str, Any]:
     """``GenerationRequest`` keyword arguments (``params``, ``openai_fields``) for a chat turn
     with OpenAI ``fields``, checked and converted by vLLM (the params do not depend on the
-    messages); ``{}`` for none. Raises :class:`BodyError` with vLLM's message."""
+    messages); ``{}`` for none. Raises :class:`BodyError` with vLLM's message. ``sampling`` is
+    what the params are made with: the chat passes its settings resolved over the loaded model's
+    defaults (``SamplingSettings.resolved``), since the in-process engine runs these params as
+    they are; ``openai_fields`` carry no sampling value, so a server still gets only what the
+    user set (from the request's own settings)."""
     if not fields:
         return {}
     body = chat_request_parts([{"role": "user", "content": "?"}], fields, sampling)

@@ -4,21 +4,54 @@ from __future__ import annotations
 
 from typing import Any
 
-from console.config import SamplingSettings
+from pathlib import Path
+
+from console.config import (
+    FROM_FAMILY,
+    FROM_GENERATION_CONFIG,
+    MODEL_DEFAULT_FIELDS,
+    SamplingDefaults,
+    SamplingSettings,
+)
 from console.engine import vllm_compat
 from console.engine.types import GenerationRequest
+from console.models.family_table import family_of_folder
+
+#: What a model's defaults may set beyond the chat's controls: passed to vLLM as they are.
+EXTRA_DEFAULT_FIELDS = ("min_p", "presence_penalty", "frequency_penalty")
 
 
-def sampling_params(s: SamplingSettings, prompt_logprobs: int | None, stream: bool = True) -> Any:
-    """vLLM's params from the console's sampling settings: deltas when the request streams, the
-    final output only when nothing reads the tokens as they come (batch, bench)."""
+def model_defaults(model_config: Any, folder: str | Path) -> SamplingDefaults:
+    """A loaded model's sampling defaults: its generation config as vLLM reads it, else its
+    family's preset (``family_table.py``, recognised from the chat template in ``folder``), else
+    vLLM's own. ``max_new_tokens`` is not taken: the chat's answers run to the context's end."""
+    read = vllm_compat.model_sampling_defaults(model_config)
+    values = {k: v for k, v in read.items() if k in (*MODEL_DEFAULT_FIELDS, *EXTRA_DEFAULT_FIELDS)}
+    if values:
+        return SamplingDefaults(values, FROM_GENERATION_CONFIG)
+    family = family_of_folder(folder)
+    if family is not None and family.sampling:
+        return SamplingDefaults(dict(family.sampling), FROM_FAMILY, family.label)
+    return SamplingDefaults()
+
+
+def sampling_params(
+    s: SamplingSettings, prompt_logprobs: int | None, stream: bool = True, defaults: SamplingDefaults | None = None
+) -> Any:
+    """vLLM's params from the console's sampling settings, the fields left to the model filled
+    from its ``defaults``: deltas when the request streams, the final output only when nothing
+    reads the tokens as they come (batch, bench)."""
     kind = vllm_compat.request_output_kind()
+    extra = {k: v for k, v in (defaults.values if defaults else {}).items() if k in EXTRA_DEFAULT_FIELDS}
+    r = s.resolved(defaults)
+    assert r.temperature is not None and r.top_p is not None and r.top_k is not None
     return vllm_compat.sampling_params_class()(
-        temperature=s.temperature,
-        top_p=s.top_p,
-        top_k=s.top_k if s.top_k > 0 else 0,
+        **extra,
+        temperature=r.temperature,
+        top_p=r.top_p,
+        top_k=r.top_k if r.top_k > 0 else 0,
         max_tokens=s.engine_max_tokens(),
-        repetition_penalty=s.repetition_penalty,
+        repetition_penalty=r.repetition_penalty,
         seed=s.seed,
         stop=list(s.stop) or None,
         ignore_eos=s.ignore_eos,
@@ -28,11 +61,13 @@ def sampling_params(s: SamplingSettings, prompt_logprobs: int | None, stream: bo
     )
 
 
-def request_params(request: GenerationRequest) -> Any:
-    """vLLM's own params for an OpenAI request (a copy: one request may be retried), with the
-    output kind this request streams in; else the console's sampling settings."""
+def request_params(request: GenerationRequest, defaults: SamplingDefaults | None = None) -> Any:
+    """vLLM's own params for an OpenAI request (a copy: one request may be retried; made with the
+    model's defaults by its sender, :func:`console.engine.openai_body.request_fields`), with the
+    output kind this request streams in; else the console's sampling settings over the loaded
+    model's ``defaults``."""
     if request.params is None:
-        return sampling_params(request.sampling, request.want_prompt_logprobs, request.stream)
+        return sampling_params(request.sampling, request.want_prompt_logprobs, request.stream, defaults)
     kind = vllm_compat.request_output_kind()
     params = request.params.clone()
     params.output_kind = kind.DELTA if request.stream else kind.FINAL_ONLY
@@ -41,4 +76,4 @@ def request_params(request: GenerationRequest) -> Any:
     return params
 
 
-__all__ = ["request_params", "sampling_params"]
+__all__ = ["model_defaults", "request_params", "sampling_params"]

@@ -20,20 +20,16 @@ def request_body(request: GenerationRequest, served: str) -> tuple[str, dict[str
     s: SamplingSettings = request.sampling
     body: dict[str, Any] = {
         "model": request.adapter or served,
-        "temperature": s.temperature,
-        "top_p": s.top_p,
         "stream": request.stream,
     }
     if s.engine_max_tokens() is not None:  # left out: the server allows what the context has left
         body["max_tokens"] = s.max_tokens
     if request.continue_final:  # vLLM's chat extension: go on with the last (assistant) message
         body.update(continue_final_message=True, add_generation_prompt=False)
-    # vLLM's extra sampling parameters, sent only when not at their defaults (other servers
-    # may refuse unknown fields).
-    if s.top_k > 0:
-        body["top_k"] = s.top_k
-    if s.repetition_penalty != 1.0:
-        body["repetition_penalty"] = s.repetition_penalty
+    # Only the sampling values the user set: the others are the server's own defaults (vLLM's
+    # serve applies its model's generation_config.json), and other servers may refuse vLLM's
+    # extra fields (top_k, repetition_penalty) anyway.
+    body.update(s.explicit())
     body.update(s.request_extras())
     if request.want_prompt_logprobs is not None:
         body["prompt_logprobs"] = request.want_prompt_logprobs

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable
 
-from console.config import SamplingSettings
+from console.config import SamplingDefaults, SamplingSettings
 from console.engine.choices import Choice
 
 
@@ -47,6 +47,9 @@ class EngineInfo:
     #: set when this model came back from being kept warm (issue 21): seconds the switch took;
     #: ``load_seconds`` stays the cold load it once needed
     switch_seconds: float | None = None
+    #: the loaded model's sampling defaults (its generation_config.json as vLLM reads it, ...);
+    #: None for a server engine, whose defaults are the server's own
+    sampling_defaults: SamplingDefaults | None = None
 
     @property
     def kv_cache_tokens(self) -> int | None:

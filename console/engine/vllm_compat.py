@@ -83,6 +83,21 @@ def sampling_params_class() -> Any:
     return _first([("vllm", "SamplingParams"), ("vllm.sampling_params", "SamplingParams")])
 
 
+def model_sampling_defaults(model_config: Any) -> dict[str, Any]:
+    """The sampling defaults vLLM reads for a loaded model (``generation_config="auto"``: the
+    folder's generation_config.json; ``"vllm"``: none), by ``SamplingParams`` name -- what
+    ``vllm serve`` applies to a request that leaves them out. vLLM 0.26-0.33:
+    ``ModelConfig.get_diff_sampling_param()``; {} where the model names none (or vLLM has no such
+    method)."""
+    get = getattr(model_config, "get_diff_sampling_param", None)
+    if get is None:
+        return {}
+    try:
+        return dict(get() or {})
+    except Exception:  # an unreadable generation config: vLLM's serve logs it and goes on without
+        return {}
+
+
 def request_output_kind() -> Any:
     return _first([("vllm.sampling_params", "RequestOutputKind")])
 

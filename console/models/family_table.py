@@ -1,5 +1,6 @@
 """What the console knows per model family, in one table: template quirks, vLLM's reasoning and
-tool-call parsers for it, and the RTX 4090 preset that fits its common sizes.
+tool-call parsers for it, the RTX 4090 preset that fits its common sizes, and the sampling its
+model cards recommend (the fallback for a checkpoint without its own generation config).
 
 A loaded model's family is recognised from its chat template (the markers each family's template
 writes), not from its name: a fine-tune keeps its base's template. The parser names are vLLM's own
@@ -28,6 +29,10 @@ class Family:
     think_switch: bool = False
     #: what fits a 24 GB RTX 4090 (``inference-console plan`` shows the arithmetic)
     preset_4090: str = ""
+    #: the family's recommended sampling (its model cards'), by vLLM ``SamplingParams`` name: the
+    #: chat's defaults for a checkpoint whose generation_config.json names none (a fine-tune that
+    #: dropped it); the model's own generation config comes first (``console/engine/params.py``)
+    sampling: tuple[tuple[str, float], ...] = ()
 
 
 #: Most specific first: the first family whose markers are all in the template wins.
@@ -49,6 +54,9 @@ FAMILY_TABLE: tuple[Family, ...] = (
         reasoning_parser="qwen3",
         tool_parser="hermes",
         think_switch=True,
+        # Qwen3's model cards, thinking mode (the default): "Temperature=0.6, TopP=0.95, TopK=20,
+        # MinP=0"; greedy is warned against there (endless repetitions)
+        sampling=(("temperature", 0.6), ("top_p", 0.95), ("top_k", 20), ("min_p", 0.0)),
         preset_4090="Qwen3-8B FP8 or Qwen3-14B AWQ, 32k context; Qwen3-30B-A3B GPTQ, 8k",
     ),
     Family(

@@ -87,6 +87,9 @@ class ChatPanel(QWidget):
         self.transcript.thinkingToggled.connect(lambda _key: self._render())
         ctx.bridge.requestEvents.connect(self._on_bridge_request_events)
         ctx.bridge.statusChanged.connect(self._on_bridge_status_changed)
+        status = ctx.host.status
+        if status.state == EngineState.READY and status.info is not None:  # loaded before the window
+            self.sampling_box.set_model_defaults(status.info.sampling_defaults)
         self.refresh_conversations()
         self._update_buttons()
         self.thinking.follow()
@@ -324,7 +327,8 @@ class ChatPanel(QWidget):
         return self.session.chat_messages(draft)
 
     def _extras(self) -> dict[str, Any]:
-        return request_extras(self.output, self.sampling(), self.thinking.fields())
+        # vLLM's params for the output fields run as they are made: over the model's defaults
+        return request_extras(self.output, self.sampling_box.effective(), self.thinking.fields())
 
     def _generate(self, request: GenerationRequest) -> bool:
         try:
@@ -389,6 +393,8 @@ class ChatPanel(QWidget):
             self._render()
 
     def _on_bridge_status_changed(self, status: EngineStatus) -> None:
+        if status.state == EngineState.READY and status.info is not None:
+            self.sampling_box.set_model_defaults(status.info.sampling_defaults)
         self.thinking.follow()
         self.adapter_box.refresh()
         self._update_buttons()

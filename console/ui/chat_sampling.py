@@ -1,11 +1,32 @@
 """The Chat tab's sampling controls: temperature, top-p, top-k, max tokens, repetition penalty,
-seed and stop strings, as one group box that reads and writes :class:`SamplingSettings`."""
+seed and stop strings, as one group box that reads and writes :class:`SamplingSettings`.
+
+Temperature, top-p, top-k and repetition penalty start at the loaded model's defaults (its
+generation_config.json as vLLM reads it, else its family's preset, else vLLM's own), shown with
+where they came from; a control the user changes is theirs and wins (``None`` in the settings
+otherwise), until "Model's defaults" hands them all back."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QGroupBox, QPlainTextEdit, QSpinBox, QWidget
+from PySide6.QtWidgets import (
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QWidget,
+)
 
-from console.config import SamplingSettings
+from console.config import (
+    FROM_FAMILY,
+    FROM_GENERATION_CONFIG,
+    MODEL_DEFAULT_FIELDS,
+    SamplingDefaults,
+    SamplingSettings,
+)
 
 
 class SamplingBox(QGroupBox):
@@ -41,7 +62,23 @@ class SamplingBox(QGroupBox):
         self.stop_strings = QPlainTextEdit(self)
         self.stop_strings.setPlaceholderText(self.tr("one stop string per line"))
         self.stop_strings.setMaximumHeight(60)
+        self.defaults_source = QLabel(self)
+        self.defaults_source.setWordWrap(True)
+        self.reset_defaults = QPushButton(self.tr("Model's defaults"), self)
+        self.reset_defaults.setToolTip(self.tr("Temperature, top-p, top-k and repetition penalty back to the model's"))
+        self.reset_defaults.clicked.connect(self.use_model_defaults)
+        source_row = QHBoxLayout()
+        source_row.addWidget(self.defaults_source, 1)
+        source_row.addWidget(self.reset_defaults)
+        #: the loaded model's defaults (None: a server's, unknown here), and the controls set by the user
+        self._defaults: SamplingDefaults | None = SamplingDefaults()
+        self._model_known = False
+        self._explicit: set[str] = set()
+        self._showing = False  # the box itself sets the controls: not the user's choice
+        for name in MODEL_DEFAULT_FIELDS:
+            getattr(self, name).valueChanged.connect(lambda _v, n=name: self._changed(n))
         form = QFormLayout(self)
+        form.addRow(self.tr("Defaults:"), source_row)
         form.addRow(self.tr("Temperature:"), self.temperature)
         form.addRow(self.tr("Top-p:"), self.top_p)
         form.addRow(self.tr("Top-k:"), self.top_k)
@@ -52,23 +89,78 @@ class SamplingBox(QGroupBox):
         self.set_sampling(SamplingSettings())
 
     def sampling(self) -> SamplingSettings:
+        """The next request's settings: the controls the user set, None for those left to the model."""
         stops = [line for line in self.stop_strings.toPlainText().split("\n") if line]
         seed = self.seed.value()
+        mine = {n: getattr(self, n).value() for n in MODEL_DEFAULT_FIELDS if n in self._explicit}
         return SamplingSettings(
-            temperature=self.temperature.value(),
-            top_p=self.top_p.value(),
-            top_k=self.top_k.value(),
+            **mine,
             max_tokens=self.max_tokens.value(),
-            repetition_penalty=self.repetition_penalty.value(),
             seed=None if seed < 0 else seed,
             stop=stops,
         )
 
+    def effective(self) -> SamplingSettings:
+        """:meth:`sampling` with the model's defaults filled in (what the in-process engine runs)."""
+        return self.sampling().resolved(self._defaults)
+
     def set_sampling(self, s: SamplingSettings) -> None:
-        self.temperature.setValue(s.temperature)
-        self.top_p.setValue(s.top_p)
-        self.top_k.setValue(max(0, s.top_k))
+        self._explicit = set(s.explicit())
         self.max_tokens.setValue(s.max_tokens)
-        self.repetition_penalty.setValue(s.repetition_penalty)
         self.seed.setValue(-1 if s.seed is None else s.seed)
         self.stop_strings.setPlainText("\n".join(s.stop))
+        self._show(s)
+
+    def set_model_defaults(self, defaults: SamplingDefaults | None) -> None:
+        """The loaded model's defaults (None: a server engine's, which the console does not know and
+        does not send): the controls the user has not set show them."""
+        self._defaults, self._model_known = defaults, True
+        self._show(self.sampling())
+
+    def use_model_defaults(self) -> None:
+        """Every model-default control back to the model's value."""
+        self._explicit.clear()
+        self._show(self.sampling())
+
+    def _show(self, s: SamplingSettings) -> None:
+        r = s.resolved(self._defaults)
+        self._showing = True
+        try:
+            self.temperature.setValue(r.temperature or 0.0)
+            self.top_p.setValue(r.top_p or 1.0)
+            self.top_k.setValue(max(0, r.top_k or 0))
+            self.repetition_penalty.setValue(r.repetition_penalty or 1.0)
+        finally:
+            self._showing = False
+        self._show_source()
+
+    def _changed(self, name: str) -> None:
+        if not self._showing:
+            self._explicit.add(name)
+            self._show_source()
+
+    def _show_source(self) -> None:
+        d = self._defaults  # the words of SamplingDefaults.describe, in the UI's language
+        if d is None:
+            text = self.tr("the server's defaults (sent only where you change them)")
+        elif not self._model_known:
+            text = self.tr("the loaded model's (its generation_config.json, else vLLM's defaults)")
+        elif d.source == FROM_GENERATION_CONFIG:
+            text = self.tr("from the model's generation_config.json")
+        elif d.source == FROM_FAMILY:
+            text = self.tr("from the {0} family's preset (the model's generation_config.json sets none)").format(
+                d.family
+            )
+        else:
+            text = self.tr("vLLM defaults (the model's generation_config.json sets none)")
+        names = {
+            "temperature": self.tr("temperature"),
+            "top_p": self.tr("top-p"),
+            "top_k": self.tr("top-k"),
+            "repetition_penalty": self.tr("repetition penalty"),
+        }
+        mine = [names[n] for n in MODEL_DEFAULT_FIELDS if n in self._explicit]
+        if mine:
+            text += self.tr("; yours: {0}").format(", ".join(mine))
+        self.defaults_source.setText(text)
+        self.reset_defaults.setEnabled(bool(mine))

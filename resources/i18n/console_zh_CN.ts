@@ -4146,8 +4146,23 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     <name>SamplingBox</name>
     <message>
       <location filename="../../console/ui/chat_sampling.py" />
+      <source>; yours: {0}</source>
+      <translation>；你设置的：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>Defaults:</source>
+      <translation>默认值：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
       <source>Max tokens:</source>
       <translation>最大词元数：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>Model's defaults</source>
+      <translation>模型默认值</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_sampling.py" />
@@ -4171,6 +4186,11 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/chat_sampling.py" />
+      <source>Temperature, top-p, top-k and repetition penalty back to the model's</source>
+      <translation>将温度、top-p、top-k 和重复惩罚恢复为模型的默认值</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
       <source>Temperature:</source>
       <translation>温度：</translation>
     </message>
@@ -4191,6 +4211,16 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/chat_sampling.py" />
+      <source>from the model's generation_config.json</source>
+      <translation>来自模型的 generation_config.json</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>from the {0} family's preset (the model's generation_config.json sets none)</source>
+      <translation>来自 {0} 系列的预设（模型的 generation_config.json 未设置）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
       <source>off</source>
       <translation>关闭</translation>
     </message>
@@ -4206,8 +4236,43 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/chat_sampling.py" />
+      <source>repetition penalty</source>
+      <translation>重复惩罚</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>temperature</source>
+      <translation>温度</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>the loaded model's (its generation_config.json, else vLLM's defaults)</source>
+      <translation>已加载模型的默认值（其 generation_config.json，否则为 vLLM 默认值）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>the server's defaults (sent only where you change them)</source>
+      <translation>服务器的默认值（只发送你更改的值）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>top-k</source>
+      <translation>top-k</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>top-p</source>
+      <translation>top-p</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
       <source>up to the context</source>
       <translation>直到上下文用尽</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_sampling.py" />
+      <source>vLLM defaults (the model's generation_config.json sets none)</source>
+      <translation>vLLM 默认值（模型的 generation_config.json 未设置）</translation>
     </message>
   </context>
   <context>
