@@ -2739,6 +2739,11 @@
       <source>unknown error</source>
       <translation>未知错误</translation>
     </message>
+    <message>
+      <location filename="../../console/ui/load_banner.py" />
+      <source>vLLM says this fits: {0}</source>
+      <translation>vLLM 自己估计可行：{0}</translation>
+    </message>
   </context>
   <context>
     <name>MainWindow</name>
