@@ -1,9 +1,9 @@
 """The scheduler defaults vLLM gives the console's in-process engine, for the planner.
 
 The engine host builds vLLM's ``AsyncLLM`` with the usage context of vLLM's offline batch
-(``UsageContext.LLM_CLASS``), as ``LLM.generate`` and ``run-batch`` do (issue 28: with the
-in-process context vLLM defaulted to 2,048 batched tokens and 128 sequences, and a 128-request
-batch ran at 0.44 of ``LLM.generate`` on an H200). Its defaults depend on the device; this mirrors
+(``UsageContext.LLM_CLASS``), as ``LLM.generate`` and ``run-batch`` do (the bare in-process context
+gives 2,048 batched tokens and 128 sequences: too few for a batch). Its defaults depend on the
+device; this mirrors
 ``EngineArgs.get_batch_defaults`` of vLLM 0.26-0.32.
 """
 

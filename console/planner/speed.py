@@ -1,5 +1,5 @@
-"""The planner's share of issue 21: a speculative draft's memory on the device, and KV offload's
-host memory.
+"""The planner's share of speculative decoding and KV offload: a draft's memory on the device, and
+KV offload's host memory.
 
 * n-gram speculation has no draft model: it looks tokens up in the request itself (on the CPU,
   in the scheduler process), so it costs no device memory. Verification runs up to

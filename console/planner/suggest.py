@@ -3,7 +3,7 @@
 Changes are tried as sets, cheapest first: a safe ``gpu_memory_utilization`` (free), eager mode,
 FP8 KV cache, FP8 weights, AWQ int4 weights. A set that fits the whole request (context and
 users) is kept unless a cheaper subset already fits. Suggestions are ordered by what they cost
-the user (issue 31: context before precision): a shorter context or fewer users at full
+the user (context before precision): a shorter context or fewer users at full
 precision first, then FP8 KV (with a shorter context where it still needs one), then quantized
 weights, then a smaller model of the same family; hardware answers (tensor parallelism, a
 larger card) come last.

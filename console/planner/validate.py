@@ -27,7 +27,7 @@ def serve_argv(engine: dict[str, Any], model: str) -> list[str]:
             argv.append(f"--{flag}" if value else f"--no-{flag}")
         else:
             argv += [f"--{flag}", str(value)]
-    spec = speculative_config_of(engine)  # issue 21: one JSON flag, as the export writes it
+    spec = speculative_config_of(engine)  # one JSON flag, as the export writes it
     if spec is not None:
         argv += ["--speculative-config", json.dumps(spec)]
     return argv
