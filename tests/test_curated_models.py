@@ -111,6 +111,8 @@ def test_longest_context_is_the_boundary_for_one_user() -> None:
     at = plan(PlanRequest(m.model_shape, gpu="rtx-4090", quantization="fp8", max_model_len=b.longest_context))
     over = plan(PlanRequest(m.model_shape, gpu="rtx-4090", quantization="fp8", max_model_len=b.longest_context + 1024))
     assert at.verdict == "fits" and over.verdict != "fits"
+    # the badge is vLLM's own start-up check (Plan.longest_context), to a multiple of 1024
+    assert b.longest_context == at.longest_context // 1024 * 1024 == over.longest_context // 1024 * 1024
     assert b.kv_bytes == at.kv_bytes_per_token * 8192 and b.memory_bytes == b.weights_bytes + b.kv_bytes
 
 

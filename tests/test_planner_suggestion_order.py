@@ -23,7 +23,9 @@ def _rank(s: Suggestion) -> tuple[int, int]:
 
 
 def test_llama_8b_at_its_128k_default_on_a_4090_suggests_a_shorter_context_first() -> None:
-    req = PlanRequest(LLAMA8, gpu="rtx-4090")  # no max_model_len: the model's own 131,072
+    # no max_model_len: the model's own 131,072; vLLM 0.26's rules (graphs outside its budget), where
+    # the smaller sibling fits as asked (under 0.33's, below)
+    req = PlanRequest(LLAMA8, gpu="rtx-4090", vllm_version="0.26.0")
     p = plan(req)
     assert p.request.context == 131_072 and p.verdict == "fits-with-changes"
     first = p.suggestions[0]
@@ -41,6 +43,15 @@ def test_llama_8b_at_its_128k_default_on_a_4090_suggests_a_shorter_context_first
     assert [s.changes["model"] for s in smaller] == ["Llama-3.2-3B"]
     assert p.suggestions.index(smaller[0]) > max(weights)  # after every weight change, before hardware
     assert p.suggestions[-1].kind == "hardware"
+    # vLLM 0.33 takes the CUDA graphs out of the budget: Llama-3.2-3B no longer holds one 131,072-token
+    # request on the card, so it is not offered; the order of the rest is the same
+    new = plan(req.with_changes(vllm_version="0.33.0"))
+    assert not [s for s in new.suggestions if s.kind == "model"]
+    assert (
+        plan(PlanRequest(KNOWN_SHAPES["Llama-3.2-3B"], gpu="rtx-4090", vllm_version="0.33.0")).longest_context < 131_072
+    )
+    assert [_rank(s) for s in new.suggestions] == sorted(_rank(s) for s in new.suggestions)
+    assert _precision(new.suggestions[0]) == 0 and _precision(new.suggestions[1]) == 1
 
 
 def test_fewer_users_is_offered_beside_a_shorter_context_before_fp8() -> None:
