@@ -101,7 +101,7 @@ def test_badges_are_the_planners_verdicts_for_the_card() -> None:
     small = fit_badges(fp8_14b.model_shape, fp8_14b.quantization, "rtx-4080")  # 16 GB: 16.3 GB of weights
     assert small.card == "rtx-4080" and small.verdict != "fits" and small.longest_context == 0
     direct = plan(PlanRequest(fp8_14b.model_shape, gpu="rtx-4080", quantization="fp8", max_model_len=8192))
-    assert small.verdict == direct.verdict and small.weights_bytes == direct.weights_bytes
+    assert small.verdict == direct.verdict and small.weights_bytes == direct.per_gpu[0].weights_bytes
 
 
 def test_longest_context_is_the_boundary_for_one_user() -> None:

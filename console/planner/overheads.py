@@ -89,7 +89,7 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
     eager = req.enforce_eager or g.is_cpu
     extra = 0 if eager else int(fam.compile_extra_bytes * tokens / 8192)
     non_torch = 0 if g.is_cpu else fam.non_torch_bytes
-    act_source = "estimate"
+    act_source = graphs_source = "estimate"
     if fit is not None:
         base = int(base * fit.activation_scale)
         act_source = f"calibrated ({fit.family}, {fit.gpu}, vLLM {fit.vllm_version}, {fit.loads} load(s))"
@@ -112,6 +112,7 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
         )
         if fit is not None and fit.graphs_scale:
             graphs = int(graphs * fit.graphs_scale)
+            graphs_source = f"calibrated ({fit.family}, {fit.gpu}, vLLM {fit.vllm_version}, {fit.loads} load(s))"
             graphs_f += f"; x {fit.graphs_scale:g} as measured for {fit.family} -> {gib(graphs)}"
     lora, lora_f = lora_slot_bytes(req)
     graphs_inside = not g.is_cpu and rules(req).graphs_in_budget(s.is_moe, req.enforce_eager)
@@ -121,8 +122,11 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
         ("cuda_graphs", graphs, graphs_f, graphs_inside),
         ("lora_slots", lora, lora_f, True),
     ):
-        source = act_source if name == "activation_peak" else "estimate"
-        if calibration is not None and value and not (fit is not None and name == "activation_peak"):
+        source = {"activation_peak": act_source, "cuda_graphs": graphs_source}.get(name, "estimate")
+        family_measured = fit is not None and (
+            name == "activation_peak" or (name == "cuda_graphs" and fit.graphs_scale is not None)
+        )
+        if calibration is not None and value and not family_measured:
             value, note = calibration.correct(name, value)
             if note:
                 source, formula = note, f"{formula}; {note} -> {gib(value)}"

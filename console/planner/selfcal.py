@@ -104,7 +104,8 @@ class LoadRecord:
         values = {k: self.engine_args[k] for k in _ENGINE_KEYS if self.engine_args.get(k) is not None}
         values = {**RECORDED_LOAD_DEFAULTS, **values}
         gpu = "cpu" if self.device == "cpu" else self.gpu
-        return PlanRequest(shape, gpu=gpu, calibration=calibration, **values)
+        version = self.vllm_version if self.vllm_version and self.vllm_version != "?" else None
+        return PlanRequest(shape, gpu=gpu, calibration=calibration, vllm_version=version, **values)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -322,7 +323,7 @@ def status_text(cal: Calibration | None) -> str:
 
 def _comparable(req: PlanRequest) -> dict[str, Any]:
     d = req.to_dict()
-    for key in ("calibration", "concurrency"):
+    for key in ("calibration", "concurrency", "vllm_version"):
         d.pop(key, None)
     d["shape"] = {k: v for k, v in req.shape.to_dict().items() if k != "name"}
     return d
