@@ -36,7 +36,19 @@ def test_hasattr_probes_only_third_party_objects() -> None:
 
 def test_the_capability_protocols_tell_the_engines_apart() -> None:
     from console.engine.host import EngineHost
-    from console.engine.interface import Connectable, Loader, ServerLog, StandsForLoader, as_loader
+    from console.engine.interface import (
+        AttachesAdapters,
+        Connectable,
+        KeepWarm,
+        Loadable,
+        Loader,
+        ServedOverHttp,
+        ServerLog,
+        StandsForLoader,
+        Switchable,
+        as_loader,
+        backend_of,
+    )
     from console.engine.local_server import LocalServer
     from console.engine.remote import RemoteEngine
     from console.engine.switch import EngineSwitch
@@ -51,6 +63,19 @@ def test_the_capability_protocols_tell_the_engines_apart() -> None:
         # the switch stands for its backend: no loader while that is a remote server
         assert isinstance(on_remote, StandsForLoader) and not isinstance(host, StandsForLoader)
         assert as_loader(on_remote) is None
+        # keeping warm and LoRA adapters: the in-process engine only (the switch passes keep-warm on)
+        assert isinstance(host, KeepWarm) and not isinstance(server, KeepWarm) and not isinstance(remote, KeepWarm)
+        assert isinstance(on_remote, KeepWarm) and on_remote.warm_models() == []
+        assert isinstance(host, AttachesAdapters) and not isinstance(server, AttachesAdapters)
+        assert not isinstance(remote, AttachesAdapters)
+        # served over HTTP: the two servers; the switch stands for one and is moved by the window
+        assert isinstance(server, ServedOverHttp) and isinstance(remote, ServedOverHttp)
+        assert not isinstance(host, ServedOverHttp)
+        assert isinstance(on_remote, Switchable) and not isinstance(remote, Switchable)
+        assert backend_of(on_remote) is remote and backend_of(host) is host
+        # what the window loads through: the loaders and the switch (which refuses for a remote server)
+        assert isinstance(host, Loadable) and isinstance(server, Loadable) and isinstance(on_remote, Loadable)
+        assert not isinstance(remote, Loadable)
     finally:
         for engine in (host, server, remote):
             engine.close()

@@ -2,24 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
 from console.engine.interface import Engine
+from console.engine.types import EngineChoice, EngineKind  # re-exported: where the choice is made
 from console.metrics.store import MetricsStore
-
-EngineKind = Literal["local", "serve", "remote"]
-
-
-@dataclass(frozen=True)
-class EngineChoice:
-    kind: EngineKind
-    url: str | None = None
-
-    @property
-    def needs_model(self) -> bool:
-        """A remote server serves its own model; the other two load the one chosen here."""
-        return self.kind != "remote"
 
 
 def parse_engine_choice(value: str | None) -> EngineChoice:

@@ -2,7 +2,7 @@
 
 :class:`Engine` is the request side every engine has: what chat, batch, bench and the monitor
 need (submit, abort, stream, generate, the tokenizer, token counting, metrics, status, close).
-:class:`Loader` adds ``load``/``unload``: only engines the console can give a configuration to
+:class:`Loader` adds ``load``/``unload`` (:class:`Loadable`): only engines the console can give a configuration to
 have it -- :class:`~console.engine.host.EngineHost` (vLLM in this process) and
 :class:`~console.engine.local_server.LocalServer` (a ``vllm serve`` the console starts).
 :class:`~console.engine.remote.RemoteEngine` (a server someone else started) only connects: its
@@ -10,6 +10,12 @@ configuration is the server's. Work that reloads the engine with other settings 
 quantization gate, Auto-tune, baselines taken from the loaded configuration -- asks for a
 :class:`Loader` through :func:`require_loader`, so it cannot run against a remote server and
 silently measure settings that were never applied.
+
+Other capabilities are Protocols too, checked with ``isinstance`` (never with ``hasattr`` or a
+``getattr`` default: tests/test_no_probes.py): :class:`Loadable` (what the window loads through),
+:class:`KeepWarm` (models kept warm, the in-process engine), :class:`AttachesAdapters` (LoRA on the
+in-process engine), :class:`ServedOverHttp` (a server with a URL), :class:`Switchable` (the GUI's
+engine switch; :func:`backend_of` is what stands behind it), :class:`Connectable`, :class:`ServerLog`.
 
 Conventions shared by all three: status listeners and event sinks are called on the engine's own
 thread; every submitted request ends in exactly one terminal event; ``metrics`` is fed with the
@@ -19,11 +25,13 @@ same series (KV usage, running/waiting, token counters, TTFT/ITL) whatever the s
 from __future__ import annotations
 
 import concurrent.futures as cf
-from typing import Any, Callable, Iterator, Protocol, Sequence, runtime_checkable
+from pathlib import Path
+from typing import Any, Callable, Iterator, Protocol, Sequence, TypeVar, runtime_checkable
 
 from console.config import EngineConfig
 from console.metrics.store import MetricsStore
 from console.engine.types import (
+    EngineChoice,
     EngineError,
     EngineInfo,
     EngineStatus,
@@ -31,7 +39,10 @@ from console.engine.types import (
     GenerationRequest,
     StatusListener,
     StreamEvent,
+    WarmModel,
 )
+
+E = TypeVar("E", bound="Engine")
 
 #: Why reloading work (gate, tuning, baselines) is refused; the GUI shows it as a tooltip.
 NEEDS_LOADER = (
@@ -95,16 +106,70 @@ class Engine(Protocol):
 
 
 @runtime_checkable
-class Loader(Engine, Protocol):
-    """An engine the console configures: ``load`` starts it with ``config`` (replacing any model
-    loaded before), ``unload`` stops it."""
+class Loadable(Protocol):
+    """What can be asked to load a configuration and to unload: a :class:`Loader`, and the GUI's
+    :class:`~console.engine.switch.EngineSwitch`, which passes both on to its backend (refusing
+    ``load`` with :class:`CannotLoad` while that is a remote server, whose ``unload`` disconnects)."""
 
     def load(self, config: EngineConfig, name: str | None = None) -> cf.Future[EngineInfo]: ...
+
+    def unload(self) -> cf.Future[None]: ...
+
+
+@runtime_checkable
+class Loader(Engine, Loadable, Protocol):
+    """An engine the console configures: ``load`` starts it with ``config`` (replacing any model
+    loaded before), ``unload`` stops it."""
 
     @property
     def requested_config(self) -> EngineConfig | None: ...
 
-    def unload(self) -> cf.Future[None]: ...
+
+@runtime_checkable
+class KeepWarm(Protocol):
+    """An engine that keeps models warm for a quick switch back (issue 21): the in-process
+    :class:`~console.engine.host.EngineHost`, and the switch standing for whatever is behind it
+    (no warm models, and ``load(..., keep_warm=True)`` refused, unless that is the host)."""
+
+    def load(
+        self, config: EngineConfig, name: str | None = None, *, keep_warm: bool = False
+    ) -> cf.Future[EngineInfo]: ...
+
+    def warm_models(self) -> list[WarmModel]: ...
+
+    def drop_warm(self, name: str) -> cf.Future[bool]: ...
+
+
+@runtime_checkable
+class AttachesAdapters(Protocol):
+    """An engine LoRA adapters attach to: the model is loaded in this process
+    (:class:`~console.engine.host.EngineHost`); a server's adapters are the server's."""
+
+    def attach_adapter(self, name: str, path: str | Path) -> object: ...
+
+
+@runtime_checkable
+class ServedOverHttp(Protocol):
+    """An engine that is a vLLM server reached over HTTP (:class:`~console.engine.remote.ServerEngine`:
+    a remote one or one the console launched); ``url`` is its base URL, "" until it has one."""
+
+    url: str
+
+
+@runtime_checkable
+class Switchable(Engine, Protocol):
+    """An engine whose location can change while the program runs (the GUI's
+    :class:`~console.engine.switch.EngineSwitch`): ``backend`` is the engine behind it now."""
+
+    @property
+    def backend(self) -> Engine: ...
+
+    @property
+    def choice(self) -> EngineChoice: ...
+
+    def use(self, choice: EngineChoice, api_key: str | None = None, verify: bool | str = True) -> Engine: ...
+
+    def use_engine(self, choice: EngineChoice, build: Callable[[], E]) -> E: ...
 
 
 @runtime_checkable
@@ -120,6 +185,8 @@ class Connectable(Protocol):
     """An engine that connects rather than loads (:class:`~console.engine.remote.RemoteEngine`)."""
 
     def connect(self) -> cf.Future[EngineInfo]: ...
+
+    def disconnect(self) -> cf.Future[None]: ...
 
 
 @runtime_checkable
@@ -145,6 +212,11 @@ def as_loader(engine: Any) -> Loader | None:
     return engine if isinstance(engine, Loader) else None
 
 
+def backend_of(engine: Engine) -> Engine:
+    """The engine doing the work: what a :class:`Switchable` stands for now, else ``engine``."""
+    return engine.backend if isinstance(engine, Switchable) else engine
+
+
 def require_loader(engine: Any, what: str = "This") -> Loader:
     """``engine`` as a :class:`Loader`; raises :class:`CannotLoad` saying ``what`` needs one."""
     loader = as_loader(engine)
@@ -154,14 +226,20 @@ def require_loader(engine: Any, what: str = "This") -> Loader:
 
 
 __all__ = [
+    "AttachesAdapters",
     "CannotLoad",
     "Connectable",
     "Engine",
     "Handle",
+    "KeepWarm",
+    "Loadable",
     "Loader",
     "NEEDS_LOADER",
+    "ServedOverHttp",
     "ServerLog",
     "StandsForLoader",
+    "Switchable",
     "as_loader",
+    "backend_of",
     "require_loader",
 ]

@@ -39,7 +39,7 @@ from console import net
 from console.config import EngineConfig
 from console.engine.factory import EngineChoice
 from console.engine.local_server import SERVER_MODULE, LocalServer, port_free, port_taken_message
-from console.engine.switch import EngineSwitch
+from console.engine.interface import Switchable
 from console.engine.types import EngineError, EngineInfo, EngineState
 from console.export.options import ServeOptions
 from console.export.serve import command_tokens, serve_arguments
@@ -151,9 +151,10 @@ class Serving:
 
 
 class ServerController:
-    """Start and stop the Server tab's server behind the window's :class:`EngineSwitch`."""
+    """Start and stop the Server tab's server behind the window's engine switch
+    (:class:`~console.engine.switch.EngineSwitch`, a :class:`~console.engine.interface.Switchable`)."""
 
-    def __init__(self, switch: EngineSwitch, *, host: str = "127.0.0.1", log_dir: Path | None = None) -> None:
+    def __init__(self, switch: Switchable, *, host: str = "127.0.0.1", log_dir: Path | None = None) -> None:
         self.switch = switch
         self.host = host
         self.log_dir = log_dir
@@ -181,7 +182,6 @@ class ServerController:
         server = self.switch.use_engine(
             EngineChoice("serve"), lambda: ServedServer(options, metrics=self.switch.metrics, log_dir=log_dir)
         )
-        assert isinstance(server, ServedServer)
         self.server = server
         return server.load(config, name)
 

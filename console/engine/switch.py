@@ -12,12 +12,21 @@ from __future__ import annotations
 import concurrent.futures as cf
 import logging
 import threading
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from console.config import EngineConfig
 from console.engine.factory import EngineChoice, make_engine
 from console.engine.host import EngineHost
-from console.engine.interface import NEEDS_LOADER, CannotLoad, Connectable, Engine, Handle, Loader, as_loader
+from console.engine.interface import (
+    NEEDS_LOADER,
+    CannotLoad,
+    Connectable,
+    Engine,
+    Handle,
+    KeepWarm,
+    Loader,
+    as_loader,
+)
 from console.metrics.store import MetricsStore
 from console.engine.types import (
     EngineBusy,
@@ -29,9 +38,12 @@ from console.engine.types import (
     GenerationRequest,
     StatusListener,
     StreamEvent,
+    WarmModel,
 )
 
 log = logging.getLogger(__name__)
+
+E = TypeVar("E", bound=Engine)
 
 
 class EngineSwitch:
@@ -66,7 +78,7 @@ class EngineSwitch:
             choice, lambda: make_engine(choice, api_key=api_key, metrics=self.metrics, verify=verify)
         )
 
-    def use_engine(self, choice: EngineChoice, build: Callable[[], Engine]) -> Engine:
+    def use_engine(self, choice: EngineChoice, build: Callable[[], E]) -> E:
         """:meth:`use` with an engine ``build()`` makes (on this switch's metrics), e.g. the
         Server tab's server on the port the user chose."""
         with self._lock:
@@ -115,7 +127,7 @@ class EngineSwitch:
         if loader is None:
             raise CannotLoad(f"Loading a model {NEEDS_LOADER}. Pick Engine > Engine location… to switch.")
         if keep_warm:
-            if not isinstance(loader, EngineHost):
+            if not isinstance(loader, KeepWarm):
                 raise CannotLoad(
                     "Keeping a model warm needs the in-process engine: a console-launched server "
                     "serves one model (vLLM's server offers /sleep and /wake_up only in its "
@@ -124,12 +136,12 @@ class EngineSwitch:
             return loader.load(config, name, keep_warm=True)
         return loader.load(config, name)
 
-    def warm_models(self) -> list[Any]:
-        """The in-process engine's warm models (:class:`~console.engine.host.WarmModel`); none elsewhere."""
-        return self._backend.warm_models() if isinstance(self._backend, EngineHost) else []
+    def warm_models(self) -> list[WarmModel]:
+        """The in-process engine's warm models; none elsewhere."""
+        return self._backend.warm_models() if isinstance(self._backend, KeepWarm) else []
 
     def drop_warm(self, name: str) -> cf.Future[bool]:
-        if not isinstance(self._backend, EngineHost):
+        if not isinstance(self._backend, KeepWarm):
             done: cf.Future[bool] = cf.Future()
             done.set_result(False)
             return done
@@ -146,7 +158,9 @@ class EngineSwitch:
         loader = self.current_loader()
         if loader is not None:
             return loader.unload()
-        return self._backend.disconnect()  # type: ignore[attr-defined,no-any-return]
+        if not isinstance(self._backend, Connectable):
+            raise EngineError("The engine can neither unload nor disconnect")
+        return self._backend.disconnect()
 
     def close(self, timeout: float = 60.0) -> None:
         self._backend.close(timeout)

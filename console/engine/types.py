@@ -11,10 +11,39 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 from console.config import SamplingDefaults, SamplingSettings
 from console.engine.choices import Choice
+
+
+#: Where the engine runs (``--engine local|serve|URL``, :mod:`console.engine.factory`).
+EngineKind = Literal["local", "serve", "remote"]
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    kind: EngineKind
+    url: str | None = None
+
+    @property
+    def needs_model(self) -> bool:
+        """A remote server serves its own model; the other two load the one chosen here."""
+        return self.kind != "remote"
+
+
+@dataclass(frozen=True)
+class WarmModel:
+    """A model kept warm beside the one in use (issue 21): loading it again is a switch, not a load."""
+
+    name: str
+    model_path: str
+    device: str
+    #: True: asleep on the GPU (vLLM's sleep mode level 1: weights copied to host RAM, KV cache
+    #: dropped, GPU memory freed). False: the CPU engine, whose build ignores sleep -- the model
+    #: keeps its RAM (weights and KV cache) while warm.
+    asleep: bool
+    cold_load_seconds: float
 
 
 class EngineState(str, Enum):

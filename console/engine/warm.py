@@ -10,21 +10,7 @@ from typing import Any
 from console.config import EngineConfig
 from console.engine import reaper
 from console.engine.adapters import AttachedAdapters
-from console.engine.types import EngineInfo
-
-
-@dataclass(frozen=True)
-class WarmModel:
-    """A model kept warm beside the one in use (issue 21): loading it again is a switch, not a load."""
-
-    name: str
-    model_path: str
-    device: str
-    #: True: asleep on the GPU (vLLM's sleep mode level 1: weights copied to host RAM, KV cache
-    #: dropped, GPU memory freed). False: the CPU engine, whose build ignores sleep -- the model
-    #: keeps its RAM (weights and KV cache) while warm.
-    asleep: bool
-    cold_load_seconds: float
+from console.engine.types import EngineInfo, WarmModel  # WarmModel re-exported: the host's name for it
 
 
 @dataclass

@@ -21,7 +21,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from console.config import EngineConfig
-from console.engine.interface import Engine, Handle
+from console.engine.interface import NEEDS_LOADER, CannotLoad, Engine, Handle, KeepWarm, Loadable
 from console.engine.types import EngineError, EngineStatus, GenerationRequest, StreamEvent, TokenDelta
 
 
@@ -48,8 +48,16 @@ class EngineBridge(QObject):
     def load(self, config: EngineConfig, name: str, keep_warm: bool = False) -> None:
         """Start a load; the outcome arrives through ``loadFinished`` and ``statusChanged``.
         ``keep_warm``: keep the model in use warm (a switch back wakes it instead of loading)."""
+        host = self.host
         try:
-            future = self.host.load(config, name, keep_warm=True) if keep_warm else self.host.load(config, name)
+            if keep_warm:
+                if not isinstance(host, KeepWarm):
+                    raise CannotLoad("Keeping a model warm needs the in-process engine")
+                future = host.load(config, name, keep_warm=True)
+            else:
+                if not isinstance(host, Loadable):
+                    raise CannotLoad(f"Loading a model {NEEDS_LOADER}")
+                future = host.load(config, name)
         except EngineError as exc:
             self._loads.append(str(exc))
             return
@@ -62,6 +70,8 @@ class EngineBridge(QObject):
 
     def unload(self) -> None:
         try:
+            if not isinstance(self.host, Loadable):
+                raise CannotLoad(f"Unloading {NEEDS_LOADER}")
             self.host.unload()
         except EngineError as exc:
             self._loads.append(str(exc))

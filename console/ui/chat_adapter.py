@@ -24,8 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from console.config import SamplingSettings
-from console.engine.host import EngineHost
-from console.engine.switch import EngineSwitch
+from console.engine.interface import AttachesAdapters, backend_of
 from console.engine.types import EngineError, EngineState, GenerationRequest, RequestFailed, RequestFinished, TokenDelta
 from console.models.lora import AdapterError
 from console.ui.context import AppContext
@@ -111,11 +110,10 @@ class AdapterBox(QWidget):
         if conversation_id in self._by_conversation:
             self.select(self._by_conversation[conversation_id])
 
-    def _in_process(self) -> EngineHost | None:
+    def _in_process(self) -> AttachesAdapters | None:
         """The engine loaded in this process (adapters attach there), None for a server."""
-        host = self.ctx.host
-        backend = host.backend if isinstance(host, EngineSwitch) else host
-        return backend if isinstance(backend, EngineHost) else None
+        backend = backend_of(self.ctx.host)
+        return backend if isinstance(backend, AttachesAdapters) else None
 
     def attach(self, folder: str | None = None, name: str | None = None) -> bool:
         host = self._in_process()

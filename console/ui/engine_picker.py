@@ -30,8 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from console.engine.factory import EngineChoice, parse_engine_choice
-from console.engine.interface import Engine, ServerLog
-from console.engine.switch import EngineSwitch
+from console.engine.interface import Connectable, Engine, ServerLog, Switchable
 from console.ui.tasks import call_in_background
 from console.ui.widgets import ErrorLabel
 
@@ -153,7 +152,7 @@ def engine_label_text(choice: EngineChoice) -> str:
     return QCoreApplication.translate("EnginePicker", "Engine: {0}").format(choice.url)
 
 
-def add_engine_picker(window: QMainWindow, switch: EngineSwitch, menu: Any) -> ServerLogDock:
+def add_engine_picker(window: QMainWindow, switch: Switchable, menu: Any) -> ServerLogDock:
     """Add Engine > Engine location… and the server-log dock to ``window``."""
     from PySide6.QtCore import QCoreApplication, Qt
 
@@ -193,8 +192,8 @@ def add_engine_picker(window: QMainWindow, switch: EngineSwitch, menu: Any) -> S
 
         def work() -> Engine:
             engine = switch.use(choice, api_key=key)
-            if choice.kind == "remote":
-                engine.connect().result()  # type: ignore[attr-defined]
+            if choice.kind == "remote" and isinstance(engine, Connectable):
+                engine.connect().result()
             return engine
 
         show(tr("EnginePicker", "Switching the engine…"))

@@ -236,9 +236,9 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.act_quit)
         engine_menu = menubar.addMenu(self.tr("&Engine"))
         engine_menu.addActions([self.act_load, self.act_unload, self.act_reload])
-        from console.engine.switch import EngineSwitch
+        from console.engine.interface import Switchable
 
-        if isinstance(self.ctx.host, EngineSwitch):  # where the engine runs (issue 13)
+        if isinstance(self.ctx.host, Switchable):  # where the engine runs (issue 13)
             from console.ui.engine_picker import add_engine_picker
 
             add_engine_picker(self, self.ctx.host, engine_menu)

@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
 )
 
 from console.engine.local_server import LocalServer
-from console.engine.remote import ServerEngine
 from console.engine.serving import (
     DEFAULT_PORT,
     PortTaken,
@@ -44,7 +43,7 @@ from console.engine.serving import (
     new_api_key,
     python_example,
 )
-from console.engine.switch import EngineSwitch
+from console.engine.interface import ServedOverHttp, Switchable, backend_of
 from console.engine.types import EngineState, EngineStatus
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
@@ -68,7 +67,7 @@ class ServerPanel(QWidget):
         super().__init__(parent)
         self.ctx = ctx
         self.models = models
-        switch = ctx.host if isinstance(ctx.host, EngineSwitch) else None
+        switch = ctx.host if isinstance(ctx.host, Switchable) else None
         self.controller = ServerController(switch) if switch is not None else None
         self._address = ""
         self._lines: collections.deque[str] = collections.deque(maxlen=5000)
@@ -173,9 +172,8 @@ class ServerPanel(QWidget):
     def address_text(self) -> str:
         """The base URL of the console-launched server that is the window's engine, when it is up
         (the Server tab's or Engine > Engine location's), else a remote server's URL, else ""."""
-        host = self.ctx.host
-        backend = host.backend if isinstance(host, EngineSwitch) else host
-        if not isinstance(backend, ServerEngine) or not backend.url:
+        backend = backend_of(self.ctx.host)
+        if not isinstance(backend, ServedOverHttp) or not backend.url:
             return ""
         if backend.status.state != EngineState.READY:
             return ""

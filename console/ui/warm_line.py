@@ -3,19 +3,18 @@ took against its cold load, and a button that unloads them (the engine thread do
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from console.engine.types import EngineInfo, EngineState, EngineStatus
+from console.engine.interface import KeepWarm
+from console.engine.types import EngineInfo, EngineState, EngineStatus, WarmModel
 from console.ui.context import AppContext
 
 
 class WarmLine(QWidget):
     """Hidden while no model is warm and no switch happened; its "Keep warm" box lives beside Load.
-    It follows the engine through ``ctx.bridge``; an engine without ``warm_models`` (a server)
-    never has any.
+    It follows the engine through ``ctx.bridge``; an engine that is not :class:`KeepWarm` (a
+    server) never has any.
 
     Signals:
         switched(str): a load came back warm -- the message saying how long it took.
@@ -52,9 +51,8 @@ class WarmLine(QWidget):
         self.hide()
         self.drop_button.hide()
 
-    def warm_models(self) -> list[Any]:
-        warm = getattr(self.host, "warm_models", None)
-        return list(warm()) if warm is not None else []
+    def warm_models(self) -> list[WarmModel]:
+        return list(self.host.warm_models()) if isinstance(self.host, KeepWarm) else []
 
     def _on_bridge_status_changed(self, status: EngineStatus) -> None:
         if status.state in (EngineState.READY, EngineState.STOPPED, EngineState.FAILED):
@@ -76,11 +74,10 @@ class WarmLine(QWidget):
 
     def drop_all(self) -> None:
         """Unload every warm model (off the GUI thread: the engine thread does it)."""
-        drop = getattr(self.host, "drop_warm", None)
-        if drop is None:
+        if not isinstance(self.host, KeepWarm):
             return
         for w in self.warm_models():
-            drop(w.name).add_done_callback(lambda _f: self._dropped.emit())
+            self.host.drop_warm(w.name).add_done_callback(lambda _f: self._dropped.emit())
         self.label.setText(self.tr("Unloading the warm models…"))
         self.drop_button.setEnabled(False)
 
