@@ -231,7 +231,8 @@ def parse_jsonl(text: str, defaults: SamplingSettings | None = None) -> ParsedBa
             try:
                 obj = json.loads(line)
             except (json.JSONDecodeError, RecursionError) as exc:
-                raise _LineError(f"not valid JSON ({getattr(exc, 'msg', exc)})") from None
+                why = exc.msg if isinstance(exc, json.JSONDecodeError) else exc
+                raise _LineError(f"not valid JSON ({why})") from None
             if not isinstance(obj, dict):
                 raise _LineError(f"expected a JSON object, got {type(obj).__name__}")
             if "body" in obj or "url" in obj or "method" in obj:

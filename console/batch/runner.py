@@ -86,23 +86,22 @@ class BatchSummary:
         return self.not_run == 0
 
 
-def _model_names(host: object) -> set[str]:
+def _model_names(host: Engine) -> set[str]:
     names: set[str] = set()
-    status = getattr(host, "status", None)
-    if status is not None and status.model:
+    status = host.status
+    if status.model:
         names.add(status.model)
-    config = getattr(host, "config", None)
+    config = host.config
     if config is not None:
         names.update(n for n in (config.served_model_name, config.model, Path(config.model).name) if n)
     return names
 
 
-def _explain_failure(message: str, host: object) -> tuple[str, str]:
+def _explain_failure(message: str, host: Engine) -> tuple[str, str]:
     """(code, message) for a request that failed on its own."""
     if "maximum model length" in message or "max_model_len" in message or "context length" in message:
-        config = getattr(host, "config", None)
-        info = getattr(getattr(host, "status", None), "info", None)
-        limit = info.max_model_len if info is not None else getattr(config, "max_model_len", None)
+        config, info = host.config, host.status.info
+        limit = info.max_model_len if info is not None else config.max_model_len if config is not None else None
         return (
             "context_length_exceeded",
             f"The prompt does not fit the model's context (max_model_len {limit}): shorten it, "
@@ -135,10 +134,7 @@ def run_batch(
     to_run = len(todo)
     names = _model_names(host) | ({model_name} if model_name else set())
     served = (
-        model_name
-        or getattr(getattr(host, "config", None), "served_model_name", None)
-        or getattr(getattr(host, "status", None), "model", None)
-        or ""
+        model_name or (host.config.served_model_name if host.config is not None else None) or host.status.model or ""
     )
     t0 = time.monotonic()
 

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 from console.config import SPECULATIVE_FIELDS, EngineConfig, SamplingSettings
-from console.engine.types import GenerationRequest, RequestFinished
+from console.engine.types import GenerationRequest, RequestFinished, failure_text
 from console.jobs import TaskState
 from console.metrics.store import SPEC_COUNTERS, spec_acceptance
 
@@ -75,7 +75,7 @@ def run_stream(
             task.check()
         event = host.generate(GenerationRequest(messages=chat, sampling=sampling), timeout=timeout)
         if not isinstance(event, RequestFinished):
-            raise RuntimeError(f"{label}: prompt {i + 1} failed: {getattr(event, 'message', event)}")
+            raise RuntimeError(f"{label}: prompt {i + 1} failed: {failure_text(event)}")
         run.output_tokens += event.output_tokens
         run.e2e_seconds += event.e2e_s
         run.decode_seconds += max(0.0, event.e2e_s - (event.ttft_s or 0.0))

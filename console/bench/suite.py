@@ -86,7 +86,7 @@ def run_console_suite(
             )
         )
     out["concurrency_sweep"] = runs
-    config = getattr(host, "config", None)
+    config = host.config
     if config is not None:
         kwargs = config.engine_kwargs()
         context = max((len(p) for p in workload.prompt_token_ids), default=256) + workload.output_len

@@ -21,7 +21,7 @@ from typing import Any, Callable
 import psutil
 
 from console.config import EngineConfig, SamplingSettings
-from console.engine.types import GenerationRequest, RequestFinished
+from console.engine.types import GenerationRequest, RequestFinished, failure_text
 from console.jobs import TaskState
 from console.metrics import nvml
 
@@ -45,7 +45,7 @@ def _answer(host: Any, max_tokens: int) -> str:
         GenerationRequest(prompt=PROMPT, sampling=SamplingSettings(temperature=0.0, max_tokens=max_tokens)), timeout=600
     )
     if not isinstance(end, RequestFinished):
-        raise RuntimeError(f"the model did not answer: {getattr(end, 'message', end)}")
+        raise RuntimeError(f"the model did not answer: {failure_text(end)}")
     return end.text
 
 

@@ -168,7 +168,7 @@ class _Search:
         info = self.host.load(config, name).result(self.load_timeout_s)
         trial.load_seconds = time.monotonic() - t
         self.seen_keys.add(trial.compile_key)
-        self.vllm_version = getattr(info, "vllm_version", "") or self.vllm_version
+        self.vllm_version = info.vllm_version or self.vllm_version
 
     def in_flight(self, level: int) -> int | None:
         """A level at the workload's own concurrency runs as the workload says (no extra cap)."""

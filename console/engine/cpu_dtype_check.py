@@ -58,7 +58,7 @@ def _top_and_actual(position: Any, actual: int) -> tuple[int, float] | None:
 def held_out_logprobs(host: Any, lines: tuple[str, ...] = HELD_OUT) -> list[tuple[int, float]]:
     """(top-1 id, log p of the true next token) at every position of the held-out lines."""
     from console.config import SamplingSettings
-    from console.engine.types import GenerationRequest, RequestFinished
+    from console.engine.types import GenerationRequest, RequestFinished, failure_text
 
     out: list[tuple[int, float]] = []
     for line in lines:
@@ -71,7 +71,7 @@ def held_out_logprobs(host: Any, lines: tuple[str, ...] = HELD_OUT) -> list[tupl
         )
         ev = host.generate(req, timeout=600)
         if not isinstance(ev, RequestFinished) or ev.prompt_logprobs is None:
-            raise RuntimeError(f"no prompt log-probabilities: {getattr(ev, 'message', ev)}")
+            raise RuntimeError(f"no prompt log-probabilities: {failure_text(ev)}")
         for pos, actual in zip(ev.prompt_logprobs[1:], ids[1:]):
             entry = _top_and_actual(pos, int(actual))
             if entry is None or not math.isfinite(entry[1]):
@@ -91,7 +91,7 @@ def compare(candidate: list[tuple[int, float]], reference: list[tuple[int, float
 
 def _answer(host: Any) -> str:
     from console.config import SamplingSettings
-    from console.engine.types import GenerationRequest, RequestFinished
+    from console.engine.types import GenerationRequest, RequestFinished, failure_text
 
     req = GenerationRequest(
         messages=[{"role": "user", "content": QUESTION}],
@@ -100,7 +100,7 @@ def _answer(host: Any) -> str:
     )
     ev = host.generate(req, timeout=600)
     if not isinstance(ev, RequestFinished):
-        raise RuntimeError(getattr(ev, "message", str(ev)))
+        raise RuntimeError(failure_text(ev))
     return ev.text.strip()
 
 

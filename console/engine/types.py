@@ -213,6 +213,12 @@ EventSink = Callable[[StreamEvent], None]
 StatusListener = Callable[[EngineStatus], None]
 
 
+def failure_text(event: object) -> str:
+    """What went wrong, for an error message about an event that is not the answer expected:
+    a :class:`RequestFailed`'s message, else the event itself."""
+    return event.message if isinstance(event, RequestFailed) else str(event)
+
+
 class EngineError(RuntimeError):
     """An engine failure explained for the user (what happened, what to do)."""
 

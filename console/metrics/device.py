@@ -11,10 +11,21 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import Any, Protocol
 
 from console.metrics.store import MetricsStore
 from console.metrics import nvml
+
+
+class DeviceSource(Protocol):
+    """What the sampler reads: ``kind`` ("nvml" or "process"), the device's ``name``, the NVIDIA
+    driver's version (None without one), and one sample of its series."""
+
+    kind: str
+    name: str
+    driver: str | None
+
+    def sample(self) -> dict[str, float]: ...
 
 
 class NvmlSource:
@@ -23,8 +34,8 @@ class NvmlSource:
     def __init__(self, index: int = 0) -> None:
         self.nv = nvml.nvml()  # raises NoNvidiaGpu (with the reason) without one
         self.handle = nvml.handle(index)
-        self.name = nvml.gpu_name(index) or f"GPU {index}"
-        self.driver = nvml.driver_version()
+        self.name: str = nvml.gpu_name(index) or f"GPU {index}"
+        self.driver: str | None = nvml.driver_version()
 
     def _safe(self, fn: Any, default: Any = None) -> Any:
         try:
@@ -67,7 +78,7 @@ class ProcessSource:
         self.ps = psutil
         self.proc = psutil.Process()
         self.name = "CPU"
-        self.driver = None
+        self.driver: str | None = None
         self._cpu_seen: dict[int, Any] = {}
 
     def sample(self) -> dict[str, float]:
@@ -95,7 +106,7 @@ class ProcessSource:
         }
 
 
-def open_source() -> tuple[Any, str]:
+def open_source() -> tuple[DeviceSource, str]:
     """The best available source and, when it is not NVML, the reason why."""
     try:
         return NvmlSource(), ""
@@ -104,23 +115,23 @@ def open_source() -> tuple[Any, str]:
 
 
 class DeviceSampler:
-    def __init__(self, metrics: MetricsStore, interval_s: float = 0.5, source: Any = None) -> None:
+    def __init__(self, metrics: MetricsStore, interval_s: float = 0.5, source: DeviceSource | None = None) -> None:
         self.metrics = metrics
         self.interval_s = interval_s
         if source is None:
             source, self.reason = open_source()
         else:
             self.reason = ""
-        self.source = source
+        self.source: DeviceSource = source
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     @property
     def kind(self) -> str:
-        return str(self.source.kind)
+        return self.source.kind
 
     def sample_once(self) -> dict[str, float]:
-        values: dict[str, float] = self.source.sample()
+        values = self.source.sample()
         self.metrics.record_device(values)
         return values
 

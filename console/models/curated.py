@@ -161,7 +161,8 @@ def validate_curated(data: Any, presets: set[str] | None = None) -> list[str]:
         where = f"models[{i}] ({m.get('repo', '?')})"
         for key, kind in _REQUIRED.items():
             if not isinstance(m.get(key), kind) or isinstance(m.get(key), bool):
-                problems.append(f"{where}: '{key}' is missing or not a {getattr(kind, '__name__', 'number')}")
+                what = kind.__name__ if isinstance(kind, type) else "number"
+                problems.append(f"{where}: '{key}' is missing or not a {what}")
         for key in set(m) - set(_REQUIRED) - set(_OPTIONAL):
             problems.append(f"{where}: unknown key '{key}'")
         for key, kind in _OPTIONAL.items():

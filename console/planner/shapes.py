@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 
 class ShapeError(ValueError):
@@ -407,14 +407,24 @@ def shape_from_folder(folder: Path, name: str = "") -> ModelShape:
     return ModelShape.from_hf_config(config, name or Path(folder).name)
 
 
+@runtime_checkable
+class StoredModel(Protocol):
+    """A model in the store (:class:`~console.models.store.ModelEntry`): its name and folder."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def path(self) -> str | Path: ...
+
+
 def shape_for(model: Any) -> ModelShape:
     """A shape from a :class:`ModelShape`, a store entry (anything with ``.path``), a folder with
     config.json, a name in the built-in table, or the name of a model in the store."""
     if isinstance(model, ModelShape):
         return model
-    path = getattr(model, "path", None)
-    if path is not None:
-        return shape_from_folder(Path(path), str(getattr(model, "name", "")))
+    if isinstance(model, StoredModel):
+        return shape_from_folder(Path(model.path), model.name)
     text = str(model)
     if Path(text).expanduser().is_dir():
         return shape_from_folder(Path(text).expanduser())

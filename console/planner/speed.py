@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from console.planner.gpus import GiB
+from console.planner.request import PlanRequest
 from console.planner.shapes import ModelShape
 
 #: EAGLE-3 heads published for Llama-3 predict over a 32k draft vocabulary.
@@ -71,9 +72,9 @@ def host_problems(offload_gib: float | None, host_memory_bytes: int | None, is_c
     return []
 
 
-def summary(req: Any, kv_bytes_per_token: int) -> dict[str, Any]:
+def summary(req: PlanRequest, kv_bytes_per_token: int) -> dict[str, Any]:
     """The speed figures of a plan (``Plan.to_dict()["speed"]``, the CLI and the advisor)."""
-    method = getattr(req, "speculative_method", None)
+    method = req.speculative_method
     out: dict[str, Any] = {}
     if method:
         draft = draft_weights_bytes(req.shape, method, req.draft_params, req.tensor_parallel_size)
@@ -83,7 +84,7 @@ def summary(req: Any, kv_bytes_per_token: int) -> dict[str, Any]:
             "draft_weights_gib": round(draft / GiB, 3),
             "draft_kv_layers": draft_kv_layers(method),
         }
-    offload = getattr(req, "kv_offloading_size", None)
+    offload = req.kv_offloading_size
     if offload:
         tokens = int(offload * GiB) // max(1, kv_bytes_per_token)
         out["kv_offload"] = {
@@ -94,7 +95,7 @@ def summary(req: Any, kv_bytes_per_token: int) -> dict[str, Any]:
     return out
 
 
-def notes(req: Any, kv_bytes_per_token: int) -> list[str]:
+def notes(req: PlanRequest, kv_bytes_per_token: int) -> list[str]:
     """Plain sentences for the plan's notes."""
     figures = summary(req, kv_bytes_per_token)
     out = []

@@ -261,10 +261,10 @@ def _choice_ids(tokenizer: Any, item: EvalItem, option: str) -> tuple[list[int],
 
 
 def _option_logprob(event: Any, ids: list[int], start: int) -> float:
-    from console.engine.types import RequestFailed
+    from console.engine.types import RequestFailed, failure_text
 
     if isinstance(event, RequestFailed) or event.prompt_logprobs is None:
-        raise RuntimeError(f"the engine returned no prompt logprobs: {getattr(event, 'message', event)}")
+        raise RuntimeError(f"the engine returned no prompt logprobs: {failure_text(event)}")
     total = 0.0
     for tok, entry in zip(ids[start:], event.prompt_logprobs[start:]):
         total += entry[tok].logprob if entry and tok in entry else -math.inf

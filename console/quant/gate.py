@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from console.config import EngineConfig, SamplingSettings
 from console.engine.interface import Loader, require_loader
+from console.engine.types import EngineInfo
 from console.paths import resources_dir
 from console.quant.evalset import (
     EvalScore,
@@ -295,7 +296,7 @@ def weights_bytes(folder: Path) -> int:
 
 def perplexity(host: Any, text: str, window: int = 512) -> tuple[float, int]:
     """exp(mean negative log-likelihood) of ``text``, in windows of ``window`` tokens."""
-    from console.engine.types import GenerationRequest, RequestFailed
+    from console.engine.types import GenerationRequest, RequestFailed, failure_text
 
     ids = host.tokenizer.encode(text, add_special_tokens=False)
     nll, count = 0.0, 0
@@ -311,7 +312,7 @@ def perplexity(host: Any, text: str, window: int = 512) -> tuple[float, int]:
         )
         ev = host.generate(req, timeout=600)
         if isinstance(ev, RequestFailed) or ev.prompt_logprobs is None:
-            raise RuntimeError(f"the engine returned no prompt logprobs: {getattr(ev, 'message', ev)}")
+            raise RuntimeError(f"the engine returned no prompt logprobs: {failure_text(ev)}")
         for tok, entry in zip(chunk[1:], ev.prompt_logprobs[1:]):
             lp = entry[tok].logprob if entry and tok in entry else -math.inf
             nll -= lp
@@ -350,14 +351,14 @@ def generation_speed(host: Any, batch: int = 8, new_tokens: int = 64) -> float:
     return tokens / wall if wall > 0 else 0.0
 
 
-def engine_facts(host: Any, info: Any) -> dict[str, Any]:
+def engine_facts(host: Any, info: EngineInfo) -> dict[str, Any]:
     """Device, vLLM version and what vLLM chose for the loaded model (from its config)."""
     return {
         "device": info.device,
         "vllm_version": info.vllm_version,
-        "quantization": getattr(info, "quantization", None),
-        "dtype": getattr(info, "dtype", ""),
-        "kv_cache_dtype": getattr(info, "kv_cache_dtype", ""),
+        "quantization": info.quantization,
+        "dtype": info.dtype,
+        "kv_cache_dtype": info.kv_cache_dtype,
     }
 
 

@@ -298,7 +298,8 @@ class BenchPanel(QWidget):
                 prepared, device = prepare_config(host.config)
                 kwargs = prepared.engine_kwargs()
             else:  # a remote server: its configuration is its own
-                kwargs, device = {}, getattr(host.status.info, "device", "server")
+                info = host.status.info
+                kwargs, device = {}, info.device if info is not None else "server"
             report = base_report(
                 host.status.model or str(kwargs.get("model", "")),
                 kwargs,

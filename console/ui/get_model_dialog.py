@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.models.store import ModelStore
+from console.models.store import ModelEntry, ModelStore
 from console.ui.formatting import format_bytes, format_count, format_duration, format_params, format_rate
 from console.ui.model_picker import ModelPicker
 from console.ui.tasks import BackgroundCall
@@ -342,7 +342,7 @@ class GetModelDialog(QDialog):
             self.status_label.setText(self.tr("Adding to the store…"))
 
     def _on_download_succeeded(self, entry: object) -> None:
-        name = str(getattr(entry, "name", ""))
+        name = entry.name if isinstance(entry, ModelEntry) else ""
         self.progress_bar.setValue(1000)
         self.status_label.setText(self.tr("Downloaded: '{0}' is in the store.").format(name))
         self.downloaded.emit(name)

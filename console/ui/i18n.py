@@ -276,7 +276,7 @@ def add_language_menu(window: Any) -> Any:
     )
     menu = (view or bar).addMenu(tr("Language", "&Language"))
     group = QActionGroup(menu)
-    current = getattr(window.settings, "language", "")
+    current = window.settings.language
     for code in LANGUAGES:
         label = tr("Language", "System language") if not code else QLocale(code).nativeLanguageName()
         act = QAction(label, menu, checkable=True)

@@ -197,9 +197,9 @@ class MainWindow(QMainWindow):
         self.state_label.setMaximumWidth(520)
         for w in (self.model_label, self.preset_label, self.device_label, self.memory_label, self.address_label):
             w.setMinimumWidth(40)  # shrink (cut, full text in the tooltip) rather than widen the window
-        reason = getattr(self.ctx.sampler, "reason", "")
-        if getattr(self.ctx.sampler, "kind", "") == "nvml":
-            self.device_label.setText(self.tr("Device: {0}").format(getattr(self.ctx.sampler.source, "name", "GPU")))
+        reason = self.ctx.sampler.reason
+        if self.ctx.sampler.kind == "nvml":
+            self.device_label.setText(self.tr("Device: {0}").format(self.ctx.sampler.source.name))
         else:
             self.device_label.setText(self.tr("Device: CPU"))
         self.device_label.setToolTip(translate_core_text(reason) if reason else "")

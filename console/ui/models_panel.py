@@ -12,7 +12,7 @@ computation and a stale result being dropped. Imports and removals run in worker
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -45,6 +45,9 @@ from console.ui.tasks import call_in_background
 from console.ui.warm_line import WarmLine
 from console.ui.widgets import ErrorLabel
 
+if TYPE_CHECKING:  # built at its first opening (its module is imported then)
+    from console.ui.get_model_dialog import GetModelDialog
+
 #: What one planning round computes off the GUI thread: the device, every model's fit, and for
 #: the selected model either (plan, config) or the reason it cannot be planned.
 _Planned = tuple[Device, dict[str, Fit], tuple[Plan, EngineConfig] | str | None]
@@ -66,6 +69,7 @@ class ModelsPanel(QWidget):
         self.ctx = ctx
         self._preset_error = ""
         self._loaded: tuple[str, str] | None = None  # (model, preset) of the last load intent
+        self._get_model_dialog: GetModelDialog | None = None  # made at its first opening
         self._planner_device: Device | None = None  # found once, off the GUI thread
         self._plan_round = 0  # a result of an earlier round is dropped
         self._knobs_edited = False  # since the last plan (the fit column is not theirs yet)
@@ -321,7 +325,7 @@ class ModelsPanel(QWidget):
         view when reopened); a finished download appears selected here."""
         from console.ui.get_model_dialog import GetModelDialog
 
-        dialog = getattr(self, "_get_model_dialog", None)
+        dialog = self._get_model_dialog
         if dialog is None:
             dialog = self._get_model_dialog = GetModelDialog(self.ctx.store, self._device(), self)
             dialog.downloaded.connect(

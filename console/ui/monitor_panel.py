@@ -252,9 +252,9 @@ class MonitorPanel(QWidget):
 
     def _describe_device(self) -> None:
         sampler = self.ctx.sampler
-        name = getattr(sampler.source, "name", "?")
+        name = sampler.source.name
         if self.gpu:
-            driver = getattr(sampler.source, "driver", None) or "?"
+            driver = sampler.source.driver or "?"
             self.device_label.setText(
                 self.tr("Device: {name} (NVML, driver {driver})").format(name=name, driver=driver)
             )

@@ -9,7 +9,6 @@ The core's :func:`console.planner.selfcal.provenance` says where the figures cam
 
 from __future__ import annotations
 
-from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
@@ -17,6 +16,7 @@ from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBox
 from console.config import EngineConfig
 from console.planner.core import Plan
 from console.planner.selfcal import last_load_text
+from console.planner.suggest import Suggestion
 from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_bytes
 from console.ui.model_table import verdict_text
@@ -101,7 +101,7 @@ class PlanView(QGroupBox):
         layout.addWidget(self.plan_label)
         layout.addWidget(self.suggestions)
 
-    def _show_suggestions(self, suggestions: list[Any]) -> None:
+    def _show_suggestions(self, suggestions: list[Suggestion]) -> None:
         box = self.suggestions.layout()
         while box.count():
             item = box.takeAt(0)
@@ -110,16 +110,16 @@ class PlanView(QGroupBox):
         self.suggestion_rows = []
         for s in suggestions[: self.MAX_SUGGESTIONS]:
             row = QWidget(self.suggestions)
-            label = QLabel("→ " + str(getattr(s, "summary", s)), row)
+            label = QLabel("→ " + s.summary, row)
             label.setWordWrap(True)
             apply = QPushButton(self.tr("Apply"), row)
-            changes = dict(getattr(s, "changes", {}) or {})
+            changes = dict(s.changes)
             apply.setToolTip(
                 self.tr("Set the knobs this suggestion changes: {0}").format(
                     ", ".join(f"{k}={v}" for k, v in changes.items())
                 )
             )
-            apply.setVisible(getattr(s, "kind", "") == "settings" and bool(changes))  # no knob buys hardware
+            apply.setVisible(s.kind == "settings" and bool(changes))  # no knob buys hardware
             apply.clicked.connect(lambda _c=False, c=changes: self.applyRequested.emit(c))
             line = QHBoxLayout(row)
             line.setContentsMargins(0, 0, 0, 0)
