@@ -168,7 +168,8 @@ class _Search:
         info = self.host.load(config, name).result(self.load_timeout_s)
         trial.load_seconds = time.monotonic() - t
         self.seen_keys.add(trial.compile_key)
-        self.vllm_version = info.vllm_version or self.vllm_version
+        if info is not None:  # a stand-in engine's load may answer None
+            self.vllm_version = info.vllm_version or self.vllm_version
 
     def in_flight(self, level: int) -> int | None:
         """A level at the workload's own concurrency runs as the workload says (no extra cap)."""
