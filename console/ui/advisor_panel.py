@@ -71,6 +71,7 @@ class AdvisorPanel(QWidget):
         self.replay: MetricsStore | None = None
         self.replay_meta: dict[str, Any] = {}
         self.rules_error = ""
+        self.rules: RuleSet | None
         try:
             self.rules = rules or load_rules()
         except RuleError as exc:

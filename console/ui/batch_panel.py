@@ -60,7 +60,7 @@ class _BatchJob:
         self.progress: BatchProgress | None = None
         self.outcome: BatchSummary | str | None = None  # set last, when the thread ends
         self._args = (host, parsed.requests, output)
-        self._kw = {"concurrency": concurrency, "resume": resume}
+        self._concurrency, self._resume = concurrency, resume
         self.thread = threading.Thread(target=self._run, name="batch-run", daemon=True)
 
     def _run(self) -> None:
@@ -73,8 +73,9 @@ class _BatchJob:
                 self.task,
                 on_result=self.results.append,
                 on_progress=self._on_runner_progress,
-                **self._kw,
-            )  # type: ignore[arg-type]
+                concurrency=self._concurrency,
+                resume=self._resume,
+            )
             self.outcome = summary
         except Exception as exc:  # disk full, unreadable output file...: shown to the user
             self.outcome = f"{type(exc).__name__}: {exc}"

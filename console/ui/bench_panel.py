@@ -314,7 +314,11 @@ class BenchPanel(QWidget):
             )
             info = host.status.info  # host.config is already prepared: the note made at load says why
             report["dtype_choice"] = (
-                info.dtype_note if info is not None and info.dtype_note else dtype_note(host.config, device)
+                info.dtype_note
+                if info is not None and info.dtype_note
+                else dtype_note(host.config, device)
+                if host.config is not None
+                else ""
             )
             suite = run_console_suite(
                 host, workload, request_rate=rate, max_concurrency=conc, concurrency_sweep=sweep, task=state

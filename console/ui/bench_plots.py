@@ -111,7 +111,7 @@ class BenchPlots(QWidget):
             self.note.clear()
 
 
-class ParetoPlot(pg.PlotWidget):
+class ParetoPlot(pg.PlotWidget):  # type: ignore[misc]  # pyqtgraph is untyped (Any): see [tool.mypy]
     """Output tok/s against p99 end-to-end latency, one point per measured trial, the Pareto front
     drawn as a red line.
 

@@ -56,7 +56,7 @@ class ConversationList(QWidget):
 
     def clear_choice(self) -> None:
         self.list.clearSelection()
-        self.list.setCurrentItem(None)
+        self.list.setCurrentItem(None)  # type: ignore[call-overload]  # Qt takes nullptr; the stubs lack None
 
     def _on_list_current_item_changed(self, current: QListWidgetItem | None, _previous: Any) -> None:
         if current is not None:

@@ -41,13 +41,14 @@ class ChatInput(QPlainTextEdit):
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in _ENTER_KEYS:
             mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+            shift = bool(mods & Qt.KeyboardModifier.ShiftModifier)  # before the comparisons narrow mods
             if (
                 self.enter_sends and mods == Qt.KeyboardModifier.NoModifier
             ) or mods == Qt.KeyboardModifier.ControlModifier:  # Ctrl+Enter: when no window action took it
                 event.accept()
                 self.sendRequested.emit()
                 return
-            if mods & Qt.KeyboardModifier.ShiftModifier or (not self.enter_sends and not mods):
+            if shift or (not self.enter_sends and not mods):
                 event.accept()
                 self.insertPlainText("\n")  # a plain newline (Qt's Shift+Enter would insert U+2028)
                 return

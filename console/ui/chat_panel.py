@@ -39,7 +39,7 @@ from console.engine.types import (
 )
 from console.settings import Settings
 from console.ui.chat_output import request_extras
-from console.ui.chat_panel_ui import setup_ui
+from console.ui.chat_panel_ui import ChatWidgets, setup_ui
 from console.ui.chat_thinking import ChatThinking
 from console.ui.chat_transcript import figures_text
 from console.ui.context import AppContext
@@ -47,7 +47,7 @@ from console.ui.context import AppContext
 RENDER_INTERVAL_MS = 100
 
 
-class ChatPanel(QWidget):
+class ChatPanel(ChatWidgets):
     """Chat with the loaded model.
 
     Signals:
@@ -94,6 +94,10 @@ class ChatPanel(QWidget):
         self._update_buttons()
         self.thinking.follow()
 
+    def _on_busy_changed(self, busy: bool) -> None:
+        if busy:  # the adapter that answers this conversation is remembered for it
+            self.adapter_box.remember(self.conversation_id)
+
     def _connect_widgets(self) -> None:
         """The widgets ``chat_panel_ui.py`` made, connected to this panel's slots."""
         self.conversations.conversationChosen.connect(self._on_conversations_conversation_chosen)
@@ -115,7 +119,7 @@ class ChatPanel(QWidget):
                 self.chat_messages(self.input.toPlainText().strip()), self.sampling()
             )
         )
-        self.busyChanged.connect(lambda busy: busy and self.adapter_box.remember(self.conversation_id))
+        self.busyChanged.connect(self._on_busy_changed)
         self.tools_box.resumeRequested.connect(self.regenerate)
         self.session.tokenizer = lambda: self.ctx.host.tokenizer
 

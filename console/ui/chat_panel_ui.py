@@ -7,16 +7,19 @@ class (it is above this module)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
+    QDoubleSpinBox,
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QListWidget,
     QPlainTextEdit,
     QPushButton,
+    QSpinBox,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -44,14 +47,53 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate("ChatPanel", text)
 
 
-def setup_ui(panel: Any, ctx: AppContext, session: ChatSession) -> None:
+class ChatWidgets(QWidget):
+    """The Chat panel's widgets, as :func:`setup_ui` makes them (declared here, so the panel that
+    subclasses this is typed)."""
+
+    conversations: ConversationList
+    conversation_list: QListWidget
+    new_button: QPushButton
+    rename_button: QPushButton
+    delete_button: QPushButton
+    export_button: QPushButton
+    transcript: TranscriptView
+    input: ChatInput
+    edit_label: QLabel
+    error_label: ErrorLabel
+    send_button: QPushButton
+    stop_button: QPushButton
+    regenerate_button: QPushButton
+    edit_button: QPushButton
+    continue_button: QPushButton
+    think_box: QCheckBox
+    system_prompt: QPlainTextEdit
+    sampling_box: SamplingBox
+    temperature: QDoubleSpinBox
+    top_p: QDoubleSpinBox
+    top_k: QSpinBox
+    max_tokens: QSpinBox
+    repetition_penalty: QDoubleSpinBox
+    seed: QSpinBox
+    stop_strings: QPlainTextEdit
+    output: OutputControl
+    choices_view: ChoicesView
+    context_bar: ContextMeter
+    adapter_box: AdapterBox
+    tools_box: ToolsEditor
+    model_picker: ChatModelPicker
+    load_banner: LoadBanner
+    splitter: QSplitter
+
+
+def setup_ui(panel: ChatWidgets, ctx: AppContext, session: ChatSession) -> None:
     """Make the panel's widgets (its attributes, parented to it) and lay them out; the panel then
     connects them to its slots."""
     build_widgets(panel, ctx, session)
     build_layout(panel, ctx)
 
 
-def build_widgets(panel: Any, ctx: AppContext, session: ChatSession) -> None:
+def build_widgets(panel: ChatWidgets, ctx: AppContext, session: ChatSession) -> None:
     panel.conversations = ConversationList(panel)
     panel.conversation_list = panel.conversations.list
     c = panel.conversations
@@ -97,7 +139,7 @@ def build_widgets(panel: Any, ctx: AppContext, session: ChatSession) -> None:
     panel.tools_box = ToolsEditor(session, panel)  # function tools, per conversation (issue 27)
 
 
-def build_layout(panel: Any, ctx: AppContext) -> None:
+def build_layout(panel: ChatWidgets, ctx: AppContext) -> None:
     centre = QWidget(panel)
     cv = QVBoxLayout(centre)
     cv.setContentsMargins(0, 0, 0, 0)

@@ -34,7 +34,7 @@ WORD, INT, COUNT, SIGNED = r"\S+", r"\d+", r"[\d,]+", r"[+-]\S+"
 
 def _n(text: str) -> str:
     """``text`` as written, marked for the catalogue (context CoreText; console/ui/i18n.py finds it)."""
-    return QT_TRANSLATE_NOOP("CoreText", text)
+    return str(QT_TRANSLATE_NOOP("CoreText", text))  # the stubs type its result as object; it is ``text``
 
 
 #: The core's sentences, in the order they are tried (a longer sentence before one it contains):

@@ -196,15 +196,16 @@ def add_engine_picker(window: QMainWindow, switch: Switchable, menu: Any) -> Ser
                 engine.connect().result()
             return engine
 
+        def failed(message: str) -> None:
+            label.setText(engine_label_text(switch.choice))
+            dock.attach(switch.backend)
+            show(tr("EnginePicker", "Engine: {0}").format(message))
+
         show(tr("EnginePicker", "Switching the engine…"))
         call_in_background(
             work,
             on_success=lambda engine: switched(engine, choice),
-            on_failure=lambda message: (
-                label.setText(engine_label_text(switch.choice)),
-                dock.attach(switch.backend),
-                show(tr("EnginePicker", "Engine: {0}").format(message)),
-            ),
+            on_failure=failed,
         )
 
     action = QAction(tr("EnginePicker", "Engine &location…"), window)

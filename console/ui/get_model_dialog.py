@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -223,7 +223,7 @@ class GetModelDialog(QDialog):
         call.start()
 
     def _on_check_succeeded(self, result: object) -> None:
-        listing, pv, ggufs = result  # type: ignore[misc]
+        listing, pv, ggufs = cast("tuple[Any, Any, list[str]]", result)  # what _check returns
         self.listing, self.preview = listing, pv
         self.variant_combo.clear()
         for g in ggufs:

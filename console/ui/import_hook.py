@@ -34,7 +34,7 @@ def uses_pyside(module: types.ModuleType) -> bool:
         if isinstance(value, types.ModuleType):
             name = value.__name__
         elif isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType)):
-            name = getattr(value, "__module__", None)
+            name = value.__module__
         else:
             continue
         if isinstance(name, str) and name.startswith(_PREFIXES):
@@ -49,7 +49,7 @@ def cheapen_feature_check() -> bool:
     if feature is None or not callable(getattr(feature, "_mod_uses_pyside", None)):
         log.debug("PySide6 has no per-import source check here; nothing to replace")
         return False
-    feature._mod_uses_pyside = uses_pyside
+    feature._mod_uses_pyside = uses_pyside  # type: ignore[attr-defined]  # PySide6's internal module, untyped
     return True
 
 

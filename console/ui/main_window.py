@@ -9,6 +9,7 @@ in a worker thread while the window stays responsive.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -153,7 +154,8 @@ class MainWindow(QMainWindow):
             old = self.tabs.widget(i)
             self.tabs.removeTab(i)
             self.tabs.insertTab(i, panel, title)
-            old.deleteLater()
+            if old is not None:
+                old.deleteLater()
         self.tabs.setCurrentIndex(current)
         self._sync_export_config()
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
@@ -225,7 +227,7 @@ class MainWindow(QMainWindow):
         self.act_stop = self._action(self.tr("S&top"), self.chat.stop, ["Esc"])
         self.act_new_chat = self._action(self.tr("&New chat"), self._new_chat, ["Ctrl+N"])
         self.tab_actions = [
-            self._action(self.tabs.tabText(i), lambda i=i: self.tabs.setCurrentIndex(i), [f"Ctrl+{i + 1}"])
+            self._action(self.tabs.tabText(i), functools.partial(self.tabs.setCurrentIndex, i), [f"Ctrl+{i + 1}"])
             for i in range(self.tabs.count())
         ]
 
@@ -428,7 +430,9 @@ class MainWindow(QMainWindow):
         self.save_settings()
         self.chat.stop()
         self._stop_panels()
-        self.centralWidget().setEnabled(False)
+        central = self.centralWidget()
+        if central is not None:
+            central.setEnabled(False)
         self.dock.setEnabled(False)
         self.statusBar().showMessage(self.tr("Shutting down the engine…"))
         ctx = self.ctx

@@ -320,6 +320,14 @@ class ModelsPanel(QWidget):
     def import_folder(self, path: str | None = None, name: str | None = None, copy: bool | None = None) -> Any:
         return self.importer.import_folder(path, name, copy)
 
+    def _on_downloaded(self, name: str) -> None:
+        self.refresh(select=name)
+        self.message.emit(self.tr("Downloaded {0}").format(name))
+
+    def _refresh_saying(self, text: str) -> None:
+        self.refresh()
+        self.message.emit(text)
+
     def open_get_model(self) -> Any:
         """The "Get a model…" dialog (non-modal, one per panel, so a running download stays in
         view when reopened); a finished download appears selected here."""
@@ -328,9 +336,7 @@ class ModelsPanel(QWidget):
         dialog = self._get_model_dialog
         if dialog is None:
             dialog = self._get_model_dialog = GetModelDialog(self.ctx.store, self._device(), self)
-            dialog.downloaded.connect(
-                lambda name: (self.refresh(select=name), self.message.emit(self.tr("Downloaded {0}").format(name)))
-            )
+            dialog.downloaded.connect(self._on_downloaded)
         dialog.show()
         dialog.raise_()
         return dialog
@@ -371,7 +377,7 @@ class ModelsPanel(QWidget):
         return call_in_background(
             self.ctx.store.remove,
             name,
-            on_success=lambda _e: (self.refresh(), self.message.emit(self.tr("Removed {0}").format(name))),
+            on_success=lambda _e: self._refresh_saying(self.tr("Removed {0}").format(name)),
             on_failure=lambda msg: self.show_error(self.tr("Remove failed: {0}").format(msg)),
             context=self,
         )

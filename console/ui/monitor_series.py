@@ -178,8 +178,8 @@ class MonitorSeries:
             recent.extend(new[::step] if step > 1 else new)
         if now - self._last_latency >= self.latency_every_s:
             self._last_latency = now
-            p = {kind: self._percentiles(kind, start) for kind in ("ttft", "itl")}
-            self._latency.append((now, *(_ms(v) for v in (p["ttft"][0], p["ttft"][1], p["itl"][0], p["itl"][1]))))
+            ttft, itl = self._percentiles("ttft", start), self._percentiles("itl", start)
+            self._latency.append((now, _ms(ttft[0]), _ms(ttft[1]), _ms(itl[0]), _ms(itl[1])))
 
     def _last_bin_t(self) -> float:
         return float(self._bin_t[self._first + self._count - 1])

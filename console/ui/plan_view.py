@@ -95,18 +95,20 @@ class PlanView(QGroupBox):
         self.plan_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.suggestions = QWidget(self)  # one row per suggestion: its summary and Apply
         self.suggestion_rows: list[tuple[QLabel, QPushButton]] = []
-        QVBoxLayout(self.suggestions).setContentsMargins(0, 0, 0, 0)
+        self._suggestions_layout = QVBoxLayout(self.suggestions)
+        self._suggestions_layout.setContentsMargins(0, 0, 0, 0)
         layout = QVBoxLayout(self)
         layout.addWidget(self.verdict_label)
         layout.addWidget(self.plan_label)
         layout.addWidget(self.suggestions)
 
     def _show_suggestions(self, suggestions: list[Suggestion]) -> None:
-        box = self.suggestions.layout()
+        box = self._suggestions_layout
         while box.count():
             item = box.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
         self.suggestion_rows = []
         for s in suggestions[: self.MAX_SUGGESTIONS]:
             row = QWidget(self.suggestions)

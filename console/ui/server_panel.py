@@ -33,10 +33,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.engine.local_server import LocalServer
 from console.engine.serving import (
     DEFAULT_PORT,
     PortTaken,
+    ServedServer,
     ServerController,
     base_url,
     curl_example,
@@ -44,6 +44,7 @@ from console.engine.serving import (
     python_example,
 )
 from console.engine.interface import ServedOverHttp, Switchable, backend_of
+from console.engine.local_server import LocalServer
 from console.engine.types import EngineState, EngineStatus
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
@@ -165,7 +166,7 @@ class ServerPanel(QWidget):
         self._refresh()
 
     # -- what is shown ---------------------------------------------------------------------------
-    def _served(self) -> LocalServer | None:
+    def _served(self) -> ServedServer | None:
         server = self.controller.server if self.controller is not None else None
         return server if server is not None and self.controller is not None and self.controller.running else None
 
