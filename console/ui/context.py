@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from console.app_state import AppState
 from console.engine.interface import Engine
 from console.metrics.store import MetricsStore
 from console.models.store import ModelStore
@@ -18,6 +19,8 @@ class AppContext:
     store: ModelStore
     sampler: DeviceSampler
     bridge: EngineBridge
+    #: the model and preset chosen (the Models panel writes it, the Server tab reads it)
+    state: AppState = field(default_factory=AppState)
 
     @classmethod
     def create(cls, host: Engine | None = None, store: ModelStore | None = None) -> "AppContext":

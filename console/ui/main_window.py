@@ -141,7 +141,7 @@ class MainWindow(QMainWindow):
         current = self.tabs.currentIndex()
         self.batch, self.monitor = BatchPanel(self.ctx, self), MonitorPanel(self.ctx, self)
         self.export = ExportPanel(self.ctx, self)
-        self.server = ServerPanel(self.ctx, self.models, self)
+        self.server = ServerPanel(self.ctx, self)
         built = {
             "batch": self.batch,
             "monitor": self.monitor,

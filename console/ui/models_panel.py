@@ -144,6 +144,8 @@ class ModelsPanel(QWidget):
         self.reload_presets()
         self.refresh()
         self._update_buttons()
+        ctx.state.provide_config(self.engine_config)  # what the Server tab starts
+        self._publish_selection()
 
     def _build_layout(self) -> None:
         root = QVBoxLayout(self)
@@ -465,6 +467,11 @@ class ModelsPanel(QWidget):
     def _on_table_selection_changed(self, *_: Any) -> None:
         self._update_buttons()
         self._plan_timer.start()
+        self._publish_selection()
+
+    def _publish_selection(self) -> None:
+        """The selection to the application state (what the Server tab reads) and the signal."""
+        self.ctx.state.select(self.selected_name(), self.preset_name())
         self.selectionChanged.emit(self.selected_name() or "", self.preset_name() or "")
 
     def _on_table_double_clicked(self, _index: QModelIndex) -> None:
@@ -482,7 +489,7 @@ class ModelsPanel(QWidget):
     def _on_knobs_box_preset_changed(self) -> None:
         self._knobs_edited = True
         self._plan_timer.start()
-        self.selectionChanged.emit(self.selected_name() or "", self.preset_name() or "")
+        self._publish_selection()
 
     def _on_knobs_box_knobs_changed(self) -> None:
         self._knobs_edited = True

@@ -1,12 +1,13 @@
 """The Server tab (issue 31): serve the chosen model to other apps.
 
 A view over :class:`~console.engine.serving.ServerController`: the model and preset chosen in the
-Models panel, the port (default 8000) and an optional API key (typed or generated), Start and
-Stop (Stop also cancels a start), the base URL and key with copy buttons, a curl and a Python
-example filled in, the launched command and the live log. Starting moves the window's engine to
-the server (the in-process model is unloaded first: one engine on the device), so the chat and
-the Monitor follow it: the Monitor plots the server's ``/metrics``. Starting, stopping and the
-port check's unload run off the GUI thread; the log is drained by a 200 ms timer.
+Models panel (read from the application state, :mod:`console.app_state`), the port (default 8000)
+and an optional API key (typed or generated), Start and Stop (Stop also cancels a start), the base
+URL and key with copy buttons, a curl and a Python example filled in, the launched command and the
+live log. Starting moves the window's engine to the server (the in-process model is unloaded first:
+one engine on the device), so the chat and the Monitor follow it: the Monitor plots the server's
+``/metrics``. Starting, stopping and the port check's unload run off the GUI thread; the log is
+drained by a 200 ms timer.
 
 Signals:
     addressChanged(str): the base URL being served ("" when none).
@@ -46,9 +47,9 @@ from console.engine.serving import (
 from console.engine.interface import ServedOverHttp, Switchable, backend_of
 from console.engine.local_server import LocalServer
 from console.engine.types import EngineState, EngineStatus
+from console.app_state import Selection
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
-from console.ui.models_panel import ModelsPanel
 from console.ui.tasks import call_in_background
 from console.ui.widgets import ErrorLabel
 
@@ -64,10 +65,9 @@ def _code_view(parent: QWidget) -> QPlainTextEdit:
 class ServerPanel(QWidget):
     addressChanged = Signal(str)
 
-    def __init__(self, ctx: AppContext, models: ModelsPanel, parent: QWidget | None = None) -> None:
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
-        self.models = models
         switch = ctx.host if isinstance(ctx.host, Switchable) else None
         self.controller = ServerController(switch) if switch is not None else None
         self._address = ""
@@ -157,7 +157,8 @@ class ServerPanel(QWidget):
         self._timer.timeout.connect(self._on_timer_tick)
         self._timer.start()
         ctx.bridge.statusChanged.connect(self._on_bridge_status_changed)
-        models.selectionChanged.connect(self._on_models_selection_changed)
+        stop_observing = ctx.state.observe(self._on_selection_changed)  # the Models panel's choice
+        self.destroyed.connect(lambda *_: stop_observing())
         self.port_spin.valueChanged.connect(self._on_port_changed)
         self.key_edit.textChanged.connect(self._on_key_changed)
         if self.controller is None:
@@ -186,10 +187,9 @@ class ServerPanel(QWidget):
         state = server.status.state if server is not None else EngineState.STOPPED
         busy = state in (EngineState.LOADING, EngineState.STOPPING)
         up = state == EngineState.READY
-        model = served.model if served is not None and server is not None else self.models.selected_name()
-        self.model_label.setText(
-            self.tr("Model: {0} · preset: {1}").format(model or "—", self.models.preset_name() or "—")
-        )
+        chosen = self.ctx.state.selection
+        model = served.model if served is not None and server is not None else chosen.model
+        self.model_label.setText(self.tr("Model: {0} · preset: {1}").format(model or "—", chosen.preset or "—"))
         self.start_button.setEnabled(self.controller is not None and not busy)
         self.stop_button.setEnabled(server is not None and state != EngineState.STOPPED)
         self.stop_button.setText(self.tr("Cancel start") if state == EngineState.LOADING else self.tr("Stop"))
@@ -231,8 +231,8 @@ class ServerPanel(QWidget):
             return
         self.error.clear_text()
         try:
-            config = self.models.engine_config()
-            name = self.models.selected_name() or ""
+            config = self.ctx.state.engine_config()
+            name = self.ctx.state.selection.model or ""
             controller.check_port(self.port_spin.value())  # before anything is unloaded
         except (ValueError, PortTaken) as exc:  # a missing model, a refused knob, a taken port: one line each
             self.error.show_text(translate_core_text(str(exc)))
@@ -285,7 +285,7 @@ class ServerPanel(QWidget):
             self._set_state(status)
         self._refresh()
 
-    def _on_models_selection_changed(self, _model: str, _preset: str) -> None:
+    def _on_selection_changed(self, _selection: Selection) -> None:
         self._refresh()
 
     def _on_port_changed(self, _value: int) -> None:
