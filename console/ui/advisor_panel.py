@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
@@ -203,7 +204,7 @@ class AdvisorPanel(QWidget):
 
     def open_recording(self, path: str) -> bool:
         try:
-            store, meta = load_recording(path)  # type: ignore[arg-type]
+            store, meta = load_recording(Path(path))
         except RecordingError as exc:
             self.header.setText(self.tr("Cannot open the recording: {0}").format(exc))
             return False
@@ -239,7 +240,7 @@ class AdvisorPanel(QWidget):
 
         def work() -> None:
             try:
-                save_recording(self.ctx.metrics, path, meta)  # type: ignore[arg-type]
+                save_recording(self.ctx.metrics, Path(path), meta)
                 self.recordingSaved.emit(path, "")
             except Exception as exc:  # a full disk or a read-only folder: said in the header
                 self.recordingSaved.emit(path, str(exc))

@@ -14,12 +14,17 @@ import os
 import sys
 import traceback
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTimer, QTranslator
 from PySide6.QtWidgets import QApplication
 
 from console.paths import resources_dir
 from console.settings import Settings, load_settings
+
+if TYPE_CHECKING:  # imported where used: the window's modules load after the QApplication exists
+    from console.ui.context import AppContext
+    from console.ui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +57,7 @@ def _excepthook(exc_type: type[BaseException], exc: BaseException, tb: Traceback
             w.show_message(QCoreApplication.translate("App", "Internal error: {0}").format(exc))
 
 
-def create_window(settings: Settings | None = None):  # type: ignore[no-untyped-def]
+def create_window(settings: Settings | None = None) -> tuple[AppContext, MainWindow]:
     """The context and the window (not shown); the QApplication must exist."""
     from console.ui.context import AppContext
     from console.ui.main_window import MainWindow
@@ -62,7 +67,7 @@ def create_window(settings: Settings | None = None):  # type: ignore[no-untyped-
     return ctx, MainWindow(ctx, settings if settings is not None else load_settings())
 
 
-def start_loading(window, name: str) -> bool:  # type: ignore[no-untyped-def]
+def start_loading(window: MainWindow, name: str) -> bool:
     """Select ``name`` in the Models panel and load it with the selected preset."""
     if window.models.select_model(name):
         return bool(window.models.load_selected())

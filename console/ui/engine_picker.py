@@ -215,6 +215,7 @@ def add_engine_picker(window: QMainWindow, switch: Switchable, menu: Any) -> Ser
     log_action = dock.toggleViewAction()
     log_action.setText(tr("EnginePicker", "Server &log"))
     menu.addAction(log_action)
+    # kept on the window for its tests; a QMainWindow here (MainWindow imports this module)
     window.engine_picker_action = action  # type: ignore[attr-defined]
     window.server_log_dock = dock  # type: ignore[attr-defined]
     return dock

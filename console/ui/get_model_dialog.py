@@ -65,7 +65,7 @@ def _check(
     pv = preview(
         repo,
         source=source,
-        include=[variant] if chosen else include,  # type: ignore[list-item]
+        include=[variant] if chosen and variant is not None else include,  # chosen: a name from the list
         variant=None if chosen else variant,
         gpu=gpu,
         listing=listing,

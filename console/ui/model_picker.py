@@ -10,7 +10,7 @@ dialog turns into its Check step, so a download goes through the same path as a 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable, cast
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
@@ -187,7 +187,7 @@ class ModelPicker(QWidget):
     def _on_rows(self, rows: object) -> None:
         if not self._current():
             return  # cancelled or replaced meanwhile
-        self.rows = list(rows)  # type: ignore[call-overload]
+        self.rows = list(cast("Iterable[Any]", rows))  # what the worker returns
         self._fill()
         kind, query = self._mode
         if kind == "curated":

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
@@ -358,7 +359,7 @@ class MonitorPanel(QWidget):
     def open_comparison(self, path: str) -> bool:
         """Overlay the recording at ``path``; False (and the reason in the legend line) if unreadable."""
         try:
-            store, meta = load_recording(path)  # type: ignore[arg-type]
+            store, meta = load_recording(Path(path))
         except RecordingError as exc:
             self.compare_label.setText(self.tr("Cannot open the recording: {0}").format(exc))
             self.compare_label.setVisible(True)

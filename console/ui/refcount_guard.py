@@ -27,5 +27,5 @@ def pin_singletons() -> bool:
         return False
     for obj in (None, True, False):
         ctypes.c_ssize_t.from_address(id(obj)).value += PIN  # ob_refcnt is the first field
-    sys._console_singletons_pinned = True  # type: ignore[attr-defined]
+    sys._console_singletons_pinned = True  # type: ignore[attr-defined]  # our flag on the sys module
     return True
