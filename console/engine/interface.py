@@ -157,9 +157,13 @@ class ServedOverHttp(Protocol):
 
 
 @runtime_checkable
-class Switchable(Engine, Protocol):
+class Switchable(Protocol):
     """An engine whose location can change while the program runs (the GUI's
-    :class:`~console.engine.switch.EngineSwitch`): ``backend`` is the engine behind it now."""
+    :class:`~console.engine.switch.EngineSwitch`): ``backend`` is the engine behind it now, and
+    every backend feeds its ``metrics``. Not an :class:`Engine` subclass, so that ``isinstance``
+    (which reads each member) reads only these, never the engine's status or tokenizer."""
+
+    metrics: MetricsStore
 
     @property
     def backend(self) -> Engine: ...
