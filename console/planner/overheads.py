@@ -61,13 +61,31 @@ def family_fit(req: PlanRequest) -> tuple[FamilyFit | None, str]:
     )
 
 
+def own_loads_cover(req: PlanRequest, calibration: Calibration | None) -> bool:
+    """The user's own calibration of this GPU was fitted from loads with the vLLM release this plan
+    follows: its corrections apply on top of the family's, and no margin is held back."""
+    return (
+        calibration is not None
+        and calibration.origin == "user"
+        and not req.profile.is_cpu
+        and calibration.vllm_version == rules(req).version
+    )
+
+
+def coverage_of(req: PlanRequest, calibration: Calibration | None) -> tuple[FamilyFit | None, str]:
+    """The family fit and the coverage the margin follows ("exact" when the user's own loads cover it)."""
+    fit, coverage = family_fit(req)
+    return fit, "exact" if own_loads_cover(req, calibration) else coverage
+
+
 def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dict[str, Overhead]:
     """The named non-KV costs per GPU, each corrected by the calibration that covers it."""
     s, g = req.shape, req.profile
     tokens, seqs = max_num_batched_tokens(req), min(max_num_seqs(req), max_num_batched_tokens(req))
     tp = req.tensor_parallel_size
     fam = family_calibration()
-    fit, coverage = family_fit(req)
+    fit, coverage = coverage_of(req, calibration)
+    own = own_loads_cover(req, calibration)
     out: dict[str, Overhead] = {}
 
     if g.is_cpu:
@@ -126,7 +144,7 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
         family_measured = fit is not None and (
             name == "activation_peak" or (name == "cuda_graphs" and fit.graphs_scale is not None)
         )
-        if calibration is not None and value and not family_measured:
+        if calibration is not None and value and (own or not family_measured):
             value, note = calibration.correct(name, value)
             if note:
                 source, formula = note, f"{formula}; {note} -> {gib(value)}"
