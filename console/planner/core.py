@@ -25,7 +25,7 @@ from console.planner.familycal import family_key
 from console.planner.gpus import GiB
 from console.planner.kvlayout import KvLayout, kv_layout
 from console.planner.lora import lora_engine_args
-from console.planner.overheads import coverage_of, estimate_overheads, own_loads_cover, weights_margin
+from console.planner.overheads import COVERAGE_TEXT, coverage_of, estimate_overheads, own_loads_cover, weights_margin
 from console.planner.request import (
     DEFAULT_CPU_KV_BYTES,
     GROUP_SIZE,
@@ -348,7 +348,7 @@ def compute(req: PlanRequest) -> Plan:
     if not g.is_cpu and coverage != "exact":
         plan.notes.append(
             f"calibration for {family_key(s, req.quantization or s.quantization)} on {g.name} with vLLM "
-            f"{vllm_rules.version}: {_COVERAGE[coverage]}; {gib(held_back)} held back from the KV cache"
+            f"{vllm_rules.version}: {COVERAGE_TEXT[coverage]}; {gib(held_back)} held back from the KV cache"
         )
     return plan
 
@@ -363,14 +363,6 @@ def _padding(req: PlanRequest) -> float:
     padded = math.ceil(h / 256) * 256 * math.ceil(i / 128) * 128
     expert = s.num_experts * s.expert_params
     return (s.linear_params_per_layer - expert + expert * padded / (h * i)) / s.linear_params_per_layer
-
-
-_COVERAGE = {
-    "other-gpu": "measured on another GPU with this vLLM release",
-    "other-version": "measured on this GPU with another vLLM release",
-    "other-gpu-and-version": "measured on another GPU with another vLLM release",
-    "none": "no measurement of this family: an estimate",
-}
 
 
 def engine_args(req: PlanRequest) -> dict[str, Any]:

@@ -33,6 +33,17 @@ MARGINS: dict[str, tuple[int, float, float]] = {
 }
 
 
+#: How closely a family calibration covers a plan, as the plan says it (``Plan.rules["calibration"]``
+#: keeps the key).
+COVERAGE_TEXT = {
+    "exact": "calibrated for this family, GPU and vLLM release",
+    "other-gpu": "measured on another GPU with this vLLM release",
+    "other-version": "measured on this GPU with another vLLM release",
+    "other-gpu-and-version": "measured on another GPU with another vLLM release",
+    "none": "no measurement of this family: an estimate",
+}
+
+
 def activation_estimate(shape: ModelShape, tokens: int, seqs: int, tp: int = 1) -> int:
     """The profile run's peak activation, eager, before any calibration (bytes)."""
     if shape.is_moe:  # the fused-MoE kernel's two workspaces and the experts' gate/up output, per routed copy
@@ -156,7 +167,7 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
         if margin or weights_share
         else "0: calibrated for this family, GPU and vLLM release"
     )
-    out["margin"] = Overhead("margin", margin, margin_f, coverage, True)
+    out["margin"] = Overhead("margin", margin, margin_f, COVERAGE_TEXT[coverage], True)
     return out
 
 
@@ -181,6 +192,7 @@ def safe_utilization(req: PlanRequest, overheads: dict[str, Overhead]) -> float:
 
 
 __all__ = [
+    "COVERAGE_TEXT",
     "MARGINS",
     "MAX_SUGGESTED_UTILIZATION",
     "activation_estimate",
