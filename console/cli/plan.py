@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--kv-cache-memory-bytes", type=int, help="fixed KV cache size (on CPU: the KV budget, default 2 GiB)"
     )
     p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs")
-    add_speed_args(p, sleep=False)  # issue 21: a draft head on the GPU, KV offload on the host
+    add_speed_args(p, sleep=False)  # a draft head on the GPU, KV offload on the host
     p.add_argument("--max-loras", type=int, default=0, help="LoRA adapter slots on the device (default 0: LoRA off)")
     p.add_argument("--max-lora-rank", type=int, default=16, help="largest adapter rank the slots hold (default 16)")
     p.add_argument("--goal", choices=GOALS, help="let the planner pick the knobs for this goal (the 'auto' preset)")
@@ -191,7 +191,7 @@ def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) ->
             + (f"; {src['kv_tokens']}" if "kv_tokens" in src else ""),
         ]
     )
-    speed = p.to_dict()["speed"]  # issue 21: the draft inside the weights row, offload on the host
+    speed = p.to_dict()["speed"]  # the draft inside the weights row, offload on the host
     if speed.get("speculative", {}).get("draft_weights_gib"):
         rows.insert(
             1,
