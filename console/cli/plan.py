@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--kv-cache-memory-bytes", type=int, help="fixed KV cache size (on CPU: the KV budget, default 2 GiB)"
     )
     p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs")
-    add_speed_args(p, sleep=False)  # issue 21: a draft head on the GPU, KV offload on the host
+    add_speed_args(p, sleep=False)  # a draft head on the GPU, KV offload on the host
     p.add_argument("--max-loras", type=int, default=0, help="LoRA adapter slots on the device (default 0: LoRA off)")
     p.add_argument("--max-lora-rank", type=int, default=16, help="largest adapter rank the slots hold (default 16)")
     p.add_argument("--goal", choices=GOALS, help="let the planner pick the knobs for this goal (the 'auto' preset)")

@@ -148,7 +148,7 @@ SENTENCES: dict[str, tuple[str, ...]] = {
         WORD,
     ),
     _n("max_num_seqs {0} is below the {1} users asked for"): (INT, INT),
-    # engine/local_server.py: the Server tab's port (issue 31)
+    # engine/local_server.py: the Server tab's port
     _n(
         "Port {0} on {1} is already in use (another server, or one still stopping): choose another port, "
         "or stop what listens there"
