@@ -198,7 +198,8 @@ def plan_verdict(config: dict[str, Any], name: str, gpu: Any, max_model_len: int
         p = plan(PlanRequest(shape, gpu=gpu, quantization=shape.quantization, max_model_len=max_model_len))
     except (ShapeError, ValueError, KeyError) as exc:
         return "unknown", str(exc)
-    detail = f"{p.weights_gib:.1f} GiB of weights, {p.kv_tokens} tokens of KV cache on {p.request.profile.name}"
+    weights = p.loaded_weights_bytes / 2**30
+    detail = f"{weights:.1f} GiB of weights, {p.kv_tokens} tokens of KV cache on {p.request.profile.name}"
     if p.problems:
         detail += "; " + "; ".join(p.problems)
     return str(p.verdict), detail

@@ -118,6 +118,12 @@ class Plan:
         return self.weights_bytes / GiB
 
     @property
+    def loaded_weights_bytes(self) -> int:
+        """The weights as vLLM holds them, every GPU together (the estimate with its calibration;
+        ``weights_bytes`` is the arithmetic before it)."""
+        return sum(m.weights_bytes for m in self.per_gpu) or self.weights_bytes
+
+    @property
     def fits(self) -> bool:
         return not self.problems
 

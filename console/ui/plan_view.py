@@ -161,7 +161,7 @@ class PlanView(QGroupBox):
             return f"{text} ({source})" if source else text
 
         lines = [
-            sourced(self.tr("Weights: {0}").format(format_bytes(p.weights_bytes)), "weights"),
+            sourced(self.tr("Weights: {0}").format(format_bytes(p.loaded_weights_bytes)), "weights"),
             sourced(self.tr("KV cache: {0:,} tokens").format(int(p.kv_tokens)), "kv_tokens"),
         ]
         status = status_line(p)
