@@ -2,9 +2,11 @@
 fit badges for a device, computed by the planner (no Qt, no network).
 
 The list is data (``resources/models/curated-v<N>.json``, the highest version wins) checked by
-:func:`validate_curated`; the badges come from :func:`fit_badges`, which the search results
-(``console.models.search``) and the GGUF advice (``console.models.gguf_info``) share, so every
-list in the picker speaks the same verdicts as the Models panel's "fits?" column.
+:func:`validate_curated`; an entry's ``family`` is a key of the family table
+(``console.models.family_table.FAMILY_TABLE``), whose label is the one shown. The badges come from
+:func:`fit_badges`, which the search results (``console.models.search``) and the GGUF advice
+(``console.models.gguf_info``) share, so every list in the picker speaks the same verdicts as the
+Models panel's "fits?" column.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from console.models.family_table import FAMILY_TABLE, Family, family_by_name
 from console.planner.core import QUANTIZATIONS, Plan, PlanRequest
 from console.planner.published import published_config
 from console.planner.gpus import GpuProfile, get_gpu
@@ -46,13 +49,22 @@ class CuratedError(ValueError):
 class CuratedModel:
     repo: str
     source: str
-    family: str
+    family: str  # a FAMILY_TABLE key
     shape: str  # a KNOWN_SHAPES name
     quantization: str  # the planner's family: awq, gptq, fp8, mxfp4
     disk_bytes: int
     preset: str = "gpu-default"
     note: str = ""
     modelscope_repo: str | None = None
+
+    @property
+    def family_entry(self) -> Family:
+        """The family table's entry for it (its label, parsers and quirks)."""
+        return family_by_name(self.family)
+
+    @property
+    def family_label(self) -> str:
+        return self.family_entry.label
 
     @property
     def model_shape(self) -> ModelShape:
@@ -177,6 +189,11 @@ def validate_curated(data: Any, presets: set[str] | None = None) -> list[str]:
             problems.append(f"{where}: source must be hf or modelscope")
         if "modelscope_repo" in m and not _REPO.match(str(m["modelscope_repo"])):
             problems.append(f"{where}: modelscope_repo must be 'owner/name'")
+        if isinstance(m.get("family"), str) and m["family"] not in {f.name for f in FAMILY_TABLE}:
+            problems.append(
+                f"{where}: family '{m['family']}' is not in the family table "
+                f"({', '.join(f.name for f in FAMILY_TABLE)})"
+            )
         if m.get("shape") not in KNOWN_SHAPES:
             problems.append(f"{where}: shape '{m.get('shape')}' is not in the planner's known shapes")
         if m.get("quantization") not in QUANTIZATIONS:
