@@ -21,7 +21,7 @@ from console.models.family_table import FAMILY_TABLE, Family, family_by_name
 from console.planner.core import QUANTIZATIONS, Plan, PlanRequest
 from console.planner.published import published_config
 from console.planner.gpus import GpuProfile, get_gpu
-from console.planner.shapes import KNOWN_SHAPES, ModelShape, known_shape
+from console.planner.shapes import KNOWN_SHAPES, ModelShape
 from console.planner.verdict import plan
 
 SCHEMA = "inference-console.curated-models"
@@ -282,38 +282,6 @@ def fit_badges(
     )
 
 
-_NAME_NOISE = re.compile(
-    r"(?i)^(meta-)|(-gguf|-(q\d|iq\d|f16|bf16|fp16)[a-z0-9_]*|-\d+bit|-int\d|-w\d+a\d+|-dynamic|-awq|-gptq|-fp8"
-    r"|-instruct|-it|-chat|-v\d[\d.]*|-\d{4})+$"
-)
-
-
-def shape_by_name(*names: str) -> ModelShape | None:
-    """The planner's known shape a repository or model name stands for (an org prefix, "Meta-",
-    -Instruct, -AWQ/-GPTQ/-FP8, -GGUF and quant-type suffixes ignored); None if none."""
-    for name in names:
-        base = name.rstrip("/").split("/")[-1]
-        for candidate in (base, _NAME_NOISE.sub("", base)):
-            shape = known_shape(candidate)
-            if shape is not None:
-                return shape
-    return None
-
-
-def shape_by_config(model_type: str | None, params: int | None) -> ModelShape | None:
-    """The known shape a fine-tune or merge has: one of the family its config's ``model_type``
-    names (``qwen3``, ``llama``, ``gemma3_text``...) within 2% of ``params``; None if none."""
-    if not model_type or not params:
-        return None
-    family = re.sub(r"[^a-z0-9]", "", str(model_type).lower().split("_")[0])
-    near = [
-        s
-        for s in KNOWN_SHAPES.values()
-        if re.sub(r"[^a-z0-9]", "", s.name.lower()).startswith(family) and abs(s.params - params) <= 0.02 * params
-    ]
-    return min(near, key=lambda s: abs(s.params - params)) if family and near else None
-
-
 def curated_badges(models: list[CuratedModel], device: Any = None) -> list[tuple[CuratedModel, FitBadges]]:
     """Each curated model with its badges (pure arithmetic: well under a second for the list)."""
     return [(m, fit_badges(m.model_shape, m.quantization, device, knobs=m.engine_knobs)) for m in models]
@@ -363,8 +331,6 @@ __all__ = [
     "fit_badges",
     "load_curated",
     "picker_card",
-    "shape_by_config",
-    "shape_by_name",
     "unknown_badges",
     "validate_curated",
 ]
