@@ -126,7 +126,7 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     model = args.model
     if model is None:
-        from console.models.synthetic import make_llama
+        from tests.fixtures.synthetic import make_llama
 
         model = str(make_llama(Path(tempfile.mkdtemp()) / "tiny-llama"))
     ctx = AppContext.create()

@@ -78,7 +78,7 @@ def main() -> int:
 
     from console.config import EngineConfig
     from console.engine.host import EngineHost
-    from console.models.synthetic import make_llama, make_lora
+    from tests.fixtures.synthetic import make_llama, make_lora
 
     work = Path(tempfile.mkdtemp(prefix="lora-bench-"))
     model = args.model or make_llama(work / "tiny")

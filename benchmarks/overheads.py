@@ -100,7 +100,7 @@ def main() -> int:
     if args.with_engine:
         from console.config import EngineConfig
         from console.engine.host import EngineHost
-        from console.models.synthetic import make_llama
+        from tests.fixtures.synthetic import make_llama
 
         model = make_llama(Path(tempfile.mkdtemp()) / "tiny-llama")
         host = EngineHost()

@@ -1,4 +1,4 @@
-"""Function tools in a chat (issue 27): per-conversation tool definitions, the calls the model
+"""Function tools in a chat: per-conversation tool definitions, the calls the model
 makes, and their answers -- by the user or by the built-in local tools (a calculator and a clock).
 No Qt here: :class:`~console.chat_session.ChatSession` holds a :class:`ChatTools` and the window's
 tools editor (``console/ui/tools_editor.py``) edits it.

@@ -26,7 +26,7 @@ CONSOLE_ONLY_FIELDS = frozenset({"device"})
 #: command line, kept out of ``AsyncEngineArgs`` (the in-process host reads them itself).
 SERVER_ONLY_FIELDS = frozenset({"lora_modules"})
 
-# --- speed features (issue 21): speculative decoding, KV offload, sleep mode -------------------
+# --- speed features: speculative decoding, KV offload, sleep mode -------------------
 #: Speculative methods the console offers: "ngram" needs no draft model (prompt lookup); the
 #: EAGLE ones need a draft head (``speculative_model``) from the store.
 SPECULATIVE_METHODS = ("ngram", "eagle", "eagle3")
@@ -53,15 +53,15 @@ ENGINE_LIMITS: dict[str, dict[str, float]] = {
     "kv_cache_memory_bytes": {"ge": 1, "le": 1 << 50},
     "cpu_offload_gb": {"ge": 0, "le": 1 << 20},
     "block_size": {"ge": 1, "le": 1024},
-    # speed features (issue 21)
+    # speed features
     "num_speculative_tokens": {"ge": 1, "le": 16},
     "prompt_lookup_max": {"ge": 1, "le": 64},
     "prompt_lookup_min": {"ge": 1, "le": 64},
     "kv_offloading_size": {"ge": 0, "le": 1 << 20},
-    # LoRA slots (issue 22)
+    # LoRA slots
     "max_loras": {"ge": 1, "le": 1024},
     "max_cpu_loras": {"ge": 1, "le": 1 << 20},
-    # auto-tune (issue 29): CUDA graphs captured only up to the batch the workload runs
+    # auto-tune: CUDA graphs captured only up to the batch the workload runs
     "max_cudagraph_capture_size": {"ge": 1, "le": 65_536},
 }
 #: The values a field accepts, by field name (a ``Literal`` hint, such as ``device``'s, works too).
@@ -97,7 +97,7 @@ class EngineConfig:
     load_format: str | None = None  # "dummy": random weights of the model's shape (benchmarks)
     seed: int | None = None
     trust_remote_code: bool = False
-    # LoRA (issue 22): slots for adapters over this base; vLLM reserves max_loras x max_lora_rank
+    # LoRA: slots for adapters over this base; vLLM reserves max_loras x max_lora_rank
     # on the device and keeps up to max_cpu_loras adapters in host memory.
     enable_lora: bool | None = None
     max_loras: int | None = None
@@ -106,7 +106,7 @@ class EngineConfig:
     #: adapters served with this model, name -> PEFT folder (`vllm serve --lora-modules name=path`)
     lora_modules: dict[str, str] | None = None
     device: Device = "auto"
-    # --- speed features (issue 21); kept together for merges --------------------------------------
+    # --- speed features; kept together for merges ------------------------------------------------
     speculative_method: str | None = None  # one of SPECULATIVE_METHODS
     num_speculative_tokens: int | None = None  # draft tokens proposed per step
     speculative_model: str | None = None  # the EAGLE draft head's folder
@@ -115,7 +115,7 @@ class EngineConfig:
     kv_offloading_size: float | None = None  # GiB of host memory for offloaded KV blocks
     enable_sleep_mode: bool | None = None  # vLLM sleep/wake (CUDA only): switch models without a reload
     #: the largest batch CUDA graphs are captured for (vLLM: min(2 x max_num_seqs, 512)); auto-tune
-    #: sets it to the batch its workload runs, so a load captures fewer graphs (issue 29)
+    #: sets it to the batch its workload runs, so a load captures fewer graphs
     max_cudagraph_capture_size: int | None = None
 
     def engine_kwargs(self) -> dict[str, Any]:

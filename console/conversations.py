@@ -4,7 +4,7 @@ Every change is one SQLite transaction in WAL mode with ``synchronous=FULL``, so
 a power cut) mid-write leaves the database as it was before or after that change, never torn.
 Each assistant message keeps its figures (time to first token, tokens/s, token counts, finish
 reason, model) so the chat panel can show them after a restart, and a reasoning model's thinking
-apart from its answer (``reasoning``, with its tokens and seconds; issue 27): the answer is
+apart from its answer (``reasoning``, with its tokens and seconds): the answer is
 ``content``, which alone goes back to the model in the next turn, as on vLLM's server. Export gives JSON (the whole
 record, figures included) or Markdown (for people). No Qt here.
 """

@@ -4,7 +4,7 @@ device, which sit under "Advanced") and extracted for translation by ``console.u
 :data:`HELP_CONTEXT`), as the shipped presets' descriptions are.
 
 The 4090 defaults are those of the ``gpu-default`` preset (``presets/gpu-default.toml``) and of
-vLLM's offline scheduler on a 24 GB card (``planner/defaults.py``); ``tests/test_knob_help.py``
+vLLM's offline scheduler on a 24 GB card (``planner/defaults.py``); ``tests/test_ui_knobs.py``
 checks the table against both.
 """
 

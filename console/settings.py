@@ -40,12 +40,12 @@ class Knobs:
     kv_cache_dtype: str | None = None
     gpu_memory_utilization: float | None = None
     kv_cache_gib: float | None = None
-    # issue 21 (console/ui/speed_knobs.py); speculative_method "" = off over the preset
+    # the speed knobs (console/ui/speed_knobs.py); speculative_method "" = off over the preset
     speculative_method: str | None = None
     num_speculative_tokens: int | None = None
     kv_offloading_gib: float | None = None
     enable_sleep_mode: bool | None = None
-    # issue 31: the scheduler and graph knobs under the knobs box's "Advanced"
+    # the scheduler and graph knobs under the knobs box's "Advanced"
     max_num_batched_tokens: int | None = None
     enforce_eager: bool | None = None
     enable_prefix_caching: bool | None = None
@@ -69,7 +69,7 @@ class Settings:
     #: the chat panel's last sampling controls
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
     knobs: Knobs = field(default_factory=Knobs)
-    #: Models panel: keep the loaded model warm when loading another (issue 21)
+    #: Models panel: keep the loaded model warm when loading another
     keep_warm: bool = False
     #: Chat: Enter sends and Shift+Enter breaks the line; False: Ctrl+Enter sends, Enter breaks it
     enter_sends: bool = True

@@ -1,4 +1,4 @@
-"""Issue 21's speed features, checked before an engine is built: speculative decoding, CPU KV
+"""The speed features, checked before an engine is built: speculative decoding, CPU KV
 offload and sleep mode.
 
 The fields live on :class:`console.config.EngineConfig` (their own block); here are the rules

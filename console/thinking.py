@@ -1,4 +1,4 @@
-"""Thinking apart from the answer (issue 27): a reasoning model's output split into its thinking
+"""Thinking apart from the answer: a reasoning model's output split into its thinking
 (``reasoning_content``) and its answer by the family's own vLLM reasoning parser, the one
 ``vllm serve --reasoning-parser`` runs and batch uses (:func:`split_reasoning`).
 

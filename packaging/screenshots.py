@@ -109,7 +109,7 @@ def pick_model(real_store_root: Path, work: Path, import_bundled: bool = False) 
             print(f"importing {gguf.name} into a temporary store (about a minute)…", flush=True)
             import_gguf(ModelStore(tmp_root), gguf, BUNDLED)
             return BUNDLED, tmp_root
-    from console.models.synthetic import make_llama
+    from tests.fixtures.synthetic import make_llama
 
     folder = make_llama(work / "tiny-llama")
     tmp_root = work / "store"
@@ -355,7 +355,7 @@ def chat_lora_shots(window, ctx, spin, work: Path, out: Path) -> None:  # type: 
     the base and the adapter side by side (``chat-lora.png``, ``chat-lora-compare.png``). The
     adapters are random, so they answer nonsense: the pictures show the controls and real runs."""
     from console.engine.types import EngineState
-    from console.models.synthetic import make_lora
+    from tests.fixtures.synthetic import make_lora
 
     model = Path(ctx.host.config.model)
     every = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")

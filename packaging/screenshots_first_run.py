@@ -9,7 +9,7 @@ Each function drives the real window (no fake parts) and saves one or two palett
 - :func:`server_shot`: the Server tab serving the model on a free port with a generated key, after
   one request made with the tab's own curl example (``server.png`` with the curl page,
   ``server-log.png`` with the log); the server is stopped after and its processes checked gone.
-- :func:`thinking_shot`: a Qwen3-family random-weight fixture (``console/models/families.py``)
+- :func:`thinking_shot`: a Qwen3-family random-weight fixture (``tests/fixtures/families.py``)
   answering with a collapsed Thinking block and the Think switch (``chat-thinking.png``), made
   deterministic as in tests/test_ui_chat_thinking.py: greedy and a regular expression (the chat's
   structured output) that makes the model write a thinking block, then an answer.
@@ -124,7 +124,7 @@ def thinking_shot(window: Any, ctx: Any, spin: Spin, save: Save, work: Path, out
     the split and the controls, not a model's knowledge)."""
     from console.config import EngineConfig
     from console.engine.types import EngineState
-    from console.models.families import make_family
+    from tests.fixtures.families import make_family
     from console.ui.chat_output import FREE, REGEX
 
     folder = make_family("qwen3", work / THINKING_MODEL)

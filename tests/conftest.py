@@ -126,7 +126,7 @@ def _fresh_prefix_cache(request: pytest.FixtureRequest) -> None:
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A random-weight Llama (2 layers, hidden 128, head_dim 64) with a real BPE tokenizer."""
-    from console.models.synthetic import make_llama
+    from tests.fixtures.synthetic import make_llama
 
     return make_llama(tmp_path_factory.mktemp("models") / "tiny-llama")
 
@@ -136,7 +136,7 @@ def lora_adapters(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) ->
     """Random-weight PEFT adapters made with peft: two for the tiny model ("a" rank 8 on q/v, "b"
     rank 4 on every projection), one of rank 16 (above a max_lora_rank of 8) and one trained on a
     model of another width ("other")."""
-    from console.models.synthetic import make_llama, make_lora
+    from tests.fixtures.synthetic import make_llama, make_lora
 
     root = tmp_path_factory.mktemp("adapters")
     every = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -181,13 +181,13 @@ FAMILY_KV_BYTES = 32 * 1024**2
 
 @pytest.fixture(scope="session")
 def family(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
-    """(family, a loaded engine on its tiny checkpoint: ``console/models/families.py``), used with
+    """(family, a loaded engine on its tiny checkpoint: ``tests/fixtures/families.py``), used with
     ``@pytest.mark.parametrize("family", [...], indirect=True)``. Session-scoped, so every module
     that asks for a family shares its engine; pytest keeps one family's engine at a time (it
     orders the tests by family). ChatML is the session's ``engine_host``."""
     from console.config import EngineConfig
     from console.engine.host import EngineHost
-    from console.models.families import make_family
+    from tests.fixtures.families import make_family
 
     name = request.param
     if name == "chatml":

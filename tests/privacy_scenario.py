@@ -31,7 +31,7 @@ def main(work: Path) -> int:
     from console.jobs import TaskState
     from console.models.importers import import_hf_folder
     from console.models.store import ModelStore
-    from console.models.synthetic import make_llama
+    from tests.fixtures.synthetic import make_llama
     from console.quant.gate import calibration_path
     from console.quant.job import AwqParams, quantize_awq
 

@@ -20,6 +20,7 @@ from console.models.curated import (
     picker_card,
     validate_curated,
 )
+from console.models.family_table import FAMILY_TABLE
 from console.paths import presets_dir
 from console.planner import KNOWN_SHAPES, PlanRequest, plan
 from console.planner.core import weights_bytes
@@ -36,9 +37,21 @@ def test_the_shipped_list_passes_its_schema_and_names_real_presets() -> None:
     assert validate_curated(doc, PRESETS) == []
     listed = load_curated()
     assert listed.version == doc["version"] >= 1 and len(listed.models) >= 12
+    # every family of the table is offered (Qwen2.5 is ChatML), and the model lines the README names
     families = {m.family for m in listed.models}
-    for wanted in ("Qwen3", "Llama-3.1", "Mistral", "Gemma-3", "DeepSeek-R1-Distill", "gpt-oss", "Mistral-Small"):
-        assert wanted in families, wanted
+    assert families == {f.name for f in FAMILY_TABLE}, families
+    shapes = {m.shape for m in listed.models}
+    for wanted in (
+        "Qwen3-8B",
+        "Llama-3.1-8B",
+        "Mistral-7B",
+        "Gemma-3-12B",
+        "DeepSeek-R1-Distill-Qwen-14B",
+        "gpt-oss-20b",
+        "Mistral-Small-24B",
+    ):
+        assert wanted in shapes, wanted
+    assert {m.family_label for m in listed.models} >= {"Qwen3", "Llama 3", "Mistral", "Gemma", "DeepSeek-R1 distill"}
     assert {m.quantization for m in listed.models} >= {"awq", "gptq", "fp8", "mxfp4"}
 
 
@@ -59,6 +72,7 @@ def test_the_schema_check_names_each_problem() -> None:
     bad["models"][3]["colour"] = "red"
     bad["models"][4]["repo"] = "not a repo"
     del bad["models"][5]["disk_gb"]
+    bad["models"][7]["family"] = "Llama-3.1"  # a label, not a key of the family table
     bad["models"].append(copy.deepcopy(doc["models"][6]))
     problems = validate_curated(bad, PRESETS)
     expected = [
@@ -69,6 +83,7 @@ def test_the_schema_check_names_each_problem() -> None:
         "owner/name",
         "'disk_gb' is missing",
         "listed twice",
+        "family 'Llama-3.1' is not in the family table",
     ]
     for text in expected:
         assert any(text in p for p in problems), (text, problems)

@@ -185,7 +185,7 @@ def test_a_reasoning_models_server_gets_its_reasoning_parser(tmp_path: Path, tin
 
     from vllm.reasoning import ReasoningParserManager
 
-    from console.models.families import QWEN3_TEMPLATE
+    from tests.fixtures.families import QWEN3_TEMPLATE
 
     options = ServeOptions(usage_stats=False)
     plain = EngineConfig(model=str(tiny_model))

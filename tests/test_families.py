@@ -2,7 +2,7 @@
 for a chat are the ones vLLM's own chat paths build, with one start token, and the template
 fields reach the template.
 
-One tiny engine per family (``console/models/families.py``: each carries its family's tokenizer
+One tiny engine per family (``tests/fixtures/families.py``: each carries its family's tokenizer
 and chat template), one at a time (the session's parametrized ``family`` fixture in conftest.py,
 shared with the chat's thinking tests); ChatML reuses the session's ``engine_host``. The
 references are built independently of the console's prompt code: the
@@ -22,7 +22,7 @@ from console.config import SamplingSettings
 from console.engine.host import EngineHost
 from console.engine.openai_body import request_fields
 from console.engine.types import GenerationRequest, RequestFinished
-from console.models.families import FAMILIES
+from tests.fixtures.families import FAMILIES
 
 pytestmark = pytest.mark.engine
 

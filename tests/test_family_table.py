@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from console.models import families
+from tests.fixtures import families
 from console.models.family_table import FAMILY_TABLE, family_by_name, family_of
 from console.thinking import split_reasoning
 
@@ -21,7 +21,7 @@ def _tokenizer(name: str) -> Any:
             import tempfile
             from pathlib import Path
 
-            from console.models.synthetic import build_tokenizer
+            from tests.fixtures.synthetic import build_tokenizer
 
             _TOKENIZERS[name] = build_tokenizer(Path(tempfile.mkdtemp()))
         else:

@@ -251,6 +251,7 @@ def test_planner_problems_and_suggestions(zh_cn: None, qapp: Any) -> None:
             concurrency=1,
             max_num_seqs=256,
             max_num_batched_tokens=8192,
+            vllm_version="0.26.0",  # its dense models' CUDA graphs are outside vLLM's budget: the OOM sentence
         ),
         PlanRequest(shape_for("Qwen2.5-32B"), gpu="rtx-4080", quantization="awq", max_model_len=8192, concurrency=2),
         PlanRequest(shape_for("Gemma-2-9B"), gpu="h100-80gb", max_model_len=32768),

@@ -24,7 +24,7 @@ from tests.conftest import TEST_KV_BYTES, wait_for
 
 @pytest.fixture(scope="module")
 def second_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from console.models.synthetic import make_llama
+    from tests.fixtures.synthetic import make_llama
 
     return make_llama(tmp_path_factory.mktemp("models") / "tiny-llama-b", seed=1)
 

@@ -13,6 +13,7 @@ from console.planner import GOALS, GPU_PROFILES, KNOWN_SHAPES, ModelShape, PlanR
 from console.planner.calibration import CalibrationError, find_calibration, parse_calibration
 from console.planner.familycal import family_calibration
 from console.planner.gpus import GiB, MiB
+from console.planner.shapes import known_shape
 
 LLAMA8 = KNOWN_SHAPES["Llama-3.1-8B"]
 
@@ -349,6 +350,17 @@ def test_shape_from_hf_config_and_lookup(tiny_model: Path) -> None:
     assert shape_for("Qwen/Qwen2.5-14B-Instruct-AWQ").name == "Qwen2.5-14B"
     with pytest.raises(ValueError, match="Unknown model"):
         shape_for("no-such-model-xyz")
+
+
+def test_the_pickers_loose_lookup_ignores_what_a_repository_name_adds() -> None:
+    """The model picker's names (a repository, a GGUF's) go through the same table lookup, loosely;
+    the plan command's stays strict (a store model of such a name is read from its folder)."""
+    assert known_shape("bartowski/Meta-Llama-3.1-8B-Instruct-GGUF", loose=True) is LLAMA8
+    assert known_shape("bartowski/Meta-Llama-3.1-8B-Instruct-GGUF") is None
+    assert known_shape("Llama-3.1-8B-Instruct-Q4_K_M", loose=True) is LLAMA8
+    mistral = known_shape("no-such-model", "casperhansen/mistral-small-24b-instruct-2501-awq", loose=True)
+    assert mistral is not None and mistral.name == "Mistral-Small-24B"
+    assert known_shape("no-such-model", loose=True) is None
 
 
 # -- auto config through vLLM's own parser ---------------------------------------------------------

@@ -191,15 +191,18 @@ def test_recording_a_load_then_planning_it_says_calibrated(
 
 
 def test_an_unknown_card_is_an_estimate(home: Path) -> None:
-    """No calibration file and no load of the card: every figure is an estimate but the activation
-    peak and the CUDA graphs, which the model family's fit from the H200 corrects (and says so, with
-    the margin held back)."""
+    """No calibration file and no load of the card: every figure is an estimate but the weights, the
+    activation peak and the CUDA graphs, which the model family's fit from the H200 corrects (and says
+    so, with the margin held back)."""
     p = plan(PlanRequest(shape_for("Llama-3.1-8B"), gpu="rtx-4090", max_model_len=8192))
     assert p.calibration["status"].startswith("estimate")
     sources = dict(p.calibration["sources"])
     assert sources.pop("activation_peak").startswith("calibrated (llama/bf16, h200, vLLM 0.26.0")
     assert sources.pop("cuda_graphs").startswith("calibrated (llama/bf16, h200, vLLM 0.26.0")
-    assert sources.pop("margin") == p.rules["calibration"] == "other-gpu"
+    assert sources.pop("weights").startswith("calibrated (llama/bf16, h200, vLLM 0.26.0")
+    assert p.calibration["family"].startswith("calibrated (llama/bf16, h200, vLLM 0.26.0")
+    assert p.rules["calibration"] == "other-gpu"
+    assert sources.pop("margin") == "measured on another GPU with this vLLM release"
     assert set(sources.values()) == {"estimate"}
 
 
@@ -250,9 +253,10 @@ def test_details_section_names_every_source(home: Path, h200_loads: list[Any]) -
     for figure in ("weights", "CUDA context", "activation peak", "CUDA graphs", "KV cache budget", "KV cache tokens"):
         assert f"| {figure} | " in md  # the figures by name, in the UI's language (tests/test_i18n_core_text.py)
     assert source_of(p, "weights") == "calibrated on this GPU"
-    # the family fit for this GPU and release corrects the activation peak, not the user's two loads
-    assert source_of(p, "activation_peak") == "calibrated (llama/fp8, h200, vLLM 0.26.0, 3 load(s))"
-    assert source_of(p, "cuda_graphs") == "calibrated (llama/fp8, h200, vLLM 0.26.0, 3 load(s))"
+    # the user's own loads with this release correct the family-scaled estimates (and no margin is held)
+    assert source_of(p, "activation_peak") == "calibrated on this GPU (2 load(s))"
+    assert source_of(p, "cuda_graphs") == "calibrated on this GPU (2 load(s))"
+    assert p.rules["calibration"] == "exact" and p.overheads["margin"].bytes == 0
     # the replayed loads carry no NVML peak: the context comes from the shipped file, and says so
     assert source_of(p, "cuda_context") == "from h200.json (this GPU's loads have no figure for it)"
     assert source_of(p, "kv_tokens").startswith("measured on this GPU")

@@ -24,7 +24,7 @@ def make_awq_testbed(folder: Path) -> Path:
     import torch
     from safetensors.torch import load_file, save_file
 
-    from console.models.synthetic import make_llama
+    from tests.fixtures.synthetic import make_llama
 
     make_llama(folder)
     tensors = load_file(str(folder / "model.safetensors"))

@@ -15,7 +15,7 @@ from console.engine import vllm_compat
 from console.engine.choices import OpenAIChoiceCollector
 from console.engine.openai_body import BodyError, parse_body
 from console.engine.tool_calls import ToolsRefused, parse_answer, parser_for
-from console.models import families
+from tests.fixtures import families
 from console.models.family_table import FAMILY_TABLE, family_by_name
 
 TOOL = {

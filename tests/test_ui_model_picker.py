@@ -42,12 +42,12 @@ def test_the_curated_list_comes_first_with_coloured_badges(qtbot: Any) -> None:
     models = load_curated().models
     assert _column(picker, "model") == [m.repo for m in models]
     for r, m in enumerate(models):
-        badges = fit_badges(m.model_shape, m.quantization, "rtx-4080")
+        badges = fit_badges(m.model_shape, m.quantization, "rtx-4080", knobs=m.engine_knobs)
         cell = picker.table.item(r, FITS)
         fg, bg = VERDICT_COLOURS[badges.verdict]
         assert cell.background().color().name() == bg and cell.foreground().color().name() == fg, m.repo
         assert cell.toolTip() == badges.detail
-    verdicts = {fit_badges(m.model_shape, m.quantization, "rtx-4080").verdict for m in models}
+    verdicts = {fit_badges(m.model_shape, m.quantization, "rtx-4080", knobs=m.engine_knobs).verdict for m in models}
     assert {"fits"} < verdicts  # both colours on screen: the badges are not all the same
     assert "rtx-4080" in picker.caption.text()
 

@@ -353,7 +353,7 @@ def main() -> int:
     ap.add_argument("--start-timeout", type=float, default=900)
     a = ap.parse_args()
     if a.tiny and not a.model:
-        from console.models.synthetic import make_llama
+        from tests.fixtures.synthetic import make_llama
 
         a.model = str(make_llama(Path(tempfile.mkdtemp(prefix="ray-layout-")) / "tiny-llama"))
     if not a.model:

@@ -255,7 +255,7 @@ def emu_config(folder: Path, util: float, **extra: Any) -> Any:
 def phase_engine(out: Path) -> dict[str, Any]:
     from console.config import EngineConfig
     from console.engine.host import EngineHost
-    from console.models.synthetic import make_llama
+    from tests.fixtures.synthetic import make_llama
     from console.metrics.device import DeviceSampler
 
     res: dict[str, Any] = {"environment": environment(), "core_import_failures": core_imports()}

@@ -99,7 +99,7 @@ def setup(args: argparse.Namespace) -> tuple[Any, dict[str, list[Any]], Any, str
     from console.config import EngineConfig
 
     if args.dry_run:
-        from console.models.synthetic import make_llama
+        from tests.fixtures.synthetic import make_llama
 
         model = make_llama(args.work / "tiny-llama")
         base = EngineConfig(model=str(model), device="cpu", max_model_len=512, kv_cache_memory_bytes=64 * 2**20)

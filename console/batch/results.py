@@ -60,7 +60,7 @@ class BatchResult:
     #: The prompt's log-probabilities when the line asked for them (``prompt_logprobs``), in
     #: vLLM's JSON form (:func:`console.engine.choices.prompt_logprobs_json`)
     prompt_logprobs: list[Any] | None = None
-    #: The answer's thinking, split off ``text`` by the family's vLLM reasoning parser (issue 27);
+    #: The answer's thinking, split off ``text`` by the family's vLLM reasoning parser;
     #: None: no parser for this model, or nothing to split
     reasoning: str | None = None
     #: The answer's tool calls (OpenAI ``message.tool_calls``), read by the family's vLLM

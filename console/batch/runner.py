@@ -43,7 +43,7 @@ from console.jobs import TaskState
 
 #: Requests in flight at once: None = every line at once, as vLLM's offline batch (``LLM.generate``,
 #: ``run-batch``) does. The engine starts them in one step, so identical greedy lines answer alike
-#: and throughput is the engine's (a window of 16 fed them one by one; issue 28).
+#: and throughput is the engine's (a window that feeds them one by one gives neither).
 DEFAULT_CONCURRENCY: int | None = None
 
 

@@ -13,7 +13,7 @@ their prefill (measured on an H200: 13,984 then 22,815 tok/s). So each run first
 to reset it (``reset_prefix_cache=True``, the default) and the figures say whether that happened
 (``prefix_cache``) and how many prompt tokens were still served from the cache.
 
-A reasoning model's output tokens are split into thinking and answer (issue 27): each chat
+A reasoning model's output tokens are split into thinking and answer: each chat
 answer is split by the family's vLLM reasoning parser, as ``vllm serve --reasoning-parser`` does,
 and its thinking tokens counted on the engine's token ids (``console/thinking.py``); the figures'
 ``thinking`` says how many of the output tokens were thinking (absent for a family without one).

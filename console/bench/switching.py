@@ -1,4 +1,4 @@
-"""Switching between two models kept warm, against loading one again (issue 21).
+"""Switching between two models kept warm, against loading one again.
 
 :func:`measure` loads model A, then model B keeping A warm, then switches back and forth
 ``rounds`` times (each switch wakes the warm model instead of building it), and finally unloads

@@ -1,4 +1,4 @@
-"""Auto-tune (issue 29): find the engine knobs that run the user's workload fastest on their card,
+"""Auto-tune: find the engine knobs that run the user's workload fastest on their card,
 within a time budget, and measure vLLM's defaults in the same run to say by how much.
 
 ``tune(host, base, grid, workload, budget_s=..., task=...)``:

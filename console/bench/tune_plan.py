@@ -1,4 +1,4 @@
-"""Auto-tune's plan (issue 29): which points of a knob grid are worth an engine load, decided
+"""Auto-tune's plan: which points of a knob grid are worth an engine load, decided
 before anything loads, and in which order to try them.
 
 * Folded: ``max_num_seqs`` only caps the batch. On one load a lower cap is measured by keeping

@@ -1,4 +1,4 @@
-"""What auto-tune measured (issue 29): its trials, the result with the default-vs-tuned figures,
+"""What auto-tune measured: its trials, the result with the default-vs-tuned figures,
 the progress line the CLI and the Bench panel show, and the tuned point saved as a preset whose
 text says how it was measured. Plain data, no engine, no Qt."""
 

@@ -25,7 +25,7 @@ class Workload:
     #: vLLM's own request model: what a structured output costs in tok/s (``structured``).
     openai_fields: dict[str, Any] = field(default_factory=dict)
     #: LoRA adapters the requests cycle through ("" = the base model): what adapters cost, one or
-    #: several mixed in one batch (issue 22); empty: every request to the base model
+    #: several mixed in one batch; empty: every request to the base model
     adapters: list[str] = field(default_factory=list)
 
     @property

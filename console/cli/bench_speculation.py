@@ -1,5 +1,5 @@
 """``inference-console bench --speculation-speedup``: the preset's speculative decoding against the
-same preset without it, one request at a time on the user's own prompts (issue 21)."""
+same preset without it, one request at a time on the user's own prompts."""
 
 from __future__ import annotations
 

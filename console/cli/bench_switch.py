@@ -1,5 +1,5 @@
 """``inference-console bench --switch-to MODEL``: switching between two models kept warm against
-loading one again (issue 21); the figures of ``console/bench/switching.py``."""
+loading one again; the figures of ``console/bench/switching.py``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``inference-console bench --tune``: auto-tune on the in-process engine (issue 29), with what is
+"""``inference-console bench --tune``: auto-tune on the in-process engine, with what is
 being tried, the best so far with its figures and the time left printed as it goes, the trials
 and the default-vs-tuned figures at the end, and ``--save-preset`` for the best point."""
 

@@ -1,4 +1,4 @@
-"""The terminal chat's thinking (issue 27): a reasoning model's answer is split as it streams by
+"""The terminal chat's thinking: a reasoning model's answer is split as it streams by
 the family's vLLM reasoning parser (``console/thinking.py``, as the window does); the thinking goes
 to stderr, dim on a terminal and headed ``[thinking]``, then ``[thought N tokens, S s]``; the
 answer alone goes to stdout (so ``chat "..." > answer.txt`` keeps the answer). ``--hide-thinking``

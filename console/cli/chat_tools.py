@@ -1,4 +1,4 @@
-"""``chat``'s tool flags (issue 27): ``--tools FILE.json`` (function tools, OpenAI's shape),
+"""``chat``'s tool flags: ``--tools FILE.json`` (function tools, OpenAI's shape),
 ``--builtin-tool calculator|clock`` (local tools that answer by themselves) and ``--tool-choice``.
 
 The model's calls are printed on stderr; a built-in tool answers its calls, the terminal session

@@ -60,6 +60,7 @@ def cmd_curated(args: argparse.Namespace) -> int:
                         "repo": m.repo,
                         "modelscope_repo": m.modelscope_repo,
                         "family": m.family,
+                        "family_label": m.family_label,
                         "shape": m.shape,
                         "quantization": m.quantization,
                         "disk_bytes": m.disk_bytes,

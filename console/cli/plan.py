@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--kv-cache-memory-bytes", type=int, help="fixed KV cache size (on CPU: the KV budget, default 2 GiB)"
     )
     p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs")
-    add_speed_args(p, sleep=False)  # issue 21: a draft head on the GPU, KV offload on the host
+    add_speed_args(p, sleep=False)  # a draft head on the GPU, KV offload on the host
     p.add_argument("--max-loras", type=int, default=0, help="LoRA adapter slots on the device (default 0: LoRA off)")
     p.add_argument("--max-lora-rank", type=int, default=16, help="largest adapter rank the slots hold (default 16)")
     p.add_argument("--goal", choices=GOALS, help="let the planner pick the knobs for this goal (the 'auto' preset)")
@@ -182,16 +182,17 @@ def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) ->
             label = {"cuda_context": "engine process"}.get(name, name)
             rows.append([label, _g(o.bytes), o.source + ", in RAM beside the KV cache"])
             continue
-        rows.append([name, _g(o.bytes), o.source + ("" if o.inside_vllm_budget else ", outside vLLM's budget")])
+        value = int(p.rules.get("held_back_bytes", o.bytes)) if name == "margin" else o.bytes
+        rows.append([name, _g(value), o.source + ("" if o.inside_vllm_budget else ", outside vLLM's budget")])
     rows.append(
         [
             "KV cache",
             _g(max(0, m.kv_budget_bytes)),
-            f"{p.kv_tokens:,} tokens in {p.kv_blocks:,} blocks of {p.block_size}"
+            f"{p.kv_blocks:,} blocks of {p.block_size}: vLLM's KV cache size {p.kv_tokens:,} tokens at this length"
             + (f"; {src['kv_tokens']}" if "kv_tokens" in src else ""),
         ]
     )
-    speed = p.to_dict()["speed"]  # issue 21: the draft inside the weights row, offload on the host
+    speed = p.to_dict()["speed"]  # the draft inside the weights row, offload on the host
     if speed.get("speculative", {}).get("draft_weights_gib"):
         rows.insert(
             1,
@@ -216,6 +217,8 @@ def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) ->
     print_table(rows, ["MEMORY" + (" (per GPU)" if req.world_size > 1 else ""), "GiB", "NOTE"])
     if p.calibration:
         print(f"\nCALIBRATION: {p.calibration['status']}")
+        if p.calibration.get("family", "none") != "none":
+            print(f"  model family: {p.calibration['family']}")
         last = last_load_text(p.calibration)
         if last:
             print(f"  {last}")
@@ -224,7 +227,13 @@ def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) ->
         f"max concurrency at {req.context:,} tokens: {_x(p.max_concurrency)}"
     )
     if p.vllm_kv_tokens != p.kv_tokens:
-        print(f"vLLM itself would size the cache to {p.vllm_kv_tokens:,} tokens (it leaves CUDA graphs out)")
+        print(
+            f"vLLM itself would size the cache to {p.vllm_kv_tokens:,} tokens (the plan keeps room for what "
+            "vLLM leaves out of its budget and holds back its margin)"
+        )
+    if p.rules:
+        print(f"RULES: {p.rules['vllm']}; KV cache: {p.rules['kv_cache']}")
+        print(f"  longest max_model_len one request gets: {p.longest_context:,}")
 
     if p.suggestions:
         print("\nCHANGES THAT MAKE IT FIT (smallest first):")

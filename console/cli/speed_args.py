@@ -1,5 +1,6 @@
-"""The speed options of issue 21 on the command line (chat, batch, bench and plan share them),
-named as EngineConfig's fields so one conversion serves the engine and the planner."""
+"""The speed options (speculative decoding, KV offload, sleep mode) on the command line (chat,
+batch, bench and plan share them), named as EngineConfig's fields so one conversion serves the
+engine and the planner."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Requests that start together (issue 28): a group added to vLLM while its scheduler is held.
+"""Requests that start together: a group added to vLLM while its scheduler is held.
 
-vLLM's offline batch (``LLM.generate``) adds every request before they run; the console's batch
-and bench used to hand them over one by one, so they reached the engine milliseconds apart and
-identical prompts ran in differently shaped batches. On a GPU that changes the numerics (no batch
+vLLM's offline batch (``LLM.generate``) adds every request before they run; requests handed over
+one by one reach the engine milliseconds apart, and identical prompts run in differently shaped
+batches. On a GPU that changes the numerics (no batch
 invariance): the same greedy question answered three ways in one batch. :class:`SchedulerGate`
 freezes the scheduler (``pause_generation(mode="keep")``: running requests wait, new ones queue),
 lets every request of the group reach the engine's queue, then resumes it, so the group's first
@@ -21,8 +21,8 @@ resumes. :class:`GroupTiming` records where a group's time went (the last one is
 
 Only the first engine step's worth is held (:class:`FirstStep`: ``max_num_batched_tokens`` of
 prompt, ``max_num_seqs``): a larger group cannot start in one step anyway, and holding all of it
-kept the engine idle while every request was prepared and added (0.35 s for 1,024 requests on an
-H200, where ``LLM.generate`` starts stepping after its first add). The rest are prepared and added
+kept the engine idle while every request was prepared and added (``LLM.generate`` starts
+stepping after its first add; measured: benchmarks/gpu/README.md). The rest are prepared and added
 after the hold, while the engine runs, as ``LLM.generate`` adds its requests.
 """
 

@@ -77,21 +77,21 @@ class EngineHost(WarmHost):
         # Load, unload and dead-engine cleanup each await; they must not interleave (a cleanup
         # finishing after a new load would shut the new engine down).
         self._lifecycle = asyncio.Lock()
-        self._adapters = AttachedAdapters()  # LoRA adapters requests may name (issue 22)
+        self._adapters = AttachedAdapters()  # LoRA adapters requests may name
         self._null_dir: tempfile.TemporaryDirectory[str] | None = None  # the CPU build's all-zero adapter
         self._info: EngineInfo | None = None  # the engine in use, as it was once READY
-        self._gates: dict[str, grouped.SchedulerGate] = {}  # request id -> its group's gate (issue 28)
+        self._gates: dict[str, grouped.SchedulerGate] = {}  # request id -> its group's gate (grouped.py)
         self._gate_lock: asyncio.Lock | None = None  # one group holds the scheduler at a time
         self._holds: set[asyncio.Task[None]] = set()  # the gates' scheduler holds in progress
         self.last_group: grouped.GroupTiming | None = None  # where the last held group's time went
-        self._prompts = ChatPrompts()  # vLLM's chat preprocessing for the engine in use (issue 27)
+        self._prompts = ChatPrompts()  # vLLM's chat preprocessing for the engine in use
         atexit.register(self.close)
 
     # -- lifecycle -----------------------------------------------------------------------------
     def load(self, config: EngineConfig, name: str | None = None, *, keep_warm: bool = False) -> cf.Future[EngineInfo]:
         """Start loading ``config`` (unloading any current model first). Raises
         :class:`EngineBusy` if a load is already in progress, and :class:`EngineError` when the
-        installed vLLM cannot run the configuration's speed settings on its device (issue 21):
+        installed vLLM cannot run the configuration's speed settings on its device:
         refused before anything is unloaded, so the model in use stays loaded.
 
         ``keep_warm``: keep the model in use warm instead of unloading it (asleep on the GPU).
@@ -172,7 +172,7 @@ class EngineHost(WarmHost):
             self.metrics.clear()
             before = reaper.children()
             with load_capture.capture_logs() as capture:  # vLLM's memory report, for the planner
-                context = vllm_compat.offline_usage_context()  # vLLM's offline-batch defaults (issue 28)
+                context = vllm_compat.offline_usage_context()  # vLLM's offline-batch defaults
                 extra = {"usage_context": context} if context is not None else {}
                 engine = vllm_compat.async_llm_class().from_engine_args(args, stat_loggers=loggers, **extra)
             self._engine = engine

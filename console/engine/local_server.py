@@ -176,7 +176,7 @@ class LocalServer(ServerEngine):
         if config is None:
             raise EngineError("A local server needs a model configuration to start")
         refusal = speed.capability_refusal(config, resolve_device(config))
-        if refusal:  # the server child would die with a stack trace in its log (issue 21)
+        if refusal:  # the server child would die with a stack trace in its log
             raise EngineError(refusal)
         with self._lock:
             if self._status.state in (EngineState.LOADING, EngineState.STOPPING):
@@ -187,7 +187,7 @@ class LocalServer(ServerEngine):
 
     def server_command(self, yaml_path: Path, port: int) -> list[str]:
         # --host and --port are in the YAML (given again, vLLM warns about duplicate keys).
-        # A chat template sent with a request is used, as the in-process engine does (issue 27).
+        # A chat template sent with a request is used, as the in-process engine does.
         return [self.python, "-m", SERVER_MODULE, "--config", str(yaml_path), "--trust-request-chat-template"]
 
     async def _start(self, config: EngineConfig, name: str) -> EngineInfo:
@@ -209,7 +209,7 @@ class LocalServer(ServerEngine):
             self.yaml_path = work / "serve.yaml"
             served = self.served_name = config.served_model_name or name
             self.yaml_path.write_text(
-                serve_yaml(  # no reasoning parser: the thinking stays in the answer, split here (issue 27)
+                serve_yaml(  # no reasoning parser: the thinking stays in the answer, split here
                     config, ServeOptions(host=self.host, port=self.port, served_model_name=served), reasoning=False
                 )
             )

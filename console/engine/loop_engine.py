@@ -179,8 +179,8 @@ class LoopEngine:
     ) -> list[RequestHandle]:
         """Start ``requests`` together, as vLLM's offline batch does: one hop onto the engine's
         loop for all of them. Submitted one by one from a busy thread, each hop waits for the loop
-        thread to get the GIL back (a switch interval, ~5-9 ms), so a thousand requests reached
-        the engine over seconds and identical ones ran in differently shaped batches (issue 28).
+        thread to get the GIL back (a switch interval), so a thousand requests reached the engine
+        over seconds and identical ones ran in differently shaped batches (benchmarks/gpu/README.md).
         ``sinks[i]`` receives request i's events; the handles come back in the same order."""
         for request in requests:
             request.validate()

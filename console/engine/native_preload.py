@@ -1,13 +1,14 @@
-"""Load torch's native library without holding the GIL (issue 30: the window stalled while a
-model loaded).
+"""Load torch's native library without holding the GIL, so the window keeps drawing while a
+model loads.
 
 ``import torch`` loads ``libtorch_cpu.so`` (hundreds of MB, thousands of operator registrations
 run by its static initializers) inside one ``dlopen`` that Python's import makes while holding
-the GIL: 200-430 ms here during which no other thread runs Python, the GUI thread included -- the
-longest stall left of a model load once the collector stopped walking the load's objects
-(``console/ui/gc_guard.py``). A foreign-function call through ctypes releases the GIL for its
-duration, so calling the C library's own ``dlopen`` on that file first does the same work while
-the window keeps drawing; the ``import torch`` that follows finds the library already loaded.
+the GIL: a few hundred milliseconds during which no other thread runs Python, the GUI thread
+included (measured: benchmarks/README-gui.md) -- the longest stall of a model load once the
+collector no longer walks the load's objects (``console/ui/gc_guard.py``). A foreign-function
+call through ctypes releases the GIL for its duration, so calling the C library's own ``dlopen``
+on that file first does the same work while the window keeps drawing; the ``import torch`` that
+follows finds the library already loaded.
 
 ``RTLD_NOW | RTLD_LOCAL``: what the import itself would use for it (it is a dependency of
 ``torch._C``), so no symbol becomes visible that would not have been. Linux only; anything

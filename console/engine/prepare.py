@@ -1,6 +1,6 @@
 """What the configuration becomes on the device it runs on, before vLLM sees it: the device
 ("auto" -> cuda when NVML sees a GPU), and on the CPU eager mode, an explicit KV-cache size and the
-dtype this CPU was checked to run fastest and correctly (issue 16)."""
+dtype this CPU was checked to run fastest and correctly (``engine/cpu_dtype.py``)."""
 
 from __future__ import annotations
 

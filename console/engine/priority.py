@@ -3,22 +3,19 @@
 On the CPU device the engine core (vLLM's child process) computes on every core it can get, for
 as long as requests stream. The GUI thread of the console wakes every few milliseconds for a
 short slice; when every core is busy it waits for one, and on the 2-core machine that wait was
-most of the window's lag while streaming (benchmarks/README-gui.md, issue 30: 62% of the time of
-the late probe fires, with no console thread running). :func:`lower` raises the nice value of
+most of the window's lag while streaming (measured: benchmarks/README-gui.md). :func:`lower` raises the nice value of
 every thread of the engine's processes, so the scheduler hands a core to the waking GUI thread
 first; the engine loses nothing while a core is free, but on a machine whose cores other programs
-keep busy it yields to them too (one run at load ~3: 4,530 tokens/s against 5,964). So only the
+keep busy it yields to them too (benchmarks/README-gui.md). So only the
 window asks for it (:func:`prefer_the_window`, called by the app at start); the CLI, its ``bench``
 and ``batch`` keep the engine at the console's own priority.
 
 While the window builds a model, the interpreter also hands the GIL over every millisecond
 instead of every 5 (:func:`window_first_while_loading`): the load imports thousands of modules and
 builds the front end on the engine thread, and each time the GUI thread woke it could wait a whole
-slice. Measured (benchmarks/README-gui.md): the longest stall while the tiny model was built,
-49-90 ms in seven of eight runs with 1 ms slices (178 ms in one) against 63-179 ms (four of five
-runs over 100 ms) with 5 ms ones; the load took as long (23-27 s against 22-27 s). Only during
-the load: while streaming, 1 ms slices cost the engine thread throughput in one of two runs
-(4,888 tokens/s against 6,218), and 2 ms ones did not lower the lag.
+slice. Shorter slices shorten the longest stall while a model is built and leave the load's
+time as it was; while streaming they cost the engine thread throughput and do not lower the lag,
+so they hold only during the load (measured: benchmarks/README-gui.md).
 
 Linux sets the nice value per thread (``setpriority(PRIO_PROCESS, tid)``), so every thread in
 ``/proc/<pid>/task`` is set; threads started later inherit it from the thread that starts them.

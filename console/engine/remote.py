@@ -106,7 +106,7 @@ class ServerEngine(LoopEngine):
         self._monitor: asyncio.Task[None] | None = None
         self._poller = MetricsPoller(self.metrics)
         self._served: str = ""
-        self._lora: dict[str, str] = {}  # the server's LoRA adapters (issue 22)
+        self._lora: dict[str, str] = {}  # the server's LoRA adapters
         self._info: EngineInfo | None = None
 
     # -- status ----------------------------------------------------------------------------------

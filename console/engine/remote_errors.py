@@ -1,5 +1,5 @@
 """What a server's failures mean to the user: HTTP errors and transport errors turned into
-messages that say what happened and what to do (issue 13: failures are the normal case)."""
+messages that say what happened and what to do (a server's failures are the normal case, not exceptions to hide)."""
 
 from __future__ import annotations
 

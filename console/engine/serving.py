@@ -1,4 +1,4 @@
-"""Serve the chosen model to other apps: the Server tab's core (issue 31).
+"""Serve the chosen model to other apps: the Server tab's core.
 
 :class:`ServerController` starts vLLM's OpenAI-compatible server for a model and preset on the
 port the user picks (default 8000), with an optional API key, and stops it. What runs is what the
@@ -6,8 +6,9 @@ export writes: the argument list is :func:`console.export.serve.command_tokens` 
 :func:`console.export.serve.serve_arguments` for the configuration as it runs on this machine
 (the CPU adjustments of :func:`console.engine.host.prepare_config`), only spelled
 ``python -m vllm.entrypoints.openai.api_server --model MODEL ...`` because the CPU build's
-``vllm`` script does not start (FIELD_NOTES). The API key travels in ``VLLM_API_KEY``, which vLLM
-reads as it reads ``--api-key``, so it is not in the process list for every local user to read.
+``vllm`` script does not start (benchmarks/gpu/README-acceptance.md). The API key travels in
+``VLLM_API_KEY``, which vLLM reads as it reads ``--api-key``, so it is not in the process list for
+every local user to read.
 
 One engine at a time: the server becomes the window's engine (the :class:`EngineSwitch` closes
 the in-process engine first, so its model is unloaded and the GPU memory freed before the server

@@ -34,7 +34,7 @@ class EngineChoice:
 
 @dataclass(frozen=True)
 class WarmModel:
-    """A model kept warm beside the one in use (issue 21): loading it again is a switch, not a load."""
+    """A model kept warm beside the one in use: loading it again is a switch, not a load."""
 
     name: str
     model_path: str
@@ -71,9 +71,9 @@ class EngineInfo:
     #: e.g. "awq_marlin" for an AWQ checkpoint on a GPU, "fp8", or None for 16-bit weights
     quantization: str | None = None
     kv_cache_dtype: str = ""
-    #: vLLM's speculative method as it built it ("ngram", "eagle3", ...), None when off (issue 21)
+    #: vLLM's speculative method as it built it ("ngram", "eagle3", ...), None when off
     speculative_method: str | None = None
-    #: set when this model came back from being kept warm (issue 21): seconds the switch took;
+    #: set when this model came back from being kept warm: seconds the switch took;
     #: ``load_seconds`` stays the cold load it once needed
     switch_seconds: float | None = None
     #: the loaded model's sampling defaults (its generation_config.json as vLLM reads it, ...);
@@ -176,7 +176,7 @@ class RequestFinished:
     #: ``text`` above is choice 0's.
     choices: tuple[Choice, ...] = ()
     #: When the engine first scheduled the request (vLLM's engine-core clock, monotonic seconds;
-    #: in-process engine only): requests started together share it (issue 28).
+    #: in-process engine only): requests started together share it.
     engine_scheduled_ts: float | None = None
     #: When the engine core queued the request and when it made its first token (the same clock)
     engine_queued_ts: float | None = None

@@ -233,8 +233,9 @@ async def engine_core_request(engine: Any, request_id: str, prompt: Any, params:
 
 def offline_usage_context() -> Any:
     """``UsageContext.LLM_CLASS``: build the console's engine with the defaults vLLM gives its
-    offline batch (``LLM``), not the bare in-process ones (2,048 batched tokens, 128 sequences:
-    0.44 of ``LLM.generate`` on a 128-request batch, issue 28). None where vLLM has no such context."""
+    offline batch (``LLM``), not the bare in-process ones (2,048 batched tokens, 128 sequences,
+    which ran a large batch at under half ``LLM.generate``'s speed; measured: benchmarks/gpu/README.md).
+    None where vLLM has no such context."""
     try:
         return _first([("vllm.usage.usage_lib", "UsageContext")]).LLM_CLASS
     except (EngineUnavailable, AttributeError):

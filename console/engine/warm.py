@@ -1,4 +1,4 @@
-"""Models kept warm beside the one in use (issue 21): what the engine host holds for each, and
+"""Models kept warm beside the one in use: what the engine host holds for each, and
 when the GPU refuses to keep one."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class Parked:
 
 
 #: Sleep mode's level: 1 keeps the weights in host RAM (a wake copies them back, seconds), 2 would
-#: drop them too (a wake reloads from disk) -- level 1 is the switch the issue asks for.
+#: drop them too (a wake reloads from disk) -- level 1 keeps a switch to seconds.
 SLEEP_LEVEL = 1
 
 

@@ -1,4 +1,4 @@
-"""The engine host's models kept warm beside the one in use (issue 21), split from ``host.py`` by
+"""The engine host's models kept warm beside the one in use, split from ``host.py`` by
 job: parking the engine in use (asleep on the GPU), waking a parked one, dropping them.
 
 :class:`WarmHost` is :class:`~console.engine.host.EngineHost`'s base; the engine's life cycle
@@ -39,7 +39,7 @@ class WarmHost(LoopEngine):
 
     def __init__(self, metrics: MetricsStore | None = None) -> None:
         super().__init__(metrics)
-        self._warm: dict[str, Parked] = {}  # models kept warm beside the one in use (issue 21)
+        self._warm: dict[str, Parked] = {}  # models kept warm beside the one in use
 
     # -- the host's life cycle (host.py) ---------------------------------------------------------
     async def _cancel_requests(self) -> None:

@@ -3,8 +3,9 @@
 Keys the console's :class:`~console.config.EngineConfig` knows go into the preset's ``[engine]``;
 serving keys (model, host, port, ...) are reported as "not stored in a preset"; everything else is
 reported as unknown. Nothing is dropped silently. A YAML that writes a boolean with underscores and
-``false`` gets a warning: ``vllm serve`` itself ignores such a line (FIELD_NOTES), so the server it
-came from did not run with that setting, whatever the file says.
+``false`` gets a warning: ``vllm serve`` itself ignores such a line
+(``tests/test_export_roundtrip.py``), so the server it came from did not run with that setting,
+whatever the file says.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def _sort(raw: list[tuple[str, Any, str]], source: str, name: str | None) -> Imp
     result = ImportResult(preset=Preset(name="?"))
     for written, value, origin in raw:
         key = written.lstrip("-").replace("_", "-")
-        if key == "speculative-config":  # issue 21: one JSON flag, several console fields
+        if key == "speculative-config":  # one JSON flag, several console fields
             try:
                 engine.update(unfold_speculative(value, source))
             except ValueError as exc:

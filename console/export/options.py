@@ -1,6 +1,6 @@
 """What an export needs beyond the engine configuration: where and how the server listens.
 
-Security defaults (issue 9): the server binds to 127.0.0.1 unless the user chooses another host,
+Security defaults: the server binds to 127.0.0.1 unless the user chooses another host,
 and every export that binds wider says so in its own text; ``trust_remote_code`` is whatever the
 model's store entry says (off unless turned on for that model).
 """
@@ -18,8 +18,8 @@ DEFAULT_IMAGE = f"vllm/vllm-openai:v{VLLM_SERVER_VERSION}"
 #: Ray image with Ray Serve LLM (for the KubeRay RayService); it brings its own vLLM.
 DEFAULT_RAY_IMAGE = "rayproject/ray-llm:2.49.0-py311-cu128"
 #: NVLink multicast (NVLS) off in NCCL, PyTorch's symmetric memory and NVSHMEM, in every process of a
-#: multi-GPU server (issue 32): the TP=2 run on two H200s used NCCL_NVLS_ENABLE=0, and on a host whose
-#: GPUs are shared a program using multicast can put them all out of service.
+#: multi-GPU server: on a host whose GPUs are shared a program using multicast can put them all out
+#: of service (the multi-GPU runs set them: benchmarks/gpu/ray-gpu-run.md).
 MULTICAST_OFF = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
 #: Where container formats mount the model and the serve YAML.
 CONTAINER_MODEL_ROOT = "/models"

@@ -37,7 +37,7 @@ class RayLayout:
         return self.nodes * self.gpus_per_node
 
     def spread_note(self) -> str | None:
-        """Issue 32's run: vLLM warns when one tensor-parallel group spans nodes (each layer's
+        """vLLM warns when one tensor-parallel group spans nodes (each layer's
         all-reduce then crosses the network); pipeline parallel over the nodes is the usual fix."""
         if self.tensor_parallel_size <= self.gpus_per_node:
             return None

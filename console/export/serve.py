@@ -2,9 +2,9 @@
 
 Keys are vLLM's CLI option names with dashes. That matters: vLLM turns ``key: false`` into
 ``--no-key`` only when the key is dashed, and silently drops ``enable_prefix_caching: false``
-(FIELD_NOTES). Console-only fields (``device``) are left out; fields left at ``None`` mean
+(``tests/test_export_roundtrip.py``). Console-only fields (``device``) are left out; fields left at ``None`` mean
 "vLLM's default" and are not written. A reasoning model's server gets its family's
-``--reasoning-parser`` (issue 27), so its answers carry ``reasoning_content`` as the console shows
+``--reasoning-parser``, so its answers carry ``reasoning_content`` as the console shows
 them; the family is read from the chat template the model folder ships.
 """
 
@@ -94,7 +94,7 @@ def reasoning_arguments(config: EngineConfig) -> dict[str, Any]:
 
 
 def _speed_arguments(config: EngineConfig) -> dict[str, Any]:
-    """Issue 21: the speculative fields go out as one ``--speculative-config`` mapping (vLLM's
+    """The speculative fields go out as one ``--speculative-config`` mapping (vLLM's
     ``--spec-method``/``--spec-tokens`` shorthands are newer than 0.26; the JSON flag is in both)."""
     spec = config.speculative_config()
     return {} if spec is None else {"speculative-config": spec}

@@ -37,10 +37,10 @@ def parse_with_vllm(argv: list[str]) -> tuple[Any, Any]:
 
 @contextlib.contextmanager
 def _model_path_not_resolved() -> Iterator[None]:
-    """With ``HF_HUB_OFFLINE=1`` (an offline machine; the GPU machine of issue 32) vLLM's engine
+    """With ``HF_HUB_OFFLINE=1`` (an offline machine) vLLM's engine
     arguments look a model path that is not on this machine up in the hub cache, and a container
-    path (``/models/NAME``, only inside the container) fails that look-up with a hub error: the
-    bundle and Compose exports refused to be written. The check is about option names and values,
+    path (``/models/NAME``, only inside the container) fails that look-up with a hub error, which
+    would refuse the bundle and Compose exports. The check is about option names and values,
     not where the weights are, so the look-up is skipped while parsing (nothing is downloaded
     either way: with the flag off, parsing does not touch the hub)."""
     import huggingface_hub.constants as hub

@@ -29,13 +29,13 @@ class MetricsBin:
     steps: int = 0
     prefix_hits: int = 0
     prefix_queries: int = 0
-    # speculative decoding (issue 21): vLLM's SpecDecodingStats summed over the bin
+    # speculative decoding: vLLM's SpecDecodingStats summed over the bin
     spec_drafts: int = 0
     spec_draft_tokens: int = 0
     spec_accepted_tokens: int = 0
 
 
-#: Counters summed into both a bin and the totals (the speed ones of issue 21).
+#: Counters summed into both a bin and the totals (speculative decoding's).
 SPEC_COUNTERS = ("spec_drafts", "spec_draft_tokens", "spec_accepted_tokens")
 
 

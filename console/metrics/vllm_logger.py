@@ -31,7 +31,7 @@ def record_into(store: MetricsStore, scheduler_stats: Any, iteration_stats: Any)
             kwargs["prefix_hits"] = int(getattr(pcs, "hits", 0))
             kwargs["prefix_queries"] = int(getattr(pcs, "queries", 0))
         sds = getattr(scheduler_stats, "spec_decoding_stats", None)
-        if sds is not None:  # speculative decoding on (issue 21)
+        if sds is not None:  # speculative decoding on
             kwargs["spec"] = {
                 "spec_drafts": int(getattr(sds, "num_drafts", 0)),
                 "spec_draft_tokens": int(getattr(sds, "num_draft_tokens", 0)),
@@ -88,7 +88,7 @@ def make_silent_prometheus_factory() -> Callable[..., Any] | None:
     vLLM's StatLoggerManager (0.26 through 0.32 at least) always adds a PrometheusStatLogger
     unless one is among the custom loggers; it observes a histogram sample per generated token
     and several per finished request, on the front end's loop -- work the console never reads
-    (its own /metrics is built from the MetricsStore, console/prometheus.py). Passing this
+    (its own /metrics is built from the MetricsStore, console/metrics/prometheus.py). Passing this
     subclass as a custom logger makes the manager skip the real one. None when this vLLM has no
     such class (then nothing is replaced)."""
     real = prometheus_stat_logger_class()

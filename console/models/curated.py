@@ -2,9 +2,11 @@
 fit badges for a device, computed by the planner (no Qt, no network).
 
 The list is data (``resources/models/curated-v<N>.json``, the highest version wins) checked by
-:func:`validate_curated`; the badges come from :func:`fit_badges`, which the search results
-(``console.models.search``) and the GGUF advice (``console.models.gguf_info``) share, so every
-list in the picker speaks the same verdicts as the Models panel's "fits?" column.
+:func:`validate_curated`; an entry's ``family`` is a key of the family table
+(``console.models.family_table.FAMILY_TABLE``), whose label is the one shown. The badges come from
+:func:`fit_badges`, which the search results (``console.models.search``) and the GGUF advice
+(``console.models.gguf_info``) share, so every list in the picker speaks the same verdicts as the
+Models panel's "fits?" column.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from console.models.family_table import FAMILY_TABLE, Family, family_by_name
 from console.planner.core import QUANTIZATIONS, Plan, PlanRequest
 from console.planner.published import published_config
 from console.planner.gpus import GpuProfile, get_gpu
-from console.planner.shapes import KNOWN_SHAPES, ModelShape, known_shape
+from console.planner.shapes import KNOWN_SHAPES, ModelShape
 from console.planner.verdict import plan
 
 SCHEMA = "inference-console.curated-models"
@@ -46,13 +49,22 @@ class CuratedError(ValueError):
 class CuratedModel:
     repo: str
     source: str
-    family: str
+    family: str  # a FAMILY_TABLE key
     shape: str  # a KNOWN_SHAPES name
     quantization: str  # the planner's family: awq, gptq, fp8, mxfp4
     disk_bytes: int
     preset: str = "gpu-default"
     note: str = ""
     modelscope_repo: str | None = None
+
+    @property
+    def family_entry(self) -> Family:
+        """The family table's entry for it (its label, parsers and quirks)."""
+        return family_by_name(self.family)
+
+    @property
+    def family_label(self) -> str:
+        return self.family_entry.label
 
     @property
     def model_shape(self) -> ModelShape:
@@ -178,6 +190,11 @@ def validate_curated(data: Any, presets: set[str] | None = None) -> list[str]:
             problems.append(f"{where}: source must be hf or modelscope")
         if "modelscope_repo" in m and not _REPO.match(str(m["modelscope_repo"])):
             problems.append(f"{where}: modelscope_repo must be 'owner/name'")
+        if isinstance(m.get("family"), str) and m["family"] not in {f.name for f in FAMILY_TABLE}:
+            problems.append(
+                f"{where}: family '{m['family']}' is not in the family table "
+                f"({', '.join(f.name for f in FAMILY_TABLE)})"
+            )
         if m.get("shape") not in KNOWN_SHAPES:
             problems.append(f"{where}: shape '{m.get('shape')}' is not in the planner's known shapes")
         if m.get("quantization") not in QUANTIZATIONS:
@@ -266,38 +283,6 @@ def fit_badges(
     )
 
 
-_NAME_NOISE = re.compile(
-    r"(?i)^(meta-)|(-gguf|-(q\d|iq\d|f16|bf16|fp16)[a-z0-9_]*|-\d+bit|-int\d|-w\d+a\d+|-dynamic|-awq|-gptq|-fp8"
-    r"|-instruct|-it|-chat|-v\d[\d.]*|-\d{4})+$"
-)
-
-
-def shape_by_name(*names: str) -> ModelShape | None:
-    """The planner's known shape a repository or model name stands for (an org prefix, "Meta-",
-    -Instruct, -AWQ/-GPTQ/-FP8, -GGUF and quant-type suffixes ignored); None if none."""
-    for name in names:
-        base = name.rstrip("/").split("/")[-1]
-        for candidate in (base, _NAME_NOISE.sub("", base)):
-            shape = known_shape(candidate)
-            if shape is not None:
-                return shape
-    return None
-
-
-def shape_by_config(model_type: str | None, params: int | None) -> ModelShape | None:
-    """The known shape a fine-tune or merge has: one of the family its config's ``model_type``
-    names (``qwen3``, ``llama``, ``gemma3_text``...) within 2% of ``params``; None if none."""
-    if not model_type or not params:
-        return None
-    family = re.sub(r"[^a-z0-9]", "", str(model_type).lower().split("_")[0])
-    near = [
-        s
-        for s in KNOWN_SHAPES.values()
-        if re.sub(r"[^a-z0-9]", "", s.name.lower()).startswith(family) and abs(s.params - params) <= 0.02 * params
-    ]
-    return min(near, key=lambda s: abs(s.params - params)) if family and near else None
-
-
 def curated_badges(models: list[CuratedModel], device: Any = None) -> list[tuple[CuratedModel, FitBadges]]:
     """Each curated model with its badges (pure arithmetic: well under a second for the list)."""
     return [(m, fit_badges(m.model_shape, m.quantization, device, knobs=m.engine_knobs)) for m in models]
@@ -347,8 +332,6 @@ __all__ = [
     "fit_badges",
     "load_curated",
     "picker_card",
-    "shape_by_config",
-    "shape_by_name",
     "unknown_badges",
     "validate_curated",
 ]

@@ -198,7 +198,8 @@ def plan_verdict(config: dict[str, Any], name: str, gpu: Any, max_model_len: int
         p = plan(PlanRequest(shape, gpu=gpu, quantization=shape.quantization, max_model_len=max_model_len))
     except (ShapeError, ValueError, KeyError) as exc:
         return "unknown", str(exc)
-    detail = f"{p.weights_gib:.1f} GiB of weights, {p.kv_tokens} tokens of KV cache on {p.request.profile.name}"
+    weights = p.loaded_weights_bytes / 2**30
+    detail = f"{weights:.1f} GiB of weights, {p.kv_tokens} tokens of KV cache on {p.request.profile.name}"
     if p.problems:
         detail += "; " + "; ".join(p.problems)
     return str(p.verdict), detail
@@ -252,19 +253,19 @@ def _gguf_preview(
 ) -> tuple[str, str, Any]:
     """A GGUF's verdict as what the import makes of it (16-bit weights), from its header (read
     with Range requests, a few MB) on Hugging Face, or from its name elsewhere; and the advice."""
-    from console.models.curated import shape_by_name
     from console.models.gguf_info import GgufError, gguf_advice, gguf_names, read_gguf_remote, shape_from_gguf
     from console.planner import PlanRequest, ShapeError, plan
+    from console.planner.shapes import known_shape
 
     header, shape, why = None, None, ""
     if listing.source == "hf":
         try:
             header = read_gguf_remote(lambda n: _fetch_small(listing, gguf, endpoint, token, n))
-            shape = shape_by_name(*gguf_names(listing.repo, header)) or shape_from_gguf(header, listing.repo)
+            shape = known_shape(*gguf_names(listing.repo, header), loose=True) or shape_from_gguf(header, listing.repo)
         except (GgufError, ShapeError, DownloadError) as exc:
             why = f"its header is unreadable ({exc})"
     else:
-        shape = shape_by_name(*gguf_names(listing.repo))
+        shape = known_shape(*gguf_names(listing.repo), loose=True)
         why = "" if shape else "its model is not one the planner knows by name"
     params = (header.model_params if header else None) or (shape.params if shape else None)
     advice = gguf_advice(file_bytes, params, gguf_names(listing.repo, header))

@@ -1,6 +1,8 @@
 """What the console knows per model family, in one table: template quirks, vLLM's reasoning and
 tool-call parsers for it, the RTX 4090 preset that fits its common sizes, and the sampling its
-model cards recommend (the fallback for a checkpoint without its own generation config).
+model cards recommend (the fallback for a checkpoint without its own generation config). The
+model picker's curated list (``resources/models/curated-v<N>.json``) names each checkpoint's family
+by its key here (``Family.name``) and shows its ``label``.
 
 A loaded model's family is recognised from its chat template (the markers each family's template
 writes), not from its name: a fine-tune keeps its base's template. The parser names are vLLM's own

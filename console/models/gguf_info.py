@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from console.models.curated import CuratedModel, alternatives_for, shape_by_name
-from console.planner.shapes import ModelShape, ShapeError
+from console.models.curated import CuratedModel, alternatives_for
+from console.planner.shapes import ModelShape, ShapeError, known_shape
 
 GGUF_MAGIC = b"GGUF"
 #: Bytes per parameter after the conversion (bf16).
@@ -203,7 +203,7 @@ def gguf_advice(
 ) -> GgufAdvice:
     """Advice for a GGUF of ``params`` parameters whose repository or model is called one of
     ``names``: the curated checkpoints of the same shape (by name), else of the same size."""
-    shape = shape_by_name(*names)
+    shape = known_shape(*names, loose=True)
     return GgufAdvice(file_bytes, params, alternatives_for(shape.name if shape else None, params, models))
 
 

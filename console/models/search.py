@@ -36,13 +36,11 @@ from console.models.curated import (
     FitBadges,
     fit_badges,
     load_curated,
-    shape_by_config,
-    shape_by_name,
     unknown_badges,
 )
 from console.models.gguf_info import CONVERTED_BYTES_PER_PARAM, gguf_advice, gguf_names
 from console.planner.core import quantization_family
-from console.planner.shapes import ModelShape
+from console.planner.shapes import ModelShape, known_shape, shape_by_config
 
 SEARCH_SOURCES = ("hf", "modelscope")
 SOURCE_NAMES = {"hf": "Hugging Face", "modelscope": "ModelScope"}
@@ -188,7 +186,7 @@ def _hit(
 ) -> SearchHit:
     known = curated.get(repo)
     model_type = (config or {}).get("model_type")
-    shape = known.model_shape if known else shape_by_name(repo) or shape_by_config(model_type, params)
+    shape = known.model_shape if known else known_shape(repo, loose=True) or shape_by_config(model_type, params)
     quantization = None if is_gguf else (known.quantization if known else _quantization(repo, config))
     if is_gguf:  # what the console makes of it: 16-bit weights, and the curated checkpoint instead
         advice = gguf_advice(None, params or (shape.params if shape else None), gguf_names(repo))

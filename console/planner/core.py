@@ -25,7 +25,7 @@ from console.planner.familycal import family_key
 from console.planner.gpus import GiB
 from console.planner.kvlayout import KvLayout, kv_layout
 from console.planner.lora import lora_engine_args
-from console.planner.overheads import estimate_overheads, family_fit, weights_margin
+from console.planner.overheads import COVERAGE_TEXT, coverage_of, estimate_overheads, own_loads_cover, weights_margin
 from console.planner.request import (
     DEFAULT_CPU_KV_BYTES,
     GROUP_SIZE,
@@ -118,6 +118,12 @@ class Plan:
         return self.weights_bytes / GiB
 
     @property
+    def loaded_weights_bytes(self) -> int:
+        """The weights as vLLM holds them, every GPU together (the estimate with its calibration;
+        ``weights_bytes`` is the arithmetic before it)."""
+        return sum(m.weights_bytes for m in self.per_gpu) or self.weights_bytes
+
+    @property
     def fits(self) -> bool:
         return not self.problems
 
@@ -163,7 +169,7 @@ def compute(req: PlanRequest) -> Plan:
     calibration = resolve_calibration(req)
     vllm_rules = rules(req)
     overheads = estimate_overheads(req, calibration)
-    fit, coverage = family_fit(req)
+    fit, coverage = coverage_of(req, calibration)
     ctx, act, graphs, lora, margin = (
         overheads[k].bytes for k in ("cuda_context", "activation_peak", "cuda_graphs", "lora_slots", "margin")
     )
@@ -186,10 +192,11 @@ def compute(req: PlanRequest) -> Plan:
     # vLLM's budget is the total CUDA reports x utilization (a calibration may know it for this card)
     vllm_total = calibration.device_total_bytes if calibration and calibration.device_total_bytes else g.memory_bytes
     requested_total = int(vllm_total * req.gpu_memory_utilization)
-    if fit is not None:
-        w_scale = fit.weights_scale
+    own_scale = calibration.weights_scale if calibration and calibration.weights_scale else 1.0
+    if fit is not None:  # the user's own loads were fitted against the family-scaled estimate
+        w_scale = fit.weights_scale * (own_scale if own_loads_cover(req, calibration) else 1.0)
     else:
-        w_scale = calibration.weights_scale if calibration and calibration.weights_scale else 1.0
+        w_scale = own_scale
     in_budget = act + lora + (graphs if graphs_inside else 0)
     outside = ctx + (0 if graphs_inside else graphs)
 
@@ -337,11 +344,17 @@ def compute(req: PlanRequest) -> Plan:
         "vllm": vllm_rules.describe(s.is_moe, req.enforce_eager or g.is_cpu),
         "kv_cache": layout.rule,
         "calibration": coverage,
+        "family_fit": (
+            f"calibrated ({fit.family}, {fit.gpu}, vLLM {fit.vllm_version}, {fit.loads} load(s))"
+            if fit is not None
+            else "none"
+        ),
+        "held_back_bytes": str(held_back if not g.is_cpu and not req.kv_cache_memory_bytes else 0),
     }
     if not g.is_cpu and coverage != "exact":
         plan.notes.append(
             f"calibration for {family_key(s, req.quantization or s.quantization)} on {g.name} with vLLM "
-            f"{vllm_rules.version}: {_COVERAGE[coverage]}; {gib(held_back)} held back from the KV cache"
+            f"{vllm_rules.version}: {COVERAGE_TEXT[coverage]}; {gib(held_back)} held back from the KV cache"
         )
     return plan
 
@@ -356,14 +369,6 @@ def _padding(req: PlanRequest) -> float:
     padded = math.ceil(h / 256) * 256 * math.ceil(i / 128) * 128
     expert = s.num_experts * s.expert_params
     return (s.linear_params_per_layer - expert + expert * padded / (h * i)) / s.linear_params_per_layer
-
-
-_COVERAGE = {
-    "other-gpu": "measured on another GPU with this vLLM release",
-    "other-version": "measured on this GPU with another vLLM release",
-    "other-gpu-and-version": "measured on another GPU with another vLLM release",
-    "none": "no measurement of this family: an estimate",
-}
 
 
 def engine_args(req: PlanRequest) -> dict[str, Any]:

@@ -33,6 +33,17 @@ MARGINS: dict[str, tuple[int, float, float]] = {
 }
 
 
+#: How closely a family calibration covers a plan, as the plan says it (``Plan.rules["calibration"]``
+#: keeps the key).
+COVERAGE_TEXT = {
+    "exact": "calibrated for this family, GPU and vLLM release",
+    "other-gpu": "measured on another GPU with this vLLM release",
+    "other-version": "measured on this GPU with another vLLM release",
+    "other-gpu-and-version": "measured on another GPU with another vLLM release",
+    "none": "no measurement of this family: an estimate",
+}
+
+
 def activation_estimate(shape: ModelShape, tokens: int, seqs: int, tp: int = 1) -> int:
     """The profile run's peak activation, eager, before any calibration (bytes)."""
     if shape.is_moe:  # the fused-MoE kernel's two workspaces and the experts' gate/up output, per routed copy
@@ -61,13 +72,31 @@ def family_fit(req: PlanRequest) -> tuple[FamilyFit | None, str]:
     )
 
 
+def own_loads_cover(req: PlanRequest, calibration: Calibration | None) -> bool:
+    """The user's own calibration of this GPU was fitted from loads with the vLLM release this plan
+    follows: its corrections apply on top of the family's, and no margin is held back."""
+    return (
+        calibration is not None
+        and calibration.origin == "user"
+        and not req.profile.is_cpu
+        and calibration.vllm_version == rules(req).version
+    )
+
+
+def coverage_of(req: PlanRequest, calibration: Calibration | None) -> tuple[FamilyFit | None, str]:
+    """The family fit and the coverage the margin follows ("exact" when the user's own loads cover it)."""
+    fit, coverage = family_fit(req)
+    return fit, "exact" if own_loads_cover(req, calibration) else coverage
+
+
 def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dict[str, Overhead]:
     """The named non-KV costs per GPU, each corrected by the calibration that covers it."""
     s, g = req.shape, req.profile
     tokens, seqs = max_num_batched_tokens(req), min(max_num_seqs(req), max_num_batched_tokens(req))
     tp = req.tensor_parallel_size
     fam = family_calibration()
-    fit, coverage = family_fit(req)
+    fit, coverage = coverage_of(req, calibration)
+    own = own_loads_cover(req, calibration)
     out: dict[str, Overhead] = {}
 
     if g.is_cpu:
@@ -126,7 +155,7 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
         family_measured = fit is not None and (
             name == "activation_peak" or (name == "cuda_graphs" and fit.graphs_scale is not None)
         )
-        if calibration is not None and value and not family_measured:
+        if calibration is not None and value and (own or not family_measured):
             value, note = calibration.correct(name, value)
             if note:
                 source, formula = note, f"{formula}; {note} -> {gib(value)}"
@@ -138,7 +167,7 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
         if margin or weights_share
         else "0: calibrated for this family, GPU and vLLM release"
     )
-    out["margin"] = Overhead("margin", margin, margin_f, coverage, True)
+    out["margin"] = Overhead("margin", margin, margin_f, COVERAGE_TEXT[coverage], True)
     return out
 
 
@@ -163,6 +192,7 @@ def safe_utilization(req: PlanRequest, overheads: dict[str, Overhead]) -> float:
 
 
 __all__ = [
+    "COVERAGE_TEXT",
     "MARGINS",
     "MAX_SUGGESTED_UTILIZATION",
     "activation_estimate",

@@ -40,7 +40,7 @@ from console.planner.calibration import (
     parse_calibration,
     calibration_dirs,
 )
-from console.planner.core import PlanRequest, compute
+from console.planner.core import Plan, PlanRequest, compute
 from console.planner.gpus import GPU_PROFILES, GiB, get_gpu
 from console.planner.defaults import RECORDED_LOAD_DEFAULTS
 from console.planner.loadlog import MemoryReport
@@ -347,7 +347,7 @@ def measured_load(req: PlanRequest, cal: Calibration | None) -> dict[str, Any] |
     return None
 
 
-def provenance(plan: Any) -> dict[str, Any]:
+def provenance(plan: Plan) -> dict[str, Any]:
     """Status line, the source of each figure (measured / calibrated / estimate) and the error of
     the calibration against the last load, for the CLI and the window's planner details."""
     from console.planner.core import resolve_calibration
@@ -361,8 +361,14 @@ def provenance(plan: Any) -> dict[str, Any]:
             "calibrated on this GPU" if cal.origin == "user" else f"calibrated ({Path(cal.path or 'calibration').name})"
         )
     )
+    family = plan.rules.get("family_fit", "none")
+    own = cal is not None and cal.origin == "user" and plan.rules.get("calibration") == "exact"
     sources: dict[str, str] = {
-        "weights": calibrated if cal is not None and cal.weights_scale else "estimate",
+        "weights": calibrated
+        if cal is not None and cal.weights_scale and (own or family == "none")
+        else family
+        if family != "none"
+        else "estimate",
         "kv_budget": calibrated if cal is not None and (cal.device_total_bytes or cal.overheads) else "estimate",
     }
     if req.profile.is_cpu or req.kv_cache_memory_bytes:
@@ -373,6 +379,7 @@ def provenance(plan: Any) -> dict[str, Any]:
     point = measured_load(req, cal)
     out: dict[str, Any] = {
         "status": status_text(cal),
+        "family": family,
         "origin": cal.origin if cal else None,
         "loads": cal.loads if cal else 0,
         "path": cal.path if cal else None,

@@ -11,7 +11,7 @@ weights, and the first candidate's in-place ``fc.weight.mul_(scales)`` also rewr
 evaluated on corrupted weights (so ratio 0 always wins) and the module leaves the search already
 scaled by ``s0``. ``apply_scale`` multiplies by the chosen scale once more and divides the
 preceding norm (or ``up_proj``) once, so the saved weights carry ``s**2`` against ``1/s``: the
-slope-2 relation measured in FIELD_NOTES. It is not a transformers 5.x matter; any CPU run hits it.
+slope-2 relation measured in benchmarks/quantize-smollm2.md. It is not a transformers 5.x matter; any CPU run hits it.
 
 The fix makes the snapshot a real copy by giving the inspected module a ``state_dict`` that clones,
 for the duration of the original search only; everything else in AutoAWQ is untouched.

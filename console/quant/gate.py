@@ -7,7 +7,7 @@ memory, generation tokens/s on one fixed batch, and task accuracy on the shipped
 (``console/quant/evalset.py``). :func:`judge` then accepts or rejects the result: a model whose
 perplexity rises, or whose accuracy drops, beyond the method's limit is rejected, with the figures
 and every question that went from right to wrong. The verdict says which engine measured it: a
-CPU figure does not predict the GPU kernels' (issue 23: AWQ +11% on the CPU, +60% on an H200).
+CPU figure does not predict the GPU kernels' (measured: benchmarks/quality-gate.md).
 """
 
 from __future__ import annotations

@@ -371,7 +371,7 @@ class BenchPanel(QWidget):
         self.show_report(report)
         done = self.tr("Done: {0}").format(report["workload"]["name"])
         t = ((report.get("results") or {}).get("console") or {}).get("thinking")
-        if t:  # a reasoning model: how much of its output was thinking (issue 27)
+        if t:  # a reasoning model: how much of its output was thinking
             done += " " + self.tr("Thinking: {0} of {1} output tokens ({2} answer).").format(
                 t["reasoning_tokens"], t["output_tokens"], t["answer_tokens"]
             )
@@ -413,7 +413,7 @@ class BenchPanel(QWidget):
                 item = QTableWidgetItem("—" if v is None else fmt.format(v * scale))
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(r, c, item)
-            tps = fig.get("output_tokens_per_s")  # console ÷ vLLM: the issue's "costs no more than 3%"
+            tps = fig.get("output_tokens_per_s")  # console ÷ vLLM: the console's overhead (budget 3%)
             ratio = "—" if not tps or console_tps is None else f"{console_tps / tps:.3f}"
             self.table.setItem(r, len(COLUMNS) + 1, QTableWidgetItem(ratio))
         self.table.resizeRowsToContents()

@@ -1,4 +1,4 @@
-"""The Bench tab's Auto-tune page (issue 29): :func:`console.bench.tune.tune` on a worker thread
+"""The Bench tab's Auto-tune page: :func:`console.bench.tune.tune` on a worker thread
 over the Bench workload within a time budget. vLLM's defaults are measured first; the planner
 drops points that cannot fit or are dominated before anything loads; the status line says what
 is being tried, the best so far with its figures and the time left, and the table fills in as each

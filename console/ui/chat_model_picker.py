@@ -1,4 +1,4 @@
-"""The model picker at the top of the chat (issue 31): the store's models in a combo; choosing one
+"""The model picker at the top of the chat: the store's models in a combo; choosing one
 loads it through the Models panel's own path (the one a double-click takes: the preset and
 knobs shown there, the fit confirmation, the busy check), and the combo shows the model loaded.
 The window ties it to the Models panel with ``connect_models`` (``chat_models_link.py``).

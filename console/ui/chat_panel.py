@@ -70,7 +70,7 @@ class ChatPanel(ChatWidgets):
 
         setup_ui(self, ctx, self.session)
         self._connect_widgets()
-        self.thinking = ChatThinking(  # the thinking shown apart, the Think switch (issue 27)
+        self.thinking = ChatThinking(  # the thinking shown apart, the Think switch
             lambda: self.ctx.host.tokenizer if self._engine_ready() else None, self.think_box, self.transcript
         )
         self.set_enter_sends(True)

@@ -135,15 +135,15 @@ def build_widgets(panel: ChatWidgets, ctx: AppContext, session: ChatSession) -> 
     panel.output = OutputControl(panel)  # structured output, logprobs, n
     panel.choices_view = ChoicesView(panel)
     panel.context_bar = ContextMeter(panel)
-    panel.adapter_box = AdapterBox(ctx, panel)  # LoRA: which adapter answers (issue 22)
-    panel.tools_box = ToolsEditor(session, panel)  # function tools, per conversation (issue 27)
+    panel.adapter_box = AdapterBox(ctx, panel)  # LoRA: which adapter answers
+    panel.tools_box = ToolsEditor(session, panel)  # function tools, per conversation
 
 
 def build_layout(panel: ChatWidgets, ctx: AppContext) -> None:
     centre = QWidget(panel)
     cv = QVBoxLayout(centre)
     cv.setContentsMargins(0, 0, 0, 0)
-    panel.model_picker, panel.load_banner = ChatModelPicker(centre), LoadBanner(ctx, centre)  # issue 31
+    panel.model_picker, panel.load_banner = ChatModelPicker(centre), LoadBanner(ctx, centre)
     cv.addWidget(panel.model_picker)
     cv.addWidget(panel.load_banner)
     cv.addWidget(panel.transcript, 1)

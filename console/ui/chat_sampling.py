@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
@@ -67,9 +66,6 @@ class SamplingBox(QGroupBox):
         self.reset_defaults = QPushButton(self.tr("Model's defaults"), self)
         self.reset_defaults.setToolTip(self.tr("Temperature, top-p, top-k and repetition penalty back to the model's"))
         self.reset_defaults.clicked.connect(self.use_model_defaults)
-        source_row = QHBoxLayout()
-        source_row.addWidget(self.defaults_source, 1)
-        source_row.addWidget(self.reset_defaults)
         #: the loaded model's defaults (None: a server's, unknown here), and the controls set by the user
         self._defaults: SamplingDefaults | None = SamplingDefaults()
         self._model_known = False
@@ -78,7 +74,8 @@ class SamplingBox(QGroupBox):
         for name in MODEL_DEFAULT_FIELDS:
             getattr(self, name).valueChanged.connect(lambda _v, n=name: self._changed(n))
         form = QFormLayout(self)
-        form.addRow(self.tr("Defaults:"), source_row)
+        form.addRow(self.tr("Defaults:"), self.defaults_source)  # its own row: the chat fits a laptop screen
+        form.addRow("", self.reset_defaults)
         form.addRow(self.tr("Temperature:"), self.temperature)
         form.addRow(self.tr("Top-p:"), self.top_p)
         form.addRow(self.tr("Top-k:"), self.top_k)

@@ -1,4 +1,4 @@
-"""The chat's thinking (issue 27): which model family is loaded (its vLLM reasoning parser, its
+"""The chat's thinking: which model family is loaded (its vLLM reasoning parser, its
 Think switch), the streaming answer split into thinking and answer (``console/thinking.py``), and
 the thinking block the transcript shows for it. The chat panel forwards its events here.
 

@@ -2,7 +2,7 @@
 re-rendered on its own (the history can be long: setMarkdown of a 15,000-character transcript
 costs ~12 ms, the streaming tail ~1 ms), and the figures line under each answer.
 
-A reasoning model's thinking (issue 27) is shown apart, above its answer: a collapsed "Thinking"
+A reasoning model's thinking is shown apart, above its answer: a collapsed "Thinking"
 line with its tokens and time, a link that expands it (the thinking as a quote) and collapses it."""
 
 from __future__ import annotations

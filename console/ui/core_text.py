@@ -53,6 +53,7 @@ SENTENCES: dict[str, tuple[str, ...]] = {
     _n("calibrated from {0} shipped load(s) ({1})"): (INT, ANY),
     _n("estimate"): (),
     _n("calibrated on this GPU"): (),
+    _n("calibrated ({0}, {1}, vLLM {2}, {3} load(s))"): (WORD, WORD, WORD, INT),
     _n("calibrated ({0})"): (ANY,),
     _n("exact: kv_cache_memory_bytes, as given"): (),
     _n("measured on this GPU ({0}): {1} tokens"): (MAYBE, COUNT),
@@ -135,8 +136,11 @@ SENTENCES: dict[str, tuple[str, ...]] = {
     _n(
         "KV offload of {0} GiB needs host memory; this machine has {1} GiB of RAM ({2} GiB after 4 GiB for the system)"
     ): (WORD, WORD, WORD),
-    _n("the KV cache holds {0} tokens: not one request of max_model_len {1} (vLLM refuses to start)"): (COUNT, COUNT),
-    _n("{0} users at {1} tokens need {2} tokens of KV cache; it holds {3} (max concurrency {4})"): (
+    _n(
+        "the KV cache holds {0} tokens: not one request of max_model_len {1} (vLLM refuses to start; the longest "
+        "that fits is {2})"
+    ): (COUNT, COUNT, COUNT),
+    _n("{0} users at {1} tokens need {2} KV blocks; the cache has {3} (max concurrency {4})"): (
         INT,
         COUNT,
         COUNT,
@@ -144,7 +148,7 @@ SENTENCES: dict[str, tuple[str, ...]] = {
         WORD,
     ),
     _n("max_num_seqs {0} is below the {1} users asked for"): (INT, INT),
-    # engine/local_server.py: the Server tab's port (issue 31)
+    # engine/local_server.py: the Server tab's port
     _n(
         "Port {0} on {1} is already in use (another server, or one still stopping): choose another port, "
         "or stop what listens there"
@@ -168,6 +172,34 @@ SENTENCES: dict[str, tuple[str, ...]] = {
     _n("keeping the loaded model warm"): (),
     _n("waking the warm model"): (),
     _n("starting the server process"): (),
+    # planner/core.py and planner/overheads.py: how closely a family calibration covers the plan
+    _n("calibration for {0} on {1} with vLLM {2}: {3}; {4} held back from the KV cache"): (
+        WORD,
+        WORD,
+        WORD,
+        SOME,
+        SOME,
+    ),
+    _n("calibrated for this family, GPU and vLLM release"): (),
+    _n("measured on another GPU with this vLLM release"): (),
+    _n("measured on this GPU with another vLLM release"): (),
+    _n("measured on another GPU with another vLLM release"): (),
+    _n("no measurement of this family: an estimate"): (),
+    # planner/rules.py and planner/kvlayout.py: the rules a plan follows (the Details dialog)
+    _n("vLLM {0} (installed): {1}"): (WORD, ANY),
+    _n("vLLM {0} (what the gpu extra installs): {1}"): (WORD, ANY),
+    _n("vLLM {0} (the CPU build): {1}"): (WORD, ANY),
+    _n("vLLM {0} (as recorded): {1}"): (WORD, ANY),
+    _n("no CUDA graphs (eager)"): (),
+    _n("CUDA graphs inside the budget"): (),
+    _n("CUDA graphs outside the budget (captured after the KV cache)"): (),
+    _n("every layer as full attention ({0} sliding-window layers too: no hybrid KV cache on this device)"): (INT,),
+    _n("every layer as full attention"): (),
+    _n("every layer a {0}-token sliding window"): (INT,),
+    _n(
+        "hybrid KV cache: {0} full-attention + {1} sliding-window ({2} tokens) layers in {3} groups of {4}; a "
+        "request holds its whole context in the full layers and window + 2 x {5} batched tokens in each sliding one"
+    ): (INT, INT, INT, INT, INT, COUNT),
     # planner/verdict.py and planner/speed.py notes: the Planner box's ℹ lines
     _n(
         "n-gram speculation ({0} draft tokens): no draft model, no device memory; faster when answers copy "

@@ -9,8 +9,8 @@ instead, the approach pyqtgraph's own ``GarbageCollector`` takes.
 While a model loads (``console/engine/gc_pause.py``) it collects nothing at all, young generations
 included: with automatic collection off, everything the load imports and builds (about 200,000
 objects a second) waits in generation 0 for the next tick, so each tick's young pass walked all of
-it on the GUI thread, holding the GIL: 70-155 ms per generation-0 pass and 445 ms for a
-generation-1 pass while vLLM was imported (issue 30, benchmarks/README-gui.md). The loader
+it on the GUI thread, holding the GIL (a tenth of a second and more per pass; measured:
+benchmarks/README-gui.md, "what held the GUI thread while a model loads"). The loader
 freezes what the load built when it ends (``gc.freeze()``: no pass at all), so skipping loses
 nothing but the load's own cyclic garbage (about 16,500 small objects for vLLM's imports).
 

@@ -3,9 +3,9 @@
 PySide6 (6.12) hooks every import in the process for its ``__feature__`` switches
 (``snake_case``, ``true_property``): after a module is imported it asks whether the module uses
 PySide by reading the module's whole source (``inspect.getsource``) and searching it for
-"PySide6". A model load imports about 4,000 modules (vLLM, torch, transformers) on the engine
-thread, and those reads held the GIL for 0.71-0.76 s of a 10 s import of vLLM here, time the
-window's GUI thread waited for (issue 30; measured with the check wrapped in a timer).
+"PySide6". A model load imports thousands of modules (vLLM, torch, transformers) on the engine
+thread, and those reads hold the GIL while the window's GUI thread waits for it (most of a second
+per load; measured: benchmarks/README-gui.md, "PySide6's import check").
 
 :func:`cheapen_feature_check` swaps in a check with the same answer for what a module imported:
 whether any module, class or function in its namespace comes from PySide6 or shiboken6. It reads

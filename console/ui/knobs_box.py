@@ -106,7 +106,7 @@ class KnobsBox(QGroupBox):
             w.setSpecialValueText(self.tr("from preset"))
             w.valueChanged.connect(self.knobsChanged)
         self.kv_dtype_combo.currentIndexChanged.connect(self.knobsChanged)
-        self.speed = SpeedKnobs(self)  # issue 21: its own rows, its own overrides
+        self.speed = SpeedKnobs(self)  # its own rows, its own overrides
         self.speed.changed.connect(self.knobsChanged)
 
         form = QFormLayout()

@@ -1,4 +1,4 @@
-"""The load banner at the top of the chat (issue 31): a model's load progress and, when a load
+"""The load banner at the top of the chat: a model's load progress and, when a load
 fails, its one-line message and the way out, where the user looks rather than in the status bar.
 
 It is fed by the bridge's signals, the ones the status bar gets (``statusChanged``, and

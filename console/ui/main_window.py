@@ -90,7 +90,7 @@ class MainWindow(QMainWindow):
         self.advisor = add_advisor_dock(self, ctx, self.models)
 
         self.chat = ChatPanel(ctx, self)
-        connect_models(self.chat, self.models)  # the chat's model picker and load banner (issue 31)
+        connect_models(self.chat, self.models)  # the chat's model picker and load banner
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.chat, self.tr("Chat"))
@@ -182,7 +182,7 @@ class MainWindow(QMainWindow):
         self.device_label = QLabel(self)
         self.memory_label = QLabel(self)
         self.rate_label = QLabel(self)
-        self.address_label = QLabel(self)  # the base URL a server engine answers on (issue 31)
+        self.address_label = QLabel(self)  # the base URL a server engine answers on
         self.address_label.hide()
         for w in (
             self.address_label,
@@ -240,7 +240,7 @@ class MainWindow(QMainWindow):
         engine_menu.addActions([self.act_load, self.act_unload, self.act_reload])
         from console.engine.interface import Switchable
 
-        if isinstance(self.ctx.host, Switchable):  # where the engine runs (issue 13)
+        if isinstance(self.ctx.host, Switchable):  # where the engine runs: in process, a local server, a remote one
             from console.ui.engine_picker import add_engine_picker
 
             add_engine_picker(self, self.ctx.host, engine_menu)

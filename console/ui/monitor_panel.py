@@ -207,7 +207,7 @@ class MonitorPanel(QWidget):
                 [(tr("p50"), "latency", "itl_p50_ms", 1.0, False), (tr("p95"), "latency", "itl_p95_ms", 1.0, False)],
             ),
             ("preempt", tr("Preemptions (per 0.5 s)"), [(tr("preempted"), "engine", "preemptions", 1.0, False)]),
-            # issue 21: prefix-cache reuse and speculative decoding (gaps where nothing was looked up or drafted)
+            # prefix-cache reuse and speculative decoding (gaps where nothing was looked up or drafted)
             ("prefix", tr("Prefix cache hit rate (%)"), [(tr("hits"), "engine", "prefix_hit_pct", 1.0, False)]),
             ("spec_accept", tr("Draft acceptance (%)"), [(tr("accepted"), "engine", "spec_accept_pct", 1.0, False)]),
             (

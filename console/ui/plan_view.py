@@ -60,6 +60,8 @@ def details_markdown(plan: Plan | None) -> str:
     if not info:
         return ""
     lines = [f"## {_tr('Planner')}", "", translate_core_text(str(info.get("status", "")))]
+    if plan is not None and plan.rules:  # which vLLM rule and layout the figures follow
+        lines += ["", translate_core_text(plan.rules["vllm"]), "", translate_core_text(plan.rules["kv_cache"])]
     last = last_load_text(info)
     if last:
         lines += ["", translate_core_text(last)]
@@ -161,7 +163,7 @@ class PlanView(QGroupBox):
             return f"{text} ({source})" if source else text
 
         lines = [
-            sourced(self.tr("Weights: {0}").format(format_bytes(p.weights_bytes)), "weights"),
+            sourced(self.tr("Weights: {0}").format(format_bytes(p.loaded_weights_bytes)), "weights"),
             sourced(self.tr("KV cache: {0:,} tokens").format(int(p.kv_tokens)), "kv_tokens"),
         ]
         status = status_line(p)

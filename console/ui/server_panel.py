@@ -1,4 +1,4 @@
-"""The Server tab (issue 31): serve the chosen model to other apps.
+"""The Server tab: serve the chosen model to other apps.
 
 A view over :class:`~console.engine.serving.ServerController`: the model and preset chosen in the
 Models panel (read from the application state, :mod:`console.app_state`), the port (default 8000)

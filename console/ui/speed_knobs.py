@@ -1,4 +1,4 @@
-"""The speed knobs of the Models panel's knobs box (issue 21): speculative decoding, draft tokens
+"""The speed knobs of the Models panel's knobs box: speculative decoding, draft tokens
 per step, KV offload to host memory and sleep mode, each "from preset" unless set.
 
 The knobs box places the rows (:meth:`SpeedKnobs.rows`) under its "Advanced" section, with their

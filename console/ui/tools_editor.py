@@ -1,4 +1,4 @@
-"""The Chat tab's tools (issue 27): function tools for the open conversation, off by default.
+"""The Chat tab's tools: function tools for the open conversation, off by default.
 
 The user's own tools are JSON definitions (OpenAI's shape), checked as they are typed with the
 error shown under the box; the built-in local tools (a calculator, a clock) are ticked on. A call

@@ -1,4 +1,4 @@
-"""The Models panel's line about models kept warm (issue 21): which ones, how long the last switch
+"""The Models panel's line about models kept warm: which ones, how long the last switch
 took against its cold load, and a button that unloads them (the engine thread does it)."""
 
 from __future__ import annotations

@@ -1418,6 +1418,16 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>CUDA graphs inside the budget</source>
+      <translation>CUDA 图计入预算之内</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>CUDA graphs outside the budget (captured after the KV cache)</source>
+      <translation>CUDA 图不计入预算（在 KV 缓存之后捕获）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>Could not reach {0} at {1} ({2}): check the network or the endpoint</source>
       <translation>无法连接 {1} 上的 {0}（{2}）：请检查网络或端点地址</translation>
     </message>
@@ -1538,6 +1548,16 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>calibrated ({0}, {1}, vLLM {2}, {3} load(s))</source>
+      <translation>已校准（{0}，{1}，vLLM {2}，{3} 次加载）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>calibrated for this family, GPU and vLLM release</source>
+      <translation>已针对此模型家族、GPU 和 vLLM 版本校准</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>calibrated from {0} shipped load(s) ({1})</source>
       <translation>根据随附的 {0} 次加载校准（{1}）</translation>
     </message>
@@ -1555,6 +1575,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>calibrated on this GPU from {0} load(s) with vLLM {1}</source>
       <translation>已在此 GPU 上根据 {0} 次加载校准（vLLM {1}）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>calibration for {0} on {1} with vLLM {2}: {3}; {4} held back from the KV cache</source>
+      <translation>{0} 在 {1} 上（vLLM {2}）的校准：{3}；从 KV 缓存中预留 {4}</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1583,6 +1608,21 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>every layer a {0}-token sliding window</source>
+      <translation>每层都是 {0} 个 token 的滑动窗口</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>every layer as full attention</source>
+      <translation>所有层按全注意力计算</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>every layer as full attention ({0} sliding-window layers too: no hybrid KV cache on this device)</source>
+      <translation>所有层按全注意力计算（包括 {0} 个滑动窗口层：此设备没有混合 KV 缓存）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>exact: kv_cache_memory_bytes, as given</source>
       <translation>精确值：kv_cache_memory_bytes，按给定值</translation>
     </message>
@@ -1605,6 +1645,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>gpu_memory_utilization {0} asks for {1}, but only {2} is free after the CUDA context: vLLM refuses to start</source>
       <translation>gpu_memory_utilization {0} 需要 {1}，但 CUDA 上下文之后只剩 {2} 可用：vLLM 拒绝启动</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>hybrid KV cache: {0} full-attention + {1} sliding-window ({2} tokens) layers in {3} groups of {4}; a request holds its whole context in the full layers and window + 2 x {5} batched tokens in each sliding one</source>
+      <translation>混合 KV 缓存：{0} 个全注意力层 + {1} 个滑动窗口（{2} 个 token）层，分为 {3} 组，每组 {4} 层；一个请求在全注意力层中保存整个上下文，在每个滑动窗口层中保存窗口 + 2 × {5} 个批处理 token</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1653,6 +1698,16 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>measured on another GPU with another vLLM release</source>
+      <translation>在另一块 GPU、另一个 vLLM 版本上测得</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>measured on another GPU with this vLLM release</source>
+      <translation>在另一块 GPU、此 vLLM 版本上测得</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>measured on the CPU engine; GPU kernels can differ (vLLM {0}, {1})</source>
       <translation>在 CPU 引擎上测得；GPU 内核可能不同（vLLM {0}，{1}）</translation>
     </message>
@@ -1668,6 +1723,11 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
+      <source>measured on this GPU with another vLLM release</source>
+      <translation>在此 GPU、另一个 vLLM 版本上测得</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
       <source>n-gram speculation ({0} draft tokens): no draft model, no device memory; faster when answers copy the prompt (code editing, summarising)</source>
       <translation>n-gram 推测解码（{0} 个草稿 token）：无需草稿模型，不占设备显存；回答照抄提示词时更快（代码编辑、摘要）</translation>
     </message>
@@ -1675,6 +1735,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>next-token choice agrees with {0} on only {1}% of positions</source>
       <translation>下一个 token 的选择只在 {1}% 的位置与 {0} 一致</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>no CUDA graphs (eager)</source>
+      <translation>没有 CUDA 图（逐算子执行）</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1715,6 +1780,11 @@
       <location filename="../../console/ui/core_text.py" />
       <source>no log-probabilities to compare</source>
       <translation>没有可比较的对数概率</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>no measurement of this family: an estimate</source>
+      <translation>此模型家族没有测量：估算值</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1793,8 +1863,8 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
-      <source>the KV cache holds {0} tokens: not one request of max_model_len {1} (vLLM refuses to start)</source>
-      <translation>KV 缓存可容纳 {0} 个 token：装不下一个 max_model_len {1} 的请求（vLLM 拒绝启动）</translation>
+      <source>the KV cache holds {0} tokens: not one request of max_model_len {1} (vLLM refuses to start; the longest that fits is {2})</source>
+      <translation>KV 缓存只能容纳 {0} 个 token：放不下一个 max_model_len 为 {1} 的请求（vLLM 会拒绝启动；能放下的最长长度为 {2}）</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1820,6 +1890,26 @@
       <location filename="../../console/ui/core_text.py" />
       <source>vLLM would accept this and size the KV cache to {0}, but CUDA graphs ({1}) are outside its budget: the process would need {2} more than {3} has and run out of memory</source>
       <translation>vLLM 会接受此设置并把 KV 缓存定为 {0}，但 CUDA 图（{1}）不在其预算内：进程将比{3}多需要 {2}，并耗尽内存</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>vLLM {0} (as recorded): {1}</source>
+      <translation>vLLM {0}（按记录）：{1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>vLLM {0} (installed): {1}</source>
+      <translation>vLLM {0}（已安装）：{1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>vLLM {0} (the CPU build): {1}</source>
+      <translation>vLLM {0}（CPU 版本）：{1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/core_text.py" />
+      <source>vLLM {0} (what the gpu extra installs): {1}</source>
+      <translation>vLLM {0}（GPU 安装选项所装的版本）：{1}</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
@@ -1928,8 +2018,8 @@
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
-      <source>{0} users at {1} tokens need {2} tokens of KV cache; it holds {3} (max concurrency {4})</source>
-      <translation>{0} 个用户、每个 {1} 个 token 需要 {2} 个 token 的 KV 缓存；它只能容纳 {3} 个（最大并发 {4}）</translation>
+      <source>{0} users at {1} tokens need {2} KV blocks; the cache has {3} (max concurrency {4})</source>
+      <translation>{0} 个用户、每个 {1} 个 token 需要 {2} 个 KV 块；缓存只有 {3} 个（最大并发 {4}）</translation>
     </message>
     <message>
       <location filename="../../console/ui/core_text.py" />
