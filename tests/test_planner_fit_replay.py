@@ -41,7 +41,7 @@ def test_every_recorded_load_is_predicted_within_3_percent_and_never_above(recor
     assert abs(p.vllm_kv_tokens / measured - 1) <= 0.03, (p.vllm_kv_tokens, measured)
     assert p.vllm_kv_tokens <= measured * 1.03
     # the planner's own promise (what the badge and the verdict use) is the same figure here: no margin
-    assert p.kv_tokens == p.vllm_kv_tokens
+    assert p.kv_cache_size_tokens == p.vllm_kv_tokens
 
 
 def test_every_curated_checkpoint_was_measured() -> None:
@@ -79,7 +79,7 @@ def test_an_uncalibrated_family_errs_toward_does_not_fit() -> None:
     for r in LOADS:
         p = compute(fit_report.request_of(r).with_changes(family_calibration=False))
         assert p.rules["calibration"] == "none"
-        assert p.kv_tokens < r["kv_tokens"], r["repo"]
+        assert p.kv_cache_size_tokens < r["kv_tokens"], r["repo"]
         assert any("held back" in n for n in p.notes)
 
 

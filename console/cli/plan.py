@@ -188,7 +188,12 @@ def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) ->
         [
             "KV cache",
             _g(max(0, m.kv_budget_bytes)),
-            f"{p.kv_blocks:,} blocks of {p.block_size}: vLLM's KV cache size {p.kv_tokens:,} tokens at this length"
+            f"{p.kv_tokens:,} tokens in {p.kv_blocks:,} blocks of {p.block_size}"
+            + (
+                f" (vLLM's KV cache size at this length: {p.kv_cache_size_tokens:,})"
+                if p.kv_cache_size_tokens != p.kv_tokens
+                else ""
+            )
             + (f"; {src['kv_tokens']}" if "kv_tokens" in src else ""),
         ]
     )
@@ -226,7 +231,7 @@ def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) ->
         f"\nKV per token {p.kv_bytes_per_token:,} B, per block {p.kv_bytes_per_block:,} B; "
         f"max concurrency at {req.context:,} tokens: {_x(p.max_concurrency)}"
     )
-    if p.vllm_kv_tokens != p.kv_tokens:
+    if p.vllm_kv_tokens != p.kv_cache_size_tokens:
         print(
             f"vLLM itself would size the cache to {p.vllm_kv_tokens:,} tokens (the plan keeps room for what "
             "vLLM leaves out of its budget and holds back its margin)"

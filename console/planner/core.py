@@ -327,7 +327,7 @@ def compute(req: PlanRequest) -> Plan:
         block_size=block,
         kv_budget_bytes=budget_total,
         kv_blocks=blocks,
-        kv_tokens=layout.reported_tokens(blocks),
+        kv_tokens=layout.tokens_held(blocks),
         max_concurrency=max_conc,
         kv_cache_size_tokens=layout.reported_tokens(blocks),
         vllm_kv_budget_bytes=max(0, first.vllm_kv_budget_bytes),

@@ -62,7 +62,7 @@ def formulas(p: Plan, calibration: Calibration | None) -> dict[str, str]:
     out["kv_tokens"] = (
         f"blocks = budget // bytes per block = {m.kv_budget_bytes:,} // {p.kv_bytes_per_block:,} = "
         f"{p.kv_blocks:,}; KV cache size = blocks / blocks per request x max_model_len = {p.kv_blocks:,} / "
-        f"{per_seq:,} x {req.context:,} = {p.kv_tokens:,} tokens" + (f" ({layout.rule})" if layout else "")
+        f"{per_seq:,} x {req.context:,} = {p.kv_cache_size_tokens:,} tokens" + (f" ({layout.rule})" if layout else "")
     )
     out["max_concurrency"] = (
         f"blocks / blocks per request = {p.kv_blocks:,} / {per_seq:,} = {p.max_concurrency:.2f}x; the longest "

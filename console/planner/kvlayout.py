@@ -85,7 +85,8 @@ class KvLayout:
         return int(self.concurrency(blocks) * self.max_model_len)
 
     def tokens_held(self, blocks: int) -> int:
-        """Tokens of short requests the cache holds (every group keeps each token)."""
+        """Tokens the cache holds (blocks x block size; with the hybrid KV cache, tokens of short
+        requests, which every group keeps)."""
         return blocks * self.block_size // max(1, self.groups)
 
 

@@ -287,7 +287,8 @@ def _point(r: LoadRecord) -> dict[str, Any]:
 
 def predict(record: LoadRecord, calibration: Calibration | None) -> int:
     """The KV tokens the planner predicts for ``record``'s configuration with ``calibration``."""
-    return compute(record.request(calibration=calibration if calibration is not None else False)).kv_tokens
+    # vLLM logs its KV cache size (blocks / blocks per request x max_model_len): compare like with like
+    return compute(record.request(calibration=calibration if calibration is not None else False)).kv_cache_size_tokens
 
 
 def leave_one_out(records: list[LoadRecord], prior: Calibration | None = None) -> list[dict[str, Any]]:
