@@ -156,12 +156,11 @@ def test_loaded_model_reports_its_generation_config(model_sampling_host: Any) ->
 
 @pytest.mark.engine
 def test_window_chat_uses_the_models_generation_config(
-    model_sampling_host: Any, sent: list[Any], home: Path, qtbot: Any
+    model_sampling_host: Any, sent: list[Any], home: Path, qtbot: Any, connections: Any
 ) -> None:
     from console.ui.chat_panel import ChatPanel
-    from console.ui.context import AppContext
 
-    panel = ChatPanel(AppContext.create(host=model_sampling_host))
+    panel = ChatPanel(connections.context(host=model_sampling_host))  # undone at teardown: the host is shared
     qtbot.addWidget(panel)
     assert panel.sampling_box.defaults_source.text() == "from the model's generation_config.json"
     assert panel.temperature.value() == 0.25

