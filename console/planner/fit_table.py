@@ -97,4 +97,38 @@ def fit_table(
     return {e.name: fit_of(e, preset, overrides, device) for e in entries}
 
 
-__all__ = ["Device", "Fit", "FitVerdict", "fit_of", "fit_table", "plan_for", "planner_device"]
+#: One planning round of the Models panel: the device, every model's fit, and for the selected model
+#: either (plan, config) or the reason it cannot be planned (None: no model selected).
+Planned = tuple[Device, dict[str, Fit], tuple[Plan, EngineConfig] | str | None]
+
+
+def plan_models(
+    entries: Sequence[ModelEntry],
+    preset: Preset,
+    overrides: Mapping[str, Any],
+    device: Device,
+    selected: ModelEntry | None,
+) -> Planned:
+    """Every model's fit and the selected one's plan under ``preset`` and ``overrides``."""
+    fits = fit_table(entries, preset, overrides, device)
+    if selected is None:
+        return device, fits, None
+    try:
+        selected.check_available()
+        config = preset.config_for(selected, **overrides)
+    except Exception as exc:  # the reason, shown where the plan would be
+        return device, fits, str(exc)
+    return device, fits, (plan_for(selected, config, device), config)
+
+
+__all__ = [
+    "Device",
+    "Fit",
+    "FitVerdict",
+    "Planned",
+    "fit_of",
+    "fit_table",
+    "plan_for",
+    "plan_models",
+    "planner_device",
+]

@@ -1,5 +1,6 @@
-"""The Models panel's two small dialogs: the model's details (its registry entry and where the
-plan's figures came from) and the question before loading what the planner says does not fit.
+"""The Models panel's small dialogs: the model's details (its registry entry and where the plan's
+figures came from), the question before loading what the planner says does not fit, and the one
+before removing a model from the store.
 
 Split out of :mod:`console.ui.models_panel` by job; their strings stay in the panel's
 translation context ("ModelsPanel").
@@ -34,6 +35,19 @@ def confirm_fit(parent: QWidget, name: str, plan: Plan | None, fit: Fit | None) 
         )
         .format(name, why)
         .replace(" \n", "\n"),
+    )
+    return answer == QMessageBox.StandardButton.Yes
+
+
+def confirm_remove(parent: QWidget, name: str, managed: bool, path: str) -> bool:
+    """Ask before removing ``name`` from the store, saying what happens to its files."""
+    what = (
+        _tr("Its files in the store are deleted.")
+        if managed
+        else _tr("Its folder ({0}) is left as it is.").format(path)
+    )
+    answer = QMessageBox.question(
+        parent, _tr("Remove model"), _tr("Remove {0} from the store?").format(name) + " " + what
     )
     return answer == QMessageBox.StandardButton.Yes
 

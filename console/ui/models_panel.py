@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QMenu,
-    QMessageBox,
     QPushButton,
     QTableView,
     QVBoxLayout,
@@ -31,13 +30,12 @@ from PySide6.QtWidgets import (
 from console.config import EngineConfig
 from console.engine.types import EngineState, EngineStatus
 from console.models.store import ModelEntry
-from console.planner.fit_table import Device, Fit, fit_table, plan_for, planner_device
-from console.planner.core import Plan
+from console.planner.fit_table import Device, Planned, plan_models, planner_device
 from console.presets import Preset, PresetError, load_presets, validate_overrides
 from console.settings import Knobs, Settings
 from console.ui.context import AppContext
 from console.ui.knobs_box import KnobsBox, knobs_with_change
-from console.ui.model_dialogs import confirm_fit, show_details
+from console.ui.model_dialogs import confirm_fit, confirm_remove, show_details
 from console.ui.model_imports import ModelImporter
 from console.ui.model_table import ModelTableModel
 from console.ui.plan_view import PlanView, details_markdown
@@ -47,10 +45,6 @@ from console.ui.widgets import ErrorLabel
 
 if TYPE_CHECKING:  # built at its first opening (its module is imported then)
     from console.ui.get_model_dialog import GetModelDialog
-
-#: What one planning round computes off the GUI thread: the device, every model's fit, and for
-#: the selected model either (plan, config) or the reason it cannot be planned.
-_Planned = tuple[Device, dict[str, Fit], tuple[Plan, EngineConfig] | str | None]
 
 
 class ModelsPanel(QWidget):
@@ -364,17 +358,8 @@ class ModelsPanel(QWidget):
         if status.model == entry.name and status.state in (EngineState.READY, EngineState.LOADING):
             self.show_error(self.tr("{0} is loaded; unload it before removing it").format(entry.name))
             return None
-        if confirm:
-            what = (
-                self.tr("Its files in the store are deleted.")
-                if entry.managed
-                else self.tr("Its folder ({0}) is left as it is.").format(entry.path)
-            )
-            answer = QMessageBox.question(
-                self, self.tr("Remove model"), self.tr("Remove {0} from the store?").format(entry.name) + " " + what
-            )
-            if answer != QMessageBox.StandardButton.Yes:
-                return None
+        if confirm and not confirm_remove(self, entry.name, entry.managed, entry.path):
+            return None
         name = entry.name
         return call_in_background(
             self.ctx.store.remove,
@@ -431,20 +416,12 @@ class ModelsPanel(QWidget):
             self.table_model.set_fits({})
             return
 
-        def work() -> _Planned:
-            dev = device if device is not None else planner_device(sampler)
-            fits = fit_table(entries, preset, overrides, dev)
-            chosen: tuple[Plan, EngineConfig] | str | None = None
-            if selected is not None:
-                try:
-                    selected.check_available()
-                    config = preset.config_for(selected, **overrides)
-                except Exception as exc:
-                    return dev, fits, str(exc)
-                chosen = (plan_for(selected, config, dev), config)
-            return dev, fits, chosen
+        def work() -> Planned:
+            return plan_models(
+                entries, preset, overrides, device if device is not None else planner_device(sampler), selected
+            )
 
-        def done(result: _Planned) -> None:
+        def done(result: Planned) -> None:
             self._planner_device = result[0]
             if plan_round == self._plan_round:  # a later round supersedes this one
                 self._show_planned(result)
@@ -455,7 +432,7 @@ class ModelsPanel(QWidget):
 
         call_in_background(work, on_success=done, on_failure=failed, context=self)
 
-    def _show_planned(self, result: _Planned) -> None:
+    def _show_planned(self, result: Planned) -> None:
         _device, fits, chosen = result
         self.table_model.set_fits(fits)
         if isinstance(chosen, str):
