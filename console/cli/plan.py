@@ -182,7 +182,7 @@ def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) ->
             label = {"cuda_context": "engine process"}.get(name, name)
             rows.append([label, _g(o.bytes), o.source + ", in RAM beside the KV cache"])
             continue
-        value = int(p.rules.get("held_back_bytes", o.bytes)) if name == "margin" else o.bytes
+        value = p.held_back_bytes if name == "margin" else o.bytes
         rows.append([name, _g(value), o.source + ("" if o.inside_vllm_budget else ", outside vLLM's budget")])
     rows.append(
         [

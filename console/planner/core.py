@@ -112,6 +112,7 @@ class Plan:
     longest_context: int = 0  # the longest max_model_len one request gets (vLLM's own start-up check)
     vllm_longest_context: int = 0  # the same with vLLM's budget (no margin, no physical limit)
     rules: dict[str, str] = field(default_factory=dict)  # which vLLM rule and calibration each figure follows
+    held_back_bytes: int = 0  # the margin taken from the KV cache per GPU (its weights share included)
 
     @property
     def weights_gib(self) -> float:
@@ -157,6 +158,7 @@ class Plan:
             "calibration": self.calibration,
             "longest_context": self.longest_context,
             "rules": self.rules,
+            "held_back_bytes": self.held_back_bytes,
             "speed": speed.summary(self.request, self.kv_bytes_per_token),
         }
 
@@ -338,6 +340,7 @@ def compute(req: PlanRequest) -> Plan:
         verdict="fits" if not problems else "does-not-fit",
     )
     plan.layout = layout
+    plan.held_back_bytes = held_back if not g.is_cpu and not req.kv_cache_memory_bytes else 0
     plan.longest_context = layout.longest_fitting(blocks, s.max_position_embeddings)
     plan.vllm_longest_context = layout.longest_fitting(vllm_blocks, s.max_position_embeddings)
     plan.rules = {
@@ -349,7 +352,6 @@ def compute(req: PlanRequest) -> Plan:
             if fit is not None
             else "none"
         ),
-        "held_back_bytes": str(held_back if not g.is_cpu and not req.kv_cache_memory_bytes else 0),
     }
     if not g.is_cpu and coverage != "exact":
         plan.notes.append(
