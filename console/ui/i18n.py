@@ -58,6 +58,10 @@ def _helpers(tree: ast.Module) -> dict[str, str]:
         if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call):
             continue
         call = body[0].value
+        if isinstance(call.func, ast.Name) and call.func.id == "str" and len(call.args) == 1:
+            if not isinstance(call.args[0], ast.Call):
+                continue
+            call = call.args[0]  # ``return str(QT_TRANSLATE_NOOP(...))``: typed as str, the same marker
         param = node.args.args[0].arg
         if (
             _is_translate(call.func, set())

@@ -3350,12 +3350,12 @@
       <translation>导入文件夹…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_dialogs.py" />
       <source>Its files in the store are deleted.</source>
       <translation>它在模型库中的文件将被删除。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_dialogs.py" />
       <source>Its folder ({0}) is left as it is.</source>
       <translation>它的文件夹（{0}）保持不变。</translation>
     </message>
@@ -3415,12 +3415,12 @@
       <translation>移除失败：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_dialogs.py" />
       <source>Remove model</source>
       <translation>移除模型</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/model_dialogs.py" />
       <source>Remove {0} from the store?</source>
       <translation>从模型库中移除 {0}？</translation>
     </message>
