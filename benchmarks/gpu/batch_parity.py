@@ -426,6 +426,9 @@ class Run:
                 + ", ".join(f"{k} {v[-1]['output_tokens_per_s']:.0f}" for k, v in rows.items())
                 + " tok/s"
             )
+            # a call cut short (the GPU machine's time limit) keeps the rounds it measured
+            self.report["parts"].setdefault("partial", {})[w.name] = {"runs": rows}
+            self.save()
 
         def best(k: str) -> float:
             return max(r["output_tokens_per_s"] for r in rows[k])
