@@ -11,6 +11,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from console.knobs import Knob, knob, knobs_of
+
 Device = Literal["auto", "cuda", "cpu"]
 
 #: The KV-cache dtypes the console offers and accepts (vLLM's names); the planner sizes the fp8
@@ -76,22 +78,112 @@ ENGINE_CHOICES: dict[str, tuple[Any, ...]] = {
 
 @dataclass
 class EngineConfig:
+    """An engine, by vLLM's argument names. The fields with :func:`~console.knobs.knob` metadata are
+    the knobs the console offers (its CLI flags, the settings' knobs and the window's rows are
+    generated from that metadata, :func:`engine_knobs`)."""
+
     model: str
     served_model_name: str | None = None
     tokenizer: str | None = None
     dtype: str = "auto"
-    quantization: str | None = None
-    kv_cache_dtype: str = "auto"
-    max_model_len: int | None = None
-    gpu_memory_utilization: float | None = None
-    max_num_seqs: int | None = None
-    max_num_batched_tokens: int | None = None
-    enable_prefix_caching: bool | None = None
+    quantization: str | None = field(default=None, metadata=knob(help="the checkpoint's quantization"))
+    kv_cache_dtype: str = field(
+        default="auto",
+        metadata=knob(
+            help="The number format of the KV cache. FP8 halves its size, doubling the tokens it holds, "
+            "at a small cost in accuracy.",
+            window=True,
+            default_4090="auto (the model's 16-bit)",
+            why="Full precision until the context or the users asked for need the room.",
+        ),
+    )
+    max_model_len: int | None = field(
+        default=None,
+        metadata=knob(
+            help="The longest prompt plus answer one request may have, in tokens. Each request reserves KV "
+            "cache for it, so a shorter context leaves room for more users or a larger model.",
+            window=True,
+            default_4090="the model's own (128k for Llama-3.1-8B)",
+            why="The planner's first suggestion shortens it when the KV cache cannot hold one full request.",
+        ),
+    )
+    gpu_memory_utilization: float | None = field(
+        default=None,
+        metadata=knob(
+            help="The share of the card vLLM may use for weights, activations, CUDA graphs and the KV cache; "
+            "the rest is left to the desktop and other programs.",
+            device="gpu",
+            window=True,
+            default_4090="0.9",
+            why="About 2.4 GB of a 24 GB card stays free for the display and the CUDA context.",
+        ),
+    )
+    max_num_seqs: int | None = field(
+        default=None,
+        metadata=knob(
+            help="The most requests the engine runs at once; more are queued.",
+            window=True,
+            advanced=True,
+            default_4090="256",  # planner/defaults.py OFFLINE_DEFAULTS_GPU (the tests check it)
+            why="vLLM's offline default on a 24 GB card: enough for batch work, and the KV cache limits it anyway.",
+        ),
+    )
+    max_num_batched_tokens: int | None = field(
+        default=None,
+        metadata=knob(
+            help="The most tokens one engine step processes (prompt chunks and answers together). Larger helps "
+            "long prompts start sooner, smaller keeps answers of other users flowing.",
+            window=True,
+            advanced=True,
+            default_4090="8,192",
+            why="vLLM's offline default on a 24 GB card, a balance of prompt speed and activation memory.",
+        ),
+    )
+    enable_prefix_caching: bool | None = field(
+        default=None,
+        metadata=knob(
+            help="Reuses the KV cache of a prompt's beginning already seen (the system prompt, the chat so far), "
+            "so a follow-up question starts sooner.",
+            window=True,
+            advanced=True,
+            default_4090="on",
+            why="Chats resend their whole history every turn: reusing it saves most of the prompt work.",
+        ),
+    )
     enable_chunked_prefill: bool | None = None
-    enforce_eager: bool | None = None
-    tensor_parallel_size: int | None = None
-    pipeline_parallel_size: int | None = None
-    kv_cache_memory_bytes: int | None = None
+    enforce_eager: bool | None = field(
+        default=None,
+        metadata=knob(
+            help="Eager mode runs the model step by step instead of replaying captured CUDA graphs "
+            "(torch.compile on the CPU): faster to load, slower to answer, and no graph memory.",
+            window=True,
+            advanced=True,
+            default_4090="off (CUDA graphs on)",
+            why="Graphs speed up each answer token, for some seconds of loading and the memory they are "
+            "captured in (the planner counts it).",
+        ),
+    )
+    tensor_parallel_size: int | None = field(
+        default=None, metadata=knob(help="GPUs each layer is split across (tensor parallelism)", short="-tp")
+    )
+    pipeline_parallel_size: int | None = field(
+        default=None,
+        metadata=knob(help="GPUs the layers are spread over in stages (pipeline parallelism)", short="-pp"),
+    )
+    kv_cache_memory_bytes: int | None = field(
+        default=None,
+        metadata=knob(
+            help="Memory set aside for the KV cache, which decides how many tokens all requests together can "
+            "hold. The CPU engine needs it; a GPU sizes its cache from the memory share unless it is set.",
+            unit="bytes",
+            device="cpu",
+            window=True,
+            default_4090="not used (the GPU sizes its cache from the memory share)",
+            why="The CPU engine needs an explicit size, or it takes a fraction of RAM and may refuse to start.",
+            settings_name="kv_cache_gib",
+            settings_unit="GiB",
+        ),
+    )
     cpu_offload_gb: float | None = None
     block_size: int | None = None
     load_format: str | None = None  # "dummy": random weights of the model's shape (benchmarks)
@@ -100,20 +192,71 @@ class EngineConfig:
     # LoRA: slots for adapters over this base; vLLM reserves max_loras x max_lora_rank
     # on the device and keeps up to max_cpu_loras adapters in host memory.
     enable_lora: bool | None = None
-    max_loras: int | None = None
-    max_lora_rank: int | None = None
+    max_loras: int | None = field(
+        default=None, metadata=knob(help="LoRA adapters served in one batch (slots on the device)")
+    )
+    max_lora_rank: int | None = field(default=None, metadata=knob(help="largest adapter rank the slots hold"))
     max_cpu_loras: int | None = None
     #: adapters served with this model, name -> PEFT folder (`vllm serve --lora-modules name=path`)
     lora_modules: dict[str, str] | None = None
-    device: Device = "auto"
+    device: Device = field(
+        default="auto", metadata=knob(help="where the engine runs: auto (a GPU when there is one), cuda or cpu")
+    )
     # --- speed features; kept together for merges ------------------------------------------------
-    speculative_method: str | None = None  # one of SPECULATIVE_METHODS
-    num_speculative_tokens: int | None = None  # draft tokens proposed per step
-    speculative_model: str | None = None  # the EAGLE draft head's folder
+    speculative_method: str | None = field(  # one of SPECULATIVE_METHODS
+        default=None,
+        metadata=knob(
+            help="Speculative decoding proposes several tokens and the model checks them in one step. n-gram "
+            "copies them from the prompt, with no draft model: it pays off for code editing, rewriting and "
+            "summarising; EAGLE needs a draft head (a preset's speculative_model).",
+            window=True,
+            advanced=True,
+            default_4090="off",
+            why="It speeds up answers that repeat the prompt and slows down the others; the 4090 presets with "
+            "'ngram' in their name turn it on.",
+            cli_choices=(*SPECULATIVE_METHODS, "off"),  # off: over a preset that has it
+        ),
+    )
+    num_speculative_tokens: int | None = field(
+        default=None,
+        metadata=knob(
+            help="How many tokens speculative decoding proposes per step.",
+            window=True,
+            advanced=True,
+            default_4090="4 with n-gram",
+            why="More tokens win more when guesses are right and waste a step's work when they are wrong.",
+        ),
+    )
+    speculative_model: str | None = field(  # the EAGLE draft head's folder
+        default=None, metadata=knob(help="the EAGLE draft head's folder", metavar="DIR")
+    )
     prompt_lookup_max: int | None = None  # n-gram window (longest match looked up in the context)
     prompt_lookup_min: int | None = None
-    kv_offloading_size: float | None = None  # GiB of host memory for offloaded KV blocks
-    enable_sleep_mode: bool | None = None  # vLLM sleep/wake (CUDA only): switch models without a reload
+    kv_offloading_size: float | None = field(  # GiB of host memory for offloaded KV blocks
+        default=None,
+        metadata=knob(
+            help="Host memory for KV blocks moved out of the GPU, reused on later prefix-cache hits, in GiB; "
+            "the planner checks it against this machine's RAM.",
+            unit="GiB",
+            device="gpu",
+            window=True,
+            advanced=True,
+            default_4090="off",
+            why="It helps many long conversations that come back, and costs host memory.",
+            settings_name="kv_offloading_gib",
+        ),
+    )
+    enable_sleep_mode: bool | None = field(  # vLLM sleep/wake (CUDA only): switch models without a reload
+        default=None,
+        metadata=knob(
+            help="Lets a loaded model sleep and wake without a reload when switching models.",
+            device="gpu",
+            window=True,
+            advanced=True,
+            default_4090="off",
+            why="Sleeping keeps the weights in host memory: worth it only when switching often.",
+        ),
+    )
     #: the largest batch CUDA graphs are captured for (vLLM: min(2 x max_num_seqs, 512)); auto-tune
     #: sets it to the batch its workload runs, so a load captures fewer graphs
     max_cudagraph_capture_size: int | None = None
@@ -148,6 +291,17 @@ class EngineConfig:
         return [f.name for f in dataclasses.fields(cls)]
 
 
+def engine_knobs() -> dict[str, Knob]:
+    """Each EngineConfig field that is a knob -> its description, in field order: the one source of
+    the CLI's knob flags, the settings' knobs and the window's knob rows."""
+    return knobs_of(EngineConfig)
+
+
+def window_knobs() -> dict[str, Knob]:
+    """The knobs the window offers (a row each) and the settings keep (:class:`console.settings.Knobs`)."""
+    return {name: k for name, k in engine_knobs().items() if k.window}
+
+
 def speculative_config_of(values: dict[str, Any]) -> dict[str, Any] | None:
     """vLLM's ``speculative_config`` from engine values by field name (a preset's ``[engine]``
     table or an EngineConfig's fields); see :meth:`EngineConfig.speculative_config`."""
@@ -158,6 +312,18 @@ def speculative_config_of(values: dict[str, Any]) -> dict[str, Any] | None:
         spec.setdefault("prompt_lookup_max", 4)
         spec.setdefault("prompt_lookup_min", 1)
     return spec
+
+
+#: Draft tokens per step when n-gram speculation is chosen over a preset that names none.
+NGRAM_DRAFT_TOKENS = 4
+
+
+def with_ngram_tokens(overrides: dict[str, Any]) -> dict[str, Any]:
+    """Engine overrides (by field) with :data:`NGRAM_DRAFT_TOKENS` filled in where they choose n-gram
+    speculation and leave its draft tokens to a preset that may have none."""
+    if overrides.get("speculative_method") == "ngram" and overrides.get("num_speculative_tokens") is None:
+        return {**overrides, "num_speculative_tokens": NGRAM_DRAFT_TOKENS}
+    return overrides
 
 
 #: ``SamplingSettings.max_tokens`` 0: as many tokens as the context has room for after the prompt.

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, get_type_hints
 
 from console.atomic import atomic_write_json, sweep_stale_tmp
-from console.config import ENGINE_CHOICES, ENGINE_LIMITS, SamplingSettings
+from console.config import ENGINE_CHOICES, ENGINE_LIMITS, SamplingSettings, window_knobs, with_ngram_tokens
 from console.paths import data_home
 from console.schema import derive_model
 
@@ -33,22 +33,43 @@ SETTINGS_FILE = "settings.json"
 
 @dataclass
 class Knobs:
-    """The planner knobs the user last edited in the Models panel (``None``: the preset's value)."""
+    """The engine knobs the user last edited in the Models panel (``None``: the preset's value).
+
+    One field per window knob of :class:`~console.config.EngineConfig` (:func:`window_knobs`), named
+    and in the unit its metadata says (``settings_name``, ``settings_unit``: the KV cache in GiB);
+    ``tests/test_knobs_single_source.py`` checks the fields against that metadata. A
+    ``speculative_method`` of "" is "off" over the preset."""
 
     max_model_len: int | None = None
     max_num_seqs: int | None = None
     kv_cache_dtype: str | None = None
     gpu_memory_utilization: float | None = None
     kv_cache_gib: float | None = None
-    # the speed knobs (console/ui/speed_knobs.py); speculative_method "" = off over the preset
     speculative_method: str | None = None
     num_speculative_tokens: int | None = None
     kv_offloading_gib: float | None = None
     enable_sleep_mode: bool | None = None
-    # the scheduler and graph knobs under the knobs box's "Advanced"
     max_num_batched_tokens: int | None = None
     enforce_eager: bool | None = None
     enable_prefix_caching: bool | None = None
+
+    def overrides(self) -> dict[str, Any]:
+        """The knobs that are set, by EngineConfig field and in its unit (what Load applies over the
+        preset); n-gram chosen without draft tokens gets :data:`~console.config.NGRAM_DRAFT_TOKENS`."""
+        values = {name: k.to_engine(getattr(self, settings_name(name))) for name, k in window_knobs().items()}
+        return with_ngram_tokens({name: v for name, v in values.items() if v is not None})
+
+    def with_change(self, change: dict[str, Any]) -> tuple["Knobs", list[str]]:
+        """These knobs with ``change`` (engine values by field, e.g. a planner suggestion's) applied,
+        and the fields of ``change`` that are no knob (set in a preset file)."""
+        knobs = window_knobs()
+        applied = {settings_name(n): knobs[n].to_settings(v) for n, v in change.items() if n in knobs}
+        return dataclasses.replace(self, **applied), sorted(set(change) - set(knobs))
+
+
+def settings_name(field_name: str) -> str:
+    """The :class:`Knobs` field that holds EngineConfig field ``field_name``'s knob."""
+    return window_knobs()[field_name].settings_name or field_name
 
 
 @dataclass
@@ -232,5 +253,6 @@ __all__ = [
     "migrate",
     "save_settings",
     "saved_usage_stats",
+    "settings_name",
     "settings_path",
 ]

@@ -43,8 +43,6 @@ FOREIGN = {
     "console/models/support.py": "transformers' model classes (is_backend_compatible and the like by release)",
     "console/quant/awq_patch.py": "AutoAWQ's AwqQuantizer method, marked once patched",
     # argparse.Namespace: helpers shared by subcommands whose parsers define different flags
-    "console/cli/advise.py": "argparse.Namespace of several subcommands",
-    "console/cli/speed_args.py": "argparse.Namespace of several subcommands",
     "console/cli/bench.py": "argparse.Namespace of several subcommands",
     "console/cli/chat.py": "argparse.Namespace of several subcommands",
     "console/cli/chat_output.py": "argparse.Namespace of several subcommands",
@@ -53,6 +51,7 @@ FOREIGN = {
     "console/cli/flags.py": "argparse.Namespace of several subcommands",
     "console/cli/gate.py": "argparse.Namespace of several subcommands",
     "console/cli/gui.py": "argparse.Namespace of several subcommands",
+    "console/cli/knob_flags.py": "argparse.Namespace of several subcommands",
     "console/cli/presets.py": "argparse.Namespace of several subcommands",
     "console/cli/quantize.py": "argparse.Namespace of several subcommands",
 }

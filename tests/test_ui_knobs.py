@@ -38,7 +38,7 @@ def test_every_knob_has_a_tooltip_from_the_table(qtbot: Any) -> None:
     assert set(box.rows) == set(KNOB_HELP)  # every knob of the window is in the table, and no other
     for key, (form, widget) in box.rows.items():
         tip = widget.toolTip()
-        assert KNOB_HELP[key].what in tip and "RTX 4090 default: " in tip and KNOB_HELP[key].why in tip, key
+        assert KNOB_HELP[key].help in tip and "RTX 4090 default: " in tip and KNOB_HELP[key].why in tip, key
         label = form.labelForField(widget)
         assert label is not None and label.toolTip() == tip, key
 

@@ -11,14 +11,11 @@ from typing import Any
 
 from console.advisor import AdvisorContext, RuleError, evaluate, load_rules, planner_view
 from console.cli.common import CliError, print_json
+from console.cli.knob_flags import add_knob_flags, given_knobs
 from console.metrics.recording import RecordingError, load_recording
 
-_KNOB_FLAGS = (
-    ("gpu_memory_utilization", float),
-    ("max_num_seqs", int),
-    ("max_num_batched_tokens", int),
-    ("kv_cache_dtype", str),
-)
+#: The engine knobs a recording's run may be described with (knob flags, ``knob_flags.py``).
+_KNOB_FLAGS = ("gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens", "kv_cache_dtype")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -32,8 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--recording", required=True, type=Path, help="a metrics recording (JSON)")
     p.add_argument("--rules", type=Path, help="a rules TOML file (default: the shipped rules or your copy)")
     p.add_argument("--preset", help="the preset the run used (its knobs are the starting point of each change)")
-    for name, kind in _KNOB_FLAGS:
-        p.add_argument("--" + name.replace("_", "-"), type=kind, help=f"the run's {name} (overrides the preset)")
+    add_knob_flags(p, _KNOB_FLAGS, notes={name: "the run's; overrides the preset" for name in _KNOB_FLAGS})
     p.add_argument("--model", help="a model shape (e.g. Llama-3.1-8B) to show the planner's view of each change")
     p.add_argument("--gpu", default="rtx-4090", help="GPU profile for the planner's view (default rtx-4090)")
     p.add_argument("--json", action="store_true")
@@ -58,9 +54,7 @@ def _engine_settings(args: argparse.Namespace, meta: dict[str, Any]) -> dict[str
         from console.presets import get_preset
 
         engine.update(get_preset(args.preset).engine)
-    for name, _ in _KNOB_FLAGS:
-        if getattr(args, name, None) is not None:
-            engine[name] = getattr(args, name)
+    engine.update(given_knobs(args, _KNOB_FLAGS))
     return engine
 
 

@@ -23,6 +23,7 @@ from console.cli.chat_thinking import ThinkingPrinter, add_thinking_args, chat_s
 from console.cli.chat_tools import MAX_ROUNDS, Ask, add_tool_args, answer_calls, ask_on_terminal, configure, wants_tools
 from console.cli.common import CliError, quiet_engine_logs
 from console.cli.flags import check_model_and_preset
+from console.cli.knob_flags import add_knob_flags, given_knobs
 from console.config import SERVER_DEFAULTS, EngineConfig, SamplingSettings, summary
 from console.conversations import ConversationError, ConversationStore
 from console.engine.factory import parse_engine_choice, make_engine
@@ -35,6 +36,20 @@ from console.models.lora import AdapterError
 from console.models.store import ModelStore, StoreError
 from console.presets import PresetError, validate_overrides
 from console.thinking import Thought
+
+
+#: The engine knobs chat, batch and bench take (knob flags, ``knob_flags.py``) besides the speed ones.
+ENGINE_KNOBS = (
+    "max_model_len",
+    "max_num_seqs",
+    "max_num_batched_tokens",
+    "gpu_memory_utilization",
+    "kv_cache_dtype",
+    "quantization",
+    "kv_cache_memory_bytes",
+    "enforce_eager",
+    "device",
+)
 
 
 def add_engine_args(p: argparse.ArgumentParser) -> None:
@@ -58,15 +73,7 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--model", help="model name in the store (default: the bundled smollm2)")
     p.add_argument("--preset", help="preset name (default: cpu-default, or gpu-default with a GPU)")
-    p.add_argument("--max-model-len", type=int)
-    p.add_argument("--max-num-seqs", type=int)
-    p.add_argument("--max-num-batched-tokens", type=int)
-    p.add_argument("--gpu-memory-utilization", type=float)
-    p.add_argument("--kv-cache-dtype")
-    p.add_argument("--quantization")
-    p.add_argument("--kv-cache-memory-bytes", type=int)
-    p.add_argument("--enforce-eager", action=argparse.BooleanOptionalAction, default=None)
-    p.add_argument("--device", choices=["auto", "cuda", "cpu"])
+    add_knob_flags(p, ENGINE_KNOBS)
     add_speed_args(p)
     p.add_argument(
         "--adapter",
@@ -80,20 +87,7 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
 
 #: What add_engine_args adds for the engine the console builds (argparse dests): a server someone
 #: else started (``--engine URL``) keeps its own, so these are refused there, never dropped.
-ENGINE_FLAGS = (
-    "model",
-    "preset",
-    "max_model_len",
-    "max_num_seqs",
-    "max_num_batched_tokens",
-    "gpu_memory_utilization",
-    "kv_cache_dtype",
-    "quantization",
-    "kv_cache_memory_bytes",
-    "enforce_eager",
-    "device",
-    *SPEED_KEYS,
-)
+ENGINE_FLAGS = ("model", "preset", *ENGINE_KNOBS, *SPEED_KEYS)
 
 
 def refuse_engine_flags(args: argparse.Namespace, url: str, also: tuple[str, ...] = ()) -> None:
@@ -188,18 +182,7 @@ def sampling_note(info: EngineInfo, sampling: SamplingSettings) -> str:
 def engine_overrides(args: argparse.Namespace) -> dict[str, object]:
     """The engine flags given, by EngineConfig field, checked by the schema presets pass through
     (a bad value: one line naming the flag, e.g. ``'--max-num-seqs' = 0 is out of range [1, 65536]``)."""
-    keys = [
-        "max_model_len",
-        "max_num_seqs",
-        "max_num_batched_tokens",
-        "gpu_memory_utilization",
-        "kv_cache_dtype",
-        "quantization",
-        "kv_cache_memory_bytes",
-        "enforce_eager",
-        "device",
-    ]
-    values = {**{k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}, **speed_overrides(args)}
+    values = {**given_knobs(args, ENGINE_KNOBS), **speed_overrides(args)}
     try:
         validate_overrides(values, {k: "--" + k.replace("_", "-") for k in values})
     except PresetError as exc:

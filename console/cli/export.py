@@ -16,6 +16,7 @@ from typing import Any
 from console.atomic import atomic_write_text
 from console.cli.common import CliError
 from console.cli.flags import deprecated_alias
+from console.cli.knob_flags import add_knob_flags
 from console.config import EngineConfig
 from console.export.options import DEFAULT_IMAGE, ExportError, ServeOptions
 
@@ -60,9 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     deprecated_alias(p, "--api-key", "--served-api-key", "served_api_key")
     p.add_argument("--image", default=DEFAULT_IMAGE, help=f"container image (default {DEFAULT_IMAGE})")
-    p.add_argument("--tensor-parallel-size", "-tp", type=int)
-    p.add_argument("--pipeline-parallel-size", "-pp", type=int)
-    p.add_argument("--max-model-len", type=int)
+    add_knob_flags(p, ["tensor_parallel_size", "pipeline_parallel_size", "max_model_len"], short=True)
     p.add_argument(
         "--adapter",
         action="append",
@@ -70,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar="NAME",
         help="a LoRA adapter of the model from the store to serve (repeatable): --enable-lora --lora-modules NAME=PATH",
     )
-    p.add_argument("--max-loras", type=int, help="LoRA adapters served in one batch (vLLM's default 1)")
+    add_knob_flags(p, ["max_loras"], notes={"max_loras": "vLLM's default 1"})
     p.add_argument("--nodes", type=int, default=1, help="machines to spread the model over (>1 uses Ray)")
     p.add_argument("--gpu", help="GPU profile for the planner's memory view (e.g. h100-80gb)")
     p.add_argument("--bench", help="(bundle) a benchmark report JSON to include as evidence")

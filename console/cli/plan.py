@@ -10,6 +10,7 @@ from typing import Any
 
 from console.cli.common import CliError, print_json, print_table
 from console.cli.flags import deprecated_alias
+from console.cli.knob_flags import add_knob_flags
 from console.cli.speed_args import add_speed_args, speed_overrides
 from console.config import KV_CACHE_DTYPES
 from console.planner import GOALS, GPU_PROFILES, KNOWN_SHAPES, Plan, PlanRequest, auto_plan, plan, shape_for
@@ -28,6 +29,20 @@ _VERDICT_TEXT = {
 }
 
 
+#: The checkpoint quantizations the planner sizes (mxfp4: gpt-oss's experts).
+PLAN_QUANTIZATIONS = ("awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "mxfp4")
+#: plan's defaults for the knobs it takes: what the planner assumes when a flag is not given.
+_PLAN_DEFAULTS: dict[str, Any] = {
+    "kv_cache_dtype": "auto",
+    "gpu_memory_utilization": 0.9,
+    "tensor_parallel_size": 1,
+    "pipeline_parallel_size": 1,
+    "enforce_eager": False,
+    "max_loras": 0,
+    "max_lora_rank": 16,
+}
+
+
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "plan",
@@ -42,27 +57,33 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help=f"a model in the store, a folder with config.json, or a known shape: {', '.join(KNOWN_SHAPES)}",
     )
     p.add_argument("--gpu", default="rtx-4090", help=f"{', '.join(GPU_PROFILES)} or cpu:RAM_GIB (default rtx-4090)")
-    p.add_argument("--max-model-len", type=int, help="context length (default: the model's maximum)")
+    add_knob_flags(p, ["max_model_len"], notes={"max_model_len": "default: the model's maximum"})
     p.add_argument("--users", type=int, default=1, help="users served at once, each at max-model-len (default 1)")
     deprecated_alias(p, "--concurrency", "--users", "users", type=int)  # batch's meant requests in flight
-    p.add_argument(
-        "--quantization",
-        choices=["awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "mxfp4"],
-        help="the checkpoint's quantization (mxfp4: gpt-oss's experts)",
+    add_knob_flags(
+        p,
+        [
+            "quantization",
+            "kv_cache_dtype",
+            "gpu_memory_utilization",
+            "max_num_seqs",
+            "max_num_batched_tokens",
+            "tensor_parallel_size",
+            "pipeline_parallel_size",
+            "kv_cache_memory_bytes",
+            "enforce_eager",
+        ],
+        defaults=_PLAN_DEFAULTS,
+        choices={"quantization": PLAN_QUANTIZATIONS, "kv_cache_dtype": KV_CACHE_DTYPES},
+        notes={
+            "quantization": "mxfp4: gpt-oss's experts",
+            "kv_cache_memory_bytes": "on CPU the KV budget, default 2 GiB",
+        },
     )
-    p.add_argument("--kv-cache-dtype", default="auto", choices=KV_CACHE_DTYPES)
-    p.add_argument("--gpu-memory-utilization", type=float, default=0.9)
-    p.add_argument("--max-num-seqs", type=int)
-    p.add_argument("--max-num-batched-tokens", type=int)
-    p.add_argument("--tensor-parallel-size", type=int, default=1)
-    p.add_argument("--pipeline-parallel-size", type=int, default=1)
-    p.add_argument(
-        "--kv-cache-memory-bytes", type=int, help="fixed KV cache size (on CPU: the KV budget, default 2 GiB)"
-    )
-    p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs")
     add_speed_args(p, sleep=False)  # a draft head on the GPU, KV offload on the host
-    p.add_argument("--max-loras", type=int, default=0, help="LoRA adapter slots on the device (default 0: LoRA off)")
-    p.add_argument("--max-lora-rank", type=int, default=16, help="largest adapter rank the slots hold (default 16)")
+    add_knob_flags(
+        p, ["max_loras", "max_lora_rank"], defaults=_PLAN_DEFAULTS, notes={"max_loras": "default 0: LoRA off"}
+    )
     p.add_argument("--goal", choices=GOALS, help="let the planner pick the knobs for this goal (the 'auto' preset)")
     p.add_argument("--calibration", type=Path, help="a calibration JSON file to use instead of the shipped one")
     p.add_argument("--no-calibration", action="store_true", help="raw estimates, no calibration file")

@@ -152,8 +152,8 @@ def extract(files: list[Path] | None = None, rules: bool = True) -> dict[Key, li
             out.setdefault((PRESETS_CONTEXT, text), []).append(f"../presets/{file_name}:0")
         from console.knob_help import HELP_CONTEXT, help_texts
 
-        for text in help_texts():  # the knobs' tooltips: one table in the core
-            out.setdefault((HELP_CONTEXT, text), []).append("../knob_help.py:0")
+        for text in help_texts():  # the knobs' tooltips: their metadata on EngineConfig's fields
+            out.setdefault((HELP_CONTEXT, text), []).append("../config.py:0")
     return out
 
 
@@ -177,7 +177,7 @@ def translate_preset_description(text: str) -> str:
 
 
 def translate_knob_help(text: str) -> str:
-    """A text of :mod:`console.knob_help` (a knob's tooltip) in the UI's language."""
+    """A knob's tooltip text (:mod:`console.knob_help`) in the UI's language."""
     from PySide6.QtCore import QCoreApplication
 
     from console.knob_help import HELP_CONTEXT

@@ -1,9 +1,11 @@
 """The Models panel's "Preset and knobs" box: the preset and the engine knobs a user may set over
 it. A knob at its minimum means "the preset's value", and says which value that is.
 
-Every knob has a tooltip (what it does, its RTX 4090 default and why) from the core's one table
-(:mod:`console.knob_help`); rows that mean nothing on this device are hidden (:meth:`set_device`),
-and the speed knobs sit under a collapsed "Advanced" section.
+Each row is one window knob of :class:`~console.config.EngineConfig`, and that field's knob
+metadata (:mod:`console.knob_help`) gives its tooltip (what it does, its RTX 4090 default and why),
+the device it shows on (:meth:`set_device` hides the others) and whether it sits under the
+collapsed "Advanced" section; a row's value is the settings' knob of that field
+(:class:`~console.settings.Knobs`), read and shown by the widget's kind.
 
 Signals:
     presetChanged(): another preset was chosen (the knobs' "from preset" texts follow it).
@@ -12,7 +14,6 @@ Signals:
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -31,32 +32,36 @@ from PySide6.QtWidgets import (
 from console.config import KV_CACHE_DTYPES
 from console.knob_help import KNOB_HELP, applies_to
 from console.presets import Preset
-from console.settings import Knobs
+from console.settings import Knobs, settings_name
 from console.ui.formatting import format_bytes
 from console.ui.i18n import translate_knob_help, translate_preset_description
 from console.ui.speed_knobs import SpeedKnobs
 
 #: engine-config keys (an Advisor finding's or a planner suggestion's change) the box has a knob for
-KNOB_KEYS = (
-    "max_model_len",
-    "max_num_seqs",
-    "kv_cache_dtype",
-    "gpu_memory_utilization",
-    "kv_cache_memory_bytes",
-    "max_num_batched_tokens",
-    "enforce_eager",
-    "enable_prefix_caching",
-)
+KNOB_KEYS = tuple(KNOB_HELP)
 
 
 def knobs_with_change(knobs: Knobs, change: dict[str, Any]) -> tuple[Knobs, list[str]]:
-    """``knobs`` with ``change`` applied, and the keys there is no knob for (set in a preset file).
-    ``kv_cache_memory_bytes`` is the KV cache knob in GiB (None: the preset's or the planner's)."""
-    applied = {k: v for k, v in change.items() if k in KNOB_KEYS}
-    if "kv_cache_memory_bytes" in applied:
-        size = applied.pop("kv_cache_memory_bytes")
-        applied["kv_cache_gib"] = max(round(size / 1024**3, 2), 0.01) if size else None
-    return dataclasses.replace(knobs, **applied), sorted(set(change) - set(KNOB_KEYS))
+    """``knobs`` with ``change`` applied, and the keys there is no knob for (set in a preset file)
+    (:meth:`Knobs.with_change`: the KV cache size in GiB)."""
+    return knobs.with_change(change)
+
+
+def _value_of(widget: QWidget) -> Any:
+    """A row's value: a combo's item data, a spin box's value (its minimum: None, the preset's)."""
+    if isinstance(widget, QComboBox):
+        return widget.currentData()
+    assert isinstance(widget, (QSpinBox, QDoubleSpinBox))
+    return widget.value() or None
+
+
+def _show_value(widget: QWidget, value: Any) -> None:
+    """Show ``value`` in a row (None: the "from preset" item or minimum)."""
+    if isinstance(widget, QComboBox):
+        widget.setCurrentIndex(max(0, widget.findData(value)) if value is not None else 0)
+    else:
+        assert isinstance(widget, (QSpinBox, QDoubleSpinBox))
+        widget.setValue(value or 0)
 
 
 class KnobsBox(QGroupBox):
@@ -106,7 +111,7 @@ class KnobsBox(QGroupBox):
             w.setSpecialValueText(self.tr("from preset"))
             w.valueChanged.connect(self.knobsChanged)
         self.kv_dtype_combo.currentIndexChanged.connect(self.knobsChanged)
-        self.speed = SpeedKnobs(self)  # its own rows, its own overrides
+        self.speed = SpeedKnobs(self)  # its own rows
         self.speed.changed.connect(self.knobsChanged)
 
         form = QFormLayout()
@@ -123,7 +128,7 @@ class KnobsBox(QGroupBox):
         self.advanced = QWidget(self)
         advanced = QFormLayout(self.advanced)
         advanced.setContentsMargins(0, 0, 0, 0)
-        #: each knob's (form, widget) by engine field, for its tooltip and its visibility
+        #: each knob's (form, widget) by engine field: its tooltip, its visibility, its value
         self.rows: dict[str, tuple[QFormLayout, QWidget]] = {}
         for key, label, widget in self._knob_rows():
             where = advanced if KNOB_HELP[key].advanced else form
@@ -156,7 +161,7 @@ class KnobsBox(QGroupBox):
         h = KNOB_HELP[key]
         text = "\n\n".join(
             (
-                translate_knob_help(h.what),
+                translate_knob_help(h.help),
                 self.tr("RTX 4090 default: {0}").format(translate_knob_help(h.default_4090)),
                 translate_knob_help(h.why),
             )
@@ -212,47 +217,15 @@ class KnobsBox(QGroupBox):
 
     # -- the knobs -------------------------------------------------------------------------------
     def knobs(self) -> Knobs:
-        return self.speed.read_into(
-            Knobs(
-                max_model_len=self.context_spin.value() or None,
-                max_num_seqs=self.seqs_spin.value() or None,
-                kv_cache_dtype=self.kv_dtype_combo.currentData(),
-                gpu_memory_utilization=self.util_spin.value() or None,
-                kv_cache_gib=self.kv_gib_spin.value() or None,
-                max_num_batched_tokens=self.batched_spin.value() or None,
-                enforce_eager=self.eager_combo.currentData(),
-                enable_prefix_caching=self.prefix_combo.currentData(),
-            )
-        )
+        return Knobs(**{settings_name(key): _value_of(widget) for key, (_form, widget) in self.rows.items()})
 
     def set_knobs(self, k: Knobs) -> None:
-        self.context_spin.setValue(k.max_model_len or 0)
-        self.seqs_spin.setValue(k.max_num_seqs or 0)
-        self.batched_spin.setValue(k.max_num_batched_tokens or 0)
-        i = self.kv_dtype_combo.findData(k.kv_cache_dtype) if k.kv_cache_dtype else 0
-        self.kv_dtype_combo.setCurrentIndex(max(0, i))
-        self.util_spin.setValue(k.gpu_memory_utilization or 0.0)
-        self.kv_gib_spin.setValue(k.kv_cache_gib or 0.0)
-        for combo, value in ((self.eager_combo, k.enforce_eager), (self.prefix_combo, k.enable_prefix_caching)):
-            combo.setCurrentIndex(max(0, combo.findData(value)) if value is not None else 0)
-        self.speed.show(k)
+        for key, (_form, widget) in self.rows.items():
+            _show_value(widget, getattr(k, settings_name(key)))
 
     def overrides(self) -> dict[str, Any]:
         """The knobs that are set, by engine field name (what Load applies over the preset)."""
-        k = self.knobs()
-        out: dict[str, Any] = {
-            "max_model_len": k.max_model_len,
-            "max_num_seqs": k.max_num_seqs,
-            "kv_cache_dtype": k.kv_cache_dtype,
-            "gpu_memory_utilization": k.gpu_memory_utilization,
-            "max_num_batched_tokens": k.max_num_batched_tokens,
-            "enforce_eager": k.enforce_eager,
-            "enable_prefix_caching": k.enable_prefix_caching,
-        }
-        if k.kv_cache_gib:
-            out["kv_cache_memory_bytes"] = int(k.kv_cache_gib * 1024**3)
-        out.update(SpeedKnobs.overrides(k))
-        return {key: v for key, v in out.items() if v is not None}
+        return self.knobs().overrides()
 
     def knob_names(self) -> dict[str, str]:
         """Each override's knob as the form labels it (an error names the knob, not the field)."""

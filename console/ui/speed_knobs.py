@@ -1,11 +1,11 @@
 """The speed knobs of the Models panel's knobs box: speculative decoding, draft tokens
 per step, KV offload to host memory and sleep mode, each "from preset" unless set.
 
-The knobs box places the rows (:meth:`SpeedKnobs.rows`) under its "Advanced" section, with their
-tooltips from :mod:`console.knob_help`, and hides KV offload and sleep mode on the CPU engine;
-what they override goes through :meth:`SpeedKnobs.overrides`, by engine field name. Whether the
-device can run them is still the engine host's capability check at Load (the CPU build refuses KV
-offload and sleep mode, and the message says why).
+The knobs box places the rows (:meth:`SpeedKnobs.rows`) as their knob metadata says (under its
+"Advanced" section, KV offload and sleep mode hidden on the CPU engine), with their tooltips, and
+reads and shows their values with its other rows. Whether the device can run them is still the
+engine host's capability check at Load (the CPU build refuses KV offload and sleep mode, and the
+message says why).
 
 Signals:
     changed(): a speed knob was edited.
@@ -19,7 +19,6 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QSpinBox, QWidget
 
 from console.config import SPECULATIVE_METHODS
-from console.settings import Knobs
 
 NGRAM = SPECULATIVE_METHODS[0]
 
@@ -58,36 +57,6 @@ class SpeedKnobs(QObject):
             ("kv_offloading_size", self.tr("KV offload (host):"), self.offload_spin),
             ("enable_sleep_mode", self.tr("Sleep mode:"), self.sleep_combo),
         ]
-
-    def read_into(self, knobs: Knobs) -> Knobs:
-        knobs.speculative_method = self.method_combo.currentData()
-        knobs.num_speculative_tokens = self.tokens_spin.value() or None
-        knobs.kv_offloading_gib = self.offload_spin.value() or None
-        knobs.enable_sleep_mode = self.sleep_combo.currentData()
-        return knobs
-
-    def show(self, k: Knobs) -> None:
-        self.method_combo.setCurrentIndex(
-            max(0, self.method_combo.findData(k.speculative_method)) if k.speculative_method is not None else 0
-        )
-        self.tokens_spin.setValue(k.num_speculative_tokens or 0)
-        self.offload_spin.setValue(k.kv_offloading_gib or 0.0)
-        self.sleep_combo.setCurrentIndex(
-            max(0, self.sleep_combo.findData(k.enable_sleep_mode)) if k.enable_sleep_mode is not None else 0
-        )
-
-    @staticmethod
-    def overrides(k: Knobs) -> dict[str, Any]:
-        """Engine fields over the preset; a method of "" turns a preset's speculation off."""
-        out: dict[str, Any] = {
-            "speculative_method": k.speculative_method,
-            "num_speculative_tokens": k.num_speculative_tokens,
-            "kv_offloading_size": k.kv_offloading_gib,
-            "enable_sleep_mode": k.enable_sleep_mode,
-        }
-        if k.speculative_method == NGRAM and k.num_speculative_tokens is None:
-            out["num_speculative_tokens"] = 4  # n-gram chosen here over a preset without it
-        return {key: v for key, v in out.items() if v is not None}
 
     def show_preset(self, engine: dict[str, Any]) -> None:
         """The "from preset" texts name the preset's values."""

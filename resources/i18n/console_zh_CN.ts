@@ -2491,172 +2491,172 @@
   <context>
     <name>KnobHelp</name>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>0.9</source>
       <translation>0.9</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>256</source>
       <translation>256</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>4 with n-gram</source>
       <translation>使用 n-gram 时为 4</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>8,192</source>
       <translation>8,192</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>About 2.4 GB of a 24 GB card stays free for the display and the CUDA context.</source>
       <translation>24 GB 显卡上约 2.4 GB 留给显示和 CUDA 上下文。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>Chats resend their whole history every turn: reusing it saves most of the prompt work.</source>
       <translation>聊天每一轮都会重新发送全部历史：复用它可省去大部分提示处理工作。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>Eager mode runs the model step by step instead of replaying captured CUDA graphs (torch.compile on the CPU): faster to load, slower to answer, and no graph memory.</source>
       <translation>即时执行模式逐步运行模型，而不是重放捕获的 CUDA 图（CPU 上为 torch.compile）：加载更快，回答更慢，且不占用图的内存。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>Full precision until the context or the users asked for need the room.</source>
       <translation>在所需的上下文或用户数需要空间之前，保持全精度。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>Graphs speed up each answer token, for some seconds of loading and the memory they are captured in (the planner counts it).</source>
       <translation>图能加快每个回答 token 的生成，代价是几秒的加载时间和捕获图所用的内存（规划器已计入）。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>Host memory for KV blocks moved out of the GPU, reused on later prefix-cache hits, in GiB; the planner checks it against this machine's RAM.</source>
       <translation>用于存放移出 GPU 的 KV 块的主机内存（GiB），供之后的前缀缓存命中复用；规划器会对照本机内存检查它。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>How many tokens speculative decoding proposes per step.</source>
       <translation>推测解码每一步提出的 token 数。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>It helps many long conversations that come back, and costs host memory.</source>
       <translation>它有助于反复回来的多个长对话，代价是主机内存。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>It speeds up answers that repeat the prompt and slows down the others; the 4090 presets with 'ngram' in their name turn it on.</source>
       <translation>它能加快重复提示内容的回答，但会拖慢其他回答；名称中带 n-gram 的 4090 预设会开启它。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>Lets a loaded model sleep and wake without a reload when switching models.</source>
       <translation>切换模型时让已加载的模型休眠和唤醒，而无需重新加载。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
-      <source>Memory set aside for the KV cache of the CPU engine, in GiB; it decides how many tokens all requests together can hold.</source>
-      <translation>为 CPU 引擎的 KV 缓存预留的内存（GiB）；它决定所有请求合计能容纳多少 token。</translation>
+      <location filename="../../console/ui/../config.py" />
+      <source>Memory set aside for the KV cache, which decides how many tokens all requests together can hold. The CPU engine needs it; a GPU sizes its cache from the memory share unless it is set.</source>
+      <translation>为 KV 缓存预留的内存，它决定所有请求合计能容纳多少 token。CPU 引擎必须设置它；GPU 未设置时按显存占用比例确定缓存大小。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>More tokens win more when guesses are right and waste a step's work when they are wrong.</source>
       <translation>猜对时 token 越多收益越大，猜错时会浪费一步的计算。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>Reuses the KV cache of a prompt's beginning already seen (the system prompt, the chat so far), so a follow-up question starts sooner.</source>
       <translation>复用已见过的提示开头部分（系统提示、之前的对话）的 KV 缓存，使后续问题更快开始。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>Sleeping keeps the weights in host memory: worth it only when switching often.</source>
       <translation>休眠会把权重保留在主机内存中：只有频繁切换时才值得。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
-      <source>Speculative decoding proposes several tokens and the model checks them in one step. n-gram copies them from the prompt: it pays off for code editing, rewriting and summarising; EAGLE heads come from a preset that names one.</source>
-      <translation>推测解码先提出若干 token，再由模型一步验证。n-gram 从提示中复制候选：适合代码编辑、改写和摘要；EAGLE 头来自指定了它的预设。</translation>
+      <location filename="../../console/ui/../config.py" />
+      <source>Speculative decoding proposes several tokens and the model checks them in one step. n-gram copies them from the prompt, with no draft model: it pays off for code editing, rewriting and summarising; EAGLE needs a draft head (a preset's speculative_model).</source>
+      <translation>推测解码先提出若干 token，再由模型一步验证。n-gram 从提示中复制候选，无需草稿模型：适合代码编辑、改写和摘要；EAGLE 需要草稿头（预设中的 speculative_model）。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>The CPU engine needs an explicit size, or it takes a fraction of RAM and may refuse to start.</source>
       <translation>CPU 引擎需要明确的大小，否则它会占用一部分内存，并可能无法启动。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>The longest prompt plus answer one request may have, in tokens. Each request reserves KV cache for it, so a shorter context leaves room for more users or a larger model.</source>
       <translation>单个请求的提示加回答最多可有的 token 数。每个请求都要为它预留 KV 缓存，所以更短的上下文能容纳更多用户或更大的模型。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>The most requests the engine runs at once; more are queued.</source>
       <translation>引擎同时运行的最多请求数；更多的请求会排队。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>The most tokens one engine step processes (prompt chunks and answers together). Larger helps long prompts start sooner, smaller keeps answers of other users flowing.</source>
       <translation>引擎每一步最多处理的 token 数（提示分块与回答合计）。较大可让长提示更快开始，较小可让其他用户的回答持续输出。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>The number format of the KV cache. FP8 halves its size, doubling the tokens it holds, at a small cost in accuracy.</source>
       <translation>KV 缓存的数值格式。FP8 让它的大小减半、可容纳的 token 翻倍，精度略有损失。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>The planner's first suggestion shortens it when the KV cache cannot hold one full request.</source>
       <translation>当 KV 缓存连一个完整请求都放不下时，规划器的第一条建议就是缩短它。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>The share of the card vLLM may use for weights, activations, CUDA graphs and the KV cache; the rest is left to the desktop and other programs.</source>
       <translation>vLLM 可用于权重、激活、CUDA 图和 KV 缓存的显卡显存比例；其余留给桌面和其他程序。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>auto (the model's 16-bit)</source>
       <translation>auto（模型自身的 16 位）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>not used (the GPU sizes its cache from the memory share)</source>
       <translation>不使用（GPU 按显存比例确定缓存大小）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>off</source>
       <translation>关</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>off (CUDA graphs on)</source>
       <translation>关（CUDA 图开启）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>on</source>
       <translation>开</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>the model's own (128k for Llama-3.1-8B)</source>
       <translation>模型自身的长度（Llama-3.1-8B 为 128k）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>vLLM's offline default on a 24 GB card, a balance of prompt speed and activation memory.</source>
       <translation>vLLM 在 24 GB 显卡上的离线默认值，在提示处理速度与激活内存之间取得平衡。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../knob_help.py" />
+      <location filename="../../console/ui/../config.py" />
       <source>vLLM's offline default on a 24 GB card: enough for batch work, and the KV cache limits it anyway.</source>
       <translation>vLLM 在 24 GB 显卡上的离线默认值：足够批处理使用，而且 KV 缓存本身也会限制它。</translation>
     </message>
