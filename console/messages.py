@@ -18,31 +18,24 @@ English again: build a bigger sentence as a :class:`Message` whose arguments are
 
 from __future__ import annotations
 
-from typing import Union
-
 #: The catalogue context of every core template.
 CONTEXT = "CoreText"
-
-Arg = Union[str, "Message"]
 
 
 class Message(str):
     """``template`` filled with ``args`` (English), with both kept for translation."""
 
     template: str
-    args: tuple[Arg, ...]
+    args: tuple[str, ...]  # each a Message (translated in turn) or text shown as written
 
     def __new__(cls, template: str, *args: object) -> Message:
-        kept: tuple[Arg, ...] = tuple(a if isinstance(a, Message) else str(a) for a in args)
+        kept = tuple(a if isinstance(a, Message) else str(a) for a in args)
         self = super().__new__(cls, template.format(*kept) if kept else template)
         self.template, self.args = template, kept
         return self
 
     def __getnewargs__(self) -> tuple[object, ...]:  # type: ignore[override]  # pickle and copy keep the template
         return (self.template, *self.args)
-
-    def __repr__(self) -> str:
-        return f"Message({self.template!r}{''.join(', ' + repr(a) for a in self.args)})"
 
 
 class MessageError(Exception):
