@@ -27,6 +27,7 @@ through it; a user's own preset is shown as written.
 from __future__ import annotations
 
 import ast
+import posixpath
 import shutil
 import subprocess
 import sys
@@ -256,9 +257,8 @@ def write_ts(
             m = ET.SubElement(c, "message")
             # File names only: line numbers would churn the catalogue on every edit.
             for fname in sorted({loc.rsplit(":", 1)[0] for loc in where}):
-                ET.SubElement(
-                    m, "location", filename=f"../../console/ui/{fname}" if fname.endswith(".py") else f"../{fname}"
-                )
+                file = posixpath.normpath(f"../../console/ui/{fname}") if fname.endswith(".py") else f"../{fname}"
+                ET.SubElement(m, "location", filename=file)
             ET.SubElement(m, "source").text = src
             text, finished = translations.get((cx, src), ("", False))
             t = ET.SubElement(m, "translation")
