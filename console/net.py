@@ -27,13 +27,14 @@ from typing import Any
 import httpx
 
 from console import __version__
+from console.messages import MessageError
 
 USER_AGENT = f"inference-console/{__version__}"
 #: The longest wait for a connection, unless a caller's timeout is shorter.
 CONNECT_TIMEOUT_S = 10.0
 
 
-class Offline(Exception):
+class Offline(MessageError):
     """A request to a model hub refused because offline mode is on; the message is one line
     with the way out."""
 

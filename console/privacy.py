@@ -30,6 +30,8 @@ from __future__ import annotations
 import os
 from typing import Mapping, MutableMapping
 
+from console.messages import Message
+
 #: ``1``/``0`` overrides the saved setting for this process and its children.
 USAGE_STATS_ENV = "INFERENCE_CONSOLE_USAGE_STATS"
 
@@ -84,9 +86,13 @@ def offline_reason(what: str, env: Mapping[str, str] | None = None) -> str | Non
     env = os.environ if env is None else env
     for key in (OFFLINE_ENV, HF_OFFLINE_ENV):
         if _truthy(env.get(key, "")):
-            return (
-                f"Offline mode is on ({key}={env[key]}): {what} would use the network. "
-                f"Unset {key} to search, or pick from the curated list"
+            return Message(
+                "Offline mode is on ({0}={1}): {2} would use the network. Unset {3} to search, or pick from the "
+                "curated list",
+                key,
+                env[key],
+                what,
+                key,
             )
     return None
 

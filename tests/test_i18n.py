@@ -123,7 +123,7 @@ def test_the_scanner_catches_unwrapped_strings() -> None:
 def test_zh_cn_catalogue_is_complete() -> None:
     strings = i18n.extract()
     assert len(strings) > 200
-    # the core's sentences are found through core_text's marker function (a wrapper the extractor must see)
+    # the core's messages are found in its Message("template", ...) calls, outside console/ui/
     assert sum(1 for c, _s in strings if c == "CoreText") > 100
     ts = i18n.read_ts(i18n.ts_path("zh_CN"))
     missing = [f"{c}: {s!r} ({w[0]})" for (c, s), w in strings.items() if (c, s) not in ts]
@@ -258,7 +258,8 @@ def test_the_extractor_sees_aliases_and_helpers(tmp_path: Path) -> None:
     """``tr = self.tr`` (the Monitor's plot titles were missed through it) and a module helper
     ``_tr(text)`` that translates in a fixed context (the planner box, the CPU check) are found,
     each in the right context; an alias does not leak into another method. A helper that only
-    marks its text with ``QT_TRANSLATE_NOOP`` (core_text.py's table of the core's sentences) too."""
+    marks its text with ``QT_TRANSLATE_NOOP`` too. A core module's ``Message("template", ...)``
+    gives its template in the context CoreText."""
     code = tmp_path / "panel.py"
     code.write_text(
         "from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP\n\n"
@@ -279,6 +280,8 @@ def test_the_extractor_sees_aliases_and_helpers(tmp_path: Path) -> None:
         ("Ctx", "Two arguments"),
         ("Marked", "A sentence {0}"),
     }, found
+    core = "from console.messages import Message\n\ndef f(n):\n    return Message('{0} loads', n), Message(TEMPLATE)\n"
+    assert set(i18n.message_templates(core, "x.py")) == {("CoreText", "{0} loads")}
 
 
 def test_every_shipped_preset_description_has_a_chinese_translation() -> None:

@@ -1,8 +1,10 @@
-"""The core's own sentences shown in the window come out in Chinese under zh_CN (issue 30):
-why there is no GPU series, where the planner's figures came from, why an advisor rule was not
-checked. Each sentence is made by the core itself (NVML's reason on this machine, the planner's
-provenance of real plans, the advisor's report on an empty store), so a changed wording in the
-core fails here instead of showing English in the window. No engine."""
+"""The core's messages shown in the window come out in Chinese under zh_CN: why there is no GPU
+series, where the planner's figures came from, why an advisor rule was not checked, the CPU
+check, the quality gate, the planner's problems, suggestions and notes. Each message is made by
+the core itself (NVML's reason on this machine, the planner's provenance of real plans, the
+advisor's report on an empty store), so a message whose template has no finished translation, or
+whose translation's placeholders differ from the template's, fails here instead of showing
+English in the window. No engine."""
 
 from __future__ import annotations
 
@@ -13,10 +15,13 @@ from typing import Any, Iterator
 
 import pytest
 
+from console.messages import CONTEXT, Message
+from console.ui import i18n
 from console.ui.core_text import translate_core_text
 from tests.test_i18n_window import english_words
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
+PLACEHOLDER = re.compile(r"\{\d+\}")
 
 
 @pytest.fixture()
@@ -35,7 +40,32 @@ def zh_cn(qapp: Any) -> Iterator[None]:
         QLocale.setDefault(QLocale("en_US"))
 
 
+def _catalogue() -> dict[tuple[str, str], tuple[str, bool]]:
+    return i18n.read_ts(i18n.ts_path("zh_CN"))
+
+
+def _templates(message: str) -> list[str]:
+    """The templates of ``message`` and of every message among its arguments."""
+    if not isinstance(message, Message):
+        return []
+    return [message.template] + [t for a in message.args for t in _templates(a)]
+
+
+def _check_catalogue(message: str) -> None:
+    """Every template in ``message`` has a finished translation with the same placeholders."""
+    assert isinstance(message, Message), f"not a message (the window cannot translate it): {message!r}"
+    ts = _catalogue()
+    for template in _templates(message):
+        translation, finished = ts.get((CONTEXT, template), ("", False))
+        assert finished and translation, f"no translation of {template!r}"
+        assert sorted(PLACEHOLDER.findall(translation)) == sorted(PLACEHOLDER.findall(template)), (
+            template,
+            translation,
+        )
+
+
 def _translated(text: str) -> str:
+    _check_catalogue(text)
     out = translate_core_text(text)
     assert out != text and CJK.search(out), f"not translated: {text!r} -> {out!r}"
     return out
@@ -104,7 +134,7 @@ def test_planner_provenance(zh_cn: None, tiny_model: Path, home: Path) -> None:
         ("rtx-4090", EngineConfig(model=str(tiny_model))),
     ):
         p = plan_for(entry, config, device)
-        texts = [str(p.calibration["status"])] + [str(v) for v in p.calibration["sources"].values()]
+        texts = [p.calibration["status"], *p.calibration["sources"].values()]
         for text in texts:
             _translated(text)
             seen.add(text)
@@ -127,11 +157,11 @@ def test_planner_provenance(zh_cn: None, tiny_model: Path, home: Path) -> None:
     for text in (
         status_text(None),
         status_text(user),
-        "calibrated on this GPU",
-        "measured on this GPU (2026-12-01 10:00): 93,184 tokens",
+        Message("calibrated on this GPU"),
+        Message("measured on this GPU ({0}): {1} tokens", "2026-12-01 10:00", "93,184"),
         *notes,
     ):
-        _translated(str(text))
+        _translated(text)
     assert any(t.startswith("calibrated (") for t in seen) and "exact: kv_cache_memory_bytes, as given" in seen
 
 
@@ -146,9 +176,65 @@ def test_advisor_reasons(zh_cn: None) -> None:
         _translated(reason)
 
 
-def test_an_unknown_sentence_is_shown_as_written(zh_cn: None) -> None:
+def test_text_that_is_not_a_message_is_shown_as_written(zh_cn: None) -> None:
     assert translate_core_text("something the core says now") == "something the core says now"
-    assert translate_core_text("estimates") == "estimates"  # whole sentences only
+    assert translate_core_text("estimate") == "estimate"  # plain text is never read back as a message
+    assert translate_core_text(Message("estimate")) != "estimate"
+    # a template the catalogue does not know: English, with its arguments (translated where known)
+    unknown = Message("{0} is new ({1})", "vLLM 0.40", Message("estimate"))
+    assert translate_core_text(unknown).startswith("vLLM 0.40 is new (") and CJK.search(translate_core_text(unknown))
+
+
+def test_every_core_template_is_in_the_catalogue_with_its_placeholders() -> None:
+    """Each template the core writes (found the way ``python -m console.ui.i18n`` finds it) has a
+    finished Chinese translation with exactly its ``{n}`` placeholders."""
+    templates = {s for (c, s) in i18n.core_messages() if c == CONTEXT}
+    assert len(templates) > 120
+    ts = _catalogue()
+    missing = sorted(t for t in templates if not (ts.get((CONTEXT, t)) or ("", False))[1])
+    assert not missing, missing
+    broken = [
+        t for t in templates if sorted(PLACEHOLDER.findall(t)) != sorted(PLACEHOLDER.findall(ts[(CONTEXT, t)][0]))
+    ]
+    assert not broken, broken
+
+
+def test_a_message_keeps_its_english_through_str_json_pickle_and_errors() -> None:
+    import copy
+    import json
+    import pickle
+
+    from console.messages import MessageError, message_of
+    from console.planner.selfcal import last_load_text
+
+    line = last_load_text({"last_load": {"model": "m", "time": "t", "predicted_kv_tokens": 5, "measured_kv_tokens": 6}})
+    assert line == "last load (m, t): 5 after refitting, measured 6" and str(line) == line
+    assert json.loads(json.dumps({"x": line}))["x"] == line
+    for again in (pickle.loads(pickle.dumps(line)), copy.deepcopy(line)):
+        assert isinstance(again, Message) and again == line and again.template == line.template
+        assert again.args == line.args
+    err = MessageError(line)
+    assert str(err) == line and message_of(err) is line and message_of(ValueError(line)) is line
+    assert message_of(ValueError("plain")) == "plain"
+
+
+def test_a_core_error_shown_in_the_window_is_chinese_with_its_arguments(
+    zh_cn: None, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model picker's search refused in offline mode: the core raises SearchError, the worker
+    hands its message to the window, which shows it in Chinese with the variable and the hub."""
+    from console.ui.model_picker import ModelPicker
+
+    picker = ModelPicker(None)
+    qtbot.addWidget(picker)
+    qtbot.waitUntil(lambda: not picker.busy, timeout=20_000)
+    monkeypatch.setenv("INFERENCE_CONSOLE_OFFLINE", "1")
+    picker.search_edit.setText("qwen3")
+    picker.search()
+    qtbot.waitUntil(lambda: not picker.busy, timeout=20_000)
+    shown = picker.error_label.text()
+    assert CJK.search(shown) and "INFERENCE_CONSOLE_OFFLINE=1" in shown and "Hugging Face" in shown, shown
+    assert "Offline mode is on" not in shown
 
 
 # -- part C: the CPU check, the quality gate, the planner's problems and suggestions, the last load ----------
@@ -272,6 +358,8 @@ def test_planner_problems_and_suggestions(zh_cn: None, qapp: Any) -> None:
         said += texts
         names = {g.label for g in GPU_PROFILES.values()} | set(GPU_PROFILES) | set(KNOWN_SHAPES)
         for text in texts:  # some suggestions are only knobs and figures ("gpu_memory_utilization 0.95")
+            if isinstance(text, Message):
+                _check_catalogue(text)
             out = translate_core_text(text)
             assert not english_words(out, names) and (out != text or not english_words(text, names)), (text, out)
         view.show_plan(p, EngineConfig(model="m", max_model_len=req.context))

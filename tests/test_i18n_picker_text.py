@@ -1,6 +1,7 @@
-"""The model picker's core sentences (badge details, search errors, offline mode) come out in
-Chinese under zh_CN through console/ui/core_text.py. Each sentence is made by the core itself
-against the local fake of the hubs' search APIs, so a changed wording fails here. No engine."""
+"""The model picker's core messages (badge details, search errors, offline mode) come out in
+Chinese under zh_CN through console/ui/core_text.py. Each message is made by the core itself
+against the local fake of the hubs' search APIs, so a template without a translation fails here.
+No engine."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from tests.test_i18n_core_text import _translated, zh_cn  # noqa: F401  (zh_cn: 
 def _error(**kwargs: Any) -> str:
     with pytest.raises(SearchError) as err:
         search_models("qwen3", **kwargs)
-    return str(err.value)
+    return err.value.message  # what the window shows (str(err.value) is its English)
 
 
 def test_badge_details(zh_cn: None) -> None:
@@ -47,4 +48,4 @@ def test_search_errors_and_offline_mode(
     assert "INFERENCE_CONSOLE_OFFLINE" in offline and "ModelScope" in offline and "searching" not in offline
     with pytest.raises(SearchError) as err:
         search_models("  ")
-    _translated(str(err.value))
+    _translated(err.value.message)

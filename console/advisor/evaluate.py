@@ -13,12 +13,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Sequence
 
 from console.advisor.rules import Rule, RuleSet
+from console.messages import Message, MessageError
 from console.metrics.store import DeviceSample, FinishedRecord, MetricsBin, MetricsStore, percentile
 
 GiB = 1024**3
 
 
-class NotEvaluable(Exception):
+class NotEvaluable(MessageError):
     """The data this rule needs is not in the series; the message says which."""
 
 
@@ -172,7 +173,7 @@ def _util_near(samples: list[tuple[float, float]], t0: float, t1: float, reach: 
 def _low_util_waiting(rule: Rule, s: Series) -> Evidence | None:
     util = s.device_values("gpu_util_pct")
     if not util:
-        raise NotEvaluable("no GPU utilisation series (NVML): not an NVIDIA GPU")
+        raise NotEvaluable(Message("no GPU utilisation series (NVML): not an NVIDIA GPU"))
     thr, kv_below = rule.param("util_threshold_pct"), rule.param("kv_below")
     reach = s.device_period
     per_bin = [_util_near(util, b.t, b.t + s.resolution_s, reach) for b in s.bins]
@@ -215,7 +216,7 @@ def _throttle(rule: Rule, s: Series) -> Evidence | None:
     keys = {"throttle_reasons", "temperature_c", "power_w"}
     samples = [d for d in s.device if keys & set(d.values)]
     if not samples:
-        raise NotEvaluable("no throttle, temperature or power series (NVML): not an NVIDIA GPU")
+        raise NotEvaluable(Message("no throttle, temperature or power series (NVML): not an NVIDIA GPU"))
     mask = int(rule.param("reason_mask"))
     temp_c = rule.params.get("temperature_c")
     power_frac = rule.params.get("power_fraction")
@@ -245,14 +246,14 @@ def _throttle(rule: Rule, s: Series) -> Evidence | None:
 def _vram_foreign(rule: Rule, s: Series) -> Evidence | None:
     samples = [d for d in s.device if "mem_used_bytes" in d.values and "mem_total_bytes" in d.values]
     if not samples:
-        raise NotEvaluable("no GPU memory series (NVML): not an NVIDIA GPU")
+        raise NotEvaluable(Message("no GPU memory series (NVML): not an NVIDIA GPU"))
     budget = s.ctx.budget_bytes
     if budget is None:
         util = s.ctx.engine.get("gpu_memory_utilization") if s.ctx.engine else None
         if util is None and s.ctx.engine:
             util = s.defaults.get("gpu_memory_utilization")
         if util is None:
-            raise NotEvaluable("the engine's memory budget is unknown (no engine settings given)")
+            raise NotEvaluable(Message("the engine's memory budget is unknown (no engine settings given)"))
         budget = float(util) * samples[-1].values["mem_total_bytes"]
     limit = rule.param("excess_gib") * GiB
     pts = [(d.t, d.values["mem_used_bytes"] - budget >= limit) for d in samples]
@@ -315,7 +316,7 @@ def evaluate(
         try:
             ev = EVALUATORS[rule.kind](rule, series)
         except NotEvaluable as exc:
-            report.not_evaluated[rule.id] = str(exc)
+            report.not_evaluated[rule.id] = exc.message
             continue
         if ev is None:
             report.silent.append(rule.id)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from console.messages import Message
 from console.paths import data_home
 
 log = logging.getLogger(__name__)
@@ -161,29 +162,37 @@ MIN_TOP1_AGREEMENT = 0.90
 def judge(result: DtypeResult, reference: DtypeResult | None) -> DtypeResult:
     """Fill ``ok`` and ``reason`` from the measurements (``reference``: float32's result)."""
     if result.answer and not result.answer_ok:  # before the error: the likelier cause of it
-        result.ok, result.reason = False, f"wrong answer to the known question: {result.answer[:80]!r}"
+        result.ok, result.reason = False, Message("wrong answer to the known question: {0}", repr(result.answer[:80]))
     elif result.error:
-        result.ok, result.reason = False, f"failed to run: {result.error}"
+        result.ok, result.reason = False, Message("failed to run: {0}", result.error)
     elif not result.answer_ok:
-        result.ok, result.reason = False, "no answer to the known question"
+        result.ok, result.reason = False, Message("no answer to the known question")
     elif result.dtype == REFERENCE:
-        result.ok, result.reason = True, "reference"
+        result.ok, result.reason = True, Message("reference")
     elif reference is None or not reference.ok:
-        result.ok, result.reason = False, f"no correct {REFERENCE} reference to compare with"
+        result.ok, result.reason = False, Message("no correct {0} reference to compare with", REFERENCE)
     elif result.top1_agreement is None or result.mean_abs_logprob_delta is None:
-        result.ok, result.reason = False, "no log-probabilities to compare"
+        result.ok, result.reason = False, Message("no log-probabilities to compare")
     elif result.top1_agreement < MIN_TOP1_AGREEMENT:
         result.ok, result.reason = (
             False,
-            (f"next-token choice agrees with {REFERENCE} on only {100 * result.top1_agreement:.0f}% of positions"),
+            Message(
+                "next-token choice agrees with {0} on only {1}% of positions",
+                REFERENCE,
+                f"{100 * result.top1_agreement:.0f}",
+            ),
         )
     elif result.mean_abs_logprob_delta > MAX_MEAN_ABS_LOGPROB_DELTA:
         result.ok, result.reason = (
             False,
-            (f"log-probabilities differ from {REFERENCE} by {result.mean_abs_logprob_delta:.3f} nats on average"),
+            Message(
+                "log-probabilities differ from {0} by {1} nats on average",
+                REFERENCE,
+                f"{result.mean_abs_logprob_delta:.3f}",
+            ),
         )
     else:
-        result.ok, result.reason = True, "agrees with float32"
+        result.ok, result.reason = True, Message("agrees with float32")
     return result
 
 

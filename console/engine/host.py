@@ -28,6 +28,7 @@ from console import privacy, speed
 from console.config import EngineConfig
 from console.engine import gc_pause, grouped, load_capture, priority, reaper, vllm_compat
 from console.engine.adapters import Attached, AttachedAdapters, cpu_base_slot, lora_settings
+from console.messages import Message
 from console.models.lora import write_null_adapter
 from console.engine.chat_prompt import ChatPrompts, prompt_token_ids
 from console.engine.choices import OutputCollector
@@ -111,7 +112,7 @@ class EngineHost(WarmHost):
                 refusal = keep_warm_refusal(self._config, self._info.device)
                 if refusal:
                     raise EngineError(refusal)
-            self._set_status(EngineStatus(EngineState.LOADING, name, "starting"))
+            self._set_status(EngineStatus(EngineState.LOADING, name, Message("starting")))
         return self.run_coroutine(self._load(config, name, keep_warm))
 
     async def _load(self, config: EngineConfig, name: str, keep_warm: bool = False) -> EngineInfo:
@@ -144,7 +145,7 @@ class EngineHost(WarmHost):
         capture: load_capture.LogCapture | None = None
         device = ""
         try:
-            self._set_status(EngineStatus(EngineState.LOADING, name, "importing vLLM"))
+            self._set_status(EngineStatus(EngineState.LOADING, name, Message("importing vLLM")))
             vllm = vllm_compat.import_vllm()
             note = dtype_note(config, resolve_device(config))
             config, device = prepare_config(config)
@@ -164,7 +165,8 @@ class EngineHost(WarmHost):
             privacy.apply_to_process()  # the engine core child inherits os.environ
             if not (Path(config.model) / "config.json").is_file():
                 raise EngineError(f"{config.model} has no config.json: the model folder is missing or incomplete")
-            self._set_status(EngineStatus(EngineState.LOADING, name, "building the engine (weights, KV cache)"))
+            building = Message("building the engine (weights, KV cache)")
+            self._set_status(EngineStatus(EngineState.LOADING, name, building))
             from console.metrics.vllm_logger import make_silent_prometheus_factory, make_stat_logger_factory
 
             # Only our stat logger: vLLM's default ones (a log line every 5 s, Prometheus
@@ -186,7 +188,7 @@ class EngineHost(WarmHost):
             if device == "cpu" and self._reaper is not None:
                 priority.lower_engine(self._reaper.pids)  # the window's GUI thread gets a core first
             self._config, self._requested = config, requested
-            self._set_status(EngineStatus(EngineState.LOADING, name, "loading tokenizer"))
+            self._set_status(EngineStatus(EngineState.LOADING, name, Message("loading tokenizer")))
             from transformers import AutoTokenizer
 
             self._tokenizer = AutoTokenizer.from_pretrained(

@@ -36,6 +36,7 @@ from console.children import Child
 from console.config import EngineConfig
 from console.engine.errors import explain
 from console.engine.host import resolve_device
+from console.messages import Message
 from console.metrics.store import MetricsStore
 from console.engine.remote import ServerEngine
 from console.engine.types import EngineBusy, EngineError, EngineInfo, EngineState, EngineStatus
@@ -83,9 +84,11 @@ def port_free(port: int, host: str = "127.0.0.1") -> bool:
 
 def port_taken_message(port: int, host: str = "127.0.0.1") -> str:
     """The one line shown when a server cannot listen on the port the user chose."""
-    return (
-        f"Port {port} on {host} is already in use (another server, or one still stopping): "
-        "choose another port, or stop what listens there"
+    return Message(
+        "Port {0} on {1} is already in use (another server, or one still stopping): choose another port, "
+        "or stop what listens there",
+        port,
+        host,
     )
 
 
@@ -182,7 +185,7 @@ class LocalServer(ServerEngine):
             if self._status.state in (EngineState.LOADING, EngineState.STOPPING):
                 raise EngineBusy(f"The server is {self._status.state.value}; wait for it to finish")
             label = name or Path(config.model).name
-            self._set_status(EngineStatus(EngineState.LOADING, label, "starting the server process"))
+            self._set_status(EngineStatus(EngineState.LOADING, label, Message("starting the server process")))
         return self.run_coroutine(self._start(config, label))
 
     def server_command(self, yaml_path: Path, port: int) -> list[str]:

@@ -44,6 +44,7 @@ from console.engine.interface import Switchable
 from console.engine.types import EngineError, EngineInfo, EngineState
 from console.export.options import ServeOptions
 from console.export.serve import command_tokens, serve_arguments
+from console.messages import MessageError
 from console.metrics.store import MetricsStore
 from console.paths import data_home
 
@@ -54,7 +55,7 @@ API_SERVER = ("-m", SERVER_MODULE, "--model")
 KEEP_LOGS = 20
 
 
-class PortTaken(EngineError):
+class PortTaken(MessageError, EngineError):
     """The chosen port is in use; the message names the way out."""
 
 

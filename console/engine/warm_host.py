@@ -20,6 +20,7 @@ from console.engine.adapters import AttachedAdapters
 from console.engine.loop_engine import LoopEngine
 from console.engine.types import EngineInfo, EngineState, EngineStatus
 from console.engine.warm import SLEEP_LEVEL, Parked, WarmModel
+from console.messages import Message
 from console.metrics.store import MetricsStore
 
 log = logging.getLogger(__name__)
@@ -78,7 +79,7 @@ class WarmHost(LoopEngine):
         info = self._info
         assert info is not None
         name = info.model
-        self._set_status(EngineStatus(EngineState.LOADING, name, "keeping the loaded model warm"))
+        self._set_status(EngineStatus(EngineState.LOADING, name, Message("keeping the loaded model warm")))
         await self._cancel_requests()
         engine, config = self._engine, self._config
         assert engine is not None and config is not None and info is not None and self._requested is not None
@@ -112,7 +113,7 @@ class WarmHost(LoopEngine):
             log.warning("the warm model %s died while it waited; loading it again", parked.name)
             await self._shutdown_parked(parked)
             return None
-        self._set_status(EngineStatus(EngineState.LOADING, parked.name, "waking the warm model"))
+        self._set_status(EngineStatus(EngineState.LOADING, parked.name, Message("waking the warm model")))
         try:
             if parked.asleep:
                 await parked.engine.wake_up()

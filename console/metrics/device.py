@@ -13,6 +13,7 @@ import threading
 import time
 from typing import Any, Protocol
 
+from console.messages import Message, message_of
 from console.metrics.store import MetricsStore
 from console.metrics import nvml
 
@@ -111,7 +112,7 @@ def open_source() -> tuple[DeviceSource, str]:
     try:
         return NvmlSource(), ""
     except Exception as exc:
-        return ProcessSource(), f"{exc}; showing process RAM and CPU"
+        return ProcessSource(), Message("{0}; showing process RAM and CPU", message_of(exc))
 
 
 class DeviceSampler:

@@ -18,13 +18,15 @@ import atexit
 import threading
 from typing import Any
 
+from console.messages import Message, MessageError, message_of
+
 _lock = threading.Lock()
 _module: Any = None  # pynvml, initialised
 _reason: str | None = None  # why NVML is unusable; None until the first attempt or when usable
 _tried = False
 
 
-class NoNvidiaGpu(RuntimeError):
+class NoNvidiaGpu(MessageError, RuntimeError):
     """NVML cannot be used here: no NVIDIA library, driver or device."""
 
 
@@ -39,19 +41,19 @@ def _open() -> None:
     try:
         import pynvml
     except ImportError:
-        _reason = "no NVIDIA GPU: the NVML bindings (nvidia-ml-py) are not installed"
+        _reason = Message("no NVIDIA GPU: the NVML bindings (nvidia-ml-py) are not installed")
         return
     try:
         pynvml.nvmlInit()
     except Exception as exc:
-        _reason = f"no NVIDIA GPU visible to NVML ({type(exc).__name__}: {exc})"
+        _reason = Message("no NVIDIA GPU visible to NVML ({0})", f"{type(exc).__name__}: {exc}")
         return
     try:
         count = int(pynvml.nvmlDeviceGetCount())
     except Exception as exc:
-        count, _reason = 0, f"NVML could not count the GPUs ({type(exc).__name__}: {exc})"
+        count, _reason = 0, Message("NVML could not count the GPUs ({0})", f"{type(exc).__name__}: {exc}")
     if count <= 0:
-        _reason = _reason or "no NVIDIA GPU: NVML sees no device"
+        _reason = _reason or Message("no NVIDIA GPU: NVML sees no device")
         try:
             pynvml.nvmlShutdown()
         except Exception:
@@ -67,7 +69,7 @@ def nvml() -> Any:
         if not _tried:
             _open()
         if _module is None:
-            raise NoNvidiaGpu(_reason or "no NVIDIA GPU")
+            raise NoNvidiaGpu(_reason or Message("no NVIDIA GPU"))
         return _module
 
 
@@ -85,7 +87,7 @@ def unavailable_reason() -> str:
         nvml()
         return ""
     except NoNvidiaGpu as exc:
-        return str(exc)
+        return message_of(exc)
 
 
 def device_count() -> int:

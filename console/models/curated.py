@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from console.messages import Message
 from console.models.family_table import FAMILY_TABLE, Family, family_by_name
 from console.planner.core import QUANTIZATIONS, Plan, PlanRequest
 from console.planner.published import published_config
@@ -269,9 +270,12 @@ def fit_badges(
     card = picker_card(device)
     ctx = min(context, shape.max_position_embeddings)
     p = plan(PlanRequest(shape, gpu=card, quantization=quantization, max_model_len=ctx, **(knobs or {})))
-    detail = f"{p.per_gpu[0].weights_bytes / 2**30:.1f} GiB of weights, {p.kv_tokens} tokens of KV cache on {card.name}"
-    if p.problems:
-        detail += "; " + p.problems[0]
+    figures = (f"{p.per_gpu[0].weights_bytes / 2**30:.1f}", p.kv_tokens, card.name)
+    detail = (
+        Message("{0} GiB of weights, {1} tokens of KV cache on {2}; {3}", *figures, p.problems[0])
+        if p.problems
+        else Message("{0} GiB of weights, {1} tokens of KV cache on {2}", *figures)
+    )
     return FitBadges(
         card.name,
         ctx,

@@ -28,6 +28,7 @@ import httpx
 
 from console import net
 from console.jobs import Cancelled, TaskState
+from console.messages import Message
 from console.models.modelscope_source import modelscope_fetch, modelscope_listing, ms_fetch_small
 from console.models.remote_files import (
     DISK_FULL,
@@ -198,11 +199,13 @@ def plan_verdict(config: dict[str, Any], name: str, gpu: Any, max_model_len: int
         p = plan(PlanRequest(shape, gpu=gpu, quantization=shape.quantization, max_model_len=max_model_len))
     except (ShapeError, ValueError, KeyError) as exc:
         return "unknown", str(exc)
-    weights = p.loaded_weights_bytes / 2**30
-    detail = f"{weights:.1f} GiB of weights, {p.kv_tokens} tokens of KV cache on {p.request.profile.name}"
-    if p.problems:
-        detail += "; " + "; ".join(p.problems)
-    return str(p.verdict), detail
+    figures = (f"{p.loaded_weights_bytes / 2**30:.1f}", p.kv_tokens, p.request.profile.name)
+    if not p.problems:
+        return str(p.verdict), Message("{0} GiB of weights, {1} tokens of KV cache on {2}", *figures)
+    problems = p.problems[0]
+    for more in p.problems[1:]:
+        problems = Message("{0}; {1}", problems, more)
+    return str(p.verdict), Message("{0} GiB of weights, {1} tokens of KV cache on {2}; {3}", *figures, problems)
 
 
 def preview(

@@ -31,6 +31,7 @@ import httpx
 
 from console import net
 from console.jobs import TaskState
+from console.messages import Message, MessageError
 from console.models.curated import (
     CuratedModel,
     FitBadges,
@@ -46,7 +47,7 @@ SEARCH_SOURCES = ("hf", "modelscope")
 SOURCE_NAMES = {"hf": "Hugging Face", "modelscope": "ModelScope"}
 DEFAULT_LIMIT = 20
 DEFAULT_TIMEOUT_S = 15.0
-UNKNOWN_SHAPE = "unknown until download: the planner reads config.json when you Check the repository"
+UNKNOWN_SHAPE = Message("unknown until download: the planner reads config.json when you Check the repository")
 #: Bytes per parameter of each safetensors dtype the Hub counts.
 DTYPE_BYTES = {
     "F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4, "BF16": 2, "F16": 2, "I16": 2, "U16": 2,
@@ -55,7 +56,7 @@ DTYPE_BYTES = {
 _HF_EXPAND = ("downloads", "likes", "safetensors", "gguf", "config", "tags", "pipeline_tag")
 
 
-class SearchError(Exception):
+class SearchError(MessageError):
     """A search that could not be answered; the message is one line with the way out."""
 
 
@@ -129,28 +130,43 @@ def _get_json(http: httpx.Client, url: str, source: str, timeout: float) -> Any:
         response = http.get(url, headers={"Accept": "application/json"})
     except httpx.TimeoutException as exc:
         raise SearchError(
-            f"{name} did not answer within {timeout:g} s ({host}): check the network and search again"
+            Message(
+                "{0} did not answer within {1} s ({2}): check the network and search again", name, f"{timeout:g}", host
+            )
         ) from exc
     except httpx.TransportError as exc:
         raise SearchError(
-            f"Could not reach {name} at {host} ({str(exc) or type(exc).__name__}): check the network or the endpoint"
+            Message(
+                "Could not reach {0} at {1} ({2}): check the network or the endpoint",
+                name,
+                host,
+                str(exc) or type(exc).__name__,
+            )
         ) from exc
     code = response.status_code
     if code == 429:
         retry = response.headers.get("Retry-After")
-        wait = f"wait {retry} s" if retry and retry.isdigit() else "wait a minute"
-        raise SearchError(f"{name} is limiting searches (HTTP 429): {wait} and search again")
+        raise SearchError(
+            Message("{0} is limiting searches (HTTP 429): wait {1} s and search again", name, retry)
+            if retry and retry.isdigit()
+            else Message("{0} is limiting searches (HTTP 429): wait a minute and search again", name)
+        )
     if code >= 500:
         raise SearchError(
-            f"{name} answered HTTP {code} (a problem on its side): search again later, or search "
-            f"{SOURCE_NAMES['modelscope' if source == 'hf' else 'hf']}"
+            Message(
+                "{0} answered HTTP {1} (a problem on its side): search again later, or search {2}",
+                name,
+                code,
+                SOURCE_NAMES["modelscope" if source == "hf" else "hf"],
+            )
         )
     if code >= 400:
-        raise SearchError(f"{name} refused the search (HTTP {code} from {host}): check the endpoint")
+        raise SearchError(Message("{0} refused the search (HTTP {1} from {2}): check the endpoint", name, code, host))
     try:
         return json.loads(response.content)
     except ValueError as exc:
-        raise SearchError(f"{name} answered something that is not JSON ({host}): check the endpoint") from exc
+        not_json = Message("{0} answered something that is not JSON ({1}): check the endpoint", name, host)
+        raise SearchError(not_json) from exc
 
 
 # -- reading the answers ----------------------------------------------------------------------
@@ -293,15 +309,15 @@ def search_models(
     ``console.models.curated.picker_card``). Raises :class:`SearchError` with one line."""
     query = query.strip()
     if not query:
-        raise SearchError("Type a few words to search for, e.g. qwen3 awq")
+        raise SearchError(Message("Type a few words to search for, e.g. qwen3 awq"))
     if source not in SEARCH_SOURCES:
         raise SearchError(f"Unknown source '{source}' (use one of: {', '.join(SEARCH_SOURCES)})")
     try:  # refused in offline mode, before anything is sent
-        http = net.client(timeout, hub=f"searching {SOURCE_NAMES[source]}", follow_redirects=True)
+        http = net.client(timeout, hub=Message("searching {0}", SOURCE_NAMES[source]), follow_redirects=True)
     except net.Offline as exc:
-        raise SearchError(str(exc)) from None
+        raise SearchError(exc.message) from None
     task = task or TaskState()
-    task.report(f"searching {SOURCE_NAMES[source]}", None, query)
+    task.report(Message("searching {0}", SOURCE_NAMES[source]), None, query)
     with http:
         data = _get_json(http, search_url(source, query, max(1, min(limit, 100)), base), source, timeout)
     task.check()

@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from console.messages import Message
 from console.paths import data_home, resources_dir
 
 OVERHEAD_NAMES = ("cuda_context", "activation_peak", "cuda_graphs")
@@ -63,15 +64,15 @@ class Calibration:
         if self.origin == "user":
             value = rule.get("bytes", estimate * float(rule.get("scale", 1.0)) + float(rule.get("add_bytes", 0)))
             note = (
-                f"from {self.inherited[name]} (this GPU's loads have no figure for it)"
+                Message("from {0} (this GPU's loads have no figure for it)", self.inherited[name])
                 if name in self.inherited
-                else f"calibrated on this GPU ({self.loads} load(s))"
+                else Message("calibrated on this GPU ({0} load(s))", self.loads)
             )
             return max(0, int(value)), note
         if "bytes" in rule:
-            return int(rule["bytes"]), f"measured ({where})"
+            return int(rule["bytes"]), Message("measured ({0})", where)
         value = estimate * float(rule.get("scale", 1.0)) + float(rule.get("add_bytes", 0))
-        return max(0, int(value)), f"estimate corrected by {where}"
+        return max(0, int(value)), Message("estimate corrected by {0}", where)
 
 
 def parse_calibration(data: Any, where: str) -> Calibration:

@@ -19,13 +19,21 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from console.messages import Message
 from console.planner import speed
 from console.planner.calibration import Calibration
 from console.planner.familycal import family_key
 from console.planner.gpus import GiB
 from console.planner.kvlayout import KvLayout, kv_layout
 from console.planner.lora import lora_engine_args
-from console.planner.overheads import COVERAGE_TEXT, coverage_of, estimate_overheads, own_loads_cover, weights_margin
+from console.planner.overheads import (
+    COVERAGE_TEXT,
+    coverage_of,
+    estimate_overheads,
+    fit_source,
+    own_loads_cover,
+    weights_margin,
+)
 from console.planner.request import (
     DEFAULT_CPU_KV_BYTES,
     GROUP_SIZE,
@@ -181,9 +189,8 @@ def compute(req: PlanRequest) -> Plan:
     tokens = max_num_batched_tokens(req)
     problems: list[str] = []
     if s.num_attention_heads % tp:
-        problems.append(
-            f"tensor_parallel_size {tp} does not divide the model's {s.num_attention_heads} attention heads"
-        )
+        heads = s.num_attention_heads
+        problems.append(Message("tensor_parallel_size {0} does not divide the model's {1} attention heads", tp, heads))
     kv_heads_rank = max(1, s.num_kv_heads // tp)
     bits = weight_bits(req)
     layer_bytes = (
@@ -270,56 +277,95 @@ def compute(req: PlanRequest) -> Plan:
     # -- what stops it ----------------------------------------------------------------------
     if req.context > s.max_position_embeddings:
         problems.append(
-            f"max_model_len {req.context:,} is longer than the model's {s.max_position_embeddings:,} "
-            "positions (vLLM refuses it)"
+            Message(
+                "max_model_len {0} is longer than the model's {1} positions (vLLM refuses it)",
+                f"{req.context:,}",
+                f"{s.max_position_embeddings:,}",
+            )
         )
     worst = max(per_gpu, key=lambda m: m.weights_bytes)
-    where = "RAM" if g.is_cpu else "the card"
+    where = Message("RAM") if g.is_cpu else Message("the card")
     if g.is_cpu:
         if worst.requested_bytes > g.memory_bytes:
             problems.append(
-                f"weights {gib(worst.weights_bytes)} + KV cache {gib(worst.kv_budget_bytes)} + overheads "
-                f"{gib(ctx + act)} = {gib(worst.requested_bytes)} exceed {gib(g.memory_bytes)} of RAM"
+                Message(
+                    "weights {0} + KV cache {1} + overheads {2} = {3} exceed {4} of RAM",
+                    gib(worst.weights_bytes),
+                    gib(worst.kv_budget_bytes),
+                    gib(ctx + act),
+                    gib(worst.requested_bytes),
+                    gib(g.memory_bytes),
+                )
             )
     else:
         if worst.weights_bytes + in_budget >= requested_total:
             problems.append(
-                f"weights {gib(worst.weights_bytes)} + activations {gib(in_budget)} do not fit in "
-                f"{req.gpu_memory_utilization:g} x {gib(g.memory_bytes)} = {gib(requested_total)}"
+                Message(
+                    "weights {0} + activations {1} do not fit in {2} x {3} = {4}",
+                    gib(worst.weights_bytes),
+                    gib(in_budget),
+                    f"{req.gpu_memory_utilization:g}",
+                    gib(g.memory_bytes),
+                    gib(requested_total),
+                )
             )
         elif not req.kv_cache_memory_bytes and requested_total > g.memory_bytes - ctx:
             problems.append(
-                f"gpu_memory_utilization {req.gpu_memory_utilization:g} asks for "
-                f"{gib(requested_total)}, but only {gib(g.memory_bytes - ctx)} is free after the CUDA "
-                "context: vLLM refuses to start"
+                Message(
+                    "gpu_memory_utilization {0} asks for {1}, but only {2} is free after the CUDA context: "
+                    "vLLM refuses to start",
+                    f"{req.gpu_memory_utilization:g}",
+                    gib(requested_total),
+                    gib(g.memory_bytes - ctx),
+                )
             )
         elif first.vllm_kv_budget_bytes > first.kv_budget_bytes + held_back:
             over = first.vllm_kv_budget_bytes - first.kv_budget_bytes - held_back
             problems.append(
-                f"vLLM would accept this and size the KV cache to {gib(first.vllm_kv_budget_bytes)}, "
-                f"but CUDA graphs ({gib(graphs)}) are outside its budget: the process would need "
-                f"{gib(over)} more than {where} has and run out of memory"
+                Message(
+                    "vLLM would accept this and size the KV cache to {0}, but CUDA graphs ({1}) are outside its "
+                    "budget: the process would need {2} more than {3} has and run out of memory",
+                    gib(first.vllm_kv_budget_bytes),
+                    gib(graphs),
+                    gib(over),
+                    where,
+                )
             )
         elif req.kv_cache_memory_bytes and first.used_bytes > g.memory_bytes:
             problems.append(
-                f"kv_cache_memory_bytes {gib(req.kv_cache_memory_bytes)} + weights + overheads = "
-                f"{gib(first.used_bytes)} exceed {where} ({gib(g.memory_bytes)})"
+                Message(
+                    "kv_cache_memory_bytes {0} + weights + overheads = {1} exceed {2} ({3})",
+                    gib(req.kv_cache_memory_bytes),
+                    gib(first.used_bytes),
+                    where,
+                    gib(g.memory_bytes),
+                )
             )
     problems += speed.host_problems(req.kv_offloading_size, req.host_memory_bytes, g.is_cpu)
     if not problems and not layout.fits_one(blocks):
         longest = layout.longest_fitting(blocks, s.max_position_embeddings)
         problems.append(
-            f"the KV cache holds {layout.tokens_held(blocks):,} tokens: not one request of max_model_len "
-            f"{req.context:,} (vLLM refuses to start; the longest that fits is {longest:,})"
+            Message(
+                "the KV cache holds {0} tokens: not one request of max_model_len {1} (vLLM refuses to start; the "
+                "longest that fits is {2})",
+                f"{layout.tokens_held(blocks):,}",
+                f"{req.context:,}",
+                f"{longest:,}",
+            )
         )
     if not problems and max_conc < req.concurrency:
         problems.append(
-            f"{req.concurrency} users at {req.context:,} tokens need "
-            f"{req.concurrency * per_seq_blocks:,} KV blocks; the cache has "
-            f"{blocks:,} (max concurrency {math.floor(max_conc * 100) / 100:.2f})"
+            Message(
+                "{0} users at {1} tokens need {2} KV blocks; the cache has {3} (max concurrency {4})",
+                req.concurrency,
+                f"{req.context:,}",
+                f"{req.concurrency * per_seq_blocks:,}",
+                f"{blocks:,}",
+                f"{math.floor(max_conc * 100) / 100:.2f}",
+            )
         )
     if not problems and req.max_num_seqs is not None and req.max_num_seqs < req.concurrency:
-        problems.append(f"max_num_seqs {req.max_num_seqs} is below the {req.concurrency} users asked for")
+        problems.append(Message("max_num_seqs {0} is below the {1} users asked for", req.max_num_seqs, req.concurrency))
 
     plan = Plan(
         request=req,
@@ -347,16 +393,18 @@ def compute(req: PlanRequest) -> Plan:
         "vllm": vllm_rules.describe(s.is_moe, req.enforce_eager or g.is_cpu),
         "kv_cache": layout.rule,
         "calibration": coverage,
-        "family_fit": (
-            f"calibrated ({fit.family}, {fit.gpu}, vLLM {fit.vllm_version}, {fit.loads} load(s))"
-            if fit is not None
-            else "none"
-        ),
+        "family_fit": fit_source(fit) if fit is not None else "none",
     }
     if not g.is_cpu and coverage != "exact":
         plan.notes.append(
-            f"calibration for {family_key(s, req.quantization or s.quantization)} on {g.name} with vLLM "
-            f"{vllm_rules.version}: {COVERAGE_TEXT[coverage]}; {gib(held_back)} held back from the KV cache"
+            Message(
+                "calibration for {0} on {1} with vLLM {2}: {3}; {4} held back from the KV cache",
+                family_key(s, req.quantization or s.quantization),
+                g.name,
+                vllm_rules.version,
+                COVERAGE_TEXT[coverage],
+                gib(held_back),
+            )
         )
     return plan
 

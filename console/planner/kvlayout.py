@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from console.messages import Message
 from console.planner.shapes import ModelShape
 
 
@@ -119,20 +120,30 @@ def kv_layout(
         reserved_blocks=reserved,
     )
     if not sliding or (not hybrid and full):
-        rule = "every layer as full attention"
-        if sliding and not hybrid:
-            rule += f" ({sliding} sliding-window layers too: no hybrid KV cache on this device)"
+        rule = (
+            Message(
+                "every layer as full attention ({0} sliding-window layers too: no hybrid KV cache on this device)",
+                sliding,
+            )
+            if sliding and not hybrid
+            else Message("every layer as full attention")
+        )
         return KvLayout(rule=rule, group_size=n, groups_full=1, groups_sliding=0, **common)
     if not full:
-        rule = f"every layer a {shape.sliding_window}-token sliding window"
+        rule = Message("every layer a {0}-token sliding window", shape.sliding_window)
         return KvLayout(rule=rule, group_size=n, groups_full=0, groups_sliding=1, **common)
     small, large = min(full, sliding), max(full, sliding)
     group = large if large < 1.5 * small else small
     gf, gs = math.ceil(full / group), math.ceil(sliding / group)
-    rule = (
-        f"hybrid KV cache: {full} full-attention + {sliding} sliding-window ({shape.sliding_window} tokens) "
-        f"layers in {gf + gs} groups of {group}; a request holds its whole context in the full layers and "
-        f"window + 2 x {max_num_batched_tokens:,} batched tokens in each sliding one"
+    rule = Message(
+        "hybrid KV cache: {0} full-attention + {1} sliding-window ({2} tokens) layers in {3} groups of {4}; a "
+        "request holds its whole context in the full layers and window + 2 x {5} batched tokens in each sliding one",
+        full,
+        sliding,
+        shape.sliding_window,
+        gf + gs,
+        group,
+        f"{max_num_batched_tokens:,}",
     )
     return KvLayout(rule=rule, group_size=group, groups_full=gf, groups_sliding=gs, **common)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 
+from console.messages import Message
 from console.planner.calibration import Calibration
 from console.planner.familycal import FamilyFit, family_calibration, family_key
 from console.planner.gpus import GiB
@@ -36,12 +37,17 @@ MARGINS: dict[str, tuple[int, float, float]] = {
 #: How closely a family calibration covers a plan, as the plan says it (``Plan.rules["calibration"]``
 #: keeps the key).
 COVERAGE_TEXT = {
-    "exact": "calibrated for this family, GPU and vLLM release",
-    "other-gpu": "measured on another GPU with this vLLM release",
-    "other-version": "measured on this GPU with another vLLM release",
-    "other-gpu-and-version": "measured on another GPU with another vLLM release",
-    "none": "no measurement of this family: an estimate",
+    "exact": Message("calibrated for this family, GPU and vLLM release"),
+    "other-gpu": Message("measured on another GPU with this vLLM release"),
+    "other-version": Message("measured on this GPU with another vLLM release"),
+    "other-gpu-and-version": Message("measured on another GPU with another vLLM release"),
+    "none": Message("no measurement of this family: an estimate"),
 }
+
+
+def fit_source(fit: FamilyFit) -> Message:
+    """Where a figure a family calibration corrected came from (family, GPU, vLLM, loads)."""
+    return Message("calibrated ({0}, {1}, vLLM {2}, {3} load(s))", fit.family, fit.gpu, fit.vllm_version, fit.loads)
 
 
 def activation_estimate(shape: ModelShape, tokens: int, seqs: int, tp: int = 1) -> int:
@@ -118,10 +124,11 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
     eager = req.enforce_eager or g.is_cpu
     extra = 0 if eager else int(fam.compile_extra_bytes * tokens / 8192)
     non_torch = 0 if g.is_cpu else fam.non_torch_bytes
-    act_source = graphs_source = "estimate"
+    act_source: str = Message("estimate")
+    graphs_source = act_source
     if fit is not None:
         base = int(base * fit.activation_scale)
-        act_source = f"calibrated ({fit.family}, {fit.gpu}, vLLM {fit.vllm_version}, {fit.loads} load(s))"
+        act_source = fit_source(fit)
         act_f += f"; x {fit.activation_scale:g} as measured for {fit.family} -> {gib(base)}"
     act = base + extra + non_torch
     if extra:
@@ -141,7 +148,7 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
         )
         if fit is not None and fit.graphs_scale:
             graphs = int(graphs * fit.graphs_scale)
-            graphs_source = f"calibrated ({fit.family}, {fit.gpu}, vLLM {fit.vllm_version}, {fit.loads} load(s))"
+            graphs_source = fit_source(fit)
             graphs_f += f"; x {fit.graphs_scale:g} as measured for {fit.family} -> {gib(graphs)}"
     lora, lora_f = lora_slot_bytes(req)
     graphs_inside = not g.is_cpu and rules(req).graphs_in_budget(s.is_moe, req.enforce_eager)
@@ -151,7 +158,7 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
         ("cuda_graphs", graphs, graphs_f, graphs_inside),
         ("lora_slots", lora, lora_f, True),
     ):
-        source = {"activation_peak": act_source, "cuda_graphs": graphs_source}.get(name, "estimate")
+        source = {"activation_peak": act_source, "cuda_graphs": graphs_source}.get(name, Message("estimate"))
         family_measured = fit is not None and (
             name == "activation_peak" or (name == "cuda_graphs" and fit.graphs_scale is not None)
         )

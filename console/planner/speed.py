@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from console.messages import Message
 from console.planner.gpus import GiB
 from console.planner.request import PlanRequest
 from console.planner.shapes import ModelShape
@@ -58,16 +59,23 @@ def host_problems(offload_gib: float | None, host_memory_bytes: int | None, is_c
         return []
     if is_cpu:
         return [
-            "KV offload moves GPU KV blocks to host memory: the CPU engine refuses it (its KV cache is "
-            "already in RAM; size it with kv_cache_memory_bytes)"
+            Message(
+                "KV offload moves GPU KV blocks to host memory: the CPU engine refuses it (its KV cache is "
+                "already in RAM; size it with kv_cache_memory_bytes)"
+            )
         ]
     if not host_memory_bytes:
         return []
     need, have = int(offload_gib * GiB), int(host_memory_bytes) - 4 * GiB
     if need > have:
         return [
-            f"KV offload of {offload_gib:g} GiB needs host memory; this machine has "
-            f"{host_memory_bytes / GiB:.1f} GiB of RAM ({max(0, have) / GiB:.1f} GiB after 4 GiB for the system)"
+            Message(
+                "KV offload of {0} GiB needs host memory; this machine has {1} GiB of RAM ({2} GiB after 4 GiB "
+                "for the system)",
+                f"{offload_gib:g}",
+                f"{host_memory_bytes / GiB:.1f}",
+                f"{max(0, have) / GiB:.1f}",
+            )
         ]
     return []
 
@@ -98,23 +106,33 @@ def summary(req: PlanRequest, kv_bytes_per_token: int) -> dict[str, Any]:
 def notes(req: PlanRequest, kv_bytes_per_token: int) -> list[str]:
     """Plain sentences for the plan's notes."""
     figures = summary(req, kv_bytes_per_token)
-    out = []
+    out: list[str] = []
     spec = figures.get("speculative")
     if spec and spec["method"] == "ngram":
         out.append(
-            f"n-gram speculation ({spec['num_speculative_tokens']} draft tokens): no draft model, no device "
-            "memory; faster when answers copy the prompt (code editing, summarising)"
+            Message(
+                "n-gram speculation ({0} draft tokens): no draft model, no device memory; faster when answers "
+                "copy the prompt (code editing, summarising)",
+                spec["num_speculative_tokens"],
+            )
         )
     elif spec:
         out.append(
-            f"{spec['method']} draft head: {spec['draft_weights_gib']:.2f} GiB of weights and one layer of KV "
-            "per token, counted in the budget above"
+            Message(
+                "{0} draft head: {1} GiB of weights and one layer of KV per token, counted in the budget above",
+                spec["method"],
+                f"{spec['draft_weights_gib']:.2f}",
+            )
         )
     off = figures.get("kv_offload")
     if off:
         out.append(
-            f"KV offload: {off['host_gib']:g} GiB of host RAM holds {off['host_tokens']:,} more tokens of "
-            "evicted KV for prefix-cache reuse (not more concurrent context)"
+            Message(
+                "KV offload: {0} GiB of host RAM holds {1} more tokens of evicted KV for prefix-cache reuse (not "
+                "more concurrent context)",
+                f"{off['host_gib']:g}",
+                f"{off['host_tokens']:,}",
+            )
         )
     return out
 

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from console.messages import Message
 from console.planner.core import Plan, PlanRequest, Verdict, compute, engine_args
 from console.planner.overheads import safe_utilization
 from console.planner.gpus import GPU_PROFILES, GiB
@@ -24,12 +25,10 @@ from console.planner.gpus import GPU_PROFILES, GiB
 #: Cost of each change: how much the user gives up (speed, quality, a new checkpoint).
 _COSTS = {"kv_space": 1, "util": 1, "kv_fp8": 1, "eager": 2, "fp8": 2, "awq": 4}
 _LABELS = {
-    "kv_space": "kv_cache_memory_bytes {kv_gib:.2f} GiB",
-    "util": "use {util:g} of the card",
-    "eager": "eager mode (no CUDA graphs)",
-    "kv_fp8": "FP8 KV cache",
-    "fp8": "FP8 weights",
-    "awq": "AWQ int4 weights (an AWQ checkpoint)",
+    "eager": Message("eager mode (no CUDA graphs)"),
+    "kv_fp8": Message("FP8 KV cache"),
+    "fp8": Message("FP8 weights"),
+    "awq": Message("AWQ int4 weights (an AWQ checkpoint)"),
 }
 MIN_CONTEXT = 2048  # shorter than this is not a useful answer to "does it fit"
 MAX_SUGGESTIONS = 6
@@ -121,14 +120,26 @@ def _levers(req: PlanRequest) -> list[str]:
     return out
 
 
+def _label(lever: str, new: PlanRequest) -> str:
+    if lever == "kv_space":  # a knob and its figure: the same in every language
+        return f"kv_cache_memory_bytes {(new.kv_cache_memory_bytes or 0) / GiB:.2f} GiB"
+    if lever == "util":
+        return Message("use {0} of the card", f"{new.gpu_memory_utilization:g}")
+    return _LABELS[lever]
+
+
 def _describe(levers: tuple[str, ...], new: PlanRequest, extra: str = "") -> str:
-    kv_gib = (new.kv_cache_memory_bytes or 0) / GiB
-    parts = [_LABELS[x].format(util=new.gpu_memory_utilization, kv_gib=kv_gib) for x in levers]
+    parts = [_label(x, new) for x in levers]
     if "util" not in levers and new.gpu_memory_utilization != 0.9 and not new.profile.is_cpu:
         parts.insert(0, f"gpu_memory_utilization {new.gpu_memory_utilization:g}")
     if extra:
         parts.append(extra)
-    return " + ".join(parts) if parts else "as asked"
+    if not parts:
+        return Message("as asked")
+    out = parts[0]
+    for part in parts[1:]:  # one message, each lever translated on its own
+        out = Message("{0} + {1}", out, part)
+    return out
 
 
 def _repairs(changes: dict[str, Any]) -> str:
@@ -234,7 +245,7 @@ def _traded(
             out.append(
                 _suggestion(
                     "settings",
-                    _describe(combo, new, f"{users} users at {new.context:,} tokens"),
+                    _describe(combo, new, Message("{0} users at {1} tokens", users, f"{new.context:,}")),
                     {**changes, "concurrency": users},
                     fewer,
                     cost,
@@ -271,7 +282,7 @@ def smaller_model(req: PlanRequest) -> list[Suggestion]:
         new, changes = _repair(req.with_changes(shape=other))
         p = compute(new)
         if p.fits:
-            summary = f"a smaller model: {other.name} as asked"
+            summary = Message("a smaller model: {0} as asked", other.name)
             return [_suggestion("model", summary, {**changes, "model": other.name}, p, 30)]
     return []
 
@@ -291,7 +302,7 @@ def hardware(req: PlanRequest) -> list[Suggestion]:
             out.append(
                 _suggestion(
                     "hardware",
-                    f"{tp} x {g.name} with tensor_parallel_size {tp}",
+                    Message("{0} x {1} with tensor_parallel_size {2}", tp, g.name, tp),
                     {**changes, "tensor_parallel_size": tp},
                     p,
                     10 + tp,
@@ -307,7 +318,7 @@ def hardware(req: PlanRequest) -> list[Suggestion]:
             out.append(
                 _suggestion(
                     "hardware",
-                    f"one {other.label} as asked",
+                    Message("one {0} as asked", other.label),
                     {**changes, "gpu": other.name, "tensor_parallel_size": 1},
                     p,
                     20,

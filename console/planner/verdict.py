@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from console.messages import Message
 from console.planner.core import Plan, PlanRequest, compute, engine_args, resolve_calibration
 from console.planner.formulas import formulas
 from console.planner.calibration import Calibration
@@ -43,9 +44,13 @@ def plan(req: PlanRequest) -> Plan:
     p.notes += speed_notes(req, p.kv_bytes_per_token)
     if req.quantization in ("awq", "gptq") and req.shape.quantization is None:
         p.notes.append(
-            f"{req.quantization.upper()} needs a checkpoint quantized that way "
-            "(inference-console quantize, or a published one)"
+            Message(
+                "{0} needs a checkpoint quantized that way (inference-console quantize, or a published one)",
+                req.quantization.upper(),
+            )
         )
     if req.quantization == "fp8" and not req.profile.native_fp8 and not req.profile.is_cpu:
-        p.notes.append(f"{req.profile.name} has no FP8 tensor cores: FP8 weights save memory, compute stays 16-bit")
+        p.notes.append(
+            Message("{0} has no FP8 tensor cores: FP8 weights save memory, compute stays 16-bit", req.profile.name)
+        )
     return p

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from console.messages import Message
+
 FP8_KEYS = {"quantization": "fp8", "kv_cache_dtype": "fp8"}
 
 
@@ -23,13 +25,13 @@ class MemoryWon:
     def rows(self) -> list[tuple[str, str, str]]:
         g = 2**30
         return [
-            ("weights", f"{self.weights_bytes[0] / g:.1f} GiB", f"{self.weights_bytes[1] / g:.1f} GiB"),
+            (Message("weights"), f"{self.weights_bytes[0] / g:.1f} GiB", f"{self.weights_bytes[1] / g:.1f} GiB"),
             (
-                "KV bytes per token",
+                Message("KV bytes per token"),
                 f"{self.kv_bytes_per_token[0] // 1024} KiB",
                 f"{self.kv_bytes_per_token[1] // 1024} KiB",
             ),
-            ("KV cache tokens", f"{self.kv_tokens[0]:,}", f"{self.kv_tokens[1]:,}"),
+            (Message("KV cache tokens"), f"{self.kv_tokens[0]:,}", f"{self.kv_tokens[1]:,}"),
         ]
 
 

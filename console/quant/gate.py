@@ -23,6 +23,7 @@ from typing import Any, Callable
 from console.config import EngineConfig, SamplingSettings
 from console.engine.interface import Loader, require_loader
 from console.engine.types import EngineInfo
+from console.messages import Message
 from console.paths import resources_dir
 from console.quant.evalset import (
     EvalScore,
@@ -97,12 +98,19 @@ def engine_note(engine: dict[str, Any]) -> str:
     if not engine:
         return ""
     if engine.get("device") == "cpu":
-        return f"{CPU_NOTE} (vLLM {engine.get('vllm_version', '?')}, {engine.get('dtype', '?')})"
-    quant = engine.get("quantization") or "none (16-bit weights)"
+        return Message(
+            "measured on the CPU engine; GPU kernels can differ (vLLM {0}, {1})",
+            engine.get("vllm_version", "?"),
+            engine.get("dtype", "?"),
+        )
+    quant = engine.get("quantization") or Message("none (16-bit weights)")
     kv = engine.get("kv_cache_dtype") or "auto"
-    return (
-        f"measured on the GPU: vLLM {engine.get('vllm_version', '?')} chose quantization {quant}, "
-        f"dtype {engine.get('dtype', '?')}, KV cache {kv}"
+    return Message(
+        "measured on the GPU: vLLM {0} chose quantization {1}, dtype {2}, KV cache {3}",
+        engine.get("vllm_version", "?"),
+        quant,
+        engine.get("dtype", "?"),
+        kv,
     )
 
 
@@ -173,39 +181,61 @@ class GateResult:
     def _facts_phrase(self, total: int) -> str:
         """How the regression cap counted: facts when the set groups its items into fewer facts."""
         if self.facts == total:
-            return f" (limit {self.regression_limit})"
-        return f", {len(self.facts_lost)} of {self.facts} facts (limit {self.regression_limit} facts)"
+            return Message(" (limit {0})", self.regression_limit)
+        return Message(", {0} of {1} facts (limit {2} facts)", len(self.facts_lost), self.facts, self.regression_limit)
 
     @property
     def message(self) -> str:
-        figures = (
-            f"perplexity {self.original.perplexity:.2f} -> {self.quantized.perplexity:.2f} "
-            f"({100 * self.rise:+.1f}%, limit +{100 * self.max_rise:.0f}% for {self.method})"
+        ppl = (
+            f"{self.original.perplexity:.2f}",
+            f"{self.quantized.perplexity:.2f}",
+            f"{100 * self.rise:+.1f}",
+            f"{100 * self.max_rise:.0f}",
+            self.method,
         )
+        figures = Message("perplexity {0} -> {1} ({2}%, limit +{3}% for {4})", *ppl)
         drop = self.acc_drop
         if drop is not None:
             o, q = self.original.accuracy or 0.0, self.quantized.accuracy or 0.0
             total = (self.quantized.eval or {}).get("total", 0)
-            figures += (
-                f"; accuracy {100 * o:.1f}% -> {100 * q:.1f}% ({-100 * drop:+.1f} points, limit "
-                f"-{100 * self.max_acc_drop:.0f} for {self.method}; {len(self.regressions)} of {total} "
-                f"questions right -> wrong{self._facts_phrase(total)}, {len(self.fixes)} wrong -> right)"
+            accuracy = Message(
+                "accuracy {0}% -> {1}% ({2} points, limit -{3} for {4}; {5} of {6} questions right -> wrong{7}, {8} "
+                "wrong -> right)",
+                f"{100 * o:.1f}",
+                f"{100 * q:.1f}",
+                f"{-100 * drop:+.1f}",
+                f"{100 * self.max_acc_drop:.0f}",
+                self.method,
+                len(self.regressions),
+                total,
+                self._facts_phrase(total),
+                len(self.fixes),
             )
-        note = f" [{self.note}]" if self.note else ""
+            figures = Message("perplexity {0} -> {1} ({2}%, limit +{3}% for {4}); {5}", *ppl, accuracy)
+        note = self.note
         if self.passed:
-            return f"Accepted: {figures}{note}"
-        why = [
+            return Message("Accepted: {0} [{1}]", figures, note) if note else Message("Accepted: {0}", figures)
+        failed = [
             w
             for w, bad in (
-                ("perplexity", not self.ppl_passed),
-                ("accuracy", not self.acc_passed),
-                ("regressions", not self.reg_passed),
+                (Message("perplexity"), not self.ppl_passed),
+                (Message("accuracy"), not self.acc_passed),
+                (Message("regressions"), not self.reg_passed),
             )
             if bad
         ]
-        return (
-            f"Rejected ({' and '.join(why)}): {figures}{note}. The quantized model loses too much quality; "
-            "it was not kept."
+        why = failed[0]
+        for w in failed[1:]:
+            why = Message("{0} and {1}", why, w)
+        if note:
+            return Message(
+                "Rejected ({0}): {1} [{2}]. The quantized model loses too much quality; it was not kept.",
+                why,
+                figures,
+                note,
+            )
+        return Message(
+            "Rejected ({0}): {1}. The quantized model loses too much quality; it was not kept.", why, figures
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -252,26 +282,29 @@ class GateResult:
         the fixed questions' answers, then every evaluation item that changed (✗ right -> wrong,
         ✓ wrong -> right)."""
         o, q = self.original, self.quantized
-        rows = [("perplexity (held-out)", f"{o.perplexity:.2f}", f"{q.perplexity:.2f}")]
+        rows: list[tuple[str, str, str]] = [
+            (Message("perplexity (held-out)"), f"{o.perplexity:.2f}", f"{q.perplexity:.2f}")
+        ]
         if o.accuracy is not None and q.accuracy is not None:
             e_o, e_q = o.eval or {}, q.eval or {}
             rows.append(
                 (
-                    f"accuracy ({e_q.get('set', 'eval set')})",
+                    Message("accuracy ({0})", e_q.get("set") or Message("eval set")),
                     f"{100 * o.accuracy:.1f}% ({e_o.get('correct')}/{e_o.get('total')})",
                     f"{100 * q.accuracy:.1f}% ({e_q.get('correct')}/{e_q.get('total')})",
                 )
             )
         rows += [
-            ("size on disk", _mib(o.size_bytes), _mib(q.size_bytes)),
-            ("weights memory", _mib(o.weights_bytes), _mib(q.weights_bytes)),
-            ("generation tok/s", f"{o.tokens_per_s:.1f}", f"{q.tokens_per_s:.1f}"),
+            (Message("size on disk"), _mib(o.size_bytes), _mib(q.size_bytes)),
+            (Message("weights memory"), _mib(o.weights_bytes), _mib(q.weights_bytes)),
+            (Message("generation tok/s"), f"{o.tokens_per_s:.1f}", f"{q.tokens_per_s:.1f}"),
         ]
         for question, a, b in zip(self.questions, o.answers, q.answers):
             rows.append((question, a, b))
         for mark, flips in (("✗", self.regressions), ("✓", self.fixes)):
             for f in flips:
-                rows.append((f"{mark} {' '.join(f.prompt.split())} (expected {f.expected})", f.before, f.after))
+                label = Message("{0} {1} (expected {2})", mark, " ".join(f.prompt.split()), f.expected)
+                rows.append((label, f.before, f.after))
         return rows
 
 

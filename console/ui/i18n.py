@@ -9,6 +9,11 @@ and a module's helper ``def _tr(text): return QCoreApplication.translate("Ctx", 
 with a literal (``_tr("text")``) in ``Ctx``. pyside6-lupdate misreads such aliases, hence this
 module.
 
+The core's sentences are :class:`console.messages.Message` values: every ``Message("template",
+...)`` call with a literal template in a module of ``console/`` outside ``console/ui/`` gives
+its template in the context :data:`console.messages.CONTEXT` ("CoreText"), where
+``console/ui/core_text.py`` looks it up.
+
 The advisor's rules are data (``resources/advisor/rules.toml``): their titles, what/why
 templates and action words are extracted too, in the context :data:`RULES_CONTEXT`, and the
 Advisor dock looks them up there (a template is translated before its evidence is filled in, so
@@ -22,6 +27,7 @@ through it; a user's own preset is shown as written.
 from __future__ import annotations
 
 import ast
+import posixpath
 import shutil
 import subprocess
 import sys
@@ -146,6 +152,8 @@ def extract(files: list[Path] | None = None, rules: bool = True) -> dict[Key, li
         for k, v in finder.found.items():
             out.setdefault(k, []).extend(v)
     if rules:
+        for key, where in core_messages().items():
+            out.setdefault(key, []).extend(where)
         for text in shipped_rule_texts():
             out.setdefault((RULES_CONTEXT, text), []).append(RULES_LOCATION)
         for file_name, text in shipped_preset_descriptions().items():
@@ -154,6 +162,32 @@ def extract(files: list[Path] | None = None, rules: bool = True) -> dict[Key, li
 
         for text in help_texts():  # the knobs' tooltips: their metadata on EngineConfig's fields
             out.setdefault((HELP_CONTEXT, text), []).append("../config.py:0")
+    return out
+
+
+def message_templates(source: str, filename: str) -> dict[Key, list[str]]:
+    """The literal templates of the ``Message(...)`` calls in ``source`` (context CoreText)."""
+    from console.messages import CONTEXT
+
+    out: dict[Key, list[str]] = {}
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Message" and node.args:
+            template = _const_str(node.args[0])
+            if template is not None:
+                out.setdefault((CONTEXT, template), []).append(f"{filename}:{node.lineno}")
+    return out
+
+
+def core_messages() -> dict[Key, list[str]]:
+    """Every template the core writes as a :class:`console.messages.Message` (context CoreText)."""
+    out: dict[Key, list[str]] = {}
+    package = UI_DIR.parent
+    for path in sorted(package.rglob("*.py")):
+        if UI_DIR in path.parents:
+            continue
+        name = "../" + path.relative_to(package).as_posix()
+        for key, where in message_templates(path.read_text(encoding="utf-8"), name).items():
+            out.setdefault(key, []).extend(where)
     return out
 
 
@@ -223,9 +257,8 @@ def write_ts(
             m = ET.SubElement(c, "message")
             # File names only: line numbers would churn the catalogue on every edit.
             for fname in sorted({loc.rsplit(":", 1)[0] for loc in where}):
-                ET.SubElement(
-                    m, "location", filename=f"../../console/ui/{fname}" if fname.endswith(".py") else f"../{fname}"
-                )
+                file = posixpath.normpath(f"../../console/ui/{fname}") if fname.endswith(".py") else f"../{fname}"
+                ET.SubElement(m, "location", filename=file)
             ET.SubElement(m, "source").text = src
             text, finished = translations.get((cx, src), ("", False))
             t = ET.SubElement(m, "translation")

@@ -45,13 +45,13 @@ def _figure_name(name: str) -> str:
 def source_of(plan: Plan, figure: str) -> str:
     """ "estimate", "calibrated on this GPU", "measured on this GPU (...)" ... ('' when unknown),
     in the UI's language."""
-    return translate_core_text(str(plan.calibration.get("sources", {}).get(figure, "")))
+    return translate_core_text(plan.calibration.get("sources", {}).get(figure, ""))
 
 
 def status_line(plan: Plan) -> str | None:
     """ "Planner: <the calibration's status>", or None when the plan does not say."""
     status = plan.calibration.get("status")
-    return _tr("Planner: {0}").format(translate_core_text(str(status))) if status else None
+    return _tr("Planner: {0}").format(translate_core_text(status)) if status else None
 
 
 def details_markdown(plan: Plan | None) -> str:
@@ -59,7 +59,7 @@ def details_markdown(plan: Plan | None) -> str:
     info = plan.calibration if plan is not None else {}
     if not info:
         return ""
-    lines = [f"## {_tr('Planner')}", "", translate_core_text(str(info.get("status", "")))]
+    lines = [f"## {_tr('Planner')}", "", translate_core_text(info.get("status", ""))]
     if plan is not None and plan.rules:  # which vLLM rule and layout the figures follow
         lines += ["", translate_core_text(plan.rules["vllm"]), "", translate_core_text(plan.rules["kv_cache"])]
     last = last_load_text(info)
@@ -68,7 +68,7 @@ def details_markdown(plan: Plan | None) -> str:
     lines += ["", f"| {_tr('figure')} | {_tr('source')} |", "|---|---|"]
     sources = info.get("sources", {})
     lines += [
-        f"| {_figure_name(name)} | {translate_core_text(str(sources[name]))} |" for name in _FIGURES if name in sources
+        f"| {_figure_name(name)} | {translate_core_text(sources[name])} |" for name in _FIGURES if name in sources
     ]
     return "\n".join(lines) + "\n"
 
@@ -170,8 +170,8 @@ class PlanView(QGroupBox):
         if status:
             lines.append(status)
         lines.append(self.tr("Max concurrency at full context: {0:.1f}×").format(p.max_concurrency))
-        lines += ["⚠ " + translate_core_text(str(problem)) for problem in list(p.problems)[:2]]
-        lines += ["ℹ " + translate_core_text(str(note)) for note in list(p.notes)[:2]]
+        lines += ["⚠ " + translate_core_text(problem) for problem in list(p.problems)[:2]]
+        lines += ["ℹ " + translate_core_text(note) for note in list(p.notes)[:2]]
         return "\n".join(lines)
 
     def _config_summary(self, c: EngineConfig) -> str:

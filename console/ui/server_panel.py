@@ -49,7 +49,7 @@ from console.engine.local_server import LocalServer
 from console.engine.types import EngineState, EngineStatus
 from console.app_state import Selection
 from console.ui.context import AppContext
-from console.ui.core_text import translate_core_text
+from console.ui.core_text import translate_core_text, translate_error
 from console.ui.tasks import call_in_background
 from console.ui.widgets import ErrorLabel
 
@@ -235,7 +235,7 @@ class ServerPanel(QWidget):
             name = self.ctx.state.selection.model or ""
             controller.check_port(self.port_spin.value())  # before anything is unloaded
         except (ValueError, PortTaken) as exc:  # a missing model, a refused knob, a taken port: one line each
-            self.error.show_text(translate_core_text(str(exc)))
+            self.error.show_text(translate_error(exc))
             return
         port, key = self.port_spin.value(), self.key_edit.text().strip() or None
         self.start_button.setEnabled(False)

@@ -18,6 +18,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
 from console.jobs import Cancelled, Progress, TaskState
+from console.messages import message_of
 
 log = logging.getLogger(__name__)
 
@@ -30,14 +31,15 @@ class BackgroundCall(QObject):
 
     Signals:
         succeeded(object): the return value.
-        failed(str): the exception's message (never a traceback).
+        failed(object): the exception's message, a ``str`` (its :class:`console.messages.Message`
+            when it carries one, for the window to translate; never a traceback).
         cancelled(): the function raised :class:`console.jobs.Cancelled`.
         progressed(object): a :class:`console.jobs.Progress` reported through ``state``.
         finished(): after any of the three outcomes.
     """
 
     succeeded = Signal(object)
-    failed = Signal(str)
+    failed = Signal(object)
     cancelled = Signal()
     progressed = Signal(object)
     finished = Signal()
@@ -61,7 +63,7 @@ class BackgroundCall(QObject):
             self.cancelled.emit()
         except Exception as exc:  # the message is for the user; the traceback goes to the log
             log.info("background call failed", exc_info=True)
-            self.failed.emit(str(exc) or type(exc).__name__)
+            self.failed.emit(message_of(exc) or type(exc).__name__)
         else:
             self.succeeded.emit(result)
         self.finished.emit()

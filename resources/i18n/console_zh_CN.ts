@@ -1392,649 +1392,667 @@
   <context>
     <name>CoreText</name>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source> (limit {0})</source>
       <translation>（上限 {0}）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>, {0} of {1} facts (limit {2} facts)</source>
       <translation>，{1} 个事实中的 {0} 个（上限 {2} 个事实）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/suggest.py" />
       <source>AWQ int4 weights (an AWQ checkpoint)</source>
       <translation>AWQ int4 权重（需 AWQ 检查点）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>Accepted: {0}</source>
       <translation>通过：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>Accepted: {0} [{1}]</source>
       <translation>通过：{0} [{1}]</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/rules.py" />
       <source>CUDA graphs inside the budget</source>
       <translation>CUDA 图计入预算之内</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/rules.py" />
       <source>CUDA graphs outside the budget (captured after the KV cache)</source>
       <translation>CUDA 图不计入预算（在 KV 缓存之后捕获）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/models/search.py" />
       <source>Could not reach {0} at {1} ({2}): check the network or the endpoint</source>
       <translation>无法连接 {1} 上的 {0}（{2}）：请检查网络或端点地址</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/suggest.py" />
       <source>FP8 KV cache</source>
       <translation>FP8 KV 缓存</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/suggest.py" />
       <source>FP8 weights</source>
       <translation>FP8 权重</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
-      <source>Gemma-2's sliding-window layers are planned as global ones: vLLM may fit more tokens</source>
-      <translation>Gemma-2 的滑动窗口层按全局层规划：vLLM 实际可能容纳更多 token</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/fp8.py" />
       <source>KV bytes per token</source>
       <translation>每个 token 的 KV 字节数</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/fp8.py" />
       <source>KV cache tokens</source>
       <translation>KV 缓存 token 数</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/speed.py" />
       <source>KV offload moves GPU KV blocks to host memory: the CPU engine refuses it (its KV cache is already in RAM; size it with kv_cache_memory_bytes)</source>
       <translation>KV 卸载把 GPU 的 KV 块移到主机内存：CPU 引擎拒绝它（其 KV 缓存本就在内存中；请用 kv_cache_memory_bytes 设定大小）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/speed.py" />
       <source>KV offload of {0} GiB needs host memory; this machine has {1} GiB of RAM ({2} GiB after 4 GiB for the system)</source>
       <translation>{0} GiB 的 KV 卸载需要主机内存；本机内存为 {1} GiB（为系统保留 4 GiB 后剩 {2} GiB）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/speed.py" />
       <source>KV offload: {0} GiB of host RAM holds {1} more tokens of evicted KV for prefix-cache reuse (not more concurrent context)</source>
       <translation>KV 卸载：{0} GiB 主机内存可再存放 {1} 个被换出的 KV token，供前缀缓存复用（并不增加并发上下文）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/metrics/nvml.py" />
       <source>NVML could not count the GPUs ({0})</source>
       <translation>NVML 无法统计 GPU 数量（{0}）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/privacy.py" />
       <source>Offline mode is on ({0}={1}): {2} would use the network. Unset {3} to search, or pick from the curated list</source>
       <translation>离线模式已开启（{0}={1}）：{2}需要联网。取消设置 {3} 即可搜索，或从精选列表中选择</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/engine/local_server.py" />
       <source>Port {0} on {1} is already in use (another server, or one still stopping): choose another port, or stop what listens there</source>
       <translation>{1} 上的端口 {0} 已被占用（另一个服务器，或仍在停止的服务器）：请选择其他端口，或停止在该端口监听的程序</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/core.py" />
       <source>RAM</source>
       <translation>内存</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>Rejected ({0}): {1} [{2}]. The quantized model loses too much quality; it was not kept.</source>
       <translation>已拒绝（{0}）：{1} [{2}]。量化后的模型质量损失过大，未保留。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>Rejected ({0}): {1}. The quantized model loses too much quality; it was not kept.</source>
       <translation>已拒绝（{0}）：{1}。量化后的模型质量损失过大，未保留。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/models/search.py" />
       <source>Type a few words to search for, e.g. qwen3 awq</source>
       <translation>请输入要搜索的关键词，例如 qwen3 awq</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/suggest.py" />
       <source>a smaller model: {0} as asked</source>
       <translation>换一个更小的模型：{0}，按所请求的设置</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>accuracy</source>
       <translation>准确率</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>accuracy ({0})</source>
       <translation>准确率（{0}）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>accuracy {0}% -&gt; {1}% ({2} points, limit -{3} for {4}; {5} of {6} questions right -&gt; wrong{7}, {8} wrong -&gt; right)</source>
       <translation>准确率 {0}% -&gt; {1}%（{2} 个百分点，{4} 的上限为 -{3}；{6} 道题中 {5} 道由对变错{7}，{8} 道由错变对）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/engine/cpu_dtype.py" />
       <source>agrees with float32</source>
       <translation>与 float32 一致</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/suggest.py" />
       <source>as asked</source>
       <translation>按所请求的设置</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/request.py" />
+      <source>as recorded</source>
+      <translation>按记录</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/host.py" />
       <source>building the engine (weights, KV cache)</source>
       <translation>正在构建引擎（权重、KV 缓存）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/selfcal.py" />
       <source>calibrated ({0})</source>
       <translation>已校准（{0}）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/overheads.py" />
       <source>calibrated ({0}, {1}, vLLM {2}, {3} load(s))</source>
       <translation>已校准（{0}，{1}，vLLM {2}，{3} 次加载）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/overheads.py" />
       <source>calibrated for this family, GPU and vLLM release</source>
       <translation>已针对此模型家族、GPU 和 vLLM 版本校准</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/selfcal.py" />
       <source>calibrated from {0} shipped load(s) ({1})</source>
       <translation>根据随附的 {0} 次加载校准（{1}）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/selfcal.py" />
       <source>calibrated on this GPU</source>
       <translation>已在此 GPU 上校准</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/calibration.py" />
       <source>calibrated on this GPU ({0} load(s))</source>
       <translation>已在此 GPU 上校准（{0} 次加载）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/selfcal.py" />
       <source>calibrated on this GPU from {0} load(s) with vLLM {1}</source>
       <translation>已在此 GPU 上根据 {0} 次加载校准（vLLM {1}）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/core.py" />
       <source>calibration for {0} on {1} with vLLM {2}: {3}; {4} held back from the KV cache</source>
       <translation>{0} 在 {1} 上（vLLM {2}）的校准：{3}；从 KV 缓存中预留 {4}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/suggest.py" />
       <source>eager mode (no CUDA graphs)</source>
       <translation>eager 模式（不用 CUDA 图）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/overheads.py" />
+      <location filename="../../console/planner/selfcal.py" />
       <source>estimate</source>
       <translation>估算</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/selfcal.py" />
       <source>estimate (no calibration for this GPU yet: load a model on it to calibrate)</source>
       <translation>估算（此 GPU 尚无校准：在其上加载一次模型即可校准）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/calibration.py" />
       <source>estimate corrected by {0}</source>
       <translation>估算，按 {0} 校正</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>eval set</source>
       <translation>评测集</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/kvlayout.py" />
       <source>every layer a {0}-token sliding window</source>
       <translation>每层都是 {0} 个 token 的滑动窗口</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/kvlayout.py" />
       <source>every layer as full attention</source>
       <translation>所有层按全注意力计算</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/kvlayout.py" />
       <source>every layer as full attention ({0} sliding-window layers too: no hybrid KV cache on this device)</source>
       <translation>所有层按全注意力计算（包括 {0} 个滑动窗口层：此设备没有混合 KV 缓存）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/selfcal.py" />
       <source>exact: kv_cache_memory_bytes, as given</source>
       <translation>精确值：kv_cache_memory_bytes，按给定值</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/engine/cpu_dtype.py" />
       <source>failed to run: {0}</source>
       <translation>运行失败：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/calibration.py" />
       <source>from {0} (this GPU's loads have no figure for it)</source>
       <translation>来自 {0}（此 GPU 的加载记录没有这项数值）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>generation tok/s</source>
       <translation>生成速度（token/秒）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/core.py" />
       <source>gpu_memory_utilization {0} asks for {1}, but only {2} is free after the CUDA context: vLLM refuses to start</source>
       <translation>gpu_memory_utilization {0} 需要 {1}，但 CUDA 上下文之后只剩 {2} 可用：vLLM 拒绝启动</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/kvlayout.py" />
       <source>hybrid KV cache: {0} full-attention + {1} sliding-window ({2} tokens) layers in {3} groups of {4}; a request holds its whole context in the full layers and window + 2 x {5} batched tokens in each sliding one</source>
       <translation>混合 KV 缓存：{0} 个全注意力层 + {1} 个滑动窗口（{2} 个 token）层，分为 {3} 组，每组 {4} 层；一个请求在全注意力层中保存整个上下文，在每个滑动窗口层中保存窗口 + 2 × {5} 个批处理 token</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/engine/host.py" />
       <source>importing vLLM</source>
       <translation>正在导入 vLLM</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/rules.py" />
+      <source>installed</source>
+      <translation>已安装</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/warm_host.py" />
       <source>keeping the loaded model warm</source>
       <translation>正在让已加载的模型保持预热</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/core.py" />
       <source>kv_cache_memory_bytes {0} + weights + overheads = {1} exceed {2} ({3})</source>
       <translation>kv_cache_memory_bytes {0} + 权重 + 开销 = {1}，超出{2}（{3}）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/selfcal.py" />
       <source>last load ({0}, {1}): {2}</source>
       <translation>上次加载（{0}，{1}）：{2}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/engine/host.py" />
       <source>loading tokenizer</source>
       <translation>正在加载分词器</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/engine/cpu_dtype.py" />
       <source>log-probabilities differ from {0} by {1} nats on average</source>
       <translation>对数概率与 {0} 平均相差 {1} 奈特</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/core.py" />
       <source>max_model_len {0} is longer than the model's {1} positions (vLLM refuses it)</source>
       <translation>max_model_len {0} 超过模型的 {1} 个位置（vLLM 会拒绝）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/core.py" />
       <source>max_num_seqs {0} is below the {1} users asked for</source>
       <translation>max_num_seqs {0} 少于所要求的 {1} 个用户</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/calibration.py" />
       <source>measured ({0})</source>
       <translation>实测（{0}）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/overheads.py" />
       <source>measured on another GPU with another vLLM release</source>
       <translation>在另一块 GPU、另一个 vLLM 版本上测得</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/overheads.py" />
       <source>measured on another GPU with this vLLM release</source>
       <translation>在另一块 GPU、此 vLLM 版本上测得</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>measured on the CPU engine; GPU kernels can differ (vLLM {0}, {1})</source>
       <translation>在 CPU 引擎上测得；GPU 内核可能不同（vLLM {0}，{1}）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>measured on the GPU: vLLM {0} chose quantization {1}, dtype {2}, KV cache {3}</source>
       <translation>在 GPU 上测得：vLLM {0} 选用量化 {1}、数据类型 {2}、KV 缓存 {3}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/selfcal.py" />
       <source>measured on this GPU ({0}): {1} tokens</source>
       <translation>在此 GPU 上实测（{0}）：{1} 个 token</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/overheads.py" />
       <source>measured on this GPU with another vLLM release</source>
       <translation>在此 GPU、另一个 vLLM 版本上测得</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/speed.py" />
       <source>n-gram speculation ({0} draft tokens): no draft model, no device memory; faster when answers copy the prompt (code editing, summarising)</source>
       <translation>n-gram 推测解码（{0} 个草稿 token）：无需草稿模型，不占设备显存；回答照抄提示词时更快（代码编辑、摘要）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/engine/cpu_dtype.py" />
       <source>next-token choice agrees with {0} on only {1}% of positions</source>
       <translation>下一个 token 的选择只在 {1}% 的位置与 {0} 一致</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/rules.py" />
       <source>no CUDA graphs (eager)</source>
       <translation>没有 CUDA 图（逐算子执行）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/advisor/evaluate.py" />
       <source>no GPU memory series (NVML): not an NVIDIA GPU</source>
       <translation>没有显存数据（NVML）：不是 NVIDIA GPU</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/advisor/evaluate.py" />
       <source>no GPU utilisation series (NVML): not an NVIDIA GPU</source>
       <translation>没有 GPU 利用率数据（NVML）：不是 NVIDIA GPU</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/metrics/nvml.py" />
+      <source>no NVIDIA GPU</source>
+      <translation>没有 NVIDIA GPU</translation>
+    </message>
+    <message>
+      <location filename="../../console/metrics/nvml.py" />
       <source>no NVIDIA GPU visible to NVML ({0})</source>
       <translation>NVML 看不到 NVIDIA GPU（{0}）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/metrics/nvml.py" />
       <source>no NVIDIA GPU: NVML sees no device</source>
       <translation>没有 NVIDIA GPU：NVML 未发现设备</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/metrics/nvml.py" />
       <source>no NVIDIA GPU: the NVML bindings (nvidia-ml-py) are not installed</source>
       <translation>没有 NVIDIA GPU：未安装 NVML 绑定（nvidia-ml-py）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/engine/cpu_dtype.py" />
       <source>no answer to the known question</source>
       <translation>已知问题没有回答</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/engine/cpu_dtype.py" />
       <source>no correct {0} reference to compare with</source>
       <translation>没有正确的 {0} 参照可供比较</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/engine/cpu_dtype.py" />
       <source>no log-probabilities to compare</source>
       <translation>没有可比较的对数概率</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/overheads.py" />
       <source>no measurement of this family: an estimate</source>
       <translation>此模型家族没有测量：估算值</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/advisor/evaluate.py" />
       <source>no throttle, temperature or power series (NVML): not an NVIDIA GPU</source>
       <translation>没有降频、温度或功率数据（NVML）：不是 NVIDIA GPU</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>none (16-bit weights)</source>
       <translation>无（16 位权重）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/suggest.py" />
       <source>one {0} as asked</source>
       <translation>一块 {0}，按所请求的设置</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>perplexity</source>
       <translation>困惑度</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>perplexity (held-out)</source>
       <translation>困惑度（留出文本）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>perplexity {0} -&gt; {1} ({2}%, limit +{3}% for {4})</source>
       <translation>困惑度 {0} -&gt; {1}（{2}%，{4} 的上限为 +{3}%）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>perplexity {0} -&gt; {1} ({2}%, limit +{3}% for {4}); {5}</source>
       <translation>困惑度 {0} -&gt; {1}（{2}%，{4} 的上限为 +{3}%）；{5}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/selfcal.py" />
       <source>predicted {0} KV tokens before it ({1}; error {2}%), {3}</source>
       <translation>加载前预测 {0} 个 KV token（{1}；误差 {2}%），{3}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/engine/cpu_dtype.py" />
       <source>reference</source>
       <translation>参照</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>regressions</source>
       <translation>退步</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/models/search.py" />
       <source>searching {0}</source>
       <translation>搜索 {0} </translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>size on disk</source>
       <translation>磁盘占用</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/engine/host.py" />
       <source>starting</source>
       <translation>正在启动</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/engine/local_server.py" />
       <source>starting the server process</source>
       <translation>正在启动服务器进程</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/core.py" />
       <source>tensor_parallel_size {0} does not divide the model's {1} attention heads</source>
       <translation>tensor_parallel_size {0} 不能整除模型的 {1} 个注意力头</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/rules.py" />
+      <source>the CPU build</source>
+      <translation>CPU 版本</translation>
+    </message>
+    <message>
+      <location filename="../../console/planner/core.py" />
       <source>the KV cache holds {0} tokens: not one request of max_model_len {1} (vLLM refuses to start; the longest that fits is {2})</source>
       <translation>KV 缓存只能容纳 {0} 个 token：放不下一个 max_model_len 为 {1} 的请求（vLLM 会拒绝启动；能放下的最长长度为 {2}）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/core.py" />
       <source>the card</source>
       <translation>显卡</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/advisor/evaluate.py" />
       <source>the engine's memory budget is unknown (no engine settings given)</source>
       <translation>引擎的内存预算未知（未提供引擎设置）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/models/search.py" />
       <source>unknown until download: the planner reads config.json when you Check the repository</source>
       <translation>下载前未知：检查该仓库时规划器会读取 config.json</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/suggest.py" />
       <source>use {0} of the card</source>
       <translation>使用显卡的 {0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/core.py" />
       <source>vLLM would accept this and size the KV cache to {0}, but CUDA graphs ({1}) are outside its budget: the process would need {2} more than {3} has and run out of memory</source>
       <translation>vLLM 会接受此设置并把 KV 缓存定为 {0}，但 CUDA 图（{1}）不在其预算内：进程将比{3}多需要 {2}，并耗尽内存</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
-      <source>vLLM {0} (as recorded): {1}</source>
-      <translation>vLLM {0}（按记录）：{1}</translation>
+      <location filename="../../console/planner/rules.py" />
+      <source>vLLM {0} ({1}): {2}</source>
+      <translation>vLLM {0}（{1}）：{2}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
-      <source>vLLM {0} (installed): {1}</source>
-      <translation>vLLM {0}（已安装）：{1}</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/core_text.py" />
-      <source>vLLM {0} (the CPU build): {1}</source>
-      <translation>vLLM {0}（CPU 版本）：{1}</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/core_text.py" />
-      <source>vLLM {0} (what the gpu extra installs): {1}</source>
-      <translation>vLLM {0}（GPU 安装选项所装的版本）：{1}</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/engine/warm_host.py" />
       <source>waking the warm model</source>
       <translation>正在唤醒预热的模型</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/fp8.py" />
       <source>weights</source>
       <translation>权重</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>weights memory</source>
       <translation>权重内存</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/core.py" />
       <source>weights {0} + KV cache {1} + overheads {2} = {3} exceed {4} of RAM</source>
       <translation>权重 {0} + KV 缓存 {1} + 开销 {2} = {3}，超出 {4} 内存</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/core.py" />
       <source>weights {0} + activations {1} do not fit in {2} x {3} = {4}</source>
       <translation>权重 {0} + 激活 {1} 放不进 {2} x {3} = {4}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/rules.py" />
+      <source>what the gpu extra installs</source>
+      <translation>GPU 安装选项所装的版本</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/cpu_dtype.py" />
       <source>wrong answer to the known question: {0}</source>
       <translation>已知问题回答错误：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/suggest.py" />
+      <source>{0} + {1}</source>
+      <translation>{0} + {1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/models/curated.py" />
+      <location filename="../../console/models/download.py" />
       <source>{0} GiB of weights, {1} tokens of KV cache on {2}</source>
       <translation>权重 {0} GiB，{2} 上可容纳 {1} 个词元的 KV 缓存</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/models/curated.py" />
+      <location filename="../../console/models/download.py" />
       <source>{0} GiB of weights, {1} tokens of KV cache on {2}; {3}</source>
       <translation>权重 {0} GiB，{2} 上可容纳 {1} 个词元的 KV 缓存；{3}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/selfcal.py" />
       <source>{0} after refitting, measured {1}</source>
       <translation>重新拟合后 {0}，实测 {1}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/selfcal.py" />
       <source>{0} after refitting, measured {1} (error {2}%)</source>
       <translation>重新拟合后 {0}，实测 {1}（误差 {2}%）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>{0} and {1}</source>
       <translation>{0}和{1}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/models/search.py" />
       <source>{0} answered HTTP {1} (a problem on its side): search again later, or search {2}</source>
       <translation>{0} 返回 HTTP {1}（对方服务的问题）：请稍后再搜索，或改为搜索 {2}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/models/search.py" />
       <source>{0} answered something that is not JSON ({1}): check the endpoint</source>
       <translation>{0} 返回的内容不是 JSON（{1}）：请检查端点地址</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/models/search.py" />
       <source>{0} did not answer within {1} s ({2}): check the network and search again</source>
       <translation>{0} 在 {1} 秒内没有响应（{2}）：请检查网络后再搜索</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/speed.py" />
       <source>{0} draft head: {1} GiB of weights and one layer of KV per token, counted in the budget above</source>
       <translation>{0} 草稿头：{1} GiB 权重，每个 token 多一层 KV，已计入上面的预算</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/verdict.py" />
       <source>{0} has no FP8 tensor cores: FP8 weights save memory, compute stays 16-bit</source>
       <translation>{0} 没有 FP8 张量核心：FP8 权重节省显存，计算仍为 16 位</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/models/search.py" />
       <source>{0} is limiting searches (HTTP 429): wait a minute and search again</source>
       <translation>{0} 正在限制搜索频率（HTTP 429）：请等待一分钟后再搜索</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/models/search.py" />
       <source>{0} is limiting searches (HTTP 429): wait {1} s and search again</source>
       <translation>{0} 正在限制搜索频率（HTTP 429）：请等待 {1} 秒后再搜索</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/verdict.py" />
       <source>{0} needs a checkpoint quantized that way (inference-console quantize, or a published one)</source>
       <translation>{0} 需要按该方式量化的检查点（inference-console quantize，或已发布的检查点）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/models/search.py" />
       <source>{0} refused the search (HTTP {1} from {2}): check the endpoint</source>
       <translation>{0} 拒绝了搜索（{2} 返回 HTTP {1}）：请检查端点地址</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/suggest.py" />
       <source>{0} users at {1} tokens</source>
       <translation>{0} 个用户，每个 {1} 个 token</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/core.py" />
       <source>{0} users at {1} tokens need {2} KV blocks; the cache has {3} (max concurrency {4})</source>
       <translation>{0} 个用户、每个 {1} 个 token 需要 {2} 个 KV 块；缓存只有 {3} 个（最大并发 {4}）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/planner/suggest.py" />
       <source>{0} x {1} with tensor_parallel_size {2}</source>
       <translation>{0} 块 {1}，tensor_parallel_size {2}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/quant/gate.py" />
       <source>{0} {1} (expected {2})</source>
       <translation>{0} {1}（应为 {2}）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/core_text.py" />
+      <location filename="../../console/metrics/device.py" />
       <source>{0}; showing process RAM and CPU</source>
       <translation>{0}；显示进程的内存与 CPU</translation>
+    </message>
+    <message>
+      <location filename="../../console/models/download.py" />
+      <source>{0}; {1}</source>
+      <translation>{0}；{1}</translation>
     </message>
   </context>
   <context>
@@ -2491,172 +2509,172 @@
   <context>
     <name>KnobHelp</name>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>0.9</source>
       <translation>0.9</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>256</source>
       <translation>256</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>4 with n-gram</source>
       <translation>使用 n-gram 时为 4</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>8,192</source>
       <translation>8,192</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>About 2.4 GB of a 24 GB card stays free for the display and the CUDA context.</source>
       <translation>24 GB 显卡上约 2.4 GB 留给显示和 CUDA 上下文。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>Chats resend their whole history every turn: reusing it saves most of the prompt work.</source>
       <translation>聊天每一轮都会重新发送全部历史：复用它可省去大部分提示处理工作。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>Eager mode runs the model step by step instead of replaying captured CUDA graphs (torch.compile on the CPU): faster to load, slower to answer, and no graph memory.</source>
       <translation>即时执行模式逐步运行模型，而不是重放捕获的 CUDA 图（CPU 上为 torch.compile）：加载更快，回答更慢，且不占用图的内存。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>Full precision until the context or the users asked for need the room.</source>
       <translation>在所需的上下文或用户数需要空间之前，保持全精度。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>Graphs speed up each answer token, for some seconds of loading and the memory they are captured in (the planner counts it).</source>
       <translation>图能加快每个回答 token 的生成，代价是几秒的加载时间和捕获图所用的内存（规划器已计入）。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>Host memory for KV blocks moved out of the GPU, reused on later prefix-cache hits, in GiB; the planner checks it against this machine's RAM.</source>
       <translation>用于存放移出 GPU 的 KV 块的主机内存（GiB），供之后的前缀缓存命中复用；规划器会对照本机内存检查它。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>How many tokens speculative decoding proposes per step.</source>
       <translation>推测解码每一步提出的 token 数。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>It helps many long conversations that come back, and costs host memory.</source>
       <translation>它有助于反复回来的多个长对话，代价是主机内存。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>It speeds up answers that repeat the prompt and slows down the others; the 4090 presets with 'ngram' in their name turn it on.</source>
       <translation>它能加快重复提示内容的回答，但会拖慢其他回答；名称中带 n-gram 的 4090 预设会开启它。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>Lets a loaded model sleep and wake without a reload when switching models.</source>
       <translation>切换模型时让已加载的模型休眠和唤醒，而无需重新加载。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>Memory set aside for the KV cache, which decides how many tokens all requests together can hold. The CPU engine needs it; a GPU sizes its cache from the memory share unless it is set.</source>
       <translation>为 KV 缓存预留的内存，它决定所有请求合计能容纳多少 token。CPU 引擎必须设置它；GPU 未设置时按显存占用比例确定缓存大小。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>More tokens win more when guesses are right and waste a step's work when they are wrong.</source>
       <translation>猜对时 token 越多收益越大，猜错时会浪费一步的计算。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>Reuses the KV cache of a prompt's beginning already seen (the system prompt, the chat so far), so a follow-up question starts sooner.</source>
       <translation>复用已见过的提示开头部分（系统提示、之前的对话）的 KV 缓存，使后续问题更快开始。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>Sleeping keeps the weights in host memory: worth it only when switching often.</source>
       <translation>休眠会把权重保留在主机内存中：只有频繁切换时才值得。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>Speculative decoding proposes several tokens and the model checks them in one step. n-gram copies them from the prompt, with no draft model: it pays off for code editing, rewriting and summarising; EAGLE needs a draft head (a preset's speculative_model).</source>
       <translation>推测解码先提出若干 token，再由模型一步验证。n-gram 从提示中复制候选，无需草稿模型：适合代码编辑、改写和摘要；EAGLE 需要草稿头（预设中的 speculative_model）。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>The CPU engine needs an explicit size, or it takes a fraction of RAM and may refuse to start.</source>
       <translation>CPU 引擎需要明确的大小，否则它会占用一部分内存，并可能无法启动。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>The longest prompt plus answer one request may have, in tokens. Each request reserves KV cache for it, so a shorter context leaves room for more users or a larger model.</source>
       <translation>单个请求的提示加回答最多可有的 token 数。每个请求都要为它预留 KV 缓存，所以更短的上下文能容纳更多用户或更大的模型。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>The most requests the engine runs at once; more are queued.</source>
       <translation>引擎同时运行的最多请求数；更多的请求会排队。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>The most tokens one engine step processes (prompt chunks and answers together). Larger helps long prompts start sooner, smaller keeps answers of other users flowing.</source>
       <translation>引擎每一步最多处理的 token 数（提示分块与回答合计）。较大可让长提示更快开始，较小可让其他用户的回答持续输出。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>The number format of the KV cache. FP8 halves its size, doubling the tokens it holds, at a small cost in accuracy.</source>
       <translation>KV 缓存的数值格式。FP8 让它的大小减半、可容纳的 token 翻倍，精度略有损失。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>The planner's first suggestion shortens it when the KV cache cannot hold one full request.</source>
       <translation>当 KV 缓存连一个完整请求都放不下时，规划器的第一条建议就是缩短它。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>The share of the card vLLM may use for weights, activations, CUDA graphs and the KV cache; the rest is left to the desktop and other programs.</source>
       <translation>vLLM 可用于权重、激活、CUDA 图和 KV 缓存的显卡显存比例；其余留给桌面和其他程序。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>auto (the model's 16-bit)</source>
       <translation>auto（模型自身的 16 位）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>not used (the GPU sizes its cache from the memory share)</source>
       <translation>不使用（GPU 按显存比例确定缓存大小）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>off</source>
       <translation>关</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>off (CUDA graphs on)</source>
       <translation>关（CUDA 图开启）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>on</source>
       <translation>开</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>the model's own (128k for Llama-3.1-8B)</source>
       <translation>模型自身的长度（Llama-3.1-8B 为 128k）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>vLLM's offline default on a 24 GB card, a balance of prompt speed and activation memory.</source>
       <translation>vLLM 在 24 GB 显卡上的离线默认值，在提示处理速度与激活内存之间取得平衡。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/../config.py" />
+      <location filename="../../console/config.py" />
       <source>vLLM's offline default on a 24 GB card: enough for batch work, and the KV cache limits it anyway.</source>
       <translation>vLLM 在 24 GB 显卡上的离线默认值：足够批处理使用，而且 KV 缓存本身也会限制它。</translation>
     </message>
