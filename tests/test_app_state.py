@@ -1,6 +1,10 @@
-"""console/app_state.py: the selection the Models panel writes and the Server tab reads, Qt-free."""
+"""console/app_state.py: the store's models and the selection the Models panel writes and the other
+views follow, Qt-free."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import pytest
 
@@ -40,3 +44,41 @@ def test_the_configuration_comes_from_the_provider() -> None:
     config = EngineConfig(model="/models/qwen")
     state.provide_config(lambda: config)
     assert state.engine_config() is config
+
+
+def test_the_models_list_is_observed_apart_from_the_selection() -> None:
+    state, lists, selections = AppState(), [], []
+    stop_lists = state.observe_models(lists.append)
+    state.observe(selections.append)
+    state.list_models(["a", "b"])
+    state.list_models(("a", "b"))  # the same list: no call
+    state.select("a", None)
+    assert lists == [("a", "b")] and selections == [Selection("a", None)] and state.models == ("a", "b")
+    assert state.observer_count() == 2
+    stop_lists()
+    stop_lists()  # stopping twice is harmless
+    state.list_models([])
+    assert lists == [("a", "b")] and state.models == () and state.observer_count() == 1
+
+
+def test_a_change_made_by_an_observer_is_the_last_word() -> None:
+    """The observers after the one that changed the state hear only the newer value, once."""
+    state, later = AppState(), []
+
+    def correct(s: Selection) -> None:
+        if s.model == "missing":
+            state.select("qwen", s.preset)
+
+    state.observe(correct)
+    state.observe(later.append)
+    state.select("missing", "balanced")
+    assert later == [Selection("qwen", "balanced")] and state.selection == Selection("qwen", "balanced")
+
+
+def test_the_state_imports_no_qt() -> None:
+    code = (
+        "import sys, console.app_state; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'PyQt5', 'PyQt6')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

@@ -1,13 +1,16 @@
 """The model picker at the top of the chat: the store's models in a combo; choosing one
 loads it through the Models panel's own path (the one a double-click takes: the preset and
 knobs shown there, the fit confirmation, the busy check), and the combo shows the model loaded.
-The window ties it to the Models panel with ``connect_models`` (``chat_models_link.py``).
+The window ties it to the application state and the Models panel with ``connect_models``
+(``chat_models_link.py``).
 
 Signals:
     chosen(str): the user chose a model (not emitted when the list or the loaded model is shown).
 """
 
 from __future__ import annotations
+
+from typing import Sequence
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QWidget
@@ -37,7 +40,7 @@ class ChatModelPicker(QWidget):
     def names(self) -> list[str]:
         return [str(self.combo.itemData(i)) for i in range(self.combo.count()) if self.combo.itemData(i)]
 
-    def set_models(self, names: list[str]) -> None:
+    def set_models(self, names: Sequence[str]) -> None:
         """Offer ``names`` (the store's models), still showing the loaded one."""
         self.combo.blockSignals(True)
         self.combo.clear()

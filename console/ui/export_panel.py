@@ -4,8 +4,9 @@ editor with Save and Copy.
 
 The texts come from :mod:`console.export` (Qt-free; the same code as ``inference-console
 export``), imported lazily so the window opens fast and still opens if that package is missing.
-The configuration is the loaded engine's (updated when the engine becomes ready) unless the
-window sets one with :meth:`ExportPanel.set_config` (e.g. a preset chosen before loading).
+The configuration is that of the model and preset chosen (the application state's, followed
+as it changes and read again each time the tab comes into view, as the knobs feed it); with none
+(valid) chosen, the loaded engine's (updated when the engine becomes ready).
 
 Signals:
     saved(str): a file or folder was written (its path).
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QFontDatabase, QGuiApplication
+from PySide6.QtGui import QFontDatabase, QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -31,9 +32,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console.app_state import Selection
 from console.config import EngineConfig
 from console.engine.types import EngineState, EngineStatus
 from console.ui.context import AppContext
+from console.ui.state_signals import follow_selection
 
 FORMATS = ("yaml", "cmd", "compose", "k8s", "ray", "bundle")
 _SUFFIX = {"yaml": ".yaml", "cmd": ".sh", "compose": ".yaml", "k8s": ".yaml", "ray": ".sh"}
@@ -77,15 +80,13 @@ class ExportPanel(QWidget):
         super().__init__(parent)
         self.ctx = ctx
         self.config: EngineConfig | None = None
-        self._pinned = False  # True once the window chose a config; engine loads then don't replace it
+        self._pinned = False  # True while a config is chosen; engine loads then don't replace it
         self.files: dict[str, str] = {}
         self._build()
         if ctx.bridge is not None:
             ctx.bridge.statusChanged.connect(self._on_bridge_status_changed)
-        host = ctx.host
-        if host is not None and host.status.state == EngineState.READY and host.config is not None:
-            self.config = host.config
-        self.refresh()
+        follow_selection(ctx.state, self, self._on_state_selection_changed)
+        self.show_selection()
 
     def _build(self) -> None:
         layout = QVBoxLayout(self)
@@ -151,10 +152,24 @@ class ExportPanel(QWidget):
         self.format_combo.setCurrentIndex(FORMATS.index(fmt))
 
     def set_config(self, config: EngineConfig | None) -> None:
-        """Export this configuration (the window calls this when a model + preset is chosen)."""
-        self.config = config
+        """Export this configuration (None: the loaded engine's, and the next one's as it loads)."""
+        self.config = config if config is not None else self._loaded_config()
         self._pinned = config is not None
         self.refresh()
+
+    def _loaded_config(self) -> EngineConfig | None:
+        host = self.ctx.host
+        if host is not None and host.status.state == EngineState.READY and host.config is not None:
+            return host.config
+        return None
+
+    def show_selection(self) -> None:
+        """Export the configuration of the model and preset chosen, as Load would use it now."""
+        try:
+            config: EngineConfig | None = self.ctx.state.engine_config()
+        except Exception:
+            config = None  # nothing (valid) chosen: the panel follows the loaded engine
+        self.set_config(config)
 
     def refresh(self) -> None:
         self.files = {}
@@ -248,6 +263,14 @@ class ExportPanel(QWidget):
             self.save_to(path)
         except (OSError, ValueError) as exc:
             self.message.setText(self.tr("Save failed: {e}").format(e=exc))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        if not event.spontaneous():  # the tab comes into view (not the window restored)
+            self.show_selection()  # knob edits since the selection changed
+        super().showEvent(event)
+
+    def _on_state_selection_changed(self, _chosen: Selection) -> None:
+        self.show_selection()
 
     def _on_bridge_status_changed(self, status: EngineStatus) -> None:
         host: Any = self.ctx.host

@@ -2,6 +2,9 @@
 tabs, a status bar (with the address a server engine answers on), menus with the keyboard shortcuts,
 and the memory of layout and last choices.
 
+The panels share the model and preset chosen through the application state (``ctx.state``,
+:mod:`console.app_state`), not through each other; the status bar's preset follows it too.
+
 The Batch, Monitor, Export, Bench and Server tabs are built just after the window first paints (pyqtgraph
 is slow to import); until then each tab shows "Loading…". Closing the window shuts the engine down
 in a worker thread while the window stays responsive.
@@ -19,6 +22,7 @@ from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabWidget, QVBoxLayout, QWidget
 
+from console.app_state import Selection
 from console.engine.types import EngineState, EngineStatus
 from console.settings import Settings, load_settings, save_settings
 from console.ui.chat_panel import ChatPanel
@@ -27,6 +31,7 @@ from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_bytes, format_number
 from console.ui.models_panel import ModelsPanel
+from console.ui.state_signals import follow_selection
 from console.ui.widgets import VerticalScroll
 
 if TYPE_CHECKING:
@@ -90,7 +95,16 @@ class MainWindow(QMainWindow):
         self.advisor = add_advisor_dock(self, ctx, self.models)
 
         self.chat = ChatPanel(ctx, self)
-        connect_models(self.chat, self.models)  # the chat's model picker and load banner
+        m = self.models  # the chat's model picker and load banner: the state, and the panel's intents
+        connect_models(
+            ctx,
+            self.chat.model_picker,
+            self.chat.load_banner,
+            select=m.select_model,
+            load=m.load_selected,
+            apply_change=m.apply_change,
+            plan=lambda: m.plan_view.plan,
+        )
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.chat, self.tr("Chat"))
@@ -119,7 +133,7 @@ class MainWindow(QMainWindow):
         self._status_timer.timeout.connect(self._on_status_timer_timeout)
         self._status_timer.start()
         ctx.bridge.statusChanged.connect(self._on_bridge_status_changed)
-        self.models.selectionChanged.connect(self._on_models_selection_changed)
+        follow_selection(ctx.state, self, self._on_state_selection_changed)  # the preset shown below
         self.models.message.connect(self.show_message)
         self.chat.message.connect(self.show_message)
 
@@ -157,8 +171,6 @@ class MainWindow(QMainWindow):
             if old is not None:
                 old.deleteLater()
         self.tabs.setCurrentIndex(current)
-        self._sync_export_config()
-        self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.monitor.recordingOpened.connect(self._open_recording_in_advisor)  # the Advisor replays what
         self.monitor.comparisonClosed.connect(self.advisor.show_live)  # the Monitor compares
         self.server.addressChanged.connect(self._on_server_address_changed)
@@ -168,10 +180,6 @@ class MainWindow(QMainWindow):
         if self.advisor.dock is not None:
             self.advisor.dock.show()  # hidden until asked: a replay asks
         self.advisor.open_recording(path)
-
-    def _on_tabs_current_changed(self, _index: int) -> None:
-        if self.tabs.currentWidget() is self.panels.get("export"):
-            self._sync_export_config()  # whatever path changed the selection, show it now
 
     # -- construction ------------------------------------------------------------------------------
     def _build_status_bar(self) -> None:
@@ -367,7 +375,7 @@ class MainWindow(QMainWindow):
         if self.state_label.styleSheet() != style:  # re-polishing on every 2 Hz tick costs a relayout
             self.state_label.setStyleSheet(style)
         self.model_label.setText(self.tr("Model: {0}").format(st.model or "—"))
-        self.preset_label.setText(self.tr("Preset: {0}").format(self.models.preset_name() or "—"))
+        self.preset_label.setText(self.tr("Preset: {0}").format(self.ctx.state.selection.preset or "—"))
         self.memory_label.setText(self.memory_text())
         for w in (self.model_label, self.preset_label, self.memory_label):
             w.setToolTip(w.text())
@@ -394,20 +402,8 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{title} — {status.model}" if ready else title)
         self._refresh_status_bar()
 
-    def _on_models_selection_changed(self, _model: str, _preset: str) -> None:
+    def _on_state_selection_changed(self, _chosen: Selection) -> None:
         self._refresh_status_bar()
-        self._sync_export_config()
-
-    def _sync_export_config(self) -> None:
-        """The Export tab shows the selected model + preset before anything is loaded."""
-        export = self.export
-        if export is None:
-            return
-        try:
-            config = self.models.engine_config()
-        except Exception:
-            config = None  # nothing (valid) selected: the panel follows the loaded engine
-        export.set_config(config)
 
     def _stop_panels(self) -> None:
         """Stop the panels' GUI timers (monitor redraw) and the Advisor's /metrics server (its

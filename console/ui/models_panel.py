@@ -7,6 +7,9 @@ computed off the GUI thread from what is already loaded (the store's entries, th
 device description; :mod:`console.planner.fit_table`), a burst of knob edits costing one
 computation and a stale result being dropped. Imports and removals run in worker threads
 (:mod:`console.ui.tasks`); loads go through the bridge, so nothing here waits on the engine.
+
+The model and preset picked here go to the application state (``ctx.state``), which the other
+views follow; the panel is its one writer.
 """
 
 from __future__ import annotations
@@ -51,11 +54,9 @@ class ModelsPanel(QWidget):
     """Sidebar: pick a model and a preset, tune the knobs, see the plan, load.
 
     Signals:
-        selectionChanged(str, str): the selected model name ("" for none) and preset name.
         message(str): a one-line outcome for the status bar (import done, load refused, ...).
     """
 
-    selectionChanged = Signal(str, str)
     message = Signal(str)
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
@@ -180,6 +181,7 @@ class ModelsPanel(QWidget):
             entries = []
             self.show_error(str(exc))
         self.table_model.set_entries(entries)
+        self.ctx.state.list_models([e.name for e in entries])
         if keep:
             self.select_model(keep)
         self._plan_timer.start()  # the plan and the "fits?" column follow, off this call
@@ -447,9 +449,8 @@ class ModelsPanel(QWidget):
         self._publish_selection()
 
     def _publish_selection(self) -> None:
-        """The selection to the application state (what the Server tab reads) and the signal."""
+        """The selection to the application state (what the other views follow)."""
         self.ctx.state.select(self.selected_name(), self.preset_name())
-        self.selectionChanged.emit(self.selected_name() or "", self.preset_name() or "")
 
     def _on_table_double_clicked(self, _index: QModelIndex) -> None:
         self.load_selected()

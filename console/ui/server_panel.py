@@ -50,6 +50,7 @@ from console.engine.types import EngineState, EngineStatus
 from console.app_state import Selection
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text, translate_error
+from console.ui.state_signals import follow_selection
 from console.ui.tasks import call_in_background
 from console.ui.widgets import ErrorLabel
 
@@ -157,8 +158,7 @@ class ServerPanel(QWidget):
         self._timer.timeout.connect(self._on_timer_tick)
         self._timer.start()
         ctx.bridge.statusChanged.connect(self._on_bridge_status_changed)
-        stop_observing = ctx.state.observe(self._on_selection_changed)  # the Models panel's choice
-        self.destroyed.connect(lambda *_: stop_observing())
+        follow_selection(ctx.state, self, self._on_state_selection_changed)  # the Models panel's choice
         self.port_spin.valueChanged.connect(self._on_port_changed)
         self.key_edit.textChanged.connect(self._on_key_changed)
         if self.controller is None:
@@ -285,7 +285,7 @@ class ServerPanel(QWidget):
             self._set_state(status)
         self._refresh()
 
-    def _on_selection_changed(self, _selection: Selection) -> None:
+    def _on_state_selection_changed(self, _selection: Selection) -> None:
         self._refresh()
 
     def _on_port_changed(self, _value: int) -> None:
