@@ -210,11 +210,49 @@ USER_STORE = store_root()
 CONVERTER = [Path(importers.__file__), Path(importers.__file__).with_name("gguf_worker.py")]
 
 
+def _code_time(files: list[Path]) -> float:
+    """When ``files`` last changed: their last commit's time when git says they are unmodified
+    (a fresh clone or worktree stamps every file with the checkout's time), else their mtime."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    newest = max(f.stat().st_mtime for f in files)
+    try:
+        clean = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", *map(str, files)], cwd=root, timeout=30)
+        when = subprocess.run(
+            ["git", "log", "-1", "--format=%ct", "--", *map(str, files)],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return newest
+    if clean.returncode != 0 or when.returncode != 0 or not when.stdout.strip():
+        return newest
+    return float(when.stdout.strip())
+
+
+def _same_file(recorded: str, gguf: Path) -> bool:
+    """``recorded`` (a conversion's source) is ``gguf``, or a byte-identical copy of it (the same
+    pinned package in another checkout's virtual environment)."""
+    import filecmp
+
+    source = Path(recorded)
+    if source.resolve() == gguf.resolve():
+        return True
+    try:
+        return source.stat().st_size == gguf.stat().st_size and filecmp.cmp(source, gguf, shallow=False)
+    except OSError:
+        return False
+
+
 def setup_conversion(gguf: Path, store: Path = USER_STORE) -> Path | None:
     """setup.sh's conversion of the bundled GGUF (``smollm2`` in the user's store, made by the
     console's importer, the path this fixture would take) when it is complete, made from this
-    GGUF and newer than the converter's code; None otherwise. Only read: the registry is parsed
-    here, not opened as a store (which would sweep and lock it)."""
+    GGUF (or a byte-identical copy of it) and newer than the converter's code (its last commit,
+    or its file when edited); None otherwise. Only read: the registry is parsed here, not opened
+    as a store (which would sweep and lock it)."""
     import json
 
     try:
@@ -223,13 +261,13 @@ def setup_conversion(gguf: Path, store: Path = USER_STORE) -> Path | None:
         return None
     entry = next((m for m in data.get("models", []) if m.get("name") == "smollm2"), None)
     lineage = (entry or {}).get("lineage") or {}
-    if lineage.get("method") != "gguf-dequantize" or lineage.get("source_file") != str(gguf.resolve()):
+    if lineage.get("method") != "gguf-dequantize" or not _same_file(str(lineage.get("source_file")), gguf):
         return None
     folder = Path(entry["path"])  # type: ignore[index]
     needed = [folder / n for n in ("config.json", "model.safetensors", "tokenizer.json")]
     if not all(f.is_file() for f in needed):
         return None
-    if min(f.stat().st_mtime for f in needed) < max(c.stat().st_mtime for c in CONVERTER):
+    if min(f.stat().st_mtime for f in needed) < _code_time(CONVERTER):
         return None
     return folder
 
