@@ -177,30 +177,68 @@ def engine_host(tiny_model: Path) -> Iterator["object"]:
 
 #: KV cache of a family fixture's engine (a tiny checkpoint, short prompts).
 FAMILY_KV_BYTES = 32 * 1024**2
+#: Family engines started ahead of their first test: "family:<name>" -> (host, its load).
+_AHEAD: dict[str, tuple[Any, Any]] = {}
+
+
+def _family_order(session: pytest.Session) -> list[str]:
+    """The families the selected tests ask for through ``family``, in the order they run."""
+    order: list[str] = []
+    for item in session.items:
+        callspec = getattr(item, "callspec", None)
+        name = callspec.params.get("family") if callspec is not None else None
+        if name is not None and "family" in getattr(item, "fixturenames", ()) and name not in order:
+            order.append(name)
+    return order
+
+
+def _start_family(name: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any]:
+    """A new engine on ``name``'s tiny checkpoint, its load started (not waited for)."""
+    from console.config import EngineConfig
+    from console.engine.host import EngineHost
+    from tests.fixtures.families import make_family
+
+    folder = make_family(name, tmp_path_factory.mktemp("families") / name)
+    host = EngineHost()
+    config = EngineConfig(model=str(folder), kv_cache_memory_bytes=FAMILY_KV_BYTES, max_model_len=512, device="cpu")
+    return host, host.load(config, name)
 
 
 @pytest.fixture(scope="session")
 def family(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
     """(family, a loaded engine on its tiny checkpoint: ``tests/fixtures/families.py``), used with
     ``@pytest.mark.parametrize("family", [...], indirect=True)``. Session-scoped, so every module
-    that asks for a family shares its engine; pytest keeps one family's engine at a time (it
-    orders the tests by family). ChatML is the session's ``engine_host``."""
-    from console.config import EngineConfig
-    from console.engine.host import EngineHost
-    from tests.fixtures.families import make_family
-
+    that asks for a family shares its engine; pytest runs the tests family by family (it orders
+    them so), and the next family's engine is built while this one's tests run (a build is mostly
+    its processes' imports, on one core), so at most two family engines exist at a time. ChatML is
+    the session's ``engine_host``. (So a family test must not take the processes that appear
+    while it runs for its own.)"""
     name = request.param
     if name == "chatml":
         yield name, request.getfixturevalue("engine_host")
         return
-    folder = make_family(name, tmp_path_factory.mktemp("families") / name)
-    host = EngineHost()
-    host.load(
-        EngineConfig(model=str(folder), kv_cache_memory_bytes=FAMILY_KV_BYTES, max_model_len=512, device="cpu"), name
-    ).result(timeout=600)
+    host, load = _AHEAD.pop(f"family:{name}", None) or _start_family(name, tmp_path_factory)
+    order = _family_order(request.session)
+    following = order[order.index(name) + 1 :] if name in order else []
+    if following and following[0] != "chatml" and f"family:{following[0]}" not in _AHEAD:
+        _AHEAD[f"family:{following[0]}"] = _start_family(following[0], tmp_path_factory)
     try:
+        load.result(timeout=600)
         yield name, host
     finally:
+        host.close()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _close_engines_started_ahead() -> Iterator[None]:
+    """A family engine started ahead whose tests did not run (-x, a failed setup) is closed."""
+    yield
+    while _AHEAD:
+        host, load = _AHEAD.popitem()[1]
+        try:
+            load.result(timeout=600)
+        except Exception:
+            pass
         host.close()
 
 
