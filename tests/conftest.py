@@ -177,30 +177,68 @@ def engine_host(tiny_model: Path) -> Iterator["object"]:
 
 #: KV cache of a family fixture's engine (a tiny checkpoint, short prompts).
 FAMILY_KV_BYTES = 32 * 1024**2
+#: Family engines started ahead of their first test: "family:<name>" -> (host, its load).
+_AHEAD: dict[str, tuple[Any, Any]] = {}
+
+
+def _family_order(session: pytest.Session) -> list[str]:
+    """The families the selected tests ask for through ``family``, in the order they run."""
+    order: list[str] = []
+    for item in session.items:
+        callspec = getattr(item, "callspec", None)
+        name = callspec.params.get("family") if callspec is not None else None
+        if name is not None and "family" in getattr(item, "fixturenames", ()) and name not in order:
+            order.append(name)
+    return order
+
+
+def _start_family(name: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any]:
+    """A new engine on ``name``'s tiny checkpoint, its load started (not waited for)."""
+    from console.config import EngineConfig
+    from console.engine.host import EngineHost
+    from tests.fixtures.families import make_family
+
+    folder = make_family(name, tmp_path_factory.mktemp("families") / name)
+    host = EngineHost()
+    config = EngineConfig(model=str(folder), kv_cache_memory_bytes=FAMILY_KV_BYTES, max_model_len=512, device="cpu")
+    return host, host.load(config, name)
 
 
 @pytest.fixture(scope="session")
 def family(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
     """(family, a loaded engine on its tiny checkpoint: ``tests/fixtures/families.py``), used with
     ``@pytest.mark.parametrize("family", [...], indirect=True)``. Session-scoped, so every module
-    that asks for a family shares its engine; pytest keeps one family's engine at a time (it
-    orders the tests by family). ChatML is the session's ``engine_host``."""
-    from console.config import EngineConfig
-    from console.engine.host import EngineHost
-    from tests.fixtures.families import make_family
-
+    that asks for a family shares its engine; pytest runs the tests family by family (it orders
+    them so), and the next family's engine is built while this one's tests run (a build is mostly
+    its processes' imports, on one core), so at most two family engines exist at a time. ChatML is
+    the session's ``engine_host``. (So a family test must not take the processes that appear
+    while it runs for its own.)"""
     name = request.param
     if name == "chatml":
         yield name, request.getfixturevalue("engine_host")
         return
-    folder = make_family(name, tmp_path_factory.mktemp("families") / name)
-    host = EngineHost()
-    host.load(
-        EngineConfig(model=str(folder), kv_cache_memory_bytes=FAMILY_KV_BYTES, max_model_len=512, device="cpu"), name
-    ).result(timeout=600)
+    host, load = _AHEAD.pop(f"family:{name}", None) or _start_family(name, tmp_path_factory)
+    order = _family_order(request.session)
+    following = order[order.index(name) + 1 :] if name in order else []
+    if following and following[0] != "chatml" and f"family:{following[0]}" not in _AHEAD:
+        _AHEAD[f"family:{following[0]}"] = _start_family(following[0], tmp_path_factory)
     try:
+        load.result(timeout=600)
         yield name, host
     finally:
+        host.close()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _close_engines_started_ahead() -> Iterator[None]:
+    """A family engine started ahead whose tests did not run (-x, a failed setup) is closed."""
+    yield
+    while _AHEAD:
+        host, load = _AHEAD.popitem()[1]
+        try:
+            load.result(timeout=600)
+        except Exception:
+            pass
         host.close()
 
 
@@ -210,11 +248,49 @@ USER_STORE = store_root()
 CONVERTER = [Path(importers.__file__), Path(importers.__file__).with_name("gguf_worker.py")]
 
 
+def _code_time(files: list[Path]) -> float:
+    """When ``files`` last changed: their last commit's time when git says they are unmodified
+    (a fresh clone or worktree stamps every file with the checkout's time), else their mtime."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    newest = max(f.stat().st_mtime for f in files)
+    try:
+        clean = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", *map(str, files)], cwd=root, timeout=30)
+        when = subprocess.run(
+            ["git", "log", "-1", "--format=%ct", "--", *map(str, files)],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return newest
+    if clean.returncode != 0 or when.returncode != 0 or not when.stdout.strip():
+        return newest
+    return float(when.stdout.strip())
+
+
+def _same_file(recorded: str, gguf: Path) -> bool:
+    """``recorded`` (a conversion's source) is ``gguf``, or a byte-identical copy of it (the same
+    pinned package in another checkout's virtual environment)."""
+    import filecmp
+
+    source = Path(recorded)
+    if source.resolve() == gguf.resolve():
+        return True
+    try:
+        return source.stat().st_size == gguf.stat().st_size and filecmp.cmp(source, gguf, shallow=False)
+    except OSError:
+        return False
+
+
 def setup_conversion(gguf: Path, store: Path = USER_STORE) -> Path | None:
     """setup.sh's conversion of the bundled GGUF (``smollm2`` in the user's store, made by the
     console's importer, the path this fixture would take) when it is complete, made from this
-    GGUF and newer than the converter's code; None otherwise. Only read: the registry is parsed
-    here, not opened as a store (which would sweep and lock it)."""
+    GGUF (or a byte-identical copy of it) and newer than the converter's code (its last commit,
+    or its file when edited); None otherwise. Only read: the registry is parsed here, not opened
+    as a store (which would sweep and lock it)."""
     import json
 
     try:
@@ -223,13 +299,13 @@ def setup_conversion(gguf: Path, store: Path = USER_STORE) -> Path | None:
         return None
     entry = next((m for m in data.get("models", []) if m.get("name") == "smollm2"), None)
     lineage = (entry or {}).get("lineage") or {}
-    if lineage.get("method") != "gguf-dequantize" or lineage.get("source_file") != str(gguf.resolve()):
+    if lineage.get("method") != "gguf-dequantize" or not _same_file(str(lineage.get("source_file")), gguf):
         return None
     folder = Path(entry["path"])  # type: ignore[index]
     needed = [folder / n for n in ("config.json", "model.safetensors", "tokenizer.json")]
     if not all(f.is_file() for f in needed):
         return None
-    if min(f.stat().st_mtime for f in needed) < max(c.stat().st_mtime for c in CONVERTER):
+    if min(f.stat().st_mtime for f in needed) < _code_time(CONVERTER):
         return None
     return folder
 

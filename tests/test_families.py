@@ -3,8 +3,9 @@ for a chat are the ones vLLM's own chat paths build, with one start token, and t
 fields reach the template.
 
 One tiny engine per family (``tests/fixtures/families.py``: each carries its family's tokenizer
-and chat template), one at a time (the session's parametrized ``family`` fixture in conftest.py,
-shared with the chat's thinking tests); ChatML reuses the session's ``engine_host``. The
+and chat template), family by family, the next one built while one's tests run (the session's
+parametrized ``family`` fixture in conftest.py, shared with the chat's thinking tests); ChatML
+reuses the session's ``engine_host``. The
 references are built independently of the console's prompt code: the
 tokenizer's own rendering tokenized without special tokens (what vLLM's chat path does), vLLM's
 offline ``LLM.chat`` preprocessing (its ``ChatParams`` from the same arguments, rendered by the

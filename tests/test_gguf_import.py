@@ -1,22 +1,23 @@
-"""GGUF import: the bundled SmolLM2 converts, loads in the real engine and answers; bad files
-are refused clearly; cancel leaves nothing behind."""
+"""GGUF import: the bundled SmolLM2 converts, and the conversion answers on the real engine (the
+session's SmolLM2 engine runs it); bad files are refused clearly; cancel leaves nothing behind."""
 
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
 
-from console.config import EngineConfig, SamplingSettings
+from console.config import SamplingSettings
 from console.jobs import Cancelled, Progress, TaskState
 from console.models.importers import check_gguf, import_gguf
 from console.models.inspect import ModelFormatError, inspect_checkpoint
 from console.models.store import ModelStore
 from console.models.bundled import bundled_gguf
-from tests.conftest import TEST_KV_BYTES
+from tests.conftest import SMOLLM2_MAX_LEN
 
 
 @pytest.mark.e2e
@@ -34,32 +35,22 @@ def test_bundled_gguf_converts_to_a_checkpoint(smollm2_model: Path) -> None:
 
 
 @pytest.mark.e2e
-def test_converted_smollm2_answers_through_vllm(smollm2_model: Path) -> None:
-    from console.engine.host import EngineHost
+def test_converted_smollm2_answers_through_vllm(smollm2_host: Any) -> None:
+    """The session's SmolLM2 engine runs the importer's conversion of the bundled GGUF
+    (``smollm2_model``): loaded by the vLLM CPU engine, it answers."""
     from console.engine.types import GenerationRequest, RequestFinished
 
-    host = EngineHost()
-    try:
-        # 64 MiB of KV holds 1,024 tokens of SmolLM2 in float32 (the CPU dtype check's choice on
-        # CPUs without native 16-bit paths): 30 layers x 2 x 3 heads x 64 x 4 B = 45 KiB per token
-        info = host.load(
-            EngineConfig(
-                model=str(smollm2_model), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu"
-            ),
-            "smollm2",
-        ).result(timeout=600)
-        assert info.device == "cpu" and info.max_model_len == 1024
-        ev = host.generate(
-            GenerationRequest(
-                messages=[{"role": "user", "content": "What is the capital of France?"}],
-                sampling=SamplingSettings(temperature=0.0, max_tokens=24),
-            ),
-            timeout=120,
-        )
-        assert isinstance(ev, RequestFinished), ev
-        assert "Paris" in ev.text
-    finally:
-        host.close()
+    info = smollm2_host.status.info
+    assert info.device == "cpu" and info.max_model_len == SMOLLM2_MAX_LEN
+    ev = smollm2_host.generate(
+        GenerationRequest(
+            messages=[{"role": "user", "content": "What is the capital of France?"}],
+            sampling=SamplingSettings(temperature=0.0, max_tokens=24),
+        ),
+        timeout=120,
+    )
+    assert isinstance(ev, RequestFinished), ev
+    assert "Paris" in ev.text
 
 
 def test_check_gguf_reads_the_header() -> None:

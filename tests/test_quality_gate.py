@@ -15,7 +15,9 @@ import json
 import re
 import shutil
 from collections import Counter
+from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -276,8 +278,27 @@ def make_flipped_copy(src: Path, dest: Path) -> Path:
     return dest
 
 
+class _AlreadyLoaded:
+    """An engine already running a model, as :func:`~console.quant.gate.measure` sees a host: its
+    ``load`` of that model (the same folder) hands back the engine's info instead of building the
+    engine again; everything else is the engine's own."""
+
+    def __init__(self, host: Any) -> None:
+        self._host = host
+
+    def load(self, config: Any, name: str) -> "Future[Any]":
+        info = self._host.status.info
+        assert info is not None and Path(config.model) == Path(self._host.requested_config.model)
+        done: Future[Any] = Future()
+        done.set_result(info)
+        return done
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._host, attr)
+
+
 @pytest.mark.e2e
-def test_a_checkpoint_that_flips_answers_is_rejected(smollm2_model: Path, tmp_path: Path) -> None:
+def test_a_checkpoint_that_flips_answers_is_rejected(smollm2_model: Path, smollm2_host: Any, tmp_path: Path) -> None:
     from console.config import EngineConfig
     from console.engine.host import EngineHost
     from console.quant.gate import measure
@@ -296,13 +317,23 @@ def test_a_checkpoint_that_flips_answers_is_rejected(smollm2_model: Path, tmp_pa
     def cfg(path: Path) -> EngineConfig:
         return EngineConfig(model=str(path), kv_cache_memory_bytes=256 * 1024**2, max_model_len=1024, device="cpu")
 
-    host = EngineHost()
+    # The original is measured on the session's SmolLM2 engine (one build fewer); the copy and the
+    # flipped checkpoint each get a fresh engine of their own, so the control below compares two
+    # separately built engines. The flipped one is built while the other two are measured (a build
+    # is mostly its processes' imports, on one core). No greedy answers (questions=()): the judge
+    # does not read them.
+    host, flipped_host = EngineHost(), EngineHost()
     try:
-        original = measure(host, "smollm2", cfg(smollm2_model), evalset=items, speed=False)
-        same = measure(host, "copy", cfg(copy), evalset=items, speed=False)
-        bad = measure(host, "flipped", cfg(flipped), evalset=items, speed=False)
+        flipped_load = flipped_host.load(cfg(flipped), "flipped")
+        original = measure(
+            _AlreadyLoaded(smollm2_host), "smollm2", cfg(smollm2_model), evalset=items, questions=(), speed=False
+        )
+        same = measure(host, "copy", cfg(copy), evalset=items, questions=(), speed=False)
+        flipped_load.result(timeout=900)
+        bad = measure(_AlreadyLoaded(flipped_host), "flipped", cfg(flipped), evalset=items, questions=(), speed=False)
     finally:
         host.close()
+        flipped_host.close()
 
     # Both scoring kinds ran on the engine and the model gets some of each right.
     kinds = {i.id: i.kind for i in items.items}
