@@ -215,6 +215,11 @@ class ChatTools:
         self.hub = hub
         self.approvals = ApprovalPolicy()
 
+    def close(self) -> None:
+        """Stop the MCP servers (the hub's children)."""
+        if self.hub is not None:
+            self.hub.close()
+
     def load(self, conversation: int) -> None:
         """Read the saved tool turns of ``conversation`` (opened again)."""
         if self.store is None:

@@ -1,0 +1,198 @@
+"""MCP servers' tools in a chat, on the real CPU engine with a family fixture whose template
+renders tools (Qwen3, vLLM's ``hermes`` parser; the session's shared ``family`` engine), and real
+stdio MCP servers: the SDK-written ``tests/fixtures/mcp_server.py`` and the ``mcp-server-time``
+package.
+
+How the random-weight model calls a tool: the chat asks with ``tool_choice`` "required" (one call,
+``parallel_tool_calls`` false), so vLLM's own constraint on a forced call makes the model's output
+a well-formed call to one of the offered tools; nothing stands in for the model. Whether a call
+is approved is the test's answer to the approval question. The checks read what the model's next
+turn was given: its prompt token ids, decoded.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from console.chat_session import ChatSession
+from console.config import SamplingSettings
+from console.conversations import ConversationStore
+from console.engine.types import GenerationRequest, RequestFinished
+from console.mcp_client import McpHub
+from console.mcp_config import McpServer
+from console.tool_approval import REFUSED, Decision, PendingCall
+
+pytestmark = pytest.mark.engine
+
+FIXTURE = str(Path(__file__).parent / "fixtures" / "mcp_server.py")
+SAMPLING = SamplingSettings(temperature=0.0, max_tokens=120)
+
+
+def _fixture(tools: str, log: Path, token: str = "tok-fixture-secret") -> McpServer:
+    env = {"FIXTURE_TOOLS": tools, "FIXTURE_LOG": str(log), "FIXTURE_TOKEN": token}
+    return McpServer("fx", command=sys.executable, args=(FIXTURE,), env=env)
+
+
+def _answer(host: Any, session: ChatSession, request: GenerationRequest | None) -> RequestFinished:
+    assert request is not None
+    final = host.generate(request, timeout=180)
+    assert isinstance(final, RequestFinished), final
+    session.record_answer(final.text, final, model="fixture")
+    return final
+
+
+def _session(host: Any, path: Path, hub: McpHub, servers: set[str]) -> ChatSession:
+    session = ChatSession(ConversationStore(path))
+    session.tools.hub = hub
+    session.tokenizer = lambda: host.tokenizer
+    s = session.tools.settings(None)
+    s.enabled, s.servers, s.choice = True, servers, "required"
+    return session
+
+
+@pytest.mark.parametrize("family", ["qwen3"], indirect=True)
+def test_an_approved_call_runs_and_its_result_reaches_the_next_prompt_and_survives_reopening(
+    family: tuple[str, Any], tmp_path: Path
+) -> None:
+    _, host = family
+    log = tmp_path / "calls.log"
+    hub = McpHub([_fixture("lookup", log)])
+    try:
+        assert hub.tools(["fx"])[1] == {}
+        session = _session(host, tmp_path / "c.sqlite3", hub, {"fx"})
+        first = _answer(host, session, session.send("Code of Rome?", SAMPLING))
+        assert '"name": "fx__lookup"' in host.tokenizer.decode(first.prompt_token_ids)  # the tool was offered
+        conv = session.conversation_id
+        assert session.pending_tool_calls(), first.text  # the forced call was read
+        shown: list[PendingCall] = []
+
+        def approve(call: PendingCall) -> Decision:
+            shown.append(call)
+            return Decision.ONCE
+
+        assert session.tools.answer_mcp(conv, approve)
+        assert [(c.server, c.tool) for c in shown] == [("fx", "lookup")]
+        city = json.loads(shown[0].arguments)["city"]  # vLLM held the call to the tool's schema (an enum)
+        assert shown[0].shown() == f'fx · lookup({{"city": "{city}"}})'
+        result = {"Paris": "PAR-75", "Rome": "ROM-00"}[city]
+        assert session.tools.turns(conv)[0].results == {shown[0].call_id: result}
+        assert log.read_text().split() == ["lookup"]  # the server ran it, once
+        second = _answer(host, session, session.regenerate(SAMPLING))
+        prompt = host.tokenizer.decode(second.prompt_token_ids)
+        assert "<tool_response>" in prompt and f"\n{result}\n" in prompt
+        assert [m.role for m in session.messages] == ["user", "assistant"]
+        session.store.close()
+
+        reopened = _session(host, tmp_path / "c.sqlite3", hub, {"fx"})
+        assert conv is not None
+        reopened.open(conv)
+        reopened.tools.settings(conv).choice = "auto"
+        assert reopened.tools.turns(conv)[0].approvals == {shown[0].call_id: "once"}
+        third = _answer(host, reopened, reopened.send("And Paris?", SAMPLING))
+        prompt = host.tokenizer.decode(third.prompt_token_ids)
+        assert prompt.count("<tool_response>") == 1 and f"\n{result}\n" in prompt  # the saved turn, continued
+        assert "tok-fixture-secret" not in (tmp_path / "c.sqlite3").read_bytes().decode("latin-1")
+    finally:
+        hub.close()
+
+
+@pytest.mark.parametrize("family", ["qwen3"], indirect=True)
+def test_a_refused_call_never_runs_and_a_crashed_server_is_one_line_the_chat_goes_on(
+    family: tuple[str, Any], tmp_path: Path
+) -> None:
+    _, host = family
+    log = tmp_path / "calls.log"
+    hub = McpHub([_fixture("lookup", log), McpServer("boom", command=sys.executable, args=(FIXTURE,), env={
+        "FIXTURE_TOOLS": "crash", "FIXTURE_LOG": str(log)})])  # fmt: skip
+    try:
+        session = _session(host, tmp_path / "c.sqlite3", hub, {"fx"})
+        _answer(host, session, session.send("Code of Rome?", SAMPLING))
+        conv = session.conversation_id
+        assert session.tools.answer_mcp(conv, lambda call: Decision.REFUSE)
+        assert list(session.tools.turns(conv)[0].results.values()) == [REFUSED]
+        assert not log.exists()  # refused: the server was never called
+        refused = _answer(host, session, session.regenerate(SAMPLING))
+        assert REFUSED.split(": ", 1)[1] in host.tokenizer.decode(refused.prompt_token_ids)
+
+        session.tools.settings(conv).servers = {"boom"}
+        assert hub.tools(["boom"])[1] == {}
+        _answer(host, session, session.send("Crash, please.", SAMPLING))
+        assert session.tools.answer_mcp(conv, lambda call: Decision.ALWAYS)
+        crashed = session.tools.turns(conv)[-1]
+        (line,) = crashed.results.values()
+        assert line.startswith("error: MCP server 'boom' failed during crash") and "\n" not in line
+        assert log.read_text().split() == ["crash"]
+        after = _answer(host, session, session.regenerate(SAMPLING))  # the conversation goes on
+        assert "failed during crash" in host.tokenizer.decode(after.prompt_token_ids)
+        assert session.messages[-1].role == "assistant"
+    finally:
+        hub.close()
+
+
+@pytest.mark.parametrize("family", ["qwen3"], indirect=True)
+def test_cli_chat_with_mcp_server_time_approves_runs_and_answers(
+    family: tuple[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``inference-console chat "..." --mcp mcp.json --approve-tools --tool-choice required`` as its
+    turn runs it, with the real ``mcp-server-time`` server from an LM Studio-style file."""
+    import argparse
+
+    from console.cli.chat import turn
+    from console.cli.chat_tools import configure
+
+    _, host = family
+    config = tmp_path / "mcp.json"
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "time": {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}
+                }
+            }
+        )
+    )
+    session = ChatSession(ConversationStore(tmp_path / "c.sqlite3"))
+    args = argparse.Namespace(
+        tools=None, builtin_tool=None, tool_choice="required", mcp=str(config), approve_tools=True
+    )
+    configure(session, args, lambda: host.tokenizer)
+    try:
+        turn(host, session, SAMPLING, "What time is it in Rome?", {}, None)
+        err = capsys.readouterr().err
+        assert "[mcp] 2 tools from time" in err
+        assert "[tool call] time__" in err and "[tool result] time__" in err, err
+        (turn_,) = session.tools.turns(session.conversation_id)
+        (result,) = turn_.results.values()
+        assert turn_.approvals == {turn_.calls[0]["id"]: "always"} and result
+        assert [m.role for m in session.messages] == ["user", "assistant"]  # the model answered after it
+    finally:
+        session.tools.close()
+
+
+def test_the_hub_masks_secrets_times_out_a_hung_call_and_reports_servers_that_cannot_start(tmp_path: Path) -> None:
+    """No engine: the SDK-written server's tools by name, its secret masked in a result, a hung
+    call cut at the timeout (the server restarted for the next call), and servers that cannot
+    start (no such command; one that exits) as one line each, with their stderr's last words."""
+    log = tmp_path / "calls.log"
+    dies = McpServer("dies", command=sys.executable, args=("-c", "import sys; sys.exit('no config ghp_topsecret1')"),
+                     env={"TOKEN": "ghp_topsecret1"})  # fmt: skip
+    hub = McpHub([_fixture("lookup,secret,hang", log), McpServer("none", command="/nonexistent/server"), dies],
+                 call_timeout_s=3)  # fmt: skip
+    try:
+        tools, errors = hub.tools(["fx", "none", "dies"])
+        assert sorted(t["function"]["name"] for t in tools) == ["fx__hang", "fx__lookup", "fx__secret"]
+        assert errors["none"].startswith("MCP server 'none' could not start") and "No such file" in errors["none"]
+        assert "could not start" in errors["dies"] and "no config ***" in errors["dies"]
+        assert all("\n" not in e and "ghp_topsecret1" not in e for e in errors.values())
+        assert hub.call("fx__secret", {}) == "token is ***"
+        assert hub.call("fx__hang", {}) == "error: MCP server 'fx' did not answer hang within 3 s"
+        assert hub.call("fx__lookup", {"city": "Paris"}) == "PAR-75"  # started again
+        assert hub.call("fx__lookup", {"city": "Oslo"}).startswith("error: ")  # the tool's own error
+    finally:
+        hub.close()
+    assert hub.running() == []
