@@ -9,7 +9,8 @@ secret: :func:`redact` replaces it wherever it appears (tool results, error line
 stderr), and :meth:`McpServer.describe` names the variables without their values.
 
 A server's tools reach the model as function tools named ``<server>__<tool>`` (:func:`tool_name`),
-so two servers may each have a tool of the same name. No Qt here.
+so two servers may each have a tool of the same name. The window keeps the file the user imported
+as ``mcp.json`` in the data home (:func:`import_servers`, :func:`saved_servers`). No Qt here.
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from console.atomic import atomic_write_text
+from console.paths import data_home
+
+#: The window's copy of the imported file, in the data home.
+CONFIG_FILE = "mcp.json"
 #: Between a server's name and its tool's in the name the model sees.
 SEPARATOR = "__"
 #: OpenAI function names: letters, digits, ``_`` and ``-``, at most 64.
@@ -142,6 +148,29 @@ def load_servers(path: str | Path) -> list[McpServer]:
     return parse_servers(text, str(path))
 
 
+def import_servers(path: str | Path) -> list[McpServer]:
+    """Check ``path`` and keep a copy as the window's servers (readable by the user only, as
+    it may hold keys); raises :class:`McpConfigError`."""
+    servers = load_servers(path)
+    target = data_home() / CONFIG_FILE
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(target, Path(path).read_text(encoding="utf-8"))
+    target.chmod(0o600)
+    return servers
+
+
+def saved_servers() -> tuple[list[McpServer], str | None]:
+    """The servers of the window's copy (none when nothing was imported) and, when that copy
+    cannot be used, the one-line reason."""
+    path = data_home() / CONFIG_FILE
+    if not path.exists():
+        return [], None
+    try:
+        return load_servers(path), None
+    except McpConfigError as exc:
+        return [], str(exc)
+
+
 def redact(text: str, servers: Iterable[McpServer]) -> str:
     """``text`` with every secret of ``servers`` replaced by ``***``."""
     for secret in sorted({s for server in servers for s in server.secrets()}, key=len, reverse=True):
@@ -159,7 +188,10 @@ __all__ = [
     "McpConfigError",
     "McpServer",
     "SEPARATOR",
+    "CONFIG_FILE",
+    "import_servers",
     "load_servers",
+    "saved_servers",
     "parse_servers",
     "redact",
     "server_name",

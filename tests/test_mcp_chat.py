@@ -196,3 +196,45 @@ def test_the_hub_masks_secrets_times_out_a_hung_call_and_reports_servers_that_ca
     finally:
         hub.close()
     assert hub.running() == []
+
+
+def test_the_tools_box_imports_servers_and_asks_before_a_call_runs_off_the_gui_thread(
+    qtbot: Any, home: Path, tmp_path: Path
+) -> None:
+    """The window: an imported mcp.json (kept in the data home, readable by the user only), a
+    server switched on for the conversation, a call shown in the approval row (not the reply box),
+    run on "Run once" off the GUI thread, and the model asked again. The call is written into the
+    turn as ``record_answer`` keeps one (the engine tests above have the model make it)."""
+    from console.ui.tools_editor import ToolsEditor
+
+    log = tmp_path / "calls.log"
+    config = tmp_path / "mcp.json"
+    env = {"FIXTURE_TOOLS": "lookup", "FIXTURE_LOG": str(log), "FIXTURE_TOKEN": "tok-fixture-secret"}
+    config.write_text(json.dumps({"mcpServers": {"fx": {"command": sys.executable, "args": [FIXTURE], "env": env}}}))
+    session = ChatSession(ConversationStore(tmp_path / "c.sqlite3"))
+    editor = ToolsEditor(session)
+    qtbot.addWidget(editor)
+    editor.show()
+    try:
+        editor.enabled.setChecked(True)
+        assert editor.mcp.import_file(str(config))
+        assert (home / "mcp.json").stat().st_mode & 0o077 == 0
+        assert "tok-fixture-secret" not in editor.mcp.boxes["fx"].toolTip()
+        editor.mcp.boxes["fx"].setChecked(True)
+        qtbot.waitUntil(lambda: editor.mcp.status.text() == "fx: 1 tools", timeout=60_000)
+        assert [t["function"]["name"] for t in session.tools.fields(None)["tools"]] == ["fx__lookup"]
+        session.send("Code of Rome?", SAMPLING)
+        conv = session.conversation_id
+        call = {"id": "call-1", "type": "function", "function": {"name": "fx__lookup", "arguments": '{"city":"Rome"}'}}
+        session.tools.add_turn(conv, 0, "", [call])
+        editor.after_answer()
+        assert editor.mcp.approval.isVisible() and not editor.reply.isVisible()
+        assert editor.mcp.approval.text() == 'The model calls fx · lookup({"city": "Rome"}). Run it?'
+        editor.grab().save(str(tmp_path / "chat-mcp-approval.png"))
+        assert not log.exists()  # nothing runs before the answer
+        with qtbot.waitSignal(editor.resumeRequested, timeout=60_000):
+            editor.mcp.run_once.click()
+        assert session.tools.turns(conv)[0].results == {"call-1": "ROM-00"}
+        assert log.read_text().split() == ["lookup"] and editor.mcp.approval.isHidden()
+    finally:
+        session.tools.close()
