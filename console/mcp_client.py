@@ -153,7 +153,7 @@ class McpHub:
             return f"MCP server {name!r} did not start within {self.start_timeout_s:.0f} s"
 
     def tools(self, names: Iterable[str], start: bool = True) -> tuple[list[dict[str, Any]], dict[str, str]]:
-        """OpenAI function tools of the servers ``names`` (started as needed; with ``start``
+        """OpenAI function tools (``strict``) of the servers ``names`` (started as needed; with ``start``
         False, the last listing of each, which never blocks), and the one-line error of each
         server that could not list them."""
         out: list[dict[str, Any]] = []
@@ -174,6 +174,9 @@ class McpHub:
                         "function": {
                             "name": tool_name(name, tool.name),
                             "description": f"[{name}] {description}",
+                            # vLLM then holds the arguments to the server's schema, so even a
+                            # weak model's call is one the server can take
+                            "strict": True,
                             "parameters": schema,
                         },
                     }

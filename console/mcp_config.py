@@ -4,9 +4,11 @@ out of everything the console writes.
 
 A stdio server is ``{"command": ..., "args": [...], "env": {...}, "cwd": ...}``; a streamable-HTTP
 server is ``{"url": ..., "headers": {...}}`` (``"type"``/``"transport"`` may say which; ``"disabled":
-true`` keeps an entry without offering it). Every value of ``env`` and ``headers`` counts as a
-secret: :func:`redact` replaces it wherever it appears (tool results, error lines, a server's
-stderr), and :meth:`McpServer.describe` names the variables without their values.
+true`` keeps an entry without offering it). Secrets are every value of ``headers`` and the values
+of ``env`` whose name says so (key, token, secret, password, auth, credential …) or that look like
+one (16 characters or more, no spaces, not a path): :func:`redact` replaces them wherever they
+appear (tool results, error lines, a server's stderr), and :meth:`McpServer.describe` names the
+variables without any values.
 
 A server's tools reach the model as function tools named ``<server>__<tool>`` (:func:`tool_name`),
 so two servers may each have a tool of the same name. The window keeps the file the user imported
@@ -33,6 +35,10 @@ _NAME = re.compile(r"[^A-Za-z0-9_-]")
 MAX_NAME = 64
 #: A secret shorter than this is not searched for (``"1"`` would blank every digit of a result).
 MIN_SECRET = 4
+#: Names of environment variables whose values are secrets whatever they look like.
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASS|AUTH|CRED|COOKIE|SESSION|PRIVATE|(^|_)PAT($|_)", re.I)
+#: A value this long with no spaces and no path separator is taken for a secret.
+SECRET_LOOK = re.compile(r"[^\s/\\]{16,}")
 MASK = "***"
 
 
@@ -58,8 +64,9 @@ class McpServer:
         return "stdio" if self.command else "http"
 
     def secrets(self) -> list[str]:
-        """The values that must never be written anywhere (env and header values)."""
-        return [v for v in (*self.env.values(), *self.headers.values()) if len(v) >= MIN_SECRET]
+        """The values that must never be written anywhere (see the module docstring)."""
+        env = [v for k, v in self.env.items() if SECRET_NAME.search(k) or SECRET_LOOK.fullmatch(v)]
+        return [v for v in (*env, *self.headers.values()) if len(v) >= MIN_SECRET]
 
     def describe(self) -> str:
         """One line for people: the command (or URL) with variable and header names only."""

@@ -110,9 +110,11 @@ def test_a_refused_call_never_runs_and_a_crashed_server_is_one_line_the_chat_goe
     hub = McpHub([_fixture("lookup", log), McpServer("boom", command=sys.executable, args=(FIXTURE,), env={
         "FIXTURE_TOOLS": "crash", "FIXTURE_LOG": str(log)})])  # fmt: skip
     try:
+        assert hub.tools(["fx", "boom"])[1] == {}
         session = _session(host, tmp_path / "c.sqlite3", hub, {"fx"})
         _answer(host, session, session.send("Code of Rome?", SAMPLING))
         conv = session.conversation_id
+        assert session.pending_tool_calls()
         assert session.tools.answer_mcp(conv, lambda call: Decision.REFUSE)
         assert list(session.tools.turns(conv)[0].results.values()) == [REFUSED]
         assert not log.exists()  # refused: the server was never called
@@ -120,7 +122,6 @@ def test_a_refused_call_never_runs_and_a_crashed_server_is_one_line_the_chat_goe
         assert REFUSED.split(": ", 1)[1] in host.tokenizer.decode(refused.prompt_token_ids)
 
         session.tools.settings(conv).servers = {"boom"}
-        assert hub.tools(["boom"])[1] == {}
         _answer(host, session, session.send("Crash, please.", SAMPLING))
         assert session.tools.answer_mcp(conv, lambda call: Decision.ALWAYS)
         crashed = session.tools.turns(conv)[-1]
@@ -135,41 +136,51 @@ def test_a_refused_call_never_runs_and_a_crashed_server_is_one_line_the_chat_goe
 
 
 @pytest.mark.parametrize("family", ["qwen3"], indirect=True)
-def test_cli_chat_with_mcp_server_time_approves_runs_and_answers(
-    family: tuple[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_cli_chat_with_mcp_server_time_asks_on_the_terminal_runs_and_the_result_reaches_the_prompt(
+    family: tuple[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``inference-console chat "..." --mcp mcp.json --approve-tools --tool-choice required`` as its
-    turn runs it, with the real ``mcp-server-time`` server from an LM Studio-style file."""
+    """``inference-console chat --mcp mcp.json`` with the real ``mcp-server-time`` server from an
+    LM Studio-style file: the call shown and asked on the terminal, run on "y", its result in the
+    model's next prompt. The server's tools take free-form strings (a timezone), which a
+    random-weight model held to the schema fills until its tokens run out, so here the call is
+    written into the turn as ``record_answer`` keeps one; the tests above have the model make it."""
     import argparse
 
-    from console.cli.chat import turn
-    from console.cli.chat_tools import configure
+    from console.cli.chat_tools import answer_calls, configure
 
     _, host = family
     config = tmp_path / "mcp.json"
-    config.write_text(
-        json.dumps(
-            {
-                "mcpServers": {
-                    "time": {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}
-                }
-            }
-        )
-    )
+    time_server = {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}
+    config.write_text(json.dumps({"mcpServers": {"time": time_server}}))
     session = ChatSession(ConversationStore(tmp_path / "c.sqlite3"))
-    args = argparse.Namespace(
-        tools=None, builtin_tool=None, tool_choice="required", mcp=str(config), approve_tools=True
-    )
+    args = argparse.Namespace(tools=None, builtin_tool=None, tool_choice="auto", mcp=str(config), approve_tools=False)
     configure(session, args, lambda: host.tokenizer)
+    asked: list[str] = []
+    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or "y")
     try:
-        turn(host, session, SAMPLING, "What time is it in Rome?", {}, None)
+        session.send("What time is it in Rome?", SAMPLING)
+        conv = session.conversation_id
+        arguments = json.dumps({"timezone": "Europe/Rome"})
+        call = {
+            "id": "call-1",
+            "type": "function",
+            "function": {"name": "time__get_current_time", "arguments": arguments},
+        }
+        session.tools.add_turn(conv, 0, "", [call])
+        assert answer_calls(session, None)
+        assert asked == [
+            'run time · get_current_time({"timezone": "Europe/Rome"})? [y]es / [a]lways for this tool / [n]o> '
+        ]
         err = capsys.readouterr().err
-        assert "[mcp] 2 tools from time" in err
-        assert "[tool call] time__" in err and "[tool result] time__" in err, err
-        (turn_,) = session.tools.turns(session.conversation_id)
-        (result,) = turn_.results.values()
-        assert turn_.approvals == {turn_.calls[0]["id"]: "always"} and result
-        assert [m.role for m in session.messages] == ["user", "assistant"]  # the model answered after it
+        assert "[mcp] 2 tools from time" in err and "[tool result] time__get_current_time: {" in err
+        result = json.loads(session.tools.turns(conv)[0].results["call-1"])
+        assert result["timezone"] == "Europe/Rome" and session.tools.turns(conv)[0].approvals == {"call-1": "once"}
+        request = session.regenerate(SAMPLING)
+        assert request is not None  # the fixture's 512-token context is too short for this server's
+        # two tools and an answer: the model's next prompt is rendered by the engine, not run
+        prompt = host.tokenizer.decode(host.format_prompt(request)["prompt_token_ids"])
+        assert "<tool_response>" in prompt and result["datetime"] in prompt
+        assert '"name": "time__convert_time"' in prompt  # both of the server's tools offered
     finally:
         session.tools.close()
 

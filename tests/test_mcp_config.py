@@ -74,7 +74,10 @@ def test_secrets_of_env_and_headers_are_masked_in_lines_and_descriptions() -> No
     assert "ghp_secretvalue123" not in github.describe() and "GITHUB_PERSONAL_ACCESS_TOKEN=***" in github.describe()
     remote = next(s for s in servers if s.name == "remote-docs")
     assert "tok-abcdef" not in remote.describe() and "Authorization" in remote.describe()
-    assert redact("1 2 3", [McpServer("s", command="x", env={"N": "1"})]) == "1 2 3"  # too short to be a secret
+    assert redact("1 2 3", [McpServer("s", command="x", env={"API_KEY": "1"})]) == "1 2 3"  # too short to be a secret
+    plain = McpServer("s", command="x", env={"MODE": "fast", "ROOT": "/home/me/notes", "X": "a8f9c7d6e5b4a3c2d1e0"})
+    assert plain.secrets() == ["a8f9c7d6e5b4a3c2d1e0"]  # a name or a look that says secret
+    assert redact("mode fast in /home/me/notes", [plain]) == "mode fast in /home/me/notes"
 
 
 def test_approval_once_always_refused_and_allow_all() -> None:
