@@ -176,9 +176,12 @@ def test_cli_chat_with_mcp_server_time_asks_on_the_terminal_runs_and_the_result_
         result = json.loads(session.tools.turns(conv)[0].results["call-1"])
         assert result["timezone"] == "Europe/Rome" and session.tools.turns(conv)[0].approvals == {"call-1": "once"}
         request = session.regenerate(SAMPLING)
-        assert request is not None  # the fixture's 512-token context is too short for this server's
-        # two tools and an answer: the model's next prompt is rendered by the engine, not run
-        prompt = host.tokenizer.decode(host.format_prompt(request)["prompt_token_ids"])
+        assert request is not None  # the fixture's 512-token context is too short for this server's two
+        # tools' descriptions: the model's next prompt is rendered by its chat template, not run
+        tools = request.openai_fields["tools"]
+        prompt = host.tokenizer.apply_chat_template(
+            request.messages, tools=tools, tokenize=False, add_generation_prompt=True
+        )
         assert "<tool_response>" in prompt and result["datetime"] in prompt
         assert '"name": "time__convert_time"' in prompt  # both of the server's tools offered
     finally:
@@ -249,3 +252,36 @@ def test_the_tools_box_imports_servers_and_asks_before_a_call_runs_off_the_gui_t
         assert log.read_text().split() == ["lookup"] and editor.mcp.approval.isHidden()
     finally:
         session.tools.close()
+
+
+def test_a_stdio_server_ends_with_a_console_killed_by_sigkill(tmp_path: Path) -> None:
+    """The server runs in its own process group (the SDK's) under a parent-death watcher: when
+    the process that started it dies without cleaning up, the watcher ends the server."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from console.children import group_alive
+
+    code = (
+        "import sys, time\n"
+        "from console.mcp_config import McpServer\n"
+        "from console.mcp_client import McpHub, _children\n"
+        f"hub = McpHub([McpServer('fx', command=sys.executable, args=({FIXTURE!r},))])\n"
+        "assert hub.start('fx') is None\n"
+        "print(*[p for p, argv in _children().items() if argv[-1].endswith('mcp_server.py')], flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    console = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert console.stdout is not None
+        server = int(console.stdout.readline())
+        assert group_alive(server)
+    finally:
+        os.kill(console.pid, signal.SIGKILL)
+        console.wait()
+    deadline = time.monotonic() + 30
+    while group_alive(server) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not group_alive(server)
