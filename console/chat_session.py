@@ -35,7 +35,7 @@ class ChatSession:
         self.edit_position: int | None = None  # editing: sending replaces the messages from here
         self.answering: int | None = None  # the conversation an answer in flight goes to
         self.continuing: Message | None = None  # the answer in flight continues this one (Continue)
-        self.tools = ChatTools()  # function tools per conversation, off by default (chat_tools.py)
+        self.tools = ChatTools(store)  # function tools per conversation, off by default (chat_tools.py)
         #: the loaded model's tokenizer, for reading tool calls from an answer (set by the caller)
         self.tokenizer: Callable[[], Any] | None = None
         self._tool_fields: dict[str, Any] = {}  # the tools the answer in flight was offered
@@ -54,6 +54,7 @@ class ChatSession:
         self.messages = self.store.messages(conv.id)
         self.system_prompt = conv.system_prompt
         self.edit_position = None
+        self.tools.load(conv.id)
         return conv
 
     def file_stem(self) -> str:

@@ -1,13 +1,15 @@
 """Function tools in a chat: per-conversation tool definitions, the calls the model
-makes, and their answers -- by the user or by the built-in local tools (a calculator and a clock).
-No Qt here: :class:`~console.chat_session.ChatSession` holds a :class:`ChatTools` and the window's
-tools editor (``console/ui/tools_editor.py``) edits it.
+makes, and their answers -- by the user, by the built-in local tools (a calculator and a clock) or
+by the tools of MCP servers (``mcp_client.McpHub``), each of those run only once the user approved
+it (``tool_approval``). No Qt here: :class:`~console.chat_session.ChatSession` holds a
+:class:`ChatTools` and the window's tools editor (``console/ui/tools_editor.py``) edits it.
 
-Off by default; switched on per conversation. A turn with calls is kept beside the saved
-conversation, after the user message it answers: the assistant message with ``tool_calls`` and
-one ``tool`` message per call, in the order vLLM's chat template reads them. When every call of
-the turn is answered, the model is asked again with them in its prompt. The tool turns live as
-long as the window (the conversation store keeps the user messages and the final answers).
+Off by default; switched on per conversation, and MCP servers one by one. A turn with calls is
+kept after the user message it answers: the assistant message with ``tool_calls`` and one ``tool``
+message per call, in the order vLLM's chat template reads them. When every call of the turn is
+answered, the model is asked again with them in its prompt. With a conversation store, each turn,
+its results and the approvals are saved in it (``ConversationStore.add_tool_turn``) and read back
+when the conversation is opened again (:meth:`ChatTools.load`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,13 @@ import datetime as _dt
 import json
 import operator
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+from console.tool_approval import REFUSED, ApprovalPolicy, Ask, Decision, PendingCall
+
+if TYPE_CHECKING:
+    from console.conversations import ConversationStore
+    from console.mcp_client import McpHub
 
 #: The built-in local tools, as OpenAI function definitions (``strict``: vLLM pins the arguments
 #: to the schema, so even a weak model's call is one the tool can run).
@@ -164,6 +172,7 @@ class ToolSettings:
     #: ``tool_choice`` after a user message: "auto" (the model decides) or "required" (it must
     #: call one); the turn after the results is always "auto", so the model can answer
     choice: str = "auto"
+    servers: set[str] = field(default_factory=set)  # MCP servers whose tools are offered
 
     def tools(self) -> list[dict[str, Any]]:
         mine = [d for d in self.definitions if d["function"]["name"] not in self.builtins]
@@ -178,6 +187,9 @@ class ToolTurn:
     content: str
     calls: list[dict[str, Any]]
     results: dict[str, str] = field(default_factory=dict)  # call id -> the answer
+    #: call id -> who answered: "builtin", "user", or the MCP approval ("once", "always", "refuse")
+    approvals: dict[str, str] = field(default_factory=dict)
+    id: int | None = None  # the saved turn's row in the conversation store
 
     def messages(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = [{"role": "assistant", "content": self.content, "tool_calls": self.calls}]
@@ -193,11 +205,29 @@ class ToolTurn:
 
 
 class ChatTools:
-    """Tools and tool turns per conversation (``None``: the new, not yet saved chat)."""
+    """Tools and tool turns per conversation (``None``: the new, not yet saved chat). ``store``:
+    where turns are saved; ``hub``: the MCP servers; ``approvals``: the "always" answers."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: ConversationStore | None = None, hub: McpHub | None = None) -> None:
         self._settings: dict[int | None, ToolSettings] = {}
         self._turns: dict[int | None, list[ToolTurn]] = {}
+        self.store = store
+        self.hub = hub
+        self.approvals = ApprovalPolicy()
+
+    def close(self) -> None:
+        """Stop the MCP servers (the hub's children)."""
+        if self.hub is not None:
+            self.hub.close()
+
+    def load(self, conversation: int) -> None:
+        """Read the saved tool turns of ``conversation`` (opened again)."""
+        if self.store is None:
+            return
+        self._turns[conversation] = [
+            ToolTurn(t.after_position, t.content, list(t.calls), dict(t.results), dict(t.approvals), t.id)
+            for t in self.store.tool_turns(conversation)
+        ]
 
     def settings(self, conversation: int | None) -> ToolSettings:
         return self._settings.setdefault(conversation, ToolSettings())
@@ -214,6 +244,8 @@ class ChatTools:
         "auto" for the turn that reads tool results); {} when off."""
         s = self.settings(conversation)
         tools = s.tools() if s.enabled else []
+        if s.enabled and s.servers and self.hub is not None:
+            tools += self.hub.tools(sorted(s.servers), start=False)[0]
         choice = "auto" if after_results else s.choice
         if not tools:
             return {}
@@ -231,6 +263,8 @@ class ChatTools:
 
     def add_turn(self, conversation: int | None, after: int, content: str, calls: list[dict[str, Any]]) -> ToolTurn:
         turn = ToolTurn(after, content, list(calls))
+        if self.store is not None and conversation is not None:
+            turn.id = self.store.add_tool_turn(conversation, after, content, turn.calls)
         self._turns.setdefault(conversation, []).append(turn)
         return turn
 
@@ -242,20 +276,27 @@ class ChatTools:
         """A new message was sent while calls waited for answers: that turn is dropped."""
         turns = self.turns(conversation)
         if turns and turns[-1].pending():
-            turns.pop()
+            dropped = turns.pop()
+            if self.store is not None and dropped.id is not None:
+                self.store.delete_tool_turn(dropped.id)
 
     def pending(self, conversation: int | None) -> list[dict[str, Any]]:
         """Calls of the last turn still waiting for an answer."""
         turns = self.turns(conversation)
         return turns[-1].pending() if turns else []
 
-    def answer(self, conversation: int | None, call_id: str, result: str) -> bool:
-        """Record ``result`` for the call ``call_id``; True when the turn has every answer."""
+    def answer(self, conversation: int | None, call_id: str, result: str, by: str = "user") -> bool:
+        """Record ``result`` for the call ``call_id`` (answered ``by``: "user", "builtin" or an
+        MCP approval); True when the turn has every answer."""
         turns = self.turns(conversation)
         if not turns or call_id not in {c["id"] for c in turns[-1].calls}:
             raise KeyError(f"no pending tool call {call_id!r}")
-        turns[-1].results[call_id] = result
-        return not turns[-1].pending()
+        turn = turns[-1]
+        turn.results[call_id] = result
+        turn.approvals[call_id] = by
+        if self.store is not None and turn.id is not None:
+            self.store.set_tool_results(turn.id, turn.results, turn.approvals)
+        return not turn.pending()
 
     def answer_builtins(self, conversation: int | None) -> bool:
         """Let the built-in tools answer the pending calls made to them; True when nothing is left."""
@@ -263,7 +304,38 @@ class ChatTools:
         for call in self.pending(conversation):
             name = call["function"]["name"]
             if name in builtins:
-                self.answer(conversation, call["id"], run_builtin(name, call["function"]["arguments"]))
+                self.answer(conversation, call["id"], run_builtin(name, call["function"]["arguments"]), "builtin")
+        return not self.pending(conversation)
+
+    def mcp_pending(self, conversation: int | None) -> list[PendingCall]:
+        """Pending calls to tools of this conversation's MCP servers, as the user is asked them."""
+        if self.hub is None:
+            return []
+        servers = self.settings(conversation).servers
+        out = []
+        for call in self.pending(conversation):
+            owner = self.hub.owner(call["function"]["name"])
+            if owner is not None and owner[0] in servers:
+                fn = call["function"]
+                out.append(PendingCall(call["id"], fn["name"], owner[0], owner[1], fn["arguments"]))
+        return out
+
+    def run_mcp(self, call: PendingCall, decision: Decision) -> str:
+        """The result of an MCP call under ``decision`` (refused: the refusal the model reads);
+        blocks up to the hub's call timeout, so the window runs it off the GUI thread."""
+        if decision is Decision.REFUSE or self.hub is None:
+            return REFUSED
+        arguments = call.parsed_arguments()
+        if arguments is None:
+            return f"error: the arguments are not a JSON object: {call.arguments[:200]}"
+        return self.hub.call(call.function, arguments)
+
+    def answer_mcp(self, conversation: int | None, ask: Ask | None) -> bool:
+        """Ask about each pending MCP call (``approvals`` first, then ``ask``), run the approved
+        ones and record every result; True when nothing is left pending."""
+        for call in self.mcp_pending(conversation):
+            decision = self.approvals.decide(call, ask)
+            self.answer(conversation, call.call_id, self.run_mcp(call, decision), decision.value)
         return not self.pending(conversation)
 
     def interleave(self, conversation: int | None, messages: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:

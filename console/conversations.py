@@ -5,8 +5,14 @@ a power cut) mid-write leaves the database as it was before or after that change
 Each assistant message keeps its figures (time to first token, tokens/s, token counts, finish
 reason, model) so the chat panel can show them after a restart, and a reasoning model's thinking
 apart from its answer (``reasoning``, with its tokens and seconds): the answer is
-``content``, which alone goes back to the model in the next turn, as on vLLM's server. Export gives JSON (the whole
-record, figures included) or Markdown (for people). No Qt here.
+``content``, which alone goes back to the model in the next turn, as on vLLM's server. A turn of
+tool calls (the model's calls, the user's approvals and the tools' results) is a row of
+``tool_turns`` placed after the message it answers (``after_position``); it goes with that message
+when the history is cut there. Export gives JSON (the whole record, figures and tool turns
+included) or Markdown (for people). No Qt here.
+
+Older histories are brought up to :data:`SCHEMA_VERSION` when opened: missing tables are created
+and missing columns added (``_ADDED_COLUMNS``); a newer history is refused.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from typing import Any, Iterator
 from console.paths import data_home
 
 DB_FILE = "conversations.sqlite3"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 ROLES = ("system", "user", "assistant")
 
 _SCHEMA = """
@@ -51,6 +57,16 @@ CREATE TABLE IF NOT EXISTS messages (
     reasoning_tokens INTEGER,
     reasoning_s REAL,
     UNIQUE (conversation_id, position)
+);
+CREATE TABLE IF NOT EXISTS tool_turns (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    after_position INTEGER NOT NULL,
+    content TEXT NOT NULL,
+    calls TEXT NOT NULL,
+    results TEXT NOT NULL DEFAULT '{}',
+    approvals TEXT NOT NULL DEFAULT '{}',
+    created_at TEXT NOT NULL
 );
 """
 #: Columns added after schema 1, added to an older history when it is opened.
@@ -92,6 +108,30 @@ class Message:
     reasoning: str | None = None
     reasoning_tokens: int | None = None
     reasoning_s: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SavedToolTurn:
+    """A saved turn of tool calls: OpenAI ``tool_calls``, results and approvals by call id."""
+
+    id: int
+    conversation_id: int
+    after_position: int
+    content: str
+    calls: list[dict[str, Any]]
+    results: dict[str, str]
+    approvals: dict[str, str]
+    created_at: str
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> SavedToolTurn:
+        data = dict(row)
+        for key in ("calls", "results", "approvals"):
+            data[key] = json.loads(data[key])
+        return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -197,6 +237,7 @@ class ConversationStore:
     def delete(self, conversation_id: int) -> None:
         with self._tx() as db:
             db.execute("DELETE FROM messages WHERE conversation_id = ?", (conversation_id,))
+            db.execute("DELETE FROM tool_turns WHERE conversation_id = ?", (conversation_id,))
             db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
 
     # -- messages ---------------------------------------------------------------------------
@@ -301,8 +342,44 @@ class ConversationStore:
             cur = db.execute(
                 "DELETE FROM messages WHERE conversation_id = ? AND position >= ?", (conversation_id, position)
             )
+            db.execute(
+                "DELETE FROM tool_turns WHERE conversation_id = ? AND after_position >= ?", (conversation_id, position)
+            )
             db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (_now(), conversation_id))
             return int(cur.rowcount)
+
+    # -- tool turns ---------------------------------------------------------------------------
+    def tool_turns(self, conversation_id: int) -> builtins.list[SavedToolTurn]:
+        rows = self._db.execute(
+            "SELECT * FROM tool_turns WHERE conversation_id = ? ORDER BY after_position, id", (conversation_id,)
+        ).fetchall()
+        return [SavedToolTurn.from_row(r) for r in rows]
+
+    def add_tool_turn(
+        self, conversation_id: int, after_position: int, content: str, calls: builtins.list[dict[str, Any]]
+    ) -> int:
+        """Save the model's calls after the message at ``after_position``; returns the turn's id."""
+        now = _now()
+        with self._tx() as db:
+            cur = db.execute(
+                "INSERT INTO tool_turns (conversation_id, after_position, content, calls, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (conversation_id, after_position, content, json.dumps(calls, ensure_ascii=False), now),
+            )
+            db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
+            return int(cur.lastrowid or 0)
+
+    def set_tool_results(self, turn_id: int, results: dict[str, str], approvals: dict[str, str]) -> None:
+        """Replace a turn's results and approvals (both by call id)."""
+        with self._tx() as db:
+            db.execute(
+                "UPDATE tool_turns SET results = ?, approvals = ? WHERE id = ?",
+                (json.dumps(results, ensure_ascii=False), json.dumps(approvals), turn_id),
+            )
+
+    def delete_tool_turn(self, turn_id: int) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM tool_turns WHERE id = ?", (turn_id,))
 
     # -- export -----------------------------------------------------------------------------
     def export_dict(self, conversation_id: int) -> dict[str, Any]:
@@ -312,6 +389,7 @@ class ConversationStore:
             "version": SCHEMA_VERSION,
             **asdict(conv),
             "messages": [m.to_dict() for m in self.messages(conversation_id)],
+            "tool_turns": [t.to_dict() for t in self.tool_turns(conversation_id)],
         }
 
     def export_json(self, conversation_id: int) -> str:
@@ -322,6 +400,7 @@ class ConversationStore:
         lines = [f"# {conv.title}", "", f"_Created {conv.created_at}_", ""]
         if conv.system_prompt:
             lines += ["## System", "", conv.system_prompt, ""]
+        turns = self.tool_turns(conversation_id)
         for m in self.messages(conversation_id):
             lines += [f"## {m.role.capitalize()}", ""]
             if m.reasoning:
@@ -330,6 +409,12 @@ class ConversationStore:
             figures = message_figures(m)
             if figures:
                 lines += [f"_{figures}_", ""]
+            for turn in (t for t in turns if t.after_position == m.position):
+                for call in turn.calls:
+                    fn = call["function"]
+                    lines += ["## Tool call", "", f"`{fn['name']}({fn['arguments']})`", ""]
+                    if call["id"] in turn.results:
+                        lines += ["```", turn.results[call["id"]], "```", ""]
         return "\n".join(lines)
 
 
@@ -349,4 +434,4 @@ def message_figures(m: Message) -> str:
     return " · ".join(parts)
 
 
-__all__ = ["Conversation", "ConversationError", "ConversationStore", "Message", "message_figures"]
+__all__ = ["Conversation", "ConversationError", "ConversationStore", "Message", "SavedToolTurn", "message_figures"]

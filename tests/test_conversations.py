@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from console.conversations import ConversationError, ConversationStore, message_figures
+from console.conversations import SCHEMA_VERSION, ConversationError, ConversationStore, message_figures
 
 
 def test_create_append_list_and_reopen(home: Path) -> None:
@@ -188,4 +188,4 @@ def test_an_answers_thinking_is_kept_apart_and_an_older_history_gains_the_column
     markdown = reopened.export_markdown(1)
     assert markdown.index("The user asks for a capital.") < markdown.index("Paris.")
     assert "7 thinking" in message_figures(session.messages[-1])
-    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

@@ -348,6 +348,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
         return repl(host, session, sampling, extra, hide_thinking=args.hide_thinking)
     finally:
         host.close()
+        if session is not None:
+            session.tools.close()  # MCP servers, when --mcp started some
 
 
 def turn(

@@ -434,9 +434,11 @@ class MainWindow(QMainWindow):
         ctx = self.ctx
 
         batch = self.batch
+        tools = self.chat.session.tools
 
         def shutdown() -> None:
             try:
+                tools.close()  # the chat's MCP servers (no Qt calls)
                 if batch is not None:
                     batch.shutdown()  # cancels and joins its worker (no Qt calls): fine off the GUI thread
                 ctx.sampler.stop()

@@ -3,7 +3,8 @@
 The user's own tools are JSON definitions (OpenAI's shape), checked as they are typed with the
 error shown under the box; the built-in local tools (a calculator, a clock) are ticked on. A call
 the model makes is shown in the transcript; a built-in tool answers its calls at once, the user
-answers the others in the reply box here. When every call of the turn has its answer the panel is
+answers the others in the reply box here, and a call to an MCP server's tool waits for the user's
+approval (``ui/mcp_box.py``) before it runs. When every call of the turn has its answer the panel is
 asked to go on (``resumeRequested``): the model's next turn sees the results. The logic is
 :class:`~console.chat_tools.ChatTools` (no Qt); this widget edits it and forwards intents.
 """
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from console.chat_session import ChatSession
 from console.chat_tools import ToolSettings, check_definitions
+from console.ui.mcp_box import McpServersBox
 
 EXAMPLE = {
     "type": "function",
@@ -80,9 +82,11 @@ class ToolsEditor(QGroupBox):
         self.reply_button = QPushButton(self.tr("Send result"), self)
         self.reply.returnPressed.connect(self.send_reply)
         self.reply_button.clicked.connect(self.send_reply)
+        self.mcp = McpServersBox(session, self)
+        self.mcp.answered.connect(self._on_mcp_answered)
 
         layout = QVBoxLayout(self)
-        widgets = (self.enabled, self.calculator, self.clock, self.choice, self.definitions, self.error_label)
+        widgets = (self.enabled, self.calculator, self.clock, self.mcp, self.choice, self.definitions, self.error_label)
         for w in (*widgets, self.call_label):
             layout.addWidget(w)
         row = QHBoxLayout()
@@ -115,10 +119,11 @@ class ToolsEditor(QGroupBox):
             self._loading = False
         self._check()
         self._enable(s.enabled)
+        self.mcp.sync()
         self.show_pending()
 
     def _enable(self, on: bool) -> None:
-        for w in (self.calculator, self.clock, self.choice, self.definitions):
+        for w in (self.calculator, self.clock, self.mcp, self.choice, self.definitions):
             w.setEnabled(on)
 
     def _check(self) -> list[dict[str, Any]] | None:
@@ -158,10 +163,27 @@ class ToolsEditor(QGroupBox):
             self.show_pending()
             QTimer.singleShot(0, self.resumeRequested.emit)  # after the panel has finished this answer
             return
+        self.mcp.ask_next()
         self.show_pending()
 
+    def _on_mcp_answered(self, conversation: int) -> None:
+        """An MCP call got its result: the next one is asked; go on when nothing is left."""
+        if conversation != self.session.conversation_id:
+            return
+        if not self.session.pending_tool_calls():
+            self.show_pending()
+            QTimer.singleShot(0, self.resumeRequested.emit)
+            return
+        self.mcp.ask_next()
+        self.show_pending()
+
+    def _user_pending(self) -> list[dict[str, Any]]:
+        """Pending calls the user answers (not those an MCP server runs)."""
+        mcp = {c.call_id for c in self.session.tools.mcp_pending(self.session.conversation_id)}
+        return [c for c in self.session.pending_tool_calls() if c["id"] not in mcp]
+
     def show_pending(self) -> None:
-        pending = self.session.pending_tool_calls()
+        pending = self._user_pending()
         for w in (self.call_label, self.reply, self.reply_button):
             w.setVisible(bool(pending))
         if pending:
@@ -173,7 +195,7 @@ class ToolsEditor(QGroupBox):
 
     def send_reply(self) -> bool:
         """The reply box answers the first pending call; True when that was the last one."""
-        pending = self.session.pending_tool_calls()
+        pending = self._user_pending()
         if not pending:
             return False
         done = self.session.answer_tool_call(pending[0]["id"], self.reply.text())

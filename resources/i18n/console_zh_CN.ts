@@ -3067,6 +3067,64 @@
     </message>
   </context>
   <context>
+    <name>McpServersBox</name>
+    <message>
+      <location filename="../../console/ui/mcp_box.py" />
+      <source>Always for this tool</source>
+      <translation>此工具始终允许</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/mcp_box.py" />
+      <source>Import MCP servers</source>
+      <translation>导入 MCP 服务器</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/mcp_box.py" />
+      <source>Import mcp.json…</source>
+      <translation>导入 mcp.json…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/mcp_box.py" />
+      <source>MCP servers as Claude Desktop or LM Studio configure them (an mcpServers JSON file)</source>
+      <translation>按 Claude Desktop 或 LM Studio 的方式配置的 MCP 服务器（mcpServers JSON 文件）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/mcp_box.py" />
+      <source>Refuse</source>
+      <translation>拒绝</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/mcp_box.py" />
+      <source>Run once</source>
+      <translation>运行一次</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/mcp_box.py" />
+      <source>Running {0}…</source>
+      <translation>正在运行 {0}…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/mcp_box.py" />
+      <source>Starting {0}…</source>
+      <translation>正在启动 {0}…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/mcp_box.py" />
+      <source>The model calls {0}. Run it?</source>
+      <translation>模型调用 {0}。要运行吗？</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/mcp_box.py" />
+      <source>{0} servers imported</source>
+      <translation>已导入 {0} 个服务器</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/mcp_box.py" />
+      <source>{0}: {1} tools</source>
+      <translation>{0}：{1} 个工具</translation>
+    </message>
+  </context>
+  <context>
     <name>ModelImporter</name>
     <message>
       <location filename="../../console/ui/model_imports.py" />
