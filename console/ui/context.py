@@ -19,7 +19,7 @@ class AppContext:
     store: ModelStore
     sampler: DeviceSampler
     bridge: EngineBridge
-    #: the model and preset chosen (the Models panel writes it, the Server tab reads it)
+    #: the store's models and the model and preset chosen (the Models panel writes it, the other views follow it)
     state: AppState = field(default_factory=AppState)
 
     @classmethod
