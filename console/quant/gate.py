@@ -212,9 +212,10 @@ class GateResult:
                 len(self.fixes),
             )
             figures = Message("perplexity {0} -> {1} ({2}%, limit +{3}% for {4}); {5}", *ppl, accuracy)
-        note = self.note
+        if self.note:  # which engine measured them
+            figures = Message("{0} [{1}]", figures, self.note)
         if self.passed:
-            return Message("Accepted: {0} [{1}]", figures, note) if note else Message("Accepted: {0}", figures)
+            return Message("Accepted: {0}", figures)
         failed = [
             w
             for w, bad in (
@@ -227,13 +228,6 @@ class GateResult:
         why = failed[0]
         for w in failed[1:]:
             why = Message("{0} and {1}", why, w)
-        if note:
-            return Message(
-                "Rejected ({0}): {1} [{2}]. The quantized model loses too much quality; it was not kept.",
-                why,
-                figures,
-                note,
-            )
         return Message(
             "Rejected ({0}): {1}. The quantized model loses too much quality; it was not kept.", why, figures
         )

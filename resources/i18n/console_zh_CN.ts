@@ -1412,11 +1412,6 @@
       <translation>通过：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/quant/gate.py" />
-      <source>Accepted: {0} [{1}]</source>
-      <translation>通过：{0} [{1}]</translation>
-    </message>
-    <message>
       <location filename="../../console/planner/rules.py" />
       <source>CUDA graphs inside the budget</source>
       <translation>CUDA 图计入预算之内</translation>
@@ -1485,11 +1480,6 @@
       <location filename="../../console/planner/core.py" />
       <source>RAM</source>
       <translation>内存</translation>
-    </message>
-    <message>
-      <location filename="../../console/quant/gate.py" />
-      <source>Rejected ({0}): {1} [{2}]. The quantized model loses too much quality; it was not kept.</source>
-      <translation>已拒绝（{0}）：{1} [{2}]。量化后的模型质量损失过大，未保留。</translation>
     </message>
     <message>
       <location filename="../../console/quant/gate.py" />
@@ -1963,6 +1953,11 @@
       <location filename="../../console/models/download.py" />
       <source>{0} GiB of weights, {1} tokens of KV cache on {2}; {3}</source>
       <translation>权重 {0} GiB，{2} 上可容纳 {1} 个词元的 KV 缓存；{3}</translation>
+    </message>
+    <message>
+      <location filename="../../console/quant/gate.py" />
+      <source>{0} [{1}]</source>
+      <translation>{0} [{1}]</translation>
     </message>
     <message>
       <location filename="../../console/planner/selfcal.py" />
