@@ -127,7 +127,7 @@ class Loader(Engine, Loadable, Protocol):
 
 @runtime_checkable
 class KeepWarm(Protocol):
-    """An engine that keeps models warm for a quick switch back (issue 21): the in-process
+    """An engine that keeps models warm for a quick switch back: the in-process
     :class:`~console.engine.host.EngineHost`, and the switch standing for whatever is behind it
     (no warm models, and ``load(..., keep_warm=True)`` refused, unless that is the host)."""
 
