@@ -152,6 +152,22 @@ FIRST_RUN = {"first-run-picker", "first-run-load"}
 NO_MODEL = {"first-run-picker", "chat-thinking"}
 
 
+def spinner(app):  # type: ignore[no-untyped-def]
+    """``spin(seconds, until=None)``: run ``app``'s events for ``seconds``, or until ``until()`` is
+    true (then True; False when the time ran out first; True after the time with no ``until``)."""
+
+    def spin(seconds: float, until=None) -> bool:  # type: ignore[no-untyped-def]
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            app.processEvents()
+            if until is not None and until():
+                return True
+            time.sleep(0.01)
+        return until is None
+
+    return spin
+
+
 def run(
     out: Path, import_bundled: bool = False, only: set[str] | None = None, size: tuple[int, int] = (1600, 900)
 ) -> int:
@@ -175,15 +191,7 @@ def run(
     window.resize(*size)  # a laptop-sized window (it fits 1366 x 768)
     window.show()
 
-    def spin(seconds: float, until=None) -> bool:  # type: ignore[no-untyped-def]
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            app.processEvents()
-            if until is not None and until():
-                return True
-            time.sleep(0.01)
-        return until is None
-
+    spin = spinner(app)
     try:
         _take(window, ctx, spin, name, work, out, only)
     except BaseException:  # a refused shot: no server or engine process outlives the script

@@ -96,7 +96,7 @@ def main() -> int:
     ModelStore(work / "store").add_reference(name, folder, source="benchmarks/gpu/monitor_shot.py")
 
     from PySide6.QtWidgets import QApplication
-    from screenshots import save_small  # type: ignore[import-not-found]
+    from screenshots import save_small, spinner  # type: ignore[import-not-found]
 
     from console.engine.types import EngineState
     from console.ui.app import create_window
@@ -107,15 +107,7 @@ def main() -> int:
     window.resize(width, height)
     window.show()
 
-    def spin(seconds: float, until: Any = None) -> bool:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            app.processEvents()
-            if until is not None and until():
-                return True
-            time.sleep(0.01)
-        return until is None
-
+    spin = spinner(app)
     report: dict[str, Any] = {"steps_s": {}}
     t0 = time.monotonic()
     spin(1.0)
