@@ -53,6 +53,17 @@ class ReasoningSplitter:
         reasoning, content = self.parser.extract_reasoning(text, self._request)
         return reasoning, content or ""
 
+    def thinking_part(self, num_tokens: int, token_ids: Sequence[int], answer: str) -> int:
+        """How many of the last delta's ``num_tokens`` were thinking, the delta that began the
+        ``answer``: up to the end-of-thinking marker when the ids so far (``token_ids``) have it,
+        else the delta less the answer's text re-tokenized (a server's stream has no ids)."""
+        if num_tokens <= 1:
+            return 0
+        ids = list(token_ids)
+        if self._end_id is not None and self._end_id in ids[len(ids) - num_tokens :]:
+            return ids.index(self._end_id) + 1 - (len(ids) - num_tokens)
+        return max(0, num_tokens - len(self._tokenizer.encode(answer, add_special_tokens=False)))
+
     def count(self, token_ids: Sequence[int], text: str) -> int:
         """Output tokens spent thinking: those up to and including the end-of-thinking marker; all
         of them while the answer has not begun; without the marker's id (a server's answer), the
@@ -128,10 +139,12 @@ class ThinkingStream:
         self.thinking_tokens = 0
         self.thinking_s: float | None = None  # set when the answer begins
         self._split: tuple[str | None, str] = (None, "")
+        self._ids: list[int] = []
 
-    def add(self, text: str, num_tokens: int) -> None:
+    def add(self, text: str, num_tokens: int, token_ids: Sequence[int] = ()) -> None:
         self.text += text
         self.tokens += num_tokens
+        self._ids.extend(token_ids)
         if self.splitter is None:
             self._split = (None, self.text)
             return
@@ -139,6 +152,9 @@ class ThinkingStream:
         if self.thinking_s is None:  # until the answer begins, every token is thinking (its markers too)
             if self._split[1]:
                 self.thinking_s = self._clock() - self.started
+                # a delta of several tokens may end the thinking and begin the answer (a busy
+                # engine sends what it has): its thinking part counted, not dropped
+                self.thinking_tokens += self.splitter.thinking_part(num_tokens, self._ids, self._split[1])
             else:
                 self.thinking_tokens += num_tokens
 

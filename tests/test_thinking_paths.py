@@ -106,3 +106,35 @@ def test_terminal_chat_prints_thinking_apart_and_saves_it_apart(
     summary = f"\n[thought {saved.reasoning_tokens} tokens, "  # stderr: the thinking (or not), then its figures
     assert err.startswith("[thinking…]" + summary if hide else "[thinking]\n" + reasoning + summary), err
     assert session.chat_messages()[-1] == {"role": "assistant", "content": content}
+
+
+@pytest.mark.parametrize("family", ["qwen3"], indirect=True)
+def test_the_thinking_count_does_not_depend_on_how_the_tokens_were_grouped(family: tuple[str, Any]) -> None:
+    """A busy engine sends several tokens in one delta, and one delta may end the thinking and
+    begin the answer: its thinking tokens are counted (CI once printed "thought 2 tokens" for a
+    thinking of 10 when the engine grouped them)."""
+    from console.cli.chat_thinking import chat_splitter
+    from console.thinking import ThinkingStream
+
+    _, host = family
+    fields = request_fields({"structured_outputs": {"regex": THINK_THEN_ANSWER}}, GREEDY)
+    raw = host.generate(
+        GenerationRequest(messages=[{"role": "user", "content": QUESTIONS[1]}], sampling=GREEDY, **fields), timeout=120
+    )
+    ids = list(raw.choices[0].token_ids)
+    exact = ids.index(host.tokenizer.convert_tokens_to_ids("</think>")) + 1
+    assert 2 < exact < len(ids)
+    splitter = chat_splitter(host, {})
+    assert splitter is not None
+    for size in (1, 3, exact - 1, exact + 2, len(ids)):  # groups that straddle the end of thinking
+        for with_ids in (True, False):
+            stream = ThinkingStream(splitter)
+            for i in range(0, len(ids), size):
+                part = ids[i : i + size]
+                text = host.tokenizer.decode(ids[: i + size])[len(host.tokenizer.decode(ids[:i])) :]
+                stream.add(text, len(part), part if with_ids else ())
+            assert stream.split()[1], (size, stream.text)
+            if with_ids or size == 1:
+                assert stream.thinking_tokens == exact, (size, with_ids)
+            else:  # a server's stream has no ids: the answer's text re-tokenized, near the exact count
+                assert abs(stream.thinking_tokens - exact) <= 2 and stream.thinking_tokens > exact - size, (size,)

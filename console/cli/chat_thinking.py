@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import Any, TextIO
 
 from console.engine.types import RequestFinished
@@ -60,8 +61,8 @@ class ThinkingPrinter:
         self.err.write(f"{DIM}{text}{PLAIN}" if self._dim and text else text)
         self.err.flush()
 
-    def add(self, text: str, num_tokens: int) -> None:
-        self.stream.add(text, num_tokens)
+    def add(self, text: str, num_tokens: int, token_ids: Sequence[int] = ()) -> None:
+        self.stream.add(text, num_tokens, token_ids)
         reasoning, content = self.stream.split()
         if reasoning is not None:
             if not self._opened:

@@ -424,7 +424,7 @@ class EngineHost(WarmHost):
                         first = time.perf_counter()
                     out_tokens += n
                     parts.append(c.text)
-                    emit(TokenDelta(rid, c.text, n))
+                    emit(TokenDelta(rid, c.text, n, tuple(c.token_ids)))
                 if out.finished:
                     finish_reason = str(c.finish_reason or "stop")
                     m = getattr(out, "metrics", None)

@@ -160,6 +160,7 @@ class TokenDelta:
     request_id: str
     text: str
     num_tokens: int  # tokens carried by this delta
+    token_ids: tuple[int, ...] = ()  # their ids where the engine has them (in-process), else ()
 
 
 @dataclass(frozen=True)

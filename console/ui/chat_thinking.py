@@ -9,6 +9,7 @@ takes ~0.4 s) and cached; a send before it is ready waits for it.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import Any, Callable
 
 from PySide6.QtWidgets import QCheckBox
@@ -63,9 +64,9 @@ class ChatThinking:
         """An answer starts streaming (``split``: False for a continued answer: it is all answer)."""
         self.stream = ThinkingStream(self.splitter() if split else None)
 
-    def add(self, text: str, num_tokens: int) -> None:
+    def add(self, text: str, num_tokens: int, token_ids: Sequence[int] = ()) -> None:
         if self.stream is not None:
-            self.stream.add(text, num_tokens)
+            self.stream.add(text, num_tokens, token_ids)
 
     def markdown(self, text: str) -> str:
         """The streaming answer (``text`` so far) as the transcript shows it: its thinking block,
