@@ -33,6 +33,9 @@ from marker_guard import (  # noqa: F401  (pytest hooks: imported so pytest find
     pytest_runtest_setup,
 )
 
+# The tests of one shared engine or server run on one worker (tests/xdist_groups.py).
+from xdist_groups import pytest_collection_modifyitems  # noqa: F401  (pytest hook)
+
 # Nothing a test connects outlives it on a shared engine (tests/shared_signals.py).
 from shared_signals import _shared_engines_keep_their_listeners, connections  # noqa: F401  (fixtures)
 

@@ -46,7 +46,7 @@ def test_check_shows_size_and_verdict_then_download_lands_in_store(
     assert blocker.args == ["tiny"]
     assert "tiny" in dialog.store
     assert dialog.progress_bar.value() == 1000
-    qtbot.waitUntil(lambda: not dialog.busy)
+    qtbot.waitUntil(lambda: not dialog.busy, timeout=60_000)
     assert "'tiny'" in dialog.status_label.text()
 
 

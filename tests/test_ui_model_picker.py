@@ -175,7 +175,7 @@ def test_a_chosen_result_is_checked_and_downloaded_through_the_existing_path(
         dialog.download_button.click()
     assert blocker.args == ["tiny"] and "tiny" in dialog.store
     assert any("/resolve/" in line[1] and line[1].endswith(".safetensors") for line in files_hub.log)
-    qtbot.waitUntil(lambda: not dialog.busy)
+    qtbot.waitUntil(lambda: not dialog.busy, timeout=60_000)
 
 
 def test_gguf_advice_and_the_checkpoint_offered_instead(qtbot: Any, hub: Hub, home: Path) -> None:  # noqa: F811

@@ -1,0 +1,46 @@
+"""Which tests share a worker when the suite runs on several (``packaging/test.sh`` runs it with
+pytest-xdist, ``--dist loadgroup``).
+
+A worker is its own pytest session: session fixtures (the tiny engine, the SmolLM2 engine, the
+family engines, the vLLM server) are built once per worker that needs them. So the tests of one
+expensive shared fixture go to one worker, as a group:
+
+- ``families``: every test that asks for a ``family`` engine (one worker then builds each family
+  once, in order, the next one ahead while the current one's tests run: ``conftest.family``);
+- ``smollm2``: the tests on the session's SmolLM2 engine (a build costs a minute or more);
+- ``vllm-server``: the tests on the session's vLLM server;
+- any other engine or e2e test goes with the rest of its module (module fixtures build engines too).
+
+Quick tests carry no group and go wherever a worker is free. The tiny ``engine_host`` is cheap
+enough to build on each worker. Without xdist the markers change nothing.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+#: Shared fixture -> its group, first match wins (a test on a family and the server goes with the families).
+GROUPS = (
+    ("family", "families"),
+    ("_smollm2_session_host", "smollm2"),
+    ("vllm_server", "vllm-server"),
+)
+HEAVY_MARKERS = ("engine", "e2e")
+
+
+def group_of(item: pytest.Item) -> str | None:
+    """The worker group of ``item``, or None for a test any worker may run."""
+    names = set(getattr(item, "fixturenames", ()))
+    for fixture, group in GROUPS:
+        if fixture in names:
+            return group
+    if any(item.get_closest_marker(m) is not None for m in HEAVY_MARKERS):
+        return f"module:{item.nodeid.split('::', 1)[0]}"
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        group = group_of(item)
+        if group is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(group))
