@@ -81,7 +81,9 @@ def test_the_chat_pickers_choice_selects_in_the_models_panel(
     m, picker = w.models, w.chat.model_picker
     m.select_model("tiny")
     m.kv_gib_spin.setValue(4000)  # far more than this machine's RAM: the load asks first
-    qtbot.waitUntil(lambda: str(getattr(m.table_model.verdicts.get("tiny-2"), "verdict", "")) == "fits-with-changes", timeout=60_000)
+    qtbot.waitUntil(
+        lambda: str(getattr(m.table_model.verdicts.get("tiny-2"), "verdict", "")) == "fits-with-changes", timeout=60_000
+    )
     asked: list[str] = []
 
     def no(_parent: Any, _title: str, text: str, *_a: Any, **_k: Any) -> QMessageBox.StandardButton:

@@ -54,7 +54,9 @@ def test_the_picker_loads_through_the_fit_confirmation(
     assert w.chat.load_banner.isHidden()
     m.select_model("tiny")
     m.kv_gib_spin.setValue(4000)  # far more than this machine's RAM
-    qtbot.waitUntil(lambda: str(getattr(m.table_model.verdicts.get("tiny-2"), "verdict", "")) == "fits-with-changes", timeout=60_000)
+    qtbot.waitUntil(
+        lambda: str(getattr(m.table_model.verdicts.get("tiny-2"), "verdict", "")) == "fits-with-changes", timeout=60_000
+    )
     asked = _answer(monkeypatch, QMessageBox.StandardButton.No)
     picker.choose("tiny-2")  # another model than the one selected: its row's verdict is asked about
     assert len(asked) == 1 and "tiny-2 does not fit" in asked[0], asked
