@@ -2296,6 +2296,11 @@
     </message>
     <message>
       <location filename="../../console/ui/export_panel.py" />
+      <source>TensorRT-LLM (trtllm-serve)</source>
+      <translation>TensorRT-LLM（trtllm-serve）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/export_panel.py" />
       <source>Warning: the server will be reachable from other machines on {h}.</source>
       <translation>警告：服务器将在 {h} 上可被其他机器访问。</translation>
     </message>
