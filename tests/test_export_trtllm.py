@@ -54,6 +54,8 @@ def test_the_knobs_land_where_tensorrt_llm_reads_them(tiny_model: Path) -> None:
     data = yaml.safe_load(trtllm_files(config, ServeOptions(usage_stats=False))["trtllm.yaml"])
     assert data["max_batch_size"] == 32 and data["max_num_tokens"] == 4096 and data["max_seq_len"] == 32768
     assert data["tensor_parallel_size"] == 2
+    files = trtllm_files(config, ServeOptions(usage_stats=False))  # two GPUs: NVLink multicast off, as for vLLM
+    assert "ENV NCCL_NVLS_ENABLE=0" in files["Dockerfile"] and "export NCCL_NVLS_ENABLE=0" in files["trtllm-serve.sh"]
     kv = data["kv_cache_config"]
     assert kv["dtype"] == "fp8" and kv["enable_block_reuse"] is True and kv["max_gpu_total_bytes"] == 8 << 30
     assert 0 < kv["free_gpu_memory_fraction"] <= 0.95

@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from console.config import EngineConfig
-from console.export.options import CONTAINER_MODEL_ROOT, ExportError, ServeOptions
+from console.export.options import CONTAINER_MODEL_ROOT, MULTICAST_OFF, ExportError, ServeOptions
 from console.export.plan_report import planner_report
 from console.export.serve import served_name
 from console.export.trtllm_schema import RELEASE, check, load_schema
@@ -338,12 +338,20 @@ def dockerfile(config: EngineConfig, options: ServeOptions, image: str = TRTLLM_
             f"FROM {image}",
             "COPY trtllm.container.yaml " + CONTAINER_CONFIG,
             "ENV HF_HUB_OFFLINE=1",
+            *(f"ENV {k}={v}" for k, v in server_env(config).items()),
             f"EXPOSE {options.port}",
             f"HEALTHCHECK --start-period=600s CMD curl -fs http://127.0.0.1:{options.port}/health || exit 1",
             "CMD " + _json_list(command),
             "",
         ]
     )
+
+
+def server_env(config: EngineConfig) -> dict[str, str]:
+    """NVLink multicast off when the server spans GPUs (its workers talk over NCCL), as the vLLM
+    exports do; nothing for one GPU."""
+    gpus = (config.tensor_parallel_size or 1) * (config.pipeline_parallel_size or 1)
+    return dict(MULTICAST_OFF) if gpus > 1 else {}
 
 
 def _json_list(tokens: list[str]) -> str:

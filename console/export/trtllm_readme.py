@@ -17,6 +17,7 @@ from console.export.trtllm import (
     container_translation,
     dockerfile,
     serve_command,
+    server_env,
     translate,
     validated,
 )
@@ -29,7 +30,9 @@ def trtllm_files(config: EngineConfig, options: ServeOptions, image: str = TRTLL
     inner = validated(container_translation(config, options))
     return {
         "trtllm.yaml": config_yaml(t, options),
-        "trtllm-serve.sh": f'#!/bin/sh\n# TensorRT-LLM {RELEASE}, PyTorch backend\ncd "$(dirname "$0")"\nexec '
+        "trtllm-serve.sh": f'#!/bin/sh\n# TensorRT-LLM {RELEASE}, PyTorch backend\ncd "$(dirname "$0")"\n'
+        + "".join(f"export {k}={v}\n" for k, v in server_env(config).items())
+        + "exec "
         + serve_command(t)
         + "\n",
         "trtllm.container.yaml": config_yaml(inner, ServeOptions(**{**options.__dict__, "host": "0.0.0.0"})),
