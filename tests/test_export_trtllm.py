@@ -233,3 +233,20 @@ def test_cli_writes_the_folder_and_prints_without_one(
     printed = capsys.readouterr().out
     assert yaml.safe_load(printed)["kv_cache_config"]["dtype"] == "fp8"
     assert "# trtllm-serve " in printed and "--config trtllm.yaml" in printed
+
+
+def test_the_families_parsers_are_listed_not_dropped(tmp_path: Path) -> None:
+    """The vLLM export gives a Qwen3 server its reasoning and tool-call parsers; trtllm-serve names
+    its own, so the TensorRT-LLM export lists both for the operator."""
+    from tests.fixtures.families import make_family
+
+    model = make_family("qwen3", tmp_path / "qwen3")
+    config = load_preset_file(presets_dir() / "gpu-default.toml").apply(str(model))
+    t = translate(config, ServeOptions(usage_stats=False))
+    listed = {name: value for name, value, _ in t.unmapped}
+    assert listed.get("reasoning parser") == "qwen3" and listed.get("tool-call parser")
+    assert "reasoning parser" in readme_of(config)
+
+
+def readme_of(config) -> str:  # type: ignore[no-untyped-def]
+    return trtllm_files(config, ServeOptions(usage_stats=False))["README.md"]

@@ -136,6 +136,22 @@ def _speculative(config: EngineConfig, t: Translation) -> None:
             t.unmapped.append((name, getattr(config, name), f"goes with speculative_method={method}"))
 
 
+def _parsers(config: EngineConfig, t: Translation) -> None:
+    """The vLLM export's reasoning and tool-call parsers (from the model's family): trtllm-serve
+    has ``--reasoning_parser`` and ``--tool_parser`` with names of its own, so they are listed."""
+    from console.engine.tool_calls import tool_call_arguments
+    from console.export.serve import reasoning_arguments
+
+    reasoning = reasoning_arguments(config).get("reasoning-parser")
+    if reasoning:
+        t.unmapped.append(
+            ("reasoning parser", reasoning, "trtllm-serve's --reasoning_parser has its own names: set it by hand")
+        )
+    tools = tool_call_arguments(config.model).get("tool-call-parser")
+    if tools:
+        t.unmapped.append(("tool-call parser", tools, "trtllm-serve's --tool_parser has its own names: set it by hand"))
+
+
 def checkpoint_advice(config: EngineConfig) -> str:
     """Which checkpoint TensorRT-LLM needs for the preset's quantization, said plainly."""
     q = config.quantization
@@ -263,6 +279,7 @@ def translate(config: EngineConfig, options: ServeOptions, *, model: str | None 
     missed = [f for f in config.__dataclass_fields__ if f not in handled]
     if missed:  # a new EngineConfig field: refuse rather than drop it
         raise ExportError(f"the TensorRT-LLM export does not know the field(s) {', '.join(missed)} yet")
+    _parsers(config, t)
     t.checkpoint = checkpoint_advice(config)
     if options.api_key:
         t.unmapped.append(
