@@ -60,7 +60,7 @@ def test_the_knobs_land_where_tensorrt_llm_reads_them(tiny_model: Path) -> None:
     assert kv["dtype"] == "fp8" and kv["enable_block_reuse"] is True and kv["max_gpu_total_bytes"] == 8 << 30
     assert 0 < kv["free_gpu_memory_fraction"] <= 0.95
     assert data["cuda_graph_config"]["batch_sizes"][:4] == [1, 2, 4, 8] and data["cuda_graph_config"]["enable_padding"]
-    assert data["enable_iter_perf_stats"] is True
+    assert data["enable_iter_perf_stats"] is True and data["enable_chunked_prefill"] is True  # vLLM's default
     eager = trtllm_files(config.replace(enforce_eager=True), ServeOptions(usage_stats=False))
     assert yaml.safe_load(eager["trtllm.yaml"])["cuda_graph_config"] is None
 

@@ -199,6 +199,11 @@ def translate(config: EngineConfig, options: ServeOptions, *, model: str | None 
         if value is not None:
             t.config[key] = value
             t.mapped.append((name, key, what))
+    if config.enable_chunked_prefill is None:  # vLLM's engine prefills in chunks unless told not to
+        t.config["enable_chunked_prefill"] = True
+        t.mapped.append(
+            ("enable_chunked_prefill", "enable_chunked_prefill", "on, as vLLM's default (TensorRT-LLM's is off)")
+        )
     if config.dtype not in (None, "auto"):
         t.config["dtype"] = {"half": "float16", "float": "float32"}.get(config.dtype, config.dtype)
         t.mapped.append(("dtype", "dtype", "weights' and activations' type"))

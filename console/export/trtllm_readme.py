@@ -83,6 +83,9 @@ def readme(config: EngineConfig, options: ServeOptions, t: Translation, image: s
     out += [
         "| host, port, tokenizer, trust_remote_code | `trtllm-serve` options | as written in the command |",
         "",
+        "A knob the preset leaves at vLLM's default is left at TensorRT-LLM's (prefix caching is on in both; "
+        "chunked prefill is written on, as vLLM has it).",
+        "",
         "## No equivalent (not carried over)",
         "",
     ]
