@@ -42,6 +42,8 @@ ALLOWED: dict[str, str] = {
     "Docker Compose": "a product",
     "Kubernetes": "a product",
     "Ray": "a product (a Ray cluster)",
+    "TensorRT": "NVIDIA's inference library (TensorRT-LLM, the export format's name)",
+    "LLM": "in TensorRT-LLM, a product's name",
     "PEFT": "the adapter library",
     "EAGLE": "a speculative decoding method",
     "Marlin": "a GPU kernel",

@@ -59,6 +59,9 @@ def test_dialog_choices(qtbot: Any) -> None:
     dlg.api_key.setText("k")
     dlg._on_buttons_accepted()
     assert dlg.result_choice() == (EngineChoice("remote", "http://gpu-box:8000"), "k")
+    dlg.url.setText("trtllm+http://gpu-box:8000")  # TensorRT-LLM's trtllm-serve, named
+    dlg._on_buttons_accepted()
+    assert dlg.result_choice() == (EngineChoice("remote", "http://gpu-box:8000", "trtllm"), "k")
 
 
 def test_window_switches_to_a_remote_server(home: Path, qtbot: Any, stub_url: str) -> None:

@@ -74,6 +74,13 @@ def test_export_placeholder_then_every_format(qtbot, connections, tmp_path: Path
     with pytest.raises(ExportError, match="exists"):
         panel.save_to(tmp_path / "bundle")  # never overwrites a folder silently
 
+    panel.set_format("trtllm")  # TensorRT-LLM's trtllm-serve, from the same configuration
+    names = [panel.file_combo.itemText(i) for i in range(panel.file_combo.count())]
+    assert set(names) == {"trtllm.yaml", "trtllm-serve.sh", "trtllm.container.yaml", "Dockerfile", "README.md"}
+    trt = yaml.safe_load(panel.files["trtllm.yaml"])
+    assert trt["max_seq_len"] == 4096 and trt["max_batch_size"] == 32
+    assert trt["kv_cache_config"]["enable_block_reuse"] is False and "--port 9001" in panel.files["trtllm-serve.sh"]
+
     panel.host_edit.setText("0.0.0.0")
     panel.refresh()
     assert "reachable from other machines" in panel.message.text()

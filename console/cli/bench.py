@@ -94,6 +94,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument("--switch-preset", metavar="NAME", help="with --switch-to: MODEL's preset (default: --preset)")
     p.add_argument("--rounds", type=int, default=2, help="with --switch-to: switches each way (default 2)")
+    p.add_argument(
+        "--compare-local",
+        action="store_true",
+        help="with --engine URL: run the same prompts on the console's in-process vLLM engine (--model, "
+        "--preset) too, side by side in one report (e.g. a trtllm-serve against vLLM)",
+    )
     from console.cli import bench_tune
 
     bench_tune.add_args(p)
@@ -137,6 +143,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     if choice.kind != "local":
         return _bench_server(args, choice.kind)
+    if args.compare_local:
+        raise CliError("--compare-local compares a server (--engine URL) with the in-process engine")
     config, name, preset = _config(args)
     if args.speculation_speedup:
         from console.cli import bench_speculation
@@ -333,6 +341,12 @@ def _bench_server(args: argparse.Namespace, kind: str) -> int:
         report["results"]["console"]["peak_memory_kind"] = "not measured (the engine is a server)"
     finally:
         host.close()
+    if args.compare_local:
+        from console.cli import bench_compare
+
+        local, local_name, _preset = _config(args)
+        report["results"][bench_compare.LOCAL] = bench_compare.run_local(local, local_name, workload, rate, args)
+        report["side_by_side"] = bench_compare.side_by_side(report)
     _finish_report(report, args, [])
     return 0
 
@@ -417,6 +431,8 @@ def _print_results(report: dict[str, Any]) -> None:
         )
     for k, v in report.get("ratios", {}).items():
         print(f"{k}: {_f(v, fmt='{:.3f}')}")
+    for k, v in (report.get("side_by_side") or {}).items():
+        print(f"server / in-process {k}: {v if isinstance(v, str) or v is None else f'{v:.3f}'}")
     from console.bench.figures import concurrency_points, roofline_points
 
     for p in concurrency_points(report) if report.get("concurrency_sweep") else []:

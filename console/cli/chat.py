@@ -198,7 +198,7 @@ def start_engine(args: argparse.Namespace, config: EngineConfig | None = None, n
         choice = parse_engine_choice(getattr(args, "engine", "local"))
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    if choice.kind == "remote":
+    if choice.kind == "remote" and not getattr(args, "compare_local", False):  # bench's own engine takes them
         refuse_engine_flags(args, str(choice.url))
     if choice.needs_model and config is None:
         name = args.model or default_model_name()

@@ -1,6 +1,7 @@
 """``inference-console export``: a tuned configuration as server files, and back.
 
 inference-console export --preset NAME --model NAME --format yaml|cmd|compose|k8s|ray|bundle [-o PATH]
+inference-console export --preset NAME --model NAME --format trtllm [-o FOLDER]   (TensorRT-LLM's trtllm-serve)
 inference-console export import FILE.yaml [--name NAME]
 inference-console export import --command "vllm serve MODEL --flag value ..."
 """
@@ -20,7 +21,7 @@ from console.cli.knob_flags import add_knob_flags
 from console.config import EngineConfig
 from console.export.options import DEFAULT_IMAGE, ExportError, ServeOptions
 
-FORMATS = ("yaml", "cmd", "compose", "k8s", "ray", "bundle")
+FORMATS = ("yaml", "cmd", "compose", "k8s", "ray", "bundle", "trtllm")
 #: The export target is a GPU server, whatever machine the console runs on.
 DEFAULT_PRESET = "gpu-default"
 
@@ -29,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "export",
         help="export a preset + model as vllm serve YAML, command, compose, "
-        "Kubernetes, Ray or a bundle; `export import` reads one back",
+        "Kubernetes, Ray, a bundle or a trtllm-serve configuration; `export import` reads one back",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -174,6 +175,8 @@ def _export(args: argparse.Namespace) -> int:
         config = _with_adapters(config, args.model, args.adapter, args.max_loras)
     fmt = args.format
     validate = not args.no_validate
+    if fmt == "trtllm":
+        return _export_trtllm(args, config, options)
     if fmt == "bundle":
         if not args.output:
             raise CliError("a bundle needs -o FOLDER or -o FILE.zip")
@@ -236,6 +239,30 @@ def _export(args: argparse.Namespace) -> int:
         print(f"written to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def _export_trtllm(args: argparse.Namespace, config: EngineConfig, options: ServeOptions) -> int:
+    """TensorRT-LLM's files: into -o FOLDER, else the YAML and the command on standard output."""
+    from console.export.compose import single_node_only
+    from console.export.trtllm import TRTLLM_IMAGE
+    from console.export.trtllm_readme import trtllm_files
+
+    single_node_only(options, "trtllm")
+    files = trtllm_files(config, options, TRTLLM_IMAGE if args.image == DEFAULT_IMAGE else args.image)
+    _warn(config, options)
+    if not args.output:
+        command = files["trtllm-serve.sh"].rsplit("exec ", 1)[1]
+        sys.stdout.write(files["trtllm.yaml"] + "\n# " + command)
+        print("note: -o FOLDER also writes the Dockerfile and a README with the knob mapping", file=sys.stderr)
+        return 0
+    folder = Path(args.output)
+    if folder.exists() and any(folder.iterdir()) and not args.force:
+        raise CliError(f"{folder} exists and is not empty; add --force to overwrite it")
+    for rel, text in files.items():
+        _write(folder / rel, text, True)
+    (folder / "trtllm-serve.sh").chmod(0o755)
+    print(f"TensorRT-LLM files written to {folder}: {', '.join(sorted(files))}", file=sys.stderr)
     return 0
 
 

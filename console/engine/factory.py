@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from console.engine.interface import Engine
-from console.engine.types import EngineChoice, EngineKind  # re-exported: where the choice is made
+from console.engine.types import EngineChoice, EngineKind, ServerKind  # re-exported: where the choice is made
 from console.metrics.store import MetricsStore
 
 
 def parse_engine_choice(value: str | None) -> EngineChoice:
     """``local`` (in this process; also ``in-process``), ``serve`` (a server the console starts) or a
-    URL (``http(s)://host:port``, or ``host:port``)."""
+    URL (``http(s)://host:port``, or ``host:port``). A URL may name what serves it:
+    ``trtllm+http://...`` (TensorRT-LLM's ``trtllm-serve``) or ``vllm+http://...``; otherwise the
+    server's ``/metrics`` tells them apart."""
     text = (value or "local").strip()
+    server: ServerKind = "auto"
+    named: tuple[tuple[str, ServerKind], ...] = (("trtllm+", "trtllm"), ("vllm+", "vllm"))
+    for prefix, kind in named:
+        if text.lower().startswith(prefix):
+            text, server = text[len(prefix) :], kind
     if text.lower() in ("local", "in-process", "inprocess"):
         return EngineChoice("local")
     if text.lower() in ("serve", "server", "local-server"):
@@ -21,7 +28,7 @@ def parse_engine_choice(value: str | None) -> EngineChoice:
         url = normalize_url(text)
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"--engine {value!r}: only http:// and https:// servers are supported")
-        return EngineChoice("remote", url)
+        return EngineChoice("remote", url, server)
     raise ValueError(f"--engine {value!r}: give local, serve, or a server URL such as http://127.0.0.1:8000")
 
 
@@ -40,8 +47,12 @@ def make_engine(
     from console.engine.remote import RemoteEngine, api_key_from_env
 
     return RemoteEngine(
-        choice.url, api_key if api_key is not None else api_key_from_env(), metrics=metrics, verify=verify
+        choice.url,
+        api_key if api_key is not None else api_key_from_env(),
+        metrics=metrics,
+        verify=verify,
+        server=choice.server,
     )
 
 
-__all__ = ["EngineChoice", "EngineKind", "make_engine", "parse_engine_choice"]
+__all__ = ["EngineChoice", "EngineKind", "ServerKind", "make_engine", "parse_engine_choice"]

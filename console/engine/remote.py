@@ -37,7 +37,8 @@ from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.metrics.store import MetricsStore
 from console.engine.remote_errors import ServerError, http_error, normalize_url, transport_message
 from console.engine.remote_wire import choice_text, request_body, stream_chunks
-from console.metrics.scrape import MetricsPoller, cache_info, parse
+from console.metrics.scrape import MetricsPoller, ServerPoller, cache_info, parse
+from console.metrics.trtllm_stats import poller_for
 from console.engine.types import (
     EngineError,
     EngineInfo,
@@ -48,6 +49,7 @@ from console.engine.types import (
     GenerationRequest,
     RequestFailed,
     RequestFinished,
+    ServerKind,
     TokenDelta,
 )
 
@@ -95,8 +97,11 @@ class ServerEngine(LoopEngine):
         verify: bool | str = True,
         poll_interval_s: float = 1.0,
         request_timeout_s: float = 600.0,
+        server: ServerKind = "auto",
     ) -> None:
         self.url = normalize_url(url) if url else ""
+        #: "vllm" or "trtllm" once connected ("auto": told apart by the body of /metrics).
+        self.server: ServerKind = server
         self.api_key = api_key
         self.verify = verify
         self.poll_interval_s = poll_interval_s
@@ -104,7 +109,7 @@ class ServerEngine(LoopEngine):
         super().__init__(metrics)
         self._client: httpx.AsyncClient | None = None
         self._monitor: asyncio.Task[None] | None = None
-        self._poller = MetricsPoller(self.metrics)
+        self._poller: ServerPoller = MetricsPoller(self.metrics)
         self._served: str = ""
         self._lora: dict[str, str] = {}  # the server's LoRA adapters
         self._info: EngineInfo | None = None
@@ -169,10 +174,13 @@ class ServerEngine(LoopEngine):
             self.metrics.clear()
         self._poller.reset()
         try:
-            snap = self._poller.feed((await self._get("/metrics", timeout=5.0)).text)
-            blocks, block_size = cache_info(snap)
+            body = (await self._get("/metrics", timeout=5.0)).text
+            self._poller, self.server = poller_for(self.server, body, self.metrics)
+            blocks, block_size = cache_info(self._poller.feed(body))
         except Exception:  # a server without /metrics still chats; the monitor stays empty
             log.info("no /metrics at %s", self.url)
+        if self.server == "trtllm":
+            version = f"TensorRT-LLM {version}"
         self._info = EngineInfo(
             model=self._served,
             model_path=str(card.get("root") or self._served),
@@ -190,7 +198,7 @@ class ServerEngine(LoopEngine):
         return dict(self._lora)
 
     def device_label(self) -> str:
-        return f"server {self.url}"
+        return f"{'TensorRT-LLM ' if self.server == 'trtllm' else ''}server {self.url}"
 
     def _start_monitor(self) -> None:
         if self._monitor is None or self._monitor.done():

@@ -21,10 +21,16 @@ from console.engine.choices import Choice
 EngineKind = Literal["local", "serve", "remote"]
 
 
+#: What answers at a server's URL: vLLM, TensorRT-LLM's ``trtllm-serve``, or "auto" (told apart by
+#: the body of its ``/metrics``).
+ServerKind = Literal["auto", "vllm", "trtllm"]
+
+
 @dataclass(frozen=True)
 class EngineChoice:
     kind: EngineKind
     url: str | None = None
+    server: ServerKind = "auto"
 
     @property
     def needs_model(self) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -92,6 +93,16 @@ def histogram_samples(
     return [v for v, n in counts for _ in range(n)]
 
 
+class ServerPoller(Protocol):
+    """What the server engines poll ``/metrics`` with: vLLM's Prometheus text
+    (:class:`MetricsPoller`) or TensorRT-LLM's iteration statistics
+    (``console.metrics.trtllm_stats.TrtllmStatsPoller``)."""
+
+    def reset(self) -> None: ...
+
+    def feed(self, text: str, t: float | None = None) -> Snapshot: ...
+
+
 class MetricsPoller:
     """Diffs successive ``/metrics`` texts into ``store``. Not thread-safe; one caller."""
 
@@ -165,7 +176,11 @@ class MetricsPoller:
 
 
 def cache_info(snap: Snapshot) -> tuple[int | None, int | None]:
-    """(num KV blocks, block size) from vLLM's ``cache_config_info`` gauge, when it is there."""
+    """(num KV blocks, block size) from vLLM's ``cache_config_info`` gauge, or from TensorRT-LLM's
+    ``kvCacheStats`` (``maxNumBlocks``, ``tokensPerBlock``), when they are there."""
+    if "trtllm:kv.maxNumBlocks" in snap.values:
+        size = snap.values.get("trtllm:kv.tokensPerBlock")
+        return int(snap.values["trtllm:kv.maxNumBlocks"]), None if size is None else int(size)
     labels = snap.labels.get("vllm:cache_config_info", {})
 
     def num(key: str) -> int | None:
@@ -177,4 +192,4 @@ def cache_info(snap: Snapshot) -> tuple[int | None, int | None]:
     return num("num_gpu_blocks"), num("block_size")
 
 
-__all__ = ["MetricsPoller", "Snapshot", "cache_info", "histogram_samples", "parse"]
+__all__ = ["MetricsPoller", "ServerPoller", "Snapshot", "cache_info", "histogram_samples", "parse"]

@@ -43,7 +43,7 @@ class EnginePickerDialog(QDialog):
         self.setWindowTitle(self.tr("Engine location"))
         self.local = QRadioButton(self.tr("In this process (default)"), self)
         self.serve = QRadioButton(self.tr("A vLLM server started by the console (127.0.0.1, stopped on exit)"), self)
-        self.remote = QRadioButton(self.tr("A running vLLM server at a URL"), self)
+        self.remote = QRadioButton(self.tr("A running server at a URL (vLLM, or TensorRT-LLM's trtllm-serve)"), self)
         group = QButtonGroup(self)
         for b in (self.local, self.serve, self.remote):
             group.addButton(b)

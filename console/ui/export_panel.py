@@ -38,14 +38,14 @@ from console.engine.types import EngineState, EngineStatus
 from console.ui.context import AppContext
 from console.ui.state_signals import follow_selection
 
-FORMATS = ("yaml", "cmd", "compose", "k8s", "ray", "bundle")
+FORMATS = ("yaml", "cmd", "compose", "k8s", "ray", "bundle", "trtllm")
 _SUFFIX = {"yaml": ".yaml", "cmd": ".sh", "compose": ".yaml", "k8s": ".yaml", "ray": ".sh"}
 
 
 def render_export(
     fmt: str, config: EngineConfig, host: str = "127.0.0.1", port: int = 8000, served_model_name: str | None = None
 ) -> dict[str, str]:
-    """``{file name: text}`` for one format (several files for compose, ray and bundle).
+    """``{file name: text}`` for one format (several files for compose, ray, bundle and trtllm).
     Raises ExportError (a ValueError) for an impossible export."""
     from console.export import ServeOptions, bundle, compose, k8s, ray, serve
 
@@ -70,6 +70,10 @@ def render_export(
         }
     if fmt == "bundle":
         return bundle.bundle_files(config, options, model_dir=config.model)
+    if fmt == "trtllm":
+        from console.export.trtllm_readme import trtllm_files
+
+        return trtllm_files(config, options)
     raise ValueError(f"unknown export format {fmt!r}")
 
 
@@ -99,6 +103,7 @@ class ExportPanel(QWidget):
             "k8s": self.tr("Kubernetes"),
             "ray": self.tr("Ray (multi-node)"),
             "bundle": self.tr("Bundle (all of them + plan + README)"),
+            "trtllm": self.tr("TensorRT-LLM (trtllm-serve)"),
         }
         for fmt in FORMATS:
             self.format_combo.addItem(names[fmt], fmt)

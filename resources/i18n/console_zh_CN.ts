@@ -2148,8 +2148,8 @@
     <name>EnginePickerDialog</name>
     <message>
       <location filename="../../console/ui/engine_picker.py" />
-      <source>A running vLLM server at a URL</source>
-      <translation>某个 URL 上正在运行的 vLLM 服务器</translation>
+      <source>A running server at a URL (vLLM, or TensorRT-LLM's trtllm-serve)</source>
+      <translation>某个 URL 上正在运行的服务器（vLLM，或 TensorRT-LLM 的 trtllm-serve）</translation>
     </message>
     <message>
       <location filename="../../console/ui/engine_picker.py" />
@@ -2293,6 +2293,11 @@
       <location filename="../../console/ui/export_panel.py" />
       <source>Save…</source>
       <translation>保存…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/export_panel.py" />
+      <source>TensorRT-LLM (trtllm-serve)</source>
+      <translation>TensorRT-LLM（trtllm-serve）</translation>
     </message>
     <message>
       <location filename="../../console/ui/export_panel.py" />
