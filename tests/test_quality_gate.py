@@ -297,6 +297,10 @@ class _AlreadyLoaded:
         return getattr(self._host, attr)
 
 
+#: Answers an identical copy may flip either way through timing alone (the control below).
+NOISE_FLIPS = 3
+
+
 @pytest.mark.e2e
 def test_a_checkpoint_that_flips_answers_is_rejected(smollm2_model: Path, smollm2_host: Any, tmp_path: Path) -> None:
     from console.config import EngineConfig
@@ -341,12 +345,15 @@ def test_a_checkpoint_that_flips_answers_is_rejected(smollm2_model: Path, smollm
     assert {kinds[i] for i in right} == {"regex", "choice"}, original.eval
     assert original.engine["device"] == "cpu" and original.engine["quantization"] is None
 
-    # The noise floor: the same weights loaded again score the same on every item (CPU inference is
-    # deterministic: greedy decoding, same kernels), so every flip below is the checkpoint's.
+    # The noise floor: the same weights loaded again are accepted and score (nearly) the same. Greedy
+    # decoding on the same kernels is not bit-exact across runs: which requests share an engine step
+    # depends on timing (a loaded machine, another test process), the step's batch size changes the
+    # float32 GEMMs' rounding, and this dequantized 4-bit model flips answers on such differences
+    # (FIELD_NOTES). Seen: 0 flips on a quiet machine, 2 right->wrong and 2 wrong->right on a loaded one.
     unchanged = judge("awq", original, same, items)
     print(unchanged.message)
     assert unchanged.passed, unchanged.message
-    assert (unchanged.regressions, unchanged.fixes) == ([], []), unchanged.message
+    assert len(unchanged.regressions) <= NOISE_FLIPS and len(unchanged.fixes) <= NOISE_FLIPS, unchanged.message
 
     result = judge("awq", original, bad, items)
     print(result.message)
@@ -356,7 +363,7 @@ def test_a_checkpoint_that_flips_answers_is_rejected(smollm2_model: Path, smollm
     assert not result.passed and result.message.startswith(
         ("Rejected (accuracy)", "Rejected (regressions)", "Rejected (accuracy and regressions)")
     )
-    assert len(result.regressions) >= 8
+    assert len(result.regressions) >= 8 > 2 * NOISE_FLIPS  # far above the noise floor
     # The regressions are the questions whose answer needs a swapped token.
     swapped = re.compile(r"[2-5]|[78]|Paris|London|Tokyo|Rome|Berlin|Madrid")
     touched = [f for f in result.regressions if swapped.search(f.expected + f.prompt)]
