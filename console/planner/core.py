@@ -216,8 +216,9 @@ def compute(req: PlanRequest) -> Plan:
         if stage == pp - 1:  # lm_head (its own copy on the last stage when tied and pp > 1)
             w += (0 if s.tie_word_embeddings and pp == 1 else embed_bytes) + s.hidden_size * s.weight_bytes
         w = int(math.ceil(w * w_scale))
-        if stage == 0:  # an EAGLE head sits beside the first stage, 16-bit, in vLLM's budget
+        if stage == 0:  # an EAGLE head and a vision tower sit beside the first stage, 16-bit, in vLLM's budget
             w += speed.draft_weights_bytes(s, req.speculative_method, req.draft_params, tp)
+            w += s.vision_params * 2 // tp
         stage_layers = layers + (speed.draft_kv_layers(req.speculative_method) if stage == 0 else 0)
         per_tok = kv_bytes_per_token(s, kvb, stage_layers, kv_heads_rank)
         layouts.append(
@@ -369,7 +370,7 @@ def compute(req: PlanRequest) -> Plan:
 
     plan = Plan(
         request=req,
-        weights_bytes=weights_bytes(s, req.quantization),
+        weights_bytes=weights_bytes(s, req.quantization) + s.vision_params * 2,
         kv_bytes_per_token=kv_bytes_per_token(s, kvb),
         kv_bytes_per_block=layout.bytes_per_block,
         block_size=block,
@@ -395,6 +396,20 @@ def compute(req: PlanRequest) -> Plan:
         "calibration": coverage,
         "family_fit": fit_source(fit) if fit is not None else "none",
     }
+    if s.vision_params:
+        tower = gib(s.vision_params * 2)
+        plan.rules["vision"] = f"tower {tower}, {s.image_tokens or 'size-dependent'} tokens an image"
+        plan.notes.append(
+            Message(
+                "vision: the vision tower holds {0} beside the text model; an image takes {1} tokens of the context",
+                tower,
+                f"{s.image_tokens:,}",
+            )
+            if s.image_tokens
+            else Message(
+                "vision: the vision tower holds {0} beside the text model; a larger image takes more tokens", tower
+            )
+        )
     if not g.is_cpu and coverage != "exact":
         plan.notes.append(
             Message(

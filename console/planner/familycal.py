@@ -10,7 +10,9 @@ For each family it holds:
   quantization scales, packing, what stays 16-bit);
 * ``activation_scale``: the profile run's peak activation over the planner's estimate (eager; a
   compiled engine adds ``compile_extra_bytes`` per 8,192 batched tokens, measured in pairs);
-* ``graphs_scale``: the CUDA graphs' memory over the estimate, where a compiled load was measured.
+* ``graphs_scale``: the CUDA graphs' memory over the estimate, where a compiled load was measured;
+* ``compile_extra_bytes``: the family's own compiled-minus-eager peak, where it was measured both
+  ways (other families use the file's ``compile_extra_bytes``: the median of the measured pairs).
 
 A plan says how well it is covered (:func:`coverage`): a fit for this GPU and the vLLM release whose
 rules it follows, a fit from another GPU or release, or none; the planner holds back a stated margin
@@ -41,6 +43,9 @@ class FamilyFit:
     activation_scale: float = 1.0
     graphs_scale: float | None = None
     loads: int = 0
+    #: what a compiled engine's profile run adds for this family, per 8,192 batched tokens, where
+    #: the family was measured both ways (Gemma-3 adds far more than the dense Llama-likes)
+    compile_extra_bytes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,7 @@ def parse_families(data: Any, where: str) -> FamilyCalibration:
                 activation_scale=float(item.get("activation_scale", 1.0)),
                 graphs_scale=float(item["graphs_scale"]) if item.get("graphs_scale") else None,
                 loads=int(item.get("loads", 0)),
+                compile_extra_bytes=int(item["compile_extra_bytes"]) if "compile_extra_bytes" in item else None,
             )
         )
     return FamilyCalibration(
@@ -131,7 +137,11 @@ def fit_families(records: list[dict[str, Any]], estimate: Any) -> dict[str, Any]
         if rep.get("non_torch_gib") is not None:
             non_torch.append(float(rep["non_torch_gib"]))
     pairs = _compile_pairs(records)
-    compile_extra = max(pairs) if pairs else 0.34
+    by_family: dict[str, float] = {}
+    for family, extra_gib in pairs:
+        by_family[family] = max(extra_gib, by_family.get(family, 0.0))
+    values = sorted(v for _, v in pairs)
+    compile_extra = values[(len(values) - 1) // 2] if values else 0.34  # the median pair (the lower of two)
     fits = []
     for (gpu, version, family), rs in sorted(groups.items()):
         w_meas = w_est = a_meas = a_est = g_meas = g_est = 0.0
@@ -141,7 +151,7 @@ def fit_families(records: list[dict[str, Any]], estimate: Any) -> dict[str, Any]
             w_meas += rep["weights_gib"] * GiB
             w_est += w
             extra = (
-                compile_extra * GiB * r["engine_args"]["max_num_batched_tokens"] / 8192
+                by_family.get(family, compile_extra) * GiB * r["engine_args"]["max_num_batched_tokens"] / 8192
                 if r["mode"] == "compiled"
                 else 0
             )
@@ -158,6 +168,7 @@ def fit_families(records: list[dict[str, Any]], estimate: Any) -> dict[str, Any]
                 "weights_scale": round(w_meas / w_est, 4),
                 "activation_scale": round(a_meas / a_est, 4),
                 **({"graphs_scale": round(g_meas / g_est, 4)} if g_est else {}),
+                **({"compile_extra_bytes": int(by_family[family] * GiB)} if family in by_family else {}),
                 "loads": len(rs),
             }
         )
@@ -165,7 +176,7 @@ def fit_families(records: list[dict[str, Any]], estimate: Any) -> dict[str, Any]
         "format": FORMAT,
         "non_torch_bytes": int(max(non_torch, default=0.22) * GiB),
         "compile_extra_bytes": int(compile_extra * GiB),
-        "compile_extra_pairs_gib": [round(p, 3) for p in pairs],
+        "compile_extra_pairs_gib": [round(p, 3) for _, p in pairs],
         "fits": fits,
     }
 
@@ -180,17 +191,20 @@ def _family_of_quant(name: str | None) -> str | None:
     return name
 
 
-def _compile_pairs(records: list[dict[str, Any]]) -> list[float]:
-    """Peak activation compiled minus eager (GiB per 8,192 batched tokens) for loads measured both ways."""
+def _compile_pairs(records: list[dict[str, Any]]) -> list[tuple[str, float]]:
+    """(family key, peak activation compiled minus eager in GiB per 8,192 batched tokens) for the
+    loads measured both ways."""
     by: dict[tuple[str, int, int], dict[str, float]] = {}
+    families: dict[tuple[str, int, int], str] = {}
     for r in records:
         a = r["engine_args"]
         shape = ModelShape.from_hf_config(r["config"], r.get("shape", ""))
         quant = _family_of_quant(a.get("quantization")) or shape.quantization
         key = (f"{r.get('shape')}/{quant}", a["max_num_batched_tokens"], a["max_num_seqs"])
+        families[key] = family_key(shape, quant)
         if r["report"].get("peak_activation_gib") is not None:
             by.setdefault(key, {})[r["mode"]] = float(r["report"]["peak_activation_gib"]) * 8192 / key[1]
-    return [m["compiled"] - m["eager"] for m in by.values() if "compiled" in m and "eager" in m]
+    return [(families[k], m["compiled"] - m["eager"]) for k, m in by.items() if "compiled" in m and "eager" in m]
 
 
 __all__ = ["FamilyCalibration", "FamilyFit", "family_calibration", "family_key", "fit_families", "parse_families"]

@@ -122,7 +122,8 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
         f" = {tokens} x ({mlp}/{tp} + 3 x {s.hidden_size}) x 2 + {seqs} x {s.vocab_size} x 4 = {gib(base)}"
     )
     eager = req.enforce_eager or g.is_cpu
-    extra = 0 if eager else int(fam.compile_extra_bytes * tokens / 8192)
+    own_extra = fit.compile_extra_bytes if fit is not None else None
+    extra = 0 if eager else int((fam.compile_extra_bytes if own_extra is None else own_extra) * tokens / 8192)
     non_torch = 0 if g.is_cpu else fam.non_torch_bytes
     act_source: str = Message("estimate")
     graphs_source = act_source

@@ -156,7 +156,8 @@ def weight_bits(req: PlanRequest) -> float:
 
 def weights_bytes(shape: ModelShape, quantization: str | None) -> int:
     """Quantizable linears at the quantized width (MXFP4: the MoE experts only); embeddings, lm_head
-    and norms stay 16-bit. Every expert of an MoE counts: all are resident."""
+    and norms stay 16-bit. Every expert of an MoE counts: all are resident. A vision tower is
+    counted apart (16-bit, ``shape.vision_params``)."""
     linear = shape.linear_bytes(QUANT_BITS[quantization], quantization == "mxfp4")
     return int(math.ceil(linear)) + shape.unquantized_params * shape.weight_bytes
 

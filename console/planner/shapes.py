@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from console.planner.vision import image_tokens, vision_params
+
 
 class ShapeError(ValueError):
     """A model whose shape cannot be found or read; the message says what to do."""
@@ -49,6 +51,10 @@ class ModelShape:
     #: the quantization's own variant where it changes what vLLM stores: "block" (FP8 with
     #: 128 x 128 scales), "channel"/"tensor" (compressed-tensors FP8), "" otherwise
     quant_variant: str = ""
+    #: a vision-language model's vision tower and projector (16-bit, outside ``params``) and the
+    #: tokens one image takes in a prompt where the config fixes it (planner/vision.py)
+    vision_params: int = 0
+    image_tokens: int = 0
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -202,6 +208,8 @@ class ModelShape:
             sliding_window=window,
             sliding_layers=sliding,
             quant_variant=_quant_variant(qcfg),
+            vision_params=vision_params(config),
+            image_tokens=image_tokens(config),
             extra={"model_type": model_type},
         )
 
