@@ -282,7 +282,7 @@ def _stream(host: Engine, request: GenerationRequest, out: _Answer, printer: Thi
     for ev in host.stream(request):
         if isinstance(ev, TokenDelta):
             out.text += ev.text
-            printer.add(ev.text, ev.num_tokens, ev.token_ids)
+            printer.add(ev.text, ev.num_tokens, ev.token_ids, ev.reasoning)
         elif isinstance(ev, RequestFinished):
             out.thought, out.content = printer.finish(ev.text, ev)
             sys.stdout.write("\n")

@@ -359,7 +359,7 @@ class ChatPanel(ChatWidgets):
                 continue  # another panel's request, or a stale one
             if isinstance(ev, TokenDelta):
                 self._stream_text += ev.text
-                self.thinking.add(ev.text, ev.num_tokens, ev.token_ids)
+                self.thinking.add(ev.text, ev.num_tokens, ev.token_ids, ev.reasoning)
                 self._dirty = True
             elif isinstance(ev, RequestFinished):
                 self._finish(ev.text or self._stream_text, ev)
