@@ -193,14 +193,15 @@ class McpServersBox(QWidget):
         def done(result: object) -> None:
             self.waiting = None
             self._show_approval(None)
+            text, images = result if isinstance(result, tuple) else (str(result), ())
             try:
-                self.session.tools.answer(conversation, call.call_id, str(result), decision.value)
+                self.session.tools.answer(conversation, call.call_id, str(text), decision.value, tuple(images))
             except KeyError:  # the turn went meanwhile (a new message was sent)
                 return
             if conversation is not None:
                 self.answered.emit(conversation)
 
-        call_in_background(self.session.tools.run_mcp, call, decision, on_success=done, context=self)
+        call_in_background(self.session.tools.run_mcp_parts, call, decision, on_success=done, context=self)
 
 
 __all__ = ["McpServersBox"]
