@@ -4,7 +4,8 @@ by the tools of MCP servers (``mcp_client.McpHub``), each of those run only once
 it (``tool_approval``). No Qt here: :class:`~console.chat_session.ChatSession` holds a
 :class:`ChatTools` and the window's tools editor (``console/ui/tools_editor.py``) edits it.
 
-Off by default; switched on per conversation, and MCP servers one by one. A turn with calls is
+Off by default; switched on per conversation, and MCP servers one by one; the settings a
+conversation's requests were made with are saved with it and read back when it is opened again. A turn with calls is
 kept after the user message it answers: the assistant message with ``tool_calls`` and one ``tool``
 message per call, in the order vLLM's chat template reads them. When every call of the turn is
 answered, the model is asked again with them in its prompt. With a conversation store, each turn,
@@ -184,6 +185,28 @@ class ToolSettings:
     choice: str = "auto"
     servers: set[str] = field(default_factory=set)  # MCP servers whose tools are offered
 
+    def to_dict(self) -> dict[str, Any]:
+        """As saved with the conversation (``ConversationStore.set_tool_settings``)."""
+        return {
+            "enabled": self.enabled,
+            "definitions": self.definitions,
+            "builtins": sorted(self.builtins),
+            "choice": self.choice,
+            "servers": sorted(self.servers),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ToolSettings:
+        """Saved settings read back; what is missing or malformed keeps its default."""
+        definitions = data.get("definitions")
+        return cls(
+            enabled=bool(data.get("enabled", False)),
+            definitions=[d for d in definitions if isinstance(d, dict)] if isinstance(definitions, list) else [],
+            builtins={str(b) for b in data.get("builtins") or () if str(b) in BUILTIN_TOOLS},
+            choice=str(data.get("choice") or "auto"),
+            servers={str(x) for x in data.get("servers") or ()},
+        )
+
     def tools(self) -> list[dict[str, Any]]:
         mine = [d for d in self.definitions if d["function"]["name"] not in self.builtins]
         return [BUILTIN_TOOLS[n] for n in sorted(self.builtins)] + mine
@@ -243,9 +266,12 @@ class ChatTools:
             self.hub.close()
 
     def load(self, conversation: int) -> None:
-        """Read the saved tool turns of ``conversation`` (opened again)."""
+        """Read the saved tool turns and tool settings of ``conversation`` (opened again)."""
         if self.store is None:
             return
+        saved = self.store.tool_settings(conversation)
+        if saved is not None:
+            self._settings[conversation] = ToolSettings.from_dict(saved)
         self._turns[conversation] = [
             ToolTurn(t.after_position, t.content, list(t.calls), dict(t.results), dict(t.approvals), t.id)
             for t in self.store.tool_turns(conversation)
@@ -269,6 +295,8 @@ class ChatTools:
         if s.enabled and s.servers and self.hub is not None:
             tools += self.hub.tools(sorted(s.servers), start=False)[0]
         choice = "auto" if after_results else s.choice
+        if self.store is not None and conversation is not None:  # the tools this request offers: kept
+            self.store.set_tool_settings(conversation, s.to_dict())
         if not tools:
             return {}
         # a forced turn asks for one call (answered before the next): without the limit vLLM's

@@ -106,3 +106,27 @@ def test_tool_content_is_text_or_openai_parts() -> None:
     assert turn.messages(images=True)[1]["content"][1]["type"] == "image_url"
     tools = ChatTools()
     assert tools.takes_images is False
+
+
+def test_a_conversations_tools_are_remembered_when_it_is_opened_again(tmp_path: Path) -> None:
+    """Which tools a conversation offered (switched on, its definitions, built-ins, MCP servers)
+    is saved with it and read back when it is opened again; a new chat starts with them off."""
+    path = tmp_path / "c.sqlite3"
+    session = ChatSession(ConversationStore(path))
+    s = session.tools.settings(None)
+    mine = {"type": "function", "function": {"name": "weather", "parameters": {"type": "object", "properties": {}}}}
+    s.enabled, s.servers, s.builtins, s.definitions, s.choice = True, {"web", "time"}, {"clock"}, [mine], "required"
+    session.send("What time is it?", SamplingSettings())
+    conv = session.conversation_id
+    assert conv is not None
+    session.store.close()
+
+    reopened = ChatSession(ConversationStore(path))
+    assert reopened.tools.settings(None).enabled is False  # the new chat: tools off
+    reopened.open(conv)
+    back = reopened.tools.settings(conv)
+    assert (back.enabled, back.servers, back.builtins, back.choice) == (True, {"web", "time"}, {"clock"}, "required")
+    assert back.definitions == [mine]
+    reopened.store.delete(conv)
+    assert reopened.store.tool_settings(conv) is None
+    reopened.store.close()

@@ -249,7 +249,7 @@ class ServerController:
             lan = base_url(lan_address() or socket.gethostname(), s.port)
         return Serving(base_url(LOOPBACK, s.port), s.served_name, s.options.api_key, s.log_path, lan)
 
-    def routes(self, timeout_s: float = 10.0) -> list[ApiRoute]:
+    def routes(self, timeout_s: float = 30.0) -> list[ApiRoute]:
         """The routes the running server offers beyond chat completions, each with its example
         (read from its ``/openapi.json``; blocking: off the GUI thread). [] when none runs."""
         serving = self.serving()

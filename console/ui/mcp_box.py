@@ -124,6 +124,9 @@ class McpServersBox(QWidget):
             box.blockSignals(True)
             box.setChecked(name in on)
             box.blockSignals(False)
+        running = set(self.hub().running()) if on & set(self.boxes) else set()
+        for name in sorted((on & set(self.boxes)) - running):
+            self.switch(name, True)  # a reopened conversation's servers: started again, off the GUI thread
         self.ask_next()
 
     def switch(self, name: str, on: bool) -> None:
