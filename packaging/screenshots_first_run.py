@@ -205,6 +205,15 @@ def mcp_approval_shot(window: Any, ctx: Any, spin: Spin, save: Save, work: Path,
     spin(300, lambda: chat.active_id is None)
     if not spin(10, lambda: tools.mcp.approval.isVisible()):
         raise SystemExit("no tool call is waiting for approval")
+    from PySide6.QtWidgets import QScrollArea
+
+    area = tools.parentWidget()
+    while area is not None and not isinstance(area, QScrollArea):
+        area = area.parentWidget()
+    if area is not None:  # the Tools box sits low in the chat's side column: bring the row into view
+        area.ensureWidgetVisible(tools.mcp.approval, 0, 80)
+        area.ensureWidgetVisible(tools.mcp, 0, 0)
+        area.horizontalScrollBar().setValue(0)
     spin(0.8)
     _saved(save, window.grab().toImage(), out / "chat-mcp-approval.png")
     tools.mcp.refuse.click()
