@@ -4,12 +4,15 @@ by the tools of MCP servers (``mcp_client.McpHub``), each of those run only once
 it (``tool_approval``). No Qt here: :class:`~console.chat_session.ChatSession` holds a
 :class:`ChatTools` and the window's tools editor (``console/ui/tools_editor.py``) edits it.
 
-Off by default; switched on per conversation, and MCP servers one by one. A turn with calls is
+Off by default; switched on per conversation, and MCP servers one by one; the settings a
+conversation's requests were made with are saved with it and read back when it is opened again. A turn with calls is
 kept after the user message it answers: the assistant message with ``tool_calls`` and one ``tool``
 message per call, in the order vLLM's chat template reads them. When every call of the turn is
 answered, the model is asked again with them in its prompt. With a conversation store, each turn,
 its results and the approvals are saved in it (``ConversationStore.add_tool_turn``) and read back
-when the conversation is opened again (:meth:`ChatTools.load`).
+when the conversation is opened again (:meth:`ChatTools.load`). An MCP result's images go back to
+a model that takes images as OpenAI ``image_url`` parts (:func:`tool_content`); any other model
+reads a one-line note for each.
 """
 
 from __future__ import annotations
@@ -162,6 +165,14 @@ def check_definitions(text: str) -> list[dict[str, Any]]:
     return out
 
 
+def tool_content(text: str, images: tuple[str, ...] = ()) -> str | list[dict[str, Any]]:
+    """A tool message's content: its text, or with images (``data:`` URLs, for a model that takes
+    them) OpenAI content parts, the text first and an ``image_url`` part per image."""
+    if not images:
+        return text
+    return [{"type": "text", "text": text}] + [{"type": "image_url", "image_url": {"url": url}} for url in images]
+
+
 @dataclass
 class ToolSettings:
     """One conversation's tools: off by default."""
@@ -173,6 +184,28 @@ class ToolSettings:
     #: call one); the turn after the results is always "auto", so the model can answer
     choice: str = "auto"
     servers: set[str] = field(default_factory=set)  # MCP servers whose tools are offered
+
+    def to_dict(self) -> dict[str, Any]:
+        """As saved with the conversation (``ConversationStore.set_tool_settings``)."""
+        return {
+            "enabled": self.enabled,
+            "definitions": self.definitions,
+            "builtins": sorted(self.builtins),
+            "choice": self.choice,
+            "servers": sorted(self.servers),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ToolSettings:
+        """Saved settings read back; what is missing or malformed keeps its default."""
+        definitions = data.get("definitions")
+        return cls(
+            enabled=bool(data.get("enabled", False)),
+            definitions=[d for d in definitions if isinstance(d, dict)] if isinstance(definitions, list) else [],
+            builtins={str(b) for b in data.get("builtins") or () if str(b) in BUILTIN_TOOLS},
+            choice=str(data.get("choice") or "auto"),
+            servers={str(x) for x in data.get("servers") or ()},
+        )
 
     def tools(self) -> list[dict[str, Any]]:
         mine = [d for d in self.definitions if d["function"]["name"] not in self.builtins]
@@ -190,11 +223,21 @@ class ToolTurn:
     #: call id -> who answered: "builtin", "user", or the MCP approval ("once", "always", "refuse")
     approvals: dict[str, str] = field(default_factory=dict)
     id: int | None = None  # the saved turn's row in the conversation store
+    #: call id -> the images of its result (``data:`` URLs), kept while the chat is open; the
+    #: saved result has a one-line note for each
+    images: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
-    def messages(self) -> list[dict[str, Any]]:
+    def messages(self, images: bool = False) -> list[dict[str, Any]]:
+        """The turn as OpenAI messages; ``images``: the model takes images, so a result's images
+        go with its text (:func:`tool_content`)."""
         out: list[dict[str, Any]] = [{"role": "assistant", "content": self.content, "tool_calls": self.calls}]
         out += [
-            {"role": "tool", "tool_call_id": c["id"], "name": c["function"]["name"], "content": self.results[c["id"]]}
+            {
+                "role": "tool",
+                "tool_call_id": c["id"],
+                "name": c["function"]["name"],
+                "content": tool_content(self.results[c["id"]], self.images.get(c["id"], ()) if images else ()),
+            }
             for c in self.calls
             if c["id"] in self.results
         ]
@@ -214,6 +257,8 @@ class ChatTools:
         self.store = store
         self.hub = hub
         self.approvals = ApprovalPolicy()
+        #: the loaded model takes images (``vision.takes_images``): MCP results' images reach it
+        self.takes_images = False
 
     def close(self) -> None:
         """Stop the MCP servers (the hub's children)."""
@@ -221,9 +266,12 @@ class ChatTools:
             self.hub.close()
 
     def load(self, conversation: int) -> None:
-        """Read the saved tool turns of ``conversation`` (opened again)."""
+        """Read the saved tool turns and tool settings of ``conversation`` (opened again)."""
         if self.store is None:
             return
+        saved = self.store.tool_settings(conversation)
+        if saved is not None:
+            self._settings[conversation] = ToolSettings.from_dict(saved)
         self._turns[conversation] = [
             ToolTurn(t.after_position, t.content, list(t.calls), dict(t.results), dict(t.approvals), t.id)
             for t in self.store.tool_turns(conversation)
@@ -247,6 +295,8 @@ class ChatTools:
         if s.enabled and s.servers and self.hub is not None:
             tools += self.hub.tools(sorted(s.servers), start=False)[0]
         choice = "auto" if after_results else s.choice
+        if self.store is not None and conversation is not None:  # the tools this request offers: kept
+            self.store.set_tool_settings(conversation, s.to_dict())
         if not tools:
             return {}
         # a forced turn asks for one call (answered before the next): without the limit vLLM's
@@ -285,14 +335,18 @@ class ChatTools:
         turns = self.turns(conversation)
         return turns[-1].pending() if turns else []
 
-    def answer(self, conversation: int | None, call_id: str, result: str, by: str = "user") -> bool:
-        """Record ``result`` for the call ``call_id`` (answered ``by``: "user", "builtin" or an
-        MCP approval); True when the turn has every answer."""
+    def answer(
+        self, conversation: int | None, call_id: str, result: str, by: str = "user", images: tuple[str, ...] = ()
+    ) -> bool:
+        """Record ``result`` (and its ``images``, ``data:`` URLs) for the call ``call_id``
+        (answered ``by``: "user", "builtin" or an MCP approval); True when the turn has every answer."""
         turns = self.turns(conversation)
         if not turns or call_id not in {c["id"] for c in turns[-1].calls}:
             raise KeyError(f"no pending tool call {call_id!r}")
         turn = turns[-1]
         turn.results[call_id] = result
+        if images:
+            turn.images[call_id] = images
         turn.approvals[call_id] = by
         if self.store is not None and turn.id is not None:
             self.store.set_tool_results(turn.id, turn.results, turn.approvals)
@@ -323,19 +377,24 @@ class ChatTools:
     def run_mcp(self, call: PendingCall, decision: Decision) -> str:
         """The result of an MCP call under ``decision`` (refused: the refusal the model reads);
         blocks up to the hub's call timeout, so the window runs it off the GUI thread."""
+        return self.run_mcp_parts(call, decision)[0]
+
+    def run_mcp_parts(self, call: PendingCall, decision: Decision) -> tuple[str, tuple[str, ...]]:
+        """:meth:`run_mcp`'s text and the result's images (``data:`` URLs)."""
         if decision is Decision.REFUSE or self.hub is None:
-            return REFUSED
+            return REFUSED, ()
         arguments = call.parsed_arguments()
         if arguments is None:
-            return f"error: the arguments are not a JSON object: {call.arguments[:200]}"
-        return self.hub.call(call.function, arguments)
+            return f"error: the arguments are not a JSON object: {call.arguments[:200]}", ()
+        return self.hub.call_parts(call.function, arguments)
 
     def answer_mcp(self, conversation: int | None, ask: Ask | None) -> bool:
         """Ask about each pending MCP call (``approvals`` first, then ``ask``), run the approved
         ones and record every result; True when nothing is left pending."""
         for call in self.mcp_pending(conversation):
             decision = self.approvals.decide(call, ask)
-            self.answer(conversation, call.call_id, self.run_mcp(call, decision), decision.value)
+            text, images = self.run_mcp_parts(call, decision)
+            self.answer(conversation, call.call_id, text, decision.value, images)
         return not self.pending(conversation)
 
     def interleave(self, conversation: int | None, messages: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -347,7 +406,7 @@ class ChatTools:
         for position, message in messages:
             out.append(message)
             for turn in by_position.get(position, []):
-                out += turn.messages()
+                out += turn.messages(self.takes_images)
         return out
 
 
@@ -361,4 +420,5 @@ __all__ = [
     "check_definitions",
     "clock",
     "run_builtin",
+    "tool_content",
 ]

@@ -8,8 +8,9 @@ apart from its answer (``reasoning``, with its tokens and seconds): the answer i
 ``content``, which alone goes back to the model in the next turn, as on vLLM's server. A turn of
 tool calls (the model's calls, the user's approvals and the tools' results) is a row of
 ``tool_turns`` placed after the message it answers (``after_position``); it goes with that message
-when the history is cut there. Export gives JSON (the whole record, figures and tool turns
-included) or Markdown (for people). No Qt here.
+when the history is cut there. Which tools a conversation offers (switched on, its definitions,
+built-ins and MCP servers) is one JSON row of ``tool_settings``. Export gives JSON (the whole
+record, figures and tool turns included) or Markdown (for people). No Qt here.
 
 Older histories are brought up to :data:`SCHEMA_VERSION` when opened: missing tables are created
 and missing columns added (``_ADDED_COLUMNS``); a newer history is refused.
@@ -29,7 +30,7 @@ from typing import Any, Iterator
 from console.paths import data_home
 
 DB_FILE = "conversations.sqlite3"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 ROLES = ("system", "user", "assistant")
 
 _SCHEMA = """
@@ -67,6 +68,10 @@ CREATE TABLE IF NOT EXISTS tool_turns (
     results TEXT NOT NULL DEFAULT '{}',
     approvals TEXT NOT NULL DEFAULT '{}',
     created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tool_settings (
+    conversation_id INTEGER PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
+    settings TEXT NOT NULL
 );
 """
 #: Columns added after schema 1, added to an older history when it is opened.
@@ -238,6 +243,7 @@ class ConversationStore:
         with self._tx() as db:
             db.execute("DELETE FROM messages WHERE conversation_id = ?", (conversation_id,))
             db.execute("DELETE FROM tool_turns WHERE conversation_id = ?", (conversation_id,))
+            db.execute("DELETE FROM tool_settings WHERE conversation_id = ?", (conversation_id,))
             db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
 
     # -- messages ---------------------------------------------------------------------------
@@ -380,6 +386,23 @@ class ConversationStore:
     def delete_tool_turn(self, turn_id: int) -> None:
         with self._tx() as db:
             db.execute("DELETE FROM tool_turns WHERE id = ?", (turn_id,))
+
+    def tool_settings(self, conversation_id: int) -> dict[str, Any] | None:
+        """The conversation's saved tool settings (a JSON object), None when never saved."""
+        row = self._db.execute(
+            "SELECT settings FROM tool_settings WHERE conversation_id = ?", (conversation_id,)
+        ).fetchone()
+        value = json.loads(row[0]) if row is not None else None
+        return value if isinstance(value, dict) else None
+
+    def set_tool_settings(self, conversation_id: int, settings: dict[str, Any]) -> None:
+        """Save the conversation's tool settings (replacing what was saved)."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO tool_settings (conversation_id, settings) VALUES (?, ?) "
+                "ON CONFLICT(conversation_id) DO UPDATE SET settings = excluded.settings",
+                (conversation_id, json.dumps(settings, ensure_ascii=False, sort_keys=True)),
+            )
 
     # -- export -----------------------------------------------------------------------------
     def export_dict(self, conversation_id: int) -> dict[str, Any]:

@@ -8,7 +8,8 @@ SDK in its own process group; the hub then gives it a parent-death watcher
 (``children.Watcher``), so it ends with the console even when the console is killed, like every
 other child. A server that fails to start, hangs past the timeout or dies mid-call gives a
 one-line ``error: ...`` result (:meth:`McpHub.call` never raises for the server's faults), and the
-next call starts it again. Every line the hub returns has the servers' secrets replaced
+next call starts it again. Images in a result come apart as ``data:`` URLs
+(:meth:`McpHub.call_parts`), for a model that takes them. Every line the hub returns has the servers' secrets replaced
 (``mcp_config.redact``). No Qt here.
 """
 
@@ -82,11 +83,21 @@ def _children() -> dict[int, list[str]]:
 
 def result_text(result: Any) -> str:
     """An SDK ``CallToolResult`` as the text the model reads (images and other content named)."""
+    return result_parts(result)[0]
+
+
+def result_parts(result: Any) -> tuple[str, tuple[str, ...]]:
+    """An SDK ``CallToolResult`` as (the text the model reads, each image as a ``data:`` URL).
+    In the text an image is a one-line note, which is all a model that takes no images reads."""
     parts: list[str] = []
+    images: list[str] = []
     for block in result.content:
         if block.type == "text":
             parts.append(block.text)
-        elif block.type in ("image", "audio"):
+        elif block.type == "image":
+            parts.append(f"[image: {block.mime_type}]")
+            images.append(f"data:{block.mime_type};base64,{block.data}")
+        elif block.type == "audio":
             parts.append(f"[{block.type}: {block.mime_type}]")
         else:
             parts.append(f"[{block.type}]")
@@ -97,7 +108,7 @@ def result_text(result: Any) -> str:
         text = json.dumps(result.structured_content, ensure_ascii=False)
     if len(text) > MAX_RESULT:
         text = text[:MAX_RESULT] + f"\n[cut: {len(text) - MAX_RESULT} more characters]"
-    return f"error: {text}" if result.is_error else text
+    return (f"error: {text}" if result.is_error else text), tuple(images)
 
 
 class McpHub:
@@ -197,16 +208,23 @@ class McpHub:
         """The result of calling ``function`` (a name from :meth:`tools`) as the model reads it:
         the tool's text, or ``error: ...`` in one line when the server failed, hung past
         ``timeout_s`` (default :attr:`call_timeout_s`) or died."""
+        return self.call_parts(function, arguments, timeout_s)[0]
+
+    def call_parts(
+        self, function: str, arguments: dict[str, Any], timeout_s: float | None = None
+    ) -> tuple[str, tuple[str, ...]]:
+        """:meth:`call`'s text and the images of the result as ``data:`` URLs (:func:`result_parts`)."""
         owner = self.owner(function)
         if owner is None:
-            return f"error: no MCP tool {function!r}"
+            return f"error: no MCP tool {function!r}", ()
         server, tool = owner
         error = self.start(server)
         if error is not None:
-            return self.redact(f"error: {error}")
+            return self.redact(f"error: {error}"), ()
         timeout = self.call_timeout_s if timeout_s is None else timeout_s
+        images: tuple[str, ...] = ()
         try:
-            text = self._wait(self._call(server, tool, arguments, timeout), timeout + 5)
+            text, images = self._wait(self._call(server, tool, arguments, timeout), timeout + 5)
         except (concurrent.futures.TimeoutError, TimeoutError):
             self.stop(server)  # a hung server is restarted on the next call
             text = f"error: MCP server {server!r} did not answer {tool} within {timeout:g} s"
@@ -217,7 +235,7 @@ class McpHub:
             text = f"error: MCP server {server!r} failed during {tool}: {_one_line(exc)}" + (
                 f" ({tail})" if tail else ""
             )
-        return self.redact(text)
+        return self.redact(text), images
 
     def stop(self, name: str) -> None:
         """Stop ``name`` if it runs (its process group ended by the SDK, its watcher released)."""
@@ -321,12 +339,14 @@ class McpHub:
         await stack.enter_async_context(http)
         return await stack.enter_async_context(Client(transport, client_info=info))
 
-    async def _call(self, server: str, tool: str, arguments: dict[str, Any], timeout: float) -> str:
+    async def _call(
+        self, server: str, tool: str, arguments: dict[str, Any], timeout: float
+    ) -> tuple[str, tuple[str, ...]]:
         running = self._running[server]
         if running.client is None:
             raise ConnectionError("the server is not running")
         result = await asyncio.wait_for(running.client.call_tool(tool, arguments), timeout)
-        return result_text(result)
+        return result_parts(result)
 
     async def _stop(self, name: str) -> None:
         running = self._running.pop(name, None)
@@ -343,4 +363,4 @@ class McpHub:
         running.errlog.close()
 
 
-__all__ = ["CALL_TIMEOUT_S", "McpHub", "START_TIMEOUT_S", "result_text"]
+__all__ = ["CALL_TIMEOUT_S", "McpHub", "START_TIMEOUT_S", "result_parts", "result_text"]

@@ -7,7 +7,8 @@ tokenizer's whole vocabulary: ~0.4 s for Qwen's 151k tokens, so it is made once 
 :class:`ThinkingStream` follows an answer as it streams: the accumulated text is re-split after each
 delta (vLLM's non-streaming ``extract_reasoning`` on the text so far, so the split shown while
 streaming is the final split of what has arrived), and it counts the thinking tokens and the time
-until the answer began. The chat window, the terminal chat and bench all use these. No Qt here.
+until the answer began. A server running a reasoning parser sends the thinking apart already; the
+stream then takes it as sent. The chat window, the terminal chat and bench all use these. No Qt here.
 """
 
 from __future__ import annotations
@@ -128,7 +129,12 @@ def think_kwargs(family: Family | None, think: bool | None) -> dict[str, Any] | 
 
 class ThinkingStream:
     """One streaming answer, split as it grows. ``add`` each delta; :meth:`split` gives (thinking,
-    answer) so far; :meth:`thought` the thinking with its tokens and seconds."""
+    answer) so far; :meth:`thought` the thinking with its tokens and seconds.
+
+    Two sources of the split, one stream: the in-process engine's text holds the thinking and the
+    ``splitter`` splits it; a server that runs a reasoning parser sends the thinking apart
+    (``reasoning`` of :meth:`add` and :meth:`thought`), and from its first such delta the stream
+    is :attr:`served`: the text is the answer alone and nothing is split again here."""
 
     def __init__(self, splitter: ReasoningSplitter | None, clock: Callable[[], float] = time.monotonic) -> None:
         self.splitter = splitter
@@ -140,11 +146,16 @@ class ThinkingStream:
         self.thinking_s: float | None = None  # set when the answer begins
         self._split: tuple[str | None, str] = (None, "")
         self._ids: list[int] = []
+        self.served = False  # the thinking comes apart from the text (a server's reasoning parser)
+        self._reasoning = ""
 
-    def add(self, text: str, num_tokens: int, token_ids: Sequence[int] = ()) -> None:
+    def add(self, text: str, num_tokens: int, token_ids: Sequence[int] = (), reasoning: str = "") -> None:
         self.text += text
         self.tokens += num_tokens
         self._ids.extend(token_ids)
+        if reasoning or self.served:
+            self._add_served(text, num_tokens, reasoning)
+            return
         if self.splitter is None:
             self._split = (None, self.text)
             return
@@ -158,6 +169,18 @@ class ThinkingStream:
             else:
                 self.thinking_tokens += num_tokens
 
+    def _add_served(self, text: str, num_tokens: int, reasoning: str) -> None:
+        self.served = True
+        self._reasoning += reasoning
+        self._split = (self._reasoning or None, self.text)
+        if self.thinking_s is None:
+            if self.text:  # the answer began; a delta carrying both is counted as thinking
+                self.thinking_s = self._clock() - self.started
+            if reasoning:
+                self.thinking_tokens += num_tokens
+        elif reasoning:
+            self.thinking_tokens += num_tokens
+
     def split(self) -> tuple[str | None, str]:
         return self._split
 
@@ -169,9 +192,22 @@ class ThinkingStream:
     def elapsed(self) -> float:
         return self._clock() - self.started
 
-    def thought(self, text: str | None = None, token_ids: Sequence[int] = ()) -> tuple[Thought | None, str]:
+    def thought(
+        self, text: str | None = None, token_ids: Sequence[int] = (), reasoning: str | None = None
+    ) -> tuple[Thought | None, str]:
         """(the thinking, the answer) of the finished answer ``text`` (the streamed text when None);
-        the thinking tokens counted on ``token_ids`` when given (the in-process engine's)."""
+        the thinking tokens counted on ``token_ids`` when given (the in-process engine's).
+        ``reasoning``: the thinking a server split off ``text`` (the finished event's), which
+        makes the stream :attr:`served`."""
+        if reasoning is not None or self.served:
+            self.served = True
+            self.text = self.text if text is None else text
+            thinking = self._reasoning if reasoning is None else reasoning
+            self._split = (thinking or None, self.text)
+            if not thinking:
+                return None, self.text
+            seconds = self.thinking_s if self.thinking_s is not None else self.elapsed()
+            return Thought(thinking, self.thinking_tokens or None, round(seconds, 3)), self.text
         if text is not None and text != self.text:
             self.text = text
             self._split = self.splitter.split(text) if self.splitter is not None else (None, text)

@@ -11,7 +11,9 @@ Output control: a JSON schema, then logprobs with two answers; ``--only chat-out
 first-run and serving shots of packaging/screenshots_first_run.py: ``first-run-picker.png`` (Get a
 model…, the curated list), ``first-run-load.png`` (the chat while the model loads; ``--only first-run``
 takes both), ``server.png`` and ``server-log.png`` (the Server tab serving the model; ``--only server``)
-and ``chat-thinking.png`` (a Qwen3-family random-weight fixture's thinking; ``--only chat-thinking``).
+``chat-thinking.png`` (a Qwen3-family random-weight fixture's thinking; ``--only chat-thinking``) and
+``chat-mcp-approval.png`` (that fixture's call to an MCP server's tool awaiting approval;
+``--only chat-mcp-approval``).
 The window is 1600 x 900 (``--size``).
 The answers to the questions with a known answer (the capital of France: "Paris") are checked: a wrong
 one stops the script with exit status 1 and a one-line reason before its screenshot is written, so the
@@ -149,7 +151,7 @@ def run_bench(window, spin) -> None:  # type: ignore[no-untyped-def]
 
 FIRST_RUN = {"first-run-picker", "first-run-load"}
 #: shots that need no model loaded first (the thinking shot loads its own fixture)
-NO_MODEL = {"first-run-picker", "chat-thinking"}
+NO_MODEL = {"first-run-picker", "chat-thinking", "chat-mcp-approval"}
 
 
 def spinner(app):  # type: ignore[no-untyped-def]
@@ -226,6 +228,8 @@ def _take(window, ctx, spin, name, work, out, only) -> None:  # type: ignore[no-
     if only is not None and only <= NO_MODEL:
         if "chat-thinking" in only:
             first_run.thinking_shot(window, ctx, spin, save_small, work, out)
+        if "chat-mcp-approval" in only:
+            first_run.mcp_approval_shot(window, ctx, spin, save_small, work, out)
         return
     window.tabs.setCurrentWidget(window.chat)
     if not models.load_selected():
@@ -261,6 +265,8 @@ def _take(window, ctx, spin, name, work, out, only) -> None:  # type: ignore[no-
         first_run.server_shot(window, ctx, spin, save_small, out)
     if wants("chat-thinking"):
         first_run.thinking_shot(window, ctx, spin, save_small, work, out)
+    if wants("chat-mcp-approval"):
+        first_run.mcp_approval_shot(window, ctx, spin, save_small, work, out)
 
 
 def finish(ctx, work: Path) -> int:  # type: ignore[no-untyped-def]

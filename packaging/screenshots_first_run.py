@@ -13,6 +13,11 @@ Each function drives the real window (no fake parts) and saves one or two palett
   answering with a collapsed Thinking block and the Think switch (``chat-thinking.png``), made
   deterministic as in tests/test_ui_chat_thinking.py: greedy and a regular expression (the chat's
   structured output) that makes the model write a thinking block, then an answer.
+- :func:`mcp_approval_shot`: the same fixture (its template renders tools) calling a tool of an MCP
+  server (the tests' SDK-written one, imported as an ``mcp.json`` in the Tools box), the call shown
+  with its server, tool and arguments and waiting for Run once / Always / Refuse
+  (``chat-mcp-approval.png``); the model must call a tool (``tool_choice`` "required", which vLLM
+  holds the output to), so a random-weight model makes a real call. The call is refused after.
 """
 
 from __future__ import annotations
@@ -118,15 +123,14 @@ def server_shot(window: Any, ctx: Any, spin: Spin, save: Save, out: Path) -> Non
     print(f"server stopped: no process left, port {port} free", flush=True)
 
 
-def thinking_shot(window: Any, ctx: Any, spin: Spin, save: Save, work: Path, out: Path) -> None:
-    """``chat-thinking.png``: a Qwen3-family random-weight fixture's answer with its thinking
-    collapsed, and the Think switch (the fixture's answers are random letters: the picture shows
-    the split and the controls, not a model's knowledge)."""
+def _load_qwen3(window: Any, ctx: Any, spin: Spin, work: Path) -> None:
+    """Load the Qwen3-family fixture (once) and name it in the chat's picker."""
     from console.config import EngineConfig
     from console.engine.types import EngineState
     from tests.fixtures.families import make_family
-    from console.ui.chat_output import FREE, REGEX
 
+    if ctx.host.status.model == THINKING_MODEL and ctx.host.status.state == EngineState.READY:
+        return
     folder = make_family("qwen3", work / THINKING_MODEL)
     config = EngineConfig(model=str(folder), kv_cache_memory_bytes=32 * 1024**2, max_model_len=512, device="cpu")
     ctx.host.load(config, THINKING_MODEL)
@@ -141,6 +145,16 @@ def thinking_shot(window: Any, ctx: Any, spin: Spin, save: Save, work: Path, out
     picker = chat.model_picker
     picker.set_models([*picker.names(), THINKING_MODEL])
     picker.show_loaded(THINKING_MODEL)
+
+
+def thinking_shot(window: Any, ctx: Any, spin: Spin, save: Save, work: Path, out: Path) -> None:
+    """``chat-thinking.png``: a Qwen3-family random-weight fixture's answer with its thinking
+    collapsed, and the Think switch (the fixture's answers are random letters: the picture shows
+    the split and the controls, not a model's knowledge)."""
+    from console.ui.chat_output import FREE, REGEX
+
+    _load_qwen3(window, ctx, spin, work)
+    chat = window.chat
     window.tabs.setCurrentWidget(chat)
     chat.new_conversation()
     chat.temperature.setValue(0.0)
@@ -161,3 +175,48 @@ def thinking_shot(window: Any, ctx: Any, spin: Spin, save: Save, work: Path, out
         raise SystemExit("the transcript shows no Thinking block")
     _saved(save, window.grab().toImage(), out / "chat-thinking.png")
     chat.output.set_mode(FREE)
+
+
+def mcp_approval_shot(window: Any, ctx: Any, spin: Spin, save: Save, work: Path, out: Path) -> None:
+    """``chat-mcp-approval.png``: a tool call of the Qwen3 fixture waiting for the user's approval."""
+    import sys
+
+    _load_qwen3(window, ctx, spin, work)
+    chat = window.chat
+    window.tabs.setCurrentWidget(chat)
+    chat.new_conversation()
+    chat.temperature.setValue(0.0)
+    chat.max_tokens.setValue(120)
+    fixture = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "mcp_server.py"
+    server = {"command": sys.executable, "args": [str(fixture)], "env": {"FIXTURE_TOOLS": "lookup"}}
+    config = work / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"cities": server}}))
+    tools = chat.tools_box
+    tools.enabled.setChecked(True)
+    if not tools.mcp.import_file(str(config)):
+        raise SystemExit("the Tools box refused the mcp.json")
+    tools.mcp.boxes["cities"].setChecked(True)
+    if not spin(60, lambda: tools.mcp.status.text() == "cities: 1 tools"):
+        raise SystemExit(f"the MCP server did not list its tool: {tools.mcp.status.text()}")
+    tools.choice.setCurrentIndex(tools.choice.findData("required"))
+    chat.input.setPlainText("What is the code of Rome?")
+    if not chat.send():
+        raise SystemExit(f"chat refused to send: {chat.error_label.text()}")
+    spin(300, lambda: chat.active_id is None)
+    if not spin(10, lambda: tools.mcp.approval.isVisible()):
+        raise SystemExit("no tool call is waiting for approval")
+    from PySide6.QtWidgets import QScrollArea
+
+    area = tools.parentWidget()
+    while area is not None and not isinstance(area, QScrollArea):
+        area = area.parentWidget()
+    if area is not None:  # the Tools box sits low in the chat's side column: bring the row into view
+        area.ensureWidgetVisible(tools.mcp.approval, 0, 80)
+        area.ensureWidgetVisible(tools.mcp, 0, 0)
+        area.horizontalScrollBar().setValue(0)
+    spin(0.8)
+    _saved(save, window.grab().toImage(), out / "chat-mcp-approval.png")
+    tools.mcp.refuse.click()
+    spin(30, lambda: not tools.mcp.approval.isVisible())
+    tools.choice.setCurrentIndex(tools.choice.findData("auto"))
+    tools.enabled.setChecked(False)

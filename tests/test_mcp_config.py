@@ -146,8 +146,9 @@ def test_an_older_history_is_migrated_and_keeps_its_messages(tmp_path: Path) -> 
     )
     db.close()
     store = ConversationStore(path)
-    assert store._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert store._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     assert [m.content for m in store.messages(1)] == ["hi"] and store.tool_turns(1) == []
+    assert store.tool_settings(1) is None  # the tool_settings table, created on open
     turn_id = store.add_tool_turn(
         1, 0, "", [{"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}]
     )

@@ -65,6 +65,20 @@ def test_a_taken_port_is_one_line_in_the_tab_and_nothing_is_unloaded(home: Path,
     ctx.sampler.stop()
 
 
+def test_the_local_network_needs_a_key_and_shows_a_warning(home: Path, tiny_model: Path, qtbot: Any) -> None:
+    w = _window(home, tiny_model, qtbot)
+    panel, ctx = w.server, w.ctx
+    before = ctx.host.backend
+    assert not panel.lan_warning.isVisible()
+    panel.lan_box.setChecked(True)
+    assert panel.lan_warning.isVisible() and "/v1 routes only" in panel.lan_warning.text()
+    panel.key_edit.clear()
+    panel.start_button.click()
+    assert panel.error.isVisible() and "needs an API key" in panel.error.text()
+    assert ctx.host.backend is before and panel.start_button.isEnabled()
+    ctx.sampler.stop()
+
+
 @pytest.mark.engine
 def test_server_tab_serves_the_model_with_a_key_and_stop_leaves_nothing(
     home: Path, tiny_model: Path, qtbot: Any
@@ -128,6 +142,9 @@ def test_server_tab_serves_the_model_with_a_key_and_stop_leaves_nothing(
     wrong = httpx.post(f"{url}/chat/completions", json=body, headers={"Authorization": "Bearer sk-wrong"}, timeout=60)
     assert wrong.status_code == 401
     assert panel.controller.health()
+    # The other routes this vLLM offers, read from the running server, each with its example.
+    qtbot.waitUntil(lambda: "/v1/completions" in panel.routes_view.toPlainText(), timeout=60_000)
+    assert f"curl http://127.0.0.1:{port}/v1/completions" in panel.routes_view.toPlainText()
 
     # The Monitor's store follows the server's /metrics; the log is streamed and on disk.
     qtbot.waitUntil(lambda: ctx.metrics.totals_snapshot().get("generation_tokens", 0) > 0, timeout=30_000)

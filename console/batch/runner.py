@@ -286,11 +286,14 @@ def _answer(
     family: Family | None, host: Engine, req: BatchRequest, event: RequestFinished
 ) -> tuple[str | None, str, tuple[dict[str, Any], ...], str]:
     """(reasoning, content, tool_calls, finish_reason) of a finished line, as vLLM's server writes
-    them: split and read by the family's parsers, or the calls a server engine already read."""
+    them: split and read by the family's parsers, or what a server engine's parsers already split
+    off (its thinking, its calls)."""
     if req.endpoint != "chat":
         return None, event.text, (), event.finish_reason
     fields = req.openai_fields or {}
     served = event.choices[0].tool_calls if event.choices else ()
+    if event.reasoning is not None:  # the server's reasoning parser split it: text is the answer
+        return event.reasoning, event.text, served, event.finish_reason
     if served:
         reasoning, text = split_reasoning(family, host.tokenizer, event.text, fields.get("chat_template_kwargs"))
         return reasoning, text, served, event.finish_reason

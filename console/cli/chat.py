@@ -20,6 +20,7 @@ from console.cli.speed_args import SPEED_KEYS, add_speed_args, speed_overrides
 from console.chat_session import ChatSession
 from console.cli.chat_output import add_output_args, output_fields_from_args, print_choices
 from console.cli.chat_thinking import ThinkingPrinter, add_thinking_args, chat_splitter
+from console.vision import takes_images
 from console.cli.chat_tools import MAX_ROUNDS, Ask, add_tool_args, answer_calls, ask_on_terminal, configure, wants_tools
 from console.cli.common import CliError, quiet_engine_logs
 from console.cli.flags import check_model_and_preset
@@ -282,7 +283,7 @@ def _stream(host: Engine, request: GenerationRequest, out: _Answer, printer: Thi
     for ev in host.stream(request):
         if isinstance(ev, TokenDelta):
             out.text += ev.text
-            printer.add(ev.text, ev.num_tokens, ev.token_ids)
+            printer.add(ev.text, ev.num_tokens, ev.token_ids, ev.reasoning)
         elif isinstance(ev, RequestFinished):
             out.thought, out.content = printer.finish(ev.text, ev)
             sys.stdout.write("\n")
@@ -327,6 +328,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
         info = host.status.info
         if info is not None:
             print(sampling_note(info, sampling), file=sys.stderr)
+            if session is not None:  # an MCP result's images reach a model that takes them
+                session.tools.takes_images = takes_images(info.model_path)
             if fields:  # vLLM's params for them, made again over the model's own defaults
                 try:
                     extra.update(request_fields(fields, sampling.resolved(info.sampling_defaults)))

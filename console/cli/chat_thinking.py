@@ -61,8 +61,9 @@ class ThinkingPrinter:
         self.err.write(f"{DIM}{text}{PLAIN}" if self._dim and text else text)
         self.err.flush()
 
-    def add(self, text: str, num_tokens: int, token_ids: Sequence[int] = ()) -> None:
-        self.stream.add(text, num_tokens, token_ids)
+    def add(self, text: str, num_tokens: int, token_ids: Sequence[int] = (), served: str = "") -> None:
+        """One delta (``served``: the thinking a server sent apart from ``text``)."""
+        self.stream.add(text, num_tokens, token_ids, served)
         reasoning, content = self.stream.split()
         if reasoning is not None:
             if not self._opened:
@@ -89,7 +90,7 @@ class ThinkingPrinter:
     def finish(self, text: str, ev: RequestFinished | None) -> tuple[Thought | None, str]:
         """The finished answer (``text``): prints what was held back; (its thinking, its answer)."""
         ids = ev.choices[0].token_ids if ev is not None and ev.choices else ()
-        thought, content = self.stream.thought(text, ids)
+        thought, content = self.stream.thought(text, ids, ev.reasoning if ev is not None else None)
         if thought is not None and not self._closed:
             if not self.hide:
                 self._write_err(thought.text[self._shown_thinking :])

@@ -40,6 +40,18 @@ class Choice:
     #: OpenAI ``message.tool_calls`` a server returned (its tool-call parser read them); the
     #: in-process engine's answers are read by ``tool_calls.parse_answer`` where they are used
     tool_calls: tuple[dict[str, Any], ...] = ()
+    #: the thinking a server's reasoning parser split off ``text``; None when it split none
+    reasoning: str | None = None
+
+
+def message_reasoning(message: dict[str, Any]) -> str | None:
+    """The thinking of an OpenAI chat message or streamed delta: vLLM's ``reasoning`` field (its
+    older name ``reasoning_content`` too); None when it has neither."""
+    for key in ("reasoning", "reasoning_content"):
+        value = message.get(key)
+        if value is not None:
+            return str(value)
+    return None
 
 
 @dataclass
@@ -51,6 +63,12 @@ class _Growing:
     stop_reason: int | str | None = None
     token_ids: list[int] = field(default_factory=list)
     tool_calls: dict[int, dict[str, Any]] = field(default_factory=dict)
+    reasoning: list[str] | None = None
+
+    def add_reasoning(self, message: dict[str, Any]) -> None:
+        text = message_reasoning(message)
+        if text is not None:
+            self.reasoning = (self.reasoning or []) + [text]
 
     def choice(self, index: int) -> Choice:
         return Choice(
@@ -62,6 +80,7 @@ class _Growing:
             self.stop_reason,
             tuple(self.token_ids),
             tuple(self.tool_calls[i] for i in sorted(self.tool_calls)),
+            None if self.reasoning is None else "".join(self.reasoning),
         )
 
     def add_tool_calls(self, calls: Any, streamed: bool) -> None:
@@ -134,9 +153,11 @@ class OpenAIChoiceCollector:
             if "delta" in ch:
                 g.parts.append(str((ch.get("delta") or {}).get("content") or ""))
                 g.add_tool_calls((ch.get("delta") or {}).get("tool_calls"), streamed=True)
+                g.add_reasoning(ch.get("delta") or {})
             elif "message" in ch:
                 g.parts.append(str((ch.get("message") or {}).get("content") or ""))
                 g.add_tool_calls((ch.get("message") or {}).get("tool_calls"), streamed=False)
+                g.add_reasoning(ch.get("message") or {})
             else:
                 g.parts.append(str(ch.get("text") or ""))
             lp = ch.get("logprobs")
@@ -235,6 +256,7 @@ __all__ = [
     "OpenAIChoiceCollector",
     "OutputCollector",
     "TokenLogprob",
+    "message_reasoning",
     "chat_logprobs",
     "completion_logprobs",
     "prompt_logprobs_json",

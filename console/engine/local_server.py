@@ -82,6 +82,12 @@ def port_free(port: int, host: str = "127.0.0.1") -> bool:
             return False
 
 
+def connect_host(host: str) -> str:
+    """Where the console reaches a server bound to ``host``: this machine for a server bound to
+    every address (``0.0.0.0``, ``::``), else ``host``."""
+    return "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+
+
 def port_taken_message(port: int, host: str = "127.0.0.1") -> str:
     """The one line shown when a server cannot listen on the port the user chose."""
     return Message(
@@ -218,7 +224,7 @@ class LocalServer(ServerEngine):
             )
             self.log_path = work / "server.log"
             self._config = config
-            self.url = f"http://{self.host}:{self.port}"
+            self.url = f"http://{connect_host(self.host)}:{self.port}"
             if self._start_cancelled:  # stopped before the process existed
                 raise EngineError("The server's start was cancelled")
             self._spawn(self.server_command(self.yaml_path, self.port))
@@ -353,4 +359,4 @@ class LocalServer(ServerEngine):
         await super()._cancel_all()
 
 
-__all__ = ["LocalServer", "free_port", "port_free", "port_taken_message", "SERVER_MODULE"]
+__all__ = ["LocalServer", "connect_host", "free_port", "port_free", "port_taken_message", "SERVER_MODULE"]

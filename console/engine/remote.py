@@ -5,7 +5,9 @@
 (``/health``, ``/v1/models`` for the served name and ``max_model_len``, ``/metrics`` for the
 KV-cache figures), ``submit()`` sends ``/v1/chat/completions`` (messages) or
 ``/v1/completions`` (prompt or token ids), streaming server-sent events into the same
-``TokenDelta`` / ``RequestFinished`` / ``RequestFailed`` events as the in-process host;
+``TokenDelta`` / ``RequestFinished`` / ``RequestFailed`` events as the in-process host (the
+thinking a server's reasoning parser split off travels apart: ``TokenDelta.reasoning``,
+``RequestFinished.reasoning``);
 ``stream=False`` requests use one non-streaming call. Cancelling closes the HTTP stream, and vLLM
 aborts a request whose client went away.
 
@@ -36,7 +38,7 @@ from console.engine.choices import OpenAIChoiceCollector
 from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.metrics.store import MetricsStore
 from console.engine.remote_errors import ServerError, http_error, normalize_url, transport_message
-from console.engine.remote_wire import choice_text, request_body, stream_chunks
+from console.engine.remote_wire import choice_reasoning, choice_text, request_body, stream_chunks
 from console.metrics.scrape import MetricsPoller, ServerPoller, cache_info, parse
 from console.metrics.trtllm_stats import poller_for
 from console.engine.types import (
@@ -379,19 +381,19 @@ class ServerEngine(LoopEngine):
                         for choice in chunk.get("choices") or []:
                             if int(choice.get("index") or 0) != 0:
                                 continue  # n > 1: the other answers arrive with the final event
-                            text = choice_text(choice)
+                            text, thinking = choice_text(choice), choice_reasoning(choice)
                             if choice.get("finish_reason"):
                                 finish_reason = choice["finish_reason"]
                             # continuous_usage_stats gives the running token count; a delta may
                             # carry tokens whose text is empty (special tokens), as in-process.
                             n_total = int(usage.get("completion_tokens") or 0)
-                            n = n_total - seen_tokens if n_total else (1 if text else 0)
+                            n = n_total - seen_tokens if n_total else (1 if text or thinking else 0)
                             seen_tokens = max(seen_tokens, n_total)
-                            if text or n > 0:
+                            if text or thinking or n > 0:
                                 if first is None:
                                     first = time.perf_counter()
                                 parts.append(text)
-                                emit(TokenDelta(rid, text, max(n, 0)))
+                                emit(TokenDelta(rid, text, max(n, 0), reasoning=thinking))
                                 if self.abort_requested(rid):  # Stop: no more tokens, close the stream
                                     raise asyncio.CancelledError
                     if not done and finish_reason is None:

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 
 from console.config import SamplingSettings
+from console.engine.choices import message_reasoning
 from console.engine.remote_errors import ServerError, server_message
 from console.engine.types import GenerationRequest
 
@@ -51,6 +52,13 @@ def choice_text(choice: dict[str, Any]) -> str:
     if "message" in choice:
         return str((choice.get("message") or {}).get("content") or "")
     return str(choice.get("text") or "")
+
+
+def choice_reasoning(choice: dict[str, Any]) -> str:
+    """The thinking a streamed delta or a chat message carries apart from its text (a server
+    running a reasoning parser splits it off); "" when none."""
+    message = choice.get("delta") if "delta" in choice else choice.get("message")
+    return message_reasoning(message or {}) or ""
 
 
 async def stream_chunks(resp: httpx.Response) -> AsyncIterator[dict[str, Any] | None]:

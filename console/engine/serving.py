@@ -17,6 +17,12 @@ the other tabs then use the server, as with Engine > Engine location > "a vLLM s
 the console"; :meth:`ServerController.stop` stops the server (its whole process group) and puts
 the in-process engine back, unloaded.
 
+On the local network: :meth:`ServerController.start` with ``lan`` binds every address of the
+machine (``0.0.0.0``), only with an API key (:class:`LanNeedsKey` otherwise); the tab shows the
+machine's LAN address (:func:`lan_address`) and the warning that the key guards ``/v1`` only. The
+routes the running server offers beyond chat completions, with an example each, are read from its
+``/openapi.json`` (:mod:`console.engine.server_api`, :meth:`ServerController.routes`).
+
 The log goes to ``<data home>/server-logs/console-serve-*/server.log`` and is streamed to
 listeners (:class:`~console.engine.local_server.LocalServer`).
 """
@@ -29,6 +35,7 @@ import json
 import secrets
 import shlex
 import shutil
+import socket
 import sys
 import time
 from dataclasses import dataclass
@@ -41,14 +48,18 @@ from console.config import EngineConfig
 from console.engine.factory import EngineChoice
 from console.engine.local_server import SERVER_MODULE, LocalServer, port_free, port_taken_message
 from console.engine.interface import Switchable
+from console.engine.server_api import ApiRoute, offered_routes, read_openapi, route_examples
 from console.engine.types import EngineError, EngineInfo, EngineState
 from console.export.options import ServeOptions
 from console.export.serve import command_tokens, serve_arguments
-from console.messages import MessageError
+from console.messages import Message, MessageError
 from console.metrics.store import MetricsStore
 from console.paths import data_home
 
 DEFAULT_PORT = 8000
+LOOPBACK = "127.0.0.1"
+#: What a server on the local network binds: every address of this machine.
+ALL_ADDRESSES = "0.0.0.0"
 #: The program part of the launched argv; the export's ``vllm serve MODEL`` becomes ``--model MODEL``.
 API_SERVER = ("-m", SERVER_MODULE, "--model")
 #: Server-log folders kept under ``<data home>/server-logs`` (the oldest go at each start).
@@ -57,6 +68,29 @@ KEEP_LOGS = 20
 
 class PortTaken(MessageError, EngineError):
     """The chosen port is in use; the message names the way out."""
+
+
+class LanNeedsKey(MessageError, EngineError):
+    """Serving beyond this machine was asked for without an API key."""
+
+
+#: The warning the tab shows while the local-network option is on.
+LAN_WARNING = Message(
+    "Other machines on your network can reach this server. The API key guards the /v1 routes only "
+    "(vLLM's /metrics, /health and /openapi.json stay open): use it on a network you trust, behind a firewall."
+)
+
+
+def lan_address() -> str | None:
+    """This machine's address on its local network (the one its default route leaves from; no
+    packet is sent), or None when it has none."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("10.255.255.255", 1))
+            address = str(s.getsockname()[0])
+        except OSError:
+            return None
+    return None if address.startswith("127.") or address == ALL_ADDRESSES else address
 
 
 def new_api_key() -> str:
@@ -144,6 +178,7 @@ class Serving:
     model: str  # the served model name clients send
     api_key: str | None
     log_path: Path | None
+    lan_url: str | None = None  # the base URL other machines use, when served on the local network
 
     def curl(self) -> str:
         return curl_example(self.url, self.model, self.api_key)
@@ -156,28 +191,46 @@ class ServerController:
     """Start and stop the Server tab's server behind the window's engine switch
     (:class:`~console.engine.switch.EngineSwitch`, a :class:`~console.engine.interface.Switchable`)."""
 
-    def __init__(self, switch: Switchable, *, host: str = "127.0.0.1", log_dir: Path | None = None) -> None:
+    def __init__(self, switch: Switchable, *, host: str = LOOPBACK, log_dir: Path | None = None) -> None:
         self.switch = switch
-        self.host = host
+        self.host = host  # bound without ``lan``
         self.log_dir = log_dir
         self.server: ServedServer | None = None
 
-    def check_port(self, port: int) -> None:
+    def bind_host(self, lan: bool, api_key: str | None) -> str:
+        """The address the server binds: every address of the machine on the local network
+        (refused with :class:`LanNeedsKey` without a key), else :attr:`host`."""
+        if not lan:
+            return self.host
+        if not api_key:
+            raise LanNeedsKey(Message("Serving on the local network needs an API key: type one or press Generate"))
+        return ALL_ADDRESSES
+
+    def check_port(self, port: int, lan: bool = False, api_key: str | None = None) -> None:
         """Raise :class:`PortTaken` when ``port`` cannot be listened on now (the tab asks before
-        anything is unloaded); our own running server's port counts as free."""
-        ServeOptions(host=self.host, port=port).validate()
+        anything is unloaded), :class:`LanNeedsKey` for ``lan`` without ``api_key``; our own
+        running server's port counts as free."""
+        host = self.bind_host(lan, api_key)
+        ServeOptions(host=host, port=port).validate()
         ours = self.server is not None and self.server.port == port and self.server.child is not None
-        if not ours and not port_free(port, self.host):
-            raise PortTaken(port_taken_message(port, self.host))
+        if not ours and not port_free(port, host):
+            raise PortTaken(port_taken_message(port, host))
 
     def start(
-        self, config: EngineConfig, name: str, port: int = DEFAULT_PORT, api_key: str | None = None
+        self,
+        config: EngineConfig,
+        name: str,
+        port: int = DEFAULT_PORT,
+        api_key: str | None = None,
+        *,
+        lan: bool = False,
     ) -> cf.Future[EngineInfo]:
         """Switch the window's engine to a server for ``config`` on ``port`` and start it (blocks
-        while the previous engine is closed: call it off the GUI thread). The future ends when
-        the server answers ``/health`` and ``/v1/models``."""
-        self.check_port(port)
-        options = ServeOptions(host=self.host, port=port, api_key=api_key or None)
+        while the previous engine is closed: call it off the GUI thread); ``lan``: reachable from
+        the local network, which needs ``api_key``. The future ends when the server answers
+        ``/health`` and ``/v1/models``."""
+        self.check_port(port, lan, api_key)
+        options = ServeOptions(host=self.bind_host(lan, api_key), port=port, api_key=api_key or None)
         log_dir = self.log_dir or log_root()
         log_dir.mkdir(parents=True, exist_ok=True)
         prune_logs(log_dir, KEEP_LOGS - 1)  # room for this start's
@@ -191,7 +244,19 @@ class ServerController:
         s = self.server
         if s is None or s.port is None:
             return None
-        return Serving(base_url(s.host, s.port), s.served_name, s.options.api_key, s.log_path)
+        lan = None
+        if s.host == ALL_ADDRESSES:
+            lan = base_url(lan_address() or socket.gethostname(), s.port)
+        return Serving(base_url(LOOPBACK, s.port), s.served_name, s.options.api_key, s.log_path, lan)
+
+    def routes(self, timeout_s: float = 30.0) -> list[ApiRoute]:
+        """The routes the running server offers beyond chat completions, each with its example
+        (read from its ``/openapi.json``; blocking: off the GUI thread). [] when none runs."""
+        serving = self.serving()
+        if serving is None:
+            return []
+        offered = offered_routes(read_openapi(serving.url, timeout_s))
+        return route_examples(serving.lan_url or serving.url, serving.model, serving.api_key, offered)
 
     @property
     def running(self) -> bool:
@@ -228,13 +293,18 @@ class ServerController:
 
 
 __all__ = [
+    "ALL_ADDRESSES",
     "DEFAULT_PORT",
+    "LAN_WARNING",
+    "LOOPBACK",
+    "LanNeedsKey",
     "PortTaken",
     "ServedServer",
     "ServerController",
     "Serving",
     "base_url",
     "curl_example",
+    "lan_address",
     "log_root",
     "new_api_key",
     "prune_logs",

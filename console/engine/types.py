@@ -167,6 +167,9 @@ class TokenDelta:
     text: str
     num_tokens: int  # tokens carried by this delta
     token_ids: tuple[int, ...] = ()  # their ids where the engine has them (in-process), else ()
+    #: thinking this delta carries apart from ``text``: a server that runs a reasoning parser
+    #: splits it off itself (vLLM's ``reasoning``, formerly ``reasoning_content``); "" otherwise
+    reasoning: str = ""
 
 
 @dataclass(frozen=True)
@@ -191,6 +194,13 @@ class RequestFinished:
     #: The prompt's token ids as the engine received them (the in-process engine; empty where
     #: the engine does not say, e.g. a server)
     prompt_token_ids: tuple[int, ...] = ()
+
+    @property
+    def reasoning(self) -> str | None:
+        """Choice 0's thinking as a server with a reasoning parser split it off (``text`` is then
+        the answer alone); None when the engine did not split it (the in-process engine's text
+        holds the thinking, split by ``console/thinking.py``)."""
+        return self.choices[0].reasoning if self.choices else None
 
     @property
     def engine_ttft_s(self) -> float | None:

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 from console.chat_session import ChatSession
 from console.config import SamplingSettings
 from console.conversations import ConversationError, ConversationStore, Message
+from console.vision import takes_images
 from console.engine.types import (
     EngineError,
     EngineState,
@@ -359,7 +360,7 @@ class ChatPanel(ChatWidgets):
                 continue  # another panel's request, or a stale one
             if isinstance(ev, TokenDelta):
                 self._stream_text += ev.text
-                self.thinking.add(ev.text, ev.num_tokens, ev.token_ids)
+                self.thinking.add(ev.text, ev.num_tokens, ev.token_ids, ev.reasoning)
                 self._dirty = True
             elif isinstance(ev, RequestFinished):
                 self._finish(ev.text or self._stream_text, ev)
@@ -399,6 +400,7 @@ class ChatPanel(ChatWidgets):
     def _on_bridge_status_changed(self, status: EngineStatus) -> None:
         if status.state == EngineState.READY and status.info is not None:
             self.sampling_box.set_model_defaults(status.info.sampling_defaults)
+            self.session.tools.takes_images = takes_images(status.info.model_path)  # MCP results' images
         self.thinking.follow()
         self.adapter_box.refresh()
         self._update_buttons()

@@ -64,15 +64,16 @@ class ChatThinking:
         """An answer starts streaming (``split``: False for a continued answer: it is all answer)."""
         self.stream = ThinkingStream(self.splitter() if split else None)
 
-    def add(self, text: str, num_tokens: int, token_ids: Sequence[int] = ()) -> None:
+    def add(self, text: str, num_tokens: int, token_ids: Sequence[int] = (), reasoning: str = "") -> None:
+        """One delta: its text, tokens and ids, and the thinking a server sent apart."""
         if self.stream is not None:
-            self.stream.add(text, num_tokens, token_ids)
+            self.stream.add(text, num_tokens, token_ids, reasoning)
 
     def markdown(self, text: str) -> str:
         """The streaming answer (``text`` so far) as the transcript shows it: its thinking block,
         then the answer."""
         t = self.stream
-        if t is None or t.splitter is None:
+        if t is None or (t.splitter is None and not t.served):
             return text
         reasoning, content = t.split()
         if reasoning is None:
@@ -89,7 +90,8 @@ class ChatThinking:
         t, self.stream = self.stream, None
         if t is None:
             return None, text
-        return t.thought(text, ev.choices[0].token_ids if ev is not None and ev.choices else ())
+        ids = ev.choices[0].token_ids if ev is not None and ev.choices else ()
+        return t.thought(text, ids, ev.reasoning if ev is not None else None)
 
     def saved(self, message: Message | None) -> None:
         """The answer was saved as ``message``: an open thinking block stays open."""

@@ -124,6 +124,9 @@ class McpServersBox(QWidget):
             box.blockSignals(True)
             box.setChecked(name in on)
             box.blockSignals(False)
+        running = set(self.hub().running()) if on & set(self.boxes) else set()
+        for name in sorted((on & set(self.boxes)) - running):
+            self.switch(name, True)  # a reopened conversation's servers: started again, off the GUI thread
         self.ask_next()
 
     def switch(self, name: str, on: bool) -> None:
@@ -193,14 +196,15 @@ class McpServersBox(QWidget):
         def done(result: object) -> None:
             self.waiting = None
             self._show_approval(None)
+            text, images = result if isinstance(result, tuple) else (str(result), ())
             try:
-                self.session.tools.answer(conversation, call.call_id, str(result), decision.value)
+                self.session.tools.answer(conversation, call.call_id, str(text), decision.value, tuple(images))
             except KeyError:  # the turn went meanwhile (a new message was sent)
                 return
             if conversation is not None:
                 self.answered.emit(conversation)
 
-        call_in_background(self.session.tools.run_mcp, call, decision, on_success=done, context=self)
+        call_in_background(self.session.tools.run_mcp_parts, call, decision, on_success=done, context=self)
 
 
 __all__ = ["McpServersBox"]

@@ -3,11 +3,13 @@
 A view over :class:`~console.engine.serving.ServerController`: the model and preset chosen in the
 Models panel (read from the application state, :mod:`console.app_state`), the port (default 8000)
 and an optional API key (typed or generated), Start and Stop (Stop also cancels a start), the base
-URL and key with copy buttons, a curl and a Python example filled in, the launched command and the
-live log. Starting moves the window's engine to the server (the in-process model is unloaded first:
-one engine on the device), so the chat and the Monitor follow it: the Monitor plots the server's
-``/metrics``. Starting, stopping and the port check's unload run off the GUI thread; the log is
-drained by a 200 ms timer.
+URL and key with copy buttons, a curl and a Python example filled in, the other API routes the
+running server offers (read from its ``/openapi.json``) with a curl example each, the launched
+command and the live log. "Serve on the local network" binds every address of the machine, only
+with a key, and shows a warning while it is on. Starting moves the window's engine to the server
+(the in-process model is unloaded first: one engine on the device), so the chat and the Monitor
+follow it: the Monitor plots the server's ``/metrics``. Starting, stopping, the port check's unload
+and reading the routes run off the GUI thread; the log is drained by a 200 ms timer.
 
 Signals:
     addressChanged(str): the base URL being served ("" when none).
@@ -21,6 +23,7 @@ import shlex
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
+    QCheckBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -36,6 +39,8 @@ from PySide6.QtWidgets import (
 
 from console.engine.serving import (
     DEFAULT_PORT,
+    LAN_WARNING,
+    LanNeedsKey,
     PortTaken,
     ServedServer,
     ServerController,
@@ -44,6 +49,7 @@ from console.engine.serving import (
     new_api_key,
     python_example,
 )
+from console.engine.server_api import ApiRoute
 from console.engine.interface import ServedOverHttp, Switchable, backend_of
 from console.engine.local_server import LocalServer
 from console.engine.types import EngineState, EngineStatus
@@ -108,9 +114,17 @@ class ServerPanel(QWidget):
         url_row = QHBoxLayout()
         url_row.addWidget(self.url_edit, 1)
         url_row.addWidget(self.copy_url_button)
+        self.lan_box = QCheckBox(self.tr("Serve on the local network (needs an API key)"), self)
+        self.lan_warning = QLabel(translate_core_text(LAN_WARNING), self)
+        self.lan_warning.setWordWrap(True)
+        self.lan_warning.setStyleSheet("color: #b35900;")
+        self.lan_warning.hide()
+        self.lan_box.toggled.connect(self._on_lan_toggled)
         form = QFormLayout()
         form.addRow(self.tr("Port"), self.port_spin)
         form.addRow(self.tr("API key"), key_row)
+        form.addRow("", self.lan_box)
+        form.addRow("", self.lan_warning)
         form.addRow(self.tr("Base URL"), url_row)
 
         self.start_button = QPushButton(self.tr("Start server"), self)
@@ -131,11 +145,14 @@ class ServerPanel(QWidget):
 
         self.curl_view, self.python_view = _code_view(self), _code_view(self)
         self.command_view, self.log_view = _code_view(self), _code_view(self)
+        self.routes_view = _code_view(self)
+        self.routes_view.setPlainText(self.tr("Start the server to list the other routes its vLLM offers."))
         self.log_view.setMaximumBlockCount(5000)
         self.pages = QTabWidget(self)
         for view, title in (
             (self.curl_view, self.tr("curl")),
             (self.python_view, self.tr("Python (openai)")),
+            (self.routes_view, self.tr("Other routes")),
             (self.command_view, self.tr("Command")),
             (self.log_view, self.tr("Log")),
         ):
@@ -194,11 +211,13 @@ class ServerPanel(QWidget):
         self.stop_button.setEnabled(server is not None and state != EngineState.STOPPED)
         self.stop_button.setText(self.tr("Cancel start") if state == EngineState.LOADING else self.tr("Stop"))
         self.progress.setVisible(busy)
-        for w in (self.port_spin, self.key_edit, self.generate_button):
+        for w in (self.port_spin, self.key_edit, self.generate_button, self.lan_box):
             w.setEnabled(not busy and not up)
         port = server.port if server is not None and server.port else self.port_spin.value()
         key = served.api_key if served is not None and server is not None else (self.key_edit.text().strip() or None)
-        url = base_url("127.0.0.1", port)
+        url = (
+            (served.lan_url or served.url) if served is not None and server is not None else base_url("127.0.0.1", port)
+        )
         self.url_edit.setText(url)
         name = model or "MODEL"
         self.curl_view.setPlainText(curl_example(url, name, key))
@@ -233,17 +252,18 @@ class ServerPanel(QWidget):
         try:
             config = self.ctx.state.engine_config()
             name = self.ctx.state.selection.model or ""
-            controller.check_port(self.port_spin.value())  # before anything is unloaded
-        except (ValueError, PortTaken) as exc:  # a missing model, a refused knob, a taken port: one line each
+            key = self.key_edit.text().strip() or None
+            controller.check_port(self.port_spin.value(), self.lan_box.isChecked(), key)  # before anything unloads
+        except (ValueError, PortTaken, LanNeedsKey) as exc:  # a missing model, a refused knob, a taken port...
             self.error.show_text(translate_error(exc))
             return
-        port, key = self.port_spin.value(), self.key_edit.text().strip() or None
+        port, lan = self.port_spin.value(), self.lan_box.isChecked()
         self.start_button.setEnabled(False)
         self.state_label.setText(self.tr("Starting: {0}").format(self.tr("switching the engine")))
         self.progress.show()
 
         def work() -> object:
-            return controller.start(config, name, port, key).result()
+            return controller.start(config, name, port, key, lan=lan).result()
 
         call_in_background(work, on_success=self._on_started, on_failure=self._on_start_failed, context=self)
 
@@ -262,6 +282,23 @@ class ServerPanel(QWidget):
         self._attach()
         self._refresh()
         self.state_label.setText(self.tr("Serving at {0}").format(self.url_edit.text()))
+        if self.controller is not None:
+            call_in_background(
+                self.controller.routes, on_success=self._on_routes_read, on_failure=self._on_routes_failed, context=self
+            )
+
+    def _on_routes_read(self, routes: object) -> None:
+        listed = [r for r in routes if isinstance(r, ApiRoute)] if isinstance(routes, list) else []
+        if not listed:
+            self.routes_view.setPlainText(self.tr("This server offers no other routes than chat completions."))
+            return
+        self.routes_view.setPlainText("\n\n".join(f"# {r.title}: {r.path}\n{r.curl}" for r in listed))
+
+    def _on_routes_failed(self, message: str) -> None:
+        self.routes_view.setPlainText(self.tr("Could not read the server's routes: {0}").format(message))
+
+    def _on_lan_toggled(self, on: bool) -> None:
+        self.lan_warning.setVisible(on)
 
     def _on_start_failed(self, message: str) -> None:
         self._refresh()

@@ -1472,6 +1472,11 @@
       <translation>离线模式已开启（{0}={1}）：{2}需要联网。取消设置 {3} 即可搜索，或从精选列表中选择</translation>
     </message>
     <message>
+      <location filename="../../console/engine/serving.py" />
+      <source>Other machines on your network can reach this server. The API key guards the /v1 routes only (vLLM's /metrics, /health and /openapi.json stay open): use it on a network you trust, behind a firewall.</source>
+      <translation>局域网中的其他计算机可以访问此服务器。API 密钥只保护 /v1 路由（vLLM 的 /metrics、/health 和 /openapi.json 仍然开放）：请只在可信的网络中、在防火墙之后使用。</translation>
+    </message>
+    <message>
       <location filename="../../console/engine/local_server.py" />
       <source>Port {0} on {1} is already in use (another server, or one still stopping): choose another port, or stop what listens there</source>
       <translation>{1} 上的端口 {0} 已被占用（另一个服务器，或仍在停止的服务器）：请选择其他端口，或停止在该端口监听的程序</translation>
@@ -1485,6 +1490,11 @@
       <location filename="../../console/quant/gate.py" />
       <source>Rejected ({0}): {1}. The quantized model loses too much quality; it was not kept.</source>
       <translation>已拒绝（{0}）：{1}。量化后的模型质量损失过大，未保留。</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/serving.py" />
+      <source>Serving on the local network needs an API key: type one or press Generate</source>
+      <translation>在局域网上提供服务需要 API 密钥：请输入一个或点击“生成”</translation>
     </message>
     <message>
       <location filename="../../console/models/search.py" />
@@ -4498,6 +4508,11 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/server_panel.py" />
+      <source>Could not read the server's routes: {0}</source>
+      <translation>无法读取服务器的路由：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
       <source>Generate</source>
       <translation>生成</translation>
     </message>
@@ -4518,6 +4533,11 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/server_panel.py" />
+      <source>Other routes</source>
+      <translation>其他路由</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
       <source>Port</source>
       <translation>端口</translation>
     </message>
@@ -4525,6 +4545,11 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
       <location filename="../../console/ui/server_panel.py" />
       <source>Python (openai)</source>
       <translation>Python（openai）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>Serve on the local network (needs an API key)</source>
+      <translation>在局域网上提供服务（需要 API 密钥）</translation>
     </message>
     <message>
       <location filename="../../console/ui/server_panel.py" />
@@ -4553,6 +4578,11 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/server_panel.py" />
+      <source>Start the server to list the other routes its vLLM offers.</source>
+      <translation>启动服务器后，这里会列出其 vLLM 提供的其他路由。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
       <source>Starting: {0}</source>
       <translation>正在启动：{0}</translation>
     </message>
@@ -4570,6 +4600,11 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
       <location filename="../../console/ui/server_panel.py" />
       <source>The server failed</source>
       <translation>服务器失败</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/server_panel.py" />
+      <source>This server offers no other routes than chat completions.</source>
+      <translation>此服务器除聊天补全外不提供其他路由。</translation>
     </message>
     <message>
       <location filename="../../console/ui/server_panel.py" />
