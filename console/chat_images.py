@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from console.messages import Message, MessageError
+from console.vision import takes_images
 
 #: The largest picture the chat attaches (a photo from a phone is 2-8 MB).
 MAX_IMAGE_BYTES = 20 * 1024**2
@@ -134,6 +135,15 @@ def missing_picture(exc: OSError) -> ImageError:
     return ImageError(Message("A picture of this conversation cannot be read: {0}", str(exc.filename or exc)))
 
 
+def model_takes_images(model_path: str) -> bool | None:
+    """Whether the model loaded from ``model_path`` takes images, from its ``config.json``
+    (``console/vision.py``); None when there is no such file there (a server's model, known by
+    its name only: the server answers for itself)."""
+    if not model_path or not (Path(model_path) / "config.json").is_file():
+        return None
+    return takes_images(model_path)
+
+
 def refusal(model: str, takes_images: bool | None) -> ImageError | None:
     """The one-line refusal of a picture for a model that does not take images (``takes_images``
     False); None when it does, or when that is not known here (a server's model: it answers for
@@ -170,6 +180,7 @@ __all__ = [
     "image_from_bytes",
     "load_image",
     "missing_picture",
+    "model_takes_images",
     "refusal",
     "user_content",
 ]
