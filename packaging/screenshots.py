@@ -11,7 +11,9 @@ Output control: a JSON schema, then logprobs with two answers; ``--only chat-out
 first-run and serving shots of packaging/screenshots_first_run.py: ``first-run-picker.png`` (Get a
 model…, the curated list), ``first-run-load.png`` (the chat while the model loads; ``--only first-run``
 takes both), ``server.png`` and ``server-log.png`` (the Server tab serving the model; ``--only server``)
-and ``chat-thinking.png`` (a Qwen3-family random-weight fixture's thinking; ``--only chat-thinking``).
+``chat-thinking.png`` (a Qwen3-family random-weight fixture's thinking; ``--only chat-thinking``) and
+``chat-image.png`` (a picture sent to the tests' vision fixture, packaging/screenshots_chat_image.py;
+``--only chat-image``).
 The window is 1600 x 900 (``--size``).
 The answers to the questions with a known answer (the capital of France: "Paris") are checked: a wrong
 one stops the script with exit status 1 and a one-line reason before its screenshot is written, so the
@@ -148,8 +150,8 @@ def run_bench(window, spin) -> None:  # type: ignore[no-untyped-def]
 
 
 FIRST_RUN = {"first-run-picker", "first-run-load"}
-#: shots that need no model loaded first (the thinking shot loads its own fixture)
-NO_MODEL = {"first-run-picker", "chat-thinking"}
+#: shots that need no model loaded first (the thinking and picture shots load their own fixtures)
+NO_MODEL = {"first-run-picker", "chat-thinking", "chat-image"}
 
 
 def spinner(app):  # type: ignore[no-untyped-def]
@@ -206,6 +208,7 @@ def run(
 def _take(window, ctx, spin, name, work, out, only) -> None:  # type: ignore[no-untyped-def]
     """Every shot ``only`` names (all when None), in an order that needs one model load."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import screenshots_chat_image as chat_image
     import screenshots_first_run as first_run
 
     from console.engine.types import EngineState
@@ -226,6 +229,8 @@ def _take(window, ctx, spin, name, work, out, only) -> None:  # type: ignore[no-
     if only is not None and only <= NO_MODEL:
         if "chat-thinking" in only:
             first_run.thinking_shot(window, ctx, spin, save_small, work, out)
+        if "chat-image" in only:
+            chat_image.image_shot(window, ctx, spin, save_small, work, out)
         return
     window.tabs.setCurrentWidget(window.chat)
     if not models.load_selected():
@@ -261,6 +266,8 @@ def _take(window, ctx, spin, name, work, out, only) -> None:  # type: ignore[no-
         first_run.server_shot(window, ctx, spin, save_small, out)
     if wants("chat-thinking"):
         first_run.thinking_shot(window, ctx, spin, save_small, work, out)
+    if wants("chat-image"):
+        chat_image.image_shot(window, ctx, spin, save_small, work, out)
 
 
 def finish(ctx, work: Path) -> int:  # type: ignore[no-untyped-def]
@@ -416,8 +423,8 @@ def main() -> int:
     p.add_argument(
         "--only",
         metavar="SHOTS",
-        help="comma list of tabs or shots to save (e.g. bench, server, chat-thinking; first-run = first-run-picker "
-        "and first-run-load); skips unneeded runs",
+        help="comma list of tabs or shots to save (e.g. bench, server, chat-thinking, chat-image; first-run = "
+        "first-run-picker and first-run-load); skips unneeded runs",
     )
     p.add_argument("--size", default="1600x900", help="the window's size, WIDTHxHEIGHT (default 1600x900)")
     args = p.parse_args()
