@@ -145,3 +145,55 @@ def test_a_text_only_model_refuses_a_picture_in_one_line(
     qtbot.mouseClick(chat.image_strip.buttons()[0], Qt.MouseButton.LeftButton)
     assert chat.send()  # the text alone goes
     qtbot.waitUntil(lambda: chat.active_id is None, timeout=60_000)
+
+
+@pytest.mark.engine
+def test_a_picture_attached_in_the_chat_reaches_the_model_and_reopens(
+    vision_host: Any, vision_model: Path, home: Path, qtbot: Any, connections: Any, tmp_path: Path
+) -> None:
+    """End to end on the tiny vision fixture (``vision_host``): the picture attached in the window
+    is counted by the context meter before it is sent, reaches the model (its prompt carries the
+    picture's tokens, as many as transformers' own processor gives it), and the conversation
+    reopens with it and sends it again."""
+    from console.engine.types import GenerationRequest
+    from console.ui.chat_panel import ChatPanel
+    from tests.fixtures.vision import IMAGE_TOKEN, png_bytes, processor_image_tokens
+
+    (tmp_path / "red.png").write_bytes(png_bytes(100, 80))
+    question = "What is in this picture?"
+    ctx = connections.context(host=vision_host)
+    chat = ChatPanel(ctx)
+    qtbot.addWidget(chat)
+    chat.temperature.setValue(0.0)
+    chat.max_tokens.setValue(4)
+    chat.images.attach_files([str(tmp_path / "red.png")])
+    _read(chat, qtbot)
+    chat.input.setPlainText(question)
+    chat.context_bar.count_now()  # the draft with its picture
+    qtbot.waitUntil(lambda: chat.used_tokens is not None, timeout=60_000)
+    counted = chat.used_tokens
+    assert chat.send(), chat.error_label.text()
+    qtbot.waitUntil(lambda: chat.active_id is None, timeout=120_000)
+    sent, answer = chat.messages
+    assert [i.name for i in sent.images] == ["red.png"] and answer.role == "assistant", chat.error_label.text()
+    assert chat.image_strip.attachments() == [] and chat.input.toPlainText() == ""
+
+    image_tokens = processor_image_tokens(vision_model, png_bytes(100, 80))
+    text_only = vision_host.count_prompt_tokens(GenerationRequest(messages=[{"role": "user", "content": question}]))
+    prompt = vision_host.format_prompt(GenerationRequest(messages=chat.session.chat_messages()[:1]))["prompt_token_ids"]
+    image_id = vision_host.tokenizer.convert_tokens_to_ids(IMAGE_TOKEN)
+    assert image_tokens == 20 and prompt.count(image_id) == image_tokens  # what the saved message sends
+    # the text, the picture's tokens and their frame, as the meter counted it before sending
+    assert answer.prompt_tokens == len(prompt) == counted and answer.prompt_tokens > text_only + image_tokens
+
+    again = ChatPanel(ctx, conversations=ConversationStore())  # a restart: the conversation reopens
+    qtbot.addWidget(again)
+    assert again.open_conversation(chat.conversation_id)
+    assert [i.name for i in again.messages[0].images] == ["red.png"]
+    assert f"chatimage:{again.messages[0].images[0].id}" in again.transcript.toHtml()
+    again.temperature.setValue(0.0)
+    again.max_tokens.setValue(4)
+    assert again.regenerate()  # the picture is sent again from the saved file
+    qtbot.waitUntil(lambda: again.active_id is None, timeout=120_000)
+    assert again.messages[-1].prompt_tokens == answer.prompt_tokens
+    assert again.messages[-1].content == answer.content  # greedy: the same prompt, the same answer
