@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QImage, QTextDocument
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QToolButton
 
 from console.chat_images import load_image
 from console.config import SamplingSettings
@@ -39,6 +39,11 @@ def panel(home: Path, qtbot: Any) -> Any:
     return chat
 
 
+def _shown(chat: Any) -> int:
+    """Thumbnails shown in the box's row."""
+    return sum(1 for b in chat.image_strip.findChildren(QToolButton) if b.isVisibleTo(chat.image_strip))
+
+
 def _read(chat: Any, qtbot: Any) -> None:
     qtbot.waitUntil(lambda: chat.images.loading == 0, timeout=10_000)
 
@@ -53,6 +58,13 @@ def test_attached_pictures_show_as_thumbnails_and_a_click_removes_one(panel: Any
     assert "red.png (40 × 20)" in first.toolTip() and not first.icon().isNull()
     qtbot.mouseClick(first, Qt.MouseButton.LeftButton)
     assert [a.name for a in panel.image_strip.attachments()] == ["blue.png"]
+    assert _shown(panel) == 1  # gone from the row at once, not when the event loop deletes it
+
+    panel.image_strip.clear()  # as after a send: the next picture starts a new row
+    assert _shown(panel) == 0 and panel.image_strip.layout().count() == 1  # only the stretch is left
+    panel.images.attach_files([str(picture(tmp_path / "green.png", "green"))])
+    _read(panel, qtbot)
+    assert [a.name for a in panel.image_strip.attachments()] == ["green.png"] and _shown(panel) == 1
 
     (tmp_path / "notes.png").write_text("not a picture")
     panel.images.attach_files([str(tmp_path / "notes.png")])

@@ -100,16 +100,22 @@ class ImageStrip(QWidget):
     def remove(self, button: QToolButton) -> None:
         self._items = [(i, b) for i, b in self._items if b is not button]
         self._order.pop(button, None)
-        button.deleteLater()
+        self._drop(button)
         self.setVisible(bool(self._items))
         self.changed.emit()
 
     def clear(self) -> None:
         for _image, button in self._items:
-            button.deleteLater()
+            self._drop(button)
         self._items, self._order = [], {}
         self.hide()
         self.changed.emit()
+
+    def _drop(self, button: QToolButton) -> None:
+        """Out of the row at once (its deletion waits for the event loop)."""
+        self._row.removeWidget(button)
+        button.hide()
+        button.deleteLater()
 
     def attachments(self) -> list[Attachment]:
         return [image for image, _ in self._items]
