@@ -1,6 +1,6 @@
 """Pictures in the chat: an image the user attaches (a file, or the clipboard's bytes), checked
-to be one, and the user message that carries it to the model as OpenAI content parts (the text,
-then one ``image_url`` part per image as a ``data:`` URL, which every vLLM engine takes: in
+to be one, and the user message that carries it to the model as OpenAI content parts (one
+``image_url`` part per image as a ``data:`` URL, then the text, which every vLLM engine takes: in
 process through vLLM's chat preprocessing, or a server over HTTP).
 
 Loading reads the file and its header (Pillow names the format); nothing here decodes, resizes or
@@ -111,12 +111,13 @@ def data_url(data: bytes, mime: str) -> str:
 
 
 def user_content(text: str, image_urls: Sequence[str]) -> str | list[dict[str, Any]]:
-    """A user message's OpenAI ``content``: the text alone without pictures, else content parts
-    (the text first, when there is any, then each picture)."""
+    """A user message's OpenAI ``content``: the text alone without pictures, else content parts:
+    each picture, then the text when there is any (the order vision models' own chat examples
+    use: the picture before the question about it)."""
     if not image_urls:
         return text
-    parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
-    return parts + [{"type": "image_url", "image_url": {"url": url}} for url in image_urls]
+    parts: list[dict[str, Any]] = [{"type": "image_url", "image_url": {"url": url}} for url in image_urls]
+    return parts + ([{"type": "text", "text": text}] if text else [])
 
 
 def image_count(messages: Sequence[dict[str, Any]]) -> int:

@@ -63,8 +63,8 @@ def test_content_parts_and_the_refusal_line() -> None:
     assert user_content("Hi", []) == "Hi"
     parts = user_content("What is this?", ["data:image/png;base64,AAAA"])
     assert parts == [
-        {"type": "text", "text": "What is this?"},
         {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+        {"type": "text", "text": "What is this?"},
     ]
     assert user_content("", ["u"]) == [{"type": "image_url", "image_url": {"url": "u"}}]
     assert image_count([{"role": "user", "content": parts}, {"role": "assistant", "content": "A dot."}]) == 1
@@ -82,8 +82,8 @@ def test_pictures_are_kept_sent_back_and_reopened(tmp_path: Path) -> None:
     request = session.send("Which colours?", SamplingSettings(), images=[red, blue])
     assert request.messages is not None
     content = request.messages[-1]["content"]
-    assert [p["type"] for p in content] == ["text", "image_url", "image_url"]
-    assert [decoded(p["image_url"]["url"]) for p in content[1:]] == [red.data, blue.data]
+    assert [p["type"] for p in content] == ["image_url", "image_url", "text"]  # the pictures, then the question
+    assert [decoded(p["image_url"]["url"]) for p in content[:2]] == [red.data, blue.data]
     session.record_answer("Red and blue.")
     session.send("And now?", SamplingSettings(), images=[red])  # the same picture again: one file
     cid = session.conversation_id
@@ -100,7 +100,7 @@ def test_pictures_are_kept_sent_back_and_reopened(tmp_path: Path) -> None:
     assert Path(first.images[1].path).read_bytes() == blue.data
     sent = again.chat_messages()
     assert image_count(sent) == 3 and sent[1] == {"role": "assistant", "content": "Red and blue."}
-    assert decoded(sent[2]["content"][1]["image_url"]["url"]) == red.data
+    assert decoded(sent[2]["content"][0]["image_url"]["url"]) == red.data
     assert '"name": "blue.png"' in again.store.export_json(cid)
     assert "![red.png](file://" in again.store.export_markdown(cid)
 
