@@ -4,6 +4,11 @@ with their figures. No Qt and no engine here: the session turns intents into a
 engine it has (the window through its bridge, the terminal chat through ``Engine.stream``), so
 both get the same history rules and the same persistence.
 
+A user message may carry pictures (:class:`~console.chat_images.Attachment`): saved with it
+(``conversation_images.py``) and sent as OpenAI content parts. Before a request with pictures is
+made, :attr:`ChatSession.image_check` may refuse it (a model that does not take images): then
+nothing is saved or sent.
+
 One answer at a time: between :meth:`send` / :meth:`regenerate` and :meth:`record_answer` the
 session is *answering* and remembers which conversation the answer belongs to, so opening another
 conversation meanwhile still files the answer in the right place.
@@ -12,9 +17,10 @@ conversation meanwhile still files the answer in the right place.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from console.atomic import atomic_write_text
+from console.chat_images import Attachment, ImageError, missing_picture, user_content
 from console.config import SamplingSettings
 from console.chat_tools import ChatTools
 from console.conversations import Conversation, ConversationError, ConversationStore, Message
@@ -39,6 +45,9 @@ class ChatSession:
         #: the loaded model's tokenizer, for reading tool calls from an answer (set by the caller)
         self.tokenizer: Callable[[], Any] | None = None
         self._tool_fields: dict[str, Any] = {}  # the tools the answer in flight was offered
+        #: the loaded model's refusal of pictures (``chat_images.refusal``), None when it takes
+        #: them or it is not known (set by the caller; unset: pictures are not checked)
+        self.image_check: Callable[[], ImageError | None] | None = None
 
     # -- which conversation ------------------------------------------------------------------
     def new(self) -> None:
@@ -80,17 +89,38 @@ class ChatSession:
         self.new()
 
     # -- what the model sees -----------------------------------------------------------------
-    def chat_messages(self, draft: str = "") -> list[dict[str, Any]]:
-        """The chat so far as the engine's messages (system prompt first), plus ``draft`` as the
-        next user message when given (the context meter counts it before it is sent)."""
+    def chat_messages(self, draft: str = "", draft_images: Sequence[Attachment] = ()) -> list[dict[str, Any]]:
+        """The chat so far as the engine's messages (system prompt first), plus ``draft`` (and its
+        pictures) as the next user message when given (the context meter counts it before it is
+        sent). A message with pictures is OpenAI content parts; :class:`ImageError` when a saved
+        picture's file is gone."""
         out: list[dict[str, Any]] = []
         if self.system_prompt.strip():
             out.append({"role": "system", "content": self.system_prompt.strip()})
-        saved = [(m.position, {"role": m.role, "content": m.content}) for m in self.messages if m.role != "system"]
+        saved = [
+            (m.position, {"role": m.role, "content": self._content(m)}) for m in self.messages if m.role != "system"
+        ]
         out += self.tools.interleave(self.conversation_id, saved)  # tool calls and results in their places
-        if draft:
-            out.append({"role": "user", "content": draft})
+        if draft or draft_images:
+            out.append({"role": "user", "content": user_content(draft, [a.url for a in draft_images])})
         return out
+
+    def _content(self, m: Message) -> str | list[dict[str, Any]]:
+        try:
+            return user_content(m.content, [self.store.images.data_url(image) for image in m.images])
+        except OSError as exc:
+            raise missing_picture(exc) from None
+
+    def has_images(self) -> bool:
+        """A message of the open conversation carries pictures."""
+        return any(m.images for m in self.messages)
+
+    def check_images(self, new: Sequence[Attachment] = ()) -> None:
+        """Raise the loaded model's refusal (:class:`ImageError`) when the request would carry
+        pictures (``new`` ones or the conversation's) and the model does not take them."""
+        refused = self.image_check() if self.image_check is not None and (new or self.has_images()) else None
+        if refused is not None:
+            raise refused
 
     def _request(self, sampling: SamplingSettings, **fields: Any) -> GenerationRequest:
         last = self.messages[-1] if self.messages else None
@@ -119,6 +149,7 @@ class ChatSession:
         to it. None when the last message is not a cut answer."""
         if self.conversation_id is None or not self.can_continue():
             return None
+        self.check_images()
         request = self._request(sampling, continue_final=True, **fields)
         self.continuing = self.messages[-1]
         return request
@@ -165,15 +196,20 @@ class ChatSession:
         return self.tools.answer(self.conversation_id, call_id, result)
 
     # -- intents -----------------------------------------------------------------------------
-    def send(self, text: str, sampling: SamplingSettings, **fields: Any) -> GenerationRequest:
-        """Save ``text`` as the next user message (replacing the edited one and all after it when
-        editing) and return the request that answers it. Raises :class:`ConversationError` or
-        OSError when the message cannot be saved, ValueError for an empty one."""
+    def send(
+        self, text: str, sampling: SamplingSettings, images: Sequence[Attachment] = (), **fields: Any
+    ) -> GenerationRequest:
+        """Save ``text`` (and its pictures) as the next user message (replacing the edited one and
+        all after it when editing) and return the request that answers it. Raises
+        :class:`ConversationError` or OSError when the message cannot be saved, ValueError for an
+        empty one, :class:`ImageError` when the loaded model refuses pictures (nothing saved)."""
         text = text.strip()
-        if not text:
+        if not text and not images:
             raise ValueError("Nothing to send: the message is empty")
+        self.check_images(images)
         if self.conversation_id is None:
-            conv = self.store.create(" ".join(text.split())[:TITLE_CHARS], system_prompt=self.system_prompt)
+            title = " ".join(text.split())[:TITLE_CHARS] or images[0].name[:TITLE_CHARS]
+            conv = self.store.create(title, system_prompt=self.system_prompt)
             self.conversation_id = conv.id
             self.tools.saved_as(conv.id)
         else:
@@ -183,7 +219,7 @@ class ChatSession:
             self.store.truncate(self.conversation_id, self.edit_position)
             self.tools.drop_from(self.conversation_id, self.edit_position)
             self.edit_position = None
-        self.store.append(self.conversation_id, "user", text)
+        self.store.append(self.conversation_id, "user", text, images=images)
         self.messages = self.store.messages(self.conversation_id)
         return self._request(sampling, **fields)
 
@@ -192,6 +228,7 @@ class ChatSession:
         user message to answer."""
         if self.conversation_id is None or not self.messages:
             return None
+        self.check_images()
         if self.messages[-1].role == "assistant":
             self.store.truncate(self.conversation_id, self.messages[-1].position)
             self.messages = self.store.messages(self.conversation_id)

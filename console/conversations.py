@@ -9,8 +9,10 @@ apart from its answer (``reasoning``, with its tokens and seconds): the answer i
 tool calls (the model's calls, the user's approvals and the tools' results) is a row of
 ``tool_turns`` placed after the message it answers (``after_position``); it goes with that message
 when the history is cut there. Which tools a conversation offers (switched on, its definitions,
-built-ins and MCP servers) is one JSON row of ``tool_settings``. Export gives JSON (the whole
-record, figures and tool turns included) or Markdown (for people). No Qt here.
+built-ins and MCP servers) is one JSON row of ``tool_settings``. A user message's pictures are
+files beside the database, one row each in ``message_images`` (``conversation_images.py``): they go
+with their message, and the files with the conversation. Export gives JSON (the whole record,
+figures and tool turns included) or Markdown (for people). No Qt here.
 
 Older histories are brought up to :data:`SCHEMA_VERSION` when opened: missing tables are created
 and missing columns added (``_ADDED_COLUMNS``); a newer history is refused.
@@ -25,15 +27,18 @@ import sqlite3
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
+from console.chat_images import Attachment
+from console.conversation_images import IMAGES_TABLE, ImageShelf, SavedImage
 from console.paths import data_home
 
 DB_FILE = "conversations.sqlite3"
 SCHEMA_VERSION = 4
 ROLES = ("system", "user", "assistant")
 
-_SCHEMA = """
+_SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS conversations (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     title TEXT NOT NULL,
@@ -74,6 +79,8 @@ CREATE TABLE IF NOT EXISTS tool_settings (
     settings TEXT NOT NULL
 );
 """
+    + IMAGES_TABLE
+)
 #: Columns added after schema 1, added to an older history when it is opened.
 _ADDED_COLUMNS = {"reasoning": "TEXT", "reasoning_tokens": "INTEGER", "reasoning_s": "REAL"}
 
@@ -113,6 +120,8 @@ class Message:
     reasoning: str | None = None
     reasoning_tokens: int | None = None
     reasoning_s: float | None = None
+    #: the pictures attached to a user message, in order
+    images: tuple[SavedImage, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -152,6 +161,7 @@ class ConversationStore:
     def __init__(self, path: Path | None = None) -> None:
         self.path = Path(path) if path is not None else data_home() / DB_FILE
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.images = ImageShelf(self.path)
         try:
             self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=10.0)
             self._db.row_factory = sqlite3.Row
@@ -179,6 +189,7 @@ class ConversationStore:
 
     def close(self) -> None:
         self._db.close()
+        self.images.close()
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -245,13 +256,15 @@ class ConversationStore:
             db.execute("DELETE FROM tool_turns WHERE conversation_id = ?", (conversation_id,))
             db.execute("DELETE FROM tool_settings WHERE conversation_id = ?", (conversation_id,))
             db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+        self.images.prune(self._db, conversation_id)  # its pictures' rows went with its messages
 
     # -- messages ---------------------------------------------------------------------------
     def messages(self, conversation_id: int) -> builtins.list[Message]:  # `list` is a method here
         rows = self._db.execute(
             "SELECT * FROM messages WHERE conversation_id = ? ORDER BY position", (conversation_id,)
         ).fetchall()
-        return [Message(**dict(r)) for r in rows]
+        images = self.images.of_conversation(self._db, conversation_id)
+        return [Message(**dict(r), images=images.get(r["id"], ())) for r in rows]
 
     def append(
         self,
@@ -268,41 +281,51 @@ class ConversationStore:
         reasoning: str | None = None,
         reasoning_tokens: int | None = None,
         reasoning_s: float | None = None,
+        images: Sequence[Attachment] = (),
     ) -> Message:
+        """Save the next message; ``images``: the pictures attached to it, copied into the data
+        home first (OSError when they cannot be written; then nothing is saved)."""
         if role not in ROLES:
             raise ConversationError(f"Unknown role '{role}' (one of {', '.join(ROLES)})")
         now = _now()
-        with self._tx() as db:
-            if db.execute("SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)).fetchone() is None:
-                raise ConversationError(f"No conversation with id {conversation_id}")
-            pos = db.execute(
-                "SELECT COALESCE(MAX(position) + 1, 0) FROM messages WHERE conversation_id = ?", (conversation_id,)
-            ).fetchone()[0]
-            cur = db.execute(
-                "INSERT INTO messages (conversation_id, position, role, content, created_at, model, ttft_s, "
-                "tokens_per_s, prompt_tokens, output_tokens, finish_reason, reasoning, reasoning_tokens, reasoning_s) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    conversation_id,
-                    pos,
-                    role,
-                    content,
-                    now,
-                    model,
-                    ttft_s,
-                    tokens_per_s,
-                    prompt_tokens,
-                    output_tokens,
-                    finish_reason,
-                    reasoning,
-                    reasoning_tokens,
-                    reasoning_s,
-                ),
-            )
-            db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
-            mid = int(cur.lastrowid or 0)
+        files = self.images.write(conversation_id, images) if images else []
+        try:
+            with self._tx() as db:
+                if db.execute("SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)).fetchone() is None:
+                    raise ConversationError(f"No conversation with id {conversation_id}")
+                pos = db.execute(
+                    "SELECT COALESCE(MAX(position) + 1, 0) FROM messages WHERE conversation_id = ?", (conversation_id,)
+                ).fetchone()[0]
+                cur = db.execute(
+                    "INSERT INTO messages (conversation_id, position, role, content, created_at, model, ttft_s, "
+                    "tokens_per_s, prompt_tokens, output_tokens, finish_reason, reasoning, reasoning_tokens, "
+                    "reasoning_s) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        conversation_id,
+                        pos,
+                        role,
+                        content,
+                        now,
+                        model,
+                        ttft_s,
+                        tokens_per_s,
+                        prompt_tokens,
+                        output_tokens,
+                        finish_reason,
+                        reasoning,
+                        reasoning_tokens,
+                        reasoning_s,
+                    ),
+                )
+                mid = int(cur.lastrowid or 0)
+                self.images.insert(db, conversation_id, mid, images, files)
+                db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
+        except BaseException:
+            if files:  # the pictures written for a message that was not saved
+                self.images.prune(self._db, conversation_id)
+            raise
         row = self._db.execute("SELECT * FROM messages WHERE id = ?", (mid,)).fetchone()
-        return Message(**dict(row))
+        return Message(**dict(row), images=self.images.of_message(self._db, mid))
 
     def extend(
         self,
@@ -352,7 +375,9 @@ class ConversationStore:
                 "DELETE FROM tool_turns WHERE conversation_id = ? AND after_position >= ?", (conversation_id, position)
             )
             db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (_now(), conversation_id))
-            return int(cur.rowcount)
+            cut = int(cur.rowcount)
+        self.images.prune(self._db, conversation_id)  # the pictures of the messages cut
+        return cut
 
     # -- tool turns ---------------------------------------------------------------------------
     def tool_turns(self, conversation_id: int) -> builtins.list[SavedToolTurn]:
@@ -429,6 +454,8 @@ class ConversationStore:
             if m.reasoning:
                 lines += ["<details><summary>Thinking</summary>", "", m.reasoning.strip(), "", "</details>", ""]
             lines += [m.content, ""]
+            lines += [f"![{image.name}]({Path(image.path).as_uri()})" for image in m.images]
+            lines += [""] if m.images else []
             figures = message_figures(m)
             if figures:
                 lines += [f"_{figures}_", ""]

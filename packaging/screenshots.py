@@ -13,7 +13,8 @@ model…, the curated list), ``first-run-load.png`` (the chat while the model lo
 takes both), ``server.png`` and ``server-log.png`` (the Server tab serving the model; ``--only server``)
 ``chat-thinking.png`` (a Qwen3-family random-weight fixture's thinking; ``--only chat-thinking``) and
 ``chat-mcp-approval.png`` (that fixture's call to an MCP server's tool awaiting approval;
-``--only chat-mcp-approval``).
+``--only chat-mcp-approval``), and ``chat-image.png`` (a picture sent to the tests' vision fixture, packaging/screenshots_chat_image.py;
+``--only chat-image``).
 The window is 1600 x 900 (``--size``).
 The answers to the questions with a known answer (the capital of France: "Paris") are checked: a wrong
 one stops the script with exit status 1 and a one-line reason before its screenshot is written, so the
@@ -150,8 +151,8 @@ def run_bench(window, spin) -> None:  # type: ignore[no-untyped-def]
 
 
 FIRST_RUN = {"first-run-picker", "first-run-load"}
-#: shots that need no model loaded first (the thinking shot loads its own fixture)
-NO_MODEL = {"first-run-picker", "chat-thinking", "chat-mcp-approval"}
+#: shots that need no model loaded first (the thinking and picture shots load their own fixtures)
+NO_MODEL = {"first-run-picker", "chat-thinking", "chat-mcp-approval", "chat-image"}
 
 
 def spinner(app):  # type: ignore[no-untyped-def]
@@ -208,6 +209,7 @@ def run(
 def _take(window, ctx, spin, name, work, out, only) -> None:  # type: ignore[no-untyped-def]
     """Every shot ``only`` names (all when None), in an order that needs one model load."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import screenshots_chat_image as chat_image
     import screenshots_first_run as first_run
 
     from console.engine.types import EngineState
@@ -230,6 +232,8 @@ def _take(window, ctx, spin, name, work, out, only) -> None:  # type: ignore[no-
             first_run.thinking_shot(window, ctx, spin, save_small, work, out)
         if "chat-mcp-approval" in only:
             first_run.mcp_approval_shot(window, ctx, spin, save_small, work, out)
+        if "chat-image" in only:
+            chat_image.image_shot(window, ctx, spin, save_small, work, out)
         return
     window.tabs.setCurrentWidget(window.chat)
     if not models.load_selected():
@@ -267,6 +271,8 @@ def _take(window, ctx, spin, name, work, out, only) -> None:  # type: ignore[no-
         first_run.thinking_shot(window, ctx, spin, save_small, work, out)
     if wants("chat-mcp-approval"):
         first_run.mcp_approval_shot(window, ctx, spin, save_small, work, out)
+    if wants("chat-image"):
+        chat_image.image_shot(window, ctx, spin, save_small, work, out)
 
 
 def finish(ctx, work: Path) -> int:  # type: ignore[no-untyped-def]
@@ -422,8 +428,8 @@ def main() -> int:
     p.add_argument(
         "--only",
         metavar="SHOTS",
-        help="comma list of tabs or shots to save (e.g. bench, server, chat-thinking; first-run = first-run-picker "
-        "and first-run-load); skips unneeded runs",
+        help="comma list of tabs or shots to save (e.g. bench, server, chat-thinking, chat-image; first-run = "
+        "first-run-picker and first-run-load); skips unneeded runs",
     )
     p.add_argument("--size", default="1600x900", help="the window's size, WIDTHxHEIGHT (default 1600x900)")
     args = p.parse_args()

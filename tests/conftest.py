@@ -122,8 +122,9 @@ def _collect_after_test() -> Iterator[None]:
 def _fresh_prefix_cache(request: pytest.FixtureRequest) -> None:
     """A test on the session's tiny engine starts with its prefix cache empty, whatever the tests
     before it sent (SmolLM2's shared engine does the same in ``smollm2_host``)."""
-    if "engine_host" in request.fixturenames:
-        request.getfixturevalue("engine_host").reset_prefix_cache().result(timeout=60)
+    for shared in ("engine_host", "vision_host"):
+        if shared in request.fixturenames:
+            request.getfixturevalue(shared).reset_prefix_cache().result(timeout=60)
 
 
 @pytest.fixture(scope="session")
@@ -243,6 +244,39 @@ def _close_engines_started_ahead() -> Iterator[None]:
         except Exception:
             pass
         host.close()
+
+
+#: KV cache of the vision fixture's engine (short prompts, a few images each).
+VISION_KV_BYTES = 32 * 1024**2
+VISION_MAX_LEN = 1024
+
+
+@pytest.fixture(scope="session")
+def vision_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny random-weight vision-language checkpoint (``tests/fixtures/vision.py``: Idefics3,
+    a 3-layer vision tower, a real processor and tokenizer configuration), built once per session."""
+    from tests.fixtures.vision import make_vision
+
+    return make_vision(tmp_path_factory.mktemp("vision") / "tiny-vision")
+
+
+@pytest.fixture(scope="session")
+def vision_host(vision_model: Path) -> Iterator["object"]:
+    """One in-process CPU engine on ``vision_model``, shared by every vision test (engine-marked);
+    VISION_KV_BYTES of KV, VISION_MAX_LEN, its prefix cache reset before each test (as
+    ``engine_host``'s); none may load another model into it."""
+    from console.config import EngineConfig
+    from console.engine.host import EngineHost
+
+    host = EngineHost()
+    host.load(
+        EngineConfig(
+            model=str(vision_model), kv_cache_memory_bytes=VISION_KV_BYTES, max_model_len=VISION_MAX_LEN, device="cpu"
+        ),
+        "tiny-vision",
+    ).result(timeout=900)
+    yield host
+    host.close()
 
 
 #: The user's model store as setup.sh left it, read before any test points the data home elsewhere.

@@ -35,7 +35,9 @@ MARKER_LINES = [
     "e2e: uses the bundled SmolLM2 model end to end",
 ]
 #: Session fixtures that build an engine, start a server or convert a model.
-HEAVY_FIXTURES = frozenset({"engine_host", "vllm_server", "smollm2_model", "smollm2_host", "_smollm2_session_host"})
+HEAVY_FIXTURES = frozenset(
+    {"engine_host", "vllm_server", "smollm2_model", "smollm2_host", "_smollm2_session_host", "vision_host"}
+)
 #: ``python -m`` modules of the console that are heavy children (the watcher, console.children, is not).
 HEAVY_MODULES = ("console.models.gguf_worker", "console.quant.awq_worker", "console.bench.baselines")
 #: What in a child's code (``-c``, or a script's text) says it imports vLLM or builds an engine, a

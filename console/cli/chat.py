@@ -7,6 +7,7 @@ conversation history (the window lists it), ``--conversation ID`` continues a sa
 then joins it too), ``/new`` starts another, ``/regenerate`` asks the last question again,
 ``/quit`` or Ctrl-D leaves, and Ctrl-C stops the current answer (what arrived is kept). A
 reasoning model's thinking is shown apart on stderr and saved apart (``chat_thinking.py``).
+``--image FILE`` attaches pictures to the first message (``chat_images.py``).
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from console.cli.speed_args import SPEED_KEYS, add_speed_args, speed_overrides
+from console.chat_images import Attachment, ImageError, user_content
 from console.chat_session import ChatSession
+from console.cli.chat_images import add_image_args, images_from_args, loaded_refusal
 from console.cli.chat_output import add_output_args, output_fields_from_args, print_choices
 from console.cli.chat_thinking import ThinkingPrinter, add_thinking_args, chat_splitter
 from console.vision import takes_images
@@ -250,6 +253,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_output_args(p)
     add_thinking_args(p)
     add_tool_args(p)
+    add_image_args(p)
     p.set_defaults(func=cmd_chat)
 
 
@@ -301,6 +305,7 @@ def _stream(host: Engine, request: GenerationRequest, out: _Answer, printer: Thi
 
 def cmd_chat(args: argparse.Namespace) -> int:
     check_model_and_preset(args)  # the cheap checks before vLLM's import (the request check below)
+    images = images_from_args(args)  # read, and refused for a text-only model, before it loads
     sampling = sampling_from_args(args)
     fields = output_fields_from_args(args)
     try:  # structured output, logprobs, n: checked by vLLM before the engine loads
@@ -325,6 +330,11 @@ def cmd_chat(args: argparse.Namespace) -> int:
             configure(session, args, lambda: host.tokenizer)
     host = start_engine(args)
     try:
+        refused = loaded_refusal(host) if images else None
+        if refused is not None:
+            raise CliError(str(refused))
+        if session is not None:
+            session.image_check = lambda: loaded_refusal(host)
         info = host.status.info
         if info is not None:
             print(sampling_note(info, sampling), file=sys.stderr)
@@ -336,19 +346,18 @@ def cmd_chat(args: argparse.Namespace) -> int:
                 except BodyError as exc:
                     raise CliError(str(exc)) from None
         if session is None:
-            messages = [{"role": "system", "content": args.system}] if args.system else []
+            messages: list[dict[str, Any]] = [{"role": "system", "content": args.system}] if args.system else []
+            question = {"role": "user", "content": user_content(args.prompt, [i.url for i in images])}
             answer(
                 host,
-                GenerationRequest(
-                    messages=messages + [{"role": "user", "content": args.prompt}], sampling=sampling, **extra
-                ),
+                GenerationRequest(messages=messages + [question], sampling=sampling, **extra),
                 hide_thinking=args.hide_thinking,
             )
             return 0
         if args.prompt is not None:
-            turn(host, session, sampling, args.prompt, extra, hide_thinking=args.hide_thinking)
+            turn(host, session, sampling, args.prompt, extra, hide_thinking=args.hide_thinking, images=images)
             return 0
-        return repl(host, session, sampling, extra, hide_thinking=args.hide_thinking)
+        return repl(host, session, sampling, extra, hide_thinking=args.hide_thinking, images=images)
     finally:
         host.close()
         if session is not None:
@@ -363,10 +372,12 @@ def turn(
     extra: dict[str, Any] | None = None,
     hide_thinking: bool = False,
     ask: Ask | None = None,
+    images: Sequence[Attachment] = (),
 ) -> None:
-    """One question (``text``; None: ask the last one again) and its answer, both saved; the
-    model's tool calls answered (built-in tools, else ``ask``) and the model asked again."""
-    _turn(host, session, sampling, text, extra, hide_thinking)
+    """One question (``text``, with ``images``; None: ask the last one again) and its answer,
+    both saved; the model's tool calls answered (built-in tools, else ``ask``) and the model
+    asked again."""
+    _turn(host, session, sampling, text, extra, hide_thinking, images)
     for _ in range(MAX_ROUNDS):
         if not answer_calls(session, ask):
             return
@@ -380,16 +391,19 @@ def _turn(
     text: str | None,
     extra: dict[str, Any] | None = None,
     hide_thinking: bool = False,
+    images: Sequence[Attachment] = (),
 ) -> None:
     """One question (``text``; None: ask the last one again) and its answer, both saved (a
     reasoning model's thinking apart). Ctrl-C stops the answer and keeps what arrived, as the
     window's Stop does."""
     try:
         request = (
-            session.send(text, sampling, **(extra or {}))
+            session.send(text, sampling, images=images, **(extra or {}))
             if text is not None
             else session.regenerate(sampling, **(extra or {}))
         )
+    except ImageError as exc:  # refused before anything was saved
+        raise CliError(str(exc)) from None
     except (ConversationError, OSError) as exc:
         raise CliError(f"could not save the message: {exc}") from None
     if request is None:
@@ -418,6 +432,7 @@ def repl(
     sampling: SamplingSettings,
     extra: dict[str, Any] | None = None,
     hide_thinking: bool = False,
+    images: Sequence[Attachment] = (),
 ) -> int:
     print(
         "Type a message. /new starts another conversation, /regenerate asks again, /quit leaves. "
@@ -426,6 +441,8 @@ def repl(
     )
     for m in session.messages:  # a continued conversation: where it stands
         print(f"{'you' if m.role == 'user' else 'model'}> {m.content}")
+    if images:
+        print(f"[{len(images)} picture(s) go with your first message]", file=sys.stderr)
     try:
         while True:
             try:
@@ -443,15 +460,10 @@ def repl(
                 session.new()
                 continue
             try:
-                turn(
-                    host,
-                    session,
-                    sampling,
-                    None if command == "/regenerate" else line,
-                    extra,
-                    hide_thinking,
-                    ask_on_terminal,
-                )
+                text = None if command == "/regenerate" else line
+                turn(host, session, sampling, text, extra, hide_thinking, ask_on_terminal, images if text else ())
+                if text is not None:
+                    images = ()  # they went with the first message
             except (CliError, ValueError) as exc:  # one bad message must not end the session
                 print(f"error: {exc}", file=sys.stderr)
     finally:

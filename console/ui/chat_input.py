@@ -1,14 +1,33 @@
 """The chat's message box: Enter sends and Shift+Enter breaks the line (as in most chat apps), or,
 with the setting off (Chat menu, saved in the settings), Enter breaks the line and Ctrl+Enter
-sends (the window's Send action holds Ctrl+Enter in both ways)."""
+sends (the window's Send action holds Ctrl+Enter in both ways). A pasted or dropped picture (or
+picture file) is offered to the owner (``picturesOffered``) instead of being inserted as text."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
+from console.chat_images import FILE_PATTERN
+
 _ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+_SUFFIXES = {s.lstrip("*") for s in FILE_PATTERN.split()}
+
+
+def picture_paths(mime: QMimeData) -> list[str]:
+    """The local picture files a drop or a paste carries (by their suffix)."""
+    if not mime.hasUrls():
+        return []
+    paths = [u.toLocalFile() for u in mime.urls() if u.isLocalFile()]
+    return [p for p in paths if Path(p).suffix.lower() in _SUFFIXES]
+
+
+def offers_pictures(mime: QMimeData) -> bool:
+    """A paste or a drop that carries a picture, or picture files."""
+    return mime.hasImage() or bool(picture_paths(mime))
 
 
 class ChatInput(QPlainTextEdit):
@@ -16,9 +35,11 @@ class ChatInput(QPlainTextEdit):
 
     Signals:
         sendRequested(): Enter was pressed (with :attr:`enter_sends` on).
+        picturesOffered(QMimeData): a paste or a drop that carries pictures (the owner attaches them).
     """
 
     sendRequested = Signal()
+    picturesOffered = Signal(QMimeData)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -38,6 +59,15 @@ class ChatInput(QPlainTextEdit):
         """The keys that send, for tooltips and hints."""
         return self.tr("Enter") if self.enter_sends else self.tr("Ctrl+Enter")
 
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        return offers_pictures(source) or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        if offers_pictures(source):
+            self.picturesOffered.emit(source)  # handled now, while the paste's or drop's data lives
+            return
+        super().insertFromMimeData(source)
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in _ENTER_KEYS:
             mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
@@ -55,4 +85,4 @@ class ChatInput(QPlainTextEdit):
         super().keyPressEvent(event)
 
 
-__all__ = ["ChatInput"]
+__all__ = ["ChatInput", "offers_pictures", "picture_paths"]

@@ -14,6 +14,10 @@ A reasoning model's answer (its family has a vLLM reasoning parser, ``family_tab
 split into its thinking, shown apart and collapsed with its tokens and time, and the answer
 (``console/thinking.py``); the Think switch shows where the template has one (Qwen3's
 ``enable_thinking``) and goes to the template as ``chat_template_kwargs``.
+
+Pictures (``chat_images.py``): attached, pasted or dropped, read off the GUI thread, sent with the
+next message as content parts; a model that does not take images refuses them in one line before
+anything is saved or sent (the session's ``image_check``).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
+from console.chat_images import ImageError
 from console.chat_session import ChatSession
 from console.config import SamplingSettings
 from console.conversations import ConversationError, ConversationStore, Message
@@ -39,11 +44,13 @@ from console.engine.types import (
     TokenDelta,
 )
 from console.settings import Settings
+from console.ui.chat_images import ChatImages
 from console.ui.chat_output import request_extras
 from console.ui.chat_panel_ui import ChatWidgets, setup_ui
 from console.ui.chat_thinking import ChatThinking
 from console.ui.chat_transcript import figures_text
 from console.ui.context import AppContext
+from console.ui.core_text import translate_error
 
 RENDER_INTERVAL_MS = 100
 
@@ -80,12 +87,10 @@ class ChatPanel(ChatWidgets):
         self._render_timer.setInterval(RENDER_INTERVAL_MS)
         self._render_timer.timeout.connect(self._on_render_timer_timeout)
         self._dirty = False
-        self.context_bar.follow(
-            lambda: self.ctx.host,  # counts the chat and the draft, debounced
-            lambda: GenerationRequest(messages=self.chat_messages(self.input.toPlainText())),
-        )
+        self.context_bar.follow(lambda: self.ctx.host, self._draft_request)  # the chat and the draft, debounced
 
         self.transcript.thinkingToggled.connect(lambda _key: self._render())
+        self.transcript.thumbnails.ready.connect(self._render)
         ctx.bridge.requestEvents.connect(self._on_bridge_request_events)
         ctx.bridge.statusChanged.connect(self._on_bridge_status_changed)
         status = ctx.host.status
@@ -123,6 +128,11 @@ class ChatPanel(ChatWidgets):
         self.busyChanged.connect(self._on_busy_changed)
         self.tools_box.resumeRequested.connect(self.regenerate)
         self.session.tokenizer = lambda: self.ctx.host.tokenizer
+        self.images = ChatImages(
+            self.image_strip, self.attach_button, self.input, self.transcript, self.show_error, self
+        )
+        self.image_strip.changed.connect(self._schedule_count)
+        self.session.image_check = lambda: self.images.refusal(self.ctx.host.status)
 
     # -- sampling and settings ----------------------------------------------------------------------
     def sampling(self) -> SamplingSettings:
@@ -254,23 +264,28 @@ class ChatPanel(ChatWidgets):
     # -- chat intents ------------------------------------------------------------------------------
     def send(self) -> bool:
         """Send the input box as the next user message (or as the edited one)."""
-        text = self.input.toPlainText().strip()
-        if not text or self.active_id is not None:
+        text, images = self.input.toPlainText().strip(), self.image_strip.attachments()
+        if not (text or images) or self.active_id is not None:
+            return False
+        if self.images.loading:
+            self.show_error(self.tr("A picture is still being read: send when its thumbnail shows"))
             return False
         if not self._engine_ready():
             self.show_error(self.tr("No model is loaded: pick one in the Models sidebar and press Load (Ctrl+L)"))
             return False
         self.clear_error()
         try:
-            request = self.session.send(text, self.sampling(), **self.adapter_box.fields(), **self._extras())
+            fields = {**self.adapter_box.fields(), **self._extras()}
+            request = self.session.send(text, self.sampling(), images=images, **fields)
         except (ConversationError, OSError) as exc:
             self.show_error(self.tr("Could not save the message: {0}").format(exc))
             return False
-        except ValueError as exc:
-            self.show_error(str(exc))
+        except (ValueError, ImageError) as exc:  # nothing was saved: the text and pictures stay
+            self.show_error(translate_error(exc))
             return False
         self._cancel_edit()
         self.input.clear()
+        self.image_strip.clear()
         self.refresh_conversations()
         return self._generate(request)
 
@@ -280,8 +295,8 @@ class ChatPanel(ChatWidgets):
             return False
         try:
             request = self.session.regenerate(self.sampling(), **self.adapter_box.fields(), **self._extras())
-        except (ConversationError, OSError, ValueError) as exc:
-            self.show_error(str(exc))
+        except (ConversationError, OSError, ValueError, ImageError) as exc:
+            self.show_error(translate_error(exc))
             return False
         return request is not None and self._generate(request)
 
@@ -291,8 +306,8 @@ class ChatPanel(ChatWidgets):
             return False
         try:
             request = self.session.continue_answer(self.sampling(), **self.adapter_box.fields())
-        except (ConversationError, OSError, ValueError) as exc:
-            self.show_error(str(exc))
+        except (ConversationError, OSError, ValueError, ImageError) as exc:
+            self.show_error(translate_error(exc))
             return False
         return request is not None and self._generate(request)
 
@@ -304,6 +319,7 @@ class ChatPanel(ChatWidgets):
         if last is None:
             return False
         self.input.setPlainText(last.content)
+        self.images.put_back(last.images)
         self.input.moveCursor(QTextCursor.MoveOperation.End)
         self.input.setFocus()
         self.edit_label.setText(self.tr("Editing your last message: Send replaces it and the answer after it."))
@@ -328,8 +344,15 @@ class ChatPanel(ChatWidgets):
     def _engine_ready(self) -> bool:
         return self.ctx.host.status.state == EngineState.READY
 
-    def chat_messages(self, draft: str = "") -> list[dict[str, str]]:
-        return self.session.chat_messages(draft)
+    def chat_messages(self, draft: str = "") -> list[dict[str, Any]]:
+        """The chat so far and ``draft`` with the pictures attached to it."""
+        return self.session.chat_messages(draft, self.image_strip.attachments())
+
+    def _draft_request(self) -> GenerationRequest:
+        try:
+            return GenerationRequest(messages=self.chat_messages(self.input.toPlainText()))
+        except ImageError:  # a saved picture's file is gone: Send says so; nothing to count
+            return GenerationRequest(messages=[])
 
     def _extras(self) -> dict[str, Any]:
         # vLLM's params for the output fields run as they are made: over the model's defaults

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from console.ui.chat_adapter import AdapterBox
 from console.ui.chat_conversations import ConversationList
+from console.ui.chat_images import ImageStrip
 from console.ui.chat_input import ChatInput
 from console.ui.chat_model_picker import ChatModelPicker
 from console.ui.chat_output import OutputControl
@@ -59,6 +60,8 @@ class ChatWidgets(QWidget):
     export_button: QPushButton
     transcript: TranscriptView
     input: ChatInput
+    image_strip: ImageStrip
+    attach_button: QPushButton
     edit_label: QLabel
     error_label: ErrorLabel
     send_button: QPushButton
@@ -102,6 +105,11 @@ def build_widgets(panel: ChatWidgets, ctx: AppContext, session: ChatSession) -> 
 
     panel.transcript = TranscriptView(panel)
     panel.input = ChatInput(panel)  # Enter sends, Shift+Enter breaks the line (or the Ctrl+Enter way)
+    panel.image_strip = ImageStrip(panel)  # the pictures going with the next message
+    panel.attach_button = QPushButton(_tr("Attach picture…"), panel)
+    panel.attach_button.setToolTip(
+        _tr("Attach pictures to your message (or paste one, or drop it here); for models that take images")
+    )
     panel.edit_label = QLabel(panel)
     panel.edit_label.setStyleSheet("color: #b26a00;")
     panel.edit_label.hide()
@@ -150,11 +158,13 @@ def build_layout(panel: ChatWidgets, ctx: AppContext) -> None:
     cv.addWidget(panel.choices_view, 1)
     cv.addWidget(panel.error_label)
     cv.addWidget(panel.edit_label)
+    cv.addWidget(panel.image_strip)
     cv.addWidget(panel.input)
     buttons = QHBoxLayout()
     for b in (panel.send_button, panel.stop_button, panel.continue_button, panel.regenerate_button, panel.edit_button):
         buttons.addWidget(b)
     buttons.addStretch(1)
+    buttons.addWidget(panel.attach_button)
     buttons.addWidget(panel.think_box)
     cv.addLayout(buttons)
 

@@ -3,16 +3,21 @@ re-rendered on its own (the history can be long: setMarkdown of a 15,000-charact
 costs ~12 ms, the streaming tail ~1 ms), and the figures line under each answer.
 
 A reasoning model's thinking is shown apart, above its answer: a collapsed "Thinking"
-line with its tokens and time, a link that expands it (the thinking as a quote) and collapses it."""
+line with its tokens and time, a link that expands it (the thinking as a quote) and collapses it.
+A user message's pictures show as thumbnails under its text (``chatimage:<id>`` images, made off
+the GUI thread by ``chat_images.py`` ``Thumbnails``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QCoreApplication, QUrl, Signal
-from PySide6.QtGui import QTextCursor
+from PySide6.QtGui import QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from console.conversations import Message
 from console.engine.types import RequestFinished
+from console.ui.chat_images import Thumbnails
 from console.ui.formatting import format_count, format_number
 
 
@@ -42,6 +47,8 @@ def figures_text(m: Message | RequestFinished) -> str:
 #: The link scheme of a thinking block's header: ``think:<message id>`` (``think:stream`` while streaming).
 THINK_SCHEME = "think"
 STREAM_KEY = "stream"
+#: The image scheme of a saved picture's thumbnail: ``chatimage:<picture id>``.
+IMAGE_SCHEME = "chatimage"
 
 
 def thinking_markdown(
@@ -81,6 +88,9 @@ def transcript_markdown(
             key = str(m.id)
             block = thinking_markdown(key, m.reasoning, m.reasoning_tokens, m.reasoning_s, key in expanded)
             content = f"{block}\n\n{content}" if content else block
+        if m.images:  # the pictures under the text, on one line
+            pictures = " ".join(f"![{_escaped(i.name)}]({IMAGE_SCHEME}:{i.id})" for i in m.images)
+            content = f"{content}\n\n{pictures}" if content else pictures
         part = f"**{you if m.role == 'user' else _escaped(m.model) or assistant}**\n\n{content}"
         figures = figures_text(m) if m.role == "assistant" else ""
         parts.append(f"{part}\n\n*{figures}*" if figures else part)
@@ -110,6 +120,15 @@ class TranscriptView(QTextBrowser):
         self.anchorClicked.connect(self._on_anchor_clicked)
         self._anchor: tuple[str, int] | None = None  # (request id, where its answer starts)
         self.expanded: set[str] = set()  # the thinking blocks shown open
+        self.thumbnails = Thumbnails(self)  # its ``ready`` asks the owner to render again
+        self._pictures: dict[str, str] = {}  # picture id -> its file, of the conversation shown
+
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:
+        url = QUrl(name)
+        if kind == QTextDocument.ResourceType.ImageResource.value and url.scheme() == IMAGE_SCHEME:
+            path = self._pictures.get(url.path())
+            return self.thumbnails.get(path) if path is not None else None
+        return super().loadResource(kind, name)
 
     def toggle_thinking(self, key: str) -> None:
         self.expanded ^= {key}
@@ -124,6 +143,7 @@ class TranscriptView(QTextBrowser):
     ) -> None:
         """Render it all; ``stream``: (request id, text so far) of an answer still arriving from
         ``model``."""
+        self._pictures = {str(i.id): i.path for m in messages for i in m.images}
         with self._kept_at_end():
             if stream is None:
                 self._anchor = None

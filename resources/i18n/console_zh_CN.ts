@@ -1097,9 +1097,29 @@
   <context>
     <name>ChatPanel</name>
     <message>
+      <location filename="../../console/ui/chat_panel.py" />
+      <source>A picture is still being read: send when its thumbnail shows</source>
+      <translation>图片仍在读取中：缩略图出现后再发送</translation>
+    </message>
+    <message>
       <location filename="../../console/ui/chat_transcript.py" />
       <source>Assistant</source>
       <translation>助手</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_images.py" />
+      <source>Attach pictures</source>
+      <translation>附加图片</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_panel_ui.py" />
+      <source>Attach pictures to your message (or paste one, or drop it here); for models that take images</source>
+      <translation>为消息附加图片（也可粘贴或拖放到这里）；仅用于支持图像输入的模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_panel_ui.py" />
+      <source>Attach picture…</source>
+      <translation>附加图片…</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel_ui.py" />
@@ -1185,6 +1205,11 @@
       <location filename="../../console/ui/chat_panel.py" />
       <source>Nothing to export: start or open a conversation first</source>
       <translation>没有可导出的内容：请先开始或打开一个对话</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_images.py" />
+      <source>Pictures ({0})</source>
+      <translation>图片 ({0})</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_panel_ui.py" />
@@ -1277,9 +1302,19 @@
       <translation>达到最大词元数</translation>
     </message>
     <message>
+      <location filename="../../console/ui/chat_images.py" />
+      <source>pasted.png</source>
+      <translation>粘贴的图片.png</translation>
+    </message>
+    <message>
       <location filename="../../console/ui/chat_transcript.py" />
       <source>stopped</source>
       <translation>已停止</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat_images.py" />
+      <source>{0} ({1} × {2}): click to remove</source>
+      <translation>{0}（{1} × {2}）：点击移除</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat_transcript.py" />
@@ -1402,6 +1437,11 @@
       <translation>，{1} 个事实中的 {0} 个（上限 {2} 个事实）</translation>
     </message>
     <message>
+      <location filename="../../console/chat_images.py" />
+      <source>A picture of this conversation cannot be read: {0}</source>
+      <translation>无法读取此对话中的一张图片：{0}</translation>
+    </message>
+    <message>
       <location filename="../../console/planner/suggest.py" />
       <source>AWQ int4 weights (an AWQ checkpoint)</source>
       <translation>AWQ int4 权重（需 AWQ 检查点）</translation>
@@ -1425,6 +1465,11 @@
       <location filename="../../console/models/search.py" />
       <source>Could not reach {0} at {1} ({2}): check the network or the endpoint</source>
       <translation>无法连接 {1} 上的 {0}（{2}）：请检查网络或端点地址</translation>
+    </message>
+    <message>
+      <location filename="../../console/chat_images.py" />
+      <source>Could not read {0}: {1}</source>
+      <translation>无法读取 {0}：{1}</translation>
     </message>
     <message>
       <location filename="../../console/planner/suggest.py" />
@@ -1495,6 +1540,11 @@
       <location filename="../../console/engine/serving.py" />
       <source>Serving on the local network needs an API key: type one or press Generate</source>
       <translation>在局域网上提供服务需要 API 密钥：请输入一个或点击“生成”</translation>
+    </message>
+    <message>
+      <location filename="../../console/chat_images.py" />
+      <source>The loaded model does not take images: load a vision model (such as Gemma 3 or Qwen2.5-VL) or remove the picture</source>
+      <translation>已加载的模型不支持图像输入：请加载视觉模型（如 Gemma 3 或 Qwen2.5-VL），或移除图片</translation>
     </message>
     <message>
       <location filename="../../console/models/search.py" />
@@ -1913,6 +1963,16 @@
       <translation>vLLM {0}（{1}）：{2}</translation>
     </message>
     <message>
+      <location filename="../../console/planner/core.py" />
+      <source>vision: the vision tower holds {0} beside the text model; a larger image takes more tokens</source>
+      <translation>视觉：视觉编码器在文本模型之外占用 {0}；图像越大，占用的词元越多</translation>
+    </message>
+    <message>
+      <location filename="../../console/planner/core.py" />
+      <source>vision: the vision tower holds {0} beside the text model; an image takes {1} tokens of the context</source>
+      <translation>视觉：视觉编码器在文本模型之外占用 {0}；每张图像占用上下文中的 {1} 个词元</translation>
+    </message>
+    <message>
       <location filename="../../console/engine/warm_host.py" />
       <source>waking the warm model</source>
       <translation>正在唤醒预热的模型</translation>
@@ -2000,6 +2060,11 @@
       <translation>{0} 在 {1} 秒内没有响应（{2}）：请检查网络后再搜索</translation>
     </message>
     <message>
+      <location filename="../../console/chat_images.py" />
+      <source>{0} does not take images: load a vision model (such as Gemma 3 or Qwen2.5-VL) or remove the picture</source>
+      <translation>{0} 不支持图像输入：请加载视觉模型（如 Gemma 3 或 Qwen2.5-VL），或移除图片</translation>
+    </message>
+    <message>
       <location filename="../../console/planner/speed.py" />
       <source>{0} draft head: {1} GiB of weights and one layer of KV per token, counted in the budget above</source>
       <translation>{0} 草稿头：{1} GiB 权重，每个 token 多一层 KV，已计入上面的预算</translation>
@@ -2010,6 +2075,11 @@
       <translation>{0} 没有 FP8 张量核心：FP8 权重节省显存，计算仍为 16 位</translation>
     </message>
     <message>
+      <location filename="../../console/chat_images.py" />
+      <source>{0} is a {1} picture; the chat takes {2}</source>
+      <translation>{0} 是 {1} 格式的图片；聊天支持 {2}</translation>
+    </message>
+    <message>
       <location filename="../../console/models/search.py" />
       <source>{0} is limiting searches (HTTP 429): wait a minute and search again</source>
       <translation>{0} 正在限制搜索频率（HTTP 429）：请等待一分钟后再搜索</translation>
@@ -2018,6 +2088,16 @@
       <location filename="../../console/models/search.py" />
       <source>{0} is limiting searches (HTTP 429): wait {1} s and search again</source>
       <translation>{0} 正在限制搜索频率（HTTP 429）：请等待 {1} 秒后再搜索</translation>
+    </message>
+    <message>
+      <location filename="../../console/chat_images.py" />
+      <source>{0} is not a picture the chat can read</source>
+      <translation>{0} 不是聊天可读取的图片</translation>
+    </message>
+    <message>
+      <location filename="../../console/chat_images.py" />
+      <source>{0} is too large to attach ({1} MB; at most {2} MB)</source>
+      <translation>{0} 太大，无法附加（{1} MB；最多 {2} MB）</translation>
     </message>
     <message>
       <location filename="../../console/planner/verdict.py" />

@@ -1,0 +1,211 @@
+"""Pictures in the Chat tab: attached from files, pasted, dropped on the box or the transcript,
+shown as removable thumbnails until sent; a saved conversation's pictures show as thumbnails in
+the transcript; a text-only model refuses a picture in one line with nothing saved or sent.
+
+The first tests use no engine (a fresh, unloaded host: nothing is started); the refusal runs on
+the session's tiny text-only engine (marked engine)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent, QImage, QTextDocument
+from PySide6.QtWidgets import QApplication, QToolButton
+
+from console.chat_images import load_image
+from console.config import SamplingSettings
+from console.conversations import ConversationStore
+from console.engine.types import EngineState
+from console.ui.context import AppContext
+
+
+def picture(path: Path, color: str = "red", size: tuple[int, int] = (40, 20)) -> Path:
+    Image.new("RGB", size, color).save(path)
+    return path
+
+
+@pytest.fixture()
+def panel(home: Path, qtbot: Any) -> Any:
+    from console.ui.chat_panel import ChatPanel
+
+    chat = ChatPanel(AppContext.create())
+    qtbot.addWidget(chat)
+    chat.resize(1000, 700)
+    chat.show()
+    return chat
+
+
+def _shown(chat: Any) -> int:
+    """Thumbnails shown in the box's row."""
+    return sum(1 for b in chat.image_strip.findChildren(QToolButton) if b.isVisibleTo(chat.image_strip))
+
+
+def _read(chat: Any, qtbot: Any) -> None:
+    qtbot.waitUntil(lambda: chat.images.loading == 0, timeout=10_000)
+
+
+def test_attached_pictures_show_as_thumbnails_and_a_click_removes_one(panel: Any, qtbot: Any, tmp_path: Path) -> None:
+    assert panel.image_strip.isHidden() and panel.attach_button.isEnabled()
+    panel.images.attach_files([str(picture(tmp_path / "red.png")), str(picture(tmp_path / "blue.png", "blue"))])
+    _read(panel, qtbot)
+    assert [a.name for a in panel.image_strip.attachments()] == ["red.png", "blue.png"]
+    assert panel.image_strip.isVisible()
+    first = panel.image_strip.buttons()[0]
+    assert "red.png (40 × 20)" in first.toolTip() and not first.icon().isNull()
+    qtbot.mouseClick(first, Qt.MouseButton.LeftButton)
+    assert [a.name for a in panel.image_strip.attachments()] == ["blue.png"]
+    assert _shown(panel) == 1  # gone from the row at once, not when the event loop deletes it
+
+    panel.image_strip.clear()  # as after a send: the next picture starts a new row
+    assert _shown(panel) == 0 and panel.image_strip.layout().count() == 1  # only the stretch is left
+    panel.images.attach_files([str(picture(tmp_path / "green.png", "green"))])
+    _read(panel, qtbot)
+    assert [a.name for a in panel.image_strip.attachments()] == ["green.png"] and _shown(panel) == 1
+
+    (tmp_path / "notes.png").write_text("not a picture")
+    panel.images.attach_files([str(tmp_path / "notes.png")])
+    _read(panel, qtbot)
+    assert "notes.png is not a picture the chat can read" == panel.error_label.text()
+    assert len(panel.image_strip.attachments()) == 1
+
+
+def test_paste_and_drop_attach_pictures_instead_of_text(panel: Any, qtbot: Any, tmp_path: Path) -> None:
+    pasted = QMimeData()
+    shot = QImage(64, 32, QImage.Format.Format_RGB32)
+    shot.fill(Qt.GlobalColor.green)
+    pasted.setImageData(shot)
+    pasted.setText("should not be inserted")
+    assert panel.input.canInsertFromMimeData(pasted)
+    panel.input.insertFromMimeData(pasted)
+    _read(panel, qtbot)
+    assert panel.input.toPlainText() == ""
+    (image,) = panel.image_strip.attachments()
+    assert (image.mime, image.width, image.height) == ("image/png", 64, 32)
+
+    dropped = QMimeData()
+    dropped.setUrls([QUrl.fromLocalFile(str(picture(tmp_path / "drop.png")))])
+    viewport = panel.transcript.viewport()
+    for kind in (QDropEvent.Type.DragEnter, QDropEvent.Type.Drop):
+        event = QDropEvent(
+            QPointF(20, 20),
+            Qt.DropAction.CopyAction,
+            dropped,
+            Qt.MouseButton.LeftButton,
+            Qt.KeyboardModifier.NoModifier,
+            kind,
+        )
+        QApplication.sendEvent(viewport, event)
+        assert event.isAccepted()
+    _read(panel, qtbot)
+    assert [a.name for a in panel.image_strip.attachments()][1:] == ["drop.png"]
+
+    text = QMimeData()
+    text.setText("plain words")
+    panel.input.insertFromMimeData(text)  # text is still text
+    assert panel.input.toPlainText() == "plain words"
+
+
+def test_a_saved_conversation_shows_its_pictures_in_the_transcript(home: Path, qtbot: Any, tmp_path: Path) -> None:
+    from console.chat_session import ChatSession
+    from console.ui.chat_panel import ChatPanel
+
+    store = ConversationStore()
+    session = ChatSession(store)
+    session.send(
+        "What colour?", SamplingSettings(), images=[load_image(picture(tmp_path / "red.png", size=(320, 240)))]
+    )
+    session.record_answer("Red.")
+    chat = ChatPanel(AppContext.create(), conversations=store)
+    qtbot.addWidget(chat)
+    chat.show()
+    assert chat.open_conversation(session.conversation_id)
+    (saved,) = chat.messages[0].images
+    assert f"chatimage:{saved.id}" in chat.transcript.toHtml()
+    qtbot.waitUntil(lambda: chat.transcript.thumbnails.pending() == 0, timeout=10_000)
+    thumb = chat.transcript.thumbnails.get(saved.path)
+    assert (thumb.width(), thumb.height()) == (160, 120)  # scaled to fit, the aspect kept
+    assert QImage(thumb).pixelColor(80, 60).red() > 200
+    shown = chat.transcript.document().resource(QTextDocument.ResourceType.ImageResource, QUrl(f"chatimage:{saved.id}"))
+    assert (shown.width(), shown.height()) == (160, 120)  # rendered again with it, not the stand-in
+
+    assert chat.edit_last()  # editing puts the message's pictures back in the box
+    _read(chat, qtbot)
+    assert [a.name for a in chat.image_strip.attachments()] == ["red.png"]
+
+
+@pytest.mark.engine
+def test_a_text_only_model_refuses_a_picture_in_one_line(
+    engine_host: Any, home: Path, qtbot: Any, connections: Any, tmp_path: Path
+) -> None:
+    from console.ui.chat_panel import ChatPanel
+
+    assert engine_host.status.state == EngineState.READY
+    chat = ChatPanel(connections.context(host=engine_host))
+    qtbot.addWidget(chat)
+    chat.images.attach_files([str(picture(tmp_path / "red.png"))])
+    _read(chat, qtbot)
+    chat.input.setPlainText("What is this?")
+    assert not chat.send()
+    line = chat.error_label.text()
+    assert "does not take images" in line and "\n" not in line
+    assert chat.active_id is None and chat.store.list() == []  # nothing saved, nothing sent
+    assert chat.input.toPlainText() == "What is this?" and len(chat.image_strip.attachments()) == 1
+    qtbot.mouseClick(chat.image_strip.buttons()[0], Qt.MouseButton.LeftButton)
+    assert chat.send()  # the text alone goes
+    qtbot.waitUntil(lambda: chat.active_id is None, timeout=60_000)
+
+
+@pytest.mark.engine
+def test_a_picture_attached_in_the_chat_reaches_the_model_and_reopens(
+    vision_host: Any, vision_model: Path, home: Path, qtbot: Any, connections: Any, tmp_path: Path
+) -> None:
+    """End to end on the tiny vision fixture (``vision_host``): the picture attached in the window
+    is counted by the context meter before it is sent, reaches the model (its prompt carries the
+    picture's tokens, as many as transformers' own processor gives it), and the conversation
+    reopens with it and sends it again."""
+    from console.engine.types import GenerationRequest
+    from console.ui.chat_panel import ChatPanel
+    from tests.fixtures.vision import IMAGE_TOKEN, png_bytes, processor_image_tokens
+
+    (tmp_path / "red.png").write_bytes(png_bytes(100, 80))
+    question = "What is in this picture?"
+    ctx = connections.context(host=vision_host)
+    chat = ChatPanel(ctx)
+    qtbot.addWidget(chat)
+    chat.temperature.setValue(0.0)
+    chat.max_tokens.setValue(4)
+    chat.images.attach_files([str(tmp_path / "red.png")])
+    _read(chat, qtbot)
+    chat.input.setPlainText(question)
+    chat.context_bar.count_now()  # the draft with its picture
+    qtbot.waitUntil(lambda: chat.used_tokens is not None, timeout=60_000)
+    counted = chat.used_tokens
+    assert chat.send(), chat.error_label.text()
+    qtbot.waitUntil(lambda: chat.active_id is None, timeout=120_000)
+    sent, answer = chat.messages
+    assert [i.name for i in sent.images] == ["red.png"] and answer.role == "assistant", chat.error_label.text()
+    assert chat.image_strip.attachments() == [] and chat.input.toPlainText() == ""
+
+    image_tokens = processor_image_tokens(vision_model, png_bytes(100, 80))
+    text_only = vision_host.count_prompt_tokens(GenerationRequest(messages=[{"role": "user", "content": question}]))
+    prompt = vision_host.format_prompt(GenerationRequest(messages=chat.session.chat_messages()[:1]))["prompt_token_ids"]
+    image_id = vision_host.tokenizer.convert_tokens_to_ids(IMAGE_TOKEN)
+    assert image_tokens == 20 and prompt.count(image_id) == image_tokens  # what the saved message sends
+    # the text, the picture's tokens and their frame, as the meter counted it before sending
+    assert answer.prompt_tokens == len(prompt) == counted and answer.prompt_tokens > text_only + image_tokens
+
+    again = ChatPanel(ctx, conversations=ConversationStore())  # a restart: the conversation reopens
+    qtbot.addWidget(again)
+    assert again.open_conversation(chat.conversation_id)
+    assert [i.name for i in again.messages[0].images] == ["red.png"]
+    assert f"chatimage:{again.messages[0].images[0].id}" in again.transcript.toHtml()
+    again.temperature.setValue(0.0)
+    again.max_tokens.setValue(4)
+    assert again.regenerate()  # the picture is sent again from the saved file
+    qtbot.waitUntil(lambda: again.active_id is None, timeout=120_000)
+    assert again.messages[-1].prompt_tokens == answer.prompt_tokens
+    assert again.messages[-1].content == answer.content  # greedy: the same prompt, the same answer
