@@ -13,8 +13,8 @@ model…, the curated list), ``first-run-load.png`` (the chat while the model lo
 takes both), ``server.png`` and ``server-log.png`` (the Server tab serving the model; ``--only server``)
 ``chat-thinking.png`` (a Qwen3-family random-weight fixture's thinking; ``--only chat-thinking``) and
 ``chat-mcp-approval.png`` (that fixture's call to an MCP server's tool awaiting approval;
-``--only chat-mcp-approval``), and ``chat-image.png`` (a picture sent to the tests' vision fixture, packaging/screenshots_chat_image.py;
-``--only chat-image``).
+``--only chat-mcp-approval``), and ``chat-image.png`` (a picture sent to the tests' vision
+fixture, packaging/screenshots_chat_image.py; ``--only chat-image``).
 The window is 1600 x 900 (``--size``).
 The answers to the questions with a known answer (the capital of France: "Paris") are checked: a wrong
 one stops the script with exit status 1 and a one-line reason before its screenshot is written, so the
