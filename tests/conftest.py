@@ -271,9 +271,9 @@ def vision_media(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def vision_host(vision_model: Path, vision_media: Path) -> Iterator["object"]:
-    """One in-process CPU engine on ``vision_model``, shared by every vision test (engine-marked);
-    VISION_KV_BYTES of KV, VISION_MAX_LEN, ``file://`` images allowed from ``vision_media``, its prefix cache reset before each test (as
-    ``engine_host``'s); none may load another model into it."""
+    """One in-process CPU engine on ``vision_model``, shared by every vision test (engine-marked):
+    VISION_KV_BYTES of KV, VISION_MAX_LEN, ``file://`` images allowed from ``vision_media``, its
+    prefix cache reset before each test (as ``engine_host``'s); none may load another model into it."""
     from console.config import EngineConfig
     from console.engine.host import EngineHost
 
