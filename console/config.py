@@ -260,6 +260,30 @@ class EngineConfig:
     #: the largest batch CUDA graphs are captured for (vLLM: min(2 x max_num_seqs, 512)); auto-tune
     #: sets it to the batch its workload runs, so a load captures fewer graphs
     max_cudagraph_capture_size: int | None = None
+    # --- images (vision-language models) ----------------------------------------------------------
+    limit_mm_per_prompt: dict[str, int] | None = field(
+        default=None,
+        metadata=knob(
+            help='The most images (by kind, e.g. {"image": 2}) one prompt may carry; vLLM refuses more and its '
+            "profile run reserves memory for that many. 0 turns a kind off.",
+            metavar="JSON",
+        ),
+    )
+    mm_processor_kwargs: dict[str, Any] | None = field(
+        default=None,
+        metadata=knob(
+            help="Options for the model's image processor, e.g. a size limit that sets how many tokens an "
+            'image costs ({"max_pixels": 802816} for Qwen2.5-VL).',
+            metavar="JSON",
+        ),
+    )
+    allowed_local_media_path: str | None = field(
+        default=None,
+        metadata=knob(
+            help="A folder whose files requests may name as images (file:// URLs); files elsewhere are refused.",
+            metavar="DIR",
+        ),
+    )
 
     def engine_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``vllm.AsyncEngineArgs`` (``None`` fields omitted)."""

@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 #: EngineConfig fields a preset does not hold (Load fills them in from the model store).
-NOT_IN_PRESET = frozenset({"model", "served_model_name", "tokenizer", "lora_modules"})  # paths of this machine
+NOT_IN_PRESET = frozenset(  # paths of this machine
+    {"model", "served_model_name", "tokenizer", "lora_modules", "allowed_local_media_path"}
+)
 
 
 def derive_model(

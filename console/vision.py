@@ -1,10 +1,24 @@
-"""Whether a model takes images: what the chat and the batch check before they send one."""
+"""Images in chat messages: whether a model takes them, the OpenAI content parts that carry them,
+and the one-line refusal of a text-only model.
+
+A picture travels as an OpenAI content part, ``{"type": "image_url", "image_url": {"url": URL}}``
+beside ``{"type": "text", "text": ...}`` parts in a message's ``content`` list, exactly what
+``vllm serve`` takes on ``/v1/chat/completions``; the engines hand the parts to vLLM's own chat
+preprocessing, which loads, resizes and tokenizes the image (``engine/chat_prompt.py``). The
+console's only image code is reading a file into a ``data:`` URL (:func:`image_part`). A
+``file://`` URL is read by vLLM itself, and only under the folder the engine allows
+(``EngineConfig.allowed_local_media_path``, vLLM's ``--allowed-local-media-path``).
+"""
 
 from __future__ import annotations
 
+import base64
 import json
+import mimetypes
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Mapping
+
+from console.messages import Message, MessageError
 
 #: Text-and-image architectures vLLM serves that the console's families cover; a config with a
 #: ``vision_config`` is taken as one too (vLLM's multimodal registry decides in the end).
@@ -18,8 +32,20 @@ VISION_ARCHITECTURES = frozenset(
         "Mistral3ForConditionalGeneration",
         "LlavaForConditionalGeneration",
         "PixtralForConditionalGeneration",
+        "Idefics3ForConditionalGeneration",
     }
 )
+
+#: Content-part types that carry a picture (OpenAI's ``image_url``, and vLLM's ``image_pil`` /
+#: ``image_embeds`` extensions).
+IMAGE_PART_TYPES = frozenset({"image_url", "input_image", "image_pil", "image_embeds"})
+
+#: Image types a ``data:`` URL is made for (vLLM decodes them with PIL).
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp")
+
+
+class ImagesRefused(MessageError):
+    """A request carries images the model cannot take; raised before anything reaches the engine."""
 
 
 def config_takes_images(config: dict[str, Any]) -> bool:
@@ -37,4 +63,81 @@ def takes_images(folder: str | Path) -> bool:
     return isinstance(config, dict) and config_takes_images(config)
 
 
-__all__ = ["VISION_ARCHITECTURES", "config_takes_images", "takes_images"]
+def image_count(messages: Iterable[Mapping[str, Any]] | None) -> int:
+    """How many image parts ``messages`` (OpenAI chat messages) carry."""
+    count = 0
+    for message in messages or ():
+        content = message.get("content")
+        if isinstance(content, list):
+            count += sum(1 for part in content if isinstance(part, dict) and part.get("type") in IMAGE_PART_TYPES)
+    return count
+
+
+def refuse_images(messages: Iterable[Mapping[str, Any]] | None, takes: bool | None, model: str) -> None:
+    """Raise :class:`ImagesRefused` when ``messages`` carry an image and the model does not take
+    images (``takes`` False; None, unknown, as for a server someone else runs, lets them through)."""
+    if takes is False and image_count(messages):
+        raise ImagesRefused(
+            Message("{0} does not take images: remove the picture, or load a vision-language model.", model)
+        )
+
+
+def content_text(content: Any) -> str:
+    """A message's content as text: a string as it is, parts as their text with ``[image]`` for
+    each picture (what a list of prompts or a log shows)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    words = []
+    for part in content:
+        if isinstance(part, dict) and part.get("type") == "text":
+            words.append(str(part.get("text", "")))
+        elif isinstance(part, dict) and part.get("type") in IMAGE_PART_TYPES:
+            words.append("[image]")
+    return " ".join(w for w in words if w)
+
+
+def data_url(data: bytes, mime: str) -> str:
+    """``data:<mime>;base64,...`` of ``data``."""
+    return f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
+
+
+def image_part(path: str | Path) -> dict[str, Any]:
+    """The OpenAI content part of the picture in file ``path``, as a ``data:`` URL (so any engine,
+    a remote server too, gets the picture itself). Raises OSError when the file cannot be read and
+    ValueError when its name is not an image type vLLM decodes."""
+    path = Path(path)
+    if path.suffix.lower() not in IMAGE_SUFFIXES:
+        raise ValueError(f"{path.name}: not an image file ({', '.join(IMAGE_SUFFIXES)})")
+    mime = mimetypes.guess_type(path.name)[0] or "image/png"
+    return {"type": "image_url", "image_url": {"url": data_url(path.read_bytes(), mime)}}
+
+
+def text_part(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def user_message(text: str, images: Iterable[str | Path] = ()) -> dict[str, Any]:
+    """A user message: plain ``content`` text without images, else the pictures' parts then the text."""
+    parts = [image_part(p) for p in images]
+    if not parts:
+        return {"role": "user", "content": text}
+    return {"role": "user", "content": [*parts, *([text_part(text)] if text else [])]}
+
+
+__all__ = [
+    "IMAGE_PART_TYPES",
+    "IMAGE_SUFFIXES",
+    "ImagesRefused",
+    "VISION_ARCHITECTURES",
+    "config_takes_images",
+    "content_text",
+    "data_url",
+    "image_count",
+    "image_part",
+    "refuse_images",
+    "takes_images",
+    "text_part",
+    "user_message",
+]

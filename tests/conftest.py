@@ -261,17 +261,33 @@ def vision_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def vision_host(vision_model: Path) -> Iterator["object"]:
-    """One in-process CPU engine on ``vision_model``, shared by every vision test (engine-marked);
-    VISION_KV_BYTES of KV, VISION_MAX_LEN, its prefix cache reset before each test (as
-    ``engine_host``'s); none may load another model into it."""
+def vision_media(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder ``vision_host`` allows ``file://`` images from (``allowed_local_media_path``),
+    holding ``red.png`` (100x80) and ``wide.png`` (300x100)."""
+    from tests.fixtures.vision import png_bytes
+
+    folder = tmp_path_factory.mktemp("vision-media")
+    (folder / "red.png").write_bytes(png_bytes(100, 80))
+    (folder / "wide.png").write_bytes(png_bytes(300, 100, (20, 90, 200)))
+    return folder
+
+
+@pytest.fixture(scope="session")
+def vision_host(vision_model: Path, vision_media: Path) -> Iterator["object"]:
+    """One in-process CPU engine on ``vision_model``, shared by every vision test (engine-marked):
+    VISION_KV_BYTES of KV, VISION_MAX_LEN, ``file://`` images allowed from ``vision_media``, its
+    prefix cache reset before each test (as ``engine_host``'s); none may load another model into it."""
     from console.config import EngineConfig
     from console.engine.host import EngineHost
 
     host = EngineHost()
     host.load(
         EngineConfig(
-            model=str(vision_model), kv_cache_memory_bytes=VISION_KV_BYTES, max_model_len=VISION_MAX_LEN, device="cpu"
+            model=str(vision_model),
+            kv_cache_memory_bytes=VISION_KV_BYTES,
+            max_model_len=VISION_MAX_LEN,
+            device="cpu",
+            allowed_local_media_path=str(vision_media),
         ),
         "tiny-vision",
     ).result(timeout=900)

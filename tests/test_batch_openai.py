@@ -55,17 +55,20 @@ REFUSALS = [
     (
         json.dumps(
             {
-                "custom_id": "img",
+                "custom_id": "audio",
                 "method": "POST",
                 "url": "/v1/chat/completions",
                 "body": {
                     "messages": [
-                        {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "file:///x.png"}}]}
+                        {
+                            "role": "user",
+                            "content": [{"type": "input_audio", "input_audio": {"data": "", "format": "wav"}}],
+                        }
                     ]
                 },
             }
         ),
-        "only text parts",
+        "only text and image_url parts",
     ),
     (completion("two-prompts", ["a", "b"]), "one prompt per line"),
     (completion("echo", "a", echo=True), "echo is not supported"),

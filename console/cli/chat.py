@@ -53,6 +53,9 @@ ENGINE_KNOBS = (
     "kv_cache_memory_bytes",
     "enforce_eager",
     "device",
+    "limit_mm_per_prompt",
+    "mm_processor_kwargs",
+    "allowed_local_media_path",
 )
 
 

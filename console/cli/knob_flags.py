@@ -8,6 +8,7 @@ defaults, choices and a note on them (``plan``'s are the planner's)."""
 from __future__ import annotations
 
 import argparse
+import json
 import types
 from typing import Any, Iterable, Literal, Mapping, Union, get_args, get_origin, get_type_hints
 
@@ -44,7 +45,7 @@ def add_knob_flags(
         elif kind is bool:
             kwargs.update(action=argparse.BooleanOptionalAction, default=default)
         else:
-            kwargs.update(type=kind, default=default)
+            kwargs.update(type=_json_object if kind is dict else kind, default=default)
             offered = (choices or {}).get(name) or k.cli_choices or literal
             if offered:
                 kwargs["choices"] = list(offered)
@@ -72,13 +73,27 @@ def given_knobs(args: argparse.Namespace, names: Iterable[str]) -> dict[str, Any
 
 
 def _value_type(hint: Any) -> tuple[type, tuple[Any, ...]]:
-    """The type argparse converts a field's value to (``int | None`` -> int), and a ``Literal``'s values."""
+    """The type argparse converts a field's value to (``int | None`` -> int, a mapping -> dict),
+    and a ``Literal``'s values."""
     if get_origin(hint) in (Union, types.UnionType):
         hint = next(a for a in get_args(hint) if a is not type(None))
     if get_origin(hint) is Literal:
         values = get_args(hint)
         return type(values[0]), values
+    if get_origin(hint) is dict:
+        return dict, ()
     return hint, ()
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    """A mapping flag's value: a JSON object, as vLLM's own flag reads it."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError('a JSON object is needed, e.g. {"image": 2}')
+    return value
 
 
 __all__ = ["add_knob_flags", "flag_help", "given_knobs"]

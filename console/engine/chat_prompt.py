@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from console import vision
 from console.engine import tool_calls, vllm_compat
 from console.engine.types import EngineNotReady, GenerationRequest
 
@@ -39,11 +40,11 @@ class PromptError(ValueError):
     """vLLM's chat preprocessing refused the request; the message is vLLM's."""
 
 
-def transcript(messages: list[dict[str, str]], continue_final: bool = False) -> str:
+def transcript(messages: list[dict[str, Any]], continue_final: bool = False) -> str:
     """The prompt for a model with no chat template: a plain transcript it can continue (from its
     last message itself when ``continue_final``: the chat's Continue). A server engine counts a
     chat its server cannot tokenize as this text too (``ServerEngine.format_prompt``)."""
-    text = "\n".join(f"{m['role']}: {m['content']}" for m in messages)
+    text = "\n".join(f"{m['role']}: {vision.content_text(m['content'])}" for m in messages)
     return text if continue_final else text + "\nassistant:"
 
 

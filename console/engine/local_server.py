@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from console import speed
+from console import speed, vision
 from console.children import Child
 from console.config import EngineConfig
 from console.engine.errors import explain
@@ -292,6 +292,7 @@ class LocalServer(ServerEngine):
             block_size=info.block_size,
             load_seconds=time.monotonic() - t0,
             vllm_version=info.vllm_version,
+            takes_images=vision.takes_images(self._config.model) if self._config else None,
         )
 
     async def _healthy_strict(self) -> bool:

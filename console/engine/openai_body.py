@@ -11,8 +11,10 @@ fill what a body leaves out, as a server's generation config would.
 A chat body may carry ``tools`` / ``tool_choice`` as vLLM's protocol accepts them; they run as
 ``vllm serve --enable-auto-tool-choice --tool-call-parser`` runs them (``tool_calls.py``), and the
 conversation may hold the calls (``assistant`` ``tool_calls``) and their results (``tool`` messages).
-What the console cannot do is refused by name: beam search, images or other non-text content,
-several prompts in one completion body, ``echo``, ``suffix``.
+A message's content may hold ``image_url`` parts (``data:`` URLs, ``file://`` URLs under the
+engine's allowed folder, web addresses), kept as written for vLLM's chat preprocessing (``vision.py``).
+What the console cannot do is refused by name: beam search, audio, video or other non-text
+content, several prompts in one completion body, ``echo``, ``suffix``.
 """
 
 from __future__ import annotations
@@ -75,7 +77,9 @@ def _defaults_for(defaults: SamplingSettings) -> tuple[dict[str, Any], dict[str,
     return server, defaults.request_extras()
 
 
-def _text_content(i: int, content: Any) -> str:
+def _content(i: int, content: Any) -> str | list[dict[str, Any]]:
+    """A message's content: text (text parts joined), or the parts as written when an image is
+    among them (vLLM's chat preprocessing loads it, as the server does)."""
     if isinstance(content, str):
         return content
     if content is None:
@@ -83,11 +87,12 @@ def _text_content(i: int, content: Any) -> str:
     if isinstance(content, list):
         texts = []
         for part in content:
-            if not isinstance(part, dict) or part.get("type") != "text" or not isinstance(part.get("text"), str):
-                raise BodyError(f"messages[{i}].content: only text parts are supported by the console")
-            texts.append(part["text"])
-        return "".join(texts)
-    raise BodyError(f"messages[{i}].content must be text")
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+            elif not (isinstance(part, dict) and part.get("type") == "image_url"):
+                raise BodyError(f"messages[{i}].content: only text and image_url parts are supported by the console")
+        return [dict(part) for part in content] if len(texts) < len(content) else "".join(texts)
+    raise BodyError(f"messages[{i}].content must be text or a list of parts")
 
 
 #: Message fields of a tool conversation, kept as written (vLLM's template reads them)
@@ -102,7 +107,7 @@ def _messages(value: Any) -> list[dict[str, Any]]:
             raise BodyError(
                 f"messages[{i}].role {role!r} is not supported by the console ({', '.join(sorted(_ROLES))})"
             )
-        message = {"role": "system" if role == "developer" else role, "content": _text_content(i, m.get("content"))}
+        message = {"role": "system" if role == "developer" else role, "content": _content(i, m.get("content"))}
         message.update({k: m[k] for k in _TOOL_KEYS if m.get(k) is not None})
         out.append(message)
     if not out or all(m["role"] == "system" for m in out):

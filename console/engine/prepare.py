@@ -91,6 +91,7 @@ def engine_info(
         quantization=getattr(vc.model_config, "quantization", None),
         kv_cache_dtype=str(getattr(vc.cache_config, "cache_dtype", "")),
         speculative_method=getattr(getattr(vc, "speculative_config", None), "method", None),
+        takes_images=bool(vc.model_config.is_multimodal_model),
     )
 
 

@@ -85,6 +85,9 @@ class EngineInfo:
     #: the loaded model's sampling defaults (its generation_config.json as vLLM reads it, ...);
     #: None for a server engine, whose defaults are the server's own
     sampling_defaults: SamplingDefaults | None = None
+    #: the model takes images in its chat messages (vLLM's multimodal registry, or its config for
+    #: a console-started server); None where the console cannot tell (a server someone else runs)
+    takes_images: bool | None = None
 
     @property
     def kv_cache_tokens(self) -> int | None:

@@ -1,0 +1,159 @@
+"""Images in chat requests and batch lines, against vLLM's own OpenAI serving code.
+
+The console's side runs on the session's vision engine (``vision_host``: the tiny Idefics3 of
+``tests/fixtures/vision.py``, ``file://`` images allowed from ``vision_media``). vLLM's side is its
+own ``run_batch`` module (the ``OpenAIServingChat`` a ``vllm serve`` runs, started as a child with
+the same folder, dtype, eager mode, context, KV size and allowed folder): one child answers every
+line, which costs one engine start instead of a server's. Its ``return_token_ids`` answer gives
+the prompt's token ids as the server built them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from console.batch.formats import read_batch_file
+from console.batch.runner import run_batch
+from console.config import SamplingSettings
+from console.engine.types import GenerationRequest, RequestFailed, RequestFinished
+from tests.fixtures.vision import IMAGE_TOKEN, png_bytes, png_data_url
+
+pytestmark = pytest.mark.engine
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _image(url: str) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def _line(cid: str, content: Any, **body: Any) -> dict[str, Any]:
+    return {
+        "custom_id": cid,
+        "method": "POST",
+        "url": "/v1/chat/completions",
+        "body": {
+            "messages": [{"role": "user", "content": content}],
+            "temperature": 0,
+            "max_tokens": 8,
+            "return_token_ids": True,
+            **body,
+        },
+    }
+
+
+def _lines(media: Path) -> list[dict[str, Any]]:
+    return [
+        _line("data", [_image(png_data_url(100, 80)), _text("What is in this picture?")]),
+        _line("file", [_text("Describe it:"), _image((media / "wide.png").as_uri())]),
+        _line("two", [_image((media / "red.png").as_uri()), _image(png_data_url(40, 60, (0, 160, 0))), _text("Same?")]),
+        _line("text", "No picture here, just a question."),
+    ]
+
+
+@pytest.fixture(scope="module")
+def both(vision_host: Any, vision_model: Path, vision_media: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The same batch file run by the console (in process) and by vLLM's run_batch:
+    (console bodies, vLLM bodies, the input file)."""
+    from conftest import VISION_KV_BYTES, VISION_MAX_LEN
+
+    folder = tmp_path_factory.mktemp("vision-batch")
+    inp = folder / "in.jsonl"
+    inp.write_text("".join(json.dumps(x) + "\n" for x in _lines(vision_media)), encoding="utf-8")
+    ours, theirs = folder / "console.jsonl", folder / "vllm.jsonl"
+    parsed = read_batch_file(inp, SamplingSettings(temperature=0.0))
+    assert not parsed.errors, parsed.errors
+    summary = run_batch(vision_host, parsed.requests, ours, model_name=str(vision_model))
+    assert summary.succeeded == len(parsed.requests) and not summary.engine_error, summary
+    info = vision_host.status.info
+    env = dict(os.environ, VLLM_LOGGING_LEVEL="WARNING", PYTHONPATH=str(REPO))
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "vllm.entrypoints.openai.run_batch",
+            "-i",
+            str(inp),
+            "-o",
+            str(theirs),
+            "--model",
+            str(vision_model),
+            "--dtype",
+            info.dtype,
+            "--enforce-eager",
+            "--max-model-len",
+            str(VISION_MAX_LEN),
+            "--kv-cache-memory-bytes",
+            str(VISION_KV_BYTES),
+            "--allowed-local-media-path",
+            str(vision_media),
+        ],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    return _bodies(ours), _bodies(theirs), inp
+
+
+def _bodies(path: Path) -> dict[str, dict[str, Any]]:
+    rows = [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    assert all(r["error"] is None for r in rows), rows
+    return {r["custom_id"]: r["response"]["body"] for r in rows}
+
+
+def test_image_lines_give_vllm_run_batch_output(both: Any) -> None:
+    """Data URLs, allowed local files and two pictures in one message: the same answers (greedy)
+    and the same prompt sizes as vLLM's run-batch."""
+    ours, theirs, _ = both
+    assert set(ours) == set(theirs) == {"data", "file", "two", "text"}
+    for cid in ours:
+        a, b = ours[cid], theirs[cid]
+        assert a["choices"][0]["message"]["content"] == b["choices"][0]["message"]["content"], cid
+        assert a["usage"]["prompt_tokens"] == b["usage"]["prompt_tokens"], cid
+    # the pictures are in the prompts: each image line is longer than its text alone could make it
+    assert ours["two"]["usage"]["prompt_tokens"] > ours["data"]["usage"]["prompt_tokens"] > 20
+
+
+def test_a_chat_picture_has_the_servers_prompt_token_ids(vision_host: Any, both: Any) -> None:
+    """A chat request with a picture (as the chat sends it) reaches the engine with the token ids
+    vLLM's OpenAI serving path builds for the same request, its image tokens among them."""
+    _, theirs, inp = both
+    line = json.loads(inp.read_text(encoding="utf-8").splitlines()[0])
+    request = GenerationRequest(
+        messages=line["body"]["messages"], sampling=SamplingSettings(temperature=0.0, max_tokens=8)
+    )
+    final = vision_host.generate(request, timeout=120)
+    assert isinstance(final, RequestFinished), final
+    assert list(final.prompt_token_ids) == theirs["data"]["prompt_token_ids"]
+    image_id = vision_host.tokenizer.convert_tokens_to_ids(IMAGE_TOKEN)
+    assert final.prompt_token_ids.count(image_id) == 20  # 2x2 tiles + the global image, 4 tokens each
+    assert vision_host.count_prompt_tokens(request) == final.prompt_tokens  # the chat's context meter
+
+
+def test_a_file_outside_the_allowed_folder_is_refused(vision_host: Any, tmp_path: Path) -> None:
+    """vLLM's own check of ``--allowed-local-media-path``: the request fails by itself, the engine
+    answers the next one."""
+    outside = tmp_path / "secret.png"
+    outside.write_bytes(png_bytes(30, 30))
+    request = GenerationRequest(
+        messages=[{"role": "user", "content": [_image(outside.as_uri()), _text("?")]}],
+        sampling=SamplingSettings(temperature=0.0, max_tokens=2),
+    )
+    failed = vision_host.generate(request, timeout=120)
+    assert isinstance(failed, RequestFailed), failed
+    assert "allowed" in failed.message.lower() or "local" in failed.message.lower(), failed.message
+    ok = vision_host.generate(GenerationRequest(messages=[{"role": "user", "content": "hi"}]), timeout=120)
+    assert isinstance(ok, RequestFinished)
