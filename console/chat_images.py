@@ -9,7 +9,6 @@ re-encodes a picture: the model's own processor in vLLM does that. No Qt here.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import io
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from console.messages import Message, MessageError
-from console.vision import takes_images
+from console.vision import data_url, image_count, takes_images
 
 #: The largest picture the chat attaches (a photo from a phone is 2-8 MB).
 MAX_IMAGE_BYTES = 20 * 1024**2
@@ -106,10 +105,6 @@ def _max_mb() -> int:
     return MAX_IMAGE_BYTES // 1024**2
 
 
-def data_url(data: bytes, mime: str) -> str:
-    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
-
-
 def user_content(text: str, image_urls: Sequence[str]) -> str | list[dict[str, Any]]:
     """A user message's OpenAI ``content``: the text alone without pictures, else content parts:
     each picture, then the text when there is any (the order vision models' own chat examples
@@ -118,17 +113,6 @@ def user_content(text: str, image_urls: Sequence[str]) -> str | list[dict[str, A
         return text
     parts: list[dict[str, Any]] = [{"type": "image_url", "image_url": {"url": url}} for url in image_urls]
     return parts + ([{"type": "text", "text": text}] if text else [])
-
-
-def image_count(messages: Sequence[dict[str, Any]]) -> int:
-    """The ``image_url`` parts in OpenAI chat messages."""
-    return sum(
-        1
-        for m in messages
-        if isinstance(m.get("content"), list)
-        for part in m["content"]
-        if isinstance(part, dict) and part.get("type") == "image_url"
-    )
 
 
 def missing_picture(exc: OSError) -> ImageError:

@@ -78,7 +78,10 @@ def refuse_images(messages: Iterable[Mapping[str, Any]] | None, takes: bool | No
     images (``takes`` False; None, unknown, as for a server someone else runs, lets them through)."""
     if takes is False and image_count(messages):
         raise ImagesRefused(
-            Message("{0} does not take images: remove the picture, or load a vision-language model.", model)
+            Message(
+                "{0} does not take images: load a vision model (such as Gemma 3 or Qwen2.5-VL) or remove the picture",
+                model,
+            )
         )
 
 

@@ -2061,6 +2061,7 @@
     </message>
     <message>
       <location filename="../../console/chat_images.py" />
+      <location filename="../../console/vision.py" />
       <source>{0} does not take images: load a vision model (such as Gemma 3 or Qwen2.5-VL) or remove the picture</source>
       <translation>{0} 不支持图像输入：请加载视觉模型（如 Gemma 3 或 Qwen2.5-VL），或移除图片</translation>
     </message>
