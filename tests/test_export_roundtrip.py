@@ -135,6 +135,9 @@ def test_every_engine_field_is_exported(tmp_path: Path, tiny_model: Path) -> Non
         kv_offloading_size=6.5,
         enable_sleep_mode=True,
         max_cudagraph_capture_size=64,
+        limit_mm_per_prompt={"image": 2},
+        mm_processor_kwargs={"max_pixels": 802816},
+        allowed_local_media_path=str(tmp_path),
     )  # issue 29: auto-tune captures graphs up to the workload's batch
     exported = {name for name in config.engine_kwargs()}
     # lora_modules is a `vllm serve` option (checked in tests/test_lora.py), not an engine argument

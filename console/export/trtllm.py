@@ -254,6 +254,9 @@ def translate(config: EngineConfig, options: ServeOptions, *, model: str | None 
         "max_cpu_loras": "see enable_lora",
         "lora_modules": "see enable_lora",
         "enable_sleep_mode": "trtllm-serve has no sleep/wake endpoint",
+        "limit_mm_per_prompt": "this release's LlmArgs has no per-prompt image limit",
+        "mm_processor_kwargs": "the image processor's options come from the checkpoint's preprocessor_config.json",
+        "allowed_local_media_path": "trtllm-serve loads the image URLs a request names itself; no allowed folder",
     }
     for name, why in no_equivalent.items():
         value = getattr(config, name)
