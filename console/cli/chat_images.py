@@ -32,7 +32,7 @@ def images_from_args(args: argparse.Namespace) -> list[Attachment]:
         images = [load_image(path) for path in args.image]
     except ImageError as exc:
         raise CliError(str(exc)) from None
-    if images and getattr(args, "engine", "local") in ("local", "serve"):
+    if images and args.engine in ("local", "serve"):
         name = args.model or default_model_name()
         try:
             folder = ModelStore().get(name).path

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QSplitter,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -106,7 +107,10 @@ def build_widgets(panel: ChatWidgets, ctx: AppContext, session: ChatSession) -> 
     panel.transcript = TranscriptView(panel)
     panel.input = ChatInput(panel)  # Enter sends, Shift+Enter breaks the line (or the Ctrl+Enter way)
     panel.image_strip = ImageStrip(panel)  # the pictures going with the next message
-    panel.attach_button = QPushButton(_tr("Attach picture…"), panel)
+    # an icon beside Think (the row is at its width limit on a 1366 px laptop screen), named for screen readers
+    panel.attach_button = QPushButton(panel)
+    panel.attach_button.setIcon(panel.style().standardIcon(QStyle.StandardPixmap.SP_DialogOpenButton))
+    panel.attach_button.setAccessibleName(_tr("Attach picture…"))
     panel.attach_button.setToolTip(
         _tr("Attach pictures to your message (or paste one, or drop it here); for models that take images")
     )
