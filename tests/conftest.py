@@ -469,12 +469,24 @@ def served_config(tiny_model: Path) -> "object":
 
 
 @pytest.fixture(scope="session")
-def vllm_server(served_config: "object") -> Iterator["object"]:
-    """vLLM's OpenAI-compatible server (the CPU build's module entry point) on 127.0.0.1 with the
-    tiny model, started by the console's LocalServer; shared by the session (40-100 s to start)."""
+def _vllm_server_session(served_config: "object") -> Iterator["object"]:
     from console.engine.local_server import LocalServer
 
     server = LocalServer(poll_interval_s=0.5, stop_timeout_s=15)
     server.load(served_config, "tiny").result(timeout=600)  # type: ignore[arg-type]
     yield server
     server.close()
+
+
+@pytest.fixture()
+def vllm_server(_vllm_server_session: Any, served_config: "object") -> Any:
+    """vLLM's OpenAI-compatible server (the CPU build's module entry point) on 127.0.0.1 with the
+    tiny model, started by the console's LocalServer; shared by the session (40-100 s to start).
+    A test that stopped it (tests/test_remote_engine.py's last) leaves it stopped; the next test
+    that asks for it gets it started again."""
+    from console.engine.types import EngineState
+
+    server = _vllm_server_session
+    if server.status.state != EngineState.READY:
+        server.load(served_config, "tiny").result(timeout=600)
+    return server

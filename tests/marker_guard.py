@@ -36,7 +36,15 @@ MARKER_LINES = [
 ]
 #: Session fixtures that build an engine, start a server or convert a model.
 HEAVY_FIXTURES = frozenset(
-    {"engine_host", "vllm_server", "smollm2_model", "smollm2_host", "_smollm2_session_host", "vision_host"}
+    {
+        "engine_host",
+        "vllm_server",
+        "_vllm_server_session",
+        "smollm2_model",
+        "smollm2_host",
+        "_smollm2_session_host",
+        "vision_host",
+    }
 )
 #: ``python -m`` modules of the console that are heavy children (the watcher, console.children, is not).
 HEAVY_MODULES = ("console.models.gguf_worker", "console.quant.awq_worker", "console.bench.baselines")

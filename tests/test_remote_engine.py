@@ -44,8 +44,8 @@ GREEDY = SamplingSettings(temperature=0.0, max_tokens=16)
 
 
 @pytest.fixture(scope="module")
-def remote(vllm_server: LocalServer) -> Iterator[RemoteEngine]:
-    engine = RemoteEngine(vllm_server.url, poll_interval_s=0.5)
+def remote(_vllm_server_session: LocalServer) -> Iterator[RemoteEngine]:
+    engine = RemoteEngine(_vllm_server_session.url, poll_interval_s=0.5)
     engine.connect().result(timeout=60)
     yield engine
     engine.close()

@@ -23,7 +23,7 @@ import pytest
 GROUPS = (
     ("family", "families"),
     ("_smollm2_session_host", "smollm2"),
-    ("vllm_server", "vllm-server"),
+    ("_vllm_server_session", "vllm-server"),
 )
 HEAVY_MARKERS = ("engine", "e2e")
 
