@@ -93,6 +93,7 @@ class ImageStrip(QWidget):
         at = sum(1 for _, b in self._items if self._order[b] <= order)
         self._order[button] = order
         self._row.insertWidget(at, button)
+        button.show()  # now: a layout shows a child added to a visible row only at the next event-loop pass
         self._items.insert(at, (image, button))
         self.show()
         self.changed.emit()
