@@ -14,17 +14,15 @@ run_batch (float16 has no native path on this CPU): 15-25 minutes on a loaded 2-
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import jsonschema  # vLLM's structured-output stack depends on it
 import pytest
 
+from vllm_run_batch import bodies, run_vllm_batch
+
 pytestmark = pytest.mark.e2e
-REPO = Path(__file__).resolve().parent.parent
 
 SCHEMA = {
     "type": "object",
@@ -72,12 +70,6 @@ LINES = [
 ]
 
 
-def _bodies(path: Path) -> dict[str, dict[str, Any]]:
-    rows = [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
-    assert all(r["error"] is None for r in rows), rows
-    return {r["custom_id"]: r["response"]["body"] for r in rows}
-
-
 def _content(body: dict[str, Any], i: int = 0) -> str:
     return str(body["choices"][i]["message"]["content"])
 
@@ -97,34 +89,8 @@ def test_console_batch_agrees_with_vllm_run_batch(smollm2_host: Any, smollm2_mod
     summary = run_batch(smollm2_host, parsed.requests, ours, model_name=str(smollm2_model))
     assert summary.succeeded == len(LINES) and not summary.engine_error, summary
     info = smollm2_host.status.info
-    env = dict(os.environ, VLLM_LOGGING_LEVEL="WARNING", PYTHONPATH=str(REPO))
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "vllm.entrypoints.openai.run_batch",
-            "-i",
-            str(inp),
-            "-o",
-            str(theirs),
-            "--model",
-            str(smollm2_model),
-            "--dtype",
-            info.dtype,
-            "--enforce-eager",
-            "--max-model-len",
-            str(SMOLLM2_MAX_LEN),
-            "--kv-cache-memory-bytes",
-            str(SMOLLM2_KV_BYTES),
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert r.returncode == 0, r.stderr[-3000:]
-    a, b = _bodies(ours), _bodies(theirs)
+    run_vllm_batch(inp, theirs, smollm2_model, info.dtype, SMOLLM2_MAX_LEN, SMOLLM2_KV_BYTES, tmp_path)
+    a, b = bodies(ours), bodies(theirs)
 
     for cid in ("json", "choice", "logprobs"):  # greedy: identical answers
         assert _content(a[cid]) == _content(b[cid]), cid

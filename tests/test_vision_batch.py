@@ -11,13 +11,12 @@ the prompt's token ids as the server built them.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from vllm_run_batch import bodies, run_vllm_batch
 
 from console.batch.formats import read_batch_file
 from console.batch.runner import run_batch
@@ -26,7 +25,6 @@ from console.engine.types import GenerationRequest, RequestFailed, RequestFinish
 from tests.fixtures.vision import IMAGE_TOKEN, png_bytes, png_data_url
 
 pytestmark = pytest.mark.engine
-REPO = Path(__file__).resolve().parent.parent
 
 
 def _image(url: str) -> dict[str, Any]:
@@ -76,42 +74,18 @@ def both(vision_host: Any, vision_model: Path, vision_media: Path, tmp_path_fact
     summary = run_batch(vision_host, parsed.requests, ours, model_name=str(vision_model))
     assert summary.succeeded == len(parsed.requests) and not summary.engine_error, summary
     info = vision_host.status.info
-    env = dict(os.environ, VLLM_LOGGING_LEVEL="WARNING", PYTHONPATH=str(REPO))
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "vllm.entrypoints.openai.run_batch",
-            "-i",
-            str(inp),
-            "-o",
-            str(theirs),
-            "--model",
-            str(vision_model),
-            "--dtype",
-            info.dtype,
-            "--enforce-eager",
-            "--max-model-len",
-            str(VISION_MAX_LEN),
-            "--kv-cache-memory-bytes",
-            str(VISION_KV_BYTES),
-            "--allowed-local-media-path",
-            str(vision_media),
-        ],
-        cwd=folder,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    run_vllm_batch(
+        inp,
+        theirs,
+        vision_model,
+        info.dtype,
+        VISION_MAX_LEN,
+        VISION_KV_BYTES,
+        folder,
+        "--allowed-local-media-path",
+        str(vision_media),
     )
-    assert r.returncode == 0, r.stderr[-3000:]
-    return _bodies(ours), _bodies(theirs), inp
-
-
-def _bodies(path: Path) -> dict[str, dict[str, Any]]:
-    rows = [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
-    assert all(r["error"] is None for r in rows), rows
-    return {r["custom_id"]: r["response"]["body"] for r in rows}
+    return bodies(ours), bodies(theirs), inp
 
 
 def test_image_lines_give_vllm_run_batch_output(both: Any) -> None:
