@@ -5,7 +5,7 @@ A picture travels as an OpenAI content part, ``{"type": "image_url", "image_url"
 beside ``{"type": "text", "text": ...}`` parts in a message's ``content`` list, exactly what
 ``vllm serve`` takes on ``/v1/chat/completions``; the engines hand the parts to vLLM's own chat
 preprocessing, which loads, resizes and tokenizes the image (``engine/chat_prompt.py``). The
-console's only image code is reading a file into a ``data:`` URL (:func:`image_part`). A
+console's only image code is reading a file into a ``data:`` URL (``chat_images.py``). A
 ``file://`` URL is read by vLLM itself, and only under the folder the engine allows
 (``EngineConfig.allowed_local_media_path``, vLLM's ``--allowed-local-media-path``).
 """
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import json
-import mimetypes
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -39,9 +38,6 @@ VISION_ARCHITECTURES = frozenset(
 #: Content-part types that carry a picture (OpenAI's ``image_url``, and vLLM's ``image_pil`` /
 #: ``image_embeds`` extensions).
 IMAGE_PART_TYPES = frozenset({"image_url", "input_image", "image_pil", "image_embeds"})
-
-#: Image types a ``data:`` URL is made for (vLLM decodes them with PIL).
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp")
 
 
 class ImagesRefused(MessageError):
@@ -106,41 +102,14 @@ def data_url(data: bytes, mime: str) -> str:
     return f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
 
 
-def image_part(path: str | Path) -> dict[str, Any]:
-    """The OpenAI content part of the picture in file ``path``, as a ``data:`` URL (so any engine,
-    a remote server too, gets the picture itself). Raises OSError when the file cannot be read and
-    ValueError when its name is not an image type vLLM decodes."""
-    path = Path(path)
-    if path.suffix.lower() not in IMAGE_SUFFIXES:
-        raise ValueError(f"{path.name}: not an image file ({', '.join(IMAGE_SUFFIXES)})")
-    mime = mimetypes.guess_type(path.name)[0] or "image/png"
-    return {"type": "image_url", "image_url": {"url": data_url(path.read_bytes(), mime)}}
-
-
-def text_part(text: str) -> dict[str, Any]:
-    return {"type": "text", "text": text}
-
-
-def user_message(text: str, images: Iterable[str | Path] = ()) -> dict[str, Any]:
-    """A user message: plain ``content`` text without images, else the pictures' parts then the text."""
-    parts = [image_part(p) for p in images]
-    if not parts:
-        return {"role": "user", "content": text}
-    return {"role": "user", "content": [*parts, *([text_part(text)] if text else [])]}
-
-
 __all__ = [
     "IMAGE_PART_TYPES",
-    "IMAGE_SUFFIXES",
     "ImagesRefused",
     "VISION_ARCHITECTURES",
     "config_takes_images",
     "content_text",
     "data_url",
     "image_count",
-    "image_part",
     "refuse_images",
     "takes_images",
-    "text_part",
-    "user_message",
 ]
