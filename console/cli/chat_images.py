@@ -49,7 +49,7 @@ def loaded_refusal(host: Engine) -> ImageError | None:
     status = host.status
     if status.info is None:
         return None
-    return refusal(status.model or status.info.model, model_takes_images(status.info.model_path))
+    return refusal(status.model or status.info.model, status.info.takes_images)
 
 
 __all__ = ["add_image_args", "images_from_args", "loaded_refusal"]

@@ -16,7 +16,7 @@ from PySide6.QtGui import QDropEvent, QIcon, QImage, QImageReader, QPixmap
 from PySide6.QtWidgets import QAbstractScrollArea, QFileDialog, QHBoxLayout, QPushButton, QToolButton, QWidget
 
 from console.chat_images import FILE_PATTERN, Attachment, ImageError, image_from_bytes, load_image
-from console.chat_images import model_takes_images, refusal
+from console.chat_images import refusal
 from console.conversation_images import SavedImage
 from console.engine.types import EngineStatus
 from console.ui.chat_input import ChatInput, offers_pictures, picture_paths
@@ -162,7 +162,7 @@ class ChatImages(QObject):
         that is not known (a server's model)."""
         if status.info is None:
             return None
-        return refusal(status.model or "", model_takes_images(status.info.model_path))
+        return refusal(status.model or "", status.info.takes_images)
 
     def put_back(self, images: tuple[SavedImage, ...]) -> None:
         """A saved message's pictures back in the box (editing it), under their names."""
