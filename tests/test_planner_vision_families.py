@@ -125,3 +125,25 @@ def test_the_vision_families_are_told_apart_from_their_text_siblings_by_template
     assert family_of("<|im_start|>{{ m }}") is family_by_name("chatml")  # a text ChatML model stays ChatML
     assert family_of("[INST]{{ m }}[/INST]") is family_by_name("mistral")
     assert family_by_name("qwen-vl").tool_parser == "hermes" and family_by_name("mistral3").tool_parser == "mistral"
+
+
+def test_a_picture_limit_of_zero_leaves_the_tower_out_as_vllm_does() -> None:
+    """vLLM 0.26+ skips a tower whose every modality is limited to 0 a prompt (text-only mode)."""
+    card = get_gpu("rtx-4090")
+
+    def weights(shape: str, quant: str, limits: dict[str, int] | None) -> int:
+        req = PlanRequest(KNOWN_SHAPES[shape], gpu=card, quantization=quant, max_model_len=8192)
+        return compute(req.with_changes(limit_mm_per_prompt=limits)).per_gpu[0].weights_bytes
+
+    gemma_tower = KNOWN_SHAPES["Gemma-3-12B"].vision_params * 2
+    assert weights("Gemma-3-12B", "fp8", None) - weights("Gemma-3-12B", "fp8", {"image": 0}) == gemma_tower
+    assert weights("Gemma-3-12B", "fp8", {"image": 2}) == weights("Gemma-3-12B", "fp8", None)
+    qwen_tower = KNOWN_SHAPES["Qwen2.5-VL-7B"].vision_params * 2
+    assert weights("Qwen2.5-VL-7B", "awq", {"image": 0}) == weights("Qwen2.5-VL-7B", "awq", None)  # video still on
+    assert weights("Qwen2.5-VL-7B", "awq", None) - weights("Qwen2.5-VL-7B", "awq", {"image": 0, "video": 0}) == (
+        qwen_tower
+    )
+    text_only = compute(
+        PlanRequest(KNOWN_SHAPES["Gemma-3-12B"], gpu=card, quantization="fp8", limit_mm_per_prompt={"image": 0})
+    )
+    assert text_only.rules["vision"].startswith("text-only")

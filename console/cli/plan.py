@@ -84,6 +84,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_knob_flags(
         p, ["max_loras", "max_lora_rank"], defaults=_PLAN_DEFAULTS, notes={"max_loras": "default 0: LoRA off"}
     )
+    add_knob_flags(p, ["limit_mm_per_prompt", "mm_processor_kwargs"])  # a vision model's pictures
     p.add_argument("--goal", choices=GOALS, help="let the planner pick the knobs for this goal (the 'auto' preset)")
     p.add_argument("--calibration", type=Path, help="a calibration JSON file to use instead of the shipped one")
     p.add_argument("--no-calibration", action="store_true", help="raw estimates, no calibration file")
@@ -129,6 +130,8 @@ def request_from_args(args: argparse.Namespace) -> PlanRequest:
             calibration=calibration,
             max_loras=args.max_loras,
             max_lora_rank=args.max_lora_rank,
+            limit_mm_per_prompt=args.limit_mm_per_prompt,
+            mm_processor_kwargs=args.mm_processor_kwargs,
             **_speed_fields(args),
         )
     except ValueError as exc:

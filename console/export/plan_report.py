@@ -32,6 +32,8 @@ def planner_report(config: EngineConfig, options: ServeOptions) -> dict[str, Any
         "max_num_batched_tokens": config.max_num_batched_tokens,
         "enforce_eager": config.enforce_eager,
         "kv_cache_memory_bytes": config.kv_cache_memory_bytes,
+        "limit_mm_per_prompt": config.limit_mm_per_prompt,
+        "mm_processor_kwargs": config.mm_processor_kwargs,
     }
     accepted = {f.name for f in dataclasses.fields(PlanRequest)}
     request = {k: v for k, v in request.items() if v is not None and k in accepted}

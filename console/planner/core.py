@@ -51,6 +51,7 @@ from console.planner.request import (
     quantization_family,
     resolve_calibration,
     rules,
+    tower_params,
     weight_bits,
     weights_bytes,
 )
@@ -207,6 +208,7 @@ def compute(req: PlanRequest) -> Plan:
     else:
         w_scale = own_scale
     in_budget = act + lora + (graphs if graphs_inside else 0)
+    tower = tower_params(req)
     outside = ctx + (0 if graphs_inside else graphs)
 
     per_gpu: list[GpuMemory] = []
@@ -218,7 +220,7 @@ def compute(req: PlanRequest) -> Plan:
         w = int(math.ceil(w * w_scale))
         if stage == 0:  # an EAGLE head and a vision tower sit beside the first stage, 16-bit, in vLLM's budget
             w += speed.draft_weights_bytes(s, req.speculative_method, req.draft_params, tp)
-            w += s.vision_params * 2 // tp
+            w += tower * 2 // tp
         stage_layers = layers + (speed.draft_kv_layers(req.speculative_method) if stage == 0 else 0)
         per_tok = kv_bytes_per_token(s, kvb, stage_layers, kv_heads_rank)
         layouts.append(
@@ -370,7 +372,7 @@ def compute(req: PlanRequest) -> Plan:
 
     plan = Plan(
         request=req,
-        weights_bytes=weights_bytes(s, req.quantization) + s.vision_params * 2,
+        weights_bytes=weights_bytes(s, req.quantization) + tower * 2,
         kv_bytes_per_token=kv_bytes_per_token(s, kvb),
         kv_bytes_per_block=layout.bytes_per_block,
         block_size=block,
@@ -396,20 +398,22 @@ def compute(req: PlanRequest) -> Plan:
         "calibration": coverage,
         "family_fit": fit_source(fit) if fit is not None else "none",
     }
-    if s.vision_params:
-        tower = gib(s.vision_params * 2)
-        plan.rules["vision"] = f"tower {tower}, {s.image_tokens or 'size-dependent'} tokens an image"
+    if tower:
+        tower_gib = gib(tower * 2)
+        plan.rules["vision"] = f"tower {tower_gib}, {s.image_tokens or 'size-dependent'} tokens an image"
         plan.notes.append(
             Message(
                 "vision: the vision tower holds {0} beside the text model; an image takes {1} tokens of the context",
-                tower,
+                tower_gib,
                 f"{s.image_tokens:,}",
             )
             if s.image_tokens
             else Message(
-                "vision: the vision tower holds {0} beside the text model; a larger image takes more tokens", tower
+                "vision: the vision tower holds {0} beside the text model; a larger image takes more tokens", tower_gib
             )
         )
+    elif s.vision_params:
+        plan.rules["vision"] = "text-only: limit_mm_per_prompt 0, the tower is not loaded"
     if not g.is_cpu and coverage != "exact":
         plan.notes.append(
             Message(

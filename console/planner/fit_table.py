@@ -67,6 +67,8 @@ def plan_for(entry: ModelEntry, config: EngineConfig, device: Device) -> Plan:
         kv_cache_memory_bytes=config.kv_cache_memory_bytes,
         max_num_seqs=config.max_num_seqs,
         max_num_batched_tokens=config.max_num_batched_tokens,
+        limit_mm_per_prompt=config.limit_mm_per_prompt,
+        mm_processor_kwargs=config.mm_processor_kwargs,
         **speed.request_fields(config, _host_memory() if config.kv_offloading_size else None),
     )
     return plan(request)

@@ -17,6 +17,7 @@ from console.planner.gpus import GiB, GpuProfile, get_gpu
 from console.planner.lora import check_lora_request
 from console.planner.rules import VllmRules, rules_for
 from console.planner.shapes import ModelShape, shape_for
+from console.planner.vision import tower_loaded
 
 #: Bits per weight of each quantization, group scales included: int4 with a 16-bit scale and a
 #: 4-bit zero point per group of 128 (AWQ/GPTQ defaults); FP8 with a per-tensor scale; MXFP4 (gpt-oss's
@@ -69,6 +70,11 @@ class PlanRequest:
     #: the vLLM release whose memory rules the plan follows (None: the one that runs this device,
     #: see :func:`console.planner.rules.rules_for`); a replay of a recorded load names its own
     vllm_version: str | None = None
+    #: vLLM's ``limit_mm_per_prompt`` (a vision model's pictures a prompt; every modality of its
+    #: tower at 0: the tower is not loaded) and ``mm_processor_kwargs`` (Qwen-VL's ``max_pixels``
+    #: caps a picture's tokens)
+    limit_mm_per_prompt: dict[str, int] | None = None
+    mm_processor_kwargs: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.shape, ModelShape):
@@ -148,6 +154,11 @@ class Overhead:
 # -- pieces ------------------------------------------------------------------------------------
 def gib(n: float) -> str:
     return f"{n / GiB:.2f} GiB"
+
+
+def tower_params(req: PlanRequest) -> int:
+    """The vision tower's parameters vLLM loads for ``req`` (0: a text model, or text-only mode)."""
+    return req.shape.vision_params if tower_loaded(req.shape.vision_kind, req.limit_mm_per_prompt) else 0
 
 
 def weight_bits(req: PlanRequest) -> float:

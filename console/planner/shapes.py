@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from console.planner.vision import image_tokens, reference_image_tokens, text_family, vision_params
+from console.planner.vision import image_tokens, reference_image_tokens, text_family, vision_kind, vision_params
 
 
 class ShapeError(ValueError):
@@ -57,6 +57,7 @@ class ModelShape:
     image_tokens: int = 0
     #: the tokens of a REFERENCE_SIDE-pixel square picture (= ``image_tokens`` where it is fixed)
     reference_image_tokens: int = 0
+    vision_kind: str = ""  # the tower's kind (planner/vision.py); "" for a text model
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -213,6 +214,7 @@ class ModelShape:
             vision_params=vision_params(config),
             image_tokens=image_tokens(config),
             reference_image_tokens=reference_image_tokens(config),
+            vision_kind=vision_kind(config),
             extra={"model_type": model_type},
         )
 
@@ -391,6 +393,7 @@ def _with_vision(shape: ModelShape, kind: str, name: str | None = None) -> Model
         vision_params=vision_params(config),
         image_tokens=image_tokens(config),
         reference_image_tokens=reference_image_tokens(config),
+        vision_kind=vision_kind(config),
     )
 
 

@@ -193,6 +193,20 @@ def reference_image_tokens(config: dict[str, Any]) -> int:
     return image_tokens_at(config, REFERENCE_SIDE, REFERENCE_SIDE)
 
 
+def vision_kind(config: dict[str, Any]) -> str:
+    """The tower's kind (siglip, qwen2_vl, qwen2_5_vl, qwen3_vl, pixtral); "" for a text model."""
+    return _kind(config) if _vision(config) is not None else ""
+
+
+def tower_loaded(kind: str, limits: dict[str, int] | None) -> bool:
+    """Whether vLLM loads the tower under ``limit_mm_per_prompt``: since 0.26 it skips a tower whose
+    every modality (Qwen-VL's: image and video) is limited to 0 a prompt, the model's text-only mode."""
+    if not kind or not limits:
+        return bool(kind)
+    modalities = ("image", "video") if kind.startswith("qwen") else ("image",)
+    return any(int(limits.get(m, 1)) > 0 for m in modalities)
+
+
 def text_family(model_type: str) -> str:
     """The text model's family of a vision model's ``model_type`` (others unchanged)."""
     return TEXT_FAMILY.get(model_type, model_type)
@@ -205,5 +219,7 @@ __all__ = [
     "image_tokens_at",
     "reference_image_tokens",
     "text_family",
+    "tower_loaded",
+    "vision_kind",
     "vision_params",
 ]
