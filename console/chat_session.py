@@ -23,6 +23,7 @@ from console.atomic import atomic_write_text
 from console.chat_images import Attachment, ImageError, missing_picture, user_content
 from console.config import SamplingSettings
 from console.chat_tools import ChatTools
+from console.conversation_images import StagedImages
 from console.conversations import Conversation, ConversationError, ConversationStore, Message
 from console.engine.types import GenerationRequest, RequestFinished
 from console.thinking import Thought
@@ -197,12 +198,33 @@ class ChatSession:
 
     # -- intents -----------------------------------------------------------------------------
     def send(
-        self, text: str, sampling: SamplingSettings, images: Sequence[Attachment] = (), **fields: Any
+        self,
+        text: str,
+        sampling: SamplingSettings,
+        images: Sequence[Attachment] = (),
+        staged: StagedImages | None = None,
+        **fields: Any,
     ) -> GenerationRequest:
         """Save ``text`` (and its pictures) as the next user message (replacing the edited one and
         all after it when editing) and return the request that answers it. Raises
         :class:`ConversationError` or OSError when the message cannot be saved, ValueError for an
-        empty one, :class:`ImageError` when the loaded model refuses pictures (nothing saved)."""
+        empty one, :class:`ImageError` when the loaded model refuses pictures (nothing saved).
+        ``staged``: the pictures written ahead and the chat's data URLs read ahead, off the
+        caller's thread (``ImageShelf.stage``); moved into place or removed here."""
+        try:
+            return self._send(text, sampling, images, staged, **fields)
+        finally:
+            if staged is not None:
+                staged.discard()
+
+    def _send(
+        self,
+        text: str,
+        sampling: SamplingSettings,
+        images: Sequence[Attachment],
+        staged: StagedImages | None,
+        **fields: Any,
+    ) -> GenerationRequest:
         text = text.strip()
         if not text and not images:
             raise ValueError("Nothing to send: the message is empty")
@@ -219,9 +241,10 @@ class ChatSession:
             self.store.truncate(self.conversation_id, self.edit_position)
             self.tools.drop_from(self.conversation_id, self.edit_position)
             self.edit_position = None
-        self.store.append(self.conversation_id, "user", text, images=images)
+        self.store.append(self.conversation_id, "user", text, images=images, staged=staged)
         self.messages = self.store.messages(self.conversation_id)
-        return self._request(sampling, **fields)
+        with self.store.images.reading_ahead(staged.urls if staged is not None else {}):
+            return self._request(sampling, **fields)
 
     def regenerate(self, sampling: SamplingSettings, **fields: Any) -> GenerationRequest | None:
         """Drop the last answer and return the request that asks again; None when there is no

@@ -7,22 +7,31 @@ the name it came with). A row goes with its message (``ON DELETE CASCADE``: a tr
 conversation); :meth:`ImageShelf.prune` then removes the files no row names any more, and a
 deleted conversation's folder goes with it. A history in memory (``:memory:``) keeps its pictures
 in a temporary folder removed with it. No Qt here.
+
+The window writes a message's pictures ahead, in a worker (:meth:`ImageShelf.stage`: files of up
+to 20 MB, fsync'ed, in a folder of their own under ``chat-images/.staging``), and the store then
+only moves them into place with the message's row (:meth:`ImageShelf.write`); a staging folder a
+killed console left behind is removed when the history is next opened.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import tempfile
 from collections import OrderedDict
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Mapping, Sequence
 
-from console.atomic import atomic_write_bytes
+from console.atomic import atomic_write_bytes, pid_alive
 from console.chat_images import Attachment, data_url
 
 IMAGES_DIR = "chat-images"
+#: Pictures written ahead of their message: ``<root>/.staging/<pid>.<random>/`` (not a conversation id).
+STAGING_DIR = ".staging"
 
 #: The table (created when missing: a history from before pictures gains it when opened).
 IMAGES_TABLE = """
@@ -53,6 +62,21 @@ class SavedImage:
     name: str
 
 
+@dataclass
+class StagedImages:
+    """A message's pictures written ahead (:meth:`ImageShelf.stage`): ``names[i]`` is the file of
+    the i-th picture in ``folder`` (its content's name, as in the conversation's folder); ``urls``:
+    the data URLs of saved pictures read with them (file -> URL). :meth:`ImageShelf.write` moves
+    the files into place; :meth:`discard` removes what is left."""
+
+    folder: Path
+    names: list[str] = field(default_factory=list)
+    urls: dict[str, str] = field(default_factory=dict)
+
+    def discard(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 class ImageShelf:
     """The picture files of one conversation database (``db_path``) and their rows; the store
     calls it inside its own transactions."""
@@ -65,20 +89,60 @@ class ImageShelf:
         else:
             self.root = db_path.parent / IMAGES_DIR
         self._urls: OrderedDict[str, str] = OrderedDict()
+        self._ahead: Mapping[str, str] = {}  # URLs read ahead for the request being made
+        self._sweep_staging()
 
     def close(self) -> None:
         if self._temporary is not None:
             self._temporary.cleanup()
 
-    def write(self, conversation_id: int, images: Sequence[Attachment]) -> list[str]:
-        """Copy the pictures into the conversation's folder (before their rows are inserted);
-        returns their names relative to :attr:`root`. OSError when a file cannot be written."""
+    def stage(self, images: Sequence[Attachment], saved: Sequence[SavedImage] = ()) -> StagedImages:
+        """Write ``images`` (fsync'ed) into a new staging folder and read ``saved`` pictures' data
+        URLs (a file that is gone is left for the request to report). Safe in a worker thread: it
+        touches no row and no cache, only its own folder. OSError when a file cannot be written;
+        then nothing is left behind."""
+        staging = self.root / STAGING_DIR
+        staging.mkdir(parents=True, exist_ok=True)
+        staged = StagedImages(Path(tempfile.mkdtemp(prefix=f"{os.getpid()}.", dir=staging)))
+        try:
+            for image in images:
+                name = f"{image.digest}{image.suffix}"
+                if name not in staged.names:
+                    atomic_write_bytes(staged.folder / name, image.data)
+                staged.names.append(name)
+            for saved_image in saved:
+                try:
+                    staged.urls[saved_image.path] = data_url(Path(saved_image.path).read_bytes(), saved_image.mime)
+                except OSError:
+                    pass
+        except BaseException:
+            staged.discard()
+            raise
+        return staged
+
+    def not_cached(self, images: Sequence[SavedImage]) -> list[SavedImage]:
+        """The saved pictures whose data URLs are not in memory (:meth:`stage` reads them ahead)."""
+        return [image for image in images if image.path not in self._urls]
+
+    def write(
+        self, conversation_id: int, images: Sequence[Attachment], staged: StagedImages | None = None
+    ) -> list[str]:
+        """Put the pictures in the conversation's folder (before their rows are inserted): moved
+        from ``staged`` (written ahead), else written here; returns their names relative to
+        :attr:`root`. OSError when a file cannot be written."""
         names = []
-        for image in images:
-            name = f"{conversation_id}/{image.digest}{image.suffix}"
+        for i, image in enumerate(images):
+            file = staged.names[i] if staged is not None else f"{image.digest}{image.suffix}"
+            name = f"{conversation_id}/{file}"
             if not (self.root / name).is_file():
-                atomic_write_bytes(self.root / name, image.data)
+                if staged is not None and (staged.folder / file).is_file():
+                    (self.root / name).parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(staged.folder / file, self.root / name)
+                else:
+                    atomic_write_bytes(self.root / name, image.data)
             self._remember(str(self.root / name), image.url)
+            if staged is not None:  # the request made next takes it from here, however many there are
+                staged.urls[str(self.root / name)] = image.url
             names.append(name)
         return names
 
@@ -137,9 +201,31 @@ class ImageShelf:
     def data_url(self, image: SavedImage) -> str:
         """The saved picture as a ``data:`` URL (OSError when its file is gone). Files are named
         by their content, so a URL made once stays right."""
-        url = self._urls.get(image.path) or data_url(Path(image.path).read_bytes(), image.mime)
+        url = self._urls.get(image.path) or self._ahead.get(image.path)
+        url = url or data_url(Path(image.path).read_bytes(), image.mime)
         self._remember(image.path, url)
         return url
+
+    @contextmanager
+    def reading_ahead(self, urls: Mapping[str, str]) -> Iterator[None]:
+        """:meth:`data_url` takes ``urls`` (read ahead by :meth:`stage`) while one request is made:
+        a chat with more pictures than the cache holds reads none of their files again."""
+        self._ahead = urls
+        try:
+            yield
+        finally:
+            self._ahead = {}
+
+    def _sweep_staging(self) -> None:
+        """Remove the staging folders of consoles that are gone (killed while saving)."""
+        try:
+            folders = list((self.root / STAGING_DIR).iterdir())
+        except OSError:
+            return
+        for folder in folders:
+            pid = folder.name.split(".", 1)[0]
+            if not (pid.isdigit() and (int(pid) == os.getpid() or pid_alive(int(pid)))):
+                shutil.rmtree(folder, ignore_errors=True)
 
     def _remember(self, path: str, url: str) -> None:
         self._urls[path] = url
@@ -148,4 +234,4 @@ class ImageShelf:
             self._urls.popitem(last=False)
 
 
-__all__ = ["IMAGES_DIR", "IMAGES_TABLE", "ImageShelf", "SavedImage"]
+__all__ = ["IMAGES_DIR", "IMAGES_TABLE", "STAGING_DIR", "ImageShelf", "SavedImage", "StagedImages"]

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from console.chat_images import Attachment
-from console.conversation_images import IMAGES_TABLE, ImageShelf, SavedImage
+from console.conversation_images import IMAGES_TABLE, ImageShelf, SavedImage, StagedImages
 from console.paths import data_home
 
 DB_FILE = "conversations.sqlite3"
@@ -282,13 +282,15 @@ class ConversationStore:
         reasoning_tokens: int | None = None,
         reasoning_s: float | None = None,
         images: Sequence[Attachment] = (),
+        staged: StagedImages | None = None,
     ) -> Message:
         """Save the next message; ``images``: the pictures attached to it, copied into the data
-        home first (OSError when they cannot be written; then nothing is saved)."""
+        home first, or moved there from ``staged`` (written ahead: ``ImageShelf.stage``); OSError
+        when they cannot be written, then nothing is saved."""
         if role not in ROLES:
             raise ConversationError(f"Unknown role '{role}' (one of {', '.join(ROLES)})")
         now = _now()
-        files = self.images.write(conversation_id, images) if images else []
+        files = self.images.write(conversation_id, images, staged) if images else []
         try:
             with self._tx() as db:
                 if db.execute("SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)).fetchone() is None:

@@ -1,12 +1,16 @@
 """Pictures in the chat history (no engine): attached to a user message, kept as files beside the
 database and rows in it, sent back as OpenAI content parts, gone with their message or
 conversation, refused before anything is saved for a model that does not take images, and an
-older history gains the table when it is opened."""
+older history gains the table when it is opened. The window writes a message's pictures ahead in a
+worker (``ImageShelf.stage``): moved into place with the message, nothing left behind when either
+step fails."""
 
 from __future__ import annotations
 
 import base64
+import errno
 import io
+import os
 import sqlite3
 from pathlib import Path
 
@@ -24,8 +28,9 @@ from console.chat_images import (
 )
 from console.chat_session import ChatSession
 from console.config import SamplingSettings
-from console.conversation_images import IMAGES_DIR
-from console.conversations import SCHEMA_VERSION, ConversationStore
+from console import conversation_images
+from console.conversation_images import IMAGES_DIR, STAGING_DIR, ImageShelf
+from console.conversations import SCHEMA_VERSION, ConversationError, ConversationStore
 
 
 def picture(path: Path, color: str = "red", fmt: str = "PNG", size: tuple[int, int] = (24, 16)) -> Path:
@@ -188,3 +193,77 @@ def test_a_history_in_memory_keeps_its_pictures_in_a_folder_removed_with_it(tmp_
     assert folder.is_dir() and not Path(IMAGES_DIR).exists()  # nothing in the working directory
     store.close()
     assert not folder.exists()
+
+
+def test_pictures_written_ahead_are_moved_in_and_nothing_is_left_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "home" / "conversations.sqlite3"
+    store = ConversationStore(db)
+    session = ChatSession(store)
+    staging = db.parent / IMAGES_DIR / STAGING_DIR
+    red, blue = load_image(picture(tmp_path / "red.png")), load_image(picture(tmp_path / "blue.png", "blue"))
+    staged = store.images.stage([red, blue, red])  # the same picture twice: one file
+    assert staged.folder.parent == staging and sorted(p.name for p in staged.folder.iterdir()) == sorted(
+        [f"{red.digest}.png", f"{blue.digest}.png"]
+    )
+    session.send("Which colours?", SamplingSettings(), images=[red, blue, red], staged=staged)
+    cid = session.conversation_id
+    assert [i.name for i in session.messages[0].images] == ["red.png", "blue.png", "red.png"]
+    assert {f.read_bytes() for f in (db.parent / IMAGES_DIR / str(cid)).iterdir()} == {red.data, blue.data}
+    assert list(staging.iterdir()) == []  # moved in, not copied
+    session.record_answer("Red and blue.")
+    store.close()
+
+    # a restart: the saved pictures' data URLs are read ahead with the new one, not at the request
+    store = ConversationStore(db)
+    session = ChatSession(store)
+    session.open(cid)
+    saved = store.images.not_cached([i for m in session.messages for i in m.images])
+    assert len(saved) == 3
+    staged = store.images.stage([], saved)
+    assert {decoded(u) for u in staged.urls.values()} == {red.data, blue.data}
+    for f in (db.parent / IMAGES_DIR / str(cid)).iterdir():
+        f.unlink()  # read ahead: the request does not read them again
+    with pytest.raises(ImageError, match="cannot be read"):
+        session.chat_messages()
+    request = session.send("And now?", SamplingSettings(), staged=staged)
+    assert request.messages is not None and image_count(request.messages) == 3
+    assert list(staging.iterdir()) == []
+
+    # a write that fails half-way leaves no file; so does a message whose row cannot be saved
+    real = conversation_images.atomic_write_bytes
+    written: list[Path] = []
+
+    def full(path: Path, data: bytes) -> None:
+        if written:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        written.append(path)
+        real(path, data)
+
+    monkeypatch.setattr(conversation_images, "atomic_write_bytes", full)
+    green = load_image(picture(tmp_path / "green.png", "green"))
+    with pytest.raises(OSError, match="No space left"):
+        store.images.stage([green, red])
+    assert written and not written[0].exists() and list(staging.iterdir()) == []
+    monkeypatch.setattr(conversation_images, "atomic_write_bytes", real)
+    staged = store.images.stage([green])
+
+    def broken(*_a: object) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(ImageShelf, "insert", broken)
+    with pytest.raises(ConversationError, match="no space left"):
+        session.send("Green?", SamplingSettings(), images=[green], staged=staged)
+    assert [m.content for m in store.messages(cid)][-1] == "And now?"  # no "Green?" row
+    assert list((db.parent / IMAGES_DIR).rglob(f"{green.digest}.png")) == []  # moved in, then pruned
+    assert list(staging.iterdir()) == []
+    store.close()
+
+    # a console killed while writing ahead left its folder: removed when the history is opened
+    dead, live = staging / "999999999.abc", staging / f"{os.getpid()}.def"  # no such pid; this one
+    for folder in (dead, live):
+        folder.mkdir()
+        (folder / "x.png").write_bytes(red.data)
+    ConversationStore(db).close()
+    assert not dead.exists() and (live / "x.png").is_file()

@@ -3,21 +3,27 @@ shown as removable thumbnails until sent; a saved conversation's pictures show a
 the transcript; a text-only model refuses a picture in one line with nothing saved or sent.
 
 The first tests use no engine (a fresh, unloaded host: nothing is started); the refusal runs on
-the session's tiny text-only engine (marked engine)."""
+the session's tiny text-only engine (marked engine). At Send the pictures are written in a worker
+while the window goes on (Send off), the message sent once they are; a failure leaves it in the box
+and closing the window meanwhile keeps it: on the session's tiny vision engine (marked engine)."""
 
 from __future__ import annotations
 
+import errno
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDropEvent, QImage, QTextDocument
 from PySide6.QtWidgets import QApplication, QToolButton
 
+from console import conversation_images
 from console.chat_images import load_image
 from console.config import SamplingSettings
+from console.conversation_images import STAGING_DIR, ImageShelf
 from console.conversations import ConversationStore
 from console.engine.types import EngineState
 from console.ui.context import AppContext
@@ -46,6 +52,38 @@ def _shown(chat: Any) -> int:
 
 def _read(chat: Any, qtbot: Any) -> None:
     qtbot.waitUntil(lambda: chat.images.loading == 0, timeout=10_000)
+
+
+def _answered(chat: Any, qtbot: Any, messages: int = 2) -> None:
+    """The pictures written, the message sent and answered."""
+    qtbot.waitUntil(
+        lambda: not chat.saving.busy and chat.active_id is None and len(chat.messages) == messages, timeout=120_000
+    )
+
+
+def _hold_writes(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, list[threading.Thread]]:
+    """The pictures' writing waits for the returned event; the threads it ran in are recorded."""
+    release, threads = threading.Event(), []
+    stage = ImageShelf.stage
+
+    def held(shelf: ImageShelf, *args: Any) -> Any:
+        threads.append(threading.current_thread())
+        assert release.wait(60)
+        return stage(shelf, *args)
+
+    monkeypatch.setattr(ImageShelf, "stage", held)
+    return release, threads
+
+
+def _vision_chat(ctx: Any, qtbot: Any) -> Any:
+    from console.ui.chat_panel import ChatPanel
+
+    chat = ChatPanel(ctx)
+    qtbot.addWidget(chat)
+    chat.show()
+    chat.temperature.setValue(0.0)
+    chat.max_tokens.setValue(4)
+    return chat
 
 
 def test_attached_pictures_show_as_thumbnails_and_a_click_removes_one(panel: Any, qtbot: Any, tmp_path: Path) -> None:
@@ -185,7 +223,7 @@ def test_a_picture_attached_in_the_chat_reaches_the_model_and_reopens(
     qtbot.waitUntil(lambda: chat.used_tokens is not None, timeout=60_000)
     counted = chat.used_tokens
     assert chat.send(), chat.error_label.text()
-    qtbot.waitUntil(lambda: chat.active_id is None, timeout=120_000)
+    _answered(chat, qtbot)
     sent, answer = chat.messages
     assert [i.name for i in sent.images] == ["red.png"] and answer.role == "assistant", chat.error_label.text()
     assert chat.image_strip.attachments() == [] and chat.input.toPlainText() == ""
@@ -209,3 +247,99 @@ def test_a_picture_attached_in_the_chat_reaches_the_model_and_reopens(
     qtbot.waitUntil(lambda: again.active_id is None, timeout=120_000)
     assert again.messages[-1].prompt_tokens == answer.prompt_tokens
     assert again.messages[-1].content == answer.content  # greedy: the same prompt, the same answer
+
+
+@pytest.mark.engine
+def test_send_writes_the_pictures_in_a_worker_then_sends_the_message(
+    vision_host: Any, home: Path, qtbot: Any, connections: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chat = _vision_chat(connections.context(host=vision_host), qtbot)
+    release, threads = _hold_writes(monkeypatch)
+    chat.images.attach_files([str(picture(tmp_path / "red.png"))])
+    _read(chat, qtbot)
+    chat.input.setPlainText("What colour?")
+    assert chat.send()
+    assert chat.saving.busy and not chat.send_button.isEnabled() and chat.input.isReadOnly()
+    assert not chat.attach_button.isEnabled() and not chat.conversations.isEnabled()
+    qtbot.mouseClick(chat.send_button, Qt.MouseButton.LeftButton)  # a second press saves nothing twice
+    assert not chat.send()  # nor does Enter
+    ticks: list[int] = []
+    timer = QTimer(chat)
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start(10)
+    qtbot.waitUntil(lambda: len(ticks) >= 5, timeout=10_000)  # the window goes on while the worker writes
+    timer.stop()
+    assert threads and threads[0] is not threading.main_thread()
+    assert chat.store.list() == [] and chat.active_id is None  # nothing saved or sent before the pictures are
+    assert chat.input.toPlainText() == "What colour?" and len(chat.image_strip.attachments()) == 1
+
+    release.set()
+    _answered(chat, qtbot)
+    assert len(threads) == 1
+    sent, answer = chat.messages
+    assert sent.content == "What colour?" and [i.name for i in sent.images] == ["red.png"], chat.error_label.text()
+    assert answer.role == "assistant" and answer.prompt_tokens is not None and answer.prompt_tokens > 20
+    assert Path(sent.images[0].path).read_bytes() == (tmp_path / "red.png").read_bytes()
+    assert list((chat.store.images.root / STAGING_DIR).iterdir()) == []  # moved into place
+    assert chat.input.toPlainText() == "" and chat.image_strip.attachments() == []
+    assert chat.send_button.isEnabled() and not chat.input.isReadOnly() and chat.attach_button.isEnabled()
+
+
+@pytest.mark.engine
+def test_a_picture_that_cannot_be_written_leaves_the_message_in_the_box(
+    vision_host: Any, home: Path, qtbot: Any, connections: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chat = _vision_chat(connections.context(host=vision_host), qtbot)
+    real = conversation_images.atomic_write_bytes
+    written: list[Path] = []
+
+    def full(path: Path, data: bytes) -> None:  # the disk fills up at the second picture
+        if written:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        written.append(path)
+        real(path, data)
+
+    monkeypatch.setattr(conversation_images, "atomic_write_bytes", full)
+    chat.images.attach_files([str(picture(tmp_path / "red.png")), str(picture(tmp_path / "blue.png", "blue"))])
+    _read(chat, qtbot)
+    chat.input.setPlainText("Two colours?")
+    assert chat.send()
+    qtbot.waitUntil(lambda: not chat.saving.busy, timeout=30_000)
+    line = chat.error_label.text()
+    assert line.startswith("Could not save the message: ") and "No space left" in line and "\n" not in line
+    assert chat.store.list() == [] and chat.active_id is None
+    assert written and [p for p in chat.store.images.root.rglob("*") if p.is_file()] == []  # no file left
+    assert chat.input.toPlainText() == "Two colours?" and len(chat.image_strip.attachments()) == 2
+    assert chat.send_button.isEnabled() and not chat.input.isReadOnly()
+
+    monkeypatch.setattr(conversation_images, "atomic_write_bytes", real)  # space freed: Send again
+    assert chat.send()
+    _answered(chat, qtbot)
+    assert [i.name for i in chat.messages[0].images] == ["red.png", "blue.png"] and chat.error_label.text() == ""
+
+
+@pytest.mark.engine
+def test_closing_the_window_while_pictures_are_written_keeps_the_message(
+    vision_host: Any, home: Path, qtbot: Any, connections: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The window does not own the engine here (``owns_host=False``): it closes at once once the
+    message is kept."""
+    from console.settings import load_settings
+    from console.ui.main_window import MainWindow
+
+    window = MainWindow(connections.context(host=vision_host), load_settings(), owns_host=False)
+    qtbot.addWidget(window)
+    window.show()
+    chat = window.chat
+    release, _threads = _hold_writes(monkeypatch)
+    chat.images.attach_files([str(picture(tmp_path / "red.png"))])
+    _read(chat, qtbot)
+    chat.input.setPlainText("Keep me")
+    assert chat.send()
+    assert not window.close() and window.isVisible()  # it waits for the pictures
+    release.set()
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=30_000)
+    (kept,) = chat.store.messages(chat.conversation_id)  # kept, not sent: the engine is not asked
+    assert kept.content == "Keep me" and [i.name for i in kept.images] == ["red.png"]
+    assert Path(kept.images[0].path).is_file() and chat.active_id is None and chat.session.answering is None
+    assert load_settings().last_conversation == chat.conversation_id  # the window reopens on it

@@ -15,9 +15,9 @@ split into its thinking, shown apart and collapsed with its tokens and time, and
 (``console/thinking.py``); the Think switch shows where the template has one (Qwen3's
 ``enable_thinking``) and goes to the template as ``chat_template_kwargs``.
 
-Pictures (``chat_images.py``): attached, pasted or dropped, read off the GUI thread, sent with the
-next message as content parts; a model that does not take images refuses them in one line before
-anything is saved or sent (the session's ``image_check``).
+Pictures (``chat_images.py``): attached, pasted or dropped, read off the GUI thread, written at Send
+in a worker (``chat_send.py``) and sent with the next message as content parts; a model that does
+not take images refuses them in one line before anything is saved or sent (``image_check``).
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from console.settings import Settings
 from console.ui.chat_images import ChatImages
 from console.ui.chat_output import request_extras
 from console.ui.chat_panel_ui import ChatWidgets, setup_ui
+from console.ui.chat_send import MessageSave
 from console.ui.chat_thinking import ChatThinking
 from console.ui.chat_transcript import figures_text
 from console.ui.context import AppContext
@@ -133,6 +134,9 @@ class ChatPanel(ChatWidgets):
         )
         self.image_strip.changed.connect(self._schedule_count)
         self.session.image_check = lambda: self.images.refusal(self.ctx.host.status)
+        locked = [self.image_strip, self.attach_button, self.conversations]  # what is saved is what was there
+        self.saving = MessageSave(self.session, self.input, locked, self._sent, self.show_error, self)
+        self.saving.savingChanged.connect(lambda _busy: self._update_buttons())
 
     # -- sampling and settings ----------------------------------------------------------------------
     def sampling(self) -> SamplingSettings:
@@ -182,6 +186,8 @@ class ChatPanel(ChatWidgets):
 
     def new_conversation(self) -> None:
         """Start an empty chat; the conversation is created on the first message."""
+        if self.saving.busy:  # the message being saved goes to the open conversation
+            return
         self._detach_active()
         self.session.new()
         self.tools_box.sync()
@@ -263,9 +269,9 @@ class ChatPanel(ChatWidgets):
 
     # -- chat intents ------------------------------------------------------------------------------
     def send(self) -> bool:
-        """Send the input box as the next user message (or as the edited one)."""
+        """Send the input box as the next user message (or the edited one): ``chat_send.py``."""
         text, images = self.input.toPlainText().strip(), self.image_strip.attachments()
-        if not (text or images) or self.active_id is not None:
+        if not (text or images) or self.active_id is not None or self.saving.busy:
             return False
         if self.images.loading:
             self.show_error(self.tr("A picture is still being read: send when its thumbnail shows"))
@@ -274,24 +280,24 @@ class ChatPanel(ChatWidgets):
             self.show_error(self.tr("No model is loaded: pick one in the Models sidebar and press Load (Ctrl+L)"))
             return False
         self.clear_error()
-        try:
-            fields = {**self.adapter_box.fields(), **self._extras()}
-            request = self.session.send(text, self.sampling(), images=images, **fields)
-        except (ConversationError, OSError) as exc:
-            self.show_error(self.tr("Could not save the message: {0}").format(exc))
-            return False
-        except (ValueError, ImageError) as exc:  # nothing was saved: the text and pictures stay
-            self.show_error(translate_error(exc))
-            return False
+        return self.saving.send(
+            text, images, lambda: {"sampling": self.sampling(), **self.adapter_box.fields(), **self._extras()}
+        )
+
+    def _sent(self, request: GenerationRequest) -> bool:
+        """The message is saved: the box empties and ``request`` goes (not when the window closes)."""
         self._cancel_edit()
         self.input.clear()
         self.image_strip.clear()
         self.refresh_conversations()
+        if self.saving.keep_only:  # the window is closing: the message is kept, not sent
+            self.session.record_answer("")
+            return False
         return self._generate(request)
 
     def regenerate(self) -> bool:
         """Drop the last answer and ask again."""
-        if self.active_id is not None:
+        if self.active_id is not None or self.saving.busy:
             return False
         try:
             request = self.session.regenerate(self.sampling(), **self.adapter_box.fields(), **self._extras())
@@ -302,7 +308,7 @@ class ChatPanel(ChatWidgets):
 
     def continue_answer(self) -> bool:
         """Go on with the last answer where max tokens cut it: the same answer grows."""
-        if self.active_id is not None:
+        if self.active_id is not None or self.saving.busy:
             return False
         try:
             request = self.session.continue_answer(self.sampling(), **self.adapter_box.fields())
@@ -313,7 +319,7 @@ class ChatPanel(ChatWidgets):
 
     def edit_last(self) -> bool:
         """Put the last user message back in the box; Send replaces it and all after it."""
-        if self.active_id is not None:
+        if self.active_id is not None or self.saving.busy:
             return False
         last = self.session.start_edit()
         if last is None:
@@ -472,11 +478,11 @@ class ChatPanel(ChatWidgets):
         self.error_label.clear_text()
 
     def _update_buttons(self) -> None:
-        busy = self.active_id is not None
+        busy = self.active_id is not None or self.saving.busy  # saving: Send cannot save twice
         ready = self._engine_ready()
         has_conv = self.conversation_id is not None
         self.send_button.setEnabled(not busy)
-        self.stop_button.setEnabled(busy)
+        self.stop_button.setEnabled(self.active_id is not None)
         self.regenerate_button.setEnabled(not busy and ready and bool(self.messages))
         self.edit_button.setEnabled(not busy and any(m.role == "user" for m in self.messages))
         self.continue_button.setEnabled(not busy and ready and self.session.can_continue())
@@ -486,7 +492,7 @@ class ChatPanel(ChatWidgets):
 
     # -- slots ----------------------------------------------------------------------------------------
     def _on_conversations_conversation_chosen(self, cid: int) -> None:
-        if cid != self.conversation_id:
+        if cid != self.conversation_id and not self.saving.busy:  # the list is off while saving, too
             self.open_conversation(cid)
 
 

@@ -414,6 +414,9 @@ class MainWindow(QMainWindow):
 
     # -- shutdown -------------------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.chat.saving.when_idle(self.close):  # a message's pictures being written: kept first
+            event.ignore()
+            return
         if self._shutdown_done or not self.owns_host:
             if not self._shutdown_done:
                 self.save_settings()

@@ -1137,7 +1137,7 @@
       <translation>无法保存回答：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat_send.py" />
       <source>Could not save the message: {0}</source>
       <translation>无法保存消息：{0}</translation>
     </message>
