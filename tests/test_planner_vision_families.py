@@ -147,3 +147,17 @@ def test_a_picture_limit_of_zero_leaves_the_tower_out_as_vllm_does() -> None:
         PlanRequest(KNOWN_SHAPES["Gemma-3-12B"], gpu=card, quantization="fp8", limit_mm_per_prompt={"image": 0})
     )
     assert text_only.rules["vision"].startswith("text-only")
+
+
+def test_a_vision_model_that_does_not_fit_is_offered_text_only_mode() -> None:
+    from console.planner.verdict import plan
+
+    p = plan(PlanRequest(KNOWN_SHAPES["Gemma-3-12B"], gpu="rtx-4090", quantization="fp8", max_model_len=32768))
+    assert p.verdict == "fits-with-changes"
+    text_only = [s for s in p.suggestions if s.changes.get("limit_mm_per_prompt") == {"image": 0}]
+    assert text_only and all(s.engine_args["limit_mm_per_prompt"] == {"image": 0} for s in text_only)
+    applied = compute(p.request.with_changes(**text_only[0].changes))
+    assert applied.fits and "vision" in applied.rules and applied.rules["vision"].startswith("text-only")
+    qwen = plan(PlanRequest(KNOWN_SHAPES["Qwen2.5-VL-7B"], gpu="rtx-4080", quantization="awq", max_model_len=128000))
+    offered = [s.changes.get("limit_mm_per_prompt") for s in qwen.suggestions if "limit_mm_per_prompt" in s.changes]
+    assert offered and all(o == {"image": 0, "video": 0} for o in offered)  # Qwen-VL's tower serves video too

@@ -34,6 +34,7 @@ from console.planner.overheads import (
     own_loads_cover,
     weights_margin,
 )
+from console.planner.vision import mm_engine_args, tower_note
 from console.planner.request import (
     DEFAULT_CPU_KV_BYTES,
     GROUP_SIZE,
@@ -399,19 +400,8 @@ def compute(req: PlanRequest) -> Plan:
         "family_fit": fit_source(fit) if fit is not None else "none",
     }
     if tower:
-        tower_gib = gib(tower * 2)
-        plan.rules["vision"] = f"tower {tower_gib}, {s.image_tokens or 'size-dependent'} tokens an image"
-        plan.notes.append(
-            Message(
-                "vision: the vision tower holds {0} beside the text model; an image takes {1} tokens of the context",
-                tower_gib,
-                f"{s.image_tokens:,}",
-            )
-            if s.image_tokens
-            else Message(
-                "vision: the vision tower holds {0} beside the text model; a larger image takes more tokens", tower_gib
-            )
-        )
+        plan.rules["vision"], note = tower_note(gib(tower * 2), s.image_tokens)
+        plan.notes.append(note)
     elif s.vision_params:
         plan.rules["vision"] = "text-only: limit_mm_per_prompt 0, the tower is not loaded"
     if not g.is_cpu and coverage != "exact":
@@ -469,6 +459,7 @@ def engine_args(req: PlanRequest) -> dict[str, Any]:
     if req.pipeline_parallel_size > 1:
         out["pipeline_parallel_size"] = req.pipeline_parallel_size
     out.update(lora_engine_args(req))
+    out.update(mm_engine_args(req.limit_mm_per_prompt, req.mm_processor_kwargs))
     return out
 
 

@@ -20,15 +20,17 @@ from typing import Any
 from console.messages import Message
 from console.planner.core import Plan, PlanRequest, Verdict, compute, engine_args
 from console.planner.overheads import safe_utilization
+from console.planner.request import tower_params
 from console.planner.gpus import GPU_PROFILES, GiB
 
 #: Cost of each change: how much the user gives up (speed, quality, a new checkpoint).
-_COSTS = {"kv_space": 1, "util": 1, "kv_fp8": 1, "eager": 2, "fp8": 2, "awq": 4}
+_COSTS = {"kv_space": 1, "util": 1, "kv_fp8": 1, "eager": 2, "text_only": 2, "fp8": 2, "awq": 4}
 _LABELS = {
     "eager": Message("eager mode (no CUDA graphs)"),
     "kv_fp8": Message("FP8 KV cache"),
     "fp8": Message("FP8 weights"),
     "awq": Message("AWQ int4 weights (an AWQ checkpoint)"),
+    "text_only": Message("text only (no pictures: vLLM leaves the vision tower out)"),
 }
 MIN_CONTEXT = 2048  # shorter than this is not a useful answer to "does it fit"
 MAX_SUGGESTIONS = 6
@@ -87,6 +89,9 @@ def _apply(req: PlanRequest, levers: tuple[str, ...]) -> tuple[PlanRequest, dict
     for q in ("fp8", "awq"):
         if q in levers:
             changes["quantization"] = q
+    if "text_only" in levers:  # every modality of the tower at 0 a prompt: vLLM skips loading it
+        video = {"video": 0} if req.shape.vision_kind.startswith("qwen") else {}
+        changes["limit_mm_per_prompt"] = {**(req.limit_mm_per_prompt or {}), "image": 0, **video}
     new = req.with_changes(**changes) if changes else req
     new, repairs = _repair(new)
     changes.update(repairs)
@@ -112,6 +117,8 @@ def _levers(req: PlanRequest) -> list[str]:
         out.append("eager")
     if req.kv_cache_dtype != "fp8" and not g.is_cpu:
         out.append("kv_fp8")
+    if tower_params(req):
+        out.append("text_only")
     if s.quantization is None and not g.is_cpu:  # a quantized checkpoint is what it is
         if req.quantization is None:
             out.append("fp8")
@@ -166,9 +173,9 @@ def _shorter_context(req: PlanRequest, p: Plan) -> int:
 
 
 #: What each lever gives up, in the order a user minds it: nothing or some speed (tier 0), KV
-#: precision (1), weight precision (2: FP8, 3: an AWQ checkpoint). A shorter context or fewer
-#: users on a tier comes before any fit that needs a higher one.
-_TIERS = {"kv_space": 0, "util": 0, "eager": 0, "kv_fp8": 1, "fp8": 2, "awq": 3}
+#: precision or a vision model's pictures (1), weight precision (2: FP8, 3: an AWQ checkpoint).
+#: A shorter context or fewer users on a tier comes before any fit that needs a higher one.
+_TIERS = {"kv_space": 0, "util": 0, "eager": 0, "kv_fp8": 1, "text_only": 1, "fp8": 2, "awq": 3}
 TRADE_COST = 5
 
 

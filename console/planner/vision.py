@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from console.messages import Message
+
 #: The picture a size-dependent family's badge quotes (a phone photo scaled to a square megapixel).
 REFERENCE_SIDE = 1024
 
@@ -207,6 +209,30 @@ def tower_loaded(kind: str, limits: dict[str, int] | None) -> bool:
     return any(int(limits.get(m, 1)) > 0 for m in modalities)
 
 
+def tower_note(tower: str, image_tokens: int) -> tuple[str, Message]:
+    """The plan's vision rule and note for a loaded tower of ``tower`` (its size, as text)."""
+    rule = f"tower {tower}, {image_tokens or 'size-dependent'} tokens an image"
+    if image_tokens:
+        return rule, Message(
+            "vision: the vision tower holds {0} beside the text model; an image takes {1} tokens of the context",
+            tower,
+            f"{image_tokens:,}",
+        )
+    return rule, Message(
+        "vision: the vision tower holds {0} beside the text model; a larger image takes more tokens", tower
+    )
+
+
+def mm_engine_args(limits: dict[str, int] | None, processor: dict[str, Any] | None) -> dict[str, Any]:
+    """The picture knobs a plan was made with, as vLLM's engine arguments (none when unset)."""
+    out: dict[str, Any] = {}
+    if limits is not None:
+        out["limit_mm_per_prompt"] = dict(limits)
+    if processor is not None:
+        out["mm_processor_kwargs"] = dict(processor)
+    return out
+
+
 def text_family(model_type: str) -> str:
     """The text model's family of a vision model's ``model_type`` (others unchanged)."""
     return TEXT_FAMILY.get(model_type, model_type)
@@ -217,9 +243,11 @@ __all__ = [
     "TEXT_FAMILY",
     "image_tokens",
     "image_tokens_at",
+    "mm_engine_args",
     "reference_image_tokens",
     "text_family",
     "tower_loaded",
+    "tower_note",
     "vision_kind",
     "vision_params",
 ]

@@ -1923,6 +1923,11 @@
       <translation>tensor_parallel_size {0} 不能整除模型的 {1} 个注意力头</translation>
     </message>
     <message>
+      <location filename="../../console/planner/suggest.py" />
+      <source>text only (no pictures: vLLM leaves the vision tower out)</source>
+      <translation>仅文本（不收图片：vLLM 不加载视觉塔）</translation>
+    </message>
+    <message>
       <location filename="../../console/planner/rules.py" />
       <source>the CPU build</source>
       <translation>CPU 版本</translation>
@@ -1963,12 +1968,12 @@
       <translation>vLLM {0}（{1}）：{2}</translation>
     </message>
     <message>
-      <location filename="../../console/planner/core.py" />
+      <location filename="../../console/planner/vision.py" />
       <source>vision: the vision tower holds {0} beside the text model; a larger image takes more tokens</source>
       <translation>视觉：视觉编码器在文本模型之外占用 {0}；图像越大，占用的词元越多</translation>
     </message>
     <message>
-      <location filename="../../console/planner/core.py" />
+      <location filename="../../console/planner/vision.py" />
       <source>vision: the vision tower holds {0} beside the text model; an image takes {1} tokens of the context</source>
       <translation>视觉：视觉编码器在文本模型之外占用 {0}；每张图像占用上下文中的 {1} 个词元</translation>
     </message>
