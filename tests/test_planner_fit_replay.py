@@ -115,7 +115,9 @@ def test_the_readme_curated_table_is_the_calibrated_badges() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split("<!-- curated-badges:start -->\n", 1)[1].split("<!-- curated-badges:end -->", 1)[0]
     assert block == badges_table()
-    assert "| RedHatAI/gemma-3-12b-it-FP8-dynamic | gpu-default | 12.7 | fits | 13,312 |" in block
+    assert (
+        "| RedHatAI/gemma-3-12b-it-FP8-dynamic | gpu-default | 13.5 | fits | 11,264 | 256 tokens a picture |" in block
+    )
 
 
 def test_gemma3_at_32k_on_a_4090_is_not_called_a_fit_and_no_fix_is_refused() -> None:

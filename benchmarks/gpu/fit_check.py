@@ -203,7 +203,7 @@ def main() -> int:
                 print(f"budget reached: {entry['repo']} @ {context} not loaded", flush=True)
                 continue
             repo = entry["repo"]
-            config = published_config(repo)
+            config = published_config(repo, text_only=True)  # the text model: what the family fits are of
             if config is None:
                 print(f"{repo}: no published config", flush=True)
                 continue

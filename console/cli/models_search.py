@@ -76,10 +76,13 @@ def cmd_curated(args: argparse.Namespace) -> int:
     print(f"Curated list v{listed.version} ({listed.updated}); fit for one user on {card.name}:")
     table = [
         [m.repo, m.quantization.upper(), human_bytes(m.disk_bytes), b.verdict, _context(b), human_bytes(b.memory_bytes),
-         m.preset]
+         m.preset, b.picture_text() or "-"]
         for m, b in rows
     ]  # fmt: skip
-    print_table(table, ["repository", "weights", "on disk", "fits at 8k", "longest context", "memory at 8k", "preset"])
+    print_table(
+        table,
+        ["repository", "weights", "on disk", "fits at 8k", "longest context", "memory at 8k", "preset", "pictures"],
+    )
     print("Get one: inference-console models pull REPOSITORY")
     return 0
 

@@ -24,6 +24,7 @@ from console.planner.published import published_config
 from console.planner.gpus import GpuProfile, get_gpu
 from console.planner.shapes import KNOWN_SHAPES, ModelShape
 from console.planner.verdict import plan
+from console.planner.vision import REFERENCE_SIDE
 
 SCHEMA = "inference-console.curated-models"
 #: The context every badge is computed at first: a useful chat with room for a document.
@@ -112,13 +113,29 @@ class FitBadges:
     context: int
     verdict: str  # fits / fits-with-changes / does-not-fit / unknown
     longest_context: int
-    weights_bytes: int  # the weights as the engine holds them
+    weights_bytes: int  # the weights as the engine holds them (a vision tower included)
     kv_bytes: int  # KV cache for one user at ``context``
     detail: str = ""
+    #: a vision-language model: the prompt tokens of one picture (a fixed-size family's, else a
+    #: :data:`REFERENCE_SIDE`-pixel square's: ``image_side``); 0 for a text model
+    image_tokens: int = 0
+    image_side: int = 0
 
     @property
     def memory_bytes(self) -> int:
         return self.weights_bytes + self.kv_bytes
+
+    @property
+    def vision(self) -> bool:
+        return self.image_tokens > 0
+
+    def picture_text(self) -> Message | None:
+        """The picker's picture badge ("vision: 256 tokens a picture"); None for a text model."""
+        if not self.vision:
+            return None
+        if self.image_side:
+            return Message("vision: {0} tokens a {1} px picture", f"{self.image_tokens:,}", self.image_side)
+        return Message("vision: {0} tokens a picture", f"{self.image_tokens:,}")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -130,6 +147,9 @@ class FitBadges:
             "kv_bytes": self.kv_bytes,
             "memory_bytes": self.memory_bytes,
             "detail": self.detail,
+            "vision": self.vision,
+            "image_tokens": self.image_tokens,
+            "image_side": self.image_side,
         }
 
 
@@ -284,6 +304,8 @@ def fit_badges(
         p.per_gpu[0].weights_bytes,
         p.kv_bytes_per_token * ctx,
         detail,
+        image_tokens=shape.reference_image_tokens if shape.vision_params else 0,
+        image_side=0 if shape.image_tokens or not shape.vision_params else REFERENCE_SIDE,
     )
 
 
@@ -297,11 +319,14 @@ def badges_table(models: list[CuratedModel] | None = None, device: Any = None) -
     pool = models if models is not None else load_curated().models
     card = picker_card(device)
     rows = [
-        f"| checkpoint | preset | weights (GiB) | at {BADGE_CONTEXT:,} tokens | longest context, one user |",
-        "|---|---|---|---|---|",
+        f"| checkpoint | preset | weights (GiB) | at {BADGE_CONTEXT:,} tokens | longest context, one user | pictures |",
+        "|---|---|---|---|---|---|",
     ]
     for m, b in curated_badges(pool, card.name):
-        rows.append(f"| {m.repo} | {m.preset} | {b.weights_bytes / 2**30:.1f} | {b.verdict} | {b.longest_context:,} |")
+        picture = b.picture_text()
+        images = str(picture).removeprefix("vision: ") if picture is not None else "-"
+        weights = f"{b.weights_bytes / 2**30:.1f}"
+        rows.append(f"| {m.repo} | {m.preset} | {weights} | {b.verdict} | {b.longest_context:,} | {images} |")
     return "\n".join(rows) + "\n"
 
 

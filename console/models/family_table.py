@@ -49,6 +49,15 @@ FAMILY_TABLE: tuple[Family, ...] = (
         preset_4090="gpt-oss-20b MXFP4, 32k context, 4 users",
     ),
     Family(
+        "qwen-vl",
+        "Qwen-VL (vision)",
+        ("<|im_start|>", "<|vision_start|>"),
+        "ChatML; a picture is <|vision_start|><|image_pad|>...<|vision_end|>, one token per 28 x 28 px (Qwen2.5-VL) "
+        "or 32 x 32 px (Qwen3-VL), up to 16,384 a picture: cap it with mm_processor_kwargs max_pixels",
+        tool_parser="hermes",
+        preset_4090="Qwen2.5-VL-7B AWQ or Qwen3-VL-8B FP8, 8k context, pictures capped at 1,280 tokens",
+    ),
+    Family(
         "qwen3",
         "Qwen3",
         ("<|im_start|>", "enable_thinking"),
@@ -81,8 +90,18 @@ FAMILY_TABLE: tuple[Family, ...] = (
         "gemma",
         "Gemma",
         ("<start_of_turn>",),
-        "template writes <bos>; no system role (put before the first user turn); roles must alternate",
+        "template writes <bos>; no system role (put before the first user turn); roles must alternate; "
+        "Gemma 3 (4B and up) takes pictures: 256 tokens each, at 896 x 896 px",
         preset_4090="Gemma-3-12B FP8 or Gemma-3-27B AWQ, 8k context",
+    ),
+    Family(
+        "mistral3",
+        "Mistral Small 3.1 (vision)",
+        ("[INST]", "[IMG]"),
+        "template writes <s>; the system prompt goes in [SYSTEM_PROMPT]; a picture is one [IMG] token per "
+        "28 x 28 px with [IMG_BREAK] after each row, up to 1,540 px a side (3,080 tokens)",
+        tool_parser="mistral",
+        preset_4090="Mistral-Small-3.1-24B W4A16, 8k context",
     ),
     Family(
         "mistral",

@@ -2,14 +2,19 @@
 types, quantization), so the planner can plan a curated model exactly as vLLM will load it before
 anything is downloaded, and the GPU fit check can load the same shape with dummy weights.
 
-Values are copied from each repository's published ``config.json`` (text part only for Gemma-3,
-whose vision tower the text planner does not count). ``published_config(repo)`` returns a fresh dict.
+Values are copied from each repository's published ``config.json``. :data:`PUBLISHED_CONFIGS` holds
+each checkpoint's text model (what ``benchmarks/gpu/fit_check.py`` loads and the family calibration
+was fitted on); a vision-language checkpoint's vision part is put around it by
+``published_vision.with_vision`` (:data:`VISION_KINDS`). ``published_config(repo)`` returns a fresh
+dict of what vLLM loads, ``published_config(repo, text_only=True)`` the text model alone.
 """
 
 from __future__ import annotations
 
 import copy
 from typing import Any
+
+from console.planner.published_vision import with_vision
 
 _AWQ = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"}
 _GPTQ = {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True}
@@ -32,6 +37,32 @@ def _compressed_fp8(weights: str, activations_dynamic: bool) -> dict[str, Any]:
                 "targets": ["Linear"],
                 "weights": {"num_bits": 8, "type": "float", "symmetric": True, "dynamic": False, "strategy": weights},
                 "input_activations": act,
+                "output_activations": None,
+            }
+        },
+    }
+
+
+def _compressed_w4a16() -> dict[str, Any]:
+    """llm-compressor's W4A16 (compressed-tensors, int4 weights in groups of 128, 16-bit inputs)."""
+    weights = {
+        "num_bits": 4,
+        "type": "int",
+        "symmetric": True,
+        "dynamic": False,
+        "strategy": "group",
+        "group_size": 128,
+    }
+    return {
+        "quant_method": "compressed-tensors",
+        "format": "pack-quantized",
+        "quantization_status": "compressed",
+        "ignore": ["lm_head"],
+        "config_groups": {
+            "group_0": {
+                "targets": ["Linear"],
+                "weights": weights,
+                "input_activations": None,
                 "output_activations": None,
             }
         },
@@ -278,10 +309,32 @@ PUBLISHED_CONFIGS: dict[str, dict[str, Any]] = {
 }
 
 
-def published_config(repo: str) -> dict[str, Any] | None:
-    """A copy of ``repo``'s published config.json (None: not a curated checkpoint)."""
-    config = PUBLISHED_CONFIGS.get(repo)
-    return copy.deepcopy(config) if config is not None else None
+#: The text models of the vision-language checkpoints that were not loaded as text models alone
+#: (their vision loads are in ``benchmarks/gpu/results/vision/``).
+VISION_TEXT_CONFIGS: dict[str, dict[str, Any]] = {
+    "Qwen/Qwen2.5-VL-7B-Instruct-AWQ": _with(_qwen2(3584, 18944, 28, 28, 4, 128000, 1000000.0), _AWQ),
+    "Qwen/Qwen3-VL-8B-Instruct-FP8": _with(_qwen3(4096, 12288, 36, 32), _FP8_BLOCK),
+    "RedHatAI/Mistral-Small-3.1-24B-Instruct-2503-quantized.w4a16": _with(
+        _mistral(5120, 32768, 40, 131072, 131072, 1000000000.0), _compressed_w4a16()
+    ),
+}
+#: repository id -> its vision model's ``model_type``: the checkpoints vLLM loads with a vision tower.
+VISION_KINDS: dict[str, str] = {
+    "RedHatAI/gemma-3-12b-it-FP8-dynamic": "gemma3",
+    "Qwen/Qwen2.5-VL-7B-Instruct-AWQ": "qwen2_5_vl",
+    "Qwen/Qwen3-VL-8B-Instruct-FP8": "qwen3_vl",
+    "RedHatAI/Mistral-Small-3.1-24B-Instruct-2503-quantized.w4a16": "mistral3",
+}
 
 
-__all__ = ["PUBLISHED_CONFIGS", "published_config"]
+def published_config(repo: str, text_only: bool = False) -> dict[str, Any] | None:
+    """A copy of ``repo``'s published config.json, vision parts included (``text_only``: its text
+    model as a causal LM); None: not a curated checkpoint."""
+    text = PUBLISHED_CONFIGS.get(repo) or VISION_TEXT_CONFIGS.get(repo)
+    if text is None:
+        return None
+    kind = VISION_KINDS.get(repo)
+    return copy.deepcopy(text) if text_only or kind is None else with_vision(text, kind)
+
+
+__all__ = ["PUBLISHED_CONFIGS", "VISION_KINDS", "VISION_TEXT_CONFIGS", "published_config"]

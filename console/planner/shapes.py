@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from console.planner.vision import image_tokens, vision_params
+from console.planner.vision import image_tokens, reference_image_tokens, text_family, vision_params
 
 
 class ShapeError(ValueError):
@@ -55,6 +55,8 @@ class ModelShape:
     #: tokens one image takes in a prompt where the config fixes it (planner/vision.py)
     vision_params: int = 0
     image_tokens: int = 0
+    #: the tokens of a REFERENCE_SIDE-pixel square picture (= ``image_tokens`` where it is fixed)
+    reference_image_tokens: int = 0
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -185,7 +187,7 @@ class ModelShape:
         qcfg = dict(config.get("quantization_config") or {})
         quant = _quant_method(qcfg)
         dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
-        model_type = str(cfg.get("model_type") or config.get("model_type", ""))
+        model_type = text_family(str(cfg.get("model_type") or config.get("model_type", "")))
         window, sliding = _sliding_layers(cfg, layers)
         return cls(
             layers=layers,
@@ -210,6 +212,7 @@ class ModelShape:
             quant_variant=_quant_variant(qcfg),
             vision_params=vision_params(config),
             image_tokens=image_tokens(config),
+            reference_image_tokens=reference_image_tokens(config),
             extra={"model_type": model_type},
         )
 
@@ -369,6 +372,43 @@ KNOWN_SHAPES: dict[str, ModelShape] = {
     ]
 }
 
+
+def _with_vision(shape: ModelShape, kind: str, name: str | None = None) -> ModelShape:
+    """``shape`` (a text model) with the published vision part of ``kind`` (published_vision)."""
+    from console.planner.published_vision import with_vision
+
+    text = {
+        "model_type": shape.family,
+        "hidden_size": shape.hidden_size,
+        "num_hidden_layers": shape.layers,
+        "num_attention_heads": shape.num_attention_heads,
+        "vocab_size": shape.vocab_size,
+    }
+    config = with_vision(text, kind)
+    return replace(
+        shape,
+        name=name or shape.name,
+        vision_params=vision_params(config),
+        image_tokens=image_tokens(config),
+        reference_image_tokens=reference_image_tokens(config),
+    )
+
+
+# The instruction-tuned Gemma-3 12B and 27B are vision models (google/gemma-3-*-it): vLLM loads
+# their SigLIP tower beside the text model. Qwen-VL and Mistral-Small-3.1 are their text models'
+# shapes with a vision part.
+for _name in ("Gemma-3-12B", "Gemma-3-27B"):
+    KNOWN_SHAPES[_name] = _with_vision(KNOWN_SHAPES[_name], "gemma3")
+KNOWN_SHAPES["Qwen2.5-VL-7B"] = _with_vision(
+    replace(KNOWN_SHAPES["Qwen2.5-7B"], max_position_embeddings=128000), "qwen2_5_vl", "Qwen2.5-VL-7B"
+)
+KNOWN_SHAPES["Qwen3-VL-8B"] = _with_vision(
+    replace(KNOWN_SHAPES["Qwen3-8B"], max_position_embeddings=262144), "qwen3_vl", "Qwen3-VL-8B"
+)
+KNOWN_SHAPES["Mistral-Small-3.1-24B"] = _with_vision(
+    replace(KNOWN_SHAPES["Mistral-Small-24B"], max_position_embeddings=131072), "mistral3", "Mistral-Small-3.1-24B"
+)
+
 #: The quantizations each known model is published in that vLLM serves (the makers' own releases
 #: and the widely used FP8/AWQ/GPTQ conversions); "mxfp4" is gpt-oss's native format.
 SHIPPED_QUANTIZATIONS: dict[str, tuple[str, ...]] = {
@@ -379,6 +419,9 @@ SHIPPED_QUANTIZATIONS: dict[str, tuple[str, ...]] = {
     "Gemma-3-12B": ("awq", "gptq", "fp8"),
     "Gemma-3-27B": ("awq", "gptq", "fp8"),
     "Mistral-Small-24B": ("awq", "gptq", "fp8"),
+    "Qwen2.5-VL-7B": ("awq",),
+    "Qwen3-VL-8B": ("fp8",),
+    "Mistral-Small-3.1-24B": ("gptq", "fp8"),
     "gpt-oss-20b": ("mxfp4",),
     "Llama-3.3-70B": ("awq", "gptq", "fp8"),
     "Mistral-NeMo-12B": ("awq", "fp8"),

@@ -36,7 +36,7 @@ from console.ui.tasks import BackgroundCall
 from console.ui.widgets import ErrorLabel
 
 #: (column key) in order; headers are set in :meth:`ModelPicker._headers`.
-COLUMNS = ("model", "fits", "longest", "disk", "memory", "weights", "notes")
+COLUMNS = ("model", "fits", "longest", "pictures", "disk", "memory", "weights", "notes")
 UNKNOWN_COLOURS = ("#555555", "#e6e6e6")
 SEARCH_SOURCES = ("hf", "modelscope")  # console.models.search.SEARCH_SOURCES, not imported on the GUI's start
 
@@ -130,6 +130,7 @@ class ModelPicker(QWidget):
             self.tr("Model"),
             self.tr("Fits? (8k)"),
             self.tr("Longest context"),
+            self.tr("Pictures"),
             self.tr("On disk"),
             self.tr("In memory (8k)"),
             self.tr("Weights"),
@@ -236,6 +237,9 @@ class ModelPicker(QWidget):
             return self.tr("unknown") if badges.verdict == "unknown" else verdict_text(badges.verdict)
         if key == "longest":
             return self.tr("{0} tokens").format(format_count(badges.longest_context)) if badges.longest_context else "—"
+        if key == "pictures":  # "vision: 256 tokens a picture"; a text model takes none
+            picture = badges.picture_text()
+            return translate_core_text(picture) if picture is not None else "—"
         if key == "disk":
             return format_bytes(item.disk_bytes if kind == "curated" else item.size_bytes)
         if key == "memory":

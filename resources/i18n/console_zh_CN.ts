@@ -1973,6 +1973,16 @@
       <translation>视觉：视觉编码器在文本模型之外占用 {0}；每张图像占用上下文中的 {1} 个词元</translation>
     </message>
     <message>
+      <location filename="../../console/models/curated.py" />
+      <source>vision: {0} tokens a picture</source>
+      <translation>视觉：每张图片 {0} 个词元</translation>
+    </message>
+    <message>
+      <location filename="../../console/models/curated.py" />
+      <source>vision: {0} tokens a {1} px picture</source>
+      <translation>视觉：一张 {1} 像素的图片 {0} 个词元</translation>
+    </message>
+    <message>
       <location filename="../../console/engine/warm_host.py" />
       <source>waking the warm model</source>
       <translation>正在唤醒预热的模型</translation>
@@ -3359,6 +3369,11 @@
       <location filename="../../console/ui/model_picker.py" />
       <source>On disk</source>
       <translation>磁盘占用</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/model_picker.py" />
+      <source>Pictures</source>
+      <translation>图片</translation>
     </message>
     <message>
       <location filename="../../console/ui/model_picker.py" />
