@@ -274,6 +274,7 @@ def main() -> int:
     ap.add_argument("--timeout-s", type=float, default=300.0)
     ap.add_argument("--budget-s", type=float, default=500.0, help="start no load after this many seconds")
     ap.add_argument("--compiled", action="store_true", help="torch.compile + CUDA graphs (default: eager)")
+    ap.add_argument("--dry-run", action="store_true", help="write the folders, print the engine args; load nothing")
     a = ap.parse_args()
     out: Path = a.out
     (out / "logs").mkdir(parents=True, exist_ok=True)
@@ -294,6 +295,8 @@ def main() -> int:
                     print(f"budget reached: {name} {kind} @ {context} not loaded", flush=True)
                     continue
                 failed += load(out, name, shape, kind, context, a, nvml, version)
+    if a.dry_run:
+        return 0
     with tarfile.open(out / "vision-logs.tar.gz", "w:gz") as tar:
         tar.add(out / "logs", arcname="logs")
     return 1 if failed else 0
@@ -307,10 +310,14 @@ def load(
     folder = out / "models" / f"{name}-{'text' if kind == 'text' else 'vision'}"
     folder.mkdir(parents=True, exist_ok=True)
     config = shape.text if kind == "text" else shape.vision
-    (folder / "config.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
+    published = {k: v for k, v in config.items() if not k.startswith("_")}  # a note of ours stays in the record
+    (folder / "config.json").write_text(json.dumps(published, indent=1), encoding="utf-8")
     if kind != "text":
         shape.write_processor(folder, config)
     args = engine_args(folder, shape, kind, context, a)
+    if a.dry_run:
+        print(f"{name} {kind} @ {context}: {json.dumps(args)}", flush=True)
+        return 0
     log = out / "logs" / f"{name}-{kind}-{context}{'-compiled' if a.compiled else ''}.log"
     result = fit_check.run_load(args, log, nvml, a.timeout_s, script=fit_check._LOAD if kind == "text" else _LOAD)
     record = {

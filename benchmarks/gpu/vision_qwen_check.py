@@ -43,7 +43,8 @@ EXPECTED_MAX = 16384
 def folder_for(out: Path, name: str, config: dict[str, Any]) -> Path:
     folder = out / "models" / f"{name}-vision"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "config.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
+    published = {k: v for k, v in config.items() if not k.startswith("_")}
+    (folder / "config.json").write_text(json.dumps(published, indent=1), encoding="utf-8")
     vision_qwen.write_processor(folder, config)
     return folder
 
@@ -171,7 +172,6 @@ def quant_skips(folder: Path, config: dict[str, Any]) -> dict[str, Any]:
     has none, which a dummy load has not (so the GPU run quantizes what the list misses)."""
     from vllm.model_executor.layers.quantization import get_quantization_config
     from vllm.model_executor.layers.quantization.utils.quant_utils import is_layer_skipped
-    from vllm.model_executor.model_loader.utils import get_model_architecture  # noqa: F401  (import check)
 
     qc = config.get("quantization_config")
     if not qc:
