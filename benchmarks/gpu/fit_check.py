@@ -138,13 +138,16 @@ class NvmlPeak:
         self._t.join()
 
 
-def run_load(args: dict[str, Any], log_path: Path, nvml: NvmlPeak, timeout: float) -> dict[str, Any]:
+def run_load(
+    args: dict[str, Any], log_path: Path, nvml: NvmlPeak, timeout: float, script: str = _LOAD
+) -> dict[str, Any]:
+    """One load of ``script`` (default: vLLM's LLM(**args), its KV blocks printed) in its own process."""
     env = {**os.environ, **ENV}
     t0 = time.monotonic()
     with nvml, open(log_path, "w", encoding="utf-8") as log:
         try:
             proc = subprocess.run(
-                [sys.executable, "-c", _LOAD, json.dumps(args)],
+                [sys.executable, "-c", script, json.dumps(args)],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=env,
