@@ -19,6 +19,7 @@ sys.path.insert(0, str(ROOT / "benchmarks" / "gpu"))
 import vision_qwen  # noqa: E402
 
 from console.planner.published import published_config  # noqa: E402
+from console.planner.published_vision import qwen_vl_tower_linears  # noqa: E402
 
 REPOS = sorted(vision_qwen.QWEN_REPOS.values())
 #: vLLM's Qwen-VL models (qwen2_5_vl.py, qwen3_vl.py): their fused layers and the tower's prefix
@@ -84,8 +85,8 @@ def test_the_dummy_load_leaves_every_tower_linear_16_bit_in_vllm(repo: str) -> N
     from vllm.model_executor.layers.quantization.utils.quant_utils import is_layer_skipped
     from vllm.model_executor.models.utils import WeightsMapper
 
-    config = vision_qwen.for_dummy_load(_vision(repo))
-    linears = vision_qwen.vision_linears(config)
+    config = _vision(repo)  # as published: the skip list is the published config's own
+    linears = qwen_vl_tower_linears(config["vision_config"], vision_qwen.family(config))
     assert set(linears) == _transformers_linears(config)  # the checkpoint's names, as transformers has them
     qc = config["quantization_config"]
     quant = get_quantization_config(qc["quant_method"]).from_config(qc)

@@ -141,45 +141,15 @@ def capped_kwargs(config: dict[str, Any], tokens: int = CAP_TOKENS) -> dict[str,
 
 def shapes() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
     """name -> (text config, vision config): the text model and the vision model as published
-    (``console/planner/published.py``), the vision one with its FP8 skip list spelled out
-    (:func:`for_dummy_load`)."""
+    (``console/planner/published.py``; the FP8 build's skip list names every tower linear, as
+    Qwen's does: vLLM's FP8 skips a layer only on its exact name)."""
     out = {}
     for name, repo in QWEN_REPOS.items():
         text = published_config(repo, text_only=True)
         vision = published_config(repo)
         assert text is not None and vision is not None, f"no published config for {repo}"
-        out[name] = (text, for_dummy_load(vision))
+        out[name] = (text, vision)
     return out
-
-
-def vision_linears(config: dict[str, Any]) -> list[str]:
-    """The checkpoint's (transformers') names of the vision tower's linear layers."""
-    vision = config["vision_config"]
-    if family(config) == "qwen2_5_vl":
-        block = ["attn.qkv", "attn.proj", "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"]
-        tail = ["merger.mlp.0", "merger.mlp.2"]
-    else:
-        block = ["attn.qkv", "attn.proj", "mlp.linear_fc1", "mlp.linear_fc2"]
-        tail = ["merger.linear_fc1", "merger.linear_fc2"]
-        for j in range(len(vision.get("deepstack_visual_indexes", []))):
-            tail += [f"deepstack_merger_list.{j}.linear_fc1", f"deepstack_merger_list.{j}.linear_fc2"]
-    names = [f"blocks.{i}.{n}" for i in range(int(vision["depth"])) for n in block] + tail
-    return [f"model.visual.{n}" for n in names]
-
-
-def for_dummy_load(config: dict[str, Any]) -> dict[str, Any]:
-    """``config`` with an FP8 ``modules_to_not_convert`` that names ``visual`` spelled out module by
-    module, as Qwen's published FP8 builds list them: vLLM's Fp8Config skips a layer only on an
-    exact name (``is_layer_skipped``), so a bare ``visual`` would quantize the tower to FP8 blocks
-    (and fail on its 4,304-wide MLP). AWQ matches names by substring: left as it is. The change is
-    recorded in the config (``_dummy_load_note``)."""
-    quant = config.get("quantization_config") or {}
-    skip = list(quant.get("modules_to_not_convert") or [])
-    if quant.get("quant_method") != "fp8" or "visual" not in skip:
-        return config
-    spelled = [m for m in skip if m != "visual"] + vision_linears(config)
-    note = "fp8 modules_to_not_convert: 'visual' spelled out per module for vLLM's exact-name skip"
-    return {**config, "quantization_config": {**quant, "modules_to_not_convert": spelled}, "_dummy_load_note": note}
 
 
 def check_ids(config: dict[str, Any]) -> None:

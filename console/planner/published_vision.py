@@ -157,13 +157,31 @@ def _mistral3(text: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-#: What each published build leaves out of its quantization (its vision parts stay 16-bit).
-_UNQUANTIZED = {
-    "gemma3": ["re:.*vision_tower.*", "re:.*multi_modal_projector.*", "lm_head"],
-    "qwen2_5_vl": ["visual"],
-    "qwen3_vl": ["visual", "lm_head"],
-    "mistral3": ["re:.*vision_tower.*", "re:.*multi_modal_projector.*", "lm_head"],
-}
+def qwen_vl_tower_linears(vision: dict[str, Any], kind: str) -> list[str]:
+    """The checkpoint's (transformers') names of a Qwen-VL tower's linear layers."""
+    if kind == "qwen2_5_vl":
+        block = ["attn.qkv", "attn.proj", "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"]
+        tail = ["merger.mlp.0", "merger.mlp.2"]
+    else:
+        block = ["attn.qkv", "attn.proj", "mlp.linear_fc1", "mlp.linear_fc2"]
+        tail = ["merger.linear_fc1", "merger.linear_fc2"]
+        for j in range(len(vision.get("deepstack_visual_indexes") or [])):
+            tail += [f"deepstack_merger_list.{j}.linear_fc1", f"deepstack_merger_list.{j}.linear_fc2"]
+    names = [f"blocks.{i}.{n}" for i in range(int(vision["depth"])) for n in block] + tail
+    return [f"model.visual.{n}" for n in names]
+
+
+def _unquantized(kind: str, vision: dict[str, Any]) -> list[str]:
+    """What each published build leaves out of its quantization (its vision parts stay 16-bit).
+    Qwen's AWQ build names ``visual`` (AWQ matches by substring); its FP8 build names every tower
+    linear (vLLM's FP8 skips a layer only on its exact name)."""
+    if kind == "qwen3_vl":
+        return ["lm_head", *qwen_vl_tower_linears(vision, kind)]
+    if kind == "qwen2_5_vl":
+        return ["visual"]
+    return ["re:.*vision_tower.*", "re:.*multi_modal_projector.*", "lm_head"]
+
+
 _WRAPPERS = {"gemma3": _gemma3, "qwen2_5_vl": _qwen25_vl, "qwen3_vl": _qwen3_vl, "mistral3": _mistral3}
 
 
@@ -176,9 +194,17 @@ def with_vision(text: dict[str, Any], kind: str) -> dict[str, Any]:
     if quant is not None:
         quant = copy.deepcopy(quant)
         key = "ignore" if quant.get("quant_method") == "compressed-tensors" else "modules_to_not_convert"
-        quant[key] = list(_UNQUANTIZED[kind])
+        quant[key] = _unquantized(kind, out["vision_config"])
         out["quantization_config"] = quant
     return out
 
 
-__all__ = ["PIXTRAL_1540", "QWEN25_VL_VISION", "QWEN3_VL_VISION", "QWEN_VL_TOKENS", "SIGLIP_896", "with_vision"]
+__all__ = [
+    "PIXTRAL_1540",
+    "QWEN25_VL_VISION",
+    "QWEN3_VL_VISION",
+    "QWEN_VL_TOKENS",
+    "SIGLIP_896",
+    "qwen_vl_tower_linears",
+    "with_vision",
+]
