@@ -43,7 +43,9 @@ import fit_check  # noqa: E402  (beside this file)
 import vision_qwen  # noqa: E402
 from console.planner.published import published_config  # noqa: E402
 
-KINDS = ("text", "vision", "vision-capped")
+#: text: the text model alone; vision: the vision model; vision-capped: Qwen-VL's pictures capped at
+#: 1,280 tokens; vision-textonly: the vision model with every picture limit 0 (vLLM skips the tower)
+KINDS = ("text", "vision", "vision-capped", "vision-textonly")
 
 #: Gemma-3's vision tower as published (google/gemma-3-*-it: SigLIP so400m, patch 14, 896 px).
 SIGLIP_896: dict[str, Any] = {
@@ -256,6 +258,8 @@ def engine_args(folder: Path, shape: Shape, kind: str, context: int, a: argparse
         args["gpu_memory_utilization"] = a.util
     if kind == "text":
         args["skip_tokenizer_init"] = True
+    elif kind == "vision-textonly":
+        args["limit_mm_per_prompt"] = {m: 0 for m in shape.limit_mm}
     else:
         args["limit_mm_per_prompt"] = dict(shape.limit_mm)
     if kind == "vision-capped":
