@@ -14,19 +14,23 @@ import pytest
 from console.planner.core import compute
 from console.planner.gpus import GiB
 from console.planner.shapes import ModelShape
-from console.planner.vision import image_tokens, vision_params
+from console.planner.vision import image_tokens, image_tokens_at, max_image_tokens, vision_params
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks" / "gpu"))
 import fit_report  # noqa: E402
 
-#: The Gemma-3 loads (the Qwen-VL shapes of vision_fit.py, whose images are size-dependent, are
-#: replayed on their own).
-LOADS = [
-    record
+RECORDS = [
+    json.loads(line)
     for line in (ROOT / "benchmarks/gpu/results/vision/vision-loads.jsonl").read_text(encoding="utf-8").splitlines()
-    if (record := json.loads(line))["shape"].startswith("gemma")
 ]
+#: The Gemma-3 text and vision loads (the Qwen-VL shapes, whose images are size-dependent, and the
+#: text-only-mode loads are replayed on their own below).
+LOADS = [r for r in RECORDS if r["shape"].startswith("gemma") and r["kind"] in ("text", "vision")]
+#: Qwen2.5-VL-7B AWQ and Qwen3-VL-8B FP8 (2026-12-04, the same H200 and vLLM 0.26.0), and every
+#: vision model loaded with its picture limits at 0 (vLLM's text-only mode).
+QWEN = [r for r in RECORDS if r["shape"].startswith("qwen")]
+TEXT_ONLY = [r for r in RECORDS if r["kind"] == "vision-textonly"]
 
 
 def _mode(r: dict) -> str:
@@ -102,3 +106,39 @@ def test_vision_parts_read_from_a_config() -> None:
     text = ModelShape.from_hf_config(config["text_config"] | {"vocab_size": 262208})
     assert text.vision_params == 0 and ModelShape.from_hf_config(config).vision_params == vision_params(config)
     assert vision_params({"architectures": ["LlamaForCausalLM"], "hidden_size": 64}) == 0
+
+
+@pytest.mark.parametrize("record", QWEN + TEXT_ONLY, ids=_id)
+def test_qwen_vl_and_text_only_loads_are_planned_within_1_percent(record: dict) -> None:
+    """Qwen-VL's tower (and Qwen3-VL's deepstack buffers, 3 x 8,192 x 4,096 x 2 B) counted, the
+    text model's family calibration for the rest; a picture limit of 0 leaves the tower out."""
+    p = _plan(record)
+    assert abs(p.vllm_kv_tokens / record["kv_tokens"] - 1) <= 0.01, (p.vllm_kv_tokens, record["kv_tokens"])
+    assert p.rules["calibration"] == "exact"
+    assert abs(p.per_gpu[0].weights_bytes / GiB - record["report"]["weights_gib"]) <= 0.26
+    assert ("vision" in p.rules and p.rules["vision"].startswith("text-only")) == (record["kind"] == "vision-textonly")
+
+
+def test_the_tower_vllm_adds_over_text_only_mode_is_the_planners() -> None:
+    by = {(r["shape"], r["kind"]): r for r in QWEN + TEXT_ONLY}
+    for shape, kind in (("qwen2.5-vl-7b-awq", "vision"), ("qwen3-vl-8b-fp8", "vision-capped")):
+        loaded, text_only = by[(shape, kind)], by[(shape, "vision-textonly")]
+        vllm_tower = loaded["report"]["weights_gib"] - text_only["report"]["weights_gib"]
+        planned = (_plan(loaded).per_gpu[0].weights_bytes - _plan(text_only).per_gpu[0].weights_bytes) / GiB
+        assert vllm_tower > 1.2 and abs(planned - vllm_tower) <= 0.03, (shape, planned, vllm_tower)
+    # Qwen-VL's profile run (one 16,384-token picture, or six of 1,280 when capped) peaks under the
+    # text model's own at 8,192 batched tokens: no reserve beyond it
+    text, vision = by[("qwen2.5-vl-7b-awq", "text")], by[("qwen2.5-vl-7b-awq", "vision")]
+    assert vision["report"]["peak_activation_gib"] <= text["report"]["peak_activation_gib"]
+    # the largest picture vLLM sized for its profile run, and the planner's, under the same cap
+    for shape, kind in (("qwen2.5-vl-7b-awq", "vision"), ("qwen2.5-vl-7b-awq", "vision-capped")):
+        r = by[(shape, kind)]
+        cap = (r.get("mm_processor_kwargs") or {}).get("max_pixels")
+        assert r["mm"]["max_tokens_per_image"] == max_image_tokens(r["config"], cap)
+        assert image_tokens_at(r["config"], 20000, 20000, cap) <= max_image_tokens(r["config"], cap)
+    gemma = next(r for r in TEXT_ONLY if r["shape"].startswith("gemma"))
+    gemma_text = next(r for r in LOADS if r["kind"] == "text" and r["context"] == 8192 and _mode(r) == "eager")
+    assert (gemma["report"]["weights_gib"], gemma["kv_tokens"]) == (
+        gemma_text["report"]["weights_gib"],
+        gemma_text["kv_tokens"],
+    )

@@ -114,6 +114,8 @@ def request_of(r: dict[str, Any], calibration: bool = True) -> PlanRequest:
         enforce_eager=r["mode"] == "eager",
         calibration=calibration,
         vllm_version=r["vllm_version"],
+        limit_mm_per_prompt=a.get("limit_mm_per_prompt"),
+        mm_processor_kwargs=a.get("mm_processor_kwargs"),
     )
 
 

@@ -52,7 +52,7 @@ from console.planner.request import (
     quantization_family,
     resolve_calibration,
     rules,
-    tower_params,
+    tower_bytes,
     weight_bits,
     weights_bytes,
 )
@@ -209,7 +209,7 @@ def compute(req: PlanRequest) -> Plan:
     else:
         w_scale = own_scale
     in_budget = act + lora + (graphs if graphs_inside else 0)
-    tower = tower_params(req)
+    tower = tower_bytes(req)
     outside = ctx + (0 if graphs_inside else graphs)
 
     per_gpu: list[GpuMemory] = []
@@ -221,7 +221,7 @@ def compute(req: PlanRequest) -> Plan:
         w = int(math.ceil(w * w_scale))
         if stage == 0:  # an EAGLE head and a vision tower sit beside the first stage, 16-bit, in vLLM's budget
             w += speed.draft_weights_bytes(s, req.speculative_method, req.draft_params, tp)
-            w += tower * 2 // tp
+            w += tower // tp
         stage_layers = layers + (speed.draft_kv_layers(req.speculative_method) if stage == 0 else 0)
         per_tok = kv_bytes_per_token(s, kvb, stage_layers, kv_heads_rank)
         layouts.append(
@@ -373,7 +373,7 @@ def compute(req: PlanRequest) -> Plan:
 
     plan = Plan(
         request=req,
-        weights_bytes=weights_bytes(s, req.quantization) + tower * 2,
+        weights_bytes=weights_bytes(s, req.quantization) + tower,
         kv_bytes_per_token=kv_bytes_per_token(s, kvb),
         kv_bytes_per_block=layout.bytes_per_block,
         block_size=block,
@@ -400,7 +400,7 @@ def compute(req: PlanRequest) -> Plan:
         "family_fit": fit_source(fit) if fit is not None else "none",
     }
     if tower:
-        plan.rules["vision"], note = tower_note(gib(tower * 2), s.image_tokens)
+        plan.rules["vision"], note = tower_note(gib(tower), s.image_tokens)
         plan.notes.append(note)
     elif s.vision_params:
         plan.rules["vision"] = "text-only: limit_mm_per_prompt 0, the tower is not loaded"

@@ -156,9 +156,13 @@ def gib(n: float) -> str:
     return f"{n / GiB:.2f} GiB"
 
 
-def tower_params(req: PlanRequest) -> int:
-    """The vision tower's parameters vLLM loads for ``req`` (0: a text model, or text-only mode)."""
-    return req.shape.vision_params if tower_loaded(req.shape.vision_kind, req.limit_mm_per_prompt) else 0
+def tower_bytes(req: PlanRequest) -> int:
+    """What a vision tower holds from load on for ``req`` (0: a text model, or text-only mode): its
+    16-bit weights and Qwen3-VL's deepstack buffers (a max_num_batched_tokens x hidden each)."""
+    s = req.shape
+    if not tower_loaded(s.vision_kind, req.limit_mm_per_prompt):
+        return 0
+    return s.vision_params * 2 + s.deepstack_levels * max_num_batched_tokens(req) * s.hidden_size * 2
 
 
 def weight_bits(req: PlanRequest) -> float:

@@ -13,7 +13,14 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from console.planner.vision import image_tokens, reference_image_tokens, text_family, vision_kind, vision_params
+from console.planner.vision import (
+    deepstack_levels,
+    image_tokens,
+    reference_image_tokens,
+    text_family,
+    vision_kind,
+    vision_params,
+)
 
 
 class ShapeError(ValueError):
@@ -58,6 +65,7 @@ class ModelShape:
     #: the tokens of a REFERENCE_SIDE-pixel square picture (= ``image_tokens`` where it is fixed)
     reference_image_tokens: int = 0
     vision_kind: str = ""  # the tower's kind (planner/vision.py); "" for a text model
+    deepstack_levels: int = 0  # Qwen3-VL: a buffer per level beside the tower (planner/vision.py)
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -215,6 +223,7 @@ class ModelShape:
             image_tokens=image_tokens(config),
             reference_image_tokens=reference_image_tokens(config),
             vision_kind=vision_kind(config),
+            deepstack_levels=deepstack_levels(config),
             extra={"model_type": model_type},
         )
 
@@ -394,6 +403,7 @@ def _with_vision(shape: ModelShape, kind: str, name: str | None = None) -> Model
         image_tokens=image_tokens(config),
         reference_image_tokens=reference_image_tokens(config),
         vision_kind=vision_kind(config),
+        deepstack_levels=deepstack_levels(config),
     )
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from console.messages import Message
 from console.planner.core import Plan, PlanRequest, Verdict, compute, engine_args
 from console.planner.overheads import safe_utilization
-from console.planner.request import tower_params
+from console.planner.request import tower_bytes
 from console.planner.gpus import GPU_PROFILES, GiB
 
 #: Cost of each change: how much the user gives up (speed, quality, a new checkpoint).
@@ -117,7 +117,7 @@ def _levers(req: PlanRequest) -> list[str]:
         out.append("eager")
     if req.kv_cache_dtype != "fp8" and not g.is_cpu:
         out.append("kv_fp8")
-    if tower_params(req):
+    if tower_bytes(req):
         out.append("text_only")
     if s.quantization is None and not g.is_cpu:  # a quantized checkpoint is what it is
         if req.quantization is None:
