@@ -46,6 +46,8 @@ def test_files_elsewhere_are_refused_in_vllms_words(tmp_path: Path) -> None:
         with pytest.raises(MediaRefused) as refused:
             inline_local_images(_ask(image_part(path.as_uri())), str(folder))
         assert str(refused.value) == f"The file path {path} {rule}", path
+    with pytest.raises(MediaRefused, match="must be a subpath"):  # the other spellings of a file URL
+        inline_local_images(_ask(image_part("FILE:" + str(outside))), str(folder))
     with pytest.raises(MediaRefused, match=r"^Cannot load local files without `--allowed-local-media-path`\.$"):
         inline_local_images(_ask(image_part((folder / "link.png").as_uri())), None)
     with pytest.raises(MediaRefused, match="No such file"):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import mimetypes
 from pathlib import Path
 from typing import Any, Sequence
+from urllib.parse import urlsplit
 
 from console import vision
 from console.engine import vllm_compat
@@ -41,7 +42,9 @@ def _file_url(part: Any) -> str | None:
         return None
     spec = part.get("image_url")
     url = spec.get("url") if isinstance(spec, dict) else spec
-    return url if isinstance(url, str) and url[:7].lower() == "file://" else None
+    if not isinstance(url, str) or url[:5].lower() == "data:":  # a data URL can be megabytes: not parsed
+        return None
+    return url if urlsplit(url).scheme.lower() == "file" else None  # file:///p, file:/p, FILE://...
 
 
 def has_local_images(messages: Sequence[dict[str, Any]] | None) -> bool:
