@@ -7,7 +7,9 @@ beside ``{"type": "text", "text": ...}`` parts in a message's ``content`` list, 
 preprocessing, which loads, resizes and tokenizes the image (``engine/chat_prompt.py``). The
 console's only image code is reading a file into a ``data:`` URL (``chat_images.py``). A
 ``file://`` URL is read by vLLM itself, and only under the folder the engine allows
-(``EngineConfig.allowed_local_media_path``, vLLM's ``--allowed-local-media-path``).
+(``EngineConfig.allowed_local_media_path``, vLLM's ``--allowed-local-media-path``); a remote
+server cannot read this machine's files, so the remote engine reads them, under the same rule,
+and sends ``data:`` URLs (``engine/remote_media.py``).
 """
 
 from __future__ import annotations

@@ -39,6 +39,9 @@ from xdist_groups import pytest_collection_modifyitems  # noqa: F401  (pytest ho
 # Nothing a test connects outlives it on a shared engine (tests/shared_signals.py).
 from shared_signals import _shared_engines_keep_their_listeners, connections  # noqa: F401  (fixtures)
 
+# The vision model, its pictures, its engine and vLLM's run_batch on its lines (tests/vision_session.py).
+from vision_session import vision_batch_reference, vision_host, vision_media, vision_model  # noqa: F401  (fixtures)
+
 pin_singletons()  # PySide6 6.12 on Python 3.11 drops a reference to None per void Qt call
 
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
@@ -246,55 +249,6 @@ def _close_engines_started_ahead() -> Iterator[None]:
         host.close()
 
 
-#: KV cache of the vision fixture's engine (short prompts, a few images each).
-VISION_KV_BYTES = 32 * 1024**2
-VISION_MAX_LEN = 1024
-
-
-@pytest.fixture(scope="session")
-def vision_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The tiny random-weight vision-language checkpoint (``tests/fixtures/vision.py``: Idefics3,
-    a 3-layer vision tower, a real processor and tokenizer configuration), built once per session."""
-    from tests.fixtures.vision import make_vision
-
-    return make_vision(tmp_path_factory.mktemp("vision") / "tiny-vision")
-
-
-@pytest.fixture(scope="session")
-def vision_media(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The folder ``vision_host`` allows ``file://`` images from (``allowed_local_media_path``),
-    holding ``red.png`` (100x80) and ``wide.png`` (300x100)."""
-    from tests.fixtures.vision import png_bytes
-
-    folder = tmp_path_factory.mktemp("vision-media")
-    (folder / "red.png").write_bytes(png_bytes(100, 80))
-    (folder / "wide.png").write_bytes(png_bytes(300, 100, (20, 90, 200)))
-    return folder
-
-
-@pytest.fixture(scope="session")
-def vision_host(vision_model: Path, vision_media: Path) -> Iterator["object"]:
-    """One in-process CPU engine on ``vision_model``, shared by every vision test (engine-marked):
-    VISION_KV_BYTES of KV, VISION_MAX_LEN, ``file://`` images allowed from ``vision_media``, its
-    prefix cache reset before each test (as ``engine_host``'s); none may load another model into it."""
-    from console.config import EngineConfig
-    from console.engine.host import EngineHost
-
-    host = EngineHost()
-    host.load(
-        EngineConfig(
-            model=str(vision_model),
-            kv_cache_memory_bytes=VISION_KV_BYTES,
-            max_model_len=VISION_MAX_LEN,
-            device="cpu",
-            allowed_local_media_path=str(vision_media),
-        ),
-        "tiny-vision",
-    ).result(timeout=900)
-    yield host
-    host.close()
-
-
 #: The user's model store as setup.sh left it, read before any test points the data home elsewhere.
 USER_STORE = store_root()
 #: The converter's code: a conversion older than it is not reused.
@@ -468,12 +422,23 @@ def served_config(tiny_model: Path) -> "object":
     return EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu")
 
 
-@pytest.fixture(scope="session")
-def _vllm_server_session(served_config: "object") -> Iterator["object"]:
+def start_vllm_server(config: Any, name: str) -> Any:
+    """vLLM's OpenAI-compatible server on ``config``, started by the console's LocalServer on
+    127.0.0.1 and ready (40-100 s here); the caller closes it."""
     from console.engine.local_server import LocalServer
 
     server = LocalServer(poll_interval_s=0.5, stop_timeout_s=15)
-    server.load(served_config, "tiny").result(timeout=600)  # type: ignore[arg-type]
+    try:
+        server.load(config, name).result(timeout=600)
+    except BaseException:
+        server.close()
+        raise
+    return server
+
+
+@pytest.fixture(scope="session")
+def _vllm_server_session(served_config: "object") -> Iterator["object"]:
+    server = start_vllm_server(served_config, "tiny")
     yield server
     server.close()
 

@@ -44,6 +44,7 @@ HEAVY_FIXTURES = frozenset(
         "smollm2_host",
         "_smollm2_session_host",
         "vision_host",
+        "vision_batch_reference",
     }
 )
 #: ``python -m`` modules of the console that are heavy children (the watcher, console.children, is not).

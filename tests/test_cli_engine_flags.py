@@ -90,6 +90,10 @@ def test_without_engine_flags_a_url_is_tried(home: Path, capsys: pytest.CaptureF
     err = capsys.readouterr().err
     assert "cannot change the server" not in err
     assert f"error: Cannot reach the server at {URL}" in err
+    # the folder of a remote server's file:// pictures is the console's own rule, read on this side
+    assert main(["chat", "--engine", URL, "--allowed-local-media-path", str(home), "Hello"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot change the server" not in err and f"error: Cannot reach the server at {URL}" in err
 
 
 @pytest.mark.parametrize(

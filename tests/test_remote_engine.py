@@ -215,6 +215,26 @@ def test_an_adapter_the_server_does_not_serve_is_refused(remote: RemoteEngine) -
         check_server_adapters(remote, ["nosuch"], remote.url)
 
 
+def test_a_picture_for_a_text_only_server_is_refused_in_one_line(
+    remote: RemoteEngine, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The server's model takes no images (its /v1/models does not say; the console lets it answer):
+    vLLM's refusal becomes the console's one-line refusal, for a request and ``chat --image``."""
+    from console.cli.main import main
+    from tests.fixtures.vision import image_part, png_bytes, png_data_url, text_part
+
+    assert remote.status.info is not None and remote.status.info.takes_images is None
+    content = [image_part(png_data_url(30, 30)), text_part("What is this?")]
+    failed = remote.generate(GenerationRequest(messages=[{"role": "user", "content": content}], sampling=GREEDY), 60)
+    refusal = "tiny does not take images: load a vision model (such as Gemma 3 or Qwen2.5-VL) or remove the picture"
+    assert isinstance(failed, RequestFailed) and failed.message == refusal, failed
+    (tmp_path / "red.png").write_bytes(png_bytes(30, 30))
+    rc = main(["chat", "--engine", remote.url, "--image", str(tmp_path / "red.png"), "What is this?"])
+    err = capsys.readouterr().err
+    assert rc == 2 and [ln for ln in err.splitlines() if ln.strip()][-1] == f"error: {refusal}", err[-2000:]
+    assert "Traceback" not in err
+
+
 def test_bench_through_the_server(
     remote: RemoteEngine, tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -51,8 +51,11 @@ def test_dialog_choices(qtbot: Any) -> None:
 
     dlg = EnginePickerDialog(EngineChoice("local"))
     qtbot.addWidget(dlg)
-    assert dlg.local.isChecked() and not dlg.url.isEnabled()
+    assert dlg.local.isChecked() and not dlg.url.isEnabled() and not dlg.media_folder.isEnabled()
     dlg.remote.setChecked(True)
+    assert dlg.media_folder.isEnabled() and dlg.result_media_folder() is None
+    dlg.media_folder.setText(" /data/pictures ")  # a remote server's file:// pictures are read from here
+    assert dlg.result_media_folder() == "/data/pictures"
     dlg._on_buttons_accepted()
     assert dlg.error.text()  # no URL given: says so, stays open
     dlg.url.setText("gpu-box:8000/v1")
@@ -73,8 +76,8 @@ def test_window_switches_to_a_remote_server(home: Path, qtbot: Any, stub_url: st
     qtbot.addWidget(w)
     w.show()
     assert w.engine_picker_action.text()
-    engine = ctx.host.use(EngineChoice("remote", stub_url))
-    assert isinstance(engine, RemoteEngine)
+    engine = ctx.host.use(EngineChoice("remote", stub_url), media_folder=str(home))
+    assert isinstance(engine, RemoteEngine) and engine.allowed_local_media_path == str(home)
     info = ctx.host.connect().result(30)
     assert info.model == "stub-model" and info.max_model_len == 2048
     qtbot.waitUntil(lambda: w._status.state == EngineState.READY and w._status.model == "stub-model", timeout=5000)

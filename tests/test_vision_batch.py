@@ -16,76 +16,31 @@ from typing import Any
 
 import pytest
 
-from vllm_run_batch import bodies, run_vllm_batch
+from vllm_run_batch import bodies
 
 from console.batch.formats import read_batch_file
 from console.batch.runner import run_batch
 from console.config import SamplingSettings
 from console.engine.types import GenerationRequest, RequestFailed, RequestFinished
-from tests.fixtures.vision import IMAGE_TOKEN, png_bytes, png_data_url
+from tests.fixtures.vision import IMAGE_TOKEN, image_part, png_bytes, text_part
 
-pytestmark = pytest.mark.engine
-
-
-def _image(url: str) -> dict[str, Any]:
-    return {"type": "image_url", "image_url": {"url": url}}
-
-
-def _text(text: str) -> dict[str, Any]:
-    return {"type": "text", "text": text}
-
-
-def _line(cid: str, content: Any, **body: Any) -> dict[str, Any]:
-    return {
-        "custom_id": cid,
-        "method": "POST",
-        "url": "/v1/chat/completions",
-        "body": {
-            "messages": [{"role": "user", "content": content}],
-            "temperature": 0,
-            "max_tokens": 8,
-            "return_token_ids": True,
-            **body,
-        },
-    }
-
-
-def _lines(media: Path) -> list[dict[str, Any]]:
-    return [
-        _line("data", [_image(png_data_url(100, 80)), _text("What is in this picture?")]),
-        _line("file", [_text("Describe it:"), _image((media / "wide.png").as_uri())]),
-        _line("two", [_image((media / "red.png").as_uri()), _image(png_data_url(40, 60, (0, 160, 0))), _text("Same?")]),
-        _line("text", "No picture here, just a question."),
-    ]
+# With the other tests of vision_batch_reference (tests/xdist_groups.py), this module's too: one worker.
+pytestmark = [pytest.mark.engine, pytest.mark.xdist_group("vision-batch")]
 
 
 @pytest.fixture(scope="module")
-def both(vision_host: Any, vision_model: Path, vision_media: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """The same batch file run by the console (in process) and by vLLM's run_batch:
-    (console bodies, vLLM bodies, the input file)."""
-    from conftest import VISION_KV_BYTES, VISION_MAX_LEN
-
-    folder = tmp_path_factory.mktemp("vision-batch")
-    inp = folder / "in.jsonl"
-    inp.write_text("".join(json.dumps(x) + "\n" for x in _lines(vision_media)), encoding="utf-8")
-    ours, theirs = folder / "console.jsonl", folder / "vllm.jsonl"
+def both(
+    vision_host: Any, vision_model: Path, vision_batch_reference: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Any:
+    """The vision batch file run by the console (in process) and by vLLM's run_batch
+    (``vision_batch_reference``): (console bodies, vLLM bodies, the input file)."""
+    inp, theirs = vision_batch_reference
+    ours = tmp_path_factory.mktemp("vision-batch-console") / "console.jsonl"
     parsed = read_batch_file(inp, SamplingSettings(temperature=0.0))
     assert not parsed.errors, parsed.errors
     summary = run_batch(vision_host, parsed.requests, ours, model_name=str(vision_model))
     assert summary.succeeded == len(parsed.requests) and not summary.engine_error, summary
-    info = vision_host.status.info
-    run_vllm_batch(
-        inp,
-        theirs,
-        vision_model,
-        info.dtype,
-        VISION_MAX_LEN,
-        VISION_KV_BYTES,
-        folder,
-        "--allowed-local-media-path",
-        str(vision_media),
-    )
-    return bodies(ours), bodies(theirs), inp
+    return bodies(ours), theirs, inp
 
 
 def test_image_lines_give_vllm_run_batch_output(both: Any) -> None:
@@ -123,7 +78,7 @@ def test_a_file_outside_the_allowed_folder_is_refused(vision_host: Any, tmp_path
     outside = tmp_path / "secret.png"
     outside.write_bytes(png_bytes(30, 30))
     request = GenerationRequest(
-        messages=[{"role": "user", "content": [_image(outside.as_uri()), _text("?")]}],
+        messages=[{"role": "user", "content": [image_part(outside.as_uri()), text_part("?")]}],
         sampling=SamplingSettings(temperature=0.0, max_tokens=2),
     )
     failed = vision_host.generate(request, timeout=120)

@@ -9,6 +9,8 @@ expensive shared fixture go to one worker, as a group:
   once, in order, the next one ahead while the current one's tests run: ``conftest.family``);
 - ``smollm2``: the tests on the session's SmolLM2 engine (a build costs a minute or more);
 - ``vllm-server``: the tests on the session's vLLM server;
+- ``vision-batch``: the tests held to vLLM's run_batch on the vision lines (``vision_batch_reference``:
+  an engine start), in process and through a server;
 - any other engine or e2e test goes with the rest of its module (module fixtures build engines too).
 
 Quick tests carry no group and go wherever a worker is free. The tiny ``engine_host`` is cheap
@@ -24,6 +26,7 @@ GROUPS = (
     ("family", "families"),
     ("_smollm2_session_host", "smollm2"),
     ("_vllm_server_session", "vllm-server"),
+    ("vision_batch_reference", "vision-batch"),
 )
 HEAVY_MARKERS = ("engine", "e2e")
 

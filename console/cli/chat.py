@@ -93,8 +93,9 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
 
 
 #: What add_engine_args adds for the engine the console builds (argparse dests): a server someone
-#: else started (``--engine URL``) keeps its own, so these are refused there, never dropped.
-ENGINE_FLAGS = ("model", "preset", *ENGINE_KNOBS, *SPEED_KEYS)
+#: else started (``--engine URL``) keeps its own, so these are refused there, never dropped. Not
+#: --allowed-local-media-path: with a server the console reads those pictures itself and sends them.
+ENGINE_FLAGS = ("model", "preset", *(k for k in ENGINE_KNOBS if k != "allowed_local_media_path"), *SPEED_KEYS)
 
 
 def refuse_engine_flags(args: argparse.Namespace, url: str, also: tuple[str, ...] = ()) -> None:
@@ -216,7 +217,12 @@ def start_engine(args: argparse.Namespace, config: EngineConfig | None = None, n
                 config = config.replace(lora_modules=lora_modules_for(store, name, args.adapter))
             except (AdapterError, StoreError) as exc:
                 raise CliError(str(exc)) from None
-    host = make_engine(choice, api_key=getattr(args, "api_key", None), verify=getattr(args, "ca_cert", None) or True)
+    host = make_engine(
+        choice,
+        api_key=getattr(args, "api_key", None),
+        verify=getattr(args, "ca_cert", None) or True,
+        media_folder=getattr(args, "allowed_local_media_path", None),
+    )
     host.add_status_listener(lambda s: print(f"[engine] {s.stage}", file=sys.stderr) if s.stage else None)
     try:
         if choice.kind == "remote":

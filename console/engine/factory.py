@@ -33,9 +33,16 @@ def parse_engine_choice(value: str | None) -> EngineChoice:
 
 
 def make_engine(
-    choice: EngineChoice, *, api_key: str | None = None, metrics: MetricsStore | None = None, verify: bool | str = True
+    choice: EngineChoice,
+    *,
+    api_key: str | None = None,
+    metrics: MetricsStore | None = None,
+    verify: bool | str = True,
+    media_folder: str | None = None,
 ) -> Engine:
-    """A new, unloaded engine of the chosen kind (``load()`` starts it; a remote one ``connect()``s)."""
+    """A new, unloaded engine of the chosen kind (``load()`` starts it; a remote one ``connect()``s).
+    ``media_folder``: for a remote server, the folder whose pictures requests may name by
+    ``file://`` URLs, read here and sent (the others take it from their ``EngineConfig``)."""
     if choice.kind == "local":
         from console.engine.host import EngineHost
 
@@ -46,13 +53,15 @@ def make_engine(
         return LocalServer(metrics=metrics)
     from console.engine.remote import RemoteEngine, api_key_from_env
 
-    return RemoteEngine(
+    engine = RemoteEngine(
         choice.url,
         api_key if api_key is not None else api_key_from_env(),
         metrics=metrics,
         verify=verify,
         server=choice.server,
     )
+    engine.allowed_local_media_path = media_folder
+    return engine
 
 
 __all__ = ["EngineChoice", "EngineKind", "ServerKind", "make_engine", "parse_engine_choice"]

@@ -171,7 +171,13 @@ class Switchable(Protocol):
     @property
     def choice(self) -> EngineChoice: ...
 
-    def use(self, choice: EngineChoice, api_key: str | None = None, verify: bool | str = True) -> Engine: ...
+    def use(
+        self,
+        choice: EngineChoice,
+        api_key: str | None = None,
+        verify: bool | str = True,
+        media_folder: str | None = None,
+    ) -> Engine: ...
 
     def use_engine(self, choice: EngineChoice, build: Callable[[], E]) -> E: ...
 

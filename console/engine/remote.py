@@ -9,7 +9,8 @@ KV-cache figures), ``submit()`` sends ``/v1/chat/completions`` (messages) or
 thinking a server's reasoning parser split off travels apart: ``TokenDelta.reasoning``,
 ``RequestFinished.reasoning``);
 ``stream=False`` requests use one non-streaming call. Cancelling closes the HTTP stream, and vLLM
-aborts a request whose client went away.
+aborts a request whose client went away. A request's ``file://`` pictures are read here and sent
+as ``data:`` URLs, only from the folder the user allows (``remote_media.py``).
 
 Like the in-process host, one thread owns an asyncio loop and an ``httpx.AsyncClient``; callers on
 any thread get futures and sink calls. A monitor task polls ``/metrics`` (see
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures as cf
+import dataclasses
 import logging
 import time
 from typing import Any, TypeVar
@@ -38,7 +40,15 @@ from console.engine.choices import OpenAIChoiceCollector
 from console.engine.loop_engine import LoopEngine, RequestHandle
 from console.metrics.store import MetricsStore
 from console.engine.remote_errors import ServerError, http_error, normalize_url, transport_message
-from console.engine.remote_wire import choice_reasoning, choice_text, request_body, stream_chunks
+from console.engine.remote_media import MediaRefused, inline_local_images, text_only_refusal
+from console.engine.remote_wire import (
+    TOKENIZE_FIELDS,
+    choice_reasoning,
+    choice_text,
+    request_body,
+    split_model_cards,
+    stream_chunks,
+)
 from console.metrics.scrape import MetricsPoller, ServerPoller, cache_info, parse
 from console.metrics.trtllm_stats import poller_for
 from console.engine.types import (
@@ -56,14 +66,6 @@ from console.engine.types import (
 )
 
 log = logging.getLogger(__name__)
-#: Chat fields vLLM's ``/tokenize`` renders with, as ``/v1/chat/completions`` does.
-TOKENIZE_FIELDS = (
-    "add_generation_prompt",
-    "continue_final_message",
-    "add_special_tokens",
-    "chat_template",
-    "chat_template_kwargs",
-)
 T = TypeVar("T")
 
 #: Environment variables holding the API key when none is given (first set wins).
@@ -72,15 +74,6 @@ RECONNECTING = "reconnecting"
 
 
 RemoteHandle = RequestHandle  # the same handle as the in-process host's
-
-
-def split_model_cards(data: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, str]]:
-    """(the base model's card, its LoRA adapters name -> path) from ``/v1/models``: vLLM lists each
-    ``--lora-modules`` adapter as a card whose ``parent`` is the base model's id."""
-    bases = [c for c in data if not c.get("parent")]
-    base = bases[0] if bases else data[0]
-    adapters = {str(c.get("id")): str(c.get("root") or "") for c in data if c.get("parent") == base.get("id")}
-    return base, adapters
 
 
 class ServerEngine(LoopEngine):
@@ -319,13 +312,10 @@ class ServerEngine(LoopEngine):
         if request.messages is None or self._status.state != EngineState.READY:
             return self.count_tokens(str(self.format_prompt(request)))
         fields = request.openai_fields or {}
-        body = {
-            "model": self._served,
-            "messages": request.messages,
-            **{k: fields[k] for k in TOKENIZE_FIELDS if k in fields},
-        }
+        body: dict[str, Any] = {"model": self._served, **{k: fields[k] for k in TOKENIZE_FIELDS if k in fields}}
 
         async def ask() -> int:
+            body["messages"] = (await self._outgoing(request)).messages  # local pictures read here
             resp = await self._http().post(self.url + "/tokenize", timeout=10.0, json=body)
             if resp.status_code != 200:
                 raise http_error(self.url, resp.status_code, resp.content)
@@ -333,8 +323,12 @@ class ServerEngine(LoopEngine):
 
         try:
             return asyncio.run_coroutine_threadsafe(ask(), self._ensure_loop()).result(15)
-        except ServerError:
+        except (ServerError, MediaRefused):
             return self.count_tokens(str(self.format_prompt(request)))
+
+    async def _outgoing(self, request: GenerationRequest) -> GenerationRequest:
+        """``request`` as the server is sent it (a :class:`RemoteEngine` reads local pictures for it)."""
+        return request
 
     def _not_ready_message(self) -> str:
         return self._status.error or f"The engine is {self._status.state.value}: connect first"
@@ -351,7 +345,7 @@ class ServerEngine(LoopEngine):
         emit, finish = self._emitters(sink, handle)
 
         try:
-            path, body = request_body(request, self._served)
+            path, body = request_body(await self._outgoing(request), self._served)
             client = self._http()
             collected = OpenAIChoiceCollector()
             if not request.stream:
@@ -428,10 +422,13 @@ class ServerEngine(LoopEngine):
             message = transport_message(self.url, exc, "".join(parts))
             self._lost(message)  # before the event: a batch checks the status when it sees the failure
             finish(RequestFailed(rid, message, "".join(parts)))
+        except MediaRefused as exc:  # a picture refused before sending: this request alone fails
+            finish(RequestFailed(rid, str(exc), ""))
         except ServerError as exc:
             if exc.status >= 500 and not await self._healthy():
                 self._lost(str(exc))
-            finish(RequestFailed(rid, str(exc), "".join(parts)))
+            refused = text_only_refusal(str(exc), request.messages, self._served)  # a text-only model's
+            finish(RequestFailed(rid, refused or str(exc), "".join(parts)))
         except Exception as exc:
             finish(RequestFailed(rid, f"{type(exc).__name__}: {exc}", "".join(parts)))
         finally:
@@ -459,6 +456,15 @@ class RemoteEngine(ServerEngine):
     :class:`~console.engine.interface.Loader`."""
 
     kind = "remote"
+    #: The folder whose files requests may name as pictures (``file://`` URLs): the console reads
+    #: them and sends ``data:`` URLs, which the server can read (None: every such file is refused).
+    allowed_local_media_path: str | None = None
+
+    async def _outgoing(self, request: GenerationRequest) -> GenerationRequest:
+        if request.messages is None:
+            return request
+        messages = await asyncio.to_thread(inline_local_images, request.messages, self.allowed_local_media_path)
+        return request if messages is request.messages else dataclasses.replace(request, messages=messages)
 
     def connect(self, name: str | None = None) -> cf.Future[EngineInfo]:
         """Connect to the server (``/health``, ``/v1/models``, ``/metrics``)."""

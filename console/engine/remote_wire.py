@@ -16,6 +16,25 @@ from console.engine.remote_errors import ServerError, server_message
 from console.engine.types import GenerationRequest
 
 
+#: Chat fields vLLM's ``/tokenize`` renders with, as ``/v1/chat/completions`` does.
+TOKENIZE_FIELDS = (
+    "add_generation_prompt",
+    "continue_final_message",
+    "add_special_tokens",
+    "chat_template",
+    "chat_template_kwargs",
+)
+
+
+def split_model_cards(data: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, str]]:
+    """(the base model's card, its LoRA adapters name -> path) from ``/v1/models``: vLLM lists each
+    ``--lora-modules`` adapter as a card whose ``parent`` is the base model's id."""
+    bases = [c for c in data if not c.get("parent")]
+    base = bases[0] if bases else data[0]
+    adapters = {str(c.get("id")): str(c.get("root") or "") for c in data if c.get("parent") == base.get("id")}
+    return base, adapters
+
+
 def request_body(request: GenerationRequest, served: str) -> tuple[str, dict[str, Any]]:
     """(path, JSON body) of ``request`` for an OpenAI-compatible server serving ``served``."""
     s: SamplingSettings = request.sampling

@@ -70,12 +70,21 @@ class EngineSwitch:
             except Exception:
                 log.exception("status listener failed")
 
-    def use(self, choice: EngineChoice, api_key: str | None = None, verify: bool | str = True) -> Engine:
+    def use(
+        self,
+        choice: EngineChoice,
+        api_key: str | None = None,
+        verify: bool | str = True,
+        media_folder: str | None = None,
+    ) -> Engine:
         """Close the current backend (its model is unloaded, a console-launched server stopped)
-        and put a new, unloaded one of ``choice`` in its place. Blocks while the old one shuts
-        down: call it off the GUI thread."""
+        and put a new, unloaded one of ``choice`` in its place (``media_folder``: a remote
+        server's, ``make_engine``). Blocks while the old one shuts down: call it off the GUI thread."""
         return self.use_engine(
-            choice, lambda: make_engine(choice, api_key=api_key, metrics=self.metrics, verify=verify)
+            choice,
+            lambda: make_engine(
+                choice, api_key=api_key, metrics=self.metrics, verify=verify, media_folder=media_folder
+            ),
         )
 
     def use_engine(self, choice: EngineChoice, build: Callable[[], E]) -> E:

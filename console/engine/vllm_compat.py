@@ -123,6 +123,13 @@ def completion_request_class() -> Any:
     )
 
 
+def media_connector(allowed_local_media_path: str | None) -> Any:
+    """vLLM's ``MediaConnector`` with its ``--allowed-local-media-path`` rule for a folder (None:
+    none; raises ValueError, vLLM's, for a folder that is not one)."""
+    cls = _first([("vllm.multimodal.media.connector", "MediaConnector"), ("vllm.multimodal.utils", "MediaConnector")])
+    return cls(allowed_local_media_path=allowed_local_media_path or "")
+
+
 def flexible_argument_parser() -> Any:
     return _first([("vllm.utils.argparse_utils", "FlexibleArgumentParser"), ("vllm.utils", "FlexibleArgumentParser")])
 

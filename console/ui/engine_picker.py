@@ -53,9 +53,13 @@ class EnginePickerDialog(QDialog):
         self.api_key = QLineEdit(self)
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
         self.api_key.setPlaceholderText(self.tr("optional"))
+        #: the folder whose pictures requests may name by file:// URLs (batch lines): read here and sent
+        self.media_folder = QLineEdit(self)
+        self.media_folder.setPlaceholderText(self.tr("optional: file:// pictures of batch lines are read from here"))
         form = QFormLayout()
         form.addRow(self.tr("Server URL"), self.url)
         form.addRow(self.tr("API key"), self.api_key)
+        form.addRow(self.tr("Pictures folder"), self.media_folder)
         note = QLabel(
             self.tr(
                 "TLS certificates are verified. A remote server uses its own model and settings; "
@@ -83,6 +87,7 @@ class EnginePickerDialog(QDialog):
     def _on_remote_toggled(self, checked: bool) -> None:
         self.url.setEnabled(checked)
         self.api_key.setEnabled(checked)
+        self.media_folder.setEnabled(checked)
 
     def _on_buttons_accepted(self) -> None:
         try:
@@ -99,6 +104,10 @@ class EnginePickerDialog(QDialog):
 
     def result_choice(self) -> tuple[EngineChoice, str | None]:
         return self._choice, (self.api_key.text().strip() or None)
+
+    def result_media_folder(self) -> str | None:
+        """The folder a remote server's ``file://`` pictures are read from here (None: none)."""
+        return self.media_folder.text().strip() or None
 
 
 class ServerLogDock(QDockWidget):
@@ -189,9 +198,10 @@ def add_engine_picker(window: QMainWindow, switch: Switchable, menu: Any) -> Ser
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
         choice, key = dialog.result_choice()
+        folder = dialog.result_media_folder()
 
         def work() -> Engine:
-            engine = switch.use(choice, api_key=key)
+            engine = switch.use(choice, api_key=key, media_folder=folder)
             if choice.kind == "remote" and isinstance(engine, Connectable):
                 engine.connect().result()
             return engine

@@ -2284,6 +2284,11 @@
     </message>
     <message>
       <location filename="../../console/ui/engine_picker.py" />
+      <source>Pictures folder</source>
+      <translation>图片文件夹</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
       <source>Server URL</source>
       <translation>服务器 URL</translation>
     </message>
@@ -2296,6 +2301,11 @@
       <location filename="../../console/ui/engine_picker.py" />
       <source>optional</source>
       <translation>可选</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/engine_picker.py" />
+      <source>optional: file:// pictures of batch lines are read from here</source>
+      <translation>可选：批处理行中的 file:// 图片从此文件夹读取</translation>
     </message>
   </context>
   <context>
