@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from console.planner.config_keys import quant_method, quant_variant, sliding_layers
 from console.planner.vision import (
     deepstack_levels,
     image_tokens,
@@ -194,10 +195,10 @@ class ModelShape:
         experts = int(cfg.get("num_experts") or cfg.get("num_local_experts") or cfg.get("n_routed_experts") or 0)
         moe_inter = int(cfg.get("moe_intermediate_size") or (inter if experts else 0))
         qcfg = dict(config.get("quantization_config") or {})
-        quant = _quant_method(qcfg)
+        quant = quant_method(qcfg)
         dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
         model_type = text_family(str(cfg.get("model_type") or config.get("model_type", "")))
-        window, sliding = _sliding_layers(cfg, layers)
+        window, sliding = sliding_layers(cfg, layers)
         return cls(
             layers=layers,
             hidden_size=hidden,
@@ -218,7 +219,7 @@ class ModelShape:
             family=model_type,
             sliding_window=window,
             sliding_layers=sliding,
-            quant_variant=_quant_variant(qcfg),
+            quant_variant=quant_variant(qcfg),
             vision_params=vision_params(config),
             image_tokens=image_tokens(config),
             reference_image_tokens=reference_image_tokens(config),
@@ -226,52 +227,6 @@ class ModelShape:
             deepstack_levels=deepstack_levels(config),
             extra={"model_type": model_type},
         )
-
-
-def _sliding_layers(cfg: dict[str, Any], layers: int) -> tuple[int, int]:
-    """(window, layers that use it) from a config: ``layer_types`` (gpt-oss, Gemma-3 in newer
-    transformers), else Gemma-3's ``sliding_window_pattern`` (every Nth layer is global), else a
-    window that every layer uses (Mistral v0.1's ``sliding_window`` with ``use_sliding_window``)."""
-    window = int(cfg.get("sliding_window") or 0)
-    if not window:
-        return 0, 0
-    types = cfg.get("layer_types")
-    if isinstance(types, list) and types:
-        return window, sum(1 for t in types if "sliding" in str(t))
-    pattern = cfg.get("sliding_window_pattern")
-    if isinstance(pattern, int) and pattern > 1:
-        return window, layers - layers // pattern
-    if cfg.get("use_sliding_window") is False or str(cfg.get("model_type", "")).startswith("qwen"):
-        return 0, 0  # Qwen configs name a window they do not use
-    return window, layers
-
-
-def _quant_method(qcfg: dict[str, Any]) -> str | None:
-    """The config's quant_method, with llm-compressor's compressed-tensors named by what it holds:
-    8-bit float weights are "fp8", 4-bit integer weights (W4A16) plan as "gptq"."""
-    method = qcfg.get("quant_method")
-    if method != "compressed-tensors":
-        return str(method) if method else None
-    for group in (qcfg.get("config_groups") or {}).values():
-        weights = (group or {}).get("weights") or {}
-        bits, kind = weights.get("num_bits"), weights.get("type")
-        if bits == 8 and kind == "float":
-            return "fp8"
-        if bits == 4 and kind == "int":
-            return "gptq"
-    return str(method)
-
-
-def _quant_variant(qcfg: dict[str, Any]) -> str:
-    if qcfg.get("weight_block_size"):
-        return "block"
-    groups = qcfg.get("config_groups")
-    if isinstance(groups, dict):
-        for group in groups.values():
-            strategy = ((group or {}).get("weights") or {}).get("strategy")
-            if strategy:
-                return str(strategy)
-    return ""
 
 
 def _shape(

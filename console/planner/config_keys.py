@@ -1,0 +1,55 @@
+"""What a Hugging Face ``config.json`` says about how vLLM lays a model out beyond its widths:
+sliding-window layers and the quantization method and variant (``ModelShape.from_hf_config``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def sliding_layers(cfg: dict[str, Any], layers: int) -> tuple[int, int]:
+    """(window, layers that use it) from a config: ``layer_types`` (gpt-oss, Gemma-3 in newer
+    transformers), else Gemma-3's ``sliding_window_pattern`` (every Nth layer is global), else a
+    window that every layer uses (Mistral v0.1's ``sliding_window`` with ``use_sliding_window``)."""
+    window = int(cfg.get("sliding_window") or 0)
+    if not window:
+        return 0, 0
+    types = cfg.get("layer_types")
+    if isinstance(types, list) and types:
+        return window, sum(1 for t in types if "sliding" in str(t))
+    pattern = cfg.get("sliding_window_pattern")
+    if isinstance(pattern, int) and pattern > 1:
+        return window, layers - layers // pattern
+    if cfg.get("use_sliding_window") is False or str(cfg.get("model_type", "")).startswith("qwen"):
+        return 0, 0  # Qwen configs name a window they do not use
+    return window, layers
+
+
+def quant_method(qcfg: dict[str, Any]) -> str | None:
+    """The config's quant_method, with llm-compressor's compressed-tensors named by what it holds:
+    8-bit float weights are "fp8", 4-bit integer weights (W4A16) plan as "gptq"."""
+    method = qcfg.get("quant_method")
+    if method != "compressed-tensors":
+        return str(method) if method else None
+    for group in (qcfg.get("config_groups") or {}).values():
+        weights = (group or {}).get("weights") or {}
+        bits, kind = weights.get("num_bits"), weights.get("type")
+        if bits == 8 and kind == "float":
+            return "fp8"
+        if bits == 4 and kind == "int":
+            return "gptq"
+    return str(method)
+
+
+def quant_variant(qcfg: dict[str, Any]) -> str:
+    if qcfg.get("weight_block_size"):
+        return "block"
+    groups = qcfg.get("config_groups")
+    if isinstance(groups, dict):
+        for group in groups.values():
+            strategy = ((group or {}).get("weights") or {}).get("strategy")
+            if strategy:
+                return str(strategy)
+    return ""
+
+
+__all__ = ["quant_method", "quant_variant", "sliding_layers"]
