@@ -55,7 +55,7 @@ FAMILY_TABLE: tuple[Family, ...] = (
         "ChatML; a picture is <|vision_start|><|image_pad|>...<|vision_end|>, one token per 28 x 28 px (Qwen2.5-VL) "
         "or 32 x 32 px (Qwen3-VL), up to 16,384 a picture: cap it with mm_processor_kwargs max_pixels",
         tool_parser="hermes",
-        preset_4090="Qwen2.5-VL-7B AWQ or Qwen3-VL-8B FP8, 8k context, pictures capped at 1,280 tokens",
+        preset_4090="Qwen2.5-VL-7B AWQ or Qwen3-VL-8B FP8, 32k context",
     ),
     Family(
         "qwen3",
