@@ -10,11 +10,13 @@ Usage on the GPU machine (vLLM importable):
 
 Shapes: Gemma-3 (12B FP8-dynamic, 4B), with the published text part (``console/planner/published.py``)
 and the vision tower SigLIP-so400m at 896 px (256 tokens an image), and Qwen2.5-VL-7B AWQ and
-Qwen3-VL-8B FP8 as published (``vision_qwen.py``: an image's tokens grow with its size, up to 16,384).
+Qwen3-VL-8B FP8 as published (``vision_qwen.py``: an image's tokens grow with its size, up to 16,384),
+and Mistral-Small-3.1-24B W4A16 as published (``vision_mistral.py``: Pixtral, at most 3,080 tokens).
 Each shape is loaded as the text model (``text``: Gemma3ForCausalLM, Qwen2ForCausalLM,
-Qwen3ForCausalLM) and as the vision model (``vision``, one image a prompt, no video), and the Qwen
-ones also with the images capped at 1,280 tokens (``vision-capped``: ``mm_processor_kwargs``
-``max_pixels``), each in its own process, through ``fit_check.run_load``, at every context. A vision
+Qwen3ForCausalLM, MistralForCausalLM) and as the vision model (``vision``, one image a prompt, no
+video), the Qwen ones also with the images capped at 1,280 tokens (``vision-capped``:
+``mm_processor_kwargs`` ``max_pixels``), and in text-only mode (``vision-textonly``: every picture
+limit 0), each in its own process, through ``fit_check.run_load``, at every context. A vision
 folder holds a processor whose tokenizer is built offline with the real special-token ids (the
 profile run needs a processor to make its dummy image; its words never matter for memory). One JSON
 line per load in ``OUTDIR/vision-loads.jsonl`` (vLLM's memory report, KV tokens, NVML peak, and
@@ -27,8 +29,10 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import sys
+import os
 import re
+import shutil
+import sys
 import tarfile
 import time
 from collections.abc import Callable
@@ -40,6 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import fit_check  # noqa: E402  (beside this file)
+import vision_mistral  # noqa: E402
 import vision_qwen  # noqa: E402
 from console.planner.published import published_config  # noqa: E402
 
@@ -104,6 +109,9 @@ class Shape:
     write_processor: Callable[[Path, dict[str, Any]], None]
     limit_mm: dict[str, int]
     capped: dict[str, Any] | None = None
+    #: a sitecustomize.py put first on PYTHONPATH for the vision loads (Mistral-3: vLLM 0.26's
+    #: pixtral.py imports names transformers 5.17 no longer has; see pixtral_compat_sitecustomize.py)
+    shim: Path | None = None
 
 
 def shapes(smoke: bool, names: list[str] | None = None) -> dict[str, Shape]:
@@ -125,6 +133,10 @@ def shapes(smoke: bool, names: list[str] | None = None) -> dict[str, Shape]:
         for name, (text, vision) in vision_qwen.shapes().items():
             capped = vision_qwen.capped_kwargs(vision)
             out[name] = Shape(text, vision, vision_qwen.write_processor, {"image": 1, "video": 0}, capped)
+    if not want or want & set(vision_mistral.MISTRAL_REPOS):
+        shim = HERE / "pixtral_compat_sitecustomize.py"
+        for name, (text, vision) in vision_mistral.shapes().items():
+            out[name] = Shape(text, vision, vision_mistral.write_processor, {"image": 1}, None, shim)
     if names:
         unknown = [n for n in names if n not in out]
         assert not unknown, f"unknown shapes {unknown}; known: {sorted(out)}"
@@ -220,8 +232,9 @@ _LOAD = (
 try:
     from vllm.multimodal import MULTIMODAL_REGISTRY
     mc = llm.llm_engine.vllm_config.model_config
-    info = MULTIMODAL_REGISTRY.create_processor(mc).info
-    most = info.get_mm_max_tokens_per_item(seq_len=mc.max_model_len, mm_counts={"image": 1})
+    from vllm.multimodal.encoder_budget import get_mm_max_toks_per_item
+    processor = MULTIMODAL_REGISTRY.create_processor(mc)
+    most = get_mm_max_toks_per_item(mc, MULTIMODAL_REGISTRY, processor, {"image": 1})
     print("MMRESULT " + json.dumps({"max_tokens_per_image": int(most["image"])}), flush=True)
 except Exception as e:
     print("MMRESULT " + json.dumps({"max_tokens_per_image_error": repr(e)[:300]}), flush=True)
@@ -323,7 +336,18 @@ def load(
         print(f"{name} {kind} @ {context}: {json.dumps(args)}", flush=True)
         return 0
     log = out / "logs" / f"{name}-{kind}-{context}{'-compiled' if a.compiled else ''}.log"
-    result = fit_check.run_load(args, log, nvml, a.timeout_s, script=fit_check._LOAD if kind == "text" else _LOAD)
+    saved = os.environ.get("PYTHONPATH")
+    if shape.shim is not None and kind != "text":  # every process of the load, vLLM's inspection too
+        (out / "compat").mkdir(exist_ok=True)
+        shutil.copyfile(shape.shim, out / "compat" / "sitecustomize.py")
+        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str((out / "compat").resolve()), saved) if p)
+    try:
+        result = fit_check.run_load(args, log, nvml, a.timeout_s, script=fit_check._LOAD if kind == "text" else _LOAD)
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = saved
     record = {
         "shape": name,
         "kind": kind,
@@ -333,6 +357,7 @@ def load(
         "vllm_version": version,
         "engine_args": {k: v for k, v in args.items() if k not in ("model", "load_format", "seed")},
         "mm_processor_kwargs": args.get("mm_processor_kwargs"),
+        "shim": shape.shim.name if shape.shim is not None and kind != "text" else None,
         "config": config,
         **result,
     }
