@@ -27,9 +27,9 @@ RECORDS = [
 #: The Gemma-3 text and vision loads (the Qwen-VL shapes, whose images are size-dependent, and the
 #: text-only-mode loads are replayed on their own below).
 LOADS = [r for r in RECORDS if r["shape"].startswith("gemma") and r["kind"] in ("text", "vision")]
-#: Qwen2.5-VL-7B AWQ and Qwen3-VL-8B FP8 (2026-12-04, the same H200 and vLLM 0.26.0), and every
-#: vision model loaded with its picture limits at 0 (vLLM's text-only mode).
-QWEN = [r for r in RECORDS if r["shape"].startswith("qwen")]
+#: Qwen2.5-VL-7B AWQ, Qwen3-VL-8B FP8 and Mistral-Small-3.1-24B W4A16 (2026-12-04, the same H200
+#: and vLLM 0.26.0), and every vision model loaded with its picture limits at 0 (text-only mode).
+OTHERS = [r for r in RECORDS if not r["shape"].startswith("gemma")]
 TEXT_ONLY = [r for r in RECORDS if r["kind"] == "vision-textonly"]
 
 
@@ -108,24 +108,31 @@ def test_vision_parts_read_from_a_config() -> None:
     assert vision_params({"architectures": ["LlamaForCausalLM"], "hidden_size": 64}) == 0
 
 
-@pytest.mark.parametrize("record", QWEN + TEXT_ONLY, ids=_id)
-def test_qwen_vl_and_text_only_loads_are_planned_within_1_percent(record: dict) -> None:
-    """Qwen-VL's tower (and Qwen3-VL's deepstack buffers, 3 x 8,192 x 4,096 x 2 B) counted, the
-    text model's family calibration for the rest; a picture limit of 0 leaves the tower out."""
+@pytest.mark.parametrize("record", OTHERS + [r for r in TEXT_ONLY if r not in OTHERS], ids=_id)
+def test_other_vision_families_and_text_only_loads_are_planned_within_1_percent(record: dict) -> None:
+    """Qwen-VL's and Pixtral's towers (and Qwen3-VL's deepstack buffers, 3 x 8,192 x 4,096 x 2 B)
+    counted, the text model's family calibration for the rest; a picture limit of 0 leaves the
+    tower out. Compiled (Qwen2.5-VL), within 3% and below, as for the text models."""
     p = _plan(record)
-    assert abs(p.vllm_kv_tokens / record["kv_tokens"] - 1) <= 0.01, (p.vllm_kv_tokens, record["kv_tokens"])
+    error = p.vllm_kv_tokens / record["kv_tokens"] - 1
+    assert (abs(error) <= 0.01) if _mode(record) == "eager" else (-0.03 <= error <= 0), (error, record["kv_tokens"])
     assert p.rules["calibration"] == "exact"
     assert abs(p.per_gpu[0].weights_bytes / GiB - record["report"]["weights_gib"]) <= 0.26
     assert ("vision" in p.rules and p.rules["vision"].startswith("text-only")) == (record["kind"] == "vision-textonly")
 
 
 def test_the_tower_vllm_adds_over_text_only_mode_is_the_planners() -> None:
-    by = {(r["shape"], r["kind"]): r for r in QWEN + TEXT_ONLY}
-    for shape, kind in (("qwen2.5-vl-7b-awq", "vision"), ("qwen3-vl-8b-fp8", "vision-capped")):
+    by = {(r["shape"], r["kind"]): r for r in OTHERS + TEXT_ONLY if _mode(r) == "eager"}
+    towers = (
+        ("qwen2.5-vl-7b-awq", "vision"),
+        ("qwen3-vl-8b-fp8", "vision-capped"),
+        ("mistral-small-3.1-24b-w4a16", "vision"),
+    )
+    for shape, kind in towers:
         loaded, text_only = by[(shape, kind)], by[(shape, "vision-textonly")]
         vllm_tower = loaded["report"]["weights_gib"] - text_only["report"]["weights_gib"]
         planned = (_plan(loaded).per_gpu[0].weights_bytes - _plan(text_only).per_gpu[0].weights_bytes) / GiB
-        assert vllm_tower > 1.2 and abs(planned - vllm_tower) <= 0.03, (shape, planned, vllm_tower)
+        assert vllm_tower > 0.8 and abs(planned - vllm_tower) <= 0.03, (shape, planned, vllm_tower)
     # Qwen-VL's profile run (one 16,384-token picture, or six of 1,280 when capped) peaks under the
     # text model's own at 8,192 batched tokens: no reserve beyond it
     text, vision = by[("qwen2.5-vl-7b-awq", "text")], by[("qwen2.5-vl-7b-awq", "vision")]

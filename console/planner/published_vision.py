@@ -153,6 +153,9 @@ def _mistral3(text: dict[str, Any]) -> dict[str, Any]:
         "projector_hidden_act": "gelu",
         "spatial_merge_size": 2,
         "vision_feature_layer": -1,
+        # the checkpoint ships its own lm_head, as the text model does; without this key transformers'
+        # Mistral3Config ties it to the embeddings (config_keys.tied_embeddings)
+        "tie_word_embeddings": False,
         "torch_dtype": text.get("torch_dtype", "bfloat16"),
     }
 

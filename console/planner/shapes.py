@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from console.planner.config_keys import quant_method, quant_variant, sliding_layers
+from console.planner.config_keys import quant_method, quant_variant, sliding_layers, tied_embeddings
 from console.planner.vision import (
     deepstack_levels,
     image_tokens,
@@ -208,7 +208,7 @@ class ModelShape:
             intermediate_size=inter,
             vocab_size=vocab,
             max_position_embeddings=max_pos,
-            tie_word_embeddings=bool(config.get("tie_word_embeddings", cfg.get("tie_word_embeddings", False))),
+            tie_word_embeddings=tied_embeddings(config, cfg),
             name=name,
             attention_bias=bool(cfg.get("attention_bias", model_type.startswith("qwen2"))),
             weight_bytes=4 if dtype == "float32" else 2,
