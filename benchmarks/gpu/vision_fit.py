@@ -47,26 +47,12 @@ import fit_check  # noqa: E402  (beside this file)
 import vision_mistral  # noqa: E402
 import vision_qwen  # noqa: E402
 from console.planner.published import published_config  # noqa: E402
+from console.planner.published_vision import SIGLIP_896, with_vision  # noqa: E402
 
 #: text: the text model alone; vision: the vision model; vision-capped: Qwen-VL's pictures capped at
 #: 1,280 tokens; vision-textonly: the vision model with every picture limit 0 (vLLM skips the tower)
 KINDS = ("text", "vision", "vision-capped", "vision-textonly")
 
-#: Gemma-3's vision tower as published (google/gemma-3-*-it: SigLIP so400m, patch 14, 896 px).
-SIGLIP_896: dict[str, Any] = {
-    "model_type": "siglip_vision_model",
-    "hidden_size": 1152,
-    "intermediate_size": 4304,
-    "num_hidden_layers": 27,
-    "num_attention_heads": 16,
-    "image_size": 896,
-    "patch_size": 14,
-    "num_channels": 3,
-    "layer_norm_eps": 1e-06,
-    "hidden_act": "gelu_pytorch_tanh",
-    "attention_dropout": 0.0,
-    "vision_use_head": False,
-}
 #: google/gemma-3-4b-it's text part (published config.json).
 GEMMA3_4B_TEXT: dict[str, Any] = {
     "architectures": ["Gemma3ForCausalLM"],
@@ -94,8 +80,6 @@ GEMMA3_4B_TEXT: dict[str, Any] = {
     "torch_dtype": "bfloat16",
 }
 BOI, EOI, IMAGE = 255999, 256000, 262144
-#: The vision parts stay 16-bit in RedHatAI's FP8-dynamic Gemma-3 (its quantization_config ignores them).
-VISION_IGNORE = ["re:.*vision_tower.*", "re:.*multi_modal_projector.*", "lm_head"]
 
 
 @dataclass(frozen=True)
@@ -148,26 +132,10 @@ def _gemma(text: dict[str, Any], tower: dict[str, Any]) -> Shape:
     return Shape(text, vision_config(text, tower), lambda folder, _config: write_processor(folder), {"image": 1})
 
 
-def vision_config(text: dict[str, Any], vision: dict[str, Any]) -> dict[str, Any]:
-    """The Gemma3ForConditionalGeneration config.json around ``text`` (its quantization moved up,
-    the vision parts left out of it)."""
-    inner = {k: v for k, v in text.items() if k not in ("architectures", "quantization_config", "torch_dtype")}
-    out: dict[str, Any] = {
-        "architectures": ["Gemma3ForConditionalGeneration"],
-        "model_type": "gemma3",
-        "text_config": inner,
-        "vision_config": vision,
-        "boi_token_index": BOI,
-        "eoi_token_index": EOI,
-        "image_token_index": IMAGE,
-        "mm_tokens_per_image": 256,
-        "initializer_range": 0.02,
-        "torch_dtype": text.get("torch_dtype", "bfloat16"),
-    }
-    quant = text.get("quantization_config")
-    if quant is not None:
-        out["quantization_config"] = {**copy.deepcopy(quant), "ignore": VISION_IGNORE}
-    return out
+def vision_config(text: dict[str, Any], tower: dict[str, Any]) -> dict[str, Any]:
+    """The Gemma3ForConditionalGeneration config.json around ``text`` as published
+    (``published_vision.with_vision``), with ``tower`` as its vision part (the smoke test's tiny one)."""
+    return {**with_vision(text, "gemma3"), "vision_config": tower}
 
 
 def write_processor(folder: Path) -> None:
