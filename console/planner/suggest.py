@@ -21,6 +21,7 @@ from console.messages import Message
 from console.planner.core import Plan, PlanRequest, Verdict, compute, engine_args
 from console.planner.overheads import safe_utilization
 from console.planner.request import tower_bytes
+from console.planner.vision import tower_modalities
 from console.planner.gpus import GPU_PROFILES, GiB
 
 #: Cost of each change: how much the user gives up (speed, quality, a new checkpoint).
@@ -90,8 +91,8 @@ def _apply(req: PlanRequest, levers: tuple[str, ...]) -> tuple[PlanRequest, dict
         if q in levers:
             changes["quantization"] = q
     if "text_only" in levers:  # every modality of the tower at 0 a prompt: vLLM skips loading it
-        video = {"video": 0} if req.shape.vision_kind.startswith("qwen") else {}
-        changes["limit_mm_per_prompt"] = {**(req.limit_mm_per_prompt or {}), "image": 0, **video}
+        off = {m: 0 for m in tower_modalities(req.shape.vision_kind)}
+        changes["limit_mm_per_prompt"] = {**(req.limit_mm_per_prompt or {}), **off}
     new = req.with_changes(**changes) if changes else req
     new, repairs = _repair(new)
     changes.update(repairs)
