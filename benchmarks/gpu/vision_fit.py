@@ -44,6 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import fit_check  # noqa: E402  (beside this file)
+from offline_folder import save_word_level  # noqa: E402
 import vision_mistral  # noqa: E402
 import vision_qwen  # noqa: E402
 from console.planner.published import published_config  # noqa: E402
@@ -141,16 +142,11 @@ def vision_config(text: dict[str, Any], tower: dict[str, Any]) -> dict[str, Any]
 def write_processor(folder: Path) -> None:
     """A Gemma3Processor with an offline word-level tokenizer holding the real special-token ids
     (and the newline runs vLLM's Gemma-3 processing looks up)."""
-    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
-
     special = {0: "<pad>", 1: "<eos>", 2: "<bos>", 3: "<unk>", BOI: "<start_of_image>", EOI: "<end_of_image>"}
     special[IMAGE] = "<image_soft_token>"
     special.update({107 + n: "\n" * (n + 1) for n in range(4)})  # vLLM's Gemma-3 looks up "\n" ... "\n\n\n\n"
     vocab = {special.get(i, f"<w{i}>"): i for i in range(IMAGE + 1)}
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in special.values()])
-    tok.save(str(folder / "tokenizer.json"))
+    save_word_level(folder, vocab, special)
     config = {
         "tokenizer_class": "PreTrainedTokenizerFast",
         "bos_token": "<bos>",

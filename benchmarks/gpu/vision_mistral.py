@@ -27,7 +27,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from console.planner.published import published_config
+from offline_folder import published_pair, save_word_level
 
 #: name in vision_fit.py -> curated repository.
 MISTRAL_REPOS = {"mistral-small-3.1-24b-w4a16": "RedHatAI/Mistral-Small-3.1-24B-Instruct-2503-quantized.w4a16"}
@@ -108,13 +108,7 @@ def special_tokens() -> dict[int, str]:
 
 def shapes() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
     """name -> (text config, vision config) as published (``console/planner/published*.py``)."""
-    out = {}
-    for name, repo in MISTRAL_REPOS.items():
-        text = published_config(repo, text_only=True)
-        vision = published_config(repo)
-        assert text is not None and vision is not None, f"no published config for {repo}"
-        out[name] = (text, vision)
-    return out
+    return {name: published_pair(repo) for name, repo in MISTRAL_REPOS.items()}
 
 
 def check_config(config: dict[str, Any]) -> None:
@@ -134,15 +128,10 @@ def check_config(config: dict[str, Any]) -> None:
 def write_processor(folder: Path, config: dict[str, Any]) -> None:
     """The processor files beside ``config.json``: tokenizer (offline, Tekken's special ids), image
     processor and processor configs, the chat template."""
-    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
-
     check_config(config)
     special = special_tokens()
     vocab = {special.get(i, f"<w{i}>"): i for i in range(VOCAB)}
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in special.values()])
-    tok.save(str(folder / "tokenizer.json"))
+    save_word_level(folder, vocab, special)
     tconfig = {
         "tokenizer_class": "PreTrainedTokenizerFast",
         "bos_token": "<s>",

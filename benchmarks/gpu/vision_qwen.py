@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from console.planner.published import published_config
+from offline_folder import published_pair, save_word_level
 
 #: name in vision_fit.py -> curated repository.
 QWEN_REPOS = {
@@ -143,13 +143,7 @@ def shapes() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
     """name -> (text config, vision config): the text model and the vision model as published
     (``console/planner/published.py``; the FP8 build's skip list names every tower linear, as
     Qwen's does: vLLM's FP8 skips a layer only on its exact name)."""
-    out = {}
-    for name, repo in QWEN_REPOS.items():
-        text = published_config(repo, text_only=True)
-        vision = published_config(repo)
-        assert text is not None and vision is not None, f"no published config for {repo}"
-        out[name] = (text, vision)
-    return out
+    return {name: published_pair(repo) for name, repo in QWEN_REPOS.items()}
 
 
 def check_ids(config: dict[str, Any]) -> None:
@@ -163,8 +157,6 @@ def check_ids(config: dict[str, Any]) -> None:
 def write_processor(folder: Path, config: dict[str, Any]) -> None:
     """The processor files beside ``config.json``: tokenizer (offline, real special-token ids), image
     and video processor configs as published, the chat template."""
-    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
-
     check_ids(config)
     fam = family(config)
     special = dict(QWEN_SPECIAL)
@@ -172,11 +164,7 @@ def write_processor(folder: Path, config: dict[str, Any]) -> None:
     top = max(special | words)
     vocab = {special.get(i, words.get(i, f"<w{i}>")): i for i in range(top + 1)}
     vocab["<unk>"] = vocab.pop("<w0>")  # Qwen has no unknown token; the word-level model needs one
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in special.values()])
-    tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in words.values()])
-    tok.save(str(folder / "tokenizer.json"))
+    save_word_level(folder, vocab, special, words)
     processor = "Qwen2_5_VLProcessor" if fam == "qwen2_5_vl" else "Qwen3VLProcessor"
     tconfig = {
         "tokenizer_class": "PreTrainedTokenizerFast",
