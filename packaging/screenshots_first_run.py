@@ -2,8 +2,8 @@
 
 Each function drives the real window (no fake parts) and saves one or two palette PNGs:
 
-- :func:`picker_shot`: Models > "Get a model…" with the curated list and its fit badges
-  (``first-run-picker.png``); the curated list is local, nothing is searched.
+- :func:`picker_shot`: Models > "Get a model…" with the curated list and its fit badges, scrolled
+  to the vision checkpoints (``first-run-picker.png``); the curated list is local, nothing is searched.
 - :func:`load_shot`: the chat tab with its model picker and the load banner while the model loads
   (``first-run-load.png``).
 - :func:`server_shot`: the Server tab serving the model on a free port with a generated key, after
@@ -48,6 +48,10 @@ def picker_shot(window: Any, spin: Spin, save: Save, out: Path) -> None:
     if not spin(120, lambda: bool(picker.rows) and not picker.busy):
         raise SystemExit(f"the curated list did not come: {picker.error_label.text() or 'timed out'}")
     picker.table.clearSelection()
+    # the vision checkpoints in view: their Pictures badges beside the text models' dashes
+    vision = [r for r, (_kind, _item, badges) in enumerate(picker.rows) if badges.vision]
+    if vision:
+        picker.table.scrollToItem(picker.table.item(min(vision[-1] + 1, len(picker.rows) - 1), 0))
     spin(0.8)
     _saved(save, dialog.grab().toImage(), out / "first-run-picker.png")
     dialog.reject()
