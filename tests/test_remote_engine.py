@@ -334,6 +334,17 @@ def test_a_connect_timeout_reads_as_unreachable_not_as_slow() -> None:
     assert "did not answer in time (ReadTimeout)" in slow and "3 characters received are kept" in slow
 
 
+def test_a_dropped_connection_is_a_clear_message() -> None:
+    """What a stream gets when the server dies mid-answer (httpx's errors for a connection closed
+    before the body ended), the received text counted as kept."""
+    url = "http://127.0.0.1:8000"
+    for exc in (httpx.ReadError("closed"), httpx.RemoteProtocolError("peer closed connection")):
+        text = transport_message(url, exc, partial="Paris is")
+        assert text.startswith(f"The connection to the server at {url} dropped mid-answer"), text
+        assert "restarted" in text and "8 characters received are kept" in text and "re-run" in text
+        assert "kept" not in transport_message(url, exc)
+
+
 def test_refused_api_key_is_a_clear_message(stub: tuple[str, type[_Stub]]) -> None:
     url, handler = stub
     engine = RemoteEngine(url + "/v1", api_key="wrong-key")
@@ -432,13 +443,16 @@ def test_server_killed_mid_stream_then_restarted(
             break
     assert killed.is_set(), f"no stream showed a chunk under {half} tokens in 4 rounds: {ends}"
     failed = [e for e in ends if isinstance(e, RequestFailed)]
-    assert failed, ends
     for end in failed:
         deltas = [e for e in got.get(end.request_id, []) if isinstance(e, TokenDelta)]
         assert end.partial_text == "".join(e.text for e in deltas)  # what was streamed is kept
         # An open stream "dropped mid-answer"; one whose connection was not open yet "Cannot reach".
         assert ("dropped mid-answer" in end.message and "restarted" in end.message) or "Cannot reach" in end.message
-    assert any("dropped mid-answer" in e.message for e in failed), failed
+    # A stream still open at the kill fails "dropped mid-answer" with its partial text kept (above).
+    # Which streams are still open is up to the machine: a starved reader can hold every byte of a
+    # stream the server had already finished (CI saw a round end with seven whole streams and one
+    # that could not connect), so no stream is required to drop here; the message a dropped
+    # connection gets is checked on its own (test_a_dropped_connection_is_a_clear_message).
     batch.join(60)
     s = summary[0]
     assert s.engine_error and not s.complete
