@@ -381,7 +381,7 @@ def _group(server: LocalServer) -> list[psutil.Process]:
 def test_server_killed_mid_stream_then_restarted(
     vllm_server: LocalServer, remote: RemoteEngine, served_config: Any, tmp_path: Path
 ) -> None:
-    """kill -9 of the whole server mid-stream and mid-batch: the stream fails with a clear message,
+    """kill -9 of the whole server mid-stream and mid-batch: a stream it cuts fails with a clear message,
     the batch stops with an engine error keeping finished lines; after a restart the engine is READY
     again by itself and the batch resumes to completion."""
     procs = _group(vllm_server)
