@@ -25,7 +25,6 @@ import argparse
 import json
 import os
 import sys
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +33,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))
 
 import vision_mistral  # noqa: E402  (beside this file)
-from vision_qwen_check import budget  # noqa: E402
+from vision_qwen_check import budget, check_steps  # noqa: E402
 
 from console.planner.vision import image_tokens_at, max_image_tokens  # noqa: E402
 
@@ -201,17 +200,8 @@ def main() -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     bad = 0
     for name, (_text, config) in vision_mistral.shapes().items():
-        folder = folder_for(a.out, name, config)
-        record: dict[str, Any] = {"shape": name}
-        for step in (hf_counts,) + (() if a.skip_vllm else (shim_rope, vllm_counts, quant_skips)):
-            try:
-                record.update(step(folder, config))
-            except Exception as e:  # noqa: BLE001  (one step's failure is reported with the others)
-                record[f"{step.__name__}_error"] = f"{type(e).__name__}: {e}"[:600]
-                traceback.print_exc()
-        record["wrong"] = verdicts(config, record)
-        bad += bool(record["wrong"]) or any(k.endswith("_error") for k in record)
-        print(json.dumps(record), flush=True)
+        steps = (hf_counts,) + (() if a.skip_vllm else (shim_rope, vllm_counts, quant_skips))
+        bad += check_steps(name, folder_for(a.out, name, config), config, steps, verdicts)
     return 1 if bad else 0
 
 

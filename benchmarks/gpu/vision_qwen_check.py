@@ -238,18 +238,24 @@ def main() -> int:
     for name, (_text, config) in vision_qwen.shapes().items():
         if only and name not in only:
             continue
-        folder = folder_for(a.out, name, config)
-        record: dict[str, Any] = {"shape": name}
-        for step in (hf_counts,) + (() if a.skip_vllm else (vllm_counts, quant_skips)):
-            try:
-                record.update(step(folder, config))
-            except Exception as e:  # noqa: BLE001  (one step's failure is reported with the others)
-                record[f"{step.__name__}_error"] = f"{type(e).__name__}: {e}"[:600]
-                traceback.print_exc()
-        record["wrong"] = verdicts(config, record)
-        bad += bool(record["wrong"]) or any(k.endswith("_error") for k in record)
-        print(json.dumps(record), flush=True)
+        steps = (hf_counts,) + (() if a.skip_vllm else (vllm_counts, quant_skips))
+        bad += check_steps(name, folder_for(a.out, name, config), config, steps, verdicts)
     return 1 if bad else 0
+
+
+def check_steps(name: str, folder: Path, config: dict[str, Any], steps: Any, verdicts: Any) -> bool:
+    """Run each check step on ``folder`` (one step's failure is reported with the others), print the
+    record as a JSON line; True when something is wrong."""
+    record: dict[str, Any] = {"shape": name}
+    for step in steps:
+        try:
+            record.update(step(folder, config))
+        except Exception as e:  # noqa: BLE001
+            record[f"{step.__name__}_error"] = f"{type(e).__name__}: {e}"[:600]
+            traceback.print_exc()
+    record["wrong"] = verdicts(config, record)
+    print(json.dumps(record), flush=True)
+    return bool(record["wrong"]) or any(k.endswith("_error") for k in record)
 
 
 if __name__ == "__main__":
