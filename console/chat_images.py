@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from console.messages import Message, MessageError
-from console.vision import data_url, image_count, takes_images
+from console.vision import data_url, image_count, refusal_message, takes_images
 
 #: The largest picture the chat attaches (a photo from a phone is 2-8 MB).
 MAX_IMAGE_BYTES = 20 * 1024**2
@@ -133,21 +133,7 @@ def refusal(model: str, takes_images: bool | None) -> ImageError | None:
     """The one-line refusal of a picture for a model that does not take images (``takes_images``
     False); None when it does, or when that is not known here (a server's model: it answers for
     itself)."""
-    if takes_images is not False:
-        return None
-    if not model:
-        return ImageError(
-            Message(
-                "The loaded model does not take images: load a vision model (such as Gemma 3 or Qwen2.5-VL) "
-                "or remove the picture"
-            )
-        )
-    return ImageError(
-        Message(
-            "{0} does not take images: load a vision model (such as Gemma 3 or Qwen2.5-VL) or remove the picture",
-            model,
-        )
-    )
+    return ImageError(refusal_message(model)) if takes_images is False else None
 
 
 #: Whether the loaded model takes images: True, False, or None when that is not known.

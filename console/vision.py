@@ -75,12 +75,21 @@ def refuse_images(messages: Iterable[Mapping[str, Any]] | None, takes: bool | No
     """Raise :class:`ImagesRefused` when ``messages`` carry an image and the model does not take
     images (``takes`` False; None, unknown, as for a server someone else runs, lets them through)."""
     if takes is False and image_count(messages):
-        raise ImagesRefused(
-            Message(
-                "{0} does not take images: load a vision model (such as Gemma 3 or Qwen2.5-VL) or remove the picture",
-                model,
-            )
+        raise ImagesRefused(refusal_message(model))
+
+
+def refusal_message(model: str) -> Message:
+    """The one-line refusal of a picture for ``model`` (its name; "" when it has none here), the same
+    in the window, the terminal chat, the batch and for a remote server's text-only model."""
+    if not model:
+        return Message(
+            "The loaded model does not take images: load a vision model (such as Gemma 3 or Qwen2.5-VL) "
+            "or remove the picture"
         )
+    return Message(
+        "{0} does not take images: load a vision model (such as Gemma 3 or Qwen2.5-VL) or remove the picture",
+        model,
+    )
 
 
 def content_text(content: Any) -> str:
@@ -112,6 +121,7 @@ __all__ = [
     "content_text",
     "data_url",
     "image_count",
+    "refusal_message",
     "refuse_images",
     "takes_images",
 ]

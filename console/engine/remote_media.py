@@ -95,11 +95,7 @@ def text_only_refusal(message: str, messages: Sequence[dict[str, Any]] | None, m
     ``messages``) when it says its model takes no images; None for any other answer."""
     if not vision.image_count(messages) or not any(sign in message for sign in TEXT_ONLY_SIGNS):
         return None
-    try:
-        vision.refuse_images(messages, False, model)
-    except vision.ImagesRefused as exc:
-        return exc.message  # a Message: the window translates it
-    return None
+    return vision.refusal_message(model)  # a Message: the window translates it
 
 
 __all__ = ["MediaRefused", "TEXT_ONLY_SIGNS", "has_local_images", "inline_local_images", "text_only_refusal"]
