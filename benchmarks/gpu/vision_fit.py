@@ -44,7 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import fit_check  # noqa: E402  (beside this file)
-from offline_folder import save_word_level  # noqa: E402
+from offline_folder import save_word_level, write_json  # noqa: E402
 import vision_mistral  # noqa: E402
 import vision_qwen  # noqa: E402
 from console.planner.published import published_config  # noqa: E402
@@ -54,31 +54,19 @@ from console.planner.published_vision import SIGLIP_896, with_vision  # noqa: E4
 #: 1,280 tokens; vision-textonly: the vision model with every picture limit 0 (vLLM skips the tower)
 KINDS = ("text", "vision", "vision-capped", "vision-textonly")
 
-#: google/gemma-3-4b-it's text part (published config.json).
+#: google/gemma-3-4b-it's text part (published config.json): Gemma-3-12B's (``published.py``) with
+#: the 4B's widths, bfloat16 and unquantized.
 GEMMA3_4B_TEXT: dict[str, Any] = {
-    "architectures": ["Gemma3ForCausalLM"],
-    "model_type": "gemma3_text",
+    **{
+        k: v
+        for k, v in (published_config("RedHatAI/gemma-3-12b-it-FP8-dynamic", text_only=True) or {}).items()
+        if k != "quantization_config"
+    },
     "hidden_size": 2560,
     "intermediate_size": 10240,
     "num_hidden_layers": 34,
     "num_attention_heads": 8,
     "num_key_value_heads": 4,
-    "head_dim": 256,
-    "vocab_size": 262208,
-    "max_position_embeddings": 131072,
-    "sliding_window": 1024,
-    "sliding_window_pattern": 6,
-    "query_pre_attn_scalar": 256,
-    "rope_theta": 1000000.0,
-    "rope_local_base_freq": 10000.0,
-    "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
-    "hidden_activation": "gelu_pytorch_tanh",
-    "rms_norm_eps": 1e-06,
-    "final_logit_softcapping": None,
-    "attn_logit_softcapping": None,
-    "attention_bias": False,
-    "tie_word_embeddings": True,
-    "torch_dtype": "bfloat16",
 }
 BOI, EOI, IMAGE = 255999, 256000, 262144
 
@@ -146,7 +134,6 @@ def write_processor(folder: Path) -> None:
     special[IMAGE] = "<image_soft_token>"
     special.update({107 + n: "\n" * (n + 1) for n in range(4)})  # vLLM's Gemma-3 looks up "\n" ... "\n\n\n\n"
     vocab = {special.get(i, f"<w{i}>"): i for i in range(IMAGE + 1)}
-    save_word_level(folder, vocab, special)
     config = {
         "tokenizer_class": "PreTrainedTokenizerFast",
         "bos_token": "<bos>",
@@ -161,10 +148,7 @@ def write_processor(folder: Path) -> None:
         },
         "processor_class": "Gemma3Processor",
     }
-    (folder / "tokenizer_config.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
-    (folder / "special_tokens_map.json").write_text(
-        json.dumps({k: config[k] for k in ("bos_token", "eos_token", "pad_token", "unk_token")}), encoding="utf-8"
-    )
+    save_word_level(folder, vocab, special, config)
     image = {
         "image_processor_type": "Gemma3ImageProcessor",
         "processor_class": "Gemma3Processor",
@@ -179,10 +163,8 @@ def write_processor(folder: Path) -> None:
         "rescale_factor": 1 / 255,
         "size": {"height": 896, "width": 896},
     }
-    (folder / "preprocessor_config.json").write_text(json.dumps(image, indent=1), encoding="utf-8")
-    (folder / "processor_config.json").write_text(
-        json.dumps({"image_seq_length": 256, "processor_class": "Gemma3Processor"}), encoding="utf-8"
-    )
+    write_json(folder / "preprocessor_config.json", image)
+    write_json(folder / "processor_config.json", {"image_seq_length": 256, "processor_class": "Gemma3Processor"})
 
 
 #: vLLM's lines about the multimodal profile (encoder cache budget, dummy items), kept in the record.
@@ -292,7 +274,7 @@ def load(
     folder.mkdir(parents=True, exist_ok=True)
     config = shape.text if kind == "text" else shape.vision
     published = {k: v for k, v in config.items() if not k.startswith("_")}  # a note of ours stays in the record
-    (folder / "config.json").write_text(json.dumps(published, indent=1), encoding="utf-8")
+    write_json(folder / "config.json", published)
     if kind != "text":
         shape.write_processor(folder, config)
     args = engine_args(folder, shape, kind, context, a)

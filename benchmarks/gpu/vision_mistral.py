@@ -23,11 +23,10 @@ memory). ``vision_mistral_check.py`` checks the folder against transformers and 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from offline_folder import published_pair, save_word_level
+from offline_folder import published_pair, save_word_level, write_json
 
 #: name in vision_fit.py -> curated repository.
 MISTRAL_REPOS = {"mistral-small-3.1-24b-w4a16": "RedHatAI/Mistral-Small-3.1-24B-Instruct-2503-quantized.w4a16"}
@@ -131,7 +130,6 @@ def write_processor(folder: Path, config: dict[str, Any]) -> None:
     check_config(config)
     special = special_tokens()
     vocab = {special.get(i, f"<w{i}>"): i for i in range(VOCAB)}
-    save_word_level(folder, vocab, special)
     tconfig = {
         "tokenizer_class": "PreTrainedTokenizerFast",
         "bos_token": "<s>",
@@ -143,15 +141,7 @@ def write_processor(folder: Path, config: dict[str, Any]) -> None:
         "model_max_length": 131072,
         "processor_class": "PixtralProcessor",
     }
-    _write(folder / "tokenizer_config.json", tconfig)
-    _write(
-        folder / "special_tokens_map.json",
-        {k: tconfig[k] for k in ("bos_token", "eos_token", "pad_token", "unk_token")},
-    )
-    _write(folder / "preprocessor_config.json", PIXTRAL_IMAGE)
-    _write(folder / "processor_config.json", PIXTRAL_PROCESSOR)
+    save_word_level(folder, vocab, special, tconfig)
+    write_json(folder / "preprocessor_config.json", PIXTRAL_IMAGE)
+    write_json(folder / "processor_config.json", PIXTRAL_PROCESSOR)
     (folder / "chat_template.jinja").write_text(CHAT_TEMPLATE, encoding="utf-8")
-
-
-def _write(path: Path, data: dict[str, Any]) -> None:
-    path.write_text(json.dumps(data, indent=1), encoding="utf-8")

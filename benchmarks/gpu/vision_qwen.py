@@ -19,11 +19,10 @@ The tokenizer is word-level and built offline: the real special-token ids of Qwe
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from offline_folder import published_pair, save_word_level
+from offline_folder import published_pair, save_word_level, write_json
 
 #: name in vision_fit.py -> curated repository.
 QWEN_REPOS = {
@@ -164,7 +163,6 @@ def write_processor(folder: Path, config: dict[str, Any]) -> None:
     top = max(special | words)
     vocab = {special.get(i, words.get(i, f"<w{i}>")): i for i in range(top + 1)}
     vocab["<unk>"] = vocab.pop("<w0>")  # Qwen has no unknown token; the word-level model needs one
-    save_word_level(folder, vocab, special, words)
     processor = "Qwen2_5_VLProcessor" if fam == "qwen2_5_vl" else "Qwen3VLProcessor"
     tconfig = {
         "tokenizer_class": "PreTrainedTokenizerFast",
@@ -177,16 +175,11 @@ def write_processor(folder: Path, config: dict[str, Any]) -> None:
         "split_special_tokens": False,
         "processor_class": processor,
     }
-    _write(folder / "tokenizer_config.json", tconfig)
-    _write(folder / "special_tokens_map.json", {k: tconfig[k] for k in ("eos_token", "pad_token", "unk_token")})
+    save_word_level(folder, vocab, special, tconfig, words)
     image, video = (QWEN25_IMAGE, QWEN25_VIDEO) if fam == "qwen2_5_vl" else (QWEN3_IMAGE, QWEN3_VIDEO)
     vision = config["vision_config"]
     for key, ours in (("patch_size", "patch_size"), ("spatial_merge_size", "merge_size")):
         assert vision.get(key) == image[ours], f"vision_config {key} {vision.get(key)} != processor's {image[ours]}"
-    _write(folder / "preprocessor_config.json", image)
-    _write(folder / "video_preprocessor_config.json", video)
+    write_json(folder / "preprocessor_config.json", image)
+    write_json(folder / "video_preprocessor_config.json", video)
     (folder / "chat_template.jinja").write_text(CHAT_TEMPLATE, encoding="utf-8")
-
-
-def _write(path: Path, data: dict[str, Any]) -> None:
-    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
