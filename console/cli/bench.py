@@ -293,7 +293,7 @@ def _bench_server(args: argparse.Namespace, kind: str) -> int:
     fresh local process, so they are not measured here (compare with ``--engine local``);
     ``--tune`` reloads engines, which only the in-process engine does."""
     from console.bench.report import environment
-    from console.bench.runner import run_console
+    from console.cli import bench_compare
     from console.cli.chat import start_engine
 
     if args.tune:
@@ -328,22 +328,12 @@ def _bench_server(args: argparse.Namespace, kind: str) -> int:
         report["workload"] = _workload_report(args, workload, rate)
         print(f"[bench] console path via {args.engine}: {workload.name}", file=sys.stderr)
         # Streamed, as `vllm bench serve` measures a server: TTFT and ITL as a client sees them.
-        report["results"]["console"] = run_console(
-            host,
-            workload,
-            request_rate=rate,
-            max_concurrency=args.max_concurrency,
-            seed=args.seed,
-            task=TaskState(ProgressPrinter()),
-            stream=True,
-        )
+        report["results"]["console"] = bench_compare.run_streamed(host, workload, rate, args)
         # Engine figures come from the server's /metrics; process memory is this process's, not the server's.
         report["results"]["console"]["peak_memory_kind"] = "not measured (the engine is a server)"
     finally:
         host.close()
     if args.compare_local:
-        from console.cli import bench_compare
-
         local, local_name, _preset = _config(args)
         report["results"][bench_compare.LOCAL] = bench_compare.run_local(local, local_name, workload, rate, args)
         report["side_by_side"] = bench_compare.side_by_side(report)

@@ -22,27 +22,30 @@ from console.jobs import TaskState
 LOCAL = "in-process vLLM"
 
 
+def run_streamed(host: Any, workload: Any, rate: float | None, args: argparse.Namespace) -> dict[str, Any]:
+    """The console path's figures on ``workload`` through ``host``, streamed (TTFT and ITL as a
+    client sees them, as `vllm bench serve` measures a server): the server run and the in-process
+    run of the comparison measure alike."""
+    from console.bench.runner import run_console
+    from console.cli.progress import ProgressPrinter
+
+    task = TaskState(ProgressPrinter())
+    return run_console(
+        host, workload, request_rate=rate, max_concurrency=args.max_concurrency, seed=args.seed, task=task, stream=True
+    )
+
+
 def run_local(
     config: EngineConfig, name: str, workload: Any, rate: float | None, args: argparse.Namespace
 ) -> dict[str, Any]:
     """The in-process engine's figures on ``workload`` (loaded, measured, closed)."""
-    from console.bench.runner import run_console
-    from console.cli.progress import ProgressPrinter
     from console.engine.host import EngineHost
 
     print(f"[bench] same prompts on the in-process vLLM engine: {name}", file=sys.stderr)
     host = EngineHost()
     try:
         info = host.load(config, name).result()
-        result = run_console(
-            host,
-            workload,
-            request_rate=rate,
-            max_concurrency=args.max_concurrency,
-            seed=args.seed,
-            task=TaskState(ProgressPrinter()),
-            stream=True,
-        )
+        result = run_streamed(host, workload, rate, args)
         result["load_s"] = info.load_seconds
         result["model"] = name
         return result
