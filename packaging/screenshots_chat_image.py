@@ -40,22 +40,12 @@ def scene(path: Path, sun: tuple[int, int, int] = (255, 204, 51), hills: tuple[i
 
 def image_shot(window: Any, ctx: Any, spin: Spin, save: Save, work: Path, out: Path) -> None:
     """``chat-image.png``: the vision fixture answering a message that carried a picture."""
-    from console.config import EngineConfig
-    from console.engine.types import EngineState, GenerationRequest
+    from console.engine.types import GenerationRequest
+    from screenshots_first_run import load_fixture
     from tests.fixtures.vision import make_vision
 
-    folder = make_vision(work / VISION_MODEL)
-    config = EngineConfig(model=str(folder), kv_cache_memory_bytes=32 * 1024**2, max_model_len=1024, device="cpu")
-    ctx.host.load(config, VISION_MODEL)
-    if (
-        not spin(900, lambda: ctx.host.status.state in (EngineState.READY, EngineState.FAILED))
-        or ctx.host.status.state != EngineState.READY
-    ):
-        raise SystemExit(f"the vision fixture did not load: {ctx.host.status.error}")
+    load_fixture(window, ctx, spin, make_vision(work / VISION_MODEL), VISION_MODEL, 1024)
     chat = window.chat
-    picker = chat.model_picker  # the fixture is not in the store (never changed): the picker names it
-    picker.set_models([*picker.names(), VISION_MODEL])
-    picker.show_loaded(VISION_MODEL)
     window.tabs.setCurrentWidget(chat)
     chat.new_conversation()
     chat.temperature.setValue(0.0)

@@ -127,28 +127,34 @@ def server_shot(window: Any, ctx: Any, spin: Spin, save: Save, out: Path) -> Non
     print(f"server stopped: no process left, port {port} free", flush=True)
 
 
+def load_fixture(window: Any, ctx: Any, spin: Spin, folder: Path, name: str, max_model_len: int) -> None:
+    """Load the random-weight fixture in ``folder`` as ``name`` on the CPU engine and name it in the
+    chat's picker: it is not in the model store (the script never changes the user's store)."""
+    from console.config import EngineConfig
+    from console.engine.types import EngineState
+
+    config = EngineConfig(
+        model=str(folder), kv_cache_memory_bytes=32 * 1024**2, max_model_len=max_model_len, device="cpu"
+    )
+    ctx.host.load(config, name)
+    if (
+        not spin(900, lambda: ctx.host.status.state in (EngineState.READY, EngineState.FAILED))
+        or ctx.host.status.state != EngineState.READY
+    ):
+        raise SystemExit(f"the fixture {name} did not load: {ctx.host.status.error}")
+    picker = window.chat.model_picker
+    picker.set_models([*picker.names(), name])
+    picker.show_loaded(name)
+
+
 def _load_qwen3(window: Any, ctx: Any, spin: Spin, work: Path) -> None:
     """Load the Qwen3-family fixture (once) and name it in the chat's picker."""
-    from console.config import EngineConfig
     from console.engine.types import EngineState
     from tests.fixtures.families import make_family
 
     if ctx.host.status.model == THINKING_MODEL and ctx.host.status.state == EngineState.READY:
         return
-    folder = make_family("qwen3", work / THINKING_MODEL)
-    config = EngineConfig(model=str(folder), kv_cache_memory_bytes=32 * 1024**2, max_model_len=512, device="cpu")
-    ctx.host.load(config, THINKING_MODEL)
-    if (
-        not spin(900, lambda: ctx.host.status.state in (EngineState.READY, EngineState.FAILED))
-        or ctx.host.status.state != EngineState.READY
-    ):
-        raise SystemExit(f"the Qwen3 fixture did not load: {ctx.host.status.error}")
-    chat = window.chat
-    # the fixture is not in the model store (the script never changes the user's store): offer it
-    # in the chat's picker so the picker names the model that answers
-    picker = chat.model_picker
-    picker.set_models([*picker.names(), THINKING_MODEL])
-    picker.show_loaded(THINKING_MODEL)
+    load_fixture(window, ctx, spin, make_family("qwen3", work / THINKING_MODEL), THINKING_MODEL, 512)
 
 
 def thinking_shot(window: Any, ctx: Any, spin: Spin, save: Save, work: Path, out: Path) -> None:
