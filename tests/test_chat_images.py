@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from console.chat_images import (
+from console.chat.attachments import (
     MAX_IMAGE_BYTES,
     ImageError,
     image_count,
@@ -26,11 +26,11 @@ from console.chat_images import (
     refusal,
     user_content,
 )
-from console.chat_session import ChatSession
+from console.chat.session import ChatSession
 from console.config import SamplingSettings
-from console import conversation_images
-from console.conversation_images import IMAGES_DIR, STAGING_DIR, ImageShelf
-from console.conversations import SCHEMA_VERSION, ConversationError, ConversationStore
+from console.chat import conversation_pictures
+from console.chat.conversation_pictures import IMAGES_DIR, STAGING_DIR, ImageShelf
+from console.chat.conversations import SCHEMA_VERSION, ConversationError, ConversationStore
 
 
 def picture(path: Path, color: str = "red", fmt: str = "PNG", size: tuple[int, int] = (24, 16)) -> Path:
@@ -232,7 +232,7 @@ def test_pictures_written_ahead_are_moved_in_and_nothing_is_left_behind(
     assert list(staging.iterdir()) == []
 
     # a write that fails half-way leaves no file; so does a message whose row cannot be saved
-    real = conversation_images.atomic_write_bytes
+    real = conversation_pictures.atomic_write_bytes
     written: list[Path] = []
 
     def full(path: Path, data: bytes) -> None:
@@ -241,12 +241,12 @@ def test_pictures_written_ahead_are_moved_in_and_nothing_is_left_behind(
         written.append(path)
         real(path, data)
 
-    monkeypatch.setattr(conversation_images, "atomic_write_bytes", full)
+    monkeypatch.setattr(conversation_pictures, "atomic_write_bytes", full)
     green = load_image(picture(tmp_path / "green.png", "green"))
     with pytest.raises(OSError, match="No space left"):
         store.images.stage([green, red])
     assert written and not written[0].exists() and list(staging.iterdir()) == []
-    monkeypatch.setattr(conversation_images, "atomic_write_bytes", real)
+    monkeypatch.setattr(conversation_pictures, "atomic_write_bytes", real)
     staged = store.images.stage([green])
 
     def broken(*_a: object) -> None:

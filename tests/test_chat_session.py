@@ -1,4 +1,4 @@
-"""The chat session (console/chat_session.py) over the real conversation store, answered by the
+"""The chat session (console/chat/session.py) over the real conversation store, answered by the
 real CPU engine (tiny random Llama, the session-shared host): send / regenerate / edit rewrite
 the saved history the way the Chat tab shows it, answers are filed with their figures in the
 conversation they belong to, and the terminal chat, built on the same session, is saved too and
@@ -13,10 +13,10 @@ from typing import Any, Iterator
 import pytest
 
 from console.engine.chat_prompt import prompt_token_ids
-from console.chat_session import ChatSession
+from console.chat.session import ChatSession
 from console.cli.chat import repl, turn
 from console.config import FIT_CONTEXT, SamplingSettings
-from console.conversations import ConversationError, ConversationStore
+from console.chat.conversations import ConversationError, ConversationStore
 from console.engine.types import EngineState, GenerationRequest, RequestFinished
 
 pytestmark = pytest.mark.engine

@@ -37,12 +37,12 @@ def test_the_terminal_chat_sends_the_pictures_with_the_first_message(
     """``chat --image`` on a vision model: the flags pass its check (the store's model takes
     images), and the terminal chat's first turn carries the picture to the model (its tokens in
     the prompt) and saves it with the message; the next turn carries none of its own."""
-    from console.chat_session import ChatSession
+    from console.chat.session import ChatSession
     from console.cli.chat import turn
     from console.cli.chat_images import images_from_args
     from console.cli.main import build_parser
     from console.config import SamplingSettings
-    from console.conversations import ConversationStore
+    from console.chat.conversations import ConversationStore
     from console.engine.types import GenerationRequest
     from tests.fixtures.vision import png_bytes, processor_image_tokens
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from console.conversations import SCHEMA_VERSION, ConversationError, ConversationStore, message_figures
+from console.chat.conversations import SCHEMA_VERSION, ConversationError, ConversationStore, message_figures
 
 
 def test_create_append_list_and_reopen(home: Path) -> None:
@@ -85,7 +85,7 @@ def test_export_json_and_markdown(home: Path) -> None:
 _WRITER = r"""
 import sys
 from pathlib import Path
-from console.conversations import ConversationStore
+from console.chat.conversations import ConversationStore
 store = ConversationStore(Path(sys.argv[1]))
 c = store.create("crash test")
 print("ready", flush=True)
@@ -135,7 +135,7 @@ def test_unreadable_database_gives_a_clear_error(tmp_path: Path) -> None:
 
 def test_history_and_settings_modules_import_no_qt() -> None:
     code = (
-        "import sys, console.conversations, console.settings; "
+        "import sys, console.chat.conversations, console.settings; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'qasync')))"
     )
     out = subprocess.run(
@@ -152,9 +152,9 @@ def test_an_answers_thinking_is_kept_apart_and_an_older_history_gains_the_column
     """Issue 27: a reasoning model's thinking is saved beside its answer (not in it), exported in
     both formats, and only the answer goes back to the model; a schema-1 history (written before
     thinking was kept) opens, keeps its messages and can then save thinking too."""
-    from console.chat_session import ChatSession
+    from console.chat.session import ChatSession
     from console.config import SamplingSettings
-    from console.thinking import Thought
+    from console.chat.thinking import Thought
 
     path = tmp_path / "old.sqlite3"
     db = sqlite3.connect(path)

@@ -413,8 +413,8 @@ def test_cli_chat_tool_turn_with_the_builtin_calculator(
 
     from console.cli.chat import turn
     from console.cli.chat_tools import configure
-    from console.chat_session import ChatSession
-    from console.conversations import ConversationStore
+    from console.chat.session import ChatSession
+    from console.chat.conversations import ConversationStore
 
     name, host = family
     session = ChatSession(ConversationStore(tmp_path / "c.sqlite3"))

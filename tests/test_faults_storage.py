@@ -168,7 +168,7 @@ def test_kill_9_during_an_import_never_lists_a_half_model(tmp_path: Path, tiny_m
 _HISTORY_ON_FULL_DISK = """
     import json, resource, signal, sys
     from pathlib import Path
-    from console.conversations import ConversationStore
+    from console.chat.conversations import ConversationStore
     db = Path(sys.argv[1])
     s = ConversationStore(db)
     cid = s.create("t").id
@@ -204,4 +204,4 @@ def test_chat_history_on_a_full_disk_keeps_what_was_saved(tmp_path: Path) -> Non
 
 def test_chat_history_on_a_full_disk_says_so(tmp_path: Path) -> None:
     result = _history_on_full_disk(tmp_path)
-    assert result["module"] == "console.conversations" and "space" in str(result["message"]).lower()
+    assert result["module"] == "console.chat.conversations" and "space" in str(result["message"]).lower()

@@ -19,13 +19,13 @@ from typing import Any
 
 import pytest
 
-from console.chat_session import ChatSession
+from console.chat.session import ChatSession
 from console.config import SamplingSettings
-from console.conversations import ConversationStore
+from console.chat.conversations import ConversationStore
 from console.engine.types import GenerationRequest, RequestFinished
-from console.mcp_client import McpHub
-from console.mcp_config import McpServer
-from console.tool_approval import REFUSED, Decision, PendingCall
+from console.chat.mcp_client import McpHub
+from console.chat.mcp_config import McpServer
+from console.chat.tool_approval import REFUSED, Decision, PendingCall
 
 pytestmark = pytest.mark.engine
 
@@ -266,8 +266,8 @@ def test_a_stdio_server_ends_with_a_console_killed_by_sigkill(tmp_path: Path) ->
 
     code = (
         "import sys, time\n"
-        "from console.mcp_config import McpServer\n"
-        "from console.mcp_client import McpHub, _children\n"
+        "from console.chat.mcp_config import McpServer\n"
+        "from console.chat.mcp_client import McpHub, _children\n"
         f"hub = McpHub([McpServer('fx', command=sys.executable, args=({FIXTURE!r},))])\n"
         "assert hub.start('fx') is None\n"
         "print(*[p for p, argv in _children().items() if argv[-1].endswith('mcp_server.py')], flush=True)\n"

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from console.chat_session import ChatSession
-from console.chat_tools import ChatTools
-from console.conversations import SCHEMA_VERSION, ConversationStore
-from console.mcp_config import McpConfigError, McpServer, load_servers, parse_servers, redact, tool_name
-from console.tool_approval import REFUSED, ApprovalPolicy, Decision, PendingCall
+from console.chat.session import ChatSession
+from console.chat.tools import ChatTools
+from console.chat.conversations import SCHEMA_VERSION, ConversationStore
+from console.chat.mcp_config import McpConfigError, McpServer, load_servers, parse_servers, redact, tool_name
+from console.chat.tool_approval import REFUSED, ApprovalPolicy, Decision, PendingCall
 
 LM_STUDIO = {
     "mcpServers": {

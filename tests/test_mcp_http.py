@@ -14,13 +14,13 @@ from typing import Iterator
 
 import pytest
 
-from console.chat_session import ChatSession
+from console.chat.session import ChatSession
 from console.config import SamplingSettings
-from console.chat_tools import ChatTools, ToolTurn, tool_content
-from console.conversations import ConversationStore
-from console.mcp_client import McpHub
-from console.mcp_config import McpServer
-from console.tool_approval import Decision
+from console.chat.tools import ChatTools, ToolTurn, tool_content
+from console.chat.conversations import ConversationStore
+from console.chat.mcp_client import McpHub
+from console.chat.mcp_config import McpServer
+from console.chat.tool_approval import Decision
 
 FIXTURE = str(Path(__file__).parent / "fixtures" / "mcp_server.py")
 DOT = "data:image/png;base64,iVBORw0KGgo"

@@ -28,7 +28,7 @@ FOREIGN = {
     "console/engine/cpu_dtype_check.py": "vLLM's prompt Logprob entries (a Logprob object or a bare float by release)",
     "console/metrics/vllm_logger.py": "vLLM's SchedulerStats, IterationStats, FinishedRequestStats (fields by release)",
     "console/export/validate.py": "vLLM's parsed engine arguments (fields move between releases)",
-    "console/thinking.py": "vLLM's reasoning parsers (reasoning_end_str on some) and a Hugging Face tokenizer",
+    "console/chat/thinking.py": "vLLM's reasoning parsers (reasoning_end_str on some) and a Hugging Face tokenizer",
     "console/cli/chat_thinking.py": "vLLM's reasoning parser (reasoning_*_str on some parsers only)",
     # other libraries' objects
     "console/models/importers.py": "a transformers model config (quantization_config) and tokenizer (chat_template)",
@@ -38,7 +38,7 @@ FOREIGN = {
     "console/cli/progress.py:isatty": "the caller's output stream: any object with write()",
     # a Hugging Face tokenizer has chat_template only when the model ships one (older ones: not at all)
     "console/batch/runner.py:chat_template": "a Hugging Face tokenizer",
-    "console/chat_session.py:chat_template": "a Hugging Face tokenizer",
+    "console/chat/session.py:chat_template": "a Hugging Face tokenizer",
     "console/ui/chat_thinking.py:chat_template": "a Hugging Face tokenizer",
     "console/models/support.py": "transformers' model classes (is_backend_compatible and the like by release)",
     "console/quant/awq_patch.py": "AutoAWQ's AwqQuantizer method, marked once patched",

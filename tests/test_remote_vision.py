@@ -117,11 +117,11 @@ def test_a_chat_picture_reaches_the_servers_model(
     """The terminal chat's ``--image`` through ``--engine URL``: the turn's prompt holds the
     picture's tokens, as many as vLLM's run_batch counts for the same message; the context meter
     (the server's ``/tokenize``) counts the same, a ``file://`` picture read here included."""
-    from console.chat_session import ChatSession
+    from console.chat.session import ChatSession
     from console.cli.chat import turn
     from console.cli.chat_images import images_from_args
     from console.cli.main import build_parser
-    from console.conversations import ConversationStore
+    from console.chat.conversations import ConversationStore
 
     _, theirs = vision_batch_reference
     (tmp_path / "red.png").write_bytes(png_bytes(100, 80))  # the "data" line's picture

@@ -91,9 +91,9 @@ def test_the_server_runs_the_reasoning_parser_on_every_address_with_its_key(
 def test_a_streamed_chat_keeps_the_servers_thinking_apart_and_saves_it(
     served: tuple[ServerController, str], tmp_path: Path
 ) -> None:
-    from console.chat_session import ChatSession
+    from console.chat.session import ChatSession
     from console.cli.chat_thinking import ThinkingPrinter
-    from console.conversations import ConversationStore
+    from console.chat.conversations import ConversationStore
     from console.engine.openai_body import request_fields
 
     controller, _ = served

@@ -87,9 +87,9 @@ def test_bench_without_a_reasoning_parser_has_no_split(engine_host: Any) -> None
 def test_terminal_chat_prints_thinking_apart_and_saves_it_apart(
     family: tuple[str, Any], hide: bool, capsys: Any, home: Path
 ) -> None:
-    from console.chat_session import ChatSession
+    from console.chat.session import ChatSession
     from console.cli.chat import turn
-    from console.conversations import ConversationStore
+    from console.chat.conversations import ConversationStore
 
     _, host = family
     session = ChatSession(ConversationStore())
@@ -114,7 +114,7 @@ def test_the_thinking_count_does_not_depend_on_how_the_tokens_were_grouped(famil
     begin the answer: its thinking tokens are counted (CI once printed "thought 2 tokens" for a
     thinking of 10 when the engine grouped them)."""
     from console.cli.chat_thinking import chat_splitter
-    from console.thinking import ThinkingStream
+    from console.chat.thinking import ThinkingStream
 
     _, host = family
     fields = request_fields({"structured_outputs": {"regex": THINK_THEN_ANSWER}}, GREEDY)

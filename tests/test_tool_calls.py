@@ -127,7 +127,7 @@ def test_tools_on_a_template_without_them_fail_the_line_in_one_line(engine_host:
 
 
 def test_the_calculator_evaluates_arithmetic_from_its_syntax_tree_and_refuses_the_rest() -> None:
-    from console.chat_tools import ToolError, calculate, run_builtin
+    from console.chat.tools import ToolError, calculate, run_builtin
 
     assert calculate("12 * 7") == "84" and calculate("(1 + 2) / 4") == "0.75" and calculate("-2 ** 3") == "-8"
     assert calculate("7 // 2 + 7 % 2") == "4"
@@ -140,7 +140,7 @@ def test_the_calculator_evaluates_arithmetic_from_its_syntax_tree_and_refuses_th
 
 
 def test_tool_definitions_are_checked_with_a_one_line_error() -> None:
-    from console.chat_tools import check_definitions
+    from console.chat.tools import check_definitions
 
     assert check_definitions("") == []
     one = check_definitions(json.dumps({"name": "f", "parameters": {"type": "object", "properties": {}}}))
@@ -160,9 +160,9 @@ def test_a_chat_tool_turn_is_kept_answered_and_read_back_in_order(tmp_path: Path
     """The session without an engine: tools off by default; on, the request offers them; an answer
     with a call (as a server returns it) becomes a tool turn instead of a saved answer; the
     calculator answers it and the next request carries the call and the result, "auto" again."""
-    from console.chat_session import ChatSession
+    from console.chat.session import ChatSession
     from console.config import SamplingSettings
-    from console.conversations import ConversationStore
+    from console.chat.conversations import ConversationStore
     from console.engine.choices import Choice
     from console.engine.types import RequestFinished
 
@@ -250,8 +250,8 @@ def test_chat_tool_flags_are_read_and_a_bad_file_is_refused_in_one_line(tmp_path
 def test_the_tools_editor_checks_definitions_as_they_are_typed(qtbot: Any, tmp_path: Path) -> None:
     """Off by default; on, each edit is checked and the error shown under the box (the last valid
     tools stay offered); the built-ins and the choice reach the conversation's request fields."""
-    from console.chat_session import ChatSession
-    from console.conversations import ConversationStore
+    from console.chat.session import ChatSession
+    from console.chat.conversations import ConversationStore
     from console.ui.tools_editor import ToolsEditor
 
     session = ChatSession(ConversationStore(tmp_path / "c.sqlite3"))

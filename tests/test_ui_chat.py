@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from console.conversations import ConversationStore
+from console.chat.conversations import ConversationStore
 from console.engine.types import EngineState, TokenDelta
 from console.ui.context import AppContext
 

@@ -20,11 +20,11 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDropEvent, QImage, QTextDocument
 from PySide6.QtWidgets import QApplication, QToolButton
 
-from console import conversation_images
-from console.chat_images import load_image
+from console.chat import conversation_pictures
+from console.chat.attachments import load_image
 from console.config import SamplingSettings
-from console.conversation_images import STAGING_DIR, ImageShelf
-from console.conversations import ConversationStore
+from console.chat.conversation_pictures import STAGING_DIR, ImageShelf
+from console.chat.conversations import ConversationStore
 from console.engine.types import EngineState
 from console.ui.context import AppContext
 
@@ -148,7 +148,7 @@ def test_paste_and_drop_attach_pictures_instead_of_text(panel: Any, qtbot: Any, 
 
 
 def test_a_saved_conversation_shows_its_pictures_in_the_transcript(home: Path, qtbot: Any, tmp_path: Path) -> None:
-    from console.chat_session import ChatSession
+    from console.chat.session import ChatSession
     from console.ui.chat_panel import ChatPanel
 
     store = ConversationStore()
@@ -290,7 +290,7 @@ def test_a_picture_that_cannot_be_written_leaves_the_message_in_the_box(
     vision_host: Any, home: Path, qtbot: Any, connections: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     chat = _vision_chat(connections.context(host=vision_host), qtbot)
-    real = conversation_images.atomic_write_bytes
+    real = conversation_pictures.atomic_write_bytes
     written: list[Path] = []
 
     def full(path: Path, data: bytes) -> None:  # the disk fills up at the second picture
@@ -299,7 +299,7 @@ def test_a_picture_that_cannot_be_written_leaves_the_message_in_the_box(
         written.append(path)
         real(path, data)
 
-    monkeypatch.setattr(conversation_images, "atomic_write_bytes", full)
+    monkeypatch.setattr(conversation_pictures, "atomic_write_bytes", full)
     chat.images.attach_files([str(picture(tmp_path / "red.png")), str(picture(tmp_path / "blue.png", "blue"))])
     _read(chat, qtbot)
     chat.input.setPlainText("Two colours?")
@@ -312,7 +312,7 @@ def test_a_picture_that_cannot_be_written_leaves_the_message_in_the_box(
     assert chat.input.toPlainText() == "Two colours?" and len(chat.image_strip.attachments()) == 2
     assert chat.send_button.isEnabled() and not chat.input.isReadOnly()
 
-    monkeypatch.setattr(conversation_images, "atomic_write_bytes", real)  # space freed: Send again
+    monkeypatch.setattr(conversation_pictures, "atomic_write_bytes", real)  # space freed: Send again
     assert chat.send()
     _answered(chat, qtbot)
     assert [i.name for i in chat.messages[0].images] == ["red.png", "blue.png"] and chat.error_label.text() == ""

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QUrl
 
-from console.conversations import ConversationStore
+from console.chat.conversations import ConversationStore
 from console.engine.openai_body import request_fields
 from console.engine.types import EngineState, GenerationRequest, RequestFinished
 from console.ui.chat_output import REGEX

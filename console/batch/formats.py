@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from console.engine.openai_body import URLS, BodyError, Endpoint, parse_body
-from console import vision
+from console.chat import image_parts
 from console.config import SamplingSettings
 from console.engine import vllm_compat
 
@@ -80,7 +80,7 @@ class BatchRequest:
             return self.prompt
         if self.prompt_token_ids is not None:
             return f"<{len(self.prompt_token_ids)} token ids>"
-        return "\n".join(vision.content_text(m["content"]) for m in self.messages or [] if m["role"] != "system")
+        return "\n".join(image_parts.content_text(m["content"]) for m in self.messages or [] if m["role"] != "system")
 
 
 @dataclass
@@ -129,7 +129,7 @@ def _request(
     if parsed.ignored:
         warnings.append(f"line {line}: field(s) ignored by vLLM: {', '.join(parsed.ignored)}")
     for m in parsed.messages or []:
-        _text("a message", vision.content_text(m["content"]))
+        _text("a message", image_parts.content_text(m["content"]))
     if parsed.prompt is not None:
         _text("prompt", parsed.prompt)
     if parsed.model is not None:

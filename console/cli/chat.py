@@ -2,7 +2,7 @@
 ``--engine serve`` starts a vLLM server for it, ``--engine URL`` talks to a running one).
 
 With a PROMPT, answers once and exits; without one, a terminal chat. The terminal chat is a
-:class:`~console.chat_session.ChatSession` like the window's Chat tab: it is saved in the same
+:class:`~console.chat.session.ChatSession` like the window's Chat tab: it is saved in the same
 conversation history (the window lists it), ``--conversation ID`` continues a saved one (a PROMPT
 then joins it too), ``/new`` starts another, ``/regenerate`` asks the last question again,
 ``/quit`` or Ctrl-D leaves, and Ctrl-C stops the current answer (what arrived is kept). A
@@ -18,18 +18,18 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from console.cli.speed_args import SPEED_KEYS, add_speed_args, speed_overrides
-from console.chat_images import Attachment, ImageError, user_content
-from console.chat_session import ChatSession
+from console.chat.attachments import Attachment, ImageError, user_content
+from console.chat.session import ChatSession
 from console.cli.chat_images import add_image_args, images_from_args, loaded_refusal
 from console.cli.chat_output import add_output_args, output_fields_from_args, print_choices
 from console.cli.chat_thinking import ThinkingPrinter, add_thinking_args, chat_splitter
-from console.vision import takes_images
+from console.chat.image_parts import takes_images
 from console.cli.chat_tools import MAX_ROUNDS, Ask, add_tool_args, answer_calls, ask_on_terminal, configure, wants_tools
 from console.cli.common import CliError, quiet_engine_logs
 from console.cli.flags import check_model_and_preset
 from console.cli.knob_flags import add_knob_flags, given_knobs
 from console.config import SERVER_DEFAULTS, EngineConfig, SamplingSettings, summary
-from console.conversations import ConversationError, ConversationStore
+from console.chat.conversations import ConversationError, ConversationStore
 from console.engine.factory import parse_engine_choice, make_engine
 from console.engine.interface import Engine, require_loader
 from console.engine.openai_body import BodyError, request_fields
@@ -39,7 +39,7 @@ from console.models.adapters import lora_modules_for
 from console.models.lora import AdapterError
 from console.models.store import ModelStore, StoreError
 from console.presets import PresetError, validate_overrides
-from console.thinking import Thought
+from console.chat.thinking import Thought
 
 
 #: The engine knobs chat, batch and bench take (knob flags, ``knob_flags.py``) besides the speed ones.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from console.chat_images import Attachment, ImageError, load_image, model_takes_images, refusal
+from console.chat.attachments import Attachment, ImageError, load_image, model_takes_images, refusal
 from console.cli.common import CliError
 from console.engine.interface import Engine
 from console.launch import default_model_name

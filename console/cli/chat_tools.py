@@ -21,11 +21,11 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from console.chat_session import ChatSession
-from console.chat_tools import BUILTIN_TOOLS, check_definitions
+from console.chat.session import ChatSession
+from console.chat.tools import BUILTIN_TOOLS, check_definitions
 from console.cli.common import CliError
-from console.mcp_config import McpConfigError, load_servers
-from console.tool_approval import Decision, PendingCall
+from console.chat.mcp_config import McpConfigError, load_servers
+from console.chat.tool_approval import Decision, PendingCall
 
 #: Rounds of calls one question may take before the console stops asking the model again.
 MAX_ROUNDS = 4
@@ -89,7 +89,7 @@ def configure(session: ChatSession, args: argparse.Namespace, tokenizer: Callabl
 def start_mcp(session: ChatSession, path: str, approve_all: bool) -> None:
     """Start the servers of ``path`` for the session's conversation (each failure one line on
     stderr); raises :class:`CliError` for a file that cannot be used."""
-    from console.mcp_client import McpHub
+    from console.chat.mcp_client import McpHub
 
     try:
         servers = [s for s in load_servers(path) if not s.disabled]

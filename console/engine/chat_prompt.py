@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from console import vision
+from console.chat import image_parts
 from console.engine import tool_calls, vllm_compat
 from console.engine.types import EngineNotReady, GenerationRequest
 
@@ -44,7 +44,7 @@ def transcript(messages: list[dict[str, Any]], continue_final: bool = False) -> 
     """The prompt for a model with no chat template: a plain transcript it can continue (from its
     last message itself when ``continue_final``: the chat's Continue). A server engine counts a
     chat its server cannot tokenize as this text too (``ServerEngine.format_prompt``)."""
-    text = "\n".join(f"{m['role']}: {vision.content_text(m['content'])}" for m in messages)
+    text = "\n".join(f"{m['role']}: {image_parts.content_text(m['content'])}" for m in messages)
     return text if continue_final else text + "\nassistant:"
 
 

@@ -28,7 +28,7 @@ from console import privacy, speed
 from console.config import EngineConfig
 from console.engine import gc_pause, grouped, load_capture, priority, reaper, vllm_compat
 from console.engine.adapters import Attached, AttachedAdapters, cpu_base_slot, lora_settings
-from console import vision
+from console.chat import image_parts
 from console.messages import Message
 from console.models.lora import write_null_adapter
 from console.engine.chat_prompt import ChatPrompts, prompt_token_ids
@@ -392,7 +392,7 @@ class EngineHost(WarmHost):
             if gate is not None and gate.full:  # the first step is full: prepare once the held requests are in
                 await gate.released()
             if self._info is not None:  # a text-only model refuses a picture before vLLM sees it
-                vision.refuse_images(request.messages, self._info.takes_images, self._info.model)
+                image_parts.refuse_images(request.messages, self._info.takes_images, self._info.model)
             params = request_params(request, self._info.sampling_defaults if self._info else None)
             prompt, constraint = await self._prompts.engine_input_and_constraint(engine, self._tokenizer, request)
             if constraint is not None:  # vLLM's tool-call parser constrains the call (tool_calls.py)
@@ -465,7 +465,7 @@ class EngineHost(WarmHost):
                     time.perf_counter() - t0,
                 )
             )
-        except vision.ImagesRefused as exc:
+        except image_parts.ImagesRefused as exc:
             finish(RequestFailed(rid, exc.message, ""))
         except Exception as exc:
             dead = engine is not None and engine.errored

@@ -31,7 +31,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from console import speed, vision
+from console import speed
+from console.chat import image_parts
 from console.children import Child
 from console.config import EngineConfig
 from console.engine.errors import explain
@@ -292,7 +293,7 @@ class LocalServer(ServerEngine):
             block_size=info.block_size,
             load_seconds=time.monotonic() - t0,
             vllm_version=info.vllm_version,
-            takes_images=vision.takes_images(self._config.model) if self._config else None,
+            takes_images=image_parts.takes_images(self._config.model) if self._config else None,
         )
 
     async def _healthy_strict(self) -> bool:

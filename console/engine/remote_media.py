@@ -6,7 +6,7 @@ folder the user allows, every other one refused with vLLM's own one-line message
 alone failing. ``data:`` and web URLs pass as they are (the server reads those itself).
 
 And the other way: a server whose model takes no images refuses a picture with vLLM's error,
-which becomes the console's one-line refusal (``vision.refuse_images``) instead of vLLM's words.
+which becomes the console's one-line refusal (``image_parts.refuse_images``) instead of vLLM's words.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence
 from urllib.parse import urlsplit
 
-from console import vision
+from console.chat import image_parts
 from console.engine import vllm_compat
 from console.engine.types import EngineError
 
@@ -63,7 +63,7 @@ def _read(url: str, connector: Any) -> str:
     except (OSError, ValueError, RuntimeError) as exc:
         text = str(exc).strip() or type(exc).__name__
         raise MediaRefused(text.splitlines()[0]) from None
-    return vision.data_url(data, mimetypes.guess_type(path.name)[0] or "application/octet-stream")
+    return image_parts.data_url(data, mimetypes.guess_type(path.name)[0] or "application/octet-stream")
 
 
 def inline_local_images(messages: list[dict[str, Any]], allowed: str | None) -> list[dict[str, Any]]:
@@ -93,9 +93,9 @@ def inline_local_images(messages: list[dict[str, Any]], allowed: str | None) -> 
 def text_only_refusal(message: str, messages: Sequence[dict[str, Any]] | None, model: str) -> str | None:
     """The console's refusal of pictures for a server's ``message`` (its answer to a request with
     ``messages``) when it says its model takes no images; None for any other answer."""
-    if not vision.image_count(messages) or not any(sign in message for sign in TEXT_ONLY_SIGNS):
+    if not image_parts.image_count(messages) or not any(sign in message for sign in TEXT_ONLY_SIGNS):
         return None
-    return vision.refusal_message(model)  # a Message: the window translates it
+    return image_parts.refusal_message(model)  # a Message: the window translates it
 
 
 __all__ = ["MediaRefused", "TEXT_ONLY_SIGNS", "has_local_images", "inline_local_images", "text_only_refusal"]

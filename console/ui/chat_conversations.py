@@ -12,7 +12,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
 
-from console.conversations import Conversation
+from console.chat.conversations import Conversation
 from console.ui.formatting import format_datetime
 
 

@@ -4,7 +4,7 @@ shown small in the transcript under the message that carried them.
 
 Reading a picture (the file, its header, a data URL, the thumbnail) runs off the GUI thread
 (``ui/tasks.py``); a pasted picture is encoded as PNG there too. What the picture is and how it is
-sent and kept is the core's (``console/chat_images.py``, ``console/chat_session.py``).
+sent and kept is the core's (``console/chat/attachments.py``, ``console/chat/session.py``).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from PySide6.QtCore import QBuffer, QCoreApplication, QEvent, QIODevice, QMimeDa
 from PySide6.QtGui import QDropEvent, QIcon, QImage, QImageReader, QPixmap
 from PySide6.QtWidgets import QAbstractScrollArea, QFileDialog, QHBoxLayout, QPushButton, QToolButton, QWidget
 
-from console.chat_images import FILE_PATTERN, Attachment, ImageError, image_from_bytes, load_image
-from console.chat_images import refusal
-from console.conversation_images import SavedImage
+from console.chat.attachments import FILE_PATTERN, Attachment, ImageError, image_from_bytes, load_image
+from console.chat.attachments import refusal
+from console.chat.conversation_pictures import SavedImage
 from console.engine.types import EngineStatus
 from console.ui.chat_input import ChatInput, offers_pictures, picture_paths
 from console.ui.core_text import translate_core_text

@@ -11,7 +11,7 @@ from PySide6.QtCore import QMimeData, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-from console.chat_images import FILE_PATTERN
+from console.chat.attachments import FILE_PATTERN
 
 _ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
 _SUFFIXES = {s.lstrip("*") for s in FILE_PATTERN.split()}

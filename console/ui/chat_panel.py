@@ -2,7 +2,7 @@
 a system prompt and a context meter.
 
 The chat itself (which conversation, send / regenerate / edit, saving answers with their figures)
-is a :class:`console.chat_session.ChatSession`, shared with the terminal chat; this panel renders
+is a :class:`console.chat.session.ChatSession`, shared with the terminal chat; this panel renders
 it and forwards the user's intents, submitting the session's requests through the bridge.
 
 Tokens arrive in batches from the bridge; the transcript is re-rendered on its own throttle timer
@@ -12,7 +12,7 @@ are ignored. The LoRA box (which adapter answers) is ``chat_adapter.py``; the wi
 
 A reasoning model's answer (its family has a vLLM reasoning parser, ``family_table.py``) streams
 split into its thinking, shown apart and collapsed with its tokens and time, and the answer
-(``console/thinking.py``); the Think switch shows where the template has one (Qwen3's
+(``console/chat/thinking.py``); the Think switch shows where the template has one (Qwen3's
 ``enable_thinking``) and goes to the template as ``chat_template_kwargs``.
 
 Pictures (``chat_images.py``): attached, pasted or dropped, read off the GUI thread, written at Send
@@ -29,11 +29,11 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
-from console.chat_images import ImageError
-from console.chat_session import ChatSession
+from console.chat.attachments import ImageError
+from console.chat.session import ChatSession
 from console.config import SamplingSettings
-from console.conversations import ConversationError, ConversationStore, Message
-from console.vision import takes_images
+from console.chat.conversations import ConversationError, ConversationStore, Message
+from console.chat.image_parts import takes_images
 from console.engine.types import (
     EngineError,
     EngineState,

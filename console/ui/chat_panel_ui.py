@@ -41,7 +41,7 @@ from console.ui.tools_editor import ToolsEditor
 from console.ui.widgets import ErrorLabel, VerticalScroll
 
 if TYPE_CHECKING:
-    from console.chat_session import ChatSession
+    from console.chat.session import ChatSession
     from console.ui.context import AppContext
 
 

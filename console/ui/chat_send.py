@@ -19,10 +19,10 @@ import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-from console.chat_images import Attachment, ImageError
-from console.chat_session import ChatSession
-from console.conversation_images import StagedImages
-from console.conversations import ConversationError
+from console.chat.attachments import Attachment, ImageError
+from console.chat.session import ChatSession
+from console.chat.conversation_pictures import StagedImages
+from console.chat.conversations import ConversationError
 from console.engine.types import GenerationRequest
 from console.ui.core_text import translate_core_text, translate_error
 from console.ui.tasks import BackgroundCall

@@ -15,7 +15,7 @@ from PySide6.QtCore import QCoreApplication, QUrl, Signal
 from PySide6.QtGui import QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from console.conversations import Message
+from console.chat.conversations import Message
 from console.engine.types import RequestFinished
 from console.ui.chat_images import Thumbnails
 from console.ui.formatting import format_count, format_number

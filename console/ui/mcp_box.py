@@ -2,7 +2,7 @@
 conversation, and approve each call the model makes to one of their tools.
 
 The servers come from the window's copy of the imported file (``mcp_config.saved_servers``) and
-run in the session's :class:`~console.mcp_client.McpHub`; starting one and running a call happen
+run in the session's :class:`~console.chat.mcp_client.McpHub`; starting one and running a call happen
 off the GUI thread (``ui/tasks.py``), their outcome (a tool count, a one-line error, a result)
 comes back here. A call waits in the approval row (server, tool, arguments) until the user runs it
 once, always for that tool, or refuses it; a tool approved "always" runs without asking.
@@ -23,10 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.chat_session import ChatSession
-from console.mcp_client import McpHub
-from console.mcp_config import McpConfigError, McpServer, import_servers, saved_servers
-from console.tool_approval import Decision, PendingCall
+from console.chat.session import ChatSession
+from console.chat.mcp_client import McpHub
+from console.chat.mcp_config import McpConfigError, McpServer, import_servers, saved_servers
+from console.chat.tool_approval import Decision, PendingCall
 from console.ui.tasks import call_in_background
 
 

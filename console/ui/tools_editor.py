@@ -6,7 +6,7 @@ the model makes is shown in the transcript; a built-in tool answers its calls at
 answers the others in the reply box here, and a call to an MCP server's tool waits for the user's
 approval (``ui/mcp_box.py``) before it runs. When every call of the turn has its answer the panel is
 asked to go on (``resumeRequested``): the model's next turn sees the results. The logic is
-:class:`~console.chat_tools.ChatTools` (no Qt); this widget edits it and forwards intents.
+:class:`~console.chat.tools.ChatTools` (no Qt); this widget edits it and forwards intents.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.chat_session import ChatSession
-from console.chat_tools import ToolSettings, check_definitions
+from console.chat.session import ChatSession
+from console.chat.tools import ToolSettings, check_definitions
 from console.ui.mcp_box import McpServersBox
 
 EXAMPLE = {

@@ -1437,7 +1437,7 @@
       <translation>，{1} 个事实中的 {0} 个（上限 {2} 个事实）</translation>
     </message>
     <message>
-      <location filename="../../console/chat_images.py" />
+      <location filename="../../console/chat/attachments.py" />
       <source>A picture of this conversation cannot be read: {0}</source>
       <translation>无法读取此对话中的一张图片：{0}</translation>
     </message>
@@ -1467,7 +1467,7 @@
       <translation>无法连接 {1} 上的 {0}（{2}）：请检查网络或端点地址</translation>
     </message>
     <message>
-      <location filename="../../console/chat_images.py" />
+      <location filename="../../console/chat/attachments.py" />
       <source>Could not read {0}: {1}</source>
       <translation>无法读取 {0}：{1}</translation>
     </message>
@@ -1542,7 +1542,7 @@
       <translation>在局域网上提供服务需要 API 密钥：请输入一个或点击“生成”</translation>
     </message>
     <message>
-      <location filename="../../console/vision.py" />
+      <location filename="../../console/chat/image_parts.py" />
       <source>The loaded model does not take images: load a vision model (such as Gemma 3 or Qwen2.5-VL) or remove the picture</source>
       <translation>已加载的模型不支持图像输入：请加载视觉模型（如 Gemma 3 或 Qwen2.5-VL），或移除图片</translation>
     </message>
@@ -2075,7 +2075,7 @@
       <translation>{0} 在 {1} 秒内没有响应（{2}）：请检查网络后再搜索</translation>
     </message>
     <message>
-      <location filename="../../console/vision.py" />
+      <location filename="../../console/chat/image_parts.py" />
       <source>{0} does not take images: load a vision model (such as Gemma 3 or Qwen2.5-VL) or remove the picture</source>
       <translation>{0} 不支持图像输入：请加载视觉模型（如 Gemma 3 或 Qwen2.5-VL），或移除图片</translation>
     </message>
@@ -2090,7 +2090,7 @@
       <translation>{0} 没有 FP8 张量核心：FP8 权重节省显存，计算仍为 16 位</translation>
     </message>
     <message>
-      <location filename="../../console/chat_images.py" />
+      <location filename="../../console/chat/attachments.py" />
       <source>{0} is a {1} picture; the chat takes {2}</source>
       <translation>{0} 是 {1} 格式的图片；聊天支持 {2}</translation>
     </message>
@@ -2105,12 +2105,12 @@
       <translation>{0} 正在限制搜索频率（HTTP 429）：请等待 {1} 秒后再搜索</translation>
     </message>
     <message>
-      <location filename="../../console/chat_images.py" />
+      <location filename="../../console/chat/attachments.py" />
       <source>{0} is not a picture the chat can read</source>
       <translation>{0} 不是聊天可读取的图片</translation>
     </message>
     <message>
-      <location filename="../../console/chat_images.py" />
+      <location filename="../../console/chat/attachments.py" />
       <source>{0} is too large to attach ({1} MB; at most {2} MB)</source>
       <translation>{0} 太大，无法附加（{1} MB；最多 {2} MB）</translation>
     </message>

@@ -1,7 +1,7 @@
 """Function tools in a chat: per-conversation tool definitions, the calls the model
 makes, and their answers -- by the user, by the built-in local tools (a calculator and a clock) or
 by the tools of MCP servers (``mcp_client.McpHub``), each of those run only once the user approved
-it (``tool_approval``). No Qt here: :class:`~console.chat_session.ChatSession` holds a
+it (``tool_approval``). No Qt here: :class:`~console.chat.session.ChatSession` holds a
 :class:`ChatTools` and the window's tools editor (``console/ui/tools_editor.py``) edits it.
 
 Off by default; switched on per conversation, and MCP servers one by one; the settings a
@@ -24,11 +24,11 @@ import operator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from console.tool_approval import REFUSED, ApprovalPolicy, Ask, Decision, PendingCall
+from console.chat.tool_approval import REFUSED, ApprovalPolicy, Ask, Decision, PendingCall
 
 if TYPE_CHECKING:
-    from console.conversations import ConversationStore
-    from console.mcp_client import McpHub
+    from console.chat.conversations import ConversationStore
+    from console.chat.mcp_client import McpHub
 
 #: The built-in local tools, as OpenAI function definitions (``strict``: vLLM pins the arguments
 #: to the schema, so even a weak model's call is one the tool can run).
@@ -257,7 +257,7 @@ class ChatTools:
         self.store = store
         self.hub = hub
         self.approvals = ApprovalPolicy()
-        #: the loaded model takes images (``vision.takes_images``): MCP results' images reach it
+        #: the loaded model takes images (``image_parts.takes_images``): MCP results' images reach it
         self.takes_images = False
 
     def close(self) -> None:

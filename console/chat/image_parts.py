@@ -5,7 +5,7 @@ A picture travels as an OpenAI content part, ``{"type": "image_url", "image_url"
 beside ``{"type": "text", "text": ...}`` parts in a message's ``content`` list, exactly what
 ``vllm serve`` takes on ``/v1/chat/completions``; the engines hand the parts to vLLM's own chat
 preprocessing, which loads, resizes and tokenizes the image (``engine/chat_prompt.py``). The
-console's only image code is reading a file into a ``data:`` URL (``chat_images.py``). A
+console's only image code is reading a file into a ``data:`` URL (``attachments.py``). A
 ``file://`` URL is read by vLLM itself, and only under the folder the engine allows
 (``EngineConfig.allowed_local_media_path``, vLLM's ``--allowed-local-media-path``); a remote
 server cannot read this machine's files, so the remote engine reads them, under the same rule,

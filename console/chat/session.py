@@ -4,8 +4,8 @@ with their figures. No Qt and no engine here: the session turns intents into a
 engine it has (the window through its bridge, the terminal chat through ``Engine.stream``), so
 both get the same history rules and the same persistence.
 
-A user message may carry pictures (:class:`~console.chat_images.Attachment`): saved with it
-(``conversation_images.py``) and sent as OpenAI content parts. Before a request with pictures is
+A user message may carry pictures (:class:`~console.chat.attachments.Attachment`): saved with it
+(``conversation_pictures.py``) and sent as OpenAI content parts. Before a request with pictures is
 made, :attr:`ChatSession.image_check` may refuse it (a model that does not take images): then
 nothing is saved or sent.
 
@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from console.atomic import atomic_write_text
-from console.chat_images import Attachment, ImageError, missing_picture, user_content
+from console.chat.attachments import Attachment, ImageError, missing_picture, user_content
 from console.config import SamplingSettings
-from console.chat_tools import ChatTools
-from console.conversation_images import StagedImages
-from console.conversations import Conversation, ConversationError, ConversationStore, Message
+from console.chat.tools import ChatTools
+from console.chat.conversation_pictures import StagedImages
+from console.chat.conversations import Conversation, ConversationError, ConversationStore, Message
 from console.engine.types import GenerationRequest, RequestFinished
-from console.thinking import Thought
+from console.chat.thinking import Thought
 
 TITLE_CHARS = 48
 
@@ -42,11 +42,11 @@ class ChatSession:
         self.edit_position: int | None = None  # editing: sending replaces the messages from here
         self.answering: int | None = None  # the conversation an answer in flight goes to
         self.continuing: Message | None = None  # the answer in flight continues this one (Continue)
-        self.tools = ChatTools(store)  # function tools per conversation, off by default (chat_tools.py)
+        self.tools = ChatTools(store)  # function tools per conversation, off by default (tools.py)
         #: the loaded model's tokenizer, for reading tool calls from an answer (set by the caller)
         self.tokenizer: Callable[[], Any] | None = None
         self._tool_fields: dict[str, Any] = {}  # the tools the answer in flight was offered
-        #: the loaded model's refusal of pictures (``chat_images.refusal``), None when it takes
+        #: the loaded model's refusal of pictures (``attachments.refusal``), None when it takes
         #: them or it is not known (set by the caller; unset: pictures are not checked)
         self.image_check: Callable[[], ImageError | None] | None = None
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
 from console.atomic import atomic_write_bytes, pid_alive
-from console.chat_images import Attachment, data_url
+from console.chat.attachments import Attachment, data_url
 
 IMAGES_DIR = "chat-images"
 #: Pictures written ahead of their message: ``<root>/.staging/<pid>.<random>/`` (not a conversation id).

@@ -10,7 +10,7 @@ tool calls (the model's calls, the user's approvals and the tools' results) is a
 ``tool_turns`` placed after the message it answers (``after_position``); it goes with that message
 when the history is cut there. Which tools a conversation offers (switched on, its definitions,
 built-ins and MCP servers) is one JSON row of ``tool_settings``. A user message's pictures are
-files beside the database, one row each in ``message_images`` (``conversation_images.py``): they go
+files beside the database, one row each in ``message_images`` (``conversation_pictures.py``): they go
 with their message, and the files with the conversation. Export gives JSON (the whole record,
 figures and tool turns included) or Markdown (for people). No Qt here.
 
@@ -29,8 +29,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from console.chat_images import Attachment
-from console.conversation_images import IMAGES_TABLE, ImageShelf, SavedImage, StagedImages
+from console.chat.attachments import Attachment
+from console.chat.conversation_pictures import IMAGES_TABLE, ImageShelf, SavedImage, StagedImages
 from console.paths import data_home
 
 DB_FILE = "conversations.sqlite3"

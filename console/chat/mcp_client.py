@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Coroutine, Iterable, TextIO, TypeVar
 
 from console.children import Watcher
-from console.mcp_config import SEPARATOR, McpServer, redact, tool_name
+from console.chat.mcp_config import SEPARATOR, McpServer, redact, tool_name
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
