@@ -89,7 +89,11 @@ def main() -> int:
     app = QApplication(sys.argv[:1])
     import pyqtgraph as pg
 
-    from console.ui import advisor_panel, batch_panel, bridge, chat_panel, gc_guard, main_window, monitor_panel
+    from console.ui import bridge, gc_guard, main_window
+    from console.ui.advisor import panel as advisor_panel
+    from console.ui.batch import panel as batch_panel
+    from console.ui.chat import panel as chat_panel
+    from console.ui.monitor import panel as monitor_panel
     from console.ui.context import AppContext
 
     timed(monitor_panel.MonitorPanel, "_on_timer_tick", "monitor timer slot")

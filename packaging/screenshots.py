@@ -338,7 +338,7 @@ CAPITAL_SCHEMA = """{
 def chat_output_shots(window, spin, out: Path) -> None:  # type: ignore[no-untyped-def]
     """The chat's Output control: an answer held to a JSON schema, then two answers with their
     per-token probabilities (``chat-schema.png``, ``chat-logprobs.png``)."""
-    from console.ui.chat_output import FREE, SCHEMA
+    from console.ui.chat.output_control import FREE, SCHEMA
 
     chat = window.chat
 

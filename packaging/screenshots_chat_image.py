@@ -60,7 +60,7 @@ def image_shot(window: Any, ctx: Any, spin: Spin, save: Save, work: Path, out: P
     chat.input.setPlainText(QUESTION)
     if not chat.send():
         raise SystemExit(f"chat refused to send: {chat.error_label.text()}")
-    # Send saves the picture in a worker first (chat_send.py), then the answer streams
+    # Send saves the picture in a worker first (console/ui/chat/send.py), then the answer streams
     spin(300, lambda: not chat.saving.busy and chat.active_id is None and len(chat.messages) >= 2)
     question, answer = chat.messages[-2:]
     if not question.images or answer.role != "assistant" or answer.prompt_tokens is None:

@@ -161,7 +161,7 @@ def thinking_shot(window: Any, ctx: Any, spin: Spin, save: Save, work: Path, out
     """``chat-thinking.png``: a Qwen3-family random-weight fixture's answer with its thinking
     collapsed, and the Think switch (the fixture's answers are random letters: the picture shows
     the split and the controls, not a model's knowledge)."""
-    from console.ui.chat_output import FREE, REGEX
+    from console.ui.chat.output_control import FREE, REGEX
 
     _load_qwen3(window, ctx, spin, work)
     chat = window.chat

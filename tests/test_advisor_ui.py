@@ -11,7 +11,7 @@ import pytest
 from console.engine.host import EngineHost
 from console.metrics.store import MetricsStore
 from console.settings import Knobs
-from console.ui.advisor_panel import AdvisorPanel, knobs_with_change
+from console.ui.advisor.panel import AdvisorPanel, knobs_with_change
 
 ROOT = Path(__file__).resolve().parents[1]
 

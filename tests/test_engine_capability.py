@@ -99,8 +99,8 @@ def remote_ctx(home: Path) -> Any:
 def test_gui_disables_tuning_gating_and_baselines_on_a_remote_engine(qtbot: Any, remote_ctx: Any) -> None:
     """Widget-state test: the engine's status is set by hand (no model is loaded); the engines are
     real, and what differs between the two halves is only their kind."""
-    from console.ui.bench_panel import BenchPanel
-    from console.ui.quantize_dialog import QuantizeDialog
+    from console.ui.bench.panel import BenchPanel
+    from console.ui.models.quantize_dialog import QuantizeDialog
     from console.ui.widgets import needs_loader_tip
 
     ctx = remote_ctx

@@ -356,7 +356,7 @@ def test_chat_tool_call_answered_by_the_calculator(
     import json
     import re
 
-    from console.ui.chat_panel import ChatPanel
+    from console.ui.chat.panel import ChatPanel
 
     name, host = family
     ctx = connections.context(host=host)

@@ -106,7 +106,11 @@ def unwrapped(source: str, filename: str) -> list[str]:
 
 
 def test_every_visible_string_is_wrapped_for_translation() -> None:
-    bad = [b for p in sorted(UI.glob("*.py")) for b in unwrapped(p.read_text(encoding="utf-8"), p.name)]
+    bad = [
+        b
+        for p in sorted(UI.rglob("*.py"))
+        for b in unwrapped(p.read_text(encoding="utf-8"), p.relative_to(UI).as_posix())
+    ]
     assert not bad, "wrap these in self.tr() / QCoreApplication.translate():\n" + "\n".join(bad)
 
 
@@ -226,7 +230,7 @@ def test_advisor_dock_shows_rules_in_chinese(qapp: Any, qtbot: Any, tmp_path: Pa
     from console.engine.host import EngineHost
     from console.metrics.store import MetricsStore
     from console.metrics.recording import save_recording
-    from console.ui.advisor_panel import AdvisorPanel
+    from console.ui.advisor.panel import AdvisorPanel
     from console.ui.app import install_translators
 
     store = MetricsStore()

@@ -123,7 +123,7 @@ def test_planner_provenance(zh_cn: None, tiny_model: Path, home: Path) -> None:
     from console.planner.calibration import Calibration
     from console.planner.fit_table import plan_for
     from console.planner.selfcal import status_text
-    from console.ui.plan_view import details_markdown
+    from console.ui.models.plan_view import details_markdown
 
     store = ModelStore()
     entry = store.add_reference("tiny", tiny_model)
@@ -223,7 +223,7 @@ def test_a_core_error_shown_in_the_window_is_chinese_with_its_arguments(
 ) -> None:
     """The model picker's search refused in offline mode: the core raises SearchError, the worker
     hands its message to the window, which shows it in Chinese with the variable and the hub."""
-    from console.ui.model_picker import ModelPicker
+    from console.ui.models.get_model_picker import ModelPicker
 
     picker = ModelPicker(None)
     qtbot.addWidget(picker)
@@ -322,7 +322,7 @@ def test_planner_problems_and_suggestions(zh_cn: None, qapp: Any) -> None:
     from console.config import EngineConfig
     from console.planner import GPU_PROFILES, KNOWN_SHAPES, PlanRequest, plan, shape_for
     from console.planner.gpus import GiB
-    from console.ui.plan_view import PlanView
+    from console.ui.models.plan_view import PlanView
 
     llama8 = KNOWN_SHAPES["Llama-3.1-8B"]
     g4090 = GPU_PROFILES["rtx-4090"]
@@ -417,7 +417,7 @@ def test_planner_notes(zh_cn: None, qapp: Any) -> None:
     from console.config import EngineConfig
     from console.planner import KNOWN_SHAPES, PlanRequest, plan, shape_for
     from console.planner.gpus import GiB
-    from console.ui.plan_view import PlanView
+    from console.ui.models.plan_view import PlanView
 
     llama8 = KNOWN_SHAPES["Llama-3.1-8B"]
     requests = [

@@ -291,7 +291,7 @@ def _quantize_dialog_with_a_gate_table(qtbot: Any, ctx: Any, window: Any) -> set
 
     from console.quant.evalset import Flip
     from console.quant.gate import GateResult, ModelReport
-    from console.ui.quantize_dialog import QuantizeDialog
+    from console.ui.models.quantize_dialog import QuantizeDialog
 
     cpu = {"device": "cpu", "vllm_version": "0.32.0", "dtype": "float16"}
 

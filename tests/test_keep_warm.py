@@ -89,7 +89,7 @@ def test_the_panel_keeps_a_model_warm_switches_back_and_rebuilds_a_dead_one(
     killed is built again. Unload frees the warm one too."""
     from console.models.store import ModelStore
     from console.ui.context import AppContext
-    from console.ui.models_panel import ModelsPanel
+    from console.ui.models.panel import ModelsPanel
 
     store = ModelStore()
     store.add_reference("a", tiny_model)

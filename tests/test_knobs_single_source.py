@@ -86,7 +86,7 @@ def test_the_settings_convert_by_the_unit_the_metadata_says() -> None:
 
 def test_the_window_rows_are_the_window_knobs_with_their_texts(qtbot: Any) -> None:
     pytest.importorskip("pytestqt")
-    from console.ui.knobs_box import KNOB_KEYS, KnobsBox
+    from console.ui.models.knobs_box import KNOB_KEYS, KnobsBox
 
     box = KnobsBox()
     qtbot.addWidget(box)

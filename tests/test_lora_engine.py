@@ -152,7 +152,7 @@ def test_the_plain_engine_has_no_adapter_slots(engine_host: Any, lora_adapters: 
 def test_chat_panel_answers_with_the_chosen_adapter_and_compares_with_the_base(
     lora_host: EngineHost, home: Path, qtbot: Any, connections: Any
 ) -> None:
-    from console.ui.chat_panel import ChatPanel
+    from console.ui.chat.panel import ChatPanel
 
     panel = ChatPanel(connections.context(host=lora_host))
     qtbot.addWidget(panel)

@@ -219,7 +219,7 @@ def test_the_tools_box_imports_servers_and_asks_before_a_call_runs_off_the_gui_t
     server switched on for the conversation, a call shown in the approval row (not the reply box),
     run on "Run once" off the GUI thread, and the model asked again. The call is written into the
     turn as ``record_answer`` keeps one (the engine tests above have the model make it)."""
-    from console.ui.tools_editor import ToolsEditor
+    from console.ui.chat.tools_editor import ToolsEditor
 
     log = tmp_path / "calls.log"
     config = tmp_path / "mcp.json"

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from console.metrics.store import MetricsStore, percentile
-from console.ui import monitor_series
-from console.ui.monitor_series import ENGINE_KEYS, MonitorSeries, bin_columns
+from console.ui.monitor import series as monitor_series
+from console.ui.monitor.series import ENGINE_KEYS, MonitorSeries, bin_columns
 
 
 def _fill(store: MetricsStore, start: float, seconds: float, itl_per_step: int = 0) -> None:

@@ -235,7 +235,7 @@ def test_logging_config_keeps_vllms_console_output(tmp_path: Path) -> None:
 
 
 def test_details_section_names_every_source(home: Path, h200_loads: list[Any]) -> None:
-    from console.ui.plan_view import details_markdown, source_of, status_line
+    from console.ui.models.plan_view import details_markdown, source_of, status_line
 
     for record in h200_loads[:2]:
         record_load(record)

@@ -33,7 +33,7 @@ def _report(name: str, ppl: float, correct: int = 200) -> ModelReport:
 def _dialog(qtbot: Any, runner: Any) -> Any:
     from console.models.store import ModelStore
     from console.ui.context import AppContext
-    from console.ui.quantize_dialog import QuantizeDialog
+    from console.ui.models.quantize_dialog import QuantizeDialog
 
     ctx = AppContext.create(store=ModelStore())
     ctx.sampler.stop()

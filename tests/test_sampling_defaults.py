@@ -88,7 +88,7 @@ def test_server_is_sent_only_what_the_user_set() -> None:
 
 
 def test_sampling_box_shows_the_models_defaults_and_keeps_the_users(qtbot: Any) -> None:
-    from console.ui.chat_sampling import SamplingBox
+    from console.ui.chat.sampling_box import SamplingBox
 
     box = SamplingBox()
     qtbot.addWidget(box)
@@ -158,7 +158,7 @@ def test_loaded_model_reports_its_generation_config(model_sampling_host: Any) ->
 def test_window_chat_uses_the_models_generation_config(
     model_sampling_host: Any, sent: list[Any], home: Path, qtbot: Any, connections: Any
 ) -> None:
-    from console.ui.chat_panel import ChatPanel
+    from console.ui.chat.panel import ChatPanel
 
     panel = ChatPanel(connections.context(host=model_sampling_host))  # undone at teardown: the host is shared
     qtbot.addWidget(panel)

@@ -252,7 +252,7 @@ def test_the_tools_editor_checks_definitions_as_they_are_typed(qtbot: Any, tmp_p
     tools stay offered); the built-ins and the choice reach the conversation's request fields."""
     from console.chat.session import ChatSession
     from console.chat.conversations import ConversationStore
-    from console.ui.tools_editor import ToolsEditor
+    from console.ui.chat.tools_editor import ToolsEditor
 
     session = ChatSession(ConversationStore(tmp_path / "c.sqlite3"))
     editor = ToolsEditor(session)

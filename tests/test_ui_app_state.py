@@ -101,9 +101,9 @@ def test_the_chat_pickers_choice_selects_in_the_models_panel(
 def test_the_link_hands_the_choice_to_the_intents(home: Path, qtbot: Any) -> None:
     """The chat's picker and banner tied to a bare state and recorded intents (no panel, no
     engine: the context's engine switch stays stopped)."""
-    from console.ui.chat_model_picker import ChatModelPicker
-    from console.ui.chat_models_link import connect_models
-    from console.ui.load_banner import LoadBanner
+    from console.ui.chat.model_combo import ChatModelPicker
+    from console.ui.chat.models_link import connect_models
+    from console.ui.chat.load_banner import LoadBanner
 
     ctx = AppContext.create(store=ModelStore())
     calls: list[str] = []

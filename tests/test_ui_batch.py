@@ -20,7 +20,7 @@ pytest.importorskip("pytestqt")
 
 def _panel(qtbot, connections, host):
     """A Batch panel on ``host`` (None: no engine), its bridge closed at the test's teardown."""
-    from console.ui.batch_panel import BatchPanel
+    from console.ui.batch.panel import BatchPanel
     from console.ui.context import AppContext
 
     metrics = host.metrics if host is not None else MetricsStore()

@@ -24,7 +24,7 @@ pytest.importorskip("pytestqt")
 
 def _panel(qtbot: Any, connections: Any, host: Any) -> Any:
     """A Bench panel on ``host`` (None: no engine), its bridge closed at the test's teardown."""
-    from console.ui.bench_panel import BenchPanel
+    from console.ui.bench.panel import BenchPanel
     from console.ui.context import AppContext
 
     metrics = host.metrics if host is not None else MetricsStore()

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.engine
 
 @pytest.fixture()
 def chat(engine_host: Any, home: Path, qtbot: Any, connections: Any) -> Any:
-    from console.ui.chat_panel import ChatPanel
+    from console.ui.chat.panel import ChatPanel
 
     if engine_host.status.state != EngineState.READY:
         pytest.fail(f"shared engine is not ready: {engine_host.status}")
@@ -117,7 +117,7 @@ def test_stop_mid_stream_regenerate_edit_and_restart(chat: Any, qtbot: Any, home
     assert Path(md).read_text().startswith("# Renamed chat")
     cid = chat.conversation_id
 
-    from console.ui.chat_panel import ChatPanel
+    from console.ui.chat.panel import ChatPanel
 
     again = ChatPanel(chat.ctx, conversations=ConversationStore())
     qtbot.addWidget(again)
@@ -131,7 +131,7 @@ def test_stop_mid_stream_regenerate_edit_and_restart(chat: Any, qtbot: Any, home
 
 def test_send_without_a_model_explains(home: Path, qtbot: Any) -> None:
     """No engine loaded (a fresh, unloaded host: nothing is started): a clear message, text kept."""
-    from console.ui.chat_panel import ChatPanel
+    from console.ui.chat.panel import ChatPanel
 
     ctx = AppContext.create()
     panel = ChatPanel(ctx)
@@ -182,7 +182,7 @@ def test_a_token_count_that_ends_after_the_panel_is_deleted_is_dropped(
 
     import shiboken6
 
-    from console.ui.chat_panel import ChatPanel
+    from console.ui.chat.panel import ChatPanel
 
     release = threading.Event()
     real_count = engine_host.count_prompt_tokens
@@ -217,7 +217,7 @@ def test_an_empty_chat_counts_nothing_without_asking_the_engine(
     """An empty chat (no system prompt, no history, nothing typed) shows 0 tokens without asking the
     engine: vLLM refuses to render an empty conversation (a server logged a 400 from /tokenize for
     every new window); something typed is counted by the engine."""
-    from console.ui.chat_panel import ChatPanel
+    from console.ui.chat.panel import ChatPanel
 
     asked: list[Any] = []
     real_count = engine_host.count_prompt_tokens

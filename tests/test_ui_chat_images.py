@@ -36,7 +36,7 @@ def picture(path: Path, color: str = "red", size: tuple[int, int] = (40, 20)) ->
 
 @pytest.fixture()
 def panel(home: Path, qtbot: Any) -> Any:
-    from console.ui.chat_panel import ChatPanel
+    from console.ui.chat.panel import ChatPanel
 
     chat = ChatPanel(AppContext.create())
     qtbot.addWidget(chat)
@@ -76,7 +76,7 @@ def _hold_writes(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, list
 
 
 def _vision_chat(ctx: Any, qtbot: Any) -> Any:
-    from console.ui.chat_panel import ChatPanel
+    from console.ui.chat.panel import ChatPanel
 
     chat = ChatPanel(ctx)
     qtbot.addWidget(chat)
@@ -149,7 +149,7 @@ def test_paste_and_drop_attach_pictures_instead_of_text(panel: Any, qtbot: Any, 
 
 def test_a_saved_conversation_shows_its_pictures_in_the_transcript(home: Path, qtbot: Any, tmp_path: Path) -> None:
     from console.chat.session import ChatSession
-    from console.ui.chat_panel import ChatPanel
+    from console.ui.chat.panel import ChatPanel
 
     store = ConversationStore()
     session = ChatSession(store)
@@ -179,7 +179,7 @@ def test_a_saved_conversation_shows_its_pictures_in_the_transcript(home: Path, q
 def test_a_text_only_model_refuses_a_picture_in_one_line(
     engine_host: Any, home: Path, qtbot: Any, connections: Any, tmp_path: Path
 ) -> None:
-    from console.ui.chat_panel import ChatPanel
+    from console.ui.chat.panel import ChatPanel
 
     assert engine_host.status.state == EngineState.READY
     chat = ChatPanel(connections.context(host=engine_host))
@@ -206,7 +206,7 @@ def test_a_picture_attached_in_the_chat_reaches_the_model_and_reopens(
     picture's tokens, as many as transformers' own processor gives it), and the conversation
     reopens with it and sends it again."""
     from console.engine.types import GenerationRequest
-    from console.ui.chat_panel import ChatPanel
+    from console.ui.chat.panel import ChatPanel
     from tests.fixtures.vision import IMAGE_TOKEN, png_bytes, processor_image_tokens
 
     (tmp_path / "red.png").write_bytes(png_bytes(100, 80))

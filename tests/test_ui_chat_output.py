@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from console.engine.types import EngineState
-from console.ui.chat_output import CHOICE, FREE, REGEX, SCHEMA
-from console.ui.logprob_view import alternatives_text, probability_colour
+from console.ui.chat.output_control import CHOICE, FREE, REGEX, SCHEMA
+from console.ui.chat.logprob_view import alternatives_text, probability_colour
 
 
 @pytest.fixture()
 def chat(engine_host: Any, home: Path, qtbot: Any, connections: Any) -> Any:
-    from console.ui.chat_panel import ChatPanel
+    from console.ui.chat.panel import ChatPanel
 
     if engine_host.status.state != EngineState.READY:
         pytest.fail(f"shared engine is not ready: {engine_host.status}")
@@ -29,7 +29,7 @@ def chat(engine_host: Any, home: Path, qtbot: Any, connections: Any) -> Any:
 
 
 def test_schema_editor_checks_as_you_type(home: Path, qtbot: Any) -> None:
-    from console.ui.chat_output import OutputControl
+    from console.ui.chat.output_control import OutputControl
 
     out = OutputControl()
     qtbot.addWidget(out)

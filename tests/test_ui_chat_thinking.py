@@ -19,7 +19,7 @@ from PySide6.QtCore import QUrl
 from console.chat.conversations import ConversationStore
 from console.engine.openai_body import request_fields
 from console.engine.types import EngineState, GenerationRequest, RequestFinished
-from console.ui.chat_output import REGEX
+from console.ui.chat.output_control import REGEX
 
 pytestmark = pytest.mark.engine
 
@@ -32,7 +32,7 @@ PARSER = {"qwen3": "qwen3", "r1": "deepseek_r1"}
 
 
 def _panel(host: Any, qtbot: Any, connections: Any) -> Any:
-    from console.ui.chat_panel import ChatPanel
+    from console.ui.chat.panel import ChatPanel
 
     assert host.status.state == EngineState.READY, host.status
     panel = ChatPanel(connections.context(host=host))

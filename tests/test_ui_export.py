@@ -20,7 +20,7 @@ pytest.importorskip("pytestqt")
 def _panel(qtbot, connections, host=None):
     """An Export panel on ``host`` (None: no engine), its bridge closed at the test's teardown."""
     from console.ui.context import AppContext
-    from console.ui.export_panel import ExportPanel
+    from console.ui.export.panel import ExportPanel
 
     metrics = host.metrics if host is not None else MetricsStore()
     ctx = AppContext(

@@ -16,7 +16,7 @@ from console.engine.types import EngineState
 from console.models.store import ModelStore
 from console.settings import load_settings
 from console.ui.context import AppContext
-from console.ui.model_table import VERDICT_COLOURS
+from console.ui.models.table import VERDICT_COLOURS
 
 
 def test_verdict_column_apply_and_load_confirmation(

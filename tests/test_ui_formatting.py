@@ -72,8 +72,8 @@ def german() -> Iterator[None]:
 
 
 def test_panels_show_locale_figures(german: None) -> None:
-    from console.ui.chat_panel import figures_text
-    from console.ui.model_table import human_bytes
+    from console.ui.chat.panel import figures_text
+    from console.ui.models.table import human_bytes
 
     assert human_bytes(int(2.5 * 1024**2)) == "2,5 MiB"
     m = SimpleNamespace(ttft_s=0.125, tokens_per_s=1234.5, output_tokens=12345, finish_reason="stop")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from console.models.store import ModelStore
-from console.ui.get_model_dialog import GetModelDialog
+from console.ui.models.get_model_dialog import GetModelDialog
 from test_download import REPO, Hub, hub  # noqa: F401  (the fake Hub server fixture, reused)
 
 
@@ -88,7 +88,7 @@ def test_errors_are_sentences_not_tracebacks(qtbot: Any, dialog: GetModelDialog,
 
 def test_models_panel_opens_it(qtbot: Any, home: Path) -> None:
     from console.ui.context import AppContext
-    from console.ui.models_panel import ModelsPanel
+    from console.ui.models.panel import ModelsPanel
 
     ctx = AppContext.create()
     panel = ModelsPanel(ctx)

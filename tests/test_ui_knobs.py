@@ -31,7 +31,7 @@ def test_the_help_table_agrees_with_the_gpu_default_preset_and_vllms_defaults() 
 
 
 def test_every_knob_has_a_tooltip_from_the_table(qtbot: Any) -> None:
-    from console.ui.knobs_box import KnobsBox
+    from console.ui.models.knobs_box import KnobsBox
 
     box = KnobsBox()
     qtbot.addWidget(box)
@@ -45,7 +45,7 @@ def test_every_knob_has_a_tooltip_from_the_table(qtbot: Any) -> None:
 
 @pytest.mark.parametrize("gpu", [True, False], ids=["gpu", "cpu"])
 def test_rows_that_do_not_apply_to_the_device_are_hidden(qtbot: Any, gpu: bool) -> None:
-    from console.ui.knobs_box import KnobsBox
+    from console.ui.models.knobs_box import KnobsBox
 
     box = KnobsBox()
     qtbot.addWidget(box)
@@ -62,7 +62,7 @@ def test_rows_that_do_not_apply_to_the_device_are_hidden(qtbot: Any, gpu: bool) 
 
 
 def test_the_speed_knobs_sit_under_a_collapsed_advanced_section(qtbot: Any) -> None:
-    from console.ui.knobs_box import KnobsBox
+    from console.ui.models.knobs_box import KnobsBox
 
     box = KnobsBox()
     qtbot.addWidget(box)
@@ -82,7 +82,7 @@ def test_the_speed_knobs_sit_under_a_collapsed_advanced_section(qtbot: Any) -> N
 
 def test_the_advanced_knobs_reach_the_configuration(qtbot: Any, tiny_model: Any) -> None:
     from console.settings import Knobs
-    from console.ui.knobs_box import KnobsBox
+    from console.ui.models.knobs_box import KnobsBox
 
     box = KnobsBox()
     qtbot.addWidget(box)

@@ -1,4 +1,4 @@
-"""The model picker in "Get a model…" (console/ui/model_picker.py): the curated list with coloured
+"""The model picker in "Get a model…" (console/ui/models/get_model_picker.py): the curated list with coloured
 fit badges, search (Enter) against a local fake of the hubs' search APIs in a worker thread with
 Cancel, errors as one line, offline mode, and a chosen result going through the dialog's existing
 Check and Download path against the fake Hub of tests/test_download.py (never the internet)."""
@@ -18,9 +18,9 @@ from console.models.curated import fit_badges, load_curated
 from console.models.download import preview
 from console.models.gguf_info import gguf_advice, gguf_names
 from console.models.store import ModelStore
-from console.ui.get_model_dialog import GetModelDialog
-from console.ui.model_picker import COLUMNS, ModelPicker
-from console.ui.model_table import VERDICT_COLOURS
+from console.ui.models.get_model_dialog import GetModelDialog
+from console.ui.models.get_model_picker import COLUMNS, ModelPicker
+from console.ui.models.table import VERDICT_COLOURS
 from search_fakes import SearchHub, search_hub  # noqa: F401  (the fixture)
 from test_download import REPO, Hub, _handler, hub  # noqa: F401  (the fake Hub fixture)
 

@@ -42,7 +42,7 @@ def _ydata(panel, name: str) -> np.ndarray:
 
 @pytest.mark.engine
 def test_monitor_series_grow_while_a_batch_streams(qtbot, connections, engine_host, home) -> None:
-    from console.ui.monitor_panel import MonitorPanel
+    from console.ui.monitor.panel import MonitorPanel
 
     ctx = _ctx(engine_host, connections)
     panel = MonitorPanel(ctx)
@@ -128,7 +128,7 @@ class _FakeNvml:
 
 def test_monitor_gpu_layout_with_standin_source(qtbot) -> None:
     from console.ui.context import AppContext
-    from console.ui.monitor_panel import MonitorPanel
+    from console.ui.monitor.panel import MonitorPanel
 
     metrics = MetricsStore()
     sampler = DeviceSampler(metrics, interval_s=0.05, source=_FakeNvml())

@@ -27,7 +27,7 @@ GPU_SERIES = ROOT / "benchmarks" / "gpu" / "results" / "series_8b_bf16.json.gz"
 @pytest.fixture()
 def panel(qtbot: Any) -> Any:
     from console.ui.context import AppContext
-    from console.ui.monitor_panel import MonitorPanel
+    from console.ui.monitor.panel import MonitorPanel
 
     metrics = MetricsStore()
     sampler = DeviceSampler(metrics, interval_s=0.25)

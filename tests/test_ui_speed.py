@@ -13,13 +13,13 @@ import pytest
 from console.metrics.store import MetricsStore
 from console.presets import load_presets
 from console.settings import Knobs
-from console.ui.monitor_series import MonitorSeries
+from console.ui.monitor.series import MonitorSeries
 
 pytest.importorskip("pytestqt")
 
 
 def test_the_speed_knobs_override_the_preset_and_survive_the_settings(qtbot, tiny_model: Path) -> None:
-    from console.ui.knobs_box import KnobsBox
+    from console.ui.models.knobs_box import KnobsBox
 
     box = KnobsBox()
     qtbot.addWidget(box)

@@ -2,7 +2,7 @@
 makes, and their answers -- by the user, by the built-in local tools (a calculator and a clock) or
 by the tools of MCP servers (``mcp_client.McpHub``), each of those run only once the user approved
 it (``tool_approval``). No Qt here: :class:`~console.chat.session.ChatSession` holds a
-:class:`ChatTools` and the window's tools editor (``console/ui/tools_editor.py``) edits it.
+:class:`ChatTools` and the window's tools editor (``console/ui/chat/tools_editor.py``) edits it.
 
 Off by default; switched on per conversation, and MCP servers one by one; the settings a
 conversation's requests were made with are saved with it and read back when it is opened again. A turn with calls is

@@ -1,4 +1,4 @@
-"""The translation catalogue: find every translatable string in ``console/ui/*.py``, keep
+"""The translation catalogue: find every translatable string under ``console/ui/``, keep
 ``resources/i18n/console_<lang>.ts`` in step with it, and compile the ``.qm`` files Qt loads.
 
 Strings are found with :mod:`ast`, the way Qt's runtime looks them up: ``self.tr("text")`` is
@@ -145,9 +145,10 @@ def extract(files: list[Path] | None = None, rules: bool = True) -> dict[Key, li
     """Every (context, source) pair in the UI code, with where it occurs; with ``rules``, the
     shipped advisor rules' texts too (context :data:`RULES_CONTEXT`)."""
     out: dict[Key, list[str]] = {}
-    for path in files or sorted(UI_DIR.glob("*.py")):
+    for path in files or sorted(UI_DIR.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-        finder = _Finder(path.name, _helpers(tree))
+        name = path.relative_to(UI_DIR).as_posix() if UI_DIR in path.parents else path.name
+        finder = _Finder(name, _helpers(tree))
         finder.visit(tree)
         for k, v in finder.found.items():
             out.setdefault(k, []).extend(v)

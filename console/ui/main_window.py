@@ -25,20 +25,20 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabWidget, QVBo
 from console.app_state import Selection
 from console.engine.types import EngineState, EngineStatus
 from console.settings import Settings, load_settings, save_settings
-from console.ui.chat_panel import ChatPanel
-from console.ui.chat_models_link import connect_models
+from console.ui.chat.panel import ChatPanel
+from console.ui.chat.models_link import connect_models
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_bytes, format_number
-from console.ui.models_panel import ModelsPanel
+from console.ui.models.panel import ModelsPanel
 from console.ui.state_signals import follow_selection
 from console.ui.widgets import VerticalScroll
 
 if TYPE_CHECKING:
-    from console.ui.batch_panel import BatchPanel
-    from console.ui.export_panel import ExportPanel
-    from console.ui.monitor_panel import MonitorPanel
-    from console.ui.server_panel import ServerPanel
+    from console.ui.batch.panel import BatchPanel
+    from console.ui.export.panel import ExportPanel
+    from console.ui.monitor.panel import MonitorPanel
+    from console.ui.server.panel import ServerPanel
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ class MainWindow(QMainWindow):
             QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetClosable
         )
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.dock)
-        from console.ui.advisor_panel import add_advisor_dock  # the Advisor dock: live findings, Apply
+        from console.ui.advisor.panel import add_advisor_dock  # the Advisor dock: live findings, Apply
 
         self.advisor = add_advisor_dock(self, ctx, self.models)
 
@@ -146,11 +146,11 @@ class MainWindow(QMainWindow):
         if self._panels_built:
             return
         self._panels_built = True
-        from console.ui.batch_panel import BatchPanel
-        from console.ui.bench_panel import BenchPanel
-        from console.ui.export_panel import ExportPanel
-        from console.ui.monitor_panel import MonitorPanel
-        from console.ui.server_panel import ServerPanel
+        from console.ui.batch.panel import BatchPanel
+        from console.ui.bench.panel import BenchPanel
+        from console.ui.export.panel import ExportPanel
+        from console.ui.monitor.panel import MonitorPanel
+        from console.ui.server.panel import ServerPanel
 
         current = self.tabs.currentIndex()
         self.batch, self.monitor = BatchPanel(self.ctx, self), MonitorPanel(self.ctx, self)

@@ -32,47 +32,47 @@
   <context>
     <name>AdapterBox</name>
     <message>
-      <location filename="../../console/ui/chat_adapter.py" />
+      <location filename="../../console/ui/chat/adapter_box.py" />
       <source>Adapters are attached to a model loaded in the console; a server serves the adapters it was started with</source>
       <translation>适配器只能挂载到控制台内加载的模型；服务器只提供启动时指定的适配器</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_adapter.py" />
+      <location filename="../../console/ui/chat/adapter_box.py" />
       <source>Answer the message box with the base model and with the adapter, side by side (not saved)</source>
       <translation>用基础模型和适配器分别回答输入框中的消息，并排显示（不保存）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_adapter.py" />
+      <location filename="../../console/ui/chat/adapter_box.py" />
       <source>Attach adapter…</source>
       <translation>挂载适配器…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_adapter.py" />
+      <location filename="../../console/ui/chat/adapter_box.py" />
       <source>Base model (no adapter)</source>
       <translation>基础模型（无适配器）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_adapter.py" />
+      <location filename="../../console/ui/chat/adapter_box.py" />
       <source>Compare with base</source>
       <translation>与基础模型对比</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_adapter.py" />
+      <location filename="../../console/ui/chat/adapter_box.py" />
       <source>LoRA adapter</source>
       <translation>LoRA 适配器</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_adapter.py" />
+      <location filename="../../console/ui/chat/adapter_box.py" />
       <source>PEFT LoRA adapter folder</source>
       <translation>PEFT LoRA 适配器文件夹</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_adapter.py" />
+      <location filename="../../console/ui/chat/adapter_box.py" />
       <source>The adapter that answers this conversation (the base model: none)</source>
       <translation>回答此对话的适配器（基础模型：不用适配器）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_adapter.py" />
+      <location filename="../../console/ui/chat/adapter_box.py" />
       <source>Use a PEFT LoRA folder with the loaded model (it must have been loaded with LoRA slots)</source>
       <translation>让已加载的模型使用一个 PEFT LoRA 文件夹（模型须带 LoRA 槽位加载）</translation>
     </message>
@@ -80,137 +80,137 @@
   <context>
     <name>AdvisorPanel</name>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Advisor</source>
       <translation>优化建议</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Apply to the knobs</source>
       <translation>应用到参数</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Back to live</source>
       <translation>回到实时</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Cannot open the recording: {0}</source>
       <translation>无法打开记录：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Cannot save the recording: {0}</source>
       <translation>无法保存记录：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Change: {0} — {1}</source>
       <translation>修改：{0} — {1}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>No engine setting to change: see why.</source>
       <translation>没有需要修改的引擎设置：原因见下。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Not checked: {0}</source>
       <translation>未检查：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Nothing to change: no rule fired over the {0}.</source>
       <translation>无需修改：{0}内没有规则被触发。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Open a metrics recording</source>
       <translation>打开指标记录</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Open recording…</source>
       <translation>打开记录…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Prometheus can scrape {0}</source>
       <translation>Prometheus 可抓取 {0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Recording saved to {0}</source>
       <translation>记录已保存到 {0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Recordings (*.json *.json.gz);;All files (*)</source>
       <translation>记录文件 (*.json *.json.gz);;所有文件 (*)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Recordings (*.json)</source>
       <translation>记录文件 (*.json)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Save recording…</source>
       <translation>保存记录…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Save the metrics recording</source>
       <translation>保存指标记录</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Saving the recording…</source>
       <translation>正在保存记录…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Serve /metrics for Prometheus on {0}:{1}</source>
       <translation>在 {0}:{1} 上为 Prometheus 提供 /metrics</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>The advisor's rules cannot be read: {0}</source>
       <translation>无法读取调优建议规则：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>Why:</source>
       <translation>原因：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>critical</source>
       <translation>严重</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>info</source>
       <translation>信息</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>last {0:.0f} s</source>
       <translation>最近 {0:.0f} 秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>recording</source>
       <translation>记录</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>warning</source>
       <translation>警告</translation>
     </message>
     <message>
-      <location filename="../../console/ui/advisor_panel.py" />
+      <location filename="../../console/ui/advisor/panel.py" />
       <source>{0} finding(s) over the {1}.</source>
       <translation>{1}内发现 {0} 项问题。</translation>
     </message>
@@ -409,237 +409,237 @@
   <context>
     <name>BatchPanel</name>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>(and {m} more)</source>
       <translation>（另有 {m} 行）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Batch files (*.jsonl *.json *.csv);;All files (*)</source>
       <translation>批处理文件 (*.jsonl *.json *.csv);;所有文件 (*)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>CSV (*.csv)</source>
       <translation>CSV (*.csv)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Cancel</source>
       <translation>取消</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Cancelled ({n} not run; run again with Resume to finish):</source>
       <translation>已取消（{n} 个未运行；勾选“续跑”再次运行即可完成）：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Cancelling: stopping the requests in flight…</source>
       <translation>正在取消：停止进行中的请求…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Cannot read the file: {e}</source>
       <translation>无法读取文件：{e}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Choose…</source>
       <translation>选择…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Concurrency</source>
       <translation>并发数</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Done:</source>
       <translation>完成：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>ETA {s}</source>
       <translation>预计剩余 {s}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>ETA –</source>
       <translation>预计剩余 –</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Export CSV</source>
       <translation>导出 CSV</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Export CSV…</source>
       <translation>导出 CSV…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Export JSONL</source>
       <translation>导出 JSONL</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Export JSONL (OpenAI batch output)…</source>
       <translation>导出 JSONL（OpenAI 批处理输出）…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Export failed: {e}</source>
       <translation>导出失败：{e}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Exported {n} results to {p}</source>
       <translation>已将 {n} 条结果导出到 {p}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Input:</source>
       <translation>输入：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>JSONL (*.jsonl)</source>
       <translation>JSONL (*.jsonl)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>JSONL, CSV or OpenAI batch request file</source>
       <translation>JSONL、CSV 或 OpenAI 批处理请求文件</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Load a model first</source>
       <translation>请先加载模型</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Load a model first: the engine is not ready.</source>
       <translation>请先加载模型：引擎尚未就绪。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Max tokens</source>
       <translation>最大词元数</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>No file opened.</source>
       <translation>未打开文件。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Open a batch file</source>
       <translation>打开批处理文件</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Open…</source>
       <translation>打开…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Output:</source>
       <translation>输出：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Requests in flight at once. 'all' gives the engine every line together, as vLLM's offline batch does: fastest, and identical greedy lines answer alike.</source>
       <translation>同时进行的请求数。“全部”会把每一行一起交给引擎，与 vLLM 的离线批处理相同：最快，且相同的贪心请求得到相同的回答。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Resume (skip requests already in the output)</source>
       <translation>续跑（跳过输出中已有的请求）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Run a batch first: there is no output to export.</source>
       <translation>请先运行批处理：没有可导出的输出。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Run batch</source>
       <translation>运行批处理</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Sampling (defaults; values given in the file win)</source>
       <translation>采样（默认值；文件中给出的值优先）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Seed</source>
       <translation>随机种子</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Starting…</source>
       <translation>正在启动…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Stopped: {e}.</source>
       <translation>已停止：{e}。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Temperature</source>
       <translation>温度</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>The batch failed: {e}</source>
       <translation>批处理失败：{e}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Top-p</source>
       <translation>Top-p</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>Write results to</source>
       <translation>结果写入到</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>all</source>
       <translation>全部</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>random</source>
       <translation>随机</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>results are written here as they complete</source>
       <translation>结果在完成时逐条写入此处</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>{done}/{total} done ({failed} failed, {skipped} already done) · {eta} · {tps} tok/s this batch · {live} tok/s engine now</source>
       <translation>已完成 {done}/{total}（失败 {failed}，此前已完成 {skipped}）· {eta} · 本批 {tps} 词元/秒 · 引擎当前 {live} 词元/秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>{n} lines skipped: {shown}</source>
       <translation>跳过 {n} 行：{shown}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>{n} requests ({fmt} format).</source>
       <translation>{n} 个请求（{fmt} 格式）。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_panel.py" />
+      <location filename="../../console/ui/batch/panel.py" />
       <source>{ok} succeeded, {failed} failed, {skipped} skipped, {tok} tokens in {s} s ({tps} tok/s)</source>
       <translation>成功 {ok}，失败 {failed}，跳过 {skipped}，{s} 秒内 {tok} 个词元（{tps} 词元/秒）</translation>
     </message>
@@ -647,42 +647,42 @@
   <context>
     <name>BatchResultsModel</name>
     <message>
-      <location filename="../../console/ui/batch_results_model.py" />
+      <location filename="../../console/ui/batch/results_model.py" />
       <source>Finish reason</source>
       <translation>结束原因</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_results_model.py" />
+      <location filename="../../console/ui/batch/results_model.py" />
       <source>ID</source>
       <translation>ID</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_results_model.py" />
+      <location filename="../../console/ui/batch/results_model.py" />
       <source>Latency (s)</source>
       <translation>延迟 (s)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_results_model.py" />
+      <location filename="../../console/ui/batch/results_model.py" />
       <source>Output</source>
       <translation>输出</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_results_model.py" />
+      <location filename="../../console/ui/batch/results_model.py" />
       <source>Prompt</source>
       <translation>提示词</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_results_model.py" />
+      <location filename="../../console/ui/batch/results_model.py" />
       <source>TTFT (ms)</source>
       <translation>首字延迟 (ms)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_results_model.py" />
+      <location filename="../../console/ui/batch/results_model.py" />
       <source>Tokens (in/out)</source>
       <translation>词元（输入/输出）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/batch_results_model.py" />
+      <location filename="../../console/ui/batch/results_model.py" />
       <source>error: {e}</source>
       <translation>错误：{e}</translation>
     </message>
@@ -690,297 +690,297 @@
   <context>
     <name>BenchPanel</name>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source> req/s</source>
       <translation> 请求/秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Also run the console path at each of these concurrencies: throughput vs concurrency and the fraction of the roofline</source>
       <translation>同时在这些并发数下各运行一次控制台路径：吞吐量随并发的变化，以及占屋顶线（roofline）的比例</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Auto-tune</source>
       <translation>自动调优</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Baselines (same prompts, fresh process)</source>
       <translation>基线（相同提示词，新进程）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Benchmark</source>
       <translation>基准测试</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Cancel</source>
       <translation>取消</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Cancelled; the engine stays loaded.</source>
       <translation>已取消；引擎仍保持加载。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Cancelling…</source>
       <translation>正在取消…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Choose a prompt file, or pick synthetic prompts.</source>
       <translation>请选择提示词文件，或选用合成提示词。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Concurrency sweep:</source>
       <translation>并发扫描：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Could not save the report: {0}</source>
       <translation>无法保存报告：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Done: {0}</source>
       <translation>完成：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Failed.</source>
       <translation>失败。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>File:</source>
       <translation>文件：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>HF batch size:</source>
       <translation>HF 批大小：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Hugging Face</source>
       <translation>Hugging Face</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Hugging Face generate (static batches)</source>
       <translation>Hugging Face generate()（静态批处理）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>ITL p99 ms</source>
       <translation>ITL p99 毫秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>JSON (*.json)</source>
       <translation>JSON (*.json)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>JSONL, CSV or OpenAI batch file (prompts cycled to the count)</source>
       <translation>JSONL、CSV 或 OpenAI 批处理文件（提示词循环使用至指定数量）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Load</source>
       <translation>负载</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Load a model first.</source>
       <translation>请先加载模型。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Load a model to run a bench on it.</source>
       <translation>加载模型后即可对其运行基准测试。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Load a model, choose a workload and run.</source>
       <translation>加载模型，选择工作负载，然后运行。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Max concurrency:</source>
       <translation>最大并发：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Open…</source>
       <translation>打开…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Plain vLLM LLM.generate</source>
       <translation>原生 vLLM LLM.generate</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Prompt file</source>
       <translation>提示词文件</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Prompt files (*.jsonl *.json *.csv);;All files (*)</source>
       <translation>提示词文件 (*.jsonl *.json *.csv);;所有文件 (*)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Prompts:</source>
       <translation>提示词：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Report saved to {0}</source>
       <translation>报告已保存到 {0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Request rate (Poisson):</source>
       <translation>请求速率（泊松）：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Run bench</source>
       <translation>运行基准测试</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Running {0}…</source>
       <translation>正在运行 {0}…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Save bench report</source>
       <translation>保存基准测试报告</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Save report…</source>
       <translation>保存报告…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Size:</source>
       <translation>规模：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Synthetic</source>
       <translation>合成</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>TTFT p50 ms</source>
       <translation>TTFT p50 毫秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>TTFT p99 ms</source>
       <translation>TTFT p99 毫秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>The bench failed: {0}</source>
       <translation>基准测试失败：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>They load their own copy of the model next to the console's: on a GPU they need free memory.</source>
       <translation>基线会在控制台之外另行加载一份模型：在 GPU 上需要有空闲显存。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Thinking: {0} of {1} output tokens ({2} answer).</source>
       <translation>思考：{1} 个输出词元中有 {0} 个（回答 {2} 个）。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Workload</source>
       <translation>工作负载</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>all at once</source>
       <translation>一次全部发送</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>console</source>
       <translation>控制台</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>console ÷ this path</source>
       <translation>控制台 ÷ 此路径</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>count</source>
       <translation>数量</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>e.g. 1,4,16,64 (optional)</source>
       <translation>例如 1,4,16,64（可选）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>e2e p99 s</source>
       <translation>端到端 p99 秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>failed: {0}</source>
       <translation>失败：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>input tokens</source>
       <translation>输入 token</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>no limit</source>
       <translation>不限</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>out tok/s</source>
       <translation>输出 token/秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>output tokens</source>
       <translation>输出 token</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>path</source>
       <translation>路径</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>plain vLLM</source>
       <translation>原生 vLLM</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>req/s</source>
       <translation>请求/秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_panel.py" />
+      <location filename="../../console/ui/bench/panel.py" />
       <source>total tok/s</source>
       <translation>总 token/秒</translation>
     </message>
@@ -988,62 +988,62 @@
   <context>
     <name>BenchPlots</name>
     <message>
-      <location filename="../../console/ui/bench_plots.py" />
+      <location filename="../../console/ui/bench/charts.py" />
       <source>% of roofline</source>
       <translation>占屋顶线 %</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_plots.py" />
+      <location filename="../../console/ui/bench/charts.py" />
       <source>Latency percentiles (console path)</source>
       <translation>延迟百分位（控制台路径）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_plots.py" />
+      <location filename="../../console/ui/bench/charts.py" />
       <source>Measured / roofline</source>
       <translation>实测 / 屋顶线</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_plots.py" />
+      <location filename="../../console/ui/bench/charts.py" />
       <source>Roofline for {0}: the planner's decode ceiling at each concurrency.</source>
       <translation>{0} 的屋顶线：规划器在各并发数下的解码上限。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_plots.py" />
+      <location filename="../../console/ui/bench/charts.py" />
       <source>Roofline: {0}</source>
       <translation>屋顶线：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_plots.py" />
+      <location filename="../../console/ui/bench/charts.py" />
       <source>The roofline is the planner's GPU model (memory bandwidth, tensor cores). On the CPU engine it uses the nominal {0:g} GB/s memory bandwidth of the planner's CPU profile: read the fraction as a rough guide.</source>
       <translation>屋顶线是规划器的 GPU 模型（显存带宽、张量核心）。在 CPU 引擎上，它使用规划器 CPU 配置中名义上的 {0:g} GB/s 内存带宽：该比例仅供粗略参考。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_plots.py" />
+      <location filename="../../console/ui/bench/charts.py" />
       <source>Throughput vs concurrency</source>
       <translation>吞吐量与并发</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_plots.py" />
+      <location filename="../../console/ui/bench/charts.py" />
       <source>ms</source>
       <translation>毫秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_plots.py" />
+      <location filename="../../console/ui/bench/charts.py" />
       <source>output</source>
       <translation>输出</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_plots.py" />
+      <location filename="../../console/ui/bench/charts.py" />
       <source>requests in flight</source>
       <translation>进行中的请求数</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_plots.py" />
+      <location filename="../../console/ui/bench/charts.py" />
       <source>tok/s</source>
       <translation>token/秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_plots.py" />
+      <location filename="../../console/ui/bench/charts.py" />
       <source>total</source>
       <translation>总计</translation>
     </message>
@@ -1051,22 +1051,22 @@
   <context>
     <name>ChatInput</name>
     <message>
-      <location filename="../../console/ui/chat_input.py" />
+      <location filename="../../console/ui/chat/input_box.py" />
       <source>Ctrl+Enter</source>
       <translation>Ctrl+Enter</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_input.py" />
+      <location filename="../../console/ui/chat/input_box.py" />
       <source>Enter</source>
       <translation>Enter</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_input.py" />
+      <location filename="../../console/ui/chat/input_box.py" />
       <source>Message (Ctrl+Enter sends, Esc stops)</source>
       <translation>消息（Ctrl+Enter 发送，Esc 停止）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_input.py" />
+      <location filename="../../console/ui/chat/input_box.py" />
       <source>Message (Enter sends, Shift+Enter breaks the line, Esc stops)</source>
       <translation>消息（Enter 发送，Shift+Enter 换行，Esc 停止）</translation>
     </message>
@@ -1074,22 +1074,22 @@
   <context>
     <name>ChatModelPicker</name>
     <message>
-      <location filename="../../console/ui/chat_model_picker.py" />
+      <location filename="../../console/ui/chat/model_combo.py" />
       <source>Choose a model to load it with the preset and knobs of the Models panel</source>
       <translation>选择一个模型，按模型面板中的预设和旋钮加载它</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_model_picker.py" />
+      <location filename="../../console/ui/chat/model_combo.py" />
       <source>Choose a model to load…</source>
       <translation>选择要加载的模型…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_model_picker.py" />
+      <location filename="../../console/ui/chat/model_combo.py" />
       <source>Model:</source>
       <translation>模型：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_model_picker.py" />
+      <location filename="../../console/ui/chat/model_combo.py" />
       <source>No models yet: get one</source>
       <translation>还没有模型：请先获取一个</translation>
     </message>
@@ -1097,237 +1097,237 @@
   <context>
     <name>ChatPanel</name>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat/panel.py" />
       <source>A picture is still being read: send when its thumbnail shows</source>
       <translation>图片仍在读取中：缩略图出现后再发送</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_transcript.py" />
+      <location filename="../../console/ui/chat/transcript.py" />
       <source>Assistant</source>
       <translation>助手</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_images.py" />
+      <location filename="../../console/ui/chat/pictures.py" />
       <source>Attach pictures</source>
       <translation>附加图片</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel_ui.py" />
+      <location filename="../../console/ui/chat/panel_ui.py" />
       <source>Attach pictures to your message (or paste one, or drop it here); for models that take images</source>
       <translation>为消息附加图片（也可粘贴或拖放到这里）；仅用于支持图像输入的模型</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel_ui.py" />
+      <location filename="../../console/ui/chat/panel_ui.py" />
       <source>Attach picture…</source>
       <translation>附加图片…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel_ui.py" />
+      <location filename="../../console/ui/chat/panel_ui.py" />
       <source>Context</source>
       <translation>上下文</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel_ui.py" />
+      <location filename="../../console/ui/chat/panel_ui.py" />
       <source>Continue</source>
       <translation>继续</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat/panel.py" />
       <source>Could not save the answer: {0}</source>
       <translation>无法保存回答：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_send.py" />
+      <location filename="../../console/ui/chat/send.py" />
       <source>Could not save the message: {0}</source>
       <translation>无法保存消息：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat/panel.py" />
       <source>Delete conversation</source>
       <translation>删除对话</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat/panel.py" />
       <source>Delete this conversation and all its messages?</source>
       <translation>删除此对话及其全部消息？</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel_ui.py" />
+      <location filename="../../console/ui/chat/panel_ui.py" />
       <source>Edit last</source>
       <translation>编辑上一条</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat/panel.py" />
       <source>Editing your last message: Send replaces it and the answer after it.</source>
       <translation>正在编辑上一条消息：发送后将替换它及其后的回答。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat/panel.py" />
       <source>Export conversation</source>
       <translation>导出对话</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat/panel.py" />
       <source>Export failed: {0}</source>
       <translation>导出失败：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat/panel.py" />
       <source>Exported to {0}</source>
       <translation>已导出到 {0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel_ui.py" />
+      <location filename="../../console/ui/chat/panel_ui.py" />
       <source>Go on with the last answer where max tokens cut it</source>
       <translation>从达到最大词元数而被截断的地方继续上一条回答</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel_ui.py" />
+      <location filename="../../console/ui/chat/panel_ui.py" />
       <source>Let the model think before it answers (its template's thinking switch); the thinking shows apart</source>
       <translation>让模型先思考再回答（其模板的思考开关）；思考过程单独显示</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat/panel.py" />
       <source>Load a model, type a message and press {0}.</source>
       <translation>加载模型，输入消息，然后按 {0}。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat/panel.py" />
       <source>Markdown (*.md);;JSON (*.json)</source>
       <translation>Markdown (*.md);;JSON (*.json)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat/panel.py" />
       <source>No model is loaded: pick one in the Models sidebar and press Load (Ctrl+L)</source>
       <translation>未加载模型：请在“模型”侧栏中选择一个并点击“加载” (Ctrl+L)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat/panel.py" />
       <source>Nothing to export: start or open a conversation first</source>
       <translation>没有可导出的内容：请先开始或打开一个对话</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_images.py" />
+      <location filename="../../console/ui/chat/pictures.py" />
       <source>Pictures ({0})</source>
       <translation>图片 ({0})</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel_ui.py" />
+      <location filename="../../console/ui/chat/panel_ui.py" />
       <source>Put your last message back in the box; sending replaces it and the answers after it</source>
       <translation>把你的上一条消息放回输入框；发送后将替换它及其后的回答</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel_ui.py" />
+      <location filename="../../console/ui/chat/panel_ui.py" />
       <source>Regenerate</source>
       <translation>重新生成</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat/panel.py" />
       <source>Rename conversation</source>
       <translation>重命名对话</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel_ui.py" />
+      <location filename="../../console/ui/chat/panel_ui.py" />
       <source>Send</source>
       <translation>发送</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat/panel.py" />
       <source>Send ({0})</source>
       <translation>发送 ({0})</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel_ui.py" />
+      <location filename="../../console/ui/chat/panel_ui.py" />
       <source>Stop</source>
       <translation>停止</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel_ui.py" />
+      <location filename="../../console/ui/chat/panel_ui.py" />
       <source>Stop the answer (Esc)</source>
       <translation>停止回答 (Esc)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel_ui.py" />
+      <location filename="../../console/ui/chat/panel_ui.py" />
       <source>System prompt</source>
       <translation>系统提示词</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel_ui.py" />
+      <location filename="../../console/ui/chat/panel_ui.py" />
       <source>System prompt (optional)</source>
       <translation>系统提示词（可选）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_transcript.py" />
+      <location filename="../../console/ui/chat/transcript.py" />
       <source>TTFT {0} s</source>
       <translation>首字延迟 {0} 秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat/panel.py" />
       <source>The answer failed: {0}</source>
       <translation>回答失败：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel_ui.py" />
+      <location filename="../../console/ui/chat/panel_ui.py" />
       <source>Think</source>
       <translation>思考</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_transcript.py" />
+      <location filename="../../console/ui/chat/transcript.py" />
       <source>Thinking</source>
       <translation>思考过程</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_transcript.py" />
+      <location filename="../../console/ui/chat/transcript.py" />
       <source>Thinking…</source>
       <translation>思考中…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_panel.py" />
+      <location filename="../../console/ui/chat/panel.py" />
       <source>Title:</source>
       <translation>标题：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_transcript.py" />
+      <location filename="../../console/ui/chat/transcript.py" />
       <source>You</source>
       <translation>你</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_transcript.py" />
+      <location filename="../../console/ui/chat/transcript.py" />
       <source>failed</source>
       <translation>失败</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_transcript.py" />
+      <location filename="../../console/ui/chat/transcript.py" />
       <source>hit max tokens</source>
       <translation>达到最大词元数</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_images.py" />
+      <location filename="../../console/ui/chat/pictures.py" />
       <source>pasted.png</source>
       <translation>粘贴的图片.png</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_transcript.py" />
+      <location filename="../../console/ui/chat/transcript.py" />
       <source>stopped</source>
       <translation>已停止</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_images.py" />
+      <location filename="../../console/ui/chat/pictures.py" />
       <source>{0} ({1} × {2}): click to remove</source>
       <translation>{0}（{1} × {2}）：点击移除</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_transcript.py" />
+      <location filename="../../console/ui/chat/transcript.py" />
       <source>{0} s</source>
       <translation>{0} 秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_transcript.py" />
+      <location filename="../../console/ui/chat/transcript.py" />
       <source>{0} tok/s</source>
       <translation>{0} 词元/秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_transcript.py" />
+      <location filename="../../console/ui/chat/transcript.py" />
       <source>{0} tokens</source>
       <translation>{0} 个词元</translation>
     </message>
@@ -1335,17 +1335,17 @@
   <context>
     <name>ChoicesView</name>
     <message>
-      <location filename="../../console/ui/logprob_view.py" />
+      <location filename="../../console/ui/chat/logprob_view.py" />
       <source> — tokens coloured by probability (red unlikely, green likely); hover for alternatives</source>
       <translation> — 词元按概率着色（红色不太可能，绿色很可能）；悬停查看候选</translation>
     </message>
     <message>
-      <location filename="../../console/ui/logprob_view.py" />
+      <location filename="../../console/ui/chat/logprob_view.py" />
       <source>Answer</source>
       <translation>回答</translation>
     </message>
     <message>
-      <location filename="../../console/ui/logprob_view.py" />
+      <location filename="../../console/ui/chat/logprob_view.py" />
       <source>{n} answers side by side</source>
       <translation>{n} 个回答并排显示</translation>
     </message>
@@ -1353,22 +1353,22 @@
   <context>
     <name>CompareView</name>
     <message>
-      <location filename="../../console/ui/chat_adapter.py" />
+      <location filename="../../console/ui/chat/adapter_box.py" />
       <source>Adapter: {0}</source>
       <translation>适配器：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_adapter.py" />
+      <location filename="../../console/ui/chat/adapter_box.py" />
       <source>Base model</source>
       <translation>基础模型</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_adapter.py" />
+      <location filename="../../console/ui/chat/adapter_box.py" />
       <source>Base model and adapter, same prompt</source>
       <translation>基础模型与适配器：同一提示</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_adapter.py" />
+      <location filename="../../console/ui/chat/adapter_box.py" />
       <source>The answer failed: {0}</source>
       <translation>回答失败：{0}</translation>
     </message>
@@ -1376,12 +1376,12 @@
   <context>
     <name>ContextMeter</name>
     <message>
-      <location filename="../../console/ui/context_meter.py" />
+      <location filename="../../console/ui/chat/context_meter.py" />
       <source>no model loaded</source>
       <translation>未加载模型</translation>
     </message>
     <message>
-      <location filename="../../console/ui/context_meter.py" />
+      <location filename="../../console/ui/chat/context_meter.py" />
       <source>{0} / {1} tokens</source>
       <translation>{0} / {1} 词元</translation>
     </message>
@@ -1389,37 +1389,37 @@
   <context>
     <name>ConversationList</name>
     <message>
-      <location filename="../../console/ui/chat_conversations.py" />
+      <location filename="../../console/ui/chat/conversation_list.py" />
       <source>Conversations</source>
       <translation>对话</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_conversations.py" />
+      <location filename="../../console/ui/chat/conversation_list.py" />
       <source>Delete</source>
       <translation>删除</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_conversations.py" />
+      <location filename="../../console/ui/chat/conversation_list.py" />
       <source>Export…</source>
       <translation>导出…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_conversations.py" />
+      <location filename="../../console/ui/chat/conversation_list.py" />
       <source>Last message: {0}</source>
       <translation>最后一条消息：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_conversations.py" />
+      <location filename="../../console/ui/chat/conversation_list.py" />
       <source>New chat</source>
       <translation>新对话</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_conversations.py" />
+      <location filename="../../console/ui/chat/conversation_list.py" />
       <source>Rename</source>
       <translation>重命名</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_conversations.py" />
+      <location filename="../../console/ui/chat/conversation_list.py" />
       <source>Start a new conversation (Ctrl+N)</source>
       <translation>开始新对话 (Ctrl+N)</translation>
     </message>
@@ -2310,127 +2310,127 @@
   <context>
     <name>ExportPanel</name>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Address the server listens on; anything but 127.0.0.1 exposes it</source>
       <translation>服务器监听的地址；除 127.0.0.1 以外的地址都会对外暴露</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Bundle (all of them + plan + README)</source>
       <translation>打包（全部格式 + 规划 + README）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Cannot export: {e}</source>
       <translation>无法导出：{e}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Command line</source>
       <translation>命令行</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Copied to the clipboard.</source>
       <translation>已复制到剪贴板。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Copy</source>
       <translation>复制</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Docker Compose</source>
       <translation>Docker Compose</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>File</source>
       <translation>文件</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Format</source>
       <translation>格式</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Host</source>
       <translation>主机</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Kubernetes</source>
       <translation>Kubernetes</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Load a model (or choose a model and preset) to export its server configuration.</source>
       <translation>加载模型（或选择模型和预设）以导出其服务器配置。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Name</source>
       <translation>名称</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Port</source>
       <translation>端口</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Ray (multi-node)</source>
       <translation>Ray（多节点）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Save as a new folder</source>
       <translation>另存为新文件夹</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Save export</source>
       <translation>保存导出</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Save failed: {e}</source>
       <translation>保存失败：{e}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Saved to {p}</source>
       <translation>已保存到 {p}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Save…</source>
       <translation>保存…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>TensorRT-LLM (trtllm-serve)</source>
       <translation>TensorRT-LLM（trtllm-serve）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>Warning: the server will be reachable from other machines on {h}.</source>
       <translation>警告：服务器将在 {h} 上可被其他机器访问。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>served model name (default: the model's)</source>
       <translation>对外模型名（默认：模型自身名称）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>vllm serve YAML</source>
       <translation>vllm serve YAML</translation>
     </message>
     <message>
-      <location filename="../../console/ui/export_panel.py" />
+      <location filename="../../console/ui/export/panel.py" />
       <source>{n} file(s) for {model}.</source>
       <translation>{model} 的 {n} 个文件。</translation>
     </message>
@@ -2461,162 +2461,162 @@
   <context>
     <name>GetModelDialog</name>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Adding to the store…</source>
       <translation>正在加入模型库…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Cancel download</source>
       <translation>取消下载</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Cancelling…</source>
       <translation>正在取消…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Check</source>
       <translation>检查</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Close</source>
       <translation>关闭</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Download</source>
       <translation>下载</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Download stopped. Nothing was added; Download again resumes where it stopped.</source>
       <translation>下载已停止，未添加任何模型；再次点击“下载”会从中断处继续。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Downloaded: '{0}' is in the store.</source>
       <translation>下载完成：“{0}”已在模型库中。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Enter a repository id, e.g. Qwen/Qwen2.5-0.5B-Instruct</source>
       <translation>请输入仓库 ID，例如 Qwen/Qwen2.5-0.5B-Instruct</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>GGUF file:</source>
       <translation>GGUF 文件：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Get a model</source>
       <translation>获取模型</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Get {0} instead ({1}, {2}, runs in vLLM as it is)</source>
       <translation>改为获取 {0}（{1}，{2}，vLLM 可直接运行）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Hugging Face (or HF_ENDPOINT mirror)</source>
       <translation>Hugging Face（或 HF_ENDPOINT 镜像）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Include:</source>
       <translation>包含文件：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>ModelScope</source>
       <translation>ModelScope（魔搭）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Name in the store:</source>
       <translation>在模型库中的名称：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Planner: {0} — {1}</source>
       <translation>规划器：{0} — {1}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Reading the file list and config.json of {0}…</source>
       <translation>正在读取 {0} 的文件列表和 config.json…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Repository:</source>
       <translation>仓库：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Revision:</source>
       <translation>版本：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Source:</source>
       <translation>来源：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>Starting…</source>
       <translation>正在开始…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>does not fit</source>
       <translation>装不下</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>e.g. *Q4_K_M.gguf (comma-separated globs; optional)</source>
       <translation>例如 *Q4_K_M.gguf（逗号分隔的通配符；可选）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>fits</source>
       <translation>可装下</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>fits with changes</source>
       <translation>调整后可装下</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>main branch</source>
       <translation>主分支</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>unknown</source>
       <translation>未知</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>{0} files, {1} to download (revision {2}).</source>
       <translation>{0} 个文件，需下载 {1}（版本 {2}）。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>{0} is a {1} GGUF of a {2}-parameter model: vLLM needs it converted to 16-bit weights, which makes it about {3} on disk and in memory.</source>
       <translation>{0} 是一个 {1} 的 GGUF，模型有 {2} 个参数：vLLM 需要先把它转换为 16 位权重，转换后磁盘和显存占用约 {3}。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>{0} is converted to 16-bit safetensors after the download.</source>
       <translation>{0} 会在下载后转换为 16 位 safetensors。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/get_model_dialog.py" />
+      <location filename="../../console/ui/models/get_model_dialog.py" />
       <source>{0} of {1} · {2} · {3} left</source>
       <translation>{0} / {1} · {2} · 剩余 {3}</translation>
     </message>
@@ -2797,97 +2797,97 @@
   <context>
     <name>KnobsBox</name>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>Advanced</source>
       <translation>高级</translation>
     </message>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>Context length:</source>
       <translation>上下文长度：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>Eager mode (no graphs):</source>
       <translation>即时执行模式（不用图）：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>GPU memory utilisation:</source>
       <translation>显存利用率：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>KV cache dtype:</source>
       <translation>KV 缓存数据类型：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>KV cache size (CPU):</source>
       <translation>KV 缓存大小 (CPU)：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>Max batched tokens:</source>
       <translation>每步最多批处理 token 数：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>Max sequences:</source>
       <translation>最大并发序列数：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>Prefix caching:</source>
       <translation>前缀缓存：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>Preset and knobs</source>
       <translation>预设与参数</translation>
     </message>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>Preset:</source>
       <translation>预设：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>RTX 4090 default: {0}</source>
       <translation>RTX 4090 默认值：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>Speed knobs: scheduling, graphs, caching, speculation</source>
       <translation>速度旋钮：调度、图、缓存、推测解码</translation>
     </message>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>default</source>
       <translation>默认</translation>
     </message>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>from preset</source>
       <translation>沿用预设</translation>
     </message>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>from preset ({0})</source>
       <translation>沿用预设（{0}）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>model</source>
       <translation>模型</translation>
     </message>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>off</source>
       <translation>关</translation>
     </message>
     <message>
-      <location filename="../../console/ui/knobs_box.py" />
+      <location filename="../../console/ui/models/knobs_box.py" />
       <source>on</source>
       <translation>开</translation>
     </message>
@@ -2913,57 +2913,57 @@
   <context>
     <name>LoadBanner</name>
     <message>
-      <location filename="../../console/ui/load_banner.py" />
+      <location filename="../../console/ui/chat/load_banner.py" />
       <source>Apply</source>
       <translation>应用</translation>
     </message>
     <message>
-      <location filename="../../console/ui/load_banner.py" />
+      <location filename="../../console/ui/chat/load_banner.py" />
       <source>Hide this message</source>
       <translation>隐藏此消息</translation>
     </message>
     <message>
-      <location filename="../../console/ui/load_banner.py" />
+      <location filename="../../console/ui/chat/load_banner.py" />
       <source>Knobs changed: load again to use them.</source>
       <translation>旋钮已更改：重新加载即可生效。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/load_banner.py" />
+      <location filename="../../console/ui/chat/load_banner.py" />
       <source>Load again</source>
       <translation>重新加载</translation>
     </message>
     <message>
-      <location filename="../../console/ui/load_banner.py" />
+      <location filename="../../console/ui/chat/load_banner.py" />
       <source>Load failed: {0}</source>
       <translation>加载失败：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/load_banner.py" />
+      <location filename="../../console/ui/chat/load_banner.py" />
       <source>Loading {0} failed: {1}</source>
       <translation>加载 {0} 失败：{1}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/load_banner.py" />
+      <location filename="../../console/ui/chat/load_banner.py" />
       <source>Loading {0}: {1} ({2:.0f} s)</source>
       <translation>正在加载 {0}：{1}（{2:.0f} 秒）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/load_banner.py" />
+      <location filename="../../console/ui/chat/load_banner.py" />
       <source>Set the knobs this suggestion names (Models panel)</source>
       <translation>设置此建议所指的旋钮（模型面板）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/load_banner.py" />
+      <location filename="../../console/ui/chat/load_banner.py" />
       <source>The planner suggests: {0}</source>
       <translation>规划器建议：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/load_banner.py" />
+      <location filename="../../console/ui/chat/load_banner.py" />
       <source>unknown error</source>
       <translation>未知错误</translation>
     </message>
     <message>
-      <location filename="../../console/ui/load_banner.py" />
+      <location filename="../../console/ui/chat/load_banner.py" />
       <source>vLLM says this fits: {0}</source>
       <translation>vLLM 自己估计可行：{0}</translation>
     </message>
@@ -3184,57 +3184,57 @@
   <context>
     <name>McpServersBox</name>
     <message>
-      <location filename="../../console/ui/mcp_box.py" />
+      <location filename="../../console/ui/chat/mcp_box.py" />
       <source>Always for this tool</source>
       <translation>此工具始终允许</translation>
     </message>
     <message>
-      <location filename="../../console/ui/mcp_box.py" />
+      <location filename="../../console/ui/chat/mcp_box.py" />
       <source>Import MCP servers</source>
       <translation>导入 MCP 服务器</translation>
     </message>
     <message>
-      <location filename="../../console/ui/mcp_box.py" />
+      <location filename="../../console/ui/chat/mcp_box.py" />
       <source>Import mcp.json…</source>
       <translation>导入 mcp.json…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/mcp_box.py" />
+      <location filename="../../console/ui/chat/mcp_box.py" />
       <source>MCP servers as Claude Desktop or LM Studio configure them (an mcpServers JSON file)</source>
       <translation>按 Claude Desktop 或 LM Studio 的方式配置的 MCP 服务器（mcpServers JSON 文件）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/mcp_box.py" />
+      <location filename="../../console/ui/chat/mcp_box.py" />
       <source>Refuse</source>
       <translation>拒绝</translation>
     </message>
     <message>
-      <location filename="../../console/ui/mcp_box.py" />
+      <location filename="../../console/ui/chat/mcp_box.py" />
       <source>Run once</source>
       <translation>运行一次</translation>
     </message>
     <message>
-      <location filename="../../console/ui/mcp_box.py" />
+      <location filename="../../console/ui/chat/mcp_box.py" />
       <source>Running {0}…</source>
       <translation>正在运行 {0}…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/mcp_box.py" />
+      <location filename="../../console/ui/chat/mcp_box.py" />
       <source>Starting {0}…</source>
       <translation>正在启动 {0}…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/mcp_box.py" />
+      <location filename="../../console/ui/chat/mcp_box.py" />
       <source>The model calls {0}. Run it?</source>
       <translation>模型调用 {0}。要运行吗？</translation>
     </message>
     <message>
-      <location filename="../../console/ui/mcp_box.py" />
+      <location filename="../../console/ui/chat/mcp_box.py" />
       <source>{0} servers imported</source>
       <translation>已导入 {0} 个服务器</translation>
     </message>
     <message>
-      <location filename="../../console/ui/mcp_box.py" />
+      <location filename="../../console/ui/chat/mcp_box.py" />
       <source>{0}: {1} tools</source>
       <translation>{0}：{1} 个工具</translation>
     </message>
@@ -3242,67 +3242,67 @@
   <context>
     <name>ModelImporter</name>
     <message>
-      <location filename="../../console/ui/model_imports.py" />
+      <location filename="../../console/ui/models/model_imports.py" />
       <source>Copy into store</source>
       <translation>复制到模型库</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_imports.py" />
+      <location filename="../../console/ui/models/model_imports.py" />
       <source>Copy the model into the store, or use it where it is?</source>
       <translation>把模型复制到模型库，还是在原位置使用？</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_imports.py" />
+      <location filename="../../console/ui/models/model_imports.py" />
       <source>GGUF files (*.gguf);;All files (*)</source>
       <translation>GGUF 文件 (*.gguf);;所有文件 (*)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_imports.py" />
+      <location filename="../../console/ui/models/model_imports.py" />
       <source>Import a GGUF file</source>
       <translation>导入 GGUF 文件</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_imports.py" />
+      <location filename="../../console/ui/models/model_imports.py" />
       <source>Import a Hugging Face model folder</source>
       <translation>导入 Hugging Face 模型文件夹</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_imports.py" />
+      <location filename="../../console/ui/models/model_imports.py" />
       <source>Import cancelled; nothing was added</source>
       <translation>导入已取消；未添加任何内容</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_imports.py" />
+      <location filename="../../console/ui/models/model_imports.py" />
       <source>Import failed: {0}</source>
       <translation>导入失败：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_imports.py" />
+      <location filename="../../console/ui/models/model_imports.py" />
       <source>Import folder</source>
       <translation>导入文件夹</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_imports.py" />
+      <location filename="../../console/ui/models/model_imports.py" />
       <source>Imported {0}</source>
       <translation>已导入 {0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_imports.py" />
+      <location filename="../../console/ui/models/model_imports.py" />
       <source>Importing {0}</source>
       <translation>正在导入 {0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_imports.py" />
+      <location filename="../../console/ui/models/model_imports.py" />
       <source>Model name</source>
       <translation>模型名称</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_imports.py" />
+      <location filename="../../console/ui/models/model_imports.py" />
       <source>Name in the store:</source>
       <translation>在模型库中的名称：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_imports.py" />
+      <location filename="../../console/ui/models/model_imports.py" />
       <source>Use in place</source>
       <translation>原位使用</translation>
     </message>
@@ -3310,147 +3310,147 @@
   <context>
     <name>ModelPicker</name>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>16-bit</source>
       <translation>16 位</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>Cancel search</source>
       <translation>取消搜索</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>Check the selected model</source>
       <translation>检查所选模型</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>Curated list</source>
       <translation>精选列表</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>Curated: {0} checkpoints vLLM serves well on 24 GB; fit for {1}.</source>
       <translation>精选：{0} 个在 24 GB 上 vLLM 运行良好的检查点；适配情况按 {1} 计算。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>Fits? (8k)</source>
       <translation>放得下？(8k)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>GGUF → 16-bit</source>
       <translation>GGUF → 16 位</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>Hugging Face</source>
       <translation>Hugging Face</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>In memory (8k)</source>
       <translation>显存占用 (8k)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>Longest context</source>
       <translation>最长上下文</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>Model</source>
       <translation>模型</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>ModelScope</source>
       <translation>ModelScope 魔搭</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>Notes</source>
       <translation>说明</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>Nothing found for '{0}'.</source>
       <translation>没有找到“{0}”。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>On disk</source>
       <translation>磁盘占用</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>Pictures</source>
       <translation>图片</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>Search</source>
       <translation>搜索</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>Search cancelled.</source>
       <translation>搜索已取消。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>Search models, e.g. qwen3 awq (Enter searches)</source>
       <translation>搜索模型，例如 qwen3 awq（按回车搜索）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>Searching {0} for '{1}'…</source>
       <translation>正在 {0} 上搜索“{1}”…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>Weights</source>
       <translation>权重</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>Working out the curated list's fit…</source>
       <translation>正在计算精选列表的适配情况…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>becomes about {0} as 16-bit weights</source>
       <translation>转换为 16 位权重后约 {0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>instead: {0}</source>
       <translation>建议改用：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>preset {0}; {1}</source>
       <translation>预设 {0}；{1}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>shape unknown until download</source>
       <translation>下载前结构未知</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>unknown</source>
       <translation>未知</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>{0} results for '{1}'.</source>
       <translation>“{1}”共有 {0} 个结果。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_picker.py" />
+      <location filename="../../console/ui/models/get_model_picker.py" />
       <source>{0} tokens</source>
       <translation>{0} 个词元</translation>
     </message>
@@ -3458,47 +3458,47 @@
   <context>
     <name>ModelTableModel</name>
     <message>
-      <location filename="../../console/ui/model_table.py" />
+      <location filename="../../console/ui/models/table.py" />
       <source>Architecture</source>
       <translation>架构</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_table.py" />
+      <location filename="../../console/ui/models/table.py" />
       <source>Fits?</source>
       <translation>能否装下？</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_table.py" />
+      <location filename="../../console/ui/models/table.py" />
       <source>Max context</source>
       <translation>最大上下文</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_table.py" />
+      <location filename="../../console/ui/models/table.py" />
       <source>Name</source>
       <translation>名称</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_table.py" />
+      <location filename="../../console/ui/models/table.py" />
       <source>Params</source>
       <translation>参数量</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_table.py" />
+      <location filename="../../console/ui/models/table.py" />
       <source>Quantization</source>
       <translation>量化</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_table.py" />
+      <location filename="../../console/ui/models/table.py" />
       <source>Size</source>
       <translation>大小</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_table.py" />
+      <location filename="../../console/ui/models/table.py" />
       <source>The files of this model are gone: {0}</source>
       <translation>此模型的文件已丢失：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_table.py" />
+      <location filename="../../console/ui/models/table.py" />
       <source>none</source>
       <translation>无</translation>
     </message>
@@ -3506,147 +3506,147 @@
   <context>
     <name>ModelsPanel</name>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Cannot load: {0}</source>
       <translation>无法加载：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Choose a preset</source>
       <translation>请选择一个预设</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Details</source>
       <translation>详情</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Download from Hugging Face (or a mirror) or ModelScope</source>
       <translation>从 Hugging Face（或其镜像）或 ModelScope 下载</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Downloaded {0}</source>
       <translation>已下载 {0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Get a model…</source>
       <translation>获取模型…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Import GGUF…</source>
       <translation>导入 GGUF…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Import folder…</source>
       <translation>导入文件夹…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_dialogs.py" />
+      <location filename="../../console/ui/models/dialogs.py" />
       <source>Its files in the store are deleted.</source>
       <translation>它在模型库中的文件将被删除。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_dialogs.py" />
+      <location filename="../../console/ui/models/dialogs.py" />
       <source>Its folder ({0}) is left as it is.</source>
       <translation>它的文件夹（{0}）保持不变。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Knobs changed; reload the model to use them.</source>
       <translation>参数已更改；重新加载模型后生效。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Load</source>
       <translation>加载</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_dialogs.py" />
+      <location filename="../../console/ui/models/dialogs.py" />
       <source>Load anyway?</source>
       <translation>仍要加载？</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Load failed: {0}</source>
       <translation>加载失败：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Load the selected model with this preset (Ctrl+L)</source>
       <translation>使用此预设加载所选模型 (Ctrl+L)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Loading {0}…</source>
       <translation>正在加载 {0}…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_dialogs.py" />
+      <location filename="../../console/ui/models/dialogs.py" />
       <source>Model details</source>
       <translation>模型详情</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Quantize…</source>
       <translation>量化…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Reload</source>
       <translation>重新加载</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Remove</source>
       <translation>移除</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Remove failed: {0}</source>
       <translation>移除失败：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_dialogs.py" />
+      <location filename="../../console/ui/models/dialogs.py" />
       <source>Remove model</source>
       <translation>移除模型</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_dialogs.py" />
+      <location filename="../../console/ui/models/dialogs.py" />
       <source>Remove {0} from the store?</source>
       <translation>从模型库中移除 {0}？</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Removed {0}</source>
       <translation>已移除 {0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Select a model in the table first</source>
       <translation>请先在表格中选择一个模型</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Select a model to quantize</source>
       <translation>请选择要量化的模型</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Set in the preset file (no knob here): {0}</source>
       <translation>请在预设文件中设置（此处没有对应参数）：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>The engine is busy ({0}); wait for it to finish</source>
       <translation>引擎正忙（{0}）；请等待其完成</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_dialogs.py" />
+      <location filename="../../console/ui/models/dialogs.py" />
       <source>The planner says {0} does not fit with these settings. {1}
 
 Apply one of its suggestions (Planner box) or load anyway?</source>
@@ -3655,37 +3655,37 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
 应用它的某条建议（规划器框），还是仍要加载？</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>Unload</source>
       <translation>卸载</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_table.py" />
+      <location filename="../../console/ui/models/table.py" />
       <source>does not fit</source>
       <translation>装不下</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_table.py" />
+      <location filename="../../console/ui/models/table.py" />
       <source>error</source>
       <translation>错误</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_table.py" />
+      <location filename="../../console/ui/models/table.py" />
       <source>files missing</source>
       <translation>文件缺失</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_table.py" />
+      <location filename="../../console/ui/models/table.py" />
       <source>fits</source>
       <translation>可装下</translation>
     </message>
     <message>
-      <location filename="../../console/ui/model_table.py" />
+      <location filename="../../console/ui/models/table.py" />
       <source>fits with changes</source>
       <translation>调整后可装下</translation>
     </message>
     <message>
-      <location filename="../../console/ui/models_panel.py" />
+      <location filename="../../console/ui/models/panel.py" />
       <source>{0} is loaded; unload it before removing it</source>
       <translation>{0} 已加载；请先卸载再移除</translation>
     </message>
@@ -3693,292 +3693,292 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
   <context>
     <name>MonitorPanel</name>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>CPU</source>
       <translation>CPU</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>CPU (% of one core, console + engine)</source>
       <translation>CPU（单核的 %，控制台 + 引擎）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Cannot open the recording: {0}</source>
       <translation>无法打开记录：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Clocks (MHz)</source>
       <translation>频率 (MHz)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Close comparison</source>
       <translation>关闭对比</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Compare with a metrics recording</source>
       <translation>与指标记录对比</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Compare with recording…</source>
       <translation>与记录对比…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Device: CPU — {reason}</source>
       <translation>设备：CPU — {reason}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Device: {name} (NVML, driver {driver})</source>
       <translation>设备：{name}（NVML，驱动 {driver}）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Draft acceptance (%)</source>
       <translation>草稿接受率 (%)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>GPU</source>
       <translation>GPU</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>GPU utilisation (%)</source>
       <translation>GPU 利用率 (%)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Guidance: inference is usually memory-bound; capping the power limit to about 70-80% of the default (nvidia-smi -pl, as administrator) often costs little throughput and avoids thermal throttling. The console shows this only; it never changes driver settings.</source>
       <translation>提示：推理通常受显存带宽限制；把功耗上限设为默认值的 70-80% 左右（以管理员身份运行 nvidia-smi -pl）通常只损失很少的吞吐量，并可避免过热降频。控制台只显示此建议，从不修改驱动设置。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Inter-token latency (ms)</source>
       <translation>token 间延迟 (ms)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>KV cache usage (%)</source>
       <translation>KV 缓存占用 (%)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>KV {kv:.0f}%</source>
       <translation>KV {kv:.0f}%</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Memory (GiB)</source>
       <translation>内存 (GiB)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Power (W)</source>
       <translation>功率 (W)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Preemptions (per 0.5 s)</source>
       <translation>抢占次数（每 0.5 秒）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Prefix cache hit rate (%)</source>
       <translation>前缀缓存命中率 (%)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>RAM total</source>
       <translation>内存总量</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>RAM used</source>
       <translation>已用内存</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>RSS {r} GiB, CPU {c:.0f}%</source>
       <translation>RSS {r} GiB，CPU {c:.0f}%</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Recordings (*.json *.json.gz);;All files (*)</source>
       <translation>记录文件 (*.json *.json.gz);;所有文件 (*)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Requests</source>
       <translation>请求</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>SM</source>
       <translation>SM</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Solid: live. Dashed: recording “{0}” ({1:.0f} s), its start aligned with the live run's start; {2} of {3} plots have its data.</source>
       <translation>实线：实时数据。虚线：记录“{0}”（{1:.0f} 秒），其起点与本次实时运行的起点对齐；{3} 个图中有 {2} 个含有它的数据。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Temperature (°C)</source>
       <translation>温度 (°C)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Time to first token (ms)</source>
       <translation>首 token 延迟 (ms)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Tokens per step (speculative)</source>
       <translation>每步 token 数（推测解码）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>Tokens/s</source>
       <translation>token/秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>VRAM (GiB)</source>
       <translation>显存 (GiB)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>VRAM {u}/{t} GiB</source>
       <translation>显存 {u}/{t} GiB</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>accepted</source>
       <translation>已接受</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>console + engine RSS</source>
       <translation>控制台 + 引擎 RSS</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>drafts accepted {a:.0f}%, {s:.2f} tokens/step</source>
       <translation>草稿接受 {a:.0f}%，每步 {s:.2f} 个 token</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>draw</source>
       <translation>功耗</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>generation</source>
       <translation>生成</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>hits</source>
       <translation>命中</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>limit</source>
       <translation>上限</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>mean</source>
       <translation>平均</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>memory</source>
       <translation>显存</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>no NVIDIA GPU</source>
       <translation>没有 NVIDIA GPU</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>p50</source>
       <translation>p50</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>p95</source>
       <translation>p95</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>preempted</source>
       <translation>被抢占</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>prefix hits {h:.0f}%</source>
       <translation>前缀命中 {h:.0f}%</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>prompt</source>
       <translation>提示</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>running</source>
       <translation>运行中</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>running {r:.0f}, waiting {w:.0f}</source>
       <translation>运行 {r:.0f}，等待 {w:.0f}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>seconds ago</source>
       <translation>秒前</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>throttle: {w}</source>
       <translation>降频：{w}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>total</source>
       <translation>总量</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>used</source>
       <translation>已用</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>waiting</source>
       <translation>等待中</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>{g} tok/s</source>
       <translation>{g} 词元/秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>{p:.0f}/{l:.0f} W</source>
       <translation>{p:.0f}/{l:.0f} W</translation>
     </message>
     <message>
-      <location filename="../../console/ui/monitor_panel.py" />
+      <location filename="../../console/ui/monitor/panel.py" />
       <source>{t:.0f} °C</source>
       <translation>{t:.0f} °C</translation>
     </message>
@@ -3986,97 +3986,97 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
   <context>
     <name>OutputControl</name>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>Answers to generate side by side (needs a temperature above 0)</source>
       <translation>并排生成的回答数（需要温度大于 0）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>Answers:</source>
       <translation>回答数：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>Format:</source>
       <translation>格式：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>Free text</source>
       <translation>自由文本</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>JSON schema</source>
       <translation>JSON 模式</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>Logprobs:</source>
       <translation>对数概率：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>One of a list</source>
       <translation>从列表中选一项</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>Output</source>
       <translation>输出</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>Regular expression</source>
       <translation>正则表达式</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>Show each token's probability and this many alternatives</source>
       <translation>显示每个词元的概率及此数量的候选</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>Valid expression</source>
       <translation>表达式有效</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>Valid schema</source>
       <translation>模式有效</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>give a regular expression</source>
       <translation>请给出一个正则表达式</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>give at least one choice, one per line</source>
       <translation>请至少给出一个选项，每行一个</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>not a valid regular expression: {e}</source>
       <translation>不是有效的正则表达式：{e}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>off</source>
       <translation>关闭</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>one choice per line</source>
       <translation>每行一个选项</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>regular expression</source>
       <translation>正则表达式</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_output.py" />
+      <location filename="../../console/ui/chat/output_control.py" />
       <source>{n} choices</source>
       <translation>{n} 个选项</translation>
     </message>
@@ -4084,17 +4084,17 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
   <context>
     <name>ParetoPlot</name>
     <message>
-      <location filename="../../console/ui/bench_plots.py" />
+      <location filename="../../console/ui/bench/charts.py" />
       <source>Throughput vs p99 latency</source>
       <translation>吞吐量与 p99 延迟</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_plots.py" />
+      <location filename="../../console/ui/bench/charts.py" />
       <source>output tok/s</source>
       <translation>输出 token/秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_plots.py" />
+      <location filename="../../console/ui/bench/charts.py" />
       <source>p99 end-to-end latency (s)</source>
       <translation>p99 端到端延迟（秒）</translation>
     </message>
@@ -4102,127 +4102,127 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
   <context>
     <name>PlanView</name>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>Apply</source>
       <translation>应用</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>CUDA context</source>
       <translation>CUDA 上下文</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>CUDA graphs</source>
       <translation>CUDA 图</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>Cannot plan</source>
       <translation>无法规划</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>KV cache budget</source>
       <translation>KV 缓存预算</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>KV cache tokens</source>
       <translation>KV 缓存 token 数</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>KV cache {0}</source>
       <translation>KV 缓存 {0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>KV cache: {0:,} tokens</source>
       <translation>KV 缓存：{0:,} 词元</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>KV dtype {0}</source>
       <translation>KV 数据类型 {0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>Max concurrency at full context: {0:.1f}×</source>
       <translation>满上下文时的最大并发：{0:.1f}×</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>Planner</source>
       <translation>规划器</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>Planner: {0}</source>
       <translation>规划器：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>Select a model to see whether it fits.</source>
       <translation>选择一个模型，查看它能否装下。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>Set the knobs this suggestion changes: {0}</source>
       <translation>设置这条建议所改的参数：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>The planner failed</source>
       <translation>规划器出错</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>Weights: {0}</source>
       <translation>权重：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>activation peak</source>
       <translation>激活峰值</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>context {0}</source>
       <translation>上下文 {0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>default</source>
       <translation>默认</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>figure</source>
       <translation>数值</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>max seqs {0}</source>
       <translation>最大序列数 {0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>model default</source>
       <translation>模型默认值</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>source</source>
       <translation>来源</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>utilisation {0:.2f}</source>
       <translation>利用率 {0:.2f}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/plan_view.py" />
+      <location filename="../../console/ui/models/plan_view.py" />
       <source>weights</source>
       <translation>权重</translation>
     </message>
@@ -4288,147 +4288,147 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
   <context>
     <name>QuantizeDialog</name>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>16-bit</source>
       <translation>16 位</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>AWQ int4 (w4, group 128 or 64, zero point, GEMM) — a new model</source>
       <translation>AWQ int4（w4，分组 128 或 64，零点，GEMM）— 生成新模型</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Browse…</source>
       <translation>浏览…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Calibration text</source>
       <translation>校准文本</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Calibration text:</source>
       <translation>校准文本：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Cancel job</source>
       <translation>取消任务</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Cancelled; nothing was added to the store</source>
       <translation>已取消；模型库中未添加任何内容</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Cancelling…</source>
       <translation>正在取消…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Done: {0} is in the store</source>
       <translation>完成：{0} 已加入模型库</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>ETA {0} s</source>
       <translation>预计剩余 {0} 秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>FP8 KV cache (preset gpu-fp8-kv)</source>
       <translation>FP8 KV 缓存（预设 gpu-fp8-kv）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>FP8 weights (preset 4090-fp8)</source>
       <translation>FP8 权重（预设 4090-fp8）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>FP8 weights + FP8 KV cache (preset 4090-fp8-kv8)</source>
       <translation>FP8 权重 + FP8 KV 缓存（预设 4090-fp8-kv8）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Failed: {0}</source>
       <translation>失败：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Measure quality</source>
       <translation>测量质量</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Measured</source>
       <translation>实测</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Method:</source>
       <translation>方法：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>New model name:</source>
       <translation>新模型名称：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>No job needed: vLLM quantizes on load (FP8 weights need an Ada or Hopper GPU). Select the preset {0} in the Models panel. Its quality is not assumed: "Measure quality" runs the quality gate on this machine's GPU (limits: perplexity +{1}%, accuracy -{2} points, at most {3}% of the questions from right to wrong). Memory won for an 8B model on an RTX 4090, by the planner:</source>
       <translation>无需任务：vLLM 在加载时量化（FP8 权重需要 Ada 或 Hopper GPU）。在模型面板中选择预设 {0}。其质量不作假定：“测量质量”会在本机 GPU 上运行质量门（上限：困惑度 +{1}%，准确率 -{2} 个百分点，至多 {3}% 的题目由对变错）。规划器估算的 RTX 4090 上 8B 模型节省的显存：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Original</source>
       <translation>原始模型</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Quantize {0}</source>
       <translation>量化 {0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Quantized</source>
       <translation>量化后</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Rejected by the quality gate: do not serve this preset for this model</source>
       <translation>被质量门拒绝：请勿为此模型使用此预设</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Rejected by the quality gate; {0} was not kept</source>
       <translation>未通过质量检查；{0} 未保留</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Runs AutoAWQ in its own process (minutes per billion parameters on a CPU), then compares perplexity, task accuracy on {0} questions (English and Chinese), answers, size and speed with the original in the engine. A result whose perplexity rises more than {1}%, whose accuracy drops more than {2} points or that gets more than {3}% of the questions wrong that the original got right is rejected and not kept.</source>
       <translation>在独立进程中运行 AutoAWQ（在 CPU 上每十亿参数需数分钟），然后在引擎中将困惑度、{0} 道题（中英文）的任务准确率、回答、大小和速度与原模型比较。困惑度上升超过 {1}%、准确率下降超过 {2} 个百分点，或原模型答对的题中有超过 {3}% 被答错的结果将被拒绝且不保留。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Start</source>
       <translation>开始</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Starting…</source>
       <translation>正在启动…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>Text files (*.txt);;All files (*)</source>
       <translation>文本文件 (*.txt);;所有文件 (*)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/quantize_dialog.py" />
+      <location filename="../../console/ui/models/quantize_dialog.py" />
       <source>built-in corpus</source>
       <translation>内置语料</translation>
     </message>
@@ -4436,132 +4436,132 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
   <context>
     <name>SamplingBox</name>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>; yours: {0}</source>
       <translation>；你设置的：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>Defaults:</source>
       <translation>默认值：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>Max tokens:</source>
       <translation>最大词元数：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>Model's defaults</source>
       <translation>模型默认值</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>Repetition penalty:</source>
       <translation>重复惩罚：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>Sampling</source>
       <translation>采样</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>Seed:</source>
       <translation>随机种子：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>Stop strings:</source>
       <translation>停止字符串：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>Temperature, top-p, top-k and repetition penalty back to the model's</source>
       <translation>将温度、top-p、top-k 和重复惩罚恢复为模型的默认值</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>Temperature:</source>
       <translation>温度：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>The longest answer in tokens; at the lowest value, as long as the model's context allows (an answer cut here can be continued)</source>
       <translation>回答的最大词元数；取最小值时，回答可长至模型上下文所允许的长度（在此被截断的回答可以继续）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>Top-k:</source>
       <translation>Top-k：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>Top-p:</source>
       <translation>Top-p：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>from the model's generation_config.json</source>
       <translation>来自模型的 generation_config.json</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>from the {0} family's preset (the model's generation_config.json sets none)</source>
       <translation>来自 {0} 系列的预设（模型的 generation_config.json 未设置）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>off</source>
       <translation>关闭</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>one stop string per line</source>
       <translation>每行一个停止字符串</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>random</source>
       <translation>随机</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>repetition penalty</source>
       <translation>重复惩罚</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>temperature</source>
       <translation>温度</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>the loaded model's (its generation_config.json, else vLLM's defaults)</source>
       <translation>已加载模型的默认值（其 generation_config.json，否则为 vLLM 默认值）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>the server's defaults (sent only where you change them)</source>
       <translation>服务器的默认值（只发送你更改的值）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>top-k</source>
       <translation>top-k</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>top-p</source>
       <translation>top-p</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>up to the context</source>
       <translation>直到上下文用尽</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat_sampling.py" />
+      <location filename="../../console/ui/chat/sampling_box.py" />
       <source>vLLM defaults (the model's generation_config.json sets none)</source>
       <translation>vLLM 默认值（模型的 generation_config.json 未设置）</translation>
     </message>
@@ -4582,152 +4582,152 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
   <context>
     <name>ServerPanel</name>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>API key</source>
       <translation>API 密钥</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Base URL</source>
       <translation>基础 URL</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Cancel start</source>
       <translation>取消启动</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Command</source>
       <translation>命令</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Copy</source>
       <translation>复制</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Copy URL</source>
       <translation>复制 URL</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Copy key</source>
       <translation>复制密钥</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Could not read the server's routes: {0}</source>
       <translation>无法读取服务器的路由：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Generate</source>
       <translation>生成</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Log</source>
       <translation>日志</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Model: {0} · preset: {1}</source>
       <translation>模型：{0} · 预设：{1}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Not serving</source>
       <translation>未提供服务</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Other routes</source>
       <translation>其他路由</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Port</source>
       <translation>端口</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Python (openai)</source>
       <translation>Python（openai）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Serve on the local network (needs an API key)</source>
       <translation>在局域网上提供服务（需要 API 密钥）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Serves the model and preset chosen in the Models panel through vLLM's OpenAI-compatible server, as the Export tab writes it. Starting moves the window's engine to the server (the loaded model is unloaded first); the chat and the Monitor then use it.</source>
       <translation>通过 vLLM 的 OpenAI 兼容服务器提供在“模型”面板中选择的模型和预设，与“导出”标签页写出的一致。启动后窗口的引擎切换到该服务器（先卸载已加载的模型）；聊天和监视器随后使用它。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Serving at {0}</source>
       <translation>正在 {0} 提供服务</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Serving needs the window's engine switch (start the window normally).</source>
       <translation>提供服务需要窗口的引擎切换器（请以正常方式启动窗口）。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Start cancelled</source>
       <translation>启动已取消</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Start server</source>
       <translation>启动服务器</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Start the server to list the other routes its vLLM offers.</source>
       <translation>启动服务器后，这里会列出其 vLLM 提供的其他路由。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Starting: {0}</source>
       <translation>正在启动：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Stop</source>
       <translation>停止</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>Stopping…</source>
       <translation>正在停止…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>The server failed</source>
       <translation>服务器失败</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>This server offers no other routes than chat completions.</source>
       <translation>此服务器除聊天补全外不提供其他路由。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>curl</source>
       <translation>curl</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>none: anyone on this machine can use the server</source>
       <translation>无：本机上的任何人都可以使用该服务器</translation>
     </message>
     <message>
-      <location filename="../../console/ui/server_panel.py" />
+      <location filename="../../console/ui/server/panel.py" />
       <source>switching the engine</source>
       <translation>正在切换引擎</translation>
     </message>
@@ -4735,47 +4735,47 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
   <context>
     <name>SpeedKnobs</name>
     <message>
-      <location filename="../../console/ui/speed_knobs.py" />
+      <location filename="../../console/ui/models/speed_knobs.py" />
       <source>Draft tokens per step:</source>
       <translation>每步草稿 token 数：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/speed_knobs.py" />
+      <location filename="../../console/ui/models/speed_knobs.py" />
       <source>KV offload (host):</source>
       <translation>KV 卸载（主机）：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/speed_knobs.py" />
+      <location filename="../../console/ui/models/speed_knobs.py" />
       <source>Sleep mode:</source>
       <translation>休眠模式：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/speed_knobs.py" />
+      <location filename="../../console/ui/models/speed_knobs.py" />
       <source>Speculative decoding:</source>
       <translation>推测解码：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/speed_knobs.py" />
+      <location filename="../../console/ui/models/speed_knobs.py" />
       <source>from preset</source>
       <translation>沿用预设</translation>
     </message>
     <message>
-      <location filename="../../console/ui/speed_knobs.py" />
+      <location filename="../../console/ui/models/speed_knobs.py" />
       <source>from preset ({0})</source>
       <translation>沿用预设（{0}）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/speed_knobs.py" />
+      <location filename="../../console/ui/models/speed_knobs.py" />
       <source>n-gram (no draft model)</source>
       <translation>n-gram（无草稿模型）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/speed_knobs.py" />
+      <location filename="../../console/ui/models/speed_knobs.py" />
       <source>off</source>
       <translation>关</translation>
     </message>
     <message>
-      <location filename="../../console/ui/speed_knobs.py" />
+      <location filename="../../console/ui/models/speed_knobs.py" />
       <source>on</source>
       <translation>开</translation>
     </message>
@@ -4796,62 +4796,62 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
   <context>
     <name>ToolsEditor</name>
     <message>
-      <location filename="../../console/ui/tools_editor.py" />
+      <location filename="../../console/ui/chat/tools_editor.py" />
       <source>Calculator (built-in, answers by itself)</source>
       <translation>计算器（内置，自动回答）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/tools_editor.py" />
+      <location filename="../../console/ui/chat/tools_editor.py" />
       <source>Clock (built-in, answers by itself)</source>
       <translation>时钟（内置，自动回答）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/tools_editor.py" />
+      <location filename="../../console/ui/chat/tools_editor.py" />
       <source>Not valid: {0}</source>
       <translation>无效：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/tools_editor.py" />
+      <location filename="../../console/ui/chat/tools_editor.py" />
       <source>Offer these tools to the model (off by default, per conversation)</source>
       <translation>向模型提供这些工具（默认关闭，按对话设置）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/tools_editor.py" />
+      <location filename="../../console/ui/chat/tools_editor.py" />
       <source>Send result</source>
       <translation>发送结果</translation>
     </message>
     <message>
-      <location filename="../../console/ui/tools_editor.py" />
+      <location filename="../../console/ui/chat/tools_editor.py" />
       <source>The model calls {0} with {1}: type its result</source>
       <translation>模型以 {1} 调用 {0}：请输入其结果</translation>
     </message>
     <message>
-      <location filename="../../console/ui/tools_editor.py" />
+      <location filename="../../console/ui/chat/tools_editor.py" />
       <source>The model decides whether to call a tool</source>
       <translation>由模型决定是否调用工具</translation>
     </message>
     <message>
-      <location filename="../../console/ui/tools_editor.py" />
+      <location filename="../../console/ui/chat/tools_editor.py" />
       <source>The model must call a tool</source>
       <translation>模型必须调用工具</translation>
     </message>
     <message>
-      <location filename="../../console/ui/tools_editor.py" />
+      <location filename="../../console/ui/chat/tools_editor.py" />
       <source>The tool's result, as the model should read it</source>
       <translation>工具的结果（模型将读到的内容）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/tools_editor.py" />
+      <location filename="../../console/ui/chat/tools_editor.py" />
       <source>Tools</source>
       <translation>工具</translation>
     </message>
     <message>
-      <location filename="../../console/ui/tools_editor.py" />
+      <location filename="../../console/ui/chat/tools_editor.py" />
       <source>Use tools in this conversation</source>
       <translation>在此对话中使用工具</translation>
     </message>
     <message>
-      <location filename="../../console/ui/tools_editor.py" />
+      <location filename="../../console/ui/chat/tools_editor.py" />
       <source>Your function tools as JSON, e.g. {0}</source>
       <translation>以 JSON 编写的函数工具，例如 {0}</translation>
     </message>
@@ -4859,177 +4859,177 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
   <context>
     <name>TunePage</name>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source> min</source>
       <translation> 分钟</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>#</source>
       <translation>#</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>Best: trial {0}, {1:.1f} out tok/s, {2:.2f}x vLLM's defaults measured in the same run.</source>
       <translation>最佳：第 {0} 次试验，输出 {1:.1f} tok/s，是同一次运行中测得的 vLLM 默认配置的 {2:.2f} 倍。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>Cancel</source>
       <translation>取消</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>Cancelled: the trials measured so far are kept.</source>
       <translation>已取消：已测得的试验结果均保留。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>Cancelling…</source>
       <translation>正在取消…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>Could not save the preset: {0}</source>
       <translation>无法保存预设：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>Engine knobs and the values to try: knob=v1,v2; knob2=v1,v2. The planner drops combinations that cannot fit or cannot help before loading; each one left is at most one engine load, lower max_num_seqs values are measured on the same load.</source>
       <translation>要尝试的引擎参数及取值：knob=v1,v2; knob2=v1,v2。规划器会在加载前剔除放不下或无益的组合；剩下的每个组合至多加载一次引擎，较小的 max_num_seqs 取值在同一次加载上测量。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>Knobs:</source>
       <translation>参数：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>Planning the tune…</source>
       <translation>正在规划调优…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>Preset name:</source>
       <translation>预设名称：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>Run auto-tune</source>
       <translation>运行自动调优</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>Save as preset</source>
       <translation>另存为预设</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>Save as preset…</source>
       <translation>另存为预设…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>Saved preset '{0}' ({1}): pick it in the Models panel.</source>
       <translation>已保存预设“{0}”（{1}）：可在模型面板中选用。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>The tune failed: {0}</source>
       <translation>调优失败：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>The tune uses the workload above.</source>
       <translation>调优使用上面的工作负载。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>Time budget:</source>
       <translation>时间预算：</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>again: {0}</source>
       <translation>再次：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>cancelled</source>
       <translation>已取消</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>e2e p99 s</source>
       <translation>端到端 p99 秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>failed</source>
       <translation>失败</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>front</source>
       <translation>前沿</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>knobs</source>
       <translation>参数</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>load s</source>
       <translation>加载 s</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>measured</source>
       <translation>已测量</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>out tok/s</source>
       <translation>输出 token/秒</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>reason</source>
       <translation>原因</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>skipped</source>
       <translation>已跳过</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>status</source>
       <translation>状态</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>stopped (short run)</source>
       <translation>已停止（短测）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>vLLM {0}, workload {1}; {2} point(s) dropped by the planner before loading.</source>
       <translation>vLLM {0}，工作负载 {1}；规划器在加载前剔除了 {2} 个点。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>vLLM's defaults</source>
       <translation>vLLM 默认配置</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>vLLM's defaults are measured first; no load starts that the budget cannot hold; the loaded model is loaded again when the tune ends.</source>
       <translation>先测量 vLLM 默认配置；预算容纳不下的加载不会开始；调优结束后重新加载原来的模型。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/bench_tune.py" />
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>{0} of {1} trials measured on the whole workload in {2:.0f} s.</source>
       <translation>{1} 次试验中有 {0} 次在完整工作负载上测得，用时 {2:.0f} 秒。</translation>
     </message>
@@ -5037,47 +5037,47 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
   <context>
     <name>WarmLine</name>
     <message>
-      <location filename="../../console/ui/warm_line.py" />
+      <location filename="../../console/ui/models/warm_line.py" />
       <source>Free what the warm models hold; the model in use stays loaded</source>
       <translation>释放预热模型占用的内存；正在使用的模型保持加载</translation>
     </message>
     <message>
-      <location filename="../../console/ui/warm_line.py" />
+      <location filename="../../console/ui/models/warm_line.py" />
       <source>Keep the loaded model warm: when you load another model, the one loaded now stays ready and switching back takes seconds instead of a full load. On the GPU it sleeps (load it with Sleep mode on: its weights wait in RAM and its GPU memory is freed); on the CPU it keeps its memory.</source>
       <translation>保持已加载模型预热：加载另一个模型时，当前模型保持就绪，切换回来只需几秒，而不必完整重新加载。在 GPU 上它进入休眠（需以休眠模式加载：权重暂存于内存，显存被释放）；在 CPU 上它保留所占内存。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/warm_line.py" />
+      <location filename="../../console/ui/models/warm_line.py" />
       <source>Keep warm</source>
       <translation>保持预热</translation>
     </message>
     <message>
-      <location filename="../../console/ui/warm_line.py" />
+      <location filename="../../console/ui/models/warm_line.py" />
       <source>Kept warm: {0}.</source>
       <translation>预热中：{0}。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/warm_line.py" />
+      <location filename="../../console/ui/models/warm_line.py" />
       <source>Switched to {0} in {1:.2f} s (its cold load took {2:.1f} s).</source>
       <translation>已在 {1:.2f} 秒内切换到 {0}（冷加载需 {2:.1f} 秒）。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/warm_line.py" />
+      <location filename="../../console/ui/models/warm_line.py" />
       <source>Unload warm models</source>
       <translation>卸载预热模型</translation>
     </message>
     <message>
-      <location filename="../../console/ui/warm_line.py" />
+      <location filename="../../console/ui/models/warm_line.py" />
       <source>Unloading the warm models…</source>
       <translation>正在卸载预热模型…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/warm_line.py" />
+      <location filename="../../console/ui/models/warm_line.py" />
       <source>{0} (asleep)</source>
       <translation>{0}（休眠）</translation>
     </message>
     <message>
-      <location filename="../../console/ui/warm_line.py" />
+      <location filename="../../console/ui/models/warm_line.py" />
       <source>{0} (keeps its memory)</source>
       <translation>{0}（保留内存）</translation>
     </message>

@@ -2,7 +2,7 @@
 loads it through the Models panel's own path (the one a double-click takes: the preset and
 knobs shown there, the fit confirmation, the busy check), and the combo shows the model loaded.
 The window ties it to the application state and the Models panel with ``connect_models``
-(``chat_models_link.py``).
+(``models_link.py``).
 
 Signals:
     chosen(str): the user chose a model (not emitted when the list or the loaded model is shown).

@@ -18,7 +18,7 @@ from console.chat.conversations import Message
 from console.engine.types import RequestFinished
 from console.models.family_table import Family, family_of
 from console.chat.thinking import ReasoningSplitter, ThinkingStream, Thought, splitter_for, think_kwargs
-from console.ui.chat_transcript import STREAM_KEY, TranscriptView, thinking_markdown
+from console.ui.chat.transcript import STREAM_KEY, TranscriptView, thinking_markdown
 
 
 class ChatThinking:

@@ -5,7 +5,7 @@ costs ~12 ms, the streaming tail ~1 ms), and the figures line under each answer.
 A reasoning model's thinking is shown apart, above its answer: a collapsed "Thinking"
 line with its tokens and time, a link that expands it (the thinking as a quote) and collapses it.
 A user message's pictures show as thumbnails under its text (``chatimage:<id>`` images, made off
-the GUI thread by ``chat_images.py`` ``Thumbnails``)."""
+the GUI thread by ``pictures.py`` ``Thumbnails``)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from console.chat.conversations import Message
 from console.engine.types import RequestFinished
-from console.ui.chat_images import Thumbnails
+from console.ui.chat.pictures import Thumbnails
 from console.ui.formatting import format_count, format_number
 
 

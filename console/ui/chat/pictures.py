@@ -19,7 +19,7 @@ from console.chat.attachments import FILE_PATTERN, Attachment, ImageError, image
 from console.chat.attachments import refusal
 from console.chat.conversation_pictures import SavedImage
 from console.engine.types import EngineStatus
-from console.ui.chat_input import ChatInput, offers_pictures, picture_paths
+from console.ui.chat.input_box import ChatInput, offers_pictures, picture_paths
 from console.ui.core_text import translate_core_text
 from console.ui.tasks import call_in_background
 

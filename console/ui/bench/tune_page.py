@@ -45,7 +45,7 @@ from console.bench.workload import Workload
 from console.engine.interface import as_loader
 from console.engine.types import EngineState, EngineStatus
 from console.jobs import Progress, TaskState
-from console.ui.bench_plots import ParetoPlot
+from console.ui.bench.charts import ParetoPlot
 from console.ui.context import AppContext
 from console.ui.tasks import BackgroundCall
 from console.ui.widgets import ErrorLabel, needs_loader_tip

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from console.planner.core import Plan
-from console.ui.chat_model_picker import ChatModelPicker
+from console.ui.chat.model_combo import ChatModelPicker
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
-from console.ui.load_banner import LoadBanner
+from console.ui.chat.load_banner import LoadBanner
 from console.ui.state_signals import StateSignals
 
 

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_bytes, format_count, format_params
-from console.ui.model_table import VERDICT_COLOURS, verdict_text
+from console.ui.models.table import VERDICT_COLOURS, verdict_text
 from console.ui.tasks import BackgroundCall
 from console.ui.widgets import ErrorLabel
 

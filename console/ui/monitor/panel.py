@@ -52,7 +52,7 @@ from console.metrics.store import prefix_hit_rate, spec_acceptance
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_count, format_number
-from console.ui.monitor_series import POWER_THERMAL_BITS, MonitorSeries, Snapshot, recording_snapshot, throttle_words
+from console.ui.monitor.series import POWER_THERMAL_BITS, MonitorSeries, Snapshot, recording_snapshot, throttle_words
 
 GIB = float(1024**3)
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#7f7f7f")

@@ -1,7 +1,7 @@
 """The "Get a model…" dialog: a repository from Hugging Face (or its mirror) or ModelScope into
 the store, through the same core as ``inference-console models pull``.
 
-At the top, the model picker (:mod:`console.ui.model_picker`): the curated list and search, with
+At the top, the model picker (:mod:`console.ui.models.get_model_picker`): the curated list and search, with
 fit badges; choosing a row fills the repository box and runs Check. For a GGUF the summary says
 what the import makes of it (its size as 16-bit weights) and offers the curated AWQ or FP8
 checkpoint of the same model instead (``Preview.gguf_advice``).
@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from console.models.store import ModelEntry, ModelStore
 from console.ui.formatting import format_bytes, format_count, format_duration, format_params, format_rate
-from console.ui.model_picker import ModelPicker
+from console.ui.models.get_model_picker import ModelPicker
 from console.ui.tasks import BackgroundCall
 from console.ui.widgets import ErrorLabel
 

@@ -1,6 +1,6 @@
 """The Chat tab's widgets and layout (what Qt Designer's ``setupUi`` would make): the conversation
 list, the transcript, the input and its buttons, and the side bar (system prompt, sampling, output,
-context, LoRA). :class:`console.ui.chat_panel.ChatPanel` calls :func:`setup_ui` once, then connects
+context, LoRA). :class:`console.ui.chat.panel.ChatPanel` calls :func:`setup_ui` once, then connects
 the widgets to its slots and keeps the chat's behaviour (intents, streaming, rendering); the widgets
 become its attributes, by the names the panel and the tests use. Nothing here knows the panel's
 class (it is above this module)."""
@@ -26,18 +26,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.ui.chat_adapter import AdapterBox
-from console.ui.chat_conversations import ConversationList
-from console.ui.chat_images import ImageStrip
-from console.ui.chat_input import ChatInput
-from console.ui.chat_model_picker import ChatModelPicker
-from console.ui.chat_output import OutputControl
-from console.ui.chat_sampling import SamplingBox
-from console.ui.chat_transcript import TranscriptView
-from console.ui.context_meter import ContextMeter
-from console.ui.load_banner import LoadBanner
-from console.ui.logprob_view import ChoicesView
-from console.ui.tools_editor import ToolsEditor
+from console.ui.chat.adapter_box import AdapterBox
+from console.ui.chat.conversation_list import ConversationList
+from console.ui.chat.pictures import ImageStrip
+from console.ui.chat.input_box import ChatInput
+from console.ui.chat.model_combo import ChatModelPicker
+from console.ui.chat.output_control import OutputControl
+from console.ui.chat.sampling_box import SamplingBox
+from console.ui.chat.transcript import TranscriptView
+from console.ui.chat.context_meter import ContextMeter
+from console.ui.chat.load_banner import LoadBanner
+from console.ui.chat.logprob_view import ChoicesView
+from console.ui.chat.tools_editor import ToolsEditor
 from console.ui.widgets import ErrorLabel, VerticalScroll
 
 if TYPE_CHECKING:

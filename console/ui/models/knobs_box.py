@@ -35,7 +35,7 @@ from console.presets import Preset
 from console.settings import Knobs, settings_name
 from console.ui.formatting import format_bytes
 from console.ui.i18n import translate_knob_help, translate_preset_description
-from console.ui.speed_knobs import SpeedKnobs
+from console.ui.models.speed_knobs import SpeedKnobs
 
 #: engine-config keys (an Advisor finding's or a planner suggestion's change) the box has a knob for
 KNOB_KEYS = tuple(KNOB_HELP)

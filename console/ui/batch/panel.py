@@ -46,7 +46,7 @@ from console.batch.runner import DEFAULT_CONCURRENCY, BatchProgress, BatchSummar
 from console.config import SamplingSettings
 from console.engine.types import EngineState, EngineStatus
 from console.jobs import TaskState
-from console.ui.batch_results_model import BatchResultsModel
+from console.ui.batch.results_model import BatchResultsModel
 from console.ui.context import AppContext
 from console.ui.formatting import format_count, format_duration, format_number
 

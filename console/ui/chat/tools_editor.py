@@ -4,7 +4,7 @@ The user's own tools are JSON definitions (OpenAI's shape), checked as they are 
 error shown under the box; the built-in local tools (a calculator, a clock) are ticked on. A call
 the model makes is shown in the transcript; a built-in tool answers its calls at once, the user
 answers the others in the reply box here, and a call to an MCP server's tool waits for the user's
-approval (``ui/mcp_box.py``) before it runs. When every call of the turn has its answer the panel is
+approval (``ui/chat/mcp_box.py``) before it runs. When every call of the turn has its answer the panel is
 asked to go on (``resumeRequested``): the model's next turn sees the results. The logic is
 :class:`~console.chat.tools.ChatTools` (no Qt); this widget edits it and forwards intents.
 """
@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from console.chat.session import ChatSession
 from console.chat.tools import ToolSettings, check_definitions
-from console.ui.mcp_box import McpServersBox
+from console.ui.chat.mcp_box import McpServersBox
 
 EXAMPLE = {
     "type": "function",

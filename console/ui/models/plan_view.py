@@ -19,7 +19,7 @@ from console.planner.selfcal import last_load_text
 from console.planner.suggest import Suggestion
 from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_bytes
-from console.ui.model_table import verdict_text
+from console.ui.models.table import verdict_text
 
 _COLOURS = {"fits": "#1b7f2a", "fits-with-changes": "#b26a00"}
 _FIGURES = ("weights", "cuda_context", "activation_peak", "cuda_graphs", "kv_budget", "kv_tokens")

@@ -1,6 +1,6 @@
 """The Models panel's imports: a GGUF file or a Hugging Face folder into the store, in a worker
 with progress and cancel (:func:`console.ui.tasks.run_with_progress`); the panel then shows the
-new model selected. Split from ``models_panel.py`` by job; it tells the panel through its signals
+new model selected. Split from ``panel.py`` by job; it tells the panel through its signals
 (the panel is above this module).
 
 Signals:

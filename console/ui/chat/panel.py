@@ -7,16 +7,16 @@ it and forwards the user's intents, submitting the session's requests through th
 
 Tokens arrive in batches from the bridge; the transcript is re-rendered on its own throttle timer
 (not per batch). Token counting runs in a worker thread, debounced; events of other request ids
-are ignored. The LoRA box (which adapter answers) is ``chat_adapter.py``; the widgets are made by
-``chat_panel_ui.py``.
+are ignored. The LoRA box (which adapter answers) is ``adapter_box.py``; the widgets are made by
+``panel_ui.py``.
 
 A reasoning model's answer (its family has a vLLM reasoning parser, ``family_table.py``) streams
 split into its thinking, shown apart and collapsed with its tokens and time, and the answer
 (``console/chat/thinking.py``); the Think switch shows where the template has one (Qwen3's
 ``enable_thinking``) and goes to the template as ``chat_template_kwargs``.
 
-Pictures (``chat_images.py``): attached, pasted or dropped, read off the GUI thread, written at Send
-in a worker (``chat_send.py``) and sent with the next message as content parts; a model that does
+Pictures (``pictures.py``): attached, pasted or dropped, read off the GUI thread, written at Send
+in a worker (``send.py``) and sent with the next message as content parts; a model that does
 not take images refuses them in one line before anything is saved or sent (``image_check``).
 """
 
@@ -44,12 +44,12 @@ from console.engine.types import (
     TokenDelta,
 )
 from console.settings import Settings
-from console.ui.chat_images import ChatImages
-from console.ui.chat_output import request_extras
-from console.ui.chat_panel_ui import ChatWidgets, setup_ui
-from console.ui.chat_send import MessageSave
-from console.ui.chat_thinking import ChatThinking
-from console.ui.chat_transcript import figures_text
+from console.ui.chat.pictures import ChatImages
+from console.ui.chat.output_control import request_extras
+from console.ui.chat.panel_ui import ChatWidgets, setup_ui
+from console.ui.chat.send import MessageSave
+from console.ui.chat.thinking_view import ChatThinking
+from console.ui.chat.transcript import figures_text
 from console.ui.context import AppContext
 from console.ui.core_text import translate_error
 
@@ -106,7 +106,7 @@ class ChatPanel(ChatWidgets):
             self.adapter_box.remember(self.conversation_id)
 
     def _connect_widgets(self) -> None:
-        """The widgets ``chat_panel_ui.py`` made, connected to this panel's slots."""
+        """The widgets ``panel_ui.py`` made, connected to this panel's slots."""
         self.conversations.conversationChosen.connect(self._on_conversations_conversation_chosen)
         self.conversation_list.itemDoubleClicked.connect(lambda _i: self.rename_conversation())
         self.new_button.clicked.connect(self.new_conversation)
@@ -269,7 +269,7 @@ class ChatPanel(ChatWidgets):
 
     # -- chat intents ------------------------------------------------------------------------------
     def send(self) -> bool:
-        """Send the input box as the next user message (or the edited one): ``chat_send.py``."""
+        """Send the input box as the next user message (or the edited one): ``send.py``."""
         text, images = self.input.toPlainText().strip(), self.image_strip.attachments()
         if not (text or images) or self.active_id is not None or self.saving.busy:
             return False

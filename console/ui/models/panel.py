@@ -1,8 +1,8 @@
 """The Models panel (the window's sidebar): the store's table, imports, the preset and its knobs,
 the planner's verdict, and Load / Unload / Reload.
 
-The table, the knobs and the plan are widgets of their own (:mod:`console.ui.model_table`,
-:mod:`console.ui.knobs_box`, :mod:`console.ui.plan_view`). The "fits?" column and the plan are
+The table, the knobs and the plan are widgets of their own (:mod:`console.ui.models.table`,
+:mod:`console.ui.models.knobs_box`, :mod:`console.ui.models.plan_view`). The "fits?" column and the plan are
 computed off the GUI thread from what is already loaded (the store's entries, the presets, one
 device description; :mod:`console.planner.fit_table`), a burst of knob edits costing one
 computation and a stale result being dropped. Imports and removals run in worker threads
@@ -37,17 +37,17 @@ from console.planner.fit_table import Device, Planned, plan_models, planner_devi
 from console.presets import Preset, PresetError, load_presets, validate_overrides
 from console.settings import Knobs, Settings
 from console.ui.context import AppContext
-from console.ui.knobs_box import KnobsBox, knobs_with_change
-from console.ui.model_dialogs import confirm_fit, confirm_remove, show_details
-from console.ui.model_imports import ModelImporter
-from console.ui.model_table import ModelTableModel
-from console.ui.plan_view import PlanView, details_markdown
+from console.ui.models.knobs_box import KnobsBox, knobs_with_change
+from console.ui.models.dialogs import confirm_fit, confirm_remove, show_details
+from console.ui.models.model_imports import ModelImporter
+from console.ui.models.table import ModelTableModel
+from console.ui.models.plan_view import PlanView, details_markdown
 from console.ui.tasks import call_in_background
-from console.ui.warm_line import WarmLine
+from console.ui.models.warm_line import WarmLine
 from console.ui.widgets import ErrorLabel
 
 if TYPE_CHECKING:  # built at its first opening (its module is imported then)
-    from console.ui.get_model_dialog import GetModelDialog
+    from console.ui.models.get_model_dialog import GetModelDialog
 
 
 class ModelsPanel(QWidget):
@@ -329,7 +329,7 @@ class ModelsPanel(QWidget):
     def open_get_model(self) -> Any:
         """The "Get a model…" dialog (non-modal, one per panel, so a running download stays in
         view when reopened); a finished download appears selected here."""
-        from console.ui.get_model_dialog import GetModelDialog
+        from console.ui.models.get_model_dialog import GetModelDialog
 
         dialog = self._get_model_dialog
         if dialog is None:
@@ -340,12 +340,12 @@ class ModelsPanel(QWidget):
         return dialog
 
     def quantize_selected(self) -> Any:
-        """Open the Quantize dialog (console/ui/quantize_dialog.py) for the selected model."""
+        """Open the Quantize dialog (console/ui/models/quantize_dialog.py) for the selected model."""
         entry = self.selected_entry()
         if entry is None:
             self.show_error(self.tr("Select a model to quantize"))
             return None
-        from console.ui.quantize_dialog import QuantizeDialog
+        from console.ui.models.quantize_dialog import QuantizeDialog
 
         dialog = QuantizeDialog(self.ctx, entry.name, self)
         dialog.modelAdded.connect(lambda name: self.refresh(select=name))

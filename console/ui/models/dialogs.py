@@ -2,7 +2,7 @@
 figures came from), the question before loading what the planner says does not fit, and the one
 before removing a model from the store.
 
-Split out of :mod:`console.ui.models_panel` by job; their strings stay in the panel's
+Split out of :mod:`console.ui.models.panel` by job; their strings stay in the panel's
 translation context ("ModelsPanel").
 """
 

@@ -1,6 +1,6 @@
 """The Bench tab: measure the loaded engine on a workload (synthetic or a prompt file) at a request
 rate or concurrency, optionally against plain vLLM and Hugging Face in fresh processes, and
-auto-tune its knobs (the Auto-tune page, :mod:`console.ui.bench_tune`).
+auto-tune its knobs (the Auto-tune page, :mod:`console.ui.bench.tune_page`).
 
 The work is the core's (:func:`console.bench.suite.run_console_suite`,
 :func:`console.bench.baselines.run_baseline`) on a :class:`~console.ui.tasks.BackgroundCall`
@@ -46,7 +46,7 @@ from console.bench.workload import Workload
 from console.engine.interface import as_loader
 from console.engine.types import EngineState, EngineStatus
 from console.jobs import Progress, TaskState
-from console.ui.bench_plots import BenchPlots
+from console.ui.bench.charts import BenchPlots
 from console.ui.context import AppContext
 from console.ui.tasks import BackgroundCall
 from console.ui.widgets import ErrorLabel, needs_loader_tip
@@ -96,7 +96,7 @@ class BenchPanel(QWidget):
         layout.addLayout(top)  # the baselines sit on the Benchmark page (auto-tune has none): narrower
         self.pages = QTabWidget(self)
         self.pages.addTab(self._bench_page(), self.tr("Benchmark"))
-        from console.ui.bench_tune import TunePage
+        from console.ui.bench.tune_page import TunePage
 
         self.tune = TunePage(self.ctx, self.workload, self, other_busy=self.busy)
         self.tune.tuneFinished.connect(self._on_tune_finished)

@@ -46,7 +46,7 @@ from console.metrics.store import MetricsStore
 from console.metrics.recording import RecordingError, load_recording, save_recording
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
-from console.ui.knobs_box import KNOB_KEYS, knobs_with_change  # noqa: F401  (re-exported: Apply's rule)
+from console.ui.models.knobs_box import KNOB_KEYS, knobs_with_change  # noqa: F401  (re-exported: Apply's rule)
 from console.ui.i18n import RULES_CONTEXT
 
 

@@ -1,0 +1,1 @@
+"""The Batch tab and its results table."""

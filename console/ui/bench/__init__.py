@@ -1,0 +1,1 @@
+"""The Bench tab: runs, plots and the Auto-tune page."""

@@ -1,0 +1,1 @@
+"""The Chat tab and its parts."""

@@ -1,0 +1,1 @@
+"""The Models panel (the window's sidebar) and its boxes and dialogs."""

@@ -1,0 +1,1 @@
+"""The Monitor tab: live metrics and the ring buffers behind its plots."""

@@ -1,0 +1,1 @@
+"""The Server tab."""
