@@ -15,7 +15,7 @@ from console.cli.knob_flags import add_knob_flags
 from console.cli.speed_args import add_speed_args, speed_overrides
 from console.config import KV_CACHE_DTYPES
 from console.planner import GOALS, GPU_PROFILES, KNOWN_SHAPES, Plan, PlanRequest, auto_plan, plan, shape_for
-from console.planner import free_memory
+from console.planner.fit_table import with_local_in_use
 from console.planner.shapes import SHIPPED_QUANTIZATIONS
 from console.planner.calibration import CalibrationError, load_calibration_file
 from console.planner.gpus import GiB
@@ -153,7 +153,7 @@ def request_from_args(args: argparse.Namespace) -> PlanRequest:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     if args.in_use_gib is None:
-        return free_memory.with_local_in_use(req)  # this machine's card: what NVML reports
+        return with_local_in_use(req)  # this machine's card: what NVML reports
     if args.in_use_gib < 0:
         raise CliError("--in-use-gib must not be negative")
     return req.with_changes(in_use_bytes=int(args.in_use_gib * GiB))

@@ -15,7 +15,7 @@ from console.planner.core import Plan, PlanRequest
 from console.planner.gpus import GpuProfile, get_gpu
 from console.planner.selfcal import gpu_key
 from console.planner.shapes import shape_for
-from console.planner import free_memory, speed
+from console.planner import speed
 from console.planner.verdict import plan
 from console.presets import Preset
 
@@ -58,9 +58,21 @@ def planner_device(sampler: "DeviceSampler") -> Device:
 def local_in_use(device: Device) -> InUse | None:
     """What other programs hold on ``device`` when it is this machine's card (NVML; None: the CPU,
     another card, or NVML cannot say). Blocks on NVML: call it off the GUI thread."""
-    if isinstance(device, str):
+    if isinstance(device, str) or device.is_cpu:
         return None
-    return free_memory.local_in_use(device)
+    from console.metrics import nvml
+
+    name = nvml.gpu_name(0)
+    if name is None or gpu_key(name) != device.name:
+        return None  # no NVIDIA GPU here, or the plan is for another card
+    found = nvml.memory_in_use_by_others(0)
+    return None if found is None else (found.bytes, found.triples())
+
+
+def with_local_in_use(req: PlanRequest) -> PlanRequest:
+    """``req`` with what other programs hold on this machine's card, when it plans for that card."""
+    found = local_in_use(req.profile)
+    return req if found is None else req.with_changes(in_use_bytes=found[0], in_use_by=found[1])
 
 
 def plan_for(entry: ModelEntry, config: EngineConfig, device: Device, in_use: InUse | None = None) -> Plan:
@@ -150,6 +162,7 @@ __all__ = [
     "FitVerdict",
     "InUse",
     "local_in_use",
+    "with_local_in_use",
     "Planned",
     "fit_of",
     "fit_table",

@@ -19,7 +19,7 @@ import math
 from typing import Any
 
 from console.messages import Message
-from console.planner.gpus import GiB, GpuProfile
+from console.planner.gpus import GiB
 from console.planner.overheads import MAX_SUGGESTED_UTILIZATION, safe_utilization
 from console.planner.request import Overhead, PlanRequest, gib, resolve_calibration
 
@@ -123,28 +123,6 @@ def in_use_dict(req: PlanRequest) -> dict[str, Any]:
     }
 
 
-def local_in_use(profile: GpuProfile) -> tuple[int, tuple[tuple[int, str, int | None], ...]] | None:
-    """What other programs hold on this machine's card when ``profile`` is that card, read from NVML:
-    (bytes, (pid, name, bytes) of each program). None: no NVIDIA GPU here, a plan for another card
-    or the CPU, or NVML cannot say. Blocks on NVML: never on the GUI thread."""
-    if profile.is_cpu:
-        return None
-    from console.metrics import nvml
-    from console.planner.selfcal import gpu_key
-
-    name = nvml.gpu_name(0)
-    if name is None or gpu_key(name) != profile.name:
-        return None
-    found = nvml.memory_in_use_by_others(0)
-    return None if found is None else (found.bytes, found.triples())
-
-
-def with_local_in_use(req: PlanRequest) -> PlanRequest:
-    """``req`` with what other programs hold on this machine's card, when it plans for that card."""
-    found = local_in_use(req.profile)
-    return req if found is None else req.with_changes(in_use_bytes=found[0], in_use_by=found[1])
-
-
 __all__ = [
     "MIN_UTILIZATION",
     "applies",
@@ -156,6 +134,4 @@ __all__ = [
     "startup_problem",
     "usable_utilization",
     "vllm_total_bytes",
-    "local_in_use",
-    "with_local_in_use",
 ]
