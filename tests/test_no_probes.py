@@ -27,6 +27,8 @@ FOREIGN = {
     "console/engine/chat_prompt.py": "vLLM's renderer result: ErrorResponse's error/message moved between releases",
     "console/engine/cpu_dtype_check.py": "vLLM's prompt Logprob entries (a Logprob object or a bare float by release)",
     "console/metrics/vllm_logger.py": "vLLM's SchedulerStats, IterationStats, FinishedRequestStats (fields by release)",
+    "console/metrics/nvml.py:usedGpuMemory": "pynvml's process info (v1/v2/v3 structs; None where unknown)",
+    "console/metrics/nvml.py:pid": "pynvml's process info (c_nvmlProcessInfo_t v1/v2/v3), fake entries in tests",
     "console/export/validate.py": "vLLM's parsed engine arguments (fields move between releases)",
     "console/chat/thinking.py": "vLLM's reasoning parsers (reasoning_end_str on some) and a Hugging Face tokenizer",
     "console/cli/chat_thinking.py": "vLLM's reasoning parser (reasoning_*_str on some parsers only)",

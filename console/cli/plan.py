@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from console.cli.knob_flags import add_knob_flags
 from console.cli.speed_args import add_speed_args, speed_overrides
 from console.config import KV_CACHE_DTYPES
 from console.planner import GOALS, GPU_PROFILES, KNOWN_SHAPES, Plan, PlanRequest, auto_plan, plan, shape_for
+from console.planner.fit_table import with_local_in_use
 from console.planner.shapes import SHIPPED_QUANTIZATIONS
 from console.planner.calibration import CalibrationError, load_calibration_file
 from console.planner.gpus import GiB
@@ -85,6 +87,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         p, ["max_loras", "max_lora_rank"], defaults=_PLAN_DEFAULTS, notes={"max_loras": "default 0: LoRA off"}
     )
     add_knob_flags(p, ["limit_mm_per_prompt", "mm_processor_kwargs"])  # a vision model's pictures
+    p.add_argument(
+        "--in-use-gib",
+        type=float,
+        metavar="GIB",
+        help="memory other programs already hold on the card (default: on this machine's GPU, what NVML "
+        "reports when the plan is for it; else 0)",
+    )
+    p.add_argument(
+        "--vllm-version",
+        metavar="X.Y[.Z]",
+        help="plan by this vLLM release's memory rules (default: the installed one on its device, else what the "
+        "gpu extra installs), e.g. for a server that runs another vLLM",
+    )
     p.add_argument("--goal", choices=GOALS, help="let the planner pick the knobs for this goal (the 'auto' preset)")
     p.add_argument("--calibration", type=Path, help="a calibration JSON file to use instead of the shipped one")
     p.add_argument("--no-calibration", action="store_true", help="raw estimates, no calibration file")
@@ -113,7 +128,7 @@ def request_from_args(args: argparse.Namespace) -> PlanRequest:
         except (OSError, CalibrationError) as exc:
             raise CliError(f"calibration file: {exc}") from None
     try:
-        return PlanRequest(
+        req = PlanRequest(
             shape,
             gpu=args.gpu,
             quantization=args.quantization,
@@ -132,10 +147,27 @@ def request_from_args(args: argparse.Namespace) -> PlanRequest:
             max_lora_rank=args.max_lora_rank,
             limit_mm_per_prompt=args.limit_mm_per_prompt,
             mm_processor_kwargs=args.mm_processor_kwargs,
+            vllm_version=_vllm_version(args.vllm_version),
             **_speed_fields(args),
         )
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    if args.in_use_gib is None:
+        return with_local_in_use(req)  # this machine's card: what NVML reports
+    if args.in_use_gib < 0:
+        raise CliError("--in-use-gib must not be negative")
+    return req.with_changes(in_use_bytes=int(args.in_use_gib * GiB))
+
+
+def _vllm_version(text: str | None) -> str | None:
+    """``0.26`` -> ``0.26.0`` (as calibrations name releases); None: the default rules."""
+    if text is None:
+        return None
+    found = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.(\d+))?(\S*)", text.strip())
+    if found is None:
+        raise CliError(f"--vllm-version '{text}': write a vLLM release such as 0.26.0")
+    major, minor, patch, rest = found.groups()
+    return f"{major}.{minor}.{patch or 0}{rest}"
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -163,6 +195,15 @@ def _g(n: float) -> str:
     return f"{n / GiB:.2f}"
 
 
+def _in_use_text(req: PlanRequest) -> str:
+    """What other programs hold on the card, and the largest of them by name where NVML names them."""
+    named = [
+        f"{name or 'pid'} ({pid}){f' {_g(used)} GiB' if used is not None else ''}" for pid, name, used in req.in_use_by
+    ]
+    shown = ", ".join(named[:5]) + (f", and {len(named) - 5} more" if len(named) > 5 else "")
+    return f"other programs hold {_g(req.in_use_bytes or 0)} GiB of the card" + (f": {shown}" if shown else "")
+
+
 def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) -> None:
     req, s, g = p.request, p.request.shape, p.request.profile
     weights = req.quantization.upper() if req.quantization else "16-bit"
@@ -185,6 +226,8 @@ def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) ->
         + ("" if g.is_cpu else f", gpu_memory_utilization {req.gpu_memory_utilization:g}")
         + (f"  [auto: {goal}]" if goal else "")
     )
+    if req.in_use_bytes:
+        print(f"  {_in_use_text(req)}")
     print(f"\nVERDICT: {_VERDICT_TEXT[p.verdict]}")
     for problem in p.problems:
         print(f"  - {problem}")

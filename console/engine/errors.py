@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from console.config import EngineConfig
+from console.messages import Message
 
 #: The engine's child process died while the engine was idle (the host's watchdog noticed).
 ENGINE_DIED = "The engine process stopped unexpectedly (killed, crashed or out of memory)"
@@ -106,6 +108,63 @@ def refusal_fix(text: str) -> tuple[str, dict[str, Any]] | None:
     return f"max_model_len {refusal.estimate:,} (vLLM's own estimate)", {"max_model_len": refusal.estimate}
 
 
+#: vLLM's refusal to start when other programs hold memory on the card (0.26 and 0.32 word it
+#: alike; the second form is 0.32's with weights held by another process).
+_FREE = re.compile(
+    r"Free memory on device (?P<device>\S+) \((?P<free>[\d.]+)/(?P<total>[\d.]+) GiB\) on startup is less than "
+    r"(?:desired GPU memory utilization|the engine's budget after excluding external process's weights) "
+    r"\((?P<utilization>[\d.]+), (?P<requested>[\d.]+) GiB\)"
+)
+
+
+@dataclass(frozen=True)
+class FreeMemoryRefusal:
+    """vLLM refused to start: the card's free memory is below total x gpu_memory_utilization (vLLM's figures)."""
+
+    device: str
+    free_gib: float
+    total_gib: float
+    utilization: float
+    requested_gib: float
+
+    @property
+    def largest_utilization(self) -> float:
+        """The largest gpu_memory_utilization (2 decimals) whose budget fits the free memory vLLM
+        measured (after its own CUDA context); vLLM rounds its figures to 2 decimals of a GiB."""
+        if self.total_gib <= 0:
+            return 0.0
+        return max(0.0, math.floor(100 * (self.free_gib - 0.005) / self.total_gib) / 100)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "largest_utilization": self.largest_utilization}
+
+
+def free_memory_refusal(text: str) -> FreeMemoryRefusal | None:
+    """vLLM's refusal to start for the card's free memory in ``text`` (its error or its log)."""
+    found = _FREE.search(text)
+    if found is None:
+        return None
+    return FreeMemoryRefusal(
+        found.group("device"),
+        float(found.group("free")),
+        float(found.group("total")),
+        float(found.group("utilization")),
+        float(found.group("requested")),
+    )
+
+
+def free_memory_fix(text: str) -> tuple[str, dict[str, Any]] | None:
+    """The fix to vLLM's refusal for free memory: the largest utilization that fits what is free (or None)."""
+    refusal = free_memory_refusal(text)
+    if refusal is None or refusal.largest_utilization < 0.01:
+        return None
+    util = refusal.largest_utilization
+    label = Message(
+        "gpu_memory_utilization {0} (the largest that fits the {1} free)", f"{util:g}", f"{refusal.free_gib:.2f} GiB"
+    )
+    return label, {"gpu_memory_utilization": util}
+
+
 def _cause(exc: BaseException) -> str:
     """The line of ``exc`` that says what went wrong. vLLM wraps the child's failure (the useful
     line is usually the last non-empty one); pydantic's ValidationError (vLLM's config checks)
@@ -161,6 +220,16 @@ def explain(exc: BaseException, config: EngineConfig | None = None, log_text: st
         return (
             f"{cause}\nvLLM's own estimate: max_model_len {refusal.estimate:,} fits (its KV cache has "
             f"{refusal.available_gib:g} GiB; {refusal.max_model_len:,} tokens need {refusal.needed_gib:g} GiB)."
+        )
+    busy = free_memory_refusal(text) or free_memory_refusal(log_text)
+    if busy is not None:  # vLLM's own sentence first: the load banner reads its figures there
+        found = _FREE.search(text) or _FREE.search(log_text)
+        sentence = cause if _FREE.search(cause) else (found.group(0) + "." if found else cause)
+        fix = free_memory_fix(sentence)
+        return f"{sentence}\n" + (
+            f"Other programs hold memory on the card: set {fix[0]}, or close some of them."
+            if fix
+            else "Other programs hold most of the card's memory: close some of them."
         )
     for pattern, hint in _RULES:
         if pattern.search(text):

@@ -15,7 +15,11 @@ GPU does not appear while the program runs.
 from __future__ import annotations
 
 import atexit
+import os
 import threading
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from console.messages import Message, MessageError, message_of
@@ -146,6 +150,115 @@ def _memory(index: int, field: str) -> int | None:
         return None
 
 
+# -- memory other programs hold on a card --------------------------------------------------------
+@dataclass(frozen=True)
+class GpuProcess:
+    """A process NVML lists on a card: its pid, name ('' when unknown) and memory (None: NVML does not say)."""
+
+    pid: int
+    name: str
+    used_bytes: int | None
+
+
+@dataclass(frozen=True)
+class InUse:
+    """Memory other programs hold on a card, and those NVML names."""
+
+    bytes: int
+    processes: tuple[GpuProcess, ...]
+
+    def triples(self) -> tuple[tuple[int, str, int | None], ...]:
+        """(pid, name, bytes) of each program: what ``PlanRequest.in_use_by`` takes."""
+        return tuple((p.pid, p.name, p.used_bytes) for p in self.processes)
+
+
+def _used(entry: Any) -> int | None:
+    value = getattr(entry, "usedGpuMemory", None)
+    try:
+        used = int(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+    # NVML_VALUE_NOT_AVAILABLE (-1 as unsigned long long) where the driver cannot say (WDDM, containers)
+    return used if used is not None and 0 <= used < 2**63 else None
+
+
+def parse_processes(
+    lists: Iterable[Iterable[Any] | None], name_of: Callable[[int], str] = lambda pid: ""
+) -> list[GpuProcess]:
+    """The processes of NVML's running-process lists (compute, graphics; a list is None where its
+    call failed), one per pid: a process in both lists is one, with the larger figure."""
+    seen: dict[int, GpuProcess] = {}
+    for entries in lists:
+        for entry in entries or ():
+            pid = int(getattr(entry, "pid", -1))
+            if pid < 0:
+                continue
+            used, old = _used(entry), seen.get(pid)
+            if old is not None and old.used_bytes is not None and (used is None or old.used_bytes >= used):
+                continue
+            seen[pid] = GpuProcess(pid, old.name if old is not None else name_of(pid), used)
+    return sorted(seen.values(), key=lambda p: (-(p.used_bytes or 0), p.pid))
+
+
+def in_use_of(processes: list[GpuProcess], device_used: int | None, own_pids: Collection[int]) -> InUse | None:
+    """What the processes other than ``own_pids`` hold: their sum when NVML gives every one of
+    them, else the card's used memory less what NVML gives for ours (None: neither is known)."""
+    others = tuple(p for p in processes if p.pid not in own_pids)
+    if others and all(p.used_bytes is not None for p in others):
+        return InUse(sum(p.used_bytes or 0 for p in others), others)
+    if device_used is None:
+        return None
+    own = sum(p.used_bytes or 0 for p in processes if p.pid in own_pids)
+    if not others and own == 0 and any(p.pid in own_pids for p in processes):
+        return None  # only our processes, without figures: what the card uses may all be ours
+    return InUse(max(0, device_used - own), others)
+
+
+def process_name(pid: int) -> str:
+    """The name of ``pid`` (Linux's /proc/<pid>/comm, else NVML's), '' when neither says."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        pass
+    try:
+        return text(nvml().nvmlSystemGetProcessName(pid)).rsplit("/", 1)[-1]
+    except Exception:
+        return ""
+
+
+def own_pids() -> set[int]:
+    """This process and its children (the engine and vLLM's workers run there)."""
+    pids = {os.getpid()}
+    try:
+        import psutil
+
+        pids |= {c.pid for c in psutil.Process().children(recursive=True)}
+    except Exception:
+        pass
+    return pids
+
+
+def _call(name: str, device: Any) -> Any:
+    try:
+        return getattr(nvml(), name)(device)
+    except Exception:
+        return None
+
+
+def memory_in_use_by_others(index: int = 0) -> InUse | None:
+    """Memory on card ``index`` held by processes other than this one and its children, with those
+    processes (None: no NVIDIA GPU, or NVML cannot say). Blocks on NVML: not on the GUI thread."""
+    try:
+        device = handle(index)
+    except Exception:
+        return None
+    lists = [
+        _call("nvmlDeviceGetComputeRunningProcesses", device),
+        _call("nvmlDeviceGetGraphicsRunningProcesses", device),
+    ]
+    return in_use_of(parse_processes(lists, process_name), memory_used_bytes(index), own_pids())
+
+
 @atexit.register
 def shutdown() -> None:
     """Release NVML (at exit; tests call it to start over)."""
@@ -171,6 +284,13 @@ __all__ = [
     "cuda_driver_version",
     "memory_total_bytes",
     "memory_used_bytes",
+    "GpuProcess",
+    "InUse",
+    "in_use_of",
+    "memory_in_use_by_others",
+    "own_pids",
+    "parse_processes",
+    "process_name",
     "nvml",
     "text",
     "shutdown",

@@ -282,6 +282,7 @@ def fit_badges(
     device: Any = None,
     context: int = BADGE_CONTEXT,
     knobs: dict[str, Any] | None = None,
+    in_use: tuple[int, tuple[tuple[int, str, int | None], ...]] | None = None,
 ) -> FitBadges:
     """The planner's verdict for one user at ``context`` tokens (capped at the model's own
     maximum) on ``device`` (see :func:`picker_card`) with the preset's ``knobs``, and the longest
@@ -289,7 +290,8 @@ def fit_badges(
     model family was never measured on such a card)."""
     card = picker_card(device)
     ctx = min(context, shape.max_position_embeddings)
-    p = plan(PlanRequest(shape, gpu=card, quantization=quantization, max_model_len=ctx, **(knobs or {})))
+    held: dict[str, Any] = {"in_use_bytes": in_use[0], "in_use_by": in_use[1]} if in_use is not None else {}
+    p = plan(PlanRequest(shape, gpu=card, quantization=quantization, max_model_len=ctx, **(knobs or {}), **held))
     figures = (f"{p.per_gpu[0].weights_bytes / 2**30:.1f}", p.kv_tokens, card.name)
     detail = (
         Message("{0} GiB of weights, {1} tokens of KV cache on {2}; {3}", *figures, p.problems[0])
@@ -309,9 +311,14 @@ def fit_badges(
     )
 
 
-def curated_badges(models: list[CuratedModel], device: Any = None) -> list[tuple[CuratedModel, FitBadges]]:
-    """Each curated model with its badges (pure arithmetic: well under a second for the list)."""
-    return [(m, fit_badges(m.model_shape, m.quantization, device, knobs=m.engine_knobs)) for m in models]
+def curated_badges(
+    models: list[CuratedModel],
+    device: Any = None,
+    in_use: tuple[int, tuple[tuple[int, str, int | None], ...]] | None = None,
+) -> list[tuple[CuratedModel, FitBadges]]:
+    """Each curated model with its badges (pure arithmetic: well under a second for the list);
+    ``in_use``: what other programs hold on the card (this machine's, read from NVML)."""
+    return [(m, fit_badges(m.model_shape, m.quantization, device, knobs=m.engine_knobs, in_use=in_use)) for m in models]
 
 
 def badges_table(models: list[CuratedModel] | None = None, device: Any = None) -> str:

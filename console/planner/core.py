@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from console.messages import Message
-from console.planner import speed
+from console.planner import free_memory, speed
 from console.planner.calibration import Calibration
 from console.planner.familycal import family_key
 from console.planner.gpus import GiB
@@ -170,6 +170,7 @@ class Plan:
             "rules": self.rules,
             "held_back_bytes": self.held_back_bytes,
             "speed": speed.summary(self.request, self.kv_bytes_per_token),
+            **free_memory.in_use_dict(self.request),
         }
 
 
@@ -323,6 +324,8 @@ def compute(req: PlanRequest) -> Plan:
                     gib(g.memory_bytes - ctx),
                 )
             )
+        elif (busy := free_memory.startup_problem(req, vllm_total, requested_total, overheads)) is not None:
+            problems.append(busy)  # other programs hold memory on the card
         elif first.vllm_kv_budget_bytes > first.kv_budget_bytes + held_back:
             over = first.vllm_kv_budget_bytes - first.kv_budget_bytes - held_back
             problems.append(

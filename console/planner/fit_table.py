@@ -26,6 +26,8 @@ FitVerdict = Literal["fits", "fits-with-changes", "does-not-fit", "files-missing
 
 #: What the planner is asked to size for: a GPU profile, or ``"cpu:<GiB of RAM>"``.
 Device = GpuProfile | str
+#: What other programs hold on the card: (bytes, (pid, name, bytes) of each program where known).
+InUse = tuple[int, tuple[tuple[int, str, int | None], ...]]
 
 
 @dataclass(frozen=True)
@@ -53,8 +55,29 @@ def planner_device(sampler: "DeviceSampler") -> Device:
     return f"cpu:{psutil.virtual_memory().total / 1024**3:.0f}"
 
 
-def plan_for(entry: ModelEntry, config: EngineConfig, device: Device) -> Plan:
-    """The planner's plan for ``entry`` under ``config`` on ``device``, one request at a time."""
+def local_in_use(device: Device) -> InUse | None:
+    """What other programs hold on ``device`` when it is this machine's card (NVML; None: the CPU,
+    another card, or NVML cannot say). Blocks on NVML: call it off the GUI thread."""
+    if isinstance(device, str) or device.is_cpu:
+        return None
+    from console.metrics import nvml
+
+    name = nvml.gpu_name(0)
+    if name is None or gpu_key(name) != device.name:
+        return None  # no NVIDIA GPU here, or the plan is for another card
+    found = nvml.memory_in_use_by_others(0)
+    return None if found is None else (found.bytes, found.triples())
+
+
+def with_local_in_use(req: PlanRequest) -> PlanRequest:
+    """``req`` with what other programs hold on this machine's card, when it plans for that card."""
+    found = local_in_use(req.profile)
+    return req if found is None else req.with_changes(in_use_bytes=found[0], in_use_by=found[1])
+
+
+def plan_for(entry: ModelEntry, config: EngineConfig, device: Device, in_use: InUse | None = None) -> Plan:
+    """The planner's plan for ``entry`` under ``config`` on ``device``, one request at a time
+    (``in_use``: what other programs hold on the card, see :func:`local_in_use`)."""
     request = PlanRequest(
         shape=shape_for(entry),
         gpu=device,
@@ -70,6 +93,8 @@ def plan_for(entry: ModelEntry, config: EngineConfig, device: Device) -> Plan:
         limit_mm_per_prompt=config.limit_mm_per_prompt,
         mm_processor_kwargs=config.mm_processor_kwargs,
         **speed.request_fields(config, _host_memory() if config.kv_offloading_size else None),
+        in_use_bytes=in_use[0] if in_use is not None else None,
+        in_use_by=in_use[1] if in_use is not None else (),
     )
     return plan(request)
 
@@ -80,23 +105,29 @@ def _host_memory() -> int:
     return int(psutil.virtual_memory().total)
 
 
-def fit_of(entry: ModelEntry, preset: Preset, overrides: Mapping[str, Any], device: Device) -> Fit:
+def fit_of(
+    entry: ModelEntry, preset: Preset, overrides: Mapping[str, Any], device: Device, in_use: InUse | None = None
+) -> Fit:
     """One row: the same configuration Load would use for it (``preset.config_for``), planned."""
     if not entry.available:
         return Fit(entry.name, "files-missing", entry.path)
     try:
-        verdict = plan_for(entry, preset.config_for(entry, **overrides), device).verdict
+        verdict = plan_for(entry, preset.config_for(entry, **overrides), device, in_use).verdict
     except Exception as exc:  # one unreadable model must not hide the others' verdicts
         return Fit(entry.name, "error", str(exc))
     return Fit(entry.name, verdict)
 
 
 def fit_table(
-    entries: Sequence[ModelEntry], preset: Preset, overrides: Mapping[str, Any], device: Device
+    entries: Sequence[ModelEntry],
+    preset: Preset,
+    overrides: Mapping[str, Any],
+    device: Device,
+    in_use: InUse | None = None,
 ) -> dict[str, Fit]:
     """Every model's :class:`Fit` (by name) under ``preset`` (a loaded
     :class:`console.presets.Preset`) with the knob ``overrides``."""
-    return {e.name: fit_of(e, preset, overrides, device) for e in entries}
+    return {e.name: fit_of(e, preset, overrides, device, in_use) for e in entries}
 
 
 #: One planning round of the Models panel: the device, every model's fit, and for the selected model
@@ -110,9 +141,11 @@ def plan_models(
     overrides: Mapping[str, Any],
     device: Device,
     selected: ModelEntry | None,
+    in_use: InUse | None = None,
 ) -> Planned:
-    """Every model's fit and the selected one's plan under ``preset`` and ``overrides``."""
-    fits = fit_table(entries, preset, overrides, device)
+    """Every model's fit and the selected one's plan under ``preset`` and ``overrides`` (``in_use``:
+    what other programs hold on the card)."""
+    fits = fit_table(entries, preset, overrides, device, in_use)
     if selected is None:
         return device, fits, None
     try:
@@ -120,13 +153,16 @@ def plan_models(
         config = preset.config_for(selected, **overrides)
     except Exception as exc:  # the reason, shown where the plan would be
         return device, fits, str(exc)
-    return device, fits, (plan_for(selected, config, device), config)
+    return device, fits, (plan_for(selected, config, device, in_use), config)
 
 
 __all__ = [
     "Device",
     "Fit",
     "FitVerdict",
+    "InUse",
+    "local_in_use",
+    "with_local_in_use",
     "Planned",
     "fit_of",
     "fit_table",

@@ -75,6 +75,11 @@ class PlanRequest:
     #: caps a picture's tokens)
     limit_mm_per_prompt: dict[str, int] | None = None
     mm_processor_kwargs: dict[str, Any] | None = None
+    #: memory other programs hold on the card (None: not known, not asked), and those programs
+    #: where known as (pid, name, bytes or None): vLLM refuses to start when what is left is below
+    #: total x gpu_memory_utilization (console/planner/free_memory.py)
+    in_use_bytes: int | None = None
+    in_use_by: tuple[tuple[int, str, int | None], ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.shape, ModelShape):
@@ -97,6 +102,8 @@ class PlanRequest:
         for key, value in checks.items():
             if int(value) < 1:
                 raise ValueError(f"{key} must be at least 1")
+        if self.in_use_bytes is not None and int(self.in_use_bytes) < 0:
+            raise ValueError("in_use_bytes must not be negative")
         if not 0 < self.gpu_memory_utilization <= 1:
             raise ValueError("gpu_memory_utilization must be in (0, 1]")
         check_lora_request(self)
@@ -126,8 +133,10 @@ class PlanRequest:
                 value = value.name
             elif f.name == "calibration":
                 value = value.path if isinstance(value, Calibration) else value
-            elif f.name == "vllm_version" and value is None:
+            elif f.name in ("vllm_version", "in_use_bytes", "in_use_by") and not value and value != 0:
                 continue
+            elif f.name == "in_use_by":
+                value = [{"pid": pid, "name": name, "bytes": used} for pid, name, used in value]
             out[f.name] = value
         out["max_model_len"] = self.context
         return out
@@ -228,7 +237,7 @@ def _world(req: PlanRequest) -> int:
 def rules(req: PlanRequest) -> VllmRules:
     """The vLLM memory rules ``req`` is planned with."""
     if req.vllm_version:
-        return VllmRules(req.vllm_version, Message("as recorded"))
+        return VllmRules(req.vllm_version, Message("the release asked for"))
     return rules_for(req.profile, installed_vllm())
 
 

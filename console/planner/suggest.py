@@ -1,6 +1,7 @@
 """The smallest changes that make a plan fit, and the hardware that fits it unchanged.
 
-Changes are tried as sets, cheapest first: a safe ``gpu_memory_utilization`` (free), eager mode,
+Changes are tried as sets, cheapest first: a safe ``gpu_memory_utilization`` (free; below what other
+programs leave free on the card, :mod:`console.planner.free_memory`), eager mode,
 FP8 KV cache, FP8 weights, AWQ int4 weights. A set that fits the whole request (context and
 users) is kept unless a cheaper subset already fits. Suggestions are ordered by what they cost
 the user (context before precision): a shorter context or fewer users at full
@@ -19,7 +20,7 @@ from typing import Any
 
 from console.messages import Message
 from console.planner.core import Plan, PlanRequest, Verdict, compute, engine_args
-from console.planner.overheads import safe_utilization
+from console.planner import free_memory
 from console.planner.request import tower_bytes
 from console.planner.vision import tower_modalities
 from console.planner.gpus import GPU_PROFILES, GiB
@@ -75,7 +76,7 @@ def _repair(req: PlanRequest) -> tuple[PlanRequest, dict[str, Any]]:
         if req.kv_cache_memory_bytes:
             changes["kv_cache_memory_bytes"] = None  # let the planner's safe budget decide
         probe = compute(req.with_changes(**changes)) if changes else compute(req)
-        safe = safe_utilization(req, probe.overheads)
+        safe = free_memory.usable_utilization(req, probe.overheads)  # less where other programs hold memory
         if req.gpu_memory_utilization > safe:
             changes["gpu_memory_utilization"] = safe
     return (req.with_changes(**changes) if changes else req), changes
@@ -103,7 +104,7 @@ def _apply(req: PlanRequest, levers: tuple[str, ...]) -> tuple[PlanRequest, dict
         changes["kv_cache_memory_bytes"] = need
         new = new.with_changes(kv_cache_memory_bytes=need)
     if "util" in levers:
-        safe = safe_utilization(new, compute(new).overheads)
+        safe = free_memory.usable_utilization(new, compute(new).overheads)
         changes["gpu_memory_utilization"] = safe
         new = new.with_changes(gpu_memory_utilization=safe)
     return new, changes
@@ -132,14 +133,22 @@ def _label(lever: str, new: PlanRequest) -> str:
     if lever == "kv_space":  # a knob and its figure: the same in every language
         return f"kv_cache_memory_bytes {(new.kv_cache_memory_bytes or 0) / GiB:.2f} GiB"
     if lever == "util":
-        return Message("use {0} of the card", f"{new.gpu_memory_utilization:g}")
+        return _utilization(new) or Message("use {0} of the card", f"{new.gpu_memory_utilization:g}")
     return _LABELS[lever]
+
+
+def _utilization(new: PlanRequest) -> str | None:
+    """A utilization set to what other programs leave free, said with that free memory (else None)."""
+    if not free_memory.applies(new):
+        return None
+    overheads = compute(new).overheads
+    return free_memory.fix_label(new, overheads) if free_memory.limits(new, overheads) else None
 
 
 def _describe(levers: tuple[str, ...], new: PlanRequest, extra: str = "") -> str:
     parts = [_label(x, new) for x in levers]
     if "util" not in levers and new.gpu_memory_utilization != 0.9 and not new.profile.is_cpu:
-        parts.insert(0, f"gpu_memory_utilization {new.gpu_memory_utilization:g}")
+        parts.insert(0, _utilization(new) or f"gpu_memory_utilization {new.gpu_memory_utilization:g}")
     if extra:
         parts.append(extra)
     if not parts:
@@ -320,7 +329,11 @@ def hardware(req: PlanRequest) -> list[Suggestion]:
     for other in sorted(GPU_PROFILES.values(), key=lambda x: x.memory_bytes):
         if other.is_cpu or other.memory_bytes < 1.2 * g.memory_bytes:  # a real step up, not 12 MiB more
             continue
-        new, changes = _repair(req.with_changes(gpu=other, tensor_parallel_size=1, pipeline_parallel_size=1))
+        # another card: what other programs hold on this one does not carry over
+        other_card = req.with_changes(
+            gpu=other, tensor_parallel_size=1, pipeline_parallel_size=1, in_use_bytes=None, in_use_by=()
+        )
+        new, changes = _repair(other_card)
         p = compute(new)
         if p.fits:
             out.append(

@@ -1582,11 +1582,6 @@
       <translation>按所请求的设置</translation>
     </message>
     <message>
-      <location filename="../../console/planner/request.py" />
-      <source>as recorded</source>
-      <translation>按记录</translation>
-    </message>
-    <message>
       <location filename="../../console/engine/host.py" />
       <source>building the engine (weights, KV cache)</source>
       <translation>正在构建引擎（权重、KV 缓存）</translation>
@@ -1691,6 +1686,12 @@
       <location filename="../../console/quant/gate.py" />
       <source>generation tok/s</source>
       <translation>生成速度（token/秒）</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <location filename="../../console/planner/free_memory.py" />
+      <source>gpu_memory_utilization {0} (the largest that fits the {1} free)</source>
+      <translation>gpu_memory_utilization {0}（能放进空闲的 {1} 的最大值）</translation>
     </message>
     <message>
       <location filename="../../console/planner/core.py" />
@@ -1863,6 +1864,16 @@
       <translation>一块 {0}，按所请求的设置</translation>
     </message>
     <message>
+      <location filename="../../console/planner/free_memory.py" />
+      <source>other programs hold {0} of the card: {1} is free after vLLM's CUDA context, and gpu_memory_utilization {2} ({3}) with the CUDA graphs vLLM captures outside it ({4}) needs more: it runs out of memory while starting</source>
+      <translation>其他程序占用显卡 {0}：扣除 vLLM 的 CUDA 上下文后空闲 {1}，而 gpu_memory_utilization {2}（{3}）加上 vLLM 在其外捕获的 CUDA 图（{4}）需要更多：启动时会内存不足</translation>
+    </message>
+    <message>
+      <location filename="../../console/planner/free_memory.py" />
+      <source>other programs hold {0} of the card: {1} is free after vLLM's CUDA context, gpu_memory_utilization {2} asks for {3}: vLLM refuses to start</source>
+      <translation>其他程序占用显卡 {0}：扣除 vLLM 的 CUDA 上下文后空闲 {1}，gpu_memory_utilization {2} 要求 {3}：vLLM 拒绝启动</translation>
+    </message>
+    <message>
       <location filename="../../console/quant/gate.py" />
       <source>perplexity</source>
       <translation>困惑度</translation>
@@ -1946,6 +1957,11 @@
       <location filename="../../console/advisor/evaluate.py" />
       <source>the engine's memory budget is unknown (no engine settings given)</source>
       <translation>引擎的内存预算未知（未提供引擎设置）</translation>
+    </message>
+    <message>
+      <location filename="../../console/planner/request.py" />
+      <source>the release asked for</source>
+      <translation>指定的版本</translation>
     </message>
     <message>
       <location filename="../../console/models/search.py" />
@@ -2946,6 +2962,11 @@
       <location filename="../../console/ui/chat/load_banner.py" />
       <source>Loading {0}: {1} ({2:.0f} s)</source>
       <translation>正在加载 {0}：{1}（{2:.0f} 秒）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat/load_banner.py" />
+      <source>Other programs hold memory on the card; this fits what is free: {0}</source>
+      <translation>其他程序占用了显卡内存；以下设置能放进空闲内存：{0}</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat/load_banner.py" />

@@ -21,7 +21,7 @@ from typing import Any
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
-from console.engine.errors import refusal_fix
+from console.engine.errors import free_memory_fix, refusal_fix
 from console.engine.types import EngineState, EngineStatus
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
@@ -147,10 +147,17 @@ class LoadBanner(QFrame):
         )
         self.hint_label.setText(" ".join(lines[1:]))
         own = refusal_fix(error)  # vLLM named the longest length that fits: that, not an estimate
-        fix = own or (self._fix_source(model) if self._fix_source is not None and model else None)
+        busy = free_memory_fix(error) if own is None else None  # vLLM measured what is free on the card
+        fix = own or busy or (self._fix_source(model) if self._fix_source is not None and model else None)
         self._fix = fix[1] if fix else None
         if own is not None:
             self.fix_label.setText(self.tr("vLLM says this fits: {0}").format(own[0]))
+        elif busy is not None:
+            self.fix_label.setText(
+                self.tr("Other programs hold memory on the card; this fits what is free: {0}").format(
+                    translate_core_text(busy[0])
+                )
+            )
         else:
             self.fix_label.setText(self.tr("The planner suggests: {0}").format(fix[0]) if fix else "")
         self._enter("failed")

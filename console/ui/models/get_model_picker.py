@@ -44,8 +44,10 @@ SEARCH_SOURCES = ("hf", "modelscope")  # console.models.search.SEARCH_SOURCES, n
 def _curated(device: Any) -> list[Any]:
     """Worker side: the curated list with its badges, as rows."""
     from console.models.curated import curated_badges, load_curated
+    from console.planner.fit_table import local_in_use
 
-    return [("curated", m, b) for m, b in curated_badges(load_curated().models, device)]
+    in_use = local_in_use(device) if device is not None and not isinstance(device, str) else None  # this card's
+    return [("curated", m, b) for m, b in curated_badges(load_curated().models, device, in_use)]
 
 
 def _search(query: str, source: str, device: Any, state: Any) -> list[Any]:

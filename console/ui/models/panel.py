@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 from console.config import EngineConfig
 from console.engine.types import EngineState, EngineStatus
 from console.models.store import ModelEntry
-from console.planner.fit_table import Device, Planned, plan_models, planner_device
+from console.planner.fit_table import Device, Planned, local_in_use, plan_models, planner_device
 from console.presets import Preset, PresetError, load_presets, validate_overrides
 from console.settings import Knobs, Settings
 from console.ui.context import AppContext
@@ -419,9 +419,9 @@ class ModelsPanel(QWidget):
             return
 
         def work() -> Planned:
-            return plan_models(
-                entries, preset, overrides, device if device is not None else planner_device(sampler), selected
-            )
+            card = device if device is not None else planner_device(sampler)
+            # what other programs hold on this machine's card, read here (NVML can block)
+            return plan_models(entries, preset, overrides, card, selected, local_in_use(card))
 
         def done(result: Planned) -> None:
             self._planner_device = result[0]
