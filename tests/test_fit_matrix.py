@@ -41,7 +41,7 @@ def _recorded_log(name: str) -> str:
 def test_the_matrix_covers_what_it_promises() -> None:
     assert len(set(IDS)) == len(IDS), "load ids must be unique (resume and --only use them)"
     assert 35 <= len(LOADS) <= 45
-    assert sum(x.estimate_s for x in LOADS) <= 25 * 60
+    assert sum(x.estimate_s for x in LOADS) <= 28 * 60  # one device session after staging (resumable after)
     assert len({x.family for x in LOADS if not x.offered}) >= 2
     offered = {x.family for x in LOADS if x.offered}
     assert {"llama", "qwen2", "qwen3", "gemma3_text"} <= offered

@@ -29,7 +29,7 @@ def test_ngram_costs_no_device_memory_and_says_when_it_pays() -> None:
 
 def test_an_eagle_head_takes_its_weights_and_one_layer_of_kv_from_the_budget() -> None:
     # no family fit: the margin of an uncalibrated family, whose weights share covers the head too
-    base = {**BASE, "family_calibration": False}
+    base = {**BASE, "measured_constants": False}
     plain = plan(PlanRequest(LLAMA8, **base))
     eagle = plan(PlanRequest(LLAMA8, speculative_method="eagle", num_speculative_tokens=3, **base))
     h = 4096
@@ -41,7 +41,7 @@ def test_an_eagle_head_takes_its_weights_and_one_layer_of_kv_from_the_budget() -
     head = (layer + 2 * h * h) * 2
     assert eagle.per_gpu[0].vllm_kv_budget_bytes == plain.per_gpu[0].vllm_kv_budget_bytes - head
     weights = plain.per_gpu[0].weights_bytes
-    held_back = int(0.05 * (weights + head)) - int(0.05 * weights)  # margin "none": 5% of the weights
+    held_back = int(0.08 * (weights + head)) - int(0.08 * weights)  # margin "none": 8% of the weights
     budget = eagle.per_gpu[0].kv_budget_bytes
     assert budget == plain.per_gpu[0].kv_budget_bytes - head - held_back
     assert eagle.kv_blocks == budget // (16 * 33 * 2 * 8 * 128 * 2)

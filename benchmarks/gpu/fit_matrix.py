@@ -164,6 +164,8 @@ LLAMA_FP8 = "RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8"
 _CURATED_SHAPES = {
     LLAMA_FP8: ("Llama-3.1-8B", "fp8-static"),
     "openai/gpt-oss-20b": ("gpt-oss-20b", "mxfp4"),
+    "Qwen/Qwen3-8B-FP8": ("Qwen3-8B", "fp8-block"),
+    "Qwen/Qwen3-8B-AWQ": ("Qwen3-8B", "awq"),
 }
 
 
@@ -195,12 +197,14 @@ def _matrix() -> list[Load]:
         ("mbt16384", {"max_num_batched_tokens": 16384}),
         ("kvfp8", {"kv_cache_dtype": "fp8"}),
     ]
+    H200_OFFLINE = {"max_num_batched_tokens": 16384, "max_num_seqs": 1024}
     loads = [
         # the three shapes the planner was found 13-50% low on (their figures: Phi-4 27,408 KV
-        # tokens, Qwen3-32B AWQ 4,544, Gemma-3-4B FP8 122,284; compiled, as the console loads)
-        _load("issue", "Phi-4", "fp8-online", 16384, "compiled"),
-        _load("issue", "Qwen3-32B", "awq", 4096, "compiled"),
-        _load("issue", "Gemma-3-4B", "fp8-online", 32768, "compiled"),
+        # tokens, Qwen3-32B AWQ 4,544, Gemma-3-4B FP8 122,284; compiled, with what vLLM gives the
+        # offline engine on an H200: 16,384 batched tokens and 1,024 sequences)
+        _load("issue", "Phi-4", "fp8-online", 16384, "compiled", knobs=H200_OFFLINE),
+        _load("issue", "Qwen3-32B", "awq", 4096, "compiled", knobs=H200_OFFLINE),
+        _load("issue", "Gemma-3-4B", "fp8-online", 32768, "compiled", knobs=H200_OFFLINE),
         # one load for each family the console does not offer
         _load("families", "Phi-3-mini", "bf16", 4096),
         _load("families", "Granite-3.3-8B", "bf16", 8192),
@@ -210,6 +214,14 @@ def _matrix() -> list[Load]:
         *[_load("knobs", LLAMA_FP8, variant=v, knobs=k) for v, k in knobs],
         _load("knobs", LLAMA_FP8, mode="compiled"),
         _load("knobs", LLAMA_FP8, mode="compiled", variant="mbt16384", knobs={"max_num_batched_tokens": 16384}),
+        # what a compiled profile run adds beyond the eager one: it grew with the logits at 128-256
+        # sequences and not at 1,024 (the issue's loads); the sequences alone, compiled
+        _load("knobs", LLAMA_FP8, mode="compiled", variant="seqs16", knobs={"max_num_seqs": 16}),
+        _load("knobs", LLAMA_FP8, mode="compiled", variant="seqs1024", knobs={"max_num_seqs": 1024}),
+        # Qwen's peak over the forward count was ~8% with AWQ at 4,096 batched tokens and ~20% with FP8
+        # at 8,192: the format or the tokens? each at the other's token count
+        _load("knobs", "Qwen/Qwen3-8B-FP8", variant="mbt4096", knobs={"max_num_batched_tokens": 4096}),
+        _load("knobs", "Qwen/Qwen3-8B-AWQ", variant="mbt8192", knobs={"max_num_batched_tokens": 8192}),
         _load("knobs", "Gemma-3-4B", variant="seqs1024", knobs={"max_num_seqs": 1024}),  # 262k vocabulary
         _load("knobs", "openai/gpt-oss-20b", variant="mbt16384", knobs={"max_num_batched_tokens": 16384}),  # MoE
         # another process holding memory: 40 GiB (vLLM 0.26 sized the KV cache the same before),

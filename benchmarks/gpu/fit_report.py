@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
-"""The planner against vLLM for every measured curated load: fit the family calibration, replay.
+"""The planner against vLLM for every measured load: fit the release's memory constants, replay.
 
 Usage (no GPU needed):
 
     python3 benchmarks/gpu/fit_report.py [--write]
 
-Reads ``benchmarks/gpu/results/fit/fit-loads.jsonl`` (``fit_check.py`` on the GPU) and the older
-H200 loads of ``calibration_check.py`` (dense bf16 and online-FP8 shapes, compiled), fits the
-per-family calibration (:func:`console.planner.familycal.fit_families`) and prints, for every load,
-the KV cache size the planner predicts against the one vLLM logged. ``--write`` stores the fit as
-``resources/calibration/families.json`` (with the loads it came from, replayed by
-``tests/test_planner_fit_replay.py``) and the table as ``results/fit/fit-table.md``.
+Reads ``benchmarks/gpu/results/fit/fit-loads.jsonl`` (``fit_check.py`` on the GPU), the loads of
+``fit_matrix.py`` where there are some (``results/fit/fit-matrix.jsonl``) and the older H200 loads
+of ``calibration_check.py`` (dense bf16 and online-FP8 shapes, compiled); fits the constants of each
+GPU and vLLM release (:func:`console.planner.vllm_memory.fit_release`) with the error they leave on
+loads they were not fitted to (each family left out in turn: :func:`held_out_error`), and prints,
+for every load, the KV cache size the planner predicts against the one vLLM logged. ``--write``
+stores the constants as ``resources/calibration/vllm-memory.json`` (with the loads they came from,
+replayed by ``tests/test_planner_fit_replay.py``) and the table as ``results/fit/fit-table.md``.
 """
 
 from __future__ import annotations
@@ -27,14 +29,15 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
 from console.planner.defaults import RECORDED_LOAD_DEFAULTS  # noqa: E402
-from console.planner.familycal import fit_families  # noqa: E402
+from console.planner import vllm_memory as vm  # noqa: E402
 from console.planner.gpus import GiB  # noqa: E402
-from console.planner.overheads import activation_estimate, graphs_estimate  # noqa: E402
-from console.planner.request import PlanRequest, quantization_family, weights_bytes  # noqa: E402
+from console.planner.overheads import graphs_estimate  # noqa: E402
+from console.planner.request import QUANT_BITS, PlanRequest, quantization_family, weights_bytes  # noqa: E402
 from console.planner.shapes import ModelShape, shape_for  # noqa: E402
 
 FIT_LOADS = HERE / "results" / "fit" / "fit-loads.jsonl"
-FAMILIES = ROOT / "resources" / "calibration" / "families.json"
+MATRIX_LOADS = HERE / "results" / "fit" / "fit-matrix.jsonl"
+CONSTANTS = ROOT / "resources" / "calibration" / "vllm-memory.json"
 _KEEP = (
     "repo",
     "shape",
@@ -69,7 +72,10 @@ def _config_of(shape: ModelShape) -> dict[str, Any]:
 def records() -> list[dict[str, Any]]:
     """Every measured load as a fit record: fit_check.py's lines, then the older compiled loads."""
     out = []
-    for line in FIT_LOADS.read_text(encoding="utf-8").splitlines():
+    lines = FIT_LOADS.read_text(encoding="utf-8").splitlines()
+    if MATRIX_LOADS.is_file():
+        lines += MATRIX_LOADS.read_text(encoding="utf-8").splitlines()
+    for line in lines:
         r = json.loads(line)
         if r.get("rc") != 0 and not (r.get("rc") == "timeout" and r.get("report", {}).get("kv_tokens")):
             continue  # a timeout after vLLM sized the cache (a kernel warm-up ran long) still measured it
@@ -119,26 +125,60 @@ def request_of(r: dict[str, Any], calibration: bool = True) -> PlanRequest:
     )
 
 
-def estimate(r: dict[str, Any]) -> tuple[float, float, float]:
+def terms(r: dict[str, Any]) -> vm.LoadTerms | None:
+    """A load in the planner's terms (None: vLLM did not report its memory for it)."""
+    rep = r["report"]
+    if rep.get("weights_gib") is None or rep.get("peak_activation_gib") is None:
+        return None
     req = request_of(r, calibration=False)
-    s = req.shape
-    tokens, seqs = r["engine_args"]["max_num_batched_tokens"], r["engine_args"]["max_num_seqs"]
-    return (
-        float(weights_bytes(s, req.quantization)),
-        float(activation_estimate(s, tokens, min(seqs, tokens))),
-        float(graphs_estimate(req)),
+    s, q, a = req.shape, req.quantization, r["engine_args"]
+    tokens, seqs = a["max_num_batched_tokens"], a["max_num_seqs"]
+    non_torch = float(rep.get("non_torch_gib") or 0.0) * GiB
+    kv = float(rep.get("kv_available_gib") or 0.0) * GiB
+    return vm.LoadTerms(
+        family=s.family or "unknown",
+        fmt=vm.weight_format(s, q),
+        eager=r["mode"] == "eager",
+        moe=s.is_moe,
+        weights=float(rep["weights_gib"]) * GiB,
+        weights_raw=float(weights_bytes(s, q)),
+        quantized=vm.quantized_bytes(s, QUANT_BITS[q], q == "mxfp4"),
+        activation=float(rep["peak_activation_gib"]) * GiB,
+        forward=float(vm.forward_peak(s, tokens)),
+        sampler=float(vm.sampler_peak(s, tokens, seqs)),
+        logits=float(vm.compiled_logits(s, tokens, seqs)),
+        tokens=int(tokens),
+        non_torch=non_torch,
+        graphs=float(rep["cuda_graph_gib"]) * GiB if rep.get("cuda_graph_gib") else None,
+        graphs_estimate=float(graphs_estimate(req)),
+        # what vLLM accounted: the budget the KV cache came out of (graphs outside it in 0.26)
+        budget=float(rep["weights_gib"] + rep["peak_activation_gib"]) * GiB + non_torch + kv,
+        kv_bytes=kv,
     )
 
 
-def family_document(recs: list[dict[str, Any]]) -> dict[str, Any]:
-    doc = fit_families(recs, estimate)
-    doc["source"] = (
-        "Fitted by benchmarks/gpu/fit_report.py to vLLM's own start-up figures on an NVIDIA H200 (vLLM 0.26.0, "
-        "dummy weights, 22.9 GiB of the card as the emulated 24 GB card): every curated checkpoint's published "
-        "config (benchmarks/gpu/fit_check.py, 2026-12-03) and the earlier run_gpu.py loads (2026-11-29)."
-    )
-    doc["loads"] = recs
-    return doc
+def constants_document(recs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The constants of every GPU and release the records cover, with their held-out error."""
+    groups: dict[tuple[str, str], list[vm.LoadTerms]] = {}
+    for r in recs:
+        t = terms(r)
+        if t is not None:
+            groups.setdefault((r["gpu"], r["vllm_version"]), []).append(t)
+    releases = []
+    for (gpu, version), loads in sorted(groups.items()):
+        c = vm.fit_release(gpu, version, loads)
+        held = vm.held_out_error(gpu, version, loads)
+        releases.append({**c.to_dict(), "held_out": {k: v.to_dict() for k, v in sorted(held.items())}})
+    return {
+        "format": vm.FORMAT,
+        "source": (
+            "Fitted by benchmarks/gpu/fit_report.py to vLLM's own start-up figures on an NVIDIA H200 (vLLM 0.26.0, "
+            "dummy weights, 22.9 GiB of the card as the emulated 24 GB card): every curated checkpoint's published "
+            "config (benchmarks/gpu/fit_check.py, 2026-12-03) and the earlier run_gpu.py loads (2026-11-29)."
+        ),
+        "releases": releases,
+        "loads": recs,
+    }
 
 
 def replay(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -159,6 +199,7 @@ def replay(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "error": (p.vllm_kv_tokens - measured) / measured,
                 "weights_gib": (r["report"].get("weights_gib"), round(p.per_gpu[0].weights_bytes / GiB, 2)),
                 "coverage": p.rules.get("calibration"),
+                "promise": p.kv_cache_size_tokens,
             }
         )
     return rows
@@ -184,9 +225,9 @@ def main() -> int:
     ap.add_argument("--write", action="store_true")
     a = ap.parse_args()
     recs = records()
-    doc = family_document(recs)
+    doc = constants_document(recs)
     if a.write:
-        FAMILIES.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        CONSTANTS.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     rows = replay(recs)
     text = table(rows)
     print(text)

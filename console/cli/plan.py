@@ -289,8 +289,8 @@ def print_plan(p: Plan, show_formulas: bool = False, goal: str | None = None) ->
     print_table(rows, ["MEMORY" + (" (per GPU)" if req.world_size > 1 else ""), "GiB", "NOTE"])
     if p.calibration:
         print(f"\nCALIBRATION: {p.calibration['status']}")
-        if p.calibration.get("family", "none") != "none":
-            print(f"  model family: {p.calibration['family']}")
+        if p.calibration.get("constants", "none") != "none":
+            print(f"  vLLM memory constants: {p.calibration['constants']}")
         last = last_load_text(p.calibration)
         if last:
             print(f"  {last}")

@@ -22,19 +22,20 @@ from typing import Any
 from console.messages import Message
 from console.planner import free_memory, speed
 from console.planner.calibration import Calibration
-from console.planner.familycal import family_key
 from console.planner.gpus import GiB
 from console.planner.kvlayout import KvLayout, kv_layout
 from console.planner.lora import lora_engine_args
 from console.planner.overheads import (
     COVERAGE_TEXT,
     coverage_of,
+    error_share,
     estimate_overheads,
     fit_source,
     own_loads_cover,
     weights_margin,
 )
 from console.planner.vision import mm_engine_args, tower_note
+from console.planner.vllm_memory import quantized_bytes, weight_format
 from console.planner.request import (
     DEFAULT_CPU_KV_BYTES,
     GROUP_SIZE,
@@ -205,10 +206,14 @@ def compute(req: PlanRequest) -> Plan:
     vllm_total = calibration.device_total_bytes if calibration and calibration.device_total_bytes else g.memory_bytes
     requested_total = int(vllm_total * req.gpu_memory_utilization)
     own_scale = calibration.weights_scale if calibration and calibration.weights_scale else 1.0
-    if fit is not None:  # the user's own loads were fitted against the family-scaled estimate
-        w_scale = fit.weights_scale * (own_scale if own_loads_cover(req, calibration) else 1.0)
+    if fit is not None:  # what the format's post-processing keeps beside the parameters (measured per release)
+        raw = weights_bytes(s, req.quantization)
+        extra = fit.weights_extra_share(weight_format(s, req.quantization)) + fit.residual(s.family, "weights")
+        release_scale = 1 + extra * quantized_bytes(s, bits, req.quantization == "mxfp4") / raw if raw else 1.0
+        w_scale = release_scale * (own_scale if own_loads_cover(req, calibration) else 1.0)
     else:
         w_scale = own_scale
+    share = error_share(req, calibration)
     in_budget = act + lora + (graphs if graphs_inside else 0)
     tower = tower_bytes(req)
     outside = ctx + (0 if graphs_inside else graphs)
@@ -238,7 +243,7 @@ def compute(req: PlanRequest) -> Plan:
                 vllm_minor=vllm_rules.minor,
             )
         )
-        held_back = margin + weights_margin(req, w, coverage)
+        held_back = margin + weights_margin(req, w, coverage, share)
         if g.is_cpu:
             kv = int(req.kv_cache_memory_bytes or DEFAULT_CPU_KV_BYTES)
             vllm_kv = kv
@@ -400,18 +405,33 @@ def compute(req: PlanRequest) -> Plan:
         "vllm": vllm_rules.describe(s.is_moe, req.enforce_eager or g.is_cpu),
         "kv_cache": layout.rule,
         "calibration": coverage,
-        "family_fit": fit_source(fit) if fit is not None else "none",
+        "constants": fit_source(fit) if fit is not None else "none",
     }
     if tower:
         plan.rules["vision"], note = tower_note(gib(tower), s.image_tokens)
         plan.notes.append(note)
     elif s.vision_params:
         plan.rules["vision"] = "text-only: limit_mm_per_prompt 0, the tower is not loaded"
-    if not g.is_cpu and coverage != "exact":
+    if not g.is_cpu and fit is not None:
+        err = fit.error(req.enforce_eager)
+        if err.loads:
+            plan.notes.append(
+                Message(
+                    "expected error of the KV cache size: {0}% for half of {1} loads of {2} families left out of "
+                    "the fit ({3} to {4}%), with vLLM {5} on {6}",
+                    f"±{err.kv_median_abs * 100:.1f}",
+                    err.loads,
+                    err.families,
+                    f"{err.kv_most_pessimistic * 100:+.1f}",
+                    f"{err.kv_most_optimistic * 100:+.1f}",
+                    fit.vllm_version,
+                    fit.gpu,
+                )
+            )
+    if not g.is_cpu and (coverage != "exact" or held_back):
         plan.notes.append(
             Message(
-                "calibration for {0} on {1} with vLLM {2}: {3}; {4} held back from the KV cache",
-                family_key(s, req.quantization or s.quantization),
+                "memory constants for {0} with vLLM {1}: {2}; {3} held back from the KV cache",
                 g.name,
                 vllm_rules.version,
                 COVERAGE_TEXT[coverage],

@@ -1,14 +1,8 @@
 """The non-KV memory a plan counts per GPU -- CUDA context, activation peak (with vLLM's non-torch
-memory), CUDA graphs, LoRA slots, and the margin an uncalibrated plan holds back -- each estimated
-from the model's shape and corrected by the calibration that covers it: the model family's fit
-(:mod:`console.planner.familycal`) and the GPU's file (:mod:`console.planner.calibration`).
-
-The activation peak mirrors vLLM's profile run: ``max_num_batched_tokens`` tokens through one layer
-(the MLP's gate/up output and its activation, three hidden-size tensors; a mixture of experts holds
-the fused-MoE kernel's workspaces for each of a token's ``experts_per_token`` routed copies) and the
-sampler's float32 logits for ``min(max_num_seqs, tokens)`` requests over the vocabulary. A compiled
-engine (CUDA graphs, the GPU default) peaks higher than an eager one by a measured amount per 8,192
-batched tokens.
+memory), CUDA graphs, LoRA slots, and what a plan holds back for its measured error -- each counted
+as the vLLM release does it (:mod:`console.planner.vllm_memory`: the profile run's forward and
+sampler phases, the release's measured constants) and corrected by the GPU's own file
+(:mod:`console.planner.calibration`) where the user's loads cover it.
 """
 
 from __future__ import annotations
@@ -17,47 +11,54 @@ import math
 
 from console.messages import Message
 from console.planner.calibration import Calibration
-from console.planner.familycal import FamilyFit, family_calibration, family_key
 from console.planner.gpus import GiB
 from console.planner.lora import lora_slot_bytes
 from console.planner.request import Overhead, PlanRequest, gib, max_num_batched_tokens, max_num_seqs, rules
 from console.planner.shapes import ModelShape
+from console.planner.vllm_memory import (
+    COMPILE_SEQS_CAP,
+    ReleaseConstants,
+    activation_bytes,
+    compiled_logits,
+    forward_peak,
+    memory_constants,
+    sampler_peak,
+)
 
-#: What a plan holds back from the KV cache per step away from an exact family calibration:
-#: (fixed bytes, share of the activation estimate, share of the weights).
+#: What a plan holds back beyond its measured error for each step away from constants measured on
+#: this GPU with this release (unmeasured: stated, not fitted): (fixed bytes, share of the
+#: activation estimate, share of the weights).
 MARGINS: dict[str, tuple[int, float, float]] = {
     "exact": (0, 0.0, 0.0),
-    "other-gpu": (0, 0.05, 0.02),
+    "other-gpu": (0, 0.05, 0.01),
     "other-version": (int(0.25 * GiB), 0.10, 0.0),
-    "other-gpu-and-version": (int(0.25 * GiB), 0.15, 0.02),
-    "none": (int(0.5 * GiB), 0.30, 0.05),
+    "other-gpu-and-version": (int(0.25 * GiB), 0.15, 0.01),
+    # no constants at all: the largest residuals measured on any architecture (Gemma-3: its weights
+    # 8% over the parameter count with the format's share, its compiled peak 0.9 GiB over the rule)
+    "none": (int(0.5 * GiB), 0.30, 0.08),
 }
 
 
-#: How closely a family calibration covers a plan, as the plan says it (``Plan.rules["calibration"]``
+#: How closely measured constants cover a plan, as the plan says it (``Plan.rules["calibration"]``
 #: keeps the key).
 COVERAGE_TEXT = {
-    "exact": Message("calibrated for this family, GPU and vLLM release"),
+    "exact": Message("measured on this GPU with this vLLM release"),
     "other-gpu": Message("measured on another GPU with this vLLM release"),
     "other-version": Message("measured on this GPU with another vLLM release"),
     "other-gpu-and-version": Message("measured on another GPU with another vLLM release"),
-    "none": Message("no measurement of this family: an estimate"),
+    "none": Message("no measurement for this GPU or release: an estimate"),
 }
 
 
-def fit_source(fit: FamilyFit) -> Message:
-    """Where a figure a family calibration corrected came from (family, GPU, vLLM, loads)."""
-    return Message("calibrated ({0}, {1}, vLLM {2}, {3} load(s))", fit.family, fit.gpu, fit.vllm_version, fit.loads)
+def fit_source(c: ReleaseConstants) -> Message:
+    """Where the release's constants came from (GPU, vLLM, loads)."""
+    return Message("measured constants ({0}, vLLM {1}, {2} load(s))", c.gpu, c.vllm_version, c.loads)
 
 
 def activation_estimate(shape: ModelShape, tokens: int, seqs: int, tp: int = 1) -> int:
-    """The profile run's peak activation, eager, before any calibration (bytes)."""
-    if shape.is_moe:  # the fused-MoE kernel's two workspaces and the experts' gate/up output, per routed copy
-        n, h = shape.moe_intermediate_size // tp, shape.hidden_size
-        mlp = shape.experts_per_token * (max(2 * n, h) + max(n, h) + 2 * n)
-    else:
-        mlp = 3 * shape.intermediate_size // tp
-    return tokens * (mlp + 3 * shape.hidden_size) * 2 + min(seqs, tokens) * shape.vocab_size * 4
+    """The profile run's peak activation, eager, before any constant (bytes): the larger of its
+    forward and sampler phases."""
+    return max(forward_peak(shape, tokens, tp), sampler_peak(shape, tokens, seqs))
 
 
 def graphs_estimate(req: PlanRequest) -> int:
@@ -67,20 +68,18 @@ def graphs_estimate(req: PlanRequest) -> int:
     return int(0.6 * GiB * s.layers / 32 * (0.5 + 0.5 * capture / 512) / req.pipeline_parallel_size)
 
 
-def family_fit(req: PlanRequest) -> tuple[FamilyFit | None, str]:
-    """The family calibration that covers ``req`` and how closely ("exact" ... "none")."""
+def release_constants(req: PlanRequest) -> tuple[ReleaseConstants | None, str]:
+    """The measured constants that cover ``req`` and how closely ("exact" ... "none")."""
     if req.profile.is_cpu:
         return None, "exact"  # the CPU engine's KV cache is what it is given: nothing to calibrate
-    if not req.family_calibration:
+    if not req.measured_constants:
         return None, "none"
-    return family_calibration().find(
-        req.profile.name, rules(req).version, family_key(req.shape, req.quantization or req.shape.quantization)
-    )
+    return memory_constants().find(req.profile.name, rules(req).version)
 
 
 def own_loads_cover(req: PlanRequest, calibration: Calibration | None) -> bool:
     """The user's own calibration of this GPU was fitted from loads with the vLLM release this plan
-    follows: its corrections apply on top of the family's, and no margin is held back."""
+    follows: its corrections apply on top of the release's, and no margin is held back."""
     return (
         calibration is not None
         and calibration.origin == "user"
@@ -89,18 +88,17 @@ def own_loads_cover(req: PlanRequest, calibration: Calibration | None) -> bool:
     )
 
 
-def coverage_of(req: PlanRequest, calibration: Calibration | None) -> tuple[FamilyFit | None, str]:
-    """The family fit and the coverage the margin follows ("exact" when the user's own loads cover it)."""
-    fit, coverage = family_fit(req)
+def coverage_of(req: PlanRequest, calibration: Calibration | None) -> tuple[ReleaseConstants | None, str]:
+    """The release constants and the coverage the margin follows ("exact" when the user's own loads cover it)."""
+    fit, coverage = release_constants(req)
     return fit, "exact" if own_loads_cover(req, calibration) else coverage
 
 
 def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dict[str, Overhead]:
-    """The named non-KV costs per GPU, each corrected by the calibration that covers it."""
+    """The named non-KV costs per GPU, each counted by the release's rules and constants."""
     s, g = req.shape, req.profile
     tokens, seqs = max_num_batched_tokens(req), min(max_num_seqs(req), max_num_batched_tokens(req))
     tp = req.tensor_parallel_size
-    fam = family_calibration()
     fit, coverage = coverage_of(req, calibration)
     own = own_loads_cover(req, calibration)
     out: dict[str, Overhead] = {}
@@ -110,47 +108,46 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
     else:
         ctx = int(0.5 * GiB) + (int(0.25 * GiB) if req.world_size > 1 else 0)
         ctx_f = "0.5 GiB CUDA context + cuBLAS workspace" + (" + 0.25 GiB NCCL buffers" if req.world_size > 1 else "")
-    base = activation_estimate(s, tokens, seqs, tp)
+    eager = req.enforce_eager or g.is_cpu
+    constants = fit or ReleaseConstants(gpu=g.name, vllm_version=rules(req).version)
+    act = activation_bytes(s, tokens, seqs, tp, eager, constants)
     mlp = (
         f"{s.experts_per_token} x (max(2 x {s.moe_intermediate_size}, {s.hidden_size}) + "
-        f"max({s.moe_intermediate_size}, {s.hidden_size}) + 2 x {s.moe_intermediate_size})"
+        f"max({s.moe_intermediate_size}, {s.hidden_size}) + 2 x {s.moe_intermediate_size}) + 3 x {s.hidden_size}"
         if s.is_moe
-        else f"3 x {s.intermediate_size}"
+        else f"3 x {s.hidden_size} + 3 x {s.intermediate_size}/{tp}"
     )
+    scale = (constants.activation_moe if s.is_moe else 1.0) + constants.residual(s.family, "activation")
     act_f = (
-        f"max_num_batched_tokens x (MLP {mlp}/TP + 3 x hidden) x 2 B + min(max_num_seqs, tokens) x vocab x 4 B"
-        f" = {tokens} x ({mlp}/{tp} + 3 x {s.hidden_size}) x 2 + {seqs} x {s.vocab_size} x 4 = {gib(base)}"
+        f"profile run: max(forward {tokens} tokens x ({mlp}) x 2 B x {scale:g}, "
+        f"sampler {tokens} x {s.hidden_size} x 2 B + {seqs} x {s.vocab_size} x 4 B) = "
+        f"max({gib(forward_peak(s, tokens, tp) * scale)}, {gib(sampler_peak(s, tokens, seqs))})"
     )
-    eager = req.enforce_eager or g.is_cpu
-    own_extra = fit.compile_extra_bytes if fit is not None else None
-    extra = 0 if eager else int((fam.compile_extra_bytes if own_extra is None else own_extra) * tokens / 8192)
-    non_torch = 0 if g.is_cpu else fam.non_torch_bytes
-    act_source: str = Message("estimate")
-    graphs_source = act_source
-    if fit is not None:
-        base = int(base * fit.activation_scale)
-        act_source = fit_source(fit)
-        act_f += f"; x {fit.activation_scale:g} as measured for {fit.family} -> {gib(base)}"
-    act = base + extra + non_torch
-    if extra:
-        act_f += f"; + {gib(extra)} a compiled engine's profile run adds (measured, per 8,192 tokens)"
+    if not eager:
+        logits = compiled_logits(s, tokens, seqs)
+        act_f += (
+            f"; compiled: + {constants.compile_logit_copies:.2f} x {min(seqs, COMPILE_SEQS_CAP)} x {s.vocab_size} x 4 B"
+            f" = {gib(constants.compile_logit_copies * logits)}"
+        )
+        if constants.residual(s.family, "compiled"):
+            act_f += f" + {gib(constants.residual(s.family, 'compiled'))} measured for {s.family}"
+    non_torch = 0 if g.is_cpu else constants.non_torch_bytes
+    act_source: str = fit_source(fit) if fit is not None else Message("estimate")
+    act += non_torch
     if non_torch:
         act_f += f"; + {gib(non_torch)} vLLM's non-torch memory = {gib(act)}"
+    graphs_source = act_source
     if g.is_cpu:
         graphs, graphs_f = 0, "0: no CUDA graphs on CPU"
     elif req.enforce_eager:
         graphs, graphs_f = 0, "0: eager mode (enforce_eager), no CUDA graphs"
     else:
-        graphs = graphs_estimate(req)
+        graphs = int(graphs_estimate(req) * constants.graphs_scale)
         capture = min(2 * max_num_seqs(req), 512)
         graphs_f = (
-            f"0.6 GiB x layers/32 x (0.5 + 0.5 x largest capture size/512) = 0.6 x {s.layers}/32 x "
-            f"(0.5 + 0.5 x {capture}/512) = {gib(graphs)} (measured 0.6 GiB for Llama-3.1-8B, H200)"
+            f"0.6 GiB x layers/32 x (0.5 + 0.5 x largest capture size/512) x {constants.graphs_scale:g} = 0.6 x "
+            f"{s.layers}/32 x (0.5 + 0.5 x {capture}/512) x {constants.graphs_scale:g} = {gib(graphs)}"
         )
-        if fit is not None and fit.graphs_scale:
-            graphs = int(graphs * fit.graphs_scale)
-            graphs_source = fit_source(fit)
-            graphs_f += f"; x {fit.graphs_scale:g} as measured for {fit.family} -> {gib(graphs)}"
     lora, lora_f = lora_slot_bytes(req)
     graphs_inside = not g.is_cpu and rules(req).graphs_in_budget(s.is_moe, req.enforce_eager)
     for name, value, formula, inside in (
@@ -160,30 +157,43 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
         ("lora_slots", lora, lora_f, True),
     ):
         source = {"activation_peak": act_source, "cuda_graphs": graphs_source}.get(name, Message("estimate"))
-        family_measured = fit is not None and (
-            name == "activation_peak" or (name == "cuda_graphs" and fit.graphs_scale is not None)
-        )
-        if calibration is not None and value and (own or not family_measured):
+        measured = fit is not None and name in ("activation_peak", "cuda_graphs")
+        if calibration is not None and value and (own or not measured):
             value, note = calibration.correct(name, value)
             if note:
                 source, formula = note, f"{formula}; {note} -> {gib(value)}"
         out[name] = Overhead(name, value, formula, source, inside)
-    fixed, act_share, weights_share = MARGINS[coverage] if not g.is_cpu else (0, 0.0, 0.0)
-    margin = fixed + int(act_share * act)
+    fixed, act_share, _ = MARGINS[coverage] if not g.is_cpu else (0, 0.0, 0.0)
+    error_share = 0.0 if g.is_cpu or own or fit is None else constants.error(True).non_kv_share
+    margin = fixed + int((act_share + error_share) * out["activation_peak"].bytes)
     margin_f = (
-        f"{coverage}: {gib(fixed)} + {act_share:.0%} of the activation peak + {weights_share:.0%} of the weights"
-        if margin or weights_share
-        else "0: calibrated for this family, GPU and vLLM release"
+        f"{coverage}: {gib(fixed)} + {act_share:.0%} of the activation peak + {MARGINS[coverage][2]:.0%} of the weights"
+        if fixed or act_share
+        else "measured on this GPU with this vLLM release"
     )
+    if error_share:
+        margin_f += (
+            f"; + {error_share:.1%} of the activation peak and of the weights: what three in four eager loads of "
+            f"families left out of the fit exceeded their prediction by"
+        )
     out["margin"] = Overhead("margin", margin, margin_f, COVERAGE_TEXT[coverage], True)
     return out
 
 
-def weights_margin(req: PlanRequest, weights: int, coverage: str) -> int:
-    """The weights' share of the margin (see :data:`MARGINS`)."""
+def error_share(req: PlanRequest, calibration: Calibration | None) -> float:
+    """The measured held-out share of the non-KV memory a plan holds back (0: none measured, or the
+    user's own loads cover it)."""
+    fit, _ = coverage_of(req, calibration)
+    if req.profile.is_cpu or fit is None or own_loads_cover(req, calibration):
+        return 0.0
+    return fit.error(True).non_kv_share
+
+
+def weights_margin(req: PlanRequest, weights: int, coverage: str, share: float = 0.0) -> int:
+    """The weights' share of the margin (see :data:`MARGINS`) and of the measured error ``share``."""
     if req.profile.is_cpu:
         return 0
-    return int(MARGINS[coverage][2] * weights)
+    return int((MARGINS[coverage][2] + share) * weights)
 
 
 #: Never suggest more of a card than this: a desktop's display and allocator fragmentation need some.
@@ -204,8 +214,9 @@ __all__ = [
     "MARGINS",
     "MAX_SUGGESTED_UTILIZATION",
     "activation_estimate",
+    "error_share",
     "estimate_overheads",
-    "family_fit",
+    "release_constants",
     "graphs_estimate",
     "safe_utilization",
     "weights_margin",

@@ -3,8 +3,8 @@ types, quantization), so the planner can plan a curated model exactly as vLLM wi
 anything is downloaded, and the GPU fit check can load the same shape with dummy weights.
 
 Values are copied from each repository's published ``config.json``. :data:`PUBLISHED_CONFIGS` holds
-each checkpoint's text model (what ``benchmarks/gpu/fit_check.py`` loads and the family calibration
-was fitted on); a vision-language checkpoint's vision part is put around it by
+each checkpoint's text model (what ``benchmarks/gpu/fit_check.py`` loads and the release's memory constants
+were fitted on); a vision-language checkpoint's vision part is put around it by
 ``published_vision.with_vision`` (:data:`VISION_KINDS`). ``published_config(repo)`` returns a fresh
 dict of what vLLM loads, ``published_config(repo, text_only=True)`` the text model alone.
 """

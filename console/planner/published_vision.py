@@ -2,7 +2,7 @@
 has them, and the wrapping that turns a text model's config into the vision model's: what vLLM
 loads for such a repository (its vision tower beside the text model).
 
-``console.planner.published`` keeps each checkpoint's text model (what the family calibration was
+``console.planner.published`` keeps each checkpoint's text model (what the memory constants were
 measured on); :func:`with_vision` puts the published vision part around it. Values are copied from
 the repositories' ``config.json`` (google/gemma-3-12b-it, Qwen/Qwen2.5-VL-7B-Instruct-AWQ,
 Qwen/Qwen3-VL-8B-Instruct-FP8, RedHatAI/Mistral-Small-3.1-24B-Instruct-2503-quantized.w4a16).

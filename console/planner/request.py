@@ -52,9 +52,9 @@ class PlanRequest:
     kv_cache_memory_bytes: int | None = None
     max_num_seqs: int | None = None
     calibration: Calibration | bool = True  # True: the file for this GPU if there is one
-    #: use the model families' measured corrections (resources/calibration/families.json); False:
-    #: the planner's own estimates with the margin of an uncalibrated family
-    family_calibration: bool = True
+    #: use the release's measured memory constants (resources/calibration/vllm-memory.json); False:
+    #: vLLM's rule alone, with the margin of an unmeasured release
+    measured_constants: bool = True
     #: the engine's weights dtype; with kv_cache_dtype "auto" the KV cache follows it (float32 on
     #: a CPU whose 16-bit paths are emulated: 4 bytes per value, see console/engine/cpu_dtype.py)
     dtype: str = "auto"

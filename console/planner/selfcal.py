@@ -366,13 +366,13 @@ def provenance(plan: Plan) -> dict[str, Any]:
             else Message("calibrated ({0})", Path(cal.path or "calibration").name)
         )
     )
-    family = plan.rules.get("family_fit", "none")
+    constants = plan.rules.get("constants", "none")
     own = cal is not None and cal.origin == "user" and plan.rules.get("calibration") == "exact"
     sources: dict[str, str] = {
         "weights": calibrated
-        if cal is not None and cal.weights_scale and (own or family == "none")
-        else family
-        if family != "none"
+        if cal is not None and cal.weights_scale and (own or constants == "none")
+        else constants
+        if constants != "none"
         else estimate,
         "kv_budget": calibrated if cal is not None and (cal.device_total_bytes or cal.overheads) else estimate,
     }
@@ -384,7 +384,7 @@ def provenance(plan: Plan) -> dict[str, Any]:
     point = measured_load(req, cal)
     out: dict[str, Any] = {
         "status": status_text(cal),
-        "family": family,
+        "constants": constants,
         "origin": cal.origin if cal else None,
         "loads": cal.loads if cal else 0,
         "path": cal.path if cal else None,

@@ -25,7 +25,7 @@ from console.messages import Message
 REFERENCE_SIDE = 1024
 
 #: The text model's family for a vision model's own ``model_type`` (its text side is that family's
-#: decoder: the family calibration and the KV layout are the text model's).
+#: decoder: the architecture residuals and the KV layout are the text model's).
 TEXT_FAMILY = {
     "qwen2_vl": "qwen2",
     "qwen2_5_vl": "qwen2",

@@ -1592,16 +1592,6 @@
       <translation>已校准（{0}）</translation>
     </message>
     <message>
-      <location filename="../../console/planner/overheads.py" />
-      <source>calibrated ({0}, {1}, vLLM {2}, {3} load(s))</source>
-      <translation>已校准（{0}，{1}，vLLM {2}，{3} 次加载）</translation>
-    </message>
-    <message>
-      <location filename="../../console/planner/overheads.py" />
-      <source>calibrated for this family, GPU and vLLM release</source>
-      <translation>已针对此模型家族、GPU 和 vLLM 版本校准</translation>
-    </message>
-    <message>
       <location filename="../../console/planner/selfcal.py" />
       <source>calibrated from {0} shipped load(s) ({1})</source>
       <translation>根据随附的 {0} 次加载校准（{1}）</translation>
@@ -1620,11 +1610,6 @@
       <location filename="../../console/planner/selfcal.py" />
       <source>calibrated on this GPU from {0} load(s) with vLLM {1}</source>
       <translation>已在此 GPU 上根据 {0} 次加载校准（vLLM {1}）</translation>
-    </message>
-    <message>
-      <location filename="../../console/planner/core.py" />
-      <source>calibration for {0} on {1} with vLLM {2}: {3}; {4} held back from the KV cache</source>
-      <translation>{0} 在 {1} 上（vLLM {2}）的校准：{3}；从 KV 缓存中预留 {4}</translation>
     </message>
     <message>
       <location filename="../../console/planner/suggest.py" />
@@ -1671,6 +1656,11 @@
       <location filename="../../console/planner/selfcal.py" />
       <source>exact: kv_cache_memory_bytes, as given</source>
       <translation>精确值：kv_cache_memory_bytes，按给定值</translation>
+    </message>
+    <message>
+      <location filename="../../console/planner/core.py" />
+      <source>expected error of the KV cache size: {0}% for half of {1} loads of {2} families left out of the fit ({3} to {4}%), with vLLM {5} on {6}</source>
+      <translation>KV 缓存大小的预期误差：在拟合时留出的 {2} 个系列的 {1} 次加载中，一半在 {0}% 以内（{3} 到 {4}%），vLLM {5}，{6}</translation>
     </message>
     <message>
       <location filename="../../console/engine/cpu_dtype.py" />
@@ -1755,6 +1745,11 @@
     </message>
     <message>
       <location filename="../../console/planner/overheads.py" />
+      <source>measured constants ({0}, vLLM {1}, {2} load(s))</source>
+      <translation>实测常数（{0}，vLLM {1}，{2} 次加载）</translation>
+    </message>
+    <message>
+      <location filename="../../console/planner/overheads.py" />
       <source>measured on another GPU with another vLLM release</source>
       <translation>在另一块 GPU、另一个 vLLM 版本上测得</translation>
     </message>
@@ -1782,6 +1777,16 @@
       <location filename="../../console/planner/overheads.py" />
       <source>measured on this GPU with another vLLM release</source>
       <translation>在此 GPU、另一个 vLLM 版本上测得</translation>
+    </message>
+    <message>
+      <location filename="../../console/planner/overheads.py" />
+      <source>measured on this GPU with this vLLM release</source>
+      <translation>在此 GPU 上用此 vLLM 版本实测</translation>
+    </message>
+    <message>
+      <location filename="../../console/planner/core.py" />
+      <source>memory constants for {0} with vLLM {1}: {2}; {3} held back from the KV cache</source>
+      <translation>{0} 在 vLLM {1} 下的内存常数：{2}；从 KV 缓存中预留 {3}</translation>
     </message>
     <message>
       <location filename="../../console/planner/speed.py" />
@@ -1845,8 +1850,8 @@
     </message>
     <message>
       <location filename="../../console/planner/overheads.py" />
-      <source>no measurement of this family: an estimate</source>
-      <translation>此模型家族没有测量：估算值</translation>
+      <source>no measurement for this GPU or release: an estimate</source>
+      <translation>此 GPU 或版本没有实测：估算值</translation>
     </message>
     <message>
       <location filename="../../console/advisor/evaluate.py" />

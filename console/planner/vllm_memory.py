@@ -1,0 +1,445 @@
+"""What vLLM holds on a GPU beside the KV cache, counted the way its start-up does it, with a few
+constants measured per GPU and vLLM release (``resources/calibration/vllm-memory.json``).
+
+vLLM sizes the KV cache as ``total x gpu_memory_utilization`` less three figures it measures at start
+(its "Actual usage is ..." line; read from ``v1/worker/gpu_worker.py`` and the model runners):
+
+* **weights**: the bytes torch holds after loading. The planner counts the checkpoint's parameters
+  (quantized linears at their format's width, the rest 16-bit); what quantization's post-processing
+  adds or keeps (scales, repacked Marlin tensors, rotary caches) is one measured share of the
+  quantized linears' bytes per format (``weights_extra``), the same for every family.
+* **peak activation**: the torch peak of the profile run, one forward pass of
+  ``max_num_batched_tokens`` tokens without attention, then the sampler on ``min(max_num_seqs,
+  tokens)`` rows. The forward pass peaks in the MLP: the residual, the layer's input and output
+  (three hidden-size rows a token) beside the gate/up output and its activation (three
+  intermediate-size rows), 16-bit; a mixture of experts holds the fused-MoE kernel's workspaces for
+  each routed copy of a token instead. The sampler phase holds the hidden states and the logits
+  (a float32 copy). The peak is the larger phase. A compiled engine's profile run (torch.compile,
+  CUDA graphs) peaks higher by ``compile_logit_copies`` float32 copies of the logits of
+  ``min(max_num_seqs, 256)`` rows (measured: 0.03-0.31 GiB, in step with the vocabulary and the
+  sequences from SmolLM2's 49k-token vocabulary at 128 sequences to Llama's 128k at 256; at 1,024
+  sequences the three loads measured added no more than at 256).
+* **non-torch** memory (NCCL, cuBLAS workspaces): a constant per GPU and release.
+
+CUDA graphs are captured after the cache is sized (outside the budget in 0.26 for dense models);
+their size is the planner's estimate times the release's ``graphs_scale``.
+
+Each release's constants come with the error they leave on loads they were not fitted to
+(``held_out``: every family left out of the fit in turn, its loads predicted): a plan states that
+error and holds back the measured share of its own non-KV figure, not a blanket margin.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from console.paths import resources_dir
+from console.planner.gpus import GiB
+from console.planner.shapes import ModelShape
+
+FORMAT = 1
+#: The weight formats the constants distinguish: the planner's quantization family (16-bit as "bf16"),
+#: "-ct" for a compressed-tensors checkpoint (vLLM loads it through other kernels than the family's own
+#: format), "-moe" for a mixture of experts (its experts go through the fused-MoE kernels).
+WEIGHT_FORMATS = (
+    "bf16",
+    "bf16-moe",
+    "fp8",
+    "fp8-ct",
+    "fp8-moe",
+    "awq",
+    "awq-moe",
+    "gptq",
+    "gptq-ct",
+    "gptq-moe",
+    "mxfp4-moe",
+)
+#: The sampler's logits in the profile run: one float32 copy a value (the profile run skips top-k,
+#: top-p and logprobs; Gemma-3-4B's 1,024 x 262,208 logits bound it: vLLM's whole peak was 1.45 GiB).
+SAMPLER_BYTES_PER_LOGIT = 4
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """The error the constants leave on loads they were not fitted to (leave one family out)."""
+
+    loads: int = 0
+    families: int = 0
+    #: KV tokens predicted over measured - 1: the median of |error|, the most optimistic, the most pessimistic
+    kv_median_abs: float = 0.0
+    kv_most_optimistic: float = 0.0
+    kv_most_pessimistic: float = 0.0
+    #: what the plan holds back: this share of its own non-KV estimate (weights + activation peak),
+    #: the share by which three in four held-out loads' non-KV memory stayed under their prediction
+    non_kv_share: float = 0.0
+    #: the largest share by which a held-out load's non-KV memory exceeded its prediction
+    non_kv_worst: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "loads": self.loads,
+            "families": self.families,
+            "kv_median_abs": round(self.kv_median_abs, 4),
+            "kv_most_optimistic": round(self.kv_most_optimistic, 4),
+            "kv_most_pessimistic": round(self.kv_most_pessimistic, 4),
+            "non_kv_share": round(self.non_kv_share, 4),
+            "non_kv_worst": round(self.non_kv_worst, 4),
+        }
+
+
+@dataclass(frozen=True)
+class ReleaseConstants:
+    """The measured constants of one GPU and vLLM release."""
+
+    gpu: str
+    vllm_version: str
+    weights_extra: dict[str, float] = field(default_factory=dict)
+    activation_moe: float = 1.0
+    compile_logit_copies: float = 2.5
+    non_torch_bytes: int = int(0.22 * GiB)
+    graphs_scale: float = 1.0
+    loads: int = 0
+    held_out: dict[str, HeldOut] = field(default_factory=dict)  # "eager" / "compiled"
+    #: where vLLM's code for an architecture (config ``model_type``) holds more or less than the
+    #: release's rule, measured on its own loads, in the rule's units, so that they carry to the
+    #: architecture's other sizes: "weights" (share of the quantized linears' bytes), "activation"
+    #: (share of the forward peak, eager) and "compiled" (bytes a compiled engine's peak adds beyond
+    #: the release's rule)
+    architectures: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def residual(self, family: str | None, term: str) -> float:
+        return self.architectures.get(family or "", {}).get(term, 0.0)
+
+    def weights_extra_share(self, fmt: str) -> float:
+        """The measured share for ``fmt``; an unmeasured format takes its family's (the same
+        quantization, another loader), else the largest measured (the safe side)."""
+        if fmt in self.weights_extra:
+            return self.weights_extra[fmt]
+        family = fmt.split("-")[0]
+        related = [v for k, v in self.weights_extra.items() if k.split("-")[0] == family]
+        return max(related or list(self.weights_extra.values()) or [0.0])
+
+    def error(self, eager: bool) -> HeldOut:
+        return self.held_out.get("eager" if eager else "compiled") or self.held_out.get("eager") or HeldOut()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "gpu": self.gpu,
+            "vllm_version": self.vllm_version,
+            "weights_extra": {k: round(v, 4) for k, v in sorted(self.weights_extra.items())},
+            "activation_moe": round(self.activation_moe, 4),
+            "compile_logit_copies": round(self.compile_logit_copies, 4),
+            "non_torch_bytes": self.non_torch_bytes,
+            "graphs_scale": round(self.graphs_scale, 4),
+            "loads": self.loads,
+            "held_out": {k: v.to_dict() for k, v in sorted(self.held_out.items())},
+            "architectures": {
+                k: {t: round(x, 4) for t, x in sorted(v.items())} for k, v in sorted(self.architectures.items())
+            },
+        }
+
+
+@dataclass(frozen=True)
+class MemoryConstants:
+    releases: tuple[ReleaseConstants, ...] = ()
+    source: str = ""
+    path: str = ""
+
+    def find(self, gpu: str, version: str) -> tuple[ReleaseConstants | None, str]:
+        """The constants for ``gpu`` and ``version`` and how close they are: "exact", "other-gpu"
+        (this release, another GPU), "other-version", "other-gpu-and-version" or "none"."""
+        for want, label in (
+            (lambda r: r.gpu == gpu and r.vllm_version == version, "exact"),
+            (lambda r: r.vllm_version == version, "other-gpu"),
+            (lambda r: r.gpu == gpu, "other-version"),
+            (lambda r: True, "other-gpu-and-version"),
+        ):
+            found = [r for r in self.releases if want(r)]
+            if found:
+                return max(found, key=lambda r: (r.loads, r.vllm_version)), label
+        return None, "none"
+
+
+# -- the arithmetic --------------------------------------------------------------------------------
+def weight_format(shape: ModelShape, quantization: str | None) -> str:
+    """The format key of ``shape`` loaded with ``quantization`` (see :data:`WEIGHT_FORMATS`)."""
+    fmt = quantization or "bf16"
+    if quantization and quantization == shape.quantization and shape.quant_variant in ("channel", "tensor", "group"):
+        fmt += "-ct"
+    return fmt + ("-moe" if shape.is_moe else "")
+
+
+def quantized_bytes(shape: ModelShape, bits: float, experts_only: bool) -> float:
+    """The bytes of the linears a quantization format covers (16-bit: every linear)."""
+    n = shape.layers
+    quantized = n * shape.num_experts * shape.expert_params if experts_only else n * shape.linear_params_per_layer
+    return quantized * bits / 8
+
+
+def forward_peak(shape: ModelShape, tokens: int, tp: int = 1) -> int:
+    """The profile run's forward peak before any constant (bytes): the MLP of one layer on
+    ``tokens`` tokens (16-bit), or a mixture of experts' fused-kernel workspaces per routed copy."""
+    h = shape.hidden_size
+    if shape.is_moe:
+        n = shape.moe_intermediate_size // tp
+        per_token = shape.experts_per_token * (max(2 * n, h) + max(n, h) + 2 * n) + 3 * h
+    else:
+        per_token = 3 * h + 3 * shape.intermediate_size // tp
+    return tokens * per_token * 2
+
+
+#: The sequences whose logits a compiled engine's profile run adds copies of, at most (see the module).
+COMPILE_SEQS_CAP = 256
+
+
+def compiled_logits(shape: ModelShape, tokens: int, seqs: int) -> int:
+    """One float32 copy of the logits a compiled engine's profile run adds copies of (bytes)."""
+    return min(seqs, tokens, COMPILE_SEQS_CAP) * shape.vocab_size * 4
+
+
+def sampler_peak(shape: ModelShape, tokens: int, seqs: int) -> int:
+    """The sampler phase of the profile run: the hidden states kept, and the logits of
+    ``min(seqs, tokens)`` rows (16-bit, then float32)."""
+    return tokens * shape.hidden_size * 2 + min(seqs, tokens) * shape.vocab_size * SAMPLER_BYTES_PER_LOGIT
+
+
+def activation_bytes(
+    shape: ModelShape, tokens: int, seqs: int, tp: int, eager: bool, constants: ReleaseConstants | None
+) -> int:
+    """vLLM's "peak activation" for these scheduler figures (without its non-torch memory)."""
+    c = constants or ReleaseConstants(gpu="?", vllm_version="?")
+    forward, sampler = forward_peak(shape, tokens, tp), sampler_peak(shape, tokens, seqs)
+    logits = compiled_logits(shape, tokens, seqs)
+    return int(_activation(forward, sampler, logits, shape.is_moe, shape.family, eager, c))
+
+
+def _activation(
+    forward: float, sampler: float, logits: float, moe: bool, family: str | None, eager: bool, c: ReleaseConstants
+) -> float:
+    """The rule: the larger phase, the forward count with the architecture's measured residual; a
+    compiled engine adds the release's copies of the logits and the architecture's measured bytes."""
+    scale = c.activation_moe if moe else 1.0
+    peak = max(forward * (scale + c.residual(family, "activation")), sampler)
+    if eager:
+        return peak
+    return peak + c.compile_logit_copies * logits + c.residual(family, "compiled")
+
+
+# -- the shipped file --------------------------------------------------------------------------------
+def constants_path() -> Path:
+    return resources_dir() / "calibration" / "vllm-memory.json"
+
+
+def parse_constants(data: Any, where: str) -> MemoryConstants:
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{where}: not a vLLM memory constants file of format {FORMAT}")
+    releases = []
+    for item in data.get("releases", []):
+        releases.append(
+            ReleaseConstants(
+                gpu=str(item["gpu"]),
+                vllm_version=str(item["vllm_version"]),
+                weights_extra={str(k): float(v) for k, v in item.get("weights_extra", {}).items()},
+                activation_moe=float(item.get("activation_moe", 1.0)),
+                compile_logit_copies=float(item.get("compile_logit_copies", 2.5)),
+                non_torch_bytes=int(item.get("non_torch_bytes", 0.22 * GiB)),
+                graphs_scale=float(item.get("graphs_scale", 1.0)),
+                loads=int(item.get("loads", 0)),
+                held_out={str(k): HeldOut(**v) for k, v in item.get("held_out", {}).items()},
+                architectures={
+                    str(k): {str(t): float(x) for t, x in v.items()} for k, v in item.get("architectures", {}).items()
+                },
+            )
+        )
+    return MemoryConstants(releases=tuple(releases), source=str(data.get("source", "")), path=where)
+
+
+@lru_cache(maxsize=4)
+def _load(path: str, mtime_ns: int) -> MemoryConstants:
+    return parse_constants(json.loads(Path(path).read_text(encoding="utf-8")), path)
+
+
+def memory_constants() -> MemoryConstants:
+    """The shipped constants (empty when the file is missing)."""
+    path = constants_path()
+    if not path.is_file():
+        return MemoryConstants()
+    return _load(str(path), path.stat().st_mtime_ns)
+
+
+# -- the fit (benchmarks/gpu/fit_report.py; the tests replay it) -------------------------------------
+@dataclass(frozen=True)
+class LoadTerms:
+    """One measured load in the planner's terms: what vLLM reported beside the model's arithmetic."""
+
+    family: str
+    fmt: str
+    eager: bool
+    moe: bool
+    weights: float  # vLLM's weight figure
+    weights_raw: float  # the planner's parameter count at the format's width
+    quantized: float  # the quantized linears' bytes
+    activation: float  # vLLM's peak activation
+    forward: float  # forward_peak
+    sampler: float  # sampler_peak
+    logits: float  # compiled_logits
+    tokens: int
+    non_torch: float
+    graphs: float | None
+    graphs_estimate: float
+    budget: float  # total x utilization - what the KV cache does not hold outside these terms
+    kv_bytes: float  # what vLLM gave the KV cache
+
+
+def _ceil3(x: float) -> float:
+    return math.ceil(x * 1000) / 1000
+
+
+def _quantile(values: list[float], q: float) -> float:
+    """The ``q`` quantile, interpolated between the sorted values."""
+    v = sorted(values)
+    pos = q * (len(v) - 1)
+    lo = int(pos)
+    return v[lo] + (v[min(lo + 1, len(v) - 1)] - v[lo]) * (pos - lo)
+
+
+def _median(values: list[float], default: float) -> float:
+    return statistics.median(values) if values else default
+
+
+def fit_release(gpu: str, version: str, loads: list[LoadTerms], architectures: bool = True) -> ReleaseConstants:
+    """The constants of one GPU and release from its loads (medians: one odd load moves nothing),
+    with each measured architecture's residual unless ``architectures`` is False. The dense forward
+    count is vLLM's own (not fitted); a mixture of experts' scale is the largest measured (few loads,
+    each through other kernels: the safe side)."""
+    extra: dict[str, float] = {}
+    for fmt in WEIGHT_FORMATS:
+        shares = [(x.weights - x.weights_raw) / x.quantized for x in loads if x.fmt == fmt and x.quantized]
+        if shares:
+            extra[fmt] = max(0.0, _median(shares, 0.0))
+    moe = [x.activation / x.forward for x in loads if x.eager and x.moe and x.forward >= x.sampler]
+    moe_scale = max(moe, default=1.0)
+    # the eager rule's peak first (its own residual where the architecture was measured eager)
+    eager_fit = ReleaseConstants(gpu, version, activation_moe=moe_scale)
+    eager_res = _eager_residuals(eager_fit, loads) if architectures else {}
+    with_res = ReleaseConstants(gpu, version, activation_moe=moe_scale, architectures=eager_res)
+    compiled = [
+        (x.activation - _activation(x.forward, x.sampler, x.logits, x.moe, x.family, True, with_res)) / x.logits
+        for x in loads
+        if not x.eager and x.logits
+    ]
+    graphs = [x.graphs / x.graphs_estimate for x in loads if x.graphs and x.graphs_estimate]
+    non_torch = [x.non_torch for x in loads]
+    release = ReleaseConstants(
+        gpu=gpu,
+        vllm_version=version,
+        weights_extra=extra,
+        activation_moe=moe_scale,
+        compile_logit_copies=max(0.0, _median(compiled, 2.5)),
+        non_torch_bytes=int(max(non_torch, default=0.22 * GiB)),
+        graphs_scale=max(graphs, default=1.0),
+        loads=len(loads),
+    )
+    if not architectures:
+        return release
+    residuals = _eager_residuals(release, loads)
+    with_eager = ReleaseConstants(**{**release.__dict__, "architectures": residuals})
+    for family in sorted({x.family for x in loads}):
+        comp = [
+            x.activation + x.non_torch - predicted_non_kv(x, with_eager)[1]
+            for x in loads
+            if x.family == family and not x.eager
+        ]
+        if comp and abs(_median(comp, 0.0)) >= 0.05 * GiB:  # under 0.05 GiB: the release's rule holds
+            residuals.setdefault(family, {})["compiled"] = _median(comp, 0.0)
+    return ReleaseConstants(**{**release.__dict__, "architectures": residuals})
+
+
+def _eager_residuals(release: ReleaseConstants, loads: list[LoadTerms]) -> dict[str, dict[str, float]]:
+    """Each architecture's weights and eager-activation residual over the release's rule (medians of
+    its loads, in the rule's units; under half a percent: the rule holds, nothing kept)."""
+    residuals: dict[str, dict[str, float]] = {}
+    for family in sorted({x.family for x in loads}):
+        own = [x for x in loads if x.family == family]
+        w = [(x.weights - predicted_non_kv(x, release)[0]) / x.quantized for x in own if x.quantized]
+        eager_own = [x for x in own if x.eager and x.forward * _scale(x, release) >= x.sampler]
+        a = [(x.activation + x.non_torch - predicted_non_kv(x, release)[1]) / x.forward for x in eager_own]
+        terms = {"weights": _median(w, 0.0), "activation": _median(a, 0.0)}
+        kept = {k: v for k, v in terms.items() if abs(v) >= 0.005}
+        if kept:
+            residuals[family] = kept
+    return residuals
+
+
+def _scale(x: LoadTerms, c: ReleaseConstants) -> float:
+    return c.activation_moe if x.moe else 1.0
+
+
+def predicted_non_kv(x: LoadTerms, c: ReleaseConstants) -> tuple[float, float]:
+    """(weights, activation + non-torch) the constants predict for a load."""
+    weights = x.weights_raw + (c.weights_extra_share(x.fmt) + c.residual(x.family, "weights")) * x.quantized
+    return weights, _activation(x.forward, x.sampler, x.logits, x.moe, x.family, x.eager, c) + c.non_torch_bytes
+
+
+def held_out_error(gpu: str, version: str, loads: list[LoadTerms]) -> dict[str, HeldOut]:
+    """Leave each family out of the fit in turn and predict its loads: the KV error and the share
+    of the non-KV memory the prediction missed, for eager and compiled loads apart."""
+    rows: dict[str, list[tuple[float, float]]] = {"eager": [], "compiled": []}
+    fams: dict[str, set[str]] = {"eager": set(), "compiled": set()}
+    for family in sorted({x.family for x in loads}):
+        rest = [x for x in loads if x.family != family]
+        if not rest:
+            continue
+        c = fit_release(gpu, version, rest)
+        for x in loads:
+            if x.family != family or x.kv_bytes <= 0:
+                continue
+            w, a = predicted_non_kv(x, c)
+            kv = x.budget - w - a
+            measured_non_kv = x.weights + x.activation + x.non_torch
+            kind = "eager" if x.eager else "compiled"
+            rows[kind].append((kv / x.kv_bytes - 1, (measured_non_kv - (w + a)) / (w + a)))
+            fams[kind].add(family)
+    out = {}
+    for kind, pairs in rows.items():
+        if not pairs:
+            continue
+        errors = [p[0] for p in pairs]
+        out[kind] = HeldOut(
+            loads=len(pairs),
+            families=len(fams[kind]),
+            kv_median_abs=statistics.median(abs(e) for e in errors),
+            kv_most_optimistic=max(errors),
+            kv_most_pessimistic=min(errors),
+            non_kv_share=_ceil3(_quantile([max(0.0, p[1]) for p in pairs], 0.75)),
+            non_kv_worst=_ceil3(max(0.0, max(p[1] for p in pairs))),
+        )
+    return out
+
+
+__all__ = [
+    "FORMAT",
+    "HeldOut",
+    "LoadTerms",
+    "MemoryConstants",
+    "ReleaseConstants",
+    "WEIGHT_FORMATS",
+    "activation_bytes",
+    "compiled_logits",
+    "constants_path",
+    "fit_release",
+    "forward_peak",
+    "held_out_error",
+    "memory_constants",
+    "parse_constants",
+    "predicted_non_kv",
+    "quantized_bytes",
+    "sampler_peak",
+    "weight_format",
+]
