@@ -12,7 +12,7 @@ def version_report() -> dict[str, str]:
     Reads package metadata and NVML only (no torch or vLLM import: it stays fast)."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from console.engine.vllm_compat import vllm_distribution
+    from console.vllm_compat import vllm_distribution
 
     out = {"inference-console": __version__, "python": sys.version.split()[0]}
     dist = vllm_distribution()

@@ -15,7 +15,7 @@ from console.config import EngineConfig
 from console.export.bundle import bundle_files, write_bundle
 from console.export.compose import compose_dict, compose_yaml
 from console.export.k8s import k8s_objects, k8s_yaml
-from console.export.options import DEFAULT_IMAGE, VLLM_SERVER_VERSION, ExportError, ServeOptions
+from console.engine.serve_options import DEFAULT_IMAGE, VLLM_SERVER_VERSION, ExportError, ServeOptions
 from console.export.ray import ray_commands, rayservice_yaml
 from console.export.validate import check_yaml
 

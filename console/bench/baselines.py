@@ -74,7 +74,7 @@ def _text_prompts(model: str, workload: Workload) -> list[dict[str, list[int]]]:
 
 
 def _vllm(spec: dict[str, Any]) -> dict[str, Any]:
-    from console.engine import vllm_compat
+    from console import vllm_compat
 
     LLM, SamplingParams = vllm_compat.llm_class(), vllm_compat.sampling_params_class()  # noqa: N806
     w = Workload.from_dict(spec["workload"])
@@ -112,7 +112,7 @@ def _asyncllm(spec: dict[str, Any]) -> dict[str, Any]:
     against ``LLM.generate`` from what the console adds on top of it."""
     import asyncio
 
-    from console.engine import vllm_compat
+    from console import vllm_compat
 
     w = Workload.from_dict(spec["workload"])
     kwargs = dict(spec["engine_kwargs"])

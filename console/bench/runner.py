@@ -15,7 +15,7 @@ to reset it (``reset_prefix_cache=True``, the default) and the figures say wheth
 
 A reasoning model's output tokens are split into thinking and answer: each chat
 answer is split by the family's vLLM reasoning parser, as ``vllm serve --reasoning-parser`` does,
-and its thinking tokens counted on the engine's token ids (``console/chat/thinking.py``); the figures'
+and its thinking tokens counted on the engine's token ids (``console/engine/thinking.py``); the figures'
 ``thinking`` says how many of the output tokens were thinking (absent for a family without one).
 """
 
@@ -33,7 +33,7 @@ from console.engine.interface import Engine
 from console.engine.many import ManyRequests
 from console.engine.types import GenerationRequest, RequestFinished
 from console.jobs import Cancelled, TaskState
-from console.chat.thinking import ReasoningSplitter, splitter_for
+from console.engine.thinking import ReasoningSplitter, splitter_for
 
 
 #: What ``ttft_s`` measures (the report says which). ``engine_ttft_s`` is the same for both: from

@@ -144,7 +144,7 @@ class _Search:
         if self.device == "cpu" or config.enforce_eager:
             return "eager (nothing compiled)"
         if self._compile_knobs is None:
-            from console.engine.vllm_compat import compile_cache_keys
+            from console.vllm_compat import compile_cache_keys
 
             self._compile_knobs = (
                 "quantization",
@@ -313,7 +313,7 @@ class _Search:
             self.measure_trial(again, [t.level or self.ws.concurrency], "tune-confirm")
 
     def result(self) -> TuneResult:
-        from console.engine.vllm_compat import compile_cache_root
+        from console.vllm_compat import compile_cache_root
 
         trials = self.trials
         ok = [i for i, t in enumerate(trials) if t.status == "ok" and t.label != "confirmation"]

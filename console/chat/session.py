@@ -26,7 +26,7 @@ from console.chat.tools import ChatTools
 from console.chat.conversation_pictures import StagedImages
 from console.chat.conversations import Conversation, ConversationError, ConversationStore, Message
 from console.engine.types import GenerationRequest, RequestFinished
-from console.chat.thinking import Thought
+from console.engine.thinking import Thought
 
 TITLE_CHARS = 48
 

@@ -70,12 +70,13 @@ def cmd_advise(args: argparse.Namespace) -> int:
     out["recording"] = str(args.recording)
     out["label"] = meta.get("label", "")
     if args.model:
-        from console.planner import PlanRequest, shape_for
+        from console.models.store import shape_of
+        from console.planner import PlanRequest
         from console.planner.shapes import ShapeError
 
         try:
             base = PlanRequest(
-                shape_for(args.model),
+                shape_of(args.model),
                 gpu=args.gpu,
                 **{
                     k: engine[k]

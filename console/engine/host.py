@@ -26,9 +26,10 @@ from typing import Any, Callable, TypeVar
 
 from console import privacy, speed
 from console.config import EngineConfig
-from console.engine import gc_pause, grouped, load_capture, priority, reaper, vllm_compat
+from console import vllm_compat
+from console.engine import gc_pause, grouped, load_capture, priority, reaper
 from console.engine.adapters import Attached, AttachedAdapters, cpu_base_slot, lora_settings
-from console.chat import image_parts
+from console.engine import image_parts
 from console.messages import Message
 from console.models.lora import write_null_adapter
 from console.engine.chat_prompt import ChatPrompts, prompt_token_ids

@@ -66,7 +66,7 @@ def _base_config() -> dict[str, Any]:
         if not isinstance(data, dict):
             raise ValueError(f"{own}: not a logging dictConfig object")
         return data
-    from console.engine.vllm_compat import default_logging_config
+    from console.vllm_compat import default_logging_config
 
     return default_logging_config()
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Callable
 
 from console import speed
-from console.chat import image_parts
+from console.engine import image_parts
 from console.children import Child
 from console.config import EngineConfig
 from console.engine.errors import explain
@@ -202,8 +202,8 @@ class LocalServer(ServerEngine):
 
     async def _start(self, config: EngineConfig, name: str) -> EngineInfo:
         from console.engine.host import prepare_config
-        from console.export.options import ServeOptions
-        from console.export.serve import serve_yaml
+        from console.engine.serve_options import ServeOptions
+        from console.engine.serve_args import serve_yaml
 
         t0 = time.monotonic()
         self._start_cancelled = False

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from console.config import EngineConfig
-from console.export.options import ServeOptions
+from console.engine.serve_options import ServeOptions
 
 
 def planner_report(config: EngineConfig, options: ServeOptions) -> dict[str, Any]:

@@ -180,7 +180,7 @@ def own_calibration_file(gpu: str, vllm_version: str | None) -> Path | None:
 @lru_cache(maxsize=1)
 def installed_vllm_distribution() -> tuple[str, str] | None:
     """(distribution, version) of the installed vLLM build, read without importing it."""
-    from console.engine.vllm_compat import vllm_distribution
+    from console.vllm_compat import vllm_distribution
 
     return vllm_distribution()
 

@@ -20,7 +20,7 @@ def _tr(text: str) -> str:
 def check_and_save(task: TaskState) -> Any:
     """The worker: check with the bundled model (imported first if missing) and store the result."""
     from console.engine import cpu_dtype
-    from console.engine.cpu_dtype_check import bundled_model, run_check
+    from console.bench.cpu_dtype_check import bundled_model, run_check
 
     result = run_check(bundled_model(task), task=task)
     cpu_dtype.save(result)

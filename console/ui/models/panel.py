@@ -4,7 +4,7 @@ the planner's verdict, and Load / Unload / Reload.
 The table, the knobs and the plan are widgets of their own (:mod:`console.ui.models.table`,
 :mod:`console.ui.models.knobs_box`, :mod:`console.ui.models.plan_view`). The "fits?" column and the plan are
 computed off the GUI thread from what is already loaded (the store's entries, the presets, one
-device description; :mod:`console.planner.fit_table`), a burst of knob edits costing one
+device description; :mod:`console.models.fit_table`), a burst of knob edits costing one
 computation and a stale result being dropped. Imports and removals run in worker threads
 (:mod:`console.ui.tasks`); loads go through the bridge, so nothing here waits on the engine.
 
@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 from console.config import EngineConfig
 from console.engine.types import EngineState, EngineStatus
 from console.models.store import ModelEntry
-from console.planner.fit_table import Device, Planned, plan_models, planner_device
+from console.models.fit_table import Device, Planned, plan_models, planner_device
 from console.presets import Preset, PresetError, load_presets, validate_overrides
 from console.settings import Knobs, Settings
 from console.ui.context import AppContext

@@ -42,7 +42,7 @@ def _first(candidates: list[tuple[str, str]]) -> Any:
 
 
 def import_vllm() -> Any:
-    from console.engine.native_preload import preload_torch
+    from console.native_preload import preload_torch
 
     preload_torch()  # torch's native library loaded with the GIL released: the window keeps drawing
     try:

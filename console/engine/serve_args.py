@@ -20,7 +20,7 @@ import yaml
 
 from console.engine import tool_calls
 from console.config import CONSOLE_ONLY_FIELDS, SPECULATIVE_FIELDS, EngineConfig
-from console.export.options import CONTAINER_MODEL_ROOT, MULTICAST_OFF, ServeOptions
+from console.engine.serve_options import CONTAINER_MODEL_ROOT, MULTICAST_OFF, ServeOptions
 
 #: EngineConfig fields written by hand (first, in this order) rather than in the generic loop.
 _HANDLED = {"model", "served_model_name"}
