@@ -191,17 +191,6 @@ def test_bundle_folder_and_zip(config: EngineConfig, tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging left behind
 
 
-def test_bundle_without_the_planner_says_so(config: EngineConfig, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sys
-
-    monkeypatch.setitem(sys.modules, "console.planner", None)  # as if the planner were not installed
-    files = bundle_files(config, ServeOptions(), model_dir=config.model)
-    plan = json.loads(files["plan.json"])
-    assert plan["available"] is False and plan["reason"].startswith("planner unavailable")
-    assert files["plan.txt"].startswith("Memory plan: planner unavailable")
-    assert "planner unavailable" in files["README.md"]
-
-
 def test_planner_refusal_is_reported(config: EngineConfig) -> None:
     files = bundle_files(config, ServeOptions(gpu="no-such-gpu"), model_dir=config.model)
     plan = json.loads(files["plan.json"])

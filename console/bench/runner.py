@@ -34,6 +34,8 @@ from console.engine.many import ManyRequests
 from console.engine.types import GenerationRequest, RequestFinished
 from console.jobs import Cancelled, TaskState
 from console.engine.thinking import ReasoningSplitter, splitter_for
+from console.engine.openai_body import parse_body
+from console.metrics.device import open_source
 
 
 #: What ``ttft_s`` measures (the report says which). ``engine_ttft_s`` is the same for both: from
@@ -47,8 +49,6 @@ class PeakMemory:
     """Samples device memory in a thread; ``peak`` in bytes (GPU memory, or RSS on CPU)."""
 
     def __init__(self, interval_s: float = 0.2) -> None:
-        from console.metrics.device import open_source
-
         self.source, self.reason = open_source()
         self.kind = self.source.kind
         self.peak = 0.0
@@ -113,7 +113,6 @@ def _openai_request(
     workload: Workload, ids: list[int] | None, messages: list[dict[str, str]] | None, s: SamplingSettings, stream: bool
 ) -> GenerationRequest:
     """A request carrying the workload's OpenAI fields, converted by vLLM's own request model."""
-    from console.engine.openai_body import parse_body
 
     if ids is not None:
         b = parse_body("completion", {"prompt": ids, **workload.openai_fields}, s)

@@ -24,6 +24,8 @@ from typing import Any
 
 from console.messages import Message
 from console.paths import data_home
+from console.atomic import atomic_write_json
+from console.vllm_compat import vllm_distribution
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +98,6 @@ def read_cpu(cpuinfo: Path = Path("/proc/cpuinfo")) -> tuple[str, tuple[str, ...
 
 def fingerprint() -> Fingerprint:
     """This machine's fingerprint (reads /proc/cpuinfo and package metadata; imports no vLLM)."""
-    from console.vllm_compat import vllm_distribution
 
     cpu, flags = read_cpu()
     dist = vllm_distribution()
@@ -247,8 +248,6 @@ def cached(fp: Fingerprint | None = None) -> CheckResult | None:
 
 
 def save(result: CheckResult) -> Path:
-    from console.atomic import atomic_write_json
-
     data = _read_cache()
     data[result.fingerprint.key] = result.to_json()
     path = cache_path()

@@ -24,6 +24,7 @@ from console.atomic import atomic_write_json, pid_alive, sweep_stale_tmp
 from console.models.inspect import CheckpointInfo, ModelFormatError, inspect_checkpoint
 from console.paths import store_root
 from console.planner.shapes import ModelShape, ShapeError, shape_for, shape_from_folder
+from console.models.support import check_supported
 
 REGISTRY_VERSION = 1
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -244,7 +245,6 @@ class ModelStore:
         with self.staging(name) as tmp:
             folder_writer(tmp)
             info = inspect_checkpoint(tmp)
-            from console.models.support import check_supported
 
             check_supported(info)  # a converted or downloaded model this vLLM cannot run stays out
         final = self.model_dir(name)

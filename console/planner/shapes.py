@@ -22,6 +22,7 @@ from console.planner.vision import (
     vision_kind,
     vision_params,
 )
+from console.planner.published_vision import with_vision
 
 
 class ShapeError(ValueError):
@@ -341,7 +342,6 @@ KNOWN_SHAPES: dict[str, ModelShape] = {
 
 def _with_vision(shape: ModelShape, kind: str, name: str | None = None) -> ModelShape:
     """``shape`` (a text model) with the published vision part of ``kind`` (published_vision)."""
-    from console.planner.published_vision import with_vision
 
     text = {
         "model_type": shape.family,
