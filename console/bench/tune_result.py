@@ -9,8 +9,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 from console.atomic import atomic_write_text
-from console.presets import Preset, parse_preset, user_presets_dir, validate_engine_values
 from console.schema import NOT_IN_PRESET
+from console.presets import Preset, parse_preset, user_presets_dir, validate_engine_values
 
 #: Trial statuses: measured on the whole workload; stopped by successive halving after a short
 #: run; refused or crashed; never started (budget or cancel); cancelled while it was measured.

@@ -13,7 +13,6 @@ from console.advisor import AdvisorContext, RuleError, evaluate, load_rules, pla
 from console.cli.common import CliError, print_json
 from console.cli.knob_flags import add_knob_flags, given_knobs
 from console.metrics.recording import RecordingError, load_recording
-from console.metrics.prometheus import MetricsServer, MetricsServerError
 from console.models.store import shape_of
 from console.planner import PlanRequest
 from console.planner.shapes import ShapeError
@@ -125,6 +124,9 @@ def cmd_advise(args: argparse.Namespace) -> int:
 
 
 def cmd_serve_metrics(args: argparse.Namespace) -> int:
+    # deferred: imports prometheus_client
+    from console.metrics.prometheus import MetricsServer, MetricsServerError
+
     try:
         store, meta = load_recording(args.recording)
     except RecordingError as exc:

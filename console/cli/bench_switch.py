@@ -10,13 +10,15 @@ from console.cli.bench_common import config_for, write_report
 from console.cli.common import CliError
 from console.config import EngineConfig
 from console.jobs import TaskState
-from console.bench.switching import measure
 from console.engine.host import EngineHost, keep_warm_refusal, resolve_device
 from console.launch import default_preset_name
 from console.models.store import StoreError
 
 
 def run(args: argparse.Namespace, a: tuple[str, EngineConfig], task: TaskState) -> int:
+    # deferred: imports psutil
+    from console.bench.switching import measure
+
     if args.rounds < 1:
         raise CliError("--rounds must be at least 1")
     preset = args.switch_preset or args.preset or default_preset_name()

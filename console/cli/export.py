@@ -20,22 +20,14 @@ from console.cli.flags import deprecated_alias
 from console.cli.knob_flags import add_knob_flags
 from console.config import EngineConfig
 from console.engine.serve_options import DEFAULT_IMAGE, ExportError, ServeOptions
-from console.engine import serve_args
 from console.engine.adapters import lora_settings
-from console.export import bundle, compose, k8s, ray
-from console.export.compose import single_node_only
-from console.export.importer import import_command, import_yaml, save_preset
 from console.export.plan_report import planner_report, planner_text
-from console.export.ray import ray_layout
-from console.export.trtllm import TRTLLM_IMAGE
-from console.export.trtllm_readme import trtllm_files
-from console.export.validate import check_yaml
-from console.launch import engine_config_for
 from console.models.adapters import lora_modules_for
 from console.models.lora import AdapterError
 from console.models.store import ModelStore, StoreError
-from console.presets import get_preset
 from console.vllm_compat import have_vllm, vllm_distribution
+from console.launch import engine_config_for
+from console.presets import get_preset
 
 FORMATS = ("yaml", "cmd", "compose", "k8s", "ray", "bundle", "trtllm")
 #: The export target is a GPU server, whatever machine the console runs on.
@@ -133,6 +125,9 @@ def _with_adapters(config: EngineConfig, model: str, adapters: list[str], max_lo
 
 
 def _validate(config: EngineConfig, options: ServeOptions, yaml_text: str, **kw: Any) -> None:
+    # deferred: imports yaml
+    from console.export.validate import check_yaml
+
     if not have_vllm():
         print("note: vLLM is not installed here; the YAML was not checked with its parser", file=sys.stderr)
         return
@@ -152,6 +147,12 @@ def _validate(config: EngineConfig, options: ServeOptions, yaml_text: str, **kw:
 
 
 def _export(args: argparse.Namespace) -> int:
+    # deferred: imports yaml
+    from console.engine import serve_args
+
+    # deferred: imports yaml
+    from console.export import bundle, compose, k8s, ray
+
     if args.file:
         raise CliError(f"unexpected argument '{args.file}' (did you mean `export import {args.file}`?)")
     if not args.model:
@@ -246,6 +247,14 @@ def _export(args: argparse.Namespace) -> int:
 
 def _export_trtllm(args: argparse.Namespace, config: EngineConfig, options: ServeOptions) -> int:
     """TensorRT-LLM's files: into -o FOLDER, else the YAML and the command on standard output."""
+    # deferred: imports yaml
+    from console.export.compose import single_node_only
+
+    # deferred: imports yaml
+    from console.export.trtllm import TRTLLM_IMAGE
+
+    # deferred: imports yaml
+    from console.export.trtllm_readme import trtllm_files
 
     single_node_only(options, "trtllm")
     files = trtllm_files(config, options, TRTLLM_IMAGE if args.image == DEFAULT_IMAGE else args.image)
@@ -273,6 +282,9 @@ def _write(path: Path, text: str, force: bool) -> None:
 
 
 def _warn(config: EngineConfig, options: ServeOptions) -> None:
+    # deferred: imports yaml
+    from console.export.ray import ray_layout
+
     note = options.exposure_note()
     if note:
         print(f"warning: {note}", file=sys.stderr)
@@ -287,6 +299,9 @@ def _warn(config: EngineConfig, options: ServeOptions) -> None:
 
 
 def _import(args: argparse.Namespace) -> int:
+    # deferred: imports yaml
+    from console.export.importer import import_command, import_yaml, save_preset
+
     if bool(args.file) == bool(args.serve_command):
         raise CliError('give either a YAML file or --command "vllm serve ..." (one of them)')
     if args.file:

@@ -13,8 +13,8 @@ from typing import Any, NoReturn
 
 from console.cli.common import CliError
 from console.engine.factory import parse_engine_choice
-from console.launch import default_model_name, resolve_preset
 from console.models.store import ModelStore
+from console.launch import default_model_name, resolve_preset
 from console.presets import PresetError
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from console.launch import default_model_name
 from console.settings import load_settings
+from console.launch import default_model_name
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

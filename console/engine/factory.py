@@ -24,7 +24,7 @@ def parse_engine_choice(value: str | None) -> EngineChoice:
     if text.lower() in ("serve", "server", "local-server"):
         return EngineChoice("serve")
     if "://" in text or ":" in text:
-        # deferred: imports httpx
+        # deferred: imports httpx, prometheus_client
         from console.engine.remote import normalize_url
 
         url = normalize_url(text)
@@ -48,11 +48,11 @@ def make_engine(
     if choice.kind == "local":
         return EngineHost(metrics)
     if choice.kind == "serve":
-        # deferred: imports httpx
+        # deferred: imports httpx, prometheus_client
         from console.engine.local_server import LocalServer
 
         return LocalServer(metrics=metrics)
-    # deferred: imports httpx
+    # deferred: imports httpx, prometheus_client
     from console.engine.remote import RemoteEngine, api_key_from_env
 
     engine = RemoteEngine(

@@ -41,7 +41,6 @@ from console.messages import Message
 from console.metrics.store import MetricsStore
 from console.engine.remote import ServerEngine
 from console.engine.types import EngineBusy, EngineError, EngineInfo, EngineState, EngineStatus
-from console.engine.serve_args import serve_yaml
 from console.engine.serve_options import ServeOptions
 
 log = logging.getLogger(__name__)
@@ -203,6 +202,9 @@ class LocalServer(ServerEngine):
         return [self.python, "-m", SERVER_MODULE, "--config", str(yaml_path), "--trust-request-chat-template"]
 
     async def _start(self, config: EngineConfig, name: str) -> EngineInfo:
+        # deferred: imports yaml
+        from console.engine.serve_args import serve_yaml
+
         t0 = time.monotonic()
         self._start_cancelled = False
         try:

@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from console.paths import presets_dir, resources_dir
-from console.advisor.rules import load_rules, rule_texts
 from console.knob_help import HELP_CONTEXT, help_texts
 from console.messages import CONTEXT
+from console.advisor.rules import load_rules, rule_texts
 from console.presets import load_preset_file
 
 UI_DIR = Path(__file__).resolve().parent

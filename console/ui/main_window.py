@@ -158,7 +158,7 @@ class MainWindow(QMainWindow):
         # deferred: imports numpy, pyqtgraph
         from console.ui.monitor.panel import MonitorPanel
 
-        # deferred: imports httpx
+        # deferred: imports httpx, prometheus_client, yaml
         from console.ui.server.panel import ServerPanel
 
         current = self.tabs.currentIndex()

@@ -48,7 +48,6 @@ from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
 from console.ui.models.knobs_box import KNOB_KEYS, knobs_with_change  # noqa: F401  (re-exported: Apply's rule)
 from console.ui.i18n import RULES_CONTEXT
-from console.metrics.prometheus import MetricsServer, MetricsServerError
 
 
 def translate_rule_text(text: str) -> str:
@@ -265,6 +264,9 @@ class AdvisorPanel(QWidget):
             self.header.setText(self.tr("Recording saved to {0}").format(path))
 
     def _on_metrics_toggled(self, on: bool) -> None:
+        # deferred: imports prometheus_client
+        from console.metrics.prometheus import MetricsServer, MetricsServerError  # prometheus_client: only when asked
+
         if not on:
             if self.metrics_server is not None:
                 self.metrics_server.stop()

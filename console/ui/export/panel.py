@@ -37,10 +37,6 @@ from console.config import EngineConfig
 from console.engine.types import EngineState, EngineStatus
 from console.ui.context import AppContext
 from console.ui.state_signals import follow_selection
-from console.engine import serve_args
-from console.export import ServeOptions, bundle, compose, k8s, ray
-from console.export.bundle import write_bundle
-from console.export.trtllm_readme import trtllm_files
 
 FORMATS = ("yaml", "cmd", "compose", "k8s", "ray", "bundle", "trtllm")
 _SUFFIX = {"yaml": ".yaml", "cmd": ".sh", "compose": ".yaml", "k8s": ".yaml", "ray": ".sh"}
@@ -51,6 +47,11 @@ def render_export(
 ) -> dict[str, str]:
     """``{file name: text}`` for one format (several files for compose, ray, bundle and trtllm).
     Raises ExportError (a ValueError) for an impossible export."""
+    # deferred: imports yaml
+    from console.engine import serve_args
+
+    # deferred: imports yaml
+    from console.export import ServeOptions, bundle, compose, k8s, ray
 
     options = ServeOptions(host=host, port=port, served_model_name=served_model_name or None)
     options.validate()
@@ -74,6 +75,9 @@ def render_export(
     if fmt == "bundle":
         return bundle.bundle_files(config, options, model_dir=config.model)
     if fmt == "trtllm":
+        # deferred: imports yaml
+        from console.export.trtllm_readme import trtllm_files
+
         return trtllm_files(config, options)
     raise ValueError(f"unknown export format {fmt!r}")
 
@@ -233,6 +237,9 @@ class ExportPanel(QWidget):
             if self.fmt == "cmd":
                 path.chmod(0o755)
         else:
+            # deferred: imports yaml
+            from console.export.bundle import write_bundle
+
             write_bundle(path, self.files)
         self.message.setText(self.tr("Saved to {p}").format(p=path))
         self.saved.emit(str(path))

@@ -44,12 +44,12 @@ from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
 from console.ui.tasks import BackgroundCall
 from console.ui.widgets import needs_loader_tip
-from console.presets import load_presets
 from console.quant import gate
 from console.quant.evalset import load_eval_set
 from console.quant.fp8 import memory_won
 from console.quant.gate import GateResult
 from console.quant.pipeline import quantize_and_gate, run_gate
+from console.presets import load_presets
 
 Runner = Callable[..., Any]
 
