@@ -23,7 +23,7 @@ def main() -> int:
     args = p.parse_args()
 
     from console.engine import cpu_dtype
-    from console.engine.cpu_dtype_check import bundled_model, measure, run_check
+    from console.bench.cpu_dtype_check import bundled_model, measure, run_check
     from console.jobs import TaskState
 
     def show(pr: object) -> None:

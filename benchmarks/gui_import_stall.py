@@ -67,7 +67,7 @@ def main() -> int:
 
     def load_like() -> None:
         with gc_pause.no_full_collections():
-            from console.engine import vllm_compat
+            from console import vllm_compat
 
             vllm_compat.import_vllm()
             vllm_compat.async_llm_class()

@@ -28,6 +28,7 @@ import httpx
 
 from console import __version__
 from console.messages import MessageError
+from console.privacy import offline_reason
 
 USER_AGENT = f"inference-console/{__version__}"
 #: The longest wait for a connection, unless a caller's timeout is shorter.
@@ -41,7 +42,6 @@ class Offline(MessageError):
 
 def refuse_offline(what: str) -> None:
     """Raise :class:`Offline` when offline mode forbids ``what`` (e.g. "searching ModelScope")."""
-    from console.privacy import offline_reason
 
     reason = offline_reason(what)
     if reason:

@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from console.atomic import sweep_stale_tmp
 from console.config import CONSOLE_ONLY_FIELDS, EngineConfig
@@ -34,10 +34,16 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10: the same parser, as a package
     import tomli as tomllib
 
-if TYPE_CHECKING:
-    from console.models.store import ModelEntry
-
 GOALS = ("max-throughput", "low-latency", "long-context", "smallest-memory", "balanced")
+
+
+class StoredModel(Protocol):
+    """What :meth:`Preset.config_for` reads of a model of the store (a ``ModelEntry``)."""
+
+    name: str
+    path: str
+    trust_remote_code: bool
+    max_context: int | None
 
 
 class PresetError(ValueError):
@@ -60,7 +66,7 @@ class Preset:
         validate_overrides({k: v for k, v in given.items() if k not in NOT_IN_PRESET})
         return EngineConfig(model=model_path, **{**self.engine, **given})
 
-    def config_for(self, entry: "ModelEntry", **overrides: Any) -> EngineConfig:
+    def config_for(self, entry: StoredModel, **overrides: Any) -> EngineConfig:
         """The configuration Load uses for a model of the store under this preset: its path,
         its name as the served name, its remote-code flag, the context capped at the model's."""
         overrides.setdefault("trust_remote_code", entry.trust_remote_code)

@@ -31,6 +31,7 @@ import os
 from typing import Mapping, MutableMapping
 
 from console.messages import Message
+from console.settings import load_settings, save_settings, saved_usage_stats
 
 #: ``1``/``0`` overrides the saved setting for this process and its children.
 USAGE_STATS_ENV = "INFERENCE_CONSOLE_USAGE_STATS"
@@ -74,7 +75,6 @@ def usage_stats_allowed(env: Mapping[str, str] | None = None) -> bool:
     override = (os.environ if env is None else env).get(USAGE_STATS_ENV)
     if override is not None and override.strip():
         return _truthy(override)
-    from console.settings import saved_usage_stats
 
     return saved_usage_stats()
 
@@ -122,7 +122,6 @@ def apply_to_process(allowed: bool | None = None) -> bool:
 def save_choice(allowed: bool) -> None:
     """Remember the choice in settings.json and apply it to this process (children started from
     now on follow it; an engine already running keeps the environment it started with)."""
-    from console.settings import load_settings, save_settings
 
     settings = load_settings()
     settings.usage_stats = allowed

@@ -5,14 +5,15 @@ from __future__ import annotations
 import sys
 
 from console import __version__, privacy
+from console.engine.cpu_dtype import resolve
+from console.metrics import nvml
+from console.vllm_compat import vllm_distribution
 
 
 def version_report() -> dict[str, str]:
     """What a bug report needs first: console, Python, engine build, torch, CUDA, GPU and driver.
     Reads package metadata and NVML only (no torch or vLLM import: it stays fast)."""
     from importlib.metadata import PackageNotFoundError, version
-
-    from console.engine.vllm_compat import vllm_distribution
 
     out = {"inference-console": __version__, "python": sys.version.split()[0]}
     dist = vllm_distribution()
@@ -24,7 +25,6 @@ def version_report() -> dict[str, str]:
         out["cuda"] = "none (CPU build)" if "+cpu" in torch_version else "see torch build"
     except PackageNotFoundError:
         out["torch"] = "not installed"
-    from console.metrics import nvml
 
     if nvml.available():
         out["driver"] = nvml.driver_version() or "?"
@@ -32,7 +32,6 @@ def version_report() -> dict[str, str]:
         out["gpus"] = ", ".join(nvml.gpu_names()) or "none"
     else:
         out["gpus"] = "none visible to NVML"
-    from console.engine.cpu_dtype import resolve
 
     out["cpu dtype"] = resolve().note
     return out

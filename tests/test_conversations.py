@@ -154,7 +154,7 @@ def test_an_answers_thinking_is_kept_apart_and_an_older_history_gains_the_column
     thinking was kept) opens, keeps its messages and can then save thinking too."""
     from console.chat.session import ChatSession
     from console.config import SamplingSettings
-    from console.chat.thinking import Thought
+    from console.engine.thinking import Thought
 
     path = tmp_path / "old.sqlite3"
     db = sqlite3.connect(path)

@@ -135,8 +135,8 @@ def test_the_check_rejects_a_candidate_that_answers_wrongly(
     the check must fall back on the correct dtype. (A candidate whose answer is right but whose
     probabilities drift is rejected by the agreement check: test_verdicts.) The timing runs one
     small workload: only that the reference is timed is asserted, not how fast."""
-    from console.engine import cpu_dtype_check
-    from console.engine.cpu_dtype_check import run_check
+    from console.bench import cpu_dtype_check
+    from console.bench.cpu_dtype_check import run_check
 
     monkeypatch.setattr(cpu_dtype_check, "SPEED_SHAPE", (4, 16, 8))
     monkeypatch.setattr(cpu_dtype_check, "SPEED_RUNS", 1)

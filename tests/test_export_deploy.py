@@ -15,7 +15,7 @@ from console.config import EngineConfig
 from console.export.bundle import bundle_files, write_bundle
 from console.export.compose import compose_dict, compose_yaml
 from console.export.k8s import k8s_objects, k8s_yaml
-from console.export.options import DEFAULT_IMAGE, VLLM_SERVER_VERSION, ExportError, ServeOptions
+from console.engine.serve_options import DEFAULT_IMAGE, VLLM_SERVER_VERSION, ExportError, ServeOptions
 from console.export.ray import ray_commands, rayservice_yaml
 from console.export.validate import check_yaml
 
@@ -189,17 +189,6 @@ def test_bundle_folder_and_zip(config: EngineConfig, tmp_path: Path) -> None:
         assert set(zf.namelist()) == {f"b/{name}" for name in files}
         assert zf.read("b/serve.yaml").decode() == files["serve.yaml"]
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging left behind
-
-
-def test_bundle_without_the_planner_says_so(config: EngineConfig, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sys
-
-    monkeypatch.setitem(sys.modules, "console.planner", None)  # as if the planner were not installed
-    files = bundle_files(config, ServeOptions(), model_dir=config.model)
-    plan = json.loads(files["plan.json"])
-    assert plan["available"] is False and plan["reason"].startswith("planner unavailable")
-    assert files["plan.txt"].startswith("Memory plan: planner unavailable")
-    assert "planner unavailable" in files["README.md"]
 
 
 def test_planner_refusal_is_reported(config: EngineConfig) -> None:

@@ -13,8 +13,8 @@ import yaml
 from console.cli.main import main
 from console.config import EngineConfig
 from console.export.importer import import_command, import_yaml, save_preset
-from console.export.options import ServeOptions
-from console.export.serve import serve_command, serve_yaml
+from console.engine.serve_options import ServeOptions
+from console.engine.serve_args import serve_command, serve_yaml
 from console.models.store import ModelStore
 from console.presets import PresetError, load_presets
 

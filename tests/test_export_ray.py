@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from console.config import EngineConfig
-from console.export.options import MULTICAST_OFF, ServeOptions
+from console.engine.serve_options import MULTICAST_OFF, ServeOptions
 from console.export.ray import ray_commands, rayservice_dict
 
 #: NVLink multicast off in NCCL, PyTorch's symmetric memory and NVSHMEM.
@@ -79,7 +79,7 @@ def test_single_machine_multi_gpu_servers_set_multicast_off_too(tiny_model: Path
     than one GPU (its workers talk over NCCL), and nothing extra for one GPU."""
     from console.export.compose import compose_dict
     from console.export.k8s import k8s_objects
-    from console.export.serve import serve_command, serve_script
+    from console.engine.serve_args import serve_command, serve_script
 
     for tp, expected in ((2, SWITCHES), (1, {})):
         config = EngineConfig(model=str(tiny_model), tensor_parallel_size=tp)
@@ -106,7 +106,7 @@ def test_container_yaml_checks_on_an_offline_machine(
     import huggingface_hub.constants as hub
 
     from console.export.compose import container_serve_yaml
-    from console.export.serve import container_model_path
+    from console.engine.serve_args import container_model_path
     from console.export.validate import check_yaml
 
     monkeypatch.setattr(hub, "HF_HUB_OFFLINE", True)

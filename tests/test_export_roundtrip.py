@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from console.config import SPECULATIVE_FIELDS, EngineConfig
-from console.export.options import ServeOptions
-from console.export.serve import command_tokens, serve_arguments, serve_command, serve_yaml
+from console.engine.serve_options import ServeOptions
+from console.engine.serve_args import command_tokens, serve_arguments, serve_command, serve_yaml
 from console.export.validate import check_yaml, parse_with_vllm
 from console.paths import presets_dir
 from console.presets import load_preset_file

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from console.export.options import ExportError, ServeOptions
+from console.engine.serve_options import ExportError, ServeOptions
 from console.export.trtllm import translate, validated
 from console.export.trtllm_readme import trtllm_files
 from console.export.trtllm_schema import RELEASE, check, load_schema, schema_path

@@ -175,7 +175,7 @@ def test_batch_results_carry_reasoning_split_by_vllms_parser(family: tuple[str, 
 
     from console.batch.formats import parse_jsonl
     from console.batch.runner import run_batch
-    from console.engine import vllm_compat
+    from console import vllm_compat
 
     name, host = family
     lines = [
@@ -226,8 +226,8 @@ def _served_in_process(host: EngineHost, name: str, body: dict[str, Any], tmp_pa
     from vllm.utils.argparse_utils import FlexibleArgumentParser
 
     from console.engine.local_server import LocalServer
-    from console.export.options import ServeOptions
-    from console.export.serve import serve_yaml
+    from console.engine.serve_options import ServeOptions
+    from console.engine.serve_args import serve_yaml
 
     yaml_path = tmp_path / "serve.yaml"
     yaml_path.write_text(serve_yaml(host.config, ServeOptions(host="127.0.0.1", port=8000, served_model_name=name)))

@@ -10,7 +10,7 @@ import pytest
 
 from tests.fixtures import families
 from console.models.family_table import FAMILY_TABLE, family_by_name, family_of
-from console.chat.thinking import split_reasoning
+from console.engine.thinking import split_reasoning
 
 _TOKENIZERS: dict[str, Any] = {}
 

@@ -1,4 +1,4 @@
-"""The Models panel's "fits?" column as core work (console/planner/fit_table.py): verdicts for
+"""The Models panel's "fits?" column as core work (console/models/fit_table.py): verdicts for
 every store entry from a preset held in memory and one device description, the knobs moving
 them, a missing or unreadable model reported on its own row. The tiny random Llama's real
 config.json is planned; no file but the models' own is read."""
@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from console.models.store import ModelStore
-from console.planner.fit_table import fit_table
+from console.models.fit_table import fit_table
 from console.presets import Preset
 
 #: Like the shipped cpu-default, but built here: nothing reads a preset file.

@@ -186,7 +186,7 @@ def test_the_hold_takes_what_the_first_step_can_start(engine_host: Any, monkeypa
     """A group larger than one engine step can start is held only for the first step's requests;
     the rest are added after it, while the engine runs, as ``LLM.generate`` adds requests. Here the
     step is made three sequences wide; unchanged, all seven would be held (the control)."""
-    from console.engine import vllm_compat
+    from console import vllm_compat
 
     results = [h.result(180) for h in engine_host.submit_many([_req(f"Name {i} rivers.") for i in range(7)])]
     assert engine_host.last_group.held == 7  # the control: the real step takes all seven

@@ -121,7 +121,7 @@ def test_planner_provenance(zh_cn: None, tiny_model: Path, home: Path) -> None:
     from console.config import EngineConfig
     from console.models.store import ModelStore
     from console.planner.calibration import Calibration
-    from console.planner.fit_table import plan_for
+    from console.models.fit_table import plan_for
     from console.planner.selfcal import status_text
     from console.ui.models.plan_view import details_markdown
 

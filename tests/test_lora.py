@@ -14,11 +14,12 @@ import pytest
 
 from console.config import EngineConfig
 from console.engine.adapters import lora_settings
-from console.export.options import ServeOptions
-from console.export.serve import serve_command, serve_yaml
+from console.engine.serve_options import ServeOptions
+from console.engine.serve_args import serve_command, serve_yaml
 from console.export.validate import check_command, check_yaml, parse_with_vllm
 from console.models.adapters import import_adapter, list_adapters, remove_adapter
-from console.models.lora import AdapterError, check_base, check_rank, inspect_adapter, slot_bytes
+from console.models.lora import AdapterError, check_base, check_rank, inspect_adapter
+from console.planner.lora import slot_bytes
 from console.models.store import ModelStore, StoreError
 from console.planner.core import PlanRequest, compute, engine_args
 from console.presets import PresetError, validate_engine_values
@@ -324,7 +325,7 @@ def test_container_exports_mount_the_adapters_or_say_they_cannot(
     from console.export.bundle import bundle_files
     from console.export.compose import compose_dict, container_serve_yaml
     from console.export.k8s import k8s_yaml
-    from console.export.options import ExportError
+    from console.engine.serve_options import ExportError
     from console.export.ray import rayservice_yaml
 
     config = EngineConfig(

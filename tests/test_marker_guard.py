@@ -130,7 +130,7 @@ def test_which_children_are_heavy() -> None:
     assert heavy_child([py, "-c", "from console.engine.host import EngineHost\nEngineHost().load(c)"]) is not None
     assert heavy_child([py, "-c", "from vllm.usage.usage_lib import UsageContext"]) is not None
     assert heavy_child([py, "-c", "import sys; print('vllm' in sys.modules)"]) is None  # a mention, no import
-    assert heavy_child([py, "-c", "import importlib; importlib.import_module('console.engine.vllm_compat')"]) is None
+    assert heavy_child([py, "-c", "import importlib; importlib.import_module('console.vllm_compat')"]) is None
     script = Path(__file__).resolve().parent / "privacy_scenario.py"
     assert heavy_child([py, str(script), "work"]) is not None
     assert heavy_child(["bash", "-n", "x.sh"]) is None

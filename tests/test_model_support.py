@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from console.engine.vllm_compat import vllm_distribution
+from console.vllm_compat import vllm_distribution
 from console.models.importers import import_hf_folder
 from console.models.inspect import ModelFormatError, inspect_checkpoint
 from console.models.store import ModelStore

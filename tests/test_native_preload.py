@@ -1,4 +1,4 @@
-"""torch's native library is loaded with the GIL released (console/engine/native_preload.py,
+"""torch's native library is loaded with the GIL released (console/native_preload.py,
 issue 30): the ``dlopen`` inside ``import torch`` held the GIL for 200-430 ms, the longest stall
 of the window while a model loaded. A fresh interpreter (the library loads once per process)
 times a thread that keeps waking while the preload runs: with the GIL held it cannot wake at all
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = r"""
 import json, sys, threading, time
 sys.path.insert(0, sys.argv[1])
-from console.engine.native_preload import preload_torch
+from console.native_preload import preload_torch
 ticks, stop = [], []
 def probe():
     while not stop:

@@ -17,7 +17,7 @@ CONSOLE = Path(__file__).resolve().parents[1] / "console"
 #: whose job is adapting a third-party object) or ``file:attribute`` (that one attribute only).
 FOREIGN = {
     # vLLM's objects: fields and methods come and go between releases
-    "console/engine/vllm_compat.py": "vLLM's engine, configs and tool-parser manager (the vLLM adapter itself)",
+    "console/vllm_compat.py": "vLLM's engine, configs and tool-parser manager (the vLLM adapter itself)",
     "console/engine/host.py": "vLLM's AsyncLLM and RequestOutput (reset_prefix_cache, metrics not in every release)",
     "console/engine/load_capture.py": "vllm.envs's __getattr__ (memoized by release), vLLM's configs, log handlers",
     "console/engine/prepare.py": "vLLM's VllmConfig after a load (its sub-configs differ between releases)",
@@ -25,12 +25,12 @@ FOREIGN = {
     "console/engine/openai_body.py": "vLLM's OpenAI request models, pydantic's ValidationError (fields by release)",
     "console/engine/tool_calls.py": "vLLM's structured-output constraint and tool calls (fields by release)",
     "console/engine/chat_prompt.py": "vLLM's renderer result: ErrorResponse's error/message moved between releases",
-    "console/engine/cpu_dtype_check.py": "vLLM's prompt Logprob entries (a Logprob object or a bare float by release)",
+    "console/bench/cpu_dtype_check.py": "vLLM's prompt Logprob entries (a Logprob object or a bare float by release)",
     "console/metrics/vllm_logger.py": "vLLM's SchedulerStats, IterationStats, FinishedRequestStats (fields by release)",
     "console/metrics/nvml.py:usedGpuMemory": "pynvml's process info (v1/v2/v3 structs; None where unknown)",
     "console/metrics/nvml.py:pid": "pynvml's process info (c_nvmlProcessInfo_t v1/v2/v3), fake entries in tests",
     "console/export/validate.py": "vLLM's parsed engine arguments (fields move between releases)",
-    "console/chat/thinking.py": "vLLM's reasoning parsers (reasoning_end_str on some) and a Hugging Face tokenizer",
+    "console/engine/thinking.py": "vLLM's reasoning parsers (reasoning_end_str on some) and a Hugging Face tokenizer",
     "console/cli/chat_thinking.py": "vLLM's reasoning parser (reasoning_*_str on some parsers only)",
     # other libraries' objects
     "console/models/importers.py": "a transformers model config (quantization_config) and tokenizer (chat_template)",

@@ -105,7 +105,7 @@ def test_the_plan_cli_counts_the_draft_and_the_offload(capsys: pytest.CaptureFix
 
 
 def test_the_fit_table_plans_a_presets_speed_settings(tmp_path: Path, tiny_model: Path) -> None:
-    from console.planner.fit_table import plan_for
+    from console.models.fit_table import plan_for
     from console.models.store import ModelEntry
 
     config = EngineConfig(

@@ -22,7 +22,7 @@ import yaml
 
 from console import privacy
 from console.config import EngineConfig
-from console.export.options import ServeOptions
+from console.engine.serve_options import ServeOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 GUARD = ROOT / "tests" / "netguard"
@@ -153,7 +153,7 @@ def test_exports_carry_the_choice_both_ways(tiny_model: Path) -> None:
     from console.export.compose import compose_dict, container_serve_yaml
     from console.export.k8s import k8s_objects
     from console.export.ray import rayservice_dict
-    from console.export.serve import serve_command, serve_script, serve_yaml
+    from console.engine.serve_args import serve_command, serve_script, serve_yaml
 
     config = EngineConfig(model=str(tiny_model), tensor_parallel_size=2)
     for allowed, value in ((False, "1"), (True, "0")):

@@ -237,7 +237,7 @@ def test_gate_measures_the_awq_checkpoint_and_passes_it(
     awq_store: ModelStore, quantized: tuple, gate_original: Any
 ) -> None:
     from console.engine.host import EngineHost
-    from console.engine.vllm_compat import cpu_awq_kernel
+    from console.vllm_compat import cpu_awq_kernel
     from console.quant.gate import judge, measure
 
     if not cpu_awq_kernel():

@@ -37,7 +37,7 @@ def test_resolved_fills_only_what_the_user_left() -> None:
 
 
 def test_vllm_defaults_are_vllms_own() -> None:
-    from console.engine import vllm_compat
+    from console import vllm_compat
 
     p = vllm_compat.sampling_params_class()()
     assert {k: getattr(p, k) for k in VLLM_SAMPLING_DEFAULTS} == VLLM_SAMPLING_DEFAULTS

@@ -22,8 +22,8 @@ from console.engine.serving import (
     python_example,
     served_argv,
 )
-from console.export.options import ServeOptions
-from console.export.serve import serve_command
+from console.engine.serve_options import ServeOptions
+from console.engine.serve_args import serve_command
 
 
 def export_tokens(command: str) -> list[str]:

@@ -12,8 +12,8 @@ import pytest
 
 from console.config import EngineConfig
 from console.export.importer import import_command, import_yaml
-from console.export.options import ServeOptions
-from console.export.serve import serve_command, serve_yaml
+from console.engine.serve_options import ServeOptions
+from console.engine.serve_args import serve_command, serve_yaml
 from console.export.validate import check_command, check_yaml, parse_with_vllm
 from console.paths import presets_dir
 from console.presets import PresetError, load_preset_file, parse_preset

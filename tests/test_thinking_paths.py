@@ -29,7 +29,7 @@ def _vllm(host: Any, text: str) -> tuple[Any, str | None, str | None]:
     """vLLM's qwen3 reasoning parser and its split of ``text``."""
     from vllm.reasoning import ReasoningParserManager
 
-    from console.engine import vllm_compat
+    from console import vllm_compat
 
     parser = ReasoningParserManager.get_reasoning_parser("qwen3")(host.tokenizer, chat_template_kwargs={})
     body = vllm_compat.chat_completion_request_class().model_validate({"messages": [{"role": "user", "content": "?"}]})
@@ -114,7 +114,7 @@ def test_the_thinking_count_does_not_depend_on_how_the_tokens_were_grouped(famil
     begin the answer: its thinking tokens are counted (CI once printed "thought 2 tokens" for a
     thinking of 10 when the engine grouped them)."""
     from console.cli.chat_thinking import chat_splitter
-    from console.chat.thinking import ThinkingStream
+    from console.engine.thinking import ThinkingStream
 
     _, host = family
     fields = request_fields({"structured_outputs": {"regex": THINK_THEN_ANSWER}}, GREEDY)

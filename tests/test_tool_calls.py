@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from console.engine import vllm_compat
+from console import vllm_compat
 from console.engine.choices import OpenAIChoiceCollector
 from console.engine.openai_body import BodyError, parse_body
 from console.engine.tool_calls import ToolsRefused, parse_answer, parser_for
@@ -205,8 +205,8 @@ def test_export_carries_the_familys_tool_parser_and_vllm_reads_it(tmp_path: Path
     import shlex
 
     from console.config import EngineConfig
-    from console.export.options import ServeOptions
-    from console.export.serve import serve_command, serve_yaml
+    from console.engine.serve_options import ServeOptions
+    from console.engine.serve_args import serve_command, serve_yaml
     from console.export.validate import check_yaml, parse_with_vllm
 
     for name, template in (("qwen3", families.QWEN3_TEMPLATE), ("gemma", families.GEMMA_TEMPLATE)):

@@ -61,7 +61,7 @@ def _vllm_split(name: str, host: Any, text: str, kwargs: dict[str, Any]) -> tupl
     """vLLM's own reasoning parser on ``text`` (what ``vllm serve --reasoning-parser`` returns)."""
     from vllm.reasoning import ReasoningParserManager
 
-    from console.engine import vllm_compat
+    from console import vllm_compat
 
     parser = ReasoningParserManager.get_reasoning_parser(PARSER[name])(host.tokenizer, chat_template_kwargs=kwargs)
     body = vllm_compat.chat_completion_request_class().model_validate(

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from console.config import EngineConfig
-from console.export.options import ExportError
+from console.engine.serve_options import ExportError
 from console.metrics.store import MetricsStore
 from console.metrics.device import DeviceSampler
 

@@ -22,7 +22,7 @@ from console.engine.host import EngineHost
 from console.engine.local_server import free_port, port_free
 from console.engine.serving import ServedServer
 from console.engine.types import EngineState
-from console.export.serve import serve_command
+from console.engine.serve_args import serve_command
 from console.models.store import ModelStore
 from console.settings import load_settings
 from console.ui.context import AppContext

@@ -1,4 +1,4 @@
-"""Which models take images, read from their config.json (console/chat/image_parts.py)."""
+"""Which models take images, read from their config.json (console/engine/image_parts.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from console.chat.image_parts import takes_images
+from console.engine.image_parts import takes_images
 
 
 @pytest.mark.parametrize(

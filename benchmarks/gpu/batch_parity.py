@@ -317,7 +317,7 @@ class Run:
         import threading
 
         from console.config import EngineConfig
-        from console.engine import vllm_compat
+        from console import vllm_compat
 
         if tag in self.engines:
             return self.engines[tag]

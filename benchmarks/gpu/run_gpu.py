@@ -136,7 +136,7 @@ def shape_vocab(folder: Path) -> int:
 def environment() -> dict[str, Any]:
     import torch
 
-    from console.engine.vllm_compat import vllm_distribution
+    from console.vllm_compat import vllm_distribution
     from console.metrics.device import NvmlSource
 
     src = NvmlSource()

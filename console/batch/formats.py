@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from console.engine.openai_body import URLS, BodyError, Endpoint, parse_body
-from console.chat import image_parts
+from console.engine import image_parts
 from console.config import SamplingSettings
-from console.engine import vllm_compat
+from console import vllm_compat
 
 #: Longest line or CSV cell we accept, so an enormous input fails by line instead of by memory.
 MAX_LINE_CHARS = 4 * 1024 * 1024

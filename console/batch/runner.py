@@ -37,7 +37,7 @@ from console.engine.interface import Engine
 from console.engine.many import ManyRequests
 from console.engine.tool_calls import parse_answer
 from console.models.family_table import Family, family_of
-from console.chat.thinking import split_reasoning
+from console.engine.thinking import split_reasoning
 from console.engine.types import EngineState, GenerationRequest, RequestFailed, RequestFinished, new_request_id
 from console.jobs import TaskState
 

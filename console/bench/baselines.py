@@ -22,6 +22,7 @@ from typing import Any
 from console.bench.workload import Workload
 from console.children import Child, python_module
 from console.jobs import TaskState
+from console import vllm_compat
 
 
 def run_baseline(
@@ -74,8 +75,6 @@ def _text_prompts(model: str, workload: Workload) -> list[dict[str, list[int]]]:
 
 
 def _vllm(spec: dict[str, Any]) -> dict[str, Any]:
-    from console.engine import vllm_compat
-
     LLM, SamplingParams = vllm_compat.llm_class(), vllm_compat.sampling_params_class()  # noqa: N806
     w = Workload.from_dict(spec["workload"])
     kwargs = vllm_compat.engine_args_kwargs(dict(spec["engine_kwargs"]))
@@ -111,8 +110,6 @@ def _asyncllm(spec: dict[str, Any]) -> dict[str, Any]:
     outputs only, every request in flight at once): separates what the async front end costs
     against ``LLM.generate`` from what the console adds on top of it."""
     import asyncio
-
-    from console.engine import vllm_compat
 
     w = Workload.from_dict(spec["workload"])
     kwargs = dict(spec["engine_kwargs"])

@@ -14,6 +14,9 @@ Pure functions on plain data, no Qt, no engine.
 from __future__ import annotations
 
 from typing import Any
+from console.metrics import nvml
+from console.planner import get_gpu, plan, request_from_engine
+from console.planner.selfcal import gpu_key
 
 LATENCY_METRICS = (("ttft_s", "TTFT"), ("itl_s", "ITL"), ("e2e_s", "e2e"))
 PERCENTILES = ("p50", "p90", "p99")
@@ -87,15 +90,11 @@ def tune_points(trials: list[dict[str, Any]]) -> list[tuple[int, float, float]]:
 def planner_device(device: str) -> Any:
     """The planner's profile for this machine: the NVML card's, or the CPU engine's with this
     machine's RAM; None when the GPU is not in the planner's table."""
-    from console.planner import get_gpu
 
     if device != "cuda":
         import psutil
 
         return get_gpu(f"cpu:{psutil.virtual_memory().total / 1024**3:.0f}")
-    from console.metrics import nvml
-
-    from console.planner.selfcal import gpu_key
 
     name = nvml.gpu_name(0)
     if name is None:
@@ -112,7 +111,6 @@ def roofline(
     """The planner's decode ceilings for this model and engine, at a context of ``context`` tokens
     (the workload's prompt + output), one bound per concurrency; ``{"error": ...}`` when the
     planner cannot say (unknown GPU, a model shape it cannot read)."""
-    from console.planner import request_from_engine, plan
 
     profile = planner_device(device)
     if profile is None:

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from console.metrics.timings import ratio
+from console.bench.plots import write_plots as _write
+from console.metrics import nvml
 
 
 def environment() -> dict[str, Any]:
@@ -34,7 +36,6 @@ def environment() -> dict[str, Any]:
             env[dist] = importlib.metadata.version(dist)
         except importlib.metadata.PackageNotFoundError:
             pass
-    from console.metrics import nvml
 
     env["gpu"] = nvml.gpu_name(0)
     env["driver"] = nvml.driver_version()
@@ -54,6 +55,5 @@ def ratios(results: dict[str, dict[str, Any]]) -> dict[str, float | None]:
 
 def write_plots(report: dict[str, Any], folder: Path) -> list[str]:
     """The PNG plots (:mod:`console.bench.plots`); the files written."""
-    from console.bench.plots import write_plots as _write
 
     return _write(report, folder)

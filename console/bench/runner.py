@@ -15,7 +15,7 @@ to reset it (``reset_prefix_cache=True``, the default) and the figures say wheth
 
 A reasoning model's output tokens are split into thinking and answer: each chat
 answer is split by the family's vLLM reasoning parser, as ``vllm serve --reasoning-parser`` does,
-and its thinking tokens counted on the engine's token ids (``console/chat/thinking.py``); the figures'
+and its thinking tokens counted on the engine's token ids (``console/engine/thinking.py``); the figures'
 ``thinking`` says how many of the output tokens were thinking (absent for a family without one).
 """
 
@@ -33,7 +33,9 @@ from console.engine.interface import Engine
 from console.engine.many import ManyRequests
 from console.engine.types import GenerationRequest, RequestFinished
 from console.jobs import Cancelled, TaskState
-from console.chat.thinking import ReasoningSplitter, splitter_for
+from console.engine.thinking import ReasoningSplitter, splitter_for
+from console.engine.openai_body import parse_body
+from console.metrics.device import open_source
 
 
 #: What ``ttft_s`` measures (the report says which). ``engine_ttft_s`` is the same for both: from
@@ -47,8 +49,6 @@ class PeakMemory:
     """Samples device memory in a thread; ``peak`` in bytes (GPU memory, or RSS on CPU)."""
 
     def __init__(self, interval_s: float = 0.2) -> None:
-        from console.metrics.device import open_source
-
         self.source, self.reason = open_source()
         self.kind = self.source.kind
         self.peak = 0.0
@@ -113,7 +113,6 @@ def _openai_request(
     workload: Workload, ids: list[int] | None, messages: list[dict[str, str]] | None, s: SamplingSettings, stream: bool
 ) -> GenerationRequest:
     """A request carrying the workload's OpenAI fields, converted by vLLM's own request model."""
-    from console.engine.openai_body import parse_body
 
     if ids is not None:
         b = parse_body("completion", {"prompt": ids, **workload.openai_fields}, s)

@@ -12,6 +12,8 @@ from console.bench.figures import effective_concurrency, roofline
 from console.bench.runner import run_console
 from console.bench.workload import Workload
 from console.jobs import TaskState
+from console.bench.report import environment
+from console.engine.host import resolve_device
 
 
 def parse_concurrencies(text: str) -> list[int]:
@@ -92,7 +94,6 @@ def run_console_suite(
         context = max((len(p) for p in workload.prompt_token_ids), default=256) + workload.output_len
         points = runs or [out["console"]]
         concs = [effective_concurrency(r, workload.num_prompts, kwargs.get("max_num_seqs")) for r in points]
-        from console.engine.host import resolve_device
 
         out["roofline"] = roofline(config.model, kwargs, resolve_device(config), context, concs)
     return out
@@ -111,7 +112,6 @@ def base_report(
     model: str, engine_kwargs: dict[str, Any], device: str, workload: Workload, **workload_fields: Any
 ) -> dict[str, Any]:
     """The report's frame: environment, model, engine arguments, workload; ``results`` to fill."""
-    from console.bench.report import environment
 
     return {
         "environment": environment(),

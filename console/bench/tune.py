@@ -50,6 +50,11 @@ from console.config import EngineConfig
 from console.engine.interface import Loader, require_loader
 from console.jobs import Cancelled, TaskState
 from console.metrics.timings import pareto_front
+from console.bench.figures import planner_device
+from console.bench.runner import run_console
+from console.engine.host import resolve_device
+from console.engine.types import EngineState
+from console.vllm_compat import compile_cache_keys, compile_cache_root
 
 #: measure(host, workload, max_concurrency) -> the runner's figures
 Measure = Callable[[Any, Workload, "int | None"], dict[str, Any]]
@@ -57,8 +62,6 @@ OnTrial = Callable[[TuneResult], None]
 
 
 def default_measure(host: Any, workload: Workload, max_concurrency: int | None = None) -> dict[str, Any]:
-    from console.bench.runner import run_console
-
     return run_console(host, workload, max_concurrency=max_concurrency)
 
 
@@ -144,8 +147,6 @@ class _Search:
         if self.device == "cpu" or config.enforce_eager:
             return "eager (nothing compiled)"
         if self._compile_knobs is None:
-            from console.engine.vllm_compat import compile_cache_keys
-
             self._compile_knobs = (
                 "quantization",
                 "kv_cache_dtype",
@@ -156,8 +157,6 @@ class _Search:
         return ", ".join(f"{k}={getattr(config, k)}" for k in self._compile_knobs)
 
     def load(self, trial: Trial, config: EngineConfig, name: str) -> None:
-        from console.engine.types import EngineState
-
         status = self.host.status
         if status.state == EngineState.READY and status.info is not None and self.host.requested_config == config:
             self.vllm_version = self.vllm_version or status.info.vllm_version  # already loaded: no load spent
@@ -313,8 +312,6 @@ class _Search:
             self.measure_trial(again, [t.level or self.ws.concurrency], "tune-confirm")
 
     def result(self) -> TuneResult:
-        from console.engine.vllm_compat import compile_cache_root
-
         trials = self.trials
         ok = [i for i, t in enumerate(trials) if t.status == "ok" and t.label != "confirmation"]
         front = [ok[j] for j in pareto_front([(trials[i].throughput, trials[i].p99_latency) for i in ok])]
@@ -382,14 +379,11 @@ def tune(
     """Search ``grid`` around ``base`` on ``workload`` (see the module's text). ``card``: the
     planner's profile name of the card (default: the device's own; ``device_bytes`` with a bigger
     device emulates it); a grid's memory fractions are fractions of that card."""
-    from console.engine.host import resolve_device
 
     host = require_loader(host, "Auto-tune")  # before any trial: a remote server would ignore the knobs
     task = task or TaskState()
     device = resolve_device(base)
     if card is None:
-        from console.bench.figures import planner_device
-
         card = planner_device(device)
     ws = workload_shape(workload, max_concurrency)
     plan = plan_tune(base, grid, ws, device=device, card=card, device_bytes=device_bytes)

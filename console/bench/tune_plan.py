@@ -30,6 +30,8 @@ from typing import Any
 
 from console.bench.workload import Workload
 from console.config import EngineConfig
+from console.planner import compute, get_gpu, request_from_engine, shape_for, ShapeError
+from console.planner.roofline import roofline
 
 FRACTION = "gpu_memory_utilization"
 #: vLLM's own gpu_memory_utilization when none is given
@@ -226,7 +228,6 @@ def plan_tune(
     """Fold, prune and rank ``grid`` for ``base`` (the user's model, context and card) and the
     workload ``ws``. ``card``: the planner's :class:`GpuProfile` (or its name) of the card the
     result is for; None when the planner does not know the device (nothing is pruned for fit)."""
-    from console.planner import ShapeError, get_gpu, shape_for
 
     profile = get_gpu(card) if card is not None else None
     card_bytes = profile.memory_bytes if profile is not None and not profile.is_cpu else None
@@ -278,8 +279,6 @@ def plan_tune(
 def _request(
     base: EngineConfig, point: dict[str, Any], profile: Any, model_shape: Any, max_model_len: int, concurrency: int
 ) -> Any:
-    from console.planner import request_from_engine
-
     engine = {**base.engine_kwargs(), **{k: v for k, v in point.items() if v is not None}}
     engine["max_model_len"] = max_model_len
     if profile.is_cpu:
@@ -292,7 +291,6 @@ def _fit(
     base: EngineConfig, point: dict[str, Any], ws: WorkloadShape, profile: Any, model_shape: Any, device: str
 ) -> tuple[str | None, Any]:
     """(why the point cannot run, None) or (None, the planner's figures for it)."""
-    from console.planner import compute
 
     if profile is None or model_shape is None:
         return None, None
@@ -371,8 +369,6 @@ def _predicted(
     base: EngineConfig, point: dict[str, Any], ws: WorkloadShape, level: int, profile: Any, model_shape: Any
 ) -> float | None:
     """The planner's batched decode ceiling at this point's batch, with the workload's own context."""
-    from console.planner import compute
-    from console.planner.roofline import roofline
 
     if profile is None or model_shape is None:
         return None

@@ -8,6 +8,9 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+from console.atomic import atomic_write_text
+from console.schema import NOT_IN_PRESET
+from console.presets import Preset, parse_preset, user_presets_dir, validate_engine_values
 
 #: Trial statuses: measured on the whole workload; stopped by successive halving after a short
 #: run; refused or crashed; never started (budget or cancel); cancelled while it was measured.
@@ -174,9 +177,6 @@ def save_as_preset(
     trial: Trial, name: str, base_engine: dict[str, Any], *, description: str = "", gpu: str = "any"
 ) -> Path:
     """Save ``base_engine`` + the trial's knobs as a user preset; returns the file."""
-    from console.atomic import atomic_write_text
-    from console.presets import Preset, parse_preset, user_presets_dir, validate_engine_values
-    from console.schema import NOT_IN_PRESET
 
     knobs = trial.preset_knobs()
     engine = {k: v for k, v in {**base_engine, **knobs}.items() if v is not None and k not in NOT_IN_PRESET}

@@ -10,6 +10,7 @@ import random
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+from console.batch.formats import read_batch_file
 
 
 @dataclass
@@ -53,7 +54,6 @@ def synthetic(num_prompts: int, input_len: int, output_len: int, vocab_size: int
 
 def from_file(path: Path | str, output_len: int, num_prompts: int | None = None) -> Workload:
     """The prompts of a batch file (JSONL/CSV/OpenAI batch), cycled or cut to ``num_prompts``."""
-    from console.batch.formats import read_batch_file
 
     parsed = read_batch_file(path)
     if not parsed.requests:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from console.messages import Message, MessageError
-from console.chat.image_parts import data_url, image_count, refusal_message, takes_images
+from console.engine.image_parts import data_url, image_count, refusal_message, takes_images
 
 #: The largest picture the chat attaches (a photo from a phone is 2-8 MB).
 MAX_IMAGE_BYTES = 20 * 1024**2
@@ -122,7 +122,7 @@ def missing_picture(exc: OSError) -> ImageError:
 
 def model_takes_images(model_path: str) -> bool | None:
     """Whether the model loaded from ``model_path`` takes images, from its ``config.json``
-    (``console/chat/image_parts.py``); None when there is no such file there (a server's model, known by
+    (``console/engine/image_parts.py``); None when there is no such file there (a server's model, known by
     its name only: the server answers for itself)."""
     if not model_path or not (Path(model_path) / "config.json").is_file():
         return None

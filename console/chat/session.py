@@ -26,7 +26,10 @@ from console.chat.tools import ChatTools
 from console.chat.conversation_pictures import StagedImages
 from console.chat.conversations import Conversation, ConversationError, ConversationStore, Message
 from console.engine.types import GenerationRequest, RequestFinished
-from console.chat.thinking import Thought
+from console.engine.thinking import Thought
+from console.engine.openai_body import request_fields
+from console.engine.tool_calls import parse_answer
+from console.models.family_table import family_of
 
 TITLE_CHARS = 48
 
@@ -128,8 +131,6 @@ class ChatSession:
         after_results = last is not None and self.tools.has_results_after(self.conversation_id, last.position)
         self._tool_fields = self.tools.fields(self.conversation_id, after_results)
         if self._tool_fields:  # vLLM checks the tools with the other OpenAI fields of the turn
-            from console.engine.openai_body import request_fields
-
             fields.update(request_fields({**(fields.get("openai_fields") or {}), **self._tool_fields}, sampling))
         request = GenerationRequest(messages=self.chat_messages(), sampling=sampling, **fields)
         self.answering = self.conversation_id
@@ -332,9 +333,6 @@ class ChatSession:
         content = text
         tokenizer = self.tokenizer() if self.tokenizer is not None else None
         if not calls and tokenizer is not None:
-            from console.engine.tool_calls import parse_answer
-            from console.models.family_table import family_of
-
             family = family_of(getattr(tokenizer, "chat_template", None))
             answer = parse_answer(family, tokenizer, fields, text, finished.finish_reason)
             calls, content = list(answer.tool_calls), answer.content

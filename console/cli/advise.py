@@ -13,6 +13,10 @@ from console.advisor import AdvisorContext, RuleError, evaluate, load_rules, pla
 from console.cli.common import CliError, print_json
 from console.cli.knob_flags import add_knob_flags, given_knobs
 from console.metrics.recording import RecordingError, load_recording
+from console.models.store import shape_of
+from console.planner import PlanRequest
+from console.planner.shapes import ShapeError
+from console.presets import get_preset
 
 #: The engine knobs a recording's run may be described with (knob flags, ``knob_flags.py``).
 _KNOB_FLAGS = ("gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens", "kv_cache_dtype")
@@ -51,8 +55,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def _engine_settings(args: argparse.Namespace, meta: dict[str, Any]) -> dict[str, Any]:
     engine: dict[str, Any] = dict(meta.get("engine") or {})
     if args.preset:
-        from console.presets import get_preset
-
         engine.update(get_preset(args.preset).engine)
     engine.update(given_knobs(args, _KNOB_FLAGS))
     return engine
@@ -70,12 +72,9 @@ def cmd_advise(args: argparse.Namespace) -> int:
     out["recording"] = str(args.recording)
     out["label"] = meta.get("label", "")
     if args.model:
-        from console.planner import PlanRequest, shape_for
-        from console.planner.shapes import ShapeError
-
         try:
             base = PlanRequest(
-                shape_for(args.model),
+                shape_of(args.model),
                 gpu=args.gpu,
                 **{
                     k: engine[k]
@@ -125,6 +124,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
 
 
 def cmd_serve_metrics(args: argparse.Namespace) -> int:
+    # deferred: imports prometheus_client
     from console.metrics.prometheus import MetricsServer, MetricsServerError
 
     try:

@@ -18,11 +18,14 @@ from types import FrameType
 from console.batch.formats import BatchFormatError, batch_defaults, read_batch_file
 from console.batch.results import export_csv
 from console.batch.runner import DEFAULT_CONCURRENCY, BatchSummary, run_batch
-from console.cli.chat import add_engine_args, add_sampling_args, engine_overrides, sampling_from_args
+from console.cli.chat import add_engine_args, add_sampling_args, engine_overrides, sampling_from_args, start_engine
 from console.cli.common import CliError, ProgressPrinter, print_json
 from console.cli.flags import check_file, check_model_and_preset, deprecated_alias
 from console.engine.interface import Engine
 from console.jobs import TaskState
+from console.engine.factory import parse_engine_choice
+from console.launch import default_model_name, resolve_preset
+from console.models.store import ModelStore, StoreError
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -63,10 +66,6 @@ def _local(path: str, what: str) -> Path:
 
 def _load(args: argparse.Namespace) -> Engine:
     """Like chat's start_engine, but ``--model`` may also be a model folder (as in vLLM)."""
-    from console.cli.chat import start_engine
-    from console.engine.factory import parse_engine_choice
-    from console.launch import default_model_name, resolve_preset
-    from console.models.store import ModelStore, StoreError
 
     try:
         if not parse_engine_choice(args.engine).needs_model:

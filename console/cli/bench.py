@@ -15,12 +15,23 @@ from pathlib import Path
 from typing import Any
 
 from console.cli.bench_common import config_for, write_report
-from console.cli.chat import add_engine_args
+from console.cli.chat import add_engine_args, start_engine
 from console.cli.common import CliError, ProgressPrinter, print_table, quiet_engine_logs
 from console.cli.flags import check_file, check_model_and_preset
 from console.engine.factory import parse_engine_choice
 from console.config import EngineConfig
 from console.jobs import TaskState
+from console.bench import workload as wl
+from console.bench.baselines import run_baseline
+from console.bench.figures import concurrency_points, roofline_points
+from console.bench.report import environment, ratios, write_plots
+from console.bench.runner import run_console
+from console.bench.suite import parse_concurrencies, run_console_suite
+from console.bench.workload import structured
+from console.cli import bench_compare, bench_speculation, bench_switch, bench_tune
+from console.engine.host import EngineHost, dtype_note, prepare_config
+from console.engine.interface import NEEDS_LOADER
+from console.launch import default_model_name, default_preset_name
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -100,15 +111,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="with --engine URL: run the same prompts on the console's in-process vLLM engine (--model, "
         "--preset) too, side by side in one report (e.g. a trtllm-serve against vLLM)",
     )
-    from console.cli import bench_tune
 
     bench_tune.add_args(p)
     p.set_defaults(func=cmd_bench)
 
 
 def _config(args: argparse.Namespace) -> tuple[EngineConfig, str, str]:
-    from console.launch import default_model_name, default_preset_name
-
     name = args.model or default_model_name()
     preset = args.preset or default_preset_name()
     return config_for(name, preset, args), name, preset
@@ -133,8 +141,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
     report_flags(args)
     check_model_and_preset(args, folder_ok=True)  # the cheap checks before anything slow
     check_file(args.dataset_path, "--dataset-path")
-    from console.bench.report import environment
-    from console.engine.host import EngineHost, dtype_note, prepare_config
 
     quiet_engine_logs(getattr(args, "verbose", False))
     try:
@@ -147,12 +153,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise CliError("--compare-local compares a server (--engine URL) with the in-process engine")
     config, name, preset = _config(args)
     if args.speculation_speedup:
-        from console.cli import bench_speculation
-
         return bench_speculation.run(args, config, TaskState(ProgressPrinter()))
     if args.switch_to:
-        from console.cli import bench_switch
-
         return bench_switch.run(args, (name, config), TaskState(ProgressPrinter()))
     prepared, device = prepare_config(config)
     try:
@@ -164,7 +166,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
     unknown = set(baselines) - {"vllm", "asyncllm", "hf"}
     if unknown:
         raise CliError(f"unknown baseline(s) {', '.join(sorted(unknown))} (choose from vllm, asyncllm, hf)")
-    from console.bench.suite import parse_concurrencies, run_console_suite
 
     try:
         concurrencies = parse_concurrencies(args.concurrency_sweep)
@@ -186,8 +187,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
     host = EngineHost()
     try:
         if args.tune:
-            from console.cli import bench_tune
-
             report["tune"] = bench_tune.run(args, host, config, device, workload)
         else:
             info = host.load(config, name).result()
@@ -206,8 +205,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
             report["concurrency_sweep"] = suite["concurrency_sweep"]
             report["roofline"] = suite.get("roofline")
             if constrained is not None:
-                from console.bench.runner import run_console
-
                 print(f"[bench] console path: {constrained.name}", file=sys.stderr)
                 report["results"]["console + JSON schema"] = run_console(
                     host,
@@ -227,8 +224,6 @@ def _structured(workload: Any, path: str) -> Any:
     import json
     from pathlib import Path
 
-    from console.bench.workload import structured
-
     try:
         schema = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -237,8 +232,6 @@ def _structured(workload: Any, path: str) -> Any:
 
 
 def _workload(args: argparse.Namespace, vocab_size: int) -> Any:
-    from console.bench import workload as wl
-
     if args.dataset_path:
         workload = wl.from_file(args.dataset_path, args.output_len, args.num_prompts)
     else:
@@ -292,13 +285,8 @@ def _bench_server(args: argparse.Namespace, kind: str) -> int:
     """The console path against a server (``--engine serve`` or a URL). Baselines run vLLM in a
     fresh local process, so they are not measured here (compare with ``--engine local``);
     ``--tune`` reloads engines, which only the in-process engine does."""
-    from console.bench.report import environment
-    from console.cli import bench_compare
-    from console.cli.chat import start_engine
 
     if args.tune:
-        from console.engine.interface import NEEDS_LOADER
-
         why = NEEDS_LOADER if kind == "remote" else "reloads the in-process engine"
         raise CliError(f"--tune {why}: use it with --engine local")
     local_only = [flag for flag, dest in _LOCAL_ONLY.items() if getattr(args, dest, None) not in (None, "", False)]
@@ -349,8 +337,6 @@ def _finish_report(
     engine_kwargs: dict[str, Any] | None = None,
 ) -> None:
     """Baselines (in fresh processes), ratios, the table, plots and the JSON report."""
-    from console.bench.baselines import run_baseline
-    from console.bench.report import ratios, write_plots
 
     if not args.tune:
         for kind in baselines:
@@ -423,7 +409,6 @@ def _print_results(report: dict[str, Any]) -> None:
         print(f"{k}: {_f(v, fmt='{:.3f}')}")
     for k, v in (report.get("side_by_side") or {}).items():
         print(f"server / in-process {k}: {v if isinstance(v, str) or v is None else f'{v:.3f}'}")
-    from console.bench.figures import concurrency_points, roofline_points
 
     for p in concurrency_points(report) if report.get("concurrency_sweep") else []:
         print(f"concurrency {p['concurrency']}: {p['output_tokens_per_s']:.1f} output tok/s")

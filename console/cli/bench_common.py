@@ -12,12 +12,13 @@ from typing import Any
 from console.cli.chat import engine_overrides
 from console.cli.common import print_json
 from console.config import EngineConfig
+from console.atomic import atomic_write_json
+from console.launch import engine_config_for, resolve_preset
+from console.models.store import ModelStore, StoreError
 
 
 def config_for(name: str, preset: str, args: argparse.Namespace) -> EngineConfig:
     """The store's model ``name`` (or a checkpoint folder) with ``preset`` and the command's knobs."""
-    from console.launch import engine_config_for, resolve_preset
-    from console.models.store import ModelStore, StoreError
 
     try:
         return engine_config_for(ModelStore(), name, preset, **engine_overrides(args))
@@ -30,8 +31,6 @@ def config_for(name: str, preset: str, args: argparse.Namespace) -> EngineConfig
 def write_report(report: dict[str, Any], args: argparse.Namespace) -> None:
     """The report as JSON: on stdout with --json, into the --report file."""
     if args.report:
-        from console.atomic import atomic_write_json
-
         atomic_write_json(Path(args.report), report)
         print(f"report -> {args.report}", file=sys.stderr)
     if args.json:

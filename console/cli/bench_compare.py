@@ -17,6 +17,9 @@ from typing import Any
 
 from console.config import EngineConfig
 from console.jobs import TaskState
+from console.bench.runner import run_console
+from console.cli.progress import ProgressPrinter
+from console.engine.host import EngineHost
 
 #: The report's key for the in-process run (the server's run stays "console").
 LOCAL = "in-process vLLM"
@@ -26,8 +29,6 @@ def run_streamed(host: Any, workload: Any, rate: float | None, args: argparse.Na
     """The console path's figures on ``workload`` through ``host``, streamed (TTFT and ITL as a
     client sees them, as `vllm bench serve` measures a server): the server run and the in-process
     run of the comparison measure alike."""
-    from console.bench.runner import run_console
-    from console.cli.progress import ProgressPrinter
 
     task = TaskState(ProgressPrinter())
     return run_console(
@@ -39,7 +40,6 @@ def run_local(
     config: EngineConfig, name: str, workload: Any, rate: float | None, args: argparse.Namespace
 ) -> dict[str, Any]:
     """The in-process engine's figures on ``workload`` (loaded, measured, closed)."""
-    from console.engine.host import EngineHost
 
     print(f"[bench] same prompts on the in-process vLLM engine: {name}", file=sys.stderr)
     host = EngineHost()

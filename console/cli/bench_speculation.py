@@ -11,13 +11,12 @@ from console.cli.bench_common import write_report
 from console.cli.common import CliError
 from console.config import EngineConfig
 from console.jobs import TaskState
+from console.bench.speculation import compare
+from console.bench.workload import from_file
+from console.engine.host import EngineHost
 
 
 def run(args: argparse.Namespace, config: EngineConfig, task: TaskState) -> int:
-    from console.bench.speculation import compare
-    from console.bench.workload import from_file
-    from console.engine.host import EngineHost
-
     if config.speculative_config() is None:
         raise CliError(
             "this preset has no speculative decoding: choose one that has (e.g. --preset cpu-ngram) "

@@ -6,18 +6,18 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from console.cli.bench_common import write_report
+from console.cli.bench_common import config_for, write_report
 from console.cli.common import CliError
 from console.config import EngineConfig
 from console.jobs import TaskState
+from console.engine.host import EngineHost, keep_warm_refusal, resolve_device
+from console.launch import default_preset_name
+from console.models.store import StoreError
 
 
 def run(args: argparse.Namespace, a: tuple[str, EngineConfig], task: TaskState) -> int:
+    # deferred: imports psutil
     from console.bench.switching import measure
-    from console.cli.bench_common import config_for
-    from console.engine.host import EngineHost, keep_warm_refusal, resolve_device
-    from console.launch import default_preset_name
-    from console.models.store import StoreError
 
     if args.rounds < 1:
         raise CliError("--rounds must be at least 1")

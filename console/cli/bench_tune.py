@@ -12,6 +12,11 @@ from typing import Any
 from console.cli.common import CliError, print_table
 from console.config import EngineConfig
 from console.jobs import Progress, TaskState
+from console.bench.figures import planner_device
+from console.bench.tune import describe, save_as_preset, tune
+from console.bench.tune_plan import default_grid, parse_grid
+from console.metrics import nvml
+from console.planner import get_gpu
 
 
 def add_args(p: argparse.ArgumentParser) -> None:
@@ -59,15 +64,11 @@ class TunePrinter:
 
 
 def grid_for(args: argparse.Namespace, config: EngineConfig, device: str) -> dict[str, list[Any]]:
-    from console.bench.tune_plan import default_grid, parse_grid
-
     if args.tune_grid:
         try:
             return parse_grid(args.tune_grid)
         except ValueError as exc:
             raise CliError(f"--tune-grid: {exc}") from None
-    from console.bench.figures import planner_device
-    from console.planner import get_gpu
 
     profile = get_gpu(args.tune_card) if args.tune_card else planner_device(device)
     return default_grid(
@@ -88,19 +89,13 @@ def _prequantized(config: EngineConfig) -> bool:
 
 
 def run(args: argparse.Namespace, host: Any, config: EngineConfig, device: str, workload: Any) -> dict[str, Any]:
-    from console.bench.tune import describe, save_as_preset, tune
-
     device_bytes = None
     if args.tune_card:
-        from console.planner import get_gpu
-
         try:
             get_gpu(args.tune_card)
         except ValueError as exc:
             raise CliError(f"--tune-card: {exc}") from None
         if device == "cuda":
-            from console.metrics import nvml
-
             device_bytes = nvml.memory_total_bytes(0)
     grid = grid_for(args, config, device)
     result = tune(

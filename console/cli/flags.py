@@ -12,6 +12,10 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from console.cli.common import CliError
+from console.engine.factory import parse_engine_choice
+from console.models.store import ModelStore
+from console.launch import default_model_name, resolve_preset
+from console.presets import PresetError
 
 
 class ConsoleArgumentParser(argparse.ArgumentParser):
@@ -92,10 +96,6 @@ def check_model_and_preset(args: argparse.Namespace, folder_ok: bool = False) ->
     """``--model`` names a model in the store (or, with ``folder_ok``, a folder with config.json)
     and ``--preset`` a preset; CliError naming the flag, the closest name and the way out. Runs
     in well under a second: before vLLM is imported or an engine loads."""
-    from console.engine.factory import parse_engine_choice
-    from console.launch import default_model_name, resolve_preset
-    from console.models.store import ModelStore
-    from console.presets import PresetError
 
     try:
         if not parse_engine_choice(getattr(args, "engine", "local")).needs_model:

@@ -16,6 +16,9 @@ from typing import Any
 
 from console.cli.common import CliError, print_json, print_table, quiet_engine_logs
 from console.models.store import ModelStore
+from console.quant.evalset import EvalSetError, load_eval_set
+from console.quant.job import QuantizeError
+from console.quant.pipeline import run_gate
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -58,10 +61,6 @@ def report(result: Any, left: str, right: str, as_json: bool, extra: dict[str, A
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
-    from console.quant.evalset import EvalSetError, load_eval_set
-    from console.quant.job import QuantizeError
-    from console.quant.pipeline import run_gate
-
     if not args.against and not args.preset:
         raise CliError("give --against QUANTIZED_MODEL or --preset FP8_PRESET")
     quiet_engine_logs(getattr(args, "verbose", False))

@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from console.settings import load_settings
+from console.launch import default_model_name
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -35,14 +37,13 @@ def startup_model(requested: str | None) -> str | None:
     """``None``: load nothing; ``""``: the last used model, else the bundled default."""
     if requested is None or requested:
         return requested
-    from console.launch import default_model_name
-    from console.settings import load_settings
 
     return load_settings().last_model or default_model_name()
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
     try:
+        # deferred: imports PySide6
         from console.ui.app import run
     except ImportError as exc:
         print(f"error: the desktop console is not available ({exc})", file=sys.stderr)

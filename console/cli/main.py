@@ -12,12 +12,29 @@ import os
 import sys
 
 from console import privacy
-from console.cli import advise, batch, bench, chat, doctor, export, gate, gui, models, plan, presets, quantize
-from console.cli import privacy as privacy_command
+from console.cli import (
+    advise,
+    batch,
+    bench,
+    chat,
+    doctor,
+    export,
+    gate,
+    gui,
+    models,
+    plan,
+    presets,
+    privacy as privacy_command,
+    quantize,
+)
 from console.cli.common import CliError
 from console.cli.flags import ConsoleArgumentParser
 from console.paths import HOME_ENV, STORE_ENV
 from console.versions import version_report
+from console.engine.types import EngineError
+from console.models.inspect import ModelFormatError
+from console.models.store import StoreError
+from console.presets import PresetError
 
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMANDS = (models, chat, gui, plan, presets, batch, export, bench, quantize, gate, advise, doctor, privacy_command)
@@ -79,11 +96,6 @@ def main(argv: list[str] | None = None) -> int:
         print("\ninterrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # user-facing errors from the core carry readable messages
-        from console.engine.types import EngineError
-        from console.models.inspect import ModelFormatError
-        from console.models.store import StoreError
-        from console.presets import PresetError
-
         if isinstance(exc, (EngineError, ModelFormatError, StoreError, PresetError, FileNotFoundError, ValueError)):
             print(f"error: {exc}", file=sys.stderr)
             return 2

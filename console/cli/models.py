@@ -12,6 +12,10 @@ from console.models.adapters import import_adapter, list_adapters, remove_adapte
 from console.models.importers import import_gguf, import_hf_folder
 from console.models.lora import is_adapter_folder
 from console.models.store import ModelStore
+from console.cli.models_pull import register_pull
+from console.cli.models_search import register_search
+from console.config import EngineConfig
+from console.engine.host import dtype_note, resolve_device
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -57,9 +61,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     info.add_argument("name")
     info.add_argument("--json", action="store_true")
     info.set_defaults(func=cmd_info)
-
-    from console.cli.models_pull import register_pull
-    from console.cli.models_search import register_search
 
     register_pull(msub)
     register_search(msub)
@@ -190,8 +191,6 @@ def cmd_info(args: argparse.Namespace) -> int:
         "lineage",
     ):
         print(f"{k:18} {d[k]}")
-    from console.config import EngineConfig
-    from console.engine.host import dtype_note, resolve_device
 
     device = resolve_device(EngineConfig(model=entry.path))
     print(f"{'dtype (' + device + ')':18} {dtype_note(EngineConfig(model=entry.path), device)}")

@@ -8,6 +8,7 @@ import sys
 
 from console.cli.common import CliError, ProgressPrinter, human_bytes, print_json
 from console.jobs import Cancelled, TaskState
+from console.models.store import ModelStore
 
 
 def register_pull(msub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -30,8 +31,8 @@ def register_pull(msub: argparse._SubParsersAction) -> None:  # type: ignore[typ
 
 
 def cmd_pull(args: argparse.Namespace) -> int:
+    # deferred: imports httpx
     from console.models.download import DownloadError, default_pull_name, list_files, preview, pull
-    from console.models.store import ModelStore
 
     store = ModelStore()
     name = args.name or default_pull_name(args.repo)

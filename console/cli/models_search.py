@@ -7,6 +7,7 @@ import argparse
 from typing import Any
 
 from console.cli.common import CliError, human_bytes, print_json, print_table
+from console.models.curated import curated_badges, CuratedError, load_curated, picker_card
 
 
 def register_search(msub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -29,8 +30,6 @@ def register_search(msub: argparse._SubParsersAction) -> None:  # type: ignore[t
 
 
 def _card(gpu: str) -> Any:
-    from console.models.curated import picker_card
-
     try:
         return picker_card(gpu)
     except ValueError as exc:
@@ -42,8 +41,6 @@ def _context(badges: Any) -> str:
 
 
 def cmd_curated(args: argparse.Namespace) -> int:
-    from console.models.curated import CuratedError, curated_badges, load_curated
-
     card = _card(args.gpu)
     try:
         listed = load_curated()
@@ -88,6 +85,7 @@ def cmd_curated(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    # deferred: imports httpx
     from console.models.search import SearchError, search_models
 
     card = _card(args.gpu)

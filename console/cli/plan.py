@@ -14,8 +14,9 @@ from console.cli.flags import deprecated_alias
 from console.cli.knob_flags import add_knob_flags
 from console.cli.speed_args import add_speed_args, speed_overrides
 from console.config import KV_CACHE_DTYPES
-from console.planner import GOALS, GPU_PROFILES, KNOWN_SHAPES, Plan, PlanRequest, auto_plan, plan, shape_for
-from console.planner.fit_table import with_local_in_use
+from console.models.fit_table import with_local_in_use
+from console.models.store import shape_of
+from console.planner import GOALS, GPU_PROFILES, KNOWN_SHAPES, Plan, PlanRequest, auto_plan, plan
 from console.planner.shapes import SHIPPED_QUANTIZATIONS
 from console.planner.calibration import CalibrationError, load_calibration_file
 from console.planner.gpus import GiB
@@ -118,7 +119,7 @@ def _speed_fields(args: argparse.Namespace) -> dict[str, Any]:
 
 def request_from_args(args: argparse.Namespace) -> PlanRequest:
     try:
-        shape = shape_for(args.model)
+        shape = shape_of(args.model)
     except ShapeError as exc:
         raise CliError(str(exc)) from None
     calibration: Any = not args.no_calibration

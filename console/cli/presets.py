@@ -6,9 +6,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from console.cli.common import CliError, print_json, print_table
-from console.planner import GOALS, GPU_PROFILES, auto_config, shape_for
+from console.cli.common import CliError, print_json, print_table, quiet_engine_logs
+from console.models.store import shape_of
+from console.planner import GOALS, GPU_PROFILES, auto_config
 from console.presets import Preset, get_preset, load_presets
+from console.planner.validate import EngineArgsError, validate_with_vllm
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -68,7 +70,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 def auto_preset(model: str | None, gpu: str, goal: str) -> Preset:
     if not model:
         raise CliError("the 'auto' preset needs --model (and --gpu, --goal): the planner picks the knobs for it")
-    shape = shape_for(model)
+    shape = shape_of(model)
     engine = auto_config(shape, gpu, goal)
     return Preset(
         name="auto",
@@ -95,9 +97,6 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from console.cli.common import quiet_engine_logs
-    from console.planner.validate import EngineArgsError, validate_with_vllm
-
     quiet_engine_logs(getattr(args, "verbose", False))
     presets = load_presets()
     names = args.names or list(presets)

@@ -19,6 +19,9 @@ from pathlib import Path
 from console.cli.common import CliError, ProgressPrinter, quiet_engine_logs
 from console.jobs import TaskState
 from console.models.store import ModelStore
+from console.cli.gate import report
+from console.quant.job import AwqParams, QuantizeError
+from console.quant.pipeline import quantize_and_gate, run_gate
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -55,10 +58,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def cmd_quantize(args: argparse.Namespace) -> int:
-    from console.cli.gate import report
-    from console.quant.job import AwqParams, QuantizeError
-    from console.quant.pipeline import quantize_and_gate, run_gate
-
     quiet_engine_logs(getattr(args, "verbose", False))
     if args.method == "fp8":
         try:

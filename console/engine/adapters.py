@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from console.config import EngineConfig
-from console.engine import vllm_compat
+from console import vllm_compat
 from console.engine.types import EngineError
 from console.models.lora import (
     DEFAULT_MAX_LORA_RANK,

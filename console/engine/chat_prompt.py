@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from console.chat import image_parts
-from console.engine import tool_calls, vllm_compat
+from console.engine import image_parts
+from console import vllm_compat
+from console.engine import tool_calls
 from console.engine.types import EngineNotReady, GenerationRequest
 
 #: Request fields that change the rendered prompt (the rest only change sampling).

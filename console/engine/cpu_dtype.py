@@ -2,7 +2,7 @@
 
 vLLM's CPU kernels differ by CPU: on an AMD EPYC with ``avx512_bf16`` bfloat16 ran 7x faster
 than float16 (fp16 is emulated without ``avx512_fp16``), while on an Intel Xeon with AMX-BF16
-bfloat16 gave gibberish. So :mod:`console.engine.cpu_dtype_check` runs a known-answer, agreement
+bfloat16 gave gibberish. So :mod:`console.bench.cpu_dtype_check` runs a known-answer, agreement
 and speed check once per (CPU model and relevant flags, vLLM version) and this module keeps its
 verdict in ``<data home>/cpu_dtype.json``.
 
@@ -24,6 +24,8 @@ from typing import Any
 
 from console.messages import Message
 from console.paths import data_home
+from console.atomic import atomic_write_json
+from console.vllm_compat import vllm_distribution
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +98,6 @@ def read_cpu(cpuinfo: Path = Path("/proc/cpuinfo")) -> tuple[str, tuple[str, ...
 
 def fingerprint() -> Fingerprint:
     """This machine's fingerprint (reads /proc/cpuinfo and package metadata; imports no vLLM)."""
-    from console.engine.vllm_compat import vllm_distribution
 
     cpu, flags = read_cpu()
     dist = vllm_distribution()
@@ -247,8 +248,6 @@ def cached(fp: Fingerprint | None = None) -> CheckResult | None:
 
 
 def save(result: CheckResult) -> Path:
-    from console.atomic import atomic_write_json
-
     data = _read_cache()
     data[result.fingerprint.key] = result.to_json()
     path = cache_path()

@@ -10,6 +10,8 @@ from typing import Any
 
 from console.config import EngineConfig
 from console.messages import Message
+from console.planner.core import kv_bytes_per_token
+from console.planner.shapes import shape_from_folder
 
 #: The engine's child process died while the engine was idle (the host's watchdog noticed).
 ENGINE_DIED = "The engine process stopped unexpectedly (killed, crashed or out of memory)"
@@ -192,9 +194,6 @@ def kv_shortfall(config: EngineConfig | None) -> str | None:
     if config is None or not config.kv_cache_memory_bytes:
         return None
     try:
-        from console.planner.core import kv_bytes_per_token
-        from console.planner.shapes import shape_from_folder
-
         shape = shape_from_folder(Path(config.model))
     except Exception:
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from console.engine.interface import Engine
 from console.engine.types import EngineChoice, EngineKind, ServerKind  # re-exported: where the choice is made
 from console.metrics.store import MetricsStore
+from console.engine.host import EngineHost
 
 
 def parse_engine_choice(value: str | None) -> EngineChoice:
@@ -23,6 +24,7 @@ def parse_engine_choice(value: str | None) -> EngineChoice:
     if text.lower() in ("serve", "server", "local-server"):
         return EngineChoice("serve")
     if "://" in text or ":" in text:
+        # deferred: imports httpx, prometheus_client
         from console.engine.remote import normalize_url
 
         url = normalize_url(text)
@@ -44,13 +46,13 @@ def make_engine(
     ``media_folder``: for a remote server, the folder whose pictures requests may name by
     ``file://`` URLs, read here and sent (the others take it from their ``EngineConfig``)."""
     if choice.kind == "local":
-        from console.engine.host import EngineHost
-
         return EngineHost(metrics)
     if choice.kind == "serve":
+        # deferred: imports httpx, prometheus_client
         from console.engine.local_server import LocalServer
 
         return LocalServer(metrics=metrics)
+    # deferred: imports httpx, prometheus_client
     from console.engine.remote import RemoteEngine, api_key_from_env
 
     engine = RemoteEngine(

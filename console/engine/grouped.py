@@ -14,9 +14,9 @@ which is what the gate waits for before resuming.
 
 The hold lasts only the adds: every request of the group is made ready for the engine first
 (chat template rendered, tokenized, turned into vLLM's ``EngineCoreRequest`` by its input
-processor: :func:`~console.engine.vllm_compat.engine_core_request`) while the scheduler runs on;
+processor: :func:`~console.vllm_compat.engine_core_request`) while the scheduler runs on;
 then the scheduler is paused without ``pause_generation``'s 20 ms sleep
-(:func:`~console.engine.vllm_compat.pause_scheduler`), the prepared requests are added, and it
+(:func:`~console.vllm_compat.pause_scheduler`), the prepared requests are added, and it
 resumes. :class:`GroupTiming` records where a group's time went (the last one is on the host).
 
 Only the first engine step's worth is held (:class:`FirstStep`: ``max_num_batched_tokens`` of
@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable
 
-from console.engine import vllm_compat
+from console import vllm_compat
 
 log = logging.getLogger(__name__)
 

@@ -24,11 +24,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from console import privacy, speed
+from console import privacy, speed, vllm_compat
 from console.config import EngineConfig
-from console.engine import gc_pause, grouped, load_capture, priority, reaper, vllm_compat
+from console.engine import gc_pause, grouped, image_parts, load_capture, priority, reaper
 from console.engine.adapters import Attached, AttachedAdapters, cpu_base_slot, lora_settings
-from console.chat import image_parts
 from console.messages import Message
 from console.models.lora import write_null_adapter
 from console.engine.chat_prompt import ChatPrompts, prompt_token_ids
@@ -60,6 +59,7 @@ from console.engine.types import (
     RequestFinished,
     TokenDelta,
 )
+from console.metrics.vllm_logger import make_silent_prometheus_factory, make_stat_logger_factory
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -168,7 +168,6 @@ class EngineHost(WarmHost):
                 raise EngineError(f"{config.model} has no config.json: the model folder is missing or incomplete")
             building = Message("building the engine (weights, KV cache)")
             self._set_status(EngineStatus(EngineState.LOADING, name, building))
-            from console.metrics.vllm_logger import make_silent_prometheus_factory, make_stat_logger_factory
 
             # Only our stat logger: vLLM's default ones (a log line every 5 s, Prometheus
             # histograms fed per token) cost front-end time and nothing here reads them.

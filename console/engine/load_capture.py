@@ -23,6 +23,12 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
+from console.engine.errors import kv_refusal
+from console.metrics.device import NvmlSource
+from console.planner.loadlog import parse_vllm_log
+from console.planner.selfcal import gpu_key, LoadRecord, record_load as save
+from console.planner.shapes import shape_from_folder
+from console.vllm_compat import default_logging_config
 
 log = logging.getLogger(__name__)
 RECORD_ENV = "INFERENCE_CONSOLE_RECORD_LOADS"
@@ -66,7 +72,6 @@ def _base_config() -> dict[str, Any]:
         if not isinstance(data, dict):
             raise ValueError(f"{own}: not a logging dictConfig object")
         return data
-    from console.engine.vllm_compat import default_logging_config
 
     return default_logging_config()
 
@@ -168,7 +173,6 @@ def _engine_args(config: Any, vc: Any) -> dict[str, Any]:
 
 def _nvml(metrics: Any, since: float) -> tuple[str, float | None]:
     """(device name, peak memory used) from NVML: the sampler's samples since ``since`` and now."""
-    from console.metrics.device import NvmlSource
 
     source = NvmlSource(0)
     used = [source.sample().get("mem_used_bytes")]
@@ -188,9 +192,6 @@ def build_record(
     nvml_peak: float | None = None,
 ) -> Any:
     """The :class:`LoadRecord` of this load (None: no report lines were captured)."""
-    from console.planner.loadlog import parse_vllm_log
-    from console.planner.selfcal import LoadRecord, gpu_key
-    from console.planner.shapes import shape_from_folder
 
     report = parse_vllm_log(cap.text())
     cc = getattr(vllm_config, "cache_config", None)
@@ -227,8 +228,6 @@ def record_load(
     if cap.folder is None:
         return None
     try:
-        from console.planner.selfcal import record_load as save
-
         name, peak = ("", None)
         if device != "cpu":
             try:
@@ -252,16 +251,11 @@ def record_refusal(cap: LogCapture, config: Any, device: str, error: str) -> Any
     """After vLLM refused a load because the KV cache cannot hold one request of max_model_len:
     record what it said (its KV memory, its own longest length, the weights it had loaded) as a
     load record of this GPU, beside the successful loads. Returns the record or None."""
-    from console.engine.errors import kv_refusal
 
     refusal = kv_refusal(error) or kv_refusal(cap.failed_text)
     if refusal is None or device == "cpu":
         return None
     try:
-        from console.planner.loadlog import parse_vllm_log
-        from console.planner.selfcal import LoadRecord, gpu_key, record_load as save
-        from console.planner.shapes import shape_from_folder
-
         report = parse_vllm_log(cap.failed_text)
         name = ""
         try:

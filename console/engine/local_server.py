@@ -32,15 +32,16 @@ from pathlib import Path
 from typing import Callable
 
 from console import speed
-from console.chat import image_parts
+from console.engine import image_parts
 from console.children import Child
 from console.config import EngineConfig
 from console.engine.errors import explain
-from console.engine.host import resolve_device
+from console.engine.host import prepare_config, resolve_device
 from console.messages import Message
 from console.metrics.store import MetricsStore
 from console.engine.remote import ServerEngine
 from console.engine.types import EngineBusy, EngineError, EngineInfo, EngineState, EngineStatus
+from console.engine.serve_options import ServeOptions
 
 log = logging.getLogger(__name__)
 
@@ -201,9 +202,8 @@ class LocalServer(ServerEngine):
         return [self.python, "-m", SERVER_MODULE, "--config", str(yaml_path), "--trust-request-chat-template"]
 
     async def _start(self, config: EngineConfig, name: str) -> EngineInfo:
-        from console.engine.host import prepare_config
-        from console.export.options import ServeOptions
-        from console.export.serve import serve_yaml
+        # deferred: imports yaml
+        from console.engine.serve_args import serve_yaml
 
         t0 = time.monotonic()
         self._start_cancelled = False

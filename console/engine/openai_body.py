@@ -12,7 +12,7 @@ A chat body may carry ``tools`` / ``tool_choice`` as vLLM's protocol accepts the
 ``vllm serve --enable-auto-tool-choice --tool-call-parser`` runs them (``tool_calls.py``), and the
 conversation may hold the calls (``assistant`` ``tool_calls``) and their results (``tool`` messages).
 A message's content may hold ``image_url`` parts (``data:`` URLs, ``file://`` URLs under the
-engine's allowed folder, web addresses), kept as written for vLLM's chat preprocessing (``chat/image_parts.py``).
+engine's allowed folder, web addresses), kept as written for vLLM's chat preprocessing (``engine/image_parts.py``).
 What the console cannot do is refused by name: beam search, audio, video or other non-text
 content, several prompts in one completion body, ``echo``, ``suffix``.
 """
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from console.config import SamplingSettings
-from console.engine import vllm_compat
+from console import vllm_compat
 
 CHAT_URL = "/v1/chat/completions"
 COMPLETIONS_URL = "/v1/completions"

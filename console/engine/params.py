@@ -13,7 +13,7 @@ from console.config import (
     SamplingDefaults,
     SamplingSettings,
 )
-from console.engine import vllm_compat
+from console import vllm_compat
 from console.engine.types import GenerationRequest
 from console.models.family_table import family_of_folder
 

@@ -11,6 +11,7 @@ from typing import Any
 from console.config import EngineConfig
 from console.engine.types import EngineInfo
 from console.metrics import nvml
+from console.engine import cpu_dtype
 
 #: KV-cache size used on the CPU engine when a config gives none (vLLM would otherwise size it
 #: from a RAM fraction and may refuse to start).
@@ -34,7 +35,6 @@ def dtype_note(config: EngineConfig, device: str) -> str:
         return f"{config.dtype} (set by the preset or config)"
     if device != "cpu":
         return "auto (the model's own dtype)"
-    from console.engine import cpu_dtype
 
     return cpu_dtype.resolve(sixteen_bit=needs_sixteen_bit(config)).note
 
@@ -66,7 +66,6 @@ def prepare_config(config: EngineConfig) -> tuple[EngineConfig, str]:
         if config.dtype == "auto":
             # The right dtype depends on the CPU (bf16: 7x faster than fp16 on an AMD EPYC,
             # gibberish on a Xeon with AMX): this machine's checked choice, else float32.
-            from console.engine import cpu_dtype
 
             changes["dtype"] = cpu_dtype.resolve(sixteen_bit=needs_sixteen_bit(config)).dtype
         config = config.replace(**changes)

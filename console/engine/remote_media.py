@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Sequence
 from urllib.parse import urlsplit
 
-from console.chat import image_parts
-from console.engine import vllm_compat
+from console.engine import image_parts
+from console import vllm_compat
 from console.engine.types import EngineError
 
 #: vLLM's words when a request carries a picture and its model takes none (the chat renderer's,

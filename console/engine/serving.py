@@ -2,8 +2,8 @@
 
 :class:`ServerController` starts vLLM's OpenAI-compatible server for a model and preset on the
 port the user picks (default 8000), with an optional API key, and stops it. What runs is what the
-export writes: the argument list is :func:`console.export.serve.command_tokens` of
-:func:`console.export.serve.serve_arguments` for the configuration as it runs on this machine
+export writes: the argument list is :func:`console.engine.serve_args.command_tokens` of
+:func:`console.engine.serve_args.serve_arguments` for the configuration as it runs on this machine
 (the CPU adjustments of :func:`console.engine.host.prepare_config`), only spelled
 ``python -m vllm.entrypoints.openai.api_server --model MODEL ...`` because the CPU build's
 ``vllm`` script does not start (benchmarks/gpu/README-acceptance.md). The API key travels in
@@ -50,8 +50,8 @@ from console.engine.local_server import SERVER_MODULE, LocalServer, port_free, p
 from console.engine.interface import Switchable
 from console.engine.server_api import ApiRoute, offered_routes, read_openapi, route_examples
 from console.engine.types import EngineError, EngineInfo, EngineState
-from console.export.options import ServeOptions
-from console.export.serve import command_tokens, serve_arguments
+from console.engine.serve_options import ServeOptions
+from console.engine.serve_args import command_tokens, serve_arguments
 from console.messages import Message, MessageError
 from console.metrics.store import MetricsStore
 from console.paths import data_home

@@ -19,9 +19,9 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from console.engine import vllm_compat
+from console import vllm_compat
 from console.models.family_table import Family, family_of, folder_chat_template
-from console.chat.thinking import split_reasoning
+from console.engine.thinking import split_reasoning
 
 #: Families a tool call works on, for the refusal's way out.
 TOOL_FAMILIES = "Qwen3, Llama 3, Mistral or ChatML (Qwen2.5, Hermes)"

@@ -202,7 +202,7 @@ class RequestFinished:
     def reasoning(self) -> str | None:
         """Choice 0's thinking as a server with a reasoning parser split it off (``text`` is then
         the answer alone); None when the engine did not split it (the in-process engine's text
-        holds the thinking, split by ``console/chat/thinking.py``)."""
+        holds the thinking, split by ``console/engine/thinking.py``)."""
         return self.choices[0].reasoning if self.choices else None
 
     @property

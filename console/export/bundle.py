@@ -19,11 +19,11 @@ from console.atomic import atomic_write_bytes
 from console.config import EngineConfig
 from console.export.compose import compose_yaml, container_serve_yaml, gpus_per_replica
 from console.export.k8s import k8s_yaml
-from console.export.options import ExportError, ServeOptions, VLLM_SERVER_VERSION
+from console.engine.serve_options import ExportError, ServeOptions, VLLM_SERVER_VERSION
 from console.export.plan_report import planner_report, planner_text
 from console.export.ray import ray_commands, ray_layout, rayservice_yaml
 from console.export.readme import readme_text
-from console.export.serve import serve_script, serve_yaml
+from console.engine.serve_args import serve_script, serve_yaml
 from console.paths import resources_dir
 
 

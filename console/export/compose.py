@@ -12,8 +12,8 @@ from typing import Any
 import yaml
 
 from console.config import EngineConfig
-from console.export.options import CONTAINER_CONFIG_PATH, ExportError, ServeOptions
-from console.export.serve import container_model_path, serve_yaml, served_name, server_env
+from console.engine.serve_options import CONTAINER_CONFIG_PATH, ExportError, ServeOptions
+from console.engine.serve_args import container_model_path, serve_yaml, served_name, server_env
 
 SERVICE = "vllm"
 

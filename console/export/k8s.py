@@ -14,8 +14,8 @@ import yaml
 
 from console.config import EngineConfig
 from console.export.compose import container_serve_yaml, gpus_per_replica, no_adapters_in_a_volume, single_node_only
-from console.export.options import CONTAINER_CONFIG_PATH, ServeOptions
-from console.export.serve import container_model_path, served_name, server_env
+from console.engine.serve_options import CONTAINER_CONFIG_PATH, ServeOptions
+from console.engine.serve_args import container_model_path, served_name, server_env
 
 GPU_RESOURCE = "nvidia.com/gpu"
 

@@ -1,7 +1,6 @@
 """The planner's per-GPU memory view of an export's layout, or why it is missing.
 
-The planner (``console.planner``) is imported lazily: an export still works without it, and its
-report then says "planner unavailable" with the reason.
+Where the planner cannot size the layout, the report says "planner unavailable" with the reason.
 """
 
 from __future__ import annotations
@@ -11,14 +10,11 @@ import json
 from typing import Any
 
 from console.config import EngineConfig
-from console.export.options import ServeOptions
+from console.engine.serve_options import ServeOptions
+from console.planner import PlanRequest, plan, shape_for
 
 
 def planner_report(config: EngineConfig, options: ServeOptions) -> dict[str, Any]:
-    try:
-        from console.planner import PlanRequest, plan, shape_for
-    except ImportError as exc:
-        return {"available": False, "reason": f"planner unavailable ({exc})"}
     request: dict[str, Any] = {
         "gpu": options.gpu,
         "quantization": config.quantization,

@@ -16,8 +16,8 @@ import yaml
 from console.config import CONSOLE_ONLY_FIELDS, EngineConfig
 from console.export.compose import no_adapters_in_a_volume
 from console.export.k8s import GPU_RESOURCE, k8s_name, model_size_gib
-from console.export.options import MULTICAST_OFF, ExportError, ServeOptions
-from console.export.serve import command_tokens, container_model_path, env_exports, serve_arguments, served_name
+from console.engine.serve_options import MULTICAST_OFF, ExportError, ServeOptions
+from console.engine.serve_args import command_tokens, container_model_path, env_exports, serve_arguments, served_name
 
 RAY_PORT = 6379
 #: vLLM hands its Ray workers the driver's ``NCCL_*``/``VLLM_*`` variables (a runtime_env), not these two:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from console.config import EngineConfig
-from console.export.options import ServeOptions
+from console.engine.serve_options import ServeOptions
 from console.export.plan_report import planner_text
-from console.export.serve import container_model_path, served_name
+from console.engine.serve_args import container_model_path, served_name
 
 _DESCRIBE = {
     "serve.yaml": "`vllm serve --config serve.yaml`: the tuned engine settings (vLLM's option names)",

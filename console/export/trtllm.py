@@ -26,10 +26,11 @@ from typing import Any
 import yaml
 
 from console.config import EngineConfig
-from console.export.options import CONTAINER_MODEL_ROOT, MULTICAST_OFF, ExportError, ServeOptions
+from console.engine.serve_options import CONTAINER_MODEL_ROOT, MULTICAST_OFF, ExportError, ServeOptions
 from console.export.plan_report import planner_report
-from console.export.serve import served_name
+from console.engine.serve_args import reasoning_arguments, served_name
 from console.export.trtllm_schema import RELEASE, check, load_schema
+from console.engine.tool_calls import tool_call_arguments
 
 #: NVIDIA's TensorRT-LLM release container (NGC); pin the tag of the release the schema names.
 TRTLLM_IMAGE = "nvcr.io/nvidia/tensorrt-llm/release:1.1.0rc5"
@@ -139,8 +140,6 @@ def _speculative(config: EngineConfig, t: Translation) -> None:
 def _parsers(config: EngineConfig, t: Translation) -> None:
     """The vLLM export's reasoning and tool-call parsers (from the model's family): trtllm-serve
     has ``--reasoning_parser`` and ``--tool_parser`` with names of its own, so they are listed."""
-    from console.engine.tool_calls import tool_call_arguments
-    from console.export.serve import reasoning_arguments
 
     reasoning = reasoning_arguments(config).get("reasoning-parser")
     if reasoning:

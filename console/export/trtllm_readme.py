@@ -8,8 +8,8 @@ checkpoint each quantization needs is said in its own section.
 from __future__ import annotations
 
 from console.config import EngineConfig
-from console.export.options import ServeOptions
-from console.export.serve import served_name
+from console.engine.serve_options import ServeOptions
+from console.engine.serve_args import served_name
 from console.export.trtllm import (
     TRTLLM_IMAGE,
     Translation,

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from console.config import EngineConfig
-from console.export.options import ServeOptions
-from console.export.serve import serve_arguments
+from console.engine.serve_options import ServeOptions
+from console.engine.serve_args import serve_arguments
+from console.vllm_compat import engine_args_from_cli, parse_serve_args
 
 _MISSING = object()
 #: Serving options live on the parsed namespace, not on the engine arguments.
@@ -26,7 +27,6 @@ _FRONTEND = {"host", "port", "api_key", "distributed_executor_backend", "lora_mo
 
 def parse_with_vllm(argv: list[str]) -> tuple[Any, Any]:
     """(namespace, AsyncEngineArgs) as ``vllm serve ARGV`` would see them."""
-    from console.engine.vllm_compat import engine_args_from_cli, parse_serve_args
 
     args = parse_serve_args(argv)
     if getattr(args, "model_tag", None):  # `vllm serve MODEL` puts the positional first

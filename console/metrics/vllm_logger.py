@@ -11,7 +11,7 @@ import time
 from typing import Any, Callable
 
 from console.metrics.store import FinishedRecord, MetricsStore
-from console.engine.vllm_compat import prometheus_stat_logger_class, stat_logger_base
+from console.vllm_compat import prometheus_stat_logger_class, stat_logger_base
 
 
 def _finish_reason(value: Any) -> str:

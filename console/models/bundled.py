@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+from console.models.store import ModelStore, StoreError
 
 BUNDLED_NAME = "smollm2"
 
@@ -53,7 +54,6 @@ def write_generation_defaults(folder: Path) -> bool:
 
 def _write_store_defaults() -> int:
     """The bundled model in the user's store (setup.sh's import) gets its sampling defaults."""
-    from console.models.store import ModelStore, StoreError
 
     try:
         entry = ModelStore().get(BUNDLED_NAME)

@@ -25,6 +25,8 @@ from console.planner.gpus import GpuProfile, get_gpu
 from console.planner.shapes import KNOWN_SHAPES, ModelShape
 from console.planner.verdict import plan
 from console.planner.vision import REFERENCE_SIDE
+from console.paths import resources_dir
+from console.presets import load_presets
 
 SCHEMA = "inference-console.curated-models"
 #: The context every badge is computed at first: a useful chat with room for a document.
@@ -80,7 +82,6 @@ class CuratedModel:
     @property
     def engine_knobs(self) -> dict[str, Any]:
         """The scheduler and cache knobs of the preset it loads with (what the badges plan)."""
-        from console.presets import load_presets
 
         preset = load_presets().get(self.preset)
         engine = dict(preset.engine) if preset is not None else {}
@@ -161,8 +162,6 @@ def unknown_badges(card: str | GpuProfile, detail: str) -> FitBadges:
 def curated_path(root: Path | None = None) -> Path:
     """The newest ``curated-v<N>.json`` under ``root`` (default the project's resources/models)."""
     if root is None:
-        from console.paths import resources_dir
-
         root = resources_dir() / "models"
     found = sorted(
         (int(m.group(1)), p) for p in Path(root).glob("curated-v*.json") if (m := re.search(r"-v(\d+)\.json$", p.name))

@@ -41,6 +41,10 @@ from console.models.remote_files import (
 )
 from console.models.store import ModelEntry, ModelStore, suggest_name, validate_name
 from console.units import human_bytes
+from console.models.gguf_info import GgufError, gguf_advice, gguf_names, read_gguf_remote, shape_from_gguf
+from console.models.importers import import_gguf
+from console.planner import PlanRequest, ShapeError, plan
+from console.planner.shapes import known_shape, ModelShape
 
 SOURCES = ("hf", "modelscope")
 _SKIP_EXTS = (".md", ".png", ".jpg", ".jpeg", ".gif", ".pdf")
@@ -191,9 +195,6 @@ def _fetch_small(
 
 
 def plan_verdict(config: dict[str, Any], name: str, gpu: Any, max_model_len: int | None = None) -> tuple[str, str]:
-    from console.planner import PlanRequest, ShapeError, plan
-    from console.planner.shapes import ModelShape
-
     try:
         shape = ModelShape.from_hf_config(config, name)
         p = plan(PlanRequest(shape, gpu=gpu, quantization=shape.quantization, max_model_len=max_model_len))
@@ -256,9 +257,6 @@ def _gguf_preview(
 ) -> tuple[str, str, Any]:
     """A GGUF's verdict as what the import makes of it (16-bit weights), from its header (read
     with Range requests, a few MB) on Hugging Face, or from its name elsewhere; and the advice."""
-    from console.models.gguf_info import GgufError, gguf_advice, gguf_names, read_gguf_remote, shape_from_gguf
-    from console.planner import PlanRequest, ShapeError, plan
-    from console.planner.shapes import known_shape
 
     header, shape, why = None, None, ""
     if listing.source == "hf":
@@ -437,8 +435,6 @@ def pull(
     }
     task.report("registering", 0.99)
     if gguf:
-        from console.models.importers import import_gguf
-
         entry = import_gguf(store, folder / gguf, name, task, source=f"{origin} {gguf}")
         entry = store.update(name, lineage={**lineage, "method": "download+gguf-dequantize"})
     else:

@@ -7,7 +7,7 @@ by its key here (``Family.name``) and shows its ``label``.
 A loaded model's family is recognised from its chat template (the markers each family's template
 writes), not from its name: a fine-tune keeps its base's template. The parser names are vLLM's own
 (``--reasoning-parser``, ``--tool-call-parser``); the reasoning split itself is vLLM's parser
-(``console.chat.thinking.split_reasoning``), so ``reasoning_content`` is what ``vllm serve --reasoning-parser``
+(``console.engine.thinking.split_reasoning``), so ``reasoning_content`` is what ``vllm serve --reasoning-parser``
 returns.
 """
 

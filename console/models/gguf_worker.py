@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from console.jobs import Progress, TaskState
+from console.models.importers import convert_gguf
 
 
 def _emit(obj: dict[str, object]) -> None:
@@ -25,8 +26,6 @@ def main(argv: list[str]) -> int:
         _emit({"type": "progress", "stage": p.stage, "fraction": p.fraction})
 
     try:
-        from console.models.importers import convert_gguf
-
         convert_gguf(src, dst, TaskState(on_progress))
     except Exception as exc:
         _emit({"type": "error", "message": f"{src.name}: {exc}"})

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from console.config import VLLM_LORA_RANKS
+from console.planner.lora import num_layers, projection_shapes
 from console.models.inspect import ModelFormatError, folder_size, read_config, read_safetensors_header
 
 #: vLLM's defaults when LoRA is on and the setting is left out.
@@ -161,26 +162,6 @@ def _expert_prefix(key: str) -> str:
     return ""
 
 
-def projection_shapes(config: dict[str, Any]) -> dict[str, tuple[int, int]]:
-    """(in, out) features of each adaptable projection of a Llama-style decoder layer."""
-    nested = config.get("text_config")
-    cfg = nested if isinstance(nested, dict) else config
-    hidden = int(cfg.get("hidden_size") or 0)
-    heads = int(cfg.get("num_attention_heads") or 1)
-    kv_heads = int(cfg.get("num_key_value_heads") or heads)
-    head_dim = int(cfg.get("head_dim") or (hidden // heads if heads else 0))
-    inter = int(cfg.get("intermediate_size") or 0)
-    return {
-        "q_proj": (hidden, heads * head_dim),
-        "k_proj": (hidden, kv_heads * head_dim),
-        "v_proj": (hidden, kv_heads * head_dim),
-        "o_proj": (heads * head_dim, hidden),
-        "gate_proj": (hidden, inter),
-        "up_proj": (hidden, inter),
-        "down_proj": (inter, hidden),
-    }
-
-
 def expert_shapes(config: dict[str, Any]) -> dict[str, tuple[int, int]]:
     """(in, out) features of a MoE layer's expert projections, named ``experts.gate_proj`` and
     ``shared_expert.gate_proj`` as :func:`inspect_adapter` keys them: an expert is
@@ -204,12 +185,6 @@ def expert_shapes(config: dict[str, Any]) -> dict[str, tuple[int, int]]:
                 }
             )
     return out
-
-
-def num_layers(config: dict[str, Any]) -> int:
-    nested = config.get("text_config")
-    cfg = nested if isinstance(nested, dict) else config
-    return int(cfg.get("num_hidden_layers") or 0)
 
 
 def check_base(info: AdapterInfo, base_folder: Path, base_name: str | None = None) -> None:
@@ -287,14 +262,6 @@ def write_null_adapter(folder: Path, base_folder: Path) -> Path:
     return folder
 
 
-def slot_bytes(config: dict[str, Any], max_loras: int, max_lora_rank: int, dtype_bytes: float) -> int:
-    """Device memory vLLM reserves for the LoRA slots: for every adaptable projection of every
-    layer, ``max_loras`` stacked A (rank x in) and B (out x rank) matrices at ``max_lora_rank``,
-    in the model's dtype, whether or not adapters are loaded."""
-    per_layer = sum(fan_in + fan_out for fan_in, fan_out in projection_shapes(config).values())
-    return int(num_layers(config) * per_layer * max_lora_rank * max_loras * dtype_bytes)
-
-
 __all__ = [
     "AdapterError",
     "AdapterInfo",
@@ -304,7 +271,5 @@ __all__ = [
     "expert_shapes",
     "inspect_adapter",
     "is_adapter_folder",
-    "projection_shapes",
     "rank_slot",
-    "slot_bytes",
 ]

@@ -42,6 +42,8 @@ from console.models.curated import (
 from console.models.gguf_info import CONVERTED_BYTES_PER_PARAM, gguf_advice, gguf_names
 from console.planner.core import quantization_family
 from console.planner.shapes import ModelShape, known_shape, shape_by_config
+from console.models.download import hf_endpoint
+from console.models.modelscope_source import ms_endpoint
 
 SEARCH_SOURCES = ("hf", "modelscope")
 SOURCE_NAMES = {"hf": "Hugging Face", "modelscope": "ModelScope"}
@@ -99,10 +101,7 @@ def base_url(source: str, base: str | None = None) -> str:
     if base:
         return base.rstrip("/")
     if source == "hf":
-        from console.models.download import hf_endpoint
-
         return hf_endpoint()
-    from console.models.modelscope_source import ms_endpoint
 
     return ms_endpoint()
 

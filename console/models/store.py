@@ -23,6 +23,8 @@ from typing import Any, Iterator
 from console.atomic import atomic_write_json, pid_alive, sweep_stale_tmp
 from console.models.inspect import CheckpointInfo, ModelFormatError, inspect_checkpoint
 from console.paths import store_root
+from console.planner.shapes import ModelShape, ShapeError, shape_for, shape_from_folder
+from console.models.support import check_supported
 
 REGISTRY_VERSION = 1
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -243,7 +245,6 @@ class ModelStore:
         with self.staging(name) as tmp:
             folder_writer(tmp)
             info = inspect_checkpoint(tmp)
-            from console.models.support import check_supported
 
             check_supported(info)  # a converted or downloaded model this vLLM cannot run stays out
         final = self.model_dir(name)
@@ -261,4 +262,16 @@ class ModelStore:
         return self.register(entry)
 
 
-__all__ = ["ModelEntry", "ModelFormatError", "ModelStore", "StoreError", "validate_name"]
+def shape_of(model: Any) -> ModelShape:
+    """:func:`~console.planner.shapes.shape_for`, and else the model of the store named ``model``."""
+    try:
+        return shape_for(model)
+    except ShapeError as exc:
+        try:
+            entry = ModelStore().get(str(model))
+        except Exception:
+            raise exc from None
+        return shape_from_folder(Path(entry.path), entry.name)
+
+
+__all__ = ["ModelEntry", "ModelFormatError", "ModelStore", "StoreError", "shape_of", "validate_name"]

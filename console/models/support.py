@@ -13,7 +13,7 @@ import functools
 import logging
 from typing import Any
 
-from console.engine import vllm_compat
+from console import vllm_compat
 from console.models.inspect import CheckpointInfo, ModelFormatError
 
 log = logging.getLogger(__name__)

@@ -30,6 +30,7 @@ from typing import Any
 
 from console.messages import Message
 from console.paths import data_home, resources_dir
+from console.vllm_compat import vllm_distribution
 
 OVERHEAD_NAMES = ("cuda_context", "activation_peak", "cuda_graphs")
 _RULES = ("bytes", "scale", "add_bytes")
@@ -180,7 +181,6 @@ def own_calibration_file(gpu: str, vllm_version: str | None) -> Path | None:
 @lru_cache(maxsize=1)
 def installed_vllm_distribution() -> tuple[str, str] | None:
     """(distribution, version) of the installed vLLM build, read without importing it."""
-    from console.engine.vllm_compat import vllm_distribution
 
     return vllm_distribution()
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from console.config import VLLM_LORA_RANKS
-from console.models.lora import projection_shapes, slot_bytes
 from console.planner.gpus import GiB
 from console.planner.shapes import ModelShape
 
@@ -60,3 +59,37 @@ def check_lora_request(req: "PlanRequest") -> None:
 def lora_engine_args(req: "PlanRequest") -> dict[str, Any]:
     """The engine arguments of a request's LoRA slots ({} with LoRA off)."""
     return dict(enable_lora=True, max_loras=req.max_loras, max_lora_rank=req.max_lora_rank) if req.max_loras else {}
+
+
+def projection_shapes(config: dict[str, Any]) -> dict[str, tuple[int, int]]:
+    """(in, out) features of each adaptable projection of a Llama-style decoder layer."""
+    nested = config.get("text_config")
+    cfg = nested if isinstance(nested, dict) else config
+    hidden = int(cfg.get("hidden_size") or 0)
+    heads = int(cfg.get("num_attention_heads") or 1)
+    kv_heads = int(cfg.get("num_key_value_heads") or heads)
+    head_dim = int(cfg.get("head_dim") or (hidden // heads if heads else 0))
+    inter = int(cfg.get("intermediate_size") or 0)
+    return {
+        "q_proj": (hidden, heads * head_dim),
+        "k_proj": (hidden, kv_heads * head_dim),
+        "v_proj": (hidden, kv_heads * head_dim),
+        "o_proj": (heads * head_dim, hidden),
+        "gate_proj": (hidden, inter),
+        "up_proj": (hidden, inter),
+        "down_proj": (inter, hidden),
+    }
+
+
+def num_layers(config: dict[str, Any]) -> int:
+    nested = config.get("text_config")
+    cfg = nested if isinstance(nested, dict) else config
+    return int(cfg.get("num_hidden_layers") or 0)
+
+
+def slot_bytes(config: dict[str, Any], max_loras: int, max_lora_rank: int, dtype_bytes: float) -> int:
+    """Device memory vLLM reserves for the LoRA slots: for every adaptable projection of every
+    layer, ``max_loras`` stacked A (rank x in) and B (out x rank) matrices at ``max_lora_rank``,
+    in the model's dtype, whether or not adapters are loaded."""
+    per_layer = sum(fan_in + fan_out for fan_in, fan_out in projection_shapes(config).values())
+    return int(num_layers(config) * per_layer * max_lora_rank * max_loras * dtype_bytes)

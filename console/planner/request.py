@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from console.config import KV_CACHE_DTYPES
 from console.messages import Message
-from console.planner.calibration import Calibration, find_calibration
+from console.planner.calibration import Calibration, find_calibration, installed_vllm_distribution
 from console.planner.defaults import scheduler_defaults
 from console.planner.gpus import GiB, GpuProfile, get_gpu
 from console.planner.lora import check_lora_request
@@ -242,8 +242,6 @@ def rules(req: PlanRequest) -> VllmRules:
 
 
 def installed_vllm() -> tuple[str, str] | None:
-    from console.planner.calibration import installed_vllm_distribution
-
     return installed_vllm_distribution()
 
 

@@ -41,7 +41,7 @@ from console.planner.calibration import (
     parse_calibration,
     calibration_dirs,
 )
-from console.planner.core import Plan, PlanRequest, compute
+from console.planner.core import compute, Plan, PlanRequest, resolve_calibration
 from console.planner.gpus import GPU_PROFILES, GiB, get_gpu
 from console.planner.defaults import RECORDED_LOAD_DEFAULTS
 from console.planner.loadlog import MemoryReport
@@ -352,7 +352,6 @@ def measured_load(req: PlanRequest, cal: Calibration | None) -> dict[str, Any] |
 def provenance(plan: Plan) -> dict[str, Any]:
     """Status line, the source of each figure (measured / calibrated / estimate) and the error of
     the calibration against the last load, for the CLI and the window's planner details."""
-    from console.planner.core import resolve_calibration
 
     req = plan.request
     cal = resolve_calibration(req)

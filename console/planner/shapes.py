@@ -22,6 +22,7 @@ from console.planner.vision import (
     vision_kind,
     vision_params,
 )
+from console.planner.published_vision import with_vision
 
 
 class ShapeError(ValueError):
@@ -341,7 +342,6 @@ KNOWN_SHAPES: dict[str, ModelShape] = {
 
 def _with_vision(shape: ModelShape, kind: str, name: str | None = None) -> ModelShape:
     """``shape`` (a text model) with the published vision part of ``kind`` (published_vision)."""
-    from console.planner.published_vision import with_vision
 
     text = {
         "model_type": shape.family,
@@ -473,7 +473,8 @@ class StoredModel(Protocol):
 
 def shape_for(model: Any) -> ModelShape:
     """A shape from a :class:`ModelShape`, a store entry (anything with ``.path``), a folder with
-    config.json, a name in the built-in table, or the name of a model in the store."""
+    config.json or a name in the built-in table (a model of the store by its name:
+    :func:`console.models.store.shape_of`)."""
     if isinstance(model, ModelShape):
         return model
     if isinstance(model, StoredModel):
@@ -484,13 +485,6 @@ def shape_for(model: Any) -> ModelShape:
     shape = known_shape(text)
     if shape is not None:
         return shape
-    try:  # a model imported into the store
-        from console.models.store import ModelStore
-
-        entry = ModelStore().get(text)
-        return shape_from_folder(Path(entry.path), entry.name)
-    except Exception:
-        pass
     raise ShapeError(
         f"Unknown model '{text}': give a folder with config.json, a model in the store, "
         f"or one of: {', '.join(KNOWN_SHAPES)}"

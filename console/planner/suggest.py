@@ -24,6 +24,7 @@ from console.planner import free_memory
 from console.planner.request import tower_bytes
 from console.planner.vision import tower_modalities
 from console.planner.gpus import GPU_PROFILES, GiB
+from console.planner.shapes import KNOWN_SHAPES
 
 #: Cost of each change: how much the user gives up (speed, quality, a new checkpoint).
 _COSTS = {"kv_space": 1, "util": 1, "kv_fp8": 1, "eager": 2, "text_only": 2, "fp8": 2, "awq": 4}
@@ -288,7 +289,6 @@ def _family(name: str) -> str:
 def smaller_model(req: PlanRequest) -> list[Suggestion]:
     """The largest known model of the same family, smaller than this one, that fits as asked
     (context, users and precision unchanged); none for a model the planner has no family for."""
-    from console.planner.shapes import KNOWN_SHAPES
 
     s = req.shape
     family = _family(s.name) if s.name else ""

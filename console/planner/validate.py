@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from console.config import CONSOLE_ONLY_FIELDS, SPECULATIVE_FIELDS, speculative_config_of
+from console import vllm_compat
 
 
 class EngineArgsError(ValueError):
@@ -35,7 +36,6 @@ def serve_argv(engine: dict[str, Any], model: str) -> list[str]:
 
 def validate_with_vllm(engine: dict[str, Any], model: str = "validation/model", where: str = "") -> Any:
     """vLLM's ``AsyncEngineArgs`` for ``engine``, or :class:`EngineArgsError` with vLLM's complaint."""
-    from console.engine import vllm_compat
 
     argv = serve_argv(engine, model)
     label = f"{where}: " if where else ""

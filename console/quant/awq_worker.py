@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any, Iterable, Iterator
+from console.quant import awq_patch
 
 
 def _emit(obj: dict[str, Any]) -> None:
@@ -74,8 +75,6 @@ def run(spec: dict[str, Any]) -> None:
     src, dst = Path(spec["source"]), Path(spec["dest"])
     _progress("loading AutoAWQ", 0.01)
     if spec.get("apply_fix", True):
-        from console.quant import awq_patch
-
         awq_patch.apply()
         _log("AutoAWQ CPU scale-search fix applied (console/quant/awq_patch.py)")
     import awq.quantize.quantizer as awq_quantizer

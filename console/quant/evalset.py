@@ -29,6 +29,8 @@ from typing import Any, Callable, Iterable
 
 from console.config import SamplingSettings
 from console.paths import resources_dir
+from console.engine.types import failure_text, GenerationRequest, RequestFailed
+from console.jobs import Cancelled
 
 KINDS = ("regex", "choice")
 #: the set new gates are scored on; older versions stay shipped so old reports can be judged again
@@ -261,8 +263,6 @@ def _choice_ids(tokenizer: Any, item: EvalItem, option: str) -> tuple[list[int],
 
 
 def _option_logprob(event: Any, ids: list[int], start: int) -> float:
-    from console.engine.types import RequestFailed, failure_text
-
     if isinstance(event, RequestFailed) or event.prompt_logprobs is None:
         raise RuntimeError(f"the engine returned no prompt logprobs: {failure_text(event)}")
     total = 0.0
@@ -272,8 +272,6 @@ def _option_logprob(event: Any, ids: list[int], start: int) -> float:
 
 
 def _submit(host: Any, item: EvalItem) -> tuple[list[Any], list[tuple[list[int], int]]]:
-    from console.engine.types import GenerationRequest
-
     if item.kind == "regex":
         req = GenerationRequest(
             messages=[{"role": "user", "content": item.prompt}],
@@ -290,8 +288,6 @@ def _submit(host: Any, item: EvalItem) -> tuple[list[Any], list[tuple[list[int],
 
 
 def _result(item: EvalItem, events: list[Any], splits: list[tuple[list[int], int]]) -> ItemResult:
-    from console.engine.types import RequestFailed
-
     if item.kind == "regex":
         ev = events[0]
         if isinstance(ev, RequestFailed):
@@ -316,8 +312,6 @@ def score(
     (every prompt-logprob token costs a log-softmax over the vocabulary; 600 requests in one
     burst made a step outlast vLLM's execute_model timeout on 2 busy cores)."""
     from collections import deque
-
-    from console.jobs import Cancelled
 
     queue: deque[tuple[EvalItem, list[Any], list[tuple[list[int], int]]]] = deque()
     results: list[ItemResult] = []

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from console.messages import Message
+from console.planner import plan, request_from_engine
 
 FP8_KEYS = {"quantization": "fp8", "kv_cache_dtype": "fp8"}
 
@@ -37,7 +38,6 @@ class MemoryWon:
 
 def memory_won(engine: dict[str, Any], model: str = "Llama-3.1-8B", gpu: str = "rtx-4090") -> MemoryWon:
     """Plan ``engine`` and the same engine without its FP8 settings, for ``model`` on ``gpu``."""
-    from console.planner import plan, request_from_engine
 
     baseline = {k: v for k, v in engine.items() if k not in FP8_KEYS}
     gpu = gpu if gpu and gpu != "any" else "rtx-4090"

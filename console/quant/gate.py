@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from console.config import EngineConfig, SamplingSettings
 from console.engine.interface import Loader, require_loader
-from console.engine.types import EngineInfo
+from console.engine.types import EngineInfo, failure_text, GenerationRequest, RequestFailed, RequestFinished
 from console.messages import Message
 from console.paths import resources_dir
 from console.quant.evalset import (
@@ -323,7 +323,6 @@ def weights_bytes(folder: Path) -> int:
 
 def perplexity(host: Any, text: str, window: int = 512) -> tuple[float, int]:
     """exp(mean negative log-likelihood) of ``text``, in windows of ``window`` tokens."""
-    from console.engine.types import GenerationRequest, RequestFailed, failure_text
 
     ids = host.tokenizer.encode(text, add_special_tokens=False)
     nll, count = 0.0, 0
@@ -348,8 +347,6 @@ def perplexity(host: Any, text: str, window: int = 512) -> tuple[float, int]:
 
 
 def greedy_answers(host: Any, questions: tuple[str, ...] | list[str], max_tokens: int = 40) -> list[str]:
-    from console.engine.types import GenerationRequest, RequestFailed
-
     out = []
     for q in questions:
         req = GenerationRequest(
@@ -364,7 +361,6 @@ def greedy_answers(host: Any, questions: tuple[str, ...] | list[str], max_tokens
 
 def generation_speed(host: Any, batch: int = 8, new_tokens: int = 64) -> float:
     """Generated tokens per second over one batch of ``batch`` identical-length requests."""
-    from console.engine.types import GenerationRequest, RequestFinished
 
     sampling = SamplingSettings(temperature=0.0, max_tokens=new_tokens, ignore_eos=True)
     t0 = time.perf_counter()

@@ -17,6 +17,9 @@ from console.quant.evalset import EvalSet
 from console.quant.fp8 import FP8_KEYS, is_fp8
 from console.quant.gate import GateResult, compare
 from console.quant.job import AwqParams, LogSink, QuantizeError, quantize_awq
+from console.engine.host import cuda_available, EngineHost, resolve_device
+from console.engine.interface import require_loader
+from console.launch import engine_config_for
 
 #: KV cache for the gate's engines: small, the gate runs one short batch.
 GATE_KV_BYTES = 256 * 1024**2
@@ -38,8 +41,6 @@ FP8_ON_CPU = (
 
 
 def gate_configs(store: ModelStore, source: str, quantized: str, preset: str | None = None) -> tuple[Any, Any]:
-    from console.launch import engine_config_for
-
     return (
         engine_config_for(store, source, preset, **GATE_OVERRIDES),
         engine_config_for(store, quantized, preset, **GATE_OVERRIDES),
@@ -49,8 +50,6 @@ def gate_configs(store: ModelStore, source: str, quantized: str, preset: str | N
 def preset_gate_configs(store: ModelStore, model: str, preset: str) -> tuple[Any, Any]:
     """(16-bit, with the preset) for an on-the-fly preset such as FP8: the same model and
     settings, once without the preset's quantization knobs. Refuses FP8 where it cannot run."""
-    from console.engine.host import cuda_available, resolve_device
-    from console.launch import engine_config_for
 
     quantized = engine_config_for(store, model, preset, **GATE_OVERRIDES)
     knobs = {k: getattr(quantized, k) for k in FP8_KEYS}
@@ -76,8 +75,6 @@ def run_gate(
 ) -> GateResult:
     """Gate ``quantized`` against ``source`` (both store models, under ``preset`` if given), or,
     with no ``quantized``, ``source`` under the on-the-fly ``preset`` against ``source`` in 16 bits."""
-    from console.engine.host import EngineHost
-    from console.engine.interface import require_loader
 
     if quantized is None:
         if not preset:
@@ -112,8 +109,6 @@ def quantize_and_gate(
     task = task or TaskState()
     log = on_log or (lambda _l: None)
     if gate and host is not None:
-        from console.engine.interface import require_loader
-
         require_loader(host, "The quality gate")  # refuse before minutes of quantizing, not after
     entry = quantize_awq(store, source, out_name, params=params, calib_file=calib_file, task=task, on_log=log)
     if not gate:

@@ -23,7 +23,10 @@ from console.paths import resources_dir
 from console.settings import Settings, load_settings
 
 if TYPE_CHECKING:  # imported where used: the window's modules load after the QApplication exists
+    # deferred: the window's modules load after the QApplication and the import hooks
     from console.ui.context import AppContext
+
+    # deferred: the window's modules load after the QApplication and the import hooks
     from console.ui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
@@ -49,6 +52,7 @@ def install_translators(app: QApplication, language: str = "") -> list[QTranslat
 def _excepthook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
     """An exception escaping a slot is logged and shown in the status bar, not as a crash."""
     log.error("unhandled error: %s", "".join(traceback.format_exception(exc_type, exc, tb)))
+    # deferred: the window's modules load after the QApplication and the import hooks
     from console.ui.main_window import MainWindow
 
     app = QApplication.instance()
@@ -59,7 +63,10 @@ def _excepthook(exc_type: type[BaseException], exc: BaseException, tb: Traceback
 
 def create_window(settings: Settings | None = None) -> tuple[AppContext, MainWindow]:
     """The context and the window (not shown); the QApplication must exist."""
+    # deferred: the window's modules load after the QApplication and the import hooks
     from console.ui.context import AppContext
+
+    # deferred: the window's modules load after the QApplication and the import hooks
     from console.ui.main_window import MainWindow
 
     ctx = AppContext.create()
@@ -83,9 +90,11 @@ def run(argv: list[str], load_model: str | None = None) -> int:
     """Show the console; with ``load_model``, select that model and start loading it at once
     (the README's first command opens the console on the bundled model this way)."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    # deferred: the window's modules load after the QApplication and the import hooks
     from console.ui.refcount_guard import pin_singletons
 
     pin_singletons()  # PySide6 6.12 on Python 3.11 loses a reference to None per void call
+    # deferred: the window's modules load after the QApplication and the import hooks
     from console.ui.import_hook import cheapen_feature_check
 
     cheapen_feature_check()  # PySide6 read every imported module's source: 0.7 s of GIL per load
@@ -96,13 +105,16 @@ def run(argv: list[str], load_model: str | None = None) -> int:
     settings = load_settings()
     install_translators(app, settings.language)
     sys.excepthook = _excepthook
+    # deferred: the window's modules load after the QApplication and the import hooks
     from console.ui.gc_guard import GuiThreadCollector
 
     collector = GuiThreadCollector(parent=app)  # no Qt object may be collected on the engine thread
+    # deferred: the window's modules load after the QApplication and the import hooks
     from console.engine import priority
 
     priority.prefer_the_window()  # a CPU engine core yields the cores to the window (engine/priority.py)
     ctx, window = create_window(settings)
+    # deferred: the window's modules load after the QApplication and the import hooks
     from console.ui.i18n import add_language_menu
 
     add_language_menu(window)  # View > Language: saved in settings, applied at the next start

@@ -10,6 +10,7 @@ from console.metrics.store import MetricsStore
 from console.models.store import ModelStore
 from console.metrics.device import DeviceSampler
 from console.ui.bridge import EngineBridge
+from console.engine.switch import EngineSwitch
 
 
 @dataclass
@@ -26,7 +27,6 @@ class AppContext:
     def create(cls, host: Engine | None = None, store: ModelStore | None = None) -> "AppContext":
         """``host`` defaults to an :class:`EngineSwitch` (in-process first; the engine picker can
         move it to a console-launched or remote server)."""
-        from console.engine.switch import EngineSwitch
 
         host = host or EngineSwitch()
         metrics = host.metrics

@@ -11,6 +11,9 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from console.jobs import TaskState
 from console.ui.core_text import translate_core_text
 from console.ui.tasks import BackgroundCall, run_with_progress
+from console.bench.cpu_dtype_check import bundled_model, run_check
+from console.engine import cpu_dtype
+from console.engine.cpu_dtype import FALLBACK
 
 
 def _tr(text: str) -> str:
@@ -19,8 +22,6 @@ def _tr(text: str) -> str:
 
 def check_and_save(task: TaskState) -> Any:
     """The worker: check with the bundled model (imported first if missing) and store the result."""
-    from console.engine import cpu_dtype
-    from console.engine.cpu_dtype_check import bundled_model, run_check
 
     result = run_check(bundled_model(task), task=task)
     cpu_dtype.save(result)
@@ -30,7 +31,6 @@ def check_and_save(task: TaskState) -> Any:
 def summary(result: Any) -> str:
     """Plain text for the message box, in the UI's language: one line per dtype (its speed, kept or
     rejected, and why), then the verdict."""
-    from console.engine.cpu_dtype import FALLBACK
 
     lines = []
     for r in result.results:

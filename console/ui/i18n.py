@@ -35,7 +35,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from console.paths import resources_dir
+from console.paths import presets_dir, resources_dir
+from console.knob_help import HELP_CONTEXT, help_texts
+from console.messages import CONTEXT
+from console.advisor.rules import load_rules, rule_texts
+from console.presets import load_preset_file
 
 UI_DIR = Path(__file__).resolve().parent
 #: The languages offered in View > Language ("" follows the system locale).
@@ -159,7 +163,6 @@ def extract(files: list[Path] | None = None, rules: bool = True) -> dict[Key, li
             out.setdefault((RULES_CONTEXT, text), []).append(RULES_LOCATION)
         for file_name, text in shipped_preset_descriptions().items():
             out.setdefault((PRESETS_CONTEXT, text), []).append(f"../presets/{file_name}:0")
-        from console.knob_help import HELP_CONTEXT, help_texts
 
         for text in help_texts():  # the knobs' tooltips: their metadata on EngineConfig's fields
             out.setdefault((HELP_CONTEXT, text), []).append("../config.py:0")
@@ -168,7 +171,6 @@ def extract(files: list[Path] | None = None, rules: bool = True) -> dict[Key, li
 
 def message_templates(source: str, filename: str) -> dict[Key, list[str]]:
     """The literal templates of the ``Message(...)`` calls in ``source`` (context CoreText)."""
-    from console.messages import CONTEXT
 
     out: dict[Key, list[str]] = {}
     for node in ast.walk(ast.parse(source, filename)):
@@ -194,8 +196,6 @@ def core_messages() -> dict[Key, list[str]]:
 
 def shipped_preset_descriptions() -> dict[str, str]:
     """File name -> description of each shipped preset (not the user's own)."""
-    from console.paths import presets_dir
-    from console.presets import load_preset_file
 
     return {
         p.name: load_preset_file(p).description
@@ -215,14 +215,11 @@ def translate_knob_help(text: str) -> str:
     """A knob's tooltip text (:mod:`console.knob_help`) in the UI's language."""
     from PySide6.QtCore import QCoreApplication
 
-    from console.knob_help import HELP_CONTEXT
-
     return QCoreApplication.translate(HELP_CONTEXT, text) if text else text
 
 
 def shipped_rule_texts() -> list[str]:
     """The texts of ``resources/advisor/rules.toml`` (not a user's copy of it)."""
-    from console.advisor.rules import load_rules, rule_texts
 
     return rule_texts(load_rules(resources_dir() / "advisor" / "rules.toml"))
 

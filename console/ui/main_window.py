@@ -33,6 +33,13 @@ from console.ui.formatting import format_bytes, format_number
 from console.ui.models.panel import ModelsPanel
 from console.ui.state_signals import follow_selection
 from console.ui.widgets import VerticalScroll
+from console.engine.interface import Switchable
+from console.ui.about import AboutDialog
+from console.ui.advisor.panel import add_advisor_dock
+from console.ui.batch.panel import BatchPanel
+from console.ui.cpu_check import start_cpu_check
+from console.ui.engine_picker import add_engine_picker
+from console.ui.export.panel import ExportPanel
 
 if TYPE_CHECKING:
     from console.ui.batch.panel import BatchPanel
@@ -90,7 +97,6 @@ class MainWindow(QMainWindow):
             QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetClosable
         )
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.dock)
-        from console.ui.advisor.panel import add_advisor_dock  # the Advisor dock: live findings, Apply
 
         self.advisor = add_advisor_dock(self, ctx, self.models)
 
@@ -146,10 +152,13 @@ class MainWindow(QMainWindow):
         if self._panels_built:
             return
         self._panels_built = True
-        from console.ui.batch.panel import BatchPanel
+        # deferred: imports pyqtgraph
         from console.ui.bench.panel import BenchPanel
-        from console.ui.export.panel import ExportPanel
+
+        # deferred: imports numpy, pyqtgraph
         from console.ui.monitor.panel import MonitorPanel
+
+        # deferred: imports httpx, prometheus_client, yaml
         from console.ui.server.panel import ServerPanel
 
         current = self.tabs.currentIndex()
@@ -246,11 +255,8 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.act_quit)
         engine_menu = menubar.addMenu(self.tr("&Engine"))
         engine_menu.addActions([self.act_load, self.act_unload, self.act_reload])
-        from console.engine.interface import Switchable
 
         if isinstance(self.ctx.host, Switchable):  # where the engine runs: in process, a local server, a remote one
-            from console.ui.engine_picker import add_engine_picker
-
             add_engine_picker(self, self.ctx.host, engine_menu)
         chat_menu = menubar.addMenu(self.tr("&Chat"))
         chat_menu.addActions([self.act_new_chat, self.act_send, self.act_stop])
@@ -274,13 +280,9 @@ class MainWindow(QMainWindow):
         help_menu.addAction(self.act_cpu_check)
 
     def _check_cpu_engine(self) -> None:
-        from console.ui.cpu_check import start_cpu_check
-
         self._cpu_check = start_cpu_check(self)
 
     def _show_about(self) -> None:
-        from console.ui.about import AboutDialog
-
         AboutDialog(self.ctx.host, self).exec()
 
     # -- intents ---------------------------------------------------------------------------------------

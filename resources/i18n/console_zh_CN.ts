@@ -1542,7 +1542,7 @@
       <translation>在局域网上提供服务需要 API 密钥：请输入一个或点击“生成”</translation>
     </message>
     <message>
-      <location filename="../../console/chat/image_parts.py" />
+      <location filename="../../console/engine/image_parts.py" />
       <source>The loaded model does not take images: load a vision model (such as Gemma 3 or Qwen2.5-VL) or remove the picture</source>
       <translation>已加载的模型不支持图像输入：请加载视觉模型（如 Gemma 3 或 Qwen2.5-VL），或移除图片</translation>
     </message>
@@ -2096,7 +2096,7 @@
       <translation>{0} 在 {1} 秒内没有响应（{2}）：请检查网络后再搜索</translation>
     </message>
     <message>
-      <location filename="../../console/chat/image_parts.py" />
+      <location filename="../../console/engine/image_parts.py" />
       <source>{0} does not take images: load a vision model (such as Gemma 3 or Qwen2.5-VL) or remove the picture</source>
       <translation>{0} 不支持图像输入：请加载视觉模型（如 Gemma 3 或 Qwen2.5-VL），或移除图片</translation>
     </message>

@@ -264,6 +264,7 @@ class AdvisorPanel(QWidget):
             self.header.setText(self.tr("Recording saved to {0}").format(path))
 
     def _on_metrics_toggled(self, on: bool) -> None:
+        # deferred: imports prometheus_client
         from console.metrics.prometheus import MetricsServer, MetricsServerError  # prometheus_client: only when asked
 
         if not on:

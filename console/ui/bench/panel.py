@@ -50,6 +50,13 @@ from console.ui.bench.charts import BenchPlots
 from console.ui.context import AppContext
 from console.ui.tasks import BackgroundCall
 from console.ui.widgets import ErrorLabel, needs_loader_tip
+from console.atomic import atomic_write_json
+from console.bench import workload as wl
+from console.bench.baselines import run_baseline
+from console.bench.report import ratios
+from console.bench.suite import base_report, parse_concurrencies, run_console_suite, vocab_size
+from console.engine.host import dtype_note, prepare_config
+from console.ui.bench.tune_page import TunePage
 
 #: Results table columns after the path: (figure key, percentile, scale, format).
 COLUMNS = (
@@ -96,7 +103,6 @@ class BenchPanel(QWidget):
         layout.addLayout(top)  # the baselines sit on the Benchmark page (auto-tune has none): narrower
         self.pages = QTabWidget(self)
         self.pages.addTab(self._bench_page(), self.tr("Benchmark"))
-        from console.ui.bench.tune_page import TunePage
 
         self.tune = TunePage(self.ctx, self.workload, self, other_busy=self.busy)
         self.tune.tuneFinished.connect(self._on_tune_finished)
@@ -240,8 +246,6 @@ class BenchPanel(QWidget):
     # -- the workload --------------------------------------------------------------------------------
     def workload(self) -> Workload:
         """The workload the form describes (raises ValueError with a message for the user)."""
-        from console.bench import workload as wl
-        from console.bench.suite import vocab_size
 
         if self.file_radio.isChecked():
             path = self.file_edit.text().strip()
@@ -269,7 +273,6 @@ class BenchPanel(QWidget):
 
     def run(self) -> bool:
         """Start a bench on the loaded engine; False (and a message) when it cannot start."""
-        from console.bench.suite import parse_concurrencies
 
         self.error.clear_text()
         if self.busy() or self.tune.busy():
@@ -289,11 +292,6 @@ class BenchPanel(QWidget):
         input_len = None if self.file_radio.isChecked() else self.input_len.value()
 
         def job(state: TaskState) -> dict[str, Any]:
-            from console.bench.baselines import run_baseline
-            from console.bench.report import ratios
-            from console.bench.suite import base_report, run_console_suite
-            from console.engine.host import dtype_note, prepare_config
-
             if host.config is not None:
                 prepared, device = prepare_config(host.config)
                 kwargs = prepared.engine_kwargs()
@@ -429,7 +427,6 @@ class BenchPanel(QWidget):
 
     def save_report(self, path: Path) -> None:
         """The last run's report (with the auto-tune trials, when there are any) as JSON."""
-        from console.atomic import atomic_write_json
 
         report = dict(self.report or {})
         if self.tune.result is not None:

@@ -39,8 +39,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.bench.tune import Measure, TuneResult, default_measure
-from console.bench.tune_plan import grid_text, parse_grid
+from console.bench.tune import default_measure, describe, Measure, save_as_preset, tune, TuneResult
+from console.bench.tune_plan import default_grid, grid_text, parse_grid
 from console.bench.workload import Workload
 from console.engine.interface import as_loader
 from console.engine.types import EngineState, EngineStatus
@@ -49,6 +49,8 @@ from console.ui.bench.charts import ParetoPlot
 from console.ui.context import AppContext
 from console.ui.tasks import BackgroundCall
 from console.ui.widgets import ErrorLabel, needs_loader_tip
+from console.bench.runner import run_console
+from console.engine.host import cuda_available, resolve_device
 
 
 class _CancelOnly:
@@ -92,9 +94,6 @@ class TunePage(QWidget):
         self._update_buttons()
 
     def _build(self) -> None:
-        from console.bench.tune_plan import default_grid
-        from console.engine.host import cuda_available
-
         layout = QVBoxLayout(self)
         form = QFormLayout()
         self.grid_edit = QLineEdit(grid_text(default_grid("cuda" if cuda_available() else "cpu")), self)
@@ -181,8 +180,6 @@ class TunePage(QWidget):
 
     def run(self) -> bool:
         """Start the tune on the loaded engine's configuration; False when it cannot start."""
-        from console.bench.tune import tune
-        from console.engine.host import resolve_device
 
         self.error.clear_text()
         host = as_loader(self.ctx.host)  # the trials reload the engine: a remote server cannot
@@ -205,7 +202,6 @@ class TunePage(QWidget):
 
         def job(state: TaskState) -> TuneResult:
             if measure is default_measure:  # Cancel also stops the trial being measured
-                from console.bench.runner import run_console
 
                 def measure_cancellable(h: Any, w: Workload, in_flight: int | None = None) -> dict[str, Any]:
                     cancel_only: Any = _CancelOnly(state)
@@ -366,7 +362,6 @@ class TunePage(QWidget):
 
     def save_preset(self, index: int, name: str) -> str | None:
         """Save trial ``index`` as user preset ``name``; the file's path, or None (message shown)."""
-        from console.bench.tune import describe, save_as_preset
 
         assert self.result is not None
         try:

@@ -12,7 +12,7 @@ are ignored. The LoRA box (which adapter answers) is ``adapter_box.py``; the wid
 
 A reasoning model's answer (its family has a vLLM reasoning parser, ``family_table.py``) streams
 split into its thinking, shown apart and collapsed with its tokens and time, and the answer
-(``console/chat/thinking.py``); the Think switch shows where the template has one (Qwen3's
+(``console/engine/thinking.py``); the Think switch shows where the template has one (Qwen3's
 ``enable_thinking``) and goes to the template as ``chat_template_kwargs``.
 
 Pictures (``pictures.py``): attached, pasted or dropped, read off the GUI thread, written at Send
@@ -33,7 +33,7 @@ from console.chat.attachments import ImageError
 from console.chat.session import ChatSession
 from console.config import SamplingSettings
 from console.chat.conversations import ConversationError, ConversationStore, Message
-from console.chat.image_parts import takes_images
+from console.engine.image_parts import takes_images
 from console.engine.types import (
     EngineError,
     EngineState,

@@ -1,5 +1,5 @@
 """The chat's thinking: which model family is loaded (its vLLM reasoning parser, its
-Think switch), the streaming answer split into thinking and answer (``console/chat/thinking.py``), and
+Think switch), the streaming answer split into thinking and answer (``console/engine/thinking.py``), and
 the thinking block the transcript shows for it. The chat panel forwards its events here.
 
 The parser is made off the GUI thread when a model is loaded (reading Qwen's 151k-token vocabulary
@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QCheckBox
 from console.chat.conversations import Message
 from console.engine.types import RequestFinished
 from console.models.family_table import Family, family_of
-from console.chat.thinking import ReasoningSplitter, ThinkingStream, Thought, splitter_for, think_kwargs
+from console.engine.thinking import ReasoningSplitter, ThinkingStream, Thought, splitter_for, think_kwargs
 from console.ui.chat.transcript import STREAM_KEY, TranscriptView, thinking_markdown
 
 

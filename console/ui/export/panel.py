@@ -47,14 +47,18 @@ def render_export(
 ) -> dict[str, str]:
     """``{file name: text}`` for one format (several files for compose, ray, bundle and trtllm).
     Raises ExportError (a ValueError) for an impossible export."""
-    from console.export import ServeOptions, bundle, compose, k8s, ray, serve
+    # deferred: imports yaml
+    from console.engine import serve_args
+
+    # deferred: imports yaml
+    from console.export import ServeOptions, bundle, compose, k8s, ray
 
     options = ServeOptions(host=host, port=port, served_model_name=served_model_name or None)
     options.validate()
     if fmt == "yaml":
-        return {"serve.yaml": serve.serve_yaml(config, options)}
+        return {"serve.yaml": serve_args.serve_yaml(config, options)}
     if fmt == "cmd":
-        return {"serve.sh": serve.serve_script(config, options)}
+        return {"serve.sh": serve_args.serve_script(config, options)}
     if fmt == "compose":
         where = "docker-compose.yaml publishes it on the host"
         return {
@@ -71,6 +75,7 @@ def render_export(
     if fmt == "bundle":
         return bundle.bundle_files(config, options, model_dir=config.model)
     if fmt == "trtllm":
+        # deferred: imports yaml
         from console.export.trtllm_readme import trtllm_files
 
         return trtllm_files(config, options)
@@ -232,6 +237,7 @@ class ExportPanel(QWidget):
             if self.fmt == "cmd":
                 path.chmod(0o755)
         else:
+            # deferred: imports yaml
             from console.export.bundle import write_bundle
 
             write_bundle(path, self.files)

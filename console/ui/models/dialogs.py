@@ -12,7 +12,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QMessageBox, QTextBrowser, QVBoxLayout, QWidget
 
 from console.planner.core import Plan
-from console.planner.fit_table import Fit
+from console.models.fit_table import Fit
 
 
 def _tr(text: str) -> str:

@@ -53,6 +53,7 @@ def _check(
     listing: Any = None,
 ) -> tuple[Any, Any, list[str]]:
     """Worker side of Check: (listing, preview, GGUF files to choose from)."""
+    # deferred: imports httpx
     from console.models.download import list_files, preview
 
     listing = listing or list_files(repo, source=source, revision=revision)
@@ -231,6 +232,7 @@ class GetModelDialog(QDialog):
         if pv.gguf:
             self.variant_combo.setCurrentIndex(max(self.variant_combo.findData(pv.gguf), 0))
         if not self.name_edit.text().strip():
+            # deferred: imports httpx
             from console.models.download import default_pull_name
 
             self.name_edit.setText(default_pull_name(pv.repo))
@@ -289,6 +291,7 @@ class GetModelDialog(QDialog):
 
     # -- download --------------------------------------------------------------------------------
     def download(self) -> None:
+        # deferred: imports httpx
         from console.models.download import pull
 
         pv = self.preview

@@ -34,6 +34,8 @@ from console.ui.formatting import format_bytes, format_count, format_params
 from console.ui.models.table import VERDICT_COLOURS, verdict_text
 from console.ui.tasks import BackgroundCall
 from console.ui.widgets import ErrorLabel
+from console.models.curated import curated_badges, load_curated
+from console.models.fit_table import local_in_use
 
 #: (column key) in order; headers are set in :meth:`ModelPicker._headers`.
 COLUMNS = ("model", "fits", "longest", "pictures", "disk", "memory", "weights", "notes")
@@ -43,14 +45,13 @@ SEARCH_SOURCES = ("hf", "modelscope")  # console.models.search.SEARCH_SOURCES, n
 
 def _curated(device: Any) -> list[Any]:
     """Worker side: the curated list with its badges, as rows."""
-    from console.models.curated import curated_badges, load_curated
-    from console.planner.fit_table import local_in_use
 
     in_use = local_in_use(device) if device is not None and not isinstance(device, str) else None  # this card's
     return [("curated", m, b) for m, b in curated_badges(load_curated().models, device, in_use)]
 
 
 def _search(query: str, source: str, device: Any, state: Any) -> list[Any]:
+    # deferred: imports httpx
     from console.models.search import search_models
 
     return [("hit", h, h.badges) for h in search_models(query, source=source, device=device, task=state)]

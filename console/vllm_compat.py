@@ -11,6 +11,7 @@ import importlib
 import importlib.metadata
 import importlib.util
 from typing import Any, Callable
+from console.native_preload import preload_torch
 
 
 class EngineUnavailable(RuntimeError):
@@ -42,8 +43,6 @@ def _first(candidates: list[tuple[str, str]]) -> Any:
 
 
 def import_vllm() -> Any:
-    from console.engine.native_preload import preload_torch
-
     preload_torch()  # torch's native library loaded with the GIL released: the window keeps drawing
     try:
         return importlib.import_module("vllm")

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from console.engine import vllm_compat
+from console import vllm_compat
 from console.models.family_table import Family, family_of
 
 

@@ -20,7 +20,8 @@ import yaml
 
 from console.engine import tool_calls
 from console.config import CONSOLE_ONLY_FIELDS, SPECULATIVE_FIELDS, EngineConfig
-from console.export.options import CONTAINER_MODEL_ROOT, MULTICAST_OFF, ServeOptions
+from console.engine.serve_options import CONTAINER_MODEL_ROOT, MULTICAST_OFF, ServeOptions
+from console.models.family_table import family_of_folder
 
 #: EngineConfig fields written by hand (first, in this order) rather than in the generic loop.
 _HANDLED = {"model", "served_model_name"}
@@ -85,7 +86,6 @@ def serve_arguments(
 def reasoning_arguments(config: EngineConfig) -> dict[str, Any]:
     """``{"reasoning-parser": name}`` for a model whose family has a vLLM reasoning parser
     (``family_table.py``), read from its (or its tokenizer's) folder; ``{}`` otherwise."""
-    from console.models.family_table import family_of_folder
 
     family = family_of_folder(config.tokenizer or config.model) or family_of_folder(config.model)
     if family is None or family.reasoning_parser is None:
