@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence
 
 from console.config import EngineConfig
+from console.metrics import nvml
 from console.models.store import ModelEntry
 from console.planner.core import Plan, PlanRequest
 from console.planner.gpus import GpuProfile, get_gpu
@@ -60,8 +61,6 @@ def local_in_use(device: Device) -> InUse | None:
     another card, or NVML cannot say). Blocks on NVML: call it off the GUI thread."""
     if isinstance(device, str) or device.is_cpu:
         return None
-    from console.metrics import nvml
-
     name = nvml.gpu_name(0)
     if name is None or gpu_key(name) != device.name:
         return None  # no NVIDIA GPU here, or the plan is for another card
