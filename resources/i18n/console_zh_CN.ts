@@ -2655,6 +2655,21 @@
     </message>
     <message>
       <location filename="../../console/config.py" />
+      <source>Context length:</source>
+      <translation>上下文长度：</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>Draft tokens per step:</source>
+      <translation>每步草稿 token 数：</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>Eager mode (no graphs):</source>
+      <translation>即时执行模式（不用图）：</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
       <source>Eager mode runs the model step by step instead of replaying captured CUDA graphs (torch.compile on the CPU): faster to load, slower to answer, and no graph memory.</source>
       <translation>即时执行模式逐步运行模型，而不是重放捕获的 CUDA 图（CPU 上为 torch.compile）：加载更快，回答更慢，且不占用图的内存。</translation>
     </message>
@@ -2662,6 +2677,11 @@
       <location filename="../../console/config.py" />
       <source>Full precision until the context or the users asked for need the room.</source>
       <translation>在所需的上下文或用户数需要空间之前，保持全精度。</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>GPU memory utilisation:</source>
+      <translation>显存利用率：</translation>
     </message>
     <message>
       <location filename="../../console/config.py" />
@@ -2690,8 +2710,33 @@
     </message>
     <message>
       <location filename="../../console/config.py" />
+      <source>KV cache dtype:</source>
+      <translation>KV 缓存数据类型：</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>KV cache size (CPU):</source>
+      <translation>KV 缓存大小 (CPU)：</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>KV offload (host):</source>
+      <translation>KV 卸载（主机）：</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
       <source>Lets a loaded model sleep and wake without a reload when switching models.</source>
       <translation>切换模型时让已加载的模型休眠和唤醒，而无需重新加载。</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>Max batched tokens:</source>
+      <translation>每步最多批处理 token 数：</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>Max sequences:</source>
+      <translation>最大并发序列数：</translation>
     </message>
     <message>
       <location filename="../../console/config.py" />
@@ -2705,8 +2750,18 @@
     </message>
     <message>
       <location filename="../../console/config.py" />
+      <source>Prefix caching:</source>
+      <translation>前缀缓存：</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
       <source>Reuses the KV cache of a prompt's beginning already seen (the system prompt, the chat so far), so a follow-up question starts sooner.</source>
       <translation>复用已见过的提示开头部分（系统提示、之前的对话）的 KV 缓存，使后续问题更快开始。</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>Sleep mode:</source>
+      <translation>休眠模式：</translation>
     </message>
     <message>
       <location filename="../../console/config.py" />
@@ -2717,6 +2772,11 @@
       <location filename="../../console/config.py" />
       <source>Speculative decoding proposes several tokens and the model checks them in one step. n-gram copies them from the prompt, with no draft model: it pays off for code editing, rewriting and summarising; EAGLE needs a draft head (a preset's speculative_model).</source>
       <translation>推测解码先提出若干 token，再由模型一步验证。n-gram 从提示中复制候选，无需草稿模型：适合代码编辑、改写和摘要；EAGLE 需要草稿头（预设中的 speculative_model）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>Speculative decoding:</source>
+      <translation>推测解码：</translation>
     </message>
     <message>
       <location filename="../../console/config.py" />
@@ -2755,8 +2815,28 @@
     </message>
     <message>
       <location filename="../../console/config.py" />
+      <source>auto</source>
+      <translation>auto</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
       <source>auto (the model's 16-bit)</source>
       <translation>auto（模型自身的 16 位）</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>default</source>
+      <translation>默认</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>model</source>
+      <translation>模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>n-gram (no draft model)</source>
+      <translation>n-gram（无草稿模型）</translation>
     </message>
     <message>
       <location filename="../../console/config.py" />
@@ -2793,6 +2873,11 @@
       <source>vLLM's offline default on a 24 GB card: enough for batch work, and the KV cache limits it anyway.</source>
       <translation>vLLM 在 24 GB 显卡上的离线默认值：足够批处理使用，而且 KV 缓存本身也会限制它。</translation>
     </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>—</source>
+      <translation>—</translation>
+    </message>
   </context>
   <context>
     <name>KnobsBox</name>
@@ -2800,46 +2885,6 @@
       <location filename="../../console/ui/models/knobs_box.py" />
       <source>Advanced</source>
       <translation>高级</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
-      <source>Context length:</source>
-      <translation>上下文长度：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
-      <source>Eager mode (no graphs):</source>
-      <translation>即时执行模式（不用图）：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
-      <source>GPU memory utilisation:</source>
-      <translation>显存利用率：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
-      <source>KV cache dtype:</source>
-      <translation>KV 缓存数据类型：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
-      <source>KV cache size (CPU):</source>
-      <translation>KV 缓存大小 (CPU)：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
-      <source>Max batched tokens:</source>
-      <translation>每步最多批处理 token 数：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
-      <source>Max sequences:</source>
-      <translation>最大并发序列数：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
-      <source>Prefix caching:</source>
-      <translation>前缀缓存：</translation>
     </message>
     <message>
       <location filename="../../console/ui/models/knobs_box.py" />
@@ -2863,11 +2908,6 @@
     </message>
     <message>
       <location filename="../../console/ui/models/knobs_box.py" />
-      <source>default</source>
-      <translation>默认</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
       <source>from preset</source>
       <translation>沿用预设</translation>
     </message>
@@ -2875,11 +2915,6 @@
       <location filename="../../console/ui/models/knobs_box.py" />
       <source>from preset ({0})</source>
       <translation>沿用预设（{0}）</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
-      <source>model</source>
-      <translation>模型</translation>
     </message>
     <message>
       <location filename="../../console/ui/models/knobs_box.py" />
@@ -4730,54 +4765,6 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
       <location filename="../../console/ui/server/panel.py" />
       <source>switching the engine</source>
       <translation>正在切换引擎</translation>
-    </message>
-  </context>
-  <context>
-    <name>SpeedKnobs</name>
-    <message>
-      <location filename="../../console/ui/models/speed_knobs.py" />
-      <source>Draft tokens per step:</source>
-      <translation>每步草稿 token 数：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/speed_knobs.py" />
-      <source>KV offload (host):</source>
-      <translation>KV 卸载（主机）：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/speed_knobs.py" />
-      <source>Sleep mode:</source>
-      <translation>休眠模式：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/speed_knobs.py" />
-      <source>Speculative decoding:</source>
-      <translation>推测解码：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/speed_knobs.py" />
-      <source>from preset</source>
-      <translation>沿用预设</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/speed_knobs.py" />
-      <source>from preset ({0})</source>
-      <translation>沿用预设（{0}）</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/speed_knobs.py" />
-      <source>n-gram (no draft model)</source>
-      <translation>n-gram（无草稿模型）</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/speed_knobs.py" />
-      <source>off</source>
-      <translation>关</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/speed_knobs.py" />
-      <source>on</source>
-      <translation>开</translation>
     </message>
   </context>
   <context>

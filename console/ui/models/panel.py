@@ -108,9 +108,14 @@ class ModelsPanel(QWidget):
         self.knobs_box.presetChanged.connect(self._on_knobs_box_preset_changed)
         self.knobs_box.knobsChanged.connect(self._on_knobs_box_knobs_changed)
         self.knobs_box.set_device(gpu=ctx.sampler.kind == "nvml")  # rows that apply to this machine's engine
-        k = self.knobs_box  # its widgets, by their names here too
-        self.preset_combo, self.context_spin, self.seqs_spin = k.preset_combo, k.context_spin, k.seqs_spin
-        self.kv_dtype_combo, self.util_spin, self.kv_gib_spin = k.kv_dtype_combo, k.util_spin, k.kv_gib_spin
+        k = self.knobs_box  # the rows the panel's users reach most, by short names
+        self.preset_combo, self.context_spin, self.seqs_spin = (
+            k.preset_combo,
+            k.widget("max_model_len"),
+            k.widget("max_num_seqs"),
+        )
+        self.kv_dtype_combo, self.util_spin = k.widget("kv_cache_dtype"), k.widget("gpu_memory_utilization")
+        self.kv_gib_spin = k.widget("kv_cache_memory_bytes")
         self.plan_view = PlanView(self)
         self.plan_view.applyRequested.connect(self.apply_change)  # a suggestion's Apply sets its knobs
         self.verdict_label, self.plan_label = self.plan_view.verdict_label, self.plan_view.plan_label
