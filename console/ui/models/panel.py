@@ -144,7 +144,6 @@ class ModelsPanel(QWidget):
         self.reload_presets()
         self.refresh()
         self._update_buttons()
-        ctx.state.provide_config(self.engine_config)  # what the Server tab starts
         self._publish_selection()
 
     def _build_layout(self) -> None:
@@ -454,8 +453,18 @@ class ModelsPanel(QWidget):
         self._publish_selection()
 
     def _publish_selection(self) -> None:
-        """The selection to the application state (what the other views follow)."""
+        """The selection to the application state (what the other views follow), its configuration
+        first: a view that follows the selection reads the configuration that goes with it."""
+        self._publish_config()
         self.ctx.state.select(self.selected_name(), self.preset_name())
+
+    def _publish_config(self) -> None:
+        """The configuration Load would use now to the application state (or why there is none):
+        what the Server and Export tabs start and show."""
+        try:
+            self.ctx.state.set_config(self.engine_config())
+        except Exception as exc:  # no model, a broken preset, a refused knob: said where it is used
+            self.ctx.state.set_config(None, exc)
 
     def _on_table_double_clicked(self, _index: QModelIndex) -> None:
         self.load_selected()
@@ -477,6 +486,7 @@ class ModelsPanel(QWidget):
     def _on_knobs_box_knobs_changed(self) -> None:
         self._knobs_edited = True
         self._plan_timer.start()
+        self._publish_config()
 
     def _on_plan_timer_timeout(self) -> None:
         self.update_plan()
