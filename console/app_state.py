@@ -1,13 +1,14 @@
-"""What the window's panels share besides the engine, without Qt: the store's models as listed, and
-the model and preset chosen.
+"""What the window's panels share besides the engine, without Qt: the store's models as listed, the
+model and preset chosen, and the engine configuration Load would use for them.
 
 The Models panel is where the user picks, and the state's one writer: it writes the list
-(:meth:`AppState.list_models`) and the selection (:meth:`AppState.select`), and says how the
-selection becomes the configuration Load would use (:meth:`AppState.provide_config`: the panel's
-knobs go into it). The other views -- the Server tab, the Export tab, the chat's model picker, the
-status bar -- read :attr:`AppState.selection`, :attr:`AppState.models` and
-:meth:`AppState.engine_config` and follow changes through :meth:`AppState.observe` and
-:meth:`AppState.observe_models`, instead of importing the Models panel. A choice made elsewhere (the
+(:meth:`AppState.list_models`), the selection (:meth:`AppState.select`) and, at each change of
+the selection, the preset or a knob, the configuration that follows from them
+(:meth:`AppState.set_config`: the panel's knobs are in it; or why there is none). The other views
+-- the Server tab, the Export tab, the chat's model picker, the status bar -- read
+:attr:`AppState.selection`, :attr:`AppState.models` and :meth:`AppState.engine_config` and follow
+changes through :meth:`AppState.observe`, :meth:`AppState.observe_models` and
+:meth:`AppState.observe_config`, instead of importing the Models panel. A choice made elsewhere (the
 chat picker's) is an intent the window hands to the panel, which then writes it here.
 
 What is loaded is not kept here: the engine's status (its model, its state) is the engine's own,
@@ -45,6 +46,7 @@ class Selection:
 
 SelectionObserver = Callable[[Selection], None]
 ModelsObserver = Callable[[tuple[str, ...]], None]
+ConfigObserver = Callable[["EngineConfig | None"], None]
 
 
 class Observable(Generic[T]):
@@ -88,7 +90,8 @@ class AppState:
     def __init__(self) -> None:
         self._selection: Observable[Selection] = Observable(Selection())
         self._models: Observable[tuple[str, ...]] = Observable(())
-        self._config: Callable[[], EngineConfig] | None = None
+        self._config: Observable[EngineConfig | None] = Observable(None)
+        self._no_config: Exception = ValueError(NO_MODEL)  # why there is none
 
     @property
     def selection(self) -> Selection:
@@ -117,18 +120,26 @@ class AppState:
 
     def observer_count(self) -> int:
         """How many observers follow the state (a view that is gone must have stopped its own)."""
-        return self._selection.observer_count() + self._models.observer_count()
+        return self._selection.observer_count() + self._models.observer_count() + self._config.observer_count()
 
-    def provide_config(self, build: Callable[[], EngineConfig]) -> None:
-        """``build()`` is the configuration Load would use now for the selection (raising with a
-        user-facing message when there is none): the Models panel's, with its knobs."""
-        self._config = build
+    def set_config(self, config: EngineConfig | None, why_none: Exception | None = None) -> None:
+        """Set the configuration Load would use now for the selection (the Models panel's, with its
+        knobs), or None and the error that says why there is none (a user-facing message); the
+        observers hear of it when it changed."""
+        self._no_config = why_none or ValueError(NO_MODEL)
+        self._config.set(config)
 
     def engine_config(self) -> EngineConfig:
-        """The configuration for the selection; ValueError (:data:`NO_MODEL`) before one is provided."""
-        if self._config is None:
-            raise ValueError(NO_MODEL)
-        return self._config()
+        """The configuration for the selection; raises why there is none (:data:`NO_MODEL` before
+        one is set)."""
+        config = self._config.value
+        if config is None:
+            raise self._no_config
+        return config
+
+    def observe_config(self, observer: ConfigObserver) -> Callable[[], None]:
+        """Call ``observer`` with each new configuration (None: there is none); returns what stops it."""
+        return self._config.observe(observer)
 
 
-__all__ = ["AppState", "ModelsObserver", "NO_MODEL", "Observable", "Selection", "SelectionObserver"]
+__all__ = ["AppState", "ConfigObserver", "ModelsObserver", "NO_MODEL", "Observable", "Selection", "SelectionObserver"]

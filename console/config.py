@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from console.knobs import Knob, knob, knobs_of
+from console.knobs import Knob, check, checks_of, knob, knobs_of
 
 Device = Literal["auto", "cuda", "cpu"]
 
@@ -42,38 +42,13 @@ SPECULATIVE_FIELDS = {
     "prompt_lookup_min": "prompt_lookup_min",
 }
 
-#: Ranges the console checks before vLLM does (pydantic bounds: ge, gt, le, lt), by field name;
-#: console.schema applies them wherever a field of that name is validated (presets, settings).
-#: A field not named here is checked by its type hint alone.
-ENGINE_LIMITS: dict[str, dict[str, float]] = {
-    "gpu_memory_utilization": {"gt": 0, "le": 1},
-    "max_model_len": {"ge": 16, "le": 10_000_000},
-    "max_num_seqs": {"ge": 1, "le": 65_536},
-    "max_num_batched_tokens": {"ge": 16, "le": 10_000_000},
-    "tensor_parallel_size": {"ge": 1, "le": 1024},
-    "pipeline_parallel_size": {"ge": 1, "le": 1024},
-    "kv_cache_memory_bytes": {"ge": 1, "le": 1 << 50},
-    "cpu_offload_gb": {"ge": 0, "le": 1 << 20},
-    "block_size": {"ge": 1, "le": 1024},
-    # speed features
-    "num_speculative_tokens": {"ge": 1, "le": 16},
-    "prompt_lookup_max": {"ge": 1, "le": 64},
-    "prompt_lookup_min": {"ge": 1, "le": 64},
-    "kv_offloading_size": {"ge": 0, "le": 1 << 20},
-    # LoRA slots
-    "max_loras": {"ge": 1, "le": 1024},
-    "max_cpu_loras": {"ge": 1, "le": 1 << 20},
-    # auto-tune: CUDA graphs captured only up to the batch the workload runs
-    "max_cudagraph_capture_size": {"ge": 1, "le": 65_536},
-}
-#: The values a field accepts, by field name (a ``Literal`` hint, such as ``device``'s, works too).
-ENGINE_CHOICES: dict[str, tuple[Any, ...]] = {
-    "kv_cache_dtype": KV_CACHE_DTYPES,
-    "dtype": ("auto", "bfloat16", "float16", "half", "float32", "float"),
-    "quantization": ("awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "compressed-tensors"),
-    "speculative_method": SPECULATIVE_METHODS,
-    "max_lora_rank": VLLM_LORA_RANKS,
-}
+#: vLLM's own ``gpu_memory_utilization`` when none is given: the share of the card it takes.
+VLLM_GPU_MEMORY_UTILIZATION = 0.9
+#: The checkpoint quantizations the console offers and accepts (vLLM's names; mxfp4: gpt-oss's
+#: experts; compressed-tensors: llm-compressor's builds, whose bits the checkpoint's config says).
+QUANTIZATIONS = ("awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "compressed-tensors", "mxfp4")
+#: The model dtypes vLLM accepts.
+DTYPES = ("auto", "bfloat16", "float16", "half", "float32", "float")
 
 
 @dataclass
@@ -85,14 +60,19 @@ class EngineConfig:
     model: str
     served_model_name: str | None = None
     tokenizer: str | None = None
-    dtype: str = "auto"
-    quantization: str | None = field(default=None, metadata=knob(help="the checkpoint's quantization"))
+    dtype: str = field(default="auto", metadata=check(choices=DTYPES))
+    quantization: str | None = field(
+        default=None, metadata=knob(help="the checkpoint's quantization", choices=QUANTIZATIONS)
+    )
     kv_cache_dtype: str = field(
         default="auto",
         metadata=knob(
             help="The number format of the KV cache. FP8 halves its size, doubling the tokens it holds, "
             "at a small cost in accuracy.",
             window=True,
+            label="KV cache dtype:",
+            unset="auto",
+            choices=KV_CACHE_DTYPES,
             default_4090="auto (the model's 16-bit)",
             why="Full precision until the context or the users asked for need the room.",
         ),
@@ -103,6 +83,11 @@ class EngineConfig:
             help="The longest prompt plus answer one request may have, in tokens. Each request reserves KV "
             "cache for it, so a shorter context leaves room for more users or a larger model.",
             window=True,
+            label="Context length:",
+            step=1024,
+            unset="model",
+            ge=16,
+            le=10_000_000,
             default_4090="the model's own (128k for Llama-3.1-8B)",
             why="The planner's first suggestion shortens it when the KV cache cannot hold one full request.",
         ),
@@ -114,7 +99,12 @@ class EngineConfig:
             "the rest is left to the desktop and other programs.",
             device="gpu",
             window=True,
-            default_4090="0.9",
+            label="GPU memory utilisation:",
+            step=0.05,
+            unset="—",
+            gt=0,
+            le=1,
+            default_4090=str(VLLM_GPU_MEMORY_UTILIZATION),
             why="About 2.4 GB of a 24 GB card stays free for the display and the CUDA context.",
         ),
     )
@@ -124,6 +114,9 @@ class EngineConfig:
             help="The most requests the engine runs at once; more are queued.",
             window=True,
             advanced=True,
+            label="Max sequences:",
+            ge=1,
+            le=65_536,
             default_4090="256",  # planner/defaults.py OFFLINE_DEFAULTS_GPU (the tests check it)
             why="vLLM's offline default on a 24 GB card: enough for batch work, and the KV cache limits it anyway.",
         ),
@@ -135,6 +128,10 @@ class EngineConfig:
             "long prompts start sooner, smaller keeps answers of other users flowing.",
             window=True,
             advanced=True,
+            label="Max batched tokens:",
+            step=1024,
+            ge=16,
+            le=10_000_000,
             default_4090="8,192",
             why="vLLM's offline default on a 24 GB card, a balance of prompt speed and activation memory.",
         ),
@@ -146,6 +143,7 @@ class EngineConfig:
             "so a follow-up question starts sooner.",
             window=True,
             advanced=True,
+            label="Prefix caching:",
             default_4090="on",
             why="Chats resend their whole history every turn: reusing it saves most of the prompt work.",
         ),
@@ -158,17 +156,21 @@ class EngineConfig:
             "(torch.compile on the CPU): faster to load, slower to answer, and no graph memory.",
             window=True,
             advanced=True,
+            label="Eager mode (no graphs):",
             default_4090="off (CUDA graphs on)",
             why="Graphs speed up each answer token, for some seconds of loading and the memory they are "
             "captured in (the planner counts it).",
         ),
     )
     tensor_parallel_size: int | None = field(
-        default=None, metadata=knob(help="GPUs each layer is split across (tensor parallelism)", short="-tp")
+        default=None,
+        metadata=knob(help="GPUs each layer is split across (tensor parallelism)", short="-tp", ge=1, le=1024),
     )
     pipeline_parallel_size: int | None = field(
         default=None,
-        metadata=knob(help="GPUs the layers are spread over in stages (pipeline parallelism)", short="-pp"),
+        metadata=knob(
+            help="GPUs the layers are spread over in stages (pipeline parallelism)", short="-pp", ge=1, le=1024
+        ),
     )
     kv_cache_memory_bytes: int | None = field(
         default=None,
@@ -178,14 +180,19 @@ class EngineConfig:
             unit="bytes",
             device="cpu",
             window=True,
+            label="KV cache size (CPU):",
+            step=0.5,
+            unset="—",
+            ge=1,
+            le=4096 * 1024**3,
             default_4090="not used (the GPU sizes its cache from the memory share)",
             why="The CPU engine needs an explicit size, or it takes a fraction of RAM and may refuse to start.",
             settings_name="kv_cache_gib",
             settings_unit="GiB",
         ),
     )
-    cpu_offload_gb: float | None = None
-    block_size: int | None = None
+    cpu_offload_gb: float | None = field(default=None, metadata=check(ge=0, le=1 << 20))
+    block_size: int | None = field(default=None, metadata=check(ge=1, le=1024))
     load_format: str | None = None  # "dummy": random weights of the model's shape (benchmarks)
     seed: int | None = None
     trust_remote_code: bool = False
@@ -193,10 +200,12 @@ class EngineConfig:
     # on the device and keeps up to max_cpu_loras adapters in host memory.
     enable_lora: bool | None = None
     max_loras: int | None = field(
-        default=None, metadata=knob(help="LoRA adapters served in one batch (slots on the device)")
+        default=None, metadata=knob(help="LoRA adapters served in one batch (slots on the device)", ge=1, le=1024)
     )
-    max_lora_rank: int | None = field(default=None, metadata=knob(help="largest adapter rank the slots hold"))
-    max_cpu_loras: int | None = None
+    max_lora_rank: int | None = field(
+        default=None, metadata=knob(help="largest adapter rank the slots hold", choices=VLLM_LORA_RANKS)
+    )
+    max_cpu_loras: int | None = field(default=None, metadata=check(ge=1, le=1 << 20))
     #: adapters served with this model, name -> PEFT folder (`vllm serve --lora-modules name=path`)
     lora_modules: dict[str, str] | None = None
     device: Device = field(
@@ -211,6 +220,11 @@ class EngineConfig:
             "summarising; EAGLE needs a draft head (a preset's speculative_model).",
             window=True,
             advanced=True,
+            label="Speculative decoding:",
+            unset="off",
+            choices=SPECULATIVE_METHODS,
+            window_choices=("", "ngram"),  # "" is "off" over a preset; EAGLE needs a preset's draft head
+            choice_labels=(("", "off"), ("ngram", "n-gram (no draft model)")),
             default_4090="off",
             why="It speeds up answers that repeat the prompt and slows down the others; the 4090 presets with "
             "'ngram' in their name turn it on.",
@@ -223,6 +237,10 @@ class EngineConfig:
             help="How many tokens speculative decoding proposes per step.",
             window=True,
             advanced=True,
+            label="Draft tokens per step:",
+            unset="—",
+            ge=1,
+            le=16,
             default_4090="4 with n-gram",
             why="More tokens win more when guesses are right and waste a step's work when they are wrong.",
         ),
@@ -230,8 +248,10 @@ class EngineConfig:
     speculative_model: str | None = field(  # the EAGLE draft head's folder
         default=None, metadata=knob(help="the EAGLE draft head's folder", metavar="DIR")
     )
-    prompt_lookup_max: int | None = None  # n-gram window (longest match looked up in the context)
-    prompt_lookup_min: int | None = None
+    prompt_lookup_max: int | None = field(  # n-gram window (longest match looked up in the context)
+        default=None, metadata=check(ge=1, le=64)
+    )
+    prompt_lookup_min: int | None = field(default=None, metadata=check(ge=1, le=64))
     kv_offloading_size: float | None = field(  # GiB of host memory for offloaded KV blocks
         default=None,
         metadata=knob(
@@ -241,6 +261,12 @@ class EngineConfig:
             device="gpu",
             window=True,
             advanced=True,
+            label="KV offload (host):",
+            step=1.0,
+            decimals=1,
+            unset="off",
+            ge=0,
+            le=4096,
             default_4090="off",
             why="It helps many long conversations that come back, and costs host memory.",
             settings_name="kv_offloading_gib",
@@ -253,13 +279,15 @@ class EngineConfig:
             device="gpu",
             window=True,
             advanced=True,
+            label="Sleep mode:",
+            unset="off",
             default_4090="off",
             why="Sleeping keeps the weights in host memory: worth it only when switching often.",
         ),
     )
     #: the largest batch CUDA graphs are captured for (vLLM: min(2 x max_num_seqs, 512)); auto-tune
     #: sets it to the batch its workload runs, so a load captures fewer graphs
-    max_cudagraph_capture_size: int | None = None
+    max_cudagraph_capture_size: int | None = field(default=None, metadata=check(ge=1, le=65_536))
     # --- images (vision-language models) ----------------------------------------------------------
     limit_mm_per_prompt: dict[str, int] | None = field(
         default=None,
@@ -324,6 +352,26 @@ def engine_knobs() -> dict[str, Knob]:
 def window_knobs() -> dict[str, Knob]:
     """The knobs the window offers (a row each) and the settings keep (:class:`console.settings.Knobs`)."""
     return {name: k for name, k in engine_knobs().items() if k.window}
+
+
+def limits_of(cls: type) -> dict[str, dict[str, float]]:
+    """The ranges (pydantic bounds: ge, gt, le, lt) of dataclass ``cls``'s fields, by field name,
+    from their metadata (:func:`~console.knobs.knob`, :func:`~console.knobs.check`)."""
+    return {name: c.bounds() for name, c in checks_of(cls).items() if c.bounds()}
+
+
+def choices_of(cls: type) -> dict[str, tuple[Any, ...]]:
+    """The values each field of dataclass ``cls`` accepts, by field name, from the same metadata."""
+    return {name: c.choices for name, c in checks_of(cls).items() if c.choices}
+
+
+#: Ranges the console checks before vLLM does, by field name (:func:`limits_of` EngineConfig);
+#: console.schema applies them wherever a field of that name is validated (presets, settings).
+#: A field without one is checked by its type hint alone.
+ENGINE_LIMITS: dict[str, dict[str, float]] = limits_of(EngineConfig)
+#: The values a field accepts, by field name (:func:`choices_of` EngineConfig; a ``Literal`` hint,
+#: such as ``device``'s, works too).
+ENGINE_CHOICES: dict[str, tuple[Any, ...]] = choices_of(EngineConfig)
 
 
 def speculative_config_of(values: dict[str, Any]) -> dict[str, Any] | None:

@@ -1,5 +1,5 @@
-"""The window's view of the engine knobs: each knob's tooltip texts (what it does, its RTX 4090
-default and why), the device it applies to and whether it sits under "Advanced", read from the
+"""The window's view of the engine knobs: each knob's row label, its tooltip texts (what it does,
+its RTX 4090 default and why), the device it applies to and whether it sits under "Advanced", read from the
 knobs' one description on :class:`~console.config.EngineConfig`'s fields (:mod:`console.knobs`).
 ``console.ui.i18n`` extracts the texts for translation in context :data:`HELP_CONTEXT`.
 
@@ -27,5 +27,11 @@ def applies_to(key: str, gpu: bool) -> bool:
 
 
 def help_texts() -> list[str]:
-    """Every text of the window's knobs, for the translation catalogue."""
-    return [t for k in KNOB_HELP.values() for t in (k.help, k.default_4090, k.why)]
+    """Every text of the window's knobs, for the translation catalogue: the tooltip's, the row's
+    label, the word for a preset that leaves the knob unset and the words of its choices."""
+    return [
+        t
+        for k in KNOB_HELP.values()
+        for t in (k.help, k.default_4090, k.why, k.label, k.unset, *(word for _v, word in k.choice_labels))
+        if t
+    ]

@@ -4,9 +4,12 @@ device it means something on, its RTX 4090 default and why, whether the window s
 "Advanced", its command-line flag and its name in the settings.
 
 Everything that offers a knob is generated from these records: the command line's flags
-(``console/cli/knob_flags.py``), the settings' knobs (:class:`console.settings.Knobs`, checked
-against them), the window's knob rows, their tooltips and their translations
-(:mod:`console.knob_help`). No Qt, no other console module: ``config.py`` imports this one.
+(``console/cli/knob_flags.py``), the settings' knobs (:class:`console.settings.Knobs`, one field
+per window knob), the window's knob rows (label, widget, range, choices, tooltip), their
+translations (:mod:`console.knob_help`), and the ranges and choices every check applies
+(:class:`Check`, ``config.ENGINE_LIMITS``/``config.ENGINE_CHOICES``). A field that is no knob
+but has a range says it with :func:`check`. No Qt, no other console module: ``config.py``
+imports this one.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ Unit = Literal["", "bytes", "GiB"]
 
 #: The key of a field's metadata that holds its :class:`Knob`.
 KNOB = "knob"
+#: The key of a field's metadata that holds its :class:`Check`.
+CHECK = "check"
 
 _BYTES_PER = {"bytes": 1, "GiB": 1024**3}
 
@@ -47,6 +52,15 @@ class Knob:
     metavar: str = ""  # the CLI's word for the value ("" = from the unit, else argparse's)
     short: str = ""  # a short CLI spelling some commands offer (e.g. "-tp")
     cli_choices: tuple[Any, ...] = ()  # the values a CLI flag accepts, where argparse checks them
+    # the window's row (a knob with ``window`` set): its label, the spin box's step and decimals,
+    # the word for a preset that leaves the knob unset, and for a list of values the ones the row
+    # offers (default: all the field's choices) with the words it shows for some of them
+    label: str = ""
+    step: float = 0  # 0: the spin box's own
+    decimals: int = 2
+    unset: str = "default"
+    window_choices: tuple[Any, ...] = ()
+    choice_labels: tuple[tuple[Any, str], ...] = ()
 
     def flag(self, name: str) -> str:
         """The CLI flag of field ``name``: vLLM's spelling, ``--max-model-len``."""
@@ -71,9 +85,37 @@ class Knob:
         return int(scaled) if self.unit == "bytes" else scaled
 
 
-def knob(**description: Any) -> Mapping[str, Knob]:
-    """A field's metadata describing its knob: ``field(default=None, metadata=knob(help=...))``."""
-    return {KNOB: Knob(**description)}
+@dataclass(frozen=True)
+class Check:
+    """What a field accepts beyond its type hint: pydantic bounds and a list of values."""
+
+    ge: float | None = None
+    gt: float | None = None
+    le: float | None = None
+    lt: float | None = None
+    choices: tuple[Any, ...] = ()
+
+    def bounds(self) -> dict[str, float]:
+        """The bounds that are set, as pydantic's ``Field`` takes them (``{"ge": 1, "le": 1024}``)."""
+        return {k: v for k in ("ge", "gt", "le", "lt") if (v := getattr(self, k)) is not None}
+
+
+_CHECK_KEYS = ("ge", "gt", "le", "lt", "choices")
+
+
+def check(**bounds: Any) -> Mapping[str, Check]:
+    """A field's metadata with its range or choices only (no knob): ``metadata=check(ge=1, le=1024)``."""
+    return {CHECK: Check(**bounds)}
+
+
+def knob(**description: Any) -> Mapping[str, Any]:
+    """A field's metadata describing its knob: ``field(default=None, metadata=knob(help=...))``;
+    ``ge``, ``gt``, ``le``, ``lt`` and ``choices`` are its :class:`Check`."""
+    bounds = {k: description.pop(k) for k in _CHECK_KEYS if k in description}
+    meta: dict[str, Any] = {KNOB: Knob(**description)}
+    if bounds:
+        meta[CHECK] = Check(**bounds)
+    return meta
 
 
 def knobs_of(cls: type) -> dict[str, Knob]:
@@ -81,4 +123,9 @@ def knobs_of(cls: type) -> dict[str, Knob]:
     return {f.name: f.metadata[KNOB] for f in dataclasses.fields(cls) if KNOB in f.metadata}
 
 
-__all__ = ["Applies", "KNOB", "Knob", "Unit", "knob", "knobs_of"]
+def checks_of(cls: type) -> dict[str, Check]:
+    """Each field of dataclass ``cls`` with a range or choices -> its :class:`Check`, in field order."""
+    return {f.name: f.metadata[CHECK] for f in dataclasses.fields(cls) if CHECK in f.metadata}
+
+
+__all__ = ["Applies", "CHECK", "Check", "KNOB", "Knob", "Unit", "check", "checks_of", "knob", "knobs_of"]

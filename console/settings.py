@@ -18,10 +18,17 @@ import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, get_type_hints
+from typing import TYPE_CHECKING, Any, Callable, get_type_hints
 
 from console.atomic import atomic_write_json, sweep_stale_tmp
-from console.config import ENGINE_CHOICES, ENGINE_LIMITS, SamplingSettings, window_knobs, with_ngram_tokens
+from console.config import (
+    ENGINE_CHOICES,
+    ENGINE_LIMITS,
+    EngineConfig,
+    SamplingSettings,
+    window_knobs,
+    with_ngram_tokens,
+)
 from console.paths import data_home
 from console.schema import derive_model
 
@@ -31,27 +38,8 @@ SCHEMA_VERSION = 4
 SETTINGS_FILE = "settings.json"
 
 
-@dataclass
-class Knobs:
-    """The engine knobs the user last edited in the Models panel (``None``: the preset's value).
-
-    One field per window knob of :class:`~console.config.EngineConfig` (:func:`window_knobs`), named
-    and in the unit its metadata says (``settings_name``, ``settings_unit``: the KV cache in GiB);
-    ``tests/test_knobs_single_source.py`` checks the fields against that metadata. A
-    ``speculative_method`` of "" is "off" over the preset."""
-
-    max_model_len: int | None = None
-    max_num_seqs: int | None = None
-    kv_cache_dtype: str | None = None
-    gpu_memory_utilization: float | None = None
-    kv_cache_gib: float | None = None
-    speculative_method: str | None = None
-    num_speculative_tokens: int | None = None
-    kv_offloading_gib: float | None = None
-    enable_sleep_mode: bool | None = None
-    max_num_batched_tokens: int | None = None
-    enforce_eager: bool | None = None
-    enable_prefix_caching: bool | None = None
+class KnobValues:
+    """What the settings' knobs do; :class:`Knobs` is this with one field per window knob."""
 
     def overrides(self) -> dict[str, Any]:
         """The knobs that are set, by EngineConfig field and in its unit (what Load applies over the
@@ -59,12 +47,42 @@ class Knobs:
         values = {name: k.to_engine(getattr(self, settings_name(name))) for name, k in window_knobs().items()}
         return with_ngram_tokens({name: v for name, v in values.items() if v is not None})
 
-    def with_change(self, change: dict[str, Any]) -> tuple["Knobs", list[str]]:
+    def with_change(self, change: dict[str, Any]) -> tuple[Any, list[str]]:
         """These knobs with ``change`` (engine values by field, e.g. a planner suggestion's) applied,
         and the fields of ``change`` that are no knob (set in a preset file)."""
         knobs = window_knobs()
         applied = {settings_name(n): knobs[n].to_settings(v) for n, v in change.items() if n in knobs}
-        return dataclasses.replace(self, **applied), sorted(set(change) - set(knobs))
+        return dataclasses.replace(self, **applied), sorted(set(change) - set(knobs))  # type: ignore[type-var]
+
+
+def knob_fields() -> list[tuple[str, Any, Any]]:
+    """The settings' knob fields, made from the window knobs' metadata: (name, type, field), named
+    and in the unit the metadata says (``settings_name``, ``settings_unit``: the KV cache in GiB),
+    ``None`` (the preset's value) by default."""
+    hints = get_type_hints(EngineConfig)
+    out: list[tuple[str, Any, Any]] = []
+    for name, k in window_knobs().items():
+        converted = bool(k.settings_unit) and k.settings_unit != k.unit
+        kind = float if converted else hints[name]
+        out.append((k.settings_name or name, kind | None, field(default=None)))
+    return out
+
+
+if TYPE_CHECKING:
+
+    class Knobs(KnobValues):
+        """The type checker's view of the generated class below (its fields are the knobs')."""
+
+        def __init__(self, **values: Any) -> None: ...
+        def __getattr__(self, name: str) -> Any: ...
+        def with_change(self, change: dict[str, Any]) -> tuple[Knobs, list[str]]: ...
+
+else:
+    #: The engine knobs the user last edited in the Models panel (``None``: the preset's value): one
+    #: field per window knob of :class:`~console.config.EngineConfig` (:func:`knob_fields`). A
+    #: ``speculative_method`` of "" is "off" over the preset.
+    Knobs = dataclasses.make_dataclass("Knobs", knob_fields(), bases=(KnobValues,))
+    Knobs.__module__ = __name__  # pickle and copy find it here
 
 
 def settings_name(field_name: str) -> str:
@@ -131,10 +149,21 @@ def _drop(data: dict[str, Any], loc: tuple[Any, ...], why: str) -> bool:
 
 @functools.cache
 def _schema() -> Any:
-    # The knobs share their names (and so their ranges and choices) with EngineConfig's fields;
-    # a knob's speculative_method "" means "off over the preset".
+    # The knobs take EngineConfig's ranges and choices under their settings names and units; a
+    # knob's speculative_method "" means "off over the preset".
+    limits = {**ENGINE_LIMITS, **knob_limits()}
     choices = {**ENGINE_CHOICES, "speculative_method": ("", *ENGINE_CHOICES["speculative_method"])}
-    return derive_model(Settings, limits=ENGINE_LIMITS, choices=choices)
+    return derive_model(Settings, limits=limits, choices=choices)
+
+
+def knob_limits() -> dict[str, dict[str, float]]:
+    """The window knobs' ranges by settings name, in the settings' unit (the KV cache in GiB)."""
+    out: dict[str, dict[str, float]] = {}
+    for name, k in window_knobs().items():
+        bounds = ENGINE_LIMITS.get(name)
+        if bounds:
+            out[k.settings_name or name] = {b: k.to_settings(v) if v else v for b, v in bounds.items()}
+    return out
 
 
 def _build(cls: Any, data: dict[str, Any]) -> Any:
@@ -246,7 +275,10 @@ def save_settings(settings: Settings, path: Path | None = None) -> None:
 
 
 __all__ = [
+    "KnobValues",
     "Knobs",
+    "knob_fields",
+    "knob_limits",
     "SCHEMA_VERSION",
     "Settings",
     "load_settings",

@@ -37,13 +37,18 @@ def test_a_failing_observer_does_not_stop_the_others() -> None:
     assert heard == [Selection("qwen", None)]
 
 
-def test_the_configuration_comes_from_the_provider() -> None:
-    state = AppState()
+def test_the_state_holds_the_configuration_its_writer_sets() -> None:
+    state, heard = AppState(), []
     with pytest.raises(ValueError, match=NO_MODEL):
         state.engine_config()
+    state.observe_config(heard.append)
     config = EngineConfig(model="/models/qwen")
-    state.provide_config(lambda: config)
+    state.set_config(config)
     assert state.engine_config() is config
+    state.set_config(None, ValueError("max_model_len: 8 is below 16"))
+    with pytest.raises(ValueError, match="below 16"):
+        state.engine_config()
+    assert heard == [config, None]
 
 
 def test_the_models_list_is_observed_apart_from_the_selection() -> None:

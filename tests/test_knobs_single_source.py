@@ -120,3 +120,75 @@ def test_metadata_on_a_field_is_all_a_new_knob_needs(monkeypatch: pytest.MonkeyP
     args = p.parse_args(["--swap-space", "4", "--enforce-eager"])
     assert (args.swap_space, args.enforce_eager) == (4.0, True)
     assert isinstance(knobs_of(Wider)["swap_space"], Knob)
+
+
+def test_a_new_window_knob_is_one_field(qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One field with window-knob metadata is a range for every check, a settings field in its
+    unit and a row of the window with its label, range, step and tooltip: nothing else is written
+    for it (a subclass stands in for EngineConfig with one more field)."""
+    pytest.importorskip("pytestqt")
+    import console.config as config
+    import console.knob_help as knob_help
+    import console.settings as settings
+    import console.ui.models.knobs_box as knobs_box
+    from PySide6.QtWidgets import QDoubleSpinBox
+
+    # the tables every check reads are the metadata's, nothing added by hand
+    assert config.ENGINE_LIMITS == config.limits_of(EngineConfig)
+    assert config.ENGINE_CHOICES == config.choices_of(EngineConfig)
+
+    @dataclasses.dataclass
+    class Wider(EngineConfig):
+        swap_space: float | None = dataclasses.field(
+            default=None,
+            metadata=knob(
+                help="Host memory for swapped-out requests.",
+                unit="GiB",
+                device="gpu",
+                window=True,
+                advanced=True,
+                label="Swap space:",
+                step=2.0,
+                settings_name="swap_gib",
+                ge=0,
+                le=64,
+                default_4090="off",
+                why="Preempted requests resume without recomputing.",
+            ),
+        )
+
+    assert config.limits_of(Wider)["swap_space"] == {"ge": 0, "le": 64}
+    monkeypatch.setattr(config, "EngineConfig", Wider)
+    monkeypatch.setattr(settings, "EngineConfig", Wider)
+    assert "swap_space" in config.window_knobs() and settings.settings_name("swap_space") == "swap_gib"
+    # the settings' field, in the settings' unit and checked by the knob's range
+    fields = {name: kind for name, kind, _f in settings.knob_fields()}
+    assert fields["swap_gib"] == float | None
+    monkeypatch.setattr(settings, "ENGINE_LIMITS", config.limits_of(Wider))
+    assert settings.knob_limits()["swap_gib"] == {"ge": 0, "le": 64}
+    wider_knobs = dataclasses.make_dataclass("Knobs", settings.knob_fields(), bases=(settings.KnobValues,))
+    assert wider_knobs(swap_gib=8.0).overrides() == {"swap_space": 8.0}
+    # the window's row
+    monkeypatch.setattr(knob_help, "KNOB_HELP", config.window_knobs())
+    monkeypatch.setattr(knobs_box, "KNOB_HELP", config.window_knobs())
+    monkeypatch.setattr(knobs_box, "EngineConfig", Wider)
+    monkeypatch.setattr(knobs_box, "ENGINE_LIMITS", config.limits_of(Wider))
+    monkeypatch.setattr(knobs_box, "Knobs", wider_knobs)
+    box = knobs_box.KnobsBox()
+    qtbot.addWidget(box)
+    form, widget = box.rows["swap_space"]
+    assert isinstance(widget, QDoubleSpinBox) and (widget.maximum(), widget.singleStep()) == (64.0, 2.0)
+    assert widget.suffix() == " GiB" and form.labelForField(widget).text() == "Swap space:"
+    assert widget.toolTip().startswith("Host memory for swapped-out requests.") and box.advanced.isAncestorOf(widget)
+    assert box.knob_names()["swap_space"] == "Swap space"
+    widget.setValue(4.0)
+    assert box.knobs().swap_gib == 4.0 and box.overrides()["swap_space"] == 4.0
+    box.set_device(gpu=False)
+    assert not box.row_shown("swap_space")
+
+
+def test_the_plan_command_takes_the_engines_quantizations() -> None:
+    from console.cli.plan import PLAN_QUANTIZATIONS
+    from console.config import ENGINE_CHOICES
+
+    assert set(PLAN_QUANTIZATIONS) <= set(ENGINE_CHOICES["quantization"])

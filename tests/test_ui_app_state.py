@@ -144,7 +144,7 @@ def test_state_signals_deliver_on_the_gui_thread_and_stop_with_their_view(qtbot:
 
     state, receiver = AppState(), _Receiver()
     follow_selection(state, receiver, receiver.on_selection)
-    assert state.observer_count() == 2  # the selection and the models list
+    assert state.observer_count() == 3  # the selection, the models list and the configuration
     state.select("here", None)
     worker = threading.Thread(target=lambda: state.select("there", "p"))
     worker.start()

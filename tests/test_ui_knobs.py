@@ -87,7 +87,8 @@ def test_the_advanced_knobs_reach_the_configuration(qtbot: Any, tiny_model: Any)
     box = KnobsBox()
     qtbot.addWidget(box)
     box.set_presets(load_presets(), "cpu-default")
-    assert box.eager_combo.itemText(0) == "from preset (on)" and box.prefix_combo.itemText(0) == "from preset (on)"
+    eager, prefix = box.widget("enforce_eager"), box.widget("enable_prefix_caching")
+    assert eager.itemText(0) == "from preset (on)" and prefix.itemText(0) == "from preset (on)"  # type: ignore[attr-defined]
     box.set_knobs(Knobs(max_num_batched_tokens=2048, enforce_eager=False, enable_prefix_caching=False))
     config = box.preset().apply(str(tiny_model), **box.overrides())  # type: ignore[union-attr]
     assert (config.max_num_batched_tokens, config.enforce_eager, config.enable_prefix_caching) == (2048, False, False)

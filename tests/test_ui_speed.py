@@ -27,11 +27,13 @@ def test_the_speed_knobs_override_the_preset_and_survive_the_settings(qtbot, tin
     box.set_presets(presets, "cpu-ngram")
     preset = box.preset()
     assert preset is not None
-    assert box.speed.method_combo.itemText(0) == "from preset (ngram)"
+    method, tokens = box.widget("speculative_method"), box.widget("num_speculative_tokens")
+    offload, sleep = box.widget("kv_offloading_size"), box.widget("enable_sleep_mode")
+    assert method.itemText(0) == "from preset (ngram)"
     # from preset: the preset's n-gram speculation
     assert preset.apply(str(tiny_model), **box.overrides()).speculative_config()["method"] == "ngram"
     # "off" over a preset that has it: no speculation, and nothing the capability check refuses
-    box.speed.method_combo.setCurrentIndex(box.speed.method_combo.findData(""))
+    method.setCurrentIndex(method.findData(""))
     config = preset.apply(str(tiny_model), **box.overrides())
     assert config.speculative_config() is None and config.engine_kwargs().get("speculative_config") is None
     from console.speed import capability_refusal
@@ -39,10 +41,10 @@ def test_the_speed_knobs_override_the_preset_and_survive_the_settings(qtbot, tin
     assert capability_refusal(config, "cpu") is None
     # n-gram over a preset without it, with 6 draft tokens and KV offload + sleep mode
     box.set_presets(presets, "cpu-default")
-    box.speed.method_combo.setCurrentIndex(box.speed.method_combo.findData("ngram"))
-    box.speed.tokens_spin.setValue(6)
-    box.speed.offload_spin.setValue(3.0)
-    box.speed.sleep_combo.setCurrentIndex(box.speed.sleep_combo.findData(True))
+    method.setCurrentIndex(method.findData("ngram"))
+    tokens.setValue(6)
+    offload.setValue(3.0)
+    sleep.setCurrentIndex(sleep.findData(True))
     config = box.preset().apply(str(tiny_model), **box.overrides())
     assert config.speculative_config()["num_speculative_tokens"] == 6
     assert (config.kv_offloading_size, config.enable_sleep_mode) == (3.0, True)

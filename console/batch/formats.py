@@ -321,12 +321,6 @@ def _csv_number(key: str, text: str, kind: type) -> Any:
         raise _LineError(f"'{key}' must be a number, not {text!r}") from None
 
 
-def parse_batch_text(text: str, fmt: str, defaults: SamplingSettings | None = None) -> ParsedBatch:
-    if fmt == "csv":
-        return parse_csv(text, defaults)
-    return parse_jsonl(text, defaults)
-
-
 def read_batch_file(path: Path | str, defaults: SamplingSettings | None = None) -> ParsedBatch:
     """Parse a batch file; the format follows the extension (``.csv``, else JSONL)."""
     path = Path(path)

@@ -27,7 +27,7 @@ import json
 import os
 import time
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -358,7 +358,3 @@ def export_csv(output_jsonl: Path | str, csv_path: Path | str, prompts: dict[str
     results = [BatchResult.from_openai(o, prompts.get(o["custom_id"], "")) for o in iter_output(Path(output_jsonl))]
     atomic_write_text(Path(csv_path), results_to_csv_text(results))
     return len(results)
-
-
-def result_dicts(results: Iterable[BatchResult]) -> list[dict[str, Any]]:
-    return [asdict(r) for r in results]

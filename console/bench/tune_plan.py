@@ -29,13 +29,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from console.bench.workload import Workload
-from console.config import EngineConfig
+from console.config import VLLM_GPU_MEMORY_UTILIZATION, EngineConfig
 from console.planner import compute, get_gpu, request_from_engine, shape_for, ShapeError
 from console.planner.roofline import roofline
 
 FRACTION = "gpu_memory_utilization"
 #: vLLM's own gpu_memory_utilization when none is given
-VLLM_DEFAULT_UTILIZATION = 0.9
+VLLM_DEFAULT_UTILIZATION = VLLM_GPU_MEMORY_UTILIZATION
 #: tokens two prompts must share at their start for vLLM's prefix cache to serve any (a GPU block)
 PREFIX_BLOCK = 16
 

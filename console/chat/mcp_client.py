@@ -81,11 +81,6 @@ def _children() -> dict[int, list[str]]:
     return out
 
 
-def result_text(result: Any) -> str:
-    """An SDK ``CallToolResult`` as the text the model reads (images and other content named)."""
-    return result_parts(result)[0]
-
-
 def result_parts(result: Any) -> tuple[str, tuple[str, ...]]:
     """An SDK ``CallToolResult`` as (the text the model reads, each image as a ``data:`` URL).
     In the text an image is a one-line note, which is all a model that takes no images reads."""
@@ -363,4 +358,4 @@ class McpHub:
         running.errlog.close()
 
 
-__all__ = ["CALL_TIMEOUT_S", "McpHub", "START_TIMEOUT_S", "result_parts", "result_text"]
+__all__ = ["CALL_TIMEOUT_S", "McpHub", "START_TIMEOUT_S", "result_parts"]

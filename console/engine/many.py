@@ -18,7 +18,7 @@ import concurrent.futures as cf
 import queue
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, Iterable, Iterator, Sequence, TypeVar
+from typing import Callable, Generic, Iterable, Iterator, Sequence, TypeVar
 
 from console.engine.interface import Engine, Handle
 from console.engine.types import EngineError, GenerationRequest, StreamEvent
@@ -139,9 +139,4 @@ class ManyRequests(Generic[K]):
                 self.cancel()
 
 
-def run_many(engine: Engine, requests: Iterable[tuple[K, GenerationRequest]], **kwargs: Any) -> ManyRequests[K]:
-    """``ManyRequests(engine, requests, **kwargs)``; iterate it for the :class:`Done` results."""
-    return ManyRequests(engine, requests, **kwargs)
-
-
-__all__ = ["Done", "ManyRequests", "run_many"]
+__all__ = ["Done", "ManyRequests"]

@@ -27,6 +27,7 @@ from console.engine.interface import (
     Loader,
     as_loader,
 )
+from console.messages import Message
 from console.metrics.store import MetricsStore
 from console.engine.types import (
     EngineBusy,
@@ -92,7 +93,7 @@ class EngineSwitch:
         Server tab's server on the port the user chose."""
         with self._lock:
             if self._backend.status.state in (EngineState.LOADING, EngineState.STOPPING):
-                raise EngineBusy("The engine is busy loading or stopping; wait for it before switching")
+                raise EngineBusy(Message("The engine is busy loading or stopping; wait for it before switching"))
             old = self._backend
             new = build()
             old.remove_status_listener(self._forward)
@@ -134,13 +135,15 @@ class EngineSwitch:
         ``keep_warm`` (the in-process engine only) keeps the model in use warm for a quick switch back."""
         loader = self.current_loader()
         if loader is None:
-            raise CannotLoad(f"Loading a model {NEEDS_LOADER}. Pick Engine > Engine location… to switch.")
+            raise CannotLoad(Message("Loading a model {0}. Pick Engine > Engine location… to switch.", NEEDS_LOADER))
         if keep_warm:
             if not isinstance(loader, KeepWarm):
                 raise CannotLoad(
-                    "Keeping a model warm needs the in-process engine: a console-launched server "
-                    "serves one model (vLLM's server offers /sleep and /wake_up only in its "
-                    "development mode, VLLM_SERVER_DEV_MODE=1)"
+                    Message(
+                        "Keeping a model warm needs the in-process engine: a console-launched server "
+                        "serves one model (vLLM's server offers /sleep and /wake_up only in its "
+                        "development mode, VLLM_SERVER_DEV_MODE=1)"
+                    )
                 )
             return loader.load(config, name, keep_warm=True)
         return loader.load(config, name)
@@ -159,7 +162,7 @@ class EngineSwitch:
     def connect(self) -> cf.Future[EngineInfo]:
         """Connect a remote backend (what ``load`` is for the other kinds)."""
         if not isinstance(self._backend, Connectable):
-            raise EngineError("The engine is not a remote server: load a model instead")
+            raise EngineError(Message("The engine is not a remote server: load a model instead"))
         return self._backend.connect()
 
     def unload(self) -> cf.Future[None]:
@@ -168,7 +171,7 @@ class EngineSwitch:
         if loader is not None:
             return loader.unload()
         if not isinstance(self._backend, Connectable):
-            raise EngineError("The engine can neither unload nor disconnect")
+            raise EngineError(Message("The engine can neither unload nor disconnect"))
         return self._backend.disconnect()
 
     def close(self, timeout: float = 60.0) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from console.config import EngineConfig
+from console.config import VLLM_GPU_MEMORY_UTILIZATION, EngineConfig
 from console.engine.serve_options import CONTAINER_MODEL_ROOT, MULTICAST_OFF, ExportError, ServeOptions
 from console.export.plan_report import planner_report
 from console.engine.serve_args import reasoning_arguments, served_name
@@ -218,7 +218,11 @@ def translate(config: EngineConfig, options: ServeOptions, *, model: str | None 
         t.mapped.append(("gpu_memory_utilization", "kv_cache_config.free_gpu_memory_fraction", how))
     elif config.gpu_memory_utilization is not None:
         t.unmapped.append(
-            ("gpu_memory_utilization", config.gpu_memory_utilization, f"no planner figures ({how}); 0.9 default kept")
+            (
+                "gpu_memory_utilization",
+                config.gpu_memory_utilization,
+                f"no planner figures ({how}); {VLLM_GPU_MEMORY_UTILIZATION} default kept",
+            )
         )
     if config.kv_cache_memory_bytes is not None:
         kv["max_gpu_total_bytes"] = config.kv_cache_memory_bytes

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence
 
-from console.config import EngineConfig
+from console.config import VLLM_GPU_MEMORY_UTILIZATION, EngineConfig
 from console.metrics import nvml
 from console.models.store import ModelEntry
 from console.planner.core import Plan, PlanRequest
@@ -84,7 +84,7 @@ def plan_for(entry: ModelEntry, config: EngineConfig, device: Device, in_use: In
         kv_cache_dtype=config.kv_cache_dtype,
         max_model_len=config.max_model_len,
         concurrency=1,
-        gpu_memory_utilization=config.gpu_memory_utilization or 0.9,
+        gpu_memory_utilization=config.gpu_memory_utilization or VLLM_GPU_MEMORY_UTILIZATION,
         enforce_eager=bool(config.enforce_eager),
         kv_cache_memory_bytes=config.kv_cache_memory_bytes,
         max_num_seqs=config.max_num_seqs,

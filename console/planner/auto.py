@@ -15,6 +15,8 @@ it fits; the result is a dict of vLLM engine arguments ready for :class:`EngineC
 
 from __future__ import annotations
 
+from console.config import VLLM_GPU_MEMORY_UTILIZATION
+
 from typing import Any
 
 from console.planner.core import Plan, PlanRequest, compute, engine_args
@@ -89,7 +91,9 @@ def auto_plan(shape: ModelShape | str, gpu: GpuProfile | str, goal: str = "balan
     req = _target(shape, g, goal)
     if not g.is_cpu:  # the most of the card that leaves room for context and graphs
         safe = safe_utilization(req, compute(req).overheads)
-        req = req.with_changes(gpu_memory_utilization=safe if goal == "max-throughput" else min(0.9, safe))
+        req = req.with_changes(
+            gpu_memory_utilization=safe if goal == "max-throughput" else min(VLLM_GPU_MEMORY_UTILIZATION, safe)
+        )
     p = plan(req)
     if p.verdict == "fits":
         fitted = p

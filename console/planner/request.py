@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
-from console.config import KV_CACHE_DTYPES
+from console.config import KV_CACHE_DTYPES, VLLM_GPU_MEMORY_UTILIZATION
 from console.messages import Message
 from console.planner.calibration import Calibration, find_calibration, installed_vllm_distribution
 from console.planner.defaults import scheduler_defaults
@@ -44,7 +44,7 @@ class PlanRequest:
     kv_cache_dtype: str = "auto"
     max_model_len: int | None = None  # None: the model's max_position_embeddings (vLLM's default)
     concurrency: int = 1
-    gpu_memory_utilization: float = 0.9
+    gpu_memory_utilization: float = VLLM_GPU_MEMORY_UTILIZATION
     tensor_parallel_size: int = 1
     pipeline_parallel_size: int = 1
     max_num_batched_tokens: int | None = None

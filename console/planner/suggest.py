@@ -12,6 +12,8 @@ larger card) come last.
 
 from __future__ import annotations
 
+from console.config import VLLM_GPU_MEMORY_UTILIZATION
+
 import itertools
 import math
 import re
@@ -148,7 +150,7 @@ def _utilization(new: PlanRequest) -> str | None:
 
 def _describe(levers: tuple[str, ...], new: PlanRequest, extra: str = "") -> str:
     parts = [_label(x, new) for x in levers]
-    if "util" not in levers and new.gpu_memory_utilization != 0.9 and not new.profile.is_cpu:
+    if "util" not in levers and new.gpu_memory_utilization != VLLM_GPU_MEMORY_UTILIZATION and not new.profile.is_cpu:
         parts.insert(0, _utilization(new) or f"gpu_memory_utilization {new.gpu_memory_utilization:g}")
     if extra:
         parts.append(extra)

@@ -10,7 +10,8 @@ Signals:
     requestEvents(list): stream events (TokenDelta / RequestFinished / RequestFailed) since the
         last tick, in order. Widgets keep only those whose ``request_id`` they own (stale ids are
         dropped).
-    loadFinished(object): EngineInfo after a successful load, or an exception message (str).
+    loadFinished(object): EngineInfo after a successful load, or what the failure says (its
+        :class:`~console.messages.Message` when it carries one, for the window to translate).
 """
 
 from __future__ import annotations
@@ -21,8 +22,18 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from console.config import EngineConfig
-from console.engine.interface import NEEDS_LOADER, CannotLoad, Engine, Handle, KeepWarm, Loadable
+from console.engine.interface import (
+    LOADING_NEEDS_LOADER,
+    UNLOADING_NEEDS_LOADER,
+    WARM_NEEDS_IN_PROCESS,
+    CannotLoad,
+    Engine,
+    Handle,
+    KeepWarm,
+    Loadable,
+)
 from console.engine.types import EngineError, EngineStatus, GenerationRequest, StreamEvent, TokenDelta
+from console.messages import message_of
 
 
 class EngineBridge(QObject):
@@ -52,29 +63,29 @@ class EngineBridge(QObject):
         try:
             if keep_warm:
                 if not isinstance(host, KeepWarm):
-                    raise CannotLoad("Keeping a model warm needs the in-process engine")
+                    raise CannotLoad(WARM_NEEDS_IN_PROCESS)
                 future = host.load(config, name, keep_warm=True)
             else:
                 if not isinstance(host, Loadable):
-                    raise CannotLoad(f"Loading a model {NEEDS_LOADER}")
+                    raise CannotLoad(LOADING_NEEDS_LOADER)
                 future = host.load(config, name)
         except EngineError as exc:
-            self._loads.append(str(exc))
+            self._loads.append(message_of(exc))
             return
 
         def done(f: Any) -> None:
             exc = f.exception()
-            self._loads.append(f.result() if exc is None else str(exc))
+            self._loads.append(f.result() if exc is None else message_of(exc))
 
         future.add_done_callback(done)
 
     def unload(self) -> None:
         try:
             if not isinstance(self.host, Loadable):
-                raise CannotLoad(f"Unloading {NEEDS_LOADER}")
+                raise CannotLoad(UNLOADING_NEEDS_LOADER)
             self.host.unload()
         except EngineError as exc:
-            self._loads.append(str(exc))
+            self._loads.append(message_of(exc))
 
     def submit(self, request: GenerationRequest) -> str:
         """Start a request; raises EngineError (not ready) synchronously, so callers can show it."""

@@ -9,6 +9,7 @@ as the engine bridge's signals do.
 Signals:
     selectionChanged(Selection): the model and preset chosen.
     modelsChanged(tuple): the store's models, by name, as the Models panel lists them.
+    configChanged(object): the engine configuration Load would use for the selection (None: none).
 """
 
 from __future__ import annotations
@@ -23,10 +24,15 @@ from console.app_state import AppState, Selection
 class StateSignals(QObject):
     selectionChanged = Signal(object)
     modelsChanged = Signal(object)
+    configChanged = Signal(object)
 
     def __init__(self, state: AppState, parent: QObject) -> None:
         super().__init__(parent)
-        stops = [state.observe(self.selectionChanged.emit), state.observe_models(self.modelsChanged.emit)]
+        stops = [
+            state.observe(self.selectionChanged.emit),
+            state.observe_models(self.modelsChanged.emit),
+            state.observe_config(self.configChanged.emit),
+        ]
         self.destroyed.connect(lambda *_: [stop() for stop in stops])  # holds no reference to self
 
 

