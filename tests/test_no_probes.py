@@ -39,7 +39,6 @@ FOREIGN = {
     # a Hugging Face tokenizer has chat_template only when the model ships one (older ones: not at all)
     "console/batch/runner.py:chat_template": "a Hugging Face tokenizer",
     "console/chat/session.py:chat_template": "a Hugging Face tokenizer",
-    "console/ui/chat/thinking_view.py:chat_template": "a Hugging Face tokenizer",
     "console/models/support.py": "transformers' model classes (is_backend_compatible and the like by release)",
     "console/quant/awq_patch.py": "AutoAWQ's AwqQuantizer method, marked once patched",
     # argparse.Namespace: helpers shared by subcommands whose parsers define different flags

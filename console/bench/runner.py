@@ -135,7 +135,9 @@ def _splitter(host: Engine, workload: Workload) -> ReasoningSplitter | None:
         tokenizer = host.tokenizer
     except Exception:  # a server engine that knows no tokenizer
         return None
-    return splitter_for(tokenizer, (workload.openai_fields or {}).get("chat_template_kwargs"))
+    info = host.status.info
+    family = info.family if info is not None else None
+    return splitter_for(tokenizer, (workload.openai_fields or {}).get("chat_template_kwargs"), family)
 
 
 class ThinkingCount:

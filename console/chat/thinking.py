@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from console.engine import vllm_compat
-from console.models.family_table import Family, family_of
+from console.models.family_table import Family
 
 
 @dataclass(frozen=True)
@@ -85,14 +85,13 @@ _lock = threading.Lock()
 
 
 def splitter_for(
-    tokenizer: Any, chat_template_kwargs: dict[str, Any] | None = None, family: Family | None = None
+    tokenizer: Any, chat_template_kwargs: dict[str, Any] | None, family: Family | None
 ) -> ReasoningSplitter | None:
-    """The splitter for a model's tokenizer (its family read from its chat template unless given)
-    and thinking switch; None when the family has no reasoning parser (or there is no tokenizer).
-    Cached per switch for the latest tokenizer (the loaded model's)."""
+    """The splitter for a model's tokenizer, its ``family`` (``EngineInfo.family``) and thinking
+    switch; None when the family has no reasoning parser (or there is no tokenizer). Cached per
+    switch for the latest tokenizer (the loaded model's)."""
     if tokenizer is None:
         return None
-    family = family or family_of(getattr(tokenizer, "chat_template", None))
     if family is None or family.reasoning_parser is None:
         return None
     key = (family.name, id(tokenizer), tuple(sorted((chat_template_kwargs or {}).items())))

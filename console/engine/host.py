@@ -30,6 +30,7 @@ from console.engine import gc_pause, grouped, load_capture, priority, reaper, vl
 from console.engine.adapters import Attached, AttachedAdapters, cpu_base_slot, lora_settings
 from console.chat import image_parts
 from console.messages import Message
+from console.models.family_table import family_of
 from console.models.lora import write_null_adapter
 from console.engine.chat_prompt import ChatPrompts, prompt_token_ids
 from console.engine.choices import OutputCollector
@@ -199,7 +200,11 @@ class EngineHost(WarmHost):
             info = engine_info(
                 name, config, device, vc, str(getattr(vllm, "__version__", "?")), note, time.monotonic() - t0
             )
-            info = dataclasses.replace(info, sampling_defaults=model_defaults(vc.model_config, config.model))
+            info = dataclasses.replace(
+                info,
+                sampling_defaults=model_defaults(vc.model_config, config.model),
+                family=family_of(getattr(self._tokenizer, "chat_template", None)),
+            )
             load_capture.record_load(capture, config, device, vc, info.vllm_version, self.metrics)
             self._watchdog = asyncio.get_running_loop().create_task(self._watch())
             # torch, transformers and vLLM leave ~600k long-lived objects; a full cyclic GC pass

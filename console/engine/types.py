@@ -15,6 +15,7 @@ from typing import Any, Callable, Literal
 
 from console.config import SamplingDefaults, SamplingSettings
 from console.engine.choices import Choice
+from console.models.family_table import Family
 
 
 #: Where the engine runs (``--engine local|serve|URL``, :mod:`console.engine.factory`).
@@ -88,6 +89,10 @@ class EngineInfo:
     #: the model takes images in its chat messages (vLLM's multimodal registry, or its config for
     #: a console-started server); None where the console cannot tell (a server someone else runs)
     takes_images: bool | None = None
+    #: the model's chat-template family (``models/family_table.py``: its reasoning and tool-call
+    #: parsers, its Think switch), recognised once where the engine starts; None when the template
+    #: is no known family's or the console cannot read it (a server someone else runs)
+    family: Family | None = None
 
     @property
     def kv_cache_tokens(self) -> int | None:

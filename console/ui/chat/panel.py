@@ -48,6 +48,7 @@ from console.ui.chat.pictures import ChatImages
 from console.ui.chat.output_control import request_extras
 from console.ui.chat.panel_ui import ChatWidgets, setup_ui
 from console.ui.chat.send import MessageSave
+from console.models.family_table import Family
 from console.ui.chat.thinking_view import ChatThinking
 from console.ui.chat.transcript import figures_text
 from console.ui.context import AppContext
@@ -80,7 +81,10 @@ class ChatPanel(ChatWidgets):
         setup_ui(self, ctx, self.session)
         self._connect_widgets()
         self.thinking = ChatThinking(  # the thinking shown apart, the Think switch
-            lambda: self.ctx.host.tokenizer if self._engine_ready() else None, self.think_box, self.transcript
+            lambda: self.ctx.host.tokenizer if self._engine_ready() else None,
+            self._loaded_family,
+            self.think_box,
+            self.transcript,
         )
         self.set_enter_sends(True)
 
@@ -349,6 +353,10 @@ class ChatPanel(ChatWidgets):
 
     def _engine_ready(self) -> bool:
         return self.ctx.host.status.state == EngineState.READY
+
+    def _loaded_family(self) -> Family | None:
+        info = self.ctx.host.status.info
+        return info.family if info is not None else None
 
     def chat_messages(self, draft: str = "") -> list[dict[str, Any]]:
         """The chat so far and ``draft`` with the pictures attached to it."""
