@@ -195,7 +195,6 @@ def run_batch(
                 sampling=r.sampling,
                 request_id=new_request_id(),
                 stream=False,
-                params=r.params,
                 openai_fields=r.openai_fields or None,
                 adapter=r.model if r.model in adapters else None,
             ),

@@ -124,7 +124,6 @@ def _openai_request(
         prompt_token_ids=b.prompt_token_ids,
         sampling=b.sampling,
         stream=stream,
-        params=b.params,
         openai_fields=b.fields,
     )
 

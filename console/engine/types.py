@@ -139,12 +139,11 @@ class GenerationRequest:
     #: measurable throughput (see benchmarks/gpu/README.md). TTFT then comes from vLLM's own
     #: per-request metrics.
     stream: bool = True
-    #: vLLM ``SamplingParams`` made by vLLM's own OpenAI-request conversion
-    #: (``console/engine/openai_body.py``): structured outputs, logprobs, n, penalties... When
-    #: given, the in-process engine uses it instead of ``sampling``.
-    params: Any = None
-    #: The same request's OpenAI body fields as written (without messages/prompt/model/stream):
-    #: server engines send them on as they are.
+    #: OpenAI body fields beyond ``sampling``, as written and checked by vLLM's request model
+    #: (without messages/prompt/model/stream): structured outputs, logprobs, n, penalties, tools,
+    #: template fields. They win over ``sampling``'s values. Every engine reads the one body made
+    #: of both (``openai_body.request_body``): a server is sent it, the in-process engine renders
+    #: the chat and makes vLLM's params from it.
     openai_fields: dict[str, Any] | None = None
     #: The LoRA adapter (attached to the loaded model) that answers; None: the base model.
     adapter: str | None = None
