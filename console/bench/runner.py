@@ -150,7 +150,13 @@ class ThinkingCount:
         if self.splitter is None or request.messages is None:  # completions are not parsed, as on vLLM's server
             return
         ids = ev.choices[0].token_ids if ev.choices else ()
-        self.thinking += min(self.splitter.count(ids, ev.text), ev.output_tokens)
+        # the engine split a chat answer's thinking off its text (its reasoning parser) where it could
+        count = (
+            self.splitter.count_split(ids, ev.reasoning, ev.text)
+            if ev.reasoning is not None
+            else self.splitter.count(ids, ev.text)
+        )
+        self.thinking += min(count, ev.output_tokens)
         self.output += ev.output_tokens
         self.answers += 1
 

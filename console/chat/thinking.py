@@ -69,7 +69,11 @@ class ReasoningSplitter:
         """Output tokens spent thinking: those up to and including the end-of-thinking marker; all
         of them while the answer has not begun; without the marker's id (a server's answer), the
         thinking text re-tokenized."""
-        reasoning, content = self.split(text)
+        return self.count_split(token_ids, *self.split(text))
+
+    def count_split(self, token_ids: Sequence[int], reasoning: str | None, content: str) -> int:
+        """:meth:`count` of an answer already split into ``reasoning`` and ``content`` (the
+        engine's ``RequestFinished.reasoning`` and ``text``)."""
         if reasoning is None:
             return 0
         ids = list(token_ids)
@@ -197,7 +201,17 @@ class ThinkingStream:
         """(the thinking, the answer) of the finished answer ``text`` (the streamed text when None);
         the thinking tokens counted on ``token_ids`` when given (the in-process engine's).
         ``reasoning``: the thinking a server split off ``text`` (the finished event's), which
-        makes the stream :attr:`served`."""
+        makes the stream :attr:`served`, unless this stream split the text as it came (the
+        in-process engine, which splits the finished answer itself): then ``text`` is the answer
+        and its thinking tokens are counted on ``token_ids``."""
+        if reasoning is not None and not self.served and self.splitter is not None:
+            self.text = self.text if text is None else text
+            self._split = (reasoning or None, self.text)
+            if not reasoning:
+                return None, self.text
+            tokens = self.splitter.count_split(token_ids, reasoning, self.text) if token_ids else self.thinking_tokens
+            seconds = self.thinking_s if self.thinking_s is not None else self.elapsed()
+            return Thought(reasoning, tokens, round(seconds, 3)), self.text
         if reasoning is not None or self.served:
             self.served = True
             self.text = self.text if text is None else text

@@ -26,7 +26,7 @@ from typing import Any, Callable, TypeVar
 
 from console import privacy, speed
 from console.config import EngineConfig
-from console.engine import gc_pause, grouped, load_capture, priority, reaper, vllm_compat
+from console.engine import gc_pause, grouped, load_capture, priority, reaper, tool_calls, vllm_compat
 from console.engine.adapters import Attached, AttachedAdapters, cpu_base_slot, lora_settings
 from console.chat import image_parts
 from console.messages import Message
@@ -442,21 +442,22 @@ class EngineHost(WarmHost):
             if len(choices) > 1:  # n answers: the engine generated all their tokens
                 out_tokens = sum(ch.output_tokens for ch in choices)
                 finish_reason = choices[0].finish_reason
-            finish(
-                RequestFinished(
-                    rid,
-                    "".join(parts),
-                    finish_reason,
-                    len(prompt_ids),
-                    out_tokens,
-                    None if first is None else first - t0,
-                    time.perf_counter() - t0,
-                    prompt_logprobs,
-                    choices,
-                    **stamps,
-                    prompt_token_ids=prompt_ids,
-                )
+            finished = RequestFinished(
+                rid,
+                "".join(parts),
+                finish_reason,
+                len(prompt_ids),
+                out_tokens,
+                None if first is None else first - t0,
+                time.perf_counter() - t0,
+                prompt_logprobs,
+                choices,
+                **stamps,
+                prompt_token_ids=prompt_ids,
             )
+            # thinking and tool calls read here, as vLLM's server reads them, for every caller
+            family = self._info.family if self._info is not None else None
+            finish(tool_calls.read_answer(family, self._tokenizer, request, finished))
         except asyncio.CancelledError:
             # Cancelling the consumer aborts the request inside vLLM; keep what was streamed.
             finish(

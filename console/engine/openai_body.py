@@ -279,7 +279,7 @@ def body_params(request: GenerationRequest, defaults: SamplingDefaults | None = 
     from the loaded model's ``defaults``. The params do not depend on the prompt, so bodies that
     differ only there share one conversion (a copy is returned). Raises :class:`BodyError`."""
     endpoint, body = request_body(request)
-    for key in ("messages", "prompt", "prompt_logprobs"):
+    for key in ("messages", "prompt"):
         body.pop(key, None)
     resolved = request.sampling.resolved(defaults)
     fields = json.dumps(body, sort_keys=True, default=str)

@@ -204,9 +204,9 @@ class RequestFinished:
 
     @property
     def reasoning(self) -> str | None:
-        """Choice 0's thinking as a server with a reasoning parser split it off (``text`` is then
-        the answer alone); None when the engine did not split it (the in-process engine's text
-        holds the thinking, split by ``console/chat/thinking.py``)."""
+        """Choice 0's thinking as the family's reasoning parser split it off (``text`` is then the
+        answer alone): the in-process engine's, or a server's that runs one; None when none was
+        split (no thinking, no parser, or a server without one)."""
         return self.choices[0].reasoning if self.choices else None
 
     @property

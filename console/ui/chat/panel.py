@@ -132,7 +132,6 @@ class ChatPanel(ChatWidgets):
         )
         self.busyChanged.connect(self._on_busy_changed)
         self.tools_box.resumeRequested.connect(self.regenerate)
-        self.session.tokenizer = lambda: self.ctx.host.tokenizer
         self.images = ChatImages(
             self.image_strip, self.attach_button, self.input, self.transcript, self.show_error, self
         )
@@ -400,7 +399,9 @@ class ChatPanel(ChatWidgets):
                 self.thinking.add(ev.text, ev.num_tokens, ev.token_ids, ev.reasoning)
                 self._dirty = True
             elif isinstance(ev, RequestFinished):
-                self._finish(ev.text or self._stream_text, ev)
+                # an answer the engine read (its thinking or calls apart) may leave no text at all
+                read = ev.reasoning is not None or bool(ev.choices and ev.choices[0].tool_calls)
+                self._finish(ev.text if read or ev.text else self._stream_text, ev)
             elif isinstance(ev, RequestFailed):
                 self.show_error(self.tr("The answer failed: {0}").format(ev.message))
                 self._finish(ev.partial_text or self._stream_text, None, reason="error")
