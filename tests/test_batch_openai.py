@@ -283,7 +283,7 @@ def test_streamed_request_with_n_and_logprobs(engine_host: Any) -> None:
             "ignore_eos": True,
         },
     )
-    req = GenerationRequest(messages=b.messages, sampling=b.sampling, params=b.params, openai_fields=b.fields)
+    req = GenerationRequest(messages=b.messages, sampling=b.sampling, openai_fields=b.fields)
     events = list(engine_host.stream(req, timeout=120))
     end = events[-1]
     assert [c.index for c in end.choices] == [0, 1]

@@ -419,7 +419,7 @@ def test_cli_chat_tool_turn_with_the_builtin_calculator(
     name, host = family
     session = ChatSession(ConversationStore(tmp_path / "c.sqlite3"))
     args = argparse.Namespace(tools=None, builtin_tool=["calculator"], tool_choice="required")
-    configure(session, args, lambda: host.tokenizer)
+    configure(session, args)
     turn(host, session, SamplingSettings(temperature=0.0, max_tokens=120), "What is 3 + 4?", {}, None)
     captured = capsys.readouterr()
     err = captured.err

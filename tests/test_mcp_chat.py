@@ -49,7 +49,6 @@ def _answer(host: Any, session: ChatSession, request: GenerationRequest | None) 
 def _session(host: Any, path: Path, hub: McpHub, servers: set[str]) -> ChatSession:
     session = ChatSession(ConversationStore(path))
     session.tools.hub = hub
-    session.tokenizer = lambda: host.tokenizer
     s = session.tools.settings(None)
     s.enabled, s.servers, s.choice = True, servers, "required"
     return session
@@ -154,7 +153,7 @@ def test_cli_chat_with_mcp_server_time_asks_on_the_terminal_runs_and_the_result_
     config.write_text(json.dumps({"mcpServers": {"time": time_server}}))
     session = ChatSession(ConversationStore(tmp_path / "c.sqlite3"))
     args = argparse.Namespace(tools=None, builtin_tool=None, tool_choice="auto", mcp=str(config), approve_tools=False)
-    configure(session, args, lambda: host.tokenizer)
+    configure(session, args)
     asked: list[str] = []
     monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or "y")
     try:

@@ -39,9 +39,6 @@ FOREIGN = {
     "console/ui/refcount_guard.py:_console_singletons_pinned": "the interpreter's sys module: a flag set there once",
     "console/cli/progress.py:isatty": "the caller's output stream: any object with write()",
     # a Hugging Face tokenizer has chat_template only when the model ships one (older ones: not at all)
-    "console/batch/runner.py:chat_template": "a Hugging Face tokenizer",
-    "console/chat/session.py:chat_template": "a Hugging Face tokenizer",
-    "console/ui/chat/thinking_view.py:chat_template": "a Hugging Face tokenizer",
     "console/models/support.py": "transformers' model classes (is_backend_compatible and the like by release)",
     "console/quant/awq_patch.py": "AutoAWQ's AwqQuantizer method, marked once patched",
     # argparse.Namespace: helpers shared by subcommands whose parsers define different flags

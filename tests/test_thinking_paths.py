@@ -62,8 +62,9 @@ def test_bench_counts_thinking_tokens_apart(family: tuple[str, Any]) -> None:
         )
         assert isinstance(final, RequestFinished)
         ids = list(final.choices[0].token_ids)
-        parser, reasoning, content = _vllm(host, final.text)
+        parser, reasoning, content = _vllm(host, host.tokenizer.decode(ids, skip_special_tokens=True))
         assert reasoning and content and end in ids, final.text
+        assert (final.reasoning, final.text) == (reasoning, content)  # the engine split it, as vLLM's server
         expected += ids.index(end) + 1
         output += final.output_tokens
         at_least += parser.count_reasoning_tokens(ids)  # vLLM's count: between the markers, without them
@@ -100,7 +101,8 @@ def test_terminal_chat_prints_thinking_apart_and_saves_it_apart(
     raw = host.generate(
         GenerationRequest(messages=[{"role": "user", "content": QUESTIONS[0]}], sampling=GREEDY, **fields), timeout=120
     )
-    _, reasoning, content = _vllm(host, raw.text)
+    _, reasoning, content = _vllm(host, host.tokenizer.decode(raw.choices[0].token_ids, skip_special_tokens=True))
+    assert (raw.reasoning, raw.text) == (reasoning, content)  # the engine's answer comes split
     assert (saved.reasoning, saved.content) == (reasoning, content) and reasoning and content
     assert out == content + "\n"  # stdout: the answer alone
     summary = f"\n[thought {saved.reasoning_tokens} tokens, "  # stderr: the thinking (or not), then its figures

@@ -35,9 +35,6 @@ from console.batch.results import BatchResult, ResultWriter, completed_ids
 from console.engine.choices import prompt_logprobs_json
 from console.engine.interface import Engine
 from console.engine.many import ManyRequests
-from console.engine.tool_calls import parse_answer
-from console.models.family_table import Family, family_of
-from console.engine.thinking import split_reasoning
 from console.engine.types import EngineState, GenerationRequest, RequestFailed, RequestFinished, new_request_id
 from console.jobs import TaskState
 
@@ -195,7 +192,6 @@ def run_batch(
                 sampling=r.sampling,
                 request_id=new_request_id(),
                 stream=False,
-                params=r.params,
                 openai_fields=r.openai_fields or None,
                 adapter=r.model if r.model in adapters else None,
             ),
@@ -203,7 +199,6 @@ def run_batch(
         for r in todo
         if id(r) not in wrong_ids
     ]
-    family = family_of(getattr(host.tokenizer, "chat_template", None))  # its reasoning parser splits answers
     many = ManyRequests(host, to_send, concurrency=concurrency, task=task)
     report()
     with ResultWriter(output_path, resume=resume) as writer:
@@ -229,7 +224,7 @@ def run_batch(
                         if not many.cancelled and host.status.state != EngineState.READY:
                             engine_gone(None)
                         continue
-                    reasoning, text, calls, finish_reason = _answer(family, host, req, event)
+                    reasoning, text, calls, finish_reason = _answer(req, event)
                     record(
                         writer,
                         BatchResult(
@@ -282,23 +277,13 @@ def run_batch(
     return summary
 
 
-def _answer(
-    family: Family | None, host: Engine, req: BatchRequest, event: RequestFinished
-) -> tuple[str | None, str, tuple[dict[str, Any], ...], str]:
+def _answer(req: BatchRequest, event: RequestFinished) -> tuple[str | None, str, tuple[dict[str, Any], ...], str]:
     """(reasoning, content, tool_calls, finish_reason) of a finished line, as vLLM's server writes
-    them: split and read by the family's parsers, or what a server engine's parsers already split
-    off (its thinking, its calls)."""
+    them: the engine read the thinking and the calls off a chat answer (its family's parsers)."""
     if req.endpoint != "chat":
         return None, event.text, (), event.finish_reason
-    fields = req.openai_fields or {}
-    served = event.choices[0].tool_calls if event.choices else ()
-    if event.reasoning is not None:  # the server's reasoning parser split it: text is the answer
-        return event.reasoning, event.text, served, event.finish_reason
-    if served:
-        reasoning, text = split_reasoning(family, host.tokenizer, event.text, fields.get("chat_template_kwargs"))
-        return reasoning, text, served, event.finish_reason
-    answer = parse_answer(family, host.tokenizer, fields, event.text, event.finish_reason)
-    return answer.reasoning, answer.content, answer.tool_calls, answer.finish_reason or event.finish_reason
+    calls = event.choices[0].tool_calls if event.choices else ()
+    return event.reasoning, event.text, calls, event.finish_reason
 
 
 __all__ = ["BatchProgress", "BatchSummary", "DEFAULT_CONCURRENCY", "run_batch"]

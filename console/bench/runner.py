@@ -123,7 +123,6 @@ def _openai_request(
         prompt_token_ids=b.prompt_token_ids,
         sampling=b.sampling,
         stream=stream,
-        params=b.params,
         openai_fields=b.fields,
     )
 
@@ -134,7 +133,9 @@ def _splitter(host: Engine, workload: Workload) -> ReasoningSplitter | None:
         tokenizer = host.tokenizer
     except Exception:  # a server engine that knows no tokenizer
         return None
-    return splitter_for(tokenizer, (workload.openai_fields or {}).get("chat_template_kwargs"))
+    info = host.status.info
+    family = info.family if info is not None else None
+    return splitter_for(tokenizer, (workload.openai_fields or {}).get("chat_template_kwargs"), family)
 
 
 class ThinkingCount:
@@ -148,7 +149,13 @@ class ThinkingCount:
         if self.splitter is None or request.messages is None:  # completions are not parsed, as on vLLM's server
             return
         ids = ev.choices[0].token_ids if ev.choices else ()
-        self.thinking += min(self.splitter.count(ids, ev.text), ev.output_tokens)
+        # the engine split a chat answer's thinking off its text (its reasoning parser) where it could
+        count = (
+            self.splitter.count_split(ids, ev.reasoning, ev.text)
+            if ev.reasoning is not None
+            else self.splitter.count(ids, ev.text)
+        )
+        self.thinking += min(count, ev.output_tokens)
         self.output += ev.output_tokens
         self.answers += 1
 

@@ -28,8 +28,6 @@ from console.chat.conversations import Conversation, ConversationError, Conversa
 from console.engine.types import GenerationRequest, RequestFinished
 from console.engine.thinking import Thought
 from console.engine.openai_body import request_fields
-from console.engine.tool_calls import parse_answer
-from console.models.family_table import family_of
 
 TITLE_CHARS = 48
 
@@ -46,8 +44,6 @@ class ChatSession:
         self.answering: int | None = None  # the conversation an answer in flight goes to
         self.continuing: Message | None = None  # the answer in flight continues this one (Continue)
         self.tools = ChatTools(store)  # function tools per conversation, off by default (tools.py)
-        #: the loaded model's tokenizer, for reading tool calls from an answer (set by the caller)
-        self.tokenizer: Callable[[], Any] | None = None
         self._tool_fields: dict[str, Any] = {}  # the tools the answer in flight was offered
         #: the loaded model's refusal of pictures (``attachments.refusal``), None when it takes
         #: them or it is not known (set by the caller; unset: pictures are not checked)
@@ -324,22 +320,16 @@ class ChatSession:
         return saved
 
     def _keep_tool_calls(self, conv: int, text: str, finished: RequestFinished) -> bool:
-        """Read the calls in an answer offered tools (a server's, or the family's vLLM parser on
-        the in-process engine's text) and keep them as a tool turn; False when it made none."""
+        """Keep the calls of an answer offered tools (the engine read them off it, as vLLM's
+        server does) as a tool turn; False when it made none."""
         fields, self._tool_fields = self._tool_fields, {}
         if not fields:
             return False
         calls = list(finished.choices[0].tool_calls) if finished.choices else []
-        content = text
-        tokenizer = self.tokenizer() if self.tokenizer is not None else None
-        if not calls and tokenizer is not None:
-            family = family_of(getattr(tokenizer, "chat_template", None))
-            answer = parse_answer(family, tokenizer, fields, text, finished.finish_reason)
-            calls, content = list(answer.tool_calls), answer.content
         if not calls:
             return False
         messages = self.store.messages(conv)
-        self.tools.add_turn(conv, messages[-1].position if messages else 0, content, calls)
+        self.tools.add_turn(conv, messages[-1].position if messages else 0, text, calls)
         return True
 
 

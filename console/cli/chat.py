@@ -336,7 +336,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
         if args.system is not None:
             session.system_prompt = args.system
         if tools:
-            configure(session, args, lambda: host.tokenizer)
+            configure(session, args)
     host = start_engine(args)
     try:
         refused = loaded_refusal(host) if images else None

@@ -32,7 +32,8 @@ def chat_splitter(host: Any, fields: dict[str, Any]) -> ReasoningSplitter | None
         tokenizer = host.tokenizer
     except Exception:  # a server engine that knows no tokenizer
         return None
-    return splitter_for(tokenizer, fields.get("chat_template_kwargs"))
+    info = host.status.info
+    return splitter_for(tokenizer, fields.get("chat_template_kwargs"), info.family if info is not None else None)
 
 
 class ThinkingPrinter:

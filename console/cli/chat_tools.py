@@ -75,14 +75,13 @@ def read_tools(args: argparse.Namespace) -> list[dict[str, Any]]:
         raise CliError(f"{args.tools}: {exc}") from None
 
 
-def configure(session: ChatSession, args: argparse.Namespace, tokenizer: Callable[[], Any]) -> None:
+def configure(session: ChatSession, args: argparse.Namespace) -> None:
     """Switch the session's tools on for its conversation, as the flags say."""
     s = session.tools.settings(session.conversation_id)
     s.enabled = True
     s.definitions = read_tools(args)
     s.builtins = set(args.builtin_tool or ())
     s.choice = args.tool_choice
-    session.tokenizer = tokenizer
     if getattr(args, "mcp", None):
         start_mcp(session, args.mcp, bool(getattr(args, "approve_tools", False)))
 

@@ -20,9 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from console.engine import image_parts
+from console.engine import image_parts, openai_body, tool_calls
 from console import vllm_compat
-from console.engine import tool_calls
 from console.engine.types import EngineNotReady, GenerationRequest
 
 #: Request fields that change the rendered prompt (the rest only change sampling).
@@ -51,22 +50,14 @@ def transcript(messages: list[dict[str, Any]], continue_final: bool = False) -> 
 
 def chat_body(request: GenerationRequest) -> dict[str, Any]:
     """The ``/v1/chat/completions`` body of a chat request, as vLLM's server would receive it: the
-    OpenAI fields the request was parsed from (already checked by vLLM's model) and its output
-    limit (the server checks it against the context length)."""
+    one body a server engine is sent too (``openai_body.request_body``, without model and stream),
+    its output limit spelled ``max_completion_tokens`` (vLLM warns when it reads the older
+    ``max_tokens``; the server checks the limit against the context length)."""
     assert request.messages is not None
-    body = dict(request.openai_fields or {})
-    max_tokens = body.pop("max_tokens", None)  # the same limit; vLLM warns when it reads this older name
-    if "max_completion_tokens" not in body:
-        params = request.params
-        if max_tokens is None:
-            max_tokens = (
-                int(params.max_tokens) if params is not None and params.max_tokens else request.sampling.max_tokens
-            )
-        body["max_completion_tokens"] = max_tokens
-    body["messages"] = request.messages
-    if request.continue_final:  # the chat's Continue: go on with the last (assistant) message
-        body.setdefault("continue_final_message", True)
-        body.setdefault("add_generation_prompt", False)
+    _, body = openai_body.request_body(request)
+    max_tokens = body.pop("max_tokens", None)
+    if max_tokens is not None:
+        body.setdefault("max_completion_tokens", max_tokens)
     return body
 
 

@@ -37,10 +37,11 @@ class Choice:
     #: the generated token ids (the in-process engine; empty from a server): bench and the chat
     #: count the thinking tokens on them
     token_ids: tuple[int, ...] = ()
-    #: OpenAI ``message.tool_calls`` a server returned (its tool-call parser read them); the
-    #: in-process engine's answers are read by ``tool_calls.parse_answer`` where they are used
+    #: OpenAI ``message.tool_calls`` read off the answer by the family's tool-call parser (a
+    #: server's, or the in-process engine's ``tool_calls.read_answer``; choice 0 of a chat)
     tool_calls: tuple[dict[str, Any], ...] = ()
-    #: the thinking a server's reasoning parser split off ``text``; None when it split none
+    #: the thinking the family's reasoning parser split off ``text`` (a server's, or the in-process
+    #: engine's for choice 0 of a chat); None when it split none
     reasoning: str | None = None
 
 

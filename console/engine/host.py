@@ -26,9 +26,10 @@ from typing import Any, Callable, TypeVar
 
 from console import privacy, speed, vllm_compat
 from console.config import EngineConfig
-from console.engine import gc_pause, grouped, image_parts, load_capture, priority, reaper
+from console.engine import gc_pause, grouped, image_parts, load_capture, priority, reaper, tool_calls
 from console.engine.adapters import Attached, AttachedAdapters, cpu_base_slot, lora_settings
 from console.messages import Message
+from console.models.family_table import family_of
 from console.models.lora import write_null_adapter
 from console.engine.chat_prompt import ChatPrompts, prompt_token_ids
 from console.engine.choices import OutputCollector
@@ -203,7 +204,11 @@ class EngineHost(WarmHost):
             info = engine_info(
                 name, config, device, vc, str(getattr(vllm, "__version__", "?")), note, time.monotonic() - t0
             )
-            info = dataclasses.replace(info, sampling_defaults=model_defaults(vc.model_config, config.model))
+            info = dataclasses.replace(
+                info,
+                sampling_defaults=model_defaults(vc.model_config, config.model),
+                family=family_of(getattr(self._tokenizer, "chat_template", None)),
+            )
             load_capture.record_load(capture, config, device, vc, info.vllm_version, self.metrics)
             self._watchdog = asyncio.get_running_loop().create_task(self._watch())
             # torch, transformers and vLLM leave ~600k long-lived objects; a full cyclic GC pass
@@ -441,21 +446,22 @@ class EngineHost(WarmHost):
             if len(choices) > 1:  # n answers: the engine generated all their tokens
                 out_tokens = sum(ch.output_tokens for ch in choices)
                 finish_reason = choices[0].finish_reason
-            finish(
-                RequestFinished(
-                    rid,
-                    "".join(parts),
-                    finish_reason,
-                    len(prompt_ids),
-                    out_tokens,
-                    None if first is None else first - t0,
-                    time.perf_counter() - t0,
-                    prompt_logprobs,
-                    choices,
-                    **stamps,
-                    prompt_token_ids=prompt_ids,
-                )
+            finished = RequestFinished(
+                rid,
+                "".join(parts),
+                finish_reason,
+                len(prompt_ids),
+                out_tokens,
+                None if first is None else first - t0,
+                time.perf_counter() - t0,
+                prompt_logprobs,
+                choices,
+                **stamps,
+                prompt_token_ids=prompt_ids,
             )
+            # thinking and tool calls read here, as vLLM's server reads them, for every caller
+            family = self._info.family if self._info is not None else None
+            finish(tool_calls.read_answer(family, self._tokenizer, request, finished))
         except asyncio.CancelledError:
             # Cancelling the consumer aborts the request inside vLLM; keep what was streamed.
             finish(

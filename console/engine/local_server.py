@@ -38,6 +38,7 @@ from console.config import EngineConfig
 from console.engine.errors import explain
 from console.engine.host import prepare_config, resolve_device
 from console.messages import Message
+from console.models.family_table import family_of_folder
 from console.metrics.store import MetricsStore
 from console.engine.remote import ServerEngine
 from console.engine.types import EngineBusy, EngineError, EngineInfo, EngineState, EngineStatus
@@ -294,6 +295,7 @@ class LocalServer(ServerEngine):
             load_seconds=time.monotonic() - t0,
             vllm_version=info.vllm_version,
             takes_images=image_parts.takes_images(self._config.model) if self._config else None,
+            family=family_of_folder(self._config.model) if self._config else None,
         )
 
     async def _healthy_strict(self) -> bool:

@@ -19,12 +19,15 @@ content, several prompts in one completion body, ``echo``, ``suffix``.
 
 from __future__ import annotations
 
+import functools
+import json
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from console.config import SamplingSettings
+from console.config import SamplingDefaults, SamplingSettings
 from console import vllm_compat
+from console.engine.types import GenerationRequest
 
 CHAT_URL = "/v1/chat/completions"
 COMPLETIONS_URL = "/v1/completions"
@@ -228,17 +231,65 @@ def chat_request_parts(
 
 
 def request_fields(fields: dict[str, Any], sampling: SamplingSettings) -> dict[str, Any]:
-    """``GenerationRequest`` keyword arguments (``params``, ``openai_fields``) for a chat turn
-    with OpenAI ``fields``, checked and converted by vLLM (the params do not depend on the
-    messages); ``{}`` for none. Raises :class:`BodyError` with vLLM's message. ``sampling`` is
-    what the params are made with: the chat passes its settings resolved over the loaded model's
-    defaults (``SamplingSettings.resolved``), since the in-process engine runs these params as
-    they are; ``openai_fields`` carry no sampling value, so a server still gets only what the
-    user set (from the request's own settings)."""
+    """``GenerationRequest`` keyword arguments (``openai_fields``) for a chat turn with OpenAI
+    ``fields``, checked by vLLM's own request model with ``sampling`` (the params do not depend on
+    the messages); ``{}`` for none. Raises :class:`BodyError` with vLLM's message. The engine makes
+    vLLM's params from the same fields when it runs the request (:func:`body_params`)."""
     if not fields:
         return {}
     body = chat_request_parts([{"role": "user", "content": "?"}], fields, sampling)
-    return {"params": body.params, "openai_fields": body.fields}
+    return {"openai_fields": body.fields}
+
+
+def request_body(request: GenerationRequest) -> tuple[Endpoint, dict[str, Any]]:
+    """(endpoint, OpenAI body) of ``request`` without the fields that route it (model, stream):
+    the one body every engine sends or renders. It carries only the sampling values the user set
+    (a server keeps its own defaults; the in-process engine fills the rest from the loaded model's),
+    ``max_tokens`` only when an answer is limited (left out: up to the context's end), then the
+    request's OpenAI fields as written, which win."""
+    s = request.sampling
+    body: dict[str, Any] = {}
+    if s.engine_max_tokens() is not None:
+        body["max_tokens"] = s.max_tokens
+    if request.continue_final:  # vLLM's chat extension: go on with the last (assistant) message
+        body.update(continue_final_message=True, add_generation_prompt=False)
+    body.update(s.explicit())
+    body.update(s.request_extras())
+    if request.want_prompt_logprobs is not None:
+        body["prompt_logprobs"] = request.want_prompt_logprobs
+    if request.openai_fields:  # an OpenAI request as the user wrote it (validated by vLLM's models)
+        body.update(request.openai_fields)
+    if request.messages is not None:
+        body["messages"] = request.messages
+        return "chat", body
+    body["prompt"] = request.prompt if request.prompt is not None else list(request.prompt_token_ids or [])
+    return "completion", body
+
+
+def output_limit(body: dict[str, Any]) -> int | None:
+    """The answer's token limit a body asks for: ``max_completion_tokens``, else the older
+    ``max_tokens`` (vLLM's rule); None: up to the context's end."""
+    given = body.get("max_completion_tokens")
+    return given if given is not None else body.get("max_tokens")
+
+
+def body_params(request: GenerationRequest, defaults: SamplingDefaults | None = None) -> Any:
+    """vLLM's ``SamplingParams`` for ``request``'s body (:func:`request_body`), made by vLLM's own
+    request model as its server makes them, the values the request leaves to the model filled
+    from the loaded model's ``defaults``. The params do not depend on the prompt, so bodies that
+    differ only there share one conversion (a copy is returned). Raises :class:`BodyError`."""
+    endpoint, body = request_body(request)
+    for key in ("messages", "prompt"):
+        body.pop(key, None)
+    resolved = request.sampling.resolved(defaults)
+    fields = json.dumps(body, sort_keys=True, default=str)
+    return _params(endpoint, fields, json.dumps(resolved.to_dict(), sort_keys=True)).clone()
+
+
+@functools.lru_cache(maxsize=256)
+def _params(endpoint: Endpoint, body: str, sampling: str) -> Any:
+    stub: dict[str, Any] = {"messages": [{"role": "user", "content": "?"}]} if endpoint == "chat" else {"prompt": "?"}
+    return parse_body(endpoint, {**json.loads(body), **stub}, SamplingSettings(**json.loads(sampling))).params
 
 
 def _settings(params: Any) -> SamplingSettings:
@@ -262,8 +313,11 @@ __all__ = [
     "COMPLETIONS_URL",
     "OpenAIBody",
     "URLS",
+    "body_params",
     "chat_request_parts",
     "output_fields",
+    "output_limit",
     "parse_body",
+    "request_body",
     "request_fields",
 ]

@@ -14,6 +14,7 @@ from console.config import (
     SamplingSettings,
 )
 from console import vllm_compat
+from console.engine.openai_body import body_params
 from console.engine.types import GenerationRequest
 from console.models.family_table import family_of_folder
 
@@ -62,14 +63,13 @@ def sampling_params(
 
 
 def request_params(request: GenerationRequest, defaults: SamplingDefaults | None = None) -> Any:
-    """vLLM's own params for an OpenAI request (a copy: one request may be retried; made with the
-    model's defaults by its sender, :func:`console.engine.openai_body.request_fields`), with the
-    output kind this request streams in; else the console's sampling settings over the loaded
-    model's ``defaults``."""
-    if request.params is None:
+    """vLLM's params for ``request``: for a request with OpenAI fields, vLLM's own conversion of
+    its body (:func:`console.engine.openai_body.body_params`), with the output kind this request
+    streams in; else the console's sampling settings; both over the loaded model's ``defaults``."""
+    if not request.openai_fields:
         return sampling_params(request.sampling, request.want_prompt_logprobs, request.stream, defaults)
     kind = vllm_compat.request_output_kind()
-    params = request.params.clone()
+    params = body_params(request, defaults)
     params.output_kind = kind.DELTA if request.stream else kind.FINAL_ONLY
     if request.want_prompt_logprobs is not None:
         params.prompt_logprobs = request.want_prompt_logprobs

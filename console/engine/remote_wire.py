@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 
-from console.config import SamplingSettings
+from console.engine import openai_body
 from console.engine.choices import message_reasoning
 from console.engine.remote_errors import ServerError, server_message
 from console.engine.types import GenerationRequest
@@ -36,32 +36,14 @@ def split_model_cards(data: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[
 
 
 def request_body(request: GenerationRequest, served: str) -> tuple[str, dict[str, Any]]:
-    """(path, JSON body) of ``request`` for an OpenAI-compatible server serving ``served``."""
-    s: SamplingSettings = request.sampling
-    body: dict[str, Any] = {
-        "model": request.adapter or served,
-        "stream": request.stream,
-    }
-    if s.engine_max_tokens() is not None:  # left out: the server allows what the context has left
-        body["max_tokens"] = s.max_tokens
-    if request.continue_final:  # vLLM's chat extension: go on with the last (assistant) message
-        body.update(continue_final_message=True, add_generation_prompt=False)
-    # Only the sampling values the user set: the others are the server's own defaults (vLLM's
-    # serve applies its model's generation_config.json), and other servers may refuse vLLM's
-    # extra fields (top_k, repetition_penalty) anyway.
-    body.update(s.explicit())
-    body.update(s.request_extras())
-    if request.want_prompt_logprobs is not None:
-        body["prompt_logprobs"] = request.want_prompt_logprobs
-    if request.openai_fields:  # an OpenAI request as the user wrote it (validated by vLLM's models)
-        body.update(request.openai_fields)
+    """(path, JSON body) of ``request`` for an OpenAI-compatible server serving ``served``: the
+    one body of a request (``openai_body.request_body``: only the sampling values the user set, so
+    the server keeps its own defaults) with the model and the streaming fields."""
+    endpoint, fields = openai_body.request_body(request)
+    body: dict[str, Any] = {"model": request.adapter or served, "stream": request.stream, **fields}
     if request.stream:
         body["stream_options"] = {"include_usage": True, "continuous_usage_stats": True}
-    if request.messages is not None:
-        body["messages"] = request.messages
-        return "/v1/chat/completions", body
-    body["prompt"] = request.prompt if request.prompt is not None else list(request.prompt_token_ids or [])
-    return "/v1/completions", body
+    return (openai_body.CHAT_URL if endpoint == "chat" else openai_body.COMPLETIONS_URL), body
 
 
 def choice_text(choice: dict[str, Any]) -> str:

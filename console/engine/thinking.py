@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from console import vllm_compat
-from console.models.family_table import Family, family_of
+from console.models.family_table import Family
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,11 @@ class ReasoningSplitter:
         """Output tokens spent thinking: those up to and including the end-of-thinking marker; all
         of them while the answer has not begun; without the marker's id (a server's answer), the
         thinking text re-tokenized."""
-        reasoning, content = self.split(text)
+        return self.count_split(token_ids, *self.split(text))
+
+    def count_split(self, token_ids: Sequence[int], reasoning: str | None, content: str) -> int:
+        """:meth:`count` of an answer already split into ``reasoning`` and ``content`` (the
+        engine's ``RequestFinished.reasoning`` and ``text``)."""
         if reasoning is None:
             return 0
         ids = list(token_ids)
@@ -85,14 +89,13 @@ _lock = threading.Lock()
 
 
 def splitter_for(
-    tokenizer: Any, chat_template_kwargs: dict[str, Any] | None = None, family: Family | None = None
+    tokenizer: Any, chat_template_kwargs: dict[str, Any] | None, family: Family | None
 ) -> ReasoningSplitter | None:
-    """The splitter for a model's tokenizer (its family read from its chat template unless given)
-    and thinking switch; None when the family has no reasoning parser (or there is no tokenizer).
-    Cached per switch for the latest tokenizer (the loaded model's)."""
+    """The splitter for a model's tokenizer, its ``family`` (``EngineInfo.family``) and thinking
+    switch; None when the family has no reasoning parser (or there is no tokenizer). Cached per
+    switch for the latest tokenizer (the loaded model's)."""
     if tokenizer is None:
         return None
-    family = family or family_of(getattr(tokenizer, "chat_template", None))
     if family is None or family.reasoning_parser is None:
         return None
     key = (family.name, id(tokenizer), tuple(sorted((chat_template_kwargs or {}).items())))
@@ -198,7 +201,17 @@ class ThinkingStream:
         """(the thinking, the answer) of the finished answer ``text`` (the streamed text when None);
         the thinking tokens counted on ``token_ids`` when given (the in-process engine's).
         ``reasoning``: the thinking a server split off ``text`` (the finished event's), which
-        makes the stream :attr:`served`."""
+        makes the stream :attr:`served`, unless this stream split the text as it came (the
+        in-process engine, which splits the finished answer itself): then ``text`` is the answer
+        and its thinking tokens are counted on ``token_ids``."""
+        if reasoning is not None and not self.served and self.splitter is not None:
+            self.text = self.text if text is None else text
+            self._split = (reasoning or None, self.text)
+            if not reasoning:
+                return None, self.text
+            tokens = self.splitter.count_split(token_ids, reasoning, self.text) if token_ids else self.thinking_tokens
+            seconds = self.thinking_s if self.thinking_s is not None else self.elapsed()
+            return Thought(reasoning, tokens, round(seconds, 3)), self.text
         if reasoning is not None or self.served:
             self.served = True
             self.text = self.text if text is None else text

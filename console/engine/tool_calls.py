@@ -16,12 +16,13 @@ A server engine sends the fields on as they are; its answer already carries ``to
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from console import vllm_compat
 from console.models.family_table import Family, family_of, folder_chat_template
 from console.engine.thinking import split_reasoning
+from console.engine.types import GenerationRequest, RequestFinished
 
 #: Families a tool call works on, for the refusal's way out.
 TOOL_FAMILIES = "Qwen3, Llama 3, Mistral or ChatML (Qwen2.5, Hermes)"
@@ -164,6 +165,27 @@ def parse_answer(
     return Answer(rest or "", reasoning, tool_calls, finish_reason)
 
 
+def read_answer(
+    family: Family | None, tokenizer: Any, request: GenerationRequest, finished: RequestFinished
+) -> RequestFinished:
+    """``finished`` as vLLM's server returns a chat answer: choice 0's thinking and tool calls
+    read off its text by the family's parsers (:func:`parse_answer`), ``text`` the answer alone,
+    the finish reason "tool_calls" where the server's would be. What the engine gives back for
+    every chat request; a completion, a continued answer (it is all answer) and an answer already
+    read (a server's parsers) come back as they are."""
+    if request.messages is None or request.continue_final or not finished.choices or family is None:
+        return finished
+    first = finished.choices[0]
+    if first.reasoning is not None or first.tool_calls:
+        return finished
+    answer = parse_answer(family, tokenizer, request.openai_fields, finished.text, finished.finish_reason)
+    reason = answer.finish_reason or finished.finish_reason
+    choice = replace(
+        first, text=answer.content, reasoning=answer.reasoning, tool_calls=answer.tool_calls, finish_reason=reason
+    )
+    return replace(finished, text=answer.content, finish_reason=reason, choices=(choice, *finished.choices[1:]))
+
+
 __all__ = [
     "Answer",
     "CALL_WHITESPACE",
@@ -174,6 +196,7 @@ __all__ = [
     "forced",
     "parse_answer",
     "parser_for",
+    "read_answer",
     "request_template",
     "tool_call_arguments",
     "wants_tools",

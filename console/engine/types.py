@@ -15,6 +15,7 @@ from typing import Any, Callable, Literal
 
 from console.config import SamplingDefaults, SamplingSettings
 from console.engine.choices import Choice
+from console.models.family_table import Family
 
 
 #: Where the engine runs (``--engine local|serve|URL``, :mod:`console.engine.factory`).
@@ -88,6 +89,10 @@ class EngineInfo:
     #: the model takes images in its chat messages (vLLM's multimodal registry, or its config for
     #: a console-started server); None where the console cannot tell (a server someone else runs)
     takes_images: bool | None = None
+    #: the model's chat-template family (``models/family_table.py``: its reasoning and tool-call
+    #: parsers, its Think switch), recognised once where the engine starts; None when the template
+    #: is no known family's or the console cannot read it (a server someone else runs)
+    family: Family | None = None
 
     @property
     def kv_cache_tokens(self) -> int | None:
@@ -134,12 +139,11 @@ class GenerationRequest:
     #: measurable throughput (see benchmarks/gpu/README.md). TTFT then comes from vLLM's own
     #: per-request metrics.
     stream: bool = True
-    #: vLLM ``SamplingParams`` made by vLLM's own OpenAI-request conversion
-    #: (``console/engine/openai_body.py``): structured outputs, logprobs, n, penalties... When
-    #: given, the in-process engine uses it instead of ``sampling``.
-    params: Any = None
-    #: The same request's OpenAI body fields as written (without messages/prompt/model/stream):
-    #: server engines send them on as they are.
+    #: OpenAI body fields beyond ``sampling``, as written and checked by vLLM's request model
+    #: (without messages/prompt/model/stream): structured outputs, logprobs, n, penalties, tools,
+    #: template fields. They win over ``sampling``'s values. Every engine reads the one body made
+    #: of both (``openai_body.request_body``): a server is sent it, the in-process engine renders
+    #: the chat and makes vLLM's params from it.
     openai_fields: dict[str, Any] | None = None
     #: The LoRA adapter (attached to the loaded model) that answers; None: the base model.
     adapter: str | None = None
@@ -200,9 +204,9 @@ class RequestFinished:
 
     @property
     def reasoning(self) -> str | None:
-        """Choice 0's thinking as a server with a reasoning parser split it off (``text`` is then
-        the answer alone); None when the engine did not split it (the in-process engine's text
-        holds the thinking, split by ``console/engine/thinking.py``)."""
+        """Choice 0's thinking as the family's reasoning parser split it off (``text`` is then the
+        answer alone): the in-process engine's, or a server's that runs one; None when none was
+        split (no thinking, no parser, or a server without one)."""
         return self.choices[0].reasoning if self.choices else None
 
     @property

@@ -48,6 +48,7 @@ from console.ui.chat.pictures import ChatImages
 from console.ui.chat.output_control import request_extras
 from console.ui.chat.panel_ui import ChatWidgets, setup_ui
 from console.ui.chat.send import MessageSave
+from console.models.family_table import Family
 from console.ui.chat.thinking_view import ChatThinking
 from console.ui.chat.transcript import figures_text
 from console.ui.context import AppContext
@@ -80,7 +81,10 @@ class ChatPanel(ChatWidgets):
         setup_ui(self, ctx, self.session)
         self._connect_widgets()
         self.thinking = ChatThinking(  # the thinking shown apart, the Think switch
-            lambda: self.ctx.host.tokenizer if self._engine_ready() else None, self.think_box, self.transcript
+            lambda: self.ctx.host.tokenizer if self._engine_ready() else None,
+            self._loaded_family,
+            self.think_box,
+            self.transcript,
         )
         self.set_enter_sends(True)
 
@@ -128,7 +132,6 @@ class ChatPanel(ChatWidgets):
         )
         self.busyChanged.connect(self._on_busy_changed)
         self.tools_box.resumeRequested.connect(self.regenerate)
-        self.session.tokenizer = lambda: self.ctx.host.tokenizer
         self.images = ChatImages(
             self.image_strip, self.attach_button, self.input, self.transcript, self.show_error, self
         )
@@ -350,6 +353,10 @@ class ChatPanel(ChatWidgets):
     def _engine_ready(self) -> bool:
         return self.ctx.host.status.state == EngineState.READY
 
+    def _loaded_family(self) -> Family | None:
+        info = self.ctx.host.status.info
+        return info.family if info is not None else None
+
     def chat_messages(self, draft: str = "") -> list[dict[str, Any]]:
         """The chat so far and ``draft`` with the pictures attached to it."""
         return self.session.chat_messages(draft, self.image_strip.attachments())
@@ -392,7 +399,9 @@ class ChatPanel(ChatWidgets):
                 self.thinking.add(ev.text, ev.num_tokens, ev.token_ids, ev.reasoning)
                 self._dirty = True
             elif isinstance(ev, RequestFinished):
-                self._finish(ev.text or self._stream_text, ev)
+                # an answer the engine read (its thinking or calls apart) may leave no text at all
+                read = ev.reasoning is not None or bool(ev.choices and ev.choices[0].tool_calls)
+                self._finish(ev.text if read or ev.text else self._stream_text, ev)
             elif isinstance(ev, RequestFailed):
                 self.show_error(self.tr("The answer failed: {0}").format(ev.message))
                 self._finish(ev.partial_text or self._stream_text, None, reason="error")

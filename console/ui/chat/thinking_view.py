@@ -16,16 +16,24 @@ from PySide6.QtWidgets import QCheckBox
 
 from console.chat.conversations import Message
 from console.engine.types import RequestFinished
-from console.models.family_table import Family, family_of
+from console.models.family_table import Family
 from console.engine.thinking import ReasoningSplitter, ThinkingStream, Thought, splitter_for, think_kwargs
 from console.ui.chat.transcript import STREAM_KEY, TranscriptView, thinking_markdown
 
 
 class ChatThinking:
-    """The thinking of the panel's answers; ``tokenizer`` gives the loaded model's (None when none)."""
+    """The thinking of the panel's answers; ``tokenizer`` gives the loaded model's (None when none),
+    ``family`` its family (``EngineInfo.family``)."""
 
-    def __init__(self, tokenizer: Callable[[], Any], think_box: QCheckBox, transcript: TranscriptView) -> None:
+    def __init__(
+        self,
+        tokenizer: Callable[[], Any],
+        family: Callable[[], Family | None],
+        think_box: QCheckBox,
+        transcript: TranscriptView,
+    ) -> None:
         self._tokenizer = tokenizer
+        self._family = family
         self.think_box = think_box
         self.transcript = transcript
         self.family: Family | None = None
@@ -34,7 +42,7 @@ class ChatThinking:
     def follow(self) -> None:
         """Read the loaded model's family: the Think switch shows where its template has one."""
         tokenizer = self._tokenizer()
-        family = family_of(getattr(tokenizer, "chat_template", None))
+        family = self._family() if tokenizer is not None else None
         self.think_box.setVisible(family is not None and family.think_switch)
         if family is self.family:
             return
