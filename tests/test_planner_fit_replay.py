@@ -131,6 +131,14 @@ def test_the_constants_say_how_close_they_are() -> None:
     assert mc.find("rtx-4090", "0.26.0")[1] == "other-gpu"
     assert mc.find("h200", "0.33.0")[1] == "other-version"
     assert mc.find("rtx-4090", "0.33.0")[1] == "other-gpu-and-version"
+    # a release no GPU load measured says so in the plan's rules line
+    from console.planner.request import PlanRequest
+
+    qwen = KNOWN_SHAPES["Qwen3-8B"]
+    unmeasured = compute(PlanRequest(qwen, gpu="rtx-4090", quantization="fp8", max_model_len=8192))
+    measured = compute(PlanRequest(qwen, gpu="h200", quantization="fp8", max_model_len=8192, vllm_version="0.26.0"))
+    assert unmeasured.rules["vllm"].endswith("read from the source, not measured")
+    assert "not measured" not in measured.rules["vllm"]
 
 
 def test_gemma3_hybrid_layout_gives_vllms_own_figures() -> None:

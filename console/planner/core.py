@@ -407,6 +407,9 @@ def compute(req: PlanRequest) -> Plan:
         "calibration": coverage,
         "constants": fit_source(fit) if fit is not None else "none",
     }
+    if not g.is_cpu and (fit is None or fit.vllm_version != vllm_rules.version):
+        # no load of this release was measured on a GPU here (0.33, the gpu extra's, needs torch 2.14)
+        plan.rules["vllm"] = Message("{0}; read from the source, not measured", plan.rules["vllm"])
     if tower:
         plan.rules["vision"], note = tower_note(gib(tower), s.image_tokens)
         plan.notes.append(note)

@@ -2323,6 +2323,11 @@ vLLM 自己的估计：max_model_len {1} 可以放下（其 KV 缓存有 {2} GiB
 {1}</translation>
     </message>
     <message>
+      <location filename="../../console/planner/core.py" />
+      <source>{0}; read from the source, not measured</source>
+      <translation>{0}；依据源码，未经实测</translation>
+    </message>
+    <message>
       <location filename="../../console/metrics/device.py" />
       <source>{0}; showing process RAM and CPU</source>
       <translation>{0}；显示进程的内存与 CPU</translation>
