@@ -16,9 +16,8 @@ vLLM sizes the KV cache as ``total x gpu_memory_utilization`` less three figures
   each routed copy of a token instead. The sampler phase holds the hidden states and the logits
   (a float32 copy). The peak is the larger phase. A compiled engine's profile run (torch.compile,
   CUDA graphs) peaks higher by ``compile_logit_copies`` float32 copies of the logits of
-  ``min(max_num_seqs, 256)`` rows (measured: 0.03-0.31 GiB, in step with the vocabulary and the
-  sequences from SmolLM2's 49k-token vocabulary at 128 sequences to Llama's 128k at 256; at 1,024
-  sequences the three loads measured added no more than at 256).
+  ``min(max_num_seqs, 256)`` rows (what the measured compiled loads added grew with the vocabulary
+  and the sequences up to 256, and not beyond: ``benchmarks/gpu/README-fit.md``).
 * **non-torch** memory (NCCL, cuBLAS workspaces): a constant per GPU and release.
 
 CUDA graphs are captured after the cache is sized (outside the budget in 0.26 for dense models);
@@ -34,7 +33,7 @@ from __future__ import annotations
 import json
 import math
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -76,7 +75,7 @@ class HeldOut:
     kv_most_optimistic: float = 0.0
     kv_most_pessimistic: float = 0.0
     #: what the plan holds back: this share of its own non-KV estimate (weights + activation peak),
-    #: the share by which three in four held-out loads' non-KV memory stayed under their prediction
+    #: by which three in four held-out loads' non-KV memory exceeded their prediction at most
     non_kv_share: float = 0.0
     #: the largest share by which a held-out load's non-KV memory exceeded its prediction
     non_kv_worst: float = 0.0
@@ -349,7 +348,7 @@ def fit_release(gpu: str, version: str, loads: list[LoadTerms], architectures: b
     if not architectures:
         return release
     residuals = _eager_residuals(release, loads)
-    with_eager = ReleaseConstants(**{**release.__dict__, "architectures": residuals})
+    with_eager = replace(release, architectures=residuals)
     for family in sorted({x.family for x in loads}):
         comp = [
             x.activation + x.non_torch - predicted_non_kv(x, with_eager)[1]
@@ -358,7 +357,7 @@ def fit_release(gpu: str, version: str, loads: list[LoadTerms], architectures: b
         ]
         if comp and abs(_median(comp, 0.0)) >= 0.05 * GiB:  # under 0.05 GiB: the release's rule holds
             residuals.setdefault(family, {})["compiled"] = _median(comp, 0.0)
-    return ReleaseConstants(**{**release.__dict__, "architectures": residuals})
+    return replace(release, architectures=residuals)
 
 
 def _eager_residuals(release: ReleaseConstants, loads: list[LoadTerms]) -> dict[str, dict[str, float]]:
