@@ -22,7 +22,9 @@ import pytest
 from console.config import SamplingSettings
 from console.engine.host import EngineHost
 from console.engine.openai_body import request_fields
+from console.engine.tool_calls import parse_answer
 from console.engine.types import GenerationRequest, RequestFinished
+from console.models.family_table import family_of
 from tests.fixtures.families import FAMILIES
 
 pytestmark = pytest.mark.engine
@@ -83,9 +85,12 @@ def test_prompt_ids_and_greedy_answer_match_vllms_chat_path(family: tuple[str, A
     reference = _hf_reference(host.tokenizer, messages)
     assert list(final.prompt_token_ids) == reference == _offline_reference(host, messages), name
     assert final.prompt_tokens == len(reference) == host.count_prompt_tokens(GenerationRequest(messages=messages))
-    # the same ids given as ids answer the same (greedy): nothing but the ids decided the answer
+    # the same ids given as ids answer the same (greedy): nothing but the ids decided the answer; the
+    # ids' answer is a completion (the raw text), the chat answer that text read by the family's parsers
     again = _finished(host, GenerationRequest(prompt_token_ids=reference, sampling=GREEDY))
-    assert again.text == final.text and again.output_tokens == final.output_tokens == 8
+    assert again.output_tokens == final.output_tokens == 8
+    read = parse_answer(family_of(host.tokenizer.chat_template), host.tokenizer, {}, again.text, again.finish_reason)
+    assert (read.content, read.reasoning) == (final.text, final.reasoning)
 
 
 @pytest.mark.parametrize("family", WRITES_START, indirect=True)
@@ -194,14 +199,16 @@ def test_batch_results_carry_reasoning_split_by_vllms_parser(family: tuple[str, 
     assert summary.succeeded == 2, summary.results
     got = {r.custom_id: r for r in summary.results}
     for cid, kwargs in (("think", {}), ("plain", {"enable_thinking": False})):
-        raw = _finished(
+        chat = _finished(
             host,
             GenerationRequest(
                 messages=[{"role": "user", "content": "Capital of France?"}],
                 sampling=GREEDY,
                 **request_fields({"chat_template_kwargs": kwargs}, GREEDY),
             ),
-        ).text
+        )
+        # the raw answer: the same prompt ids as a completion, which no parser reads
+        raw = _finished(host, GenerationRequest(prompt_token_ids=list(chat.prompt_token_ids), sampling=GREEDY)).text
         parser = ReasoningParserManager.get_reasoning_parser("qwen3")(host.tokenizer, chat_template_kwargs=kwargs)
         body = vllm_compat.chat_completion_request_class().model_validate(
             {"messages": [{"role": "user", "content": "?"}], "chat_template_kwargs": kwargs}

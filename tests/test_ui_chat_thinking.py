@@ -57,6 +57,19 @@ def _send(panel: Any, qtbot: Any, connections: Any, text: str) -> RequestFinishe
     return finished[-1]
 
 
+def _raw(host: Any, finished: RequestFinished, sampling: Any, fields: dict[str, Any]) -> str:
+    """The raw text of ``finished``'s answer: its prompt ids again as a completion (greedy), which
+    no reasoning parser reads."""
+    again = host.generate(
+        GenerationRequest(
+            prompt_token_ids=list(finished.prompt_token_ids), sampling=sampling, **request_fields(fields, sampling)
+        ),
+        timeout=120,
+    )
+    assert again.output_tokens == finished.output_tokens
+    return str(again.text)
+
+
 def _vllm_split(name: str, host: Any, text: str, kwargs: dict[str, Any]) -> tuple[str | None, str | None]:
     """vLLM's own reasoning parser on ``text`` (what ``vllm serve --reasoning-parser`` returns)."""
     from vllm.reasoning import ReasoningParserManager
@@ -86,7 +99,7 @@ def test_thinking_is_split_by_vllms_parser_shown_collapsed_and_saved_apart(
         "structured_outputs": {"regex": THINK_THEN_ANSWER[name]},
         **({"chat_template_kwargs": kwargs} if kwargs else {}),
     }
-    raw = host.generate(
+    chat = host.generate(
         GenerationRequest(
             messages=[{"role": "user", "content": "What is the capital of France?"}],
             sampling=panel.sampling(),
@@ -94,9 +107,14 @@ def test_thinking_is_split_by_vllms_parser_shown_collapsed_and_saved_apart(
         ),
         timeout=120,
     )
-    assert raw.text == final.text and "</think>" in raw.text, raw.text
-    reasoning, content = _vllm_split(name, host, raw.text, kwargs)
+    assert (chat.text, chat.reasoning) == (final.text, final.reasoning)
+    # the engine reads a chat answer as vLLM's server does: its raw text (the same prompt ids as a
+    # completion, which no parser reads) split by vLLM's own parser
+    raw = _raw(host, final, panel.sampling(), {"structured_outputs": {"regex": THINK_THEN_ANSWER[name]}})
+    assert "</think>" in raw, raw
+    reasoning, content = _vllm_split(name, host, raw, kwargs)
     assert reasoning and content, (reasoning, content)
+    assert (final.reasoning, final.text) == (reasoning, content)
 
     answer = panel.messages[-1]
     assert (answer.role, answer.reasoning, answer.content) == ("assistant", reasoning, content)
@@ -140,7 +158,8 @@ def test_the_think_switch_reaches_the_template_and_the_split(
     assert panel.think_box.isVisibleTo(panel) and panel.think_box.isChecked()
     on = _send(panel, qtbot, connections, "Capital of France?")
     m = panel.messages[-1]
-    assert (m.reasoning, m.content or None) == _vllm_split(name, host, on.text, {"enable_thinking": True})
+    raw = _raw(host, on, panel.sampling(), {})
+    assert (m.reasoning, m.content or None) == _vllm_split(name, host, raw, {"enable_thinking": True})
     assert m.reasoning_tokens == on.output_tokens  # never closed: every token was thinking
 
     panel.think_box.setChecked(False)
