@@ -76,21 +76,37 @@ def preset_engine(name: str) -> dict[str, Any]:
     return dict(tomllib.loads(path.read_text(encoding="utf-8")).get("engine", {}))
 
 
-def engine_args(entry: dict[str, Any], folder: Path, context: int, util: float, eager: bool) -> dict[str, Any]:
-    knobs = preset_engine(entry.get("preset", "gpu-default"))
-    args: dict[str, Any] = {
+def dummy_load_args(folder: Path, context: int, util: float, eager: bool, **knobs: Any) -> dict[str, Any]:
+    """vLLM's arguments for a dummy-weight load of ``folder``: the emulated 24 GB card's scheduler
+    figures and vLLM's defaults, then ``knobs`` (vLLM's names) over them."""
+    return {
         "model": str(folder),
         "load_format": "dummy",
         "skip_tokenizer_init": True,
         "seed": 0,
         "gpu_memory_utilization": util,
         "max_model_len": context,
-        "max_num_seqs": int(knobs.get("max_num_seqs", RTX4090_SEQS)),
-        "max_num_batched_tokens": int(knobs.get("max_num_batched_tokens", RTX4090_BATCHED_TOKENS)),
-        "enable_prefix_caching": bool(knobs.get("enable_prefix_caching", True)),
-        "kv_cache_dtype": str(knobs.get("kv_cache_dtype", "auto")),
+        "max_num_seqs": RTX4090_SEQS,
+        "max_num_batched_tokens": RTX4090_BATCHED_TOKENS,
+        "enable_prefix_caching": True,
+        "kv_cache_dtype": "auto",
         "enforce_eager": eager,
+        **knobs,
     }
+
+
+def engine_args(entry: dict[str, Any], folder: Path, context: int, util: float, eager: bool) -> dict[str, Any]:
+    knobs = preset_engine(entry.get("preset", "gpu-default"))
+    args = dummy_load_args(
+        folder,
+        context,
+        util,
+        eager,
+        max_num_seqs=int(knobs.get("max_num_seqs", RTX4090_SEQS)),
+        max_num_batched_tokens=int(knobs.get("max_num_batched_tokens", RTX4090_BATCHED_TOKENS)),
+        enable_prefix_caching=bool(knobs.get("enable_prefix_caching", True)),
+        kv_cache_dtype=str(knobs.get("kv_cache_dtype", "auto")),
+    )
     if knobs.get("quantization"):
         args["quantization"] = knobs["quantization"]
     return args

@@ -273,21 +273,7 @@ def ordered(loads: list[Load], order: str) -> list[Load]:
 
 def engine_args(load: Load, folder: Path, util: float) -> dict[str, Any]:
     """vLLM's arguments: the emulated 24 GB card's defaults, then the load's knobs."""
-    args: dict[str, Any] = {
-        "model": str(folder),
-        "load_format": "dummy",
-        "skip_tokenizer_init": True,
-        "seed": 0,
-        "gpu_memory_utilization": util,
-        "max_model_len": load.context,
-        "max_num_seqs": fit_check.RTX4090_SEQS,
-        "max_num_batched_tokens": fit_check.RTX4090_BATCHED_TOKENS,
-        "enable_prefix_caching": True,
-        "kv_cache_dtype": "auto",
-        "enforce_eager": load.mode == "eager",
-    }
-    args.update(load.knobs)
-    return args
+    return fit_check.dummy_load_args(folder, load.context, util, load.mode == "eager", **load.knobs)
 
 
 class LogWatch:
