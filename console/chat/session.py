@@ -134,12 +134,12 @@ class ChatSession:
         return request
 
     def can_continue(self) -> bool:
-        """The last message is an answer cut at max tokens (finish reason "length")."""
-        return (
-            bool(self.messages)
-            and self.messages[-1].role == "assistant"
-            and self.messages[-1].finish_reason == "length"
-        )
+        """The last message is an answer cut short: at max tokens (finish reason "length"), or
+        stopped by the user ("abort") after some text."""
+        last = self.messages[-1] if self.messages else None
+        if last is None or last.role != "assistant":
+            return False
+        return last.finish_reason == "length" or (last.finish_reason == "abort" and bool(last.content))
 
     def continue_answer(self, sampling: SamplingSettings, **fields: Any) -> GenerationRequest | None:
         """The request that goes on with the last answer where max tokens cut it (the model

@@ -208,6 +208,7 @@ class EngineHost(WarmHost):
                 info,
                 sampling_defaults=model_defaults(vc.model_config, config.model),
                 family=family_of(getattr(self._tokenizer, "chat_template", None)),
+                tools_refusal=tool_calls.tools_refusal(getattr(self._tokenizer, "chat_template", None)),
             )
             load_capture.record_load(capture, config, device, vc, info.vllm_version, self.metrics)
             self._watchdog = asyncio.get_running_loop().create_task(self._watch())

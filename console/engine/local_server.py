@@ -38,9 +38,10 @@ from console.config import EngineConfig
 from console.engine.errors import explain
 from console.engine.host import prepare_config, resolve_device
 from console.messages import Message
-from console.models.family_table import family_of_folder
+from console.models.family_table import family_of_folder, folder_chat_template
 from console.metrics.store import MetricsStore
 from console.engine.remote import ServerEngine
+from console.engine.tool_calls import tools_refusal
 from console.engine.types import EngineBusy, EngineError, EngineInfo, EngineState, EngineStatus
 from console.engine.serve_options import ServeOptions
 
@@ -296,6 +297,7 @@ class LocalServer(ServerEngine):
             vllm_version=info.vllm_version,
             takes_images=image_parts.takes_images(self._config.model) if self._config else None,
             family=family_of_folder(self._config.model) if self._config else None,
+            tools_refusal=tools_refusal(folder_chat_template(self._config.model)) if self._config else None,
         )
 
     async def _healthy_strict(self) -> bool:

@@ -47,7 +47,7 @@ from console import net
 from console.config import EngineConfig
 from console.engine.factory import EngineChoice
 from console.engine.local_server import SERVER_MODULE, LocalServer, port_free, port_taken_message
-from console.engine.interface import Switchable
+from console.engine.interface import Switchable, as_loader
 from console.engine.server_api import ApiRoute, offered_routes, read_openapi, route_examples
 from console.engine.types import EngineError, EngineInfo, EngineState
 from console.engine.serve_options import ServeOptions
@@ -196,6 +196,9 @@ class ServerController:
         self.host = host  # bound without ``lan``
         self.log_dir = log_dir
         self.server: ServedServer | None = None
+        #: the in-process model the server took the place of (its configuration and name), loaded
+        #: back at :meth:`stop`; None when none was loaded
+        self.before: tuple[EngineConfig, str] | None = None
 
     def bind_host(self, lan: bool, api_key: str | None) -> str:
         """The address the server binds: every address of the machine on the local network
@@ -234,11 +237,24 @@ class ServerController:
         log_dir = self.log_dir or log_root()
         log_dir.mkdir(parents=True, exist_ok=True)
         prune_logs(log_dir, KEEP_LOGS - 1)  # room for this start's
+        before = self._loaded_in_process()
         server = self.switch.use_engine(
             EngineChoice("serve"), lambda: ServedServer(options, metrics=self.switch.metrics, log_dir=log_dir)
         )
+        if self.server is None:  # a restart keeps what the first start replaced
+            self.before = before
         self.server = server
         return server.load(config, name)
+
+    def _loaded_in_process(self) -> tuple[EngineConfig, str] | None:
+        """The model the in-process engine has loaded now (its configuration as asked for), if any."""
+        loader = as_loader(self.switch.backend)
+        if self.switch.choice.kind != "local" or loader is None:
+            return None
+        status, config = loader.status, loader.requested_config
+        if status.state != EngineState.READY or config is None:
+            return None
+        return config, status.model or ""
 
     def serving(self) -> Serving | None:
         s = self.server
@@ -274,12 +290,14 @@ class ServerController:
         except httpx.HTTPError:
             return False
 
-    def stop(self, timeout: float = 60.0) -> None:
-        """Stop the server (its process group; a start in progress is cancelled) and put the
-        in-process engine back behind the switch, unloaded. Blocks: off the GUI thread."""
+    def stop(self, timeout: float = 60.0) -> cf.Future[EngineInfo] | None:
+        """Stop the server (its process group; a start in progress is cancelled), put the
+        in-process engine back behind the switch and start loading there the model the server
+        replaced (:attr:`before`): its load's future, None when there was none. Blocks while the
+        server stops: off the GUI thread."""
         s = self.server
         if s is None:
-            return
+            return None
         try:
             s.unload().result(timeout)
         except (EngineError, cf.CancelledError):
@@ -287,9 +305,15 @@ class ServerController:
         deadline = time.monotonic() + timeout
         while s.status.state in (EngineState.LOADING, EngineState.STOPPING) and time.monotonic() < deadline:
             time.sleep(0.05)  # a cancelled start settles just after the stop
-        if self.switch.backend is s:
-            self.switch.use(EngineChoice("local"))
         self.server = None
+        before, self.before = self.before, None
+        if self.switch.backend is not s:
+            return None
+        self.switch.use(EngineChoice("local"))
+        loader = as_loader(self.switch.backend)
+        if before is None or loader is None:
+            return None
+        return loader.load(*before)
 
 
 __all__ = [

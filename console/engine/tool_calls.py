@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from console import vllm_compat
+from console.messages import Message
 from console.models.family_table import Family, family_of, folder_chat_template
 from console.engine.thinking import split_reasoning
 from console.engine.types import GenerationRequest, RequestFinished
@@ -45,25 +46,40 @@ def forced(fields: dict[str, Any] | None) -> bool:
     return choice == "required" or isinstance(choice, dict)
 
 
-def parser_for(chat_template: str | None) -> str:
-    """vLLM's ``--tool-call-parser`` for a model with ``chat_template``; raises
-    :class:`ToolsRefused` with a one-line reason when tools cannot run on it."""
+def tools_refusal(chat_template: str | None) -> Message | None:
+    """Why a model with ``chat_template`` cannot call tools (one line, with what to do); None
+    when it can. The engine reports it on load (``EngineInfo.tools_refusal``), so the window can
+    say it before anything is sent."""
     family = family_of(chat_template)
     if family is None:
-        raise ToolsRefused(
+        return Message(
             "Tools are not supported for this model: its chat template is not one of a family with a "
-            f"tool-call parser; remove `tools`, or load a {TOOL_FAMILIES} model"
+            "tool-call parser; remove `tools`, or load a {0} model",
+            TOOL_FAMILIES,
         )
     if family.tool_parser is None:
-        raise ToolsRefused(
-            f"Tools are not supported for {family.label} models: vLLM has no tool-call parser for their "
-            f"format; remove `tools`, or load a {TOOL_FAMILIES} model"
+        return Message(
+            "Tools are not supported for {0} models: vLLM has no tool-call parser for their format; "
+            "remove `tools`, or load a {1} model",
+            family.label,
+            TOOL_FAMILIES,
         )
     if "tools" not in (chat_template or ""):
-        raise ToolsRefused(
+        return Message(
             "Tools are not supported by this model's chat template: it never renders `tools`; remove "
             "`tools`, or give the request a `chat_template` that renders them"
         )
+    return None
+
+
+def parser_for(chat_template: str | None) -> str:
+    """vLLM's ``--tool-call-parser`` for a model with ``chat_template``; raises
+    :class:`ToolsRefused` with a one-line reason when tools cannot run on it."""
+    refused = tools_refusal(chat_template)
+    if refused is not None:
+        raise ToolsRefused(refused)
+    family = family_of(chat_template)
+    assert family is not None and family.tool_parser is not None  # tools_refusal says why otherwise
     return family.tool_parser
 
 
@@ -199,5 +215,6 @@ __all__ = [
     "read_answer",
     "request_template",
     "tool_call_arguments",
+    "tools_refusal",
     "wants_tools",
 ]

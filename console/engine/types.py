@@ -93,6 +93,10 @@ class EngineInfo:
     #: parsers, its Think switch), recognised once where the engine starts; None when the template
     #: is no known family's or the console cannot read it (a server someone else runs)
     family: Family | None = None
+    #: why the model cannot call tools (one line, a ``Message``: no tool-call parser for its family,
+    #: or a template that never renders ``tools``); None when it can, or when the console cannot
+    #: read its template (a server someone else runs)
+    tools_refusal: str | None = None
 
     @property
     def kv_cache_tokens(self) -> int | None:

@@ -736,6 +736,11 @@
     </message>
     <message>
       <location filename="../../console/ui/bench/panel.py" />
+      <source>Choose a workload and press Run.</source>
+      <translation>选择负载，然后按“运行”。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/panel.py" />
       <source>Concurrency sweep:</source>
       <translation>并发扫描：</translation>
     </message>
@@ -1178,8 +1183,8 @@
     </message>
     <message>
       <location filename="../../console/ui/chat/panel_ui.py" />
-      <source>Go on with the last answer where max tokens cut it</source>
-      <translation>从达到最大词元数而被截断的地方继续上一条回答</translation>
+      <source>Go on with the last answer where max tokens or Stop cut it</source>
+      <translation>从达到最大词元数或被“停止”截断的地方继续上一条回答</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat/panel_ui.py" />
@@ -1630,6 +1635,21 @@
       <location filename="../../console/engine/errors.py" />
       <source>This model's architecture is not supported by the installed vLLM.</source>
       <translation>已安装的 vLLM 不支持此模型的架构。</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/tool_calls.py" />
+      <source>Tools are not supported by this model's chat template: it never renders `tools`; remove `tools`, or give the request a `chat_template` that renders them</source>
+      <translation>此模型的对话模板不支持工具：它从不渲染 `tools`；请去掉 `tools`，或为请求提供一个会渲染它们的 `chat_template`</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/tool_calls.py" />
+      <source>Tools are not supported for this model: its chat template is not one of a family with a tool-call parser; remove `tools`, or load a {0} model</source>
+      <translation>此模型不支持工具：它的对话模板不属于任何带工具调用解析器的模型家族；请去掉 `tools`，或加载 {0} 模型</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/tool_calls.py" />
+      <source>Tools are not supported for {0} models: vLLM has no tool-call parser for their format; remove `tools`, or load a {1} model</source>
+      <translation>{0} 模型不支持工具：vLLM 没有适用于其格式的工具调用解析器；请去掉 `tools`，或加载 {1} 模型</translation>
     </message>
     <message>
       <location filename="../../console/models/search.py" />

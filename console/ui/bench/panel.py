@@ -454,8 +454,11 @@ class BenchPanel(QWidget):
         for check in (self.vllm_check, self.hf_check):
             check.setEnabled(can_load and not busy)
             check.setToolTip("" if can_load else needs_loader_tip())
+        hints = (self.tr("Load a model to run a bench on it."), self.tr("Load a model, choose a workload and run."))
         if not ready and not busy:
-            self.status_label.setText(self.tr("Load a model to run a bench on it."))
+            self.status_label.setText(hints[0])
+        elif ready and self.status_label.text() in hints:  # that was true before this load
+            self.status_label.setText(self.tr("Choose a workload and press Run."))
         self.tune._update_buttons()
 
     def _on_tune_finished(self, _outcome: object) -> None:

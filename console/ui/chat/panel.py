@@ -52,7 +52,7 @@ from console.models.family_table import Family
 from console.ui.chat.thinking_view import ChatThinking
 from console.ui.chat.transcript import figures_text
 from console.ui.context import AppContext
-from console.ui.core_text import translate_error
+from console.ui.core_text import translate_core_text, translate_error
 
 RENDER_INTERVAL_MS = 100
 
@@ -101,6 +101,7 @@ class ChatPanel(ChatWidgets):
         status = ctx.host.status
         if status.state == EngineState.READY and status.info is not None:  # loaded before the window
             self.sampling_box.set_model_defaults(status.info.sampling_defaults)
+        self._follow_capabilities(status)
         self.refresh_conversations()
         self._update_buttons()
         self.thinking.follow()
@@ -135,7 +136,7 @@ class ChatPanel(ChatWidgets):
         self.images = ChatImages(
             self.image_strip, self.attach_button, self.input, self.transcript, self.show_error, self
         )
-        self.image_strip.changed.connect(self._schedule_count)
+        self.image_strip.changed.connect(self._on_image_strip_changed)
         self.session.image_check = lambda: self.images.refusal(self.ctx.host.status)
         locked = [self.image_strip, self.attach_button, self.conversations]  # what is saved is what was there
         self.saving = MessageSave(self.session, self.input, locked, self._sent, self.show_error, self)
@@ -195,6 +196,7 @@ class ChatPanel(ChatWidgets):
         self.session.new()
         self.tools_box.sync()
         self._cancel_edit()
+        self.clear_error()  # a line about the last chat is not about this one
         self.conversations.clear_choice()
         self.input.setFocus()
         self._render()
@@ -280,7 +282,7 @@ class ChatPanel(ChatWidgets):
             self.show_error(self.tr("A picture is still being read: send when its thumbnail shows"))
             return False
         if not self._engine_ready():
-            self.show_error(self.tr("No model is loaded: pick one in the Models sidebar and press Load (Ctrl+L)"))
+            self.show_error(self._no_model_line())
             return False
         self.clear_error()
         return self.saving.send(
@@ -310,7 +312,7 @@ class ChatPanel(ChatWidgets):
         return request is not None and self._generate(request)
 
     def continue_answer(self) -> bool:
-        """Go on with the last answer where max tokens cut it: the same answer grows."""
+        """Go on with the last answer where max tokens or Stop cut it: the same answer grows."""
         if self.active_id is not None or self.saving.busy:
             return False
         try:
@@ -349,6 +351,9 @@ class ChatPanel(ChatWidgets):
     def _cancel_edit(self) -> None:
         self.session.cancel_edit()
         self.edit_label.hide()
+
+    def _no_model_line(self) -> str:
+        return self.tr("No model is loaded: pick one in the Models sidebar and press Load (Ctrl+L)")
 
     def _engine_ready(self) -> bool:
         return self.ctx.host.status.state == EngineState.READY
@@ -439,10 +444,33 @@ class ChatPanel(ChatWidgets):
         if status.state == EngineState.READY and status.info is not None:
             self.sampling_box.set_model_defaults(status.info.sampling_defaults)
             self.session.tools.takes_images = takes_images(status.info.model_path)  # MCP results' images
+            if self.error_label.text() == self._no_model_line():
+                self.clear_error()  # that line was true before this load
+        elif status.state in (EngineState.STOPPED, EngineState.FAILED):
+            self.sampling_box.forget_model()  # not the defaults of a model (or server) that is gone
+        self._follow_capabilities(status)
         self.thinking.follow()
         self.adapter_box.refresh()
         self._update_buttons()
         self._schedule_count()
+
+    def _follow_capabilities(self, status: EngineStatus) -> None:
+        """Tools and pictures greyed out, with the reason, while the model cannot take them (known
+        once it is loaded; nothing is known of a model that is not)."""
+        info = status.info if status.state == EngineState.READY else None
+        refusal = info.tools_refusal if info is not None else None
+        self.tools_box.follow_model(translate_core_text(refusal) if refusal is not None else None)
+        before = self.images.refused
+        self.images.follow_model(status if info is not None else EngineStatus(EngineState.STOPPED))
+        if before is not None and self.images.refused != before and self.error_label.text() == before:
+            self.clear_error()  # another model is loaded: that refusal was the last one's
+        self._update_buttons()
+
+    def _on_image_strip_changed(self) -> None:
+        self._schedule_count()
+        refused = self.images.refused
+        if refused is not None and not self.image_strip.attachments() and self.error_label.text() == refused:
+            self.clear_error()  # the pictures it was about are gone
 
     def _on_system_prompt_text_changed(self) -> None:
         self.session.system_prompt = self.system_prompt.toPlainText()
@@ -491,6 +519,7 @@ class ChatPanel(ChatWidgets):
         ready = self._engine_ready()
         has_conv = self.conversation_id is not None
         self.send_button.setEnabled(not busy)
+        self.attach_button.setEnabled(not self.saving.busy and self.images.refused is None)
         self.stop_button.setEnabled(self.active_id is not None)
         self.regenerate_button.setEnabled(not busy and ready and bool(self.messages))
         self.edit_button.setEnabled(not busy and any(m.role == "user" for m in self.messages))

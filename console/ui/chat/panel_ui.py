@@ -124,7 +124,7 @@ def build_widgets(panel: ChatWidgets, ctx: AppContext, session: ChatSession) -> 
     panel.regenerate_button = QPushButton(_tr("Regenerate"), panel)
     panel.edit_button = QPushButton(_tr("Edit last"), panel)
     panel.continue_button = QPushButton(_tr("Continue"), panel)
-    panel.continue_button.setToolTip(_tr("Go on with the last answer where max tokens cut it"))
+    panel.continue_button.setToolTip(_tr("Go on with the last answer where max tokens or Stop cut it"))
     panel.edit_button.setToolTip(
         _tr("Put your last message back in the box; sending replaces it and the answers after it")
     )

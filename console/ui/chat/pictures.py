@@ -20,7 +20,7 @@ from console.chat.attachments import refusal
 from console.chat.conversation_pictures import SavedImage
 from console.engine.types import EngineStatus
 from console.ui.chat.input_box import ChatInput, offers_pictures, picture_paths
-from console.ui.core_text import translate_core_text
+from console.ui.core_text import translate_core_text, translate_error
 from console.ui.tasks import call_in_background
 
 #: Thumbnails: at most this size, the aspect kept (the box's, the transcript's).
@@ -152,6 +152,11 @@ class ChatImages(QObject):
         self._parent = parent
         self.loading = 0
         self._attached = 0  # pictures asked for so far: each one's place in the strip
+        #: the loaded model's refusal of pictures (one line, translated), None when it takes them
+        #: or that is not known: refused, the Attach button is greyed out with it as its tooltip
+        self.refused: str | None = None
+        self._button = attach_button
+        self._tip = attach_button.toolTip()
         attach_button.clicked.connect(self.choose_files)
         box.picturesOffered.connect(self.attach_mime)
         self.accept_drops(transcript.viewport())
@@ -163,6 +168,14 @@ class ChatImages(QObject):
         if status.info is None:
             return None
         return refusal(status.model or "", status.info.takes_images)
+
+    def follow_model(self, status: EngineStatus) -> None:
+        """Grey out the Attach button (the reason its tooltip) when the model in ``status`` does
+        not take pictures; a paste or a drop is then refused in that line."""
+        refused = self.refusal(status)
+        self.refused = translate_error(refused) if refused is not None else None
+        self._button.setToolTip(self.refused or self._tip)
+        self._button.setEnabled(self.refused is None)
 
     def put_back(self, images: tuple[SavedImage, ...]) -> None:
         """A saved message's pictures back in the box (editing it), under their names."""
@@ -189,6 +202,9 @@ class ChatImages(QObject):
 
     def attach_mime(self, mime: QMimeData) -> bool:
         """A paste's or a drop's pictures (data, or picture files); False when it carries none."""
+        if self.refused is not None and offers_pictures(mime):
+            self._show_error(self.refused)
+            return True
         if mime.hasImage():
             self.attach_picture(QImage(mime.imageData()))
             return True

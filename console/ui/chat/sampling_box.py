@@ -114,6 +114,12 @@ class SamplingBox(QGroupBox):
         self._defaults, self._model_known = defaults, True
         self._show(self.sampling())
 
+    def forget_model(self) -> None:
+        """No model is loaded (unloaded, or a server stopped): the box no longer describes its
+        defaults; the next model's come with it."""
+        self._defaults, self._model_known = SamplingDefaults(), False
+        self._show(self.sampling())
+
     def use_model_defaults(self) -> None:
         """Every model-default control back to the model's value."""
         self._explicit.clear()

@@ -84,10 +84,16 @@ class ToolsEditor(QGroupBox):
         self.reply_button.clicked.connect(self.send_reply)
         self.mcp = McpServersBox(session, self)
         self.mcp.answered.connect(self._on_mcp_answered)
+        #: why the loaded model cannot call tools (one line), None when it can or nothing says
+        self.refusal: str | None = None
+        self.refusal_label = QLabel(self)  # that reason, shown while the box is greyed out
+        self.refusal_label.setWordWrap(True)
+        self.refusal_label.setStyleSheet("color: #777777;")
+        self.refusal_label.hide()
 
         layout = QVBoxLayout(self)
         widgets = (self.enabled, self.calculator, self.clock, self.mcp, self.choice, self.definitions, self.error_label)
-        for w in (*widgets, self.call_label):
+        for w in (self.refusal_label, *widgets, self.call_label):
             layout.addWidget(w)
         row = QHBoxLayout()
         row.addWidget(self.reply, 1)
@@ -122,7 +128,18 @@ class ToolsEditor(QGroupBox):
         self.mcp.sync()
         self.show_pending()
 
+    def follow_model(self, refusal: str | None) -> None:
+        """The loaded model's refusal of tools (its one line, translated) or None: refused, the
+        box is greyed out with the reason shown, before anything is typed or sent."""
+        self.refusal = refusal
+        self.refusal_label.setText(refusal or "")
+        self.refusal_label.setVisible(refusal is not None)
+        self.enabled.setEnabled(refusal is None)
+        self.enabled.setToolTip(refusal or self.tr("Offer these tools to the model (off by default, per conversation)"))
+        self._enable(self._settings().enabled)
+
     def _enable(self, on: bool) -> None:
+        on = on and self.refusal is None
         for w in (self.calculator, self.clock, self.mcp, self.choice, self.definitions):
             w.setEnabled(on)
 
