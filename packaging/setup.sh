@@ -84,16 +84,53 @@ else
   echo "$WANT" > "$STAMP"
 fi
 
-# 3. Fonts for the Chinese UI and a virtual screen for screenshots, where apt is usable as root.
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+# 3. What the window needs from the system on Debian and Ubuntu: Qt's xcb platform (the libraries
+# PySide6's libqxcb.so links against: `ldd .../PySide6/Qt/plugins/platforms/libqxcb.so`, each
+# mapped to its package with `dpkg -S`; without libxcb-icccm4 and libxcb-keysyms1 the window does
+# not open and Qt's message names only libxcb-cursor0), fonts for the Chinese UI, and a virtual
+# screen (Xvfb, with x11-utils' xwininfo) for screenshots and the real-window test.
+QT_XCB_PACKAGES=(libxcb1 libx11-6 libx11-xcb1 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1
+  libxcb-randr0 libxcb-render0 libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1
+  libxcb-xfixes0 libxcb-xkb1 libxkbcommon0 libxkbcommon-x11-0 libegl1 libgl1 libfontconfig1)
+if command -v dpkg >/dev/null 2>&1; then
   missing=()
-  for pkg in fonts-wqy-microhei xvfb libegl1 libxkbcommon0 libfontconfig1 libgl1; do
+  for pkg in "${QT_XCB_PACKAGES[@]}" fonts-wqy-microhei xvfb x11-utils; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
   done
-  if [ "${#missing[@]}" -gt 0 ]; then
+  if [ "${#missing[@]}" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing Debian packages: ${missing[*]}"
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null 2>&1 \
-      || say "could not install ${missing[*]} (optional: CJK fonts, Xvfb screenshots)"
+      || say "could not install ${missing[*]}"
+  fi
+fi
+# Whatever is still missing is named, with the package that brings it (not root, no apt, offline).
+QXCB=$("$VENV/bin/python" -c "import pathlib, PySide6; print(pathlib.Path(PySide6.__file__).parent / 'Qt/plugins/platforms/libqxcb.so')" 2>/dev/null || true)
+if [ -n "$QXCB" ] && [ -f "$QXCB" ] && command -v ldd >/dev/null 2>&1; then
+  absent=$(ldd "$QXCB" 2>/dev/null | awk '/not found/ {print $1}' | sort -u)
+  if [ -n "$absent" ]; then
+    pkgs=()
+    for lib in $absent; do
+      case "$lib" in  # soname -> Debian/Ubuntu package
+        libxcb-cursor.so.*) pkgs+=(libxcb-cursor0) ;;
+        libxcb-icccm.so.*) pkgs+=(libxcb-icccm4) ;;
+        libxcb-image.so.*) pkgs+=(libxcb-image0) ;;
+        libxcb-keysyms.so.*) pkgs+=(libxcb-keysyms1) ;;
+        libxcb-render-util.so.*) pkgs+=(libxcb-render-util0) ;;
+        libxcb-util.so.*) pkgs+=(libxcb-util1) ;;
+        libxkbcommon-x11.so.*) pkgs+=(libxkbcommon-x11-0) ;;
+        libxkbcommon.so.*) pkgs+=(libxkbcommon0) ;;
+        libX11-xcb.so.*) pkgs+=(libx11-xcb1) ;;
+        libX11.so.*) pkgs+=(libx11-6) ;;
+        libEGL.so.*) pkgs+=(libegl1) ;;
+        libGL.so.*) pkgs+=(libgl1) ;;
+        libfontconfig.so.*) pkgs+=(libfontconfig1) ;;
+        libxcb.so.*) pkgs+=(libxcb1) ;;
+        libxcb-*.so.*) name=${lib%.so.*}; pkgs+=("${name}${lib##*.so.}") ;;  # libxcb-shm.so.0 -> libxcb-shm0
+        *) pkgs+=("$lib") ;;
+      esac
+    done
+    say "the window cannot open on X11 (Qt's xcb platform): missing $(echo $absent)"
+    say "install them as root: apt-get install ${pkgs[*]}   (the terminal commands work without them)"
   fi
 fi
 

@@ -66,6 +66,9 @@ class BatchResult:
     #: The answer's tool calls (OpenAI ``message.tool_calls``), read by the family's vLLM
     #: tool-call parser (``console/engine/tool_calls.py``); empty: none
     tool_calls: tuple[dict[str, Any], ...] = ()
+    #: What request this answers (``console/batch/provenance.py``), kept in the line's metrics so
+    #: a resumed run can tell its own results from another input's; None: not recorded
+    request_sha256: str | None = None
 
     def _choices(self) -> list[dict[str, Any]]:
         choices = self.choices or (Choice(0, self.text, self.finish_reason or "stop", self.output_tokens),)
@@ -122,6 +125,8 @@ class BatchResult:
             "output_tokens": self.output_tokens,
             "finish_reason": self.finish_reason,
         }
+        if self.request_sha256 is not None:
+            metrics["request_sha256"] = self.request_sha256
         if not self.ok:
             return {
                 "id": f"vllm-{uuid.uuid4().hex}",

@@ -16,7 +16,10 @@ The API the CLI and the GUI call (from a worker thread; it blocks until the batc
 - ``on_result(BatchResult)`` is called on the calling thread after each line is on disk;
   ``on_progress(BatchProgress)`` after each completion with structured figures for a UI.
 - Results are appended to ``output_path`` line by line and fsynced (see ``results.py``); with
-  ``resume=True`` (default) custom_ids already in the file are skipped.
+  ``resume=True`` (default) custom_ids already in the file are skipped. An output that holds
+  another input's results is refused before anything runs
+  (:class:`~console.batch.provenance.ResumeMismatch`, see ``provenance.py``): resuming into it
+  would pair this input's prompts with that input's answers, or mix the two files' lines.
 - A request that fails on its own (prompt longer than the context, wrong model name) becomes an
   error line and the rest continue. An engine failure (engine unloaded, child process died, the
   server unreachable, restarted or its connection dropped) stops the batch: ``summary.engine_error``
@@ -31,6 +34,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from console.batch.formats import BatchRequest
+from console.batch.provenance import check_resume, request_digest
 from console.batch.results import BatchResult, ResultWriter, completed_ids
 from console.engine.choices import prompt_logprobs_json
 from console.engine.interface import Engine
@@ -125,6 +129,9 @@ def run_batch(
     task = task or TaskState()
     output_path = Path(output_path)
     summary = BatchSummary(total=len(requests))
+    if resume:
+        check_resume(output_path, requests)
+    digests = {r.custom_id: request_digest(r) for r in requests}
     done_ids = completed_ids(output_path) if resume else set()
     todo = [r for r in requests if r.custom_id not in done_ids]
     summary.skipped = len(requests) - len(todo)
@@ -156,6 +163,7 @@ def run_batch(
             )
 
     def record(writer: ResultWriter, result: BatchResult) -> None:
+        result = replace(result, request_sha256=digests.get(result.custom_id))
         writer.write(result)  # on disk before it counts
         if result.ok:
             summary.succeeded += 1

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import FrameType
 
 from console.batch.formats import BatchFormatError, batch_defaults, read_batch_file
+from console.batch.provenance import ResumeMismatch, check_resume
 from console.batch.results import export_csv
 from console.batch.runner import DEFAULT_CONCURRENCY, BatchSummary, run_batch
 from console.cli.chat import add_engine_args, add_sampling_args, engine_overrides, sampling_from_args, start_engine
@@ -105,6 +106,11 @@ def cmd_batch(args: argparse.Namespace) -> int:
         print(f"{len(parsed.errors)} line(s) skipped; the {len(parsed.requests)} good line(s) run", file=sys.stderr)
     if not parsed.requests:
         raise CliError(f"{inp} has no usable requests")
+    if not args.no_resume:  # before the engine starts: another input's results are refused at once
+        try:
+            check_resume(out, parsed.requests)
+        except ResumeMismatch as exc:
+            raise CliError(f"{exc} (--no-resume)") from None
     host = _load(args)
     task = TaskState(ProgressPrinter())
     # Ctrl-C cancels cleanly: in-flight requests are aborted, finished lines are already on disk.

@@ -32,7 +32,7 @@ from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_bytes, format_number
 from console.ui.models.panel import ModelsPanel
 from console.ui.state_signals import follow_selection
-from console.ui.widgets import VerticalScroll
+from console.ui.widgets import VerticalScroll, install_wheel_guard
 from console.engine.interface import Switchable
 from console.ui.about import AboutDialog
 from console.ui.advisor.panel import add_advisor_dock
@@ -88,6 +88,7 @@ class MainWindow(QMainWindow):
         self._shutdown_done = False
         self.setWindowTitle(self.tr("Inference Console"))
         self.setObjectName("MainWindow")
+        install_wheel_guard()  # the wheel scrolls past fields; it changes only the focused one
 
         self.models = ModelsPanel(ctx, self)
         self.dock = QDockWidget(self.tr("Models"), self)

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QWidget
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QFrame,
+    QLabel,
+    QScrollArea,
+    QScrollBar,
+    QWidget,
+)
 
 
 class ErrorLabel(QLabel):
@@ -61,3 +72,66 @@ class VerticalScroll(QScrollArea):
         content = self.widget()
         inner = content.sizeHint() if content is not None else QSize(0, 0)
         return QSize(self.minimumSizeHint().width(), max(inner.height(), self.MIN_HEIGHT))
+
+
+class WheelGuard(QObject):
+    """The mouse wheel changes a value only in the field that has the focus.
+
+    Installed once on the application (:func:`install_wheel_guard`), it gives every spin box,
+    combo box and slider click-and-tab focus instead of wheel focus, and hands a wheel event over
+    one that is not focused to the scroll area around it, which scrolls: scrolling a side bar of
+    fields no longer changes the values the pointer passes over. A focused field takes the wheel
+    as Qt's own widgets do. Scroll bars are not fields and always take it."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind == QEvent.Type.Polish and _guarded(watched):
+            assert isinstance(watched, QWidget)
+            if watched.focusPolicy() == Qt.FocusPolicy.WheelFocus:
+                watched.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        elif kind == QEvent.Type.Wheel and isinstance(watched, QWidget):
+            field = _guarded_owner(watched)
+            if field is not None and not _focused(field):
+                area = _scroll_area(field)
+                if area is not None:
+                    QApplication.sendEvent(area.verticalScrollBar(), event)
+                return True  # not the field's: the value stays
+        return False
+
+
+def _guarded(obj: QObject) -> bool:
+    return isinstance(obj, (QAbstractSpinBox, QComboBox, QAbstractSlider)) and not isinstance(obj, QScrollBar)
+
+
+def _guarded_owner(widget: QWidget) -> QWidget | None:
+    """The field ``widget`` is (or is part of: a spin box's line edit), if any."""
+    for w in (widget, widget.parentWidget()):
+        if w is not None and _guarded(w):
+            return w
+    return None
+
+
+def _focused(field: QWidget) -> bool:
+    focus = QApplication.focusWidget()
+    return focus is not None and (focus is field or field.isAncestorOf(focus))
+
+
+def _scroll_area(widget: QWidget) -> QAbstractScrollArea | None:
+    parent = widget.parentWidget()
+    while parent is not None:
+        if isinstance(parent, QAbstractScrollArea) and parent.verticalScrollBar().isVisible():
+            return parent
+        parent = parent.parentWidget()
+    return None
+
+
+def install_wheel_guard() -> None:
+    """Install :class:`WheelGuard` on the application once (later calls do nothing)."""
+    app = QApplication.instance()
+    if app is None or app.findChild(WheelGuard) is not None:
+        return
+    app.installEventFilter(WheelGuard(app))
+    assert isinstance(app, QApplication)
+    for w in app.allWidgets():  # those already polished
+        if _guarded(w) and w.focusPolicy() == Qt.FocusPolicy.WheelFocus:
+            w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)

@@ -2281,6 +2281,16 @@ vLLM 自己的估计：max_model_len {1} 可以放下（其 KV 缓存有 {2} GiB
       <translation>{0} 没有 config.json：模型文件夹缺失或不完整</translation>
     </message>
     <message>
+      <location filename="../../console/batch/provenance.py" />
+      <source>{0} holds results of another input (its request {1} is not in this one): choose another output file, or turn resuming off to overwrite it</source>
+      <translation>{0} 保存的是另一个输入的结果（其中的请求 {1} 不在本输入中）：请另选输出文件，或关闭续跑以覆盖它</translation>
+    </message>
+    <message>
+      <location filename="../../console/batch/provenance.py" />
+      <source>{0} holds results of another input (request {1} there asked something else): choose another output file, or turn resuming off to overwrite it</source>
+      <translation>{0} 保存的是另一个输入的结果（其中的请求 {1} 问的是别的内容）：请另选输出文件，或关闭续跑以覆盖它</translation>
+    </message>
+    <message>
       <location filename="../../console/chat/attachments.py" />
       <source>{0} is a {1} picture; the chat takes {2}</source>
       <translation>{0} 是 {1} 格式的图片；聊天支持 {2}</translation>
@@ -3543,6 +3553,11 @@ vLLM 自己的估计：max_model_len {1} 可以放下（其 KV 缓存有 {2} GiB
       <location filename="../../console/ui/models/model_imports.py" />
       <source>Name in the store:</source>
       <translation>在模型库中的名称：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/models/model_imports.py" />
+      <source>Not a model folder: {0}</source>
+      <translation>不是模型文件夹：{0}</translation>
     </message>
     <message>
       <location filename="../../console/ui/models/model_imports.py" />

@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from console.batch.formats import BATCH_MAX_TOKENS, BatchFormatError, ParsedBatch, read_batch_file
+from console.batch.provenance import ResumeMismatch, check_resume
 from console.batch.results import BatchResult, iter_output, results_to_csv_text
 from console.batch.runner import DEFAULT_CONCURRENCY, BatchProgress, BatchSummary, run_batch
 from console.config import SamplingSettings
@@ -48,6 +49,7 @@ from console.engine.types import EngineState, EngineStatus
 from console.jobs import TaskState
 from console.ui.batch.results_model import BatchResultsModel
 from console.ui.context import AppContext
+from console.ui.core_text import translate_error
 from console.ui.formatting import format_count, format_duration, format_number
 
 
@@ -96,6 +98,9 @@ class BatchPanel(QWidget):
         self.last_summary: BatchSummary | None = None
         self._prompts: dict[str, str] = {}
         self.output_path: Path | None = None
+        #: The input the output field was filled or typed for (None: typed before any input):
+        #: opening another input sets the output from it, so results never land in another file's
+        self._output_for: Path | None = None
         self._build()
         self._poll = QTimer(self)
         self._poll.setInterval(100)
@@ -120,6 +125,7 @@ class BatchPanel(QWidget):
         row = QHBoxLayout()
         self.output_edit = QLineEdit(self)
         self.output_edit.setPlaceholderText(self.tr("results are written here as they complete"))
+        self.output_edit.textEdited.connect(self._on_output_edit_edited)
         self.output_button = QPushButton(self.tr("Choose…"), self)
         self.output_button.clicked.connect(self._on_output_clicked)
         self.resume_check = QCheckBox(self.tr("Resume (skip requests already in the output)"), self)
@@ -231,9 +237,13 @@ class BatchPanel(QWidget):
             self.file_label.setText(self.tr("Cannot read the file: {e}").format(e=exc))
             self._update_buttons()
             return False
-        self.parsed, self.input_path = parsed, path
-        if not self.output_edit.text():
+        previous, self.parsed, self.input_path = self.input_path, parsed, path
+        typed = self.output_edit.text().strip() and (
+            self._same(self._output_for, path) or (self._output_for is None and previous is None)
+        )
+        if not typed:  # the output follows the input (one the user chose for this input stays)
             self.output_edit.setText(str(path.with_name(path.stem + ".results.jsonl")))
+        self._output_for = path
         text = self.tr("{n} requests ({fmt} format).").format(n=len(parsed.requests), fmt=parsed.format)
         if parsed.errors:
             shown = "; ".join(str(e) for e in parsed.errors[:3])
@@ -260,6 +270,12 @@ class BatchPanel(QWidget):
             return False
         output = Path(self.output_edit.text().strip() or self.input_path.with_suffix(".results.jsonl"))
         resume = self.resume_check.isChecked()
+        if resume:  # refused here, in one line, before anything runs (run_batch checks it too)
+            try:
+                check_resume(output, self.parsed.requests)
+            except ResumeMismatch as exc:
+                self.status_label.setText(translate_error(exc))
+                return False
         self._prompts = {r.custom_id: r.display_prompt for r in self.parsed.requests}
         self.model.clear()
         if resume:  # show what an earlier run already wrote: those rows are skipped now
@@ -327,6 +343,14 @@ class BatchPanel(QWidget):
         )
         if path:
             self.output_edit.setText(path)
+            self._output_for = self.input_path
+
+    def _on_output_edit_edited(self, text: str) -> None:
+        self._output_for = self.input_path  # typed for this input: re-reading it keeps the choice
+
+    @staticmethod
+    def _same(a: Path | None, b: Path) -> bool:
+        return a is not None and a.resolve() == b.resolve()
 
     def _on_run_clicked(self) -> None:
         self.start()

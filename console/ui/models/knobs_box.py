@@ -227,6 +227,14 @@ class KnobsBox(QGroupBox):
         """The knobs that are set, by engine field name (what Load applies over the preset)."""
         return self.knobs().overrides()
 
+    def set_context_limit(self, limit: int | None) -> None:
+        """The longest context the selected model takes (None: no model, the engine's bound): the
+        context-length row goes no further, so it shows (and the settings keep) what is loaded
+        rather than a longer value the load would cut down."""
+        spin = self.widget("max_model_len")
+        assert isinstance(spin, QSpinBox)
+        spin.setMaximum(limit or int(_upper("max_model_len", KNOB_HELP["max_model_len"])))
+
     def knob_names(self) -> dict[str, str]:
         """Each override's knob as the form labels it (an error names the knob, not the field)."""
         return {key: translate_knob_help(k.label).rstrip(":：") for key, k in KNOB_HELP.items()}

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
+from console.models.inspect import ModelFormatError, inspect_checkpoint
 from console.models.store import ModelEntry, suggest_name
 from console.ui.tasks import run_with_progress
 from console.models.importers import import_gguf, import_hf_folder
@@ -61,6 +62,16 @@ class ModelImporter(QObject):
             path = QFileDialog.getExistingDirectory(self.panel, self.tr("Import a Hugging Face model folder"))
             if not path:
                 return None
+        # The folder is checked before any question: no copy-or-use and no name for a folder that
+        # holds no model. One GGUF file in it is imported as a GGUF (converted, so never in place).
+        try:
+            inspect_checkpoint(Path(path))
+        except ModelFormatError as exc:
+            ggufs = sorted(Path(path).glob("*.gguf")) if Path(path).is_dir() else []
+            if len(ggufs) == 1:
+                return self.import_gguf(str(ggufs[0]), name)
+            self.failed.emit(self.tr("Not a model folder: {0}").format(exc))
+            return None
         if copy is None:
             box = QMessageBox(
                 QMessageBox.Icon.Question,

@@ -447,6 +447,8 @@ class ModelsPanel(QWidget):
 
     # -- slots -----------------------------------------------------------------------------------
     def _on_table_selection_changed(self, *_: Any) -> None:
+        entry = self.selected_entry()
+        self.knobs_box.set_context_limit(entry.max_context if entry is not None else None)
         self._update_buttons()
         self._plan_timer.start()
         self._publish_selection()
