@@ -48,7 +48,7 @@ class Watch(QObject):
     def eventFilter(self, obj, ev):
         if ev.type() == QEvent.Type.Expose and obj.isExposed():
             print("VISIBLE", time.time(), flush=True)
-            QTimer.singleShot(0, lambda: (ctx.sampler.stop(), ctx.host.close(), app.exit(0)))
+            QTimer.singleShot(0, lambda: (ctx.sampler.stop(), ctx.engine.close(), app.exit(0)))
         return False
 w = Watch()
 window.show()
@@ -233,9 +233,9 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     load_avg_start = os.getloadavg()[0]
     t_load = time.perf_counter()
     ctx.bridge.load(config, Path(model).name)
-    spin(600, until=lambda: ctx.host.status.state in (EngineState.READY, EngineState.FAILED))
-    if ctx.host.status.state != EngineState.READY:
-        raise RuntimeError(f"engine failed: {ctx.host.status.error}")
+    spin(600, until=lambda: ctx.engine.status.state in (EngineState.READY, EngineState.FAILED))
+    if ctx.engine.status.state != EngineState.READY:
+        raise RuntimeError(f"engine failed: {ctx.engine.status.error}")
     load_s = time.perf_counter() - t_load
     load_lag = summary(lags)
     gc_load = gc_summary()
@@ -334,7 +334,7 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     probe.start()
     last[0] = time.perf_counter()
     ctx.bridge.unload()
-    spin(120, until=lambda: ctx.host.status.state == EngineState.STOPPED)
+    spin(120, until=lambda: ctx.engine.status.state == EngineState.STOPPED)
     spin(3.0)
     probe.stop()
     unload_lag = summary(lags)
@@ -380,7 +380,7 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
         "after_unload": unload_lag,
     }
     ctx.sampler.stop()
-    ctx.host.close()
+    ctx.engine.close()
     collector.stop()
     window.hide()
     return result

@@ -144,18 +144,18 @@ def test_unload_leaves_the_loads_objects_frozen_for_the_gui_collector(hand_ticke
     not the engine); without it (the CLI) they are unfrozen as before."""
     import asyncio
 
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
 
     collector, passes = hand_ticked
     kept = [[i] for i in range(20_000)]  # what a load leaves imported
     gc.freeze()  # as the load does when it ends
-    asyncio.run(EngineHost()._shutdown_engine())  # what Unload runs (no engine loaded here)
+    asyncio.run(InProcessEngine()._shutdown_engine())  # what Unload runs (no engine loaded here)
     assert gc.get_freeze_count() >= len(kept)  # not put back for every later pass to walk
     for _ in range(3):
         collector._on_timer_timeout()
     assert 2 not in passes  # no full pass for the unload
     collector.stop()  # the CLI: no GUI collector
-    asyncio.run(EngineHost()._shutdown_engine())
+    asyncio.run(InProcessEngine()._shutdown_engine())
     assert gc.get_freeze_count() == 0
     del kept
 

@@ -21,6 +21,6 @@ def test_no_issue_numbers_in_the_package() -> None:
 
 
 def test_the_pattern_finds_what_it_is_for() -> None:
-    assert ISSUE.search("keeps models warm (issue 21): the host")
+    assert ISSUE.search("keeps models warm (issue 21): the engine")
     assert ISSUE.search("see Issue #7")
     assert not ISSUE.search("an issue with the cache; 21 tokens")

@@ -19,7 +19,7 @@ from console.ui.context import AppContext
 def _window(qtbot: Any) -> Any:
     from console.ui.main_window import MainWindow
 
-    w = MainWindow(AppContext.create(store=ModelStore()), load_settings(), owns_host=False)
+    w = MainWindow(AppContext.create(store=ModelStore()), load_settings(), owns_engine=False)
     qtbot.addWidget(w)
     return w
 

@@ -47,7 +47,7 @@ def test_window_shows_without_engine_imports(home: Path) -> None:
 def _window(ctx: AppContext, qtbot: Any) -> Any:
     from console.ui.main_window import MainWindow
 
-    w = MainWindow(ctx, load_settings(), owns_host=False)
+    w = MainWindow(ctx, load_settings(), owns_engine=False)
     qtbot.addWidget(w)
     w.show()
     qtbot.waitUntil(lambda: w._panels_built, timeout=10_000)
@@ -55,7 +55,7 @@ def _window(ctx: AppContext, qtbot: Any) -> Any:
 
 
 def test_window_layout_planner_shortcuts_and_memory(home: Path, tiny_model: Path, qtbot: Any, tmp_path: Path) -> None:
-    """No engine is started: the host stays stopped (nothing stands in for it)."""
+    """No engine is started: the engine stays stopped (nothing stands in for it)."""
     store = ModelStore()
     store.add_reference("tiny", tiny_model)
     ghost_dir = tmp_path / "ghost"
@@ -101,7 +101,7 @@ def test_window_layout_planner_shortcuts_and_memory(home: Path, tiny_model: Path
     # a model whose files are gone cannot load, and says why
     m.select_model("ghost")
     assert not m.load_selected()
-    assert "are gone" in m.error_label.text() and ctx.host.status.state == EngineState.STOPPED
+    assert "are gone" in m.error_label.text() and ctx.engine.status.state == EngineState.STOPPED
 
     # shortcuts
     w.activateWindow()
@@ -133,7 +133,7 @@ def test_window_layout_planner_shortcuts_and_memory(home: Path, tiny_model: Path
     w2 = _window(ctx, qtbot)
     # The offscreen screen is 800x800 and the window's minimum width is larger, so only the
     # height can round-trip exactly here.
-    assert w2.height() == 700 and w2.height() != w.__class__(ctx, Settings(), owns_host=False).height()
+    assert w2.height() == 700 and w2.height() != w.__class__(ctx, Settings(), owns_engine=False).height()
     assert w2.tabs.currentIndex() == 3 and w2.models.selected_name() == "tiny"
     assert w2.models.context_spin.value() == 1024 and w2.models.seqs_spin.value() == 8
     assert w2.chat.temperature.value() == 0.25
@@ -213,11 +213,11 @@ def test_import_folder_with_progress_and_cancel(home: Path, tiny_model: Path, qt
 
 @pytest.mark.engine
 def test_load_from_sidebar_chat_with_ctrl_enter_stop_with_esc(
-    engine_host: Any, tiny_model: Path, home: Path, qtbot: Any, connections: Any
+    tiny_engine: Any, tiny_model: Path, home: Path, qtbot: Any, connections: Any
 ) -> None:
     store = ModelStore()
     store.add_reference("tiny", tiny_model)
-    ctx = connections.context(host=engine_host, store=store)
+    ctx = connections.context(engine=tiny_engine, store=store)
     w = _window(ctx, qtbot)
     m = w.models
     m.select_model("tiny")
@@ -262,7 +262,7 @@ def test_load_from_sidebar_chat_with_ctrl_enter_stop_with_esc(
     assert stopped.finish_reason == "abort" and (stopped.output_tokens or 0) < 900
     w.grab().save(str(home / "window-ready.png"))
     w.close()
-    assert engine_host.status.state == EngineState.READY  # owns_host=False: the shared engine lives on
+    assert tiny_engine.status.state == EngineState.READY  # owns_engine=False: the shared engine lives on
 
 
 _RUN = r"""
@@ -322,7 +322,7 @@ def test_a_knob_value_outside_the_preset_schema_is_refused_naming_the_knob(
     m.context_spin.setValue(8)
     assert m.load_selected() is False
     assert m.error_label.text() == "Cannot load: 'Context length' = 8 is out of range [16, 10000000]"
-    assert ctx.host.status.state == EngineState.STOPPED
+    assert ctx.engine.status.state == EngineState.STOPPED
     m.context_spin.setValue(1024)
     assert m.engine_config().max_model_len == 1024  # a value inside the range goes through
     w.close()

@@ -20,7 +20,7 @@ def test_window_fits_a_laptop_screen(home: Path, tiny_model: Path, qtbot: Any) -
     store = ModelStore()
     store.add_reference("tiny", tiny_model)
     ctx = AppContext.create(store=store)
-    w = MainWindow(ctx, load_settings(), owns_host=False)
+    w = MainWindow(ctx, load_settings(), owns_engine=False)
     qtbot.addWidget(w)
     w.show()
     qtbot.waitUntil(lambda: w._panels_built, timeout=10_000)

@@ -105,7 +105,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         print(f"{len(parsed.errors)} line(s) skipped; the {len(parsed.requests)} good line(s) run", file=sys.stderr)
     if not parsed.requests:
         raise CliError(f"{inp} has no usable requests")
-    host = _load(args)
+    engine = _load(args)
     task = TaskState(ProgressPrinter())
     # Ctrl-C cancels cleanly: in-flight requests are aborted, finished lines are already on disk.
     previous = None
@@ -118,7 +118,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         previous = signal.signal(signal.SIGINT, on_sigint)
     try:
         summary = run_batch(
-            host,
+            engine,
             parsed.requests,
             out,
             task,
@@ -129,7 +129,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
-        host.close()
+        engine.close()
     if args.csv:
         prompts = {r.custom_id: r.display_prompt for r in parsed.requests}
         export_csv(out, _local(args.csv, "CSV file"), prompts)
