@@ -26,7 +26,7 @@ from console.engine.serve_args import serve_command
 from console.models.store import ModelStore
 from console.settings import load_settings
 from console.ui.context import AppContext
-from tests.test_local_server import _alive
+from tests.test_child_server import _alive
 from tests.test_serving import export_tokens
 
 
