@@ -1,4 +1,4 @@
-"""Where a group's front-end time goes (issue 28): N chat requests handed to the in-process engine at once.
+"""Where a group's front-end time goes: N chat requests handed to the in-process engine at once.
 
 Run from a checkout's root (its ``console`` package is the one measured), under the engine lock:
 

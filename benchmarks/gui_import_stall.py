@@ -1,4 +1,4 @@
-"""The window while vLLM is imported (issue 30): the part of a model load that needs no engine.
+"""The window while vLLM is imported: the part of a model load that needs no engine.
 
 A model load first imports vLLM, torch and transformers on the engine thread (about 5-10 s here,
 ~1,000,000 new objects). This runs the app's garbage-collection setup (``console/ui/gc_guard.py``:

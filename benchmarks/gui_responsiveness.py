@@ -1,4 +1,4 @@
-"""GUI responsiveness benchmark (issue 4): does the GUI thread keep up while the engine streams?
+"""GUI responsiveness benchmark: does the GUI thread keep up while the engine streams?
 
 1. Launch to window visible: ``python -c "run the console"`` in a fresh process; the time from
    process start (measured by this script, before the child starts) to the window's first
@@ -323,7 +323,7 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
         sampler.sample_once()
     per_sample = (time.thread_time() - t) / 40
 
-    # -- phase: after Unload (issue 30) -----------------------------------------------------------
+    # -- phase: after Unload ----------------------------------------------------------------------
     # The lag while the engine stops and for 3 s after, every collector pass in that time, and then
     # the next full collection the GUI's collector would make (timed here on the GUI thread, in its
     # CPU time): what it walks is what the load left behind, frozen or not.
@@ -394,7 +394,7 @@ def write_readme(path: Path, launch: list[float], lag: dict[str, object], comman
     ok = s["p99_ms"] < 10 and s["max_ms"] < 200  # type: ignore[index]
     cpu = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
     lines = [
-        "# GUI responsiveness (issues 4 and 17)",
+        "# GUI responsiveness: the window's lag while a model loads and streams",
         "",
         f"Command: `{command}`  ",
         f"Date: {time.strftime('%Y-%m-%d %H:%M %Z')}  ",

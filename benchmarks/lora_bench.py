@@ -1,4 +1,4 @@
-"""What LoRA adapters cost on the console's engine path (issue 22).
+"""What LoRA adapters cost on the console's engine path.
 
 One engine with LoRA slots (max_loras 2, max_lora_rank 8) on a model folder (default: a tiny
 random Llama written here; ``--model DIR`` for e.g. the SmolLM2 checkpoint), two random-weight

@@ -1,4 +1,4 @@
-"""Single-stream speed-up of n-gram speculative decoding on the CPU engine (issue 21).
+"""Single-stream speed-up of n-gram speculative decoding on the CPU engine.
 
     PYTHONPATH=. python benchmarks/speculative_cpu.py --model DIR [--json out.json] [--max-tokens 128]
 

@@ -60,7 +60,7 @@ BATCH_PROMPTS = [
     "What is the boiling point of water?",
 ]
 CAPITAL_QUESTION = "What is the capital of France?"
-# a chat screenshot whose answer is wrong is never written (issue 30: the headline chat.png once showed
+# a chat screenshot whose answer is wrong is never written (the headline chat.png once showed
 # "L'Étoile, le Pont d'Aix..." for the capital question): each question the script asks with a known answer
 KNOWN_ANSWERS = {
     CAPITAL_QUESTION: "Paris",
@@ -370,7 +370,7 @@ def chat_output_shots(window, spin, out: Path) -> None:  # type: ignore[no-untyp
 
 
 def chat_lora_shots(window, ctx, spin, work: Path, out: Path) -> None:  # type: ignore[no-untyped-def]
-    """The chat's LoRA box (issue 22): the model reloaded with LoRA slots and a random-weight
+    """The chat's LoRA box: the model reloaded with LoRA slots and a random-weight
     adapter made with peft, a second one attached from the box, an answer from the adapter, and
     the base and the adapter side by side (``chat-lora.png``, ``chat-lora-compare.png``). The
     adapters are random, so they answer nonsense: the pictures show the controls and real runs."""

@@ -25,7 +25,7 @@ from console.models.bundled import bundled_gguf, write_generation_defaults
 from console.paths import store_root
 from console.ui.refcount_guard import pin_singletons
 
-# The marker rule (issue 26): unmarked tests may not build engines or start heavy children.
+# The marker rule: unmarked tests may not build engines or start heavy children.
 from marker_guard import (  # noqa: F401  (pytest hooks: imported so pytest finds them here)
     pytest_configure,
     pytest_runtest_makereport,

@@ -1,4 +1,4 @@
-"""The marker rule (issue 26): a test that starts an engine, a server or a heavy child process
+"""The marker rule: a test that starts an engine, a server or a heavy child process
 carries ``@pytest.mark.engine`` or ``@pytest.mark.e2e``, so ``-m "not engine and not e2e"`` (the
 quick lane, ``bash packaging/test.sh --quick``) runs only what is quick.
 

@@ -67,7 +67,7 @@ def test_knobs_with_change_keeps_what_the_panel_has_no_knob_for() -> None:
     knobs, skipped = knobs_with_change(Knobs(max_num_seqs=32), {"max_num_seqs": 64, "block_size": 32})
     assert knobs.max_num_seqs == 64 and skipped == ["block_size"]
     knobs, skipped = knobs_with_change(knobs, {"max_num_batched_tokens": 8192, "enforce_eager": True})
-    assert (knobs.max_num_batched_tokens, knobs.enforce_eager, skipped) == (8192, True, [])  # Advanced knobs (issue 31)
+    assert (knobs.max_num_batched_tokens, knobs.enforce_eager, skipped) == (8192, True, [])  # Advanced knobs
 
 
 def test_window_has_the_advisor_dock_and_apply_moves_the_models_knobs(home: Path, qtbot: Any) -> None:

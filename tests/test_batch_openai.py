@@ -223,7 +223,7 @@ def test_structured_logprobs_n_penalties_on_the_engine(tiny_engine: Any, tmp_pat
 
 @pytest.mark.engine
 def test_prompt_logprobs_are_written_as_vllm_writes_them(tiny_engine: Any, tmp_path: Path) -> None:
-    """A line's ``prompt_logprobs`` (issue 30: computed, then never written): the chat body carries
+    """A line's ``prompt_logprobs`` (computed, then never written): the chat body carries
     them beside its choices, each completion choice its own, in vLLM's form (one entry per prompt
     token, null first, token id -> logprob, rank, decoded token), and vLLM's response models read them."""
     text = "\n".join(

@@ -7,8 +7,8 @@ present, two choices for n=2.
 The console side runs on the session's SmolLM2 engine (``smollm2_engine``) through ``run_batch``,
 what ``inference-console batch`` calls once its engine is up (the command itself, with a folder as
 ``--model``, is driven as a child in tests/test_batch_cli.py); vLLM's side gets the same dtype (the
-one the CPU dtype check chose, read from the loaded engine), eager mode, context and KV size. Before
-issue 26 this test converted the GGUF and started the console CLI as a second child with a float16
+one the CPU dtype check chose, read from the loaded engine), eager mode, context and KV size. It
+used to convert the GGUF and start the console CLI as a second child with a float16
 run_batch (float16 has no native path on this CPU): 15-25 minutes on a loaded 2-core machine."""
 
 from __future__ import annotations

@@ -80,7 +80,7 @@ def test_a_server_engine_says_its_prefix_cache_was_not_reset() -> None:
 def test_the_engines_ttft_leaves_out_the_front_end_and_the_report_says_which_ttft(
     tiny_engine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 28: bench's TTFT should measure the engine, not the queue in front of it. A front end
+    """Bench's TTFT should measure the engine, not the queue in front of it. A front end
     made 1 s slower per request (a delay before each prompt reaches vLLM) shows in the client's
     TTFT of a streamed run and not in ``engine_ttft_s`` (vLLM's engine-core timestamps: queued ->
     first token); each report says what its ``ttft_s`` measures."""

@@ -73,7 +73,7 @@ def test_send_regenerate_edit_are_saved_as_the_chat_tab_shows_them(engine: Any, 
 
 
 def test_continue_goes_on_with_the_answer_max_tokens_cut(engine: Any, tmp_path: Path) -> None:
-    """Continue (issue 31): the model goes on with the same assistant message (no new turn in the
+    """Continue: the model goes on with the same assistant message (no new turn in the
     prompt) and what comes is appended to the saved answer."""
     store = ConversationStore(tmp_path / "chats.sqlite3")
     session = ChatSession(store)

@@ -36,7 +36,7 @@ def test_flags_become_openai_fields(tmp_path: Path) -> None:
         "structured_outputs": {"choice": ["yes", "no"]}
     }
     assert output_fields_from_args(_args("--regex", "[0-9]+"))["structured_outputs"] == {"regex": "[0-9]+"}
-    # the thinking switch (issue 27) is a template field, checked by vLLM's request model
+    # the thinking switch is a template field, checked by vLLM's request model
     assert output_fields_from_args(_args("--no-think")) == {"chat_template_kwargs": {"enable_thinking": False}}
     assert request_fields(output_fields_from_args(_args("--think")), SamplingSettings())["openai_fields"][
         "chat_template_kwargs"

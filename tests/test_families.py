@@ -1,4 +1,4 @@
-"""Model families on the in-process engine (issue 27): the prompt token ids the engine receives
+"""Model families on the in-process engine: the prompt token ids the engine receives
 for a chat are the ones vLLM's own chat paths build, with one start token, and the template
 fields reach the template.
 
@@ -90,7 +90,7 @@ def test_prompt_ids_and_greedy_answer_match_vllms_chat_path(family: tuple[str, A
 
 @pytest.mark.parametrize("family", WRITES_START, indirect=True)
 def test_a_template_that_writes_its_start_token_reaches_the_engine_with_one(family: tuple[str, Any]) -> None:
-    """The doubled start token (issue 27): these tokenizers add the start token and their
+    """The doubled start token: these tokenizers add the start token and their
     templates write it; the engine must receive it once."""
     name, engine = family
     tok = engine.tokenizer
@@ -300,7 +300,7 @@ TOOLS = [
 
 @pytest.mark.parametrize("family", ["qwen3"], indirect=True)
 def test_batch_tool_calls_forced_by_name_and_required_are_valid_calls(family: tuple[str, Any], tmp_path: Path) -> None:
-    """Issue 27: a batch with ``tools`` on Qwen3's template (vLLM's ``hermes`` parser): the tools
+    """A batch with ``tools`` on Qwen3's template (vLLM's ``hermes`` parser): the tools
     reach the prompt, a named ``tool_choice`` and "required" make even random weights answer with a
     call whose arguments are JSON matching the tool's schema, written as vLLM's server writes them."""
     import json
@@ -350,7 +350,7 @@ def test_batch_tool_calls_forced_by_name_and_required_are_valid_calls(family: tu
 def test_chat_tool_call_answered_by_the_calculator(
     family: tuple[str, Any], home: Path, qtbot: Any, connections: Any
 ) -> None:
-    """Issue 27, in the window: with the built-in calculator on and a call required, the model's
+    """In the window: with the built-in calculator on and a call required, the model's
     call is shown, the calculator answers it (safely, from the expression's syntax tree) and the
     model's next turn is generated with the call and its result in the prompt."""
     import json

@@ -1,4 +1,4 @@
-"""Engine and input faults against the real vLLM CPU engine on the tiny model (issue 9).
+"""Engine and input faults against the real vLLM CPU engine on the tiny model.
 
 Each case asserts the state afterwards: what was kept, the message the user sees (cause and fix),
 and that a new request or load works without restarting. Cases that break an engine share ONE
@@ -83,7 +83,7 @@ def test_refused_loads_deleted_folder_and_unload_during_batch(tiny_model: Path, 
     base = EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu")
     engine = InProcessEngine()
     try:
-        # 1. Unsupported architecture: the import refuses it (issue 19, test_model_support.py); a
+        # 1. Unsupported architecture: the import refuses it (test_model_support.py); a
         #    folder registered anyway (imported under another vLLM) fails to load, naming the
         #    architecture and saying it is not supported. Nothing else to clean up.
         weird = tmp_path / "weird"
@@ -169,7 +169,7 @@ def test_refused_loads_deleted_folder_and_unload_during_batch(tiny_model: Path, 
 
         # 5. After a reload, a re-run resumes; then the model folder is deleted while loaded: the
         #    loaded weights keep answering; a reload says the folder is gone. (One build fewer than
-        #    reloading the original model after the deletion: issue 26.)
+        #    reloading the original model after the deletion: the suite's time.)
         engine.load(base.replace(model=str(copy)), "copy").result(timeout=600)
         second = run_batch(engine, requests, out, concurrency=4)
         assert second.skipped == first.succeeded and second.complete and second.engine_error is None

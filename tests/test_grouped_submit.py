@@ -1,4 +1,4 @@
-"""Issue 28: batch and bench give the engine their requests together, as vLLM's offline batch does.
+"""Batch and bench give the engine their requests together, as vLLM's offline batch does.
 
 On the shared tiny engine: a group submitted with ``submit_many`` is scheduled in one engine step
 (vLLM's own per-request ``scheduled_ts``), identical greedy requests in it answer alike, and a
@@ -109,7 +109,7 @@ def test_a_batch_gives_the_engine_every_line_at_once_by_default(tiny_engine: Any
 
 def test_the_engine_gets_vllms_offline_batch_defaults_and_the_planner_knows_them(tiny_engine: Any) -> None:
     """Built with vLLM's bare in-process context the engine had 2,048 batched tokens and 128
-    sequences, where vLLM's offline batch on the same machine has more (issue 28: 0.44 of
+    sequences, where vLLM's offline batch on the same machine has more (0.44 of
     ``LLM.generate`` on an H200). The engine now has the offline defaults, and the planner's
     figure for an engine with no such knob set is the engine's."""
     from console.planner.defaults import scheduler_defaults

@@ -1,4 +1,4 @@
-"""The whole window in zh_CN shows no English (issue 30): every widget is walked (labels, buttons,
+"""The whole window in zh_CN shows no English: every widget is walked (labels, buttons,
 tab titles, group boxes, tooltips, window titles, combo items, table headers, menus, the
 Monitor's plot titles, the docks) and every text a user reads must be Chinese, apart from a
 short list of proper nouns, units and flags (ALLOWED, each with its reason) and the names of

@@ -151,7 +151,7 @@ def test_unload_second_load_and_dead_engine_recovery(
 ) -> None:
     """One dedicated engine: load → stream → unload → load with another KV size → kill the engine
     child mid-stream → clear error, FAILED → load again and answer, all in one process. Its three
-    loads are recorded for the planner's self-calibration (issue 16; this was
+    loads are recorded for the planner's self-calibration (this was
     test_planner_selfcal.py::test_in_process_engine_records_the_load and its own two loads): vLLM's
     engine-core process logs its KV line into our file, each load its own."""
     from console.planner.selfcal import read_loads

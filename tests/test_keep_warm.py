@@ -1,4 +1,4 @@
-"""Issue 21, model switching without a reload: "keep warm" in the Models panel and the in-process engine,
+"""Model switching without a reload: "keep warm" in the Models panel and the in-process engine,
 and ``bench --switch-to`` (switch time against a reload). Real engines on two tiny random-weight
 models of different seeds (their greedy answers differ, so an answer shows which model replied).
 

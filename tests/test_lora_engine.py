@@ -1,4 +1,4 @@
-"""LoRA adapters on the real CPU engine (issue 22): one engine on the tiny model with LoRA slots,
+"""LoRA adapters on the real CPU engine: one engine on the tiny model with LoRA slots,
 shared by this module, and random-weight adapters made with peft (``lora_adapters``).
 
 An adapter with random non-zero A and B visibly changes the greedy answer; the base answer on the

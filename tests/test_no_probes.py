@@ -1,4 +1,4 @@
-"""docs/ARCHITECTURE.md (issue 30): "no ``hasattr`` probes on our own objects". What one engine can
+"""docs/ARCHITECTURE.md: "no ``hasattr`` probes on our own objects". What one engine can
 do that another cannot is a typed Protocol (console/engine/interface.py: Loadable, Loader, KeepWarm,
 AttachesAdapters, ServedOverHttp, Switchable, StandsForLoader, Connectable, ServerLog) checked with
 isinstance; what a value of ours holds is a field of its dataclass. A probe -- ``hasattr(x, "a")``,

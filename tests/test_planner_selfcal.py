@@ -1,4 +1,4 @@
-"""The planner's self-calibration (issue 16, part 2): vLLM's memory report parsed from its log,
+"""The planner's self-calibration: vLLM's memory report parsed from its log,
 recorded on every load through the in-process engine, fitted per GPU and vLLM version, and checked
 out-of-sample on the H200 loads recorded in benchmarks/gpu/results/ (vLLM 0.26.0, 2026-11-29).
 """

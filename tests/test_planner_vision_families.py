@@ -1,4 +1,4 @@
-"""The vision families' towers, picture costs, family-table entries and curated badges (issue 39).
+"""The vision families' towers, picture costs, family-table entries and curated badges.
 
 Each tower the planner counts (``console/planner/vision.py``) is compared with transformers' own
 module for the same published config, built on the meta device (no weights, no download); the

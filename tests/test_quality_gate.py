@@ -1,4 +1,4 @@
-"""The quality gate judges answers, not only perplexity (issue 23).
+"""The quality gate judges answers, not only perplexity.
 
 - The shipped evaluation set loads and is well-formed.
 - On the real engine with the bundled SmolLM2 (every third question of the set): an unchanged
@@ -312,7 +312,7 @@ def test_a_checkpoint_that_flips_answers_is_rejected(smollm2_model: Path, smollm
     flipped = make_flipped_copy(smollm2_model, tmp_path / "flipped")
     full = load_eval_set()
     # Every third question (85 of 253, both kinds, both languages): the three models are scored on
-    # a third of the set, which cuts this test's longest part (the suite's slowest test, issue 26;
+    # a third of the set, which cuts this test's longest part (the suite's slowest test;
     # half the set showed 23 regressions where 8 are asked for); the unchanged copy is the control
     # that the subset does not reject an identical model.
     items = full.subset(i.id for i in full.items[::3])

@@ -1,4 +1,4 @@
-"""The Server tab's core (issue 31), without an engine: the launched argv is the export's
+"""The Server tab's core, without an engine: the launched argv is the export's
 command, the key goes in the environment, a taken port is refused before anything is unloaded.
 The server itself is started once, from the tab, in tests/test_ui_server.py."""
 

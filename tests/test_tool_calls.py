@@ -1,4 +1,4 @@
-"""Tool calling (issue 27): the family table's tool-call parsers are vLLM's, a model whose family or
+"""Tool calling: the family table's tool-call parsers are vLLM's, a model whose family or
 template cannot run tools is refused in one line, vLLM's parser reads the answers, bodies with
 tools are accepted as vLLM's protocol accepts them and a server's streamed calls are kept.
 The end-to-end calls on a tools template are in ``test_families.py`` (its shared Qwen3 engine)."""

@@ -1,4 +1,4 @@
-"""Auto-tune on the real CPU engine (tiny model, issue 29): vLLM's defaults measured in the same
+"""Auto-tune on the real CPU engine (tiny model): vLLM's defaults measured in the same
 run, successive halving over a few loads, lower max_num_seqs values measured without a reload,
 the result and its preset; a cancel after the first trial keeps it; the budget stops loads.
 

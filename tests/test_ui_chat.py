@@ -243,7 +243,7 @@ def test_an_empty_chat_counts_nothing_without_asking_the_engine(
 
 
 def test_enter_sends_continue_grows_the_cut_answer_and_the_model_is_named(chat: Any, qtbot: Any) -> None:
-    """Issue 31: Enter sends and Shift+Enter breaks the line (Ctrl+Enter in the other way); an
+    """Enter sends and Shift+Enter breaks the line (Ctrl+Enter in the other way); an
     answer cut at max tokens is continued in place by Continue; answers carry the model's name."""
     from PySide6.QtCore import Qt
 

@@ -1,4 +1,4 @@
-"""The chat's keys without an engine (issue 31): the Chat menu's "Enter sends" setting is saved in
+"""The chat's keys without an engine: the Chat menu's "Enter sends" setting is saved in
 the settings and restored with the window, and the message box follows it; the settings of a
 version-2 file move from the old 256-token cut to "up to the context"."""
 

@@ -1,4 +1,4 @@
-"""The chat's model picker and load banner (issue 31). The picker loads through the Models
+"""The chat's model picker and load banner. The picker loads through the Models
 panel's own path, fit confirmation included (no engine: the confirmation is refused). The
 banner shows a real load's progress, its failure with the way out and the planner's fix with an
 Apply, and hides on the successful load that follows (the session's in-process engine)."""

@@ -1,4 +1,4 @@
-"""The chat window shows a reasoning model's thinking apart from its answer (issue 27), on the
+"""The chat window shows a reasoning model's thinking apart from its answer, on the
 real CPU engine with the family fixtures (``family`` in conftest.py: the same engines as
 tests/test_families.py): the split is the one vLLM's reasoning parser gives for the same text,
 collapsed with its tokens and time, expanded on a click, saved apart and not sent back to the

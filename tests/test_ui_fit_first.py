@@ -1,4 +1,4 @@
-"""Fit first in the Models sidebar (issue 31), with no engine started: the verdict is a coloured
+"""Fit first in the Models sidebar, with no engine started: the verdict is a coloured
 column next to the name, a planner suggestion's Apply sets the knobs it names (the Advisor's
 rule), and loading a model the planner says does not fit as set asks first (double-click loads)."""
 

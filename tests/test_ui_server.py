@@ -1,4 +1,4 @@
-"""The Server tab (issue 31), driven like a user: one server start of the tiny model on a fixed
+"""The Server tab, driven like a user: one server start of the tiny model on a fixed
 free port with an API key; requests through its URL (the tab's own curl and Python examples,
 run as they are shown) answered, a request without the key refused (401), the launched argv is
 the export's command, the log is streamed and on disk, the Monitor's store follows the server's

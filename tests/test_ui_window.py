@@ -80,7 +80,7 @@ def test_window_layout_planner_shortcuts_and_memory(home: Path, tiny_model: Path
     qtbot.waitUntil(lambda: "context" in m.plan_label.text(), timeout=5000)
     first = m.verdict_label.text()
     assert "fits" in first and "KV cache:" in m.plan_label.text()
-    # where the figures came from (issue 16): the CPU's KV budget is the size given, exactly
+    # where the figures came from: the CPU's KV budget is the size given, exactly
     assert "Planner: calibrated from 4 shipped load(s) (cpu.json)" in m.plan_label.text()
     assert "tokens (exact: kv_cache_memory_bytes, as given)" in m.plan_label.text()
     assert "## Planner" in m.details_text() and "| KV cache tokens | exact" in m.details_text()
@@ -311,7 +311,7 @@ def test_export_tab_follows_the_selected_model_and_preset(home: Path, tiny_model
 def test_a_knob_value_outside_the_preset_schema_is_refused_naming_the_knob(
     home: Path, tiny_model: Path, qtbot: Any
 ) -> None:
-    """Issue 30: the knobs' values reached EngineConfig without the schema a preset's pass (a context
+    """The knobs' values reached EngineConfig without the schema a preset's pass (a context
     of 8 tokens went to vLLM); Load refuses with one line naming the knob, and nothing loads."""
     store = ModelStore()
     store.add_reference("tiny", tiny_model)
@@ -329,7 +329,7 @@ def test_a_knob_value_outside_the_preset_schema_is_refused_naming_the_knob(
 
 
 def test_every_menu_path_the_docs_name_exists(home: Path, qtbot: Any) -> None:
-    """README and docs name menu paths ("Engine > Engine location…"); issue 30 found two that were
+    """README and docs name menu paths ("Engine > Engine location…"); two were once
     no menu at all ("Models > Quantize…", "Models > Keep warm": sidebar buttons). Each path named
     must be a menu of the window holding an item that starts so."""
     import re

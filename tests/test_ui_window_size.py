@@ -1,4 +1,4 @@
-"""The window fits a 1366 x 768 laptop at default font sizes (issue 31): opened offscreen with no
+"""The window fits a 1366 x 768 laptop at default font sizes: opened offscreen with no
 engine, its minimum size (every tab built, the Models dock shown) is at most 1366 x 768 and a
 resize to it takes; the Advisor dock is hidden until asked and listed in the View menu."""
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The 4090 user's whole journey on a real GPU, through the console's own commands (issue 20).
+"""The 4090 user's whole journey on a real GPU, through the console's own commands.
 
 Usage (vLLM importable, an NVIDIA GPU; add ``--emulate-gib 23`` on a card bigger than 24 GB):
 

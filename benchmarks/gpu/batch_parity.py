@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 28 on a GPU: does the console's batch answer what plain vLLM answers, and as fast?
+"""Batch on a GPU: does the console's batch answer what plain vLLM answers, and as fast?
 
 Usage (vLLM importable, an NVIDIA GPU; ``--emulate-gib 23`` on a card bigger than 24 GB):
 
@@ -403,7 +403,7 @@ class Run:
         for _ in range(reps):
             gc_quiet()
             r = run_console(engine, w)
-            group = getattr(engine, "last_group", None)  # where the front end's time went (issue 28)
+            group = getattr(engine, "last_group", None)  # where the front end's time went
             rows["console"].append(
                 {k: r.get(k) for k in ("output_tokens_per_s", "duration_s", "ttft_s", "e2e_s", "prefix_cache")}
                 | {"engine_ttft_s": r["engine"]["ttft_s"], "group": group.report() if group else None}

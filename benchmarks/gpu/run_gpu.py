@@ -105,7 +105,7 @@ def bundled_tokenizer_folder() -> Path:
 
 def shape_folder(root: Path, name: str, tokenizer_src: Path | None = None) -> Path:
     """config.json of the shape (dummy weights need no safetensors) + a REAL tokenizer whose
-    vocabulary the shape is matched to (issue 16: with the tests' 512-token toy tokenizer on a
+    vocabulary the shape is matched to (with the tests' 512-token toy tokenizer on a
     128,256-token vocabulary most generated ids were out of range and detokenization, not the
     engine, was measured)."""
     src = tokenizer_src or bundled_tokenizer_folder()

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Auto-tune on the GPU (issue 29): the Llama-3.1-8B shape on an emulated 24 GB card, through the
+"""Auto-tune on the GPU: the Llama-3.1-8B shape on an emulated 24 GB card, through the
 console's own tune (``console.bench.tune.tune`` on an ``InProcessEngine``), vLLM's defaults measured in
 the same run.
 
