@@ -1,4 +1,4 @@
-"""Where a group's front-end time goes (issue 28): N chat requests handed to the engine host at once.
+"""Where a group's front-end time goes: N chat requests handed to the in-process engine at once.
 
 Run from a checkout's root (its ``console`` package is the one measured), under the engine lock:
 
@@ -27,7 +27,7 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's console, not the installed one
 
 from console.config import EngineConfig, SamplingSettings  # noqa: E402
-from console.engine.host import EngineHost  # noqa: E402
+from console.engine.in_process import InProcessEngine  # noqa: E402
 from console.engine.types import GenerationRequest, RequestFinished, TokenDelta  # noqa: E402
 
 
@@ -76,12 +76,12 @@ def request(i: int, max_tokens: int, tokens: bool) -> GenerationRequest:
 
 
 def run_group(
-    host: EngineHost, timers: Timers, n: int, max_tokens: int, busy: bool, prof: Any, tokens: bool
+    engine: InProcessEngine, timers: Timers, n: int, max_tokens: int, busy: bool, prof: Any, tokens: bool
 ) -> dict[str, Any]:
     long = None
     if busy:
         started = threading.Event()
-        long = host.submit(
+        long = engine.submit(
             GenerationRequest(
                 messages=[{"role": "user", "content": "Tell a long story."}],
                 stream=True,
@@ -93,14 +93,14 @@ def run_group(
     timers.reset()
     group = [request(i, max_tokens, tokens) for i in range(n)]
     if prof is not None:
-        host.run_coroutine(_call(prof.enable)).result()
+        engine.run_coroutine(_call(prof.enable)).result()
     t_submit = time.perf_counter()
     m_submit = time.monotonic()
-    handles = host.submit_many(group)
+    handles = engine.submit_many(group)
     results = [h.result(900) for h in handles]
     t_end = time.perf_counter()
     if prof is not None:
-        host.run_coroutine(_call(prof.disable)).result()
+        engine.run_coroutine(_call(prof.disable)).result()
     if long is not None:
         long.cancel()
         long.result(120)
@@ -153,18 +153,18 @@ def main() -> None:
     ap.add_argument("--cprofile", default=None)
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
-    host = EngineHost()
+    engine = InProcessEngine()
     cfg = EngineConfig(model=args.model, kv_cache_memory_bytes=2 << 30, max_model_len=2048, device="cpu")
-    host.load(cfg, "profiled").result(900)
-    engine = host._engine
+    engine.load(cfg, "profiled").result(900)
+    async_llm = engine._engine
     timers = Timers()
-    timers.wrap_async(host._prompts, "engine_input", "render")
-    timers.wrap_async(engine.engine_core, "pause_scheduler_async", "pause")
-    timers.wrap_async(engine, "resume_generation", "resume")
-    timers.wrap_async(engine, "add_request", "add_request")
-    timers.wrap_sync(engine.input_processor, "process_inputs", "process_inputs")
-    if hasattr(engine.input_processor, "process_inputs_async"):
-        timers.wrap_async(engine.input_processor, "process_inputs_async", "process_inputs")
+    timers.wrap_async(engine._prompts, "engine_input", "render")
+    timers.wrap_async(async_llm.engine_core, "pause_scheduler_async", "pause")
+    timers.wrap_async(async_llm, "resume_generation", "resume")
+    timers.wrap_async(async_llm, "add_request", "add_request")
+    timers.wrap_sync(async_llm.input_processor, "process_inputs", "process_inputs")
+    if hasattr(async_llm.input_processor, "process_inputs_async"):
+        timers.wrap_async(async_llm.input_processor, "process_inputs_async", "process_inputs")
     prof = cProfile.Profile() if args.cprofile else None
     out = []
     from console.engine import grouped
@@ -177,21 +177,21 @@ def main() -> None:
             for busy, skip_idle, tokens in variants:
                 if skip_idle:
                     grouped.SKIP_HOLD_WHEN_IDLE = True
-                host.reset_prefix_cache().result(60)
+                engine.reset_prefix_cache().result(60)
                 try:
                     profile = prof if r == 0 and not tokens and not skip_idle else None
-                    row = run_group(host, timers, args.requests, args.max_tokens, busy, profile, tokens)
+                    row = run_group(engine, timers, args.requests, args.max_tokens, busy, profile, tokens)
                 finally:
                     if skip_idle:
                         grouped.SKIP_HOLD_WHEN_IDLE = False
                 row["repeat"] = r
-                group = getattr(host, "last_group", None)  # the console's own record, where it has one
+                group = getattr(engine, "last_group", None)  # the console's own record, where it has one
                 row["group"] = group.report() if group is not None and row["held_s"] else None
                 row["skip_hold_when_idle"] = skip_idle
                 print(json.dumps(row), flush=True)
                 out.append(row)
     finally:
-        host.close()
+        engine.close()
     if prof is not None and args.cprofile:
         prof.dump_stats(args.cprofile)
     if args.json:

@@ -1,9 +1,9 @@
-"""The window while vLLM is imported (issue 30): the part of a model load that needs no engine.
+"""The window while vLLM is imported: the part of a model load that needs no engine.
 
 A model load first imports vLLM, torch and transformers on the engine thread (about 5-10 s here,
 ~1,000,000 new objects). This runs the app's garbage-collection setup (``console/ui/gc_guard.py``:
 automatic collection off, a GUI timer collects) and a 10 ms PreciseTimer probe on a Qt event loop
-while a thread does those imports inside ``gc_pause.no_full_collections()``, as the engine host
+while a thread does those imports inside ``gc_pause.no_full_collections()``, as the in-process engine
 does, and reports the probe's late-fire (p50 / p99 / max) and every collector pass by generation
 (in the collecting thread's CPU time, which other jobs' load does not change). Builds no engine
 and starts no process: no engine lock needed. The import happens once per process, so each run

@@ -1,4 +1,4 @@
-"""GUI responsiveness benchmark (issue 4): does the GUI thread keep up while the engine streams?
+"""GUI responsiveness benchmark: does the GUI thread keep up while the engine streams?
 
 1. Launch to window visible: ``python -c "run the console"`` in a fresh process; the time from
    process start (measured by this script, before the child starts) to the window's first
@@ -48,7 +48,7 @@ class Watch(QObject):
     def eventFilter(self, obj, ev):
         if ev.type() == QEvent.Type.Expose and obj.isExposed():
             print("VISIBLE", time.time(), flush=True)
-            QTimer.singleShot(0, lambda: (ctx.sampler.stop(), ctx.host.close(), app.exit(0)))
+            QTimer.singleShot(0, lambda: (ctx.sampler.stop(), ctx.engine.close(), app.exit(0)))
         return False
 w = Watch()
 window.show()
@@ -233,9 +233,9 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     load_avg_start = os.getloadavg()[0]
     t_load = time.perf_counter()
     ctx.bridge.load(config, Path(model).name)
-    spin(600, until=lambda: ctx.host.status.state in (EngineState.READY, EngineState.FAILED))
-    if ctx.host.status.state != EngineState.READY:
-        raise RuntimeError(f"engine failed: {ctx.host.status.error}")
+    spin(600, until=lambda: ctx.engine.status.state in (EngineState.READY, EngineState.FAILED))
+    if ctx.engine.status.state != EngineState.READY:
+        raise RuntimeError(f"engine failed: {ctx.engine.status.error}")
     load_s = time.perf_counter() - t_load
     load_lag = summary(lags)
     gc_load = gc_summary()
@@ -323,7 +323,7 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
         sampler.sample_once()
     per_sample = (time.thread_time() - t) / 40
 
-    # -- phase: after Unload (issue 30) -----------------------------------------------------------
+    # -- phase: after Unload ----------------------------------------------------------------------
     # The lag while the engine stops and for 3 s after, every collector pass in that time, and then
     # the next full collection the GUI's collector would make (timed here on the GUI thread, in its
     # CPU time): what it walks is what the load left behind, frozen or not.
@@ -334,7 +334,7 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     probe.start()
     last[0] = time.perf_counter()
     ctx.bridge.unload()
-    spin(120, until=lambda: ctx.host.status.state == EngineState.STOPPED)
+    spin(120, until=lambda: ctx.engine.status.state == EngineState.STOPPED)
     spin(3.0)
     probe.stop()
     unload_lag = summary(lags)
@@ -380,7 +380,7 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
         "after_unload": unload_lag,
     }
     ctx.sampler.stop()
-    ctx.host.close()
+    ctx.engine.close()
     collector.stop()
     window.hide()
     return result
@@ -394,7 +394,7 @@ def write_readme(path: Path, launch: list[float], lag: dict[str, object], comman
     ok = s["p99_ms"] < 10 and s["max_ms"] < 200  # type: ignore[index]
     cpu = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
     lines = [
-        "# GUI responsiveness (issues 4 and 17)",
+        "# GUI responsiveness: the window's lag while a model loads and streams",
         "",
         f"Command: `{command}`  ",
         f"Date: {time.strftime('%Y-%m-%d %H:%M %Z')}  ",

@@ -1,4 +1,4 @@
-"""What the GUI thread spends its time on, per timer slot and per paint (issue 4's lag target).
+"""What the GUI thread spends its time on, per timer slot and per paint (against the window's lag target).
 
 End-to-end lag figures on a shared 2-core machine are noisy; this measures the GUI thread's own
 work instead. The real main window (all panels and docks) runs without an engine; a feeder

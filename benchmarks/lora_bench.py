@@ -1,9 +1,9 @@
-"""What LoRA adapters cost on the console's engine path (issue 22).
+"""What LoRA adapters cost on the console's engine path.
 
 One engine with LoRA slots (max_loras 2, max_lora_rank 8) on a model folder (default: a tiny
 random Llama written here; ``--model DIR`` for e.g. the SmolLM2 checkpoint), two random-weight
 PEFT adapters made with peft, and the same greedy workload (N prompts x fixed output length, EOS
-ignored, prefix cache reset before each run) sent four ways through ``EngineHost.submit``:
+ignored, prefix cache reset before each run) sent four ways through ``InProcessEngine.submit``:
 
 * ``plain``: the base model on an engine *without* LoRA (a second load; ``--no-plain`` skips it)
 * ``base``: the base model on the LoRA engine (no adapter named)
@@ -39,15 +39,15 @@ PROMPTS = [
 ]
 
 
-def run(host: Any, adapters: list[str | None], prompts: int, output_len: int) -> dict[str, float]:
+def run(engine: Any, adapters: list[str | None], prompts: int, output_len: int) -> dict[str, float]:
     from console.config import SamplingSettings
     from console.engine.types import GenerationRequest, RequestFinished
 
-    host.reset_prefix_cache().result(timeout=60)
+    engine.reset_prefix_cache().result(timeout=60)
     sampling = SamplingSettings(temperature=0.0, max_tokens=output_len, ignore_eos=True)
     t0 = time.perf_counter()
     handles = [
-        host.submit(
+        engine.submit(
             GenerationRequest(
                 prompt=f"{PROMPTS[i % len(PROMPTS)]} ({i})",
                 sampling=sampling,
@@ -77,7 +77,7 @@ def main() -> int:
     args = p.parse_args()
 
     from console.config import EngineConfig
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
     from tests.fixtures.synthetic import make_llama, make_lora
 
     work = Path(tempfile.mkdtemp(prefix="lora-bench-"))
@@ -94,20 +94,20 @@ def main() -> int:
     )
     results: dict[str, Any] = {}
     if not args.no_plain:
-        host = EngineHost()
-        info = host.load(EngineConfig(**common)).result(timeout=1200)
-        results["plain"] = run(host, [None], args.prompts, args.output_len)
-        host.close()
-    host = EngineHost()
+        engine = InProcessEngine()
+        info = engine.load(EngineConfig(**common)).result(timeout=1200)
+        results["plain"] = run(engine, [None], args.prompts, args.output_len)
+        engine.close()
+    engine = InProcessEngine()
     config = EngineConfig(
         **common, max_loras=2, max_lora_rank=max(8, args.rank), lora_modules={"a": str(a), "b": str(b)}
     )
-    info = host.load(config).result(timeout=1200)
-    run(host, ["a", "b", None], 6, 8)  # warm-up: vLLM loads each adapter's weights at its first request
-    results["base"] = run(host, [None], args.prompts, args.output_len)
-    results["one"] = run(host, ["a"], args.prompts, args.output_len)
-    results["mixed"] = run(host, [None, "a", "b"], args.prompts, args.output_len)
-    host.close()
+    info = engine.load(config).result(timeout=1200)
+    run(engine, ["a", "b", None], 6, 8)  # warm-up: vLLM loads each adapter's weights at its first request
+    results["base"] = run(engine, [None], args.prompts, args.output_len)
+    results["one"] = run(engine, ["a"], args.prompts, args.output_len)
+    results["mixed"] = run(engine, [None, "a", "b"], args.prompts, args.output_len)
+    engine.close()
     base = results["base"]["tok_s"]
     print(
         f"model {model} ({info.dtype}), {args.prompts} prompts x {args.output_len} tokens, rank {args.rank}, "

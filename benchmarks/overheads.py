@@ -96,26 +96,26 @@ def main() -> int:
     ap.add_argument("--with-engine", action="store_true", help="load the CPU engine on a tiny model first")
     args = ap.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.2f}")
-    host = None
+    engine = None
     if args.with_engine:
         from console.config import EngineConfig
-        from console.engine.host import EngineHost
+        from console.engine.in_process import InProcessEngine
         from tests.fixtures.synthetic import make_llama
 
         model = make_llama(Path(tempfile.mkdtemp()) / "tiny-llama")
-        host = EngineHost()
-        host.load(
+        engine = InProcessEngine()
+        engine.load(
             EngineConfig(model=str(model), kv_cache_memory_bytes=64 * 1024**2, max_model_len=1024, device="cpu"), "tiny"
         ).result(timeout=600)
     s = sampling_cost(args.samples)
     print(
         f"device sampling: {s['ms_cpu_per_sample']:.2f} ms CPU per sample = "
-        f"{s['share_of_a_core_pct']:.2f}% of a core at 0.5 s (target < 1%)" + (" (engine core alive)" if host else "")
+        f"{s['share_of_a_core_pct']:.2f}% of a core at 0.5 s (target < 1%)" + (" (engine core alive)" if engine else "")
     )
     p = plan_latency()
     print(f"plan(): median {p['median_ms']:.2f} ms, max {p['max_ms']:.2f} ms (target < 50 ms)")
-    if host is not None:
-        host.close()
+    if engine is not None:
+        engine.close()
     w = window_start(args.launches)
     print(f"window shown: best {w['best_s']:.2f} s, worst {w['worst_s']:.2f} s of {args.launches} (target < 2 s)")
     print(f"load average after: {os.getloadavg()[0]:.2f}")

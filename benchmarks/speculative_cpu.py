@@ -1,8 +1,8 @@
-"""Single-stream speed-up of n-gram speculative decoding on the CPU engine (issue 21).
+"""Single-stream speed-up of n-gram speculative decoding on the CPU engine.
 
     PYTHONPATH=. python benchmarks/speculative_cpu.py --model DIR [--json out.json] [--max-tokens 128]
 
-Loads the model twice through the console's own engine host: the ``cpu-ngram`` preset with
+Loads the model twice through the console's own in-process engine: the ``cpu-ngram`` preset with
 speculation cleared, then as shipped; sends each prompt alone, greedy. Prompts are real text
 (this project's own documentation) in the shapes n-gram favours -- edit it and return it in full,
 summarise it -- plus free-form ones where nothing can be copied from the prompt.
@@ -61,13 +61,13 @@ def main() -> int:
     args = p.parse_args()
 
     from console.bench.speculation import compare
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
     from console.presets import get_preset
 
     config = get_preset(args.preset).apply(args.model)
     results = {}
     for kind in ("copy", "free") if args.kind == "all" else (args.kind,):
-        res = compare(config, prompts(kind), args.max_tokens, EngineHost)
+        res = compare(config, prompts(kind), args.max_tokens, InProcessEngine)
         results[kind] = res
         print(
             f"{kind}: plain {res['plain']['decode_tok_s']:.1f} tok/s, speculative "

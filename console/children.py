@@ -13,7 +13,7 @@ user sees.
 Parent death: every child gets a watcher (``python -m console.children``, its own tiny process)
 holding the read end of a pipe whose write end only the console holds. When the console dies --
 even by SIGKILL -- the pipe reads EOF and the watcher ends the child's group. A normal stop tells
-the watcher to leave. The engine host's reaper (``console/engine/reaper.py``) uses the same
+the watcher to leave. The in-process engine's reaper (``console/engine/reaper.py``) uses the same
 watcher for vLLM's engine processes, given as process ids instead of a group.
 
 Every child's environment is built by :func:`child_env`: one place to add what all children need.

@@ -1,7 +1,7 @@
 """The console's typed description of an engine and of a request's sampling.
 
 :class:`EngineConfig` uses vLLM's own argument names, so a preset, the planner's output, the
-engine host and the server exports all speak the same vocabulary. Fields left at ``None`` mean
+in-process engine and the server exports all speak the same vocabulary. Fields left at ``None`` mean
 "vLLM's default" and are not passed on.
 """
 
@@ -25,7 +25,7 @@ VLLM_LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)
 #: Fields of EngineConfig that are console settings, not vLLM engine arguments.
 CONSOLE_ONLY_FIELDS = frozenset({"device"})
 #: Fields that are `vllm serve` front-end options, not engine arguments: exported to the server's
-#: command line, kept out of ``AsyncEngineArgs`` (the in-process host reads them itself).
+#: command line, kept out of ``AsyncEngineArgs`` (the in-process engine reads them itself).
 SERVER_ONLY_FIELDS = frozenset({"lora_modules"})
 
 # --- speed features: speculative decoding, KV offload, sleep mode -------------------

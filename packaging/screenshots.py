@@ -60,7 +60,7 @@ BATCH_PROMPTS = [
     "What is the boiling point of water?",
 ]
 CAPITAL_QUESTION = "What is the capital of France?"
-# a chat screenshot whose answer is wrong is never written (issue 30: the headline chat.png once showed
+# a chat screenshot whose answer is wrong is never written (the headline chat.png once showed
 # "L'Étoile, le Pont d'Aix..." for the capital question): each question the script asks with a known answer
 KNOWN_ANSWERS = {
     CAPITAL_QUESTION: "Paris",
@@ -241,10 +241,10 @@ def _take(window, ctx, spin, name, work, out, only) -> None:  # type: ignore[no-
     if wants("first-run-load"):
         first_run.load_shot(window, ctx, spin, save_small, out)
     if (
-        not spin(900, lambda: ctx.host.status.state in (EngineState.READY, EngineState.FAILED))
-        or ctx.host.status.state != EngineState.READY
+        not spin(900, lambda: ctx.engine.status.state in (EngineState.READY, EngineState.FAILED))
+        or ctx.engine.status.state != EngineState.READY
     ):
-        raise SystemExit(f"load failed: {ctx.host.status.error}")
+        raise SystemExit(f"load failed: {ctx.engine.status.error}")
     print("engine ready", flush=True)
     t_loaded = time.time()
 
@@ -277,7 +277,7 @@ def _take(window, ctx, spin, name, work, out, only) -> None:  # type: ignore[no-
 
 def finish(ctx, work: Path) -> int:  # type: ignore[no-untyped-def]
     ctx.sampler.stop()
-    ctx.host.close()
+    ctx.engine.close()
     shutil.rmtree(work, ignore_errors=True)
     return 0
 
@@ -370,26 +370,26 @@ def chat_output_shots(window, spin, out: Path) -> None:  # type: ignore[no-untyp
 
 
 def chat_lora_shots(window, ctx, spin, work: Path, out: Path) -> None:  # type: ignore[no-untyped-def]
-    """The chat's LoRA box (issue 22): the model reloaded with LoRA slots and a random-weight
+    """The chat's LoRA box: the model reloaded with LoRA slots and a random-weight
     adapter made with peft, a second one attached from the box, an answer from the adapter, and
     the base and the adapter side by side (``chat-lora.png``, ``chat-lora-compare.png``). The
     adapters are random, so they answer nonsense: the pictures show the controls and real runs."""
     from console.engine.types import EngineState
     from tests.fixtures.synthetic import make_lora
 
-    model = Path(ctx.host.config.model)
+    model = Path(ctx.engine.config.model)
     every = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
     pirate = make_lora(model, work / "adapters" / "pirate", rank=8, seed=1, scale=0.12, target_modules=every)
     poet = make_lora(model, work / "adapters" / "poet", rank=8, seed=2, scale=0.05, target_modules=every)
-    ctx.host.load(
-        ctx.host.config.replace(lora_modules={"pirate": str(pirate)}, max_loras=2, max_lora_rank=8),
-        ctx.host.status.model,
+    ctx.engine.load(
+        ctx.engine.config.replace(lora_modules={"pirate": str(pirate)}, max_loras=2, max_lora_rank=8),
+        ctx.engine.status.model,
     )
     if (
-        not spin(900, lambda: ctx.host.status.state in (EngineState.READY, EngineState.FAILED))
-        or ctx.host.status.state != EngineState.READY
+        not spin(900, lambda: ctx.engine.status.state in (EngineState.READY, EngineState.FAILED))
+        or ctx.engine.status.state != EngineState.READY
     ):
-        raise SystemExit(f"LoRA load failed: {ctx.host.status.error}")
+        raise SystemExit(f"LoRA load failed: {ctx.engine.status.error}")
     chat = window.chat
     window.tabs.setCurrentWidget(chat)
     chat.new_conversation()

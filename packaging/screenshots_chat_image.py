@@ -65,7 +65,7 @@ def image_shot(window: Any, ctx: Any, spin: Spin, save: Save, work: Path, out: P
     question, answer = chat.messages[-2:]
     if not question.images or answer.role != "assistant" or answer.prompt_tokens is None:
         raise SystemExit(f"the picture did not go with the message: {chat.error_label.text()}")
-    text_only = ctx.host.count_prompt_tokens(GenerationRequest(messages=[{"role": "user", "content": QUESTION}]))
+    text_only = ctx.engine.count_prompt_tokens(GenerationRequest(messages=[{"role": "user", "content": QUESTION}]))
     if answer.prompt_tokens <= text_only:
         raise SystemExit(f"the prompt counts no picture: {answer.prompt_tokens} tokens, {text_only} without it")
     print(f"prompt: {answer.prompt_tokens} tokens ({text_only} without the picture)", flush=True)

@@ -71,9 +71,9 @@ def load_shot(window: Any, ctx: Any, spin: Spin, save: Save, out: Path) -> None:
         waited = time.monotonic() - banner._since
         return banner.state == "loading" and waited > 4.2 and (bool(banner._stage) or waited > 15)
 
-    spin(60, lambda: loading_for_a_while() or ctx.host.status.state != EngineState.LOADING)
+    spin(60, lambda: loading_for_a_while() or ctx.engine.status.state != EngineState.LOADING)
     if banner.state != "loading" or not banner.isVisible():
-        raise SystemExit(f"no load banner to show (engine {ctx.host.status.state}: {ctx.host.status.error})")
+        raise SystemExit(f"no load banner to show (engine {ctx.engine.status.state}: {ctx.engine.status.error})")
     spin(0.3)
     _saved(save, window.grab().toImage(), out / "first-run-load.png")
 
@@ -83,7 +83,7 @@ def server_shot(window: Any, ctx: Any, spin: Spin, save: Save, out: Path) -> Non
     after one request sent with the tab's curl example; then Stop, and no process left."""
     import psutil
 
-    from console.engine.local_server import free_port, port_free
+    from console.engine.child_server import free_port, port_free
 
     panel = window.panels["server"]
     window.tabs.setCurrentWidget(panel)
@@ -136,12 +136,12 @@ def load_fixture(window: Any, ctx: Any, spin: Spin, folder: Path, name: str, max
     config = EngineConfig(
         model=str(folder), kv_cache_memory_bytes=32 * 1024**2, max_model_len=max_model_len, device="cpu"
     )
-    ctx.host.load(config, name)
+    ctx.engine.load(config, name)
     if (
-        not spin(900, lambda: ctx.host.status.state in (EngineState.READY, EngineState.FAILED))
-        or ctx.host.status.state != EngineState.READY
+        not spin(900, lambda: ctx.engine.status.state in (EngineState.READY, EngineState.FAILED))
+        or ctx.engine.status.state != EngineState.READY
     ):
-        raise SystemExit(f"the fixture {name} did not load: {ctx.host.status.error}")
+        raise SystemExit(f"the fixture {name} did not load: {ctx.engine.status.error}")
     picker = window.chat.model_picker
     picker.set_models([*picker.names(), name])
     picker.show_loaded(name)
@@ -152,7 +152,7 @@ def _load_qwen3(window: Any, ctx: Any, spin: Spin, work: Path) -> None:
     from console.engine.types import EngineState
     from tests.fixtures.families import make_family
 
-    if ctx.host.status.model == THINKING_MODEL and ctx.host.status.state == EngineState.READY:
+    if ctx.engine.status.model == THINKING_MODEL and ctx.engine.status.state == EngineState.READY:
         return
     load_fixture(window, ctx, spin, make_family("qwen3", work / THINKING_MODEL), THINKING_MODEL, 512)
 

@@ -73,7 +73,7 @@ else
     say "installing the console with vllm (CUDA)"
     pipq install -q -e "$ROOT[gpu,test,quant]"
   fi
-  # AWQ quantization (issue 8): AutoAWQ 0.2.9 shares this environment only without its own
+  # AWQ quantization: AutoAWQ 0.2.9 shares this environment only without its own
   # requirements (they pull triton and pin an older torch/transformers); what it needs at run
   # time comes with the `quant` extra above. console/quant/awq_patch.py fixes its CPU scale search.
   pipq install -q --no-deps "autoawq==0.2.9"

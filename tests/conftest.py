@@ -1,7 +1,7 @@
 """Shared fixtures.
 
 Engines are expensive here (15-30 s to build on 2 cores, 60+ s for SmolLM2), so one engine on the
-tiny random model (``engine_host``) and one on the bundled SmolLM2 (``smollm2_host``) are shared by
+tiny random model (``tiny_engine``) and one on the bundled SmolLM2 (``smollm2_engine``) are shared by
 the whole session, their prefix caches reset before each test; only tests about building (fault
 injection, second loads, other configurations) build their own. The tiny model is generated once
 per session; SmolLM2's conversion is setup.sh's, copied (``smollm2_model``). Every test that uses
@@ -25,7 +25,7 @@ from console.models.bundled import bundled_gguf, write_generation_defaults
 from console.paths import store_root
 from console.ui.refcount_guard import pin_singletons
 
-# The marker rule (issue 26): unmarked tests may not build engines or start heavy children.
+# The marker rule: unmarked tests may not build engines or start heavy children.
 from marker_guard import (  # noqa: F401  (pytest hooks: imported so pytest finds them here)
     pytest_configure,
     pytest_runtest_makereport,
@@ -40,7 +40,7 @@ from xdist_groups import pytest_collection_modifyitems  # noqa: F401  (pytest ho
 from shared_signals import _shared_engines_keep_their_listeners, connections  # noqa: F401  (fixtures)
 
 # The vision model, its pictures, its engine and vLLM's run_batch on its lines (tests/vision_session.py).
-from vision_session import vision_batch_reference, vision_host, vision_media, vision_model  # noqa: F401  (fixtures)
+from vision_session import vision_batch_reference, vision_engine, vision_media, vision_model  # noqa: F401  (fixtures)
 
 pin_singletons()  # PySide6 6.12 on Python 3.11 drops a reference to None per void Qt call
 
@@ -124,8 +124,8 @@ def _collect_after_test() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def _fresh_prefix_cache(request: pytest.FixtureRequest) -> None:
     """A test on the session's tiny engine starts with its prefix cache empty, whatever the tests
-    before it sent (SmolLM2's shared engine does the same in ``smollm2_host``)."""
-    for shared in ("engine_host", "vision_host"):
+    before it sent (SmolLM2's shared engine does the same in ``smollm2_engine``)."""
+    for shared in ("tiny_engine", "vision_engine"):
         if shared in request.fixturenames:
             request.getfixturevalue(shared).reset_prefix_cache().result(timeout=60)
 
@@ -165,26 +165,26 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture(scope="session")
-def engine_host(tiny_model: Path) -> Iterator["object"]:
+def tiny_engine(tiny_model: Path) -> Iterator["object"]:
     """One in-process engine on the tiny model, shared by the session. Its dtype is "auto": the
     CPU dtype this machine was checked to run fastest and correctly (``inference-console doctor``,
     run by setup.sh, stored in the user's data folder), as for a user; float32 before any check.
     Session fixtures are set up before a test's ``home`` fixture, so the real data folder is read."""
     from console.config import EngineConfig
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
 
-    host = EngineHost()
-    host.load(
+    engine = InProcessEngine()
+    engine.load(
         EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu"),
         "tiny",
     ).result(timeout=600)
-    yield host
-    host.close()
+    yield engine
+    engine.close()
 
 
 #: KV cache of a family fixture's engine (a tiny checkpoint, short prompts).
 FAMILY_KV_BYTES = 32 * 1024**2
-#: Family engines started ahead of their first test: "family:<name>" -> (host, its load).
+#: Family engines started ahead of their first test: "family:<name>" -> (engine, its load).
 _AHEAD: dict[str, tuple[Any, Any]] = {}
 
 
@@ -202,13 +202,13 @@ def _family_order(session: pytest.Session) -> list[str]:
 def _start_family(name: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any]:
     """A new engine on ``name``'s tiny checkpoint, its load started (not waited for)."""
     from console.config import EngineConfig
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
     from tests.fixtures.families import make_family
 
     folder = make_family(name, tmp_path_factory.mktemp("families") / name)
-    host = EngineHost()
+    engine = InProcessEngine()
     config = EngineConfig(model=str(folder), kv_cache_memory_bytes=FAMILY_KV_BYTES, max_model_len=512, device="cpu")
-    return host, host.load(config, name)
+    return engine, engine.load(config, name)
 
 
 @pytest.fixture(scope="session")
@@ -218,22 +218,22 @@ def family(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     that asks for a family shares its engine; pytest runs the tests family by family (it orders
     them so), and the next family's engine is built while this one's tests run (a build is mostly
     its processes' imports, on one core), so at most two family engines exist at a time. ChatML is
-    the session's ``engine_host``. (So a family test must not take the processes that appear
+    the session's ``tiny_engine``. (So a family test must not take the processes that appear
     while it runs for its own.)"""
     name = request.param
     if name == "chatml":
-        yield name, request.getfixturevalue("engine_host")
+        yield name, request.getfixturevalue("tiny_engine")
         return
-    host, load = _AHEAD.pop(f"family:{name}", None) or _start_family(name, tmp_path_factory)
+    engine, load = _AHEAD.pop(f"family:{name}", None) or _start_family(name, tmp_path_factory)
     order = _family_order(request.session)
     following = order[order.index(name) + 1 :] if name in order else []
     if following and following[0] != "chatml" and f"family:{following[0]}" not in _AHEAD:
         _AHEAD[f"family:{following[0]}"] = _start_family(following[0], tmp_path_factory)
     try:
         load.result(timeout=600)
-        yield name, host
+        yield name, engine
     finally:
-        host.close()
+        engine.close()
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -241,12 +241,12 @@ def _close_engines_started_ahead() -> Iterator[None]:
     """A family engine started ahead whose tests did not run (-x, a failed setup) is closed."""
     yield
     while _AHEAD:
-        host, load = _AHEAD.popitem()[1]
+        engine, load = _AHEAD.popitem()[1]
         try:
             load.result(timeout=600)
         except Exception:
             pass
-        host.close()
+        engine.close()
 
 
 #: The user's model store as setup.sh left it, read before any test points the data home elsewhere.
@@ -348,12 +348,12 @@ SMOLLM2_MAX_LEN = 2000
 
 
 @pytest.fixture(scope="session")
-def _smollm2_session_host(smollm2_model: Path) -> Iterator["object"]:
+def _smollm2_session_engine(smollm2_model: Path) -> Iterator["object"]:
     from console.config import EngineConfig
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
 
-    host = EngineHost()
-    host.load(
+    engine = InProcessEngine()
+    engine.load(
         EngineConfig(
             model=str(smollm2_model),
             kv_cache_memory_bytes=SMOLLM2_KV_BYTES,
@@ -362,20 +362,22 @@ def _smollm2_session_host(smollm2_model: Path) -> Iterator["object"]:
         ),
         "smollm2",
     ).result(timeout=900)
-    yield host
-    host.close()
+    yield engine
+    engine.close()
 
 
 @pytest.fixture()
-def smollm2_host(_smollm2_session_host: Any) -> Any:
+def smollm2_engine(_smollm2_session_engine: Any) -> Any:
     """One in-process engine on the bundled SmolLM2, shared by the session (a SmolLM2 build costs
     60+ s here), its prefix cache reset before each test so no test sees another's cached prompts.
-    Dtype "auto" as ``engine_host``; SMOLLM2_KV_BYTES of KV, SMOLLM2_MAX_LEN. Tests about building or
+    Dtype "auto" as ``tiny_engine``; SMOLLM2_KV_BYTES of KV, SMOLLM2_MAX_LEN. Tests about building or
     reloading an engine build their own; none may load another model into this one."""
-    host = _smollm2_session_host
-    assert host.status.info is not None and host.status.info.model == "smollm2", "the shared SmolLM2 host was reloaded"
-    host.reset_prefix_cache().result(timeout=60)
-    return host
+    engine = _smollm2_session_engine
+    assert engine.status.info is not None and engine.status.info.model == "smollm2", (
+        "the shared SmolLM2 engine was reloaded"
+    )
+    engine.reset_prefix_cache().result(timeout=60)
+    return engine
 
 
 #: How long the interpreter may take to exit after the summary before the watchdog ends it.
@@ -416,18 +418,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 @pytest.fixture(scope="session")
 def served_config(tiny_model: Path) -> "object":
-    """The tiny model's config as the console-launched server runs it (same as engine_host)."""
+    """The tiny model's config as the console-launched server runs it (same as tiny_engine)."""
     from console.config import EngineConfig
 
     return EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu")
 
 
 def start_vllm_server(config: Any, name: str) -> Any:
-    """vLLM's OpenAI-compatible server on ``config``, started by the console's LocalServer on
+    """vLLM's OpenAI-compatible server on ``config``, started by the console's ChildServer on
     127.0.0.1 and ready (40-100 s here); the caller closes it."""
-    from console.engine.local_server import LocalServer
+    from console.engine.child_server import ChildServer
 
-    server = LocalServer(poll_interval_s=0.5, stop_timeout_s=15)
+    server = ChildServer(poll_interval_s=0.5, stop_timeout_s=15)
     try:
         server.load(config, name).result(timeout=600)
     except BaseException:
@@ -446,7 +448,7 @@ def _vllm_server_session(served_config: "object") -> Iterator["object"]:
 @pytest.fixture()
 def vllm_server(_vllm_server_session: Any, served_config: "object") -> Any:
     """vLLM's OpenAI-compatible server (the CPU build's module entry point) on 127.0.0.1 with the
-    tiny model, started by the console's LocalServer; shared by the session (40-100 s to start).
+    tiny model, started by the console's ChildServer; shared by the session (40-100 s to start).
     A test that stopped it (tests/test_remote_engine.py's last) leaves it stopped; the next test
     that asks for it gets it started again."""
     from console.engine.types import EngineState

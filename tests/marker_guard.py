@@ -1,4 +1,4 @@
-"""The marker rule (issue 26): a test that starts an engine, a server or a heavy child process
+"""The marker rule: a test that starts an engine, a server or a heavy child process
 carries ``@pytest.mark.engine`` or ``@pytest.mark.e2e``, so ``-m "not engine and not e2e"`` (the
 quick lane, ``bash packaging/test.sh --quick``) runs only what is quick.
 
@@ -6,7 +6,7 @@ Enforced two ways, both before anything expensive starts:
 
 - statically: a test that asks for a fixture in :data:`HEAVY_FIXTURES` (the session's shared
   engines and models) fails in its setup when unmarked, whichever test happens to build it first;
-- at run time: :meth:`EngineHost.load`, :meth:`LocalServer.load` and ``subprocess.Popen`` of a
+- at run time: :meth:`InProcessEngine.load`, :meth:`ChildServer.load` and ``subprocess.Popen`` of a
   Python child that runs vLLM or the console's heavy workers (:func:`heavy_child`) are wrapped;
   called from an unmarked test (its fixtures included) they raise pytest's ``Failed`` (a
   ``BaseException``: product code's ``except Exception`` cannot swallow it) and the test's report
@@ -37,13 +37,13 @@ MARKER_LINES = [
 #: Session fixtures that build an engine, start a server or convert a model.
 HEAVY_FIXTURES = frozenset(
     {
-        "engine_host",
+        "tiny_engine",
         "vllm_server",
         "_vllm_server_session",
         "smollm2_model",
-        "smollm2_host",
-        "_smollm2_session_host",
-        "vision_host",
+        "smollm2_engine",
+        "_smollm2_session_engine",
+        "vision_engine",
         "vision_batch_reference",
     }
 )
@@ -53,7 +53,7 @@ HEAVY_MODULES = ("console.models.gguf_worker", "console.quant.awq_worker", "cons
 #: server, a conversion or an AWQ job (a mere mention, e.g. checking that vLLM is *not* loaded, is not).
 HEAVY_CODE = re.compile(
     r"\b(?:import|from)\s+vllm\b|import_module\(\s*['\"]vllm"
-    r"|\b(?:EngineHost|LocalServer|import_gguf|quantize_awq|run_baseline)\s*\("
+    r"|\b(?:InProcessEngine|ChildServer|import_gguf|quantize_awq|run_baseline)\s*\("
 )
 
 _stack: list[pytest.Item] = []
@@ -122,11 +122,11 @@ def _install() -> None:
     if _installed:
         return
     _installed = True
-    from console.engine.host import EngineHost
-    from console.engine.local_server import LocalServer
+    from console.engine.in_process import InProcessEngine
+    from console.engine.child_server import ChildServer
 
-    _wrap(EngineHost, "load", "builds an engine (EngineHost.load)")
-    _wrap(LocalServer, "load", "starts a vLLM server (LocalServer.load)")
+    _wrap(InProcessEngine, "load", "builds an engine (InProcessEngine.load)")
+    _wrap(ChildServer, "load", "starts a vLLM server (ChildServer.load)")
     popen_init = subprocess.Popen.__init__
 
     @functools.wraps(popen_init)

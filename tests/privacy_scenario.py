@@ -2,7 +2,7 @@
 
 Run as ``python tests/privacy_scenario.py WORK`` under the network guard (tests/netguard): it
 imports a model (the architecture check), quantizes it with AWQ (a child process), loads it on
-the in-process engine host (vLLM's engine core is a child), chats, runs a batch and a benchmark,
+the in-process engine (vLLM's engine core is a child), chats, runs a batch and a benchmark,
 then exports a deployment bundle and a Ray script through the CLI. It writes what each step
 produced to ``WORK/summary.json`` so the test can check that every step really ran.
 
@@ -26,7 +26,7 @@ def main(work: Path) -> int:
     from console.bench.workload import synthetic
     from console.cli.main import main as cli
     from console.config import EngineConfig, SamplingSettings
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
     from console.engine.types import GenerationRequest
     from console.jobs import TaskState
     from console.models.importers import import_hf_folder
@@ -43,12 +43,12 @@ def main(work: Path) -> int:
     awq = quantize_awq(store, "tiny", "tiny-awq", params=AwqParams(max_seq_len=64), calib_file=calib)
     summary["quantized"] = awq.lineage.get("method")
 
-    host = EngineHost()
+    engine = InProcessEngine()
     try:
-        host.load(
+        engine.load(
             EngineConfig(model=entry.path, kv_cache_memory_bytes=64 * 1024**2, max_model_len=1024, device="cpu"), "tiny"
         ).result(timeout=900)
-        answer = host.generate(
+        answer = engine.generate(
             GenerationRequest(
                 messages=[{"role": "user", "content": "Hello"}],
                 sampling=SamplingSettings(temperature=0.0, max_tokens=6, ignore_eos=True),
@@ -73,12 +73,12 @@ def main(work: Path) -> int:
             for i in range(3)
         ]
         parsed = parse_jsonl("\n".join(lines), SamplingSettings(temperature=0.0))
-        batch = run_batch(host, parsed.requests, work / "batch-out.jsonl", TaskState(), concurrency=2)
+        batch = run_batch(engine, parsed.requests, work / "batch-out.jsonl", TaskState(), concurrency=2)
         summary["batch_succeeded"] = batch.succeeded
-        bench = run_console(host, synthetic(4, 16, 8, vocab_size=512, seed=0), max_concurrency=2)
+        bench = run_console(engine, synthetic(4, 16, 8, vocab_size=512, seed=0), max_concurrency=2)
         summary["bench_requests"] = bench["requests"]
     finally:
-        host.close()
+        engine.close()
 
     rc_bundle = cli(["export", "--model", "tiny", "--format", "bundle", "-o", str(work / "bundle")])
     rc_ray = cli(

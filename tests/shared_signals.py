@@ -1,6 +1,6 @@
 """A test leaves nothing connected to what outlives it.
 
-The session shares engines (conftest: ``engine_host``, SmolLM2's, the families', ``vllm_server``;
+The session shares engines (conftest: ``tiny_engine``, SmolLM2's, the families', ``vllm_server``;
 a module's own shared engines). A window or panel reaches an engine
 through an :class:`~console.ui.bridge.EngineBridge`, which registers a status listener on it, and
 a test hangs its own slots (lambdas over its widgets) on the bridge's signals. Left in place they
@@ -13,9 +13,9 @@ that depends on the order the files run in).
 ``connections`` (a fixture) undoes at the test's teardown what a test makes through it:
 
 * ``connections.connect(signal, slot[, type])``: a Qt connection, disconnected;
-* ``connections.context(host=..., store=...)``: an AppContext whose bridge is closed
+* ``connections.context(engine=..., store=...)``: an AppContext whose bridge is closed
   (:meth:`EngineBridge.close`: the engine stops calling it, its timer stops);
-* ``connections.bridge(host)``: an EngineBridge, closed;
+* ``connections.bridge(engine)``: an EngineBridge, closed;
 * ``connections.add(undo)``: any other undo step (run last-in, first-out).
 
 ``_shared_engines_keep_their_listeners`` (autouse) is the guard: a test that leaves status or log
@@ -53,18 +53,18 @@ class Connections:
         self.add(lambda: _disconnect(signal, slot))
         return slot
 
-    def bridge(self, host: Any) -> Any:
+    def bridge(self, engine: Any) -> Any:
         from console.ui.bridge import EngineBridge
 
-        bridge = EngineBridge(host)
+        bridge = EngineBridge(engine)
         self.add(bridge.close)
         return bridge
 
-    def context(self, host: Any = None, store: Any = None) -> Any:
-        """``AppContext.create(host, store)``, its bridge closed at teardown."""
+    def context(self, engine: Any = None, store: Any = None) -> Any:
+        """``AppContext.create(engine, store)``, its bridge closed at teardown."""
         from console.ui.context import AppContext
 
-        ctx = AppContext.create(host=host, store=store)
+        ctx = AppContext.create(engine=engine, store=store)
         self.add(ctx.bridge.close)
         return ctx
 

@@ -13,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from console.advisor import AdvisorContext, evaluate, load_rules
 from console.config import SamplingSettings
-from console.engine.host import EngineHost
+from console.engine.in_process import InProcessEngine
 from console.metrics.recording import load_recording, save_recording
 from console.engine.types import GenerationRequest, RequestFinished
 from console.metrics.device import DeviceSampler, ProcessSource
@@ -24,13 +24,13 @@ pytestmark = pytest.mark.engine
 GPU_RULES = {"low-gpu-util-with-waiting", "thermal-throttling", "power-throttling", "vram-foreign"}
 
 
-def test_live_series_through_rules_recording_and_metrics(engine_host: EngineHost, tmp_path: Path) -> None:
-    store = engine_host.metrics
+def test_live_series_through_rules_recording_and_metrics(tiny_engine: InProcessEngine, tmp_path: Path) -> None:
+    store = tiny_engine.metrics
     since = time.time()
     sampler = DeviceSampler(store, source=ProcessSource())  # what a machine without NVML samples
     sampler.sample_once()
     handles = [
-        engine_host.submit(
+        tiny_engine.submit(
             GenerationRequest(
                 messages=[{"role": "user", "content": f"Tell me about GPUs, part {i}."}],
                 sampling=SamplingSettings(temperature=0.0, max_tokens=24, ignore_eos=True),
@@ -44,7 +44,7 @@ def test_live_series_through_rules_recording_and_metrics(engine_host: EngineHost
     wait_for(lambda: len(store.finished(since)) >= 8, 30, "the stat logger (it lags a step)")
 
     rules = load_rules()
-    ctx = AdvisorContext(engine={k: v for k, v in dataclasses.asdict(engine_host.config).items() if v is not None})
+    ctx = AdvisorContext(engine={k: v for k, v in dataclasses.asdict(tiny_engine.config).items() if v is not None})
     report = evaluate(store, rules, ctx, since=since)
     assert report.findings == [], report.to_dict()  # 8 short requests on a roomy cache: nothing to tune
     assert set(report.not_evaluated) == GPU_RULES  # no NVML on this machine, and it says so

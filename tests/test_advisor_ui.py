@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from console.engine.host import EngineHost
+from console.engine.in_process import InProcessEngine
 from console.metrics.store import MetricsStore
 from console.settings import Knobs
 from console.ui.advisor.panel import AdvisorPanel, knobs_with_change
@@ -17,10 +17,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 class _Ctx:
-    """The two things the panel reads from the app context: the host's config and the store."""
+    """The two things the panel reads from the app context: the engine's config and the store."""
 
     def __init__(self) -> None:
-        self.host = EngineHost()  # not loaded: config is None, no engine is started
+        self.engine = InProcessEngine()  # not loaded: config is None, no engine is started
         self.metrics = MetricsStore()
 
 
@@ -67,7 +67,7 @@ def test_knobs_with_change_keeps_what_the_panel_has_no_knob_for() -> None:
     knobs, skipped = knobs_with_change(Knobs(max_num_seqs=32), {"max_num_seqs": 64, "block_size": 32})
     assert knobs.max_num_seqs == 64 and skipped == ["block_size"]
     knobs, skipped = knobs_with_change(knobs, {"max_num_batched_tokens": 8192, "enforce_eager": True})
-    assert (knobs.max_num_batched_tokens, knobs.enforce_eager, skipped) == (8192, True, [])  # Advanced knobs (issue 31)
+    assert (knobs.max_num_batched_tokens, knobs.enforce_eager, skipped) == (8192, True, [])  # Advanced knobs
 
 
 def test_window_has_the_advisor_dock_and_apply_moves_the_models_knobs(home: Path, qtbot: Any) -> None:
@@ -77,7 +77,7 @@ def test_window_has_the_advisor_dock_and_apply_moves_the_models_knobs(home: Path
     from console.ui.main_window import MainWindow
 
     ctx = AppContext.create(store=ModelStore())
-    w = MainWindow(ctx, load_settings(), owns_host=False)
+    w = MainWindow(ctx, load_settings(), owns_engine=False)
     qtbot.addWidget(w)
     w.models.set_knobs(Knobs(max_num_seqs=32, kv_cache_dtype=None))
     messages: list[str] = []
@@ -134,9 +134,9 @@ def test_metrics_endpoint_toggle(panel: AdvisorPanel) -> None:
     assert not panel.metrics_check.isChecked() and "cannot serve metrics" in panel.header.text()
 
 
-@pytest.mark.parametrize("owns_host", [False, True])
+@pytest.mark.parametrize("owns_engine", [False, True])
 def test_closing_the_window_stops_the_metrics_server_and_frees_its_port(
-    home: Path, qtbot: Any, owns_host: bool
+    home: Path, qtbot: Any, owns_engine: bool
 ) -> None:
     import socket
     import urllib.request
@@ -147,7 +147,7 @@ def test_closing_the_window_stops_the_metrics_server_and_frees_its_port(
     from console.ui.main_window import MainWindow
 
     ctx = AppContext.create(store=ModelStore())  # no engine is loaded: closing needs none
-    w = MainWindow(ctx, load_settings(), owns_host=owns_host)
+    w = MainWindow(ctx, load_settings(), owns_engine=owns_engine)
     qtbot.addWidget(w)
     w.show()
     w.advisor.METRICS_PORT = 0
@@ -156,7 +156,7 @@ def test_closing_the_window_stops_the_metrics_server_and_frees_its_port(
     assert server is not None
     port = server.port
     assert urllib.request.urlopen(server.url, timeout=10).status == 200
-    if owns_host:
+    if owns_engine:
         with qtbot.waitSignal(w.shutdownFinished, timeout=30_000):
             w.close()
     else:

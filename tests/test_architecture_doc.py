@@ -125,7 +125,7 @@ def _class_has(cls: str, attr: str, seen: frozenset[str] = frozenset()) -> bool:
 
 
 def _modules(name: str) -> list[Path]:
-    """console's modules a dotted prefix names: ``vllm_compat``, ``engine.host``, ``console.net``."""
+    """console's modules a dotted prefix names: ``vllm_compat``, ``engine.in_process``, ``console.net``."""
     parts = tuple(name.removeprefix("console.").split("."))
     found = [p for p in _console_files() if p.with_suffix("").parts[-len(parts) :] == parts]
     packages = [p for p in _console_files() if p.name == "__init__.py" and p.parent.parts[-len(parts) :] == parts]
@@ -178,9 +178,9 @@ def test_every_name_the_doc_names_is_defined_where_it_says() -> None:
 @pytest.mark.parametrize(
     ("name", "files", "found"),
     [
-        ("EngineHost", ["engine/host.py"], True),
-        ("EngineHost", ["engine/remote.py"], False),  # named beside the wrong file
-        ("EngineHost.submit_many", [], True),  # from its base, LoopEngine
+        ("InProcessEngine", ["engine/in_process.py"], True),
+        ("InProcessEngine", ["engine/remote.py"], False),  # named beside the wrong file
+        ("InProcessEngine.submit_many", [], True),  # from its base, LoopEngine
         ("vllm_compat.model_sampling_defaults", [], True),
         ("vllm_compat.no_such_function", [], False),
         ("NoSuchName", [], False),

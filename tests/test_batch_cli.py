@@ -22,7 +22,7 @@ pytestmark = pytest.mark.engine
 REPO = Path(__file__).resolve().parent.parent
 
 
-def test_cli_batch_killed_mid_run_then_resumed(tiny_model: Path, engine_host: Any, tmp_path: Path) -> None:
+def test_cli_batch_killed_mid_run_then_resumed(tiny_model: Path, tiny_engine: Any, tmp_path: Path) -> None:
     """Unable to race: the last request starts when the third line is written and needs 960
     sequential decode steps (ignore_eos), far more than can run between the test seeing that
     line and its kill, so the batch is always mid-run when killed; the short requests in front
@@ -98,7 +98,7 @@ def test_cli_batch_killed_mid_run_then_resumed(tiny_model: Path, engine_host: An
     # Resume on the (same model) session engine: only the missing ones run.
     parsed = read_batch_file(inp)
     assert [e.line for e in parsed.errors] == [n + 1]
-    summary = run_batch(engine_host, parsed.requests, out)
+    summary = run_batch(tiny_engine, parsed.requests, out)
     assert summary.skipped == len(written) and summary.succeeded == n - len(written)
     ids = [o["custom_id"] for o in iter_output(out)]
     assert sorted(ids) == sorted(f"q{i}" for i in range(n))

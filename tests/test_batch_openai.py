@@ -140,7 +140,7 @@ def test_fields_reach_vllm_params_and_ignored_fields_are_named() -> None:
 
 
 @pytest.mark.engine
-def test_structured_logprobs_n_penalties_on_the_engine(engine_host: Any, tmp_path: Path) -> None:
+def test_structured_logprobs_n_penalties_on_the_engine(tiny_engine: Any, tmp_path: Path) -> None:
     schema = {
         "type": "object",
         "properties": {"label": {"type": "string", "enum": ["yes", "no"]}},
@@ -171,7 +171,7 @@ def test_structured_logprobs_n_penalties_on_the_engine(engine_host: Any, tmp_pat
     parsed = parse_jsonl(text, GREEDY)
     assert parsed.errors == []
     out = tmp_path / "out.jsonl"
-    summary = run_batch(engine_host, parsed.requests, out, concurrency=8)
+    summary = run_batch(tiny_engine, parsed.requests, out, concurrency=8)
     assert (summary.succeeded, summary.failed) == (8, 0), [r.error for r in summary.results]
     rows = {o["custom_id"]: o for o in iter_output(out)}
     body = {k: v["response"]["body"] for k, v in rows.items()}
@@ -222,8 +222,8 @@ def test_structured_logprobs_n_penalties_on_the_engine(engine_host: Any, tmp_pat
 
 
 @pytest.mark.engine
-def test_prompt_logprobs_are_written_as_vllm_writes_them(engine_host: Any, tmp_path: Path) -> None:
-    """A line's ``prompt_logprobs`` (issue 30: computed, then never written): the chat body carries
+def test_prompt_logprobs_are_written_as_vllm_writes_them(tiny_engine: Any, tmp_path: Path) -> None:
+    """A line's ``prompt_logprobs`` (computed, then never written): the chat body carries
     them beside its choices, each completion choice its own, in vLLM's form (one entry per prompt
     token, null first, token id -> logprob, rank, decoded token), and vLLM's response models read them."""
     text = "\n".join(
@@ -235,10 +235,10 @@ def test_prompt_logprobs_are_written_as_vllm_writes_them(engine_host: Any, tmp_p
     )
     parsed = parse_jsonl(text, GREEDY)
     out = tmp_path / "out.jsonl"
-    summary = run_batch(engine_host, parsed.requests, out, concurrency=3)
+    summary = run_batch(tiny_engine, parsed.requests, out, concurrency=3)
     assert (summary.succeeded, summary.failed) == (3, 0), [r.error for r in summary.results]
     body = {o["custom_id"]: o["response"]["body"] for o in iter_output(out)}
-    ids = engine_host.tokenizer.encode("Once upon a time", add_special_tokens=False)
+    ids = tiny_engine.tokenizer.encode("Once upon a time", add_special_tokens=False)
     for name, entries, top in (
         ("chat", body["chat"]["prompt_logprobs"], 2),
         ("cmpl", body["cmpl"]["choices"][0]["prompt_logprobs"], 0),
@@ -266,7 +266,7 @@ def test_prompt_logprobs_are_written_as_vllm_writes_them(engine_host: Any, tmp_p
 
 
 @pytest.mark.engine
-def test_streamed_request_with_n_and_logprobs(engine_host: Any) -> None:
+def test_streamed_request_with_n_and_logprobs(tiny_engine: Any) -> None:
     """The chat path (streamed): deltas carry answer 0 only; the end event has every answer."""
     from console.engine.openai_body import parse_body
 
@@ -284,7 +284,7 @@ def test_streamed_request_with_n_and_logprobs(engine_host: Any) -> None:
         },
     )
     req = GenerationRequest(messages=b.messages, sampling=b.sampling, openai_fields=b.fields)
-    events = list(engine_host.stream(req, timeout=120))
+    events = list(tiny_engine.stream(req, timeout=120))
     end = events[-1]
     assert [c.index for c in end.choices] == [0, 1]
     assert "".join(e.text for e in events[:-1]) == end.text == end.choices[0].text

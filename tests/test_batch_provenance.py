@@ -83,20 +83,20 @@ def test_resume_accepts_its_own_input_grown_by_lines(tmp_path: Path) -> None:
 
 
 @pytest.mark.engine
-def test_run_batch_refuses_another_inputs_output_before_generating(engine_host: Any, tmp_path: Path) -> None:
+def test_run_batch_refuses_another_inputs_output_before_generating(tiny_engine: Any, tmp_path: Path) -> None:
     from console.batch.provenance import ResumeMismatch
     from console.batch.runner import run_batch
 
     first = _write(tmp_path / "requests.jsonl", {"req-1": "What is 2+2?", "req-2": "Capital of France?"})
     out = tmp_path / "requests.results.jsonl"
-    assert run_batch(engine_host, read_batch_file(first).requests, out).succeeded == 2
+    assert run_batch(tiny_engine, read_batch_file(first).requests, out).succeeded == 2
     assert all(o["metrics"]["request_sha256"] for o in iter_output(out))
     before = out.read_bytes()
     second = _write(tmp_path / "second.jsonl", {"req-1": "Name a colour", "req-2": "Name a fruit"})
     with pytest.raises(ResumeMismatch, match="another input"):
-        run_batch(engine_host, read_batch_file(second).requests, out)
+        run_batch(tiny_engine, read_batch_file(second).requests, out)
     assert out.read_bytes() == before
-    again = run_batch(engine_host, read_batch_file(first).requests, out)  # its own input resumes
+    again = run_batch(tiny_engine, read_batch_file(first).requests, out)  # its own input resumes
     assert again.skipped == 2 and again.succeeded == 0
 
 
@@ -126,9 +126,9 @@ def test_batch_output_follows_the_opened_input(qtbot: Any, connections: Any, hom
 
 @pytest.mark.engine
 def test_batch_tab_never_pairs_new_prompts_with_old_answers(
-    qtbot: Any, connections: Any, engine_host: Any, home: Path, tmp_path: Path
+    qtbot: Any, connections: Any, tiny_engine: Any, home: Path, tmp_path: Path
 ) -> None:
-    panel = _panel(qtbot, connections, engine_host)
+    panel = _panel(qtbot, connections, tiny_engine)
     first = _write(tmp_path / "requests.jsonl", {"req-1": "What is 2+2?", "req-2": "Capital of France?"})
     second = _write(tmp_path / "second.jsonl", {"req-1": "Name a colour", "req-2": "Name a fruit"})
     assert panel.open_file(first) and panel.resume_check.isChecked()

@@ -31,23 +31,23 @@ def line(cid: str, content: str, **body: Any) -> str:
     )
 
 
-class CountingHost:
-    """The real host, with the number of requests in flight counted (to check the bound)."""
+class CountingEngine:
+    """The real engine, with the number of requests in flight counted (to check the bound)."""
 
-    def __init__(self, host: Any) -> None:
-        self._host = host
+    def __init__(self, engine: Any) -> None:
+        self._engine = engine
         self._lock = threading.Lock()
         self.in_flight = 0
         self.peak = 0
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._host, name)
+        return getattr(self._engine, name)
 
     def submit(self, request: Any, on_event: Any = None) -> Any:
         return self.submit_many([request], [on_event])[0]
 
     def submit_many(self, requests: Any, sinks: Any = None) -> Any:
-        handles = self._host.submit_many(requests, sinks)
+        handles = self._engine.submit_many(requests, sinks)
         with self._lock:
             self.in_flight += len(handles)
             self.peak = max(self.peak, self.in_flight)
@@ -61,7 +61,7 @@ class CountingHost:
         return handles
 
 
-def test_batch_with_bad_lines_too_long_prompt_and_wrong_model(engine_host: Any, tmp_path: Path) -> None:
+def test_batch_with_bad_lines_too_long_prompt_and_wrong_model(tiny_engine: Any, tmp_path: Path) -> None:
     text = "\n".join(
         [
             line("a", "Hello there", max_tokens=8, ignore_eos=True),
@@ -83,7 +83,7 @@ def test_batch_with_bad_lines_too_long_prompt_and_wrong_model(engine_host: Any, 
         seen_on_disk.append(r.custom_id in completed_ids(out))
 
     summary = run_batch(
-        engine_host,
+        tiny_engine,
         parsed.requests,
         out,
         TaskState(task_reports.append),
@@ -109,30 +109,30 @@ def test_batch_with_bad_lines_too_long_prompt_and_wrong_model(engine_host: Any, 
     # CSV export of the same results.
     assert export_csv(out, tmp_path / "out.csv", {r.custom_id: r.display_prompt for r in parsed.requests}) == 5
     # Re-running resumes: nothing left to do, nothing duplicated.
-    again = run_batch(engine_host, parsed.requests, out)
+    again = run_batch(tiny_engine, parsed.requests, out)
     assert (again.skipped, again.succeeded, again.failed) == (5, 0, 0)
     assert len(out.read_text(encoding="utf-8").splitlines()) == 5
 
 
-def test_cancel_keeps_finished_and_resume_completes(engine_host: Any, tmp_path: Path) -> None:
+def test_cancel_keeps_finished_and_resume_completes(tiny_engine: Any, tmp_path: Path) -> None:
     n = 12
     text = "\n".join(line(f"r{i}", f"Count to {i}", max_tokens=24, ignore_eos=True) for i in range(n))
     requests = parse_jsonl(text).requests
     out = tmp_path / "out.jsonl"
     task = TaskState()
-    host = CountingHost(engine_host)
+    engine = CountingEngine(tiny_engine)
 
     def on_result(r: Any) -> None:
         if len(completed_ids(out)) >= 3:
             task.cancel()
 
-    first = run_batch(host, requests, out, task, concurrency=3, on_result=on_result)
+    first = run_batch(engine, requests, out, task, concurrency=3, on_result=on_result)
     assert first.cancelled and 3 <= first.succeeded < n
-    assert host.peak <= 3
+    assert engine.peak <= 3
     written = [o["custom_id"] for o in iter_output(out)]
     assert len(written) == first.succeeded == len(set(written))  # aborted ones were not written
     assert all(o["response"]["body"]["usage"]["completion_tokens"] == 24 for o in iter_output(out))
-    second = run_batch(engine_host, requests, out, concurrency=4)
+    second = run_batch(tiny_engine, requests, out, concurrency=4)
     assert second.skipped == first.succeeded and second.succeeded == n - first.succeeded
     ids = [o["custom_id"] for o in iter_output(out)]
     assert sorted(ids) == sorted(f"r{i}" for i in range(n))

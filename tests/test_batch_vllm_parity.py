@@ -4,11 +4,11 @@ runner on the bundled SmolLM2 and through vLLM's own ``run_batch`` module, and t
 greedy lines identical, the JSON valid against its schema, the choice honoured, top-k logprobs
 present, two choices for n=2.
 
-The console side runs on the session's SmolLM2 engine (``smollm2_host``) through ``run_batch``,
+The console side runs on the session's SmolLM2 engine (``smollm2_engine``) through ``run_batch``,
 what ``inference-console batch`` calls once its engine is up (the command itself, with a folder as
 ``--model``, is driven as a child in tests/test_batch_cli.py); vLLM's side gets the same dtype (the
-one the CPU dtype check chose, read from the loaded engine), eager mode, context and KV size. Before
-issue 26 this test converted the GGUF and started the console CLI as a second child with a float16
+one the CPU dtype check chose, read from the loaded engine), eager mode, context and KV size. It
+used to convert the GGUF and start the console CLI as a second child with a float16
 run_batch (float16 has no native path on this CPU): 15-25 minutes on a loaded 2-core machine."""
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def _content(body: dict[str, Any], i: int = 0) -> str:
 
 
 @pytest.mark.timeout(900)
-def test_console_batch_agrees_with_vllm_run_batch(smollm2_host: Any, smollm2_model: Path, tmp_path: Path) -> None:
+def test_console_batch_agrees_with_vllm_run_batch(smollm2_engine: Any, smollm2_model: Path, tmp_path: Path) -> None:
     from conftest import SMOLLM2_KV_BYTES, SMOLLM2_MAX_LEN
     from console.batch.formats import read_batch_file
     from console.batch.runner import run_batch
@@ -86,9 +86,9 @@ def test_console_batch_agrees_with_vllm_run_batch(smollm2_host: Any, smollm2_mod
     ours, theirs = tmp_path / "console.jsonl", tmp_path / "vllm.jsonl"
     parsed = read_batch_file(inp, SamplingSettings(temperature=0.0))  # the CLI's default sampling
     assert not parsed.errors and len(parsed.requests) == len(LINES)
-    summary = run_batch(smollm2_host, parsed.requests, ours, model_name=str(smollm2_model))
+    summary = run_batch(smollm2_engine, parsed.requests, ours, model_name=str(smollm2_model))
     assert summary.succeeded == len(LINES) and not summary.engine_error, summary
-    info = smollm2_host.status.info
+    info = smollm2_engine.status.info
     run_vllm_batch(inp, theirs, smollm2_model, info.dtype, SMOLLM2_MAX_LEN, SMOLLM2_KV_BYTES, tmp_path)
     a, b = bodies(ours), bodies(theirs)
 

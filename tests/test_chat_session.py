@@ -1,5 +1,5 @@
 """The chat session (console/chat/session.py) over the real conversation store, answered by the
-real CPU engine (tiny random Llama, the session-shared host): send / regenerate / edit rewrite
+real CPU engine (tiny random Llama, the session-shared engine): send / regenerate / edit rewrite
 the saved history the way the Chat tab shows it, answers are filed with their figures in the
 conversation they belong to, and the terminal chat, built on the same session, is saved too and
 can be continued."""
@@ -25,19 +25,19 @@ GREEDY = SamplingSettings(temperature=0.0, max_tokens=8)
 
 
 @pytest.fixture()
-def host(engine_host: Any) -> Any:
-    if engine_host.status.state != EngineState.READY:
-        pytest.fail(f"shared engine is not ready: {engine_host.status}")
-    return engine_host
+def engine(tiny_engine: Any) -> Any:
+    if tiny_engine.status.state != EngineState.READY:
+        pytest.fail(f"shared engine is not ready: {tiny_engine.status}")
+    return tiny_engine
 
 
-def _answer(host: Any, request: GenerationRequest) -> RequestFinished:
-    events = list(host.stream(request))
+def _answer(engine: Any, request: GenerationRequest) -> RequestFinished:
+    events = list(engine.stream(request))
     assert isinstance(events[-1], RequestFinished), events[-1]
     return events[-1]
 
 
-def test_send_regenerate_edit_are_saved_as_the_chat_tab_shows_them(host: Any, tmp_path: Path) -> None:
+def test_send_regenerate_edit_are_saved_as_the_chat_tab_shows_them(engine: Any, tmp_path: Path) -> None:
     db = tmp_path / "chats.sqlite3"
     session = ChatSession(ConversationStore(db))
     session.system_prompt = "Be brief."
@@ -46,7 +46,7 @@ def test_send_regenerate_edit_are_saved_as_the_chat_tab_shows_them(host: Any, tm
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "Hello there, tiny model"},
     ]
-    first = _answer(host, request)
+    first = _answer(engine, request)
     session.record_answer(first.text, first, model="tiny")
 
     reopened = ConversationStore(db)  # what a restart (or the window) reads
@@ -60,7 +60,7 @@ def test_send_regenerate_edit_are_saved_as_the_chat_tab_shows_them(host: Any, tm
     again = session.regenerate(GREEDY)  # the answer goes; the same question is asked again
     assert again is not None and again.messages == request.messages
     assert [m.role for m in reopened.messages(conv.id)] == ["user"]
-    second = _answer(host, again)
+    second = _answer(engine, again)
     session.record_answer(second.text, second, model="tiny", reason="abort")
     assert [(m.role, m.finish_reason) for m in reopened.messages(conv.id)] == [("user", None), ("assistant", "abort")]
 
@@ -72,12 +72,12 @@ def test_send_regenerate_edit_are_saved_as_the_chat_tab_shows_them(host: Any, tm
     assert session.regenerate(GREEDY) is not None  # no answer yet: asks the same again
 
 
-def test_continue_goes_on_with_the_answer_max_tokens_cut(host: Any, tmp_path: Path) -> None:
-    """Continue (issue 31): the model goes on with the same assistant message (no new turn in the
+def test_continue_goes_on_with_the_answer_max_tokens_cut(engine: Any, tmp_path: Path) -> None:
+    """Continue: the model goes on with the same assistant message (no new turn in the
     prompt) and what comes is appended to the saved answer."""
     store = ConversationStore(tmp_path / "chats.sqlite3")
     session = ChatSession(store)
-    first = _answer(host, session.send("Tell me a long story", GREEDY))
+    first = _answer(engine, session.send("Tell me a long story", GREEDY))
     assert first.finish_reason == "length" and first.output_tokens == 8
     session.record_answer(first.text, first, model="tiny")
     assert session.can_continue()
@@ -89,10 +89,10 @@ def test_continue_goes_on_with_the_answer_max_tokens_cut(host: Any, tmp_path: Pa
         {"role": "assistant", "content": first.text},
     ]
     # what the engine is given (vLLM's chat preprocessing, token ids): the template left open after the cut answer
-    ids = prompt_token_ids(host.format_prompt(request), host.tokenizer)
-    prompt = host.tokenizer.decode(ids)
+    ids = prompt_token_ids(engine.format_prompt(request), engine.tokenizer)
+    prompt = engine.tokenizer.decode(ids)
     assert prompt.rstrip().endswith(first.text.strip()) and prompt.count("<|im_start|>assistant") == 1
-    second = _answer(host, request)
+    second = _answer(engine, request)
     saved = session.record_answer(second.text, second, model="tiny")
     [user, answer] = store.messages(session.conversation_id)
     assert saved is not None and saved.id == answer.id
@@ -102,24 +102,24 @@ def test_continue_goes_on_with_the_answer_max_tokens_cut(host: Any, tmp_path: Pa
     assert session.regenerate(GREEDY) is not None and session.continuing is None  # a new answer again
 
 
-def test_max_tokens_0_answers_up_to_the_end_of_the_context(host: Any) -> None:
+def test_max_tokens_0_answers_up_to_the_end_of_the_context(engine: Any) -> None:
     """The chat's default max tokens (FIT_CONTEXT, 0) lets an answer run to max_model_len, not to
     a fixed 256."""
-    max_len = host.status.info.max_model_len
+    max_len = engine.status.info.max_model_len
     prompt = [5] * (max_len - 6)
     sampling = SamplingSettings(temperature=0.0, ignore_eos=True)
     assert sampling.max_tokens == FIT_CONTEXT == 0
-    end = _answer(host, GenerationRequest(prompt_token_ids=prompt, sampling=sampling))
+    end = _answer(engine, GenerationRequest(prompt_token_ids=prompt, sampling=sampling))
     assert end.finish_reason == "length" and end.output_tokens == 6
 
 
-def test_an_answer_is_filed_in_its_own_conversation_after_switching(host: Any, tmp_path: Path) -> None:
+def test_an_answer_is_filed_in_its_own_conversation_after_switching(engine: Any, tmp_path: Path) -> None:
     store = ConversationStore(tmp_path / "chats.sqlite3")
     session = ChatSession(store)
     request = session.send("First chat", GREEDY)
     first_id = session.conversation_id
     session.new()  # the user starts another chat while the answer streams
-    done = _answer(host, request)
+    done = _answer(engine, request)
     session.record_answer(done.text, done)
     assert session.messages == [] and session.conversation_id is None
     assert [m.role for m in store.messages(first_id)] == ["user", "assistant"]  # type: ignore[arg-type]
@@ -148,11 +148,11 @@ def _typing(monkeypatch: pytest.MonkeyPatch, lines: list[str]) -> None:
 
 
 def test_the_terminal_chat_is_saved_and_can_be_continued(
-    host: Any, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    engine: Any, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The user types at the terminal: two turns (one regenerated), /new, a third; Ctrl-D."""
     _typing(monkeypatch, ["Hello there", "/regenerate", "/new", "Second chat"])
-    assert repl(host, ChatSession(ConversationStore()), GREEDY) == 0
+    assert repl(engine, ChatSession(ConversationStore()), GREEDY) == 0
     out = capsys.readouterr()
 
     store = ConversationStore()  # the data home's history: the one the window lists
@@ -167,5 +167,5 @@ def test_the_terminal_chat_is_saved_and_can_be_continued(
 
     session = ChatSession(store)  # `inference-console chat --conversation ID "..."`
     session.open(chats["Hello there"])
-    turn(host, session, GREEDY, "And a follow-up")
+    turn(engine, session, GREEDY, "And a follow-up")
     assert [m.role for m in store.messages(chats["Hello there"])] == ["user", "assistant", "user", "assistant"]

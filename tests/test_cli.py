@@ -54,5 +54,5 @@ def test_chat_streams_paris_from_the_bundled_model(tmp_path: Path, smollm2_model
     r = run_cli(home, "chat", "--model", "smollm2", "What is the capital of France?")
     assert r.returncode == 0, r.stderr[-3000:]
     assert "Paris" in r.stdout
-    assert "[engine] ready: smollm2 on cpu" in r.stderr  # answered by the vLLM engine host
+    assert "[engine] ready: smollm2 on cpu" in r.stderr  # answered by the vLLM in-process engine
     assert "[sampling] temperature 0," in r.stderr and "from the model's generation_config.json" in r.stderr

@@ -32,7 +32,7 @@ def test_a_text_only_model_refuses_an_image_before_it_loads(
 
 @pytest.mark.engine
 def test_the_terminal_chat_sends_the_pictures_with_the_first_message(
-    vision_host: Any, vision_model: Path, home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    vision_engine: Any, vision_model: Path, home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``chat --image`` on a vision model: the flags pass its check (the store's model takes
     images), and the terminal chat's first turn carries the picture to the model (its tokens in
@@ -54,11 +54,11 @@ def test_the_terminal_chat_sends_the_pictures_with_the_first_message(
 
     session = ChatSession(ConversationStore())
     sampling = SamplingSettings(temperature=0.0, max_tokens=4)
-    turn(vision_host, session, sampling, "What is in this picture?", images=images)
-    turn(vision_host, session, sampling, "And now?")
+    turn(vision_engine, session, sampling, "What is in this picture?", images=images)
+    turn(vision_engine, session, sampling, "And now?")
     first, answer, second, _ = session.messages
     assert [i.name for i in first.images] == ["red.png"] and second.images == ()
-    text_only = vision_host.count_prompt_tokens(
+    text_only = vision_engine.count_prompt_tokens(
         GenerationRequest(messages=[{"role": "user", "content": "What is in this picture?"}])
     )
     assert answer.prompt_tokens is not None

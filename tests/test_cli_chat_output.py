@@ -36,7 +36,7 @@ def test_flags_become_openai_fields(tmp_path: Path) -> None:
         "structured_outputs": {"choice": ["yes", "no"]}
     }
     assert output_fields_from_args(_args("--regex", "[0-9]+"))["structured_outputs"] == {"regex": "[0-9]+"}
-    # the thinking switch (issue 27) is a template field, checked by vLLM's request model
+    # the thinking switch is a template field, checked by vLLM's request model
     assert output_fields_from_args(_args("--no-think")) == {"chat_template_kwargs": {"enable_thinking": False}}
     assert request_fields(output_fields_from_args(_args("--think")), SamplingSettings())["openai_fields"][
         "chat_template_kwargs"
@@ -60,13 +60,13 @@ def test_refused_before_the_engine_loads(home: Path, tiny_model: Path, capsys: p
 
 
 @pytest.mark.engine
-def test_choice_logprobs_and_answers_printed(engine_host: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_choice_logprobs_and_answers_printed(tiny_engine: Any, capsys: pytest.CaptureFixture[str]) -> None:
     fields = output_fields_from_args(_args("--choice", "alpha", "--choice", "beta", "--logprobs", "2", "-n", "2"))
     sampling = SamplingSettings(temperature=1.0, seed=4, max_tokens=8)
     request = GenerationRequest(
         messages=[{"role": "user", "content": "pick"}], sampling=sampling, **request_fields(fields, sampling)
     )
-    text = answer(engine_host, request)
+    text = answer(tiny_engine, request)
     out, err = capsys.readouterr()
     assert text in ("alpha", "beta")
     lines = out.splitlines()

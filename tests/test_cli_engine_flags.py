@@ -1,4 +1,4 @@
-"""``--engine URL`` and the engine flags (issue 30): a server the console did not start keeps its
+"""``--engine URL`` and the engine flags: a server the console did not start keeps its
 own model and settings, so chat, batch and bench refuse ``--preset``, ``--max-model-len`` and the
 other engine flags with the way out (the server's own command line) instead of dropping them.
 Refused before any connection: port 9 (discard) has no server, so reaching it would fail otherwise."""
@@ -121,7 +121,7 @@ def test_without_engine_flags_a_url_is_tried(home: Path, capsys: pytest.CaptureF
 def test_typed_values_pass_the_preset_schema_and_name_the_flag(
     home: Path, capsys: pytest.CaptureFixture[str], command: list[str], flags: list[str], message: str
 ) -> None:
-    """Issue 30: values typed on the command line reached EngineConfig without the checks a preset's
+    """Values typed on the command line reached EngineConfig without the checks a preset's
     values pass (they failed later inside vLLM, or not at all); refused before any model is read."""
     assert main([command[0], *flags, *command[1:]]) == 2
     err = capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""The CLI's flags (issue 31): each flag means one thing across commands, the old spellings still
+"""The CLI's flags: each flag means one thing across commands, the old spellings still
 work with a deprecation note, argparse errors are one line naming the flag and the way out (with
 "did you mean"), and the cheap checks (model name, preset, file) answer before vLLM is imported."""
 
@@ -37,7 +37,7 @@ def test_batch_export_bench_flags_and_old_spellings(capsys: pytest.CaptureFixtur
     assert _parse(*batch, "--max-concurrency", "3").max_concurrency == 3
     assert _parse(*batch, "--concurrency", "5").max_concurrency == 5
     assert "--concurrency is deprecated in `batch`; use --max-concurrency" in capsys.readouterr().err
-    assert _parse(*batch).max_concurrency is None  # neither given: every line at once (issue 28)
+    assert _parse(*batch).max_concurrency is None  # neither given: every line at once
 
     assert _parse("export", "--served-api-key", "k1").served_api_key == "k1"
     assert _parse("export", "--api-key", "k2").served_api_key == "k2"

@@ -149,7 +149,7 @@ def test_history_and_settings_modules_import_no_qt() -> None:
 
 
 def test_an_answers_thinking_is_kept_apart_and_an_older_history_gains_the_columns(tmp_path: Path) -> None:
-    """Issue 27: a reasoning model's thinking is saved beside its answer (not in it), exported in
+    """A reasoning model's thinking is saved beside its answer (not in it), exported in
     both formats, and only the answer goes back to the model; a schema-1 history (written before
     thinking was kept) opens, keeps its messages and can then save thinking too."""
     from console.chat.session import ChatSession

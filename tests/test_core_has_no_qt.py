@@ -60,7 +60,7 @@ def _loaded_after_importing(mods: list[str], prefixes: tuple[str, ...]) -> list[
 
 def test_importing_every_core_module_loads_no_qt_no_ui_no_cli() -> None:
     mods = modules_of("core")
-    assert "console.engine.host" in mods and "console.chat.conversations" in mods
+    assert "console.engine.in_process" in mods and "console.chat.conversations" in mods
     bad = _loaded_after_importing(mods, QT_MODULES + ("console.ui", "console.cli"))
     assert bad == [], f"loaded by the core: {bad}"
 

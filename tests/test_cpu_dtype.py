@@ -82,7 +82,7 @@ def test_a_model_wrong_in_every_dtype_gets_a_clear_message() -> None:
 
 
 def test_the_engine_uses_the_checked_choice_and_a_preset_dtype_overrides_it(home: Path) -> None:
-    from console.engine.host import dtype_note, prepare_config
+    from console.engine.in_process import dtype_note, prepare_config
 
     auto = EngineConfig(model="m", device="cpu")
     assert prepare_config(auto)[0].dtype == "float32"  # no check yet: the safe fallback

@@ -16,9 +16,9 @@ import pytest
 from console.bench.workload import synthetic
 from console.config import EngineConfig
 from console.engine.factory import EngineChoice
-from console.engine.host import EngineHost
+from console.engine.in_process import InProcessEngine
 from console.engine.interface import NEEDS_LOADER, CannotLoad, Loader, as_loader, require_loader
-from console.engine.local_server import LocalServer
+from console.engine.child_server import ChildServer
 from console.engine.remote import RemoteEngine
 from console.engine.switch import EngineSwitch
 from console.engine.types import EngineState, EngineStatus
@@ -28,22 +28,22 @@ URL = "http://127.0.0.1:9"  # never contacted: nothing here connects
 
 
 def test_only_the_engines_the_console_configures_are_loaders() -> None:
-    host, server, remote = EngineHost(), LocalServer(), RemoteEngine(URL)
+    in_process, server, remote = InProcessEngine(), ChildServer(), RemoteEngine(URL)
     try:
-        assert isinstance(host, Loader) and isinstance(server, Loader)
+        assert isinstance(in_process, Loader) and isinstance(server, Loader)
         assert not isinstance(remote, Loader) and not hasattr(remote, "load")
-        assert as_loader(host) is host and as_loader(server) is server and as_loader(remote) is None
+        assert as_loader(in_process) is in_process and as_loader(server) is server and as_loader(remote) is None
         with pytest.raises(CannotLoad, match="needs an engine the console can load"):
             require_loader(remote, "Auto-tune")
     finally:
-        for engine in (host, server, remote):
+        for engine in (in_process, server, remote):
             engine.close()
 
 
 def test_the_switch_answers_with_its_current_backend() -> None:
     switch = EngineSwitch()
     try:
-        assert isinstance(switch.current_loader(), EngineHost)
+        assert isinstance(switch.current_loader(), InProcessEngine)
         assert require_loader(switch) is switch.backend
         switch.use(EngineChoice("remote", URL))
         assert switch.current_loader() is None
@@ -71,7 +71,7 @@ def test_tune_and_gate_refuse_a_remote_engine_before_any_trial(home: Path) -> No
         # Refused before minutes of quantizing ("nosuch" is not in the store: reaching the job
         # would raise a store error instead).
         with pytest.raises(CannotLoad):
-            quantize_and_gate(ModelStore(), "nosuch", host=remote)
+            quantize_and_gate(ModelStore(), "nosuch", engine=remote)
     finally:
         remote.close()
 
@@ -93,7 +93,7 @@ def remote_ctx(home: Path) -> Any:
     ctx = AppContext.create(store=ModelStore())
     ctx.sampler.stop()
     yield ctx
-    ctx.host.close()
+    ctx.engine.close()
 
 
 def test_gui_disables_tuning_gating_and_baselines_on_a_remote_engine(qtbot: Any, remote_ctx: Any) -> None:
@@ -118,7 +118,7 @@ def test_gui_disables_tuning_gating_and_baselines_on_a_remote_engine(qtbot: Any,
     assert panel.tune.run_button.isEnabled() and panel.vllm_check.isEnabled()
     assert dialog.start_button.isEnabled() and not dialog.start_button.toolTip()
 
-    ctx.host.use(EngineChoice("remote", URL))
+    ctx.engine.use(EngineChoice("remote", URL))
     panel, dialog = widgets()
     tip = needs_loader_tip()
     assert "needs an engine the console can load" in tip

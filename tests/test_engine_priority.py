@@ -46,7 +46,7 @@ def test_every_thread_of_the_engine_processes_is_lowered() -> None:
         assert min(_nice_of_threads(child.pid)) < priority.ENGINE_NICE
         priority.prefer_the_window()  # what the app does at start
         try:
-            changed = priority.lower_engine([child.pid])  # what the host does after a CPU load
+            changed = priority.lower_engine([child.pid])  # what the engine does after a CPU load
         finally:
             priority.prefer_the_window(0)
         assert set(_nice_of_threads(child.pid)) == {priority.ENGINE_NICE}  # not only the main thread
@@ -68,20 +68,20 @@ def test_the_window_gets_short_gil_slices_while_a_model_loads(tmp_path: Path, wi
     thread's imports), put back afterwards; the CLI keeps Python's. Observed from inside a real
     load (of a folder without config.json: it fails fast, after the slices were set)."""
     from console.config import EngineConfig
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
 
     seen: list[float] = []
     default = sys.getswitchinterval()
     priority.prefer_the_window(priority.ENGINE_NICE if window else 0)
-    host = EngineHost()
-    host.add_status_listener(lambda status: seen.append(sys.getswitchinterval()))
+    engine = InProcessEngine()
+    engine.add_status_listener(lambda status: seen.append(sys.getswitchinterval()))
     try:
         (tmp_path / "empty").mkdir()
         with pytest.raises(Exception, match="config.json"):
-            host.load(EngineConfig(model=str(tmp_path / "empty"), device="cpu"), "empty").result(60)
+            engine.load(EngineConfig(model=str(tmp_path / "empty"), device="cpu"), "empty").result(60)
     finally:
         priority.prefer_the_window(0)
-        host.close()
+        engine.close()
     assert seen, "no status change during the load"
     want = priority.LOAD_SWITCH_S if window else default
     assert any(v == pytest.approx(want) for v in seen), seen

@@ -1,4 +1,4 @@
-"""quick-v2, the quality gate's evaluation set (issue 30): every regex pattern accepts its right
+"""quick-v2, the quality gate's evaluation set: every regex pattern accepts its right
 answer and refuses near misses, and twins share one fact.
 
 The near misses are generated here, independently of resources/eval/generate.py: every other

@@ -66,7 +66,7 @@ def test_yaml_and_command_round_trip_into_a_preset(home: Path, tmp_path: Path) -
 
 def test_unknown_keys_are_reported_not_dropped(tmp_path: Path) -> None:
     path = tmp_path / "server.yml"
-    spec = {"method": "ngram", "num_speculative_tokens": 3}  # imported since issue 21 (console fields)
+    spec = {"method": "ngram", "num_speculative_tokens": 3}  # imported (console fields)
     path.write_text(
         yaml.safe_dump(
             {
@@ -111,7 +111,7 @@ def test_command_forms(tmp_path: Path) -> None:
     assert result.unknown == {"foo": "bar"} and result.serving["served-model-name"] == ["a", "b"]
     py = import_command("python -m vllm.entrypoints.openai.api_server --model m --max-num-seqs 4 --enforce-eager")
     assert py.model == "m" and py.preset.engine == {"max_num_seqs": 4, "enforce_eager": True}
-    # a rank from the command line is the number vLLM reads (issue 30: "16" did not match the
+    # a rank from the command line is the number vLLM reads ("16" did not match the
     # Literal of ranks, and a YAML true passed as the rank 1)
     lora = import_command("vllm serve m --enable-lora --max-lora-rank 16 --max-loras 2")
     assert lora.preset.engine == {"enable_lora": True, "max_lora_rank": 16, "max_loras": 2}
@@ -178,7 +178,7 @@ def test_cli_yaml_validated(store_model: str, tmp_path: Path, capsys: pytest.Cap
 def test_cli_cmd_stdout_and_exposure_warning(store_model: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["export", "--model", store_model, "--format", "cmd", "--host", "0.0.0.0", "--no-validate"]) == 0
     captured = capsys.readouterr()
-    # The usage-statistics choice leads the line (console.privacy, issue 19).
+    # The usage-statistics choice leads the line (console.privacy).
     assert re.match(r"VLLM_NO_USAGE_STATS=[01] DO_NOT_TRACK=[01] vllm serve ", captured.out)
     assert "--host 0.0.0.0" in captured.out
     assert "warning: the server will listen on 0.0.0.0:8000" in captured.err

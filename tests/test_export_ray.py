@@ -1,4 +1,4 @@
-"""What the exported Ray layout got wrong when it was first started for real (issue 32), checked on
+"""What the exported Ray layout got wrong when it was first started for real, checked on
 the generated files: NVLink multicast off in every process of a multi-GPU server. Starting Ray itself
 is ``benchmarks/gpu/ray_layout.py`` (a script, not CI)."""
 

@@ -79,7 +79,7 @@ def test_preset_yaml_and_command_round_trip(preset_file: Path, tmp_path: Path, t
     assert_vllm_reads(config, args, engine)
 
     tokens = shlex.split(serve_command(config, options))
-    # The usage-statistics choice comes first as env assignments (console.privacy, issue 19).
+    # The usage-statistics choice comes first as env assignments (console.privacy).
     assert tokens[:5] == ["VLLM_NO_USAGE_STATS=1", "DO_NOT_TRACK=1", "vllm", "serve", str(tiny_model)]
     args, engine = parse_with_vllm(tokens[4:])
     assert_vllm_reads(config, args, engine)
@@ -128,7 +128,7 @@ def test_every_engine_field_is_exported(tmp_path: Path, tiny_model: Path) -> Non
         max_lora_rank=64,
         max_cpu_loras=5,
         lora_modules={"style": str(tiny_model)},
-        # issue 21's block: the speculative fields travel as one --speculative-config mapping
+        # the speed settings: the speculative fields travel as one --speculative-config mapping
         speculative_method="eagle",
         num_speculative_tokens=3,
         speculative_model=str(tiny_model),
@@ -138,7 +138,7 @@ def test_every_engine_field_is_exported(tmp_path: Path, tiny_model: Path) -> Non
         limit_mm_per_prompt={"image": 2},
         mm_processor_kwargs={"max_pixels": 802816},
         allowed_local_media_path=str(tmp_path),
-    )  # issue 29: auto-tune captures graphs up to the workload's batch
+    )  # auto-tune captures graphs up to the workload's batch
     exported = {name for name in config.engine_kwargs()}
     # lora_modules is a `vllm serve` option (checked in tests/test_lora.py), not an engine argument
     assert exported == (
@@ -181,7 +181,7 @@ def test_ray_layout_adds_the_ray_backend(tmp_path: Path, tiny_model: Path) -> No
 
 
 def test_a_reasoning_models_server_gets_its_reasoning_parser(tmp_path: Path, tiny_model: Path) -> None:
-    """Issue 27: a model whose chat template is Qwen3's is exported with ``--reasoning-parser
+    """A model whose chat template is Qwen3's is exported with ``--reasoning-parser
     qwen3`` (YAML and command); vLLM's own argument parser reads it back and its parser registry
     has a parser of that name. A ChatML model (no reasoning) gets no flag."""
     import shutil

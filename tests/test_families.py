@@ -1,11 +1,11 @@
-"""Model families on the in-process engine (issue 27): the prompt token ids the engine receives
+"""Model families on the in-process engine: the prompt token ids the engine receives
 for a chat are the ones vLLM's own chat paths build, with one start token, and the template
 fields reach the template.
 
 One tiny engine per family (``tests/fixtures/families.py``: each carries its family's tokenizer
 and chat template), family by family, the next one built while one's tests run (the session's
 parametrized ``family`` fixture in conftest.py, shared with the chat's thinking tests); ChatML
-reuses the session's ``engine_host``. The
+reuses the session's ``tiny_engine``. The
 references are built independently of the console's prompt code: the
 tokenizer's own rendering tokenized without special tokens (what vLLM's chat path does), vLLM's
 offline ``LLM.chat`` preprocessing (its ``ChatParams`` from the same arguments, rendered by the
@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from console.config import SamplingSettings
-from console.engine.host import EngineHost
+from console.engine.in_process import InProcessEngine
 from console.engine.openai_body import request_fields
 from console.engine.tool_calls import parse_answer
 from console.engine.types import GenerationRequest, RequestFinished
@@ -51,13 +51,13 @@ def _hf_reference(tok: Any, messages: list[dict[str, str]], **kwargs: Any) -> li
 
 
 def _offline_reference(
-    host: EngineHost, messages: list[dict[str, str]], chat_template_kwargs: dict[str, Any] | None = None
+    engine: InProcessEngine, messages: list[dict[str, str]], chat_template_kwargs: dict[str, Any] | None = None
 ) -> list[int]:
     """What vLLM's offline ``LLM.chat`` builds (entrypoints/common/offline.py ``_preprocess_chat``:
     its ChatParams and no special tokens), rendered by this engine's own renderer."""
     from vllm.renderers import ChatParams, merge_kwargs
 
-    renderer = host._engine.renderer
+    renderer = engine._engine.renderer
     params = ChatParams(
         chat_template=None,
         chat_template_content_format="auto",
@@ -71,37 +71,39 @@ def _offline_reference(
     return list(engine_input["prompt_token_ids"])
 
 
-def _finished(host: EngineHost, request: GenerationRequest) -> RequestFinished:
-    final = host.generate(request, timeout=120)
+def _finished(engine: InProcessEngine, request: GenerationRequest) -> RequestFinished:
+    final = engine.generate(request, timeout=120)
     assert isinstance(final, RequestFinished), final
     return final
 
 
 @pytest.mark.parametrize("family", FAMILIES, indirect=True)
 def test_prompt_ids_and_greedy_answer_match_vllms_chat_path(family: tuple[str, Any]) -> None:
-    name, host = family
+    name, engine = family
     messages = _messages(name)
-    final = _finished(host, GenerationRequest(messages=messages, sampling=GREEDY))
-    reference = _hf_reference(host.tokenizer, messages)
-    assert list(final.prompt_token_ids) == reference == _offline_reference(host, messages), name
-    assert final.prompt_tokens == len(reference) == host.count_prompt_tokens(GenerationRequest(messages=messages))
+    final = _finished(engine, GenerationRequest(messages=messages, sampling=GREEDY))
+    reference = _hf_reference(engine.tokenizer, messages)
+    assert list(final.prompt_token_ids) == reference == _offline_reference(engine, messages), name
+    assert final.prompt_tokens == len(reference) == engine.count_prompt_tokens(GenerationRequest(messages=messages))
     # the same ids given as ids answer the same (greedy): nothing but the ids decided the answer; the
     # ids' answer is a completion (the raw text), the chat answer that text read by the family's parsers
-    again = _finished(host, GenerationRequest(prompt_token_ids=reference, sampling=GREEDY))
+    again = _finished(engine, GenerationRequest(prompt_token_ids=reference, sampling=GREEDY))
     assert again.output_tokens == final.output_tokens == 8
-    read = parse_answer(family_of(host.tokenizer.chat_template), host.tokenizer, {}, again.text, again.finish_reason)
+    read = parse_answer(
+        family_of(engine.tokenizer.chat_template), engine.tokenizer, {}, again.text, again.finish_reason
+    )
     assert (read.content, read.reasoning) == (final.text, final.reasoning)
 
 
 @pytest.mark.parametrize("family", WRITES_START, indirect=True)
 def test_a_template_that_writes_its_start_token_reaches_the_engine_with_one(family: tuple[str, Any]) -> None:
-    """The doubled start token (issue 27): these tokenizers add the start token and their
+    """The doubled start token: these tokenizers add the start token and their
     templates write it; the engine must receive it once."""
-    name, host = family
-    tok = host.tokenizer
+    name, engine = family
+    tok = engine.tokenizer
     bos = tok.bos_token_id
     assert tok.encode("hi")[0] == bos  # the trap is armed: this tokenizer adds the start token
-    final = _finished(host, GenerationRequest(messages=_messages(name), sampling=GREEDY))
+    final = _finished(engine, GenerationRequest(messages=_messages(name), sampling=GREEDY))
     ids = final.prompt_token_ids
     assert ids[0] == bos and ids.count(bos) == 1, f"{name}: {ids[:4]}"
 
@@ -110,30 +112,30 @@ def test_a_template_that_writes_its_start_token_reaches_the_engine_with_one(fami
 def test_template_fields_reach_the_template(family: tuple[str, Any]) -> None:
     """chat_template_kwargs (Qwen3's enable_thinking) change the prompt the engine receives, as on
     vLLM's server; continue_final_message and a request's own chat_template too."""
-    name, host = family
+    name, engine = family
     messages = _messages(name)
     if name == "qwen3":
         off = request_fields({"chat_template_kwargs": {"enable_thinking": False}}, GREEDY)
-        thinking_off = _finished(host, GenerationRequest(messages=messages, sampling=GREEDY, **off))
-        default = _finished(host, GenerationRequest(messages=messages, sampling=GREEDY))
-        closed = host.tokenizer.encode("<think>\n\n</think>\n\n", add_special_tokens=False)
+        thinking_off = _finished(engine, GenerationRequest(messages=messages, sampling=GREEDY, **off))
+        default = _finished(engine, GenerationRequest(messages=messages, sampling=GREEDY))
+        closed = engine.tokenizer.encode("<think>\n\n</think>\n\n", add_special_tokens=False)
         assert list(thinking_off.prompt_token_ids[-len(closed) :]) == closed
         assert thinking_off.prompt_token_ids[: -len(closed)] == default.prompt_token_ids
-        assert list(thinking_off.prompt_token_ids) == _offline_reference(host, messages, {"enable_thinking": False})
+        assert list(thinking_off.prompt_token_ids) == _offline_reference(engine, messages, {"enable_thinking": False})
     else:
         start = messages + [{"role": "assistant", "content": "The capital"}]
         fields = request_fields({"continue_final_message": True, "add_generation_prompt": False}, GREEDY)
-        cont = _finished(host, GenerationRequest(messages=start, sampling=GREEDY, **fields))
-        text = host.tokenizer.apply_chat_template(start, tokenize=False, continue_final_message=True)
+        cont = _finished(engine, GenerationRequest(messages=start, sampling=GREEDY, **fields))
+        text = engine.tokenizer.apply_chat_template(start, tokenize=False, continue_final_message=True)
         assert text.endswith("The capital")
-        assert list(cont.prompt_token_ids) == host.tokenizer.encode(text, add_special_tokens=False)
+        assert list(cont.prompt_token_ids) == engine.tokenizer.encode(text, add_special_tokens=False)
         own = "{% for m in messages %}[{{ m['role'] }}] {{ m['content'] }}\n{% endfor %}[assistant]"
         custom = _finished(
-            host,
+            engine,
             GenerationRequest(messages=messages, sampling=GREEDY, **request_fields({"chat_template": own}, GREEDY)),
         )
         rendered = "".join(f"[{m['role']}] {m['content']}\n" for m in messages) + "[assistant]"
-        assert list(custom.prompt_token_ids) == host.tokenizer.encode(rendered, add_special_tokens=False)
+        assert list(custom.prompt_token_ids) == engine.tokenizer.encode(rendered, add_special_tokens=False)
 
 
 @pytest.mark.parametrize("family", ["llama3"], indirect=True)
@@ -143,9 +145,9 @@ def test_in_process_equals_vllm_serve(family: tuple[str, Any]) -> None:
     and the same greedy answer."""
     import httpx
 
-    from console.engine.local_server import LocalServer
+    from console.engine.child_server import ChildServer
 
-    name, host = family  # one server for one family (CI time); the others are checked against vLLM's chat path
+    name, engine = family  # one server for one family (CI time); the others are checked against vLLM's chat path
     messages = _messages(name)
     body = {
         "model": name,
@@ -155,18 +157,18 @@ def test_in_process_equals_vllm_serve(family: tuple[str, Any]) -> None:
         "ignore_eos": True,
         "chat_template_kwargs": {"unused_flag": True},
     }
-    server = LocalServer(poll_interval_s=0.5, stop_timeout_s=15)
+    server = ChildServer(poll_interval_s=0.5, stop_timeout_s=15)
     try:
-        server.load(host.config, name).result(timeout=600)
+        server.load(engine.config, name).result(timeout=600)
         served = httpx.post(
             server.url + "/v1/chat/completions", json={**body, "return_token_ids": True}, timeout=120
         ).json()
     finally:
         server.close()
     fields = {k: v for k, v in body.items() if k not in ("model", "messages")}
-    final = _finished(host, GenerationRequest(messages=messages, sampling=GREEDY, **request_fields(fields, GREEDY)))
+    final = _finished(engine, GenerationRequest(messages=messages, sampling=GREEDY, **request_fields(fields, GREEDY)))
     assert list(final.prompt_token_ids) == served["prompt_token_ids"]
-    assert served["prompt_token_ids"].count(host.tokenizer.bos_token_id) == 1
+    assert served["prompt_token_ids"].count(engine.tokenizer.bos_token_id) == 1
     assert final.text == served["choices"][0]["message"]["content"]
 
 
@@ -182,7 +184,7 @@ def test_batch_results_carry_reasoning_split_by_vllms_parser(family: tuple[str, 
     from console.batch.runner import run_batch
     from console import vllm_compat
 
-    name, host = family
+    name, engine = family
     lines = [
         {"custom_id": "think", "prompt": "Capital of France?", "temperature": 0, "max_tokens": 8},
         {
@@ -195,12 +197,12 @@ def test_batch_results_carry_reasoning_split_by_vllms_parser(family: tuple[str, 
     ]
     parsed = parse_jsonl("\n".join(json.dumps(x) for x in lines))
     out = tmp_path / "out.jsonl"
-    summary = run_batch(host, parsed.requests, out, resume=False)
+    summary = run_batch(engine, parsed.requests, out, resume=False)
     assert summary.succeeded == 2, summary.results
     got = {r.custom_id: r for r in summary.results}
     for cid, kwargs in (("think", {}), ("plain", {"enable_thinking": False})):
         chat = _finished(
-            host,
+            engine,
             GenerationRequest(
                 messages=[{"role": "user", "content": "Capital of France?"}],
                 sampling=GREEDY,
@@ -208,8 +210,8 @@ def test_batch_results_carry_reasoning_split_by_vllms_parser(family: tuple[str, 
             ),
         )
         # the raw answer: the same prompt ids as a completion, which no parser reads
-        raw = _finished(host, GenerationRequest(prompt_token_ids=list(chat.prompt_token_ids), sampling=GREEDY)).text
-        parser = ReasoningParserManager.get_reasoning_parser("qwen3")(host.tokenizer, chat_template_kwargs=kwargs)
+        raw = _finished(engine, GenerationRequest(prompt_token_ids=list(chat.prompt_token_ids), sampling=GREEDY)).text
+        parser = ReasoningParserManager.get_reasoning_parser("qwen3")(engine.tokenizer, chat_template_kwargs=kwargs)
         body = vllm_compat.chat_completion_request_class().model_validate(
             {"messages": [{"role": "user", "content": "?"}], "chat_template_kwargs": kwargs}
         )
@@ -221,7 +223,7 @@ def test_batch_results_carry_reasoning_split_by_vllms_parser(family: tuple[str, 
     assert message["reasoning"] == message["reasoning_content"] == got["think"].reasoning
 
 
-def _served_in_process(host: EngineHost, name: str, body: dict[str, Any], tmp_path: Path) -> dict[str, Any]:
+def _served_in_process(engine: InProcessEngine, name: str, body: dict[str, Any], tmp_path: Path) -> dict[str, Any]:
     """``body`` answered by ``vllm serve``'s own application (vLLM's argument parser reading the
     YAML ``export`` writes, reasoning parser included, its ``build_app`` and ``init_app_state``) over this
     engine, on the engine's loop: every line of the server's chat path but the socket, without a
@@ -232,24 +234,24 @@ def _served_in_process(host: EngineHost, name: str, body: dict[str, Any], tmp_pa
     from vllm.entrypoints.launchers.cli_args import make_arg_parser
     from vllm.utils.argparse_utils import FlexibleArgumentParser
 
-    from console.engine.local_server import LocalServer
+    from console.engine.child_server import ChildServer
     from console.engine.serve_options import ServeOptions
     from console.engine.serve_args import serve_yaml
 
     yaml_path = tmp_path / "serve.yaml"
-    yaml_path.write_text(serve_yaml(host.config, ServeOptions(host="127.0.0.1", port=8000, served_model_name=name)))
-    argv = LocalServer().server_command(yaml_path, 8000)[3:]  # after "python -m MODULE": what the child parses
+    yaml_path.write_text(serve_yaml(engine.config, ServeOptions(host="127.0.0.1", port=8000, served_model_name=name)))
+    argv = ChildServer().server_command(yaml_path, 8000)[3:]  # after "python -m MODULE": what the child parses
     args = make_arg_parser(FlexibleArgumentParser()).parse_args(argv)
 
     async def scenario() -> dict[str, Any]:
-        app = build_app(args, ("generate",), host._engine.model_config)
-        await init_app_state(host._engine, app.state, args, ("generate",))
+        app = build_app(args, ("generate",), engine._engine.model_config)
+        await init_app_state(engine._engine, app.state, args, ("generate",))
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://served") as client:
             reply = await client.post("/v1/chat/completions", json=body, timeout=120)
         assert reply.status_code == 200, reply.text
         return dict(reply.json())
 
-    return host.run_coroutine(scenario()).result(timeout=180)
+    return engine.run_coroutine(scenario()).result(timeout=180)
 
 
 @pytest.mark.parametrize("family", FAMILIES, indirect=True)
@@ -258,7 +260,7 @@ def test_in_process_equals_vllm_serves_chat_path(family: tuple[str, Any], tmp_pa
     the exported YAML) and to the in-process engine: the same prompt ids, one start token, the same
     greedy answer (split by the server's reasoning parser where the export names one). Llama-3 also
     goes through a real server process above."""
-    name, host = family
+    name, engine = family
     messages = _messages(name)
     kwargs: dict[str, Any] = {"enable_thinking": False} if name == "qwen3" else {"unused_flag": True}
     body = {
@@ -270,12 +272,12 @@ def test_in_process_equals_vllm_serves_chat_path(family: tuple[str, Any], tmp_pa
         "chat_template_kwargs": kwargs,
         "return_token_ids": True,
     }
-    served = _served_in_process(host, name, body, tmp_path)
+    served = _served_in_process(engine, name, body, tmp_path)
     fields = {k: v for k, v in body.items() if k not in ("model", "messages", "return_token_ids")}
-    final = _finished(host, GenerationRequest(messages=messages, sampling=GREEDY, **request_fields(fields, GREEDY)))
+    final = _finished(engine, GenerationRequest(messages=messages, sampling=GREEDY, **request_fields(fields, GREEDY)))
     assert list(final.prompt_token_ids) == served["prompt_token_ids"]
     if name in WRITES_START:
-        assert served["prompt_token_ids"].count(host.tokenizer.bos_token_id) == 1
+        assert served["prompt_token_ids"].count(engine.tokenizer.bos_token_id) == 1
     message = served["choices"][0]["message"]
     reasoning = message.get("reasoning") or message.get("reasoning_content")
     if reasoning is None:
@@ -307,7 +309,7 @@ TOOLS = [
 
 @pytest.mark.parametrize("family", ["qwen3"], indirect=True)
 def test_batch_tool_calls_forced_by_name_and_required_are_valid_calls(family: tuple[str, Any], tmp_path: Path) -> None:
-    """Issue 27: a batch with ``tools`` on Qwen3's template (vLLM's ``hermes`` parser): the tools
+    """A batch with ``tools`` on Qwen3's template (vLLM's ``hermes`` parser): the tools
     reach the prompt, a named ``tool_choice`` and "required" make even random weights answer with a
     call whose arguments are JSON matching the tool's schema, written as vLLM's server writes them."""
     import json
@@ -317,7 +319,7 @@ def test_batch_tool_calls_forced_by_name_and_required_are_valid_calls(family: tu
     from console.batch.formats import parse_jsonl
     from console.batch.runner import run_batch
 
-    name, host = family
+    name, engine = family
     base = {"messages": [{"role": "user", "content": "Weather in Paris?"}], "temperature": 0, "max_tokens": 120}
     lines = [
         {
@@ -331,12 +333,12 @@ def test_batch_tool_calls_forced_by_name_and_required_are_valid_calls(family: tu
     ]
     text = "\n".join(json.dumps({"method": "POST", "url": "/v1/chat/completions", **x}) for x in lines)
     parsed = parse_jsonl(text)
-    prompt = host.format_prompt(
+    prompt = engine.format_prompt(
         GenerationRequest(messages=base["messages"], openai_fields=parsed.requests[1].openai_fields)
     )
-    assert '"name": "weather"' in host.tokenizer.decode(prompt["prompt_token_ids"])  # the template rendered them
+    assert '"name": "weather"' in engine.tokenizer.decode(prompt["prompt_token_ids"])  # the template rendered them
     out = tmp_path / "out.jsonl"
-    summary = run_batch(host, parsed.requests, out, resume=False)
+    summary = run_batch(engine, parsed.requests, out, resume=False)
     assert summary.succeeded == 2, summary.results
     written = {json.loads(x)["custom_id"]: json.loads(x) for x in out.read_text().splitlines()}
     schemas = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
@@ -357,7 +359,7 @@ def test_batch_tool_calls_forced_by_name_and_required_are_valid_calls(family: tu
 def test_chat_tool_call_answered_by_the_calculator(
     family: tuple[str, Any], home: Path, qtbot: Any, connections: Any
 ) -> None:
-    """Issue 27, in the window: with the built-in calculator on and a call required, the model's
+    """In the window: with the built-in calculator on and a call required, the model's
     call is shown, the calculator answers it (safely, from the expression's syntax tree) and the
     model's next turn is generated with the call and its result in the prompt."""
     import json
@@ -365,8 +367,8 @@ def test_chat_tool_call_answered_by_the_calculator(
 
     from console.ui.chat.panel import ChatPanel
 
-    name, host = family
-    ctx = connections.context(host=host)
+    name, engine = family
+    ctx = connections.context(engine=engine)
     panel = ChatPanel(ctx)
     qtbot.addWidget(panel)
     panel.show()
@@ -405,7 +407,7 @@ def test_chat_tool_call_answered_by_the_calculator(
     text = panel.transcript_text()
     assert "calculator(" in text and result in text  # the call and its answer are shown
     assert len(finished) >= 2
-    prompt = host.tokenizer.decode(finished[1].prompt_token_ids)  # what the model's next turn read
+    prompt = engine.tokenizer.decode(finished[1].prompt_token_ids)  # what the model's next turn read
     assert "<tool_call>" in prompt and "<tool_response>" in prompt and f"\n{result}\n" in prompt
     assert '"name": "calculator"' in prompt  # the tool is offered in the system part
 
@@ -423,11 +425,11 @@ def test_cli_chat_tool_turn_with_the_builtin_calculator(
     from console.chat.session import ChatSession
     from console.chat.conversations import ConversationStore
 
-    name, host = family
+    name, engine = family
     session = ChatSession(ConversationStore(tmp_path / "c.sqlite3"))
     args = argparse.Namespace(tools=None, builtin_tool=["calculator"], tool_choice="required")
     configure(session, args)
-    turn(host, session, SamplingSettings(temperature=0.0, max_tokens=120), "What is 3 + 4?", {}, None)
+    turn(engine, session, SamplingSettings(temperature=0.0, max_tokens=120), "What is 3 + 4?", {}, None)
     captured = capsys.readouterr()
     err = captured.err
     assert "[tool call] calculator(" in err, (err, captured.out) and "[tool result] calculator: " in err

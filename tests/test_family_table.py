@@ -1,4 +1,4 @@
-"""The family table (issue 27): each family fixture's template is recognised as its family, and
+"""The family table: each family fixture's template is recognised as its family, and
 answers are split into reasoning and content by vLLM's own reasoning parser for Qwen3 and the R1
 distill, with Qwen3's thinking switch honoured. Tokenizers only: no engine."""
 

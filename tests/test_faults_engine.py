@@ -1,10 +1,10 @@
-"""Engine and input faults against the real vLLM CPU engine on the tiny model (issue 9).
+"""Engine and input faults against the real vLLM CPU engine on the tiny model.
 
 Each case asserts the state afterwards: what was kept, the message the user sees (cause and fix),
 and that a new request or load works without restarting. Cases that break an engine share ONE
-dedicated host (engine builds cost 15-40 s here); the rest use the session's ``engine_host``.
+dedicated engine (engine builds cost 15-40 s here); the rest use the session's ``tiny_engine``.
 Already covered elsewhere (not repeated): a dead engine child mid-stream, load-while-loading,
-a missing model folder at load, a prompt longer than the context (tests/test_engine_host.py);
+a missing model folder at load, a prompt longer than the context (tests/test_in_process_engine.py);
 malformed/non-UTF-8 batch lines and resume after cancel (tests/test_batch_*.py); truncated or
 unsupported GGUF (tests/test_gguf_import.py); export binding and the exposure warning
 (tests/test_export_import.py).
@@ -27,7 +27,7 @@ from console.batch.formats import parse_jsonl, read_batch_file
 from console.batch.results import iter_output
 from console.batch.runner import BatchSummary, run_batch
 from console.config import EngineConfig, SamplingSettings
-from console.engine.host import EngineHost
+from console.engine.in_process import InProcessEngine
 from console.engine.types import (
     EngineBusy,
     EngineError,
@@ -71,19 +71,19 @@ def _batch_line(cid: str, content: str, max_tokens: int) -> str:
     )
 
 
-def _ok(host: EngineHost) -> None:
-    ev = host.generate(_chat(4), timeout=120)
+def _ok(engine: InProcessEngine) -> None:
+    ev = engine.generate(_chat(4), timeout=120)
     assert isinstance(ev, RequestFinished) and ev.output_tokens == 4
 
 
-# -- one dedicated host: refused configurations, a deleted folder, unload during a batch ----------
+# -- one dedicated engine: refused configurations, a deleted folder, unload during a batch ----------
 
 
 def test_refused_loads_deleted_folder_and_unload_during_batch(tiny_model: Path, tmp_path: Path) -> None:
     base = EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu")
-    host = EngineHost()
+    engine = InProcessEngine()
     try:
-        # 1. Unsupported architecture: the import refuses it (issue 19, test_model_support.py); a
+        # 1. Unsupported architecture: the import refuses it (test_model_support.py); a
         #    folder registered anyway (imported under another vLLM) fails to load, naming the
         #    architecture and saying it is not supported. Nothing else to clean up.
         weird = tmp_path / "weird"
@@ -97,19 +97,19 @@ def test_refused_loads_deleted_folder_and_unload_during_batch(tiny_model: Path, 
         entry = store.add_reference("weird", weird)
         assert entry.architecture == "NoSuchModelForCausalLM"
         with pytest.raises(EngineError) as info:
-            host.load(
+            engine.load(
                 engine_config_for(store, "weird", "cpu-default", kv_cache_memory_bytes=TEST_KV_BYTES), "weird"
             ).result(timeout=600)
         message = str(info.value)
         assert "NoSuchModelForCausalLM" in message and "not supported" in message
         assert "For further information visit" not in message and "input_value" not in message
-        assert host.status.state == EngineState.FAILED and host.status.error == message
+        assert engine.status.state == EngineState.FAILED and engine.status.error == message
 
         # 2. max_model_len beyond the model's max_position_embeddings (2048): cause with both
         #    figures, and the fix. (Before the fix in errors.py the first line was pydantic's
         #    "For further information visit https://errors.pydantic.dev/..." boilerplate.)
         with pytest.raises(EngineError) as info:
-            host.load(base.replace(max_model_len=100_000), "tiny").result(timeout=600)
+            engine.load(base.replace(max_model_len=100_000), "tiny").result(timeout=600)
         message = str(info.value)
         assert "max_model_len (100000)" in message and "2048" in message
         assert "lower it to the model's context length" in message
@@ -119,24 +119,24 @@ def test_refused_loads_deleted_folder_and_unload_during_batch(tiny_model: Path, 
         #    only logs why; the parent saw "Engine core initialization failed". Now the message
         #    names the figures and the fix (fixed in errors.py).
         with pytest.raises(EngineError) as info:
-            host.load(base.replace(kv_cache_memory_bytes=100_000), "tiny").result(timeout=600)
+            engine.load(base.replace(kv_cache_memory_bytes=100_000), "tiny").result(timeout=600)
         message = str(info.value)
         assert "The KV cache does not fit" in message
         assert "kv_cache_memory_bytes = 100,000" in message and "max_model_len 1024" in message
         assert "lower max_model_len" in message and "inference-console plan" in message
-        assert host.status.state == EngineState.FAILED
+        assert engine.status.state == EngineState.FAILED
         with pytest.raises(EngineNotReady, match="load a model first"):
-            host.submit(_chat(4))
+            engine.submit(_chat(4))
 
         # 4. Unload during a running batch (on a copy of the model, loaded after the refusals above:
-        #    a failed load leaves the host able to load; no unload in the middle of a load): the
+        #    a failed load leaves the engine able to load; no unload in the middle of a load): the
         #    batch stops with a clear engine error, finished results stay on disk, nothing aborted
         #    is written.
         copy = tmp_path / "copy"
         shutil.copytree(tiny_model, copy)
-        fut = host.load(base.replace(model=str(copy)), "copy")
+        fut = engine.load(base.replace(model=str(copy)), "copy")
         with pytest.raises(EngineBusy, match="loading"):
-            host.unload()
+            engine.unload()
         fut.result(timeout=600)
         n = 10
         requests = parse_jsonl("\n".join(_batch_line(f"u{i}", f"Item {i}", 48) for i in range(n))).requests
@@ -152,11 +152,11 @@ def test_refused_loads_deleted_folder_and_unload_during_batch(tiny_model: Path, 
         summary: list[BatchSummary] = []
         runner = threading.Thread(
             daemon=True,
-            target=lambda: summary.append(run_batch(host, requests, out, concurrency=2, on_result=on_result)),
+            target=lambda: summary.append(run_batch(engine, requests, out, concurrency=2, on_result=on_result)),
         )
         runner.start()
         assert two_done.wait(timeout=300)
-        host.unload().result(timeout=120)
+        engine.unload().result(timeout=120)
         runner.join(timeout=120)
         assert not runner.is_alive() and summary
         first = summary[0]
@@ -165,56 +165,56 @@ def test_refused_loads_deleted_folder_and_unload_during_batch(tiny_model: Path, 
         written = list(iter_output(out))
         assert len(written) == first.succeeded >= 2
         assert all(o["error"] is None and o["response"]["body"]["usage"]["completion_tokens"] == 48 for o in written)
-        assert host.status.state == EngineState.STOPPED
+        assert engine.status.state == EngineState.STOPPED
 
         # 5. After a reload, a re-run resumes; then the model folder is deleted while loaded: the
         #    loaded weights keep answering; a reload says the folder is gone. (One build fewer than
-        #    reloading the original model after the deletion: issue 26.)
-        host.load(base.replace(model=str(copy)), "copy").result(timeout=600)
-        second = run_batch(host, requests, out, concurrency=4)
+        #    reloading the original model after the deletion: the suite's time.)
+        engine.load(base.replace(model=str(copy)), "copy").result(timeout=600)
+        second = run_batch(engine, requests, out, concurrency=4)
         assert second.skipped == first.succeeded and second.complete and second.engine_error is None
         ids = [o["custom_id"] for o in iter_output(out)]
         assert sorted(ids) == sorted(f"u{i}" for i in range(n))  # each once: nothing lost, nothing twice
         shutil.rmtree(copy)
-        _ok(host)
+        _ok(engine)
         with pytest.raises(EngineError, match="no config.json: the model folder is missing"):
-            host.load(base.replace(model=str(copy)), "copy").result(timeout=600)
-        assert host.status.state == EngineState.FAILED
+            engine.load(base.replace(model=str(copy)), "copy").result(timeout=600)
+        assert engine.status.state == EngineState.FAILED
     finally:
-        host.close()
+        engine.close()
 
 
 # -- the shared engine: input faults and concurrency -------------------------------------------
 
 
-def test_non_utf8_text_in_a_chat_prompt_is_refused_clearly(engine_host: EngineHost) -> None:
+def test_non_utf8_text_in_a_chat_prompt_is_refused_clearly(tiny_engine: InProcessEngine) -> None:
     """Bytes of a Latin-1 file read with surrogateescape. Before the fix in types.py the request
     failed inside vLLM with the bare message 'EngineGenerateError'."""
     text = b"caf\xe9 au lait".decode("utf-8", errors="surrogateescape")
     with pytest.raises(ValueError, match="not valid UTF-8 text.*save the text as UTF-8"):
-        engine_host.submit(_chat(4, text))
+        tiny_engine.submit(_chat(4, text))
     with pytest.raises(ValueError, match="not valid UTF-8"):
-        engine_host.submit(GenerationRequest(prompt=text, sampling=SamplingSettings(max_tokens=4)))
-    assert engine_host.status.state == EngineState.READY
-    _ok(engine_host)
-    ev = engine_host.generate(_chat(4, "café, 显存, emoji 🙂"), timeout=60)  # real Unicode is fine
+        tiny_engine.submit(GenerationRequest(prompt=text, sampling=SamplingSettings(max_tokens=4)))
+    assert tiny_engine.status.state == EngineState.READY
+    _ok(tiny_engine)
+    ev = tiny_engine.generate(_chat(4, "café, 显存, emoji 🙂"), timeout=60)  # real Unicode is fine
     assert isinstance(ev, RequestFinished)
 
 
-def test_a_50_mb_prompt_is_a_quick_per_request_error(engine_host: EngineHost) -> None:
+def test_a_50_mb_prompt_is_a_quick_per_request_error(tiny_engine: InProcessEngine) -> None:
     proc = psutil.Process()
     rss_before = proc.memory_info().rss
     huge = "word " * (10 * 1024 * 1024)  # 50 MiB
-    ev = engine_host.generate(_chat(4, huge), timeout=120)
+    ev = tiny_engine.generate(_chat(4, huge), timeout=120)
     del huge
     assert isinstance(ev, RequestFailed)
     assert "maximum context length is 1024 tokens" in ev.message
     assert proc.memory_info().rss - rss_before < 1024**3  # no tokenization of 50 MB into ids
-    assert engine_host.status.state == EngineState.READY
-    _ok(engine_host)
+    assert tiny_engine.status.state == EngineState.READY
+    _ok(tiny_engine)
 
 
-def test_a_50_mb_batch_line_is_reported_and_the_rest_runs(engine_host: EngineHost, tmp_path: Path) -> None:
+def test_a_50_mb_batch_line_is_reported_and_the_rest_runs(tiny_engine: InProcessEngine, tmp_path: Path) -> None:
     src = tmp_path / "in.jsonl"
     with open(src, "w", encoding="utf-8") as fh:
         fh.write(_batch_line("a", "Hello", 4) + "\n")
@@ -223,25 +223,27 @@ def test_a_50_mb_batch_line_is_reported_and_the_rest_runs(engine_host: EngineHos
     parsed = read_batch_file(src)
     assert [r.custom_id for r in parsed.requests] == ["a", "b"]
     assert [(e.line, "longer than" in e.message) for e in parsed.errors] == [(2, True)]
-    summary = run_batch(engine_host, parsed.requests, tmp_path / "out.jsonl")
+    summary = run_batch(tiny_engine, parsed.requests, tmp_path / "out.jsonl")
     assert (summary.succeeded, summary.failed, summary.complete) == (2, 0, True)
 
 
-def test_batch_results_on_a_full_disk_stop_the_batch_not_the_engine(engine_host: EngineHost) -> None:
+def test_batch_results_on_a_full_disk_stop_the_batch_not_the_engine(tiny_engine: InProcessEngine) -> None:
     """/dev/full answers each write with ENOSPC: the batch stops with DiskFullError, the requests
     it had in flight are aborted, and the engine keeps serving."""
     requests = parse_jsonl("\n".join(_batch_line(f"f{i}", f"Q{i}", 8) for i in range(4))).requests
     with pytest.raises(DiskFullError, match="No space left"):
-        run_batch(engine_host, requests, Path("/dev/full"), concurrency=4)
-    assert engine_host.status.state == EngineState.READY
-    _ok(engine_host)
+        run_batch(tiny_engine, requests, Path("/dev/full"), concurrency=4)
+    assert tiny_engine.status.state == EngineState.READY
+    _ok(tiny_engine)
 
 
-def test_chats_and_a_batch_at_once_cancelling_one_leaves_the_others(engine_host: EngineHost, tmp_path: Path) -> None:
+def test_chats_and_a_batch_at_once_cancelling_one_leaves_the_others(
+    tiny_engine: InProcessEngine, tmp_path: Path
+) -> None:
     queues = [queue.Queue() for _ in range(3)]  # type: ignore[var-annotated]
-    chats = [engine_host.submit(_chat(64, f"chat {i}"), q.put) for i, q in enumerate(queues)]
+    chats = [tiny_engine.submit(_chat(64, f"chat {i}"), q.put) for i, q in enumerate(queues)]
     victim_q: queue.Queue[Any] = queue.Queue()
-    victim = engine_host.submit(_chat(900, "the one to stop"), victim_q.put)
+    victim = tiny_engine.submit(_chat(900, "the one to stop"), victim_q.put)
 
     task = TaskState()
     out = tmp_path / "out.jsonl"
@@ -254,7 +256,7 @@ def test_chats_and_a_batch_at_once_cancelling_one_leaves_the_others(engine_host:
 
     runner = threading.Thread(
         daemon=True,
-        target=lambda: summary.append(run_batch(engine_host, requests, out, task, concurrency=3, on_result=on_result)),
+        target=lambda: summary.append(run_batch(tiny_engine, requests, out, task, concurrency=3, on_result=on_result)),
     )
     runner.start()
     assert isinstance(victim_q.get(timeout=60), TokenDelta)
@@ -271,9 +273,9 @@ def test_chats_and_a_batch_at_once_cancelling_one_leaves_the_others(engine_host:
     batch = summary[0]
     assert batch.cancelled and 3 <= batch.succeeded < 12 and batch.engine_error is None
     assert all(o["response"]["body"]["usage"]["completion_tokens"] == 32 for o in iter_output(out))
-    again = run_batch(engine_host, requests, out, concurrency=4)
+    again = run_batch(tiny_engine, requests, out, concurrency=4)
     assert again.complete and again.skipped == batch.succeeded
-    _ok(engine_host)
+    _ok(tiny_engine)
 
 
 # -- security: trust_remote_code follows the model's own flag ------------------------------------
@@ -296,13 +298,13 @@ def test_trust_remote_code_is_off_unless_the_model_entry_enables_it(home: Path, 
 _KILLED_CONSOLE = """
 import sys, time
 from console.config import EngineConfig
-from console.engine.host import EngineHost
+from console.engine.in_process import InProcessEngine
 
 if __name__ == "__main__":  # vLLM spawns its engine core: the main module is imported again there
-    host = EngineHost()
-    host.load(EngineConfig(model=sys.argv[1], kv_cache_memory_bytes=64 * 1024**2, max_model_len=256,
+    engine = InProcessEngine()
+    engine.load(EngineConfig(model=sys.argv[1], kv_cache_memory_bytes=64 * 1024**2, max_model_len=256,
                            device="cpu"), "tiny").result(timeout=600)
-    print("READY", host._reaper.pid, *host._reaper.pids, flush=True)
+    print("READY", engine._reaper.pid, *engine._reaper.pids, flush=True)
     time.sleep(3600)
 """
 

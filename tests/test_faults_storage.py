@@ -1,4 +1,4 @@
-"""Storage faults (issue 9): a full disk, a file-size limit, kill -9 in the middle of an atomic
+"""Storage faults: a full disk, a file-size limit, kill -9 in the middle of an atomic
 write and of a model import. Each is a real fault (the kernel's errors, a real SIGKILL of a child
 process); only the ENOSPC-at-fsync case uses an injected writer, since no full disk is at hand."""
 

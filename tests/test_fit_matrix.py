@@ -42,8 +42,8 @@ def test_the_matrix_covers_what_it_promises() -> None:
     assert len(set(IDS)) == len(IDS), "load ids must be unique (resume and --only use them)"
     assert 35 <= len(LOADS) <= 45
     assert sum(x.estimate_s for x in LOADS) <= 28 * 60  # one device session after staging (resumable after)
-    assert len({x.family for x in LOADS if not x.offered}) >= 2
-    offered = {x.family for x in LOADS if x.offered}
+    assert len({x.model_type for x in LOADS if not x.offered}) >= 2
+    offered = {x.model_type for x in LOADS if x.offered}
     assert {"llama", "qwen2", "qwen3", "gemma3_text"} <= offered
     args = [fit_matrix.engine_args(x, Path("/m"), fit_matrix.UTIL) for x in LOADS]
     assert {16, 1024} <= {a["max_num_seqs"] for a in args}
@@ -63,7 +63,7 @@ def test_the_matrix_covers_what_it_promises() -> None:
 @pytest.mark.parametrize("load", LOADS, ids=IDS)
 def test_each_config_parses_and_its_groups_divide(load: fit_matrix.Load) -> None:
     shape = ModelShape.from_hf_config(load.config, load.shape)
-    assert shape.family == load.family
+    assert shape.model_type == load.model_type
     assert load.context <= shape.max_position_embeddings
     assert published_extra.group_misfits(load.config) == []
     q = load.config.get("quantization_config")

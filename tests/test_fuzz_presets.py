@@ -1,4 +1,4 @@
-"""Preset files under bad input (issue 9): unknown keys, wrong types, out-of-range values,
+"""Preset files under bad input: unknown keys, wrong types, out-of-range values,
 non-UTF-8 and broken TOML are refused with the file and key named; a hypothesis fuzz over
 :func:`console.presets.parse_preset` checks that nothing but :class:`PresetError` escapes and that
 whatever is accepted is a usable, faithful preset (it round-trips through ``to_toml``)."""
@@ -34,7 +34,7 @@ GOOD = 'name = "mine"\ngoal = "low-latency"\n[engine]\nmax_model_len = 2048\nenf
         (GOOD + "max_lora_rank = true\n", "'max_lora_rank' must be a number, not True"),
         (GOOD + 'enable_prefix_caching = "yes"\n', "'enable_prefix_caching' must be true or false"),
         (GOOD + "tensor_parallel_size = true\n", "'tensor_parallel_size' must be a number"),
-        # A Literal of ints matches by equality: true passed as the rank 1, 16.0 as 16 (issue 30).
+        # A Literal of ints matches by equality: true passed as the rank 1, 16.0 as 16.
         (GOOD + "max_lora_rank = true\n", "'max_lora_rank' must be a number, not True"),
         (GOOD + "max_lora_rank = 16.0\n", "'max_lora_rank' must be a whole number"),
         (GOOD + "max_lora_rank = 12\n", "'max_lora_rank' = 12 is not one of 1, 8, 16"),
@@ -142,7 +142,7 @@ def test_fuzz_parse_preset(data: dict[str, Any]) -> None:
     st.text(max_size=30),
     st.sampled_from(GOALS),
 )
-# Failing examples hypothesis found, kept so every run tries them (issue 30: a Literal of ints took
+# Failing examples hypothesis found, kept so every run tries them (a Literal of ints took
 # True as the rank 1 and 16.0 as 16; random draws found it in one run and missed it in others).
 @example(engine={"max_lora_rank": True}, description="", goal="balanced")
 @example(engine={"max_lora_rank": 16.0}, description="", goal="balanced")

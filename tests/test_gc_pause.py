@@ -114,7 +114,7 @@ def test_gui_collector_follows_the_pause(qtbot: Any, full_passes: list[int]) -> 
 
 
 def test_gui_collector_makes_no_pass_at_all_while_a_model_loads(hand_ticked: tuple[Any, list[int]]) -> None:
-    """Issue 30: with automatic collection off, what a load builds (~200,000 objects a second) waited
+    """With automatic collection off, what a load builds (~200,000 objects a second) waited
     in generation 0 for the GUI collector's next tick, whose young pass walked it all on the GUI
     thread (70-155 ms per generation-0 pass, 445 ms for a generation-1 pass while vLLM was
     imported). Inside the pause it makes no pass; when the pause ends, what was built is frozen,
@@ -137,31 +137,31 @@ def test_gui_collector_makes_no_pass_at_all_while_a_model_loads(hand_ticked: tup
 
 
 def test_unload_leaves_the_loads_objects_frozen_for_the_gui_collector(hand_ticked: tuple[Any, list[int]]) -> None:
-    """Issue 30: an unload used to ``gc.unfreeze()`` everything a load froze (torch, transformers,
+    """An unload used to ``gc.unfreeze()`` everything a load froze (torch, transformers,
     vLLM: ~720,000 objects that stay imported), so every later full pass of the window's collector
     walked them again (570-680 ms CPU each). With the GUI's collector running they stay frozen and
     no pass is made for the unload (one full pass after it took 568-761 ms and freed 3,526 objects,
     not the engine); without it (the CLI) they are unfrozen as before."""
     import asyncio
 
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
 
     collector, passes = hand_ticked
     kept = [[i] for i in range(20_000)]  # what a load leaves imported
     gc.freeze()  # as the load does when it ends
-    asyncio.run(EngineHost()._shutdown_engine())  # what Unload runs (no engine loaded here)
+    asyncio.run(InProcessEngine()._shutdown_engine())  # what Unload runs (no engine loaded here)
     assert gc.get_freeze_count() >= len(kept)  # not put back for every later pass to walk
     for _ in range(3):
         collector._on_timer_timeout()
     assert 2 not in passes  # no full pass for the unload
     collector.stop()  # the CLI: no GUI collector
-    asyncio.run(EngineHost()._shutdown_engine())
+    asyncio.run(InProcessEngine()._shutdown_engine())
     assert gc.get_freeze_count() == 0
     del kept
 
 
 def test_young_passes_stay_small_while_another_thread_allocates(qtbot: Any) -> None:
-    """Issue 30: while streaming, the engine thread allocates (vLLM's outputs, our deltas) and the
+    """While streaming, the engine thread allocates (vLLM's outputs, our deltas) and the
     GUI's collector walked one second of it per young pass on the GUI thread (gen-0 passes of up to
     8 ms CPU, a gen-1 pass of 19 ms, measured by benchmarks/gui_responsiveness.py). Its timer now
     ticks every 100 ms, so each pass walks a tenth: here a thread allocating like an engine leaves

@@ -35,14 +35,14 @@ def test_bundled_gguf_converts_to_a_checkpoint(smollm2_model: Path) -> None:
 
 
 @pytest.mark.e2e
-def test_converted_smollm2_answers_through_vllm(smollm2_host: Any) -> None:
+def test_converted_smollm2_answers_through_vllm(smollm2_engine: Any) -> None:
     """The session's SmolLM2 engine runs the importer's conversion of the bundled GGUF
     (``smollm2_model``): loaded by the vLLM CPU engine, it answers."""
     from console.engine.types import GenerationRequest, RequestFinished
 
-    info = smollm2_host.status.info
+    info = smollm2_engine.status.info
     assert info.device == "cpu" and info.max_model_len == SMOLLM2_MAX_LEN
-    ev = smollm2_host.generate(
+    ev = smollm2_engine.generate(
         GenerationRequest(
             messages=[{"role": "user", "content": "What is the capital of France?"}],
             sampling=SamplingSettings(temperature=0.0, max_tokens=24),

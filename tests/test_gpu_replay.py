@@ -1,4 +1,4 @@
-"""Replays of the H200 run (issue 7) on a machine without a GPU.
+"""Replays of the H200 run on a machine without a GPU.
 
 benchmarks/gpu/results/ holds what benchmarks/gpu/run_gpu.py recorded on an NVIDIA H200 with
 vLLM 0.26.0 (2026-11-29): load figures, bench figures, vLLM's own start-up log lines and the
@@ -383,7 +383,7 @@ def test_readme_figures_come_from_the_results() -> None:
 
 
 def test_readme_conclusion_comes_from_the_real_tokenizer_runs() -> None:
-    """The re-measured conclusion (issue 16): the acceptance bench reports, real tokenizer, prefix
+    """The re-measured conclusion: the acceptance bench reports, real tokenizer, prefix
     cache reset; console / plain vLLM within 3% on both configurations."""
     readme = (ROOT / "benchmarks" / "gpu" / "README.md").read_text(encoding="utf-8")
     for tag in ("bf16", "fp8"):

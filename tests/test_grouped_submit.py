@@ -1,4 +1,4 @@
-"""Issue 28: batch and bench give the engine their requests together, as vLLM's offline batch does.
+"""Batch and bench give the engine their requests together, as vLLM's offline batch does.
 
 On the shared tiny engine: a group submitted with ``submit_many`` is scheduled in one engine step
 (vLLM's own per-request ``scheduled_ts``), identical greedy requests in it answer alike, and a
@@ -40,28 +40,28 @@ def _req(text: str, max_tokens: int = 8, stream: bool = False) -> GenerationRequ
 class GroupRecorder:
     """The real engine, with the size of every ``submit_many`` group recorded."""
 
-    def __init__(self, host: Any) -> None:
-        self._host = host
+    def __init__(self, engine: Any) -> None:
+        self._engine = engine
         self.groups: list[int] = []
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._host, name)
+        return getattr(self._engine, name)
 
     def submit_many(self, requests: Any, sinks: Any = None) -> Any:
         self.groups.append(len(requests))
-        return self._host.submit_many(requests, sinks)
+        return self._engine.submit_many(requests, sinks)
 
 
-def test_a_group_starts_in_one_step_and_identical_requests_answer_alike(engine_host: Any) -> None:
+def test_a_group_starts_in_one_step_and_identical_requests_answer_alike(tiny_engine: Any) -> None:
     started = threading.Event()
-    running = engine_host.submit(
+    running = tiny_engine.submit(
         _req("Tell a long story.", max_tokens=160, stream=True),
         lambda ev: started.set() if isinstance(ev, TokenDelta) else None,
     )
     assert started.wait(120), "the running request produced no token"
     # 32: enough that, unheld, their adds span several of the tiny model's steps (8 could land in one)
     group = [_req("What is the capital of France?") for _ in range(4)] + [_req(f"Count to {i}.") for i in range(28)]
-    results = [h.result(180) for h in engine_host.submit_many(group)]
+    results = [h.result(180) for h in tiny_engine.submit_many(group)]
     assert all(isinstance(r, RequestFinished) and r.finish_reason == "length" for r in results), results
     scheduled = {r.engine_scheduled_ts for r in results}
     assert None not in scheduled and len(scheduled) == 1, f"the group was scheduled over {len(scheduled)} steps"
@@ -70,28 +70,28 @@ def test_a_group_starts_in_one_step_and_identical_requests_answer_alike(engine_h
     assert isinstance(long, RequestFinished) and long.finish_reason == "length" and long.output_tokens == 160
 
 
-def test_requests_submitted_apart_are_scheduled_apart(engine_host: Any) -> None:
+def test_requests_submitted_apart_are_scheduled_apart(tiny_engine: Any) -> None:
     handles = []
     for i in range(3):
-        handles.append(engine_host.submit(_req(f"Question {i}?")))
+        handles.append(tiny_engine.submit(_req(f"Question {i}?")))
         time.sleep(0.3)
     results = [h.result(120) for h in handles]
     assert len({r.engine_scheduled_ts for r in results}) == 3
 
 
-def test_many_requests_hands_over_what_is_due_as_one_group(engine_host: Any) -> None:
+def test_many_requests_hands_over_what_is_due_as_one_group(tiny_engine: Any) -> None:
     requests = [(i, _req(f"Line {i}", max_tokens=4)) for i in range(7)]
-    all_at_once = GroupRecorder(engine_host)
+    all_at_once = GroupRecorder(tiny_engine)
     done = list(ManyRequests(all_at_once, requests))
     assert all_at_once.groups == [7] and len(done) == 7
     assert len({d.event.engine_scheduled_ts for d in done}) == 1
 
-    capped = GroupRecorder(engine_host)
+    capped = GroupRecorder(tiny_engine)
     done = list(ManyRequests(capped, [(i, _req(f"Line {i}", max_tokens=4)) for i in range(7)], concurrency=3))
     assert capped.groups[0] == 3 and sum(capped.groups) == 7 and max(capped.groups) <= 3 and len(done) == 7
 
 
-def test_a_batch_gives_the_engine_every_line_at_once_by_default(engine_host: Any, tmp_path: Path) -> None:
+def test_a_batch_gives_the_engine_every_line_at_once_by_default(tiny_engine: Any, tmp_path: Path) -> None:
     lines = [
         {
             "custom_id": f"r{i}",
@@ -102,37 +102,37 @@ def test_a_batch_gives_the_engine_every_line_at_once_by_default(engine_host: Any
         for i in range(5)
     ]
     parsed = parse_jsonl("\n".join(json.dumps(x) for x in lines))
-    recorder = GroupRecorder(engine_host)
+    recorder = GroupRecorder(tiny_engine)
     summary = run_batch(recorder, parsed.requests, tmp_path / "out.jsonl")
     assert summary.succeeded == 5 and recorder.groups == [5]
 
 
-def test_the_engine_gets_vllms_offline_batch_defaults_and_the_planner_knows_them(engine_host: Any) -> None:
+def test_the_engine_gets_vllms_offline_batch_defaults_and_the_planner_knows_them(tiny_engine: Any) -> None:
     """Built with vLLM's bare in-process context the engine had 2,048 batched tokens and 128
-    sequences, where vLLM's offline batch on the same machine has more (issue 28: 0.44 of
+    sequences, where vLLM's offline batch on the same machine has more (0.44 of
     ``LLM.generate`` on an H200). The engine now has the offline defaults, and the planner's
     figure for an engine with no such knob set is the engine's."""
     from console.planner.defaults import scheduler_defaults
     from console.planner.gpus import get_gpu
 
-    assert engine_host.config.max_num_batched_tokens is None and engine_host.config.max_num_seqs is None
-    sc = engine_host._engine.vllm_config.scheduler_config
+    assert tiny_engine.config.max_num_batched_tokens is None and tiny_engine.config.max_num_seqs is None
+    sc = tiny_engine._engine.vllm_config.scheduler_config
     assert (sc.max_num_batched_tokens, sc.max_num_seqs) == scheduler_defaults(get_gpu("cpu"))
     assert (sc.max_num_batched_tokens, sc.max_num_seqs) != (2048, 128)
 
 
-def test_the_hold_lasts_only_the_adds(engine_host: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_hold_lasts_only_the_adds(tiny_engine: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """A group's prompts are rendered, tokenized and processed into vLLM's requests while the
     scheduler still runs; it is held (the engine core's pause, without ``pause_generation``'s
     20 ms sleep) only while the prepared requests are added. Before, every request rendered its
     chat template after the pause, so a running request waited for the whole group's front end."""
-    engine = engine_host._engine
+    engine = tiny_engine._engine
     seen: dict[str, list[float]] = {"render": [], "process": [], "pause": [], "pause_generation": []}
 
     def spy_async(owner: Any, attr: str, name: str, at_start: bool = False) -> None:
         fn = getattr(owner, attr)
 
-        @functools.wraps(fn)  # keeps the signature (the host checks pause_generation's)
+        @functools.wraps(fn)  # keeps the signature (the engine checks pause_generation's)
         async def timed(*args: Any, **kwargs: Any) -> Any:
             if at_start:
                 seen[name].append(time.perf_counter())
@@ -156,18 +156,18 @@ def test_the_hold_lasts_only_the_adds(engine_host: Any, monkeypatch: pytest.Monk
 
         monkeypatch.setattr(owner, attr, timed)
 
-    spy_async(engine_host._prompts, "engine_input_and_constraint", "render")  # what the host awaits per request
+    spy_async(tiny_engine._prompts, "engine_input_and_constraint", "render")  # what the engine awaits per request
     spy_sync(engine.input_processor, "process_inputs", "process")
     spy_async(engine.engine_core, "pause_scheduler_async", "pause", at_start=True)
     spy_async(engine, "pause_generation", "pause_generation", at_start=True)
     started = threading.Event()
-    running = engine_host.submit(
+    running = tiny_engine.submit(
         _req("Tell a long story.", max_tokens=120, stream=True),
         lambda ev: started.set() if isinstance(ev, TokenDelta) else None,
     )
     try:
         assert started.wait(120), "the running request produced no token"
-        results = [h.result(180) for h in engine_host.submit_many([_req(f"Name {i} colours.") for i in range(6)])]
+        results = [h.result(180) for h in tiny_engine.submit_many([_req(f"Name {i} colours.") for i in range(6)])]
     finally:
         end = running.result(180)  # the next test must find the engine idle
     assert all(isinstance(r, RequestFinished) for r in results), results
@@ -176,25 +176,25 @@ def test_the_hold_lasts_only_the_adds(engine_host: Any, monkeypatch: pytest.Monk
     paused = seen["pause"][0]  # when the pause was sent
     assert len(seen["render"]) == 7 and max(seen["render"]) < paused, "a prompt was rendered inside the hold"
     assert len(seen["process"]) == 7 and max(seen["process"]) < paused, "input processing ran inside the hold"
-    timing = engine_host.last_group
+    timing = tiny_engine.last_group
     assert timing is not None and timing.size == 6 and timing.prepared is not None and timing.prepared <= paused
     assert timing.added is not None and timing.resumed is not None and timing.held_s > 0
     assert isinstance(end, RequestFinished) and end.output_tokens == 120  # held, not aborted
 
 
-def test_the_hold_takes_what_the_first_step_can_start(engine_host: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_hold_takes_what_the_first_step_can_start(tiny_engine: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """A group larger than one engine step can start is held only for the first step's requests;
     the rest are added after it, while the engine runs, as ``LLM.generate`` adds requests. Here the
     step is made three sequences wide; unchanged, all seven would be held (the control)."""
     from console import vllm_compat
 
-    results = [h.result(180) for h in engine_host.submit_many([_req(f"Name {i} rivers.") for i in range(7)])]
-    assert engine_host.last_group.held == 7  # the control: the real step takes all seven
+    results = [h.result(180) for h in tiny_engine.submit_many([_req(f"Name {i} rivers.") for i in range(7)])]
+    assert tiny_engine.last_group.held == 7  # the control: the real step takes all seven
 
     monkeypatch.setattr(vllm_compat, "scheduler_limits", lambda engine: (1_000_000, 3))
-    results = [h.result(180) for h in engine_host.submit_many([_req(f"Name {i} lakes.") for i in range(7)])]
+    results = [h.result(180) for h in tiny_engine.submit_many([_req(f"Name {i} lakes.") for i in range(7)])]
     assert all(isinstance(r, RequestFinished) and r.output_tokens == 8 for r in results), results
-    timing = engine_host.last_group
+    timing = tiny_engine.last_group
     assert timing.size == 7 and timing.held == 3 and timing.held_s > 0
     held = {r.engine_scheduled_ts for r in results[:3]}
     assert len(held) == 1, "the first step's requests were not scheduled together"

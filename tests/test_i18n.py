@@ -166,7 +166,7 @@ def test_window_speaks_chinese(qapp: Any, qtbot: Any, home: Path) -> None:
     try:
         assert installed, "no catalogue loaded for zh_CN"
         ctx = AppContext.create(store=ModelStore())
-        w = MainWindow(ctx, load_settings(), owns_host=False)
+        w = MainWindow(ctx, load_settings(), owns_engine=False)
         qtbot.addWidget(w)
         tabs = [w.tabs.tabText(i) for i in range(w.tabs.count())]
         assert "对话" in tabs, tabs
@@ -186,7 +186,7 @@ def test_language_menu_saves_the_choice(qapp: Any, qtbot: Any, home: Path) -> No
     from console.ui.main_window import MainWindow
 
     ctx = AppContext.create(store=ModelStore())
-    w = MainWindow(ctx, load_settings(), owns_host=False)
+    w = MainWindow(ctx, load_settings(), owns_engine=False)
     qtbot.addWidget(w)
     menu = i18n.add_language_menu(w)
     acts = {a.data(): a for a in menu.actions()}
@@ -227,7 +227,7 @@ def test_advisor_dock_shows_rules_in_chinese(qapp: Any, qtbot: Any, tmp_path: Pa
 
     from PySide6.QtCore import QLocale
 
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
     from console.metrics.store import MetricsStore
     from console.metrics.recording import save_recording
     from console.ui.advisor.panel import AdvisorPanel
@@ -239,7 +239,7 @@ def test_advisor_dock_shows_rules_in_chinese(qapp: Any, qtbot: Any, tmp_path: Pa
     path = save_recording(store, tmp_path / "full.json")
 
     class Ctx:
-        host = EngineHost()
+        engine = InProcessEngine()
         metrics = MetricsStore()
 
     installed = install_translators(qapp, "zh_CN")

@@ -463,7 +463,7 @@ def test_gate_table_row_labels(zh_cn: None) -> None:
 
 
 def test_the_server_tabs_port_message(zh_cn: None) -> None:
-    from console.engine.local_server import port_taken_message
+    from console.engine.child_server import port_taken_message
 
     out = _translated(port_taken_message(8123, "127.0.0.1"))
     assert "8123" in out and "127.0.0.1" in out

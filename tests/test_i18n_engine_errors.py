@@ -57,3 +57,47 @@ def test_a_failed_load_is_explained_in_chinese(zh_cn: None) -> None:
     shown = translate_error(error)
     assert cause in shown and CJK.search(shown.replace(cause, ""))  # vLLM's words as written, the hint translated
     assert "smaller or quantized model" in str(error)  # the CLI and the logs keep the English
+
+
+class _FailingLoader(_RemoteOnly):
+    """An engine whose load fails in the core with vLLM's out-of-memory error explained."""
+
+    CAUSE = "torch.OutOfMemoryError: CUDA error: out of memory"
+    config = None
+
+    def __init__(self) -> None:
+        from console.metrics.store import MetricsStore
+
+        self.metrics = MetricsStore()
+
+    def load(self, config: EngineConfig, name: str | None = None) -> Any:
+        import concurrent.futures as cf
+
+        from console.engine.types import EngineError
+
+        future: cf.Future[Any] = cf.Future()
+        future.set_exception(EngineError(explain(RuntimeError(self.CAUSE), config)))
+        return future
+
+    def unload(self) -> Any:
+        raise AssertionError("nothing was loaded")
+
+
+def test_a_core_error_reaches_the_models_panels_error_line_in_chinese(
+    qtbot: Any, zh_cn: None, home: Any, connections: Any
+) -> None:
+    """The path a user sees: Load in the Models panel, the engine's error raised in the core, the
+    bridge's ``loadFinished``, the panel's error line, with the message's translation and vLLM's
+    own words as written."""
+    from console.models.store import ModelStore
+    from console.ui.models.panel import ModelsPanel
+
+    ctx = connections.context(engine=_FailingLoader(), store=ModelStore())
+    panel = ModelsPanel(ctx)
+    qtbot.addWidget(panel)
+    ctx.bridge.load(EngineConfig(model="/models/qwen"), "qwen")
+    qtbot.waitUntil(lambda: _FailingLoader.CAUSE in panel.error_label.text(), timeout=5_000)  # bridge: 30 ms
+    shown = panel.error_label.text()
+    assert not panel.error_label.isHidden()
+    assert _FailingLoader.CAUSE in shown
+    assert CJK.search(shown.replace(_FailingLoader.CAUSE, ""))  # the hint and "Load failed" translated

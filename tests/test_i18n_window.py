@@ -1,8 +1,8 @@
-"""The whole window in zh_CN shows no English (issue 30): every widget is walked (labels, buttons,
+"""The whole window in zh_CN shows no English: every widget is walked (labels, buttons,
 tab titles, group boxes, tooltips, window titles, combo items, table headers, menus, the
 Monitor's plot titles, the docks) and every text a user reads must be Chinese, apart from a
 short list of proper nouns, units and flags (ALLOWED, each with its reason) and the names of
-the user's models and presets. No engine: the host is never loaded (as tests/test_advisor_ui.py).
+the user's models and presets. No engine: the engine is never loaded (as tests/test_advisor_ui.py).
 
 A new English string fails here with the widget and the text named: wrap it in self.tr() and
 translate it (python -m console.ui.i18n, then console_zh_CN.ts), or, when it is a name that
@@ -240,7 +240,7 @@ def test_the_window_in_zh_cn_has_no_english_left(qapp: Any, qtbot: Any, home: Pa
         store = ModelStore()
         store.add_reference("tiny", tiny_model)
         ctx = AppContext.create(store=store)
-        w = MainWindow(ctx, load_settings(), owns_host=False)
+        w = MainWindow(ctx, load_settings(), owns_engine=False)
         qtbot.addWidget(w)
         add_language_menu(w)
         w.show()

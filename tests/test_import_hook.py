@@ -1,4 +1,4 @@
-"""PySide6's per-import "does this module use PySide?" check, without reading sources (issue 30)."""
+"""PySide6's per-import "does this module use PySide?" check, without reading sources."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 21, model switching without a reload: "keep warm" in the Models panel and the engine host,
+"""Model switching without a reload: "keep warm" in the Models panel and the in-process engine,
 and ``bench --switch-to`` (switch time against a reload). Real engines on two tiny random-weight
 models of different seeds (their greedy answers differ, so an answer shows which model replied).
 
@@ -17,7 +17,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from console.config import EngineConfig, SamplingSettings
-from console.engine.host import EngineHost, keep_warm_refusal
+from console.engine.in_process import InProcessEngine, keep_warm_refusal
 from console.engine.types import EngineInfo, EngineState, GenerationRequest, RequestFinished
 from tests.conftest import TEST_KV_BYTES, wait_for
 
@@ -41,8 +41,8 @@ def _children() -> set[int]:
     return pids
 
 
-def _answer(host: Any) -> str:
-    end = host.generate(
+def _answer(engine: Any) -> str:
+    end = engine.generate(
         GenerationRequest(
             prompt="Once upon a time", sampling=SamplingSettings(temperature=0.0, max_tokens=12, ignore_eos=True)
         ),
@@ -60,7 +60,7 @@ def test_keeping_warm_on_the_gpu_needs_sleep_mode() -> None:
 
 
 def test_the_window_engine_offers_keep_warm_only_in_process(tiny_model: Path) -> None:
-    """The window's EngineSwitch forwards keep-warm to the in-process host and refuses it, with the
+    """The window's EngineSwitch forwards keep-warm to the in-process engine and refuses it, with the
     reason, for a console-launched server (nothing is started: the refusal comes first)."""
     from console.engine.factory import EngineChoice
     from console.engine.interface import CannotLoad
@@ -68,7 +68,7 @@ def test_the_window_engine_offers_keep_warm_only_in_process(tiny_model: Path) ->
 
     switch = EngineSwitch()
     try:
-        assert isinstance(switch.backend, EngineHost) and switch.warm_models() == []
+        assert isinstance(switch.backend, InProcessEngine) and switch.warm_models() == []
         assert switch.drop_warm("nothing").result(5) is False
         switch.use(EngineChoice("serve"))
         with pytest.raises(CannotLoad, match="needs the in-process engine"):
@@ -94,8 +94,8 @@ def test_the_panel_keeps_a_model_warm_switches_back_and_rebuilds_a_dead_one(
     store = ModelStore()
     store.add_reference("a", tiny_model)
     store.add_reference("b", second_model)
-    host = EngineHost()
-    ctx = AppContext.create(host=host, store=store)
+    engine = InProcessEngine()
+    ctx = AppContext.create(engine=engine, store=store)
     panel = ModelsPanel(ctx)
     qtbot.addWidget(panel)
     outcomes: list[object] = []
@@ -111,20 +111,20 @@ def test_the_panel_keeps_a_model_warm_switches_back_and_rebuilds_a_dead_one(
         assert panel.load_selected()
         qtbot.waitUntil(lambda: bool(outcomes), timeout=600_000)
         assert isinstance(outcomes[0], EngineInfo), outcomes
-        qtbot.waitUntil(lambda: host.status.state == EngineState.READY, timeout=5000)
+        qtbot.waitUntil(lambda: engine.status.state == EngineState.READY, timeout=5000)
         return outcomes[0]
 
     try:
         before = _children()
         first_a = load("a")
         a_procs = _children() - before
-        answer_a = _answer(host)
+        answer_a = _answer(engine)
         panel.keep_warm_check.setChecked(True)
         load("b")
         b_procs = _children() - before - a_procs
-        answer_b = _answer(host)
+        answer_b = _answer(engine)
         assert answer_a != answer_b  # the control: the two models answer differently
-        warm = host.warm_models()
+        warm = engine.warm_models()
         assert [(w.name, w.asleep, w.device) for w in warm] == [("a", False, "cpu")]
         assert all(psutil.pid_exists(p) for p in a_procs)  # kept, not shut down
         qtbot.waitUntil(lambda: "Kept warm: a (keeps its memory)." in panel.warm_label.text(), timeout=5000)
@@ -133,8 +133,8 @@ def test_the_panel_keeps_a_model_warm_switches_back_and_rebuilds_a_dead_one(
         switched = load("a")  # woken
         assert switched.switch_seconds is not None and switched.load_seconds == first_a.load_seconds
         assert _children() - before == a_procs | b_procs  # no engine was built
-        assert _answer(host) == answer_a
-        assert [w.name for w in host.warm_models()] == ["b"]
+        assert _answer(engine) == answer_a
+        assert [w.name for w in engine.warm_models()] == ["b"]
         assert any(m.startswith("Switched to a in ") and "cold load took" in m for m in messages), messages
         assert "Kept warm: b (keeps its memory)." in panel.warm_label.text()
 
@@ -149,14 +149,14 @@ def test_the_panel_keeps_a_model_warm_switches_back_and_rebuilds_a_dead_one(
         )
         rebuilt = load("b")
         assert rebuilt.switch_seconds is None  # built again, not woken
-        assert _answer(host) == answer_b
+        assert _answer(engine) == answer_b
         assert not any(m.startswith("Switched to b") for m in messages)
-        assert [w.name for w in host.warm_models()] == ["a"]
+        assert [w.name for w in engine.warm_models()] == ["a"]
         assert "Kept warm: a (keeps its memory)." in panel.warm_label.text()
 
         qtbot.mouseClick(panel.drop_warm_button, Qt.MouseButton.LeftButton)  # b stays loaded
-        qtbot.waitUntil(lambda: host.warm_models() == [] and not panel.warm_label.isVisibleTo(panel), timeout=60_000)
-        assert panel.drop_warm_button.isHidden() and host.status.state == EngineState.READY
+        qtbot.waitUntil(lambda: engine.warm_models() == [] and not panel.warm_label.isVisibleTo(panel), timeout=60_000)
+        assert panel.drop_warm_button.isHidden() and engine.status.state == EngineState.READY
         wait_for(
             lambda: (
                 not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in a_procs)
@@ -164,11 +164,11 @@ def test_the_panel_keeps_a_model_warm_switches_back_and_rebuilds_a_dead_one(
             30,
             "a's engine processes to be gone",
         )
-        assert _answer(host) == answer_b
+        assert _answer(engine) == answer_b
 
         panel.unload()
-        qtbot.waitUntil(lambda: host.status.state == EngineState.STOPPED, timeout=60_000)
-        assert host.warm_models() == []
+        qtbot.waitUntil(lambda: engine.status.state == EngineState.STOPPED, timeout=60_000)
+        assert engine.warm_models() == []
         wait_for(
             lambda: (
                 not any(
@@ -181,7 +181,7 @@ def test_the_panel_keeps_a_model_warm_switches_back_and_rebuilds_a_dead_one(
         )
         qtbot.waitUntil(lambda: not panel.warm_label.text().startswith("Kept warm"), timeout=5000)
     finally:
-        host.close()
+        engine.close()
 
 
 @pytest.mark.engine

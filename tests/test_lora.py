@@ -1,4 +1,4 @@
-"""LoRA adapters without an engine (issue 22): reading PEFT folders, the base and rank checks, the
+"""LoRA adapters without an engine: reading PEFT folders, the base and rank checks, the
 store's import, the planner's slot memory, and the `vllm serve` export checked by vLLM's parser.
 
 The adapters are real PEFT folders written by peft on the tiny model (``lora_adapters``)."""
@@ -66,7 +66,7 @@ def test_rank_above_the_engine_slots_is_refused_with_the_fix(lora_adapters: dict
         ("no-weights", "has no adapter_model.safetensors"),
         ("bad-header", "corrupt safetensors header"),
         ("truncated", "adapter_model.safetensors is truncated"),
-        # what PEFT trains and vLLM does not serve: refused at import, not at the first request (issue 30)
+        # what PEFT trains and vLLM does not serve: refused at import, not at the first request
         ("bias", "trains biases \\(bias = 'all'\\); vLLM serves LoRA adapters with bias 'none' only"),
         ("lora-bias", "has LoRA biases \\(lora_bias\\); vLLM does not serve them"),
         ("modules-to-save", "carries whole trained copies of lm_head, embed_tokens \\(modules_to_save\\)"),
@@ -148,7 +148,7 @@ def _recording(adapter: Path, folder: Path, base: str, revision: str | None = No
 def test_the_recorded_base_is_matched_exactly_and_an_override_warns(
     lora_adapters: dict[str, Path], tiny_model: Path, tmp_path: Path
 ) -> None:
-    """Issue 30: an adapter of Llama-3.1-8B bound to Llama-3.1-8B-Instruct (the base was matched by
+    """An adapter of Llama-3.1-8B bound to Llama-3.1-8B-Instruct (the base was matched by
     substring, and the two have the same shapes, so the shape check cannot tell)."""
     store = ModelStore(tmp_path / "store")
     store.add_reference(
@@ -249,7 +249,7 @@ def _moe_adapter(folder: Path, inter: int, shared: int) -> Path:
 
 
 def test_moe_expert_adapters_are_checked_against_the_expert_width(tmp_path: Path) -> None:
-    """Issue 30: expert projections were taken as intermediate_size wide, so every MoE expert
+    """Expert projections were taken as intermediate_size wide, so every MoE expert
     adapter was refused; they are moe_intermediate_size wide (shared experts: their own width)."""
     base = _moe_base(tmp_path / "moe", moe_intermediate_size=32, shared_expert_intermediate_size=128)
     good = inspect_adapter(_moe_adapter(tmp_path / "good", inter=32, shared=128))

@@ -1,4 +1,4 @@
-"""LoRA adapters on the real CPU engine (issue 22): one engine on the tiny model with LoRA slots,
+"""LoRA adapters on the real CPU engine: one engine on the tiny model with LoRA slots,
 shared by this module, and random-weight adapters made with peft (``lora_adapters``).
 
 An adapter with random non-zero A and B visibly changes the greedy answer; the base answer on the
@@ -19,7 +19,7 @@ from console.batch.formats import parse_jsonl
 from console.batch.results import iter_output
 from console.batch.runner import run_batch
 from console.config import EngineConfig, SamplingSettings
-from console.engine.host import EngineHost
+from console.engine.in_process import InProcessEngine
 from console.engine.types import EngineError, GenerationRequest, RequestFailed, RequestFinished
 from console.models.lora import AdapterError
 
@@ -30,8 +30,8 @@ GREEDY = SamplingSettings(temperature=0.0, max_tokens=12, ignore_eos=True)
 
 
 @pytest.fixture(scope="module")
-def lora_host(tiny_model: Path, lora_adapters: dict[str, Path]) -> Iterator[EngineHost]:
-    host = EngineHost()
+def lora_engine(tiny_model: Path, lora_adapters: dict[str, Path]) -> Iterator[InProcessEngine]:
+    engine = InProcessEngine()
     config = EngineConfig(
         model=str(tiny_model),
         served_model_name="tiny",
@@ -42,39 +42,39 @@ def lora_host(tiny_model: Path, lora_adapters: dict[str, Path]) -> Iterator[Engi
         max_lora_rank=8,
         lora_modules={"a": str(lora_adapters["a"])},
     )
-    host.load(config, "tiny").result(timeout=600)
-    yield host
-    host.close()
+    engine.load(config, "tiny").result(timeout=600)
+    yield engine
+    engine.close()
 
 
-def answer(host: Any, adapter: str | None = None, prompt: str = PROMPT) -> str:
-    event = host.generate(GenerationRequest(prompt=prompt, sampling=GREEDY, adapter=adapter), timeout=120)
+def answer(engine: Any, adapter: str | None = None, prompt: str = PROMPT) -> str:
+    event = engine.generate(GenerationRequest(prompt=prompt, sampling=GREEDY, adapter=adapter), timeout=120)
     assert isinstance(event, RequestFinished), event
     assert event.output_tokens == GREEDY.max_tokens
     return event.text
 
 
 def test_an_adapter_changes_the_greedy_answer_and_the_base_stays_the_same(
-    lora_host: EngineHost, engine_host: Any, lora_adapters: dict[str, Path]
+    lora_engine: InProcessEngine, tiny_engine: Any, lora_adapters: dict[str, Path]
 ) -> None:
-    assert lora_host.config is not None and lora_host.config.enable_lora is True
-    assert lora_host.config.max_loras == 3  # the 2 asked for + the CPU build's all-zero base slot
-    assert lora_host.adapters() == {"a": str(lora_adapters["a"].resolve())}
-    base = answer(lora_host)
-    with_a = answer(lora_host, "a")
+    assert lora_engine.config is not None and lora_engine.config.enable_lora is True
+    assert lora_engine.config.max_loras == 3  # the 2 asked for + the CPU build's all-zero base slot
+    assert lora_engine.adapters() == {"a": str(lora_adapters["a"].resolve())}
+    base = answer(lora_engine)
+    with_a = answer(lora_engine, "a")
     assert with_a != base
-    assert answer(lora_host, "a") == with_a  # greedy: the adapter's answer is reproducible
+    assert answer(lora_engine, "a") == with_a  # greedy: the adapter's answer is reproducible
     # the base on the LoRA engine is the plain engine's answer (no adapter, no change)
-    assert answer(lora_host) == base == answer(engine_host)
+    assert answer(lora_engine) == base == answer(tiny_engine)
 
 
 def test_a_batch_mixing_base_and_two_adapters_matches_per_adapter_runs(
-    lora_host: EngineHost, lora_adapters: dict[str, Path], tmp_path: Path
+    lora_engine: InProcessEngine, lora_adapters: dict[str, Path], tmp_path: Path
 ) -> None:
-    attached = lora_host.attach_adapter("b", lora_adapters["b"])  # attached to the running engine
-    assert attached.info.rank == 4 and set(lora_host.adapters()) == {"a", "b"}
+    attached = lora_engine.attach_adapter("b", lora_adapters["b"])  # attached to the running engine
+    assert attached.info.rank == 4 and set(lora_engine.adapters()) == {"a", "b"}
     prompts = ["The capital of France is", "Hello, how are you", "Tell me a story about"]
-    expected = {(m, p): answer(lora_host, None if m == "tiny" else m, p) for m in ("tiny", "a", "b") for p in prompts}
+    expected = {(m, p): answer(lora_engine, None if m == "tiny" else m, p) for m in ("tiny", "a", "b") for p in prompts}
     assert len({expected[(m, prompts[0])] for m in ("tiny", "a", "b")}) == 3  # three different models
     lines = [
         json.dumps(
@@ -102,7 +102,7 @@ def test_a_batch_mixing_base_and_two_adapters_matches_per_adapter_runs(
     parsed = parse_jsonl("\n".join(lines), GREEDY)
     assert not parsed.errors and len(parsed.requests) == 10
     out = tmp_path / "out.jsonl"
-    summary = run_batch(lora_host, parsed.requests, out, concurrency=4)
+    summary = run_batch(lora_engine, parsed.requests, out, concurrency=4)
     assert (summary.succeeded, summary.failed) == (9, 1)
     rows = {o["custom_id"]: o for o in iter_output(out)}
     for i, p in enumerate(prompts):
@@ -116,23 +116,23 @@ def test_a_batch_mixing_base_and_two_adapters_matches_per_adapter_runs(
 
 
 def test_bad_adapters_are_refused_with_the_reason(
-    lora_host: EngineHost, lora_adapters: dict[str, Path], tmp_path: Path, tiny_model: Path
+    lora_engine: InProcessEngine, lora_adapters: dict[str, Path], tmp_path: Path, tiny_model: Path
 ) -> None:
     with pytest.raises(AdapterError, match="rank is 16, larger than this engine's max_lora_rank 8"):
-        lora_host.attach_adapter("wide", lora_adapters["wide"])
+        lora_engine.attach_adapter("wide", lora_adapters["wide"])
     with pytest.raises(AdapterError, match=r"does not fit 'tiny' \(it was trained on .*other-base\)"):
-        lora_host.attach_adapter("other", lora_adapters["other"])
+        lora_engine.attach_adapter("other", lora_adapters["other"])
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "adapter_config.json").write_text("{not json")
     with pytest.raises(AdapterError, match="not valid JSON .*the adapter is corrupt"):
-        lora_host.attach_adapter("broken", broken)
-    assert set(lora_host.adapters()) <= {"a", "b"}  # none of them attached
-    event = lora_host.generate(GenerationRequest(prompt=PROMPT, sampling=GREEDY, adapter="wide"), timeout=60)
+        lora_engine.attach_adapter("broken", broken)
+    assert set(lora_engine.adapters()) <= {"a", "b"}  # none of them attached
+    event = lora_engine.generate(GenerationRequest(prompt=PROMPT, sampling=GREEDY, adapter="wide"), timeout=60)
     assert isinstance(event, RequestFailed)
     assert event.message.startswith("No adapter named 'wide' is attached to the loaded model (attached: a")
     # A load naming a corrupt adapter fails before the engine is built, with the reason.
-    fresh = EngineHost()
+    fresh = InProcessEngine()
     try:
         with pytest.raises(EngineError, match="not valid JSON .*the adapter is corrupt"):
             fresh.load(EngineConfig(model=str(tiny_model), device="cpu", lora_modules={"x": str(broken)})).result(
@@ -143,18 +143,18 @@ def test_bad_adapters_are_refused_with_the_reason(
         fresh.close()
 
 
-def test_the_plain_engine_has_no_adapter_slots(engine_host: Any, lora_adapters: dict[str, Path]) -> None:
-    assert engine_host.adapters() == {}
+def test_the_plain_engine_has_no_adapter_slots(tiny_engine: Any, lora_adapters: dict[str, Path]) -> None:
+    assert tiny_engine.adapters() == {}
     with pytest.raises(AdapterError, match="loaded without LoRA slots"):
-        engine_host.attach_adapter("a", lora_adapters["a"])
+        tiny_engine.attach_adapter("a", lora_adapters["a"])
 
 
 def test_chat_panel_answers_with_the_chosen_adapter_and_compares_with_the_base(
-    lora_host: EngineHost, home: Path, qtbot: Any, connections: Any
+    lora_engine: InProcessEngine, home: Path, qtbot: Any, connections: Any
 ) -> None:
     from console.ui.chat.panel import ChatPanel
 
-    panel = ChatPanel(connections.context(host=lora_host))
+    panel = ChatPanel(connections.context(engine=lora_engine))
     qtbot.addWidget(panel)
     panel.temperature.setValue(0.0)
     panel.max_tokens.setValue(10)
@@ -169,7 +169,7 @@ def test_chat_panel_answers_with_the_chosen_adapter_and_compares_with_the_base(
     messages = [{"role": "user", "content": "Hello there"}]
     sampling = panel.sampling()
     direct = {
-        name: lora_host.generate(GenerationRequest(messages=messages, sampling=sampling, adapter=name), timeout=120)
+        name: lora_engine.generate(GenerationRequest(messages=messages, sampling=sampling, adapter=name), timeout=120)
         for name in (None, "a")
     }
     assert got == direct["a"].text != direct[None].text  # the conversation's adapter answered
@@ -189,7 +189,7 @@ def test_chat_panel_answers_with_the_chosen_adapter_and_compares_with_the_base(
     assert panel.open_conversation(first) and box.current() == "a"
 
 
-def test_bench_requests_cycle_through_the_adapter_mix(lora_host: EngineHost) -> None:
+def test_bench_requests_cycle_through_the_adapter_mix(lora_engine: InProcessEngine) -> None:
     """`bench --adapter a --adapter-mix base,a,x`: the requests carry the mix in turn and reach the
     engine with it — the unknown adapter's requests fail there, the base's and a's run."""
     from console.bench.runner import _requests, run_console
@@ -202,5 +202,5 @@ def test_bench_requests_cycle_through_the_adapter_mix(lora_host: EngineHost) -> 
     workload = synthetic(6, 16, 4, 256, seed=1)
     workload.adapters = ["", "a", "x"]
     assert [r.adapter for r in _requests(workload)] == [None, "a", "x", None, "a", "x"]
-    result = run_console(lora_host, workload)
+    result = run_console(lora_engine, workload)
     assert (result["requests"], result["failed"], result["output_tokens"]) == (6, 2, 4 * 4)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from console.config import SamplingSettings
-from console.engine.host import EngineHost
+from console.engine.in_process import InProcessEngine
 from console.engine.many import ManyRequests
 from console.engine.types import EngineNotReady, GenerationRequest, RequestFinished
 from console.jobs import TaskState
@@ -22,8 +22,8 @@ def _requests(n: int, max_tokens: int) -> list[tuple[int, GenerationRequest]]:
     return [(i, GenerationRequest(prompt_token_ids=[5 + i, 6, 7, 8], sampling=s, stream=False)) for i in range(n)]
 
 
-def test_at_most_concurrency_in_flight_and_every_request_done(engine_host: Any) -> None:
-    many = ManyRequests(engine_host, _requests(7, 6), concurrency=2)
+def test_at_most_concurrency_in_flight_and_every_request_done(tiny_engine: Any) -> None:
+    many = ManyRequests(tiny_engine, _requests(7, 6), concurrency=2)
     keys = []
     for done in many:
         assert many.in_flight <= 2
@@ -34,13 +34,13 @@ def test_at_most_concurrency_in_flight_and_every_request_done(engine_host: Any) 
     assert many.submit_error is None and not many.cancelled
 
 
-def test_cancel_aborts_what_is_in_flight_and_yields_it(engine_host: Any) -> None:
+def test_cancel_aborts_what_is_in_flight_and_yields_it(tiny_engine: Any) -> None:
     task = TaskState()
     # A 2-token request finishes first; the cancel follows its result, and the 1000-token ones
     # (ignore_eos: they cannot stop early) are hundreds of steps from their end by then.
     short = _requests(1, 2)
     long = [(i + 1, r) for i, (_, r) in enumerate(_requests(3, 1000))]
-    many = ManyRequests(engine_host, short + long, concurrency=4, task=task)
+    many = ManyRequests(tiny_engine, short + long, concurrency=4, task=task)
     results = []
     for done in many:
         results.append(done)
@@ -53,10 +53,10 @@ def test_cancel_aborts_what_is_in_flight_and_yields_it(engine_host: Any) -> None
 
 
 def test_an_engine_that_refuses_stops_the_submits() -> None:
-    host = EngineHost()  # nothing loaded: every submit is refused
+    engine = InProcessEngine()  # nothing loaded: every submit is refused
     try:
-        many = ManyRequests(host, _requests(3, 4), concurrency=2)
+        many = ManyRequests(engine, _requests(3, 4), concurrency=2)
         assert list(many) == []
         assert isinstance(many.submit_error, EngineNotReady)
     finally:
-        host.close()
+        engine.close()

@@ -22,22 +22,22 @@ INNER = textwrap.dedent("""
 
 
     @pytest.fixture()
-    def engine_host():
+    def tiny_engine():
         return "a stand-in: the guard refuses before it is built"
 
 
     def test_unmarked_builds_an_engine(tmp_path):
         from console.config import EngineConfig
-        from console.engine.host import EngineHost
+        from console.engine.in_process import InProcessEngine
 
-        host = EngineHost()
+        engine = InProcessEngine()
         try:
             try:
-                host.load(EngineConfig(model=str(tmp_path), device="cpu"), "x")
+                engine.load(EngineConfig(model=str(tmp_path), device="cpu"), "x")
             except Exception:
                 pass  # product code catching errors does not hide the missing marker
         finally:
-            host.close()
+            engine.close()
 
 
     def test_unmarked_starts_a_vllm_child():
@@ -48,7 +48,7 @@ INNER = textwrap.dedent("""
         subprocess.run([sys.executable, "-m", "console", "--version"], check=True)
 
 
-    def test_unmarked_uses_the_shared_engine(engine_host):
+    def test_unmarked_uses_the_shared_engine(tiny_engine):
         pass
 
 
@@ -60,8 +60,8 @@ INNER = textwrap.dedent("""
 
 
     @pytest.mark.e2e
-    def test_marked_fixture_is_allowed(engine_host):
-        assert engine_host
+    def test_marked_fixture_is_allowed(tiny_engine):
+        assert tiny_engine
 
 
     def test_a_light_child_needs_no_marker():
@@ -107,10 +107,10 @@ def test_unmarked_engine_tests_fail_and_marked_ones_pass(tmp_path: Path) -> None
         "test_unmarked_runs_the_cli_as_a_child",
         "test_unmarked_uses_the_shared_engine",
     }
-    assert "EngineHost.load" in reports.failed["test_unmarked_builds_an_engine"]
+    assert "InProcessEngine.load" in reports.failed["test_unmarked_builds_an_engine"]
     assert "python -c <code with import vllm>" in reports.failed["test_unmarked_starts_a_vllm_child"]
     assert "python -m console" in reports.failed["test_unmarked_runs_the_cli_as_a_child"]
-    assert "engine_host" in reports.failed["test_unmarked_uses_the_shared_engine"]
+    assert "tiny_engine" in reports.failed["test_unmarked_uses_the_shared_engine"]
     assert all("no engine/e2e marker" in text for text in reports.failed.values())
     assert reports.passed == {
         "test_marked_child_runs",
@@ -127,7 +127,10 @@ def test_which_children_are_heavy() -> None:
     assert heavy_child([py, "-m", "console.quant.awq_worker", "spec"]) is not None
     assert heavy_child([py, "-m", "console.children", "5", "0"]) is None  # the watcher: tiny
     assert heavy_child([py, "-c", "import time; time.sleep(1)"]) is None
-    assert heavy_child([py, "-c", "from console.engine.host import EngineHost\nEngineHost().load(c)"]) is not None
+    assert (
+        heavy_child([py, "-c", "from console.engine.in_process import InProcessEngine\nInProcessEngine().load(c)"])
+        is not None
+    )
     assert heavy_child([py, "-c", "from vllm.usage.usage_lib import UsageContext"]) is not None
     assert heavy_child([py, "-c", "import sys; print('vllm' in sys.modules)"]) is None  # a mention, no import
     assert heavy_child([py, "-c", "import importlib; importlib.import_module('console.vllm_compat')"]) is None

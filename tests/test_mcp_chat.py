@@ -38,15 +38,15 @@ def _fixture(tools: str, log: Path, token: str = "tok-fixture-secret") -> McpSer
     return McpServer("fx", command=sys.executable, args=(FIXTURE,), env=env)
 
 
-def _answer(host: Any, session: ChatSession, request: GenerationRequest | None) -> RequestFinished:
+def _answer(engine: Any, session: ChatSession, request: GenerationRequest | None) -> RequestFinished:
     assert request is not None
-    final = host.generate(request, timeout=180)
+    final = engine.generate(request, timeout=180)
     assert isinstance(final, RequestFinished), final
     session.record_answer(final.text, final, model="fixture")
     return final
 
 
-def _session(host: Any, path: Path, hub: McpHub, servers: set[str]) -> ChatSession:
+def _session(engine: Any, path: Path, hub: McpHub, servers: set[str]) -> ChatSession:
     session = ChatSession(ConversationStore(path))
     session.tools.hub = hub
     s = session.tools.settings(None)
@@ -58,14 +58,14 @@ def _session(host: Any, path: Path, hub: McpHub, servers: set[str]) -> ChatSessi
 def test_an_approved_call_runs_and_its_result_reaches_the_next_prompt_and_survives_reopening(
     family: tuple[str, Any], tmp_path: Path
 ) -> None:
-    _, host = family
+    _, engine = family
     log = tmp_path / "calls.log"
     hub = McpHub([_fixture("lookup", log)])
     try:
         assert hub.tools(["fx"])[1] == {}
-        session = _session(host, tmp_path / "c.sqlite3", hub, {"fx"})
-        first = _answer(host, session, session.send("Code of Rome?", SAMPLING))
-        assert '"name": "fx__lookup"' in host.tokenizer.decode(first.prompt_token_ids)  # the tool was offered
+        session = _session(engine, tmp_path / "c.sqlite3", hub, {"fx"})
+        first = _answer(engine, session, session.send("Code of Rome?", SAMPLING))
+        assert '"name": "fx__lookup"' in engine.tokenizer.decode(first.prompt_token_ids)  # the tool was offered
         conv = session.conversation_id
         assert session.pending_tool_calls(), first.text  # the forced call was read
         shown: list[PendingCall] = []
@@ -81,19 +81,19 @@ def test_an_approved_call_runs_and_its_result_reaches_the_next_prompt_and_surviv
         result = {"Paris": "PAR-75", "Rome": "ROM-00"}[city]
         assert session.tools.turns(conv)[0].results == {shown[0].call_id: result}
         assert log.read_text().split() == ["lookup"]  # the server ran it, once
-        second = _answer(host, session, session.regenerate(SAMPLING))
-        prompt = host.tokenizer.decode(second.prompt_token_ids)
+        second = _answer(engine, session, session.regenerate(SAMPLING))
+        prompt = engine.tokenizer.decode(second.prompt_token_ids)
         assert "<tool_response>" in prompt and f"\n{result}\n" in prompt
         assert [m.role for m in session.messages] == ["user", "assistant"]
         session.store.close()
 
-        reopened = _session(host, tmp_path / "c.sqlite3", hub, {"fx"})
+        reopened = _session(engine, tmp_path / "c.sqlite3", hub, {"fx"})
         assert conv is not None
         reopened.open(conv)
         reopened.tools.settings(conv).choice = "auto"
         assert reopened.tools.turns(conv)[0].approvals == {shown[0].call_id: "once"}
-        third = _answer(host, reopened, reopened.send("And Paris?", SAMPLING))
-        prompt = host.tokenizer.decode(third.prompt_token_ids)
+        third = _answer(engine, reopened, reopened.send("And Paris?", SAMPLING))
+        prompt = engine.tokenizer.decode(third.prompt_token_ids)
         assert prompt.count("<tool_response>") == 1 and f"\n{result}\n" in prompt  # the saved turn, continued
         assert "tok-fixture-secret" not in (tmp_path / "c.sqlite3").read_bytes().decode("latin-1")
     finally:
@@ -104,31 +104,31 @@ def test_an_approved_call_runs_and_its_result_reaches_the_next_prompt_and_surviv
 def test_a_refused_call_never_runs_and_a_crashed_server_is_one_line_the_chat_goes_on(
     family: tuple[str, Any], tmp_path: Path
 ) -> None:
-    _, host = family
+    _, engine = family
     log = tmp_path / "calls.log"
     hub = McpHub([_fixture("lookup", log), McpServer("boom", command=sys.executable, args=(FIXTURE,), env={
         "FIXTURE_TOOLS": "crash", "FIXTURE_LOG": str(log)})])  # fmt: skip
     try:
         assert hub.tools(["fx", "boom"])[1] == {}
-        session = _session(host, tmp_path / "c.sqlite3", hub, {"fx"})
-        _answer(host, session, session.send("Code of Rome?", SAMPLING))
+        session = _session(engine, tmp_path / "c.sqlite3", hub, {"fx"})
+        _answer(engine, session, session.send("Code of Rome?", SAMPLING))
         conv = session.conversation_id
         assert session.pending_tool_calls()
         assert session.tools.answer_mcp(conv, lambda call: Decision.REFUSE)
         assert list(session.tools.turns(conv)[0].results.values()) == [REFUSED]
         assert not log.exists()  # refused: the server was never called
-        refused = _answer(host, session, session.regenerate(SAMPLING))
-        assert REFUSED.split(": ", 1)[1] in host.tokenizer.decode(refused.prompt_token_ids)
+        refused = _answer(engine, session, session.regenerate(SAMPLING))
+        assert REFUSED.split(": ", 1)[1] in engine.tokenizer.decode(refused.prompt_token_ids)
 
         session.tools.settings(conv).servers = {"boom"}
-        _answer(host, session, session.send("Crash, please.", SAMPLING))
+        _answer(engine, session, session.send("Crash, please.", SAMPLING))
         assert session.tools.answer_mcp(conv, lambda call: Decision.ALWAYS)
         crashed = session.tools.turns(conv)[-1]
         (line,) = crashed.results.values()
         assert line.startswith("error: MCP server 'boom' failed during crash") and "\n" not in line
         assert log.read_text().split() == ["crash"]
-        after = _answer(host, session, session.regenerate(SAMPLING))  # the conversation goes on
-        assert "failed during crash" in host.tokenizer.decode(after.prompt_token_ids)
+        after = _answer(engine, session, session.regenerate(SAMPLING))  # the conversation goes on
+        assert "failed during crash" in engine.tokenizer.decode(after.prompt_token_ids)
         assert session.messages[-1].role == "assistant"
     finally:
         hub.close()
@@ -147,7 +147,7 @@ def test_cli_chat_with_mcp_server_time_asks_on_the_terminal_runs_and_the_result_
 
     from console.cli.chat_tools import answer_calls, configure
 
-    _, host = family
+    _, engine = family
     config = tmp_path / "mcp.json"
     time_server = {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}
     config.write_text(json.dumps({"mcpServers": {"time": time_server}}))
@@ -178,7 +178,7 @@ def test_cli_chat_with_mcp_server_time_asks_on_the_terminal_runs_and_the_result_
         assert request is not None  # the fixture's 512-token context is too short for this server's two
         # tools' descriptions: the model's next prompt is rendered by its chat template, not run
         tools = request.openai_fields["tools"]
-        prompt = host.tokenizer.apply_chat_template(
+        prompt = engine.tokenizer.apply_chat_template(
             request.messages, tools=tools, tokenize=False, add_generation_prompt=True
         )
         assert "<tool_response>" in prompt and result["datetime"] in prompt

@@ -1,5 +1,5 @@
 """Importing a model whose architecture the installed vLLM cannot run is refused at import, with
-the reason and the vLLM version (issue 19); supported ones, and custom-code ones that only the
+the reason and the vLLM version; supported ones, and custom-code ones that only the
 load can judge, go in. Uses vLLM's real model registry."""
 
 from __future__ import annotations

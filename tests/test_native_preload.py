@@ -1,5 +1,5 @@
-"""torch's native library is loaded with the GIL released (console/native_preload.py,
-issue 30): the ``dlopen`` inside ``import torch`` held the GIL for 200-430 ms, the longest stall
+"""torch's native library is loaded with the GIL released (console/native_preload.py):
+the ``dlopen`` inside ``import torch`` held the GIL for 200-430 ms, the longest stall
 of the window while a model loaded. A fresh interpreter (the library loads once per process)
 times a thread that keeps waking while the preload runs: with the GIL held it cannot wake at all
 until the load ends. Then ``import torch`` uses the library already loaded."""

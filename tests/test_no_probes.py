@@ -1,4 +1,4 @@
-"""docs/ARCHITECTURE.md (issue 30): "no ``hasattr`` probes on our own objects". What one engine can
+"""docs/ARCHITECTURE.md: "no ``hasattr`` probes on our own objects". What one engine can
 do that another cannot is a typed Protocol (console/engine/interface.py: Loadable, Loader, KeepWarm,
 AttachesAdapters, ServedOverHttp, Switchable, StandsForLoader, Connectable, ServerLog) checked with
 isinstance; what a value of ours holds is a field of its dataclass. A probe -- ``hasattr(x, "a")``,
@@ -18,7 +18,8 @@ CONSOLE = Path(__file__).resolve().parents[1] / "console"
 FOREIGN = {
     # vLLM's objects: fields and methods come and go between releases
     "console/vllm_compat.py": "vLLM's engine, configs and tool-parser manager (the vLLM adapter itself)",
-    "console/engine/host.py": "vLLM's AsyncLLM and RequestOutput (reset_prefix_cache, metrics not in every release)",
+    "console/engine/in_process.py": "vLLM's AsyncLLM and RequestOutput (reset_prefix_cache, metrics not in every "
+    "release)",
     "console/engine/load_capture.py": "vllm.envs's __getattr__ (memoized by release), vLLM's configs, log handlers",
     "console/engine/prepare.py": "vLLM's VllmConfig after a load (its sub-configs differ between releases)",
     "console/engine/choices.py": "vLLM's CompletionOutput and Logprob (stop_reason, decoded_token by release)",
@@ -104,7 +105,7 @@ def test_the_scan_sees_both_kinds_of_probe() -> None:
 
 
 def test_the_capability_protocols_tell_the_engines_apart() -> None:
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
     from console.engine.interface import (
         AttachesAdapters,
         Connectable,
@@ -118,33 +119,39 @@ def test_the_capability_protocols_tell_the_engines_apart() -> None:
         as_loader,
         backend_of,
     )
-    from console.engine.local_server import LocalServer
+    from console.engine.child_server import ChildServer
     from console.engine.remote import RemoteEngine
     from console.engine.switch import EngineSwitch
 
-    host, server, remote = EngineHost(), LocalServer(), RemoteEngine("http://127.0.0.1:9")
+    in_process, server, remote = InProcessEngine(), ChildServer(), RemoteEngine("http://127.0.0.1:9")
     on_remote = EngineSwitch(remote)
     try:
-        assert isinstance(server, ServerLog) and not isinstance(host, ServerLog) and not isinstance(remote, ServerLog)
-        assert isinstance(remote, Connectable) and not isinstance(host, Connectable)
-        assert isinstance(host, Loader) and not isinstance(remote, Loader)
-        assert as_loader(host) is host and as_loader(remote) is None
+        assert (
+            isinstance(server, ServerLog)
+            and not isinstance(in_process, ServerLog)
+            and not isinstance(remote, ServerLog)
+        )
+        assert isinstance(remote, Connectable) and not isinstance(in_process, Connectable)
+        assert isinstance(in_process, Loader) and not isinstance(remote, Loader)
+        assert as_loader(in_process) is in_process and as_loader(remote) is None
         # the switch stands for its backend: no loader while that is a remote server
-        assert isinstance(on_remote, StandsForLoader) and not isinstance(host, StandsForLoader)
+        assert isinstance(on_remote, StandsForLoader) and not isinstance(in_process, StandsForLoader)
         assert as_loader(on_remote) is None
         # keeping warm and LoRA adapters: the in-process engine only (the switch passes keep-warm on)
-        assert isinstance(host, KeepWarm) and not isinstance(server, KeepWarm) and not isinstance(remote, KeepWarm)
+        assert (
+            isinstance(in_process, KeepWarm) and not isinstance(server, KeepWarm) and not isinstance(remote, KeepWarm)
+        )
         assert isinstance(on_remote, KeepWarm) and on_remote.warm_models() == []
-        assert isinstance(host, AttachesAdapters) and not isinstance(server, AttachesAdapters)
+        assert isinstance(in_process, AttachesAdapters) and not isinstance(server, AttachesAdapters)
         assert not isinstance(remote, AttachesAdapters)
         # served over HTTP: the two servers; the switch stands for one and is moved by the window
         assert isinstance(server, ServedOverHttp) and isinstance(remote, ServedOverHttp)
-        assert not isinstance(host, ServedOverHttp)
+        assert not isinstance(in_process, ServedOverHttp)
         assert isinstance(on_remote, Switchable) and not isinstance(remote, Switchable)
-        assert backend_of(on_remote) is remote and backend_of(host) is host
+        assert backend_of(on_remote) is remote and backend_of(in_process) is in_process
         # what the window loads through: the loaders and the switch (which refuses for a remote server)
-        assert isinstance(host, Loadable) and isinstance(server, Loadable) and isinstance(on_remote, Loadable)
+        assert isinstance(in_process, Loadable) and isinstance(server, Loadable) and isinstance(on_remote, Loadable)
         assert not isinstance(remote, Loadable)
     finally:
-        for engine in (host, server, remote):
+        for engine in (in_process, server, remote):
             engine.close()

@@ -40,7 +40,7 @@ def test_nothing_else_opens_nvml() -> None:
 @pytest.mark.skipif(not NO_GPU_HERE, reason="this machine has an NVIDIA driver: the no-GPU answer needs one without")
 def test_no_gpu_answer_on_this_machine() -> None:
     from console.cli.main import version_report
-    from console.engine.host import cuda_available
+    from console.engine.in_process import cuda_available
     from console.metrics.device import ProcessSource, open_source
 
     assert nvml.available() is False

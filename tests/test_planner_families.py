@@ -1,4 +1,4 @@
-"""The shapes 4090 users run now (issue 27), dense and MoE, pinned to figures computed here from
+"""The shapes 4090 users run now, dense and MoE, pinned to figures computed here from
 the models' published config.json values; MoE memory counts every expert, speed only the active
 ones; MXFP4 quantizes gpt-oss's experts only."""
 

@@ -53,8 +53,8 @@ def test_every_curated_checkpoint_was_measured() -> None:
     assert c is not None
     for repo, config in PUBLISHED_CONFIGS.items():
         shape = ModelShape.from_hf_config(config, repo)
-        assert shape.family in c.architectures or shape.family in {
-            fit_report.request_of(r).shape.family for r in LOADS
+        assert shape.model_type in c.architectures or shape.model_type in {
+            fit_report.request_of(r).shape.model_type for r in LOADS
         }, repo
 
 

@@ -1,5 +1,5 @@
-"""The planner's self-calibration (issue 16, part 2): vLLM's memory report parsed from its log,
-recorded on every load through the engine host, fitted per GPU and vLLM version, and checked
+"""The planner's self-calibration: vLLM's memory report parsed from its log,
+recorded on every load through the in-process engine, fitted per GPU and vLLM version, and checked
 out-of-sample on the H200 loads recorded in benchmarks/gpu/results/ (vLLM 0.26.0, 2026-11-29).
 """
 
@@ -213,7 +213,7 @@ def test_gpu_names_map_to_profiles() -> None:
     assert gpu_key("NVIDIA RTX PRO 6000 Blackwell") == "rtx-pro-6000-blackwell"
 
 
-# -- capture through the engine host on the CPU engine --------------------------------------------
+# -- capture through the in-process engine on the CPU engine --------------------------------------------
 def test_logging_config_keeps_vllms_console_output(tmp_path: Path) -> None:
     from console.engine.load_capture import logging_config_with_capture
 
@@ -231,7 +231,7 @@ def test_logging_config_keeps_vllms_console_output(tmp_path: Path) -> None:
 
 # A real load recorded on the CPU engine (vLLM's engine-core process logs its KV line into our
 # file, each of several loads in one process its own): checked on the three loads of
-# tests/test_engine_host.py::test_unload_second_load_and_dead_engine_recovery (no loads of its own here).
+# tests/test_in_process_engine.py::test_unload_second_load_and_dead_engine_recovery (no loads of its own here).
 
 
 def test_details_section_names_every_source(home: Path, h200_loads: list[Any]) -> None:

@@ -1,4 +1,4 @@
-"""The planner's share of issue 21, pinned to hand-computed figures: an EAGLE draft head's
+"""The planner's share of the speed settings, pinned to hand-computed figures: an EAGLE draft head's
 weights and KV on the GPU, nothing for n-gram, KV offload checked against the host's RAM (and
 refused on the CPU engine), and the fit table / CLI reading those settings from a preset."""
 

@@ -1,4 +1,4 @@
-"""Issue 31: the planner's suggestions come in the order of what they cost the user: a shorter
+"""The planner's suggestions come in the order of what they cost the user: a shorter
 context or fewer users first, then FP8 KV cache, then quantized weights, then a smaller model,
 then other hardware. Pure arithmetic (no engine)."""
 

@@ -1,4 +1,4 @@
-"""The vision families' towers, picture costs, family-table entries and curated badges (issue 39).
+"""The vision families' towers, picture costs, family-table entries and curated badges.
 
 Each tower the planner counts (``console/planner/vision.py``) is compared with transformers' own
 module for the same published config, built on the meta device (no weights, no download); the
@@ -78,7 +78,7 @@ def test_picture_tokens_follow_each_processors_resize() -> None:
 def test_vision_shapes_plan_the_tower_and_their_text_familys_calibration() -> None:
     for name, family in (("Qwen2.5-VL-7B", "qwen2"), ("Qwen3-VL-8B", "qwen3"), ("Mistral-Small-3.1-24B", "mistral")):
         shape = KNOWN_SHAPES[name]
-        assert shape.vision_params > 3e8 and shape.family == family, name
+        assert shape.vision_params > 3e8 and shape.model_type == family, name
     # the instruction-tuned Gemma-3 is a vision model: vLLM loads its tower
     assert KNOWN_SHAPES["Gemma-3-12B"].vision_params == vision_params(published_config(GEMMA) or {})
     assert known_shape("Qwen2.5-VL-7B-Instruct", loose=True) is KNOWN_SHAPES["Qwen2.5-VL-7B"]

@@ -5,7 +5,7 @@ the prediction must equal vLLM's figures to the token: the number of blocks, the
 (``EngineInfo.kv_cache_tokens``), and the "KV cache size" / "Maximum concurrency" vLLM logs
 (stored on ``vllm_config.cache_config``). Engine loads are few: the session's tiny-model engine,
 one more tiny load with a max_model_len that is not a multiple of the block size, and the bundled
-SmolLM2 at two KV sizes (one of them the session's shared SmolLM2 engine, ``smollm2_host``).
+SmolLM2 at two KV sizes (one of them the session's shared SmolLM2 engine, ``smollm2_engine``).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from console.planner import PlanRequest, plan, shape_for
 pytestmark = pytest.mark.engine
 
 
-def vllm_own_figures(host: Any) -> dict[str, Any]:
+def vllm_own_figures(engine: Any) -> dict[str, Any]:
     """What vLLM logged as "KV cache size: N tokens, Maximum concurrency for L tokens: Xx"."""
-    cache = host._engine.vllm_config.cache_config  # read-only peek at the engine's resolved config
+    cache = engine._engine.vllm_config.cache_config  # read-only peek at the engine's resolved config
     return {
         "blocks": cache.num_gpu_blocks,
         "block_size": cache.block_size,
@@ -33,9 +33,9 @@ def vllm_own_figures(host: Any) -> dict[str, Any]:
     }
 
 
-def check(host: Any, model: Any, kv_bytes: int, max_model_len: int) -> dict[str, Any]:
-    info = host.status.info
-    own = vllm_own_figures(host)
+def check(engine: Any, model: Any, kv_bytes: int, max_model_len: int) -> dict[str, Any]:
+    info = engine.status.info
+    own = vllm_own_figures(engine)
     # the KV cache follows the weights' dtype, which the CPU dtype check chose (float32 here)
     p = plan(
         PlanRequest(
@@ -56,22 +56,22 @@ def check(host: Any, model: Any, kv_bytes: int, max_model_len: int) -> dict[str,
         "kv_cache_memory_bytes": kv_bytes,
         "max_model_len": max_model_len,
         **own,
-        "dtype_bytes": dtype_bytes(host),
+        "dtype_bytes": dtype_bytes(engine),
     }
     print("vLLM reported:", figures)  # the source of resources/calibration/cpu.json's points
     return figures
 
 
-def dtype_bytes(host: Any) -> int:
-    return 4 if host.status.info.dtype == "float32" else 2
+def dtype_bytes(engine: Any) -> int:
+    return 4 if engine.status.info.dtype == "float32" else 2
 
 
 def load(model_path: Path, kv_bytes: int, max_model_len: int) -> Any:
     from console.config import EngineConfig
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
 
-    host = EngineHost()
-    host.load(
+    engine = InProcessEngine()
+    engine.load(
         EngineConfig(
             model=str(model_path),
             kv_cache_memory_bytes=kv_bytes,
@@ -81,27 +81,27 @@ def load(model_path: Path, kv_bytes: int, max_model_len: int) -> Any:
         ),
         model_path.name,
     ).result(timeout=600)
-    return host
+    return engine
 
 
-def test_tiny_model_session_engine(engine_host: Any, tiny_model: Path) -> None:
-    figures = check(engine_host, tiny_model, TEST_KV_BYTES, 1024)
+def test_tiny_model_session_engine(tiny_engine: Any, tiny_model: Path) -> None:
+    figures = check(tiny_engine, tiny_model, TEST_KV_BYTES, 1024)
     # hand check: 2 layers x 2 x 1 kv head x 64 x 2 B = 512 B/token (1024 in float32);
     # 64 MiB / (128 x 512) = 1024 blocks (512 in float32)
-    per_token = 512 * dtype_bytes(engine_host) // 2
+    per_token = 512 * dtype_bytes(tiny_engine) // 2
     assert figures["blocks"] == TEST_KV_BYTES // (128 * per_token)
 
 
 def test_tiny_model_partial_last_block(tiny_model: Path) -> None:
     """max_model_len 1000 is not a multiple of 128: a request still takes ceil(1000/128) = 8 blocks."""
     kv = 5 * 1024**2 + 12345
-    host = load(tiny_model, kv, 1000)
+    engine = load(tiny_model, kv, 1000)
     try:
-        figures = check(host, tiny_model, kv, 1000)
-        per_token = 512 * dtype_bytes(host) // 2
+        figures = check(engine, tiny_model, kv, 1000)
+        per_token = 512 * dtype_bytes(engine) // 2
         assert figures["concurrency"] == pytest.approx((kv // (128 * per_token)) / math.ceil(1000 / 128))
     finally:
-        host.close()
+        engine.close()
 
 
 @pytest.fixture(scope="module")
@@ -136,14 +136,14 @@ def test_smollm2_two_kv_sizes(
     assert shape.params == smol_entry.params  # the store counted the safetensors' parameters
     if (kv_bytes, max_model_len) == (SMOLLM2_KV_BYTES, SMOLLM2_MAX_LEN):
         # the session's SmolLM2 engine was built with this point (300 MiB, 2000 tokens): no new load
-        host = request.getfixturevalue("smollm2_host")
-        assert Path(host.status.info.model_path).resolve() == Path(smol_entry.path).resolve()
-        figures = check(host, smol_entry, kv_bytes, max_model_len)
+        engine = request.getfixturevalue("smollm2_engine")
+        assert Path(engine.status.info.model_path).resolve() == Path(smol_entry.path).resolve()
+        figures = check(engine, smol_entry, kv_bytes, max_model_len)
     else:
-        host = load(Path(smol_entry.path), kv_bytes, max_model_len)
+        engine = load(Path(smol_entry.path), kv_bytes, max_model_len)
         try:
-            figures = check(host, smol_entry, kv_bytes, max_model_len)
+            figures = check(engine, smol_entry, kv_bytes, max_model_len)
         finally:
-            host.close()
+            engine.close()
     if kv_bytes == 2 * 1024**3:  # FIELD_NOTES: 2 GiB -> 93,184 tokens in 16 bits (half in float32)
         assert figures["blocks"] * 128 == 93_184 * 2 // figures["dtype_bytes"]

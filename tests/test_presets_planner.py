@@ -34,7 +34,7 @@ def test_every_preset_passes_vllms_parser() -> None:
     for name, preset in load_presets().items():
         args = validate_with_vllm(preset.engine, where=name)
         for key, value in preset.engine.items():
-            if key in SPECULATIVE_FIELDS:  # one --speculative-config mapping (issue 21)
+            if key in SPECULATIVE_FIELDS:  # one --speculative-config mapping
                 assert args.speculative_config[SPECULATIVE_FIELDS[key]] == value, (name, key)
             elif key != "device":
                 assert getattr(args, key) == value, (name, key)

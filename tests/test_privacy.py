@@ -1,4 +1,4 @@
-"""Nothing leaves the machine unless the user says so (issue 19), proven with a network guard.
+"""Nothing leaves the machine unless the user says so, proven with a network guard.
 
 The guard (tests/netguard/sitecustomize.py) is loaded by every Python process of a run: it
 records each non-loopback connect / sendto / name lookup and refuses it. The end-to-end test runs
@@ -209,7 +209,7 @@ def test_setting_cli_and_version_show_the_choice(home: Path, capsys: Any, own_en
 
 @pytest.mark.parametrize("saved", [True, False])
 def test_version_with_settings_imports_no_pydantic(tmp_path: Path, saved: bool) -> None:
-    """docs/ARCHITECTURE.md (issue 30): pydantic is not paid by ``--version``. It was whenever
+    """docs/ARCHITECTURE.md: pydantic is not paid by ``--version``. It was whenever
     settings.json existed (every start read the whole file through its schema for one value, the
     usage-statistics choice), so before the window's first paint too; the saved choice still
     shows."""

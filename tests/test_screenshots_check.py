@@ -1,4 +1,4 @@
-"""packaging/screenshots.py refuses a chat screenshot whose answer is wrong (issue 30: the headline
+"""packaging/screenshots.py refuses a chat screenshot whose answer is wrong (the headline
 chat.png showed "L'Étoile, le Pont d'Aix..." for the capital question). No engine: the check is fed
 answers directly; the script's run calls it before each chat screenshot is saved."""
 

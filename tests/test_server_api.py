@@ -1,6 +1,6 @@
 """The Server tab's server on the local network, the routes it offers, and a reasoning model's
 thinking read from it, against one real vLLM server: the CPU build's api_server started by the
-Server tab's core (``ServerController`` behind a real ``EngineSwitch``) on the Qwen3 family fixture,
+Server tab's core (``SharingController`` behind a real ``EngineSwitch``) on the Qwen3 family fixture,
 so it runs vLLM's ``--reasoning-parser qwen3`` as the export writes it, bound to every address with
 an API key.
 
@@ -24,8 +24,8 @@ import pytest
 
 from console.config import EngineConfig, SamplingSettings
 from console.engine import serving
-from console.engine.local_server import free_port
-from console.engine.serving import ALL_ADDRESSES, LanNeedsKey, ServedServer, ServerController, new_api_key
+from console.engine.child_server import free_port
+from console.engine.serving import ALL_ADDRESSES, LanNeedsKey, SharedServer, SharingController, new_api_key
 from console.engine.types import RequestFinished, TokenDelta
 
 pytestmark = pytest.mark.engine
@@ -39,7 +39,7 @@ WORD = re.compile(r"[a-z]{3,12}")
 THOUGHT = re.compile(r"(<think>)?\n?[a-z]{3,12}\n?")
 
 
-class _ThinkingInGrammar(ServedServer):
+class _ThinkingInGrammar(SharedServer):
     """The tab's server with the structured output applied from the first token (see above)."""
 
     def server_command(self, yaml_path: Path, port: int) -> list[str]:
@@ -51,7 +51,7 @@ class _ThinkingInGrammar(ServedServer):
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerController, str]]:
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SharingController, str]]:
     from console.engine.switch import EngineSwitch
     from tests.conftest import FAMILY_KV_BYTES
     from tests.fixtures.families import make_family
@@ -59,10 +59,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerCon
     folder = make_family("qwen3", tmp_path_factory.mktemp("served") / "qwen3")
     config = EngineConfig(model=str(folder), kv_cache_memory_bytes=FAMILY_KV_BYTES, max_model_len=512, device="cpu")
     switch = EngineSwitch()
-    controller = ServerController(switch, log_dir=tmp_path_factory.mktemp("server-logs"))
+    controller = SharingController(switch, log_dir=tmp_path_factory.mktemp("server-logs"))
     key = new_api_key()
     patch = pytest.MonkeyPatch()
-    patch.setattr(serving, "ServedServer", _ThinkingInGrammar)
+    patch.setattr(serving, "SharedServer", _ThinkingInGrammar)
     try:
         port = free_port()
         controller.start(config, "qwen3", port, key, lan=True).result(timeout=600)
@@ -74,13 +74,13 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerCon
 
 
 def test_the_server_runs_the_reasoning_parser_on_every_address_with_its_key(
-    served: tuple[ServerController, str],
+    served: tuple[SharingController, str],
 ) -> None:
     controller, key = served
     server = controller.server
     assert server is not None and server.host == ALL_ADDRESSES
     assert server.argv[server.argv.index("--reasoning-parser") + 1] == "qwen3"
-    info = controller.serving()
+    info = controller.endpoint()
     assert info is not None and info.url.startswith("http://127.0.0.1:") and info.api_key == key
     assert info.lan_url is not None and info.lan_url.endswith(f":{server.port}/v1")
     models = info.lan_url + "/models"
@@ -89,7 +89,7 @@ def test_the_server_runs_the_reasoning_parser_on_every_address_with_its_key(
 
 
 def test_a_streamed_chat_keeps_the_servers_thinking_apart_and_saves_it(
-    served: tuple[ServerController, str], tmp_path: Path
+    served: tuple[SharingController, str], tmp_path: Path
 ) -> None:
     from console.chat.session import ChatSession
     from console.cli.chat_thinking import ThinkingPrinter
@@ -122,7 +122,7 @@ def test_a_streamed_chat_keeps_the_servers_thinking_apart_and_saves_it(
     assert saved.reasoning_tokens == thought.tokens
 
 
-def test_a_batch_through_the_server_keeps_its_thinking(served: tuple[ServerController, str], tmp_path: Path) -> None:
+def test_a_batch_through_the_server_keeps_its_thinking(served: tuple[SharingController, str], tmp_path: Path) -> None:
     from console.batch.formats import parse_jsonl
     from console.batch.results import iter_output
     from console.batch.runner import run_batch
@@ -143,13 +143,13 @@ def test_a_batch_through_the_server_keeps_its_thinking(served: tuple[ServerContr
 
 
 def test_the_routes_the_server_offers_are_listed_with_examples_that_work(
-    served: tuple[ServerController, str],
+    served: tuple[SharingController, str],
 ) -> None:
     controller, key = served
     routes = {r.path: r for r in controller.routes()}
     # what this vLLM offers for a text model, read from its /openapi.json
     assert set(routes) == {"/v1/completions", "/v1/responses", "/v1/messages"}
-    info = controller.serving()
+    info = controller.endpoint()
     assert info is not None and info.lan_url is not None
     for route in routes.values():
         assert route.curl.startswith(f"curl {info.lan_url[: -len('/v1')]}{route.path}")
@@ -172,7 +172,7 @@ def test_serving_beyond_this_machine_needs_a_key() -> None:
     from console.engine.switch import EngineSwitch
 
     switch = EngineSwitch()
-    controller = ServerController(switch)
+    controller = SharingController(switch)
     try:
         with pytest.raises(LanNeedsKey, match="needs an API key"):
             controller.check_port(8123, lan=True, api_key=None)

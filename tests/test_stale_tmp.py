@@ -1,4 +1,4 @@
-"""A write killed mid-way (SIGKILL) leaves a temporary file; the next start sweeps it (issue 19).
+"""A write killed mid-way (SIGKILL) leaves a temporary file; the next start sweeps it.
 
 The writer is a real child process doing a real save through console.atomic; it is stopped at
 the fsync, with the temporary file written but not yet renamed, and killed there.

@@ -1,4 +1,4 @@
-"""A reasoning model's thinking counted and shown apart outside the window (issue 27), on the
+"""A reasoning model's thinking counted and shown apart outside the window, on the
 real CPU engine with the Qwen3 family fixture (``family`` in conftest.py, shared with
 tests/test_families.py): bench splits the output tokens into thinking and answer, the terminal
 chat prints the thinking apart on stderr (or hides it) and saves it apart.
@@ -25,13 +25,13 @@ GREEDY = SamplingSettings(temperature=0.0, max_tokens=24)
 QUESTIONS = ["Capital of France?", "Capital of Italy?", "Capital of Spain?"]
 
 
-def _vllm(host: Any, text: str) -> tuple[Any, str | None, str | None]:
+def _vllm(engine: Any, text: str) -> tuple[Any, str | None, str | None]:
     """vLLM's qwen3 reasoning parser and its split of ``text``."""
     from vllm.reasoning import ReasoningParserManager
 
     from console import vllm_compat
 
-    parser = ReasoningParserManager.get_reasoning_parser("qwen3")(host.tokenizer, chat_template_kwargs={})
+    parser = ReasoningParserManager.get_reasoning_parser("qwen3")(engine.tokenizer, chat_template_kwargs={})
     body = vllm_compat.chat_completion_request_class().model_validate({"messages": [{"role": "user", "content": "?"}]})
     reasoning, content = parser.extract_reasoning(text, body)
     return parser, reasoning, content
@@ -42,7 +42,7 @@ def test_bench_counts_thinking_tokens_apart(family: tuple[str, Any]) -> None:
     from console.bench.runner import run_console
     from console.bench.workload import Workload
 
-    _, host = family
+    _, engine = family
     workload = Workload(
         name="think",
         output_len=24,
@@ -50,19 +50,19 @@ def test_bench_counts_thinking_tokens_apart(family: tuple[str, Any]) -> None:
         ignore_eos=False,
         openai_fields={"structured_outputs": {"regex": THINK_THEN_ANSWER}},
     )
-    figures = run_console(host, workload)
+    figures = run_console(engine, workload)
     t = figures["thinking"]
     # the same requests one by one: the thinking tokens end at the end-of-thinking token
-    end = host.tokenizer.convert_tokens_to_ids("</think>")
+    end = engine.tokenizer.convert_tokens_to_ids("</think>")
     expected = output = at_least = 0
     for q in QUESTIONS:
         fields = request_fields({"structured_outputs": {"regex": THINK_THEN_ANSWER}}, GREEDY)
-        final = host.generate(
+        final = engine.generate(
             GenerationRequest(messages=[{"role": "user", "content": q}], sampling=GREEDY, **fields), timeout=120
         )
         assert isinstance(final, RequestFinished)
         ids = list(final.choices[0].token_ids)
-        parser, reasoning, content = _vllm(host, host.tokenizer.decode(ids, skip_special_tokens=True))
+        parser, reasoning, content = _vllm(engine, engine.tokenizer.decode(ids, skip_special_tokens=True))
         assert reasoning and content and end in ids, final.text
         assert (final.reasoning, final.text) == (reasoning, content)  # the engine split it, as vLLM's server
         expected += ids.index(end) + 1
@@ -73,12 +73,12 @@ def test_bench_counts_thinking_tokens_apart(family: tuple[str, Any]) -> None:
     assert t["answer_tokens"] == output - expected > 0 and at_least <= expected
 
 
-def test_bench_without_a_reasoning_parser_has_no_split(engine_host: Any) -> None:
+def test_bench_without_a_reasoning_parser_has_no_split(tiny_engine: Any) -> None:
     from console.bench.runner import run_console
     from console.bench.workload import Workload
 
     figures = run_console(
-        engine_host, Workload(name="plain", output_len=4, messages=[[{"role": "user", "content": "Hi"}]])
+        tiny_engine, Workload(name="plain", output_len=4, messages=[[{"role": "user", "content": "Hi"}]])
     )
     assert "thinking" not in figures and figures["output_tokens"] == 4
 
@@ -92,16 +92,16 @@ def test_terminal_chat_prints_thinking_apart_and_saves_it_apart(
     from console.cli.chat import turn
     from console.chat.conversations import ConversationStore
 
-    _, host = family
+    _, engine = family
     session = ChatSession(ConversationStore())
     fields = request_fields({"structured_outputs": {"regex": THINK_THEN_ANSWER}}, GREEDY)
-    turn(host, session, GREEDY, QUESTIONS[0], fields, hide_thinking=hide)
+    turn(engine, session, GREEDY, QUESTIONS[0], fields, hide_thinking=hide)
     out, err = capsys.readouterr()
     saved = session.messages[-1]
-    raw = host.generate(
+    raw = engine.generate(
         GenerationRequest(messages=[{"role": "user", "content": QUESTIONS[0]}], sampling=GREEDY, **fields), timeout=120
     )
-    _, reasoning, content = _vllm(host, host.tokenizer.decode(raw.choices[0].token_ids, skip_special_tokens=True))
+    _, reasoning, content = _vllm(engine, engine.tokenizer.decode(raw.choices[0].token_ids, skip_special_tokens=True))
     assert (raw.reasoning, raw.text) == (reasoning, content)  # the engine's answer comes split
     assert (saved.reasoning, saved.content) == (reasoning, content) and reasoning and content
     assert out == content + "\n"  # stdout: the answer alone
@@ -118,22 +118,22 @@ def test_the_thinking_count_does_not_depend_on_how_the_tokens_were_grouped(famil
     from console.cli.chat_thinking import chat_splitter
     from console.engine.thinking import ThinkingStream
 
-    _, host = family
+    _, engine = family
     fields = request_fields({"structured_outputs": {"regex": THINK_THEN_ANSWER}}, GREEDY)
-    raw = host.generate(
+    raw = engine.generate(
         GenerationRequest(messages=[{"role": "user", "content": QUESTIONS[1]}], sampling=GREEDY, **fields), timeout=120
     )
     ids = list(raw.choices[0].token_ids)
-    exact = ids.index(host.tokenizer.convert_tokens_to_ids("</think>")) + 1
+    exact = ids.index(engine.tokenizer.convert_tokens_to_ids("</think>")) + 1
     assert 2 < exact < len(ids)
-    splitter = chat_splitter(host, {})
+    splitter = chat_splitter(engine, {})
     assert splitter is not None
     for size in (1, 3, exact - 1, exact + 2, len(ids)):  # groups that straddle the end of thinking
         for with_ids in (True, False):
             stream = ThinkingStream(splitter)
             for i in range(0, len(ids), size):
                 part = ids[i : i + size]
-                text = host.tokenizer.decode(ids[: i + size])[len(host.tokenizer.decode(ids[:i])) :]
+                text = engine.tokenizer.decode(ids[: i + size])[len(engine.tokenizer.decode(ids[:i])) :]
                 stream.add(text, len(part), part if with_ids else ())
             assert stream.split()[1], (size, stream.text)
             if with_ids or size == 1:

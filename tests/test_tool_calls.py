@@ -1,4 +1,4 @@
-"""Tool calling (issue 27): the family table's tool-call parsers are vLLM's, a model whose family or
+"""Tool calling: the family table's tool-call parsers are vLLM's, a model whose family or
 template cannot run tools is refused in one line, vLLM's parser reads the answers, bodies with
 tools are accepted as vLLM's protocol accepts them and a server's streamed calls are kept.
 The end-to-end calls on a tools template are in ``test_families.py`` (its shared Qwen3 engine)."""
@@ -109,7 +109,7 @@ def test_a_servers_streamed_tool_calls_are_put_together() -> None:
 
 
 @pytest.mark.engine
-def test_tools_on_a_template_without_them_fail_the_line_in_one_line(engine_host: Any, tmp_path: Path) -> None:
+def test_tools_on_a_template_without_them_fail_the_line_in_one_line(tiny_engine: Any, tmp_path: Path) -> None:
     """The session's tiny model has a ChatML template with no tools branch: a line with tools is
     refused before it reaches the engine, with the reason; the line without tools still runs."""
     from console.batch.formats import parse_jsonl
@@ -120,7 +120,7 @@ def test_tools_on_a_template_without_them_fail_the_line_in_one_line(engine_host:
         {"custom_id": "plain", "messages": [{"role": "user", "content": "1+2?"}], "max_tokens": 4},
     ]
     parsed = parse_jsonl("\n".join(json.dumps(x) for x in lines))
-    summary = run_batch(engine_host, parsed.requests, tmp_path / "out.jsonl", resume=False)
+    summary = run_batch(tiny_engine, parsed.requests, tmp_path / "out.jsonl", resume=False)
     got = {r.custom_id: r for r in summary.results}
     assert got["plain"].ok and not got["tools"].ok
     assert "never renders `tools`" in (got["tools"].error or "") and "\n" not in (got["tools"].error or "")

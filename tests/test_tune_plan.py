@@ -1,4 +1,4 @@
-"""Auto-tune's planner (issue 29): the points it drops before anything loads, on known shapes
+"""Auto-tune's planner: the points it drops before anything loads, on known shapes
 (the Llama-3.1-8B shape on a 24 GB RTX 4090; no engine), the folding of max_num_seqs into one
 load, the order it tries points in, and the card emulation's memory fractions."""
 

@@ -1,9 +1,9 @@
-"""Auto-tune on the real CPU engine (tiny model, issue 29): vLLM's defaults measured in the same
+"""Auto-tune on the real CPU engine (tiny model): vLLM's defaults measured in the same
 run, successive halving over a few loads, lower max_num_seqs values measured without a reload,
 the result and its preset; a cancel after the first trial keeps it; the budget stops loads.
 
 ``test_tune_on_its_own_engine`` builds its own engine (a tune's points are loads: three here);
-the others run on the session's ``engine_host`` and load nothing (its configuration is the
+the others run on the session's ``tiny_engine`` and load nothing (its configuration is the
 default being measured)."""
 
 from __future__ import annotations
@@ -33,18 +33,18 @@ def _vllm_version() -> str:
 
 
 def test_tune_on_its_own_engine(tiny_model: Path, home: Path) -> None:
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
     from console.presets import load_presets
 
     base = EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=512, device="cpu")
     w = synthetic(6, 160, 8, vocab_size=512, seed=5)  # 6 x 161 = 966 prompt tokens in flight at most
     grid = {"max_num_seqs": [3, 6], "max_num_batched_tokens": [512, 1024]}
     lines: list[Progress] = []
-    host = EngineHost()
+    engine = InProcessEngine()
     try:
-        result = tune(host, base, grid, w, budget_s=900, task=TaskState(lines.append))
+        result = tune(engine, base, grid, w, budget_s=900, task=TaskState(lines.append))
     finally:
-        host.close()
+        engine.close()
     default, *points = result.trials
     assert default.label == "default" and default.status == "ok", default.error
     assert default.knobs == {} and default.load_seconds and default.load_seconds > 0
@@ -84,20 +84,20 @@ def test_tune_on_its_own_engine(tiny_model: Path, home: Path) -> None:
         assert preset.engine["max_num_batched_tokens"] == best.knobs["max_num_batched_tokens"]
 
 
-def _loaded_base(engine_host: Any) -> EngineConfig:
-    """The configuration conftest loaded ``engine_host`` with: the tune's default here."""
+def _loaded_base(tiny_engine: Any) -> EngineConfig:
+    """The configuration conftest loaded ``tiny_engine`` with: the tune's default here."""
     return EngineConfig(
-        model=engine_host.config.model, kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu"
+        model=tiny_engine.config.model, kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu"
     )
 
 
-def test_cancel_after_the_first_trial_keeps_it(engine_host: Any) -> None:
-    loaded = engine_host.config
-    w = synthetic(4, 16, 8, vocab_size=engine_host.tokenizer.vocab_size, seed=2)
+def test_cancel_after_the_first_trial_keeps_it(tiny_engine: Any) -> None:
+    loaded = tiny_engine.config
+    w = synthetic(4, 16, 8, vocab_size=tiny_engine.tokenizer.vocab_size, seed=2)
     task = TaskState()
     grid = {"max_num_seqs": [2, 4], "max_num_batched_tokens": [512, 2048]}
     result = tune(
-        engine_host, _loaded_base(engine_host), grid, w, budget_s=600, task=task, on_trial=lambda r: task.cancel()
+        tiny_engine, _loaded_base(tiny_engine), grid, w, budget_s=600, task=task, on_trial=lambda r: task.cancel()
     )
     assert result.cancelled
     first, *rest = result.trials
@@ -106,12 +106,12 @@ def test_cancel_after_the_first_trial_keeps_it(engine_host: Any) -> None:
     assert rest and all(t.status == "skipped" and t.error == "cancelled" for t in rest)
     assert result.best == 0 and result.speedup_vs_default == 1.0
     assert result.to_dict()["trials"][0]["figures"]["output_tokens"] == 32
-    assert engine_host.config == loaded  # nothing was loaded after the cancel
+    assert tiny_engine.config == loaded  # nothing was loaded after the cancel
 
 
-def test_no_load_starts_past_the_budget(engine_host: Any) -> None:
-    w = synthetic(4, 16, 8, vocab_size=engine_host.tokenizer.vocab_size, seed=3)
-    result = tune(engine_host, _loaded_base(engine_host), {"max_num_seqs": [2, 4]}, w, budget_s=0.001)
+def test_no_load_starts_past_the_budget(tiny_engine: Any) -> None:
+    w = synthetic(4, 16, 8, vocab_size=tiny_engine.tokenizer.vocab_size, seed=3)
+    result = tune(tiny_engine, _loaded_base(tiny_engine), {"max_num_seqs": [2, 4]}, w, budget_s=0.001)
     first, *rest = result.trials
     assert first.status == "ok" and not result.cancelled
     assert rest and all(t.status == "skipped" and "time budget used up" in (t.error or "") for t in rest)

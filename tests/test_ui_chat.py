@@ -1,4 +1,4 @@
-"""The Chat panel against the real CPU engine (tiny random Llama, the session-shared host):
+"""The Chat panel against the real CPU engine (tiny random Llama, the session-shared engine):
 streamed text arrives in pieces, Stop ends an answer mid-stream and keeps its text, Regenerate
 and edit-and-resend rewrite the history, figures and the context meter show, and everything
 survives a restart of the panel."""
@@ -20,12 +20,12 @@ pytestmark = pytest.mark.engine
 
 
 @pytest.fixture()
-def chat(engine_host: Any, home: Path, qtbot: Any, connections: Any) -> Any:
+def chat(tiny_engine: Any, home: Path, qtbot: Any, connections: Any) -> Any:
     from console.ui.chat.panel import ChatPanel
 
-    if engine_host.status.state != EngineState.READY:
-        pytest.fail(f"shared engine is not ready: {engine_host.status}")
-    ctx = connections.context(host=engine_host)
+    if tiny_engine.status.state != EngineState.READY:
+        pytest.fail(f"shared engine is not ready: {tiny_engine.status}")
+    ctx = connections.context(engine=tiny_engine)
     panel = ChatPanel(ctx)
     qtbot.addWidget(panel)
     panel.resize(1100, 700)
@@ -130,7 +130,7 @@ def test_stop_mid_stream_regenerate_edit_and_restart(chat: Any, qtbot: Any, home
 
 
 def test_send_without_a_model_explains(home: Path, qtbot: Any) -> None:
-    """No engine loaded (a fresh, unloaded host: nothing is started): a clear message, text kept."""
+    """No engine loaded (a fresh, unloaded engine: nothing is started): a clear message, text kept."""
     from console.ui.chat.panel import ChatPanel
 
     ctx = AppContext.create()
@@ -173,7 +173,7 @@ def test_streaming_re_renders_only_the_answer_not_the_history(chat: Any, qtbot: 
 
 
 def test_a_token_count_that_ends_after_the_panel_is_deleted_is_dropped(
-    engine_host: Any, home: Path, qtbot: Any, connections: Any
+    tiny_engine: Any, home: Path, qtbot: Any, connections: Any
 ) -> None:
     """The context meter's token count runs in a worker; closing the window (or a test's teardown)
     can delete the panel before it returns. Its result must be dropped, not written into a
@@ -185,8 +185,8 @@ def test_a_token_count_that_ends_after_the_panel_is_deleted_is_dropped(
     from console.ui.chat.panel import ChatPanel
 
     release = threading.Event()
-    real_count = engine_host.count_prompt_tokens
-    ctx = connections.context(host=engine_host)
+    real_count = tiny_engine.count_prompt_tokens
+    ctx = connections.context(engine=tiny_engine)
     panel = ChatPanel(ctx)
     bar = panel.context_bar
     finished: list[int] = []
@@ -197,7 +197,7 @@ def test_a_token_count_that_ends_after_the_panel_is_deleted_is_dropped(
         finished.append(n)
         return n
 
-    engine_host.count_prompt_tokens = slow_count  # type: ignore[method-assign]
+    tiny_engine.count_prompt_tokens = slow_count  # type: ignore[method-assign]
     try:
         panel.input.setPlainText("How long is this prompt?")
         panel.context_bar.count_now()
@@ -207,12 +207,12 @@ def test_a_token_count_that_ends_after_the_panel_is_deleted_is_dropped(
         qtbot.waitUntil(lambda: bool(finished), timeout=30000)
         qtbot.wait(200)  # the queued outcome is delivered (and must be dropped) here
     finally:
-        engine_host.count_prompt_tokens = real_count  # type: ignore[method-assign]
+        tiny_engine.count_prompt_tokens = real_count  # type: ignore[method-assign]
     assert finished and finished[0] > 0
 
 
 def test_an_empty_chat_counts_nothing_without_asking_the_engine(
-    engine_host: Any, home: Path, qtbot: Any, connections: Any
+    tiny_engine: Any, home: Path, qtbot: Any, connections: Any
 ) -> None:
     """An empty chat (no system prompt, no history, nothing typed) shows 0 tokens without asking the
     engine: vLLM refuses to render an empty conversation (a server logged a 400 from /tokenize for
@@ -220,14 +220,14 @@ def test_an_empty_chat_counts_nothing_without_asking_the_engine(
     from console.ui.chat.panel import ChatPanel
 
     asked: list[Any] = []
-    real_count = engine_host.count_prompt_tokens
+    real_count = tiny_engine.count_prompt_tokens
 
     def spy(request: Any) -> int:
         asked.append(request)
         return int(real_count(request))
 
-    panel = ChatPanel(connections.context(host=engine_host))
-    engine_host.count_prompt_tokens = spy  # type: ignore[method-assign]
+    panel = ChatPanel(connections.context(engine=tiny_engine))
+    tiny_engine.count_prompt_tokens = spy  # type: ignore[method-assign]
     try:
         panel.input.setPlainText("")
         panel.context_bar.count_now()
@@ -238,12 +238,12 @@ def test_an_empty_chat_counts_nothing_without_asking_the_engine(
         qtbot.waitUntil(lambda: (panel.context_bar.used_tokens or 0) > 0, timeout=30000)
         assert len(asked) >= 1
     finally:
-        engine_host.count_prompt_tokens = real_count  # type: ignore[method-assign]
+        tiny_engine.count_prompt_tokens = real_count  # type: ignore[method-assign]
         panel.deleteLater()
 
 
 def test_enter_sends_continue_grows_the_cut_answer_and_the_model_is_named(chat: Any, qtbot: Any) -> None:
-    """Issue 31: Enter sends and Shift+Enter breaks the line (Ctrl+Enter in the other way); an
+    """Enter sends and Shift+Enter breaks the line (Ctrl+Enter in the other way); an
     answer cut at max tokens is continued in place by Continue; answers carry the model's name."""
     from PySide6.QtCore import Qt
 

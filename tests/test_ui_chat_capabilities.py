@@ -26,7 +26,7 @@ def _panel(host: Any, qtbot: Any, connections: Any) -> Any:
     from console.ui.chat.panel import ChatPanel
 
     assert host.status.state == EngineState.READY, host.status
-    panel = ChatPanel(connections.context(host=host))
+    panel = ChatPanel(connections.context(engine=host))
     qtbot.addWidget(panel)
     panel.resize(1100, 700)
     panel.show()
@@ -40,10 +40,10 @@ def _tools_usable(panel: Any) -> bool:
 
 @pytest.mark.parametrize("family", ["qwen3"], indirect=True)
 def test_tools_and_pictures_are_greyed_out_with_the_reason_for_a_model_that_cannot_take_them(
-    engine_host: Any, family: tuple[str, Any], qtbot: Any, home: Path, connections: Any
+    tiny_engine: Any, family: tuple[str, Any], qtbot: Any, home: Path, connections: Any
 ) -> None:
     _, qwen3 = family
-    panel = _panel(engine_host, qtbot, connections)
+    panel = _panel(tiny_engine, qtbot, connections)
     assert panel.input.toPlainText() == ""  # nothing typed, nothing sent
     box = panel.tools_box
     assert not box.enabled.isEnabled() and not box.mcp.isEnabled()
@@ -62,7 +62,7 @@ def test_tools_and_pictures_are_greyed_out_with_the_reason_for_a_model_that_cann
     assert not panel.attach_button.isEnabled()
 
     # And the tiny model again: greyed out again, its ticked box kept for a model that can.
-    panel.ctx.bridge.statusChanged.emit(engine_host.status)
+    panel.ctx.bridge.statusChanged.emit(tiny_engine.status)
     assert not _tools_usable(panel) and not box.calculator.isEnabled()
 
     # A Qwen3 panel of its own: usable from the start.
@@ -70,11 +70,11 @@ def test_tools_and_pictures_are_greyed_out_with_the_reason_for_a_model_that_cann
 
 
 def test_a_vision_model_enables_attach_again_and_a_removed_picture_takes_its_red_line(
-    engine_host: Any, qtbot: Any, home: Path, connections: Any, tmp_path: Path
+    tiny_engine: Any, qtbot: Any, home: Path, connections: Any, tmp_path: Path
 ) -> None:
     """The re-enabling is a widget-state check: the tiny engine's real status with
     ``takes_images`` set (a stand-in for a vision model's status, not a loaded one)."""
-    panel = _panel(engine_host, qtbot, connections)
+    panel = _panel(tiny_engine, qtbot, connections)
     path = tmp_path / "red.png"
     Image.new("RGB", (40, 20), "red").save(path)
     panel.images.attach_files([str(path)])  # attached before this model was loaded, say
@@ -86,7 +86,7 @@ def test_a_vision_model_enables_attach_again_and_a_removed_picture_takes_its_red
     qtbot.mouseClick(panel.image_strip.buttons()[0], Qt.MouseButton.LeftButton)
     assert panel.error_label.isHidden() and panel.error_label.text() == ""
 
-    status = engine_host.status
+    status = tiny_engine.status
     vision = dataclasses.replace(status, info=dataclasses.replace(status.info, takes_images=True))
     panel.ctx.bridge.statusChanged.emit(vision)
     assert panel.attach_button.isEnabled() and "does not take images" not in panel.attach_button.toolTip()

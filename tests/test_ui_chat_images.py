@@ -2,7 +2,7 @@
 shown as removable thumbnails until sent; a saved conversation's pictures show as thumbnails in
 the transcript; a text-only model refuses a picture in one line with nothing saved or sent.
 
-The first tests use no engine (a fresh, unloaded host: nothing is started); the refusal runs on
+The first tests use no engine (a fresh, unloaded engine: nothing is started); the refusal runs on
 the session's tiny text-only engine (marked engine). At Send the pictures are written in a worker
 while the window goes on (Send off), the message sent once they are; a failure leaves it in the box
 and closing the window meanwhile keeps it: on the session's tiny vision engine (marked engine)."""
@@ -177,12 +177,12 @@ def test_a_saved_conversation_shows_its_pictures_in_the_transcript(home: Path, q
 
 @pytest.mark.engine
 def test_a_text_only_model_refuses_a_picture_in_one_line(
-    engine_host: Any, home: Path, qtbot: Any, connections: Any, tmp_path: Path
+    tiny_engine: Any, home: Path, qtbot: Any, connections: Any, tmp_path: Path
 ) -> None:
     from console.ui.chat.panel import ChatPanel
 
-    assert engine_host.status.state == EngineState.READY
-    chat = ChatPanel(connections.context(host=engine_host))
+    assert tiny_engine.status.state == EngineState.READY
+    chat = ChatPanel(connections.context(engine=tiny_engine))
     qtbot.addWidget(chat)
     chat.images.attach_files([str(picture(tmp_path / "red.png"))])
     _read(chat, qtbot)
@@ -199,9 +199,9 @@ def test_a_text_only_model_refuses_a_picture_in_one_line(
 
 @pytest.mark.engine
 def test_a_picture_attached_in_the_chat_reaches_the_model_and_reopens(
-    vision_host: Any, vision_model: Path, home: Path, qtbot: Any, connections: Any, tmp_path: Path
+    vision_engine: Any, vision_model: Path, home: Path, qtbot: Any, connections: Any, tmp_path: Path
 ) -> None:
-    """End to end on the tiny vision fixture (``vision_host``): the picture attached in the window
+    """End to end on the tiny vision fixture (``vision_engine``): the picture attached in the window
     is counted by the context meter before it is sent, reaches the model (its prompt carries the
     picture's tokens, as many as transformers' own processor gives it), and the conversation
     reopens with it and sends it again."""
@@ -211,7 +211,7 @@ def test_a_picture_attached_in_the_chat_reaches_the_model_and_reopens(
 
     (tmp_path / "red.png").write_bytes(png_bytes(100, 80))
     question = "What is in this picture?"
-    ctx = connections.context(host=vision_host)
+    ctx = connections.context(engine=vision_engine)
     chat = ChatPanel(ctx)
     qtbot.addWidget(chat)
     chat.temperature.setValue(0.0)
@@ -229,9 +229,11 @@ def test_a_picture_attached_in_the_chat_reaches_the_model_and_reopens(
     assert chat.image_strip.attachments() == [] and chat.input.toPlainText() == ""
 
     image_tokens = processor_image_tokens(vision_model, png_bytes(100, 80))
-    text_only = vision_host.count_prompt_tokens(GenerationRequest(messages=[{"role": "user", "content": question}]))
-    prompt = vision_host.format_prompt(GenerationRequest(messages=chat.session.chat_messages()[:1]))["prompt_token_ids"]
-    image_id = vision_host.tokenizer.convert_tokens_to_ids(IMAGE_TOKEN)
+    text_only = vision_engine.count_prompt_tokens(GenerationRequest(messages=[{"role": "user", "content": question}]))
+    prompt = vision_engine.format_prompt(GenerationRequest(messages=chat.session.chat_messages()[:1]))[
+        "prompt_token_ids"
+    ]
+    image_id = vision_engine.tokenizer.convert_tokens_to_ids(IMAGE_TOKEN)
     assert image_tokens == 20 and prompt.count(image_id) == image_tokens  # what the saved message sends
     # the text, the picture's tokens and their frame, as the meter counted it before sending
     assert answer.prompt_tokens == len(prompt) == counted and answer.prompt_tokens > text_only + image_tokens
@@ -251,9 +253,9 @@ def test_a_picture_attached_in_the_chat_reaches_the_model_and_reopens(
 
 @pytest.mark.engine
 def test_send_writes_the_pictures_in_a_worker_then_sends_the_message(
-    vision_host: Any, home: Path, qtbot: Any, connections: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    vision_engine: Any, home: Path, qtbot: Any, connections: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    chat = _vision_chat(connections.context(host=vision_host), qtbot)
+    chat = _vision_chat(connections.context(engine=vision_engine), qtbot)
     release, threads = _hold_writes(monkeypatch)
     chat.images.attach_files([str(picture(tmp_path / "red.png"))])
     _read(chat, qtbot)
@@ -287,9 +289,9 @@ def test_send_writes_the_pictures_in_a_worker_then_sends_the_message(
 
 @pytest.mark.engine
 def test_a_picture_that_cannot_be_written_leaves_the_message_in_the_box(
-    vision_host: Any, home: Path, qtbot: Any, connections: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    vision_engine: Any, home: Path, qtbot: Any, connections: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    chat = _vision_chat(connections.context(host=vision_host), qtbot)
+    chat = _vision_chat(connections.context(engine=vision_engine), qtbot)
     real = conversation_pictures.atomic_write_bytes
     written: list[Path] = []
 
@@ -320,14 +322,14 @@ def test_a_picture_that_cannot_be_written_leaves_the_message_in_the_box(
 
 @pytest.mark.engine
 def test_closing_the_window_while_pictures_are_written_keeps_the_message(
-    vision_host: Any, home: Path, qtbot: Any, connections: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    vision_engine: Any, home: Path, qtbot: Any, connections: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The window does not own the engine here (``owns_host=False``): it closes at once once the
+    """The window does not own the engine here (``owns_engine=False``): it closes at once once the
     message is kept."""
     from console.settings import load_settings
     from console.ui.main_window import MainWindow
 
-    window = MainWindow(connections.context(host=vision_host), load_settings(), owns_host=False)
+    window = MainWindow(connections.context(engine=vision_engine), load_settings(), owns_engine=False)
     qtbot.addWidget(window)
     window.show()
     chat = window.chat

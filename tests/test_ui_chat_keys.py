@@ -1,4 +1,4 @@
-"""The chat's keys without an engine (issue 31): the Chat menu's "Enter sends" setting is saved in
+"""The chat's keys without an engine: the Chat menu's "Enter sends" setting is saved in
 the settings and restored with the window, and the message box follows it; the settings of a
 version-2 file move from the old 256-token cut to "up to the context"."""
 
@@ -19,7 +19,7 @@ from console.ui.context import AppContext
 def _window(qtbot: Any) -> Any:
     from console.ui.main_window import MainWindow
 
-    w = MainWindow(AppContext.create(store=ModelStore()), load_settings(), owns_host=False)
+    w = MainWindow(AppContext.create(store=ModelStore()), load_settings(), owns_engine=False)
     qtbot.addWidget(w)
     return w
 

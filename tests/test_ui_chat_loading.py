@@ -1,7 +1,7 @@
-"""The chat's model picker and load banner (issue 31). The picker loads through the Models
+"""The chat's model picker and load banner. The picker loads through the Models
 panel's own path, fit confirmation included (no engine: the confirmation is refused). The
 banner shows a real load's progress, its failure with the way out and the planner's fix with an
-Apply, and hides on the successful load that follows (the session's engine host)."""
+Apply, and hides on the successful load that follows (the session's in-process engine)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ pytest.importorskip("pytestqt")
 def _window(ctx: AppContext, qtbot: Any) -> Any:
     from console.ui.main_window import MainWindow
 
-    w = MainWindow(ctx, load_settings(), owns_host=False)
+    w = MainWindow(ctx, load_settings(), owns_engine=False)
     qtbot.addWidget(w)
     w.show()
     return w
@@ -60,7 +60,7 @@ def test_the_picker_loads_through_the_fit_confirmation(
     asked = _answer(monkeypatch, QMessageBox.StandardButton.No)
     picker.choose("tiny-2")  # another model than the one selected: its row's verdict is asked about
     assert len(asked) == 1 and "tiny-2 does not fit" in asked[0], asked
-    assert m.selected_name() == "tiny-2" and ctx.host.status.state == EngineState.STOPPED  # not loaded
+    assert m.selected_name() == "tiny-2" and ctx.engine.status.state == EngineState.STOPPED  # not loaded
     assert picker.combo.currentIndex() == 0  # the combo says what is loaded: nothing
     store.add_reference("tiny-3", tiny_model)
     m.refresh()
@@ -79,7 +79,7 @@ def _unsupported_copy(tiny_model: Path, folder: Path) -> Path:
 
 @pytest.mark.engine
 def test_the_banner_shows_a_failed_load_its_fix_and_hides_on_success(
-    engine_host: Any,
+    tiny_engine: Any,
     home: Path,
     tiny_model: Path,
     tmp_path: Path,
@@ -90,11 +90,11 @@ def test_the_banner_shows_a_failed_load_its_fix_and_hides_on_success(
     store = ModelStore()
     store.add_reference("tiny", tiny_model)
     store.add_reference("odd", _unsupported_copy(tiny_model, tmp_path / "odd"))
-    ctx = connections.context(host=engine_host, store=store)
+    ctx = connections.context(engine=tiny_engine, store=store)
     w = _window(ctx, qtbot)
     m, picker, banner = w.models, w.chat.model_picker, w.chat.load_banner
     m.select_model("odd")
-    m.context_spin.setValue(1024)  # the session host's usual context, for the tests after this one
+    m.context_spin.setValue(1024)  # the session engine's usual context, for the tests after this one
     m.kv_gib_spin.setValue(4000)  # far more than this machine's RAM: the planner has a fix
     qtbot.waitUntil(lambda: m.plan_view.plan is not None and bool(m.plan_view.plan.suggestions), timeout=10_000)
     asked = _answer(monkeypatch, QMessageBox.StandardButton.Yes)  # load anyway
@@ -102,7 +102,7 @@ def test_the_banner_shows_a_failed_load_its_fix_and_hides_on_success(
     connections.connect(ctx.bridge.statusChanged, lambda _s: states.append(banner.state))
 
     picker.choose("odd")
-    assert len(asked) == 1 and ctx.host.status.state == EngineState.LOADING
+    assert len(asked) == 1 and ctx.engine.status.state == EngineState.LOADING
     qtbot.waitUntil(lambda: banner.state == "failed", timeout=300_000)
     assert "loading" in states  # the progress was shown first
     text = banner.text()
@@ -116,7 +116,7 @@ def test_the_banner_shows_a_failed_load_its_fix_and_hides_on_success(
     m.kv_gib_spin.setValue(0.0625)  # 64 MiB of KV cache: a quick load
     picker.choose("tiny")  # it fits: no question
     assert len(asked) == 1
-    qtbot.waitUntil(lambda: ctx.host.status.state == EngineState.READY, timeout=300_000)
+    qtbot.waitUntil(lambda: ctx.engine.status.state == EngineState.READY, timeout=300_000)
     qtbot.waitUntil(lambda: banner.isHidden(), timeout=5000)
     assert banner.state == "" and banner.text() == ""
     assert picker.combo.currentText() == "tiny"

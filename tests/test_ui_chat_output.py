@@ -1,5 +1,5 @@
 """The chat's Output control and logprob view against the real CPU engine (tiny random Llama, the
-session-shared host): the schema editor says what is wrong as you type, a choice list constrains
+session-shared engine): the schema editor says what is wrong as you type, a choice list constrains
 the answer, logprobs come back coloured per token with the alternatives on hover, n answers show
 side by side, and vLLM's refusal (n > 1 when greedy) is shown, not raised."""
 
@@ -16,12 +16,12 @@ from console.ui.chat.logprob_view import alternatives_text, probability_colour
 
 
 @pytest.fixture()
-def chat(engine_host: Any, home: Path, qtbot: Any, connections: Any) -> Any:
+def chat(tiny_engine: Any, home: Path, qtbot: Any, connections: Any) -> Any:
     from console.ui.chat.panel import ChatPanel
 
-    if engine_host.status.state != EngineState.READY:
-        pytest.fail(f"shared engine is not ready: {engine_host.status}")
-    panel = ChatPanel(connections.context(host=engine_host))
+    if tiny_engine.status.state != EngineState.READY:
+        pytest.fail(f"shared engine is not ready: {tiny_engine.status}")
+    panel = ChatPanel(connections.context(engine=tiny_engine))
     qtbot.addWidget(panel)
     panel.resize(1200, 760)
     panel.show()

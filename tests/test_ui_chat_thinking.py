@@ -1,4 +1,4 @@
-"""The chat window shows a reasoning model's thinking apart from its answer (issue 27), on the
+"""The chat window shows a reasoning model's thinking apart from its answer, on the
 real CPU engine with the family fixtures (``family`` in conftest.py: the same engines as
 tests/test_families.py): the split is the one vLLM's reasoning parser gives for the same text,
 collapsed with its tokens and time, expanded on a click, saved apart and not sent back to the
@@ -31,11 +31,11 @@ THINK_THEN_ANSWER = {
 PARSER = {"qwen3": "qwen3", "r1": "deepseek_r1"}
 
 
-def _panel(host: Any, qtbot: Any, connections: Any) -> Any:
+def _panel(engine: Any, qtbot: Any, connections: Any) -> Any:
     from console.ui.chat.panel import ChatPanel
 
-    assert host.status.state == EngineState.READY, host.status
-    panel = ChatPanel(connections.context(host=host))
+    assert engine.status.state == EngineState.READY, engine.status
+    panel = ChatPanel(connections.context(engine=engine))
     qtbot.addWidget(panel)
     panel.resize(1000, 700)
     panel.show()
@@ -57,10 +57,10 @@ def _send(panel: Any, qtbot: Any, connections: Any, text: str) -> RequestFinishe
     return finished[-1]
 
 
-def _raw(host: Any, finished: RequestFinished, sampling: Any, fields: dict[str, Any]) -> str:
+def _raw(engine: Any, finished: RequestFinished, sampling: Any, fields: dict[str, Any]) -> str:
     """The raw text of ``finished``'s answer: its prompt ids again as a completion (greedy), which
     no reasoning parser reads."""
-    again = host.generate(
+    again = engine.generate(
         GenerationRequest(
             prompt_token_ids=list(finished.prompt_token_ids), sampling=sampling, **request_fields(fields, sampling)
         ),
@@ -70,13 +70,13 @@ def _raw(host: Any, finished: RequestFinished, sampling: Any, fields: dict[str, 
     return str(again.text)
 
 
-def _vllm_split(name: str, host: Any, text: str, kwargs: dict[str, Any]) -> tuple[str | None, str | None]:
+def _vllm_split(name: str, engine: Any, text: str, kwargs: dict[str, Any]) -> tuple[str | None, str | None]:
     """vLLM's own reasoning parser on ``text`` (what ``vllm serve --reasoning-parser`` returns)."""
     from vllm.reasoning import ReasoningParserManager
 
     from console import vllm_compat
 
-    parser = ReasoningParserManager.get_reasoning_parser(PARSER[name])(host.tokenizer, chat_template_kwargs=kwargs)
+    parser = ReasoningParserManager.get_reasoning_parser(PARSER[name])(engine.tokenizer, chat_template_kwargs=kwargs)
     body = vllm_compat.chat_completion_request_class().model_validate(
         {"messages": [{"role": "user", "content": "?"}], "chat_template_kwargs": kwargs or None}
     )
@@ -87,8 +87,8 @@ def _vllm_split(name: str, host: Any, text: str, kwargs: dict[str, Any]) -> tupl
 def test_thinking_is_split_by_vllms_parser_shown_collapsed_and_saved_apart(
     family: tuple[str, Any], qtbot: Any, home: Path, connections: Any
 ) -> None:
-    name, host = family
-    panel = _panel(host, qtbot, connections)
+    name, engine = family
+    panel = _panel(engine, qtbot, connections)
     assert panel.think_box.isVisibleTo(panel) == (name == "qwen3")  # only Qwen3's template has a switch
     panel.output.set_mode(REGEX, THINK_THEN_ANSWER[name])
     final = _send(panel, qtbot, connections, "What is the capital of France?")
@@ -99,7 +99,7 @@ def test_thinking_is_split_by_vllms_parser_shown_collapsed_and_saved_apart(
         "structured_outputs": {"regex": THINK_THEN_ANSWER[name]},
         **({"chat_template_kwargs": kwargs} if kwargs else {}),
     }
-    chat = host.generate(
+    chat = engine.generate(
         GenerationRequest(
             messages=[{"role": "user", "content": "What is the capital of France?"}],
             sampling=panel.sampling(),
@@ -110,9 +110,9 @@ def test_thinking_is_split_by_vllms_parser_shown_collapsed_and_saved_apart(
     assert (chat.text, chat.reasoning) == (final.text, final.reasoning)
     # the engine reads a chat answer as vLLM's server does: its raw text (the same prompt ids as a
     # completion, which no parser reads) split by vLLM's own parser
-    raw = _raw(host, final, panel.sampling(), {"structured_outputs": {"regex": THINK_THEN_ANSWER[name]}})
+    raw = _raw(engine, final, panel.sampling(), {"structured_outputs": {"regex": THINK_THEN_ANSWER[name]}})
     assert "</think>" in raw, raw
-    reasoning, content = _vllm_split(name, host, raw, kwargs)
+    reasoning, content = _vllm_split(name, engine, raw, kwargs)
     assert reasoning and content, (reasoning, content)
     assert (final.reasoning, final.text) == (reasoning, content)
 
@@ -137,7 +137,7 @@ def test_thinking_is_split_by_vllms_parser_shown_collapsed_and_saved_apart(
     assert sent[-2] == {"role": "assistant", "content": content} and all(reasoning not in m["content"] for m in sent)
 
     # saved apart: a new panel on the same history shows it again, collapsed
-    again = _panel(host, qtbot, connections)
+    again = _panel(engine, qtbot, connections)
     assert again.open_conversation(panel.conversation_id)
     kept = again.messages[-1]
     assert (kept.reasoning, kept.content, kept.reasoning_tokens) == (reasoning, content, answer.reasoning_tokens)
@@ -153,31 +153,31 @@ def test_the_think_switch_reaches_the_template_and_the_split(
     """Qwen3: thinking on (the default), the answer without a closing tag is all thinking (vLLM's
     qwen3 parser); switched off, the template closes an empty thinking block in the prompt and
     the whole answer is the answer."""
-    name, host = family
-    panel = _panel(host, qtbot, connections)
+    name, engine = family
+    panel = _panel(engine, qtbot, connections)
     assert panel.think_box.isVisibleTo(panel) and panel.think_box.isChecked()
     on = _send(panel, qtbot, connections, "Capital of France?")
     m = panel.messages[-1]
-    raw = _raw(host, on, panel.sampling(), {})
-    assert (m.reasoning, m.content or None) == _vllm_split(name, host, raw, {"enable_thinking": True})
+    raw = _raw(engine, on, panel.sampling(), {})
+    assert (m.reasoning, m.content or None) == _vllm_split(name, engine, raw, {"enable_thinking": True})
     assert m.reasoning_tokens == on.output_tokens  # never closed: every token was thinking
 
     panel.think_box.setChecked(False)
     off = _send(panel, qtbot, connections, "Capital of Italy?")
-    closed = host.tokenizer.encode("<think>\n\n</think>\n\n", add_special_tokens=False)
+    closed = engine.tokenizer.encode("<think>\n\n</think>\n\n", add_special_tokens=False)
     assert list(off.prompt_token_ids[-len(closed) :]) == closed
     assert list(on.prompt_token_ids[-len(closed) :]) != closed
     m = panel.messages[-1]
     assert (m.reasoning, m.content) == (None, off.text) and off.text
-    assert _vllm_split(name, host, off.text, {"enable_thinking": False}) == (None, off.text)
+    assert _vllm_split(name, engine, off.text, {"enable_thinking": False}) == (None, off.text)
     assert "Thinking" not in panel.transcript_text().split(panel.messages[-2].content)[-1]
 
 
 def test_a_model_without_a_reasoning_parser_streams_as_before(
-    engine_host: Any, qtbot: Any, home: Path, connections: Any
+    tiny_engine: Any, qtbot: Any, home: Path, connections: Any
 ) -> None:
     """ChatML (the session's tiny model): no Think switch, no thinking block, the answer whole."""
-    panel = _panel(engine_host, qtbot, connections)
+    panel = _panel(tiny_engine, qtbot, connections)
     assert not panel.think_box.isVisibleTo(panel)
     final = _send(panel, qtbot, connections, "Hello")
     m = panel.messages[-1]

@@ -21,7 +21,7 @@ def test_context_length_stays_within_the_selected_model(home: Path, tiny_model: 
     store = ModelStore()
     longest = store.add_reference("tiny", tiny_model).max_context
     assert longest
-    window = MainWindow(AppContext.create(store=store), load_settings(), owns_host=False)
+    window = MainWindow(AppContext.create(store=store), load_settings(), owns_engine=False)
     qtbot.addWidget(window)
     window.show()
     qtbot.waitUntil(lambda: window._panels_built, timeout=10_000)

@@ -71,17 +71,17 @@ def test_window_switches_to_a_remote_server(home: Path, qtbot: Any, stub_url: st
     from console.ui.main_window import MainWindow
 
     ctx = AppContext.create(store=ModelStore())
-    assert isinstance(ctx.host, EngineSwitch)
-    w = MainWindow(ctx, load_settings(), owns_host=False)
+    assert isinstance(ctx.engine, EngineSwitch)
+    w = MainWindow(ctx, load_settings(), owns_engine=False)
     qtbot.addWidget(w)
     w.show()
     assert w.engine_picker_action.text()
-    engine = ctx.host.use(EngineChoice("remote", stub_url), media_folder=str(home))
+    engine = ctx.engine.use(EngineChoice("remote", stub_url), media_folder=str(home))
     assert isinstance(engine, RemoteEngine) and engine.allowed_local_media_path == str(home)
-    info = ctx.host.connect().result(30)
+    info = ctx.engine.connect().result(30)
     assert info.model == "stub-model" and info.max_model_len == 2048
     qtbot.waitUntil(lambda: w._status.state == EngineState.READY and w._status.model == "stub-model", timeout=5000)
-    ctx.host.close()
+    ctx.engine.close()
 
 
 def test_server_log_dock_shows_a_launched_servers_log(qtbot: Any) -> None:

@@ -17,18 +17,18 @@ from console.metrics.device import DeviceSampler
 pytest.importorskip("pytestqt")
 
 
-def _panel(qtbot, connections, host=None):
-    """An Export panel on ``host`` (None: no engine), its bridge closed at the test's teardown."""
+def _panel(qtbot, connections, engine=None):
+    """An Export panel on ``engine`` (None: no engine), its bridge closed at the test's teardown."""
     from console.ui.context import AppContext
     from console.ui.export.panel import ExportPanel
 
-    metrics = host.metrics if host is not None else MetricsStore()
+    metrics = engine.metrics if engine is not None else MetricsStore()
     ctx = AppContext(
-        host=host,
+        engine=engine,
         metrics=metrics,
         store=None,
         sampler=DeviceSampler(metrics),  # type: ignore[arg-type]
-        bridge=connections.bridge(host) if host is not None else None,
+        bridge=connections.bridge(engine) if engine is not None else None,
     )  # type: ignore[arg-type]
     panel = ExportPanel(ctx)
     qtbot.addWidget(panel)
@@ -91,8 +91,8 @@ def test_export_placeholder_then_every_format(qtbot, connections, tmp_path: Path
 
 
 @pytest.mark.engine
-def test_export_follows_the_loaded_engine(qtbot, connections, engine_host) -> None:
-    panel = _panel(qtbot, connections, engine_host)
+def test_export_follows_the_loaded_engine(qtbot, connections, tiny_engine) -> None:
+    panel = _panel(qtbot, connections, tiny_engine)
     data = yaml.safe_load(panel.current_text())
-    assert data["model"] == engine_host.config.model
+    assert data["model"] == tiny_engine.config.model
     assert data["max-model-len"] == 1024  # what the session engine was loaded with

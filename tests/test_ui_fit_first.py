@@ -1,4 +1,4 @@
-"""Fit first in the Models sidebar (issue 31), with no engine started: the verdict is a coloured
+"""Fit first in the Models sidebar, with no engine started: the verdict is a coloured
 column next to the name, a planner suggestion's Apply sets the knobs it names (the Advisor's
 rule), and loading a model the planner says does not fit as set asks first (double-click loads)."""
 
@@ -27,7 +27,7 @@ def test_verdict_column_apply_and_load_confirmation(
     store = ModelStore()
     store.add_reference("tiny", tiny_model)
     ctx = AppContext.create(store=store)
-    w = MainWindow(ctx, load_settings(), owns_host=False)
+    w = MainWindow(ctx, load_settings(), owns_engine=False)
     qtbot.addWidget(w)
     w.show()
     m = w.models
@@ -56,7 +56,7 @@ def test_verdict_column_apply_and_load_confirmation(
     qtbot.mouseClick(m.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())  # as a user's first press
     qtbot.mouseDClick(m.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())  # double-click loads
     assert len(asked) == 1 and "tiny does not fit" in asked[0] and "exceed" in asked[0]
-    assert ctx.host.status.state == EngineState.STOPPED  # refused: nothing started
+    assert ctx.engine.status.state == EngineState.STOPPED  # refused: nothing started
 
     qtbot.waitUntil(lambda: any(b.isVisibleTo(m.plan_view) for _l, b in m.plan_view.suggestion_rows), timeout=10_000)
     qtbot.waitUntil(lambda: m.plan_view.plan is not None, timeout=10_000)  # no plan in flight

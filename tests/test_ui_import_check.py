@@ -19,7 +19,7 @@ def test_import_folder_refuses_a_folder_without_a_model_before_any_question(
 ) -> None:
     from console.ui.main_window import MainWindow
 
-    window = MainWindow(AppContext.create(store=ModelStore()), load_settings(), owns_host=False)
+    window = MainWindow(AppContext.create(store=ModelStore()), load_settings(), owns_engine=False)
     qtbot.addWidget(window)
     window.show()
     qtbot.waitUntil(lambda: window._panels_built, timeout=10_000)

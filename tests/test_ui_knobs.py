@@ -1,4 +1,4 @@
-"""Issue 31: the knobs explain themselves and show only what applies. Every knob has a tooltip
+"""The knobs explain themselves and show only what applies. Every knob has a tooltip
 from the core's one table (console/knob_help.py: what it does, the RTX 4090 default and why),
 the rows that mean nothing on the device are hidden (the device passed in), and the speed knobs
 sit under a collapsed "Advanced" section. No engine."""

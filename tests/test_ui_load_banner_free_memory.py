@@ -23,9 +23,9 @@ def test_the_banner_answers_a_refusal_for_free_memory(home: Any, qtbot: Any) -> 
     from console.ui.chat.load_banner import LoadBanner
 
     ctx = AppContext.create(store=ModelStore())
-    host = QWidget()
-    qtbot.addWidget(host)
-    picker, banner = ChatModelPicker(host), LoadBanner(ctx, host)
+    engine = QWidget()
+    qtbot.addWidget(engine)
+    picker, banner = ChatModelPicker(engine), LoadBanner(ctx, engine)
     applied: list[dict[str, Any]] = []
     connect_models(
         ctx, picker, banner, select=lambda _n: True, load=lambda: False, apply_change=applied.append, plan=lambda: None

@@ -20,18 +20,18 @@ from console.metrics.device import DeviceSampler, ProcessSource
 pytest.importorskip("pytestqt")
 
 
-def _ctx(host, connections, sampler: DeviceSampler | None = None):
-    """A context on ``host``, its bridge closed at the test's teardown."""
+def _ctx(engine, connections, sampler: DeviceSampler | None = None):
+    """A context on ``engine``, its bridge closed at the test's teardown."""
     from console.ui.context import AppContext
 
-    metrics = host.metrics if host is not None else MetricsStore()
+    metrics = engine.metrics if engine is not None else MetricsStore()
     sampler = sampler or DeviceSampler(metrics, interval_s=0.25)
     return AppContext(
-        host=host,
+        engine=engine,
         metrics=metrics,
         store=ModelStore(),
         sampler=sampler,
-        bridge=connections.bridge(host) if host is not None else None,
+        bridge=connections.bridge(engine) if engine is not None else None,
     )  # type: ignore[arg-type]
 
 
@@ -41,10 +41,10 @@ def _ydata(panel, name: str) -> np.ndarray:
 
 
 @pytest.mark.engine
-def test_monitor_series_grow_while_a_batch_streams(qtbot, connections, engine_host, home) -> None:
+def test_monitor_series_grow_while_a_batch_streams(qtbot, connections, tiny_engine, home) -> None:
     from console.ui.monitor.panel import MonitorPanel
 
-    ctx = _ctx(engine_host, connections)
+    ctx = _ctx(tiny_engine, connections)
     panel = MonitorPanel(ctx)
     qtbot.addWidget(panel)
     panel.resize(1100, 800)
@@ -84,7 +84,7 @@ def test_monitor_series_grow_while_a_batch_streams(qtbot, connections, engine_ho
 
 
 @pytest.mark.engine
-def test_cpu_sampler_counts_the_engine_child_processes(engine_host) -> None:
+def test_cpu_sampler_counts_the_engine_child_processes(tiny_engine) -> None:
     """Without NVML the sampler's memory figure is this process plus its children (vLLM's engine
     core runs in a child): the sum must exceed this process alone. Its CPU cost per sample is a
     benchmark figure (benchmarks/overheads.py, README-gui.md), not a timed test."""
@@ -132,7 +132,7 @@ def test_monitor_gpu_layout_with_standin_source(qtbot) -> None:
 
     metrics = MetricsStore()
     sampler = DeviceSampler(metrics, interval_s=0.05, source=_FakeNvml())
-    ctx = AppContext(host=None, metrics=metrics, store=None, sampler=sampler, bridge=None)  # type: ignore[arg-type]
+    ctx = AppContext(engine=None, metrics=metrics, store=None, sampler=sampler, bridge=None)  # type: ignore[arg-type]
     panel = MonitorPanel(ctx)
     qtbot.addWidget(panel)
     panel.show()

@@ -1,6 +1,6 @@
 """The Monitor's comparison with a saved recording, and the Advisor replaying it.
 
-No engine here: the live side is a real MetricsStore fed with record_step (what the engine host
+No engine here: the live side is a real MetricsStore fed with record_step (what the in-process engine
 does), the recording is a real GPU series committed in benchmarks/gpu/results. What is tested is
 the overlay (its data, alignment, legend, closing) and the wiring to the Advisor dock.
 """
@@ -31,7 +31,7 @@ def panel(qtbot: Any) -> Any:
 
     metrics = MetricsStore()
     sampler = DeviceSampler(metrics, interval_s=0.25)
-    ctx = AppContext(host=None, metrics=metrics, store=None, sampler=sampler, bridge=None)  # type: ignore[arg-type]
+    ctx = AppContext(engine=None, metrics=metrics, store=None, sampler=sampler, bridge=None)  # type: ignore[arg-type]
     p = MonitorPanel(ctx)
     qtbot.addWidget(p)
     p.resize(1100, 800)
@@ -87,7 +87,7 @@ def test_the_advisor_replays_what_the_monitor_compares(home: Path, qtbot: Any) -
     from console.ui.main_window import MainWindow
 
     ctx = AppContext.create(store=ModelStore())
-    w = MainWindow(ctx, load_settings(), owns_host=False)
+    w = MainWindow(ctx, load_settings(), owns_engine=False)
     qtbot.addWidget(w)
     w.build_panels()
     monitor = w.panels["monitor"]

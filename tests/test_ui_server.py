@@ -1,4 +1,4 @@
-"""The Server tab (issue 31), driven like a user: one server start of the tiny model on a fixed
+"""The Server tab, driven like a user: one server start of the tiny model on a fixed
 free port with an API key; requests through its URL (the tab's own curl and Python examples,
 run as they are shown) answered, a request without the key refused (401), the launched argv is
 the export's command, the log is streamed and on disk, the Monitor's store follows the server's
@@ -18,15 +18,15 @@ import httpx
 import psutil
 import pytest
 
-from console.engine.host import EngineHost
-from console.engine.local_server import free_port, port_free
-from console.engine.serving import ServedServer
+from console.engine.in_process import InProcessEngine
+from console.engine.child_server import free_port, port_free
+from console.engine.serving import SharedServer
 from console.engine.types import EngineState
 from console.engine.serve_args import serve_command
 from console.models.store import ModelStore
 from console.settings import load_settings
 from console.ui.context import AppContext
-from tests.test_local_server import _alive
+from tests.test_child_server import _alive
 from tests.test_serving import export_tokens
 
 
@@ -36,7 +36,7 @@ def _window(home: Path, tiny_model: Path, qtbot: Any) -> Any:
     store = ModelStore()
     store.add_reference("tiny", tiny_model)
     ctx = AppContext.create(store=store)  # the window's engine switch, in-process first
-    w = MainWindow(ctx, load_settings(), owns_host=False)
+    w = MainWindow(ctx, load_settings(), owns_engine=False)
     qtbot.addWidget(w)
     w.show()
     qtbot.waitUntil(lambda: w._panels_built, timeout=10_000)
@@ -50,7 +50,7 @@ def _window(home: Path, tiny_model: Path, qtbot: Any) -> Any:
 def test_a_taken_port_is_one_line_in_the_tab_and_nothing_is_unloaded(home: Path, tiny_model: Path, qtbot: Any) -> None:
     w = _window(home, tiny_model, qtbot)
     panel, ctx = w.server, w.ctx
-    before = ctx.host.backend
+    before = ctx.engine.backend
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
@@ -60,7 +60,7 @@ def test_a_taken_port_is_one_line_in_the_tab_and_nothing_is_unloaded(home: Path,
         assert panel.error.isVisible()
         assert panel.error.text().startswith(f"Port {port} on 127.0.0.1 is already in use")
         assert "choose another port" in panel.error.text()
-    assert ctx.host.backend is before and isinstance(before, EngineHost)
+    assert ctx.engine.backend is before and isinstance(before, InProcessEngine)
     assert panel.start_button.isEnabled() and not panel.progress.isVisible()
     ctx.sampler.stop()
 
@@ -68,14 +68,14 @@ def test_a_taken_port_is_one_line_in_the_tab_and_nothing_is_unloaded(home: Path,
 def test_the_local_network_needs_a_key_and_shows_a_warning(home: Path, tiny_model: Path, qtbot: Any) -> None:
     w = _window(home, tiny_model, qtbot)
     panel, ctx = w.server, w.ctx
-    before = ctx.host.backend
+    before = ctx.engine.backend
     assert not panel.lan_warning.isVisible()
     panel.lan_box.setChecked(True)
     assert panel.lan_warning.isVisible() and "/v1 routes only" in panel.lan_warning.text()
     panel.key_edit.clear()
     panel.start_button.click()
     assert panel.error.isVisible() and "needs an API key" in panel.error.text()
-    assert ctx.host.backend is before and panel.start_button.isEnabled()
+    assert ctx.engine.backend is before and panel.start_button.isEnabled()
     ctx.sampler.stop()
 
 
@@ -99,12 +99,14 @@ def test_server_tab_serves_the_model_with_a_key_and_stop_leaves_nothing(
         lambda: panel.controller.server is not None and panel.controller.server.pid is not None, timeout=60_000
     )
     first = panel.controller.server
-    assert isinstance(first, ServedServer) and panel.progress.isVisible()
+    assert isinstance(first, SharedServer) and panel.progress.isVisible()
     qtbot.waitUntil(lambda: panel.stop_button.text() == "Cancel start", timeout=5000)
     group = [psutil.Process(first.pid)]
     panel.stop_button.click()
     qtbot.waitUntil(lambda: panel.state_label.text() in ("Start cancelled", "Not serving"), timeout=60_000)
-    qtbot.waitUntil(lambda: isinstance(ctx.host.backend, EngineHost) and panel.start_button.isEnabled(), timeout=60_000)
+    qtbot.waitUntil(
+        lambda: isinstance(ctx.engine.backend, InProcessEngine) and panel.start_button.isEnabled(), timeout=60_000
+    )
     assert not _alive(group) and port_free(port)
     assert not panel.error.isVisible(), panel.error.text()
 
@@ -112,7 +114,7 @@ def test_server_tab_serves_the_model_with_a_key_and_stop_leaves_nothing(
     panel.start_button.click()
     qtbot.waitUntil(lambda: panel.state_label.text().startswith("Serving at"), timeout=600_000)
     server = panel.controller.server
-    assert isinstance(server, ServedServer) and ctx.host.backend is server
+    assert isinstance(server, SharedServer) and ctx.engine.backend is server
     assert panel.state_label.text() == f"Serving at {url}"
     qtbot.waitUntil(lambda: w.address_label.text() == f"Server: {url}", timeout=5000)
     assert w.address_label.isVisible()
@@ -158,6 +160,6 @@ def test_server_tab_serves_the_model_with_a_key_and_stop_leaves_nothing(
     panel.stop_button.click()
     qtbot.waitUntil(lambda: panel.state_label.text() == "Not serving", timeout=120_000)
     assert not _alive(group) and port_free(port)
-    assert isinstance(ctx.host.backend, EngineHost) and ctx.host.status.state == EngineState.STOPPED
+    assert isinstance(ctx.engine.backend, InProcessEngine) and ctx.engine.status.state == EngineState.STOPPED
     qtbot.waitUntil(lambda: not w.address_label.isVisible(), timeout=5000)
     ctx.sampler.stop()

@@ -1,4 +1,4 @@
-"""Issue 21 in the window: the knobs box's speed knobs reach the configuration Load uses, and the
+"""The speed settings in the window: the knobs box's speed knobs reach the configuration Load uses, and the
 Monitor turns vLLM's prefix-cache and spec-decode counts into plotted ratios (gaps, not zeros,
 where nothing was looked up or drafted)."""
 

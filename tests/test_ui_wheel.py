@@ -43,7 +43,7 @@ def _scroll_area(widget: QWidget) -> QAbstractScrollArea:
 def test_wheel_scrolls_past_unfocused_fields_and_changes_a_focused_one(home: Path, qtbot: Any) -> None:
     from console.ui.main_window import MainWindow
 
-    window = MainWindow(AppContext.create(), load_settings(), owns_host=False)
+    window = MainWindow(AppContext.create(), load_settings(), owns_engine=False)
     qtbot.addWidget(window)
     window.resize(1100, 480)  # short: the side bar scrolls
     window.show()

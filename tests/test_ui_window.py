@@ -47,7 +47,7 @@ def test_window_shows_without_engine_imports(home: Path) -> None:
 def _window(ctx: AppContext, qtbot: Any) -> Any:
     from console.ui.main_window import MainWindow
 
-    w = MainWindow(ctx, load_settings(), owns_host=False)
+    w = MainWindow(ctx, load_settings(), owns_engine=False)
     qtbot.addWidget(w)
     w.show()
     qtbot.waitUntil(lambda: w._panels_built, timeout=10_000)
@@ -55,7 +55,7 @@ def _window(ctx: AppContext, qtbot: Any) -> Any:
 
 
 def test_window_layout_planner_shortcuts_and_memory(home: Path, tiny_model: Path, qtbot: Any, tmp_path: Path) -> None:
-    """No engine is started: the host stays stopped (nothing stands in for it)."""
+    """No engine is started: the engine stays stopped (nothing stands in for it)."""
     store = ModelStore()
     store.add_reference("tiny", tiny_model)
     ghost_dir = tmp_path / "ghost"
@@ -80,7 +80,7 @@ def test_window_layout_planner_shortcuts_and_memory(home: Path, tiny_model: Path
     qtbot.waitUntil(lambda: "context" in m.plan_label.text(), timeout=5000)
     first = m.verdict_label.text()
     assert "fits" in first and "KV cache:" in m.plan_label.text()
-    # where the figures came from (issue 16): the CPU's KV budget is the size given, exactly
+    # where the figures came from: the CPU's KV budget is the size given, exactly
     assert "Planner: calibrated from 4 shipped load(s) (cpu.json)" in m.plan_label.text()
     assert "tokens (exact: kv_cache_memory_bytes, as given)" in m.plan_label.text()
     assert "## Planner" in m.details_text() and "| KV cache tokens | exact" in m.details_text()
@@ -101,7 +101,7 @@ def test_window_layout_planner_shortcuts_and_memory(home: Path, tiny_model: Path
     # a model whose files are gone cannot load, and says why
     m.select_model("ghost")
     assert not m.load_selected()
-    assert "are gone" in m.error_label.text() and ctx.host.status.state == EngineState.STOPPED
+    assert "are gone" in m.error_label.text() and ctx.engine.status.state == EngineState.STOPPED
 
     # shortcuts
     w.activateWindow()
@@ -133,7 +133,7 @@ def test_window_layout_planner_shortcuts_and_memory(home: Path, tiny_model: Path
     w2 = _window(ctx, qtbot)
     # The offscreen screen is 800x800 and the window's minimum width is larger, so only the
     # height can round-trip exactly here.
-    assert w2.height() == 700 and w2.height() != w.__class__(ctx, Settings(), owns_host=False).height()
+    assert w2.height() == 700 and w2.height() != w.__class__(ctx, Settings(), owns_engine=False).height()
     assert w2.tabs.currentIndex() == 3 and w2.models.selected_name() == "tiny"
     assert w2.models.context_spin.value() == 1024 and w2.models.seqs_spin.value() == 8
     assert w2.chat.temperature.value() == 0.25
@@ -213,11 +213,11 @@ def test_import_folder_with_progress_and_cancel(home: Path, tiny_model: Path, qt
 
 @pytest.mark.engine
 def test_load_from_sidebar_chat_with_ctrl_enter_stop_with_esc(
-    engine_host: Any, tiny_model: Path, home: Path, qtbot: Any, connections: Any
+    tiny_engine: Any, tiny_model: Path, home: Path, qtbot: Any, connections: Any
 ) -> None:
     store = ModelStore()
     store.add_reference("tiny", tiny_model)
-    ctx = connections.context(host=engine_host, store=store)
+    ctx = connections.context(engine=tiny_engine, store=store)
     w = _window(ctx, qtbot)
     m = w.models
     m.select_model("tiny")
@@ -262,7 +262,7 @@ def test_load_from_sidebar_chat_with_ctrl_enter_stop_with_esc(
     assert stopped.finish_reason == "abort" and (stopped.output_tokens or 0) < 900
     w.grab().save(str(home / "window-ready.png"))
     w.close()
-    assert engine_host.status.state == EngineState.READY  # owns_host=False: the shared engine lives on
+    assert tiny_engine.status.state == EngineState.READY  # owns_engine=False: the shared engine lives on
 
 
 _RUN = r"""
@@ -311,7 +311,7 @@ def test_export_tab_follows_the_selected_model_and_preset(home: Path, tiny_model
 def test_a_knob_value_outside_the_preset_schema_is_refused_naming_the_knob(
     home: Path, tiny_model: Path, qtbot: Any
 ) -> None:
-    """Issue 30: the knobs' values reached EngineConfig without the schema a preset's pass (a context
+    """The knobs' values reached EngineConfig without the schema a preset's pass (a context
     of 8 tokens went to vLLM); Load refuses with one line naming the knob, and nothing loads."""
     store = ModelStore()
     store.add_reference("tiny", tiny_model)
@@ -322,14 +322,14 @@ def test_a_knob_value_outside_the_preset_schema_is_refused_naming_the_knob(
     m.context_spin.setValue(8)
     assert m.load_selected() is False
     assert m.error_label.text() == "Cannot load: 'Context length' = 8 is out of range [16, 10000000]"
-    assert ctx.host.status.state == EngineState.STOPPED
+    assert ctx.engine.status.state == EngineState.STOPPED
     m.context_spin.setValue(1024)
     assert m.engine_config().max_model_len == 1024  # a value inside the range goes through
     w.close()
 
 
 def test_every_menu_path_the_docs_name_exists(home: Path, qtbot: Any) -> None:
-    """README and docs name menu paths ("Engine > Engine location…"); issue 30 found two that were
+    """README and docs name menu paths ("Engine > Engine location…"); two were once
     no menu at all ("Models > Quantize…", "Models > Keep warm": sidebar buttons). Each path named
     must be a menu of the window holding an item that starts so."""
     import re

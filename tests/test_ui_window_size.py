@@ -1,4 +1,4 @@
-"""The window fits a 1366 x 768 laptop at default font sizes (issue 31): opened offscreen with no
+"""The window fits a 1366 x 768 laptop at default font sizes: opened offscreen with no
 engine, its minimum size (every tab built, the Models dock shown) is at most 1366 x 768 and a
 resize to it takes; the Advisor dock is hidden until asked and listed in the View menu."""
 
@@ -20,7 +20,7 @@ def test_window_fits_a_laptop_screen(home: Path, tiny_model: Path, qtbot: Any) -
     store = ModelStore()
     store.add_reference("tiny", tiny_model)
     ctx = AppContext.create(store=store)
-    w = MainWindow(ctx, load_settings(), owns_host=False)
+    w = MainWindow(ctx, load_settings(), owns_engine=False)
     qtbot.addWidget(w)
     w.show()
     qtbot.waitUntil(lambda: w._panels_built, timeout=10_000)

@@ -28,12 +28,12 @@ def _chat(ctx: Any, qtbot: Any) -> Any:
 
 
 def test_the_no_model_line_goes_once_a_model_is_loaded_and_with_a_new_chat(
-    engine_host: Any, home: Path, qtbot: Any, connections: Any
+    tiny_engine: Any, home: Path, qtbot: Any, connections: Any
 ) -> None:
     chat = _chat(connections.context(), qtbot)  # the window's engine, nothing loaded
     chat.input.setPlainText("Hello")
     assert not chat.send() and chat.error_label.text().startswith("No model is loaded")
-    chat.ctx.bridge.statusChanged.emit(engine_host.status)
+    chat.ctx.bridge.statusChanged.emit(tiny_engine.status)
     assert chat.error_label.isHidden() and chat.error_label.text() == ""
 
     assert not chat.send() and chat.error_label.text().startswith("No model is loaded")
@@ -41,21 +41,21 @@ def test_the_no_model_line_goes_once_a_model_is_loaded_and_with_a_new_chat(
     assert chat.error_label.isHidden()
 
 
-def test_bench_hint_follows_the_engine(engine_host: Any, home: Path, qtbot: Any, connections: Any) -> None:
+def test_bench_hint_follows_the_engine(tiny_engine: Any, home: Path, qtbot: Any, connections: Any) -> None:
     from console.ui.bench.panel import BenchPanel
 
-    panel = BenchPanel(connections.context(host=engine_host))
+    panel = BenchPanel(connections.context(engine=tiny_engine))
     qtbot.addWidget(panel)
     assert "Load a model" not in panel.status_label.text()  # loaded before the tab was made
     panel.ctx.bridge.statusChanged.emit(EngineStatus(EngineState.STOPPED))
     assert panel.status_label.text() == "Load a model to run a bench on it."
-    panel.ctx.bridge.statusChanged.emit(engine_host.status)
+    panel.ctx.bridge.statusChanged.emit(tiny_engine.status)
     assert "Load a model" not in panel.status_label.text() and panel.run_button.isEnabled()
 
 
-def test_continue_is_offered_after_stop(engine_host: Any, home: Path, qtbot: Any, connections: Any) -> None:
-    chat = _chat(connections.context(host=engine_host), qtbot)
-    assert engine_host.status.state == EngineState.READY
+def test_continue_is_offered_after_stop(tiny_engine: Any, home: Path, qtbot: Any, connections: Any) -> None:
+    chat = _chat(connections.context(engine=tiny_engine), qtbot)
+    assert tiny_engine.status.state == EngineState.READY
     chat.max_tokens.setValue(400)
     chat.input.setPlainText("Tell me a long story")
     assert chat.send()

@@ -1,6 +1,6 @@
 """Images in chat requests and batch lines, against vLLM's own OpenAI serving code.
 
-The console's side runs on the session's vision engine (``vision_host``: the tiny Idefics3 of
+The console's side runs on the session's vision engine (``vision_engine``: the tiny Idefics3 of
 ``tests/fixtures/vision.py``, ``file://`` images allowed from ``vision_media``). vLLM's side is its
 own ``run_batch`` module (the ``OpenAIServingChat`` a ``vllm serve`` runs, started as a child with
 the same folder, dtype, eager mode, context, KV size and allowed folder): one child answers every
@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.engine, pytest.mark.xdist_group("vision-batch")]
 
 @pytest.fixture(scope="module")
 def both(
-    vision_host: Any, vision_model: Path, vision_batch_reference: Any, tmp_path_factory: pytest.TempPathFactory
+    vision_engine: Any, vision_model: Path, vision_batch_reference: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> Any:
     """The vision batch file run by the console (in process) and by vLLM's run_batch
     (``vision_batch_reference``): (console bodies, vLLM bodies, the input file)."""
@@ -38,7 +38,7 @@ def both(
     ours = tmp_path_factory.mktemp("vision-batch-console") / "console.jsonl"
     parsed = read_batch_file(inp, SamplingSettings(temperature=0.0))
     assert not parsed.errors, parsed.errors
-    summary = run_batch(vision_host, parsed.requests, ours, model_name=str(vision_model))
+    summary = run_batch(vision_engine, parsed.requests, ours, model_name=str(vision_model))
     assert summary.succeeded == len(parsed.requests) and not summary.engine_error, summary
     return bodies(ours), theirs, inp
 
@@ -56,7 +56,7 @@ def test_image_lines_give_vllm_run_batch_output(both: Any) -> None:
     assert ours["two"]["usage"]["prompt_tokens"] > ours["data"]["usage"]["prompt_tokens"] > 20
 
 
-def test_a_chat_picture_has_the_servers_prompt_token_ids(vision_host: Any, both: Any) -> None:
+def test_a_chat_picture_has_the_servers_prompt_token_ids(vision_engine: Any, both: Any) -> None:
     """A chat request with a picture (as the chat sends it) reaches the engine with the token ids
     vLLM's OpenAI serving path builds for the same request, its image tokens among them."""
     _, theirs, inp = both
@@ -64,15 +64,15 @@ def test_a_chat_picture_has_the_servers_prompt_token_ids(vision_host: Any, both:
     request = GenerationRequest(
         messages=line["body"]["messages"], sampling=SamplingSettings(temperature=0.0, max_tokens=8)
     )
-    final = vision_host.generate(request, timeout=120)
+    final = vision_engine.generate(request, timeout=120)
     assert isinstance(final, RequestFinished), final
     assert list(final.prompt_token_ids) == theirs["data"]["prompt_token_ids"]
-    image_id = vision_host.tokenizer.convert_tokens_to_ids(IMAGE_TOKEN)
+    image_id = vision_engine.tokenizer.convert_tokens_to_ids(IMAGE_TOKEN)
     assert final.prompt_token_ids.count(image_id) == 20  # 2x2 tiles + the global image, 4 tokens each
-    assert vision_host.count_prompt_tokens(request) == final.prompt_tokens  # the chat's context meter
+    assert vision_engine.count_prompt_tokens(request) == final.prompt_tokens  # the chat's context meter
 
 
-def test_a_file_outside_the_allowed_folder_is_refused(vision_host: Any, tmp_path: Path) -> None:
+def test_a_file_outside_the_allowed_folder_is_refused(vision_engine: Any, tmp_path: Path) -> None:
     """vLLM's own check of ``--allowed-local-media-path``: the request fails by itself, the engine
     answers the next one."""
     outside = tmp_path / "secret.png"
@@ -81,8 +81,8 @@ def test_a_file_outside_the_allowed_folder_is_refused(vision_host: Any, tmp_path
         messages=[{"role": "user", "content": [image_part(outside.as_uri()), text_part("?")]}],
         sampling=SamplingSettings(temperature=0.0, max_tokens=2),
     )
-    failed = vision_host.generate(request, timeout=120)
+    failed = vision_engine.generate(request, timeout=120)
     assert isinstance(failed, RequestFailed), failed
     assert "allowed" in failed.message.lower() or "local" in failed.message.lower(), failed.message
-    ok = vision_host.generate(GenerationRequest(messages=[{"role": "user", "content": "hi"}]), timeout=120)
+    ok = vision_engine.generate(GenerationRequest(messages=[{"role": "user", "content": "hi"}]), timeout=120)
     assert isinstance(ok, RequestFinished)

@@ -1,5 +1,5 @@
 """A picture in a chat request reaches the model through vLLM's own multimodal processing, on the
-tiny vision fixture (``vision_host``, ``tests/fixtures/vision.py``)."""
+tiny vision fixture (``vision_engine``, ``tests/fixtures/vision.py``)."""
 
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ def _image_request(url: str, text: str = "What is in this picture?", n: int = 4)
     )
 
 
-def test_a_picture_reaches_the_model(vision_host: Any, vision_model: Path) -> None:
-    final = vision_host.generate(_image_request(png_data_url(100, 80)), timeout=120)
+def test_a_picture_reaches_the_model(vision_engine: Any, vision_model: Path) -> None:
+    final = vision_engine.generate(_image_request(png_data_url(100, 80)), timeout=120)
     assert isinstance(final, RequestFinished), final
-    image_id = vision_host.tokenizer.convert_tokens_to_ids(IMAGE_TOKEN)
+    image_id = vision_engine.tokenizer.convert_tokens_to_ids(IMAGE_TOKEN)
     assert final.prompt_token_ids.count(image_id) == processor_image_tokens(vision_model, png_bytes(100, 80)) == 20

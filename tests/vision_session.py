@@ -26,7 +26,7 @@ def vision_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def vision_media(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The folder ``vision_host`` allows ``file://`` images from (``allowed_local_media_path``),
+    """The folder ``vision_engine`` allows ``file://`` images from (``allowed_local_media_path``),
     holding ``red.png`` (100x80) and ``wide.png`` (300x100)."""
     from tests.fixtures.vision import png_bytes
 
@@ -51,16 +51,16 @@ def vision_config(model: Path, media: Path | None) -> Any:
 
 
 @pytest.fixture(scope="session")
-def vision_host(vision_model: Path, vision_media: Path) -> Iterator["object"]:
+def vision_engine(vision_model: Path, vision_media: Path) -> Iterator["object"]:
     """One in-process CPU engine on ``vision_model``, shared by every vision test (engine-marked):
     ``vision_config`` with ``file://`` images allowed from ``vision_media``, its prefix cache reset
-    before each test (as ``engine_host``'s); none may load another model into it."""
-    from console.engine.host import EngineHost
+    before each test (as ``tiny_engine``'s); none may load another model into it."""
+    from console.engine.in_process import InProcessEngine
 
-    host = EngineHost()
-    host.load(vision_config(vision_model, vision_media), "tiny-vision").result(timeout=900)
-    yield host
-    host.close()
+    engine = InProcessEngine()
+    engine.load(vision_config(vision_model, vision_media), "tiny-vision").result(timeout=900)
+    yield engine
+    engine.close()
 
 
 @pytest.fixture(scope="session")

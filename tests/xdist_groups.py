@@ -13,7 +13,7 @@ expensive shared fixture go to one worker, as a group:
   an engine start), in process and through a server;
 - any other engine or e2e test goes with the rest of its module (module fixtures build engines too).
 
-Quick tests carry no group and go wherever a worker is free. The tiny ``engine_host`` is cheap
+Quick tests carry no group and go wherever a worker is free. The tiny ``tiny_engine`` is cheap
 enough to build on each worker. Without xdist the markers change nothing.
 """
 
@@ -24,7 +24,7 @@ import pytest
 #: Shared fixture -> its group, first match wins (a test on a family and the server goes with the families).
 GROUPS = (
     ("family", "families"),
-    ("_smollm2_session_host", "smollm2"),
+    ("_smollm2_session_engine", "smollm2"),
     ("_vllm_server_session", "vllm-server"),
     ("vision_batch_reference", "vision-batch"),
 )

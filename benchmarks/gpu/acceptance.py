@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The 4090 user's whole journey on a real GPU, through the console's own commands (issue 20).
+"""The 4090 user's whole journey on a real GPU, through the console's own commands.
 
 Usage (vLLM importable, an NVIDIA GPU; add ``--emulate-gib 23`` on a card bigger than 24 GB):
 
@@ -18,7 +18,7 @@ ends (a step that fails records its error and the next one still runs):
    vocabulary matched to it) at the emulated budget in bf16 and FP8 against plain vLLM;
 5. ``export --format yaml`` of a preset, the console-launched server on the GPU driven as an engine
    (chat, batch, /metrics), stopped, and no process left behind;
-6. (two GPUs) the 8B shape with tensor parallel 2 through the engine host against plain vLLM.
+6. (two GPUs) the 8B shape with tensor parallel 2 through the in-process engine against plain vLLM.
 
 NVML (memory, utilisation, power) is sampled by this process during every step: each step's peak
 and series land in ``OUTDIR/series.json``. The command's own output is ``OUTDIR/acceptance.log``.
@@ -177,7 +177,7 @@ class Journey:
     def step3_fp8(self) -> dict[str, Any]:
         """FP8 weights + FP8 KV on the fly, through the quality gate against the 16-bit model, on the
         engine and kernels that would serve it (the console's gate, in this process)."""
-        from console.engine.host import EngineHost
+        from console.engine.in_process import InProcessEngine
         from console.models.store import ModelStore
         from console.quant import gate as gate_mod
         from console.quant.pipeline import gate_configs
@@ -185,13 +185,13 @@ class Journey:
         original, _ = gate_configs(ModelStore(), "smollm2", "smollm2")
         original = original.replace(device=self.device)
         fp8 = original.replace(quantization="fp8", kv_cache_dtype="fp8")
-        host = EngineHost()
+        engine = InProcessEngine()
         try:
             result = gate_mod.compare(
-                host, "fp8", original, fp8, names=("smollm2 (16-bit)", "smollm2 FP8 + FP8 KV"), on_stage=self.say
+                engine, "fp8", original, fp8, names=("smollm2 (16-bit)", "smollm2 FP8 + FP8 KV"), on_stage=self.say
             )
         finally:
-            host.close()
+            engine.close()
         res = {"gate": result.to_dict(), "passed": result.passed, "message": result.message}
         return res
 
@@ -348,7 +348,7 @@ class Journey:
         import psutil
 
         from console.config import SamplingSettings
-        from console.engine.local_server import LocalServer
+        from console.engine.child_server import ChildServer
         from console.engine.types import GenerationRequest, RequestFinished
         from console.launch import engine_config_for
         from console.models.store import ModelStore
@@ -364,7 +364,7 @@ class Journey:
         if self.util:
             overrides["gpu_memory_utilization"] = self.util
         config = engine_config_for(ModelStore(), "smollm2", preset, **overrides)
-        server = LocalServer()
+        server = ChildServer()
         t0 = time.time()
         try:
             info = server.load(config, "smollm2").result(timeout=900)

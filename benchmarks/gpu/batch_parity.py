@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 28 on a GPU: does the console's batch answer what plain vLLM answers, and as fast?
+"""Batch on a GPU: does the console's batch answer what plain vLLM answers, and as fast?
 
 Usage (vLLM importable, an NVIDIA GPU; ``--emulate-gib 23`` on a card bigger than 24 GB):
 
@@ -10,7 +10,7 @@ One process, engines kept between the parts that share them; every part lands in
 ``OUTDIR/batch-parity.json`` as soon as it ends (a part that fails records its error):
 
 - ``consistency``: the acceptance batch (32 lines, 8 of them the same greedy capital question) on
-  SmolLM2 (real weights, imported from the bundled GGUF) through the console's engine host, each
+  SmolLM2 (real weights, imported from the bundled GGUF) through the console's in-process engine, each
   submission mode twice with the prefix cache reset: ``window16`` (the old default: 16 in flight,
   refilled one by one), ``one_by_one`` (every request submitted separately: the old bench path),
   ``grouped_no_hold`` (one hop, scheduler not held), ``grouped`` (the new default: one hop, the
@@ -124,15 +124,15 @@ class Run:
 
     def console(self, tag: str, **cfg: Any) -> Any:
         from console.config import EngineConfig
-        from console.engine.host import EngineHost
+        from console.engine.in_process import InProcessEngine
 
         cfg = self.dummy(cfg)
         if tag not in self.engines:
-            host = EngineHost()
+            engine = InProcessEngine()
             t0 = time.time()
-            info = host.load(EngineConfig(device="cuda", gpu_memory_utilization=self.util, **cfg), tag).result(1200)
+            info = engine.load(EngineConfig(device="cuda", gpu_memory_utilization=self.util, **cfg), tag).result(1200)
             say(f"console engine {tag} loaded in {time.time() - t0:.0f} s ({info.num_kv_blocks} KV blocks)")
-            self.engines[tag] = host
+            self.engines[tag] = engine
         return self.engines[tag]
 
     def plain(self, tag: str, **kwargs: Any) -> Any:
@@ -195,7 +195,7 @@ class Run:
         return res
 
     def _modes(
-        self, host: Any, modes: tuple[str, ...] = ("window16", "one_by_one", "grouped_no_hold", "grouped")
+        self, engine: Any, modes: tuple[str, ...] = ("window16", "one_by_one", "grouped_no_hold", "grouped")
     ) -> dict[str, Any]:
         from console.batch.formats import parse_jsonl
         from console.batch.runner import run_batch
@@ -218,13 +218,13 @@ class Run:
         for mode in modes:
             rows = []
             for rep in range(2):
-                host.reset_prefix_cache().result(60)
+                engine.reset_prefix_cache().result(60)
                 grouped.HOLD_SCHEDULER = mode != "grouped_no_hold"
                 try:
                     if mode in ("window16", "grouped"):
                         path = self.work / f"batch-{mode}-{rep}.jsonl"
                         summary = run_batch(
-                            host, parsed.requests, path, resume=False, concurrency=16 if mode == "window16" else None
+                            engine, parsed.requests, path, resume=False, concurrency=16 if mode == "window16" else None
                         )
                         by_id = {r.custom_id: r for r in summary.results}
                         texts = [by_id[f"q{i}"].text for i in range(len(QUESTIONS))]
@@ -232,9 +232,9 @@ class Run:
                         continue
                     reqs = [_request(q) for q in QUESTIONS]
                     if mode == "one_by_one":
-                        handles = [host.submit(r) for r in reqs]
+                        handles = [engine.submit(r) for r in reqs]
                     else:
-                        handles = host.submit_many(reqs)
+                        handles = engine.submit_many(reqs)
                     events = [h.result(300) for h in handles]
                     texts = [e.text if isinstance(e, RequestFinished) else f"FAILED {e}" for e in events]
                     rows.append(_judge(texts, [getattr(e, "engine_scheduled_ts", None) for e in events]))
@@ -260,7 +260,7 @@ class Run:
         from console.engine.types import RequestFinished
 
         model = str(self.smollm2(gguf))
-        host = self.console("smol", model=model, max_model_len=2048)
+        engine = self.console("smol", model=model, max_model_len=2048)
         llm = self.plain("smol-plain", model=model, max_model_len=2048)
         questions = [
             CAPITAL if i % 4 == 0 else f"Question {i}: say something about the number {i}." for i in range(256)
@@ -273,11 +273,11 @@ class Run:
         for mode in ("one_by_one", "grouped_no_hold", "grouped"):
             rows = []
             for _ in range(2):
-                host.reset_prefix_cache().result(60)
+                engine.reset_prefix_cache().result(60)
                 reqs = [_request(q, 64) for q in questions]
                 grouped.HOLD_SCHEDULER = mode != "grouped_no_hold"
                 try:
-                    handles = [host.submit(r) for r in reqs] if mode == "one_by_one" else host.submit_many(reqs)
+                    handles = [engine.submit(r) for r in reqs] if mode == "one_by_one" else engine.submit_many(reqs)
                     events = [h.result(600) for h in handles]
                 finally:
                     grouped.HOLD_SCHEDULER = True
@@ -301,13 +301,13 @@ class Run:
 
     def speed(self, gguf: str) -> dict[str, Any]:
         model = str(self.smollm2(gguf))
-        host = self.console("smol", model=model, max_model_len=2048)
+        engine = self.console("smol", model=model, max_model_len=2048)
         llm = self.plain("smol-plain", model=model, max_model_len=2048)
         bare = self.bare_async("smol-bare", model=model, max_model_len=2048)
-        vocab = host.tokenizer.vocab_size
+        vocab = engine.tokenizer.vocab_size
         res: dict[str, Any] = {}
         for n, reps in self.sizes:
-            res[str(n)] = self._compare(host, llm, n, 256, 128, vocab, reps=reps, bare=bare)
+            res[str(n)] = self._compare(engine, llm, n, 256, 128, vocab, reps=reps, bare=bare)
         return res
 
     def bare_async(self, tag: str, **cfg: Any) -> Any:
@@ -377,7 +377,7 @@ class Run:
         return {"output_tokens_per_s": toks / dt, "duration_s": dt, "output_tokens": toks}
 
     def _compare(
-        self, host: Any, llm: Any, n: int, inp: int, outp: int, vocab: int, reps: int = 2, bare: Any = None
+        self, engine: Any, llm: Any, n: int, inp: int, outp: int, vocab: int, reps: int = 2, bare: Any = None
     ) -> dict[str, Any]:
         """The console's bench path against plain ``LLM.generate``, alternated ``reps`` times; with
         ``bare``, two controls beside them: ``AsyncLLM`` driven directly on the console's own engine
@@ -390,28 +390,28 @@ class Run:
         w = synthetic(n, inp, outp, vocab, seed=n)
         rows: dict[str, list[dict[str, Any]]] = {"console": [], "plain": []}
         # the controls: (engine, its loop) of vLLM's AsyncLLM driven directly
-        controls = {} if bare is None else {"direct": (host._engine, host._loop), "bare": (bare.engine, bare.loop)}
+        controls = {} if bare is None else {"direct": (engine._engine, engine._loop), "bare": (bare.engine, bare.loop)}
         rows.update({key: [] for key in controls})
         params = SamplingParams(temperature=0.0, top_p=1.0, max_tokens=outp, ignore_eos=True)
         llm.generate([{"prompt_token_ids": w.prompt_token_ids[0]}], SamplingParams(max_tokens=4), use_tqdm=False)
-        for engine, loop in controls.values():  # warm both direct paths once
-            self._direct(engine, loop, synthetic(8, inp, 4, vocab, seed=1), 4)
+        for async_llm, loop in controls.values():  # warm both direct paths once
+            self._direct(async_llm, loop, synthetic(8, inp, 4, vocab, seed=1), 4)
         if self.pyspy:  # one profiled run of each first, not counted
-            self._profiled(f"console-{n}", lambda: run_console(host, w))
+            self._profiled(f"console-{n}", lambda: run_console(engine, w))
             if "bare" in controls:
                 self._profiled(f"bare-{n}", lambda: self._direct(*controls["bare"], w, outp))
         for _ in range(reps):
             gc_quiet()
-            r = run_console(host, w)
-            group = getattr(host, "last_group", None)  # where the front end's time went (issue 28)
+            r = run_console(engine, w)
+            group = getattr(engine, "last_group", None)  # where the front end's time went
             rows["console"].append(
                 {k: r.get(k) for k in ("output_tokens_per_s", "duration_s", "ttft_s", "e2e_s", "prefix_cache")}
                 | {"engine_ttft_s": r["engine"]["ttft_s"], "group": group.report() if group else None}
             )
             rows["console"][-1]["gc_s"] = GC.take()
-            for key, (engine, loop) in controls.items():
+            for key, (async_llm, loop) in controls.items():
                 gc_quiet()
-                rows[key].append(self._direct(engine, loop, w, outp) | {"gc_s": GC.take()})
+                rows[key].append(self._direct(async_llm, loop, w, outp) | {"gc_s": GC.take()})
             llm.reset_prefix_cache()
             gc_quiet()
             t0 = time.perf_counter()
@@ -470,9 +470,9 @@ class Run:
         self.drop("smol", "smol-plain")
         folder = self.shape_8b(gguf)
         kw = dict(max_model_len=8192, max_num_seqs=256, max_num_batched_tokens=8192, load_format="dummy")
-        host = self.console("8b", model=str(folder), **kw)
+        engine = self.console("8b", model=str(folder), **kw)
         llm = self.plain("8b-plain", model=str(folder), **kw)
-        res = self._compare(host, llm, 256, 512, 256, host.tokenizer.vocab_size)
+        res = self._compare(engine, llm, 256, 512, 256, engine.tokenizer.vocab_size)
         self.drop("8b", "8b-plain")
         return res
 
@@ -513,13 +513,13 @@ class Run:
         for tag, extra in (("no_offload", {}), ("offload", {"kv_offloading_size": offload_gib})):
             before = _tree_rss()
             try:
-                host = self.console(
+                engine = self.console(
                     tag, model=str(folder), max_model_len=32768, load_format="dummy", max_num_seqs=4, **extra
                 )
             except Exception as exc:
                 res[tag] = {"error": f"{type(exc).__name__}: {exc}"}
                 continue
-            info = host.status.info
+            info = engine.status.info
             kv_tokens = (info.num_kv_blocks or 0) * (info.block_size or 0)
             ctx4 = ctx4 or max(1024, (kv_tokens // 4) // 256 * 256)
             row: dict[str, Any] = {
@@ -528,8 +528,8 @@ class Run:
                 "rss_growth_bytes": _tree_rss() - before,
             }
             for ctx in (ctx4, min(2 * ctx4, 32768)):
-                w = synthetic(4, ctx - 256, 256, host.tokenizer.vocab_size, seed=ctx)
-                r = run_console(host, w)
+                w = synthetic(4, ctx - 256, 256, engine.tokenizer.vocab_size, seed=ctx)
+                r = run_console(engine, w)
                 row[f"ctx_{ctx}"] = {
                     "output_tokens_per_s": r["output_tokens_per_s"],
                     "preemptions": r["engine"]["preemptions"],

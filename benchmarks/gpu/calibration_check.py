@@ -2,7 +2,7 @@
 """The planner's self-calibration on a real GPU: predicted vs measured KV tokens, before and after.
 
 Usage on the GPU machine (vLLM on PYTHONPATH):  python3 benchmarks/gpu/calibration_check.py OUTDIR
-Loads a few shapes (dummy weights, like run_gpu.py) through the console's engine host with a fresh
+Loads a few shapes (dummy weights, like run_gpu.py) through the console's in-process engine with a fresh
 data home (OUTDIR/home), so each load is recorded and refits this GPU's calibration. For each
 load it writes the planner's prediction *before* the load (shipped file or the loads so far: an
 out-of-sample prediction), the KV tokens vLLM sized, and the prediction after refitting; then a
@@ -210,13 +210,13 @@ def run_gpu(out: Path) -> dict[str, Any]:
     os.environ["INFERENCE_CONSOLE_RECORD_LOADS"] = "1"
     from run_gpu import emu_config, environment, shape_folder
 
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
     from console.metrics.device import NvmlSource
     from console.planner.selfcal import gpu_key, read_loads
 
     gpu = gpu_key(NvmlSource(0).name)
     res: dict[str, Any] = {"environment": environment(), "gpu": gpu, "loads": []}
-    host = EngineHost()
+    engine = InProcessEngine()
     try:
         for label, shape, util, extra in CONFIGS:
             before, status_before = predicted(gpu, shape, util, extra)
@@ -225,7 +225,7 @@ def run_gpu(out: Path) -> dict[str, Any]:
             if "max_num_batched_tokens" in extra:
                 config = config.replace(max_num_batched_tokens=extra["max_num_batched_tokens"])
             t0 = time.time()
-            info = host.load(config, label).result(timeout=900)
+            info = engine.load(config, label).result(timeout=900)
             measured = int(info.num_kv_blocks) * int(info.block_size)
             after, status_after = predicted(gpu, shape, util, extra)
             row = {
@@ -242,7 +242,7 @@ def run_gpu(out: Path) -> dict[str, Any]:
             res["loads"].append(row)
             print(json.dumps(row), flush=True)
     finally:
-        host.close()
+        engine.close()
     records = [r for r in read_loads(gpu) if r.report.complete]
     res["recorded"] = len(records)
     res["leave_one_out"] = loo_table(records) if len(records) > 1 else []

@@ -133,12 +133,12 @@ class Load:
     held_out: bool = False
 
     @property
-    def family(self) -> str:
+    def model_type(self) -> str:
         return str(self.config.get("model_type", ""))
 
     @property
     def offered(self) -> bool:
-        return self.family in OFFERED_FAMILIES
+        return self.model_type in OFFERED_FAMILIES
 
     @property
     def load_id(self) -> str:
@@ -436,7 +436,9 @@ def done_ids(path: Path) -> set[str]:
 def listing(loads: list[Load]) -> str:
     rows = [f"{'load id':<52} {'group':<8} {'family':<12} {'offered':<7} {'held_out':<8} est_s"]
     for x in loads:
-        rows.append(f"{x.load_id:<52} {x.group:<8} {x.family:<12} {x.offered!s:<7} {x.held_out!s:<8} {x.estimate_s}")
+        rows.append(
+            f"{x.load_id:<52} {x.group:<8} {x.model_type:<12} {x.offered!s:<7} {x.held_out!s:<8} {x.estimate_s}"
+        )
     total = sum(x.estimate_s for x in loads)
     rows.append(f"{len(loads)} loads, about {total} s ({total / 60:.1f} min) by estimate, not measured")
     return "\n".join(rows)
@@ -501,7 +503,7 @@ def main(argv: list[str] | None = None) -> int:
             "repo": x.repo,
             "load_id": x.load_id,
             "shape": x.shape,
-            "family": x.family,
+            "family": x.model_type,
             "offered": x.offered,
             "quantization": x.quant,
             "preset": None,

@@ -55,7 +55,7 @@ _KEEP = (
 def _config_of(shape: ModelShape) -> dict[str, Any]:
     """A config.json holding ``shape`` (the older loads recorded shapes, not configs)."""
     return {
-        "model_type": shape.family,
+        "model_type": shape.model_type,
         "hidden_size": shape.hidden_size,
         "num_hidden_layers": shape.layers,
         "num_attention_heads": shape.num_attention_heads,
@@ -136,7 +136,7 @@ def terms(r: dict[str, Any]) -> vm.LoadTerms | None:
     non_torch = float(rep.get("non_torch_gib") or 0.0) * GiB
     kv = float(rep.get("kv_available_gib") or 0.0) * GiB
     return vm.LoadTerms(
-        family=s.family or "unknown",
+        model_type=s.model_type or "unknown",
         fmt=vm.weight_format(s, q),
         eager=r["mode"] == "eager",
         moe=s.is_moe,

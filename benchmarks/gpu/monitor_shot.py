@@ -121,9 +121,9 @@ def main() -> int:
     spin(0.5)
     if not models.load_selected():
         raise SystemExit("the console refused to load the model")
-    ok = spin(480, lambda: ctx.host.status.state in (EngineState.READY, EngineState.FAILED))
-    if not ok or ctx.host.status.state != EngineState.READY:
-        raise SystemExit(f"load failed: {ctx.host.status.error}")
+    ok = spin(480, lambda: ctx.engine.status.state in (EngineState.READY, EngineState.FAILED))
+    if not ok or ctx.engine.status.state != EngineState.READY:
+        raise SystemExit(f"load failed: {ctx.engine.status.error}")
     report["steps_s"]["load"] = round(time.monotonic() - t0, 1)
     print("engine ready", report["steps_s"], flush=True)
     t_loaded = time.time()
@@ -165,7 +165,7 @@ def main() -> int:
     (args.out / "monitor-shot.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
     print(json.dumps(report, indent=2), flush=True)
     ctx.sampler.stop()
-    ctx.host.close()
+    ctx.engine.close()
     sys.stdout.flush()
     os._exit(0)
 

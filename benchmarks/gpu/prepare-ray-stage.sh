@@ -8,7 +8,7 @@
 #   bash .ray-stage/scripts/install.sh        (checksum, pip --no-index --no-deps --target /tmp/site,
 #                                              the deps the image lacks only, then an import test)
 # Ray 2.60.0: vLLM 0.26 asks for Ray >= 2.43 (its Ray executor's check); the same version runs the
-# CPU rehearsal (issue 32). Ray's own deps: click, filelock, jsonschema, msgpack, packaging, protobuf,
+# CPU rehearsal. Ray's own deps: click, filelock, jsonschema, msgpack, packaging, protobuf,
 # pyyaml, requests (+ charset-normalizer, idna, urllib3, certifi), jsonschema (+ attrs, referencing,
 # rpds-py, jsonschema-specifications; in the vLLM bundle): each is installed only when `import` fails
 # with PYTHONPATH=/tmp/site (so the image's and the bundle's own copies stay).

@@ -244,12 +244,12 @@ class Extra:
     config: dict[str, Any]
 
     @property
-    def family(self) -> str:
+    def model_type(self) -> str:
         return _text_family(self.config)
 
     @property
     def offered(self) -> bool:
-        return self.family in OFFERED_FAMILIES
+        return self.model_type in OFFERED_FAMILIES
 
 
 def quantized(config: dict[str, Any], kind: str) -> dict[str, Any]:

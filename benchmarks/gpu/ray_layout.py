@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The console's exported Ray layout started for real, driven as a remote engine (issue 32).
+"""The console's exported Ray layout started for real, driven as a remote engine.
 
 Usage (ray and vLLM importable; on the GPU machine ``PYTHONPATH=/tmp/site``):
 

@@ -2,13 +2,13 @@
 """The console's GPU path on a real GPU, run with the console's own code (not a side script).
 
 Usage on the GPU machine (vLLM on PYTHONPATH):  python3 benchmarks/gpu/run_gpu.py PHASE OUTDIR
-  engine   tiny random model on CUDA through the EngineHost (stream, abort, unload, reload), then
+  engine   tiny random model on CUDA through the InProcessEngine (stream, abort, unload, reload), then
            the Llama-3.1-8B shape (dummy weights) at the emulated 24 GB budget in bf16 and in
            FP8 + FP8 KV: engine stats and NVML sampled together on one time axis, the console's
-           bench workload through the host, stream + abort on the big model.
+           bench workload through the engine, stream + abort on the big model.
   extra    KV-cache sizes of two more shapes (Llama-3.2-3B, Qwen2.5-7B) at the emulated budget,
            plain vLLM LLM.generate on the same 8B workloads (fresh processes), and the 8B shape on
-           the whole card through the host.
+           the whole card through the engine.
 Every result lands in OUTDIR/<phase>.json (engine series in OUTDIR/series_*.json); vLLM's own
 log lines (KV cache size, graph memory) are in the command's output, which the caller keeps.
 The development machine replays these files through the planner and the metrics code (tests).
@@ -105,7 +105,7 @@ def bundled_tokenizer_folder() -> Path:
 
 def shape_folder(root: Path, name: str, tokenizer_src: Path | None = None) -> Path:
     """config.json of the shape (dummy weights need no safetensors) + a REAL tokenizer whose
-    vocabulary the shape is matched to (issue 16: with the tests' 512-token toy tokenizer on a
+    vocabulary the shape is matched to (with the tests' 512-token toy tokenizer on a
     128,256-token vocabulary most generated ids were out of range and detokenization, not the
     engine, was measured)."""
     src = tokenizer_src or bundled_tokenizer_folder()
@@ -174,7 +174,7 @@ def core_imports() -> list[str]:
     return failed
 
 
-def stream_and_abort(host: Any) -> dict[str, Any]:
+def stream_and_abort(engine: Any) -> dict[str, Any]:
     import queue
 
     from console.config import SamplingSettings
@@ -183,14 +183,14 @@ def stream_and_abort(host: Any) -> dict[str, Any]:
     req = GenerationRequest(
         prompt_token_ids=list(range(10, 74)), sampling=SamplingSettings(temperature=0.0, max_tokens=32, ignore_eos=True)
     )
-    events = list(host.stream(req, timeout=120))
+    events = list(engine.stream(req, timeout=120))
     final = events[-1]
     q: queue.Queue = queue.Queue()
     long = GenerationRequest(
         prompt_token_ids=list(range(10, 74)),
         sampling=SamplingSettings(temperature=0.0, max_tokens=4000, ignore_eos=True),
     )
-    h = host.submit(long, q.put)
+    h = engine.submit(long, q.put)
     first = q.get(timeout=120)
     h.cancel()
     aborted = h.result(timeout=120)
@@ -207,18 +207,18 @@ def stream_and_abort(host: Any) -> dict[str, Any]:
     }
 
 
-def bench_console(host: Any, vocab: int, n: int = 256, inp: int = 512, out: int = 256) -> dict[str, Any]:
+def bench_console(engine: Any, vocab: int, n: int = 256, inp: int = 512, out: int = 256) -> dict[str, Any]:
     from console.bench.runner import run_console
     from console.bench.workload import synthetic
 
-    figures = {"throughput": run_console(host, synthetic(n, inp, out, vocab_size=vocab, seed=0))}
-    figures["single_stream"] = run_console(host, synthetic(1, inp, out, vocab_size=vocab, seed=1))
+    figures = {"throughput": run_console(engine, synthetic(n, inp, out, vocab_size=vocab, seed=0))}
+    figures["single_stream"] = run_console(engine, synthetic(1, inp, out, vocab_size=vocab, seed=1))
     return figures
 
 
-def load(host: Any, config: Any, name: str) -> dict[str, Any]:
+def load(engine: Any, config: Any, name: str) -> dict[str, Any]:
     t0 = time.time()
-    info = host.load(config, name).result(timeout=900)
+    info = engine.load(config, name).result(timeout=900)
     log(
         f"loaded {name}: {info.kv_cache_tokens} KV tokens, {info.num_kv_blocks} blocks x {info.block_size}, "
         f"{info.load_seconds:.0f}s"
@@ -254,7 +254,7 @@ def emu_config(folder: Path, util: float, **extra: Any) -> Any:
 
 def phase_engine(out: Path) -> dict[str, Any]:
     from console.config import EngineConfig
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
     from tests.fixtures.synthetic import make_llama
     from console.metrics.device import DeviceSampler
 
@@ -263,69 +263,69 @@ def phase_engine(out: Path) -> dict[str, Any]:
     util = emu_util(res["environment"]["gpu_total_bytes"])
     res["emulated_util"] = util
     work = Path("/tmp/console-gpu")
-    host = EngineHost()
-    sampler = DeviceSampler(host.metrics, interval_s=0.25)
+    engine = InProcessEngine()
+    sampler = DeviceSampler(engine.metrics, interval_s=0.25)
     sampler.start()
     try:
         tiny = make_llama(work / "tiny")
         res["tiny_load"] = load(
-            host,
+            engine,
             EngineConfig(
                 model=str(tiny), device="cuda", enforce_eager=True, gpu_memory_utilization=0.3, max_model_len=1024
             ),
             "tiny",
         )
-        res["tiny_stream_abort"] = stream_and_abort(host)
-        host.unload().result(timeout=300)
+        res["tiny_stream_abort"] = stream_and_abort(engine)
+        engine.unload().result(timeout=300)
         res["tiny_reload"] = load(
-            host,
+            engine,
             EngineConfig(
                 model=str(tiny), device="cuda", enforce_eager=True, gpu_memory_utilization=0.2, max_model_len=512
             ),
             "tiny",
         )
-        res["tiny_reload_stream"] = stream_and_abort(host)
+        res["tiny_reload_stream"] = stream_and_abort(engine)
 
         big = shape_folder(work, "Llama-3.1-8B")
         for tag, extra in (("bf16", {}), ("fp8", {"quantization": "fp8", "kv_cache_dtype": "fp8"})):
-            host.metrics.clear()
+            engine.metrics.clear()
             t_start = time.time()
-            res[f"8b_{tag}_load"] = load(host, emu_config(big, util, **extra), f"llama-8b-{tag}")
-            res[f"8b_{tag}_bench"] = bench_console(host, shape_vocab(big))
-            res[f"8b_{tag}_stream_abort"] = stream_and_abort(host)
-            series = host.metrics.to_json()
+            res[f"8b_{tag}_load"] = load(engine, emu_config(big, util, **extra), f"llama-8b-{tag}")
+            res[f"8b_{tag}_bench"] = bench_console(engine, shape_vocab(big))
+            res[f"8b_{tag}_stream_abort"] = stream_and_abort(engine)
+            series = engine.metrics.to_json()
             series["t_start"] = t_start
             series["label"] = f"Llama-3.1-8B shape, dummy weights, {tag}, emulated 24 GB (util {util})"
             (out / f"series_8b_{tag}.json").write_text(json.dumps(series))  # committed gzipped
             log(f"8b {tag}: {json.dumps(res[f'8b_{tag}_bench']['throughput'])[:300]}")
     finally:
         sampler.stop()
-        host.close()
+        engine.close()
     return res
 
 
 def phase_extra(out: Path) -> dict[str, Any]:
     from console.bench.baselines import run_baseline
     from console.bench.workload import synthetic
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
 
     res: dict[str, Any] = {"environment": environment()}
     util = emu_util(res["environment"]["gpu_total_bytes"])
     work = Path("/tmp/console-gpu")
-    host = EngineHost()
+    engine = InProcessEngine()
     try:
         for name in ("Llama-3.2-3B", "Qwen2.5-7B"):
-            res[f"{name}_load"] = load(host, emu_config(shape_folder(work, name), util), name)
+            res[f"{name}_load"] = load(engine, emu_config(shape_folder(work, name), util), name)
         big = shape_folder(work, "Llama-3.1-8B")
         from console.config import EngineConfig
 
         whole = EngineConfig(
             model=str(big), load_format="dummy", device="cuda", gpu_memory_utilization=0.9, enforce_eager=False
         )
-        res["8b_whole_load"] = load(host, whole, "llama-8b-whole-card")
-        res["8b_whole_bench"] = bench_console(host, shape_vocab(big))
+        res["8b_whole_load"] = load(engine, whole, "llama-8b-whole-card")
+        res["8b_whole_bench"] = bench_console(engine, shape_vocab(big))
     finally:
-        host.close()
+        engine.close()
     w = synthetic(256, 512, 256, vocab_size=shape_vocab(big), seed=0)
     for tag, extra in (("bf16", {}), ("fp8", {"quantization": "fp8", "kv_cache_dtype": "fp8"})):
         kwargs = emu_config(big, util, **extra).engine_kwargs()
@@ -343,43 +343,43 @@ def phase_overhead(out: Path) -> dict[str, Any]:
     from console.bench.baselines import run_baseline
     from console.bench.runner import run_console
     from console.bench.workload import synthetic
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
 
     res: dict[str, Any] = {"environment": environment()}
     util = emu_util(res["environment"]["gpu_total_bytes"])
     big = shape_folder(Path("/tmp/console-gpu"), "Llama-3.1-8B")
     w = synthetic(256, 512, 256, vocab_size=shape_vocab(big), seed=0)
     variants = (("bf16", {}), ("fp8", {"quantization": "fp8", "kv_cache_dtype": "fp8"}))
-    host = EngineHost()
+    engine = InProcessEngine()
     try:
         for tag, extra in variants:
-            res[f"{tag}_load"] = load(host, emu_config(big, util, **extra), f"llama-8b-{tag}")
-            run_console(host, synthetic(16, 64, 16, vocab_size=shape_vocab(big), seed=9))  # warm-up
-            res[f"{tag}_console"] = run_console(host, w)
-            res[f"{tag}_console_streaming"] = run_console(host, w, stream=True)
+            res[f"{tag}_load"] = load(engine, emu_config(big, util, **extra), f"llama-8b-{tag}")
+            run_console(engine, synthetic(16, 64, 16, vocab_size=shape_vocab(big), seed=9))  # warm-up
+            res[f"{tag}_console"] = run_console(engine, w)
+            res[f"{tag}_console_streaming"] = run_console(engine, w, stream=True)
             log(
                 f"{tag}: console {res[f'{tag}_console']['output_tokens_per_s']:.0f} tok/s, streaming "
                 f"{res[f'{tag}_console_streaming']['output_tokens_per_s']:.0f} tok/s"
             )
-            host.unload().result(timeout=300)
+            engine.unload().result(timeout=300)
     finally:
-        host.close()
+        engine.close()
     # vLLM's default stat loggers back on (the console ran with them until 2026-11-29 evening)
-    import console.engine.host as host_module
+    import console.engine.in_process as in_process_module
 
-    host_module.VLLM_DEFAULT_STAT_LOGGERS = True
-    host = EngineHost()
+    in_process_module.VLLM_DEFAULT_STAT_LOGGERS = True
+    engine = InProcessEngine()
     try:
-        res["bf16_load_default_loggers"] = load(host, emu_config(big, util), "llama-8b-bf16-default-loggers")
-        run_console(host, synthetic(16, 64, 16, vocab_size=shape_vocab(big), seed=9))
-        res["bf16_console_default_loggers"] = run_console(host, w)
+        res["bf16_load_default_loggers"] = load(engine, emu_config(big, util), "llama-8b-bf16-default-loggers")
+        run_console(engine, synthetic(16, 64, 16, vocab_size=shape_vocab(big), seed=9))
+        res["bf16_console_default_loggers"] = run_console(engine, w)
         log(
             f"bf16 with vLLM's default stat loggers: "
             f"{res['bf16_console_default_loggers']['output_tokens_per_s']:.0f} tok/s"
         )
     finally:
-        host.close()
-        host_module.VLLM_DEFAULT_STAT_LOGGERS = False
+        engine.close()
+        in_process_module.VLLM_DEFAULT_STAT_LOGGERS = False
     for tag, extra in variants:
         for kind in ("vllm", "asyncllm"):
             key = f"{tag}_plain_vllm" if kind == "vllm" else f"{tag}_asyncllm"

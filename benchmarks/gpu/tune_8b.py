@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Auto-tune on the GPU (issue 29): the Llama-3.1-8B shape on an emulated 24 GB card, through the
-console's own tune (``console.bench.tune.tune`` on an ``EngineHost``), vLLM's defaults measured in
+"""Auto-tune on the GPU: the Llama-3.1-8B shape on an emulated 24 GB card, through the
+console's own tune (``console.bench.tune.tune`` on an ``InProcessEngine``), vLLM's defaults measured in
 the same run.
 
 On the GPU machine (vLLM 0.26 on ``PYTHONPATH``, no network), one call:
@@ -144,7 +144,7 @@ def main() -> int:
     log = (args.out / f"tune-{'dryrun' if args.dry_run else '8b'}.log").open("a", encoding="utf-8")
     from console.bench.tune import describe, tune
     from console.bench.tune_result import TuneResult
-    from console.engine.host import EngineHost
+    from console.engine.in_process import InProcessEngine
     from console.jobs import Progress, TaskState
 
     base, grid, workload, card, device_bytes, tag = setup(args)
@@ -170,10 +170,10 @@ def main() -> int:
             say(log, p.message)
 
     say(log, f"base {base.engine_kwargs()}; workload {workload.name}; budget {args.budget_s:.0f} s; -> {out_json}")
-    host = EngineHost()
+    engine = InProcessEngine()
     try:
         result = tune(
-            host,
+            engine,
             base,
             grid,
             workload,
@@ -185,7 +185,7 @@ def main() -> int:
             on_trial=save,
         )
     finally:
-        host.close()
+        engine.close()
     extra["script_seconds"] = round(time.time() - t_start, 1)
     save(result)
     report(result, log, out_json)

@@ -1,4 +1,4 @@
-"""Batch inference: read a file of prompts, run it on the engine host, write results as they
+"""Batch inference: read a file of prompts, run it on an engine, write results as they
 complete.
 
 - :mod:`console.batch.formats` reads JSONL of prompts, CSV, and the OpenAI batch request format

@@ -1,14 +1,14 @@
-"""Run a batch on the engine host: bounded concurrency, progress, cancel, resume.
+"""Run a batch on an engine: bounded concurrency, progress, cancel, resume.
 
 The API the CLI and the GUI call (from a worker thread; it blocks until the batch ends)::
 
     parsed = read_batch_file("in.jsonl", defaults=SamplingSettings(...))   # formats.py
-    summary = run_batch(host, parsed.requests, "out.jsonl", task,
+    summary = run_batch(engine, parsed.requests, "out.jsonl", task,
                         concurrency=None, on_result=callback, on_progress=callback)
 
 - ``concurrency``: at most that many requests in flight; None (the default) gives the engine every
   line at once, which it starts together (``Engine.submit_many``), as vLLM's offline batch does.
-- ``host`` is a loaded :class:`~console.engine.interface.Engine` (in-process, a console-launched
+- ``engine`` is a loaded :class:`~console.engine.interface.Engine` (in-process, a console-launched
   server or a remote one); other users (chats) may share it.
 - ``task`` (:class:`~console.jobs.TaskState`) receives progress (stage ``"batch"``, fraction
   done/total, a message with tok/s and ETA) and is polled for cancel. On cancel the requests in
@@ -87,21 +87,21 @@ class BatchSummary:
         return self.not_run == 0
 
 
-def _model_names(host: Engine) -> set[str]:
+def _model_names(engine: Engine) -> set[str]:
     names: set[str] = set()
-    status = host.status
+    status = engine.status
     if status.model:
         names.add(status.model)
-    config = host.config
+    config = engine.config
     if config is not None:
         names.update(n for n in (config.served_model_name, config.model, Path(config.model).name) if n)
     return names
 
 
-def _explain_failure(message: str, host: Engine) -> tuple[str, str]:
+def _explain_failure(message: str, engine: Engine) -> tuple[str, str]:
     """(code, message) for a request that failed on its own."""
     if "maximum model length" in message or "max_model_len" in message or "context length" in message:
-        config, info = host.config, host.status.info
+        config, info = engine.config, engine.status.info
         limit = info.max_model_len if info is not None else config.max_model_len if config is not None else None
         return (
             "context_length_exceeded",
@@ -112,7 +112,7 @@ def _explain_failure(message: str, host: Engine) -> tuple[str, str]:
 
 
 def run_batch(
-    host: Engine,
+    engine: Engine,
     requests: Sequence[BatchRequest],
     output_path: Path | str,
     task: TaskState | None = None,
@@ -123,7 +123,7 @@ def run_batch(
     resume: bool = True,
     model_name: str | None = None,
 ) -> BatchSummary:
-    """Run ``requests`` on ``host``; see the module docstring. Blocks until the batch ends."""
+    """Run ``requests`` on ``engine``; see the module docstring. Blocks until the batch ends."""
     if concurrency is not None and concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     task = task or TaskState()
@@ -136,9 +136,12 @@ def run_batch(
     todo = [r for r in requests if r.custom_id not in done_ids]
     summary.skipped = len(requests) - len(todo)
     to_run = len(todo)
-    names = _model_names(host) | ({model_name} if model_name else set())
+    names = _model_names(engine) | ({model_name} if model_name else set())
     served = (
-        model_name or (host.config.served_model_name if host.config is not None else None) or host.status.model or ""
+        model_name
+        or (engine.config.served_model_name if engine.config is not None else None)
+        or engine.status.model
+        or ""
     )
     t0 = time.monotonic()
 
@@ -148,7 +151,7 @@ def run_batch(
         rate = done / elapsed if elapsed > 0 else 0.0
         eta = (to_run - done) / rate if rate > 0 and done < to_run else (0.0 if done >= to_run else None)
         tps = summary.output_tokens / elapsed if elapsed > 0 else 0.0
-        live = host.metrics.rate("generation_tokens", window_s=5.0)
+        live = engine.metrics.rate("generation_tokens", window_s=5.0)
         eta_text = "" if eta is None else f", ETA {eta:.0f}s"
         task.report(
             "batch",
@@ -179,7 +182,7 @@ def run_batch(
     def engine_gone(message: str | None) -> None:
         """The engine went away (unloaded, died): not the requests' fault; stop the batch."""
         summary.engine_error = (
-            host.status.error
+            engine.status.error
             or message
             or ("The engine was unloaded during the batch; load the model and re-run to resume")
         )
@@ -187,7 +190,7 @@ def run_batch(
 
     # A line's `model` names the base or one of its LoRA adapters, as with `vllm serve
     # --lora-modules`; requests for another model fail before reaching the engine.
-    adapters = host.adapters()
+    adapters = engine.adapters()
     wrong_model = [r for r in todo if r.model is not None and names and r.model not in names | set(adapters)]
     wrong_ids = {id(r) for r in wrong_model}
     to_send = [
@@ -207,7 +210,7 @@ def run_batch(
         for r in todo
         if id(r) not in wrong_ids
     ]
-    many = ManyRequests(host, to_send, concurrency=concurrency, task=task)
+    many = ManyRequests(engine, to_send, concurrency=concurrency, task=task)
     report()
     with ResultWriter(output_path, resume=resume) as writer:
         try:
@@ -229,7 +232,7 @@ def run_batch(
                 if isinstance(event, RequestFinished):
                     if event.finish_reason == "abort":
                         # Cancelled or stopped: not written, a resume redoes it.
-                        if not many.cancelled and host.status.state != EngineState.READY:
+                        if not many.cancelled and engine.status.state != EngineState.READY:
                             engine_gone(None)
                         continue
                     reasoning, text, calls, finish_reason = _answer(req, event)
@@ -257,11 +260,11 @@ def run_batch(
                         ),
                     )
                 elif isinstance(event, RequestFailed):
-                    if host.status.state != EngineState.READY:
+                    if engine.status.state != EngineState.READY:
                         if summary.engine_error is None:
                             engine_gone(event.message)
                         continue
-                    code, message = _explain_failure(event.message, host)
+                    code, message = _explain_failure(event.message, engine)
                     record(
                         writer,
                         BatchResult(

@@ -32,7 +32,7 @@ from console.jobs import Cancelled, TaskState
 from console.bench.runner import run_console
 from console.bench.workload import synthetic
 from console.config import EngineConfig, SamplingSettings
-from console.engine.host import EngineHost
+from console.engine.in_process import InProcessEngine
 from console.engine.types import GenerationRequest, RequestFinished, failure_text
 from console.models.bundled import BUNDLED_NAME, bundled_gguf
 from console.models.importers import import_gguf
@@ -63,19 +63,19 @@ def _top_and_actual(position: Any, actual: int) -> tuple[int, float] | None:
     return int(top), float(getattr(lp, "logprob", lp))
 
 
-def held_out_logprobs(host: Any, lines: tuple[str, ...] = HELD_OUT) -> list[tuple[int, float]]:
+def held_out_logprobs(engine: Any, lines: tuple[str, ...] = HELD_OUT) -> list[tuple[int, float]]:
     """(top-1 id, log p of the true next token) at every position of the held-out lines."""
 
     out: list[tuple[int, float]] = []
     for line in lines:
-        ids = host.tokenizer.encode(line, add_special_tokens=False)
+        ids = engine.tokenizer.encode(line, add_special_tokens=False)
         req = GenerationRequest(
             prompt_token_ids=ids,
             stream=False,
             want_prompt_logprobs=1,
             sampling=SamplingSettings(temperature=0.0, max_tokens=1),
         )
-        ev = host.generate(req, timeout=600)
+        ev = engine.generate(req, timeout=600)
         if not isinstance(ev, RequestFinished) or ev.prompt_logprobs is None:
             raise RuntimeError(f"no prompt log-probabilities: {failure_text(ev)}")
         for pos, actual in zip(ev.prompt_logprobs[1:], ids[1:]):
@@ -95,25 +95,25 @@ def compare(candidate: list[tuple[int, float]], reference: list[tuple[int, float
     return agree, delta
 
 
-def _answer(host: Any) -> str:
+def _answer(engine: Any) -> str:
     req = GenerationRequest(
         messages=[{"role": "user", "content": QUESTION}],
         stream=False,
         sampling=SamplingSettings(temperature=0.0, max_tokens=24),
     )
-    ev = host.generate(req, timeout=600)
+    ev = engine.generate(req, timeout=600)
     if not isinstance(ev, RequestFinished):
         raise RuntimeError(failure_text(ev))
     return ev.text.strip()
 
 
-def _speed(host: Any, task: TaskState) -> float:
+def _speed(engine: Any, task: TaskState) -> float:
     n, prompt, gen = SPEED_SHAPE
     best = 0.0
     for run in range(SPEED_RUNS):
         task.check()
-        w = synthetic(n, prompt, gen, vocab_size=len(host.tokenizer), seed=run)
-        best = max(best, float(run_console(host, w)["output_tokens_per_s"]))
+        w = synthetic(n, prompt, gen, vocab_size=len(engine.tokenizer), seed=run)
+        best = max(best, float(run_console(engine, w)["output_tokens_per_s"]))
     return best
 
 
@@ -130,9 +130,9 @@ def measure(
 
     result = DtypeResult(dtype)
     lps: list[tuple[int, float]] | None = None
-    host = EngineHost()
+    engine = InProcessEngine()
     try:
-        host.load(
+        engine.load(
             EngineConfig(
                 model=str(model),
                 dtype=dtype,
@@ -144,22 +144,22 @@ def measure(
             f"dtype check ({dtype})",
         ).result(timeout=1800)
         task.check()
-        result.answer = _answer(host)
+        result.answer = _answer(engine)
         result.answer_ok = EXPECTED.lower() in result.answer.lower()
         task.check()
-        lps = held_out_logprobs(host)
+        lps = held_out_logprobs(engine)
         if reference is not None:
             result.top1_agreement, result.mean_abs_logprob_delta = compare(lps, reference)
         task.check()
         if reference_result is not None and not judge(result, reference_result).ok:
             return result, lps
-        result.output_tokens_per_s = _speed(host, task)
+        result.output_tokens_per_s = _speed(engine, task)
     except Cancelled:
         raise
     except Exception as exc:
         result.error = str(exc) or type(exc).__name__
     finally:
-        host.close()
+        engine.close()
     return result, lps
 
 

@@ -1,7 +1,7 @@
 """Run a bench workload through the console's own path: ``Engine.submit`` (in-process, a
 console-launched server or a remote one; engine-side figures come from its metrics store).
 
-``run_console(host, workload, request_rate=None, max_concurrency=None, task=None)`` sends the
+``run_console(engine, workload, request_rate=None, max_concurrency=None, task=None)`` sends the
 prompts on their schedule (all at once, or Poisson arrivals), keeps at most ``max_concurrency``
 in flight, and returns :func:`console.metrics.timings.summarize`'s figures plus what the engine's
 metrics store saw during the run (peak KV-cache usage, preemptions, engine-measured TTFT/ITL)
@@ -96,12 +96,12 @@ def _requests(workload: Workload, stream: bool = False) -> list[GenerationReques
     return [replace(r, adapter=mix[i % len(mix)] or None) for i, r in enumerate(out)] if mix else out
 
 
-def prefix_cache_before_run(host: Engine, wanted: bool = True) -> str:
+def prefix_cache_before_run(engine: Engine, wanted: bool = True) -> str:
     """Reset the engine's prefix cache before a run; what the report should say about it."""
     if not wanted:
         return "kept (not reset: repeated prompts may be served from cache)"
     try:
-        done = bool(host.reset_prefix_cache().result(timeout=60))
+        done = bool(engine.reset_prefix_cache().result(timeout=60))
     except Exception:
         done = False
     if done:
@@ -127,13 +127,13 @@ def _openai_request(
     )
 
 
-def _splitter(host: Engine, workload: Workload) -> ReasoningSplitter | None:
+def _splitter(engine: Engine, workload: Workload) -> ReasoningSplitter | None:
     """The loaded model's reasoning parser, with the workload's thinking switch; None without one."""
     try:
-        tokenizer = host.tokenizer
+        tokenizer = engine.tokenizer
     except Exception:  # a server engine that knows no tokenizer
         return None
-    info = host.status.info
+    info = engine.status.info
     family = info.family if info is not None else None
     return splitter_for(tokenizer, (workload.openai_fields or {}).get("chat_template_kwargs"), family)
 
@@ -172,7 +172,7 @@ class ThinkingCount:
 
 
 def run_console(
-    host: Engine,
+    engine: Engine,
     workload: Workload,
     *,
     request_rate: float | None = None,
@@ -183,16 +183,16 @@ def run_console(
     reset_prefix_cache: bool = True,
 ) -> dict[str, Any]:
     task = task or TaskState()
-    prefix_cache = prefix_cache_before_run(host, reset_prefix_cache)
+    prefix_cache = prefix_cache_before_run(engine, reset_prefix_cache)
     requests = _requests(workload, stream)
     offsets = arrival_offsets(len(requests), request_rate, seed)
     timings: list[RequestTiming | None] = [None] * len(requests)
     ends: list[float] = []
     wall0 = time.time()
-    totals0 = dict(host.metrics.totals)
-    thinking = ThinkingCount(_splitter(host, workload))
+    totals0 = dict(engine.metrics.totals)
+    thinking = ThinkingCount(_splitter(engine, workload))
     with PeakMemory() as mem:
-        many = ManyRequests(host, list(enumerate(requests)), concurrency=max_concurrency, offsets=offsets, task=task)
+        many = ManyRequests(engine, list(enumerate(requests)), concurrency=max_concurrency, offsets=offsets, task=task)
         for done in many:
             ev = done.event
             if isinstance(ev, RequestFinished) and ev.finish_reason != "abort":
@@ -210,7 +210,7 @@ def run_console(
             raise many.submit_error
     duration = max(ends) if ends else 0.0
     out = summarize([t for t in timings if t is not None], duration)
-    m = host.metrics
+    m = engine.metrics
     bins = m.bins(since=wall0 - m.resolution_s)
     out["engine"] = {
         "peak_kv_cache_usage": max((b.kv_usage for b in bins), default=0.0),

@@ -50,37 +50,37 @@ def without_speculation(config: EngineConfig) -> EngineConfig:
 
 
 def run_stream(
-    host: Any,
+    engine: Any,
     messages: list[list[dict[str, str]]],
     max_tokens: int,
     label: str,
     task: TaskState | None = None,
     timeout: float = 600.0,
 ) -> StreamRun:
-    """Send each chat in ``messages`` alone (greedy, ``max_tokens``) to a loaded ``host``; one
+    """Send each chat in ``messages`` alone (greedy, ``max_tokens``) to a loaded ``engine``; one
     warm-up request first (the n-gram proposer compiles with numba on its first call)."""
     sampling = SamplingSettings(temperature=0.0, max_tokens=max_tokens)
-    host.generate(
+    engine.generate(
         GenerationRequest(
             messages=[{"role": "user", "content": "Say hello."}],
             sampling=SamplingSettings(temperature=0.0, max_tokens=8),
         ),
         timeout=timeout,
     )
-    before = dict(host.metrics.totals_snapshot())
+    before = dict(engine.metrics.totals_snapshot())
     run = StreamRun(label=label)
     for i, chat in enumerate(messages):
         if task is not None:
             task.report(label, i / max(1, len(messages)), f"{label}: prompt {i + 1}/{len(messages)}")
             task.check()
-        event = host.generate(GenerationRequest(messages=chat, sampling=sampling), timeout=timeout)
+        event = engine.generate(GenerationRequest(messages=chat, sampling=sampling), timeout=timeout)
         if not isinstance(event, RequestFinished):
             raise RuntimeError(f"{label}: prompt {i + 1} failed: {failure_text(event)}")
         run.output_tokens += event.output_tokens
         run.e2e_seconds += event.e2e_s
         run.decode_seconds += max(0.0, event.e2e_s - (event.ttft_s or 0.0))
         run.texts.append(event.text)
-    after = host.metrics.totals_snapshot()
+    after = engine.metrics.totals_snapshot()
     delta = {key: after.get(key, 0) - before.get(key, 0) for key in SPEC_COUNTERS}
     run.acceptance_rate, run.tokens_per_step = spec_acceptance(delta)
     return run
@@ -90,7 +90,7 @@ def compare(
     config: EngineConfig,
     messages: list[list[dict[str, str]]],
     max_tokens: int,
-    make_host: Callable[[], Any],
+    new_engine: Callable[[], Any],
     task: TaskState | None = None,
 ) -> dict[str, Any]:
     """Both runs (plain first, then speculative), each on a freshly loaded engine, and the ratio."""
@@ -98,13 +98,13 @@ def compare(
         raise ValueError("the configuration has no speculative decoding to compare against")
     runs = {}
     for label, cfg in (("plain", without_speculation(config)), ("speculative", config)):
-        host = make_host()
+        engine = new_engine()
         try:
-            info = host.load(cfg, label).result()
-            run = run_stream(host, messages, max_tokens, label, task)
+            info = engine.load(cfg, label).result()
+            run = run_stream(engine, messages, max_tokens, label, task)
             runs[label] = (run, info)
         finally:
-            host.close()
+            engine.close()
     plain, spec = runs["plain"][0], runs["speculative"][0]
     speedup = (spec.decode_tok_s / plain.decode_tok_s) if spec.decode_tok_s and plain.decode_tok_s else None
     same = sum(a == b for a, b in zip(plain.texts, spec.texts))

@@ -13,7 +13,7 @@ from console.bench.runner import run_console
 from console.bench.workload import Workload
 from console.jobs import TaskState
 from console.bench.report import environment
-from console.engine.host import resolve_device
+from console.engine.in_process import resolve_device
 
 
 def parse_concurrencies(text: str) -> list[int]:
@@ -52,7 +52,7 @@ class _Stage(TaskState):
 
 
 def run_console_suite(
-    host: Any,
+    engine: Any,
     workload: Workload,
     *,
     request_rate: float | None = None,
@@ -68,7 +68,7 @@ def run_console_suite(
     count = 1 + len(sweep)
     out: dict[str, Any] = {}
     out["console"] = run_console(
-        host,
+        engine,
         workload,
         request_rate=request_rate,
         max_concurrency=max_concurrency,
@@ -79,7 +79,7 @@ def run_console_suite(
     for i, c in enumerate(sweep, start=1):
         runs.append(
             run_console(
-                host,
+                engine,
                 workload,
                 request_rate=request_rate,
                 max_concurrency=c,
@@ -88,7 +88,7 @@ def run_console_suite(
             )
         )
     out["concurrency_sweep"] = runs
-    config = host.config
+    config = engine.config
     if config is not None:
         kwargs = config.engine_kwargs()
         context = max((len(p) for p in workload.prompt_token_ids), default=256) + workload.output_len

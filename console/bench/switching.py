@@ -40,8 +40,8 @@ def _engine_rss() -> int:
     return total
 
 
-def _answer(host: Any, max_tokens: int) -> str:
-    end = host.generate(
+def _answer(engine: Any, max_tokens: int) -> str:
+    end = engine.generate(
         GenerationRequest(prompt=PROMPT, sampling=SamplingSettings(temperature=0.0, max_tokens=max_tokens)), timeout=600
     )
     if not isinstance(end, RequestFinished):
@@ -52,7 +52,7 @@ def _answer(host: Any, max_tokens: int) -> str:
 def measure(
     a: tuple[str, EngineConfig],
     b: tuple[str, EngineConfig],
-    host_factory: Callable[[], Any],
+    engine_factory: Callable[[], Any],
     *,
     rounds: int = 2,
     max_tokens: int = 16,
@@ -72,38 +72,38 @@ def measure(
         task.report(what, done / steps)
         done += 1
 
-    host = host_factory()
+    engine = engine_factory()
     try:
         step(f"loading {name_a}")
-        info_a = host.load(cfg_a, name_a).result(LOAD_TIMEOUT_S)
-        answers = {name_a: _answer(host, max_tokens)}
+        info_a = engine.load(cfg_a, name_a).result(LOAD_TIMEOUT_S)
+        answers = {name_a: _answer(engine, max_tokens)}
         rss_one = _engine_rss()
         step(f"loading {name_b}, keeping {name_a} warm")
-        info_b = host.load(cfg_b, name_b, keep_warm=True).result(LOAD_TIMEOUT_S)
-        answers[name_b] = _answer(host, max_tokens)
-        warm = host.warm_models()
+        info_b = engine.load(cfg_b, name_b, keep_warm=True).result(LOAD_TIMEOUT_S)
+        answers[name_b] = _answer(engine, max_tokens)
+        warm = engine.warm_models()
         rss_both, gpu_both = _engine_rss(), nvml.memory_used_bytes()  # None without a GPU
         switches: list[dict[str, Any]] = []
         for _ in range(rounds):
             for name, cfg in ((name_a, cfg_a), (name_b, cfg_b)):
                 step(f"switching to {name}")
-                info = host.load(cfg, name, keep_warm=True).result(LOAD_TIMEOUT_S)
+                info = engine.load(cfg, name, keep_warm=True).result(LOAD_TIMEOUT_S)
                 switches.append(
                     {
                         "to": name,
                         "switch_s": info.switch_seconds,
                         "woken": info.switch_seconds is not None,
-                        "same_answer": _answer(host, max_tokens) == answers[name],
+                        "same_answer": _answer(engine, max_tokens) == answers[name],
                     }
                 )
         step("unloading both")
-        host.unload().result(LOAD_TIMEOUT_S)
+        engine.unload().result(LOAD_TIMEOUT_S)
         step(f"loading {name_a} again from nothing (the reload a switch saves)")
-        reload_a = host.load(cfg_a, name_a).result(LOAD_TIMEOUT_S)
-        reload_same = _answer(host, max_tokens) == answers[name_a]
+        reload_a = engine.load(cfg_a, name_a).result(LOAD_TIMEOUT_S)
+        reload_same = _answer(engine, max_tokens) == answers[name_a]
         task.report("done", 1.0)
     finally:
-        host.close()
+        engine.close()
     times = [s["switch_s"] for s in switches if s["switch_s"] is not None]
     median_switch = statistics.median(times) if times else None
     return {

@@ -1,7 +1,7 @@
 """Auto-tune: find the engine knobs that run the user's workload fastest on their card,
 within a time budget, and measure vLLM's defaults in the same run to say by how much.
 
-``tune(host, base, grid, workload, budget_s=..., task=...)``:
+``tune(engine, base, grid, workload, budget_s=..., task=...)``:
 
 1. The planner folds, prunes and ranks the grid before anything loads (:mod:`console.bench.tune_plan`).
 2. vLLM's defaults for the grid's knobs (on this card: the user's model and context kept) are
@@ -52,17 +52,17 @@ from console.jobs import Cancelled, TaskState
 from console.metrics.timings import pareto_front
 from console.bench.figures import planner_device
 from console.bench.runner import run_console
-from console.engine.host import resolve_device
+from console.engine.in_process import resolve_device
 from console.engine.types import EngineState
 from console.vllm_compat import compile_cache_keys, compile_cache_root
 
-#: measure(host, workload, max_concurrency) -> the runner's figures
+#: measure(engine, workload, max_concurrency) -> the runner's figures
 Measure = Callable[[Any, Workload, "int | None"], dict[str, Any]]
 OnTrial = Callable[[TuneResult], None]
 
 
-def default_measure(host: Any, workload: Workload, max_concurrency: int | None = None) -> dict[str, Any]:
-    return run_console(host, workload, max_concurrency=max_concurrency)
+def default_measure(engine: Any, workload: Workload, max_concurrency: int | None = None) -> dict[str, Any]:
+    return run_console(engine, workload, max_concurrency=max_concurrency)
 
 
 def rung_sizes(num_prompts: int, eta: int, rungs: int = 2) -> list[int]:
@@ -93,7 +93,7 @@ def capture_limit(knobs: dict[str, Any], base: EngineConfig, level: int) -> int:
 class _Search:
     def __init__(
         self,
-        host: Loader,
+        engine: Loader,
         base: EngineConfig,
         plan: TunePlan,
         workload: Workload,
@@ -108,7 +108,7 @@ class _Search:
         load_timeout_s: float,
         on_trial: OnTrial | None,
     ) -> None:
-        self.host, self.base, self.plan, self.workload, self.ws = host, base, plan, workload, ws
+        self.engine, self.base, self.plan, self.workload, self.ws = engine, base, plan, workload, ws
         self.keys, self.budget_s, self.task, self.measure, self.eta = keys, budget_s, task, measure, eta
         self.device, self.load_timeout_s, self.on_trial = device, load_timeout_s, on_trial
         self.rungs = rung_sizes(workload.num_prompts, eta)
@@ -157,14 +157,14 @@ class _Search:
         return ", ".join(f"{k}={getattr(config, k)}" for k in self._compile_knobs)
 
     def load(self, trial: Trial, config: EngineConfig, name: str) -> None:
-        status = self.host.status
-        if status.state == EngineState.READY and status.info is not None and self.host.requested_config == config:
+        status = self.engine.status
+        if status.state == EngineState.READY and status.info is not None and self.engine.requested_config == config:
             self.vllm_version = self.vllm_version or status.info.vllm_version  # already loaded: no load spent
             return
         trial.compile_key = self.compile_key(config)
         trial.first_load_of_key = trial.compile_key not in self.seen_keys
         t = time.monotonic()
-        info = self.host.load(config, name).result(self.load_timeout_s)
+        info = self.engine.load(config, name).result(self.load_timeout_s)
         trial.load_seconds = time.monotonic() - t
         self.seen_keys.add(trial.compile_key)
         if info is not None:  # a stand-in engine's load may answer None
@@ -177,7 +177,7 @@ class _Search:
     def run(self, trial: Trial, rung: int, level: int) -> dict[str, Any]:
         sub = head(self.workload, self.rungs[rung])
         t = time.monotonic()
-        figures = self.measure(self.host, sub, self.in_flight(level))
+        figures = self.measure(self.engine, sub, self.in_flight(level))
         trial.runs.append(
             {
                 "rung": rung,
@@ -360,7 +360,7 @@ class _Search:
 
 
 def tune(
-    host: Any,
+    engine: Any,
     base: EngineConfig,
     grid: dict[str, list[Any]] | list[dict[str, Any]],
     workload: Workload,
@@ -380,7 +380,7 @@ def tune(
     planner's profile name of the card (default: the device's own; ``device_bytes`` with a bigger
     device emulates it); a grid's memory fractions are fractions of that card."""
 
-    host = require_loader(host, "Auto-tune")  # before any trial: a remote server would ignore the knobs
+    engine = require_loader(engine, "Auto-tune")  # before any trial: a remote server would ignore the knobs
     task = task or TaskState()
     device = resolve_device(base)
     if card is None:
@@ -389,7 +389,7 @@ def tune(
     plan = plan_tune(base, grid, ws, device=device, card=card, device_bytes=device_bytes)
     keys = sorted({k for p in (grid if isinstance(grid, list) else [grid]) for k in p})
     s = _Search(
-        host,
+        engine,
         base,
         plan,
         workload,

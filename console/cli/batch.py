@@ -111,7 +111,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
             check_resume(out, parsed.requests)
         except ResumeMismatch as exc:
             raise CliError(f"{exc} (--no-resume)") from None
-    host = _load(args)
+    engine = _load(args)
     task = TaskState(ProgressPrinter())
     # Ctrl-C cancels cleanly: in-flight requests are aborted, finished lines are already on disk.
     previous = None
@@ -124,7 +124,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         previous = signal.signal(signal.SIGINT, on_sigint)
     try:
         summary = run_batch(
-            host,
+            engine,
             parsed.requests,
             out,
             task,
@@ -135,7 +135,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
-        host.close()
+        engine.close()
     if args.csv:
         prompts = {r.custom_id: r.display_prompt for r in parsed.requests}
         export_csv(out, _local(args.csv, "CSV file"), prompts)

@@ -29,7 +29,7 @@ from console.bench.runner import run_console
 from console.bench.suite import parse_concurrencies, run_console_suite
 from console.bench.workload import structured
 from console.cli import bench_compare, bench_speculation, bench_switch, bench_tune
-from console.engine.host import EngineHost, dtype_note, prepare_config
+from console.engine.in_process import InProcessEngine, dtype_note, prepare_config
 from console.engine.interface import NEEDS_LOADER
 from console.launch import default_model_name, default_preset_name
 
@@ -184,16 +184,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
         "results": {},
     }
     task = TaskState(ProgressPrinter())
-    host = EngineHost()
+    engine = InProcessEngine()
     try:
         if args.tune:
-            report["tune"] = bench_tune.run(args, host, config, device, workload)
+            report["tune"] = bench_tune.run(args, engine, config, device, workload)
         else:
-            info = host.load(config, name).result()
+            info = engine.load(config, name).result()
             report["load_s"] = info.load_seconds
             print(f"[bench] console path: {workload.name}", file=sys.stderr)
             suite = run_console_suite(
-                host,
+                engine,
                 workload,
                 request_rate=rate,
                 max_concurrency=args.max_concurrency,
@@ -207,7 +207,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             if constrained is not None:
                 print(f"[bench] console path: {constrained.name}", file=sys.stderr)
                 report["results"]["console + JSON schema"] = run_console(
-                    host,
+                    engine,
                     constrained,
                     request_rate=rate,
                     max_concurrency=args.max_concurrency,
@@ -215,7 +215,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                     task=task,
                 )
     finally:
-        host.close()  # free the cores and memory before the baselines start
+        engine.close()  # free the cores and memory before the baselines start
     _finish_report(report, args, baselines, workload, prepared.engine_kwargs())
     return 0
 
@@ -307,20 +307,20 @@ def _bench_server(args: argparse.Namespace, kind: str) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     rate = None if args.request_rate == float("inf") else args.request_rate
-    host = start_engine(args, config, name)
+    engine = start_engine(args, config, name)
     report: dict[str, Any] = {"environment": environment(), "engine": args.engine, "results": {}}
     try:
-        info = host.status.info
+        info = engine.status.info
         report["model"] = info.model if info else name
         report["load_s"] = info.load_seconds if info else None
         report["workload"] = _workload_report(args, workload, rate)
         print(f"[bench] console path via {args.engine}: {workload.name}", file=sys.stderr)
         # Streamed, as `vllm bench serve` measures a server: TTFT and ITL as a client sees them.
-        report["results"]["console"] = bench_compare.run_streamed(host, workload, rate, args)
+        report["results"]["console"] = bench_compare.run_streamed(engine, workload, rate, args)
         # Engine figures come from the server's /metrics; process memory is this process's, not the server's.
         report["results"]["console"]["peak_memory_kind"] = "not measured (the engine is a server)"
     finally:
-        host.close()
+        engine.close()
     if args.compare_local:
         local, local_name, _preset = _config(args)
         report["results"][bench_compare.LOCAL] = bench_compare.run_local(local, local_name, workload, rate, args)

@@ -19,20 +19,26 @@ from console.config import EngineConfig
 from console.jobs import TaskState
 from console.bench.runner import run_console
 from console.cli.progress import ProgressPrinter
-from console.engine.host import EngineHost
+from console.engine.in_process import InProcessEngine
 
 #: The report's key for the in-process run (the server's run stays "console").
 LOCAL = "in-process vLLM"
 
 
-def run_streamed(host: Any, workload: Any, rate: float | None, args: argparse.Namespace) -> dict[str, Any]:
-    """The console path's figures on ``workload`` through ``host``, streamed (TTFT and ITL as a
+def run_streamed(engine: Any, workload: Any, rate: float | None, args: argparse.Namespace) -> dict[str, Any]:
+    """The console path's figures on ``workload`` through ``engine``, streamed (TTFT and ITL as a
     client sees them, as `vllm bench serve` measures a server): the server run and the in-process
     run of the comparison measure alike."""
 
     task = TaskState(ProgressPrinter())
     return run_console(
-        host, workload, request_rate=rate, max_concurrency=args.max_concurrency, seed=args.seed, task=task, stream=True
+        engine,
+        workload,
+        request_rate=rate,
+        max_concurrency=args.max_concurrency,
+        seed=args.seed,
+        task=task,
+        stream=True,
     )
 
 
@@ -42,15 +48,15 @@ def run_local(
     """The in-process engine's figures on ``workload`` (loaded, measured, closed)."""
 
     print(f"[bench] same prompts on the in-process vLLM engine: {name}", file=sys.stderr)
-    host = EngineHost()
+    engine = InProcessEngine()
     try:
-        info = host.load(config, name).result()
-        result = run_streamed(host, workload, rate, args)
+        info = engine.load(config, name).result()
+        result = run_streamed(engine, workload, rate, args)
         result["load_s"] = info.load_seconds
         result["model"] = name
         return result
     finally:
-        host.close()
+        engine.close()
 
 
 def side_by_side(report: dict[str, Any]) -> dict[str, Any]:

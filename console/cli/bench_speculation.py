@@ -13,7 +13,7 @@ from console.config import EngineConfig
 from console.jobs import TaskState
 from console.bench.speculation import compare
 from console.bench.workload import from_file
-from console.engine.host import EngineHost
+from console.engine.in_process import InProcessEngine
 
 
 def run(args: argparse.Namespace, config: EngineConfig, task: TaskState) -> int:
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace, config: EngineConfig, task: TaskState) -> int:
         messages = from_file(args.dataset_path, args.output_len, args.num_prompts).messages
     except (OSError, ValueError) as exc:
         raise CliError(f"{args.dataset_path}: {exc}") from None
-    report = compare(config, messages, args.output_len, EngineHost, task)
+    report = compare(config, messages, args.output_len, InProcessEngine, task)
     if not args.json:
         print_report(report)
     write_report(report, args)

@@ -10,7 +10,7 @@ from console.cli.bench_common import config_for, write_report
 from console.cli.common import CliError
 from console.config import EngineConfig
 from console.jobs import TaskState
-from console.engine.host import EngineHost, keep_warm_refusal, resolve_device
+from console.engine.in_process import InProcessEngine, keep_warm_refusal, resolve_device
 from console.launch import default_preset_name
 from console.models.store import StoreError
 
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace, a: tuple[str, EngineConfig], task: TaskState) 
         if refusal:
             raise CliError(f"{name}: {refusal}")
     try:
-        report = measure(a, (args.switch_to, cfg_b), EngineHost, rounds=args.rounds, task=task)
+        report = measure(a, (args.switch_to, cfg_b), InProcessEngine, rounds=args.rounds, task=task)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     if not args.json:

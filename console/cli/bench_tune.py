@@ -88,7 +88,7 @@ def _prequantized(config: EngineConfig) -> bool:
     return bool(cfg.get("quantization_config"))
 
 
-def run(args: argparse.Namespace, host: Any, config: EngineConfig, device: str, workload: Any) -> dict[str, Any]:
+def run(args: argparse.Namespace, engine: Any, config: EngineConfig, device: str, workload: Any) -> dict[str, Any]:
     device_bytes = None
     if args.tune_card:
         try:
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace, host: Any, config: EngineConfig, device: str, 
             device_bytes = nvml.memory_total_bytes(0)
     grid = grid_for(args, config, device)
     result = tune(
-        host,
+        engine,
         config,
         grid,
         workload,

@@ -115,10 +115,10 @@ def refuse_engine_flags(args: argparse.Namespace, url: str, also: tuple[str, ...
         )
 
 
-def check_server_adapters(host: Engine, names: list[str], url: str) -> None:
+def check_server_adapters(engine: Engine, names: list[str], url: str) -> None:
     """``--adapter`` with ``--engine URL`` picks adapters the server serves (``/v1/models``); one it
     does not serve is refused, since the console cannot load it there."""
-    served = host.adapters()
+    served = engine.adapters()
     missing = [n for n in names if n not in served]
     if missing:
         have = f"it serves {', '.join(sorted(served))}" if served else "it serves none"
@@ -217,25 +217,25 @@ def start_engine(args: argparse.Namespace, config: EngineConfig | None = None, n
                 config = config.replace(lora_modules=lora_modules_for(store, name, args.adapter))
             except (AdapterError, StoreError) as exc:
                 raise CliError(str(exc)) from None
-    host = make_engine(
+    engine = make_engine(
         choice,
         api_key=getattr(args, "api_key", None),
         verify=getattr(args, "ca_cert", None) or True,
         media_folder=getattr(args, "allowed_local_media_path", None),
     )
-    host.add_status_listener(lambda s: print(f"[engine] {s.stage}", file=sys.stderr) if s.stage else None)
+    engine.add_status_listener(lambda s: print(f"[engine] {s.stage}", file=sys.stderr) if s.stage else None)
     try:
         if choice.kind == "remote":
-            info = host.connect().result()  # type: ignore[attr-defined]
-            check_server_adapters(host, getattr(args, "adapter", None) or [], str(choice.url))
+            info = engine.connect().result()  # type: ignore[attr-defined]
+            check_server_adapters(engine, getattr(args, "adapter", None) or [], str(choice.url))
         else:
             assert config is not None
-            info = require_loader(host, "Chat").load(config, name).result()
+            info = require_loader(engine, "Chat").load(config, name).result()
     except EngineError as exc:
-        host.close()
+        engine.close()
         raise CliError(str(exc)) from None
     except CliError:
-        host.close()
+        engine.close()
         raise
     where = info.device
     kv = f", KV cache {info.kv_cache_tokens} tokens" if info.kv_cache_tokens else ""
@@ -243,7 +243,7 @@ def start_engine(args: argparse.Namespace, config: EngineConfig | None = None, n
         f"[engine] ready: {info.model} on {where} in {info.load_seconds:.0f}s, max_model_len {info.max_model_len}{kv}",
         file=sys.stderr,
     )
-    return host
+    return engine
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -277,23 +277,23 @@ class _Answer:
         self.content: str | None = None
 
 
-def answer(host: Engine, request: GenerationRequest, out: _Answer | None = None, hide_thinking: bool = False) -> str:
+def answer(engine: Engine, request: GenerationRequest, out: _Answer | None = None, hide_thinking: bool = False) -> str:
     """Stream ``request``'s answer to stdout (figures, and a reasoning model's thinking, to
     stderr); returns its text. ``out`` sees the text as it arrives, so an interrupted answer keeps
     what came."""
     out = out if out is not None else _Answer()
     printer = ThinkingPrinter(
-        chat_splitter(host, request.openai_fields or {}) if request.messages is not None else None, hide_thinking
+        chat_splitter(engine, request.openai_fields or {}) if request.messages is not None else None, hide_thinking
     )
     try:
-        return _stream(host, request, out, printer)
+        return _stream(engine, request, out, printer)
     except KeyboardInterrupt:  # stopped: what arrived is kept, its thinking apart
         out.thought, out.content = printer.finish(out.text, None)
         raise
 
 
-def _stream(host: Engine, request: GenerationRequest, out: _Answer, printer: ThinkingPrinter) -> str:
-    for ev in host.stream(request):
+def _stream(engine: Engine, request: GenerationRequest, out: _Answer, printer: ThinkingPrinter) -> str:
+    for ev in engine.stream(request):
         if isinstance(ev, TokenDelta):
             out.text += ev.text
             printer.add(ev.text, ev.num_tokens, ev.token_ids, ev.reasoning)
@@ -337,14 +337,14 @@ def cmd_chat(args: argparse.Namespace) -> int:
             session.system_prompt = args.system
         if tools:
             configure(session, args)
-    host = start_engine(args)
+    engine = start_engine(args)
     try:
-        refused = loaded_refusal(host) if images else None
+        refused = loaded_refusal(engine) if images else None
         if refused is not None:
             raise CliError(str(refused))
         if session is not None:
-            session.image_check = lambda: loaded_refusal(host)
-        info = host.status.info
+            session.image_check = lambda: loaded_refusal(engine)
+        info = engine.status.info
         if info is not None:
             print(sampling_note(info, sampling), file=sys.stderr)
             if session is not None:  # an MCP result's images reach a model that takes them
@@ -358,23 +358,23 @@ def cmd_chat(args: argparse.Namespace) -> int:
             messages: list[dict[str, Any]] = [{"role": "system", "content": args.system}] if args.system else []
             question = {"role": "user", "content": user_content(args.prompt, [i.url for i in images])}
             answer(
-                host,
+                engine,
                 GenerationRequest(messages=messages + [question], sampling=sampling, **extra),
                 hide_thinking=args.hide_thinking,
             )
             return 0
         if args.prompt is not None:
-            turn(host, session, sampling, args.prompt, extra, hide_thinking=args.hide_thinking, images=images)
+            turn(engine, session, sampling, args.prompt, extra, hide_thinking=args.hide_thinking, images=images)
             return 0
-        return repl(host, session, sampling, extra, hide_thinking=args.hide_thinking, images=images)
+        return repl(engine, session, sampling, extra, hide_thinking=args.hide_thinking, images=images)
     finally:
-        host.close()
+        engine.close()
         if session is not None:
             session.tools.close()  # MCP servers, when --mcp started some
 
 
 def turn(
-    host: Engine,
+    engine: Engine,
     session: ChatSession,
     sampling: SamplingSettings,
     text: str | None,
@@ -386,15 +386,15 @@ def turn(
     """One question (``text``, with ``images``; None: ask the last one again) and its answer,
     both saved; the model's tool calls answered (built-in tools, else ``ask``) and the model
     asked again."""
-    _turn(host, session, sampling, text, extra, hide_thinking, images)
+    _turn(engine, session, sampling, text, extra, hide_thinking, images)
     for _ in range(MAX_ROUNDS):
         if not answer_calls(session, ask):
             return
-        _turn(host, session, sampling, None, extra, hide_thinking)
+        _turn(engine, session, sampling, None, extra, hide_thinking)
 
 
 def _turn(
-    host: Engine,
+    engine: Engine,
     session: ChatSession,
     sampling: SamplingSettings,
     text: str | None,
@@ -420,15 +420,15 @@ def _turn(
         return
     got = _Answer()
     try:
-        answer(host, request, got, hide_thinking)
+        answer(engine, request, got, hide_thinking)
         reason = None
     except KeyboardInterrupt:
         print("\n[stopped]", file=sys.stderr)
         reason = "abort"
     except CliError:
-        session.record_answer(_content(got), None, model=host.status.model, reason="error", thought=got.thought)
+        session.record_answer(_content(got), None, model=engine.status.model, reason="error", thought=got.thought)
         raise
-    session.record_answer(_content(got), got.finished, model=host.status.model, reason=reason, thought=got.thought)
+    session.record_answer(_content(got), got.finished, model=engine.status.model, reason=reason, thought=got.thought)
 
 
 def _content(got: _Answer) -> str:
@@ -436,7 +436,7 @@ def _content(got: _Answer) -> str:
 
 
 def repl(
-    host: Engine,
+    engine: Engine,
     session: ChatSession,
     sampling: SamplingSettings,
     extra: dict[str, Any] | None = None,
@@ -470,7 +470,7 @@ def repl(
                 continue
             try:
                 text = None if command == "/regenerate" else line
-                turn(host, session, sampling, text, extra, hide_thinking, ask_on_terminal, images if text else ())
+                turn(engine, session, sampling, text, extra, hide_thinking, ask_on_terminal, images if text else ())
                 if text is not None:
                     images = ()  # they went with the first message
             except (CliError, ValueError) as exc:  # one bad message must not end the session

@@ -44,9 +44,9 @@ def images_from_args(args: argparse.Namespace) -> list[Attachment]:
     return images
 
 
-def loaded_refusal(host: Engine) -> ImageError | None:
+def loaded_refusal(engine: Engine) -> ImageError | None:
     """The loaded model's refusal of pictures, None when it takes them or it is not known (a server)."""
-    status = host.status
+    status = engine.status
     if status.info is None:
         return None
     return refusal(status.model or status.info.model, status.info.takes_images)

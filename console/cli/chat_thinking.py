@@ -26,13 +26,13 @@ def add_thinking_args(p: argparse.ArgumentParser) -> None:
     )
 
 
-def chat_splitter(host: Any, fields: dict[str, Any]) -> ReasoningSplitter | None:
+def chat_splitter(engine: Any, fields: dict[str, Any]) -> ReasoningSplitter | None:
     """The loaded model's reasoning parser, with the request's thinking switch; None without one."""
     try:
-        tokenizer = host.tokenizer
+        tokenizer = engine.tokenizer
     except Exception:  # a server engine that knows no tokenizer
         return None
-    info = host.status.info
+    info = engine.status.info
     return splitter_for(tokenizer, fields.get("chat_template_kwargs"), info.family if info is not None else None)
 
 

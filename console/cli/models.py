@@ -15,7 +15,7 @@ from console.models.store import ModelStore
 from console.cli.models_pull import register_pull
 from console.cli.models_search import register_search
 from console.config import EngineConfig
-from console.engine.host import dtype_note, resolve_device
+from console.engine.in_process import dtype_note, resolve_device
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -8,7 +8,7 @@ carries (``chat_template_kwargs`` such as Qwen3's ``enable_thinking``, ``add_gen
 rendered text tokenized *without* the tokenizer's special tokens, since the template writes its
 own start token (Llama-3, Gemma, Mistral, the R1 distills). The engine is then given token ids,
 so nothing is tokenized twice. Chat, batch, bench and the quality gate all reach this through the
-host's ``submit``; the context meter counts the same ids (``EngineHost.count_prompt_tokens``).
+engine's ``submit``; the context meter counts the same ids (``InProcessEngine.count_prompt_tokens``).
 
 Raw text (``prompt``) and token ids go to the engine as they are (text is tokenized by vLLM as
 ``/v1/completions`` does). A model without any chat template, asked for a chat without one in the
@@ -43,7 +43,7 @@ class PromptError(ValueError):
 def transcript(messages: list[dict[str, Any]], continue_final: bool = False) -> str:
     """The prompt for a model with no chat template: a plain transcript it can continue (from its
     last message itself when ``continue_final``: the chat's Continue). A server engine counts a
-    chat its server cannot tokenize as this text too (``ServerEngine.format_prompt``)."""
+    chat its server cannot tokenize as this text too (``HttpEngine.format_prompt``)."""
     text = "\n".join(f"{m['role']}: {image_parts.content_text(m['content'])}" for m in messages)
     return text if continue_final else text + "\nassistant:"
 

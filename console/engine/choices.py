@@ -1,7 +1,7 @@
 """The choices of a finished request: ``n`` answers, each with its text, finish reason and, when
 asked for, per-token log-probabilities with the top alternatives.
 
-Both engine kinds fill the same :class:`Choice`: the in-process host from vLLM's
+Both engine kinds fill the same :class:`Choice`: the in-process engine from vLLM's
 ``CompletionOutput`` objects (:class:`OutputCollector`), server engines from the OpenAI JSON
 they receive (:class:`OpenAIChoiceCollector`, full responses or streamed chunks). Batch writes
 them back as OpenAI choices (``console/batch/results.py``); the chat panel shows them.

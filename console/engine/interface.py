@@ -3,8 +3,8 @@
 :class:`Engine` is the request side every engine has: what chat, batch, bench and the monitor
 need (submit, abort, stream, generate, the tokenizer, token counting, metrics, status, close).
 :class:`Loader` adds ``load``/``unload`` (:class:`Loadable`): only engines the console can give a configuration to
-have it -- :class:`~console.engine.host.EngineHost` (vLLM in this process) and
-:class:`~console.engine.local_server.LocalServer` (a ``vllm serve`` the console starts).
+have it -- :class:`~console.engine.in_process.InProcessEngine` (vLLM in this process) and
+:class:`~console.engine.child_server.ChildServer` (a ``vllm serve`` the console starts).
 :class:`~console.engine.remote.RemoteEngine` (a server someone else started) only connects: its
 configuration is the server's. Work that reloads the engine with other settings -- the
 quantization gate, Auto-tune, baselines taken from the loaded configuration -- asks for a
@@ -133,7 +133,7 @@ class Loader(Engine, Loadable, Protocol):
 @runtime_checkable
 class KeepWarm(Protocol):
     """An engine that keeps models warm for a quick switch back: the in-process
-    :class:`~console.engine.host.EngineHost`, and the switch standing for whatever is behind it
+    :class:`~console.engine.in_process.InProcessEngine`, and the switch standing for whatever is behind it
     (no warm models, and ``load(..., keep_warm=True)`` refused, unless that is the host)."""
 
     def load(
@@ -148,14 +148,14 @@ class KeepWarm(Protocol):
 @runtime_checkable
 class AttachesAdapters(Protocol):
     """An engine LoRA adapters attach to: the model is loaded in this process
-    (:class:`~console.engine.host.EngineHost`); a server's adapters are the server's."""
+    (:class:`~console.engine.in_process.InProcessEngine`); a server's adapters are the server's."""
 
     def attach_adapter(self, name: str, path: str | Path) -> object: ...
 
 
 @runtime_checkable
 class ServedOverHttp(Protocol):
-    """An engine that is a vLLM server reached over HTTP (:class:`~console.engine.remote.ServerEngine`:
+    """An engine that is a vLLM server reached over HTTP (:class:`~console.engine.remote.HttpEngine`:
     a remote one or one the console launched); ``url`` is its base URL, "" until it has one."""
 
     url: str
@@ -206,7 +206,7 @@ class Connectable(Protocol):
 
 @runtime_checkable
 class ServerLog(Protocol):
-    """An engine with a server process's log (:class:`~console.engine.local_server.LocalServer`)."""
+    """An engine with a server process's log (:class:`~console.engine.child_server.ChildServer`)."""
 
     def log_lines(self) -> list[str]: ...
 

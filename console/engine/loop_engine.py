@@ -1,4 +1,4 @@
-"""What the in-process engine host and the server engines share: one thread that owns an asyncio
+"""What the in-process engine and the server engines share: one thread that owns an asyncio
 loop, status listeners, and requests as tasks on that loop that always end in one terminal event.
 
 Subclasses implement ``_run(request, sink, handle)`` (a coroutine that emits the request's events

@@ -1,4 +1,4 @@
-"""vLLM ``SamplingParams`` for one of the console's requests, as the in-process engine host sends it."""
+"""vLLM ``SamplingParams`` for one of the console's requests, as the in-process engine sends it."""
 
 from __future__ import annotations
 

@@ -60,7 +60,7 @@ def window_first_while_loading() -> Iterator[None]:
 
 
 def lower_engine(pids: Iterable[int]) -> int:
-    """What the engine host calls once its engine's processes run: :func:`lower` when the window
+    """What the in-process engine calls once its engine's processes run: :func:`lower` when the window
     asked for it."""
     return lower(pids, _engine_nice) if _engine_nice > 0 else 0
 

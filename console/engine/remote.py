@@ -5,14 +5,14 @@
 (``/health``, ``/v1/models`` for the served name and ``max_model_len``, ``/metrics`` for the
 KV-cache figures), ``submit()`` sends ``/v1/chat/completions`` (messages) or
 ``/v1/completions`` (prompt or token ids), streaming server-sent events into the same
-``TokenDelta`` / ``RequestFinished`` / ``RequestFailed`` events as the in-process host (the
+``TokenDelta`` / ``RequestFinished`` / ``RequestFailed`` events as the in-process engine (the
 thinking a server's reasoning parser split off travels apart: ``TokenDelta.reasoning``,
 ``RequestFinished.reasoning``);
 ``stream=False`` requests use one non-streaming call. Cancelling closes the HTTP stream, and vLLM
 aborts a request whose client went away. A request's ``file://`` pictures are read here and sent
 as ``data:`` URLs, only from the folder the user allows (``remote_media.py``).
 
-Like the in-process host, one thread owns an asyncio loop and an ``httpx.AsyncClient``; callers on
+Like the in-process engine, one thread owns an asyncio loop and an ``httpx.AsyncClient``; callers on
 any thread get futures and sink calls. A monitor task polls ``/metrics`` (see
 ``console/metrics/scrape.py``) into the same :class:`MetricsStore` series the in-process engine feeds.
 
@@ -73,13 +73,14 @@ API_KEY_ENV = ("INFERENCE_CONSOLE_API_KEY", "VLLM_API_KEY")
 RECONNECTING = "reconnecting"
 
 
-RemoteHandle = RequestHandle  # the same handle as the in-process host's
+RemoteHandle = RequestHandle  # the same handle as the in-process engine's
 
 
-class ServerEngine(LoopEngine):
-    """The request side of a vLLM server at ``url`` (HTTP, metrics polling, reconnection). How the
-    server comes to be there is the subclass's business: :class:`RemoteEngine` connects to one,
-    :class:`~console.engine.local_server.LocalServer` starts one."""
+class HttpEngine(LoopEngine):
+    """An engine that talks to any OpenAI-compatible server at ``url`` over HTTP (requests, metrics
+    polling, reconnection). How the server comes to be there is the subclass's business:
+    :class:`RemoteEngine` connects to one someone else started,
+    :class:`~console.engine.child_server.ChildServer` starts one as its child and owns it."""
 
     kind = "server"
 
@@ -450,7 +451,7 @@ class ServerEngine(LoopEngine):
         return self.run_coroutine(get()).result(15)
 
 
-class RemoteEngine(ServerEngine):
+class RemoteEngine(HttpEngine):
     """A vLLM server someone else started. ``connect()`` asks it what it serves; ``disconnect()``
     leaves it running. It has no ``load``: its configuration is the server's, so it is not a
     :class:`~console.engine.interface.Loader`."""
@@ -489,7 +490,7 @@ def api_key_from_env() -> str | None:
 __all__ = [
     "RemoteEngine",
     "RemoteHandle",
-    "ServerEngine",
+    "HttpEngine",
     "ServerError",
     "api_key_from_env",
     "normalize_url",

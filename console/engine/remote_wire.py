@@ -1,6 +1,6 @@
 """The remote engine's side of the OpenAI wire format: a request as the JSON body a vLLM (or any
 OpenAI-compatible) server takes, and what its answers and event streams carry
-(:class:`console.engine.remote.ServerEngine` sends and reads them)."""
+(:class:`console.engine.remote.HttpEngine` sends and reads them)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 """Serve the chosen model to other apps: the Server tab's core.
 
-:class:`ServerController` starts vLLM's OpenAI-compatible server for a model and preset on the
-port the user picks (default 8000), with an optional API key, and stops it. What runs is what the
-export writes: the argument list is :func:`console.engine.serve_args.command_tokens` of
+:class:`SharingController` starts vLLM's OpenAI-compatible server (a :class:`SharedServer`) for a
+model and preset on the port the user picks (default 8000), with an optional API key, and stops it.
+What runs is what the export writes: the argument list is :func:`console.engine.serve_args.command_tokens` of
 :func:`console.engine.serve_args.serve_arguments` for the configuration as it runs on this machine
-(the CPU adjustments of :func:`console.engine.host.prepare_config`), only spelled
+(the CPU adjustments of :func:`console.engine.in_process.prepare_config`), only spelled
 ``python -m vllm.entrypoints.openai.api_server --model MODEL ...`` because the CPU build's
 ``vllm`` script does not start (benchmarks/gpu/README-acceptance.md). The API key travels in
 ``VLLM_API_KEY``, which vLLM reads as it reads ``--api-key``, so it is not in the process list for
@@ -14,17 +14,17 @@ One engine at a time: the server becomes the window's engine (the :class:`Engine
 the in-process engine first, so its model is unloaded and the GPU memory freed before the server
 loads). The chat, the Monitor (the server's ``/metrics`` polled into the same MetricsStore) and
 the other tabs then use the server, as with Engine > Engine location > "a vLLM server started by
-the console"; :meth:`ServerController.stop` stops the server (its whole process group) and puts
+the console"; :meth:`SharingController.stop` stops the server (its whole process group) and puts
 the in-process engine back, unloaded.
 
-On the local network: :meth:`ServerController.start` with ``lan`` binds every address of the
+On the local network: :meth:`SharingController.start` with ``lan`` binds every address of the
 machine (``0.0.0.0``), only with an API key (:class:`LanNeedsKey` otherwise); the tab shows the
 machine's LAN address (:func:`lan_address`) and the warning that the key guards ``/v1`` only. The
 routes the running server offers beyond chat completions, with an example each, are read from its
-``/openapi.json`` (:mod:`console.engine.server_api`, :meth:`ServerController.routes`).
+``/openapi.json`` (:mod:`console.engine.server_api`, :meth:`SharingController.routes`).
 
 The log goes to ``<data home>/server-logs/console-serve-*/server.log`` and is streamed to
-listeners (:class:`~console.engine.local_server.LocalServer`).
+listeners (:class:`~console.engine.child_server.ChildServer`).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ import httpx
 from console import net
 from console.config import EngineConfig
 from console.engine.factory import EngineChoice
-from console.engine.local_server import SERVER_MODULE, LocalServer, port_free, port_taken_message
+from console.engine.child_server import SERVER_MODULE, ChildServer, port_free, port_taken_message
 from console.engine.interface import Switchable, as_loader
 from console.engine.server_api import ApiRoute, offered_routes, read_openapi, route_examples
 from console.engine.types import EngineError, EngineInfo, EngineState
@@ -142,8 +142,10 @@ def python_example(url: str, model: str, api_key: str | None) -> str:
     )
 
 
-class ServedServer(LocalServer):
-    """A console-launched server on a fixed port, started with the export's argv and its key."""
+class SharedServer(ChildServer):
+    """The Server tab's server: a :class:`~console.engine.child_server.ChildServer` shared with other
+    apps, on the port the user chose (refused when taken), started with the export's argv and the
+    user's API key."""
 
     def __init__(
         self, options: ServeOptions, *, metrics: MetricsStore | None = None, log_dir: Path | None = None
@@ -171,8 +173,9 @@ class ServedServer(LocalServer):
 
 
 @dataclass(frozen=True)
-class Serving:
-    """What a started (or starting) server is: for the tab's fields and examples."""
+class SharedEndpoint:
+    """Where other apps reach the shared server (its URLs, served name and key) and its log: for the
+    tab's fields and examples."""
 
     url: str  # the base URL, .../v1
     model: str  # the served model name clients send
@@ -187,15 +190,16 @@ class Serving:
         return python_example(self.url, self.model, self.api_key)
 
 
-class ServerController:
-    """Start and stop the Server tab's server behind the window's engine switch
-    (:class:`~console.engine.switch.EngineSwitch`, a :class:`~console.engine.interface.Switchable`)."""
+class SharingController:
+    """What the Server tab controls: starts a :class:`SharedServer` as the window's engine behind its
+    switch (:class:`~console.engine.switch.EngineSwitch`, a :class:`~console.engine.interface.Switchable`),
+    reports its endpoint and routes, and stops it, putting the in-process engine back."""
 
     def __init__(self, switch: Switchable, *, host: str = LOOPBACK, log_dir: Path | None = None) -> None:
         self.switch = switch
         self.host = host  # bound without ``lan``
         self.log_dir = log_dir
-        self.server: ServedServer | None = None
+        self.server: SharedServer | None = None
         #: the in-process model the server took the place of (its configuration and name), loaded
         #: back at :meth:`stop`; None when none was loaded
         self.before: tuple[EngineConfig, str] | None = None
@@ -239,7 +243,7 @@ class ServerController:
         prune_logs(log_dir, KEEP_LOGS - 1)  # room for this start's
         before = self._loaded_in_process()
         server = self.switch.use_engine(
-            EngineChoice("serve"), lambda: ServedServer(options, metrics=self.switch.metrics, log_dir=log_dir)
+            EngineChoice("serve"), lambda: SharedServer(options, metrics=self.switch.metrics, log_dir=log_dir)
         )
         if self.server is None:  # a restart keeps what the first start replaced
             self.before = before
@@ -256,23 +260,23 @@ class ServerController:
             return None
         return config, status.model or ""
 
-    def serving(self) -> Serving | None:
+    def endpoint(self) -> SharedEndpoint | None:
         s = self.server
         if s is None or s.port is None:
             return None
         lan = None
         if s.host == ALL_ADDRESSES:
             lan = base_url(lan_address() or socket.gethostname(), s.port)
-        return Serving(base_url(LOOPBACK, s.port), s.served_name, s.options.api_key, s.log_path, lan)
+        return SharedEndpoint(base_url(LOOPBACK, s.port), s.served_name, s.options.api_key, s.log_path, lan)
 
     def routes(self, timeout_s: float = 30.0) -> list[ApiRoute]:
         """The routes the running server offers beyond chat completions, each with its example
         (read from its ``/openapi.json``; blocking: off the GUI thread). [] when none runs."""
-        serving = self.serving()
-        if serving is None:
+        endpoint = self.endpoint()
+        if endpoint is None:
             return []
-        offered = offered_routes(read_openapi(serving.url, timeout_s))
-        return route_examples(serving.lan_url or serving.url, serving.model, serving.api_key, offered)
+        offered = offered_routes(read_openapi(endpoint.url, timeout_s))
+        return route_examples(endpoint.lan_url or endpoint.url, endpoint.model, endpoint.api_key, offered)
 
     @property
     def running(self) -> bool:
@@ -323,9 +327,9 @@ __all__ = [
     "LOOPBACK",
     "LanNeedsKey",
     "PortTaken",
-    "ServedServer",
-    "ServerController",
-    "Serving",
+    "SharedServer",
+    "SharingController",
+    "SharedEndpoint",
     "base_url",
     "curl_example",
     "lan_address",

@@ -2,7 +2,7 @@
 
 :class:`EngineSwitch` is itself an :class:`~console.engine.interface.Engine`: the window and its
 panels keep one object (and one status-listener registration) for the whole session, while
-:meth:`EngineSwitch.use` replaces what is behind it -- the in-process host, a console-launched
+:meth:`EngineSwitch.use` replaces what is behind it -- the in-process engine, a console-launched
 server or a remote server. Every backend feeds the switch's one :class:`MetricsStore`, so the
 monitor's plots simply continue.
 """
@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from console.config import EngineConfig
 from console.engine.factory import EngineChoice, make_engine
-from console.engine.host import EngineHost
+from console.engine.in_process import InProcessEngine
 from console.engine.interface import (
     NEEDS_LOADER,
     CannotLoad,
@@ -50,7 +50,7 @@ E = TypeVar("E", bound=Engine)
 class EngineSwitch:
     def __init__(self, backend: Engine | None = None, metrics: MetricsStore | None = None) -> None:
         self.metrics = metrics or (backend.metrics if backend is not None else MetricsStore())
-        self._backend: Engine = backend or EngineHost(self.metrics)
+        self._backend: Engine = backend or InProcessEngine(self.metrics)
         self._choice = EngineChoice("local")
         self._listeners: list[StatusListener] = []
         self._lock = threading.Lock()

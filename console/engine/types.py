@@ -1,5 +1,5 @@
 """Requests, stream events and engine status: the vocabulary shared by every engine kind
-(the in-process host, a console-launched ``vllm serve`` and remote servers; see ``interface.py``).
+(the in-process engine, a console-launched ``vllm serve`` and remote servers; see ``interface.py``).
 
 Every request ends in exactly one terminal event: :class:`RequestFinished` (its
 ``finish_reason`` is ``"abort"`` when the user stopped it; the partial text is kept) or

@@ -1,4 +1,4 @@
-"""Models kept warm beside the one in use: what the engine host holds for each, and
+"""Models kept warm beside the one in use: what the in-process engine holds for each, and
 when the GPU refuses to keep one."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from typing import Any
 from console.config import EngineConfig
 from console.engine import reaper
 from console.engine.adapters import AttachedAdapters
-from console.engine.types import EngineInfo, WarmModel  # WarmModel re-exported: the host's name for it
+from console.engine.types import EngineInfo, WarmModel  # WarmModel re-exported: the in-process engine's name for it
 
 
 @dataclass
 class Parked:
-    """Everything the host holds for one loaded engine, while it waits warm."""
+    """Everything the in-process engine holds for one loaded engine, while it waits warm."""
 
     name: str
     requested: EngineConfig  # what load() was given: a later load of the same is a switch

@@ -1,7 +1,7 @@
 """The one owner of NVML (``nvidia-ml-py``) in this process.
 
 NVML is initialised at most once per process, the first time anything asks, and shut down at
-interpreter exit. Everything that wants a GPU fact goes through this module: the engine host
+interpreter exit. Everything that wants a GPU fact goes through this module: the in-process engine
 (is there a GPU?), ``--version``, the device sampler, the bench report and its roofline. Nothing
 else calls ``nvmlInit``/``nvmlShutdown`` (``tests/test_nvml.py`` scans the package for it).
 

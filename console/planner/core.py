@@ -208,7 +208,7 @@ def compute(req: PlanRequest) -> Plan:
     own_scale = calibration.weights_scale if calibration and calibration.weights_scale else 1.0
     if fit is not None:  # what the format's post-processing keeps beside the parameters (measured per release)
         raw = weights_bytes(s, req.quantization)
-        extra = fit.weights_extra_share(weight_format(s, req.quantization)) + fit.residual(s.family, "weights")
+        extra = fit.weights_extra_share(weight_format(s, req.quantization)) + fit.residual(s.model_type, "weights")
         release_scale = 1 + extra * quantized_bytes(s, bits, req.quantization == "mxfp4") / raw if raw else 1.0
         w_scale = release_scale * (own_scale if own_loads_cover(req, calibration) else 1.0)
     else:

@@ -1,6 +1,6 @@
 """The scheduler defaults vLLM gives the console's in-process engine, for the planner.
 
-The engine host builds vLLM's ``AsyncLLM`` with the usage context of vLLM's offline batch
+The in-process engine builds vLLM's ``AsyncLLM`` with the usage context of vLLM's offline batch
 (``UsageContext.LLM_CLASS``), as ``LLM.generate`` and ``run-batch`` do (the bare in-process context
 gives 2,048 batched tokens and 128 sequences: too few for a batch). Its defaults depend on the
 device; this mirrors

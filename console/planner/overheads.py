@@ -117,7 +117,7 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
         if s.is_moe
         else f"3 x {s.hidden_size} + 3 x {s.intermediate_size}/{tp}"
     )
-    scale = (constants.activation_moe if s.is_moe else 1.0) + constants.residual(s.family, "activation")
+    scale = (constants.activation_moe if s.is_moe else 1.0) + constants.residual(s.model_type, "activation")
     act_f = (
         f"profile run: max(forward {tokens} tokens x ({mlp}) x 2 B x {scale:g}, "
         f"sampler {tokens} x {s.hidden_size} x 2 B + {seqs} x {s.vocab_size} x 4 B) = "
@@ -129,8 +129,8 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
             f"; compiled: + {constants.compile_logit_copies:.2f} x {min(seqs, COMPILE_SEQS_CAP)} x {s.vocab_size} x 4 B"
             f" = {gib(constants.compile_logit_copies * logits)}"
         )
-        if constants.residual(s.family, "compiled"):
-            act_f += f" + {gib(constants.residual(s.family, 'compiled'))} measured for {s.family}"
+        if constants.residual(s.model_type, "compiled"):
+            act_f += f" + {gib(constants.residual(s.model_type, 'compiled'))} measured for {s.model_type}"
     non_torch = 0 if g.is_cpu else constants.non_torch_bytes
     act_source: str = fit_source(fit) if fit is not None else Message("estimate")
     act += non_torch

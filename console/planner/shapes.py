@@ -18,7 +18,7 @@ from console.planner.vision import (
     deepstack_levels,
     image_tokens,
     reference_image_tokens,
-    text_family,
+    text_model_type,
     vision_kind,
     vision_params,
 )
@@ -50,9 +50,9 @@ class ModelShape:
     num_experts: int = 0
     experts_per_token: int = 0
     moe_intermediate_size: int = 0
-    #: the architecture family as its config.json names it (``model_type``: "llama", "qwen3_moe",
+    #: the architecture as its config.json names it (``model_type``: "llama", "qwen3_moe",
     #: "gemma3_text", "gpt_oss"...): what the planner's calibration is keyed by ("" = unknown)
-    family: str = ""
+    model_type: str = ""
     #: sliding-window attention: the window in tokens and how many of the layers use it (the rest
     #: attend to the whole context); 0 = every layer is full attention
     sliding_window: int = 0
@@ -198,7 +198,7 @@ class ModelShape:
         qcfg = dict(config.get("quantization_config") or {})
         quant = quant_method(qcfg)
         dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
-        model_type = text_family(str(cfg.get("model_type") or config.get("model_type", "")))
+        model_type = text_model_type(str(cfg.get("model_type") or config.get("model_type", "")))
         window, sliding = sliding_layers(cfg, layers)
         return cls(
             layers=layers,
@@ -217,7 +217,7 @@ class ModelShape:
             num_experts=experts,
             experts_per_token=int(cfg.get("num_experts_per_tok") or 0) if experts else 0,
             moe_intermediate_size=moe_inter,
-            family=model_type,
+            model_type=model_type,
             sliding_window=window,
             sliding_layers=sliding,
             quant_variant=quant_variant(qcfg),
@@ -243,11 +243,11 @@ def _shape(
     tied: bool,
     bias: bool = False,
     experts: tuple[int, int] = (0, 0),
-    family: str = "",
+    model_type: str = "",
     sliding: tuple[int, int] = (0, 0),
 ) -> ModelShape:
     """``experts``: (routed experts per layer, experts per token); ``inter`` is then each expert's
-    width. ``family``: the config's model_type; ``sliding``: (window, layers that use it)."""
+    width. ``model_type``: the config's model_type; ``sliding``: (window, layers that use it)."""
     return ModelShape(
         layers=layers,
         hidden_size=hidden,
@@ -263,7 +263,7 @@ def _shape(
         num_experts=experts[0],
         experts_per_token=experts[1],
         moe_intermediate_size=inter if experts[0] else 0,
-        family=family,
+        model_type=model_type,
         sliding_window=sliding[0],
         sliding_layers=sliding[1],
     )
@@ -273,32 +273,67 @@ def _shape(
 KNOWN_SHAPES: dict[str, ModelShape] = {
     s.name: s
     for s in [
-        _shape("Llama-3.1-8B", 32, 4096, 32, 8, 128, 14336, 128256, 131072, False, family="llama"),
-        _shape("Llama-3.2-3B", 28, 3072, 24, 8, 128, 8192, 128256, 131072, True, family="llama"),
-        _shape("Qwen2.5-7B", 28, 3584, 28, 4, 128, 18944, 152064, 32768, False, bias=True, family="qwen2"),
-        _shape("Qwen2.5-14B", 48, 5120, 40, 8, 128, 13824, 152064, 32768, False, bias=True, family="qwen2"),
-        _shape("Qwen2.5-32B", 64, 5120, 40, 8, 128, 27648, 152064, 32768, False, bias=True, family="qwen2"),
-        _shape("Mistral-7B", 32, 4096, 32, 8, 128, 14336, 32768, 32768, False, family="mistral"),
+        _shape("Llama-3.1-8B", 32, 4096, 32, 8, 128, 14336, 128256, 131072, False, model_type="llama"),
+        _shape("Llama-3.2-3B", 28, 3072, 24, 8, 128, 8192, 128256, 131072, True, model_type="llama"),
+        _shape("Qwen2.5-7B", 28, 3584, 28, 4, 128, 18944, 152064, 32768, False, bias=True, model_type="qwen2"),
+        _shape("Qwen2.5-14B", 48, 5120, 40, 8, 128, 13824, 152064, 32768, False, bias=True, model_type="qwen2"),
+        _shape("Qwen2.5-32B", 64, 5120, 40, 8, 128, 27648, 152064, 32768, False, bias=True, model_type="qwen2"),
+        _shape("Mistral-7B", 32, 4096, 32, 8, 128, 14336, 32768, 32768, False, model_type="mistral"),
         # Gemma-2 alternates sliding-window (4096) and global layers.
-        _shape("Gemma-2-9B", 42, 3584, 16, 8, 256, 14336, 256000, 8192, True, family="gemma2", sliding=(4096, 21)),
+        _shape("Gemma-2-9B", 42, 3584, 16, 8, 256, 14336, 256000, 8192, True, model_type="gemma2", sliding=(4096, 21)),
         _shape(
-            "DeepSeek-R1-Distill-Qwen-7B", 28, 3584, 28, 4, 128, 18944, 152064, 131072, False, bias=True, family="qwen2"
+            "DeepSeek-R1-Distill-Qwen-7B",
+            28,
+            3584,
+            28,
+            4,
+            128,
+            18944,
+            152064,
+            131072,
+            False,
+            bias=True,
+            model_type="qwen2",
         ),
-        _shape("Phi-3.5-mini", 32, 3072, 32, 32, 96, 8192, 32064, 131072, False, family="phi3"),
-        _shape("SmolLM2-135M", 30, 576, 9, 3, 64, 1536, 49152, 8192, True, family="llama"),
+        _shape("Phi-3.5-mini", 32, 3072, 32, 32, 96, 8192, 32064, 131072, False, model_type="phi3"),
+        _shape("SmolLM2-135M", 30, 576, 9, 3, 64, 1536, 49152, 8192, True, model_type="llama"),
         # Qwen3 has no q/k/v bias (it normalizes q and k).
-        _shape("Qwen3-8B", 36, 4096, 32, 8, 128, 12288, 151936, 40960, False, family="qwen3"),
-        _shape("Qwen3-14B", 40, 5120, 40, 8, 128, 17408, 151936, 40960, False, family="qwen3"),
-        _shape("Qwen3-32B", 64, 5120, 64, 8, 128, 25600, 151936, 40960, False, family="qwen3"),
-        _shape("Qwen3-30B-A3B", 48, 2048, 32, 4, 128, 768, 151936, 40960, False, experts=(128, 8), family="qwen3_moe"),
+        _shape("Qwen3-8B", 36, 4096, 32, 8, 128, 12288, 151936, 40960, False, model_type="qwen3"),
+        _shape("Qwen3-14B", 40, 5120, 40, 8, 128, 17408, 151936, 40960, False, model_type="qwen3"),
+        _shape("Qwen3-32B", 64, 5120, 64, 8, 128, 25600, 151936, 40960, False, model_type="qwen3"),
+        _shape(
+            "Qwen3-30B-A3B", 48, 2048, 32, 4, 128, 768, 151936, 40960, False, experts=(128, 8), model_type="qwen3_moe"
+        ),
         # Gemma-3 (text_config): 5 sliding-window layers (1024) per global one.
         _shape(
-            "Gemma-3-12B", 48, 3840, 16, 8, 256, 15360, 262208, 131072, True, family="gemma3_text", sliding=(1024, 40)
+            "Gemma-3-12B",
+            48,
+            3840,
+            16,
+            8,
+            256,
+            15360,
+            262208,
+            131072,
+            True,
+            model_type="gemma3_text",
+            sliding=(1024, 40),
         ),
         _shape(
-            "Gemma-3-27B", 62, 5376, 32, 16, 128, 21504, 262208, 131072, True, family="gemma3_text", sliding=(1024, 52)
+            "Gemma-3-27B",
+            62,
+            5376,
+            32,
+            16,
+            128,
+            21504,
+            262208,
+            131072,
+            True,
+            model_type="gemma3_text",
+            sliding=(1024, 52),
         ),
-        _shape("Mistral-Small-24B", 40, 5120, 32, 8, 128, 32768, 131072, 32768, False, family="mistral"),
+        _shape("Mistral-Small-24B", 40, 5120, 32, 8, 128, 32768, 131072, 32768, False, model_type="mistral"),
         # gpt-oss alternates 128-token sliding-window and full attention; its experts ship in MXFP4,
         # attention and embeddings in bf16.
         _shape(
@@ -314,13 +349,13 @@ KNOWN_SHAPES: dict[str, ModelShape] = {
             False,
             bias=True,
             experts=(32, 4),
-            family="gpt_oss",
+            model_type="gpt_oss",
             sliding=(128, 12),
         ),
-        _shape("Llama-3.3-70B", 80, 8192, 64, 8, 128, 28672, 128256, 131072, False, family="llama"),
+        _shape("Llama-3.3-70B", 80, 8192, 64, 8, 128, 28672, 128256, 131072, False, model_type="llama"),
         # Mistral NeMo (12B, 128k tokenizer) and the R1 distills (the 14B is Qwen2.5-14B's shape
         # with a 128k context).
-        _shape("Mistral-NeMo-12B", 40, 5120, 32, 8, 128, 14336, 131072, 1024000, False, family="mistral"),
+        _shape("Mistral-NeMo-12B", 40, 5120, 32, 8, 128, 14336, 131072, 1024000, False, model_type="mistral"),
         _shape(
             "DeepSeek-R1-Distill-Qwen-14B",
             48,
@@ -333,9 +368,9 @@ KNOWN_SHAPES: dict[str, ModelShape] = {
             131072,
             False,
             bias=True,
-            family="qwen2",
+            model_type="qwen2",
         ),
-        _shape("DeepSeek-R1-Distill-Llama-8B", 32, 4096, 32, 8, 128, 14336, 128256, 131072, False, family="llama"),
+        _shape("DeepSeek-R1-Distill-Llama-8B", 32, 4096, 32, 8, 128, 14336, 128256, 131072, False, model_type="llama"),
     ]
 }
 
@@ -344,7 +379,7 @@ def _with_vision(shape: ModelShape, kind: str, name: str | None = None) -> Model
     """``shape`` (a text model) with the published vision part of ``kind`` (published_vision)."""
 
     text = {
-        "model_type": shape.family,
+        "model_type": shape.model_type,
         "hidden_size": shape.hidden_size,
         "num_hidden_layers": shape.layers,
         "num_attention_heads": shape.num_attention_heads,

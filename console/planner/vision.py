@@ -265,7 +265,7 @@ def mm_engine_args(limits: dict[str, int] | None, processor: dict[str, Any] | No
     return out
 
 
-def text_family(model_type: str) -> str:
+def text_model_type(model_type: str) -> str:
     """The text model's family of a vision model's ``model_type`` (others unchanged)."""
     return TEXT_FAMILY.get(model_type, model_type)
 
@@ -279,7 +279,7 @@ __all__ = [
     "max_image_tokens",
     "mm_engine_args",
     "reference_image_tokens",
-    "text_family",
+    "text_model_type",
     "tower_loaded",
     "tower_modalities",
     "tower_note",

@@ -7,7 +7,7 @@ vLLM sizes the KV cache as ``total x gpu_memory_utilization`` less three figures
 * **weights**: the bytes torch holds after loading. The planner counts the checkpoint's parameters
   (quantized linears at their format's width, the rest 16-bit); what quantization's post-processing
   adds or keeps (scales, repacked Marlin tensors, rotary caches) is one measured share of the
-  quantized linears' bytes per format (``weights_extra``), the same for every family.
+  quantized linears' bytes per format (``weights_extra``), the same for every architecture.
 * **peak activation**: the torch peak of the profile run, one forward pass of
   ``max_num_batched_tokens`` tokens without attention, then the sampler on ``min(max_num_seqs,
   tokens)`` rows. The forward pass peaks in the MLP: the residual, the layer's input and output
@@ -24,7 +24,7 @@ CUDA graphs are captured after the cache is sized (outside the budget in 0.26 fo
 their size is the planner's estimate times the release's ``graphs_scale``.
 
 Each release's constants come with the error they leave on loads they were not fitted to
-(``held_out``: every family left out of the fit in turn, its loads predicted): a plan states that
+(``held_out``: every architecture left out of the fit in turn, its loads predicted): a plan states that
 error and holds back the measured share of its own non-KV figure, not a blanket margin.
 """
 
@@ -66,7 +66,7 @@ SAMPLER_BYTES_PER_LOGIT = 4
 
 @dataclass(frozen=True)
 class HeldOut:
-    """The error the constants leave on loads they were not fitted to (leave one family out)."""
+    """The error the constants leave on loads they were not fitted to (leave one architecture out)."""
 
     loads: int = 0
     families: int = 0
@@ -112,8 +112,8 @@ class ReleaseConstants:
     #: the release's rule)
     architectures: dict[str, dict[str, float]] = field(default_factory=dict)
 
-    def residual(self, family: str | None, term: str) -> float:
-        return self.architectures.get(family or "", {}).get(term, 0.0)
+    def residual(self, model_type: str | None, term: str) -> float:
+        return self.architectures.get(model_type or "", {}).get(term, 0.0)
 
     def weights_extra_share(self, fmt: str) -> float:
         """The measured share for ``fmt``; an unmeasured format takes its family's (the same
@@ -215,19 +215,19 @@ def activation_bytes(
     c = constants or ReleaseConstants(gpu="?", vllm_version="?")
     forward, sampler = forward_peak(shape, tokens, tp), sampler_peak(shape, tokens, seqs)
     logits = compiled_logits(shape, tokens, seqs)
-    return int(_activation(forward, sampler, logits, shape.is_moe, shape.family, eager, c))
+    return int(_activation(forward, sampler, logits, shape.is_moe, shape.model_type, eager, c))
 
 
 def _activation(
-    forward: float, sampler: float, logits: float, moe: bool, family: str | None, eager: bool, c: ReleaseConstants
+    forward: float, sampler: float, logits: float, moe: bool, model_type: str | None, eager: bool, c: ReleaseConstants
 ) -> float:
     """The rule: the larger phase, the forward count with the architecture's measured residual; a
     compiled engine adds the release's copies of the logits and the architecture's measured bytes."""
     scale = c.activation_moe if moe else 1.0
-    peak = max(forward * (scale + c.residual(family, "activation")), sampler)
+    peak = max(forward * (scale + c.residual(model_type, "activation")), sampler)
     if eager:
         return peak
-    return peak + c.compile_logit_copies * logits + c.residual(family, "compiled")
+    return peak + c.compile_logit_copies * logits + c.residual(model_type, "compiled")
 
 
 # -- the shipped file --------------------------------------------------------------------------------
@@ -277,7 +277,7 @@ def memory_constants() -> MemoryConstants:
 class LoadTerms:
     """One measured load in the planner's terms: what vLLM reported beside the model's arithmetic."""
 
-    family: str
+    model_type: str
     fmt: str
     eager: bool
     moe: bool
@@ -329,7 +329,7 @@ def fit_release(gpu: str, version: str, loads: list[LoadTerms], architectures: b
     eager_res = _eager_residuals(eager_fit, loads) if architectures else {}
     with_res = ReleaseConstants(gpu, version, activation_moe=moe_scale, architectures=eager_res)
     compiled = [
-        (x.activation - _activation(x.forward, x.sampler, x.logits, x.moe, x.family, True, with_res)) / x.logits
+        (x.activation - _activation(x.forward, x.sampler, x.logits, x.moe, x.model_type, True, with_res)) / x.logits
         for x in loads
         if not x.eager and x.logits
     ]
@@ -349,14 +349,14 @@ def fit_release(gpu: str, version: str, loads: list[LoadTerms], architectures: b
         return release
     residuals = _eager_residuals(release, loads)
     with_eager = replace(release, architectures=residuals)
-    for family in sorted({x.family for x in loads}):
+    for model_type in sorted({x.model_type for x in loads}):
         comp = [
             x.activation + x.non_torch - predicted_non_kv(x, with_eager)[1]
             for x in loads
-            if x.family == family and not x.eager
+            if x.model_type == model_type and not x.eager
         ]
         if comp and abs(_median(comp, 0.0)) >= 0.05 * GiB:  # under 0.05 GiB: the release's rule holds
-            residuals.setdefault(family, {})["compiled"] = _median(comp, 0.0)
+            residuals.setdefault(model_type, {})["compiled"] = _median(comp, 0.0)
     return replace(release, architectures=residuals)
 
 
@@ -364,15 +364,15 @@ def _eager_residuals(release: ReleaseConstants, loads: list[LoadTerms]) -> dict[
     """Each architecture's weights and eager-activation residual over the release's rule (medians of
     its loads, in the rule's units; under half a percent: the rule holds, nothing kept)."""
     residuals: dict[str, dict[str, float]] = {}
-    for family in sorted({x.family for x in loads}):
-        own = [x for x in loads if x.family == family]
+    for model_type in sorted({x.model_type for x in loads}):
+        own = [x for x in loads if x.model_type == model_type]
         w = [(x.weights - predicted_non_kv(x, release)[0]) / x.quantized for x in own if x.quantized]
         eager_own = [x for x in own if x.eager and x.forward * _scale(x, release) >= x.sampler]
         a = [(x.activation + x.non_torch - predicted_non_kv(x, release)[1]) / x.forward for x in eager_own]
         terms = {"weights": _median(w, 0.0), "activation": _median(a, 0.0)}
         kept = {k: v for k, v in terms.items() if abs(v) >= 0.005}
         if kept:
-            residuals[family] = kept
+            residuals[model_type] = kept
     return residuals
 
 
@@ -382,29 +382,29 @@ def _scale(x: LoadTerms, c: ReleaseConstants) -> float:
 
 def predicted_non_kv(x: LoadTerms, c: ReleaseConstants) -> tuple[float, float]:
     """(weights, activation + non-torch) the constants predict for a load."""
-    weights = x.weights_raw + (c.weights_extra_share(x.fmt) + c.residual(x.family, "weights")) * x.quantized
-    return weights, _activation(x.forward, x.sampler, x.logits, x.moe, x.family, x.eager, c) + c.non_torch_bytes
+    weights = x.weights_raw + (c.weights_extra_share(x.fmt) + c.residual(x.model_type, "weights")) * x.quantized
+    return weights, _activation(x.forward, x.sampler, x.logits, x.moe, x.model_type, x.eager, c) + c.non_torch_bytes
 
 
 def held_out_error(gpu: str, version: str, loads: list[LoadTerms]) -> dict[str, HeldOut]:
-    """Leave each family out of the fit in turn and predict its loads: the KV error and the share
+    """Leave each architecture (model_type) out of the fit in turn and predict its loads: the KV error and the share
     of the non-KV memory the prediction missed, for eager and compiled loads apart."""
     rows: dict[str, list[tuple[float, float]]] = {"eager": [], "compiled": []}
     fams: dict[str, set[str]] = {"eager": set(), "compiled": set()}
-    for family in sorted({x.family for x in loads}):
-        rest = [x for x in loads if x.family != family]
+    for model_type in sorted({x.model_type for x in loads}):
+        rest = [x for x in loads if x.model_type != model_type]
         if not rest:
             continue
         c = fit_release(gpu, version, rest)
         for x in loads:
-            if x.family != family or x.kv_bytes <= 0:
+            if x.model_type != model_type or x.kv_bytes <= 0:
                 continue
             w, a = predicted_non_kv(x, c)
             kv = x.budget - w - a
             measured_non_kv = x.weights + x.activation + x.non_torch
             kind = "eager" if x.eager else "compiled"
             rows[kind].append((kv / x.kv_bytes - 1, (measured_non_kv - (w + a)) / (w + a)))
-            fams[kind].add(family)
+            fams[kind].add(model_type)
     out = {}
     for kind, pairs in rows.items():
         if not pairs:

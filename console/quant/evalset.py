@@ -271,18 +271,18 @@ def _option_logprob(event: Any, ids: list[int], start: int) -> float:
     return total
 
 
-def _submit(host: Any, item: EvalItem) -> tuple[list[Any], list[tuple[list[int], int]]]:
+def _submit(engine: Any, item: EvalItem) -> tuple[list[Any], list[tuple[list[int], int]]]:
     if item.kind == "regex":
         req = GenerationRequest(
             messages=[{"role": "user", "content": item.prompt}],
             stream=False,
             sampling=SamplingSettings(temperature=0.0, max_tokens=ANSWER_TOKENS),
         )
-        return [host.submit(req)], []
-    splits = [_choice_ids(host.tokenizer, item, o) for o in item.choices]
+        return [engine.submit(req)], []
+    splits = [_choice_ids(engine.tokenizer, item, o) for o in item.choices]
     one_token = SamplingSettings(temperature=0.0, max_tokens=1)
     return [
-        host.submit(GenerationRequest(prompt_token_ids=ids, want_prompt_logprobs=0, stream=False, sampling=one_token))
+        engine.submit(GenerationRequest(prompt_token_ids=ids, want_prompt_logprobs=0, stream=False, sampling=one_token))
         for ids, _ in splits
     ], splits
 
@@ -300,14 +300,14 @@ def _result(item: EvalItem, events: list[Any], splits: list[tuple[list[int], int
 
 
 def score(
-    host: Any,
+    engine: Any,
     items: EvalSet,
     *,
     on_progress: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     in_flight: int = MAX_IN_FLIGHT,
 ) -> EvalScore:
-    """Run every item on the loaded model of ``host`` (an EngineHost), ``in_flight`` requests
+    """Run every item on the loaded model of ``engine`` (an InProcessEngine), ``in_flight`` requests
     at most at a time: the engine batches them, and a bounded batch keeps one engine step short
     (every prompt-logprob token costs a log-softmax over the vocabulary; 600 requests in one
     burst made a step outlast vLLM's execute_model timeout on 2 busy cores)."""
@@ -331,7 +331,7 @@ def score(
                 raise Cancelled()
             while queue and outstanding >= in_flight:
                 settle_oldest()
-            handles, splits = _submit(host, item)
+            handles, splits = _submit(engine, item)
             queue.append((item, handles, splits))
             outstanding += len(handles)
         while queue:

@@ -321,10 +321,10 @@ def weights_bytes(folder: Path) -> int:
     return total
 
 
-def perplexity(host: Any, text: str, window: int = 512) -> tuple[float, int]:
+def perplexity(engine: Any, text: str, window: int = 512) -> tuple[float, int]:
     """exp(mean negative log-likelihood) of ``text``, in windows of ``window`` tokens."""
 
-    ids = host.tokenizer.encode(text, add_special_tokens=False)
+    ids = engine.tokenizer.encode(text, add_special_tokens=False)
     nll, count = 0.0, 0
     for start in range(0, len(ids), window):
         chunk = ids[start : start + window]
@@ -336,7 +336,7 @@ def perplexity(host: Any, text: str, window: int = 512) -> tuple[float, int]:
             stream=False,
             sampling=SamplingSettings(temperature=0.0, max_tokens=1),
         )
-        ev = host.generate(req, timeout=600)
+        ev = engine.generate(req, timeout=600)
         if isinstance(ev, RequestFailed) or ev.prompt_logprobs is None:
             raise RuntimeError(f"the engine returned no prompt logprobs: {failure_text(ev)}")
         for tok, entry in zip(chunk[1:], ev.prompt_logprobs[1:]):
@@ -346,7 +346,7 @@ def perplexity(host: Any, text: str, window: int = 512) -> tuple[float, int]:
     return (math.exp(nll / count) if count and math.isfinite(nll) else math.inf), count
 
 
-def greedy_answers(host: Any, questions: tuple[str, ...] | list[str], max_tokens: int = 40) -> list[str]:
+def greedy_answers(engine: Any, questions: tuple[str, ...] | list[str], max_tokens: int = 40) -> list[str]:
     out = []
     for q in questions:
         req = GenerationRequest(
@@ -354,18 +354,18 @@ def greedy_answers(host: Any, questions: tuple[str, ...] | list[str], max_tokens
             stream=False,
             sampling=SamplingSettings(temperature=0.0, max_tokens=max_tokens),
         )
-        ev = host.generate(req, timeout=600)
+        ev = engine.generate(req, timeout=600)
         out.append(ev.message if isinstance(ev, RequestFailed) else ev.text.strip())
     return out
 
 
-def generation_speed(host: Any, batch: int = 8, new_tokens: int = 64) -> float:
+def generation_speed(engine: Any, batch: int = 8, new_tokens: int = 64) -> float:
     """Generated tokens per second over one batch of ``batch`` identical-length requests."""
 
     sampling = SamplingSettings(temperature=0.0, max_tokens=new_tokens, ignore_eos=True)
     t0 = time.perf_counter()
     handles = [
-        host.submit(GenerationRequest(prompt=f"Story number {i}: once upon a time", stream=False, sampling=sampling))
+        engine.submit(GenerationRequest(prompt=f"Story number {i}: once upon a time", stream=False, sampling=sampling))
         for i in range(batch)
     ]
     events = [h.result(600) for h in handles]
@@ -374,7 +374,7 @@ def generation_speed(host: Any, batch: int = 8, new_tokens: int = 64) -> float:
     return tokens / wall if wall > 0 else 0.0
 
 
-def engine_facts(host: Any, info: EngineInfo) -> dict[str, Any]:
+def engine_facts(engine: Any, info: EngineInfo) -> dict[str, Any]:
     """Device, vLLM version and what vLLM chose for the loaded model (from its config)."""
     return {
         "device": info.device,
@@ -386,7 +386,7 @@ def engine_facts(host: Any, info: EngineInfo) -> dict[str, Any]:
 
 
 def measure(
-    host: Loader,
+    engine: Loader,
     name: str,
     base: EngineConfig,
     *,
@@ -396,23 +396,23 @@ def measure(
     speed: bool = True,
     on_stage: Callable[[str], None] | None = None,
 ) -> ModelReport:
-    """Load ``base.model`` in ``host`` and take every figure of the gate (``evalset``: the
+    """Load ``base.model`` in ``engine`` and take every figure of the gate (``evalset``: the
     shipped default set, quick-v2, unless given)."""
     say = on_stage or (lambda _s: None)
     say(f"{name}: loading in the engine")
-    info = host.load(base, name).result(timeout=900)
+    info = engine.load(base, name).result(timeout=900)
     text = heldout if heldout is not None else heldout_path().read_text(encoding="utf-8")
     say(f"{name}: perplexity on the held-out text")
-    ppl, n = perplexity(host, text)
+    ppl, n = perplexity(engine, text)
     items = evalset if evalset is not None else load_eval_set()
     say(f"{name}: accuracy on {items.name} ({len(items)} questions)")
-    scored: EvalScore = score(host, items)
+    scored: EvalScore = score(engine, items)
     say(f"{name}: greedy answers")
-    answers = greedy_answers(host, questions)
+    answers = greedy_answers(engine, questions)
     tok_s = 0.0
     if speed:
         say(f"{name}: generation speed")
-        tok_s = generation_speed(host)
+        tok_s = generation_speed(engine)
     folder = Path(base.model)
     return ModelReport(
         name=name,
@@ -426,7 +426,7 @@ def measure(
         load_s=info.load_seconds,
         accuracy=scored.accuracy,
         eval=scored.to_dict(),
-        engine=engine_facts(host, info),
+        engine=engine_facts(engine, info),
     )
 
 
@@ -478,7 +478,7 @@ def rescored(report: ModelReport, items: EvalSet) -> ModelReport:
 
 
 def compare(
-    host: Loader,
+    engine: Loader,
     method: str,
     original: EngineConfig,
     quantized: EngineConfig,
@@ -488,9 +488,9 @@ def compare(
     evalset: EvalSet | None = None,
     on_stage: Callable[[str], None] | None = None,
 ) -> GateResult:
-    """Measure both models in the same engine host, one after the other, and judge."""
-    host = require_loader(host, "The quality gate")  # a remote server would be measured twice
+    """Measure both models in the same in-process engine, one after the other, and judge."""
+    engine = require_loader(engine, "The quality gate")  # a remote server would be measured twice
     items = evalset if evalset is not None else load_eval_set()
-    a = measure(host, names[0], original, heldout=heldout, evalset=items, on_stage=on_stage)
-    b = measure(host, names[1], quantized, heldout=heldout, evalset=items, on_stage=on_stage)
+    a = measure(engine, names[0], original, heldout=heldout, evalset=items, on_stage=on_stage)
+    b = measure(engine, names[1], quantized, heldout=heldout, evalset=items, on_stage=on_stage)
     return judge(method, a, b, items)

@@ -1,6 +1,6 @@
 """Quantize, then gate: the one call the CLI and the GUI make.
 
-``quantize_and_gate`` runs the AWQ job, measures the original and the result in one engine host,
+``quantize_and_gate`` runs the AWQ job, measures the original and the result in one in-process engine,
 and removes the new model again when the gate rejects it (unless asked to keep it), so the store
 only ever offers quantized models that passed.
 """
@@ -17,7 +17,7 @@ from console.quant.evalset import EvalSet
 from console.quant.fp8 import FP8_KEYS, is_fp8
 from console.quant.gate import GateResult, compare
 from console.quant.job import AwqParams, LogSink, QuantizeError, quantize_awq
-from console.engine.host import cuda_available, EngineHost, resolve_device
+from console.engine.in_process import cuda_available, InProcessEngine, resolve_device
 from console.engine.interface import require_loader
 from console.launch import engine_config_for
 
@@ -68,7 +68,7 @@ def run_gate(
     quantized: str | None = None,
     method: str = "awq",
     *,
-    host: Any = None,
+    engine: Any = None,
     preset: str | None = None,
     evalset: EvalSet | None = None,
     on_stage: Callable[[str], None] | None = None,
@@ -84,13 +84,13 @@ def run_gate(
     else:
         a, b = gate_configs(store, source, quantized, preset)
         names = (source, quantized)
-    own = host is None
-    host = EngineHost() if host is None else require_loader(host, "The quality gate")
+    own = engine is None
+    engine = InProcessEngine() if engine is None else require_loader(engine, "The quality gate")
     try:
-        return compare(host, method, a, b, names=names, evalset=evalset, on_stage=on_stage)
+        return compare(engine, method, a, b, names=names, evalset=evalset, on_stage=on_stage)
     finally:
         if own:
-            host.close()
+            engine.close()
 
 
 def quantize_and_gate(
@@ -104,12 +104,12 @@ def quantize_and_gate(
     on_log: LogSink | None = None,
     gate: bool = True,
     keep_rejected: bool = False,
-    host: Any = None,
+    engine: Any = None,
 ) -> QuantizeOutcome:
     task = task or TaskState()
     log = on_log or (lambda _l: None)
-    if gate and host is not None:
-        require_loader(host, "The quality gate")  # refuse before minutes of quantizing, not after
+    if gate and engine is not None:
+        require_loader(engine, "The quality gate")  # refuse before minutes of quantizing, not after
     entry = quantize_awq(store, source, out_name, params=params, calib_file=calib_file, task=task, on_log=log)
     if not gate:
         return QuantizeOutcome(entry, None, True)
@@ -118,7 +118,7 @@ def quantize_and_gate(
         task.report(f"quality gate: {s}", None)
         log(f"quality gate: {s}")
 
-    result = run_gate(store, source, entry.name, "awq", host=host, on_stage=stage)
+    result = run_gate(store, source, entry.name, "awq", engine=engine, on_stage=stage)
     lineage = dict(entry.lineage or {})
     lineage["gate"] = result.lineage()
     entry = store.update(entry.name, lineage=lineage)

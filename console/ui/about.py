@@ -22,13 +22,13 @@ from console.paths import data_home
 from console.versions import version_report
 
 
-def diagnostics_text(host: Engine | None = None) -> str:
+def diagnostics_text(engine: Engine | None = None) -> str:
     """Plain text: versions, platform, data folder, engine state and the loaded model's figures."""
     lines = [f"{k}: {v}" for k, v in version_report().items()]
     lines.append(f"platform: {platform.platform()}")
     lines.append(f"data folder: {data_home()}")
-    if host is not None:
-        st = host.status
+    if engine is not None:
+        st = engine.status
         lines.append(f"engine state: {st.state.value}" + (f" ({st.model})" if st.model else ""))
         if st.error:
             lines.append(f"engine error: {st.error}")
@@ -41,11 +41,11 @@ def diagnostics_text(host: Engine | None = None) -> str:
 
 
 class AboutDialog(QDialog):
-    def __init__(self, host: Engine | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, engine: Engine | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("About Inference Console"))
-        self._host = host
-        self.text = diagnostics_text(host)
+        self._engine = engine
+        self.text = diagnostics_text(engine)
         layout = QVBoxLayout(self)
         layout.addWidget(
             QLabel(self.tr("Inference Console: tuned LLM inference on your own GPU or CPU, with vLLM."), self)
@@ -70,7 +70,7 @@ class AboutDialog(QDialog):
 
     def _on_usage_stats_box_toggled(self, checked: bool) -> None:
         privacy.save_choice(checked)
-        self.text = diagnostics_text(self._host)
+        self.text = diagnostics_text(self._engine)
         self.view.setPlainText(self.text)
 
     def _on_copy_clicked(self) -> None:

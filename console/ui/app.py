@@ -1,8 +1,8 @@
 """Start the desktop console: ``run(argv) -> int``.
 
-Builds the QApplication, the shared :class:`AppContext` (engine host, metrics, model store,
+Builds the QApplication, the shared :class:`AppContext` (in-process engine, metrics, model store,
 device sampler, bridge), installs translations for the chosen or system language, shows the
-window and runs the event loop. vLLM and torch are not imported here: the engine host imports
+window and runs the event loop. vLLM and torch are not imported here: the in-process engine imports
 them on its own thread when a model is loaded, so the window appears in well under 2 s.
 Closing the window shuts the engine down off the GUI thread (see ``MainWindow.closeEvent``).
 """
@@ -128,7 +128,7 @@ def run(argv: list[str], load_model: str | None = None) -> int:
         # The window's close already did this off the GUI thread; these are idempotent backstops
         # for other ways out (a signal, app.quit()).
         ctx.sampler.stop()
-        ctx.host.close()
+        ctx.engine.close()
         collector.stop()
     # pyqtgraph's objects can abort the interpreter's final teardown ("bool_dealloc" refcount
     # error, exit 134) after everything has been saved and shut down above; leave directly.

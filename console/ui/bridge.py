@@ -1,6 +1,6 @@
-"""The bridge between the engine host (its own thread) and Qt widgets (the GUI thread).
+"""The bridge between the in-process engine (its own thread) and Qt widgets (the GUI thread).
 
-The host calls our sinks on the engine thread; they only append to a deque (cheap, thread-safe).
+The engine calls our sinks on the engine thread; they only append to a deque (cheap, thread-safe).
 A GUI timer (~30 ms) drains the deque and emits batched signals, so a burst of 64 streams at full
 speed costs the GUI thread one slot call per tick rather than one per token, and the GUI thread
 never waits on the engine.
@@ -41,15 +41,15 @@ class EngineBridge(QObject):
     requestEvents = Signal(list)
     loadFinished = Signal(object)
 
-    def __init__(self, host: Engine, parent: QObject | None = None, interval_ms: int = 30) -> None:
+    def __init__(self, engine: Engine, parent: QObject | None = None, interval_ms: int = 30) -> None:
         super().__init__(parent)
-        self.host = host
+        self.engine = engine
         self._events: collections.deque[StreamEvent] = collections.deque()
         self._statuses: collections.deque[EngineStatus] = collections.deque()
         self._loads: collections.deque[object] = collections.deque()
         self._handles: dict[str, Handle] = {}
         self._listener = self._statuses.append
-        host.add_status_listener(self._listener)
+        engine.add_status_listener(self._listener)
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self._on_timer_tick)
@@ -59,16 +59,16 @@ class EngineBridge(QObject):
     def load(self, config: EngineConfig, name: str, keep_warm: bool = False) -> None:
         """Start a load; the outcome arrives through ``loadFinished`` and ``statusChanged``.
         ``keep_warm``: keep the model in use warm (a switch back wakes it instead of loading)."""
-        host = self.host
+        engine = self.engine
         try:
             if keep_warm:
-                if not isinstance(host, KeepWarm):
+                if not isinstance(engine, KeepWarm):
                     raise CannotLoad(WARM_NEEDS_IN_PROCESS)
-                future = host.load(config, name, keep_warm=True)
+                future = engine.load(config, name, keep_warm=True)
             else:
-                if not isinstance(host, Loadable):
+                if not isinstance(engine, Loadable):
                     raise CannotLoad(LOADING_NEEDS_LOADER)
-                future = host.load(config, name)
+                future = engine.load(config, name)
         except EngineError as exc:
             self._loads.append(message_of(exc))
             return
@@ -81,20 +81,20 @@ class EngineBridge(QObject):
 
     def unload(self) -> None:
         try:
-            if not isinstance(self.host, Loadable):
+            if not isinstance(self.engine, Loadable):
                 raise CannotLoad(UNLOADING_NEEDS_LOADER)
-            self.host.unload()
+            self.engine.unload()
         except EngineError as exc:
             self._loads.append(message_of(exc))
 
     def submit(self, request: GenerationRequest) -> str:
         """Start a request; raises EngineError (not ready) synchronously, so callers can show it."""
-        handle = self.host.submit(request, self._events.append)
+        handle = self.engine.submit(request, self._events.append)
         self._handles[request.request_id] = handle
         return request.request_id
 
     def abort(self, request_id: str) -> None:
-        self.host.abort(request_id)
+        self.engine.abort(request_id)
 
     # -- delivery (GUI thread) -------------------------------------------------------------------
     def _on_timer_tick(self) -> None:
@@ -112,11 +112,11 @@ class EngineBridge(QObject):
             self.requestEvents.emit(batch)
 
     def close(self) -> None:
-        """Stop delivering (idempotent): the host no longer calls this bridge and its timer stops,
-        so nothing connected to its signals hears of the host again. For a bridge on a host that
+        """Stop delivering (idempotent): the engine no longer calls this bridge and its timer stops,
+        so nothing connected to its signals hears of the engine again. For a bridge on an engine that
         outlives it (one engine, several windows or tests)."""
         self._timer.stop()
-        self.host.remove_status_listener(self._listener)
+        self.engine.remove_status_listener(self._listener)
         self._statuses.clear()
         self._loads.clear()
         self._events.clear()

@@ -15,7 +15,7 @@ from console.engine.switch import EngineSwitch
 
 @dataclass
 class AppContext:
-    host: Engine
+    engine: Engine
     metrics: MetricsStore
     store: ModelStore
     sampler: DeviceSampler
@@ -24,11 +24,13 @@ class AppContext:
     state: AppState = field(default_factory=AppState)
 
     @classmethod
-    def create(cls, host: Engine | None = None, store: ModelStore | None = None) -> "AppContext":
-        """``host`` defaults to an :class:`EngineSwitch` (in-process first; the engine picker can
+    def create(cls, engine: Engine | None = None, store: ModelStore | None = None) -> "AppContext":
+        """``engine`` defaults to an :class:`EngineSwitch` (in-process first; the engine picker can
         move it to a console-launched or remote server)."""
 
-        host = host or EngineSwitch()
-        metrics = host.metrics
+        engine = engine or EngineSwitch()
+        metrics = engine.metrics
         sampler = DeviceSampler(metrics)
-        return cls(host=host, metrics=metrics, store=store or ModelStore(), sampler=sampler, bridge=EngineBridge(host))
+        return cls(
+            engine=engine, metrics=metrics, store=store or ModelStore(), sampler=sampler, bridge=EngineBridge(engine)
+        )

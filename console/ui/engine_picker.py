@@ -132,7 +132,7 @@ class ServerLogDock(QDockWidget):
         self._timer.start()
 
     def attach(self, engine: Engine) -> None:
-        """Show ``engine``'s log if it has one (a LocalServer); detach from the previous one."""
+        """Show ``engine``'s log if it has one (a ChildServer); detach from the previous one."""
         if self._engine is not None:
             self._engine.remove_log_listener(self._lines.append)
         self._engine = None

@@ -49,7 +49,7 @@ class GuiThreadCollector(QObject):
 
     def _on_timer_timeout(self) -> None:
         # Same policy as the automatic collector: young generations often, older ones rarely.
-        # The thresholds are read each time: while a model loads the engine host raises the
+        # The thresholds are read each time: while a model loads the in-process engine raises the
         # full-collection one (console/engine/gc_pause.py), as it does for the automatic collector.
         if gc_pause.full_collections_paused():  # a load: frozen when it ends, never walked here
             return

@@ -65,7 +65,7 @@ class MainWindow(QMainWindow):
     """The console window.
 
     Signals:
-        shutdownFinished(): the engine host was closed after the window was asked to close.
+        shutdownFinished(): the in-process engine was closed after the window was asked to close.
     """
 
     shutdownFinished = Signal()
@@ -75,14 +75,14 @@ class MainWindow(QMainWindow):
         ctx: AppContext,
         settings: Settings | None = None,
         *,
-        owns_host: bool = True,
+        owns_engine: bool = True,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.ctx = ctx
         self.settings = settings if settings is not None else load_settings()
-        self.owns_host = owns_host
-        self._status = ctx.host.status
+        self.owns_engine = owns_engine
+        self._status = ctx.engine.status
         self._loading_since: float | None = None
         self._shutdown_thread: threading.Thread | None = None
         self._shutdown_done = False
@@ -145,7 +145,7 @@ class MainWindow(QMainWindow):
         self.chat.message.connect(self.show_message)
 
         self.restore_settings()
-        self._on_bridge_status_changed(ctx.host.status)
+        self._on_bridge_status_changed(ctx.engine.status)
         QTimer.singleShot(150, self.build_panels)  # after the first paint
 
     def build_panels(self) -> None:
@@ -257,8 +257,8 @@ class MainWindow(QMainWindow):
         engine_menu = menubar.addMenu(self.tr("&Engine"))
         engine_menu.addActions([self.act_load, self.act_unload, self.act_reload])
 
-        if isinstance(self.ctx.host, Switchable):  # where the engine runs: in process, a local server, a remote one
-            add_engine_picker(self, self.ctx.host, engine_menu)
+        if isinstance(self.ctx.engine, Switchable):  # where the engine runs: in process, a local server, a remote one
+            add_engine_picker(self, self.ctx.engine, engine_menu)
         chat_menu = menubar.addMenu(self.tr("&Chat"))
         chat_menu.addActions([self.act_new_chat, self.act_send, self.act_stop])
         chat_menu.addSeparator()
@@ -284,7 +284,7 @@ class MainWindow(QMainWindow):
         self._cpu_check = start_cpu_check(self)
 
     def _show_about(self) -> None:
-        AboutDialog(self.ctx.host, self).exec()
+        AboutDialog(self.ctx.engine, self).exec()
 
     # -- intents ---------------------------------------------------------------------------------------
     def _send(self) -> None:
@@ -420,7 +420,7 @@ class MainWindow(QMainWindow):
         if self.chat.saving.when_idle(self.close):  # a message's pictures being written: kept first
             event.ignore()
             return
-        if self._shutdown_done or not self.owns_host:
+        if self._shutdown_done or not self.owns_engine:
             if not self._shutdown_done:
                 self.save_settings()
                 self._stop_panels()
@@ -448,7 +448,7 @@ class MainWindow(QMainWindow):
                 if batch is not None:
                     batch.shutdown()  # cancels and joins its worker (no Qt calls): fine off the GUI thread
                 ctx.sampler.stop()
-                ctx.host.close()
+                ctx.engine.close()
             except Exception:
                 log.exception("shutdown failed")
 

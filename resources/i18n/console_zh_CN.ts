@@ -1547,7 +1547,7 @@
       <translation>局域网中的其他计算机可以访问此服务器。API 密钥只保护 /v1 路由（vLLM 的 /metrics、/health 和 /openapi.json 仍然开放）：请只在可信的网络中、在防火墙之后使用。</translation>
     </message>
     <message>
-      <location filename="../../console/engine/local_server.py" />
+      <location filename="../../console/engine/child_server.py" />
       <source>Port {0} on {1} is already in use (another server, or one still stopping): choose another port, or stop what listens there</source>
       <translation>{1} 上的端口 {0} 已被占用（另一个服务器，或仍在停止的服务器）：请选择其他端口，或停止在该端口监听的程序</translation>
     </message>
@@ -1592,7 +1592,7 @@
       <translation>引擎正忙于加载或停止；请等它完成后再切换</translation>
     </message>
     <message>
-      <location filename="../../console/engine/host.py" />
+      <location filename="../../console/engine/in_process.py" />
       <source>The engine is loading; wait for it to finish before unloading</source>
       <translation>引擎正在加载；请等它完成后再卸载</translation>
     </message>
@@ -1602,7 +1602,7 @@
       <translation>引擎不是远程服务器：请改为加载模型</translation>
     </message>
     <message>
-      <location filename="../../console/engine/host.py" />
+      <location filename="../../console/engine/in_process.py" />
       <source>The engine is {0}; wait for it to finish before loading another model</source>
       <translation>引擎正在{0}；请等它完成后再加载其他模型</translation>
     </message>
@@ -1692,7 +1692,7 @@
       <translation>按所请求的设置</translation>
     </message>
     <message>
-      <location filename="../../console/engine/host.py" />
+      <location filename="../../console/engine/in_process.py" />
       <source>building the engine (weights, KV cache)</source>
       <translation>正在构建引擎（权重、KV 缓存）</translation>
     </message>
@@ -1804,7 +1804,7 @@
       <translation>混合 KV 缓存：{0} 个全注意力层 + {1} 个滑动窗口（{2} 个 token）层，分为 {3} 组，每组 {4} 层；一个请求在全注意力层中保存整个上下文，在每个滑动窗口层中保存窗口 + 2 × {5} 个批处理 token</translation>
     </message>
     <message>
-      <location filename="../../console/engine/host.py" />
+      <location filename="../../console/engine/in_process.py" />
       <source>importing vLLM</source>
       <translation>正在导入 vLLM</translation>
     </message>
@@ -1814,7 +1814,7 @@
       <translation>已安装</translation>
     </message>
     <message>
-      <location filename="../../console/engine/warm_host.py" />
+      <location filename="../../console/engine/in_process_warm.py" />
       <source>keeping the loaded model warm</source>
       <translation>正在让已加载的模型保持预热</translation>
     </message>
@@ -1829,7 +1829,7 @@
       <translation>上次加载（{0}，{1}）：{2}</translation>
     </message>
     <message>
-      <location filename="../../console/engine/host.py" />
+      <location filename="../../console/engine/in_process.py" />
       <source>loading tokenizer</source>
       <translation>正在加载分词器</translation>
     </message>
@@ -1974,7 +1974,7 @@
       <translation>此 GPU 或版本没有实测：估算值</translation>
     </message>
     <message>
-      <location filename="../../console/engine/host.py" />
+      <location filename="../../console/engine/in_process.py" />
       <source>no model is loaded</source>
       <translation>未加载模型</translation>
     </message>
@@ -2049,12 +2049,12 @@
       <translation>磁盘占用</translation>
     </message>
     <message>
-      <location filename="../../console/engine/host.py" />
+      <location filename="../../console/engine/in_process.py" />
       <source>starting</source>
       <translation>正在启动</translation>
     </message>
     <message>
-      <location filename="../../console/engine/local_server.py" />
+      <location filename="../../console/engine/child_server.py" />
       <source>starting the server process</source>
       <translation>正在启动服务器进程</translation>
     </message>
@@ -2134,7 +2134,7 @@
       <translation>视觉：一张 {1} 像素的图片 {0} 个词元</translation>
     </message>
     <message>
-      <location filename="../../console/engine/warm_host.py" />
+      <location filename="../../console/engine/in_process_warm.py" />
       <source>waking the warm model</source>
       <translation>正在唤醒预热的模型</translation>
     </message>
@@ -2276,7 +2276,7 @@ vLLM 自己的估计：max_model_len {1} 可以放下（其 KV 缓存有 {2} GiB
       <translation>{0} 没有 FP8 张量核心：FP8 权重节省显存，计算仍为 16 位</translation>
     </message>
     <message>
-      <location filename="../../console/engine/host.py" />
+      <location filename="../../console/engine/in_process.py" />
       <source>{0} has no config.json: the model folder is missing or incomplete</source>
       <translation>{0} 没有 config.json：模型文件夹缺失或不完整</translation>
     </message>

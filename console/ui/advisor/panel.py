@@ -122,7 +122,7 @@ class AdvisorPanel(QWidget):
     def context(self) -> AdvisorContext:
         if self.replay is not None:  # a recording carries the engine settings of its run
             return AdvisorContext(engine=dict(self.replay_meta.get("engine") or {}))
-        config = self.ctx.host.config
+        config = self.ctx.engine.config
         engine = {k: v for k, v in dataclasses.asdict(config).items() if v is not None} if config else {}
         return AdvisorContext(engine=engine)
 
@@ -234,7 +234,7 @@ class AdvisorPanel(QWidget):
 
     def save_recording(self, path: str) -> threading.Thread:
         """Write the live store to ``path`` off the GUI thread; ``recordingSaved`` reports."""
-        meta = {"model": self.ctx.host.status.model or "", "engine": self.context().engine, "saved_at": time.time()}
+        meta = {"model": self.ctx.engine.status.model or "", "engine": self.context().engine, "saved_at": time.time()}
         self.save_button.setEnabled(False)
         self.header.setText(self.tr("Saving the recording…"))
 
@@ -276,7 +276,7 @@ class AdvisorPanel(QWidget):
             self.ctx.metrics,
             host=self.METRICS_HOST,
             port=self.METRICS_PORT,
-            model_name=lambda: self.ctx.host.status.model,
+            model_name=lambda: self.ctx.engine.status.model,
         )
         try:
             server.start()

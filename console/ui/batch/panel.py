@@ -56,20 +56,20 @@ from console.ui.formatting import format_count, format_duration, format_number
 class _BatchJob:
     """One run of :func:`run_batch` on a worker thread; everything it reports lands in deques."""
 
-    def __init__(self, host: Any, parsed: ParsedBatch, output: Path, concurrency: int | None, resume: bool) -> None:
+    def __init__(self, engine: Any, parsed: ParsedBatch, output: Path, concurrency: int | None, resume: bool) -> None:
         self.task = TaskState()
         self.results: collections.deque[BatchResult] = collections.deque()
         self.progress: BatchProgress | None = None
         self.outcome: BatchSummary | str | None = None  # set last, when the thread ends
-        self._args = (host, parsed.requests, output)
+        self._args = (engine, parsed.requests, output)
         self._concurrency, self._resume = concurrency, resume
         self.thread = threading.Thread(target=self._run, name="batch-run", daemon=True)
 
     def _run(self) -> None:
-        host, requests, output = self._args
+        engine, requests, output = self._args
         try:
             summary = run_batch(
-                host,
+                engine,
                 requests,
                 output,
                 self.task,
@@ -261,8 +261,8 @@ class BatchPanel(QWidget):
         """Run the opened file (the Run button lands here); False (with the reason shown) if not."""
         if self.job is not None or self.input_path is None:
             return False
-        host = self.ctx.host
-        if host is None or host.status.state != EngineState.READY:
+        engine = self.ctx.engine
+        if engine is None or engine.status.state != EngineState.READY:
             self.status_label.setText(self.tr("Load a model first: the engine is not ready."))
             return False
         # Re-read with the current sampling controls as defaults (the file's own values win).
@@ -287,7 +287,7 @@ class BatchPanel(QWidget):
                     if o["custom_id"] in wanted
                 ]
             )
-        self.job = _BatchJob(host, self.parsed, output, self.concurrency.value() or None, resume)
+        self.job = _BatchJob(engine, self.parsed, output, self.concurrency.value() or None, resume)
         self.output_path = output
         self.progress.setValue(0)
         self.status_label.setText(self.tr("Starting…"))
@@ -440,8 +440,8 @@ class BatchPanel(QWidget):
 
     def _update_buttons(self) -> None:
         running = self.job is not None
-        host = self.ctx.host
-        ready = host is not None and host.status.state == EngineState.READY
+        engine = self.ctx.engine
+        ready = engine is not None and engine.status.state == EngineState.READY
         self.run_button.setEnabled(not running and ready and self.parsed is not None)
         self.run_button.setToolTip("" if ready else self.tr("Load a model first"))
         self.cancel_button.setEnabled(running)

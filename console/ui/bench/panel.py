@@ -55,7 +55,7 @@ from console.bench import workload as wl
 from console.bench.baselines import run_baseline
 from console.bench.report import ratios
 from console.bench.suite import base_report, parse_concurrencies, run_console_suite, vocab_size
-from console.engine.host import dtype_note, prepare_config
+from console.engine.in_process import dtype_note, prepare_config
 from console.ui.bench.tune_page import TunePage
 
 #: Results table columns after the path: (figure key, percentile, scale, format).
@@ -88,7 +88,7 @@ class BenchPanel(QWidget):
         self.call: BackgroundCall | None = None
         self.report: dict[str, Any] | None = None
         self._outcome: object = None
-        self._status = ctx.host.status if ctx.host is not None else EngineStatus(EngineState.STOPPED)
+        self._status = ctx.engine.status if ctx.engine is not None else EngineStatus(EngineState.STOPPED)
         self._build()
         if ctx.bridge is not None:
             ctx.bridge.statusChanged.connect(self._on_bridge_status_changed)
@@ -252,7 +252,7 @@ class BenchPanel(QWidget):
             if not path:
                 raise ValueError(self.tr("Choose a prompt file, or pick synthetic prompts."))
             return wl.from_file(path, self.output_len.value(), self.num_prompts.value())
-        config = self.ctx.host.config if self.ctx.host is not None else None
+        config = self.ctx.engine.config if self.ctx.engine is not None else None
         if config is None:
             raise ValueError(self.tr("Load a model first."))
         return wl.synthetic(
@@ -286,20 +286,20 @@ class BenchPanel(QWidget):
         rate = self.request_rate.value() or None
         conc = self.max_concurrency.value() or None
         # Baselines rebuild the loaded configuration in a fresh process: a remote server's is unknown.
-        can_load = as_loader(self.ctx.host) is not None
+        can_load = as_loader(self.ctx.engine) is not None
         baselines = [k for k, c in (("vllm", self.vllm_check), ("hf", self.hf_check)) if c.isChecked() and can_load]
-        host, hf_batch, file_path = self.ctx.host, self.hf_batch.value(), self.file_edit.text().strip()
+        engine, hf_batch, file_path = self.ctx.engine, self.hf_batch.value(), self.file_edit.text().strip()
         input_len = None if self.file_radio.isChecked() else self.input_len.value()
 
         def job(state: TaskState) -> dict[str, Any]:
-            if host.config is not None:
-                prepared, device = prepare_config(host.config)
+            if engine.config is not None:
+                prepared, device = prepare_config(engine.config)
                 kwargs = prepared.engine_kwargs()
             else:  # a remote server: its configuration is its own
-                info = host.status.info
+                info = engine.status.info
                 kwargs, device = {}, info.device if info is not None else "server"
             report = base_report(
-                host.status.model or str(kwargs.get("model", "")),
+                engine.status.model or str(kwargs.get("model", "")),
                 kwargs,
                 device,
                 workload,
@@ -310,16 +310,16 @@ class BenchPanel(QWidget):
                 max_concurrency=conc,
                 concurrency_sweep=sweep,
             )
-            info = host.status.info  # host.config is already prepared: the note made at load says why
+            info = engine.status.info  # engine.config is already prepared: the note made at load says why
             report["dtype_choice"] = (
                 info.dtype_note
                 if info is not None and info.dtype_note
-                else dtype_note(host.config, device)
-                if host.config is not None
+                else dtype_note(engine.config, device)
+                if engine.config is not None
                 else ""
             )
             suite = run_console_suite(
-                host, workload, request_rate=rate, max_concurrency=conc, concurrency_sweep=sweep, task=state
+                engine, workload, request_rate=rate, max_concurrency=conc, concurrency_sweep=sweep, task=state
             )
             report["results"]["console"] = suite["console"]
             report["concurrency_sweep"] = suite["concurrency_sweep"]
@@ -450,7 +450,7 @@ class BenchPanel(QWidget):
         self.run_button.setEnabled(ready and not busy)
         self.cancel_button.setEnabled(self.busy())
         self.save_button.setEnabled(not busy and (self.report is not None or self.tune.result is not None))
-        can_load = as_loader(self.ctx.host) is not None
+        can_load = as_loader(self.ctx.engine) is not None
         for check in (self.vllm_check, self.hf_check):
             check.setEnabled(can_load and not busy)
             check.setToolTip("" if can_load else needs_loader_tip())

@@ -50,7 +50,7 @@ from console.ui.context import AppContext
 from console.ui.tasks import BackgroundCall
 from console.ui.widgets import ErrorLabel, needs_loader_tip
 from console.bench.runner import run_console
-from console.engine.host import cuda_available, resolve_device
+from console.engine.in_process import cuda_available, resolve_device
 
 
 class _CancelOnly:
@@ -89,7 +89,7 @@ class TunePage(QWidget):
         self._outcome: object = None
         self.base_engine: dict[str, Any] = {}
         self.device = "cpu"
-        self._status = ctx.host.status if ctx.host is not None else EngineStatus(EngineState.STOPPED)
+        self._status = ctx.engine.status if ctx.engine is not None else EngineStatus(EngineState.STOPPED)
         self._build()
         self._update_buttons()
 
@@ -182,11 +182,11 @@ class TunePage(QWidget):
         """Start the tune on the loaded engine's configuration; False when it cannot start."""
 
         self.error.clear_text()
-        host = as_loader(self.ctx.host)  # the trials reload the engine: a remote server cannot
-        if self.ctx.host is not None and host is None:
+        engine = as_loader(self.ctx.engine)  # the trials reload the engine: a remote server cannot
+        if self.ctx.engine is not None and engine is None:
             self.error.show_text(needs_loader_tip())
             return False
-        if self.busy() or self._other_busy() or host is None or host.config is None:
+        if self.busy() or self._other_busy() or engine is None or engine.config is None:
             return False
         try:
             grid = parse_grid(self.grid_edit.text())
@@ -194,11 +194,11 @@ class TunePage(QWidget):
         except (ValueError, OSError) as exc:
             self.error.show_text(str(exc))
             return False
-        base = host.requested_config or host.config
-        name, budget_s, measure = host.status.model, 60 * self.budget.value(), self.measure
+        base = engine.requested_config or engine.config
+        name, budget_s, measure = engine.status.model, 60 * self.budget.value(), self.measure
         self.base_engine = dict(base.engine_kwargs())
         self.device = resolve_device(base)
-        loaded = host.config  # reloaded at the end only if a trial replaced it
+        loaded = engine.config  # reloaded at the end only if a trial replaced it
 
         def job(state: TaskState) -> TuneResult:
             if measure is default_measure:  # Cancel also stops the trial being measured
@@ -212,7 +212,7 @@ class TunePage(QWidget):
                 run_measure = measure
             try:
                 return tune(
-                    host,
+                    engine,
                     base,
                     grid,
                     workload,
@@ -222,9 +222,9 @@ class TunePage(QWidget):
                     on_trial=self.trialMeasured.emit,
                 )
             finally:  # whatever happened, give the user their engine back
-                if host.config != loaded:
+                if engine.config != loaded:
                     state.report(f"loading {name} again", None)
-                    host.load(base, name).result(900)
+                    engine.load(base, name).result(900)
 
         call = BackgroundCall(lambda: job(call.state), parent=self)
         call.progressed.connect(self._on_call_progressed)
@@ -386,7 +386,7 @@ class TunePage(QWidget):
 
     def _update_buttons(self) -> None:
         other_busy = self._other_busy()
-        can_load = as_loader(self.ctx.host) is not None
+        can_load = as_loader(self.ctx.engine) is not None
         self.run_button.setEnabled(
             can_load and self._status.state == EngineState.READY and not self.busy() and not other_busy
         )

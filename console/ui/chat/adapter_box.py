@@ -72,8 +72,8 @@ class AdapterBox(QWidget):
     def refresh(self) -> None:
         """List the adapters of the loaded model (keeping the choice when it is still there)."""
         chosen = self.current()
-        host = self.ctx.host
-        names = sorted(host.adapters()) if host.status.state == EngineState.READY else []
+        engine = self.ctx.engine
+        names = sorted(engine.adapters()) if engine.status.state == EngineState.READY else []
         self.combo.blockSignals(True)
         self.combo.clear()
         self.combo.addItem(self.tr("Base model (no adapter)"), None)
@@ -81,14 +81,14 @@ class AdapterBox(QWidget):
             self.combo.addItem(name, name)
         self.select(chosen)
         self.combo.blockSignals(False)
-        lora = bool(host.config is not None and host.config.enable_lora)
+        lora = bool(engine.config is not None and engine.config.enable_lora)
         self.attach_button.setEnabled(self._in_process() is not None and lora)
         self.compare_button.setEnabled(bool(names))
 
     def compare_with_base(self, messages: list[dict[str, str]], sampling: SamplingSettings) -> list[str]:
         """Answer ``messages`` with the base model and the chosen adapter (else the first one)."""
-        adapter = self.current() or next(iter(sorted(self.ctx.host.adapters())), None)
-        if adapter is None or self.ctx.host.status.state != EngineState.READY or len(messages) < 1:
+        adapter = self.current() or next(iter(sorted(self.ctx.engine.adapters())), None)
+        if adapter is None or self.ctx.engine.status.state != EngineState.READY or len(messages) < 1:
             return []
         return self.compare.start(messages, adapter, sampling)
 
@@ -112,17 +112,17 @@ class AdapterBox(QWidget):
 
     def _in_process(self) -> AttachesAdapters | None:
         """The engine loaded in this process (adapters attach there), None for a server."""
-        backend = backend_of(self.ctx.host)
+        backend = backend_of(self.ctx.engine)
         return backend if isinstance(backend, AttachesAdapters) else None
 
     def attach(self, folder: str | None = None, name: str | None = None) -> bool:
-        host = self._in_process()
+        engine = self._in_process()
         if folder is None:
             folder = QFileDialog.getExistingDirectory(self, self.tr("PEFT LoRA adapter folder"))
             if not folder:
                 return False
         name = name or folder.rstrip("/").rsplit("/", 1)[-1]
-        if host is None:
+        if engine is None:
             self.error_label.show_text(
                 self.tr(
                     "Adapters are attached to a model loaded in the console; "
@@ -131,7 +131,7 @@ class AdapterBox(QWidget):
             )
             return False
         try:
-            host.attach_adapter(name, folder)  # reads two small files: the checks, not the weights
+            engine.attach_adapter(name, folder)  # reads two small files: the checks, not the weights
         except (AdapterError, EngineError) as exc:
             self.error_label.show_text(str(exc))
             return False

@@ -43,8 +43,8 @@ class ContextMeter(QProgressBar):
     def count_now(self) -> None:
         if self._engine is None or self._request is None:
             return
-        host = self._engine()
-        status = host.status
+        engine = self._engine()
+        status = engine.status
         if status.state != EngineState.READY or status.info is None:
             self.show_no_model()
             return
@@ -57,7 +57,7 @@ class ContextMeter(QProgressBar):
             return
 
         def count() -> int:
-            return int(host.count_prompt_tokens(request))
+            return int(engine.count_prompt_tokens(request))
 
         def done(n: int) -> None:
             if generation == self._generation:  # a later count supersedes this one

@@ -91,7 +91,7 @@ class LoadBanner(QFrame):
         ctx.bridge.statusChanged.connect(self._on_bridge_status_changed)
         ctx.bridge.loadFinished.connect(self._on_bridge_load_finished)
         self.hide()
-        self._on_bridge_status_changed(ctx.host.status)
+        self._on_bridge_status_changed(ctx.engine.status)
 
     def set_fix_source(self, source: FixSource) -> None:
         """Where a failed load's fix comes from: the planner's suggestion for a model name."""

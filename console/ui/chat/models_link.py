@@ -55,7 +55,7 @@ def connect_models(
     banner.applyRequested.connect(apply_change)
     banner.retryRequested.connect(load)
     picker.set_models(state.models)
-    picker.follow_status(ctx.host.status)
+    picker.follow_status(ctx.engine.status)
 
 
 __all__ = ["connect_models", "planner_fix"]

@@ -81,7 +81,7 @@ class ChatPanel(ChatWidgets):
         setup_ui(self, ctx, self.session)
         self._connect_widgets()
         self.thinking = ChatThinking(  # the thinking shown apart, the Think switch
-            lambda: self.ctx.host.tokenizer if self._engine_ready() else None,
+            lambda: self.ctx.engine.tokenizer if self._engine_ready() else None,
             self._loaded_family,
             self.think_box,
             self.transcript,
@@ -92,13 +92,13 @@ class ChatPanel(ChatWidgets):
         self._render_timer.setInterval(RENDER_INTERVAL_MS)
         self._render_timer.timeout.connect(self._on_render_timer_timeout)
         self._dirty = False
-        self.context_bar.follow(lambda: self.ctx.host, self._draft_request)  # the chat and the draft, debounced
+        self.context_bar.follow(lambda: self.ctx.engine, self._draft_request)  # the chat and the draft, debounced
 
         self.transcript.thinkingToggled.connect(lambda _key: self._render())
         self.transcript.thumbnails.ready.connect(self._render)
         ctx.bridge.requestEvents.connect(self._on_bridge_request_events)
         ctx.bridge.statusChanged.connect(self._on_bridge_status_changed)
-        status = ctx.host.status
+        status = ctx.engine.status
         if status.state == EngineState.READY and status.info is not None:  # loaded before the window
             self.sampling_box.set_model_defaults(status.info.sampling_defaults)
         self._follow_capabilities(status)
@@ -137,7 +137,7 @@ class ChatPanel(ChatWidgets):
             self.image_strip, self.attach_button, self.input, self.transcript, self.show_error, self
         )
         self.image_strip.changed.connect(self._on_image_strip_changed)
-        self.session.image_check = lambda: self.images.refusal(self.ctx.host.status)
+        self.session.image_check = lambda: self.images.refusal(self.ctx.engine.status)
         locked = [self.image_strip, self.attach_button, self.conversations]  # what is saved is what was there
         self.saving = MessageSave(self.session, self.input, locked, self._sent, self.show_error, self)
         self.saving.savingChanged.connect(lambda _busy: self._update_buttons())
@@ -356,10 +356,10 @@ class ChatPanel(ChatWidgets):
         return self.tr("No model is loaded: pick one in the Models sidebar and press Load (Ctrl+L)")
 
     def _engine_ready(self) -> bool:
-        return self.ctx.host.status.state == EngineState.READY
+        return self.ctx.engine.status.state == EngineState.READY
 
     def _loaded_family(self) -> Family | None:
-        info = self.ctx.host.status.info
+        info = self.ctx.engine.status.info
         return info.family if info is not None else None
 
     def chat_messages(self, draft: str = "") -> list[dict[str, Any]]:
@@ -414,7 +414,7 @@ class ChatPanel(ChatWidgets):
     def _finish(self, text: str, ev: RequestFinished | None, reason: str | None = None) -> None:
         self.active_id = None
         self._render_timer.stop()
-        status = self.ctx.host.status
+        status = self.ctx.engine.status
         thought, answer = self.thinking.finish(text, ev)
         try:
             saved = self.session.record_answer(answer, ev, model=status.model, reason=reason, thought=thought)
@@ -484,7 +484,7 @@ class ChatPanel(ChatWidgets):
         self.render_count += 1
         messages = self.session.shown(self._stream_text)[0]  # a continued answer grows in place
         stream = (self.active_id, self._stream_shown()) if self.active_id is not None else None
-        self.transcript.show_conversation(messages, stream, model=self.ctx.host.status.model or None)
+        self.transcript.show_conversation(messages, stream, model=self.ctx.engine.status.model or None)
 
     def _render_stream_tail(self) -> None:
         self._dirty = False

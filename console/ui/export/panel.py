@@ -168,9 +168,9 @@ class ExportPanel(QWidget):
         self.refresh()
 
     def _loaded_config(self) -> EngineConfig | None:
-        host = self.ctx.host
-        if host is not None and host.status.state == EngineState.READY and host.config is not None:
-            return host.config
+        engine = self.ctx.engine
+        if engine is not None and engine.status.state == EngineState.READY and engine.config is not None:
+            return engine.config
         return None
 
     def show_selection(self) -> None:
@@ -284,7 +284,7 @@ class ExportPanel(QWidget):
         self.show_selection()
 
     def _on_bridge_status_changed(self, status: EngineStatus) -> None:
-        host: Any = self.ctx.host
-        if status.state == EngineState.READY and not self._pinned and host is not None and host.config is not None:
-            self.config = host.config
+        engine: Any = self.ctx.engine
+        if status.state == EngineState.READY and not self._pinned and engine is not None and engine.config is not None:
+            self.config = engine.config
             self.refresh()

@@ -281,7 +281,7 @@ class ModelsPanel(QWidget):
             self.show_error(self.tr("Cannot load: {0}").format(exc))
             return False
         name = self.selected_name() or ""
-        state = self.ctx.host.status.state
+        state = self.ctx.engine.status.state
         if state in (EngineState.LOADING, EngineState.STOPPING):
             self.show_error(self.tr("The engine is busy ({0}); wait for it to finish").format(state.value))
             return False
@@ -289,7 +289,7 @@ class ModelsPanel(QWidget):
             return False
         self._loaded = (name, self.preset_name() or "")
         self.ctx.bridge.load(config, name, keep_warm=self.keep_warm_check.isChecked())
-        self._update_buttons()  # the host is LOADING already; don't wait for the bridge's tick
+        self._update_buttons()  # the engine is LOADING already; don't wait for the bridge's tick
         self.message.emit(self.tr("Loading {0}…").format(name))
         return True
 
@@ -359,7 +359,7 @@ class ModelsPanel(QWidget):
         entry = self.selected_entry()
         if entry is None:
             return None
-        status = self.ctx.host.status
+        status = self.ctx.engine.status
         if status.model == entry.name and status.state in (EngineState.READY, EngineState.LOADING):
             self.show_error(self.tr("{0} is loaded; unload it before removing it").format(entry.name))
             return None
@@ -500,7 +500,7 @@ class ModelsPanel(QWidget):
             self.show_error(self.tr("Load failed: {0}").format(translate_core_text(outcome)))
 
     def _update_buttons(self) -> None:
-        state = self.ctx.host.status.state
+        state = self.ctx.engine.status.state
         has = self.selected_entry() is not None
         busy = state in (EngineState.LOADING, EngineState.STOPPING)
         self.load_button.setEnabled(has and not busy)

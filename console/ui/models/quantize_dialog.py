@@ -66,11 +66,17 @@ def _default_runner(*args: Any, **kwargs: Any) -> Any:
     return quantize_and_gate(*args, **kwargs)
 
 
-def _default_gate_runner(store: Any, source: str, preset: str, *, task: Any, host: Any) -> Any:
+def _default_gate_runner(store: Any, source: str, preset: str, *, task: Any, engine: Any) -> Any:
     """FP8: gate ``source`` under ``preset`` against itself in 16 bits (no job, no new model)."""
 
     return run_gate(
-        store, source, None, "fp8", preset=preset, host=host, on_stage=lambda s: task.report(f"quality gate: {s}", None)
+        store,
+        source,
+        None,
+        "fp8",
+        preset=preset,
+        engine=engine,
+        on_stage=lambda s: task.report(f"quality gate: {s}", None),
     )
 
 
@@ -246,7 +252,7 @@ class QuantizeDialog(QDialog):
     # -- the job --------------------------------------------------------------------------------
     def can_gate(self) -> bool:
         """Whether the quality gate can load models in the window's engine."""
-        return as_loader(self.ctx.host) is not None
+        return as_loader(self.ctx.engine) is not None
 
     def start(self) -> BackgroundCall | None:
         if self._call is not None or not self.can_gate():
@@ -266,12 +272,12 @@ class QuantizeDialog(QDialog):
                     calib_file=calib,
                     task=call.state,
                     on_log=self.logLine.emit,
-                    host=self.ctx.host,
+                    engine=self.ctx.engine,
                 )
             )
         else:
             call = BackgroundCall(
-                lambda: self._gate_runner(self.ctx.store, self.source, preset, task=call.state, host=self.ctx.host)
+                lambda: self._gate_runner(self.ctx.store, self.source, preset, task=call.state, engine=self.ctx.engine)
             )
         call.progressed.connect(self._on_job_progressed)
         call.succeeded.connect(self._on_job_succeeded)

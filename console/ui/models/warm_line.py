@@ -25,7 +25,7 @@ class WarmLine(QWidget):
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.host = ctx.host
+        self.engine = ctx.engine
         ctx.bridge.statusChanged.connect(self._on_bridge_status_changed)
         ctx.bridge.loadFinished.connect(self._on_bridge_load_finished)
         #: Load keeps the model in use warm when this is checked (the panel puts it beside Load)
@@ -52,7 +52,7 @@ class WarmLine(QWidget):
         self.drop_button.hide()
 
     def warm_models(self) -> list[WarmModel]:
-        return list(self.host.warm_models()) if isinstance(self.host, KeepWarm) else []
+        return list(self.engine.warm_models()) if isinstance(self.engine, KeepWarm) else []
 
     def _on_bridge_status_changed(self, status: EngineStatus) -> None:
         if status.state in (EngineState.READY, EngineState.STOPPED, EngineState.FAILED):
@@ -74,10 +74,10 @@ class WarmLine(QWidget):
 
     def drop_all(self) -> None:
         """Unload every warm model (off the GUI thread: the engine thread does it)."""
-        if not isinstance(self.host, KeepWarm):
+        if not isinstance(self.engine, KeepWarm):
             return
         for w in self.warm_models():
-            self.host.drop_warm(w.name).add_done_callback(lambda _f: self._dropped.emit())
+            self.engine.drop_warm(w.name).add_done_callback(lambda _f: self._dropped.emit())
         self.label.setText(self.tr("Unloading the warm models…"))
         self.drop_button.setEnabled(False)
 

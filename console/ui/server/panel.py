@@ -1,6 +1,6 @@
 """The Server tab: serve the chosen model to other apps.
 
-A view over :class:`~console.engine.serving.ServerController`: the model and preset chosen in the
+A view over :class:`~console.engine.serving.SharingController`: the model and preset chosen in the
 Models panel (read from the application state, :mod:`console.app_state`), the port (default 8000)
 and an optional API key (typed or generated), Start and Stop (Stop also cancels a start), the base
 URL and key with copy buttons, a curl and a Python example filled in, the other API routes the
@@ -42,8 +42,8 @@ from console.engine.serving import (
     LAN_WARNING,
     LanNeedsKey,
     PortTaken,
-    ServedServer,
-    ServerController,
+    SharedServer,
+    SharingController,
     base_url,
     curl_example,
     new_api_key,
@@ -51,7 +51,7 @@ from console.engine.serving import (
 )
 from console.engine.server_api import ApiRoute
 from console.engine.interface import ServedOverHttp, Switchable, backend_of
-from console.engine.local_server import LocalServer
+from console.engine.child_server import ChildServer
 from console.engine.types import EngineState, EngineStatus
 from console.app_state import Selection
 from console.ui.context import AppContext
@@ -75,11 +75,11 @@ class ServerPanel(QWidget):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
-        switch = ctx.host if isinstance(ctx.host, Switchable) else None
-        self.controller = ServerController(switch) if switch is not None else None
+        switch = ctx.engine if isinstance(ctx.engine, Switchable) else None
+        self.controller = SharingController(switch) if switch is not None else None
         self._address = ""
         self._lines: collections.deque[str] = collections.deque(maxlen=5000)
-        self._attached: LocalServer | None = None
+        self._attached: ChildServer | None = None
 
         self.model_label = QLabel(self)
         self.model_label.setWordWrap(True)
@@ -184,14 +184,14 @@ class ServerPanel(QWidget):
         self._refresh()
 
     # -- what is shown ---------------------------------------------------------------------------
-    def _served(self) -> ServedServer | None:
+    def _served(self) -> SharedServer | None:
         server = self.controller.server if self.controller is not None else None
         return server if server is not None and self.controller is not None and self.controller.running else None
 
     def address_text(self) -> str:
         """The base URL of the console-launched server that is the window's engine, when it is up
         (the Server tab's or Engine > Engine location's), else a remote server's URL, else ""."""
-        backend = backend_of(self.ctx.host)
+        backend = backend_of(self.ctx.engine)
         if not isinstance(backend, ServedOverHttp) or not backend.url:
             return ""
         if backend.status.state != EngineState.READY:
@@ -199,7 +199,7 @@ class ServerPanel(QWidget):
         return backend.url + "/v1"
 
     def _refresh(self) -> None:
-        served = self.controller.serving() if self.controller is not None else None
+        served = self.controller.endpoint() if self.controller is not None else None
         server = self._served()
         state = server.status.state if server is not None else EngineState.STOPPED
         busy = state in (EngineState.LOADING, EngineState.STOPPING)

@@ -1,13 +1,13 @@
-"""The engine host: the one owner of vLLM's AsyncLLM in this process.
+"""The in-process engine: the one owner of vLLM's AsyncLLM in this process.
 
 A dedicated thread runs an asyncio loop for the engine's whole life (vLLM's output handler is a
-task on that loop; a loop per request would kill it). Callers on any thread talk to the host with
+task on that loop; a loop per request would kill it). Callers on any thread talk to the engine with
 plain methods that return :class:`concurrent.futures.Future` objects or take an event sink; they
 never block on the engine. The GUI wraps the sinks in queued Qt signals; the CLI waits on futures.
 
 Life cycle: ``STOPPED → LOADING → READY → STOPPING → STOPPED``; any failure (bad model, refused
 config, out of memory, the engine child process dying) goes to ``FAILED`` with a message, and a
-new :meth:`EngineHost.load` starts over without restarting the program.
+new :meth:`InProcessEngine.load` starts over without restarting the program.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from console.engine.prepare import (  # re-exported: the rest of the console imp
     resolve_device,
 )
 from console.engine.warm import WarmModel, keep_warm_refusal
-from console.engine.warm_host import WarmHost
+from console.engine.in_process_warm import InProcessWarm
 from console.metrics.store import MetricsStore
 from console.engine.types import (
     EngineBusy,
@@ -73,8 +73,11 @@ T = TypeVar("T")
 VLLM_DEFAULT_STAT_LOGGERS = False
 
 
-class EngineHost(WarmHost):
-    kind = "host"
+class InProcessEngine(InProcessWarm):
+    """vLLM's ``AsyncLLM`` in this process, owned by the engine's thread: loads a configuration, runs
+    requests, keeps models warm (:class:`~console.engine.in_process_warm.InProcessWarm`)."""
+
+    kind = "in-process"
 
     def __init__(self, metrics: MetricsStore | None = None) -> None:
         super().__init__(metrics)
@@ -500,7 +503,7 @@ class EngineHost(WarmHost):
 
 
 __all__ = [
-    "EngineHost",
+    "InProcessEngine",
     "RequestHandle",
     "WarmModel",
     "cuda_available",

@@ -1,10 +1,10 @@
 """An engine that is a ``vllm serve`` the console starts as a child process.
 
-``LocalServer().load(config, name)`` writes the ``vllm serve --config`` YAML that
-``console/export`` writes for deployment (with the same CPU adjustments the in-process host
+``ChildServer().load(config, name)`` writes the ``vllm serve --config`` YAML that
+``console/export`` writes for deployment (with the same CPU adjustments the in-process engine
 makes: eager mode, an explicit KV-cache size, the checked CPU dtype), starts vLLM's OpenAI-compatible server
 module on ``127.0.0.1:<free port>``, turns its log lines into startup stages, and once
-``/health`` answers talks to it as any :class:`~console.engine.remote.ServerEngine`. Unlike a
+``/health`` answers talks to it as any :class:`~console.engine.remote.HttpEngine`. Unlike a
 remote server it is a :class:`~console.engine.interface.Loader`: ``load`` applies the config.
 
 No orphans, however the console ends: the server is a :class:`console.children.Child` -- its own
@@ -36,11 +36,11 @@ from console.engine import image_parts
 from console.children import Child
 from console.config import EngineConfig
 from console.engine.errors import explain
-from console.engine.host import prepare_config, resolve_device
+from console.engine.in_process import prepare_config, resolve_device
 from console.messages import Message
 from console.models.family_table import family_of_folder, folder_chat_template
 from console.metrics.store import MetricsStore
-from console.engine.remote import ServerEngine
+from console.engine.remote import HttpEngine
 from console.engine.tool_calls import tools_refusal
 from console.engine.types import EngineBusy, EngineError, EngineInfo, EngineState, EngineStatus
 from console.engine.serve_options import ServeOptions
@@ -102,8 +102,9 @@ def port_taken_message(port: int, host: str = "127.0.0.1") -> str:
     )
 
 
-class LocalServer(ServerEngine):
-    """A console-launched vLLM server. ``load(config)`` starts it; ``unload()``/``close()`` stop it."""
+class ChildServer(HttpEngine):
+    """A ``vllm serve`` the console starts as its child process and owns (``--engine serve``):
+    ``load(config)`` starts it on a free port of this machine; ``unload()``/``close()`` stop it."""
 
     kind = "serve"
 
@@ -365,4 +366,4 @@ class LocalServer(ServerEngine):
         await super()._cancel_all()
 
 
-__all__ = ["LocalServer", "connect_host", "free_port", "port_free", "port_taken_message", "SERVER_MODULE"]
+__all__ = ["ChildServer", "connect_host", "free_port", "port_free", "port_taken_message", "SERVER_MODULE"]

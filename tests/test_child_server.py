@@ -1,5 +1,5 @@
 """The console-launched server leaves nothing behind when the console is killed: a small python
-process starts a LocalServer (api_server + vLLM's EngineCore child), is killed with SIGKILL, and
+process starts a ChildServer (api_server + vLLM's EngineCore child), is killed with SIGKILL, and
 then no process of the server remains and its port is free."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import httpx
 import psutil
 import pytest
 
-from console.engine.local_server import free_port, port_free
+from console.engine.child_server import free_port, port_free
 from tests.conftest import wait_for
 
 pytestmark = pytest.mark.engine
@@ -22,10 +22,10 @@ pytestmark = pytest.mark.engine
 LAUNCHER = r"""
 import sys, threading
 from console.config import EngineConfig
-from console.engine.local_server import LocalServer
+from console.engine.child_server import ChildServer
 
 if __name__ == "__main__":
-    server = LocalServer(port=int(sys.argv[2]))
+    server = ChildServer(port=int(sys.argv[2]))
     server.load(EngineConfig(model=sys.argv[1], kv_cache_memory_bytes=64 * 1024**2, max_model_len=512,
                              device="cpu"), "tiny").result(timeout=600)  # healthy: answers /health
     print(server.pid, flush=True)

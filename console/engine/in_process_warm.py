@@ -1,8 +1,8 @@
-"""The engine host's models kept warm beside the one in use, split from ``host.py`` by
+"""The in-process engine's models kept warm beside the one in use, split from ``in_process.py`` by
 job: parking the engine in use (asleep on the GPU), waking a parked one, dropping them.
 
-:class:`WarmHost` is :class:`~console.engine.host.EngineHost`'s base; the engine's life cycle
-(build, shut down, watch) stays in ``host.py`` and is only declared here.
+:class:`InProcessWarm` is :class:`~console.engine.in_process.InProcessEngine`'s base; the engine's life cycle
+(build, shut down, watch) stays in ``in_process.py`` and is only declared here.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from console.metrics.store import MetricsStore
 log = logging.getLogger(__name__)
 
 
-class WarmHost(LoopEngine):
-    """Keeps loaded engines warm beside the one in use; the engine host fills in the life cycle."""
+class InProcessWarm(LoopEngine):
+    """Keeps loaded engines warm beside the one in use; the in-process engine fills in the life cycle."""
 
-    # the engine in use and what it holds (set by the host's load / shutdown)
+    # the engine in use and what it holds (set by the engine's load / shutdown)
     _engine: Any
     _info: EngineInfo | None
     _reaper: reaper.Reaper | None
@@ -42,7 +42,7 @@ class WarmHost(LoopEngine):
         super().__init__(metrics)
         self._warm: dict[str, Parked] = {}  # models kept warm beside the one in use
 
-    # -- the host's life cycle (host.py) ---------------------------------------------------------
+    # -- the engine's life cycle (in_process.py) -------------------------------------------------------
     async def _cancel_requests(self) -> None:
         raise NotImplementedError
 
@@ -143,4 +143,4 @@ class WarmHost(LoopEngine):
             await self._shutdown_parked(self._warm.pop(next(iter(self._warm))))
 
 
-__all__ = ["WarmHost"]
+__all__ = ["InProcessWarm"]
