@@ -400,6 +400,9 @@ class BenchPanel(QWidget):
         results = report.get("results") or {}
         names = {"console": self.tr("console"), "vllm": self.tr("plain vLLM"), "hf": self.tr("Hugging Face")}
         self.table.setRowCount(len(results))
+        if "ratio_notes" not in report:  # a report made elsewhere (or before ratios had conditions)
+            report = dict(report)
+            add_comparison(report)
         ratios, notes = report.get("ratios") or {}, report.get("ratio_notes") or {}
         for r, (kind, fig) in enumerate(results.items()):
             self.table.setItem(r, 0, QTableWidgetItem(names.get(kind, kind)))
