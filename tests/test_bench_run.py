@@ -103,3 +103,22 @@ def test_the_engines_ttft_leaves_out_the_front_end_and_the_report_says_which_ttf
     assert engine["p99"] is not None and 0 < engine["p50"] <= engine["p99"] < 1.0 <= streamed["ttft_s"]["p50"]
     final = run_console(tiny_engine, w)
     assert final["ttft_measured"] == TTFT_FINAL and 0 < final["engine_ttft_s"]["p50"] <= final["ttft_s"]["p99"]
+
+
+def test_a_vllm_baseline_runs_under_the_consoles_concurrency(tiny_engine: Any) -> None:
+    """Several prompts at ``--max-concurrency 1``: plain vLLM runs them one at a time too (its
+    engine never holds two), each run records its concurrency, and the ratio compares the two."""
+    from console.bench.baselines import run_baseline
+    from console.bench.report import compare
+    from console.engine.host import prepare_config
+
+    w = synthetic(3, 16, 8, vocab_size=tiny_engine.tokenizer.vocab_size, seed=5)
+    console = run_console(tiny_engine, w, max_concurrency=1)
+    kwargs, _ = prepare_config(tiny_engine.config)
+    vllm = run_baseline("vllm", kwargs.engine_kwargs(), w, max_concurrency=1, timeout_s=600)
+    assert "error" not in vllm, vllm.get("error")
+    assert (vllm["requests"], vllm["output_tokens"]) == (3, 24)
+    assert vllm["max_concurrency"] == console["max_concurrency"] == 1 and vllm["peak_in_flight"] == 1
+    c = compare({"console": console, "vllm": vllm}, w.num_prompts, kwargs.engine_kwargs().get("max_num_seqs"))
+    assert c["conditions"]["console"] == c["conditions"]["vllm"] == {"concurrency": 1, "request_rate": None}
+    assert c["ratios"]["console/vllm"] is not None and c["not_compared"] == {}

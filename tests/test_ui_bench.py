@@ -124,6 +124,20 @@ def test_bench_layout_without_engine(qtbot, connections, home) -> None:
     assert len(panel.plots.roofline_bars.opts["height"]) == 3 and panel.save_button.isEnabled()
 
 
+def test_bench_table_gives_no_ratio_between_runs_of_other_concurrencies(qtbot, connections, home) -> None:
+    """The console one request at a time, plain vLLM all four at once: "—" and the reason."""
+    from tests.test_bench_plots import synthetic_report
+
+    report = synthetic_report()
+    report["workload"]["num_prompts"] = 4
+    report["results"]["console"]["max_concurrency"] = 1
+    report["results"]["vllm"]["max_concurrency"] = None
+    panel = _panel(qtbot, connections, None)
+    panel.show_report(report)
+    assert _cell(panel, 0, 8) == "1.000" and _cell(panel, 1, 8) == "—"
+    assert "no ratio" in panel.table.item(1, 8).toolTip()
+
+
 class StandInEngine:
     """A stand-in engine for the tune: ``load`` succeeds (and becomes the configuration) unless
     the config has block_size 999."""

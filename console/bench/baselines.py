@@ -1,11 +1,28 @@
-"""Baselines on the same prompts and sampling, each in a fresh Python process:
+"""Baselines on the same prompts and sampling, each in a fresh Python process, under the console
+run's concurrency (``max_concurrency``: at most that many requests in flight) and arrival schedule
+(``request_rate``: Poisson arrivals drawn by :func:`console.bench.workload.arrival_offsets` with the
+same seed):
 
-- ``vllm``: plain ``vllm.LLM(**engine_kwargs).generate(prompts, SamplingParams(...))``;
-- ``hf``: Hugging Face transformers ``generate`` with static batching (left-padded batches of
-  ``batch_size``, greedy, fixed ``max_new_tokens``).
+- ``vllm``: plain vLLM. Every request at once with no cap: ``vllm.LLM(**engine_kwargs).generate``.
+  With a cap or an arrival rate: the same ``LLM``'s own engine driven by hand
+  (``llm.llm_engine.add_request`` / ``step``, the loop ``LLM.generate`` runs inside), admitting a
+  request when it is due and fewer than ``max_concurrency`` are in flight, as the console's
+  :class:`~console.engine.many.ManyRequests` does: a sliding window, not chunks of N (a chunk
+  waits for its slowest request). ``max_num_seqs=N`` would also cap the running requests at N when
+  all arrive at once, but it changes the engine's configuration (its scheduler budget and, on a
+  GPU, the CUDA graphs captured) and cannot follow an arrival schedule, so the engine is built with
+  the console's exact arguments and the cap is applied at admission instead;
+- ``asyncllm``: vLLM's ``AsyncLLM`` driven directly, with the same cap (a semaphore) and schedule;
+- ``hf``: Hugging Face transformers ``generate`` with static batching (left-padded batches of at
+  most ``max_concurrency`` -- or ``hf_batch_size`` when given --, greedy, fixed
+  ``max_new_tokens``). With fixed output lengths a batch's requests end together, so batches of N
+  keep N in flight as the console's window does; static batches cannot follow an arrival rate, so
+  with one the figures say they ran every request at once (and the report gives no ratio).
 
-Both run one short warm-up request first (the console path is measured on a warm engine too) and
-time only the generation. ``python -m console.bench.baselines KIND SPEC.json OUT.json`` is the
+Each result records what it ran under (``max_concurrency``, ``request_rate``);
+:func:`console.bench.report.compare` gives a ratio only between runs under the same ones.
+Each runs one short warm-up request first (the console path is measured on a warm engine too) and
+times only the generation. ``python -m console.bench.baselines KIND SPEC.json OUT.json`` is the
 child's entry point; :func:`run_baseline` starts it and reads the figures back.
 """
 
@@ -19,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from console.bench.workload import Workload
+from console.bench.workload import Workload, arrival_offsets
 from console.children import Child, python_module
 from console.jobs import TaskState
 from console import vllm_compat
@@ -30,16 +47,32 @@ def run_baseline(
     engine_kwargs: dict[str, Any],
     workload: Workload,
     *,
-    hf_batch_size: int = 16,
+    request_rate: float | None = None,
+    max_concurrency: int | None = None,
+    seed: int = 0,
+    hf_batch_size: int | None = None,
     timeout_s: float = 1800,
     task: TaskState | None = None,
 ) -> dict[str, Any]:
-    """Run baseline ``kind`` ("vllm", "asyncllm" or "hf") in a child process; its figures, or
-    ``{"error": ...}`` when it failed (the message names the cause)."""
+    """Run baseline ``kind`` ("vllm", "asyncllm" or "hf") in a child process, under the console
+    run's ``request_rate`` (None: all at once) and ``max_concurrency`` (None: no cap), arrivals
+    drawn with ``seed``; its figures, or ``{"error": ...}`` when it failed (the message names the
+    cause). ``hf_batch_size`` (None: the run's concurrency) is the HF baseline's batch size."""
+    if request_rate is not None and (request_rate <= 0 or request_rate == float("inf")):
+        request_rate = None
     with tempfile.TemporaryDirectory(prefix="bench-") as d:
         spec, out = Path(d) / "spec.json", Path(d) / "out.json"
         spec.write_text(
-            json.dumps({"engine_kwargs": engine_kwargs, "workload": workload.to_dict(), "hf_batch_size": hf_batch_size})
+            json.dumps(
+                {
+                    "engine_kwargs": engine_kwargs,
+                    "workload": workload.to_dict(),
+                    "hf_batch_size": hf_batch_size,
+                    "request_rate": request_rate,
+                    "max_concurrency": max_concurrency,
+                    "seed": seed,
+                }
+            )
         )
         env = {
             "VLLM_WORKER_MULTIPROC_METHOD": "spawn",
@@ -74,6 +107,59 @@ def _text_prompts(model: str, workload: Workload) -> list[dict[str, list[int]]]:
     return [{"prompt_token_ids": tok.encode(t, add_special_tokens=False)} for t in texts]
 
 
+def _schedule(spec: dict[str, Any], n: int) -> tuple[int | None, float | None, list[float]]:
+    """The run's cap on requests in flight, its arrival rate and each request's send time (seconds
+    after the start): the same offsets the console's run drew (same rate, count and seed)."""
+    cap = spec.get("max_concurrency")
+    rate = spec.get("request_rate")
+    return (int(cap) if cap else None), rate, arrival_offsets(n, rate, int(spec.get("seed") or 0))
+
+
+def _figures(outs: list[Any], dt: float, load_s: float, cap: int | None, rate: float | None) -> dict[str, Any]:
+    out_tok = sum(len(o.outputs[0].token_ids) for o in outs)
+    in_tok = sum(len(o.prompt_token_ids or []) for o in outs)
+    return {
+        "duration_s": dt,
+        "load_s": load_s,
+        "requests": len(outs),
+        "output_tokens": out_tok,
+        "prompt_tokens": in_tok,
+        "output_tokens_per_s": out_tok / dt,
+        "total_tokens_per_s": (out_tok + in_tok) / dt,
+        "requests_per_s": len(outs) / dt,
+        "max_concurrency": cap,
+        "request_rate": rate,
+    }
+
+
+def run_windowed(
+    engine: Any, prompts: list[Any], params: Any, cap: int | None, offsets: list[float]
+) -> tuple[list[Any], int]:
+    """Drive a vLLM ``LLMEngine`` (``LLM.llm_engine``) as the console's run drives its engine: a
+    request is added once its send time has come and fewer than ``cap`` are in flight (None: no
+    cap), then the engine steps; a finished request frees its place before the next step. The
+    finished outputs, in completion order, and the most requests that were in flight at once."""
+    todo = list(range(len(prompts)))
+    outs: list[Any] = []
+    in_flight = peak = 0
+    t0 = time.perf_counter()
+    while todo or in_flight:
+        now = time.perf_counter() - t0
+        while todo and (cap is None or in_flight < cap) and offsets[todo[0]] <= now:
+            i = todo.pop(0)
+            engine.add_request(f"w{i}", prompts[i], params)
+            in_flight += 1
+        peak = max(peak, in_flight)
+        if not in_flight:  # nothing running: wait for the next arrival
+            time.sleep(max(0.0, offsets[todo[0]] - (time.perf_counter() - t0)))
+            continue
+        for o in engine.step():
+            if o.finished:
+                outs.append(o)
+                in_flight -= 1
+    return outs, peak
+
+
 def _vllm(spec: dict[str, Any]) -> dict[str, Any]:
     LLM, SamplingParams = vllm_compat.llm_class(), vllm_compat.sampling_params_class()  # noqa: N806
     w = Workload.from_dict(spec["workload"])
@@ -86,29 +172,25 @@ def _vllm(spec: dict[str, Any]) -> dict[str, Any]:
         prompts: list[Any] = [{"prompt_token_ids": ids} for ids in w.prompt_token_ids]
     else:
         prompts = _text_prompts(kwargs.get("tokenizer") or kwargs["model"], w)
+    cap, rate, offsets = _schedule(spec, len(prompts))
     llm.generate([prompts[0]], SamplingParams(max_tokens=4), use_tqdm=False)  # warm-up
     t0 = time.perf_counter()
-    outs = llm.generate(prompts, params, use_tqdm=False)
+    extra: dict[str, Any] = {"vllm_version": vllm_compat.vllm_version()}
+    if cap is None and rate is None:
+        outs = llm.generate(prompts, params, use_tqdm=False)
+        extra["driven_by"] = "LLM.generate, every request at once"
+    else:
+        params.output_kind = vllm_compat.request_output_kind().FINAL_ONLY  # as LLM.generate asks
+        outs, extra["peak_in_flight"] = run_windowed(llm.llm_engine, prompts, params, cap, offsets)
+        extra["driven_by"] = "LLM's engine stepped by hand: requests admitted on the run's schedule and cap"
     dt = time.perf_counter() - t0
-    out_tok = sum(len(o.outputs[0].token_ids) for o in outs)
-    in_tok = sum(len(o.prompt_token_ids or []) for o in outs)
-    return {
-        "duration_s": dt,
-        "load_s": load_s,
-        "requests": len(outs),
-        "output_tokens": out_tok,
-        "prompt_tokens": in_tok,
-        "output_tokens_per_s": out_tok / dt,
-        "total_tokens_per_s": (out_tok + in_tok) / dt,
-        "requests_per_s": len(outs) / dt,
-        "vllm_version": vllm_compat.vllm_version(),
-    }
+    return {**_figures(outs, dt, load_s, cap, rate), **extra}
 
 
 def _asyncllm(spec: dict[str, Any]) -> dict[str, Any]:
     """vLLM's own AsyncLLM front end driven directly, without the console (no stat loggers, final
-    outputs only, every request in flight at once): separates what the async front end costs
-    against ``LLM.generate`` from what the console adds on top of it."""
+    outputs only, requests sent on the run's schedule, at most its cap in flight): separates what
+    the async front end costs against ``LLM.generate`` from what the console adds on top of it."""
     import asyncio
 
     w = Workload.from_dict(spec["workload"])
@@ -122,12 +204,14 @@ def _asyncllm(spec: dict[str, Any]) -> dict[str, Any]:
         prompts: list[Any] = [{"prompt_token_ids": ids} for ids in w.prompt_token_ids]
     else:
         prompts = _text_prompts(kwargs.get("tokenizer") or kwargs["model"], w)
+    cap, rate, offsets = _schedule(spec, len(prompts))
 
     async def run() -> dict[str, Any]:
         t_load = time.perf_counter()
         args = vllm_compat.async_engine_args_class()(**vllm_compat.engine_args_kwargs(kwargs), disable_log_stats=True)
         engine = vllm_compat.async_llm_class().from_engine_args(args)
         load_s = time.perf_counter() - t_load
+        slots = asyncio.Semaphore(cap or len(prompts))
 
         async def one(i: int, prompt: Any, p: Any) -> Any:
             final = None
@@ -135,27 +219,31 @@ def _asyncllm(spec: dict[str, Any]) -> dict[str, Any]:
                 final = out
             return final
 
+        async def scheduled(i: int, t0: float) -> Any:
+            await asyncio.sleep(max(0.0, offsets[i] - (time.perf_counter() - t0)))
+            async with slots:
+                return await one(i, prompts[i], params)
+
         try:
             await one(-1, prompts[0], sp(max_tokens=4, output_kind=kind.FINAL_ONLY))  # warm-up
             t0 = time.perf_counter()
-            outs = await asyncio.gather(*(one(i, pr, params) for i, pr in enumerate(prompts)))
+            outs = await asyncio.gather(*(scheduled(i, t0) for i in range(len(prompts))))
             dt = time.perf_counter() - t0
         finally:
             engine.shutdown()
-        out_tok = sum(len(o.outputs[0].token_ids) for o in outs)
-        in_tok = sum(len(o.prompt_token_ids or []) for o in outs)
-        return {
-            "duration_s": dt,
-            "load_s": load_s,
-            "requests": len(outs),
-            "output_tokens": out_tok,
-            "prompt_tokens": in_tok,
-            "output_tokens_per_s": out_tok / dt,
-            "total_tokens_per_s": (out_tok + in_tok) / dt,
-            "requests_per_s": len(outs) / dt,
-        }
+        return _figures(list(outs), dt, load_s, cap, rate)
 
     return asyncio.run(run())
+
+
+def hf_batch_size(spec: dict[str, Any], n: int) -> int:
+    """The HF baseline's static batch: ``hf_batch_size`` when given, else the run's cap on requests
+    in flight, else every prompt (bounded by the engine's ``max_num_seqs``, as the console's run is)."""
+    if spec.get("hf_batch_size"):
+        return max(1, int(spec["hf_batch_size"]))
+    bound = spec.get("max_concurrency") or n
+    seqs = (spec.get("engine_kwargs") or {}).get("max_num_seqs")
+    return max(1, min(int(bound), int(seqs or bound), n))
 
 
 def _hf(spec: dict[str, Any]) -> dict[str, Any]:
@@ -164,7 +252,6 @@ def _hf(spec: dict[str, Any]) -> dict[str, Any]:
 
     w = Workload.from_dict(spec["workload"])
     model_path = spec["engine_kwargs"]["model"]
-    bs = int(spec["hf_batch_size"])
     tok = AutoTokenizer.from_pretrained(spec["engine_kwargs"].get("tokenizer") or model_path)
     tok.padding_side = "left"
     if tok.pad_token_id is None:
@@ -176,6 +263,7 @@ def _hf(spec: dict[str, Any]) -> dict[str, Any]:
         seqs = [list(ids) for ids in w.prompt_token_ids]
     else:
         seqs = [p["prompt_token_ids"] for p in _text_prompts(model_path, w)]
+    bs = hf_batch_size(spec, len(seqs))
 
     def gen(batch: list[list[int]], n_new: int) -> int:
         width = max(len(s) for s in batch)
@@ -209,6 +297,9 @@ def _hf(spec: dict[str, Any]) -> dict[str, Any]:
         "total_tokens_per_s": (out_tok + in_tok) / dt,
         "requests_per_s": len(seqs) / dt,
         "batch_size": bs,
+        # static batches: at most bs in flight, every batch sent at once (no arrival schedule)
+        "max_concurrency": bs,
+        "request_rate": None,
         "dtype": str(model.dtype),
         "transformers_version": transformers.__version__,
         "torch_threads": torch.get_num_threads(),

@@ -24,7 +24,7 @@ from console.jobs import TaskState
 from console.bench import workload as wl
 from console.bench.baselines import run_baseline
 from console.bench.figures import concurrency_points, roofline_points
-from console.bench.report import environment, ratios, write_plots
+from console.bench.report import add_comparison, describe_conditions, environment, write_plots
 from console.bench.runner import run_console
 from console.bench.suite import parse_concurrencies, run_console_suite
 from console.bench.workload import structured
@@ -79,7 +79,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="comma list of LoRA adapters ('base' for none) the requests cycle through, e.g. base,a,b "
         "(default with --adapter: the adapters given; the baselines run the base model)",
     )
-    p.add_argument("--hf-batch-size", type=int, default=16, help="static batch size of the HF baseline")
+    p.add_argument(
+        "--hf-batch-size",
+        type=int,
+        default=None,
+        help="static batch size of the HF baseline (default: the run's concurrency, --max-concurrency or "
+        "every prompt; another size gives no console/hf ratio)",
+    )
     p.add_argument(
         "--json",
         nargs="?",
@@ -339,12 +345,21 @@ def _finish_report(
     """Baselines (in fresh processes), ratios, the table, plots and the JSON report."""
 
     if not args.tune:
+        rate = None if args.request_rate == float("inf") else args.request_rate
         for kind in baselines:
             print(f"[bench] baseline {kind} (fresh process)", file=sys.stderr)
+            # under the console run's concurrency and arrival schedule (the same seed draws the same arrivals)
             report["results"][kind] = run_baseline(
-                kind, engine_kwargs or {}, workload, hf_batch_size=args.hf_batch_size, task=TaskState(ProgressPrinter())
+                kind,
+                engine_kwargs or {},
+                workload,
+                request_rate=rate,
+                max_concurrency=args.max_concurrency,
+                seed=args.seed,
+                hf_batch_size=args.hf_batch_size,
+                task=TaskState(ProgressPrinter()),
             )
-        report["ratios"] = ratios(report["results"])
+        add_comparison(report)
         if not args.json:
             _print_results(report)
     report["plots"] = write_plots(report, Path(args.plot_dir)) if args.plot_dir else "not requested (--plot-dir)"
@@ -405,8 +420,11 @@ def _print_results(report: dict[str, Any]) -> None:
             f"LoRA: the console's requests cycle through {', '.join(n or 'base' for n in mix)} "
             "(baselines: the base model)"
         )
+    for kind, cond in (report.get("run_conditions") or {}).items():
+        print(f"{kind} ran with {describe_conditions(cond)}")
+    notes = report.get("ratio_notes") or {}
     for k, v in report.get("ratios", {}).items():
-        print(f"{k}: {_f(v, fmt='{:.3f}')}")
+        print(f"{k}: {_f(v, fmt='{:.3f}')}" if v is not None or k not in notes else f"{k}: no ratio ({notes[k]})")
     for k, v in (report.get("side_by_side") or {}).items():
         print(f"server / in-process {k}: {v if isinstance(v, str) or v is None else f'{v:.3f}'}")
 

@@ -1547,6 +1547,11 @@
       <translation>局域网中的其他计算机可以访问此服务器。API 密钥只保护 /v1 路由（vLLM 的 /metrics、/health 和 /openapi.json 仍然开放）：请只在可信的网络中、在防火墙之后使用。</translation>
     </message>
     <message>
+      <location filename="../../console/bench/report.py" />
+      <source>Poisson arrivals at {0} req/s</source>
+      <translation>按 {0} 请求/秒的泊松到达</translation>
+    </message>
+    <message>
       <location filename="../../console/engine/child_server.py" />
       <source>Port {0} on {1} is already in use (another server, or one still stopping): choose another port, or stop what listens there</source>
       <translation>{1} 上的端口 {0} 已被占用（另一个服务器，或仍在停止的服务器）：请选择其他端口，或停止在该端口监听的程序</translation>
@@ -1692,6 +1697,11 @@
       <translation>按所请求的设置</translation>
     </message>
     <message>
+      <location filename="../../console/bench/report.py" />
+      <source>at most {0} in flight, {1}</source>
+      <translation>最多同时处理 {0} 个请求，{1}</translation>
+    </message>
+    <message>
       <location filename="../../console/engine/in_process.py" />
       <source>building the engine (weights, KV cache)</source>
       <translation>正在构建引擎（权重、KV 缓存）</translation>
@@ -1761,6 +1771,11 @@
       <location filename="../../console/planner/kvlayout.py" />
       <source>every layer as full attention ({0} sliding-window layers too: no hybrid KV cache on this device)</source>
       <translation>所有层按全注意力计算（包括 {0} 个滑动窗口层：此设备没有混合 KV 缓存）</translation>
+    </message>
+    <message>
+      <location filename="../../console/bench/report.py" />
+      <source>every request sent at once</source>
+      <translation>所有请求同时发出</translation>
     </message>
     <message>
       <location filename="../../console/planner/selfcal.py" />
@@ -2319,6 +2334,11 @@ vLLM 自己的估计：max_model_len {1} 可以放下（其 KV 缓存有 {2} GiB
       <location filename="../../console/planner/verdict.py" />
       <source>{0} needs a checkpoint quantized that way (inference-console quantize, or a published one)</source>
       <translation>{0} 需要按该方式量化的检查点（inference-console quantize，或已发布的检查点）</translation>
+    </message>
+    <message>
+      <location filename="../../console/bench/report.py" />
+      <source>{0} ran with {1}, {2} with {3}: not under the same concurrency and arrival rate, so no ratio</source>
+      <translation>{0} 的运行条件是{1}，{2} 的是{3}：并发数和到达速率不同，因此不给出比值</translation>
     </message>
     <message>
       <location filename="../../console/models/search.py" />

@@ -47,13 +47,14 @@ from console.engine.interface import as_loader
 from console.engine.types import EngineState, EngineStatus
 from console.jobs import Progress, TaskState
 from console.ui.bench.charts import BenchPlots
+from console.ui.core_text import translate_core_text
 from console.ui.context import AppContext
 from console.ui.tasks import BackgroundCall
 from console.ui.widgets import ErrorLabel, needs_loader_tip
 from console.atomic import atomic_write_json
 from console.bench import workload as wl
 from console.bench.baselines import run_baseline
-from console.bench.report import ratios
+from console.bench.report import add_comparison
 from console.bench.suite import base_report, parse_concurrencies, run_console_suite, vocab_size
 from console.engine.in_process import dtype_note, prepare_config
 from console.ui.bench.tune_page import TunePage
@@ -326,8 +327,10 @@ class BenchPanel(QWidget):
             report["roofline"] = suite.get("roofline")
             for kind in baselines:
                 state.report(f"baseline {kind} (fresh process)", None)
-                report["results"][kind] = run_baseline(kind, kwargs, workload, hf_batch_size=hf_batch, task=state)
-            report["ratios"] = ratios(report["results"])
+                report["results"][kind] = run_baseline(
+                    kind, kwargs, workload, request_rate=rate, max_concurrency=conc, hf_batch_size=hf_batch, task=state
+                )
+            add_comparison(report)  # a ratio only between runs under the same concurrency and arrivals
             return report
 
         call = BackgroundCall(lambda: job(call.state), parent=self)
@@ -397,7 +400,10 @@ class BenchPanel(QWidget):
         results = report.get("results") or {}
         names = {"console": self.tr("console"), "vllm": self.tr("plain vLLM"), "hf": self.tr("Hugging Face")}
         self.table.setRowCount(len(results))
-        console_tps = (results.get("console") or {}).get("output_tokens_per_s")
+        if "ratio_notes" not in report:  # a report made elsewhere (or before ratios had conditions)
+            report = dict(report)
+            add_comparison(report)
+        ratios, notes = report.get("ratios") or {}, report.get("ratio_notes") or {}
         for r, (kind, fig) in enumerate(results.items()):
             self.table.setItem(r, 0, QTableWidgetItem(names.get(kind, kind)))
             if "error" in fig:
@@ -411,9 +417,13 @@ class BenchPanel(QWidget):
                 item = QTableWidgetItem("—" if v is None else fmt.format(v * scale))
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(r, c, item)
-            tps = fig.get("output_tokens_per_s")  # console ÷ vLLM: the console's overhead (budget 3%)
-            ratio = "—" if not tps or console_tps is None else f"{console_tps / tps:.3f}"
-            self.table.setItem(r, len(COLUMNS) + 1, QTableWidgetItem(ratio))
+            # console ÷ vLLM: the console's overhead (budget 3%), only between runs of the same
+            # concurrency and arrivals; otherwise "—" and the reason as its tooltip
+            v = 1.0 if kind == "console" else ratios.get(f"console/{kind}")
+            item = QTableWidgetItem("—" if v is None else f"{v:.3f}")
+            if f"console/{kind}" in notes:
+                item.setToolTip(translate_core_text(notes[f"console/{kind}"]))
+            self.table.setItem(r, len(COLUMNS) + 1, item)
         self.table.resizeRowsToContents()
         self.plots.show_report(report)
         self._update_buttons()
