@@ -44,7 +44,7 @@ FOREIGN = {
     "console/quant/awq_patch.py": "AutoAWQ's AwqQuantizer method, marked once patched",
     # argparse.Namespace: helpers shared by subcommands whose parsers define different flags
     "console/cli/bench.py": "argparse.Namespace of several subcommands",
-    "console/cli/chat.py": "argparse.Namespace of several subcommands",
+    "console/cli/engine_flags.py": "argparse.Namespace of several subcommands",
     "console/cli/chat_output.py": "argparse.Namespace of several subcommands",
     "console/cli/chat_tools.py": "argparse.Namespace of several subcommands",
     "console/cli/doctor.py": "argparse.Namespace of several subcommands",

@@ -203,7 +203,7 @@ def test_headless_commands_take_engine_url(
 def test_an_adapter_the_server_does_not_serve_is_refused(remote: RemoteEngine) -> None:
     """``--adapter`` with ``--engine URL`` names one of the server's adapters: the
     console cannot load one there, so a name the server lacks is refused with the way out."""
-    from console.cli.chat import check_server_adapters
+    from console.cli.engine_flags import check_server_adapters
     from console.cli.common import CliError
 
     check_server_adapters(remote, [], remote.url)

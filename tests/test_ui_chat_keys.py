@@ -54,7 +54,7 @@ def test_enter_sends_setting_is_saved_and_followed(home: Path, qtbot: Any) -> No
 def test_one_sampling_default_for_window_and_cli(home: Path, qtbot: Any) -> None:
     import argparse
 
-    from console.cli.chat import add_sampling_args, sampling_from_args
+    from console.cli.engine_flags import add_sampling_args, sampling_from_args
 
     p = argparse.ArgumentParser()
     add_sampling_args(p)

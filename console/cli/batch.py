@@ -19,7 +19,13 @@ from console.batch.formats import BatchFormatError, batch_defaults, read_batch_f
 from console.batch.provenance import ResumeMismatch, check_resume
 from console.batch.results import export_csv
 from console.batch.runner import DEFAULT_CONCURRENCY, BatchSummary, run_batch
-from console.cli.chat import add_engine_args, add_sampling_args, engine_overrides, sampling_from_args, start_engine
+from console.cli.engine_flags import (
+    add_engine_args,
+    add_sampling_args,
+    engine_overrides,
+    sampling_from_args,
+    start_engine,
+)
 from console.cli.common import CliError, ProgressPrinter, print_json
 from console.cli.flags import check_file, check_model_and_preset, deprecated_alias
 from console.engine.interface import Engine

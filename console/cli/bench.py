@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from console.cli.bench_common import config_for, write_report
-from console.cli.chat import add_engine_args, start_engine
+from console.cli.engine_flags import add_engine_args, start_engine
 from console.cli.common import CliError, ProgressPrinter, print_table, quiet_engine_logs
 from console.cli.flags import check_file, check_model_and_preset
 from console.engine.factory import parse_engine_choice

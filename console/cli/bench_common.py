@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from console.cli.chat import engine_overrides
+from console.cli.engine_flags import engine_overrides
 from console.cli.common import print_json
 from console.config import EngineConfig
 from console.atomic import atomic_write_json
