@@ -110,7 +110,7 @@ def test_a_vllm_baseline_runs_under_the_consoles_concurrency(tiny_engine: Any) -
     engine never holds two), each run records its concurrency, and the ratio compares the two."""
     from console.bench.baselines import run_baseline
     from console.bench.report import compare
-    from console.engine.host import prepare_config
+    from console.engine.in_process import prepare_config
 
     w = synthetic(3, 16, 8, vocab_size=tiny_engine.tokenizer.vocab_size, seed=5)
     console = run_console(tiny_engine, w, max_concurrency=1)

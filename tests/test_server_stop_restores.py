@@ -44,7 +44,7 @@ class _StandInServer(serving.SharedServer):
 def test_stop_loads_back_the_in_process_model_the_server_replaced(
     tiny_model: Path, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(serving, "ServedServer", _StandInServer)
+    monkeypatch.setattr(serving, "SharedServer", _StandInServer)
     config = EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=32 * 1024**2, max_model_len=512, device="cpu")
     switch = EngineSwitch(InProcessEngine())
     try:
@@ -63,7 +63,7 @@ def test_stop_loads_back_the_in_process_model_the_server_replaced(
 
 
 def test_a_stop_with_nothing_loaded_before_loads_nothing(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(serving, "ServedServer", _StandInServer)
+    monkeypatch.setattr(serving, "SharedServer", _StandInServer)
     switch = EngineSwitch(InProcessEngine())  # nothing loaded: nothing started
     try:
         controller = serving.SharingController(switch, log_dir=home / "logs")
