@@ -115,21 +115,28 @@ def _schedule(spec: dict[str, Any], n: int) -> tuple[int | None, float | None, l
     return (int(cap) if cap else None), rate, arrival_offsets(n, rate, int(spec.get("seed") or 0))
 
 
-def _figures(outs: list[Any], dt: float, load_s: float, cap: int | None, rate: float | None) -> dict[str, Any]:
-    out_tok = sum(len(o.outputs[0].token_ids) for o in outs)
-    in_tok = sum(len(o.prompt_token_ids or []) for o in outs)
+def _throughput(
+    requests: int, out_tok: int, in_tok: int, dt: float, load_s: float, cap: int | None, rate: float | None
+) -> dict[str, Any]:
+    """A baseline run's figures, with the concurrency and arrival rate it ran under."""
     return {
         "duration_s": dt,
         "load_s": load_s,
-        "requests": len(outs),
+        "requests": requests,
         "output_tokens": out_tok,
         "prompt_tokens": in_tok,
         "output_tokens_per_s": out_tok / dt,
         "total_tokens_per_s": (out_tok + in_tok) / dt,
-        "requests_per_s": len(outs) / dt,
+        "requests_per_s": requests / dt,
         "max_concurrency": cap,
         "request_rate": rate,
     }
+
+
+def _figures(outs: list[Any], dt: float, load_s: float, cap: int | None, rate: float | None) -> dict[str, Any]:
+    out_tok = sum(len(o.outputs[0].token_ids) for o in outs)
+    in_tok = sum(len(o.prompt_token_ids or []) for o in outs)
+    return _throughput(len(outs), out_tok, in_tok, dt, load_s, cap, rate)
 
 
 def run_windowed(
@@ -288,18 +295,9 @@ def _hf(spec: dict[str, Any]) -> dict[str, Any]:
     import transformers
 
     return {
-        "duration_s": dt,
-        "load_s": load_s,
-        "requests": len(seqs),
-        "output_tokens": out_tok,
-        "prompt_tokens": in_tok,
-        "output_tokens_per_s": out_tok / dt,
-        "total_tokens_per_s": (out_tok + in_tok) / dt,
-        "requests_per_s": len(seqs) / dt,
-        "batch_size": bs,
         # static batches: at most bs in flight, every batch sent at once (no arrival schedule)
-        "max_concurrency": bs,
-        "request_rate": None,
+        **_throughput(len(seqs), out_tok, in_tok, dt, load_s, bs, None),
+        "batch_size": bs,
         "dtype": str(model.dtype),
         "transformers_version": transformers.__version__,
         "torch_threads": torch.get_num_threads(),
