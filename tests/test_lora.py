@@ -21,7 +21,8 @@ from console.models.adapters import import_adapter, list_adapters, remove_adapte
 from console.models.lora import AdapterError, check_base, check_rank, inspect_adapter
 from console.planner.lora import slot_bytes
 from console.models.store import ModelStore, StoreError
-from console.planner.core import PlanRequest, compute, engine_args
+from console.planner.core import PlanRequest, compute
+from console.planner.engine_args import engine_args
 from console.presets import PresetError, validate_engine_values
 
 

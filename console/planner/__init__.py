@@ -8,7 +8,8 @@ can it go, and which engine knobs get there. Pure arithmetic, no Qt, no engine.
 
 from console.planner.auto import GOALS, AutoConfigError, auto_config, auto_plan, request_from_engine
 from console.planner.calibration import Calibration, CalibrationError, find_calibration, parse_calibration
-from console.planner.core import Plan, PlanRequest, compute, engine_args
+from console.planner.core import Plan, PlanRequest, compute
+from console.planner.engine_args import engine_args
 from console.planner.gpus import GPU_PROFILES, GpuProfile, get_gpu
 from console.planner.shapes import KNOWN_SHAPES, ModelShape, ShapeError, shape_for
 from console.planner.suggest import Suggestion

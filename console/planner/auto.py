@@ -19,7 +19,8 @@ from console.config import VLLM_GPU_MEMORY_UTILIZATION
 
 from typing import Any
 
-from console.planner.core import Plan, PlanRequest, compute, engine_args
+from console.planner.core import Plan, PlanRequest, compute
+from console.planner.engine_args import engine_args
 from console.planner.overheads import safe_utilization
 from console.planner.gpus import GpuProfile, get_gpu
 from console.planner.shapes import ModelShape, shape_for

@@ -24,7 +24,6 @@ from console.planner import free_memory, speed
 from console.planner.calibration import Calibration
 from console.planner.gpus import GiB
 from console.planner.kvlayout import KvLayout, kv_layout
-from console.planner.lora import lora_engine_args
 from console.planner.overheads import (
     COVERAGE_TEXT,
     coverage_of,
@@ -34,7 +33,7 @@ from console.planner.overheads import (
     own_loads_cover,
     weights_margin,
 )
-from console.planner.vision import mm_engine_args, tower_note
+from console.planner.vision import tower_note
 from console.planner.vllm_memory import quantized_bytes, weight_format
 from console.planner.request import (
     DEFAULT_CPU_KV_BYTES,
@@ -456,39 +455,6 @@ def _padding(req: PlanRequest) -> float:
     return (s.linear_params_per_layer - expert + expert * padded / (h * i)) / s.linear_params_per_layer
 
 
-def engine_args(req: PlanRequest) -> dict[str, Any]:
-    """The vLLM engine arguments (vLLM's own names) that give the engine this plan's shape."""
-    g = req.profile
-    out: dict[str, Any] = {"max_model_len": req.context}
-    if req.quantization:
-        # Ada/Hopper/Ampere run AWQ/GPTQ fastest through the Marlin kernels; name them explicitly.
-        out["quantization"] = (
-            f"{req.quantization}_marlin" if req.quantization in ("awq", "gptq") and not g.is_cpu else req.quantization
-        )
-    out["kv_cache_dtype"] = req.kv_cache_dtype
-    out["max_num_seqs"] = int(req.max_num_seqs or max(req.concurrency, 1))
-    if req.max_num_batched_tokens:
-        out["max_num_batched_tokens"] = int(req.max_num_batched_tokens)
-    if g.is_cpu:
-        out["device"] = "cpu"
-        out["enforce_eager"] = True
-        out["kv_cache_memory_bytes"] = int(req.kv_cache_memory_bytes or DEFAULT_CPU_KV_BYTES)
-    else:
-        out["device"] = "cuda"
-        out["enforce_eager"] = bool(req.enforce_eager)
-        if req.kv_cache_memory_bytes:
-            out["kv_cache_memory_bytes"] = int(req.kv_cache_memory_bytes)
-        else:
-            out["gpu_memory_utilization"] = round(req.gpu_memory_utilization, 4)
-    if req.tensor_parallel_size > 1:
-        out["tensor_parallel_size"] = req.tensor_parallel_size
-    if req.pipeline_parallel_size > 1:
-        out["pipeline_parallel_size"] = req.pipeline_parallel_size
-    out.update(lora_engine_args(req))
-    out.update(mm_engine_args(req.limit_mm_per_prompt, req.mm_processor_kwargs))
-    return out
-
-
 __all__ = [
     "DEFAULT_CPU_KV_BYTES",
     "GROUP_SIZE",
@@ -502,7 +468,6 @@ __all__ = [
     "PlanRequest",
     "Verdict",
     "compute",
-    "engine_args",
     "gib",
     "kv_bytes_per_token",
     "kv_dtype_bytes",

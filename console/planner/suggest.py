@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from console.messages import Message
-from console.planner.core import Plan, PlanRequest, Verdict, compute, engine_args
+from console.planner.core import Plan, PlanRequest, Verdict, compute
+from console.planner.engine_args import engine_args
 from console.planner import free_memory
 from console.planner.request import tower_bytes
 from console.planner.vision import tower_modalities

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from console.messages import Message
-from console.planner.core import Plan, PlanRequest, compute, engine_args, resolve_calibration
+from console.planner.core import Plan, PlanRequest, compute, resolve_calibration
+from console.planner.engine_args import engine_args
 from console.planner.formulas import formulas
 from console.planner.calibration import Calibration
 from console.planner.roofline import roofline
