@@ -3,7 +3,8 @@
 ``ChildServer().load(config, name)`` writes the ``vllm serve --config`` YAML that
 ``console/export`` writes for deployment (with the same CPU adjustments the in-process engine
 makes: eager mode, an explicit KV-cache size, the checked CPU dtype), starts vLLM's OpenAI-compatible server
-module on ``127.0.0.1:<free port>``, turns its log lines into startup stages, and once
+module on ``127.0.0.1:<free port>``, turns its log lines into startup stages and the load's
+phases (``load_phases.py``, timed as the lines arrive), and once
 ``/health`` answers talks to it as any :class:`~console.engine.remote.HttpEngine`. Unlike a
 remote server it is a :class:`~console.engine.interface.Loader`: ``load`` applies the config.
 
@@ -22,11 +23,13 @@ import asyncio
 import atexit
 import collections
 import concurrent.futures as cf
+import dataclasses
 import logging
 import re
 import socket
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Callable
@@ -36,6 +39,7 @@ from console.engine import image_parts
 from console.children import Child
 from console.config import EngineConfig
 from console.engine.errors import explain
+from console.engine.load_phases import LoadPhases, PhaseClock
 from console.engine.in_process import prepare_config, resolve_device
 from console.messages import Message
 from console.models.family_table import family_of_folder, folder_chat_template
@@ -139,6 +143,8 @@ class ChildServer(HttpEngine):
         self._stopping = False
         self._start_cancelled = False  # set by a stop that arrives while the server starts
         self._exit_watch: asyncio.Task[None] | None = None
+        self._phases: PhaseClock | None = None  # while starting: fed on the log reader's thread
+        self._phases_lock = threading.Lock()
         atexit.register(self.close)
 
     # -- log -----------------------------------------------------------------------------------
@@ -165,10 +171,24 @@ class ChildServer(HttpEngine):
             if pattern.search(line):
                 loop.call_soon_threadsafe(self._on_stage, stage)
                 break
+        with self._phases_lock:
+            clock = self._phases
+            if clock is not None and clock.feed(time.time(), line):  # timed as it arrives (unbuffered)
+                loop.call_soon_threadsafe(self._on_phases, clock.snapshot(time.time()))
 
     def _on_stage(self, stage: str) -> None:
         if self._status.state == EngineState.LOADING:
-            self._set_status(EngineStatus(EngineState.LOADING, self._status.model, stage))
+            self._set_status(dataclasses.replace(self._status, stage=stage))
+
+    def _on_phases(self, phases: LoadPhases) -> None:
+        if self._status.state == EngineState.LOADING:
+            self._set_status(dataclasses.replace(self._status, phases=phases))
+
+    def _finish_phases(self) -> LoadPhases | None:
+        """The start's phases, now that it is done (None: it was not followed)."""
+        with self._phases_lock:
+            clock, self._phases = self._phases, None
+            return None if clock is None else clock.finish(time.time())
 
     def failure_cause(self) -> str:
         """The log's most telling line: the last error-looking one, else the last line."""
@@ -228,12 +248,15 @@ class ChildServer(HttpEngine):
             )
             self.log_path = work / "server.log"
             self._config = config
+            with self._phases_lock:
+                self._phases = PhaseClock(time.time(), graphs=_device != "cpu" and not config.enforce_eager)
             self.url = f"http://{connect_host(self.host)}:{self.port}"
             if self._start_cancelled:  # stopped before the process existed
                 raise EngineError("The server's start was cancelled")
             self._spawn(self.server_command(self.yaml_path, self.port))
             info = await self._wait_healthy(t0, name)
         except BaseException as exc:
+            self._finish_phases()  # no longer followed
             if self._start_cancelled:  # stopped while starting: a cancel, not a failure
                 await self._stop_process()
                 self._set_status(EngineStatus(EngineState.STOPPED))
@@ -287,6 +310,7 @@ class ChildServer(HttpEngine):
             await asyncio.sleep(0.5)
         self._on_stage("connecting")
         info = await self._connect(t0)
+        phases = self._finish_phases()
         return EngineInfo(
             model=info.model,
             model_path=self._config.model if self._config else info.model_path,
@@ -299,6 +323,7 @@ class ChildServer(HttpEngine):
             takes_images=image_parts.takes_images(self._config.model) if self._config else None,
             family=family_of_folder(self._config.model) if self._config else None,
             tools_refusal=tools_refusal(folder_chat_template(self._config.model)) if self._config else None,
+            load_phases=phases.done if phases is not None else (),
         )
 
     async def _healthy_strict(self) -> bool:

@@ -27,6 +27,8 @@ from typing import Any, Callable, TypeVar
 from console import privacy, speed, vllm_compat
 from console.config import EngineConfig
 from console.engine import gc_pause, grouped, image_parts, load_capture, priority, reaper, tool_calls
+from console.engine.load_phases import LoadPhases, PhaseClock
+from console.engine.phase_watch import PhaseWatch
 from console.engine.adapters import Attached, AttachedAdapters, cpu_base_slot, lora_settings
 from console.messages import Message
 from console.models.family_table import family_of
@@ -152,7 +154,7 @@ class InProcessEngine(InProcessWarm):
 
     async def _load_locked(self, config: EngineConfig, name: str) -> EngineInfo:
         requested = config
-        t0 = time.monotonic()
+        t0, wall0 = time.monotonic(), time.time()  # the phases are timed by the log's clock
         capture: load_capture.LogCapture | None = None
         device = ""
         try:
@@ -188,27 +190,29 @@ class InProcessEngine(InProcessWarm):
             args = vllm_compat.async_engine_args_class()(**kwargs, disable_log_stats=not VLLM_DEFAULT_STAT_LOGGERS)
             self.metrics.clear()
             before = reaper.children()
-            with load_capture.capture_logs() as capture:  # vLLM's memory report, for the planner
+            clock = PhaseClock(wall0, graphs=device != "cpu" and not config.enforce_eager)
+            with load_capture.capture_logs() as capture:  # vLLM's memory report (the planner), its phases
                 context = vllm_compat.offline_usage_context()  # vLLM's offline-batch defaults
                 extra = {"usage_context": context} if context is not None else {}
-                engine = vllm_compat.async_llm_class().from_engine_args(args, stat_loggers=loggers, **extra)
+                with PhaseWatch(capture.phases_path, clock, self._on_phases):
+                    engine = vllm_compat.async_llm_class().from_engine_args(args, stat_loggers=loggers, **extra)
             self._engine = engine
             self._reaper = reaper.start(reaper.new_children(before))
             if device == "cpu" and self._reaper is not None:
                 priority.lower_engine(self._reaper.pids)  # the window's GUI thread gets a core first
             self._config, self._requested = config, requested
-            self._set_status(EngineStatus(EngineState.LOADING, name, Message("loading tokenizer")))
+            tokenizer = Message("loading tokenizer")
+            self._set_status(EngineStatus(EngineState.LOADING, name, tokenizer, phases=clock.snapshot(time.time())))
             from transformers import AutoTokenizer
 
             self._tokenizer = AutoTokenizer.from_pretrained(
                 config.tokenizer or config.model, trust_remote_code=config.trust_remote_code
             )
-            vc = engine.vllm_config
-            info = engine_info(
-                name, config, device, vc, str(getattr(vllm, "__version__", "?")), note, time.monotonic() - t0
-            )
+            vc, seconds = engine.vllm_config, time.monotonic() - t0
+            info = engine_info(name, config, device, vc, str(getattr(vllm, "__version__", "?")), note, seconds)
             info = dataclasses.replace(
                 info,
+                load_phases=clock.finish(wall0 + seconds).done if capture.phases_path else (),
                 sampling_defaults=model_defaults(vc.model_config, config.model),
                 family=family_of(getattr(self._tokenizer, "chat_template", None)),
                 tools_refusal=tool_calls.tools_refusal(getattr(self._tokenizer, "chat_template", None)),
@@ -230,6 +234,10 @@ class InProcessEngine(InProcessWarm):
             await self._shutdown_engine()
             self._set_status(EngineStatus(EngineState.FAILED, name, "", message))
             raise EngineError(message) from exc
+
+    def _on_phases(self, phases: LoadPhases) -> None:
+        """vLLM's log says the load moved on (``phase_watch``'s thread; the engine's waits on it)."""
+        self._set_status(dataclasses.replace(self._status, phases=phases))
 
     async def _watch(self) -> None:
         """Notice an engine whose child process died while idle."""

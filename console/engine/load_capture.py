@@ -9,7 +9,13 @@ output is unchanged. After a successful load :func:`record_load` parses the file
 :class:`console.planner.selfcal.LoadRecord` (with NVML's peak on a GPU) and refits the GPU's
 calibration. Recording never breaks a load: any failure is logged and ignored.
 
-``INFERENCE_CONSOLE_RECORD_LOADS=0`` turns it off (the test suite's shared engines set it).
+A second file handler writes the same lines with the time each was logged
+(``<seconds since the epoch> <message>``): :mod:`console.engine.phase_watch` reads it while the
+engine is built, for the load's phases (:mod:`console.engine.load_phases`).
+
+``INFERENCE_CONSOLE_RECORD_LOADS=0`` turns the recording off (the test suite's shared engines set
+it); the capture itself, and so the phases, stay on unless vLLM's logging is turned off
+(``VLLM_CONFIGURE_LOGGING=0``).
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ log = logging.getLogger(__name__)
 RECORD_ENV = "INFERENCE_CONSOLE_RECORD_LOADS"
 _PATH_ENV = "VLLM_LOGGING_CONFIG_PATH"
 _HANDLER = "inference_console_load_capture"
+_PHASES_HANDLER = "inference_console_load_phases"
 
 
 @dataclass
@@ -45,6 +52,11 @@ class LogCapture:
     def log_path(self) -> Path | None:
         return None if self.folder is None else self.folder / "vllm-load.log"
 
+    @property
+    def phases_path(self) -> Path | None:
+        """The same lines, each after the time it was logged (``%(created)f %(message)s``)."""
+        return None if self.folder is None else self.folder / "vllm-phases.log"
+
     def text(self) -> str:
         path = self.log_path
         return path.read_text(encoding="utf-8", errors="replace") if path and path.is_file() else ""
@@ -53,8 +65,9 @@ class LogCapture:
         """Delete the files and detach our handler where vLLM also applied the config here."""
         if self.folder is None:
             return
+        ours = {str(self.log_path), str(self.phases_path)}
         for handler in list(logging.getLogger("vllm").handlers):
-            if getattr(handler, "baseFilename", None) == str(self.log_path):
+            if getattr(handler, "baseFilename", None) in ours:
                 logging.getLogger("vllm").removeHandler(handler)
                 handler.close()
         with contextlib.suppress(OSError):  # the engine's processes may still hold the log open
@@ -76,19 +89,26 @@ def _base_config() -> dict[str, Any]:
     return default_logging_config()
 
 
-def logging_config_with_capture(base: dict[str, Any], log_path: Path) -> dict[str, Any]:
-    """``base`` plus a file handler on the "vllm" logger writing bare messages to ``log_path``."""
+def logging_config_with_capture(
+    base: dict[str, Any], log_path: Path, phases_path: Path | None = None
+) -> dict[str, Any]:
+    """``base`` plus a file handler on the "vllm" logger writing bare messages to ``log_path`` (and
+    one writing them after the time each was logged to ``phases_path``)."""
     config = copy.deepcopy(base)
     config.setdefault("version", 1)
     config.setdefault("disable_existing_loggers", False)
-    config.setdefault("formatters", {})[_HANDLER] = {"format": "%(message)s"}
-    config.setdefault("handlers", {})[_HANDLER] = {
-        "class": "logging.FileHandler",
-        "filename": str(log_path),
-        "formatter": _HANDLER,
-        "level": "INFO",
-        "encoding": "utf-8",
-    }
+    ours = {_HANDLER: (log_path, "%(message)s")}
+    if phases_path is not None:
+        ours[_PHASES_HANDLER] = (phases_path, "%(created).3f %(message)s")
+    for name, (path, form) in ours.items():
+        config.setdefault("formatters", {})[name] = {"format": form}
+        config.setdefault("handlers", {})[name] = {
+            "class": "logging.FileHandler",
+            "filename": str(path),
+            "formatter": name,
+            "level": "INFO",
+            "encoding": "utf-8",
+        }
     logger = config.setdefault("loggers", {}).setdefault("vllm", {"level": "INFO", "propagate": False})
     # The report lines are INFO: let them reach our file even where vLLM's console output is set
     # quieter, by moving that level from the logger onto its existing handlers.
@@ -101,8 +121,13 @@ def logging_config_with_capture(base: dict[str, Any], log_path: Path) -> dict[st
             ) < logging.getLevelName(level):
                 handler["level"] = level
         logger["level"] = "INFO"
-    logger["handlers"] = [*logger.get("handlers", []), _HANDLER]
+    logger["handlers"] = [*logger.get("handlers", []), *ours]
     return config
+
+
+def recording() -> bool:
+    """Loads are recorded for the planner (``INFERENCE_CONSOLE_RECORD_LOADS`` is not "0")."""
+    return os.environ.get(RECORD_ENV, "1") != "0"
 
 
 def _refresh_vllm_envs() -> None:
@@ -120,19 +145,19 @@ def _refresh_vllm_envs() -> None:
 def capture_logs() -> Iterator[LogCapture]:
     """Around building the engine: vLLM's processes started inside also log into a file."""
     cap = LogCapture()
-    if os.environ.get(RECORD_ENV, "1") == "0" or os.environ.get("VLLM_CONFIGURE_LOGGING", "1") == "0":
+    if os.environ.get("VLLM_CONFIGURE_LOGGING", "1") == "0":
         yield cap
         return
     old = os.environ.get(_PATH_ENV)
     try:
         folder = Path(tempfile.mkdtemp(prefix="console-load-"))
         cap.folder = folder
-        config = logging_config_with_capture(_base_config(), folder / "vllm-load.log")
+        config = logging_config_with_capture(_base_config(), folder / "vllm-load.log", folder / "vllm-phases.log")
         (folder / "logging.json").write_text(json.dumps(config), encoding="utf-8")
         os.environ[_PATH_ENV] = str(folder / "logging.json")
         _refresh_vllm_envs()
     except Exception as exc:  # never stop a load for this
-        log.warning("not recording this load's memory report: %s", exc)
+        log.warning("not reading this load's log (memory report, phases): %s", exc)
         cap.close()
     try:
         yield cap
@@ -225,7 +250,8 @@ def record_load(
     since: float = 0.0,
 ) -> Any:
     """After a successful load: record it and refit the calibration. Returns the record or None."""
-    if cap.folder is None:
+    if cap.folder is None or not recording():
+        cap.close()
         return None
     try:
         name, peak = ("", None)
@@ -253,7 +279,7 @@ def record_refusal(cap: LogCapture, config: Any, device: str, error: str) -> Any
     load record of this GPU, beside the successful loads. Returns the record or None."""
 
     refusal = kv_refusal(error) or kv_refusal(cap.failed_text)
-    if refusal is None or device == "cpu":
+    if refusal is None or device == "cpu" or not recording():
         return None
     try:
         report = parse_vllm_log(cap.failed_text)
@@ -289,4 +315,5 @@ __all__ = [
     "logging_config_with_capture",
     "record_load",
     "record_refusal",
+    "recording",
 ]

@@ -15,6 +15,7 @@ from typing import Any, Callable, Literal
 
 from console.config import SamplingDefaults, SamplingSettings
 from console.engine.choices import Choice
+from console.engine.load_phases import LoadPhases, Phase
 from console.models.family_table import Family
 
 
@@ -97,6 +98,10 @@ class EngineInfo:
     #: or a template that never renders ``tools``); None when it can, or when the console cannot
     #: read its template (a server someone else runs)
     tools_refusal: str | None = None
+    #: where the load's time went (``load_phases.py``: start-up, weights, compile, KV cache, CUDA
+    #: graphs, warm-up, front end), the phases that happened, in order; () where the console could
+    #: not read vLLM's log (logging turned off, a server, a warm switch)
+    load_phases: tuple[Phase, ...] = ()
 
     @property
     def kv_cache_tokens(self) -> int | None:
@@ -121,6 +126,8 @@ class EngineStatus:
     stage: str = ""
     error: str | None = None
     info: EngineInfo | None = None
+    #: while loading: vLLM's phases passed so far and the one under way (None: not known)
+    phases: LoadPhases | None = None
 
 
 def new_request_id() -> str:
