@@ -30,6 +30,7 @@ from console.ui.chat.models_link import connect_models
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_bytes, format_number
+from console.ui.load_phases_text import phases_summary
 from console.ui.models.panel import ModelsPanel
 from console.ui.state_signals import follow_selection
 from console.ui.widgets import VerticalScroll, install_wheel_guard
@@ -370,7 +371,9 @@ class MainWindow(QMainWindow):
         st = self._status
         text = self.state_text()
         self.state_label.setText(text if len(text) <= 90 else text[:87] + "…")
-        self.state_label.setToolTip(st.error or st.stage or "")
+        ready = st.info if st.state == EngineState.READY else None  # hover "Ready": where the load's time went
+        summary = phases_summary(ready.load_phases, ready.load_seconds) if ready is not None else ""
+        self.state_label.setToolTip(st.error or st.stage or summary)
         colour = {EngineState.READY: "#1b7f2a", EngineState.FAILED: "#b00020", EngineState.LOADING: "#b26a00"}.get(
             st.state, ""
         )

@@ -1457,6 +1457,11 @@
       <translation>通过：{0}</translation>
     </message>
     <message>
+      <location filename="../../console/engine/load_phases.py" />
+      <source>CUDA graphs</source>
+      <translation>CUDA 图</translation>
+    </message>
+    <message>
       <location filename="../../console/planner/rules.py" />
       <source>CUDA graphs inside the budget</source>
       <translation>CUDA 图计入预算之内</translation>
@@ -1465,6 +1470,11 @@
       <location filename="../../console/planner/rules.py" />
       <source>CUDA graphs outside the budget (captured after the KV cache)</source>
       <translation>CUDA 图不计入预算（在 KV 缓存之后捕获）</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/load_phases.py" />
+      <source>Compile</source>
+      <translation>编译</translation>
     </message>
     <message>
       <location filename="../../console/models/search.py" />
@@ -1487,9 +1497,19 @@
       <translation>FP8 权重</translation>
     </message>
     <message>
+      <location filename="../../console/engine/load_phases.py" />
+      <source>Front end</source>
+      <translation>前端</translation>
+    </message>
+    <message>
       <location filename="../../console/quant/fp8.py" />
       <source>KV bytes per token</source>
       <translation>每个 token 的 KV 字节数</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/load_phases.py" />
+      <source>KV cache</source>
+      <translation>KV 缓存</translation>
     </message>
     <message>
       <location filename="../../console/quant/fp8.py" />
@@ -1570,6 +1590,11 @@
       <location filename="../../console/engine/serving.py" />
       <source>Serving on the local network needs an API key: type one or press Generate</source>
       <translation>在局域网上提供服务需要 API 密钥：请输入一个或点击“生成”</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/load_phases.py" />
+      <source>Start-up</source>
+      <translation>启动</translation>
     </message>
     <message>
       <location filename="../../console/engine/errors.py" />
@@ -1667,6 +1692,16 @@
       <translation>卸载{0}</translation>
     </message>
     <message>
+      <location filename="../../console/engine/load_phases.py" />
+      <source>Warm-up</source>
+      <translation>预热</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/load_phases.py" />
+      <source>Weights</source>
+      <translation>权重</translation>
+    </message>
+    <message>
       <location filename="../../console/planner/suggest.py" />
       <source>a smaller model: {0} as asked</source>
       <translation>换一个更小的模型：{0}，按所请求的设置</translation>
@@ -1687,9 +1722,19 @@
       <translation>准确率 {0}% -&gt; {1}%（{2} 个百分点，{4} 的上限为 -{3}；{6} 道题中 {5} 道由对变错{7}，{8} 道由错变对）</translation>
     </message>
     <message>
+      <location filename="../../console/engine/load_phases.py" />
+      <source>after the engine core: vLLM's front end, the tokenizer, a server's API</source>
+      <translation>引擎核心就绪之后：vLLM 的前端、分词器、服务器的 API</translation>
+    </message>
+    <message>
       <location filename="../../console/engine/cpu_dtype.py" />
       <source>agrees with float32</source>
       <translation>与 float32 一致</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/load_phases.py" />
+      <source>allocating the KV cache and warming the model up</source>
+      <translation>分配 KV 缓存并预热模型</translation>
     </message>
     <message>
       <location filename="../../console/planner/suggest.py" />
@@ -1705,6 +1750,11 @@
       <location filename="../../console/engine/in_process.py" />
       <source>building the engine (weights, KV cache)</source>
       <translation>正在构建引擎（权重、KV 缓存）</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/load_phases.py" />
+      <source>building the model and reading its weights</source>
+      <translation>构建模型并读取其权重</translation>
     </message>
     <message>
       <location filename="../../console/planner/selfcal.py" />
@@ -1730,6 +1780,11 @@
       <location filename="../../console/planner/selfcal.py" />
       <source>calibrated on this GPU from {0} load(s) with vLLM {1}</source>
       <translation>已在此 GPU 上根据 {0} 次加载校准（vLLM {1}）</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/load_phases.py" />
+      <source>capturing CUDA graphs (GPU, not eager)</source>
+      <translation>捕获 CUDA 图（GPU，非 eager 模式）</translation>
     </message>
     <message>
       <location filename="../../console/planner/suggest.py" />
@@ -1912,6 +1967,11 @@
       <location filename="../../console/planner/overheads.py" />
       <source>measured on this GPU with this vLLM release</source>
       <translation>在此 GPU 上用此 vLLM 版本实测</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/load_phases.py" />
+      <source>measuring memory and sizing the KV cache</source>
+      <translation>测量内存并确定 KV 缓存大小</translation>
     </message>
     <message>
       <location filename="../../console/planner/core.py" />
@@ -2109,6 +2169,11 @@
       <translation>指定的版本</translation>
     </message>
     <message>
+      <location filename="../../console/engine/load_phases.py" />
+      <source>torch.compile of the model (absent when eager)</source>
+      <translation>模型的 torch.compile（eager 模式下没有）</translation>
+    </message>
+    <message>
       <location filename="../../console/models/search.py" />
       <source>unknown until download: the planner reads config.json when you Check the repository</source>
       <translation>下载前未知：检查该仓库时规划器会读取 config.json</translation>
@@ -2127,6 +2192,11 @@
       <location filename="../../console/planner/rules.py" />
       <source>vLLM {0} ({1}): {2}</source>
       <translation>vLLM {0}（{1}）：{2}</translation>
+    </message>
+    <message>
+      <location filename="../../console/engine/load_phases.py" />
+      <source>vLLM's engine processes starting: imports, configuration, the worker</source>
+      <translation>vLLM 的引擎进程启动：导入、配置、工作进程</translation>
     </message>
     <message>
       <location filename="../../console/planner/vision.py" />
@@ -3239,6 +3309,34 @@ vLLM 自己的估计：max_model_len {1} 可以放下（其 KV 缓存有 {2} GiB
       <location filename="../../console/ui/chat/load_banner.py" />
       <source>vLLM says this fits: {0}</source>
       <translation>vLLM 自己估计可行：{0}</translation>
+    </message>
+  </context>
+  <context>
+    <name>LoadPhases</name>
+    <message>
+      <location filename="../../console/ui/load_phases_text.py" />
+      <source>Loaded in {0} s:</source>
+      <translation>加载用时 {0} 秒：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_phases_text.py" />
+      <source>[vLLM: {0} s]</source>
+      <translation>[vLLM：{0} 秒]</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_phases_text.py" />
+      <source>now: {0} {1} s…</source>
+      <translation>当前：{0} {1} 秒…</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_phases_text.py" />
+      <source>{0} {1} s</source>
+      <translation>{0} {1} 秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/load_phases_text.py" />
+      <source>{0} — {1}</source>
+      <translation>{0} — {1}</translation>
     </message>
   </context>
   <context>

@@ -5,7 +5,9 @@ It is fed by the bridge's signals, the ones the status bar gets (``statusChanged
 ``loadFinished`` for a load refused before it started). A failure shows the engine's first line
 and its hint, plus the planner's first suggestion for the model with an Apply that sets its knobs
 (the same Apply as the Planner box) where the Models panel has one (:meth:`LoadBanner.set_fix_source`),
-and "Load again". A successful load, an unload or the close button hides it.
+and "Load again". A successful load, an unload or the close button hides it. While loading, a line
+beneath names vLLM's phases passed so far with their seconds and the one under way
+(``EngineStatus.phases``): only those the load goes through (no CUDA graphs on the CPU).
 
 Signals:
     applyRequested(dict): the planner suggestion's changes (engine-config keys), as the Planner box's Apply.
@@ -22,9 +24,11 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from console.engine.errors import free_memory_fix, refusal_fix
+from console.engine.load_phases import LoadPhases
 from console.engine.types import EngineState, EngineStatus
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
+from console.ui.load_phases_text import phases_line
 
 #: (the suggestion's text as shown, its changes) for a model's failed load, or None
 FixSource = Callable[[str], tuple[str, dict[str, Any]] | None]
@@ -46,12 +50,16 @@ class LoadBanner(QFrame):
         self._model = ""
         self._stage = ""
         self._since = 0.0
+        self._phases: LoadPhases | None = None
+        self._phases_at = 0.0  # when they came (the phase under way goes on counting)
         self._error = ""
         self._fix: dict[str, Any] | None = None
         self._fix_source: FixSource | None = None
 
         self.message_label = QLabel(self)
         self.message_label.setWordWrap(True)
+        self.phases_label = QLabel(self)  # vLLM's phases: "Weights 3.1 s · now: KV cache 2 s…"
+        self.phases_label.setWordWrap(True)
         self.progress = QProgressBar(self)
         self.progress.setRange(0, 0)  # busy: vLLM reports stages, not a fraction
         self.progress.setMaximumHeight(8)
@@ -81,6 +89,7 @@ class LoadBanner(QFrame):
         root = QVBoxLayout(self)
         root.setContentsMargins(8, 4, 8, 4)
         root.addLayout(top)
+        root.addWidget(self.phases_label)
         root.addWidget(self.progress)
         root.addWidget(self.hint_label)
         root.addLayout(fix)
@@ -99,7 +108,7 @@ class LoadBanner(QFrame):
 
     def text(self) -> str:
         """Everything the banner says now (tests, the bug report)."""
-        parts = (self.message_label, self.hint_label, self.fix_label)
+        parts = (self.message_label, self.phases_label, self.hint_label, self.fix_label)
         return "\n".join(w.text() for w in parts if w.text() and not w.isHidden()) if self.state else ""
 
     def dismiss(self) -> None:
@@ -115,22 +124,31 @@ class LoadBanner(QFrame):
                 self._model, translate_core_text(self._stage) if self._stage else "…", seconds
             )
         )
+        p = self._phases
+        line = (
+            "" if p is None else phases_line(p.done, p.current, p.current_seconds + time.monotonic() - self._phases_at)
+        )
+        self.phases_label.setText(line)
+        self.phases_label.setVisible(bool(line))
 
     def _enter(self, state: str) -> None:
         self.state = state
         self.setStyleSheet(_STYLE[state])
         loading = state == "loading"
         self.progress.setVisible(loading)
+        self.phases_label.setVisible(loading and bool(self.phases_label.text()))
         for w in (self.hint_label, self.fix_label, self.apply_button, self.retry_button):
             w.setVisible(not loading)
         self.show()
 
-    def show_loading(self, model: str, stage: str) -> None:
+    def show_loading(self, model: str, stage: str, phases: LoadPhases | None = None) -> None:
         if self.state != "loading":
             self._since = time.monotonic()
+            self.phases_label.clear()
             self._enter("loading")
             self._timer.start()
         self._model, self._stage = model, stage
+        self._phases, self._phases_at = phases, time.monotonic()
         self._show_loading()
 
     def show_failure(self, model: str, error: str) -> None:
@@ -168,7 +186,7 @@ class LoadBanner(QFrame):
     # -- slots -----------------------------------------------------------------------------------
     def _on_bridge_status_changed(self, status: EngineStatus) -> None:
         if status.state == EngineState.LOADING:
-            self.show_loading(status.model or "", status.stage)
+            self.show_loading(status.model or "", status.stage, status.phases)
         elif status.state == EngineState.FAILED:
             self.show_failure(status.model or "", status.error or "")
         elif self.state:  # ready, stopping or stopped: nothing to say here
