@@ -163,12 +163,18 @@ def test_unload_second_load_and_dead_engine_recovery(
     statuses: list[EngineState] = []
     failed = threading.Event()
     engine.add_status_listener(lambda s: (statuses.append(s.state), s.state == EngineState.FAILED and failed.set()))
+    passed: list[tuple[str, ...]] = []  # the phases passed, as each status while loading said them
+    engine.add_status_listener(lambda s: s.phases is not None and passed.append(tuple(p.name for p in s.phases.done)))
     cfg = EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES // 2, max_model_len=512, device="cpu")
     try:
         fut = engine.load(cfg, "tiny")
         with pytest.raises(EngineBusy):  # nothing else may load while one load runs
             engine.load(cfg, "tiny")
         info1 = fut.result(timeout=600)
+        # vLLM's phases reached the listeners while it loaded, one after another (load_phases.py)
+        assert len(set(passed)) >= 2 and passed[0][0] == "start", passed  # streamed, not all at the end
+        assert all(b[: len(a)] == a for a, b in zip(passed, passed[1:])), passed  # each adds to the one before
+        assert [p.name for p in info1.load_phases][:2] == ["start", "weights"]
         assert isinstance(engine.generate(_req(8), timeout=60), RequestFinished)
         engine.unload().result(timeout=120)
         assert engine.status.state == EngineState.STOPPED

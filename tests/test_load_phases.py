@@ -142,3 +142,33 @@ def test_the_tiny_engines_load_ends_with_its_phases(tiny_engine: Any) -> None:
     assert sum(p.seconds for p in info.load_phases) <= info.load_seconds + 1e-6
     kv = next(p for p in info.load_phases if p.name == "kv_cache")
     assert kv.detail == f"{info.kv_cache_tokens:,} tokens"
+
+
+def test_the_terminal_prints_each_stage_and_phase_once(capsys: pytest.CaptureFixture[str]) -> None:
+    """The CLI's status listener, fed the statuses of the real eager CPU load as its file grew."""
+    from console.cli.engine_flags import StatusPrinter
+    from console.engine.types import EngineState, EngineStatus
+
+    show = StatusPrinter()
+    clock = PhaseClock(CPU_EAGER_START)
+    show(EngineStatus(EngineState.LOADING, "tiny", "building the engine (weights, KV cache)"))
+    for line in CPU_EAGER.splitlines():
+        at, _, message = line.partition(" ")
+        if at.replace(".", "").isdigit() and clock.feed(float(at), message):
+            show(
+                EngineStatus(
+                    EngineState.LOADING,
+                    "tiny",
+                    "building the engine (weights, KV cache)",
+                    phases=clock.snapshot(float(at)),
+                )
+            )
+    show(EngineStatus(EngineState.READY, "tiny"))
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        "[engine] building the engine (weights, KV cache)",
+        "[engine] Start-up 22.2 s",
+        "[engine] Weights 0.1 s",
+        "[engine] KV cache 2.4 s (65,536 tokens)",
+        "[engine] Warm-up 0.0 s",
+    ], err

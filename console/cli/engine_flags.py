@@ -15,7 +15,7 @@ from console.cli.knob_flags import add_knob_flags, given_knobs
 from console.config import SERVER_DEFAULTS, EngineConfig, SamplingSettings, summary
 from console.engine.factory import parse_engine_choice, make_engine
 from console.engine.interface import Engine, require_loader
-from console.engine.types import EngineError, EngineInfo
+from console.engine.types import EngineError, EngineInfo, EngineStatus
 from console.launch import default_model_name, engine_config_for
 from console.models.adapters import lora_modules_for
 from console.models.lora import AdapterError
@@ -179,6 +179,25 @@ def engine_overrides(args: argparse.Namespace) -> dict[str, object]:
     return values
 
 
+class StatusPrinter:
+    """The engine's load on stderr: each stage once, and each of vLLM's phases as it ends
+    ("[engine] Weights 3.1 s (15.0 GiB)")."""
+
+    def __init__(self) -> None:
+        self._stage = ""
+        self._phases = 0
+
+    def __call__(self, status: EngineStatus) -> None:
+        if status.stage and status.stage != self._stage:
+            print(f"[engine] {status.stage}", file=sys.stderr)
+        self._stage = status.stage
+        done = status.phases.done if status.phases is not None else ()
+        for phase in done[self._phases :]:
+            detail = f" ({phase.detail})" if phase.detail else ""
+            print(f"[engine] {phase.label} {phase.seconds:.1f} s{detail}", file=sys.stderr)
+        self._phases = len(done)
+
+
 def start_engine(args: argparse.Namespace, config: EngineConfig | None = None, name: str | None = None) -> Engine:
     """Start (or connect to) the chosen engine and wait, printing the stages, until it is ready.
     ``config``/``name`` default to ``--model`` and ``--preset`` from the store."""
@@ -204,7 +223,7 @@ def start_engine(args: argparse.Namespace, config: EngineConfig | None = None, n
         verify=getattr(args, "ca_cert", None) or True,
         media_folder=getattr(args, "allowed_local_media_path", None),
     )
-    engine.add_status_listener(lambda s: print(f"[engine] {s.stage}", file=sys.stderr) if s.stage else None)
+    engine.add_status_listener(StatusPrinter())
     try:
         if choice.kind == "remote":
             info = engine.connect().result()  # type: ignore[attr-defined]
