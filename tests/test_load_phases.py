@@ -172,3 +172,13 @@ def test_the_terminal_prints_each_stage_and_phase_once(capsys: pytest.CaptureFix
         "[engine] KV cache 2.4 s (65,536 tokens)",
         "[engine] Warm-up 0.0 s",
     ], err
+
+
+@pytest.mark.engine
+def test_the_console_started_servers_start_has_its_phases(vllm_server: Any) -> None:
+    """``vllm serve`` started by the console: its log lines, read as they arrive, give the same phases."""
+    info = vllm_server.status.info
+    names = [p.name for p in info.load_phases]
+    assert {"start", "weights", "kv_cache", "front_end"} <= set(names), names
+    assert names.index("weights") < names.index("kv_cache") and "cuda_graphs" not in names
+    assert sum(p.seconds for p in info.load_phases) <= info.load_seconds + 1e-6
