@@ -31,7 +31,8 @@ def _view(qtbot: Any, dark: bool = False) -> TranscriptView:
         palette = view.palette()
         for role, color in ((QPalette.ColorRole.Base, "#1e1e1e"), (QPalette.ColorRole.Text, "#e0e0e0")):
             palette.setColor(role, QColor(color))
-        view.setPalette(palette)
+        with qtbot.waitSignal(view.restyled, timeout=1000):  # the owner renders again, in the new style
+            view.setPalette(palette)
     view.resize(700, 500)
     view.show()
     return view
@@ -96,3 +97,22 @@ def test_a_dark_palette_gets_the_dark_style_and_a_light_one_the_light_style(qtbo
         block = table.format().background().color().lightness()
         text = _color(view, "name").lightness()
         assert (block < text) if dark else (block > text), (dark, block, text)
+
+
+def test_copied_in_the_history_while_an_answer_streams_leaves_the_answer_whole(qtbot: Any) -> None:
+    """ "Copied" is longer than "Copy": the streaming answer, written after it, must still be
+    replaced exactly (its start follows the edit)."""
+    view = _view(qtbot)
+    history = [_message(1, "assistant", ANSWER), _message(2, "user", "again")]
+    view.show_conversation(history, ("req", "Sure:\n\n```python\nx = 1"), model="tiny")
+    view.anchorClicked.emit(QUrl("copy-code:0"))
+    view.anchorClicked.emit(QUrl("copy-code:1"))
+    assert QApplication.clipboard().text() == "x = 1"
+    final = "Sure:\n\n```python\nx = 1\ny = 2\n```\n\nDone."
+    view.update_stream("Sure:\n\n```python\nx = 1\ny")
+    view.update_stream(final)
+    streamed = view.toPlainText()
+    assert streamed.count("Copied") == 2
+    view.show_conversation(history, ("req", final), model="tiny")
+    assert streamed.replace(view.tr("Copied"), view.tr("Copy")) == view.toPlainText()
+    assert view.code.codes == [CODE, "x = 1\ny = 2"]

@@ -23,6 +23,9 @@ from pygments.util import ClassNotFound
 
 #: Pygments' score (0 to 1) from which its guess of a block's language is taken.
 GUESS_SCORE = 0.5
+#: The guess reads the first this many characters of a block (Pygments' analysers look at the start;
+#: ~3 ms here where the whole of a 300-line block took ~25 ms).
+GUESS_CHARS = 2000
 #: The Pygments styles of the code on a light background and on a dark one.
 LIGHT_STYLE = "default"
 DARK_STYLE = "github-dark"
@@ -108,7 +111,7 @@ def language(fence: Fence) -> tuple[str, Any]:
         return fence.info, _lexer_named(fence.info.lower())
     if not fence.closed or not fence.code.strip():
         return "", None
-    return _guess(fence.code)
+    return _guess(fence.code[:GUESS_CHARS])
 
 
 @lru_cache(maxsize=64)

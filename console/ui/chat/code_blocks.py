@@ -92,10 +92,15 @@ class CodeWriter:
 
     def write(self, markdown: str) -> Tail:
         """Append the markdown at the document's end."""
+        parts = split_fences(markdown)
+        shown: list[_Shown] = []
+        if parts and isinstance(parts[0], Prose) and self.view.document().isEmpty():
+            self.view.setMarkdown(parts[0].text)  # as fast as before for a transcript without code
+            shown.append(_Shown(parts.pop(0), self._mark(0)))
         cursor = self._end()
-        start = cursor.position()
+        start = 0 if shown else cursor.position()
         cursor.beginEditBlock()
-        shown = [self._write_part(cursor, part) for part in split_fences(markdown)]
+        shown.extend(self._write_part(cursor, part) for part in parts)
         cursor.endEditBlock()
         return Tail(self._mark(start), shown)
 
@@ -133,10 +138,7 @@ class CodeWriter:
     def _write_part(self, cursor: QTextCursor, part: Prose | Fence) -> _Shown:
         start = cursor.position()
         if isinstance(part, Prose):
-            if self.view.document().isEmpty():
-                self.view.setMarkdown(part.text)  # as fast as before for a transcript without code
-            else:
-                cursor.insertMarkdown(part.text)
+            cursor.insertMarkdown(part.text)
             cursor.movePosition(QTextCursor.MoveOperation.End)
             return _Shown(part, self._mark(start))
         return self._write_fence(cursor, part, start)
