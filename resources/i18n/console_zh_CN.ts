@@ -1137,6 +1137,16 @@
       <translation>继续</translation>
     </message>
     <message>
+      <location filename="../../console/ui/chat/code_blocks.py" />
+      <source>Copied</source>
+      <translation>已复制</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat/code_blocks.py" />
+      <source>Copy</source>
+      <translation>复制</translation>
+    </message>
+    <message>
       <location filename="../../console/ui/chat/panel.py" />
       <source>Could not save the answer: {0}</source>
       <translation>无法保存回答：{0}</translation>

@@ -96,6 +96,7 @@ class ChatPanel(ChatWidgets):
 
         self.transcript.thinkingToggled.connect(lambda _key: self._render())
         self.transcript.thumbnails.ready.connect(self._render)
+        self.transcript.restyled.connect(self._render)  # the code blocks in the style of the new palette
         ctx.bridge.requestEvents.connect(self._on_bridge_request_events)
         ctx.bridge.statusChanged.connect(self._on_bridge_status_changed)
         status = ctx.engine.status

@@ -5,18 +5,20 @@ costs ~12 ms, the streaming tail ~1 ms), and the figures line under each answer.
 A reasoning model's thinking is shown apart, above its answer: a collapsed "Thinking"
 line with its tokens and time, a link that expands it (the thinking as a quote) and collapses it.
 A user message's pictures show as thumbnails under its text (``chatimage:<id>`` images, made off
-the GUI thread by ``pictures.py`` ``Thumbnails``)."""
+the GUI thread by ``pictures.py`` ``Thumbnails``). Fenced code blocks are highlighted, with their
+language and a Copy link (``code_blocks.py``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QUrl, Signal
 from PySide6.QtGui import QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from console.chat.conversations import Message
 from console.engine.types import RequestFinished
+from console.ui.chat.code_blocks import COPY_SCHEME, CodeWriter, Tail
 from console.ui.chat.pictures import Thumbnails
 from console.ui.formatting import format_count, format_number
 
@@ -109,16 +111,19 @@ class TranscriptView(QTextBrowser):
     it is replaced as it grows. Keeps the view at the end when it was there.
 
     Signals: ``thinkingToggled(str)``: a thinking block's header was clicked (its key is now in
-    :attr:`expanded`, or no longer); the owner renders again."""
+    :attr:`expanded`, or no longer); the owner renders again. ``restyled()``: the palette changed
+    (a light or dark theme): the owner renders again, the code in the style that reads on it."""
 
     thinkingToggled = Signal(str)
+    restyled = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setOpenExternalLinks(False)
         self.setOpenLinks(False)  # links are the thinking blocks' switches; nothing navigates away
         self.anchorClicked.connect(self._on_anchor_clicked)
-        self._anchor: tuple[str, int] | None = None  # (request id, where its answer starts)
+        self._stream: tuple[str, Tail] | None = None  # (request id, its answer as written)
+        self.code = CodeWriter(self)  # the code blocks: written highlighted, their codes for Copy
         self.expanded: set[str] = set()  # the thinking blocks shown open
         self.thumbnails = Thumbnails(self)  # its ``ready`` asks the owner to render again
         self._pictures: dict[str, str] = {}  # picture id -> its file, of the conversation shown
@@ -137,6 +142,13 @@ class TranscriptView(QTextBrowser):
     def _on_anchor_clicked(self, url: QUrl) -> None:
         if url.scheme() == THINK_SCHEME:
             self.toggle_thinking(url.path())
+        elif url.scheme() == COPY_SCHEME and url.path().isdigit():
+            self.code.copy(int(url.path()))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self.restyled.emit()
 
     def show_conversation(
         self, messages: list[Message], stream: tuple[str, str] | None = None, model: str | None = None
@@ -145,31 +157,26 @@ class TranscriptView(QTextBrowser):
         ``model``."""
         self._pictures = {str(i.id): i.path for m in messages for i in m.images}
         with self._kept_at_end():
+            self._stream = None
+            self.code.clear()
             if stream is None:
-                self._anchor = None
-                self.setMarkdown(transcript_markdown(messages, expanded=self.expanded))
+                self.code.write(transcript_markdown(messages, expanded=self.expanded))
                 return
-            self.setMarkdown(transcript_markdown(messages, streaming="", model=model, expanded=self.expanded))
+            self.code.write(transcript_markdown(messages, streaming="", model=model, expanded=self.expanded))
             cursor = QTextCursor(self.document())
             cursor.movePosition(QTextCursor.MoveOperation.End)
             cursor.insertBlock()
-            self._anchor = (stream[0], cursor.position())
-            cursor.insertMarkdown(stream[1] or "…")
+            self._stream = (stream[0], self.code.write(stream[1] or "…"))
 
     def can_update_stream(self, request_id: str | None) -> bool:
         """Whether :meth:`update_stream` can replace that request's answer in place."""
-        a = self._anchor
-        return a is not None and a[0] == request_id and a[1] <= self.document().characterCount()
+        return self._stream is not None and self._stream[0] == request_id
 
     def update_stream(self, text: str) -> None:
-        """Replace only the streaming answer's text."""
-        assert self._anchor is not None
+        """Replace only the streaming answer's text (from its first part that changed)."""
+        assert self._stream is not None
         with self._kept_at_end():
-            cursor = QTextCursor(self.document())
-            cursor.setPosition(self._anchor[1])
-            cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
-            cursor.removeSelectedText()
-            cursor.insertMarkdown(text or "…")
+            self.code.rewrite(self._stream[1], text or "…")
 
     def _kept_at_end(self) -> "_AtEnd":
         return _AtEnd(self)
