@@ -115,3 +115,21 @@ def test_the_window_chat_stops_a_looping_answer(smollm2_engine: Any, home: Path,
     assert said and said[-1].startswith("Stopped: the answer started repeating itself")
     assert "stopped: the answer started repeating itself" in panel.transcript_text()
     assert not panel.continue_button.isEnabled()
+
+
+def test_the_chats_line_about_an_answer_that_did_not_end_by_itself(qtbot: Any) -> None:
+    from console.ui.chat.answer_end import AnswerGuard, answer_end_line
+
+    assert answer_end_line("stop", CHAT_MAX_TOKENS) is None and answer_end_line("abort", CHAT_MAX_TOKENS) is None
+    assert answer_end_line("length", CHAT_MAX_TOKENS) == (
+        "The answer stopped at max tokens (1024): Continue goes on, or raise Max tokens."
+    )
+    full = "The answer filled the model's context."  # no room to go on: Continue would not help
+    assert answer_end_line("length", FIT_CONTEXT) == answer_end_line("length", 300, context_full=True) == full
+    assert (answer_end_line(REPEATING, 300) or "").startswith("Stopped: the answer started repeating itself.")
+    guard = AnswerGuard()
+    line = "The knight raised his shield as the dragon swept down over the village.\n"
+    guard.start(300, before=line * 2)  # a continued answer: its saved part counts
+    assert guard.feed(line) and guard.reason() == REPEATING and not guard.feed(line)  # True once
+    guard.start(300)
+    assert not guard.feed(line) and guard.reason() is None

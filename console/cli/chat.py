@@ -88,7 +88,7 @@ def end_line(finished: RequestFinished, max_tokens: int, repeating: bool) -> str
     if max_tokens <= 0:
         return "[the answer filled the model's context]"
     return (
-        f"[stopped at max tokens ({max_tokens:,}): /continue goes on in a terminal chat; --max-tokens sets "
+        f"[stopped at max tokens ({max_tokens}): /continue goes on in a terminal chat; --max-tokens sets "
         "the length, 0 up to the context]"
     )
 
