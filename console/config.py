@@ -400,6 +400,12 @@ def with_ngram_tokens(overrides: dict[str, Any]) -> dict[str, Any]:
 
 #: ``SamplingSettings.max_tokens`` 0: as many tokens as the context has room for after the prompt.
 FIT_CONTEXT = 0
+#: The chat's first answer length (the window's and the terminal's default max tokens): long enough
+#: for a story, a list or a function (the bundled model's finished answers were all shorter,
+#: benchmarks/README.md "First answers of the bundled model"), short enough that an answer which
+#: loops stops within a minute on a CPU instead of filling a 4,096-token context. A cut answer can
+#: be continued; :data:`FIT_CONTEXT` is the explicit "up to the context".
+CHAT_MAX_TOKENS = 1024
 
 
 #: The sampling fields whose default is the loaded model's own (``None`` in
@@ -418,13 +424,13 @@ class SamplingSettings:
     loaded model's defaults (:class:`SamplingDefaults`: its generation_config.json as vLLM reads
     it, else its family's preset, else vLLM's own); a value is the user's choice and wins. A
     server engine is sent only the values set, so a server keeps its own defaults. The window's
-    chat and the terminal chat share these defaults; ``max_tokens`` :data:`FIT_CONTEXT` is an
-    answer as long as the context allows."""
+    chat and the terminal chat share these defaults: answers up to :data:`CHAT_MAX_TOKENS`;
+    ``max_tokens`` :data:`FIT_CONTEXT` is an answer as long as the context allows."""
 
     temperature: float | None = None
     top_p: float | None = None
     top_k: int | None = None  # 0 (or -1) disables top-k in vLLM
-    max_tokens: int = 0  # FIT_CONTEXT (0): up to the context's end
+    max_tokens: int = CHAT_MAX_TOKENS  # FIT_CONTEXT (0): up to the context's end
     repetition_penalty: float | None = None
     seed: int | None = None
     stop: list[str] = field(default_factory=list)

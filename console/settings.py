@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any, Callable, get_type_hints
 
 from console.atomic import atomic_write_json, sweep_stale_tmp
 from console.config import (
+    CHAT_MAX_TOKENS,
+    FIT_CONTEXT,
     ENGINE_CHOICES,
     ENGINE_LIMITS,
     EngineConfig,
@@ -34,7 +36,7 @@ from console.schema import derive_model
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 SETTINGS_FILE = "settings.json"
 
 
@@ -214,10 +216,22 @@ def _migrate_3_to_4(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _migrate_4_to_5(data: dict[str, Any]) -> dict[str, Any]:
+    # Versions 3 and 4 let the chat's answers run to the context's end by default (max tokens 0),
+    # and the window saved that default as if chosen: a saved 0 follows the new default answer
+    # length, so an answer that loops no longer fills the whole context. Other values stay.
+    sampling = data.get("sampling")
+    if isinstance(sampling, dict) and sampling.get("max_tokens") == FIT_CONTEXT:
+        sampling["max_tokens"] = CHAT_MAX_TOKENS
+    data["schema_version"] = 5
+    return data
+
+
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
     1: _migrate_1_to_2,
     2: _migrate_2_to_3,
     3: _migrate_3_to_4,
+    4: _migrate_4_to_5,
 }
 
 

@@ -103,12 +103,12 @@ def test_continue_goes_on_with_the_answer_max_tokens_cut(engine: Any, tmp_path: 
 
 
 def test_max_tokens_0_answers_up_to_the_end_of_the_context(engine: Any) -> None:
-    """The chat's default max tokens (FIT_CONTEXT, 0) lets an answer run to max_model_len, not to
-    a fixed 256."""
+    """Max tokens FIT_CONTEXT (0, the chat's "up to the context") lets an answer run to
+    max_model_len, not to a fixed length."""
     max_len = engine.status.info.max_model_len
     prompt = [5] * (max_len - 6)
-    sampling = SamplingSettings(temperature=0.0, ignore_eos=True)
-    assert sampling.max_tokens == FIT_CONTEXT == 0
+    sampling = SamplingSettings(temperature=0.0, ignore_eos=True, max_tokens=FIT_CONTEXT)
+    assert FIT_CONTEXT == 0
     end = _answer(engine, GenerationRequest(prompt_token_ids=prompt, sampling=sampling))
     assert end.finish_reason == "length" and end.output_tokens == 6
 
@@ -169,3 +169,16 @@ def test_the_terminal_chat_is_saved_and_can_be_continued(
     session.open(chats["Hello there"])
     turn(engine, session, GREEDY, "And a follow-up")
     assert [m.role for m in store.messages(chats["Hello there"])] == ["user", "assistant", "user", "assistant"]
+
+
+def test_the_terminal_chat_says_where_max_tokens_cut_and_continues(
+    engine: Any, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An answer cut at max tokens: one line says so and how to go on; /continue grows it."""
+    _typing(monkeypatch, ["Tell me a long story", "/continue"])
+    session = ChatSession(ConversationStore())
+    assert repl(engine, session, GREEDY) == 0
+    err = capsys.readouterr().err
+    assert "[stopped at max tokens (8): /continue goes on" in err and "/continue goes on with an answer" in err
+    [_, answer] = ConversationStore().messages(session.conversation_id)  # type: ignore[arg-type]
+    assert answer.finish_reason == "length" and answer.output_tokens == 16  # 8 and 8 more, one answer

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from console.config import SamplingDefaults, SamplingSettings
+from console.config import FIT_CONTEXT, SamplingDefaults, SamplingSettings
 from console.engine.chat_prompt import chat_body
 from console.engine.openai_body import body_params, output_limit, request_body, request_fields
 from console.engine.remote_wire import request_body as wire_body
@@ -18,7 +18,7 @@ ROUTING = ("model", "stream", "stream_options")
 LIMITS = ("max_tokens", "max_completion_tokens")
 
 REQUESTS = {
-    "fit the context": GenerationRequest(messages=MESSAGES),
+    "fit the context": GenerationRequest(messages=MESSAGES, sampling=SamplingSettings(max_tokens=FIT_CONTEXT)),
     "a limit": GenerationRequest(messages=MESSAGES, sampling=SamplingSettings(max_tokens=12)),
     "the user's sampling": GenerationRequest(
         messages=MESSAGES,
@@ -61,7 +61,8 @@ def test_one_output_limit_rule() -> None:
 
 
 def test_a_completion_body() -> None:
-    endpoint, body = request_body(GenerationRequest(prompt_token_ids=[1, 2, 3], sampling=SamplingSettings(top_p=0.5)))
+    unlimited = SamplingSettings(top_p=0.5, max_tokens=FIT_CONTEXT)
+    endpoint, body = request_body(GenerationRequest(prompt_token_ids=[1, 2, 3], sampling=unlimited))
     assert endpoint == "completion" and body == {"top_p": 0.5, "prompt": [1, 2, 3]}
     assert wire_body(GenerationRequest(prompt="Once"), "m")[0] == "/v1/completions"
 
@@ -74,7 +75,8 @@ def test_the_request_carries_no_params() -> None:
 
 def test_params_from_the_body_over_the_models_defaults() -> None:
     defaults = SamplingDefaults({"temperature": 0.25, "top_p": 0.8})
-    fields = request_fields({"logprobs": True, "top_logprobs": 3}, SamplingSettings())["openai_fields"]
+    no_limit = SamplingSettings(max_tokens=FIT_CONTEXT)  # the fields carry no limit: the request's sampling has it
+    fields = request_fields({"logprobs": True, "top_logprobs": 3}, no_limit)["openai_fields"]
     request = GenerationRequest(
         messages=MESSAGES, sampling=SamplingSettings(top_p=0.5, max_tokens=6), openai_fields=fields
     )

@@ -242,11 +242,16 @@ def test_an_empty_chat_counts_nothing_without_asking_the_engine(
         panel.deleteLater()
 
 
-def test_enter_sends_continue_grows_the_cut_answer_and_the_model_is_named(chat: Any, qtbot: Any) -> None:
+def test_enter_sends_continue_grows_the_cut_answer_and_the_model_is_named(
+    chat: Any, qtbot: Any, connections: Any
+) -> None:
     """Enter sends and Shift+Enter breaks the line (Ctrl+Enter in the other way); an
-    answer cut at max tokens is continued in place by Continue; answers carry the model's name."""
+    answer cut at max tokens says so, with the way on, and is continued in place by Continue;
+    answers carry the model's name."""
     from PySide6.QtCore import Qt
 
+    said: list[str] = []
+    connections.connect(chat.message, said.append)
     chat.temperature.setValue(0.0)
     chat.max_tokens.setValue(8)
     qtbot.keyClicks(chat.input, "Tell me")
@@ -261,6 +266,8 @@ def test_enter_sends_continue_grows_the_cut_answer_and_the_model_is_named(chat: 
     assert user.content == "Tell me\na story"
     assert (answer.finish_reason, answer.output_tokens, answer.model) == ("length", 8, "tiny")
     assert "tiny" in chat.transcript_text() and "Assistant" not in chat.transcript_text()
+    assert said == ["The answer stopped at max tokens (8): Continue goes on, or raise Max tokens."]
+    assert "stopped at max tokens: Continue goes on" in chat.transcript_text()  # under the answer
 
     assert chat.continue_button.isEnabled()
     qtbot.mouseClick(chat.continue_button, Qt.MouseButton.LeftButton)

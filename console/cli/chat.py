@@ -5,7 +5,9 @@ With a PROMPT, answers once and exits; without one, a terminal chat. The termina
 :class:`~console.chat.session.ChatSession` like the window's Chat tab: it is saved in the same
 conversation history (the window lists it), ``--conversation ID`` continues a saved one (a PROMPT
 then joins it too), ``/new`` starts another, ``/regenerate`` asks the last question again,
-``/quit`` or Ctrl-D leaves, and Ctrl-C stops the current answer (what arrived is kept). A
+``/continue`` goes on with an answer cut at max tokens, ``/quit`` or Ctrl-D leaves, and Ctrl-C
+stops the current answer (what arrived is kept). An answer that starts repeating one paragraph
+is stopped and saved as such (``console/chat/repetition.py``, as in the window). A
 reasoning model's thinking is shown apart on stderr and saved apart (``chat_thinking.py``).
 ``--image FILE`` attaches pictures to the first message (``chat_images.py``).
 """
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from console.chat.attachments import Attachment, ImageError, user_content
+from console.chat.repetition import REPEATING, RepetitionGuard
 from console.chat.session import ChatSession
 from console.cli.chat_images import add_image_args, images_from_args, loaded_refusal
 from console.cli.chat_output import add_output_args, output_fields_from_args, print_choices
@@ -70,34 +73,67 @@ class _Answer:
         self.finished: RequestFinished | None = None
         self.thought: Thought | None = None
         self.content: str | None = None
+        self.repeating = False  # the loop guard stopped it
 
 
-def answer(engine: Engine, request: GenerationRequest, out: _Answer | None = None, hide_thinking: bool = False) -> str:
+def end_line(finished: RequestFinished, max_tokens: int, repeating: bool) -> str | None:
+    """The line said about an answer that did not end by itself (as the window's chat says it)."""
+    if repeating:
+        return (
+            "[stopped: the answer started repeating itself; /regenerate, "
+            "or raise --temperature or --repetition-penalty]"
+        )
+    if finished.finish_reason != "length":
+        return None
+    if max_tokens <= 0:
+        return "[the answer filled the model's context]"
+    return (
+        f"[stopped at max tokens ({max_tokens}): /continue goes on in a terminal chat; --max-tokens sets "
+        "the length, 0 up to the context]"
+    )
+
+
+def answer(
+    engine: Engine,
+    request: GenerationRequest,
+    out: _Answer | None = None,
+    hide_thinking: bool = False,
+    before: str = "",
+) -> str:
     """Stream ``request``'s answer to stdout (figures, and a reasoning model's thinking, to
     stderr); returns its text. ``out`` sees the text as it arrives, so an interrupted answer keeps
-    what came."""
+    what came. ``before``: the saved part a continued answer goes on from (the loop guard reads it)."""
     out = out if out is not None else _Answer()
     printer = ThinkingPrinter(
         chat_splitter(engine, request.openai_fields or {}) if request.messages is not None else None, hide_thinking
     )
     try:
-        return _stream(engine, request, out, printer)
+        return _stream(engine, request, out, printer, before)
     except KeyboardInterrupt:  # stopped: what arrived is kept, its thinking apart
         out.thought, out.content = printer.finish(out.text, None)
         raise
 
 
-def _stream(engine: Engine, request: GenerationRequest, out: _Answer, printer: ThinkingPrinter) -> str:
+def _stream(engine: Engine, request: GenerationRequest, out: _Answer, printer: ThinkingPrinter, before: str) -> str:
+    guard = RepetitionGuard()
+    guard.feed(before + "\n" if before else "")
     for ev in engine.stream(request):
         if isinstance(ev, TokenDelta):
             out.text += ev.text
             printer.add(ev.text, ev.num_tokens, ev.token_ids, ev.reasoning)
+            if not out.repeating and guard.feed(ev.text):  # looping: stopped (the engine ends it as aborted)
+                out.repeating = True
+                engine.abort(request.request_id)
         elif isinstance(ev, RequestFinished):
             out.thought, out.content = printer.finish(ev.text, ev)
             sys.stdout.write("\n")
             tps = f", {ev.tokens_per_s:.1f} tok/s" if ev.tokens_per_s else ""
             ttft = f"TTFT {1000 * ev.ttft_s:.0f} ms, " if ev.ttft_s is not None else ""
-            print(f"[{ttft}{ev.output_tokens} tokens{tps}, finish: {ev.finish_reason}]", file=sys.stderr)
+            reason = REPEATING if out.repeating else ev.finish_reason
+            print(f"[{ttft}{ev.output_tokens} tokens{tps}, finish: {reason}]", file=sys.stderr)
+            line = end_line(ev, request.sampling.max_tokens, out.repeating)
+            if line is not None:
+                print(line, file=sys.stderr)
             print_choices(ev.choices)
             out.text, out.finished = ev.text, ev
             return ev.text
@@ -196,27 +232,33 @@ def _turn(
     extra: dict[str, Any] | None = None,
     hide_thinking: bool = False,
     images: Sequence[Attachment] = (),
+    cont: bool = False,
 ) -> None:
     """One question (``text``; None: ask the last one again) and its answer, both saved (a
-    reasoning model's thinking apart). Ctrl-C stops the answer and keeps what arrived, as the
-    window's Stop does."""
+    reasoning model's thinking apart); ``cont``: go on with the last answer where max tokens cut
+    it instead. Ctrl-C stops the answer and keeps what arrived, as the window's Stop does."""
     try:
-        request = (
-            session.send(text, sampling, images=images, **(extra or {}))
-            if text is not None
-            else session.regenerate(sampling, **(extra or {}))
-        )
+        if cont:
+            request = session.continue_answer(sampling, **(extra or {}))
+        elif text is not None:
+            request = session.send(text, sampling, images=images, **(extra or {}))
+        else:
+            request = session.regenerate(sampling, **(extra or {}))
     except ImageError as exc:  # refused before anything was saved
         raise CliError(str(exc)) from None
     except (ConversationError, OSError) as exc:
         raise CliError(f"could not save the message: {exc}") from None
     if request is None:
-        print("nothing to regenerate: ask something first", file=sys.stderr)
+        print(
+            "nothing to continue: no answer was cut short" if cont else "nothing to regenerate: ask something first",
+            file=sys.stderr,
+        )
         return
     got = _Answer()
+    before = session.continuing.content if session.continuing is not None else ""
     try:
-        answer(engine, request, got, hide_thinking)
-        reason = None
+        answer(engine, request, got, hide_thinking, before)
+        reason = REPEATING if got.repeating else None
     except KeyboardInterrupt:
         print("\n[stopped]", file=sys.stderr)
         reason = "abort"
@@ -239,8 +281,8 @@ def repl(
     images: Sequence[Attachment] = (),
 ) -> int:
     print(
-        "Type a message. /new starts another conversation, /regenerate asks again, /quit leaves. "
-        "Ctrl-C stops an answer.",
+        "Type a message. /new starts another conversation, /regenerate asks again, /continue goes on "
+        "with an answer cut at max tokens, /quit leaves. Ctrl-C stops an answer.",
         file=sys.stderr,
     )
     for m in session.messages:  # a continued conversation: where it stands
@@ -264,6 +306,9 @@ def repl(
                 session.new()
                 continue
             try:
+                if command == "/continue":
+                    _turn(engine, session, sampling, None, extra, hide_thinking, cont=True)
+                    continue
                 text = None if command == "/regenerate" else line
                 turn(engine, session, sampling, text, extra, hide_thinking, ask_on_terminal, images if text else ())
                 if text is not None:

@@ -25,7 +25,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from console.config import SamplingDefaults, SamplingSettings
+from console.config import FIT_CONTEXT, SamplingDefaults, SamplingSettings
 from console import vllm_compat
 from console.engine.types import GenerationRequest
 
@@ -135,7 +135,7 @@ def parse_body(endpoint: Endpoint, body: dict[str, Any], defaults: SamplingSetti
     """Validate ``body`` with vLLM's request model for ``endpoint``; raises :class:`BodyError`."""
     if not isinstance(body, dict):
         raise BodyError("'body' must be an object")
-    defaults = defaults or SamplingSettings()
+    defaults = defaults or SamplingSettings(max_tokens=FIT_CONTEXT)  # no limit given: vLLM's, the context's end
     server_defaults, body_defaults = _defaults_for(defaults)
     full = {**body_defaults, **body}
     cls = vllm_compat.chat_completion_request_class() if endpoint == "chat" else vllm_compat.completion_request_class()

@@ -1262,6 +1262,11 @@
       <translation>停止回答 (Esc)</translation>
     </message>
     <message>
+      <location filename="../../console/ui/chat/answer_end.py" />
+      <source>Stopped: the answer started repeating itself. Regenerate, or raise the temperature or the repetition penalty.</source>
+      <translation>已停止：回答开始重复自身。请重新生成，或调高温度或重复惩罚。</translation>
+    </message>
+    <message>
       <location filename="../../console/ui/chat/panel_ui.py" />
       <source>System prompt</source>
       <translation>系统提示词</translation>
@@ -1280,6 +1285,16 @@
       <location filename="../../console/ui/chat/panel.py" />
       <source>The answer failed: {0}</source>
       <translation>回答失败：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat/answer_end.py" />
+      <source>The answer filled the model's context.</source>
+      <translation>回答已占满模型的上下文。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat/answer_end.py" />
+      <source>The answer stopped at max tokens ({0}): Continue goes on, or raise Max tokens.</source>
+      <translation>回答在最大词元数（{0}）处停止：点“继续”接着生成，或调高“最大词元数”。</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat/panel_ui.py" />
@@ -1312,11 +1327,6 @@
       <translation>失败</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat/transcript.py" />
-      <source>hit max tokens</source>
-      <translation>达到最大词元数</translation>
-    </message>
-    <message>
       <location filename="../../console/ui/chat/pictures.py" />
       <source>pasted.png</source>
       <translation>粘贴的图片.png</translation>
@@ -1325,6 +1335,16 @@
       <location filename="../../console/ui/chat/transcript.py" />
       <source>stopped</source>
       <translation>已停止</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat/transcript.py" />
+      <source>stopped at max tokens: Continue goes on</source>
+      <translation>在最大词元数处停止：点“继续”接着生成</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat/transcript.py" />
+      <source>stopped: the answer started repeating itself</source>
+      <translation>已停止：回答开始重复自身</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat/pictures.py" />
@@ -4873,8 +4893,8 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/chat/sampling_box.py" />
-      <source>The longest answer in tokens; at the lowest value, as long as the model's context allows (an answer cut here can be continued)</source>
-      <translation>回答的最大词元数；取最小值时，回答可长至模型上下文所允许的长度（在此被截断的回答可以继续）</translation>
+      <source>The longest answer in tokens (default {0}); an answer cut here can be continued. At 0, as long as the model's context allows.</source>
+      <translation>回答的最大词元数（默认 {0}）；在此被截断的回答可以继续。设为 0 时，回答可长至模型上下文所允许的长度。</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat/sampling_box.py" />

@@ -44,6 +44,7 @@ from console.engine.types import (
     TokenDelta,
 )
 from console.settings import Settings
+from console.ui.chat.answer_end import AnswerGuard, answer_end_line
 from console.ui.chat.pictures import ChatImages
 from console.ui.chat.output_control import request_extras
 from console.ui.chat.panel_ui import ChatWidgets, setup_ui
@@ -77,6 +78,7 @@ class ChatPanel(ChatWidgets):
         self.active_id: str | None = None  # the request whose answer streams now
         self._stream_text = ""
         self.render_count = 0  # tests watch that rendering is throttled
+        self.guard = AnswerGuard()  # stops an answer that repeats one paragraph over and over
 
         setup_ui(self, ctx, self.session)
         self._connect_widgets()
@@ -386,6 +388,9 @@ class ChatPanel(ChatWidgets):
             self._render()
             return False
         self._stream_text = ""
+        self.guard.start(
+            request.sampling.max_tokens, self.session.continuing.content if self.session.continuing else ""
+        )
         self.thinking.start(split=self.session.continuing is None)
         self._render_timer.start()
         self._render()
@@ -404,10 +409,12 @@ class ChatPanel(ChatWidgets):
                 self._stream_text += ev.text
                 self.thinking.add(ev.text, ev.num_tokens, ev.token_ids, ev.reasoning)
                 self._dirty = True
+                if self.guard.feed(ev.text):  # looping: stopped, saved as such
+                    self.ctx.bridge.abort(self.active_id)
             elif isinstance(ev, RequestFinished):
                 # an answer the engine read (its thinking or calls apart) may leave no text at all
                 read = ev.reasoning is not None or bool(ev.choices and ev.choices[0].tool_calls)
-                self._finish(ev.text if read or ev.text else self._stream_text, ev)
+                self._finish(ev.text if read or ev.text else self._stream_text, ev, self.guard.reason())
             elif isinstance(ev, RequestFailed):
                 self.show_error(self.tr("The answer failed: {0}").format(ev.message))
                 self._finish(ev.partial_text or self._stream_text, None, reason="error")
@@ -426,11 +433,16 @@ class ChatPanel(ChatWidgets):
         self.tools_box.after_answer()  # the model's tool calls: answered by a built-in tool or the user
         self._stream_text = ""
         self.choices_view.show_choices(ev.choices if ev is not None else ())
+        full = False
         if ev is not None and status.info is not None:
             self.context_bar.show_used(ev.prompt_tokens + ev.output_tokens, status.info.max_model_len)
+            full = ev.prompt_tokens + ev.output_tokens >= status.info.max_model_len
         self._render()
         self._update_buttons()
         self.refresh_conversations()
+        line = answer_end_line(reason or (ev.finish_reason if ev else None), self.guard.max_tokens, full)
+        if line is not None:  # cut at max tokens (Continue goes on) or for repeating itself
+            self.message.emit(line)
         self.busyChanged.emit(False)
 
     def _on_render_timer_timeout(self) -> None:

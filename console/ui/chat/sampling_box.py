@@ -1,6 +1,9 @@
 """The Chat tab's sampling controls: temperature, top-p, top-k, max tokens, repetition penalty,
 seed and stop strings, as one group box that reads and writes :class:`SamplingSettings`.
 
+Max tokens starts at the chat's default answer length (:data:`~console.config.CHAT_MAX_TOKENS`,
+shown as the number); 0, "up to the context", is there to pick.
+
 Temperature, top-p, top-k and repetition penalty start at the loaded model's defaults (its
 generation_config.json as vLLM reads it, else its family's preset, else vLLM's own), shown with
 where they came from; a control the user changes is theirs and wins (``None`` in the settings
@@ -20,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from console.config import (
+    CHAT_MAX_TOKENS,
     FROM_FAMILY,
     FROM_GENERATION_CONFIG,
     MODEL_DEFAULT_FIELDS,
@@ -45,12 +49,13 @@ class SamplingBox(QGroupBox):
         self.top_k.setSpecialValueText(self.tr("off"))
         self.max_tokens = QSpinBox(self)
         self.max_tokens.setRange(0, 1_048_576)  # 0 (FIT_CONTEXT): up to the context's end
+        self.max_tokens.setSingleStep(256)  # from the default, four steps down reach "up to the context"
         self.max_tokens.setSpecialValueText(self.tr("up to the context"))
         self.max_tokens.setToolTip(
             self.tr(
-                "The longest answer in tokens; at the lowest value, as long as the "
-                "model's context allows (an answer cut here can be continued)"
-            )
+                "The longest answer in tokens (default {0}); an answer cut here can be continued. "
+                "At 0, as long as the model's context allows."
+            ).format(CHAT_MAX_TOKENS)
         )
         self.repetition_penalty = QDoubleSpinBox(self)
         self.repetition_penalty.setRange(0.5, 2.0)

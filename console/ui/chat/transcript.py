@@ -17,6 +17,7 @@ from PySide6.QtGui import QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from console.chat.conversations import Message
+from console.chat.repetition import REPEATING
 from console.engine.types import RequestFinished
 from console.ui.chat.code_blocks import COPY_SCHEME, CodeWriter, Tail
 from console.ui.chat.pictures import Thumbnails
@@ -40,7 +41,9 @@ def figures_text(m: Message | RequestFinished) -> str:
     if reason == "abort":
         parts.append(tr("ChatPanel", "stopped"))
     elif reason == "length":
-        parts.append(tr("ChatPanel", "hit max tokens"))
+        parts.append(tr("ChatPanel", "stopped at max tokens: Continue goes on"))
+    elif reason == REPEATING:
+        parts.append(tr("ChatPanel", "stopped: the answer started repeating itself"))
     elif reason == "error":
         parts.append(tr("ChatPanel", "failed"))
     return " · ".join(parts)
