@@ -114,17 +114,18 @@ def test_leave_one_out_kv_error_within_2_percent(h200_loads: list[Any], capsys: 
 def test_loads_never_fitted_on_are_predicted_and_then_learned(h200_loads: list[Any]) -> None:
     """The acceptance journey's GPU loads (other models, lengths and a 49,152-token vocabulary on the
     8B shape) predicted from a fit on the five recorded loads only, then leave-one-out over all.
-    Figures: benchmarks/gpu/README-calibration.md (SmolLM2 missed by -3.7% before the family fits;
-    its llama/bf16 and llama/awq fits now bring it within 0.4% from the start)."""
+    Figures: benchmarks/gpu/README-calibration.md (SmolLM2 missed by -3.7% before the family fits,
+    and by -3.4 to -3.7% with the fitted compiled term; counting the compile-time benchmark of the
+    embedding gather, read from vLLM's source, brings every one within 0.4% from the start)."""
     script = check_script()
     unseen = script.acceptance_h200_loads(RESULTS)
     assert [r.model for r in unseen].count("llama-8b-shape") == 1 and len(unseen) == 9
     rows = script.unseen_table(h200_loads, unseen)
     for r in rows:
         if r["model"].startswith("llama-8b-shape"):
-            assert abs(r["error"]) <= 0.03, r  # the 8B shape at a new vocabulary: within 3%
+            assert abs(r["error"]) <= 0.01, r  # the 8B shape at a new vocabulary: within 1%
         else:
-            assert -0.04 <= r["error"] < 0, r  # SmolLM2: conservative, the 3B-8B line extrapolated to 135M
+            assert abs(r["error"]) <= 0.004, r  # SmolLM2 (135M, 128 sequences): the same rule
     both = leave_one_out(h200_loads + unseen)
     small = [r for r in both if r["model"].startswith("smollm2")]
     assert len(small) == 7 and all(abs(r["error"]) <= 0.015 for r in small)  # once seen, learned
@@ -138,9 +139,12 @@ def test_fit_figures_come_from_the_reports(h200_loads: list[Any]) -> None:
     # the user's fit is in the planner's terms, the release's constants included: vLLM's weights are
     # within 0.5% of the estimate with the formats' measured shares (0.3-0.9% above the bare one)
     assert abs(data["weights_scale"] - 1) < 0.005
+    # the activation needs no more than a few percent: the release's rule counts what these loads
+    # held (the whole-card load at 2,048 batched tokens peaked at the compile-time benchmark of the
+    # embedding gather, 1.01 GiB, which a fit had to add as 0.9-1.4 GiB before it was counted)
     rule = data["overheads"]["activation_peak"]
     fitted = [rule["scale"] * plan(h.request()).overheads["activation_peak"].bytes for h in h200_loads]
-    assert all(f >= 0 for f in fitted) and 0.9 * GiB < rule["add_bytes"] < 1.4 * GiB
+    assert all(f >= 0 for f in fitted) and abs(rule["scale"] - 1) < 0.06 and abs(rule["add_bytes"]) < 0.1 * GiB
     assert data["last_load"]["measured_kv_tokens"] == h200_loads[-1].kv_tokens
     assert abs(data["last_load"]["error"]) < 0.01
 

@@ -152,7 +152,7 @@ def test_a_picture_limit_of_zero_leaves_the_tower_out_as_vllm_does() -> None:
 def test_a_vision_model_that_does_not_fit_is_offered_text_only_mode() -> None:
     from console.planner.verdict import plan
 
-    p = plan(PlanRequest(KNOWN_SHAPES["Gemma-3-12B"], gpu="rtx-4090", quantization="fp8", max_model_len=14336))
+    p = plan(PlanRequest(KNOWN_SHAPES["Gemma-3-12B"], gpu="rtx-4090", quantization="fp8", max_model_len=16384))
     assert p.verdict == "fits-with-changes"
     text_only = [s for s in p.suggestions if s.changes.get("limit_mm_per_prompt") == {"image": 0}]
     assert text_only and all(s.engine_args["limit_mm_per_prompt"] == {"image": 0} for s in text_only)

@@ -1,5 +1,6 @@
 """What a Hugging Face ``config.json`` says about how vLLM lays a model out beyond its widths:
-sliding-window layers and the quantization method and variant (``ModelShape.from_hf_config``)."""
+sliding-window layers, the quantization method and variant, the rotary embeddings' caches
+(``ModelShape.from_hf_config``)."""
 
 from __future__ import annotations
 
@@ -63,4 +64,47 @@ def tied_embeddings(config: dict[str, Any], text: dict[str, Any]) -> bool:
     return bool(top if top is not None else text.get("tie_word_embeddings", False))
 
 
-__all__ = ["quant_method", "quant_variant", "sliding_layers", "tied_embeddings"]
+def _ropes(cfg: dict[str, Any], layers: int) -> list[dict[str, Any]]:
+    """The rope parameters of each kind of layer: transformers 5's ``rope_parameters`` (per layer
+    type where a model has several), else ``rope_scaling`` and ``rope_theta``, with Gemma-3's
+    sliding layers' own ``rope_local_base_freq`` (a plain rope; vLLM's ``gemma3.py``)."""
+    params = cfg.get("rope_parameters")
+    if isinstance(params, dict) and params:
+        kinds = [v for v in params.values() if isinstance(v, dict)]
+        return kinds or [params]
+    ropes = [{**(cfg.get("rope_scaling") or {}), "rope_theta": cfg.get("rope_theta")}]
+    if cfg.get("rope_local_base_freq") and sliding_layers(cfg, layers)[1]:
+        ropes.append({"rope_type": "default", "rope_theta": cfg["rope_local_base_freq"]})
+    return ropes
+
+
+def _rope_rows(rope: dict[str, Any], max_pos: int) -> int:
+    """The rows of vLLM 0.26's cos/sin cache for one rope (``layers/rotary_embedding``): linear
+    scaling holds ``max_position x factor`` positions, YaRN ``original_max_position x factor``,
+    LongRoPE a short and a long cache, multimodal RoPE ``4 x max_position``; the rest ``max_position``."""
+    kind = str(rope.get("rope_type") or rope.get("type") or "default")
+    factor = float(rope.get("factor") or 1.0)
+    original = int(rope.get("original_max_position_embeddings") or max_pos)
+    if "mrope_section" in rope or kind == "mrope":
+        return 4 * max_pos
+    if kind == "linear":
+        return int(max_pos * factor)
+    if kind == "yarn":
+        return int(original * factor)
+    if kind == "longrope":
+        return original + max_pos
+    return max_pos
+
+
+def rope_cache_elements(cfg: dict[str, Any], head_dim: int, max_pos: int, layers: int = 1) -> int:
+    """The elements of the cos/sin caches vLLM builds for a text config's rotary embeddings: one per
+    distinct rope (layers share it), its rows x the rotary width (``head_dim x partial_rotary_factor``)."""
+    seen: dict[str, int] = {}
+    for rope in _ropes(cfg, layers):
+        factor = float(rope.get("partial_rotary_factor") or cfg.get("partial_rotary_factor") or 1.0)
+        key = repr(sorted((str(k), repr(v)) for k, v in rope.items()))
+        seen[key] = _rope_rows(rope, max_pos) * int(head_dim * factor)
+    return sum(seen.values())
+
+
+__all__ = ["quant_method", "quant_variant", "rope_cache_elements", "sliding_layers", "tied_embeddings"]

@@ -34,7 +34,7 @@ from console.planner.overheads import (
     weights_margin,
 )
 from console.planner.vision import tower_note
-from console.planner.vllm_memory import quantized_bytes, weight_format
+from console.planner.vllm_memory import quantized_bytes, rope_cache_bytes, weight_format
 from console.planner.request import (
     DEFAULT_CPU_KV_BYTES,
     GROUP_SIZE,
@@ -223,7 +223,7 @@ def compute(req: PlanRequest) -> Plan:
         w = layers * layer_bytes + (embed_bytes if stage == 0 else 0)
         if stage == pp - 1:  # lm_head (its own copy on the last stage when tied and pp > 1)
             w += (0 if s.tie_word_embeddings and pp == 1 else embed_bytes) + s.hidden_size * s.weight_bytes
-        w = int(math.ceil(w * w_scale))
+        w = int(math.ceil(w * w_scale)) + rope_cache_bytes(s)  # every stage holds its rope caches
         if stage == 0:  # an EAGLE head and a vision tower sit beside the first stage, 16-bit, in vLLM's budget
             w += speed.draft_weights_bytes(s, req.speculative_method, req.draft_params, tp)
             w += tower // tp

@@ -16,10 +16,10 @@ from console.planner.lora import lora_slot_bytes
 from console.planner.request import Overhead, PlanRequest, gib, max_num_batched_tokens, max_num_seqs, rules
 from console.planner.shapes import ModelShape
 from console.planner.vllm_memory import (
-    COMPILE_SEQS_CAP,
+    MLP_KEEPS_GATE_UP,
     ReleaseConstants,
     activation_bytes,
-    compiled_logits,
+    compile_benchmark_peak,
     forward_peak,
     memory_constants,
     sampler_peak,
@@ -53,6 +53,10 @@ COVERAGE_TEXT = {
 def fit_source(c: ReleaseConstants) -> Message:
     """Where the release's constants came from (GPU, vLLM, loads)."""
     return Message("measured constants ({0}, vLLM {1}, {2} load(s))", c.gpu, c.vllm_version, c.loads)
+
+
+def keeps_gate_up(shape: ModelShape) -> bool:
+    return not shape.is_moe and shape.model_type in MLP_KEEPS_GATE_UP
 
 
 def activation_estimate(shape: ModelShape, tokens: int, seqs: int, tp: int = 1) -> int:
@@ -110,24 +114,25 @@ def estimate_overheads(req: PlanRequest, calibration: Calibration | None) -> dic
         ctx_f = "0.5 GiB CUDA context + cuBLAS workspace" + (" + 0.25 GiB NCCL buffers" if req.world_size > 1 else "")
     eager = req.enforce_eager or g.is_cpu
     constants = fit or ReleaseConstants(gpu=g.name, vllm_version=rules(req).version)
-    act = activation_bytes(s, tokens, seqs, tp, eager, constants)
+    act = activation_bytes(s, tokens, seqs, tp, eager, constants, req.quantization)
     mlp = (
         f"{s.experts_per_token} x (max(2 x {s.moe_intermediate_size}, {s.hidden_size}) + "
         f"max({s.moe_intermediate_size}, {s.hidden_size}) + 2 x {s.moe_intermediate_size}) + 3 x {s.hidden_size}"
         if s.is_moe
         else f"3 x {s.hidden_size} + 3 x {s.intermediate_size}/{tp}"
+        + (f" + {s.hidden_size} (gate/up kept through the down projection)" if keeps_gate_up(s) else "")
     )
     scale = (constants.activation_moe if s.is_moe else 1.0) + constants.residual(s.model_type, "activation")
     act_f = (
         f"profile run: max(forward {tokens} tokens x ({mlp}) x 2 B x {scale:g}, "
-        f"sampler {tokens} x {s.hidden_size} x 2 B + {seqs} x {s.vocab_size} x 4 B) = "
-        f"max({gib(forward_peak(s, tokens, tp) * scale)}, {gib(sampler_peak(s, tokens, seqs))})"
+        f"sampler ({tokens} + {seqs}) x {s.hidden_size} x 2 B + {seqs} x {s.vocab_size} logits) = "
+        f"max({gib(forward_peak(s, tokens, tp, req.quantization) * scale)}, {gib(sampler_peak(s, tokens, seqs))})"
     )
     if not eager:
-        logits = compiled_logits(s, tokens, seqs)
         act_f += (
-            f"; compiled: + {constants.compile_logit_copies:.2f} x {min(seqs, COMPILE_SEQS_CAP)} x {s.vocab_size} x 4 B"
-            f" = {gib(constants.compile_logit_copies * logits)}"
+            f"; compiled: at least the compile-time benchmark of the embedding gather, the table "
+            f"{s.vocab_size} x {s.hidden_size} + 2 x {tokens} x {s.hidden_size}, x 2 B = "
+            f"{gib(compile_benchmark_peak(s, tokens, tp))}"
         )
         if constants.residual(s.model_type, "compiled"):
             act_f += f" + {gib(constants.residual(s.model_type, 'compiled'))} measured for {s.model_type}"

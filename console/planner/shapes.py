@@ -13,7 +13,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from console.planner.config_keys import quant_method, quant_variant, sliding_layers, tied_embeddings
+from console.planner.config_keys import quant_method, quant_variant, rope_cache_elements, sliding_layers
+from console.planner.config_keys import tied_embeddings
 from console.planner.vision import (
     deepstack_levels,
     image_tokens,
@@ -226,7 +227,7 @@ class ModelShape:
             reference_image_tokens=reference_image_tokens(config),
             vision_kind=vision_kind(config),
             deepstack_levels=deepstack_levels(config),
-            extra={"model_type": model_type},
+            extra={"model_type": model_type, "rope": rope_cache_elements(cfg, head_dim, max_pos, layers)},
         )
 
 

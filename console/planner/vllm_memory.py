@@ -5,19 +5,23 @@ vLLM sizes the KV cache as ``total x gpu_memory_utilization`` less three figures
 (its "Actual usage is ..." line; read from ``v1/worker/gpu_worker.py`` and the model runners):
 
 * **weights**: the bytes torch holds after loading. The planner counts the checkpoint's parameters
-  (quantized linears at their format's width, the rest 16-bit); what quantization's post-processing
-  adds or keeps (scales, repacked Marlin tensors, rotary caches) is one measured share of the
-  quantized linears' bytes per format (``weights_extra``), the same for every architecture.
+  (quantized linears at their format's width, the rest 16-bit) and the rotary embeddings' cos/sin
+  caches (one per distinct rope: Gemma-3's global rope, linear x 8, holds 1M positions, 512 MiB);
+  what quantization's post-processing adds or keeps (scales, repacked Marlin tensors) is one
+  measured share of the quantized linears' bytes per format (``weights_extra``), the same for
+  every architecture.
 * **peak activation**: the torch peak of the profile run, one forward pass of
   ``max_num_batched_tokens`` tokens without attention, then the sampler on ``min(max_num_seqs,
   tokens)`` rows. The forward pass peaks in the MLP: the residual, the layer's input and output
   (three hidden-size rows a token) beside the gate/up output and its activation (three
   intermediate-size rows), 16-bit; a mixture of experts holds the fused-MoE kernel's workspaces for
-  each routed copy of a token instead. The sampler phase holds the hidden states and the logits
-  (a float32 copy). The peak is the larger phase. A compiled engine's profile run (torch.compile,
-  CUDA graphs) peaks higher by ``compile_logit_copies`` float32 copies of the logits of
-  ``min(max_num_seqs, 256)`` rows (what the measured compiled loads added grew with the vocabulary
-  and the sequences up to 256, and not beyond: ``benchmarks/gpu/README-fit.md``).
+  each routed copy of a token instead. The sampler phase holds the hidden states and the logits:
+  the v2 model runner (dense models) keeps them in the model's dtype and works in place, the v1
+  runner (a mixture of experts in 0.26) adds a float32 copy. The peak is the larger phase. A
+  compiled engine's first profile run also compiles the model: inductor benchmarks its fused
+  kernels on random copies of their arguments (``benchmark_combo_kernel``, which vLLM turns on),
+  the largest being the embedding gather with the first norm: the embedding table and two
+  ``[tokens, hidden]`` outputs. Nothing there grows with ``max_num_seqs``.
 * **non-torch** memory (NCCL, cuBLAS workspaces): a constant per GPU and release.
 
 CUDA graphs are captured after the cache is sized (outside the budget in 0.26 for dense models);
@@ -59,9 +63,13 @@ WEIGHT_FORMATS = (
     "gptq-moe",
     "mxfp4-moe",
 )
-#: The sampler's logits in the profile run: one float32 copy a value (the profile run skips top-k,
-#: top-p and logprobs; Gemma-3-4B's 1,024 x 262,208 logits bound it: vLLM's whole peak was 1.45 GiB).
-SAMPLER_BYTES_PER_LOGIT = 4
+#: The sampler's logits in the profile run, bytes a value: the v2 model runner (vLLM 0.26's for dense
+#: models) keeps the model's 16-bit logits and applies the sampling parameters in place; the v1
+#: runner (a mixture of experts) holds a float32 copy beside them (``v1/sample/sampler.py``).
+SAMPLER_BYTES_PER_LOGIT = 2
+SAMPLER_BYTES_PER_LOGIT_V1 = 2 + 4
+#: Architectures whose vLLM code builds the rotary cache in float32 (``gpt_oss.py``).
+ROPE_FLOAT32 = frozenset({"gpt_oss"})
 
 
 @dataclass(frozen=True)
@@ -100,7 +108,6 @@ class ReleaseConstants:
     vllm_version: str
     weights_extra: dict[str, float] = field(default_factory=dict)
     activation_moe: float = 1.0
-    compile_logit_copies: float = 2.5
     non_torch_bytes: int = int(0.22 * GiB)
     graphs_scale: float = 1.0
     loads: int = 0
@@ -109,7 +116,7 @@ class ReleaseConstants:
     #: release's rule, measured on its own loads, in the rule's units, so that they carry to the
     #: architecture's other sizes: "weights" (share of the quantized linears' bytes), "activation"
     #: (share of the forward peak, eager) and "compiled" (bytes a compiled engine's peak adds beyond
-    #: the release's rule)
+    #: the release's rule; none where the rule holds within 0.05 GiB)
     architectures: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def residual(self, model_type: str | None, term: str) -> float:
@@ -133,7 +140,6 @@ class ReleaseConstants:
             "vllm_version": self.vllm_version,
             "weights_extra": {k: round(v, 4) for k, v in sorted(self.weights_extra.items())},
             "activation_moe": round(self.activation_moe, 4),
-            "compile_logit_copies": round(self.compile_logit_copies, 4),
             "non_torch_bytes": self.non_torch_bytes,
             "graphs_scale": round(self.graphs_scale, 4),
             "loads": self.loads,
@@ -181,53 +187,90 @@ def quantized_bytes(shape: ModelShape, bits: float, experts_only: bool) -> float
     return quantized * bits / 8
 
 
-def forward_peak(shape: ModelShape, tokens: int, tp: int = 1) -> int:
-    """The profile run's forward peak before any constant (bytes): the MLP of one layer on
-    ``tokens`` tokens (16-bit), or a mixture of experts' fused-kernel workspaces per routed copy."""
+#: Architectures whose vLLM MLP keeps its gate/up output bound while the down projection runs
+#: (``gate_up, _ = self.gate_up_proj(x); x = self.act_fn(gate_up)``: Qwen2MLP, which Qwen3 reuses,
+#: Gemma3MLP, Granite, StableLM); Llama's (Mistral's, Phi-3's) rebinds ``x`` and frees it.
+MLP_KEEPS_GATE_UP = frozenset({"qwen2", "qwen3", "gemma3_text", "gemma3", "granite", "stablelm"})
+
+
+def forward_peak(shape: ModelShape, tokens: int, tp: int = 1, quantization: str | None = None) -> int:
+    """The profile run's forward peak before any constant (bytes), eager: the MLP of one layer on
+    ``tokens`` tokens, or a mixture of experts' fused-kernel workspaces per routed copy. Beside the
+    layer's input, the residual and the normed input (three hidden-size rows a token, 16-bit) the
+    MLP holds gate/up and its activation (three intermediate-size rows); where the architecture
+    keeps gate/up through the down projection (:data:`MLP_KEEPS_GATE_UP`) that runs beside them
+    with its output (a fourth hidden-size row) and, for FP8 weights (W8A8), its 8-bit input and
+    scales (per 128-wide group for block FP8, per token otherwise)."""
     h = shape.hidden_size
     if shape.is_moe:
         n = shape.moe_intermediate_size // tp
         per_token = shape.experts_per_token * (max(2 * n, h) + max(n, h) + 2 * n) + 3 * h
-    else:
-        per_token = 3 * h + 3 * shape.intermediate_size // tp
-    return tokens * per_token * 2
+        return tokens * per_token * 2
+    i = shape.intermediate_size // tp
+    quantized_input = 0
+    if quantization == "fp8":
+        quantized_input = i + (i // 32 if shape.quant_variant == "block" else 4)
+    kept = 2 * i if shape.model_type in MLP_KEEPS_GATE_UP else 0
+    down = (4 * h + i + kept) * 2 + quantized_input
+    return tokens * max((3 * h + 3 * i) * 2, down)
 
 
-#: The sequences whose logits a compiled engine's profile run adds copies of, at most (see the module).
-COMPILE_SEQS_CAP = 256
+def rope_cache_bytes(shape: ModelShape) -> int:
+    """The rotary embeddings' cos/sin caches vLLM holds beside the weights (every GPU its own copy):
+    the config's (``config_keys.rope_cache_elements``), else one rope of ``max_position`` rows."""
+    elements = int(shape.extra.get("rope") or shape.max_position_embeddings * shape.head_dim)
+    return elements * (4 if shape.model_type in ROPE_FLOAT32 else shape.weight_bytes)
 
 
-def compiled_logits(shape: ModelShape, tokens: int, seqs: int) -> int:
-    """One float32 copy of the logits a compiled engine's profile run adds copies of (bytes)."""
-    return min(seqs, tokens, COMPILE_SEQS_CAP) * shape.vocab_size * 4
+def compile_benchmark_peak(shape: ModelShape, tokens: int, tp: int = 1) -> int:
+    """What a compiled engine's first profile run holds while inductor benchmarks the embedding
+    gather fused with the first norm on random copies of its arguments: the embedding table (its
+    rank's share, vocabulary padded to 64), the token ids and two ``[tokens, hidden]`` outputs."""
+    wb = shape.weight_bytes
+    table = -(-shape.vocab_size // 64) * 64 // tp * shape.hidden_size * wb
+    return table + tokens * 8 + 2 * tokens * shape.hidden_size * wb
 
 
 def sampler_peak(shape: ModelShape, tokens: int, seqs: int) -> int:
-    """The sampler phase of the profile run: the hidden states kept, and the logits of
-    ``min(seqs, tokens)`` rows (16-bit, then float32)."""
-    return tokens * shape.hidden_size * 2 + min(seqs, tokens) * shape.vocab_size * SAMPLER_BYTES_PER_LOGIT
+    """The sampler phase of the profile run: the hidden states kept, the rows gathered for the
+    ``min(seqs, tokens)`` requests and their logits (see :data:`SAMPLER_BYTES_PER_LOGIT`)."""
+    rows = min(seqs, tokens)
+    per_logit = SAMPLER_BYTES_PER_LOGIT_V1 if shape.is_moe else SAMPLER_BYTES_PER_LOGIT
+    return (tokens + rows) * shape.hidden_size * 2 + rows * shape.vocab_size * per_logit
 
 
 def activation_bytes(
-    shape: ModelShape, tokens: int, seqs: int, tp: int, eager: bool, constants: ReleaseConstants | None
+    shape: ModelShape,
+    tokens: int,
+    seqs: int,
+    tp: int,
+    eager: bool,
+    constants: ReleaseConstants | None,
+    quantization: str | None = None,
 ) -> int:
     """vLLM's "peak activation" for these scheduler figures (without its non-torch memory)."""
     c = constants or ReleaseConstants(gpu="?", vllm_version="?")
-    forward, sampler = forward_peak(shape, tokens, tp), sampler_peak(shape, tokens, seqs)
-    logits = compiled_logits(shape, tokens, seqs)
-    return int(_activation(forward, sampler, logits, shape.is_moe, shape.model_type, eager, c))
+    forward, sampler = forward_peak(shape, tokens, tp, quantization), sampler_peak(shape, tokens, seqs)
+    compile_peak = compile_benchmark_peak(shape, tokens, tp)
+    return int(_activation(forward, sampler, compile_peak, shape.is_moe, shape.model_type, eager, c))
 
 
 def _activation(
-    forward: float, sampler: float, logits: float, moe: bool, model_type: str | None, eager: bool, c: ReleaseConstants
+    forward: float,
+    sampler: float,
+    compile_peak: float,
+    moe: bool,
+    model_type: str | None,
+    eager: bool,
+    c: ReleaseConstants,
 ) -> float:
     """The rule: the larger phase, the forward count with the architecture's measured residual; a
-    compiled engine adds the release's copies of the logits and the architecture's measured bytes."""
+    compiled engine's compile-time benchmark as a third phase, and the architecture's measured bytes."""
     scale = c.activation_moe if moe else 1.0
     peak = max(forward * (scale + c.residual(model_type, "activation")), sampler)
     if eager:
         return peak
-    return peak + c.compile_logit_copies * logits + c.residual(model_type, "compiled")
+    return max(peak, compile_peak) + c.residual(model_type, "compiled")
 
 
 # -- the shipped file --------------------------------------------------------------------------------
@@ -246,7 +289,6 @@ def parse_constants(data: Any, where: str) -> MemoryConstants:
                 vllm_version=str(item["vllm_version"]),
                 weights_extra={str(k): float(v) for k, v in item.get("weights_extra", {}).items()},
                 activation_moe=float(item.get("activation_moe", 1.0)),
-                compile_logit_copies=float(item.get("compile_logit_copies", 2.5)),
                 non_torch_bytes=int(item.get("non_torch_bytes", 0.22 * GiB)),
                 graphs_scale=float(item.get("graphs_scale", 1.0)),
                 loads=int(item.get("loads", 0)),
@@ -282,12 +324,12 @@ class LoadTerms:
     eager: bool
     moe: bool
     weights: float  # vLLM's weight figure
-    weights_raw: float  # the planner's parameter count at the format's width
+    weights_raw: float  # the planner's parameter count at the format's width, with the rope caches
     quantized: float  # the quantized linears' bytes
     activation: float  # vLLM's peak activation
     forward: float  # forward_peak
     sampler: float  # sampler_peak
-    logits: float  # compiled_logits
+    compile_peak: float  # compile_benchmark_peak
     tokens: int
     non_torch: float
     graphs: float | None
@@ -324,15 +366,6 @@ def fit_release(gpu: str, version: str, loads: list[LoadTerms], architectures: b
             extra[fmt] = max(0.0, _median(shares, 0.0))
     moe = [x.activation / x.forward for x in loads if x.eager and x.moe and x.forward >= x.sampler]
     moe_scale = max(moe, default=1.0)
-    # the eager rule's peak first (its own residual where the architecture was measured eager)
-    eager_fit = ReleaseConstants(gpu, version, activation_moe=moe_scale)
-    eager_res = _eager_residuals(eager_fit, loads) if architectures else {}
-    with_res = ReleaseConstants(gpu, version, activation_moe=moe_scale, architectures=eager_res)
-    compiled = [
-        (x.activation - _activation(x.forward, x.sampler, x.logits, x.moe, x.model_type, True, with_res)) / x.logits
-        for x in loads
-        if not x.eager and x.logits
-    ]
     graphs = [x.graphs / x.graphs_estimate for x in loads if x.graphs and x.graphs_estimate]
     non_torch = [x.non_torch for x in loads]
     release = ReleaseConstants(
@@ -340,7 +373,6 @@ def fit_release(gpu: str, version: str, loads: list[LoadTerms], architectures: b
         vllm_version=version,
         weights_extra=extra,
         activation_moe=moe_scale,
-        compile_logit_copies=max(0.0, _median(compiled, 2.5)),
         non_torch_bytes=int(max(non_torch, default=0.22 * GiB)),
         graphs_scale=max(graphs, default=1.0),
         loads=len(loads),
@@ -360,9 +392,14 @@ def fit_release(gpu: str, version: str, loads: list[LoadTerms], architectures: b
     return replace(release, architectures=residuals)
 
 
+#: vLLM logs its memory figures in GiB with two decimals: a residual worth less is not measured
+RESOLUTION = 0.01 * GiB
+
+
 def _eager_residuals(release: ReleaseConstants, loads: list[LoadTerms]) -> dict[str, dict[str, float]]:
     """Each architecture's weights and eager-activation residual over the release's rule (medians of
-    its loads, in the rule's units; under half a percent: the rule holds, nothing kept)."""
+    its loads, in the rule's units; under half a percent, or worth less than vLLM's figures resolve
+    (:data:`RESOLUTION`): the rule holds, nothing kept)."""
     residuals: dict[str, dict[str, float]] = {}
     for model_type in sorted({x.model_type for x in loads}):
         own = [x for x in loads if x.model_type == model_type]
@@ -370,7 +407,11 @@ def _eager_residuals(release: ReleaseConstants, loads: list[LoadTerms]) -> dict[
         eager_own = [x for x in own if x.eager and x.forward * _scale(x, release) >= x.sampler]
         a = [(x.activation + x.non_torch - predicted_non_kv(x, release)[1]) / x.forward for x in eager_own]
         terms = {"weights": _median(w, 0.0), "activation": _median(a, 0.0)}
-        kept = {k: v for k, v in terms.items() if abs(v) >= 0.005}
+        size = {
+            "weights": _median([x.quantized for x in own], 0.0),
+            "activation": _median([x.forward for x in eager_own], 0.0),
+        }
+        kept = {k: v for k, v in terms.items() if abs(v) >= 0.005 and abs(v) * size[k] >= RESOLUTION}
         if kept:
             residuals[model_type] = kept
     return residuals
@@ -383,7 +424,9 @@ def _scale(x: LoadTerms, c: ReleaseConstants) -> float:
 def predicted_non_kv(x: LoadTerms, c: ReleaseConstants) -> tuple[float, float]:
     """(weights, activation + non-torch) the constants predict for a load."""
     weights = x.weights_raw + (c.weights_extra_share(x.fmt) + c.residual(x.model_type, "weights")) * x.quantized
-    return weights, _activation(x.forward, x.sampler, x.logits, x.moe, x.model_type, x.eager, c) + c.non_torch_bytes
+    return weights, _activation(
+        x.forward, x.sampler, x.compile_peak, x.moe, x.model_type, x.eager, c
+    ) + c.non_torch_bytes
 
 
 def held_out_error(gpu: str, version: str, loads: list[LoadTerms]) -> dict[str, HeldOut]:
@@ -426,11 +469,12 @@ __all__ = [
     "FORMAT",
     "HeldOut",
     "LoadTerms",
+    "MLP_KEEPS_GATE_UP",
     "MemoryConstants",
     "ReleaseConstants",
     "WEIGHT_FORMATS",
     "activation_bytes",
-    "compiled_logits",
+    "compile_benchmark_peak",
     "constants_path",
     "fit_release",
     "forward_peak",
@@ -439,6 +483,7 @@ __all__ = [
     "parse_constants",
     "predicted_non_kv",
     "quantized_bytes",
+    "rope_cache_bytes",
     "sampler_peak",
     "weight_format",
 ]

@@ -4642,8 +4642,8 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../presets/4090-8b-awq-32k.toml" />
-      <source>An 8B model (Llama-3.1-8B class) as an AWQ int4 checkpoint at 32k context on a 24 GB RTX 4090, prefix caching on. Weights ~5.4 GiB leave ~16 GiB of KV: about 3.9 full 32k conversations at once, many more when they are shorter (vLLM pre-empts past that). Needs an AWQ checkpoint; Marlin kernels.</source>
-      <translation>在 24 GB 的 RTX 4090 上以 AWQ int4 检查点运行 8B 模型（Llama-3.1-8B 级别），上下文 32k，开启前缀缓存。权重约 5.4 GiB，留下约 16 GiB 给 KV：可同时容纳约 3.9 个完整的 32k 对话，对话较短时可容纳更多（超出时 vLLM 会抢占）。需要 AWQ 检查点；使用 Marlin 内核。</translation>
+      <source>An 8B model (Llama-3.1-8B class) as an AWQ int4 checkpoint at 32k context on a 24 GB RTX 4090, prefix caching on. Weights ~5.4 GiB leave ~14 GiB of KV: about 3.5 full 32k conversations at once, many more when they are shorter (vLLM pre-empts past that). Needs an AWQ checkpoint; Marlin kernels.</source>
+      <translation>在 24 GB 的 RTX 4090 上以 AWQ int4 检查点运行 8B 模型（Llama-3.1-8B 级别），上下文 32k，开启前缀缓存。权重约 5.4 GiB，留下约 14 GiB 给 KV：可同时容纳约 3.5 个完整的 32k 对话，对话较短时可容纳更多（超出时 vLLM 会抢占）。需要 AWQ 检查点；使用 Marlin 内核。</translation>
     </message>
     <message>
       <location filename="../../presets/4090-long-context.toml" />
