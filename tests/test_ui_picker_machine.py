@@ -96,9 +96,7 @@ def test_a_model_larger_than_the_ram_is_no_cpu_fit(qtbot: Any, no_nvml: None) ->
     assert big["reference"].text() == "fits"
 
 
-def test_this_machines_card_is_named_and_counts_what_others_hold(
-    qtbot: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_this_machines_card_is_named_and_counts_what_others_hold(qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     held = {"bytes": int(0.25 * GiB)}
     monkeypatch.setattr(nvml, "gpu_name", lambda index=0: CARD)
     monkeypatch.setattr(nvml, "memory_in_use_by_others", lambda index=0: nvml.InUse(held["bytes"], ()))

@@ -118,10 +118,14 @@ def cmd_search(args: argparse.Namespace) -> int:
         hits = search_models(query, source=args.source, limit=args.limit, device=card)
     except SearchError as exc:
         raise CliError(str(exc)) from exc
-    found = [verdicts(h.model_shape, None if h.gguf else h.quantization, machines, unknown=h.badges.detail) for h in hits]
+    found = [
+        verdicts(h.model_shape, None if h.gguf else h.quantization, machines, unknown=h.badges.detail) for h in hits
+    ]
     if args.json:
         results = [{**h.to_dict(), "verdicts": [x.to_dict() for x in v]} for h, v in zip(hits, found)]
-        print_json({"query": query, "source": args.source, "gpu": card.name, "caption": caption(machines), "results": results})
+        print_json(
+            {"query": query, "source": args.source, "gpu": card.name, "caption": caption(machines), "results": results}
+        )
         return 0
     if not hits:
         print(f"Nothing found for '{query}' on {args.source}.")

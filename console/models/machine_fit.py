@@ -101,9 +101,10 @@ def cpu_knobs() -> tuple[tuple[str, Any], ...]:
 
 
 def machines_for(device: Device | None, local: bool, in_use: InUse | None = None) -> list[Machine]:
-    """The machines the badges are for, the prominent one first (a second: for comparison), given whether ``device`` is this
-    machine's card (``local``) and what other programs hold on it. ``device``: a GPU profile or
-    its name, ``cpu:<GiB>`` for this machine without a GPU, None for the list's own card."""
+    """The machines the badges are for, the prominent one first (a second: for comparison), given
+    whether ``device`` is this machine's card (``local``) and what other programs hold on it.
+    ``device``: a GPU profile or its name, ``cpu:<GiB>`` for this machine without a GPU, None for
+    the list's own card."""
     reference = get_gpu(DEFAULT_CARD)
     if device is None:
         return [Machine(reference, short_name(reference), this_pc=False)]
