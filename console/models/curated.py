@@ -121,6 +121,9 @@ class FitBadges:
     #: :data:`REFERENCE_SIDE`-pixel square's: ``image_side``); 0 for a text model
     image_tokens: int = 0
     image_side: int = 0
+    #: one user's decode speed as the device's memory bandwidth allows (the planner's roofline
+    #: ceiling, tok/s); 0 where not planned
+    decode_tok_s: float = 0.0
 
     @property
     def memory_bytes(self) -> int:
@@ -151,6 +154,7 @@ class FitBadges:
             "vision": self.vision,
             "image_tokens": self.image_tokens,
             "image_side": self.image_side,
+            "decode_tok_s": self.decode_tok_s,
         }
 
 
@@ -287,7 +291,19 @@ def fit_badges(
     maximum) on ``device`` (see :func:`picker_card`) with the preset's ``knobs``, and the longest
     context one user gets. Every figure is the calibrated plan's (with its margin where the
     model family was never measured on such a card)."""
-    card = picker_card(device)
+    return badges_on(picker_card(device), shape, quantization, context, knobs, in_use)
+
+
+def badges_on(
+    card: GpuProfile,
+    shape: ModelShape,
+    quantization: str | None,
+    context: int = BADGE_CONTEXT,
+    knobs: dict[str, Any] | None = None,
+    in_use: tuple[int, tuple[tuple[int, str, int | None], ...]] | None = None,
+) -> FitBadges:
+    """:func:`fit_badges` on exactly ``card``: a GPU profile, or the CPU engine (``cpu:<GiB>``, its
+    KV cache the ``knobs``' size, all of it in the machine's RAM)."""
     ctx = min(context, shape.max_position_embeddings)
     held: dict[str, Any] = {"in_use_bytes": in_use[0], "in_use_by": in_use[1]} if in_use is not None else {}
     p = plan(PlanRequest(shape, gpu=card, quantization=quantization, max_model_len=ctx, **(knobs or {}), **held))
@@ -307,6 +323,7 @@ def fit_badges(
         detail,
         image_tokens=shape.reference_image_tokens if shape.vision_params else 0,
         image_side=0 if shape.image_tokens or not shape.vision_params else REFERENCE_SIDE,
+        decode_tok_s=float(p.roofline.get("decode_tok_s_single_stream", 0.0)),
     )
 
 
@@ -361,6 +378,7 @@ __all__ = [
     "FitBadges",
     "SCHEMA",
     "alternatives_for",
+    "badges_on",
     "badges_table",
     "curated_badges",
     "curated_path",

@@ -7,7 +7,7 @@ window runs it off the GUI thread; nothing here reads preset files or the regist
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Sequence
 
 from console.config import VLLM_GPU_MEMORY_UTILIZATION, EngineConfig
 from console.metrics import nvml
@@ -40,29 +40,53 @@ class Fit:
     detail: str = ""
 
 
-def planner_device(sampler: "DeviceSampler") -> Device:
-    """The planner's device for this machine from the device sampler (``console.metrics.device``):
-    the NVML card's profile (or one built from its memory), else the CPU engine with this
-    machine's RAM. May read NVML once: call it off the GUI thread and keep the answer."""
-    if sampler.kind == "nvml":
-        name = str(sampler.source.name)
-        try:  # "NVIDIA H100 80GB HBM3" -> h100-80gb; an unknown card: named as its recorded loads are
-            return get_gpu(gpu_key(name))
-        except ValueError:
-            total = sampler.source.sample().get("mem_total_bytes", 0.0)
-            return GpuProfile(gpu_key(name), name, int(total), 1000.0, 100.0)
+def card_profile(name: str, total_bytes: Callable[[], float]) -> GpuProfile:
+    """The planner's profile of the card NVML names ``name``: "NVIDIA H100 80GB HBM3" -> h100-80gb;
+    an unknown card is named as its recorded loads are, with its memory (``total_bytes()``, read
+    only then) and generic speeds."""
+    try:
+        return get_gpu(gpu_key(name))
+    except ValueError:
+        return GpuProfile(gpu_key(name), name, int(total_bytes()), 1000.0, 100.0)
+
+
+def cpu_device() -> str:
+    """The CPU engine with this machine's RAM: ``cpu:<GiB>``."""
     import psutil
 
     return f"cpu:{psutil.virtual_memory().total / 1024**3:.0f}"
 
 
+def planner_device(sampler: "DeviceSampler") -> Device:
+    """The planner's device for this machine from the device sampler (``console.metrics.device``):
+    the NVML card's profile (or one built from its memory), else the CPU engine with this
+    machine's RAM. May read NVML once: call it off the GUI thread and keep the answer."""
+    if sampler.kind == "nvml":
+        return card_profile(str(sampler.source.name), lambda: sampler.source.sample().get("mem_total_bytes", 0.0))
+    return cpu_device()
+
+
+def this_machine() -> Device:
+    """The planner's device for this machine without a device sampler (the CLI): NVML's first
+    card, else the CPU engine with this machine's RAM. Blocks on NVML."""
+    name = nvml.gpu_name(0)
+    if name is None:
+        return cpu_device()
+    return card_profile(name, lambda: float(nvml.memory_total_bytes(0) or 0))
+
+
+def is_local_card(device: Device) -> bool:
+    """Whether ``device`` is this machine's NVIDIA card (NVML's first). Blocks on NVML."""
+    if isinstance(device, str) or device.is_cpu:
+        return False
+    name = nvml.gpu_name(0)
+    return name is not None and gpu_key(name) == device.name
+
+
 def local_in_use(device: Device) -> InUse | None:
     """What other programs hold on ``device`` when it is this machine's card (NVML; None: the CPU,
     another card, or NVML cannot say). Blocks on NVML: call it off the GUI thread."""
-    if isinstance(device, str) or device.is_cpu:
-        return None
-    name = nvml.gpu_name(0)
-    if name is None or gpu_key(name) != device.name:
+    if not is_local_card(device):
         return None  # no NVIDIA GPU here, or the plan is for another card
     found = nvml.memory_in_use_by_others(0)
     return None if found is None else (found.bytes, found.triples())
@@ -160,6 +184,10 @@ __all__ = [
     "Fit",
     "FitVerdict",
     "InUse",
+    "card_profile",
+    "cpu_device",
+    "is_local_card",
+    "this_machine",
     "local_in_use",
     "with_local_in_use",
     "Planned",

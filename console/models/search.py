@@ -76,6 +76,7 @@ class SearchHit:
     badges: FitBadges
     converted_bytes: int | None = None  # a GGUF: its size as 16-bit weights
     alternatives: list[CuratedModel] = field(default_factory=list)  # a GGUF: the curated checkpoints instead
+    model_shape: ModelShape | None = field(default=None, compare=False)  # what the badges planned (None: unknown)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -207,12 +208,12 @@ def _hit(
         advice = gguf_advice(None, params or (shape.params if shape else None), gguf_names(repo))
         return SearchHit(
             repo, source, downloads, likes, size, advice.params, None, shape.name if shape else None, True,
-            _badges(shape, None, device), advice.converted_bytes, advice.alternatives,
+            _badges(shape, None, device), advice.converted_bytes, advice.alternatives, shape,
         )  # fmt: skip
     return SearchHit(
         repo, source, downloads, likes, size or (known.disk_bytes if known else None),
         params or (shape.params if shape else None), quantization, shape.name if shape else None, False,
-        _badges(shape, quantization, device),
+        _badges(shape, quantization, device), model_shape=shape,
     )  # fmt: skip
 
 

