@@ -28,6 +28,8 @@ EXTERNAL = {
     "nvmlInit",
     "sys.modules",
     "vllm.envs",
+    "VLLM_LOGGING_CONFIG_PATH",  # vLLM's environment variable
+    "from_engine_args",  # AsyncLLM's constructor
     "dataclasses.replace",
     "threading.Thread",
     "__feature__",
