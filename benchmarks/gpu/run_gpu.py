@@ -365,7 +365,7 @@ def phase_overhead(out: Path) -> dict[str, Any]:
     finally:
         engine.close()
     # vLLM's default stat loggers back on (the console ran with them until 2026-11-29 evening)
-    import console.engine.in_process as in_process_module
+    import console.engine.vllm_build as in_process_module
 
     in_process_module.VLLM_DEFAULT_STAT_LOGGERS = True
     engine = InProcessEngine()

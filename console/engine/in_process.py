@@ -27,8 +27,8 @@ from typing import Any, Callable, TypeVar
 from console import privacy, speed, vllm_compat
 from console.config import EngineConfig
 from console.engine import gc_pause, grouped, image_parts, load_capture, priority, reaper, tool_calls
-from console.engine.load_phases import LoadPhases, PhaseClock
-from console.engine.phase_watch import PhaseWatch
+from console.engine.load_phases import LoadPhases
+from console.engine.vllm_build import EngineBuild, stop_engine
 from console.engine.adapters import Attached, AttachedAdapters, cpu_base_slot, lora_settings
 from console.messages import Message
 from console.models.family_table import family_of
@@ -62,17 +62,12 @@ from console.engine.types import (
     RequestFinished,
     TokenDelta,
 )
-from console.metrics.vllm_logger import make_silent_prometheus_factory, make_stat_logger_factory
 
 log = logging.getLogger(__name__)
 
 #: What a request or a count asked of an engine with no model says.
 NO_MODEL_LOADED = Message("no model is loaded")
 T = TypeVar("T")
-
-#: Keep vLLM's own default stat loggers (LoggingStatLogger, PrometheusStatLogger) beside ours.
-#: Off: they only cost time (benchmarks/README.md, "stat loggers"); a switch for measuring that.
-VLLM_DEFAULT_STAT_LOGGERS = False
 
 
 class InProcessEngine(InProcessWarm):
@@ -155,7 +150,7 @@ class InProcessEngine(InProcessWarm):
     async def _load_locked(self, config: EngineConfig, name: str) -> EngineInfo:
         requested = config
         t0, wall0 = time.monotonic(), time.time()  # the phases are timed by the log's clock
-        capture: load_capture.LogCapture | None = None
+        build: EngineBuild | None = None
         device = ""
         try:
             self._set_status(EngineStatus(EngineState.LOADING, name, Message("importing vLLM")))
@@ -180,29 +175,16 @@ class InProcessEngine(InProcessWarm):
             building = Message("building the engine (weights, KV cache)")
             self._set_status(EngineStatus(EngineState.LOADING, name, building))
 
-            # Only our stat logger: vLLM's default ones (a log line every 5 s, Prometheus
-            # histograms fed per token) cost front-end time and nothing here reads them.
-            loggers = [make_stat_logger_factory(self.metrics)]
-            silent = make_silent_prometheus_factory() if not VLLM_DEFAULT_STAT_LOGGERS else None
-            if silent is not None:
-                loggers.append(silent)
-            kwargs = vllm_compat.engine_args_kwargs(config.engine_kwargs())
-            args = vllm_compat.async_engine_args_class()(**kwargs, disable_log_stats=not VLLM_DEFAULT_STAT_LOGGERS)
-            self.metrics.clear()
             before = reaper.children()
-            clock = PhaseClock(wall0, graphs=device != "cpu" and not config.enforce_eager)
-            with load_capture.capture_logs() as capture:  # vLLM's memory report (the planner), its phases
-                context = vllm_compat.offline_usage_context()  # vLLM's offline-batch defaults
-                extra = {"usage_context": context} if context is not None else {}
-                with PhaseWatch(capture.phases_path, clock, self._on_phases):
-                    engine = vllm_compat.async_llm_class().from_engine_args(args, stat_loggers=loggers, **extra)
+            build = EngineBuild(self.metrics, wall0, graphs=device != "cpu" and not config.enforce_eager)
+            engine = build.run(config, self._on_phases)
             self._engine = engine
             self._reaper = reaper.start(reaper.new_children(before))
             if device == "cpu" and self._reaper is not None:
                 priority.lower_engine(self._reaper.pids)  # the window's GUI thread gets a core first
             self._config, self._requested = config, requested
             tokenizer = Message("loading tokenizer")
-            self._set_status(EngineStatus(EngineState.LOADING, name, tokenizer, phases=clock.snapshot(time.time())))
+            self._set_status(EngineStatus(EngineState.LOADING, name, tokenizer, phases=build.snapshot(time.time())))
             from transformers import AutoTokenizer
 
             self._tokenizer = AutoTokenizer.from_pretrained(
@@ -212,12 +194,13 @@ class InProcessEngine(InProcessWarm):
             info = engine_info(name, config, device, vc, str(getattr(vllm, "__version__", "?")), note, seconds)
             info = dataclasses.replace(
                 info,
-                load_phases=clock.finish(wall0 + seconds).done if capture.phases_path else (),
+                load_phases=build.phases_until(wall0 + seconds),
                 sampling_defaults=model_defaults(vc.model_config, config.model),
                 family=family_of(getattr(self._tokenizer, "chat_template", None)),
                 tools_refusal=tool_calls.tools_refusal(getattr(self._tokenizer, "chat_template", None)),
             )
-            load_capture.record_load(capture, config, device, vc, info.vllm_version, self.metrics)
+            assert build.capture is not None  # set before from_engine_args returned
+            load_capture.record_load(build.capture, config, device, vc, info.vllm_version, self.metrics)
             self._watchdog = asyncio.get_running_loop().create_task(self._watch())
             # torch, transformers and vLLM leave ~600k long-lived objects; a full cyclic GC pass
             # over them takes ~290 ms here, holding the GIL -- a visible freeze of the window
@@ -227,10 +210,10 @@ class InProcessEngine(InProcessWarm):
             self._set_status(EngineStatus(EngineState.READY, name, "", None, info))
             return info
         except BaseException as exc:
-            message = explain(exc, config, capture.failed_text if capture is not None else "")
+            message = explain(exc, config, build.failed_text if build is not None else "")
             log.warning("engine load failed: %s", message)
-            if capture is not None:  # vLLM refused the length: its own figures become a calibration point
-                load_capture.record_refusal(capture, config, device, message)
+            if build is not None and build.capture is not None:  # vLLM refused the length: a calibration point
+                load_capture.record_refusal(build.capture, config, device, message)
             await self._shutdown_engine()
             self._set_status(EngineStatus(EngineState.FAILED, name, "", message))
             raise EngineError(message) from exc
@@ -302,19 +285,7 @@ class InProcessEngine(InProcessWarm):
             self._reaper.stop()
             self._reaper = None
 
-    @staticmethod
-    async def _stop_engine(engine: Any) -> None:
-        if engine is not None:
-            try:
-                engine.shutdown()
-            except Exception:
-                log.exception("engine shutdown raised")
-            # AsyncLLM.__del__ calls shutdown() again, possibly at interpreter exit when its
-            # globals are gone (a noisy TypeError). It is done: make the second call a no-op.
-            # (No gc.collect() here: on this thread it could finalize Qt objects -> segfault.)
-            engine.shutdown = lambda *args, **kwargs: None
-            del engine
-            await asyncio.sleep(0.2)  # let vLLM's callbacks on this loop run out
+    _stop_engine = staticmethod(stop_engine)
 
     async def _shutdown(self) -> None:
         await self._shutdown_engine()
