@@ -105,6 +105,17 @@ def find_eagle3_head(model: str, store: ModelStore | None) -> ModelEntry | None:
     return None
 
 
+def prequantized(config: EngineConfig) -> bool:
+    """Whether the checkpoint's precision is fixed: a quantization set, or one in its config.json."""
+    if config.quantization:
+        return True
+    try:
+        cfg = json.loads((Path(config.model) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return bool(isinstance(cfg, dict) and cfg.get("quantization_config"))
+
+
 def one_user_grid(
     base: EngineConfig,
     device: str,

@@ -15,7 +15,7 @@ from console.jobs import Progress, TaskState
 from console.bench.figures import planner_device
 from console.bench.tune import describe, save_as_preset, tune
 from console.bench.tune_goal import GOALS, Goal, longest_prompt_ttft_ms, tpot_ms
-from console.bench.tune_one_user import one_user_grid
+from console.bench.tune_one_user import one_user_grid, prequantized
 from console.bench.tune_plan import Pruned, default_grid, parse_grid
 from console.bench.user_workloads import from_conversations, from_prompts_file
 from console.bench.workload import Workload
@@ -131,21 +131,9 @@ def grid_for(
     native_fp8 = bool(profile is not None and profile.native_fp8)
     if goal is not None and goal.kind == "one-user":
         return one_user_grid(
-            config, device, native_fp8=native_fp8, prequantized=_prequantized(config), store=ModelStore()
+            config, device, native_fp8=native_fp8, prequantized=prequantized(config), store=ModelStore()
         )
-    return default_grid(device, native_fp8=native_fp8, prequantized=_prequantized(config)), []
-
-
-def _prequantized(config: EngineConfig) -> bool:
-    from pathlib import Path
-
-    if config.quantization:
-        return True
-    try:
-        cfg = json.loads((Path(config.model) / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return bool(cfg.get("quantization_config"))
+    return default_grid(device, native_fp8=native_fp8, prequantized=prequantized(config)), []
 
 
 def run(args: argparse.Namespace, engine: Any, config: EngineConfig, device: str, workload: Any) -> dict[str, Any]:
