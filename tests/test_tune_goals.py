@@ -196,3 +196,18 @@ def test_an_eagle3_head_in_the_store_is_found_and_tried(tiny_model: Path, home: 
     eagle = [p for p in points if p.get("speculative_method") == "eagle3"]
     assert eagle and all(p["speculative_model"] == str(head) and p["num_speculative_tokens"] == 3 for p in eagle)
     assert not any("EAGLE-3" in p.reason for p in pruned)
+
+
+def test_cli_refuses_goal_flags_without_tune_or_limits(
+    capsys: pytest.CaptureFixture[str], home: Path, tiny_model: Path
+) -> None:
+    from console.cli.main import main
+
+    assert main(["bench", "--goal", "one-user", "--baselines", "none"]) == 2
+    assert "--goal: only with --tune" in capsys.readouterr().err
+    assert main(["bench", "--tune", "--goal", "many"]) == 2
+    assert "needs a limit" in capsys.readouterr().err
+    assert main(["bench", "--tune", "--max-tpot-ms", "30"]) == 2
+    assert "limits of --goal many" in capsys.readouterr().err
+    assert main(["bench", "--tune", "--model", str(tiny_model), "--tune-prompts", str(home / "none.jsonl")]) == 2
+    assert "--tune-prompts" in capsys.readouterr().err

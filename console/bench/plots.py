@@ -132,11 +132,13 @@ def tune_tradeoff_figure(tune: dict[str, Any]) -> Any:
         if i is None:
             continue
         ax.scatter([pts[i][2]], [pts[i][1]], s=120, facecolors="none", edgecolors=colour, linewidths=2, zorder=4)
+        right = pts[i][2] > 0.6 * max(p[2] for p in pts.values())  # a label there would leave the axes
         ax.annotate(
             f"{text} (trial {i + 1})",
             (pts[i][2], pts[i][1]),
             textcoords="offset points",
-            xytext=(6, 8 if key == "chosen" else -14),
+            xytext=(-6 if right else 6, 8 if key == "chosen" else -14),
+            ha="right" if right else "left",
             fontsize=8,
             color=colour,
         )

@@ -92,6 +92,27 @@ class TunePrinter:
             self._last = p.message
 
 
+def check_args(args: argparse.Namespace) -> None:
+    """The tune's own flags checked before anything loads; without ``--tune`` they would be
+    silently ignored: refused."""
+    if args.tune:
+        goal_of(args)
+        return
+    given = [
+        flag
+        for flag, on in (
+            ("--goal", args.goal != "throughput"),
+            ("--max-ttft-ms", args.max_ttft_ms is not None),
+            ("--max-tpot-ms", args.max_tpot_ms is not None),
+            ("--tune-prompts", bool(args.tune_prompts)),
+            ("--tune-conversations", args.tune_conversations),
+        )
+        if on
+    ]
+    if given:
+        raise CliError(f"{', '.join(given)}: only with --tune")
+
+
 def goal_of(args: argparse.Namespace) -> Goal:
     if args.goal != "many" and (args.max_ttft_ms is not None or args.max_tpot_ms is not None):
         raise CliError("--max-ttft-ms and --max-tpot-ms are limits of --goal many")

@@ -100,7 +100,6 @@ class TunePage(QWidget):
         self._outcome: object = None
         self.base_engine: dict[str, Any] = {}
         self.device = "cpu"
-        self.goal = Goal()
         self._status = ctx.engine.status if ctx.engine is not None else EngineStatus(EngineState.STOPPED)
         self._build()
         self._update_buttons()
@@ -221,7 +220,6 @@ class TunePage(QWidget):
         name, budget_s, measure = engine.status.model, 60 * self.budget.value(), self.measure
         self.base_engine = dict(base.engine_kwargs())
         self.device = resolve_device(base)
-        self.goal = goal
         loaded = engine.config  # reloaded at the end only if a trial replaced it
 
         def job(state: TaskState) -> TuneResult:
