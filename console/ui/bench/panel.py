@@ -50,7 +50,7 @@ from console.ui.bench.charts import BenchPlots
 from console.ui.core_text import translate_core_text
 from console.ui.context import AppContext
 from console.ui.tasks import BackgroundCall
-from console.ui.widgets import ErrorLabel, needs_loader_tip
+from console.ui.widgets import ErrorLabel, VerticalScroll, needs_loader_tip
 from console.atomic import atomic_write_json
 from console.bench import workload as wl
 from console.bench.baselines import run_baseline
@@ -107,7 +107,9 @@ class BenchPanel(QWidget):
 
         self.tune = TunePage(self.ctx, self.workload, self, other_busy=self.busy)
         self.tune.tuneFinished.connect(self._on_tune_finished)
-        self.pages.addTab(self.tune, self.tr("Auto-tune"))
+        # its goals, its table and its charts scroll as one page rather than making the window
+        # taller than a laptop's screen
+        self.pages.addTab(VerticalScroll(self.tune, self), self.tr("Auto-tune"))
         layout.addWidget(self.pages, 1)
 
     def _workload_box(self) -> QGroupBox:
