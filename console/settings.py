@@ -114,6 +114,9 @@ class Settings:
     keep_warm: bool = False
     #: Chat: Enter sends and Shift+Enter breaks the line; False: Ctrl+Enter sends, Enter breaks it
     enter_sends: bool = True
+    #: Chat: the side panel of settings (sampling, output, adapter, tools) unfolded; None (first
+    #: start): unfolded where the screen leaves the window 1200 px or more
+    chat_settings_shown: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -34,6 +34,7 @@ from console.ui.load_phases_text import phases_summary
 from console.ui.models.panel import ModelsPanel
 from console.ui.state_signals import follow_selection
 from console.ui.widgets import VerticalScroll, install_wheel_guard
+from console.ui.window_fit import PREFERRED, fit_to_screen, initial_size
 from console.engine.interface import Switchable
 from console.ui.about import AboutDialog
 from console.ui.advisor.panel import add_advisor_dock
@@ -49,6 +50,9 @@ if TYPE_CHECKING:
     from console.ui.server.panel import ServerPanel
 
 log = logging.getLogger(__name__)
+
+#: On a first start the chat's settings are unfolded where the window can be this wide at least.
+CHAT_SETTINGS_WIDTH = 1200
 
 
 class PlaceholderPanel(QWidget):
@@ -269,17 +273,35 @@ class MainWindow(QMainWindow):
         self.act_enter_sends.setStatusTip(self.tr("Off: Enter breaks the line and Ctrl+Enter sends"))
         self.act_enter_sends.toggled.connect(self.chat.set_enter_sends)
         chat_menu.addAction(self.act_enter_sends)
-        view_menu = menubar.addMenu(self.tr("&View"))
-        view_menu.addAction(self.dock.toggleViewAction())
-        if self.advisor.dock is not None:
-            view_menu.addAction(self.advisor.dock.toggleViewAction())
-        view_menu.addSeparator()
-        view_menu.addActions(self.tab_actions)
+        self._build_view_menu()
         help_menu = menubar.addMenu(self.tr("&Help"))
         self.act_about = self._action(self.tr("&About and diagnostics…"), self._show_about)
         help_menu.addAction(self.act_about)
         self.act_cpu_check = self._action(self.tr("Check &CPU engine…"), self._check_cpu_engine)
         help_menu.addAction(self.act_cpu_check)
+
+    def _build_view_menu(self) -> None:
+        view_menu = self.menuBar().addMenu(self.tr("&View"))
+        view_menu.addAction(self.dock.toggleViewAction())
+        if self.advisor.dock is not None:
+            view_menu.addAction(self.advisor.dock.toggleViewAction())
+        view_menu.addSeparator()
+        view_menu.addActions(self.tab_actions)
+        view_menu.addSeparator()
+        self.act_chat_settings = QAction(self.tr("Chat &settings"), self)  # the chat's side panel
+        self.act_chat_settings.setCheckable(True)
+        self.act_chat_settings.setChecked(self.chat.settings_shown())
+        self.act_chat_settings.setShortcut(QKeySequence("Ctrl+Shift+S"))
+        self.act_chat_settings.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.act_chat_settings.toggled.connect(self._on_chat_settings_toggled)
+        self.chat.settingsShownChanged.connect(self.act_chat_settings.setChecked)
+        self.addAction(self.act_chat_settings)
+        view_menu.addAction(self.act_chat_settings)
+
+    def _on_chat_settings_toggled(self, shown: bool) -> None:
+        if shown:
+            self.tabs.setCurrentWidget(self.chat)  # the settings asked for are the chat's: in sight
+        self.chat.set_settings_shown(shown)
 
     def _check_cpu_engine(self) -> None:
         self._cpu_check = start_cpu_check(self)
@@ -302,27 +324,25 @@ class MainWindow(QMainWindow):
     # -- settings ----------------------------------------------------------------------------------------
     def restore_settings(self) -> None:
         s = self.settings
+        screen = self.screen()
+        free = screen.availableGeometry().size() if screen is not None else QSize(*PREFERRED)
+        first_width = initial_size((free.width(), free.height()))[0]
+        shown = s.chat_settings_shown if s.chat_settings_shown is not None else first_width >= CHAT_SETTINGS_WIDTH
+        self.chat.set_settings_shown(shown)  # folded first: the window's minimum is then the narrower
         if s.window_geometry:
             self.restoreGeometry(QByteArray.fromBase64(s.window_geometry.encode("ascii")))
         else:
-            self.resize(self._default_size())
+            self.resize(QSize(*initial_size((free.width(), free.height()))))
         if s.window_state:
             self.restoreState(QByteArray.fromBase64(s.window_state.encode("ascii")))
-        else:
-            self.resizeDocks([self.dock], [520], Qt.Orientation.Horizontal)
+        else:  # the Models sidebar: a third of a laptop's window at most
+            self.resizeDocks([self.dock], [min(520, self.width() // 3)], Qt.Orientation.Horizontal)
+        fit_to_screen(self)  # a geometry saved on a larger screen, or a minimum larger than this one
         self.models.restore(s)
         self.chat.restore(s)
         self.act_enter_sends.setChecked(s.enter_sends)
         if 0 <= s.last_tab < self.tabs.count():
             self.tabs.setCurrentIndex(s.last_tab)
-
-    def _default_size(self) -> QSize:
-        """1560 x 940, or less on a smaller screen (its free area, at least the minimum size)."""
-        size = QSize(1560, 940)
-        screen = self.screen()
-        if screen is not None:
-            size = size.boundedTo(screen.availableGeometry().size())
-        return size.expandedTo(self.minimumSizeHint())
 
     def save_settings(self) -> None:
         s = self.settings

@@ -8,7 +8,8 @@ it and forwards the user's intents, submitting the session's requests through th
 Tokens arrive in batches from the bridge; the transcript is re-rendered on its own throttle timer
 (not per batch). Token counting runs in a worker thread, debounced; events of other request ids
 are ignored. The LoRA box (which adapter answers) is ``adapter_box.py``; the widgets are made by
-``panel_ui.py``.
+``panel_ui.py``; the conversations' intents (new, open, rename, delete, export) are
+``conversation_intents.py``.
 
 A reasoning model's answer (its family has a vLLM reasoning parser, ``family_table.py``) streams
 split into its thinking, shown apart and collapsed with its tokens and time, and the answer
@@ -27,12 +28,12 @@ from typing import Any
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QWidget
 
 from console.chat.attachments import ImageError
 from console.chat.session import ChatSession
 from console.config import SamplingSettings
-from console.chat.conversations import ConversationError, ConversationStore, Message
+from console.chat.conversations import ConversationError, ConversationStore
 from console.engine.image_parts import takes_images
 from console.engine.types import (
     EngineError,
@@ -47,7 +48,8 @@ from console.settings import Settings
 from console.ui.chat.answer_end import AnswerGuard, answer_end_line
 from console.ui.chat.pictures import ChatImages
 from console.ui.chat.output_control import request_extras
-from console.ui.chat.panel_ui import ChatWidgets, setup_ui
+from console.ui.chat.conversation_intents import ChatConversations
+from console.ui.chat.panel_ui import setup_ui
 from console.ui.chat.send import MessageSave
 from console.models.family_table import Family
 from console.ui.chat.thinking_view import ChatThinking
@@ -58,16 +60,15 @@ from console.ui.core_text import translate_core_text, translate_error
 RENDER_INTERVAL_MS = 100
 
 
-class ChatPanel(ChatWidgets):
+class ChatPanel(ChatConversations):
     """Chat with the loaded model.
 
     Signals:
         busyChanged(bool): a generation started (True) or ended (False).
-        message(str): a one-line outcome for the status bar.
+        message(str): a one-line outcome for the status bar (``conversation_intents.py``).
     """
 
     busyChanged = Signal(bool)
-    message = Signal(str)
 
     def __init__(
         self, ctx: AppContext, parent: QWidget | None = None, conversations: ConversationStore | None = None
@@ -173,107 +174,7 @@ class ChatPanel(ChatWidgets):
         st.system_prompt = self.system_prompt.toPlainText()
         st.enter_sends = self.input.enter_sends
         st.last_conversation = self.conversation_id
-
-    # -- the session's state --------------------------------------------------------------------------
-    @property
-    def store(self) -> ConversationStore:
-        return self.session.store
-
-    @property
-    def conversation_id(self) -> int | None:
-        return self.session.conversation_id
-
-    @property
-    def messages(self) -> list[Message]:
-        return self.session.messages
-
-    # -- conversations ------------------------------------------------------------------------------
-    def refresh_conversations(self) -> None:
-        self.conversations.show_conversations(self.store.list(), self.conversation_id)
-
-    def new_conversation(self) -> None:
-        """Start an empty chat; the conversation is created on the first message."""
-        if self.saving.busy:  # the message being saved goes to the open conversation
-            return
-        self._detach_active()
-        self.session.new()
-        self.tools_box.sync()
-        self._cancel_edit()
-        self.clear_error()  # a line about the last chat is not about this one
-        self.conversations.clear_choice()
-        self.input.setFocus()
-        self._render()
-        self._schedule_count()
-        self._update_buttons()
-
-    def open_conversation(self, conversation_id: int) -> bool:
-        try:
-            self.store.get(conversation_id)
-        except ConversationError:
-            return False
-        self._detach_active()
-        self.adapter_box.recall(conversation_id)
-        conv = self.session.open(conversation_id)
-        self.tools_box.sync()
-        self.system_prompt.blockSignals(True)
-        self.system_prompt.setPlainText(conv.system_prompt)
-        self.system_prompt.blockSignals(False)
-        self._cancel_edit()
-        self.refresh_conversations()
-        self._render()
-        self._schedule_count()
-        self._update_buttons()
-        return True
-
-    def rename_conversation(self, title: str | None = None) -> None:
-        if self.conversation_id is None:
-            return
-        if title is None:
-            current = self.store.get(self.conversation_id).title
-            title, ok = QInputDialog.getText(self, self.tr("Rename conversation"), self.tr("Title:"), text=current)
-            if not ok:
-                return
-        try:
-            self.store.rename(self.conversation_id, title)
-        except ConversationError as exc:
-            self.show_error(str(exc))
-            return
-        self.refresh_conversations()
-
-    def delete_conversation(self, confirm: bool = True) -> None:
-        if self.conversation_id is None:
-            return
-        if confirm:
-            answer = QMessageBox.question(
-                self, self.tr("Delete conversation"), self.tr("Delete this conversation and all its messages?")
-            )
-            if answer != QMessageBox.StandardButton.Yes:
-                return
-        self._detach_active()
-        self.session.delete()
-        self.new_conversation()
-        self.refresh_conversations()
-
-    def export_conversation(self, path: str | None = None) -> str | None:
-        if self.conversation_id is None:
-            self.show_error(self.tr("Nothing to export: start or open a conversation first"))
-            return None
-        if path is None:
-            path, _ = QFileDialog.getSaveFileName(
-                self,
-                self.tr("Export conversation"),
-                f"{self.session.file_stem()}.md",
-                self.tr("Markdown (*.md);;JSON (*.json)"),
-            )
-            if not path:
-                return None
-        try:
-            self.session.export(path)
-        except OSError as exc:
-            self.show_error(self.tr("Export failed: {0}").format(exc))
-            return None
-        self.message.emit(self.tr("Exported to {0}").format(path))
-        return path
+        st.chat_settings_shown = self.settings_shown()
 
     # -- chat intents ------------------------------------------------------------------------------
     def send(self) -> bool:
@@ -350,10 +251,6 @@ class ChatPanel(ChatWidgets):
             return
         self.ctx.bridge.abort(self.active_id)
         self._finish(self._stream_text, None, reason="abort")
-
-    def _cancel_edit(self) -> None:
-        self.session.cancel_edit()
-        self.edit_label.hide()
 
     def _no_model_line(self) -> str:
         return self.tr("No model is loaded: pick one in the Models sidebar and press Load (Ctrl+L)")
@@ -519,14 +416,6 @@ class ChatPanel(ChatWidgets):
     def used_tokens(self) -> int | None:
         return self.context_bar.used_tokens
 
-    # -- state ---------------------------------------------------------------------------------------
-    def show_error(self, text: str) -> None:
-        self.error_label.show_text(text)
-        self.message.emit(text)
-
-    def clear_error(self) -> None:
-        self.error_label.clear_text()
-
     def _update_buttons(self) -> None:
         busy = self.active_id is not None or self.saving.busy  # saving: Send cannot save twice
         ready = self._engine_ready()
@@ -540,11 +429,6 @@ class ChatPanel(ChatWidgets):
         self.rename_button.setEnabled(has_conv)
         self.delete_button.setEnabled(has_conv and not busy)
         self.export_button.setEnabled(has_conv)
-
-    # -- slots ----------------------------------------------------------------------------------------
-    def _on_conversations_conversation_chosen(self, cid: int) -> None:
-        if cid != self.conversation_id and not self.saving.busy:  # the list is off while saving, too
-            self.open_conversation(cid)
 
 
 __all__ = ["ChatPanel", "figures_text"]

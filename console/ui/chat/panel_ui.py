@@ -1,15 +1,16 @@
-"""The Chat tab's widgets and layout (what Qt Designer's ``setupUi`` would make): the conversation
-list, the transcript, the input and its buttons, and the side bar (system prompt, sampling, output,
-context, LoRA). :class:`console.ui.chat.panel.ChatPanel` calls :func:`setup_ui` once, then connects
-the widgets to its slots and keeps the chat's behaviour (intents, streaming, rendering); the widgets
-become its attributes, by the names the panel and the tests use. Nothing here knows the panel's
-class (it is above this module)."""
+"""The Chat tab's widgets and layout (what Qt Designer's ``setupUi`` would make): the chat is the
+page (the transcript and the input in front, the conversation list at the left) and its settings
+(system prompt, sampling, output, LoRA, tools) sit in a side panel at the right that folds away
+(the Settings button, View > Chat settings). :class:`console.ui.chat.panel.ChatPanel` calls
+:func:`setup_ui` once, then connects the widgets to its slots and keeps the chat's behaviour
+(intents, streaming, rendering); the widgets become its attributes, by the names the panel and the
+tests use. Nothing here knows the panel's class (it is above this module)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QDoubleSpinBox,
@@ -51,7 +52,13 @@ def _tr(text: str) -> str:
 
 class ChatWidgets(QWidget):
     """The Chat panel's widgets, as :func:`setup_ui` makes them (declared here, so the panel that
-    subclasses this is typed)."""
+    subclasses this is typed), and the side panel's fold.
+
+    Signals:
+        settingsShownChanged(bool): the side panel of settings was unfolded (True) or folded away.
+    """
+
+    settingsShownChanged = Signal(bool)
 
     conversations: ConversationList
     conversation_list: QListWidget
@@ -88,6 +95,20 @@ class ChatWidgets(QWidget):
     model_picker: ChatModelPicker
     load_banner: LoadBanner
     splitter: QSplitter
+    side_panel: VerticalScroll
+    settings_button: QPushButton
+
+    def set_settings_shown(self, shown: bool) -> None:
+        """Unfold the side panel of settings (or fold it away: the transcript takes its room)."""
+        changed = shown != self.settings_shown()
+        self.side_panel.setVisible(shown)
+        self.splitter.refresh()  # its minimum width follows at once (before the window first shows too)
+        self.settings_button.setChecked(shown)
+        if changed:
+            self.settingsShownChanged.emit(shown)
+
+    def settings_shown(self) -> bool:
+        return not self.side_panel.isHidden()
 
 
 def setup_ui(panel: ChatWidgets, ctx: AppContext, session: ChatSession) -> None:
@@ -156,7 +177,16 @@ def build_layout(panel: ChatWidgets, ctx: AppContext) -> None:
     cv = QVBoxLayout(centre)
     cv.setContentsMargins(0, 0, 0, 0)
     panel.model_picker, panel.load_banner = ChatModelPicker(centre), LoadBanner(ctx, centre)
-    cv.addWidget(panel.model_picker)
+    panel.settings_button = QPushButton(_tr("Settings"), centre)
+    panel.settings_button.setCheckable(True)
+    panel.settings_button.setChecked(True)
+    panel.settings_button.setToolTip(
+        _tr("Show or hide the chat's settings: system prompt, sampling, output, adapter, tools (Ctrl+Shift+S)")
+    )
+    top = QHBoxLayout()
+    top.addWidget(panel.model_picker, 1)
+    top.addWidget(panel.settings_button)
+    cv.addLayout(top)
     cv.addWidget(panel.load_banner)
     cv.addWidget(panel.transcript, 1)
     cv.addWidget(panel.choices_view, 1)
@@ -168,6 +198,9 @@ def build_layout(panel: ChatWidgets, ctx: AppContext) -> None:
     for b in (panel.send_button, panel.stop_button, panel.continue_button, panel.regenerate_button, panel.edit_button):
         buttons.addWidget(b)
     buttons.addStretch(1)
+    panel.context_bar.setMinimumWidth(150)
+    panel.context_bar.setMaximumWidth(260)  # how full the context is stays in sight when the settings fold
+    buttons.addWidget(panel.context_bar)
     buttons.addWidget(panel.attach_button)
     buttons.addWidget(panel.think_box)
     cv.addLayout(buttons)
@@ -180,19 +213,19 @@ def build_layout(panel: ChatWidgets, ctx: AppContext) -> None:
     rv.addWidget(sys_box)
     rv.addWidget(panel.sampling_box)
     rv.addWidget(panel.output)
-    ctx_box = QGroupBox(_tr("Context"), right)
-    QVBoxLayout(ctx_box).addWidget(panel.context_bar)
-    rv.addWidget(ctx_box)
     rv.addWidget(panel.adapter_box)
     rv.addWidget(panel.tools_box)
     rv.addStretch(1)
 
+    panel.side_panel = VerticalScroll(right, panel)  # it scrolls on a laptop
     panel.splitter = QSplitter(Qt.Orientation.Horizontal, panel)
-    for w in (panel.conversations, centre, VerticalScroll(right, panel)):  # the side bar scrolls on a laptop
+    for w in (panel.conversations, centre, panel.side_panel):
         panel.splitter.addWidget(w)
     for index, factor in enumerate((0, 1, 0)):
         panel.splitter.setStretchFactor(index, factor)
-    panel.splitter.setSizes([190, 620, 250])
+        panel.splitter.setCollapsible(index, index == 0)  # the chat and its settings fold by the button
+    panel.splitter.setSizes([190, 700, 290])
+    panel.settings_button.toggled.connect(panel.set_settings_shown)
     layout = QVBoxLayout(panel)
     layout.setContentsMargins(4, 4, 4, 4)
     layout.addWidget(panel.splitter)
