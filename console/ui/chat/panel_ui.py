@@ -185,6 +185,9 @@ def build_layout(panel: ChatWidgets, ctx: AppContext) -> None:
     )
     top = QHBoxLayout()
     top.addWidget(panel.model_picker, 1)
+    panel.context_bar.setMinimumWidth(130)
+    panel.context_bar.setMaximumWidth(260)  # how full the context is stays in sight when the settings fold
+    top.addWidget(panel.context_bar)
     top.addWidget(panel.settings_button)
     cv.addLayout(top)
     cv.addWidget(panel.load_banner)
@@ -198,9 +201,6 @@ def build_layout(panel: ChatWidgets, ctx: AppContext) -> None:
     for b in (panel.send_button, panel.stop_button, panel.continue_button, panel.regenerate_button, panel.edit_button):
         buttons.addWidget(b)
     buttons.addStretch(1)
-    panel.context_bar.setMinimumWidth(150)
-    panel.context_bar.setMaximumWidth(260)  # how full the context is stays in sight when the settings fold
-    buttons.addWidget(panel.context_bar)
     buttons.addWidget(panel.attach_button)
     buttons.addWidget(panel.think_box)
     cv.addLayout(buttons)
