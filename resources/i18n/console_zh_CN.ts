@@ -1128,11 +1128,6 @@
     </message>
     <message>
       <location filename="../../console/ui/chat/panel_ui.py" />
-      <source>Context</source>
-      <translation>上下文</translation>
-    </message>
-    <message>
-      <location filename="../../console/ui/chat/panel_ui.py" />
       <source>Continue</source>
       <translation>继续</translation>
     </message>
@@ -1157,12 +1152,12 @@
       <translation>无法保存消息：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat/panel.py" />
+      <location filename="../../console/ui/chat/conversation_intents.py" />
       <source>Delete conversation</source>
       <translation>删除对话</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat/panel.py" />
+      <location filename="../../console/ui/chat/conversation_intents.py" />
       <source>Delete this conversation and all its messages?</source>
       <translation>删除此对话及其全部消息？</translation>
     </message>
@@ -1177,17 +1172,17 @@
       <translation>正在编辑上一条消息：发送后将替换它及其后的回答。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat/panel.py" />
+      <location filename="../../console/ui/chat/conversation_intents.py" />
       <source>Export conversation</source>
       <translation>导出对话</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat/panel.py" />
+      <location filename="../../console/ui/chat/conversation_intents.py" />
       <source>Export failed: {0}</source>
       <translation>导出失败：{0}</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat/panel.py" />
+      <location filename="../../console/ui/chat/conversation_intents.py" />
       <source>Exported to {0}</source>
       <translation>已导出到 {0}</translation>
     </message>
@@ -1207,7 +1202,7 @@
       <translation>加载模型，输入消息，然后按 {0}。</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat/panel.py" />
+      <location filename="../../console/ui/chat/conversation_intents.py" />
       <source>Markdown (*.md);;JSON (*.json)</source>
       <translation>Markdown (*.md);;JSON (*.json)</translation>
     </message>
@@ -1217,7 +1212,7 @@
       <translation>未加载模型：请在“模型”侧栏中选择一个并点击“加载” (Ctrl+L)</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat/panel.py" />
+      <location filename="../../console/ui/chat/conversation_intents.py" />
       <source>Nothing to export: start or open a conversation first</source>
       <translation>没有可导出的内容：请先开始或打开一个对话</translation>
     </message>
@@ -1237,7 +1232,7 @@
       <translation>重新生成</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat/panel.py" />
+      <location filename="../../console/ui/chat/conversation_intents.py" />
       <source>Rename conversation</source>
       <translation>重命名对话</translation>
     </message>
@@ -1250,6 +1245,16 @@
       <location filename="../../console/ui/chat/panel.py" />
       <source>Send ({0})</source>
       <translation>发送 ({0})</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat/panel_ui.py" />
+      <source>Settings</source>
+      <translation>设置</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/chat/panel_ui.py" />
+      <source>Show or hide the chat's settings: system prompt, sampling, output, adapter, tools (Ctrl+Shift+S)</source>
+      <translation>显示或隐藏对话设置：系统提示词、采样、输出、适配器、工具（Ctrl+Shift+S）</translation>
     </message>
     <message>
       <location filename="../../console/ui/chat/panel_ui.py" />
@@ -1312,7 +1317,7 @@
       <translation>思考中…</translation>
     </message>
     <message>
-      <location filename="../../console/ui/chat/panel.py" />
+      <location filename="../../console/ui/chat/conversation_intents.py" />
       <source>Title:</source>
       <translation>标题：</translation>
     </message>
@@ -3510,6 +3515,11 @@ vLLM 自己的估计：max_model_len {1} 可以放下（其 KV 缓存有 {2} GiB
       <location filename="../../console/ui/main_window.py" />
       <source>Chat</source>
       <translation>对话</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/main_window.py" />
+      <source>Chat &amp;settings</source>
+      <translation>对话设置(&amp;S)</translation>
     </message>
     <message>
       <location filename="../../console/ui/main_window.py" />
