@@ -116,8 +116,15 @@ class ChatPrompts:
         if not _has_template(request, tokenizer):
             return transcript(request.messages, request.continue_final), None
         renderer = self._for(engine, parser)
+        wire = chat_body(request)
+        context = getattr(getattr(engine, "model_config", None), "max_model_len", None)
+        own_limit = not ({"max_tokens", "max_completion_tokens"} & set(fields))
+        if own_limit and isinstance(context, int) and wire.get("max_completion_tokens", 0) > context:
+            # the chat's answer length on a shorter context: up to its end (vLLM stops there), where
+            # vLLM's check of the body would refuse a limit the user never wrote into a request
+            wire["max_completion_tokens"] = context
         try:
-            body = vllm_compat.chat_completion_request_class().model_validate(chat_body(request))
+            body = vllm_compat.chat_completion_request_class().model_validate(wire)
         except Exception as exc:
             raise PromptError(_first_line(exc)) from None
         before = body.structured_outputs
