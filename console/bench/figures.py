@@ -19,6 +19,9 @@ from console.metrics.timings import pareto_front
 from console.planner import get_gpu, plan, request_from_engine
 from console.planner.selfcal import gpu_key
 
+#: The series colours both drawings use (matplotlib's first three), so a figure looks the same in both.
+COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c")
+
 LATENCY_METRICS = (("ttft_s", "TTFT"), ("itl_s", "ITL"), ("e2e_s", "e2e"))
 PERCENTILES = ("p50", "p90", "p99")
 

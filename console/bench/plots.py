@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from console.bench.figures import (
+    COLORS,
     PERCENTILES,
     concurrency_points,
     latency_table,
@@ -21,8 +22,6 @@ from console.bench.figures import (
     tune_points,
     tune_tradeoff,
 )
-
-COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c")
 
 
 def write_plots(report: dict[str, Any], folder: Path) -> list[str]:

@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from console.bench.figures import (
+    COLORS,
     PERCENTILES,
     concurrency_points,
     latency_table,
@@ -22,8 +23,6 @@ from console.bench.figures import (
     tune_points,
     tune_tradeoff,
 )
-
-COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c")
 
 
 def _plot(parent: QWidget, title: str, x_label: str, y_label: str) -> pg.PlotWidget:
