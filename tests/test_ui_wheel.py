@@ -48,7 +48,9 @@ def test_wheel_scrolls_past_unfocused_fields_and_changes_a_focused_one(home: Pat
     window.resize(1100, 480)  # short: the side bar scrolls
     window.show()
     qtbot.waitUntil(lambda: window._panels_built, timeout=10_000)
+    window.chat.set_settings_shown(True)  # folded on a screen narrower than 1,200 px, as offscreen's is
     temperature, penalty = window.chat.temperature, window.chat.repetition_penalty
+    qtbot.waitUntil(temperature.isVisible, timeout=5_000)
     bar = _scroll_area(temperature).verticalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=5_000)
     bar.setValue(0)

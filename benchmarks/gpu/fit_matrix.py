@@ -471,6 +471,8 @@ def main(argv: list[str] | None = None) -> int:
     for x in todo:
         misfits = group_misfits(x.config)
         assert not misfits, f"{x.load_id}: the quantization group does not divide {misfits}"
+    if a.list and not a.dry_run:
+        return 0
     (out / "logs").mkdir(parents=True, exist_ok=True)
     if a.dry_run:
         for x in todo:
