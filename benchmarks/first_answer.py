@@ -56,7 +56,8 @@ def main() -> int:
     if not args.model:
         p.error("--model or --rescore is needed")
 
-    from console.config import EngineConfig, SamplingSettings
+    from console.config import EngineConfig
+    from console.sampling import SamplingSettings
     from console.engine.in_process import InProcessEngine
     from console.engine.types import GenerationRequest, RequestFinished
 

@@ -26,7 +26,8 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's console, not the installed one
 
-from console.config import EngineConfig, SamplingSettings  # noqa: E402
+from console.config import EngineConfig  # noqa: E402
+from console.sampling import SamplingSettings  # noqa: E402
 from console.engine.in_process import InProcessEngine  # noqa: E402
 from console.engine.types import GenerationRequest, RequestFinished, TokenDelta  # noqa: E402
 

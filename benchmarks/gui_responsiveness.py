@@ -118,7 +118,8 @@ def measure_lag(args: argparse.Namespace) -> dict[str, object]:
     from console.ui.import_hook import cheapen_feature_check
 
     cheapen_feature_check()  # as the app does (console/ui/app.py)
-    from console.config import EngineConfig, SamplingSettings
+    from console.config import EngineConfig
+    from console.sampling import SamplingSettings
     from console.engine.types import EngineState, GenerationRequest, RequestFailed, RequestFinished
     from console.ui.context import AppContext
     from console.ui.main_window import MainWindow

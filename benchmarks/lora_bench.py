@@ -40,7 +40,7 @@ PROMPTS = [
 
 
 def run(engine: Any, adapters: list[str | None], prompts: int, output_len: int) -> dict[str, float]:
-    from console.config import SamplingSettings
+    from console.sampling import SamplingSettings
     from console.engine.types import GenerationRequest, RequestFinished
 
     engine.reset_prefix_cache().result(timeout=60)

@@ -1,6 +1,6 @@
 """pydantic validation derived from the console's dataclasses.
 
-The dataclasses (:class:`~console.config.EngineConfig`, :class:`~console.config.SamplingSettings`,
+The dataclasses (:class:`~console.config.EngineConfig`, :class:`~console.sampling.SamplingSettings`,
 :class:`~console.settings.Settings`) stay the types the code passes around: callers build them by
 keyword, copy them with ``dataclasses.replace`` and list ``dataclasses.fields``. This module
 derives a pydantic model from one, field by field from its type hints, so a new field is validated

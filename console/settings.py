@@ -21,16 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, get_type_hints
 
 from console.atomic import atomic_write_json, sweep_stale_tmp
-from console.config import (
-    CHAT_MAX_TOKENS,
-    FIT_CONTEXT,
-    ENGINE_CHOICES,
-    ENGINE_LIMITS,
-    EngineConfig,
-    SamplingSettings,
-    window_knobs,
-    with_ngram_tokens,
-)
+from console.config import ENGINE_CHOICES, ENGINE_LIMITS, EngineConfig, window_knobs, with_ngram_tokens
+from console.sampling import CHAT_MAX_TOKENS, FIT_CONTEXT, SamplingSettings
 from console.paths import data_home
 from console.schema import derive_model
 

@@ -25,7 +25,8 @@ def main(work: Path) -> int:
     from console.bench.runner import run_console
     from console.bench.workload import synthetic
     from console.cli.main import main as cli
-    from console.config import EngineConfig, SamplingSettings
+    from console.config import EngineConfig
+    from console.sampling import SamplingSettings
     from console.engine.in_process import InProcessEngine
     from console.engine.types import GenerationRequest
     from console.jobs import TaskState

@@ -12,7 +12,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from console.advisor import AdvisorContext, evaluate, load_rules
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.engine.in_process import InProcessEngine
 from console.metrics.recording import load_recording, save_recording
 from console.engine.types import GenerationRequest, RequestFinished

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from console.batch.formats import BatchFormatError, parse_csv, parse_jsonl, read_batch_file
 from console.batch.results import BatchResult
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 
 
 def openai_line(cid: str, content: str, **body: object) -> str:

@@ -15,7 +15,7 @@ import pytest
 from console.batch.formats import parse_jsonl
 from console.batch.results import BatchResult, iter_output
 from console.batch.runner import run_batch
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.engine.types import GenerationRequest
 
 GREEDY = SamplingSettings(temperature=0.0, max_tokens=16)

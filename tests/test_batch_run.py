@@ -14,7 +14,7 @@ import pytest
 from console.batch.formats import parse_jsonl
 from console.batch.results import completed_ids, export_csv, iter_output
 from console.batch.runner import BatchProgress, run_batch
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.jobs import TaskState
 
 pytestmark = pytest.mark.engine

@@ -79,7 +79,7 @@ def test_console_batch_agrees_with_vllm_run_batch(smollm2_engine: Any, smollm2_m
     from conftest import SMOLLM2_KV_BYTES, SMOLLM2_MAX_LEN
     from console.batch.formats import read_batch_file
     from console.batch.runner import run_batch
-    from console.config import SamplingSettings
+    from console.sampling import SamplingSettings
 
     inp = tmp_path / "in.jsonl"
     inp.write_text("".join(json.dumps(x) + "\n" for x in LINES), encoding="utf-8")

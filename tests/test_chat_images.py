@@ -27,7 +27,7 @@ from console.chat.attachments import (
     user_content,
 )
 from console.chat.session import ChatSession
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.chat import conversation_pictures
 from console.chat.conversation_pictures import IMAGES_DIR, STAGING_DIR, ImageShelf
 from console.chat.conversations import SCHEMA_VERSION, ConversationError, ConversationStore

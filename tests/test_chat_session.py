@@ -15,7 +15,7 @@ import pytest
 from console.engine.chat_prompt import prompt_token_ids
 from console.chat.session import ChatSession
 from console.cli.chat import repl, turn
-from console.config import FIT_CONTEXT, SamplingSettings
+from console.sampling import FIT_CONTEXT, SamplingSettings
 from console.chat.conversations import ConversationError, ConversationStore
 from console.engine.types import EngineState, GenerationRequest, RequestFinished
 

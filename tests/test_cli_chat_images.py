@@ -41,7 +41,7 @@ def test_the_terminal_chat_sends_the_pictures_with_the_first_message(
     from console.cli.chat import turn
     from console.cli.chat_images import images_from_args
     from console.cli.main import build_parser
-    from console.config import SamplingSettings
+    from console.sampling import SamplingSettings
     from console.chat.conversations import ConversationStore
     from console.engine.types import GenerationRequest
     from tests.fixtures.vision import png_bytes, processor_image_tokens

@@ -14,7 +14,7 @@ import pytest
 from console.cli.chat import answer
 from console.cli.chat_output import add_output_args, output_fields_from_args
 from console.cli.common import CliError
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.engine.openai_body import request_fields
 from console.engine.types import GenerationRequest
 

@@ -153,7 +153,7 @@ def test_an_answers_thinking_is_kept_apart_and_an_older_history_gains_the_column
     both formats, and only the answer goes back to the model; a schema-1 history (written before
     thinking was kept) opens, keeps its messages and can then save thinking too."""
     from console.chat.session import ChatSession
-    from console.config import SamplingSettings
+    from console.sampling import SamplingSettings
     from console.engine.thinking import Thought
 
     path = tmp_path / "old.sqlite3"

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.engine.in_process import InProcessEngine
 from console.engine.openai_body import request_fields
 from console.engine.tool_calls import parse_answer

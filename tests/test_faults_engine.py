@@ -26,7 +26,8 @@ from console.atomic import DiskFullError
 from console.batch.formats import parse_jsonl, read_batch_file
 from console.batch.results import iter_output
 from console.batch.runner import BatchSummary, run_batch
-from console.config import EngineConfig, SamplingSettings
+from console.config import EngineConfig
+from console.sampling import SamplingSettings
 from console.engine.in_process import InProcessEngine
 from console.engine.types import (
     EngineBusy,

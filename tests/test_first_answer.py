@@ -16,7 +16,7 @@ import pytest
 from console.chat.conversations import ConversationStore
 from console.chat.repetition import REPEATING, RepetitionGuard, most_repeated_paragraph
 from console.chat.session import ChatSession
-from console.config import CHAT_MAX_TOKENS, FIT_CONTEXT, SamplingSettings
+from console.sampling import CHAT_MAX_TOKENS, FIT_CONTEXT, SamplingSettings
 from console.engine.types import GenerationRequest, RequestFinished
 from console.models.bundled import BUNDLED_SAMPLING, write_generation_defaults
 

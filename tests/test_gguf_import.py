@@ -11,7 +11,7 @@ from typing import Any
 import psutil
 import pytest
 
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.jobs import Cancelled, Progress, TaskState
 from console.models.importers import check_gguf, import_gguf
 from console.models.inspect import ModelFormatError, inspect_checkpoint

@@ -22,7 +22,7 @@ import pytest
 
 from console.batch.formats import parse_jsonl
 from console.batch.runner import run_batch
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.engine.many import ManyRequests
 from console.engine.types import GenerationRequest, RequestFinished, TokenDelta
 

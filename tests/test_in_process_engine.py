@@ -12,7 +12,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from console.config import EngineConfig, SamplingSettings
+from console.config import EngineConfig
+from console.sampling import SamplingSettings
 from console.engine.in_process import InProcessEngine
 from console.engine.types import (
     EngineBusy,

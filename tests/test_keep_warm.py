@@ -16,7 +16,8 @@ import psutil
 import pytest
 from PySide6.QtCore import Qt
 
-from console.config import EngineConfig, SamplingSettings
+from console.config import EngineConfig
+from console.sampling import SamplingSettings
 from console.engine.in_process import InProcessEngine, keep_warm_refusal
 from console.engine.types import EngineInfo, EngineState, GenerationRequest, RequestFinished
 from tests.conftest import TEST_KV_BYTES, wait_for

@@ -18,7 +18,8 @@ from conftest import TEST_KV_BYTES
 from console.batch.formats import parse_jsonl
 from console.batch.results import iter_output
 from console.batch.runner import run_batch
-from console.config import EngineConfig, SamplingSettings
+from console.config import EngineConfig
+from console.sampling import SamplingSettings
 from console.engine.in_process import InProcessEngine
 from console.engine.types import EngineError, GenerationRequest, RequestFailed, RequestFinished
 from console.models.lora import AdapterError

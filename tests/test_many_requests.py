@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.engine.in_process import InProcessEngine
 from console.engine.many import ManyRequests
 from console.engine.types import EngineNotReady, GenerationRequest, RequestFinished

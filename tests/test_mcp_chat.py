@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from console.chat.session import ChatSession
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.chat.conversations import ConversationStore
 from console.engine.types import GenerationRequest, RequestFinished
 from console.chat.mcp_client import McpHub

@@ -103,7 +103,7 @@ def test_approval_once_always_refused_and_allow_all() -> None:
 def test_tool_turns_are_saved_read_back_cut_and_exported(tmp_path: Path) -> None:
     store = ConversationStore(tmp_path / "c.sqlite3")
     session = ChatSession(store)
-    from console.config import SamplingSettings
+    from console.sampling import SamplingSettings
 
     session.send("What time is it?", SamplingSettings())
     conv = session.conversation_id

@@ -15,7 +15,7 @@ from typing import Iterator
 import pytest
 
 from console.chat.session import ChatSession
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.chat.tools import ChatTools, ToolTurn, tool_content
 from console.chat.conversations import ConversationStore
 from console.chat.mcp_client import McpHub

@@ -22,7 +22,7 @@ import pytest
 from console.batch.formats import parse_jsonl
 from console.batch.results import completed_ids, iter_output
 from console.batch.runner import run_batch
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.engine.interface import Engine, Loader
 from console.engine.child_server import ChildServer, free_port, port_free
 from console.engine.remote import RemoteEngine

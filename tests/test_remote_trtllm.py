@@ -18,7 +18,7 @@ import pytest
 
 from console.batch.formats import parse_jsonl
 from console.batch.runner import run_batch
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.engine.factory import make_engine, parse_engine_choice
 from console.engine.child_server import ChildServer
 from console.engine.remote import RemoteEngine

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import pytest
 
 from console.cli.main import main
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.engine.factory import make_engine, parse_engine_choice
 from console.engine.remote import RemoteEngine
 from console.engine.types import GenerationRequest, RequestFailed, RequestFinished

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from console.config import FIT_CONTEXT, SamplingDefaults, SamplingSettings
+from console.sampling import FIT_CONTEXT, SamplingDefaults, SamplingSettings
 from console.engine.chat_prompt import chat_body
 from console.engine.openai_body import body_params, output_limit, request_body, request_fields
 from console.engine.remote_wire import request_body as wire_body

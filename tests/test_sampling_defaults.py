@@ -12,7 +12,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from console.config import (
+from console.sampling import (
     FROM_FAMILY,
     FROM_GENERATION_CONFIG,
     FROM_VLLM,

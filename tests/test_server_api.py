@@ -22,7 +22,8 @@ from typing import Iterator
 import httpx
 import pytest
 
-from console.config import EngineConfig, SamplingSettings
+from console.config import EngineConfig
+from console.sampling import SamplingSettings
 from console.engine import serving
 from console.engine.child_server import free_port
 from console.engine.serving import ALL_ADDRESSES, LanNeedsKey, SharedServer, SharingController, new_api_key

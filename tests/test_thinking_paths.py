@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.engine.openai_body import request_fields
 from console.engine.types import GenerationRequest, RequestFinished
 

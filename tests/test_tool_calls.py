@@ -161,7 +161,7 @@ def test_a_chat_tool_turn_is_kept_answered_and_read_back_in_order(tmp_path: Path
     with a call (as a server returns it) becomes a tool turn instead of a saved answer; the
     calculator answers it and the next request carries the call and the result, "auto" again."""
     from console.chat.session import ChatSession
-    from console.config import SamplingSettings
+    from console.sampling import SamplingSettings
     from console.chat.conversations import ConversationStore
     from console.engine.choices import Choice
     from console.engine.types import RequestFinished

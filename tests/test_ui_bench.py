@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from console.config import EngineConfig, SamplingSettings
+from console.config import EngineConfig
+from console.sampling import SamplingSettings
 from console.metrics.store import MetricsStore
 from console.engine.types import EngineState, EngineStatus, GenerationRequest, RequestFinished
 from console.models.store import ModelStore

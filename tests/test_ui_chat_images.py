@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication, QToolButton
 
 from console.chat import conversation_pictures
 from console.chat.attachments import load_image
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.chat.conversation_pictures import STAGING_DIR, ImageShelf
 from console.chat.conversations import ConversationStore
 from console.engine.types import EngineState

@@ -12,7 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 
-from console.config import CHAT_MAX_TOKENS, FIT_CONTEXT, SamplingSettings
+from console.sampling import CHAT_MAX_TOKENS, FIT_CONTEXT, SamplingSettings
 from console.models.store import ModelStore
 from console.settings import load_settings, settings_path
 from console.ui.context import AppContext

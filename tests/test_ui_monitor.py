@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.metrics.store import MetricsStore
 from console.engine.types import GenerationRequest, RequestFinished
 from console.models.store import ModelStore

@@ -1,6 +1,7 @@
 """The window fits the screen it opens on, and every button of every tab can be reached on a
 1366 x 768 laptop; the Chat tab is the chat (the transcript in front), its settings in a side panel
-that folds away and stays folded across restarts. Offscreen, no engine (nothing stands in for it)."""
+that folds away and stays folded across restarts; the Models sidebar's Load row stays in view. Offscreen,
+no engine (nothing stands in for it)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from PySide6.QtCore import QRect
 from PySide6.QtWidgets import QAbstractButton, QScrollArea, QWidget
 
+from console.models.store import ModelStore
 from console.settings import load_settings
 from console.ui.context import AppContext
 from console.ui.window_fit import FRAME_ALLOWANCE, initial_size
@@ -17,10 +19,13 @@ from console.ui.window_fit import FRAME_ALLOWANCE, initial_size
 LAPTOP = (1366, 768)
 
 
-def _window(qtbot: Any, size: tuple[int, int] | None = None) -> Any:
+def _window(qtbot: Any, size: tuple[int, int] | None = None, model: Path | None = None) -> Any:
     from console.ui.main_window import MainWindow
 
-    ctx = AppContext.create()
+    store = ModelStore()
+    if model is not None:
+        store.add_reference("tiny", model)
+    ctx = AppContext.create(store=store)
     w = MainWindow(ctx, load_settings(), owns_engine=False)
     qtbot.addWidget(w)
     w.show()
@@ -92,6 +97,20 @@ def test_every_button_of_every_tab_is_reachable_on_a_laptop(home: Path, qtbot: A
                 name = b.text() or b.accessibleName() or b.toolTip() or b.objectName() or type(b).__name__
                 cut.append(f"{w.tabs.tabText(i)}: {name!r} ({b.parentWidget().__class__.__name__})")
     assert not cut, cut
+    w.ctx.sampler.stop()
+
+
+def test_models_load_row_stays_in_view_on_a_laptop(home: Path, tiny_model: Path, qtbot: Any) -> None:
+    w = _window(qtbot, LAPTOP, tiny_model)
+    models = w.models
+    assert models.select_model("tiny")
+    qtbot.waitUntil(lambda: "context" in models.plan_label.text(), timeout=10_000)  # the plan is shown
+    models.knobs_box.advanced_button.click()  # Advanced open: the sidebar at its longest
+    qtbot.wait(20)
+    for b in (models.load_button, models.unload_button, models.reload_button, models.keep_warm_check):
+        seen = _clipped(b, w)  # in view as it is, no scrolling
+        assert seen.size() == b.size(), (b.text(), seen, b.size())
+    assert models.load_button.isEnabled()
     w.ctx.sampler.stop()
 
 

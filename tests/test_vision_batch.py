@@ -20,7 +20,7 @@ from vllm_run_batch import bodies
 
 from console.batch.formats import read_batch_file
 from console.batch.runner import run_batch
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.engine.types import GenerationRequest, RequestFailed, RequestFinished
 from tests.fixtures.vision import IMAGE_TOKEN, image_part, png_bytes, text_part
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.engine.types import GenerationRequest, RequestFinished
 from tests.fixtures.vision import IMAGE_TOKEN, png_bytes, png_data_url, processor_image_tokens
 

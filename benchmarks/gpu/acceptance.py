@@ -347,7 +347,7 @@ class Journey:
     def step5_export_and_serve(self) -> dict[str, Any]:
         import psutil
 
-        from console.config import SamplingSettings
+        from console.sampling import SamplingSettings
         from console.engine.child_server import ChildServer
         from console.engine.types import GenerationRequest, RequestFinished
         from console.launch import engine_config_for

@@ -596,7 +596,7 @@ def _tree_rss() -> int:
 
 
 def _request(q: str, max_tokens: int = 32) -> Any:
-    from console.config import SamplingSettings
+    from console.sampling import SamplingSettings
     from console.engine.types import GenerationRequest
 
     return GenerationRequest(

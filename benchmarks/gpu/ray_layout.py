@@ -193,7 +193,7 @@ class Run:
         self.res["health_checks"] = checks
 
     def console(self) -> None:
-        from console.config import SamplingSettings
+        from console.sampling import SamplingSettings
         from console.engine.remote import RemoteEngine
         from console.engine.types import GenerationRequest, RequestFinished
 

@@ -177,7 +177,7 @@ def core_imports() -> list[str]:
 def stream_and_abort(engine: Any) -> dict[str, Any]:
     import queue
 
-    from console.config import SamplingSettings
+    from console.sampling import SamplingSettings
     from console.engine.types import GenerationRequest, RequestFinished, TokenDelta
 
     req = GenerationRequest(

@@ -35,7 +35,7 @@ from typing import Any
 
 from console.engine.openai_body import URLS, BodyError, Endpoint, parse_body
 from console.engine import image_parts
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console import vllm_compat
 
 #: Longest line or CSV cell we accept, so an enormous input fails by line instead of by memory.

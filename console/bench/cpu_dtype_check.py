@@ -31,7 +31,8 @@ from console.engine.cpu_dtype import (
 from console.jobs import Cancelled, TaskState
 from console.bench.runner import run_console
 from console.bench.workload import synthetic
-from console.config import EngineConfig, SamplingSettings
+from console.config import EngineConfig
+from console.sampling import SamplingSettings
 from console.engine.in_process import InProcessEngine
 from console.engine.types import GenerationRequest, RequestFinished, failure_text
 from console.models.bundled import BUNDLED_NAME, bundled_gguf

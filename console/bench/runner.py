@@ -28,7 +28,7 @@ from typing import Any
 
 from console.metrics.timings import RequestTiming, pcts, summarize
 from console.bench.workload import Workload, arrival_offsets
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.engine.interface import Engine
 from console.engine.many import ManyRequests
 from console.engine.types import GenerationRequest, RequestFinished

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
-from console.config import SPECULATIVE_FIELDS, EngineConfig, SamplingSettings
+from console.config import SPECULATIVE_FIELDS, EngineConfig
+from console.sampling import SamplingSettings
 from console.engine.types import GenerationRequest, RequestFinished, failure_text
 from console.jobs import TaskState
 from console.metrics.store import SPEC_COUNTERS, spec_acceptance

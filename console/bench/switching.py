@@ -20,7 +20,8 @@ from typing import Any, Callable
 
 import psutil
 
-from console.config import EngineConfig, SamplingSettings
+from console.config import EngineConfig
+from console.sampling import SamplingSettings
 from console.engine.types import GenerationRequest, RequestFinished, failure_text
 from console.jobs import TaskState
 from console.metrics import nvml

@@ -20,7 +20,7 @@ from typing import Callable
 from console.batch.formats import read_batch_file
 from console.bench.workload import Workload
 from console.chat.conversations import ConversationStore
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 
 #: Characters per token when no tokenizer counts an answer that saved no token count.
 CHARS_PER_TOKEN = 4

@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 from console.atomic import atomic_write_text
 from console.chat.attachments import Attachment, ImageError, missing_picture, user_content
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.chat.tools import ChatTools
 from console.chat.conversation_pictures import StagedImages
 from console.chat.conversations import Conversation, ConversationError, ConversationStore, Message

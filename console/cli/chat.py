@@ -36,7 +36,7 @@ from console.cli.engine_flags import (
     start_engine,
 )
 from console.cli.flags import check_model_and_preset
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.chat.conversations import ConversationError, ConversationStore
 from console.engine.interface import Engine
 from console.engine.openai_body import BodyError, request_fields

@@ -12,7 +12,8 @@ import sys
 from console.cli.speed_args import SPEED_KEYS, add_speed_args, speed_overrides
 from console.cli.common import CliError, quiet_engine_logs
 from console.cli.knob_flags import add_knob_flags, given_knobs
-from console.config import SERVER_DEFAULTS, EngineConfig, SamplingSettings, summary
+from console.config import EngineConfig
+from console.sampling import SERVER_DEFAULTS, SamplingSettings, summary
 from console.engine.factory import parse_engine_choice, make_engine
 from console.engine.interface import Engine, require_loader
 from console.engine.types import EngineError, EngineInfo, EngineStatus

@@ -25,7 +25,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from console.config import FIT_CONTEXT, SamplingDefaults, SamplingSettings
+from console.sampling import FIT_CONTEXT, SamplingDefaults, SamplingSettings
 from console import vllm_compat
 from console.engine.types import GenerationRequest
 

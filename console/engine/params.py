@@ -6,7 +6,7 @@ from typing import Any
 
 from pathlib import Path
 
-from console.config import (
+from console.sampling import (
     FROM_FAMILY,
     FROM_GENERATION_CONFIG,
     MODEL_DEFAULT_FIELDS,

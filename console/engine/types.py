@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, Literal
 
-from console.config import SamplingDefaults, SamplingSettings
+from console.sampling import SamplingDefaults, SamplingSettings
 from console.engine.choices import Choice
 from console.engine.load_phases import LoadPhases, Phase
 from console.models.family_table import Family

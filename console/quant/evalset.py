@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.paths import resources_dir
 from console.engine.types import failure_text, GenerationRequest, RequestFailed
 from console.jobs import Cancelled

@@ -20,7 +20,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from console.config import EngineConfig, SamplingSettings
+from console.config import EngineConfig
+from console.sampling import SamplingSettings
 from console.engine.interface import Loader, require_loader
 from console.engine.types import EngineInfo, failure_text, GenerationRequest, RequestFailed, RequestFinished
 from console.messages import Message

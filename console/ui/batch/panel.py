@@ -44,7 +44,7 @@ from console.batch.formats import BATCH_MAX_TOKENS, BatchFormatError, ParsedBatc
 from console.batch.provenance import ResumeMismatch, check_resume
 from console.batch.results import BatchResult, iter_output, results_to_csv_text
 from console.batch.runner import DEFAULT_CONCURRENCY, BatchProgress, BatchSummary, run_batch
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.engine.types import EngineState, EngineStatus
 from console.jobs import TaskState
 from console.ui.batch.results_model import BatchResultsModel

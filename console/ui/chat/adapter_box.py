@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.engine.interface import AttachesAdapters, backend_of
 from console.engine.types import EngineError, EngineState, GenerationRequest, RequestFailed, RequestFinished, TokenDelta
 from console.models.lora import AdapterError

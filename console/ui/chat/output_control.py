@@ -17,7 +17,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QPlainTextEdit, QSpinBox, QWidget
 
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.engine.openai_body import output_fields, request_fields
 
 FREE, SCHEMA, CHOICE, REGEX = "text", "json_schema", "choice", "regex"

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import QWidget
 
 from console.chat.attachments import ImageError
 from console.chat.session import ChatSession
-from console.config import SamplingSettings
+from console.sampling import SamplingSettings
 from console.chat.conversations import ConversationError, ConversationStore
 from console.engine.image_parts import takes_images
 from console.engine.types import (

@@ -1,7 +1,7 @@
 """The Chat tab's sampling controls: temperature, top-p, top-k, max tokens, repetition penalty,
 seed and stop strings, as one group box that reads and writes :class:`SamplingSettings`.
 
-Max tokens starts at the chat's default answer length (:data:`~console.config.CHAT_MAX_TOKENS`,
+Max tokens starts at the chat's default answer length (:data:`~console.sampling.CHAT_MAX_TOKENS`,
 shown as the number); 0, "up to the context", is there to pick.
 
 Temperature, top-p, top-k and repetition penalty start at the loaded model's defaults (its
@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console.config import (
+from console.sampling import (
     CHAT_MAX_TOKENS,
     FROM_FAMILY,
     FROM_GENERATION_CONFIG,

@@ -20,13 +20,10 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QGridLayout,
-    QHBoxLayout,
     QHeaderView,
     QMenu,
     QPushButton,
     QTableView,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -45,6 +42,7 @@ from console.ui.models.table import ModelTableModel
 from console.ui.models.plan_view import PlanView, details_markdown
 from console.ui.tasks import call_in_background
 from console.ui.models.warm_line import WarmLine
+from console.ui.models.panel_layout import build_layout
 from console.ui.widgets import ErrorLabel
 from console.launch import default_preset_name, engine_config_for
 from console.ui.models.get_model_dialog import GetModelDialog
@@ -151,11 +149,9 @@ class ModelsPanel(QWidget):
         self._publish_selection()
 
     def _build_layout(self) -> None:
-        root = QVBoxLayout(self)
-        root.setContentsMargins(6, 6, 6, 6)
-        root.addWidget(self.table, 3)
-        grid = QGridLayout()  # two rows of three: the sidebar stays narrow enough for a laptop
-        for i, b in enumerate(
+        self.column_scroll = build_layout(
+            self,
+            self.table,
             (
                 self.get_model_button,
                 self.import_gguf_button,
@@ -163,21 +159,11 @@ class ModelsPanel(QWidget):
                 self.details_button,
                 self.quantize_button,
                 self.remove_button,
-            )
-        ):
-            grid.addWidget(b, i // 3, i % 3)
-        root.addLayout(grid)
-
-        root.addWidget(self.knobs_box)
-        root.addWidget(self.plan_view)
-
-        buttons = QHBoxLayout()
-        for b in (self.load_button, self.unload_button, self.reload_button):
-            buttons.addWidget(b)
-        buttons.addWidget(self.keep_warm_check)
-        root.addLayout(buttons)
-        root.addWidget(self.warm_line)
-        root.addWidget(self.error_label)
+            ),
+            (self.knobs_box, self.plan_view),
+            (self.load_button, self.unload_button, self.reload_button, self.keep_warm_check),
+            (self.warm_line, self.error_label),
+        )
 
     # -- data ----------------------------------------------------------------------------------
     def refresh(self, select: str | None = None) -> None:
