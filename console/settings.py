@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 5
 SETTINGS_FILE = "settings.json"
+#: The window's theme choices: "system" follows the OS colour scheme (light or dark).
+THEMES = ("system", "light", "dark")
 
 
 class KnobValues:
@@ -114,6 +116,8 @@ class Settings:
     keep_warm: bool = False
     #: Chat: Enter sends and Shift+Enter breaks the line; False: Ctrl+Enter sends, Enter breaks it
     enter_sends: bool = True
+    #: View > Theme: one of THEMES
+    theme: str = "system"
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -154,7 +158,11 @@ def _schema() -> Any:
     # The knobs take EngineConfig's ranges and choices under their settings names and units; a
     # knob's speculative_method "" means "off over the preset".
     limits = {**ENGINE_LIMITS, **knob_limits()}
-    choices = {**ENGINE_CHOICES, "speculative_method": ("", *ENGINE_CHOICES["speculative_method"])}
+    choices = {
+        **ENGINE_CHOICES,
+        "speculative_method": ("", *ENGINE_CHOICES["speculative_method"]),
+        "theme": THEMES,
+    }
     return derive_model(Settings, limits=limits, choices=choices)
 
 
@@ -295,6 +303,7 @@ __all__ = [
     "knob_limits",
     "SCHEMA_VERSION",
     "Settings",
+    "THEMES",
     "load_settings",
     "migrate",
     "save_settings",
