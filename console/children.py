@@ -45,9 +45,36 @@ GRACE_S = 5.0
 RELEASE = b"release\n"
 
 
+#: Variables this process sets for a while for the vLLM processes one load starts (the load's log
+#: capture), by name -> the value the user had (None: unset). Another child gets the user's value,
+#: not a path that may be gone before it reads it.
+_lent: dict[str, str | None] = {}
+_lent_lock = threading.Lock()
+
+
+def lend_env(name: str, value: str | None) -> None:
+    """``os.environ[name]`` is about to hold a value for this process's own use; ``value`` is the
+    user's (None: unset), what :func:`child_env` gives children meanwhile."""
+    with _lent_lock:
+        _lent[name] = value
+
+
+def return_env(name: str) -> None:
+    """``os.environ[name]`` holds the user's value again."""
+    with _lent_lock:
+        _lent.pop(name, None)
+
+
 def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment of every child the console starts: ours, unbuffered output, then ``extra``."""
+    """The environment of every child the console starts: ours (with the user's values of the
+    variables lent for a load), unbuffered output, then ``extra``."""
     env = dict(os.environ)
+    with _lent_lock:
+        for name, value in _lent.items():
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = value
     privacy.apply(env)  # telemetry off in every child unless the user opted in (console/privacy.py)
     env["PYTHONUNBUFFERED"] = "1"
     if extra:

@@ -77,3 +77,42 @@ def test_write_plots_writes_real_pngs(tmp_path: Path) -> None:
         img = mpimg.imread(f)
         assert img.shape[0] >= 200 and img.shape[1] >= 400
         assert img.std() > 0.01  # not a blank canvas
+
+
+def _trial(tok_s: float, tpot_ms: float, label: str = "", status: str = "ok") -> dict:
+    return {
+        "label": label,
+        "status": status,
+        "figures": {"output_tokens_per_s": tok_s, "tpot_s": {"p50": tpot_ms / 1000}} if status == "ok" else {},
+    }
+
+
+def test_tune_tradeoff_marks_the_front_and_labels_default_and_chosen(tmp_path: Path) -> None:
+    from console.bench.figures import tune_tradeoff
+    from console.bench.plots import tune_tradeoff_figure
+
+    tune = {
+        "trials": [
+            _trial(100.0, 20.0, "default"),
+            _trial(180.0, 15.0),  # on the front: the most tok/s
+            _trial(150.0, 10.0),  # on the front: the least TPOT (chosen for one user)
+            _trial(120.0, 25.0),  # dominated by trials 2 and 3
+            _trial(151.0, 9.0, "confirmation"),  # trial 3 again: not a point of its own
+            _trial(0.0, 0.0, status="failed"),
+        ],
+        "default": 0,
+        "best": 2,
+        "goal": {"kind": "one-user"},
+    }
+    data = tune_tradeoff(tune)
+    assert [p[0] for p in data["points"]] == [0, 1, 2, 3]
+    assert data["front"] == [2, 1] and data["default"] == 0 and data["chosen"] == 2
+    fig = tune_tradeoff_figure(tune)
+    ax = fig.axes[0]
+    front_line = next(line for line in ax.get_lines() if line.get_label() == "Pareto front")
+    assert list(front_line.get_xdata()) == [10.0, 15.0] and list(front_line.get_ydata()) == [150.0, 180.0]
+    labels = {t.get_text(): t.xy for t in ax.texts}
+    assert labels == {"vLLM's defaults (trial 1)": (20.0, 100.0), "chosen (trial 3)": (10.0, 150.0)}
+    assert "TPOT" in ax.get_xlabel() and "tok/s" in ax.get_ylabel()
+    files = write_plots({"tune": tune}, tmp_path)
+    assert str(tmp_path / "tune_tpot.png") in files and (tmp_path / "tune_tpot.png").stat().st_size > 0

@@ -27,10 +27,22 @@ def test_summarize_rates_and_percentiles() -> None:
     assert s["itl_s"]["p50"] == pytest.approx(0.02) and s["itl_s"]["p99"] == pytest.approx(0.02)
     assert s["e2e_s"]["p99"] == pytest.approx(0.9901 + 0.18)
     assert s["e2e_s"]["mean"] == pytest.approx(statistics.mean(t.e2e_s for t in timings[:-1]))
+    assert s["ttft_s"]["p95"] == pytest.approx(0.9505)
+    # TPOT: each request's decode time over its tokens after the first (9 x 0.02 s over 9 tokens)
+    assert s["tpot_s"]["p95"] == pytest.approx(0.02) and s["tpot_s"]["p50"] == pytest.approx(0.02)
+
+
+def test_longest_prompt_ttft() -> None:
+    timings = [
+        RequestTiming(10, 4, 0.0, 0.1, 0.4),
+        RequestTiming(900, 4, 0.0, 0.7, 1.0),
+        RequestTiming(50, 4, 0, 0.2, 0.5),
+    ]
+    assert summarize(timings, 1.0)["longest_prompt"] == {"prompt_tokens": 900, "ttft_s": 0.7}
 
 
 def test_edge_cases() -> None:
-    assert pcts([]) == {"p50": None, "p90": None, "p99": None, "mean": None}
+    assert pcts([]) == {"p50": None, "p90": None, "p95": None, "p99": None, "mean": None}
     assert pcts([3.0])["p99"] == 3.0
     assert RequestTiming(1, 1, 0, 0.1, 0.1).itl_s is None  # one token: no inter-token latency
     assert summarize([], 0.0)["output_tokens_per_s"] == 0.0

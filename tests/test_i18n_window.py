@@ -75,6 +75,7 @@ ALLOWED: dict[str, str] = {
     "URL": "acronym",
     "TTFT": "time to first token",
     "ITL": "inter-token latency",
+    "TPOT": "time per output token (vLLM's figure name)",
     "RSS": "resident set size",
     "SM": "a GPU clock (streaming multiprocessor)",
     "token": "kept as is in Chinese LLM software, as the catalogue does",

@@ -201,7 +201,7 @@ def test_tune_page_with_a_stand_in_engine(qtbot, connections, home, tmp_path: Pa
     assert engine.loads[-1] is None and engine.config == user_config  # the user's configuration is loaded again
     qtbot.waitUntil(lambda: snapshots == [1, 2, 3, 4, 5], timeout=5_000)  # the table filled in trial by trial
     assert tune.table.rowCount() == 5
-    assert tune.table.item(3, 3).text() == "failed" and "do not fit" in tune.table.item(3, 7).text()
+    assert tune.table.item(3, 3).text() == "failed" and "do not fit" in tune.table.item(3, 9).text()
     assert result.pareto == [0, 1, 2] and result.best == 2
     assert result.speedup_vs_default == pytest.approx(2.0)
     assert "2.00x vLLM's defaults" in tune.best_label.text()

@@ -91,6 +91,7 @@ def test_dark_and_back_to_light_from_the_view_menu(home: Path, tiny_model: Path,
     w._refresh_status_bar()
     qtbot.waitUntil(lambda: _plot_lightness(monitor.graphs) < 0.3, timeout=5000)
     assert _plot_lightness(bench.plots.throughput) < 0.3 and _plot_lightness(bench.tune.pareto) < 0.3
+    assert _plot_lightness(bench.tune.tradeoff.plot) < 0.3
     axis = monitor.plots["tokens"].getAxis("left")
     assert axis.textPen().color().lightnessF() > 0.6  # tick labels read on the dark plot
 

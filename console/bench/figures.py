@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 from console.metrics import nvml
+from console.metrics.timings import pareto_front
 from console.planner import get_gpu, plan, request_from_engine
 from console.planner.selfcal import gpu_key
 
@@ -85,6 +86,30 @@ def tune_points(trials: list[dict[str, Any]]) -> list[tuple[int, float, float]]:
             if p99 is not None:
                 out.append((i, float(t["figures"]["output_tokens_per_s"]), float(p99)))
     return out
+
+
+def tune_tradeoff(tune: dict[str, Any]) -> dict[str, Any]:
+    """The auto-tune trials drawn as output tok/s against TPOT (median ms per output token):
+    ``{"points": [(trial index, tok/s, TPOT ms)], "front": [trial indices on the Pareto front (most
+    tok/s, least TPOT), by TPOT], "default": i or None, "chosen": i or None}``. Only trials measured on
+    the whole workload; the confirmation run of the chosen one is left out (the same point again)."""
+    trials = tune.get("trials") or []
+    points = []
+    for i, t in enumerate(trials):
+        f = t.get("figures") or {}
+        tpot = (f.get("tpot_s") or f.get("itl_s") or {}).get("p50")
+        if t.get("status") == "ok" and t.get("label") != "confirmation" and tpot is not None:
+            points.append((i, float(f.get("output_tokens_per_s") or 0.0), 1000.0 * float(tpot)))
+    front = [points[j][0] for j in pareto_front([(p[1], p[2]) for p in points])]
+    front.sort(key=lambda i: next(p[2] for p in points if p[0] == i))
+    measured = {p[0] for p in points}
+    default, chosen = tune.get("default"), tune.get("best")
+    return {
+        "points": points,
+        "front": front,
+        "default": default if default in measured else None,
+        "chosen": chosen if chosen in measured else None,
+    }
 
 
 def planner_device(device: str) -> Any:

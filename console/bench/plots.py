@@ -3,7 +3,9 @@ GUI's Bench tab draws (:mod:`console.bench.figures`):
 
 - ``paths.png``: output tok/s of the console path and each baseline;
 - ``throughput_vs_concurrency.png``; ``latency_percentiles.png``; ``roofline_fraction.png``;
-- ``pareto.png`` after a sweep: output tok/s against p99 latency, the front highlighted.
+- ``pareto.png`` after a sweep: output tok/s against p99 latency, the front highlighted;
+- ``tune_tpot.png`` after a tune: output tok/s against TPOT, the Pareto front marked and vLLM's
+  defaults and the chosen point labelled (:func:`tune_tradeoff_figure`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from console.bench.figures import PERCENTILES, concurrency_points, latency_table, roofline_points, tune_points
+from console.bench.figures import (
+    PERCENTILES,
+    concurrency_points,
+    latency_table,
+    roofline_points,
+    tune_points,
+    tune_tradeoff,
+)
 
 COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c")
 
@@ -98,4 +107,45 @@ def write_plots(report: dict[str, Any], folder: Path) -> list[str]:
         ax.set_title("Auto-tune trials")
         ax.legend()
         save(fig, "pareto.png")
+    if tune_tradeoff(tune)["points"]:
+        save(tune_tradeoff_figure(tune), "tune_tpot.png")
     return files
+
+
+def tune_tradeoff_figure(tune: dict[str, Any]) -> Any:
+    """A matplotlib figure of the tune's trials: output tok/s against TPOT, every trial a grey
+    point, the Pareto front a red line, vLLM's defaults and the chosen point labelled. Colours are
+    matplotlib's style (a theme set with ``matplotlib.style`` applies)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    data = tune_tradeoff(tune)
+    pts = {p[0]: p for p in data["points"]}
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    ax.scatter([p[2] for p in pts.values()], [p[1] for p in pts.values()], color="#999999", label="trial", zorder=2)
+    front = [pts[i] for i in data["front"]]
+    ax.plot([p[2] for p in front], [p[1] for p in front], "o-", color="#d62728", label="Pareto front", zorder=3)
+    for key, text, colour in (("default", "vLLM's defaults", COLORS[0]), ("chosen", "chosen", COLORS[2])):
+        i = data[key]
+        if i is None:
+            continue
+        ax.scatter([pts[i][2]], [pts[i][1]], s=120, facecolors="none", edgecolors=colour, linewidths=2, zorder=4)
+        right = pts[i][2] > 0.6 * max(p[2] for p in pts.values())  # a label there would leave the axes
+        ax.annotate(
+            f"{text} (trial {i + 1})",
+            (pts[i][2], pts[i][1]),
+            textcoords="offset points",
+            xytext=(-6 if right else 6, 8 if key == "chosen" else -14),
+            ha="right" if right else "left",
+            fontsize=8,
+            color=colour,
+        )
+    goal = (tune.get("goal") or {}).get("kind", "throughput")
+    ax.set_xlabel("TPOT, median (ms per output token)")
+    ax.set_ylabel("output tok/s")
+    ax.set_title(f"Auto-tune trials (goal: {goal})", fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig

@@ -92,6 +92,10 @@ def _requests(workload: Workload, stream: bool = False) -> list[GenerationReques
         out = [GenerationRequest(prompt_token_ids=ids, sampling=s, stream=stream) for ids in workload.prompt_token_ids]
     else:
         out = [GenerationRequest(messages=m, sampling=s, stream=stream) for m in workload.messages]
+    if workload.output_lens:  # the user's own prompts: each answer as long as it was
+        out = [
+            replace(r, sampling=replace(r.sampling, max_tokens=workload.output_len_of(i))) for i, r in enumerate(out)
+        ]
     mix = workload.adapters
     return [replace(r, adapter=mix[i % len(mix)] or None) for i, r in enumerate(out)] if mix else out
 

@@ -34,7 +34,16 @@ import time
 from dataclasses import replace
 from typing import Any, Callable
 
-from console.bench.tune_plan import Candidate, TunePlan, WorkloadShape, default_grid, plan_tune, workload_shape
+from console.bench.tune_goal import Goal, tpot_ms
+from console.bench.tune_plan import (
+    Candidate,
+    Pruned,
+    TunePlan,
+    WorkloadShape,
+    default_grid,
+    plan_tune,
+    workload_shape,
+)
 from console.bench.tune_result import (
     Trial,
     TuneResult,
@@ -65,6 +74,10 @@ def default_measure(engine: Any, workload: Workload, max_concurrency: int | None
     return run_console(engine, workload, max_concurrency=max_concurrency)
 
 
+def _tps(figures: dict[str, Any]) -> float:
+    return float(figures.get("output_tokens_per_s") or 0.0)
+
+
 def rung_sizes(num_prompts: int, eta: int, rungs: int = 2) -> list[int]:
     """Prompts measured at each rung: the whole workload last, each earlier one ``1/eta`` of the next."""
     sizes = [max(1, math.ceil(num_prompts / eta ** (rungs - 1 - k))) for k in range(rungs)]
@@ -80,6 +93,7 @@ def head(workload: Workload, n: int) -> Workload:
         name=f"{workload.name} (first {n})",
         prompt_token_ids=workload.prompt_token_ids[:n],
         messages=workload.messages[:n],
+        output_lens=workload.output_lens[:n],
     )
 
 
@@ -107,10 +121,12 @@ class _Search:
         device: str,
         load_timeout_s: float,
         on_trial: OnTrial | None,
+        goal: Goal,
     ) -> None:
         self.engine, self.base, self.plan, self.workload, self.ws = engine, base, plan, workload, ws
         self.keys, self.budget_s, self.task, self.measure, self.eta = keys, budget_s, task, measure, eta
         self.device, self.load_timeout_s, self.on_trial = device, load_timeout_s, on_trial
+        self.goal = goal
         self.rungs = rung_sizes(workload.num_prompts, eta)
         self.rung_scores: list[list[float]] = [[] for _ in self.rungs]
         self.trials: list[Trial] = []
@@ -136,7 +152,7 @@ class _Search:
         return (max(loads) if loads else 0.0) + (max(runs) if runs else 0.0)
 
     def say(self, what: str) -> None:
-        line = f"{what} | {best_line(self.trials, self.default)} | {minutes(self.left())} of the budget left"
+        line = f"{what} | {best_line(self.trials, self.default, self.goal)} | {minutes(self.left())} of the budget left"
         self.task.report("tune", min(1.0, self.elapsed() / self.budget_s) if self.budget_s > 0 else None, line)
 
     # -- one trial ------------------------------------------------------------------------------
@@ -187,6 +203,9 @@ class _Search:
                 "output_tokens_per_s": figures.get("output_tokens_per_s"),
                 "e2e_p99_s": (figures.get("e2e_s") or {}).get("p99"),
                 "ttft_p99_s": (figures.get("ttft_s") or {}).get("p99"),
+                "ttft_p95_s": (figures.get("ttft_s") or {}).get("p95"),
+                "tpot_p50_ms": tpot_ms(figures),
+                "tpot_p95_ms": tpot_ms(figures, "p95"),
                 "preemptions": (figures.get("engine") or {}).get("preemptions"),
             }
         )
@@ -212,23 +231,27 @@ class _Search:
                         f"trial {len(self.trials)}: {trial.summary()}, {self.rungs[rung]} requests, {level} in flight"
                     )
                     figures = self.run(trial, rung, level)
-                    tps = float(figures.get("output_tokens_per_s") or 0.0)
-                    if best is None or tps > best[0]:
-                        best = (tps, level, figures)
+                    score = self.goal.score(figures)
+                    if best is None or (score, _tps(figures)) > (best[0], _tps(best[2])):
+                        best = (score, level, figures)
                     if self.task.cancelled and rung < last:
                         raise Cancelled()
                 assert best is not None
                 self.rung_scores[rung].append(best[0])
                 if rung == last:
                     trial.status, trial.level, trial.figures = "ok", best[1], best[2]
+                    trial.over_limits = self.goal.over_limits(best[2])
                     break
                 # the default and the confirmation run every rung (the short run warms the engine up)
                 ok, threshold = (True, 0.0) if trial.label else self.promotable(rung, best[0])
                 if not ok:
                     trial.status = "stopped"
+                    over = self.goal.over_limits(best[2])
                     trial.error = (
-                        f"stopped after the short run: {best[0]:,.1f} tok/s on {self.rungs[rung]} requests, "
-                        f"below the top 1/{self.eta} of the short runs so far ({threshold:,.1f})"
+                        f"stopped after the short run on {self.rungs[rung]} requests: {over}"
+                        if over
+                        else f"stopped after the short run: {self.goal.score_text(best[2])} on {self.rungs[rung]} "
+                        f"requests, not in the top 1/{self.eta} of the short runs so far"
                     )
                     break
         except Cancelled:
@@ -246,7 +269,7 @@ class _Search:
     def next_candidate(self, remaining: list[Candidate]) -> Candidate:
         """The planner's best guess first; then the best-ranked untried neighbour (one knob
         changed) of the best point measured so far, else the best-ranked untried point."""
-        i = best_of(self.trials)
+        i = best_of(self.trials, self.goal)
         if i is not None and self.trials[i].label != "default":
             best = self.trials[i].knobs
             near = [
@@ -285,7 +308,7 @@ class _Search:
         remaining = list(self.plan.candidates)
         while remaining and not (self.cancelled or self.task.cancelled):
             need = self.need_for_a_trial()
-            found = best_of(self.trials) not in (None, self.default)
+            found = best_of(self.trials, self.goal) not in (None, self.default)
             if need * (2 if confirm_best and found else 1) > self.left():  # keep a load for the confirmation
                 self.skip(
                     remaining, f"time budget used up (a trial needs ~{need:.0f} s, {max(0.0, self.left()):.0f} s left)"
@@ -304,7 +327,7 @@ class _Search:
             self.cancelled = True
             self.skip(remaining, "cancelled")
             return
-        i = best_of(self.trials)
+        i = best_of(self.trials, self.goal)
         if confirm_best and i is not None and i != self.default and self.need_for_a_trial() <= self.left():
             t = self.trials[i]  # loaded again: its second load, and its figures measured twice
             again = Trial(dict(t.knobs), "skipped", label="confirmation", predicted_tok_s=t.predicted_tok_s)
@@ -315,13 +338,17 @@ class _Search:
         trials = self.trials
         ok = [i for i, t in enumerate(trials) if t.status == "ok" and t.label != "confirmation"]
         front = [ok[j] for j in pareto_front([(trials[i].throughput, trials[i].p99_latency) for i in ok])]
-        best = best_of(trials)
+        best = best_of(trials, self.goal)
         d = trials[self.default] if self.default is not None and self.default < len(trials) else None
         speedup = (
             trials[best].throughput / d.throughput
             if best is not None and d and d.status == "ok" and d.throughput
             else None
         )
+        best_tpot, default_tpot = (trials[best].tpot_ms if best is not None else None), (d.tpot_ms if d else None)
+        note = ""
+        if best is None and self.goal.kind == "many" and ok:
+            note = f"no trial kept the limits ({self.goal.limits_text()}): none chosen"
         confirmations = [
             {
                 "trial": i + 1,
@@ -343,7 +370,7 @@ class _Search:
             speedup_vs_default=speedup,
             tune_seconds=round(self.elapsed(), 1),
             budget_s=self.budget_s,
-            workload={"name": self.workload.name, **self.ws.to_dict()},
+            workload={"name": self.workload.name, "source": self.workload.source, **self.ws.to_dict()},
             vllm_version=self.vllm_version,
             device=self.device,
             card=self.plan.card,
@@ -356,6 +383,9 @@ class _Search:
             },
             compile_cache={"dir": compile_cache_root(), **load_figures(trials)},
             started_utc=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(time.time() - self.elapsed())),
+            goal=self.goal.to_dict(),
+            tpot_ratio_vs_default=best_tpot / default_tpot if best_tpot and default_tpot else None,
+            note=note,
         )
 
 
@@ -375,18 +405,26 @@ def tune(
     confirm_best: bool = False,
     load_timeout_s: float = 900.0,
     on_trial: OnTrial | None = None,
+    goal: Goal | None = None,
+    pruned: list[Pruned] | None = None,
 ) -> TuneResult:
     """Search ``grid`` around ``base`` on ``workload`` (see the module's text). ``card``: the
     planner's profile name of the card (default: the device's own; ``device_bytes`` with a bigger
-    device emulates it); a grid's memory fractions are fractions of that card."""
+    device emulates it); a grid's memory fractions are fractions of that card. ``goal``: what to
+    optimise (:mod:`console.bench.tune_goal`; default throughput; one user runs one request in
+    flight); ``pruned``: what the caller left out of the grid, and why (reported with the plan's)."""
 
     engine = require_loader(engine, "Auto-tune")  # before any trial: a remote server would ignore the knobs
     task = task or TaskState()
     device = resolve_device(base)
     if card is None:
         card = planner_device(device)
-    ws = workload_shape(workload, max_concurrency)
+    goal = goal or Goal()
+    ws = workload_shape(workload, goal.in_flight or max_concurrency)
     plan = plan_tune(base, grid, ws, device=device, card=card, device_bytes=device_bytes)
+    plan.pruned[:0] = pruned or []
+    if goal.kind == "one-user":  # the planner's ceilings do not see speculation: try it first
+        plan.candidates.sort(key=lambda c: not c.knobs.get("speculative_method"))
     keys = sorted({k for p in (grid if isinstance(grid, list) else [grid]) for k in p})
     s = _Search(
         engine,
@@ -402,6 +440,7 @@ def tune(
         device=device,
         load_timeout_s=load_timeout_s,
         on_trial=on_trial,
+        goal=goal,
     )
     s.search(confirm_best)
     result = s.result()
@@ -409,12 +448,13 @@ def tune(
         "tune",
         1.0,
         f"{sum(t.status == 'ok' for t in result.trials)} of {len(result.trials)} trials "
-        f"measured in {minutes(result.tune_seconds)}; {best_line(result.trials, result.default)}",
+        f"measured in {minutes(result.tune_seconds)}; {best_line(result.trials, result.default, goal)}",
     )
     return result
 
 
 __all__ = [
+    "Goal",
     "Measure",
     "Trial",
     "TuneResult",

@@ -76,12 +76,14 @@ def workload_shape(w: Workload, max_concurrency: int | None = None) -> WorkloadS
         return WorkloadShape(
             len(w.prompt_token_ids),
             max(len(p) for p in w.prompt_token_ids),
-            w.output_len,
+            max(w.output_lens, default=w.output_len),
             max_concurrency,
             len(set(heads)) < len(heads),
         )
     chars = max((sum(len(str(m.get("content", ""))) for m in msgs) for msgs in w.messages), default=0)
-    return WorkloadShape(len(w.messages), chars // 4 + 16, w.output_len, max_concurrency, True)
+    return WorkloadShape(
+        len(w.messages), chars // 4 + 16, max(w.output_lens, default=w.output_len), max_concurrency, True
+    )
 
 
 @dataclass

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 from console.atomic import atomic_write_text
+from console.bench.tune_goal import Goal, choose, longest_prompt_ttft_ms, tpot_ms
 from console.schema import NOT_IN_PRESET
 from console.presets import Preset, parse_preset, user_presets_dir, validate_engine_values
 
@@ -31,6 +32,7 @@ class Trial:
     runs: list[dict[str, Any]] = field(default_factory=list)  # every run: rung, prompts, in flight, figures
     level: int | None = None  # requests in flight of ``figures`` (a max_num_seqs measured without a reload)
     predicted_tok_s: float | None = None  # the planner's ceiling that ordered it
+    over_limits: str | None = None  # goal "many": which limit its whole-workload run broke (never chosen)
 
     @property
     def throughput(self) -> float:
@@ -39,6 +41,11 @@ class Trial:
     @property
     def p99_latency(self) -> float:
         return float((self.figures.get("e2e_s") or {}).get("p99") or float("inf"))
+
+    @property
+    def tpot_ms(self) -> float | None:
+        """Median time per output token of its whole-workload run, in ms."""
+        return tpot_ms(self.figures)
 
     def preset_knobs(self) -> dict[str, Any]:
         """The knobs to save: a batch cap measured as requests in flight becomes ``max_num_seqs``."""
@@ -78,6 +85,10 @@ class TuneResult:
     search: dict[str, Any] = field(default_factory=dict)  # how: successive halving, rungs, eta
     compile_cache: dict[str, Any] = field(default_factory=dict)
     started_utc: str = ""
+    goal: dict[str, Any] = field(default_factory=lambda: Goal().to_dict())  # what was optimised, its limits
+    #: best / default median TPOT (below 1: the chosen point answers each token faster)
+    tpot_ratio_vs_default: float | None = None
+    note: str = ""  # e.g. that no trial met the limits, so none was chosen
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -89,9 +100,9 @@ class TuneResult:
         return self.trials[self.best] if self.best is not None else None
 
 
-def best_of(trials: list[Trial]) -> int | None:
-    ok = [i for i, t in enumerate(trials) if t.status == "ok" and t.label != "confirmation"]
-    return max(ok, key=lambda i: trials[i].throughput) if ok else None
+def best_of(trials: list[Trial], goal: Goal | None = None) -> int | None:
+    """The trial the goal chooses (default: the most output tok/s); see :func:`~console.bench.tune_goal.choose`."""
+    return choose(trials, goal or Goal())
 
 
 def minutes(seconds: float) -> str:
@@ -99,13 +110,23 @@ def minutes(seconds: float) -> str:
     return f"{s // 60}:{s % 60:02d}"
 
 
-def best_line(trials: list[Trial], default: int | None) -> str:
+def best_line(trials: list[Trial], default: int | None, goal: Goal | None = None) -> str:
     """ "best so far: ..." with its figures and its speed-up over the default."""
-    i = best_of(trials)
+    goal = goal or Goal()
+    i = best_of(trials, goal)
     if i is None:
+        if goal.kind == "many" and any(t.status == "ok" for t in trials):
+            return f"best so far: no trial within the limits ({goal.limits_text()})"
         return "best so far: nothing measured on the whole workload yet"
     t = trials[i]
-    base = trials[default].throughput if default is not None and trials[default].status == "ok" else 0.0
+    d = trials[default] if default is not None and trials[default].status == "ok" else None
+    if goal.kind == "one-user":
+        tp, base_tp = t.tpot_ms, d.tpot_ms if d is not None else None
+        x = f" ({tp / base_tp:.2f}x the default's)" if tp and base_tp and i != default else ""
+        ttft = longest_prompt_ttft_ms(t.figures)
+        lp = f", TTFT on the longest prompt {ttft:.0f} ms" if ttft is not None else ""
+        return f"best so far: trial {i + 1} {t.summary()}: TPOT {tp or 0:.1f} ms{x}{lp}"
+    base = d.throughput if d is not None else 0.0
     x = f" ({t.throughput / base:.2f}x the default)" if base and i != default else ""
     p99 = (t.figures.get("e2e_s") or {}).get("p99")
     lat = f", p99 e2e {p99:.2f} s" if p99 is not None else ""
@@ -153,12 +174,32 @@ def describe(result: TuneResult, index: int) -> str:
     )
     p99 = (t.figures.get("e2e_s") or {}).get("p99")
     card = f" (emulating {result.card})" if result.card and result.card not in result.device else ""
+    goal = Goal.from_dict(result.goal)
+    lengths = "its own output lengths" if wl.get("source") in ("your prompts", "your conversations") else None
     text = (
-        f"Auto-tuned {when} on {result.device}{card}, vLLM {result.vllm_version}, for the workload "
-        f"'{wl.get('name')}' ({wl.get('num_prompts')} requests, greedy, fixed output length): "
-        f"{t.throughput:,.0f} output tok/s, {vs}"
-        + (f", p99 end-to-end {p99:.2f} s" if p99 is not None else "")
-        + f". Trial {index + 1} of {len(result.trials)} in a {result.tune_seconds / 60:.1f}-minute search "
+        f"Auto-tuned {when} on {result.device}{card}, vLLM {result.vllm_version}, for the goal {goal.text()}, "
+        f"on the workload '{wl.get('name')}' ({wl.get('source', 'synthetic')}, {wl.get('num_prompts')} requests, "
+        f"greedy, {lengths or 'fixed output length'}): "
+    )
+    if goal.kind == "one-user":
+        d_tp = d.tpot_ms if d is not None and d.status == "ok" else None
+        ttft = longest_prompt_ttft_ms(t.figures)
+        text += f"TPOT {t.tpot_ms or 0:.1f} ms at one request in flight" + (
+            f" ({t.tpot_ms / d_tp:.2f}x vLLM's defaults' {d_tp:.1f} ms, measured in the same run)"
+            if d_tp and t.tpot_ms and index != result.default
+            else ""
+        )
+        text += f", TTFT on the longest prompt {ttft:.0f} ms" if ttft is not None else ""
+    else:
+        text += f"{t.throughput:,.0f} output tok/s, {vs}" + (f", p99 end-to-end {p99:.2f} s" if p99 is not None else "")
+        if goal.kind == "many":
+            p95_ttft, p95_tpot = (t.figures.get("ttft_s") or {}).get("p95"), tpot_ms(t.figures, "p95")
+            text += f"; limits {goal.limits_text()}: measured p95 TTFT " + (
+                f"{1000 * p95_ttft:.0f} ms" if p95_ttft is not None else "-"
+            )
+            text += f", p95 TPOT {p95_tpot:.1f} ms" if p95_tpot is not None else ""
+    text += (
+        f". Trial {index + 1} of {len(result.trials)} in a {result.tune_seconds / 60:.1f}-minute search "
         f"(planner-pruned grid, successive halving on short runs)."
     )
     if t.level is not None and t.knobs.get("max_num_seqs") and t.level < t.knobs["max_num_seqs"]:
@@ -166,6 +207,8 @@ def describe(result: TuneResult, index: int) -> str:
             f" max_num_seqs {t.level} was measured as {t.level} requests in flight on an engine loaded "
             f"with {t.knobs['max_num_seqs']}."
         )
+    if t.knobs.get("speculative_method") == "ngram":
+        text += " n-gram speculation copies from the prompt: it helps answers that repeat it (code edits, rewrites)."
     if t.knobs.get("quantization") == "fp8":
         text += " FP8 weights change the answers slightly: check them with 'inference-console gate' first."
     if t.knobs.get("max_cudagraph_capture_size"):
@@ -173,10 +216,20 @@ def describe(result: TuneResult, index: int) -> str:
     return text
 
 
+#: The preset goal a tune goal saves as.
+PRESET_GOALS = {"throughput": "max-throughput", "one-user": "low-latency", "many": "balanced"}
+
+
 def save_as_preset(
-    trial: Trial, name: str, base_engine: dict[str, Any], *, description: str = "", gpu: str = "any"
+    trial: Trial,
+    name: str,
+    base_engine: dict[str, Any],
+    *,
+    description: str = "",
+    gpu: str = "any",
+    goal: str = "throughput",
 ) -> Path:
-    """Save ``base_engine`` + the trial's knobs as a user preset; returns the file."""
+    """Save ``base_engine`` + the trial's knobs as a user preset; returns the file. ``goal``: the tune's goal kind."""
 
     knobs = trial.preset_knobs()
     engine = {k: v for k, v in {**base_engine, **knobs}.items() if v is not None and k not in NOT_IN_PRESET}
@@ -185,7 +238,11 @@ def save_as_preset(
             engine.pop(key, None)
     validate_engine_values(engine, f"preset {name}")
     preset = Preset(
-        name=name, description=description or f"auto-tuned: {knobs}", goal="max-throughput", gpu=gpu, engine=engine
+        name=name,
+        description=description or f"auto-tuned: {knobs}",
+        goal=PRESET_GOALS.get(goal, "balanced"),
+        gpu=gpu,
+        engine=engine,
     )
     parse_preset(
         {"name": name, "description": preset.description, "goal": preset.goal, "gpu": gpu, "engine": engine}, name

@@ -28,10 +28,19 @@ class Workload:
     #: LoRA adapters the requests cycle through ("" = the base model): what adapters cost, one or
     #: several mixed in one batch; empty: every request to the base model
     adapters: list[str] = field(default_factory=list)
+    #: each request's own output length (the user's prompts and conversations); empty: ``output_len`` for all
+    output_lens: list[int] = field(default_factory=list)
+    #: where the prompts come from: "synthetic", "file" (a prompt file), "your prompts" (a batch file
+    #: of the user's) or "your conversations" (saved chats replayed turn by turn)
+    source: str = "synthetic"
 
     @property
     def num_prompts(self) -> int:
         return len(self.prompt_token_ids) or len(self.messages)
+
+    def output_len_of(self, i: int) -> int:
+        """Request ``i``'s output length."""
+        return self.output_lens[i] if i < len(self.output_lens) else self.output_len
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -61,7 +70,7 @@ def from_file(path: Path | str, output_len: int, num_prompts: int | None = None)
     msgs = [r.messages or [] for r in parsed.requests]
     if num_prompts:
         msgs = [msgs[i % len(msgs)] for i in range(num_prompts)]
-    return Workload(f"file {Path(path).name} x{len(msgs)}->{output_len}", output_len, messages=msgs)
+    return Workload(f"file {Path(path).name} x{len(msgs)}->{output_len}", output_len, messages=msgs, source="file")
 
 
 def structured(workload: Workload, json_schema: dict[str, Any]) -> Workload:

@@ -145,8 +145,10 @@ def report_flags(args: argparse.Namespace) -> None:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     report_flags(args)
+    bench_tune.check_args(args)  # the tune's flags, before the model is looked up
     check_model_and_preset(args, folder_ok=True)  # the cheap checks before anything slow
     check_file(args.dataset_path, "--dataset-path")
+    check_file(args.tune_prompts, "--tune-prompts")
 
     quiet_engine_logs(getattr(args, "verbose", False))
     try:

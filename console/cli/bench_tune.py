@@ -14,7 +14,13 @@ from console.config import EngineConfig
 from console.jobs import Progress, TaskState
 from console.bench.figures import planner_device
 from console.bench.tune import describe, save_as_preset, tune
-from console.bench.tune_plan import default_grid, parse_grid
+from console.bench.tune_goal import GOALS, Goal, longest_prompt_ttft_ms, tpot_ms
+from console.bench.tune_one_user import one_user_grid, prequantized
+from console.bench.tune_plan import Pruned, default_grid, parse_grid
+from console.bench.user_workloads import from_conversations, from_prompts_file
+from console.bench.workload import Workload
+from console.chat.conversations import ConversationStore
+from console.models.store import ModelStore
 from console.metrics import nvml
 from console.planner import get_gpu
 
@@ -48,6 +54,29 @@ def add_args(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="load the best point again at the end and re-measure it (time allowing)",
     )
+    p.add_argument(
+        "--goal",
+        choices=GOALS,
+        default="throughput",
+        help="with --tune: throughput (the most output tok/s, default); one-user (the lowest time per output "
+        "token with one request in flight, n-gram/EAGLE-3 speculation and FP8 KV tried; TTFT on the longest "
+        "prompt reported); many (the most tok/s whose p95 TTFT/TPOT stay under --max-ttft-ms/--max-tpot-ms)",
+    )
+    p.add_argument("--max-ttft-ms", type=float, help="with --goal many: the p95 time to the first token at most")
+    p.add_argument("--max-tpot-ms", type=float, help="with --goal many: the p95 time per output token at most")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument(
+        "--tune-prompts",
+        metavar="FILE",
+        help="with --tune: your own prompts, a batch file (JSONL/CSV/OpenAI batch), each answer its line's "
+        "max_tokens long (else --output-len), instead of the synthetic workload",
+    )
+    source.add_argument(
+        "--tune-conversations",
+        action="store_true",
+        help="with --tune: your saved conversations replayed, each answer a request with the conversation "
+        "up to it as its prompt and its own length (the last --num-prompts answers)",
+    )
     p.add_argument("--save-preset", metavar="NAME", help="with --tune: save the best point as this user preset")
 
 
@@ -63,29 +92,69 @@ class TunePrinter:
             self._last = p.message
 
 
-def grid_for(args: argparse.Namespace, config: EngineConfig, device: str) -> dict[str, list[Any]]:
+def check_args(args: argparse.Namespace) -> None:
+    """The tune's own flags checked before anything loads; without ``--tune`` they would be
+    silently ignored: refused."""
+    if args.tune:
+        goal_of(args)
+        return
+    given = [
+        flag
+        for flag, on in (
+            ("--goal", args.goal != "throughput"),
+            ("--max-ttft-ms", args.max_ttft_ms is not None),
+            ("--max-tpot-ms", args.max_tpot_ms is not None),
+            ("--tune-prompts", bool(args.tune_prompts)),
+            ("--tune-conversations", args.tune_conversations),
+        )
+        if on
+    ]
+    if given:
+        raise CliError(f"{', '.join(given)}: only with --tune")
+
+
+def goal_of(args: argparse.Namespace) -> Goal:
+    if args.goal != "many" and (args.max_ttft_ms is not None or args.max_tpot_ms is not None):
+        raise CliError("--max-ttft-ms and --max-tpot-ms are limits of --goal many")
+    try:
+        return Goal(args.goal, args.max_ttft_ms, args.max_tpot_ms)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+
+
+def tune_workload(args: argparse.Namespace, workload: Workload) -> Workload:
+    """The workload the tune runs: the user's prompts or conversations, else the bench's own."""
+    try:
+        if args.tune_prompts:
+            return from_prompts_file(args.tune_prompts, args.output_len)
+        if args.tune_conversations:
+            store = ConversationStore()
+            try:
+                return from_conversations(store, max_requests=args.num_prompts)
+            finally:
+                store.close()
+    except (ValueError, OSError) as exc:
+        raise CliError(str(exc)) from None
+    return workload
+
+
+def grid_for(
+    args: argparse.Namespace, config: EngineConfig, device: str, goal: Goal | None = None
+) -> tuple[dict[str, list[Any]] | list[dict[str, Any]], list[Pruned]]:
+    """The grid to search and what was left out of it (and why)."""
     if args.tune_grid:
         try:
-            return parse_grid(args.tune_grid)
+            return parse_grid(args.tune_grid), []
         except ValueError as exc:
             raise CliError(f"--tune-grid: {exc}") from None
 
     profile = get_gpu(args.tune_card) if args.tune_card else planner_device(device)
-    return default_grid(
-        device, native_fp8=bool(profile is not None and profile.native_fp8), prequantized=_prequantized(config)
-    )
-
-
-def _prequantized(config: EngineConfig) -> bool:
-    from pathlib import Path
-
-    if config.quantization:
-        return True
-    try:
-        cfg = json.loads((Path(config.model) / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return bool(cfg.get("quantization_config"))
+    native_fp8 = bool(profile is not None and profile.native_fp8)
+    if goal is not None and goal.kind == "one-user":
+        return one_user_grid(
+            config, device, native_fp8=native_fp8, prequantized=prequantized(config), store=ModelStore()
+        )
+    return default_grid(device, native_fp8=native_fp8, prequantized=prequantized(config)), []
 
 
 def run(args: argparse.Namespace, engine: Any, config: EngineConfig, device: str, workload: Any) -> dict[str, Any]:
@@ -97,12 +166,17 @@ def run(args: argparse.Namespace, engine: Any, config: EngineConfig, device: str
             raise CliError(f"--tune-card: {exc}") from None
         if device == "cuda":
             device_bytes = nvml.memory_total_bytes(0)
-    grid = grid_for(args, config, device)
+    goal = goal_of(args)
+    workload = tune_workload(args, workload)
+    grid, pruned = grid_for(args, config, device, goal)
+    print(f"[tune] goal: {goal.text()}; workload: {workload.name}", file=sys.stderr)
     result = tune(
         engine,
         config,
         grid,
         workload,
+        goal=goal,
+        pruned=pruned,
         budget_s=args.tune_budget_s,
         task=TaskState(TunePrinter()),
         card=args.tune_card,
@@ -120,6 +194,7 @@ def run(args: argparse.Namespace, engine: Any, config: EngineConfig, device: str
             dict(config.engine_kwargs()),
             description=describe(result, result.best),
             gpu="cpu" if device == "cpu" else "any",
+            goal=goal.kind,
         )
         out["saved_preset"] = str(path)
         print(f"saved preset '{args.save_preset}' -> {path}", file=sys.stderr)
@@ -133,8 +208,9 @@ def _f(v: Any, fmt: str = "{:.1f}") -> str:
 def print_result(result: Any) -> None:
     rows = []
     for i, t in enumerate(result.trials):
-        mark = ("*" if i == result.best else "+") if i in result.pareto else ""
+        mark = "*" if i == result.best else ("+" if i in result.pareto else "")
         p99 = (t.figures.get("e2e_s") or {}).get("p99")
+        p95_ttft = (t.figures.get("ttft_s") or {}).get("p95")
         knobs = json.dumps(t.preset_knobs()) if t.label != "default" else "vLLM's defaults"
         rows.append(
             [
@@ -142,22 +218,40 @@ def print_result(result: Any) -> None:
                 mark,
                 t.label or "",
                 knobs,
-                t.status,
+                t.status + (" (over)" if t.over_limits else ""),
                 _f(t.figures.get("output_tokens_per_s")),
+                _f(tpot_ms(t.figures)),
+                _f(tpot_ms(t.figures, "p95")),
+                _f(None if p95_ttft is None else 1000 * p95_ttft, "{:.0f}"),
+                _f(longest_prompt_ttft_ms(t.figures), "{:.0f}"),
                 _f(p99, "{:.2f}"),
                 _f(t.load_seconds),
-                (t.error or "")[:70],
+                (t.over_limits or t.error or "")[:70],
             ]
         )
-    print_table(rows, ["#", "front", "", "knobs", "status", "out tok/s", "e2e p99 s", "load s", "note"])
+    heads = ["#", "chosen/front", "", "knobs", "status", "out tok/s", "TPOT ms", "TPOT p95", "TTFT p95 ms"]
+    print_table(rows, [*heads, "TTFT longest ms", "e2e p99 s", "load s", "note"])
     print(
-        f"workload: {result.workload.get('name')}; vLLM {result.vllm_version} on {result.device}"
+        f"goal: {result.goal.get('text')}; workload: {result.workload.get('name')} "
+        f"({result.workload.get('source', 'synthetic')}); vLLM {result.vllm_version} on {result.device}"
         + (f" (planned for {result.card})" if result.card else "")
         + f"; tuned in {result.tune_seconds:.0f} s of a {result.budget_s:.0f} s budget"
         + ("; CANCELLED" if result.cancelled else "")
     )
-    if result.speedup_vs_default is not None and result.best is not None:
-        print(f"best: trial {result.best + 1}, {result.speedup_vs_default:.2f}x the output tok/s of vLLM's defaults")
+    if result.note:
+        print(result.note)
+    if result.goal.get("kind") == "one-user" and result.best is not None and result.tpot_ratio_vs_default:
+        print(
+            f"chosen: trial {result.best + 1}, TPOT {result.tpot_ratio_vs_default:.2f}x vLLM's defaults' "
+            "(below 1: faster per token)"
+        )
+    elif result.speedup_vs_default is not None and result.best is not None:
+        print(f"chosen: trial {result.best + 1}, {result.speedup_vs_default:.2f}x the output tok/s of vLLM's defaults")
+    pruned = result.plan.get("pruned", [])
+    for p in pruned[:12]:
+        print(f"left out {json.dumps(p['point'])}: {p['reason']}")
+    if len(pruned) > 12:
+        print(f"... and {len(pruned) - 12} more point(s) left out (the report's tune.plan.pruned lists them)")
     print(
         f"pruned before loading: {len(result.plan.get('pruned', []))} point(s); "
         f"{len(result.plan.get('candidates', []))} candidate load(s)"

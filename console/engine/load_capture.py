@@ -26,9 +26,11 @@ import json
 import logging
 import os
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
+from console import children
 from console.engine.errors import kv_refusal
 from console.metrics.device import NvmlSource
 from console.planner.loadlog import parse_vllm_log
@@ -77,9 +79,24 @@ class LogCapture:
         self.folder = None
 
 
+#: The captures under way (their config paths, the newest last) and what the variable held before
+#: the first of them: loads may overlap (a model kept warm, engines started side by side), so the
+#: variable is never restored to a capture that has ended (its folder is gone, and a vLLM process
+#: started later would refuse to start on it).
+_active: list[str] = []
+_original: list[str | None] = [None]
+_active_lock = threading.Lock()
+
+
+def user_logging_config_path() -> str | None:
+    """``VLLM_LOGGING_CONFIG_PATH`` as the user set it, whatever capture is under way."""
+    with _active_lock:
+        return _original[0] if _active else os.environ.get(_PATH_ENV)
+
+
 def _base_config() -> dict[str, Any]:
     """The user's vLLM logging config if they set one, else vLLM's default."""
-    own = os.environ.get(_PATH_ENV)
+    own = user_logging_config_path()
     if own:
         data = json.loads(Path(own).read_text(encoding="utf-8"))
         if not isinstance(data, dict):
@@ -148,13 +165,19 @@ def capture_logs() -> Iterator[LogCapture]:
     if os.environ.get("VLLM_CONFIGURE_LOGGING", "1") == "0":
         yield cap
         return
-    old = os.environ.get(_PATH_ENV)
+    path = ""
     try:
         folder = Path(tempfile.mkdtemp(prefix="console-load-"))
         cap.folder = folder
         config = logging_config_with_capture(_base_config(), folder / "vllm-load.log", folder / "vllm-phases.log")
         (folder / "logging.json").write_text(json.dumps(config), encoding="utf-8")
-        os.environ[_PATH_ENV] = str(folder / "logging.json")
+        path = str(folder / "logging.json")
+        with _active_lock:
+            if not _active:
+                _original[0] = os.environ.get(_PATH_ENV)
+                children.lend_env(_PATH_ENV, _original[0])
+            _active.append(path)
+            os.environ[_PATH_ENV] = path
         _refresh_vllm_envs()
     except Exception as exc:  # never stop a load for this
         log.warning("not reading this load's log (memory report, phases): %s", exc)
@@ -166,11 +189,17 @@ def capture_logs() -> Iterator[LogCapture]:
         cap.close()
         raise
     finally:
-        if old is None:
-            os.environ.pop(_PATH_ENV, None)
-        else:
-            os.environ[_PATH_ENV] = old
-        _refresh_vllm_envs()
+        if path:
+            with _active_lock:
+                _active.remove(path)
+                last = _active[-1] if _active else _original[0]
+                if not _active:
+                    children.return_env(_PATH_ENV)
+                if last is None:
+                    os.environ.pop(_PATH_ENV, None)
+                else:
+                    os.environ[_PATH_ENV] = last
+            _refresh_vllm_envs()
 
 
 def _engine_args(config: Any, vc: Any) -> dict[str, Any]:
@@ -316,4 +345,5 @@ __all__ = [
     "record_load",
     "record_refusal",
     "recording",
+    "user_logging_config_path",
 ]

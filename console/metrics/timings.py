@@ -10,7 +10,7 @@ from typing import Any, Iterable, Sequence
 
 from console.metrics.store import percentiles
 
-QUANTILES = (50, 90, 99)
+QUANTILES = (50, 90, 95, 99)
 
 
 @dataclass(frozen=True)
@@ -57,8 +57,21 @@ def summarize(timings: Sequence[RequestTiming], duration_s: float) -> dict[str, 
         "ttft_s": pcts(t.ttft_s for t in ok),
         "engine_ttft_s": pcts(t.engine_ttft_s for t in ok),
         "itl_s": pcts(t.itl_s for t in ok),
+        # vLLM's TPOT (time per output token after the first): each request's decode time over its
+        # tokens after the first, the same per-request figure as ``itl_s``, under the name limits use
+        "tpot_s": pcts(t.itl_s for t in ok),
         "e2e_s": pcts(t.e2e_s for t in ok),
+        "longest_prompt": longest_prompt(ok),
     }
+
+
+def longest_prompt(timings: Sequence[RequestTiming]) -> dict[str, Any] | None:
+    """The request with the most prompt tokens: its length and its time to the first token (what
+    one person waits before a long pasted prompt starts answering)."""
+    if not timings:
+        return None
+    t = max(timings, key=lambda t: t.prompt_tokens)
+    return {"prompt_tokens": t.prompt_tokens, "ttft_s": t.ttft_s}
 
 
 def pareto_front(points: Sequence[tuple[float, float]]) -> list[int]:

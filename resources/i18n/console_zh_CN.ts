@@ -5305,7 +5305,133 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
   </context>
   <context>
+    <name>TradeoffPlot</name>
+    <message>
+      <location filename="../../console/ui/bench/charts.py" />
+      <source>TPOT, median (ms)</source>
+      <translation>TPOT 中位数（毫秒）</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/charts.py" />
+      <source>Throughput vs time per token</source>
+      <translation>吞吐量与每个输出词元耗时</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/charts.py" />
+      <source>chosen</source>
+      <translation>选定</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/charts.py" />
+      <source>output tok/s</source>
+      <translation>输出 词元/秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/charts.py" />
+      <source>vLLM's defaults</source>
+      <translation>vLLM 默认值</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/charts.py" />
+      <source>{0} (trial {1})</source>
+      <translation>{0}（第 {1} 次试验）</translation>
+    </message>
+  </context>
+  <context>
+    <name>TuneGoalBox</name>
+    <message>
+      <location filename="../../console/ui/bench/tune_goal_box.py" />
+      <source> ms</source>
+      <translation> 毫秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_goal_box.py" />
+      <source>Choose the batch file of your prompts.</source>
+      <translation>请选择包含你的提示词的批处理文件。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_goal_box.py" />
+      <source>Goal:</source>
+      <translation>目标：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_goal_box.py" />
+      <source>Limits:</source>
+      <translation>上限：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_goal_box.py" />
+      <source>Many users: set a p95 TTFT or TPOT limit.</source>
+      <translation>多用户：请设置 p95 TTFT 或 TPOT 上限。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_goal_box.py" />
+      <source>Many users: the most tok/s within latency limits</source>
+      <translation>多用户：在延迟上限内输出词元/秒最高</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_goal_box.py" />
+      <source>One user tries n-gram speculation at a few draft lengths, an EAGLE-3 draft head when the store has one for this model, an FP8 KV cache where the device takes one and the chunked-prefill size, and reports the time to the first token on the longest prompt.</source>
+      <translation>单用户目标会尝试几种草稿长度的 n-gram 推测解码、模型库中有该模型的 EAGLE-3 草稿头时使用它、设备支持时使用 FP8 KV 缓存，以及分块预填充大小，并报告最长提示词的首词元时间。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_goal_box.py" />
+      <source>One user: the lowest time per output token, one request in flight</source>
+      <translation>单用户：每个输出词元耗时最低，同时只有一个请求</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_goal_box.py" />
+      <source>Prompts:</source>
+      <translation>提示词：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_goal_box.py" />
+      <source>The Bench workload above</source>
+      <translation>上方的基准测试工作负载</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_goal_box.py" />
+      <source>Throughput: the most output tok/s</source>
+      <translation>吞吐量：输出词元/秒最高</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_goal_box.py" />
+      <source>Your prompts: a batch file</source>
+      <translation>你的提示词：批处理文件</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_goal_box.py" />
+      <source>Your saved conversations</source>
+      <translation>你保存的对话</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_goal_box.py" />
+      <source>a JSONL, CSV or OpenAI batch file; each answer its max_tokens long</source>
+      <translation>JSONL、CSV 或 OpenAI 批处理文件；每个回答的长度为其 max_tokens</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_goal_box.py" />
+      <source>no limit</source>
+      <translation>无上限</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_goal_box.py" />
+      <source>p95 TPOT at most</source>
+      <translation>p95 TPOT 不超过</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_goal_box.py" />
+      <source>p95 TTFT at most</source>
+      <translation>p95 TTFT 不超过</translation>
+    </message>
+  </context>
+  <context>
     <name>TunePage</name>
+    <message>
+      <location filename="../../console/ui/bench/tune_page.py" />
+      <source> (over the limits)</source>
+      <translation>（超出上限）</translation>
+    </message>
     <message>
       <location filename="../../console/ui/bench/tune_page.py" />
       <source> min</source>
@@ -5338,6 +5464,11 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/bench/tune_page.py" />
+      <source>Chosen: trial {0}, {1:.1f} ms per output token, {2} vLLM's defaults'; TTFT on the longest prompt {3}.</source>
+      <translation>选定：第 {0} 次试验，每个输出词元 {1:.1f} 毫秒，为 vLLM 默认值的 {2}；最长提示词的首词元时间 {3}。</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>Could not save the preset: {0}</source>
       <translation>无法保存预设：{0}</translation>
     </message>
@@ -5350,6 +5481,11 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
       <location filename="../../console/ui/bench/tune_page.py" />
       <source>Knobs:</source>
       <translation>参数：</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_page.py" />
+      <source>No trial kept the limits ({0}): none chosen.</source>
+      <translation>没有试验满足上限（{0}）：未选定任何试验。</translation>
     </message>
     <message>
       <location filename="../../console/ui/bench/tune_page.py" />
@@ -5383,6 +5519,16 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/bench/tune_page.py" />
+      <source>TPOT ms</source>
+      <translation>TPOT 毫秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_page.py" />
+      <source>TTFT longest ms</source>
+      <translation>最长提示词 TTFT 毫秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>The tune failed: {0}</source>
       <translation>调优失败：{0}</translation>
     </message>
@@ -5410,6 +5556,11 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
       <location filename="../../console/ui/bench/tune_page.py" />
       <source>e2e p99 s</source>
       <translation>端到端 p99 秒</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_page.py" />
+      <source>empty: n-gram speculation, EAGLE-3, FP8 KV cache, chunked-prefill size</source>
+      <translation>留空：n-gram 推测解码、EAGLE-3、FP8 KV 缓存、分块预填充大小</translation>
     </message>
     <message>
       <location filename="../../console/ui/bench/tune_page.py" />

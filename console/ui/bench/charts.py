@@ -1,6 +1,7 @@
 """The Bench tab's plots (pyqtgraph), drawn from a report dict through :mod:`console.bench.figures`
 (the same figures the CLI's PNGs show): throughput vs concurrency, latency percentiles, measured
-speed as a fraction of the planner's roofline, and the auto-tune Pareto scatter.
+speed as a fraction of the planner's roofline, the auto-tune Pareto scatter and its throughput
+against time per output token (the front marked, vLLM's defaults and the chosen trial labelled).
 
 Each plot redraws only when a run ends (``show_report`` / ``show_trials``), never per request.
 """
@@ -13,7 +14,14 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from console.bench.figures import PERCENTILES, concurrency_points, latency_table, roofline_points, tune_points
+from console.bench.figures import (
+    PERCENTILES,
+    concurrency_points,
+    latency_table,
+    roofline_points,
+    tune_points,
+    tune_tradeoff,
+)
 from console.ui.theme import colours, follow_theme, style_plot, text_colour
 
 #: the theme's series colours the plots take: blue, orange, green
@@ -171,3 +179,64 @@ class ParetoPlot(pg.PlotWidget):  # type: ignore[misc]  # pyqtgraph is untyped (
     def _on_points_clicked(self, _item: Any, points: Any, *_: Any) -> None:
         if len(points):
             self.trialClicked.emit(int(points[0].data()))
+
+
+class TradeoffPlot(QWidget):
+    """Output tok/s against TPOT (median ms per output token), one point per measured trial: the
+    Pareto front (most tok/s, least TPOT) as a line, vLLM's defaults and the chosen trial ringed
+    and labelled (:func:`console.bench.figures.tune_tradeoff`, the CLI's ``tune_tpot.png``)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.plot = _plot(
+            self, self.tr("Throughput vs time per token"), self.tr("TPOT, median (ms)"), self.tr("output tok/s")
+        )
+        layout.addWidget(self.plot)
+        self.points = pg.ScatterPlotItem(size=9, pen=None)
+        self.plot.addItem(self.points)
+        self.front = self.plot.plot([], [], pen=pg.mkPen(width=2), symbol="o")
+        self.rings: dict[str, pg.ScatterPlotItem] = {}
+        self.labels: dict[str, pg.TextItem] = {}
+        for key, anchor in (("default", (0, 0)), ("chosen", (0, 1))):
+            ring = pg.ScatterPlotItem(size=18, brush=None)
+            label = pg.TextItem("", anchor=anchor)
+            self.plot.addItem(ring)
+            self.plot.addItem(label)
+            label.hide()
+            self.rings[key], self.labels[key] = ring, label
+        self._restyle()
+        follow_theme(self, self._restyle)
+
+    def _restyle(self) -> None:
+        """In the theme's colours (at start and when it changes): the trials grey, the front red,
+        vLLM's defaults ringed blue and the chosen trial green."""
+        c = colours()
+        style_plot(self.plot, self.plot.getPlotItem(), c)
+        self.points.setBrush(pg.mkBrush(c.point))
+        self.front.setPen(pg.mkPen(c.marker, width=2))
+        self.front.setSymbolBrush(c.marker)
+        for key, i in (("default", SERIES[0]), ("chosen", SERIES[2])):
+            self.rings[key].setPen(pg.mkPen(c.series[i], width=2))
+            self.labels[key].setColor(c.series[i])
+
+    def show_tune(self, tune: dict[str, Any]) -> None:
+        """Draw a tune result's dict (``TuneResult.to_dict()``)."""
+        data = tune_tradeoff(tune)
+        pts = {p[0]: p for p in data["points"]}
+        self.points.setData([p[2] for p in pts.values()], [p[1] for p in pts.values()])
+        front = [pts[i] for i in data["front"]]
+        self.front.setData([p[2] for p in front], [p[1] for p in front])
+        words = {"default": self.tr("vLLM's defaults"), "chosen": self.tr("chosen")}
+        for key in ("default", "chosen"):
+            i = data[key]
+            if i is None:
+                self.rings[key].setData([], [])
+                self.labels[key].hide()
+                continue
+            self.rings[key].setData([pts[i][2]], [pts[i][1]])
+            self.labels[key].setText(self.tr("{0} (trial {1})").format(words[key], i + 1))
+            self.labels[key].setPos(pts[i][2], pts[i][1])
+            self.labels[key].show()
+        self.plot.enableAutoRange()

@@ -6,6 +6,12 @@ trial ends (failed ones with the engine's reason, pruned-by-halving ones with th
 scatter of throughput vs p99 latency, and "Save as preset…" for the chosen trial with a text that
 says how it was measured (the CLI's ``--save-preset``). Cancel keeps what was measured.
 
+The goal box (:mod:`console.ui.bench.tune_goal_box`) says what is optimised (throughput, one user,
+many users within p95 TTFT / TPOT limits) and which prompts run (the Bench workload, a batch file of
+the user's own, their saved conversations); with "one user" and no knobs typed, the trials are the
+one-user grid (:mod:`console.bench.tune_one_user`). A second chart draws throughput against time per
+output token, the front marked and vLLM's defaults and the chosen trial labelled.
+
 Each trial reloads the engine with its knobs; when the tune ends (done, cancelled or failed) the
 model the user had loaded is loaded again with its own configuration, if it is not still loaded.
 
@@ -39,13 +45,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console.bench.figures import planner_device
 from console.bench.tune import default_measure, describe, Measure, save_as_preset, tune, TuneResult
-from console.bench.tune_plan import default_grid, grid_text, parse_grid
+from console.bench.tune_goal import Goal, tpot_ms
+from console.bench.tune_one_user import one_user_grid, prequantized
+from console.bench.tune_plan import Pruned, default_grid, grid_text, parse_grid
+from console.models.store import ModelStore
 from console.bench.workload import Workload
 from console.engine.interface import as_loader
 from console.engine.types import EngineState, EngineStatus
 from console.jobs import Progress, TaskState
-from console.ui.bench.charts import ParetoPlot
+from console.ui.bench.charts import ParetoPlot, TradeoffPlot
+from console.ui.bench.tune_goal_box import TuneGoalBox
 from console.ui.context import AppContext
 from console.ui.tasks import BackgroundCall
 from console.ui.theme import colours, follow_theme
@@ -99,8 +110,12 @@ class TunePage(QWidget):
 
     def _build(self) -> None:
         layout = QVBoxLayout(self)
+        self.goal_box = TuneGoalBox(self)
+        self.goal_box.goalChanged.connect(self._on_goal_box_goal_changed)
+        layout.addWidget(self.goal_box)
         form = QFormLayout()
-        self.grid_edit = QLineEdit(grid_text(default_grid("cuda" if cuda_available() else "cpu")), self)
+        self._grid_default = grid_text(default_grid("cuda" if cuda_available() else "cpu"))
+        self.grid_edit = QLineEdit(self._grid_default, self)
         self.grid_edit.setToolTip(
             self.tr(
                 "Engine knobs and the values to try: knob=v1,v2; knob2=v1,v2. The planner "
@@ -150,7 +165,7 @@ class TunePage(QWidget):
         self.error = ErrorLabel(self)
         layout.addWidget(self.error)
         split = QSplitter(Qt.Orientation.Horizontal, self)
-        self.table = QTableWidget(0, 8, split)
+        self.table = QTableWidget(0, 10, split)
         follow_theme(self.table, self._paint_statuses)
         self.table.setHorizontalHeaderLabels(
             [
@@ -160,6 +175,8 @@ class TunePage(QWidget):
                 self.tr("status"),
                 self.tr("out tok/s"),
                 self.tr("e2e p99 s"),
+                self.tr("TPOT ms"),
+                self.tr("TTFT longest ms"),
                 self.tr("load s"),
                 self.tr("reason"),
             ]
@@ -171,10 +188,14 @@ class TunePage(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.itemSelectionChanged.connect(self._update_buttons)
-        self.pareto = ParetoPlot(split)
+        charts = QSplitter(Qt.Orientation.Vertical, split)
+        self.pareto = ParetoPlot(charts)
         self.pareto.trialClicked.connect(self._on_pareto_trial_clicked)
+        self.tradeoff = TradeoffPlot(charts)
+        charts.addWidget(self.pareto)
+        charts.addWidget(self.tradeoff)
         split.addWidget(self.table)
-        split.addWidget(self.pareto)
+        split.addWidget(charts)
         split.setSizes([560, 440])
         layout.addWidget(split, 1)
         self.trialMeasured.connect(self._on_trial_measured)  # queued: emitted on the worker thread
@@ -193,13 +214,14 @@ class TunePage(QWidget):
             return False
         if self.busy() or self._other_busy() or engine is None or engine.config is None:
             return False
+        base = engine.requested_config or engine.config
         try:
-            grid = parse_grid(self.grid_edit.text())
-            workload = self._workload()
+            goal = self.goal_box.goal()
+            grid, pruned = self._grid(goal, base)
+            workload = self.goal_box.workload(self._workload())
         except (ValueError, OSError) as exc:
             self.error.show_text(str(exc))
             return False
-        base = engine.requested_config or engine.config
         name, budget_s, measure = engine.status.model, 60 * self.budget.value(), self.measure
         self.base_engine = dict(base.engine_kwargs())
         self.device = resolve_device(base)
@@ -225,6 +247,8 @@ class TunePage(QWidget):
                     task=state,
                     measure=run_measure,
                     on_trial=self.trialMeasured.emit,
+                    goal=goal,
+                    pruned=pruned,
                 )
             finally:  # whatever happened, give the user their engine back
                 if engine.config != loaded:
@@ -244,6 +268,34 @@ class TunePage(QWidget):
         call.start()
         self._update_buttons()
         return True
+
+    def _grid(self, goal: Goal, base: Any) -> tuple[Any, list[Pruned]]:
+        """The knobs typed, else (one user, nothing typed) the one-user trials and what they leave out."""
+        text = self.grid_edit.text().strip()
+        if text or goal.kind != "one-user":
+            return parse_grid(text), []
+        device = resolve_device(base)
+        profile = planner_device(device)
+        return one_user_grid(
+            base,
+            device,
+            native_fp8=bool(profile is not None and profile.native_fp8),
+            prequantized=prequantized(base),
+            store=ModelStore(),
+        )
+
+    def _on_goal_box_goal_changed(self, kind: str) -> None:
+        """One user: its own trials (the knobs field empties); back to the device's grid otherwise."""
+        text = self.grid_edit.text().strip()
+        if kind == "one-user" and text == self._grid_default:
+            self.grid_edit.clear()
+        elif kind != "one-user" and not text:
+            self.grid_edit.setText(self._grid_default)
+        self.grid_edit.setPlaceholderText(
+            self.tr("empty: n-gram speculation, EAGLE-3, FP8 KV cache, chunked-prefill size")
+            if kind == "one-user"
+            else ""
+        )
 
     def busy(self) -> bool:
         return self.call is not None
@@ -292,8 +344,10 @@ class TunePage(QWidget):
         self.result = result
         self.table.setRowCount(len(result.trials))
         for r, t in enumerate(result.trials):
-            front = ("★" if r == result.best else "●") if r in result.pareto else ""
+            front = "★" if r == result.best else ("●" if r in result.pareto else "")
             p99 = (t.figures.get("e2e_s") or {}).get("p99")
+            tpot = tpot_ms(t.figures)
+            longest = (t.figures.get("longest_prompt") or {}).get("ttft_s")
             knobs = (
                 self.tr("vLLM's defaults") + (f" {json.dumps(t.preset_knobs())}" if t.preset_knobs() else "")
                 if t.label == "default"
@@ -305,19 +359,22 @@ class TunePage(QWidget):
                 str(r + 1),
                 front,
                 knobs,
-                self._status_word(t.status),
+                self._status_word(t.status) + (self.tr(" (over the limits)") if t.over_limits else ""),
                 f"{t.throughput:.1f}" if t.status == "ok" else "—",
                 f"{p99:.2f}" if p99 is not None else "—",
+                f"{tpot:.1f}" if tpot is not None else "—",
+                f"{1000 * longest:.0f}" if longest is not None else "—",
                 f"{t.load_seconds:.1f}" if t.load_seconds is not None else "—",
-                t.error or "",
+                t.over_limits or t.error or "",
             ]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                if c in (2, 7):
+                if c in (2, 9):
                     item.setToolTip(text)
                 self.table.setItem(r, c, item)
         self._paint_statuses()
         self.pareto.show_trials([{"status": t.status, "figures": t.figures} for t in result.trials], result.pareto)
+        self.tradeoff.show_tune(result.to_dict())
         self.best_label.setText(self._outcome_text(result))
         if result.best is not None:
             self.table.selectRow(result.best)
@@ -341,6 +398,27 @@ class TunePage(QWidget):
         text = self.tr("vLLM {0}, workload {1}; {2} point(s) dropped by the planner before loading.").format(
             result.vllm_version or "?", result.workload.get("name", ""), pruned
         )
+        kind = result.goal.get("kind")
+        if result.best is None and kind == "many" and any(t.status == "ok" for t in result.trials):
+            return self.tr("No trial kept the limits ({0}): none chosen.").format(
+                Goal.from_dict(result.goal).limits_text()
+            ) + (" " + text)
+        if result.best is not None and kind == "one-user":
+            best = result.trials[result.best]
+            longest = (best.figures.get("longest_prompt") or {}).get("ttft_s")
+            one = self.tr(
+                "Chosen: trial {0}, {1:.1f} ms per output token, {2} vLLM's defaults'; TTFT on the longest prompt {3}."
+            )
+            return (
+                one.format(
+                    result.best + 1,
+                    best.tpot_ms or 0.0,
+                    f"{result.tpot_ratio_vs_default:.2f}x" if result.tpot_ratio_vs_default else "—",
+                    f"{1000 * longest:.0f} ms" if longest is not None else "—",
+                )
+                + " "
+                + text
+            )
         if result.best is not None and result.speedup_vs_default is not None:
             best = result.trials[result.best]
             best_text = self.tr(
@@ -387,6 +465,7 @@ class TunePage(QWidget):
                 self.base_engine,
                 description=describe(self.result, index),
                 gpu="cpu" if self.device == "cpu" else "any",
+                goal=str(self.result.goal.get("kind", "throughput")),
             )
         except (ValueError, OSError) as exc:
             self.error.show_text(self.tr("Could not save the preset: {0}").format(exc))
