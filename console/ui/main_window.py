@@ -33,6 +33,8 @@ from console.ui.formatting import format_bytes, format_number
 from console.ui.load_phases_text import phases_summary
 from console.ui.models.panel import ModelsPanel
 from console.ui.state_signals import follow_selection
+from console.ui.theme import Colours, set_themed_style
+from console.ui.theme_switch import add_theme_menu
 from console.ui.widgets import VerticalScroll, install_wheel_guard
 from console.ui.window_fit import PREFERRED, fit_to_screen, initial_size
 from console.engine.interface import Switchable
@@ -53,6 +55,13 @@ log = logging.getLogger(__name__)
 
 #: On a first start the chat's settings are unfolded where the window can be this wide at least.
 CHAT_SETTINGS_WIDTH = 1200
+
+#: The status bar's engine state in the theme's colours: ready, failed, loading.
+_STATE_COLOURS: dict[EngineState, Callable[[Colours], str]] = {
+    EngineState.READY: lambda c: c.ok,
+    EngineState.FAILED: lambda c: c.error,
+    EngineState.LOADING: lambda c: c.warning,
+}
 
 
 class PlaceholderPanel(QWidget):
@@ -139,6 +148,7 @@ class MainWindow(QMainWindow):
 
         self._build_status_bar()
         self._build_actions()
+        self._build_theme_menu()
 
         self._status_timer = QTimer(self)
         self._status_timer.setInterval(500)
@@ -303,6 +313,10 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentWidget(self.chat)  # the settings asked for are the chat's: in sight
         self.chat.set_settings_shown(shown)
 
+    def _build_theme_menu(self) -> None:
+        """View > Theme: System / Light / Dark, applied now and at every start, saved when chosen."""
+        self.theme, self.theme_actions = add_theme_menu(self)
+
     def _check_cpu_engine(self) -> None:
         self._cpu_check = start_cpu_check(self)
 
@@ -394,12 +408,10 @@ class MainWindow(QMainWindow):
         ready = st.info if st.state == EngineState.READY else None  # hover "Ready": where the load's time went
         summary = phases_summary(ready.load_phases, ready.load_seconds) if ready is not None else ""
         self.state_label.setToolTip(st.error or st.stage or summary)
-        colour = {EngineState.READY: "#1b7f2a", EngineState.FAILED: "#b00020", EngineState.LOADING: "#b26a00"}.get(
-            st.state, ""
+        colour = _STATE_COLOURS.get(st.state)  # the stylesheet is set only when it changes (a relayout)
+        set_themed_style(
+            self.state_label, lambda c: f"color: {colour(c)}; font-weight: bold;" if colour else "font-weight: bold;"
         )
-        style = f"color: {colour}; font-weight: bold;" if colour else "font-weight: bold;"
-        if self.state_label.styleSheet() != style:  # re-polishing on every 2 Hz tick costs a relayout
-            self.state_label.setStyleSheet(style)
         self.model_label.setText(self.tr("Model: {0}").format(st.model or "—"))
         self.preset_label.setText(self.tr("Preset: {0}").format(self.ctx.state.selection.preset or "—"))
         self.memory_label.setText(self.memory_text())
