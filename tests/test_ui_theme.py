@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QGuiApplication, QPalette, QTextDocument
 from PySide6.QtWidgets import QApplication
 
 from console.engine.types import EngineState, EngineStatus
@@ -151,3 +151,60 @@ def test_an_unknown_theme_in_the_file_is_the_default(home: Path) -> None:
     assert load_settings().theme == "dark"
     settings_path().write_text(settings_path().read_text().replace('"dark"', '"purple"'))
     assert load_settings().theme == "system"
+
+
+def _code_background(chat: Any) -> QColor:
+    """The background of the transcript's code block (the table around ``def greet``)."""
+    doc = chat.transcript.document()
+    cursor = doc.find("def greet", 0, QTextDocument.FindFlag.FindCaseSensitively)
+    assert not cursor.isNull() and cursor.currentTable() is not None, chat.transcript_text()
+    return QColor(cursor.currentTable().format().background().color())
+
+
+def test_the_chat_code_blocks_and_banner_follow_the_theme(home: Path, qtbot: Any) -> None:
+    """The chat page as the user reads it: a saved answer with a fenced code block (Pygments'
+    light style on light, a dark style on dark) and the load banner, switched from the View menu."""
+    w = _window(AppContext.create(), qtbot)
+    chat = w.chat
+    conv = chat.store.create("code")
+    chat.store.append(conv.id, "user", "greet me")
+    chat.store.append(conv.id, "assistant", "Here:\n\n```python\ndef greet(name):\n    return 'hi ' + name\n```\n")
+    assert chat.open_conversation(conv.id)
+    banner = chat.load_banner
+    banner.show_loading("tiny", "loading weights")
+    assert _code_background(chat).lightnessF() > 0.8
+    assert _stylesheet_colour(banner.styleSheet(), "background").lightnessF() > 0.8
+
+    _theme_action(w, "dark").trigger()
+    qtbot.waitUntil(lambda: _code_background(chat).lightnessF() < 0.3, timeout=5000)
+    assert _stylesheet_colour(banner.styleSheet(), "background").lightnessF() < 0.3
+    assert "def greet" in chat.transcript_text() and "```" not in chat.transcript_text()
+
+    _theme_action(w, "light").trigger()
+    qtbot.waitUntil(lambda: _code_background(chat).lightnessF() > 0.8, timeout=5000)
+    assert _stylesheet_colour(banner.styleSheet(), "background").lightnessF() > 0.8
+
+
+def test_the_environment_forces_a_theme_at_start_without_saving_it(
+    home: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What packaging/screenshots.py --theme uses: the forced theme is shown, the saved choice kept."""
+    from console.ui.theme_switch import THEME_ENV
+
+    monkeypatch.setenv(THEME_ENV, "dark")
+    w = _window(AppContext.create(), qtbot)
+    assert _theme_action(w, "dark").isChecked() and _window_lightness() < 0.3
+    w.close()
+    assert load_settings().theme == "system"
+    monkeypatch.setenv(THEME_ENV, "purple")  # not a theme: the saved choice
+    again = _window(AppContext.create(), qtbot)
+    assert _theme_action(again, "system").isChecked()
+
+
+def test_the_bench_charts_light_colours_are_the_pngs() -> None:
+    """The Bench tab's charts in the light theme draw their series in the CLI's PNG colours."""
+    from console.bench.figures import COLORS
+    from console.ui.bench.charts import SERIES
+    from console.ui.theme import LIGHT
+
+    assert tuple(LIGHT.series[i] for i in SERIES) == COLORS

@@ -5,10 +5,13 @@ The choice is ``Settings.theme``; the main window builds its :class:`ThemeSwitch
 View > Theme menu with :func:`add_theme_menu` at start: the menu applies a choice at once and saves it.
 Under "system" the OS colour scheme is read from ``QStyleHints.colorScheme()`` (Qt 6.5 and later)
 and followed through its ``colorSchemeChanged`` signal; an unknown scheme reads as light.
+The environment variable ``INFERENCE_CONSOLE_THEME`` (system, light or dark) forces a theme at start
+without changing the saved choice (``packaging/screenshots.py --theme`` uses it).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt
@@ -16,6 +19,15 @@ from PySide6.QtGui import QAction, QActionGroup, QGuiApplication
 
 from console.settings import THEMES
 from console.ui.theme import apply_theme
+
+#: Forces a theme at start: "system", "light" or "dark" (anything else: the saved choice).
+THEME_ENV = "INFERENCE_CONSOLE_THEME"
+
+
+def start_choice(saved: str) -> str:
+    """The theme to apply at start: :data:`THEME_ENV` when it names one, else ``saved``."""
+    forced = os.environ.get(THEME_ENV, "").strip().lower()
+    return forced if forced in THEMES else saved
 
 
 class ThemeSwitch(QObject):
@@ -75,8 +87,8 @@ def theme_label(choice: str) -> str:
 def add_theme_menu(window: Any) -> tuple[ThemeSwitch, dict[str, QAction]]:
     """The theme of ``window`` (a MainWindow: its ``settings.theme``, applied now) and a Theme
     submenu in its View menu, one checkable action per choice; a choice is applied at once and
-    saved with the window's settings."""
-    switch = ThemeSwitch(window.settings.theme, window)
+    saved with the window's settings. A theme forced by :data:`THEME_ENV` is applied, not saved."""
+    switch = ThemeSwitch(start_choice(window.settings.theme), window)
     tr = QCoreApplication.translate
     bar = window.menuBar()
     view = next(a.menu() for a in bar.actions() if window.dock.toggleViewAction() in a.menu().actions())

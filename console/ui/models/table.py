@@ -114,7 +114,7 @@ class ModelTableModel(QAbstractTableModel):
                 return self.tr("The files of this model are gone: {0}").format(e.path)
             return e.path
         if role == Qt.ItemDataRole.ForegroundRole and not e.available:
-            return Qt.GlobalColor.gray
+            return QColor(colours().faint)  # the files are gone
         if role == Qt.ItemDataRole.TextAlignmentRole and col in ("params", "size", "max_context"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
