@@ -33,7 +33,7 @@ from console.ui.formatting import format_bytes, format_number
 from console.ui.load_phases_text import phases_summary
 from console.ui.models.panel import ModelsPanel
 from console.ui.state_signals import follow_selection
-from console.ui.theme import Colours, set_themed_style
+from console.ui.theme import STATE_COLOURS, set_themed_style
 from console.ui.theme_switch import add_theme_menu
 from console.ui.widgets import VerticalScroll, install_wheel_guard
 from console.ui.window_fit import PREFERRED, fit_to_screen, initial_size
@@ -55,13 +55,6 @@ log = logging.getLogger(__name__)
 
 #: On a first start the chat's settings are unfolded where the window can be this wide at least.
 CHAT_SETTINGS_WIDTH = 1200
-
-#: The status bar's engine state in the theme's colours: ready, failed, loading.
-_STATE_COLOURS: dict[EngineState, Callable[[Colours], str]] = {
-    EngineState.READY: lambda c: c.ok,
-    EngineState.FAILED: lambda c: c.error,
-    EngineState.LOADING: lambda c: c.warning,
-}
 
 
 class PlaceholderPanel(QWidget):
@@ -148,7 +141,7 @@ class MainWindow(QMainWindow):
 
         self._build_status_bar()
         self._build_actions()
-        self._build_theme_menu()
+        self.theme, self.theme_actions = add_theme_menu(self)  # View > Theme, the choice applied now
 
         self._status_timer = QTimer(self)
         self._status_timer.setInterval(500)
@@ -313,10 +306,6 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentWidget(self.chat)  # the settings asked for are the chat's: in sight
         self.chat.set_settings_shown(shown)
 
-    def _build_theme_menu(self) -> None:
-        """View > Theme: System / Light / Dark, applied now and at every start, saved when chosen."""
-        self.theme, self.theme_actions = add_theme_menu(self)
-
     def _check_cpu_engine(self) -> None:
         self._cpu_check = start_cpu_check(self)
 
@@ -408,7 +397,7 @@ class MainWindow(QMainWindow):
         ready = st.info if st.state == EngineState.READY else None  # hover "Ready": where the load's time went
         summary = phases_summary(ready.load_phases, ready.load_seconds) if ready is not None else ""
         self.state_label.setToolTip(st.error or st.stage or summary)
-        colour = _STATE_COLOURS.get(st.state)  # the stylesheet is set only when it changes (a relayout)
+        colour = STATE_COLOURS.get(st.state)  # the stylesheet is set only when it changes (a relayout)
         set_themed_style(
             self.state_label, lambda c: f"color: {colour(c)}; font-weight: bold;" if colour else "font-weight: bold;"
         )

@@ -18,6 +18,8 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
+from console.engine.types import EngineState
+
 _Role = QPalette.ColorRole
 
 
@@ -89,6 +91,13 @@ DARK = Colours(
     marker="#ff6b6b",
     point="#9a9a9a",
 )
+
+#: The status bar's engine state in the theme's colours: ready, failed, loading.
+STATE_COLOURS: dict[EngineState, Callable[[Colours], str]] = {
+    EngineState.READY: lambda c: c.ok,
+    EngineState.FAILED: lambda c: c.error,
+    EngineState.LOADING: lambda c: c.warning,
+}
 
 # role -> (normal, disabled): Fusion's own light palette, and a dark one of the same build.
 _LIGHT_PALETTE: dict[_Role, tuple[str, str]] = {
