@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 5
 SETTINGS_FILE = "settings.json"
+#: The window's theme choices: "system" follows the OS colour scheme (light or dark).
+THEMES = ("system", "light", "dark")
 
 
 class KnobValues:
@@ -109,6 +111,8 @@ class Settings:
     #: Chat: the side panel of settings (sampling, output, adapter, tools) unfolded; None (first
     #: start): unfolded where the screen leaves the window 1200 px or more
     chat_settings_shown: bool | None = None
+    #: View > Theme: one of THEMES
+    theme: str = "system"
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -149,7 +153,11 @@ def _schema() -> Any:
     # The knobs take EngineConfig's ranges and choices under their settings names and units; a
     # knob's speculative_method "" means "off over the preset".
     limits = {**ENGINE_LIMITS, **knob_limits()}
-    choices = {**ENGINE_CHOICES, "speculative_method": ("", *ENGINE_CHOICES["speculative_method"])}
+    choices = {
+        **ENGINE_CHOICES,
+        "speculative_method": ("", *ENGINE_CHOICES["speculative_method"]),
+        "theme": THEMES,
+    }
     return derive_model(Settings, limits=limits, choices=choices)
 
 
@@ -290,6 +298,7 @@ __all__ = [
     "knob_limits",
     "SCHEMA_VERSION",
     "Settings",
+    "THEMES",
     "load_settings",
     "migrate",
     "save_settings",

@@ -15,14 +15,16 @@ takes both), ``server.png`` and ``server-log.png`` (the Server tab serving the m
 ``chat-mcp-approval.png`` (that fixture's call to an MCP server's tool awaiting approval;
 ``--only chat-mcp-approval``), and ``chat-image.png`` (a picture sent to the tests' vision
 fixture, packaging/screenshots_chat_image.py; ``--only chat-image``).
-The window is 1600 x 900 (``--size``).
+The window is 1600 x 900 (``--size``), the chat's settings side panel unfolded. ``--theme dark`` (or
+``light``) takes them in that theme (``INFERENCE_CONSOLE_THEME``, not saved); the dark ones go to
+``docs/screenshots/dark/`` unless ``--out`` says otherwise.
 The answers to the questions with a known answer (the capital of France: "Paris") are checked: a wrong
 one stops the script with exit status 1 and a one-line reason before its screenshot is written, so the
 tiny model (gibberish) cannot make the chat screenshots.
 ``--only bench`` skips the chat and batches and saves only the tabs named.
 
     .venv/bin/python packaging/screenshots.py [--xvfb] [--import-bundled] [--only SHOTS] [--size WxH]
-        [--out docs/screenshots]
+        [--theme light|dark] [--out docs/screenshots]
 
 Conversations and settings go to a throwaway data home; the model store is read, never changed.
 """
@@ -121,16 +123,21 @@ def pick_model(real_store_root: Path, work: Path, import_bundled: bool = False) 
 
 
 def save_small(image, path: Path) -> int:  # type: ignore[no-untyped-def]
-    """Save a QImage as a palette PNG (screenshots have few colours); returns the file size."""
-    from PySide6.QtCore import Qt
-    from PySide6.QtGui import QImage
+    """Save a QImage as a palette PNG (screenshots have few colours); returns the file size. The
+    palette is the picture's own (Pillow's median cut): Qt's Indexed8 conversion falls back to a
+    fixed colour cube past 256 colours, which made the dark theme's greys one and the light
+    window white."""
+    from io import BytesIO
 
-    for colours in (True, False):
-        img = image.convertToFormat(
-            QImage.Format.Format_Indexed8,
-            Qt.ImageConversionFlag.ThresholdDither if colours else Qt.ImageConversionFlag.AvoidDither,
-        )
-        img.save(str(path), "PNG", 9)
+    from PIL import Image
+    from PySide6.QtCore import QBuffer, QIODevice
+
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")
+    rgb = Image.open(BytesIO(bytes(buffer.data()))).convert("RGB")
+    for colours in (256, 128, 64):
+        rgb.quantize(colours, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(path, optimize=True)
         if path.stat().st_size <= MAX_PNG_BYTES:
             break
     return path.stat().st_size
@@ -192,6 +199,7 @@ def run(
     app.setApplicationName("Inference Console")
     ctx, window = create_window()
     window.resize(*size)  # a laptop-sized window (it fits 1366 x 768)
+    window.chat.set_settings_shown(True)  # the side panel folds by itself on a small (offscreen) screen
     window.show()
 
     spin = spinner(app)
@@ -249,7 +257,9 @@ def _take(window, ctx, spin, name, work, out, only) -> None:  # type: ignore[no-
     t_loaded = time.time()
 
     if only is None or only & {"chat", "batch", "monitor"}:
-        chat_and_batches(window, ctx, spin, work, t_loaded, out, only is None or "chat" in only)
+        chat_and_batches(
+            window, ctx, spin, work, t_loaded, out, only is None or "chat" in only, wants("batch", "monitor")
+        )
     if only is None or "chat-output" in only:
         chat_output_shots(window, spin, out)
     if only is None or "chat-lora" in only:
@@ -290,6 +300,7 @@ def chat_and_batches(
     t_loaded: float,
     out: Path,  # type: ignore[no-untyped-def]
     save_chat: bool,
+    batches: bool = True,
 ) -> None:
     chat = window.chat
     window.tabs.setCurrentWidget(chat)
@@ -303,6 +314,8 @@ def chat_and_batches(
     if save_chat:  # now, while the chat shows this answer (later shots open other conversations)
         out.mkdir(parents=True, exist_ok=True)
         print(f"{out / 'chat.png'}: {save_small(window.grab().toImage(), out / 'chat.png') // 1024} KB", flush=True)
+    if not batches:  # the chat alone (--only chat): no batch runs for the Batch and Monitor shots
+        return
 
     batch = window.panels["batch"]
     src = work / "prompts.jsonl"
@@ -417,7 +430,7 @@ def chat_lora_shots(window, ctx, spin, work: Path, out: Path) -> None:  # type: 
 
 def main() -> int:
     p = argparse.ArgumentParser(description="Save a screenshot of each tab of the console")
-    p.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
+    p.add_argument("--out", help="where the PNGs go (default docs/screenshots, docs/screenshots/dark for --theme dark)")
     p.add_argument("--xvfb", action="store_true", help="run under xvfb-run (Debian package xvfb)")
     p.add_argument(
         "--import-bundled",
@@ -432,7 +445,9 @@ def main() -> int:
         "first-run-picker and first-run-load); skips unneeded runs",
     )
     p.add_argument("--size", default="1600x900", help="the window's size, WIDTHxHEIGHT (default 1600x900)")
+    p.add_argument("--theme", choices=("light", "dark"), help="the window's theme (default: light offscreen)")
     args = p.parse_args()
+    args.out = args.out or str(ROOT / "docs" / "screenshots" / ("dark" if args.theme == "dark" else ""))
     if args.xvfb and not os.environ.get("IC_UNDER_XVFB"):
         if shutil.which("xvfb-run") is None:
             print("xvfb-run not found: apt-get install -y xvfb (or drop --xvfb for offscreen)", file=sys.stderr)
@@ -451,10 +466,13 @@ def main() -> int:
             *(["--only", args.only] if args.only else []),
             "--size",
             args.size,
+            *(["--theme", args.theme] if args.theme else []),
         ]
         return subprocess.call(cmd, env=env)
     if not os.environ.get("IC_UNDER_XVFB"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if args.theme:
+        os.environ["INFERENCE_CONSOLE_THEME"] = args.theme  # console.ui.theme_switch.THEME_ENV, read at start
     only = {t.strip().lower() for t in args.only.split(",")} if args.only else None
     if only is not None and "first-run" in only:
         only = (only - {"first-run"}) | FIRST_RUN

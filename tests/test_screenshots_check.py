@@ -70,3 +70,30 @@ def test_every_chat_screenshot_with_a_known_answer_is_checked_before_it_is_saved
     assert ask.index("check_answer(question") < ask.index("save_small(")
     # and the tab loop never writes chat.png after the answer was replaced by later shots
     assert re.search(r'title (== "chat"|in \("chat", )', text)
+
+
+def test_a_saved_screenshot_keeps_the_dark_themes_greys_apart(qapp: object, tmp_path: Path) -> None:
+    """The palette PNG keeps the colours of the picture: the dark theme's window (#2b2b2b) and its
+    text fields (#1e1e1e) stay two greys, the light theme's window (#efefef) stays off white, even
+    with anti-aliased text (more than 256 colours) on them."""
+    from PIL import Image
+    from PySide6.QtCore import QRect, Qt
+    from PySide6.QtGui import QColor, QFont, QImage, QPainter
+
+    image = QImage(400, 200, QImage.Format.Format_RGB32)
+    painter = QPainter(image)
+    for i, colour in enumerate(("#2b2b2b", "#1e1e1e", "#efefef", "#ffffff")):
+        painter.fillRect(QRect(i * 100, 0, 100, 200), QColor(colour))
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    for i in range(40):  # many hues of anti-aliased text
+        painter.setPen(QColor.fromHsv(i * 9, 200, 120 + i * 3))
+        painter.setFont(QFont("Sans", 7 + i % 9))
+        painter.drawText(QRect((i * 37) % 380, (i * 23) % 180, 120, 20), Qt.AlignmentFlag.AlignLeft, "Paris 42")
+    painter.end()
+    path = tmp_path / "shot.png"
+    _script().save_small(image, path)
+    saved = Image.open(path)
+    assert saved.mode == "P"  # a palette PNG (small)
+    rgb = saved.convert("RGB")
+    corners = [rgb.getpixel((i * 100 + 2, 198)) for i in range(4)]
+    assert corners == [(0x2B,) * 3, (0x1E,) * 3, (0xEF,) * 3, (0xFF,) * 3], corners

@@ -33,6 +33,8 @@ from console.ui.formatting import format_bytes, format_number
 from console.ui.load_phases_text import phases_summary
 from console.ui.models.panel import ModelsPanel
 from console.ui.state_signals import follow_selection
+from console.ui.theme import STATE_COLOURS, set_themed_style
+from console.ui.theme_switch import add_theme_menu
 from console.ui.widgets import VerticalScroll, install_wheel_guard
 from console.ui.window_fit import PREFERRED, fit_to_screen, initial_size
 from console.engine.interface import Switchable
@@ -139,6 +141,7 @@ class MainWindow(QMainWindow):
 
         self._build_status_bar()
         self._build_actions()
+        self.theme, self.theme_actions = add_theme_menu(self)  # View > Theme, the choice applied now
 
         self._status_timer = QTimer(self)
         self._status_timer.setInterval(500)
@@ -394,12 +397,10 @@ class MainWindow(QMainWindow):
         ready = st.info if st.state == EngineState.READY else None  # hover "Ready": where the load's time went
         summary = phases_summary(ready.load_phases, ready.load_seconds) if ready is not None else ""
         self.state_label.setToolTip(st.error or st.stage or summary)
-        colour = {EngineState.READY: "#1b7f2a", EngineState.FAILED: "#b00020", EngineState.LOADING: "#b26a00"}.get(
-            st.state, ""
+        colour = STATE_COLOURS.get(st.state)  # the stylesheet is set only when it changes (a relayout)
+        set_themed_style(
+            self.state_label, lambda c: f"color: {colour(c)}; font-weight: bold;" if colour else "font-weight: bold;"
         )
-        style = f"color: {colour}; font-weight: bold;" if colour else "font-weight: bold;"
-        if self.state_label.styleSheet() != style:  # re-polishing on every 2 Hz tick costs a relayout
-            self.state_label.setStyleSheet(style)
         self.model_label.setText(self.tr("Model: {0}").format(st.model or "—"))
         self.preset_label.setText(self.tr("Preset: {0}").format(self.ctx.state.selection.preset or "—"))
         self.memory_label.setText(self.memory_text())

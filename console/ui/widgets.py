@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console.ui.theme import text_colour
+
 
 class ErrorLabel(QLabel):
     """A red, selectable, word-wrapped message line that hides itself when empty."""
@@ -23,7 +25,7 @@ class ErrorLabel(QLabel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWordWrap(True)
-        self.setStyleSheet("color: #b00020;")
+        text_colour(self, lambda c: c.error)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.hide()
 

@@ -5224,6 +5224,34 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
   </context>
   <context>
+    <name>Theme</name>
+    <message>
+      <location filename="../../console/ui/theme_switch.py" />
+      <source>&amp;Dark</source>
+      <translation>深色(&amp;D)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/theme_switch.py" />
+      <source>&amp;Light</source>
+      <translation>浅色(&amp;L)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/theme_switch.py" />
+      <source>&amp;System</source>
+      <translation>跟随系统(&amp;S)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/theme_switch.py" />
+      <source>&amp;Theme</source>
+      <translation>主题(&amp;T)</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/theme_switch.py" />
+      <source>Follow the colour scheme of the system</source>
+      <translation>跟随系统的浅色或深色配色</translation>
+    </message>
+  </context>
+  <context>
     <name>ToolsEditor</name>
     <message>
       <location filename="../../console/ui/chat/tools_editor.py" />

@@ -15,7 +15,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from console.bench.figures import (
-    COLORS,
     PERCENTILES,
     concurrency_points,
     latency_table,
@@ -23,11 +22,15 @@ from console.bench.figures import (
     tune_points,
     tune_tradeoff,
 )
+from console.ui.theme import colours, follow_theme, style_plot, text_colour
+
+#: the theme's series colours the plots take: blue, orange, green
+SERIES = (0, 3, 2)
 
 
 def _plot(parent: QWidget, title: str, x_label: str, y_label: str) -> pg.PlotWidget:
-    w = pg.PlotWidget(parent, background="w")
-    w.setTitle(title, color="#333", size="10pt")
+    w = pg.PlotWidget(parent, background=colours().plot_background)
+    w.setTitle(title, size="10pt")
     w.setLabel("bottom", x_label)
     w.setLabel("left", y_label)
     w.showGrid(x=True, y=True, alpha=0.25)
@@ -48,36 +51,46 @@ class BenchPlots(QWidget):
             self, self.tr("Throughput vs concurrency"), self.tr("requests in flight"), self.tr("tok/s")
         )
         self.throughput.addLegend(offset=(10, 10))
-        self.output_curve = self.throughput.plot(
-            [], [], pen=pg.mkPen(COLORS[0], width=2), symbol="o", symbolBrush=COLORS[0], name=self.tr("output")
-        )
+        self.output_curve = self.throughput.plot([], [], pen=pg.mkPen(width=2), symbol="o", name=self.tr("output"))
         self.total_curve = self.throughput.plot(
-            [],
-            [],
-            pen=pg.mkPen(COLORS[1], width=2, style=Qt.PenStyle.DashLine),
-            symbol="s",
-            symbolBrush=COLORS[1],
-            name=self.tr("total"),
+            [], [], pen=pg.mkPen(width=2, style=Qt.PenStyle.DashLine), symbol="s", name=self.tr("total")
         )
         self.latency = _plot(self, self.tr("Latency percentiles (console path)"), "", self.tr("ms"))
         self.latency.addLegend(offset=(10, 10))
         self.latency_bars: dict[str, pg.BarGraphItem] = {}
-        for j, p in enumerate(PERCENTILES):
-            bars = pg.BarGraphItem(x=[], height=[], width=0.27, brush=COLORS[j], name=p)
+        for p in PERCENTILES:
+            bars = pg.BarGraphItem(x=[], height=[], width=0.27, name=p)
             self.latency.addItem(bars)  # named: the legend lists it
             self.latency_bars[p] = bars
         self.roofline = _plot(
             self, self.tr("Measured / roofline"), self.tr("requests in flight"), self.tr("% of roofline")
         )
-        self.roofline_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=COLORS[2])
+        self.roofline_bars = pg.BarGraphItem(x=[], height=[], width=0.6)
         self.roofline.addItem(self.roofline_bars)
         for w in (self.throughput, self.latency, self.roofline):
             row.addWidget(w, 1)
         layout.addLayout(row, 1)
         self.note = QLabel(self)
         self.note.setWordWrap(True)
-        self.note.setStyleSheet("color: #555;")
+        text_colour(self.note, lambda c: c.muted)
         layout.addWidget(self.note)
+        self._restyle()
+        follow_theme(self, self._restyle)
+
+    def _restyle(self) -> None:
+        """The plots in the theme's colours (at start and when it changes)."""
+        c = colours()
+        series = [c.series[i] for i in SERIES]
+        for w in (self.throughput, self.latency, self.roofline):
+            style_plot(w, w.getPlotItem(), c)
+        for curve, colour in zip((self.output_curve, self.total_curve), series):
+            pen = pg.mkPen(curve.opts["pen"])
+            pen.setColor(pg.mkColor(colour))
+            curve.setPen(pen)
+            curve.setSymbolBrush(colour)
+        for bars, colour in zip(self.latency_bars.values(), series):
+            bars.setOpts(brush=colour)
+        self.roofline_bars.setOpts(brush=series[2])
 
     def show_report(self, report: dict[str, Any]) -> None:
         pts = concurrency_points(report)
@@ -129,25 +142,35 @@ class ParetoPlot(pg.PlotWidget):  # type: ignore[misc]  # pyqtgraph is untyped (
     trialClicked = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent, background="w")
-        self.setTitle(self.tr("Throughput vs p99 latency"), color="#333", size="10pt")
+        super().__init__(parent, background=colours().plot_background)
+        self.setTitle(self.tr("Throughput vs p99 latency"), size="10pt")
         self.setLabel("bottom", self.tr("p99 end-to-end latency (s)"))
         self.setLabel("left", self.tr("output tok/s"))
         self.showGrid(x=True, y=True, alpha=0.25)
         self.setMinimumHeight(220)
-        self.points = pg.ScatterPlotItem(size=9, brush=pg.mkBrush("#888888"), pen=None)
+        self.points = pg.ScatterPlotItem(size=9, pen=None)
         self.points.sigClicked.connect(self._on_points_clicked)
-        self.front = self.plot([], [], pen=pg.mkPen("#d62728", width=2), symbol="o", symbolBrush="#d62728")
+        self.front = self.plot([], [], pen=pg.mkPen(width=2), symbol="o")
         self.addItem(self.points)
+        self._shown: tuple[list[dict[str, Any]], list[int]] = ([], [])
+        self._restyle()
+        follow_theme(self, self._restyle)
+
+    def _restyle(self) -> None:
+        """In the theme's colours (at start and when it changes): the front red, the other trials grey."""
+        c = colours()
+        style_plot(self, self.getPlotItem(), c)
+        self.front.setPen(pg.mkPen(c.marker, width=2))
+        self.front.setSymbolBrush(c.marker)
+        self.show_trials(*self._shown)
 
     def show_trials(self, trials: list[dict[str, Any]], front: list[int]) -> None:
+        self._shown = (trials, front)
+        c = colours()
         ok = tune_points(trials)
         on_front = set(front)
         self.points.setData(
-            [
-                {"pos": (o[2], o[1]), "data": o[0], "brush": pg.mkBrush("#d62728" if o[0] in on_front else "#888888")}
-                for o in ok
-            ]
+            [{"pos": (o[2], o[1]), "data": o[0], "brush": c.marker if o[0] in on_front else c.point} for o in ok]
         )
         f = sorted((o for o in ok if o[0] in on_front), key=lambda o: o[2])
         self.front.setData([o[2] for o in f], [o[1] for o in f])
@@ -171,18 +194,32 @@ class TradeoffPlot(QWidget):
             self, self.tr("Throughput vs time per token"), self.tr("TPOT, median (ms)"), self.tr("output tok/s")
         )
         layout.addWidget(self.plot)
-        self.points = pg.ScatterPlotItem(size=9, brush=pg.mkBrush("#888888"), pen=None)
+        self.points = pg.ScatterPlotItem(size=9, pen=None)
         self.plot.addItem(self.points)
-        self.front = self.plot.plot([], [], pen=pg.mkPen("#d62728", width=2), symbol="o", symbolBrush="#d62728")
+        self.front = self.plot.plot([], [], pen=pg.mkPen(width=2), symbol="o")
         self.rings: dict[str, pg.ScatterPlotItem] = {}
         self.labels: dict[str, pg.TextItem] = {}
-        for key, colour, anchor in (("default", COLORS[0], (0, 0)), ("chosen", COLORS[2], (0, 1))):
-            ring = pg.ScatterPlotItem(size=18, brush=None, pen=pg.mkPen(colour, width=2))
-            label = pg.TextItem("", color=colour, anchor=anchor)
+        for key, anchor in (("default", (0, 0)), ("chosen", (0, 1))):
+            ring = pg.ScatterPlotItem(size=18, brush=None)
+            label = pg.TextItem("", anchor=anchor)
             self.plot.addItem(ring)
             self.plot.addItem(label)
             label.hide()
             self.rings[key], self.labels[key] = ring, label
+        self._restyle()
+        follow_theme(self, self._restyle)
+
+    def _restyle(self) -> None:
+        """In the theme's colours (at start and when it changes): the trials grey, the front red,
+        vLLM's defaults ringed blue and the chosen trial green."""
+        c = colours()
+        style_plot(self.plot, self.plot.getPlotItem(), c)
+        self.points.setBrush(pg.mkBrush(c.point))
+        self.front.setPen(pg.mkPen(c.marker, width=2))
+        self.front.setSymbolBrush(c.marker)
+        for key, i in (("default", SERIES[0]), ("chosen", SERIES[2])):
+            self.rings[key].setPen(pg.mkPen(c.series[i], width=2))
+            self.labels[key].setColor(c.series[i])
 
     def show_tune(self, tune: dict[str, Any]) -> None:
         """Draw a tune result's dict (``TuneResult.to_dict()``)."""

@@ -58,6 +58,7 @@ from console.bench.report import add_comparison
 from console.bench.suite import base_report, parse_concurrencies, run_console_suite, vocab_size
 from console.engine.in_process import dtype_note, prepare_config
 from console.ui.bench.tune_page import TunePage
+from console.ui.theme import text_colour
 
 #: Results table columns after the path: (figure key, percentile, scale, format).
 COLUMNS = (
@@ -187,7 +188,7 @@ class BenchPanel(QWidget):
             self.tr("They load their own copy of the model next to the console's: on a GPU they need free memory."), box
         )
         note.setWordWrap(True)
-        note.setStyleSheet("color: #555;")
+        text_colour(note, lambda c: c.muted)
         for w in (self.vllm_check, self.hf_check):
             col.addWidget(w)
         col.addLayout(row)

@@ -59,9 +59,13 @@ from console.ui.bench.charts import ParetoPlot, TradeoffPlot
 from console.ui.bench.tune_goal_box import TuneGoalBox
 from console.ui.context import AppContext
 from console.ui.tasks import BackgroundCall
+from console.ui.theme import colours, follow_theme
 from console.ui.widgets import ErrorLabel, needs_loader_tip
 from console.bench.runner import run_console
 from console.engine.in_process import cuda_available, resolve_device
+
+#: a trial's statuses shown faint (the failed ones are in the error colour)
+_FAINT = ("skipped", "stopped", "cancelled")
 
 
 class _CancelOnly:
@@ -162,6 +166,7 @@ class TunePage(QWidget):
         layout.addWidget(self.error)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         self.table = QTableWidget(0, 10, split)
+        follow_theme(self.table, self._paint_statuses)
         self.table.setHorizontalHeaderLabels(
             [
                 self.tr("#"),
@@ -338,7 +343,6 @@ class TunePage(QWidget):
     def show_result(self, result: TuneResult) -> None:
         self.result = result
         self.table.setRowCount(len(result.trials))
-        colours = {"failed": "#b00020", "skipped": "#777777", "stopped": "#777777", "cancelled": "#777777"}
         for r, t in enumerate(result.trials):
             front = "★" if r == result.best else ("●" if r in result.pareto else "")
             p99 = (t.figures.get("e2e_s") or {}).get("p99")
@@ -365,17 +369,29 @@ class TunePage(QWidget):
             ]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                if t.status in colours:
-                    item.setForeground(QBrush(QColor(colours[t.status])))
                 if c in (2, 9):
                     item.setToolTip(text)
                 self.table.setItem(r, c, item)
+        self._paint_statuses()
         self.pareto.show_trials([{"status": t.status, "figures": t.figures} for t in result.trials], result.pareto)
         self.tradeoff.show_tune(result.to_dict())
         self.best_label.setText(self._outcome_text(result))
         if result.best is not None:
             self.table.selectRow(result.best)
         self._update_buttons()
+
+    def _paint_statuses(self) -> None:
+        """A failed trial's row in the theme's error colour, a skipped or stopped one faint (again
+        when the theme changes)."""
+        c = colours()
+        for r, t in enumerate(self.result.trials if self.result is not None else []):
+            colour = c.error if t.status == "failed" else c.faint if t.status in _FAINT else None
+            if colour is None:
+                continue
+            for col in range(self.table.columnCount()):
+                item = self.table.item(r, col)
+                if item is not None:
+                    item.setForeground(QBrush(QColor(colour)))
 
     def _outcome_text(self, result: TuneResult) -> str:
         pruned = len(result.plan.get("pruned", []))

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QProgressBar, QWidget
 from console.engine.types import EngineState, GenerationRequest
 from console.ui.formatting import format_count
 from console.ui.tasks import call_in_background
+from console.ui.theme import set_themed_style
 
 COUNT_DEBOUNCE_MS = 400
 
@@ -77,4 +78,4 @@ class ContextMeter(QProgressBar):
         self.setValue(min(used, max_len))
         self.setFormat(self.tr("{0} / {1} tokens").format(format_count(used), format_count(max_len)))
         over = used > max_len * 0.9
-        self.setStyleSheet("QProgressBar::chunk { background: #b00020; }" if over else "")
+        set_themed_style(self, lambda c: f"QProgressBar::chunk {{ background: {c.error}; }}" if over else "")

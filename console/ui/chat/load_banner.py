@@ -29,14 +29,16 @@ from console.engine.types import EngineState, EngineStatus
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
 from console.ui.load_phases_text import phases_line
+from console.ui.theme import Colours, set_themed_style
 
 #: (the suggestion's text as shown, its changes) for a model's failed load, or None
 FixSource = Callable[[str], tuple[str, dict[str, Any]] | None]
 
-_STYLE = {
-    "loading": "QFrame#LoadBanner { background: #fff4e0; border: 1px solid #e0b060; border-radius: 4px; }",
-    "failed": "QFrame#LoadBanner { background: #fdecee; border: 1px solid #d08090; border-radius: 4px; }",
-}
+
+def _style(state: str, c: Colours) -> str:
+    """The banner's stylesheet while loading (amber) or after a failure (red), in the theme's colours."""
+    background, border = c.loading_banner if state == "loading" else c.failed_banner
+    return f"QFrame#LoadBanner {{ background: {background}; border: 1px solid {border}; border-radius: 4px; }}"
 
 
 class LoadBanner(QFrame):
@@ -133,7 +135,7 @@ class LoadBanner(QFrame):
 
     def _enter(self, state: str) -> None:
         self.state = state
-        self.setStyleSheet(_STYLE[state])
+        set_themed_style(self, lambda c: _style(state, c))
         loading = state == "loading"
         self.progress.setVisible(loading)
         self.phases_label.setVisible(loading and bool(self.phases_label.text()))

@@ -28,6 +28,7 @@ from console.chat.mcp_client import McpHub
 from console.chat.mcp_config import McpConfigError, McpServer, import_servers, saved_servers
 from console.chat.tool_approval import Decision, PendingCall
 from console.ui.tasks import call_in_background
+from console.ui.theme import set_themed_style, text_colour
 
 
 class McpServersBox(QWidget):
@@ -147,13 +148,13 @@ class McpServersBox(QWidget):
                     self.boxes[name].setChecked(False)
                 self._error(errors[name])
             else:
-                self.status.setStyleSheet("")
+                set_themed_style(self.status, lambda c: "")
                 self.status.setText(self.tr("{0}: {1} tools").format(name, len(tools)))
 
         call_in_background(hub.tools, [name], on_success=started, on_failure=self._error, context=self)
 
     def _error(self, line: str) -> None:
-        self.status.setStyleSheet("color: #b00020;")
+        text_colour(self.status, lambda c: c.error)
         self.status.setText(line)
 
     # -- approvals ---------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QPlainT
 
 from console.sampling import SamplingSettings
 from console.engine.openai_body import output_fields, request_fields
+from console.ui.theme import text_colour
 
 FREE, SCHEMA, CHOICE, REGEX = "text", "json_schema", "choice", "regex"
 
@@ -132,7 +133,7 @@ class OutputControl(QGroupBox):
         except ValueError as exc:
             ok, text = False, str(exc)
         self.check_label.setText(text)
-        self.check_label.setStyleSheet("color: #2e7d32;" if ok else "color: #c62828;")
+        text_colour(self.check_label, (lambda c: c.ok) if ok else (lambda c: c.error))
         self.changed.emit()
 
     def _choices(self) -> list[str]:

@@ -40,6 +40,7 @@ from console.ui.chat.load_banner import LoadBanner
 from console.ui.chat.logprob_view import ChoicesView
 from console.ui.chat.tools_editor import ToolsEditor
 from console.ui.widgets import ErrorLabel, VerticalScroll
+from console.ui.theme import text_colour
 
 if TYPE_CHECKING:
     from console.chat.session import ChatSession
@@ -136,7 +137,7 @@ def build_widgets(panel: ChatWidgets, ctx: AppContext, session: ChatSession) -> 
         _tr("Attach pictures to your message (or paste one, or drop it here); for models that take images")
     )
     panel.edit_label = QLabel(panel)
-    panel.edit_label.setStyleSheet("color: #b26a00;")
+    text_colour(panel.edit_label, lambda c: c.warning)
     panel.edit_label.hide()
     panel.error_label = ErrorLabel(panel)
     panel.send_button = QPushButton(_tr("Send"), panel)

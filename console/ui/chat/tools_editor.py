@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from console.chat.session import ChatSession
 from console.chat.tools import ToolSettings, check_definitions
 from console.ui.chat.mcp_box import McpServersBox
+from console.ui.theme import text_colour
 
 EXAMPLE = {
     "type": "function",
@@ -72,7 +73,7 @@ class ToolsEditor(QGroupBox):
         )
         self.definitions.setMaximumHeight(110)
         self.error_label = QLabel(self)
-        self.error_label.setStyleSheet("color: #b00020;")
+        text_colour(self.error_label, lambda c: c.error)
         self.error_label.setWordWrap(True)
         self.error_label.hide()
         self.call_label = QLabel(self)
@@ -88,7 +89,7 @@ class ToolsEditor(QGroupBox):
         self.refusal: str | None = None
         self.refusal_label = QLabel(self)  # that reason, shown while the box is greyed out
         self.refusal_label.setWordWrap(True)
-        self.refusal_label.setStyleSheet("color: #777777;")
+        text_colour(self.refusal_label, lambda c: c.faint)
         self.refusal_label.hide()
 
         layout = QVBoxLayout(self)

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_bytes, format_count, format_params
-from console.ui.models.table import VERDICT_COLOURS
+from console.ui.theme import colours, follow_theme
 from console.ui.tasks import BackgroundCall
 from console.ui.widgets import ErrorLabel
 from console.models.curated import load_curated
@@ -42,7 +42,6 @@ from console.models.machine_fit import Machine, caption, curated_verdicts, picke
 #: (column key) in order; headers are set in :meth:`ModelPicker._headers`. "fits": the verdict on
 #: the machine the badges are for (this PC); "reference": the card beside it, for comparison.
 COLUMNS = ("model", "fits", "reference", "longest", "pictures", "disk", "memory", "weights", "notes")
-UNKNOWN_COLOURS = ("#555555", "#e6e6e6")
 SEARCH_SOURCES = ("hf", "modelscope")  # console.models.search.SEARCH_SOURCES, not imported on the GUI's start
 
 
@@ -110,6 +109,7 @@ class ModelPicker(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(COLUMNS.index("notes"), QHeaderView.ResizeMode.Stretch)
         self.table.setMinimumHeight(200)
+        follow_theme(self.table, self._paint_badges)
         self.use_button = QPushButton(self.tr("Check the selected model"), self)
         self.use_button.setEnabled(False)
 
@@ -247,12 +247,22 @@ class ModelPicker(QWidget):
                 if key == "notes":
                     cell.setToolTip(cell.text())
                 if key in ("fits", "reference") and (verdict := self._verdict(key, found)) is not None:
-                    fg, bg = VERDICT_COLOURS.get(verdict.badges.verdict, UNKNOWN_COLOURS)
-                    cell.setForeground(QColor(fg))
-                    if key == "fits":  # this machine's verdict is the prominent one; the other is text
-                        cell.setBackground(QColor(bg))
                     cell.setToolTip(translate_core_text(verdict.badges.detail))
                 self.table.setItem(r, c, cell)
+        self._paint_badges()
+
+    def _paint_badges(self) -> None:
+        """The verdict cells in the theme's badge colours (again when the theme changes)."""
+        badge_colours = colours()
+        for r, (_kind, _item, found) in enumerate(self.rows):
+            for key in ("fits", "reference"):
+                cell = self.table.item(r, COLUMNS.index(key))
+                if cell is None or (verdict := self._verdict(key, found)) is None:
+                    continue
+                fg, bg = badge_colours.badge(verdict.badges.verdict)
+                cell.setForeground(QColor(fg))
+                if key == "fits":  # this machine's verdict is the prominent one; the other is text
+                    cell.setBackground(QColor(bg))
 
     @staticmethod
     def _verdict(key: str, found: Any) -> Any:

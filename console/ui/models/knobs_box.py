@@ -38,6 +38,7 @@ from console.presets import Preset
 from console.settings import Knobs, settings_name
 from console.ui.formatting import format_bytes
 from console.ui.i18n import translate_knob_help, translate_preset_description
+from console.ui.theme import text_colour
 
 #: engine-config keys (an Advisor finding's or a planner suggestion's change) the box has a knob for
 KNOB_KEYS = tuple(KNOB_HELP)
@@ -87,7 +88,7 @@ class KnobsBox(QGroupBox):
         self.preset_combo.currentIndexChanged.connect(self._on_preset_combo_changed)
         self.preset_description = QLabel(self)
         self.preset_description.setWordWrap(True)
-        self.preset_description.setStyleSheet("color: #555;")
+        text_colour(self.preset_description, lambda c: c.muted)
         form = QFormLayout()
         form.addRow(self.tr("Preset:"), self.preset_combo)
         form.addRow(self.preset_description)

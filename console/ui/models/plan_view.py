@@ -9,6 +9,7 @@ The core's :func:`console.planner.selfcal.provenance` says where the figures cam
 
 from __future__ import annotations
 
+from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
@@ -20,8 +21,10 @@ from console.planner.suggest import Suggestion
 from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_bytes
 from console.ui.models.table import verdict_text
+from console.ui.theme import Colours, set_themed_style, text_colour
 
-_COLOURS = {"fits": "#1b7f2a", "fits-with-changes": "#b26a00"}
+#: the verdict's colour in the theme: green fits, amber fits with changes, red otherwise
+_COLOURS: dict[str, Callable[[Colours], str]] = {"fits": lambda c: c.ok, "fits-with-changes": lambda c: c.warning}
 _FIGURES = ("weights", "cuda_context", "activation_peak", "cuda_graphs", "kv_budget", "kv_tokens")
 
 
@@ -135,25 +138,28 @@ class PlanView(QGroupBox):
     def show_no_selection(self) -> None:
         self.plan = None
         self._show_suggestions([])
+        set_themed_style(self.verdict_label, lambda c: "")
         self.verdict_label.setText(self.tr("Select a model to see whether it fits."))
         self.plan_label.clear()
 
     def show_cannot_plan(self, why: str) -> None:
         self.plan = None
         self._show_suggestions([])
+        set_themed_style(self.verdict_label, lambda c: "")
         self.verdict_label.setText(f"<b>{self.tr('Cannot plan')}</b>")
         self.plan_label.setText(why)
 
     def show_planner_failed(self, why: str) -> None:
         self.plan = None
         self._show_suggestions([])
+        set_themed_style(self.verdict_label, lambda c: "")
         self.verdict_label.setText(f"<b>{self.tr('The planner failed')}</b>")
         self.plan_label.setText(why)
 
     def show_plan(self, p: Plan, config: EngineConfig) -> None:
         self.plan = p  # its provenance goes into Details
-        colour = _COLOURS.get(str(p.verdict), "#b00020")
-        self.verdict_label.setText(f"<b style='color:{colour}'>{verdict_text(str(p.verdict))}</b>")
+        text_colour(self.verdict_label, _COLOURS.get(str(p.verdict), lambda c: c.error))
+        self.verdict_label.setText(f"<b>{verdict_text(str(p.verdict))}</b>")
         self.plan_label.setText(self._plan_summary(p) + "\n" + self._config_summary(config))
         self._show_suggestions(list(p.suggestions))
 

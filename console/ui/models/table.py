@@ -12,16 +12,12 @@ from PySide6.QtWidgets import QWidget
 from console.models.store import ModelEntry
 from console.models.fit_table import Fit
 from console.ui.formatting import format_bytes, format_count, format_params
+from console.ui.theme import LIGHT, colours
 
 _Index = QModelIndex | QPersistentModelIndex
-#: The verdict cell's (text, background) colours: green fits, amber fits with changes, red does not.
-VERDICT_COLOURS = {
-    "fits": ("#1b5e20", "#d8f0dc"),
-    "fits-with-changes": ("#7a4a00", "#fdebc8"),
-    "does-not-fit": ("#8e0019", "#f8d3d9"),
-    "error": ("#8e0019", "#f8d3d9"),
-    "files-missing": ("#555555", "#e6e6e6"),
-}
+#: The verdict cell's (text, background) colours in the light theme (:data:`console.ui.theme.LIGHT`);
+#: the cells take the current theme's (:func:`console.ui.theme.colours`).
+VERDICT_COLOURS = LIGHT.badges
 
 
 def human_bytes(n: float | None) -> str:
@@ -109,8 +105,8 @@ class ModelTableModel(QAbstractTableModel):
             }[col]
         fit = self.verdicts.get(e.name) if col == "fits" else None
         if fit is not None and role in (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.BackgroundRole):
-            colours = VERDICT_COLOURS.get(str(fit.verdict))
-            return QColor(colours[role == Qt.ItemDataRole.BackgroundRole]) if colours else None
+            badge = colours().badges.get(str(fit.verdict))  # green fits, amber with changes, red does not
+            return QColor(badge[role == Qt.ItemDataRole.BackgroundRole]) if badge else None
         if role == Qt.ItemDataRole.ToolTipRole:
             if fit is not None and fit.detail:
                 return fit.detail
@@ -118,7 +114,7 @@ class ModelTableModel(QAbstractTableModel):
                 return self.tr("The files of this model are gone: {0}").format(e.path)
             return e.path
         if role == Qt.ItemDataRole.ForegroundRole and not e.available:
-            return Qt.GlobalColor.gray
+            return QColor(colours().faint)  # the files are gone
         if role == Qt.ItemDataRole.TextAlignmentRole and col in ("params", "size", "max_context"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

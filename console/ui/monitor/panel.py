@@ -52,10 +52,10 @@ from console.metrics.store import prefix_hit_rate, spec_acceptance
 from console.ui.context import AppContext
 from console.ui.core_text import translate_core_text
 from console.ui.formatting import format_count, format_number
+from console.ui.theme import colours, follow_theme, style_plot
 from console.ui.monitor.series import POWER_THERMAL_BITS, MonitorSeries, Snapshot, recording_snapshot, throttle_words
 
 GIB = float(1024**3)
-COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#7f7f7f")
 
 
 @dataclass
@@ -82,13 +82,14 @@ class MonitorPanel(QWidget):
         self.curves: dict[str, _Curve] = {}
         self.plots: dict[str, pg.PlotItem] = {}
         self._plot_curves: dict[str, list[_Curve]] = {}
+        self._titles: dict[str, tuple[str, list[str]]] = {}  # plot -> (its title, its curves' labels)
         self._drawn: dict[str, tuple[float, list[np.ndarray]]] = {}  # plot -> (when, y arrays drawn)
         self.redraws = 0
         self.plot_redraws = 0  # plots actually redrawn (the rest were unchanged)
         self.refresh_cpu_s = 0.0  # GUI-thread CPU time spent in ticks (the benchmark reads it)
         self.ticks = 0
 
-        pg.setConfigOptions(antialias=False, background="w", foreground="#333")
+        pg.setConfigOptions(antialias=False)  # the colours are the theme's, set on each plot (_restyle)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         self.device_label = QLabel(self)
@@ -120,6 +121,8 @@ class MonitorPanel(QWidget):
         self.guidance.setWordWrap(True)
         layout.addWidget(self.guidance)
         self._build_plots()
+        self._restyle()
+        follow_theme(self.graphs, self._restyle)
         self._describe_device()
 
         ctx.sampler.start()  # idempotent; the app may have started it already
@@ -222,8 +225,7 @@ class MonitorPanel(QWidget):
         for i, (name, title, curves) in enumerate(specs):
             row, col = divmod(i, columns)
             plot = self.graphs.addPlot(row=row, col=col)
-            parts = [f"<span style='color:{COLORS[j]}'>{label}</span>" for j, (label, *_r) in enumerate(curves)]
-            plot.setTitle(f"{title}: " + " · ".join(parts), size="9pt")
+            self._titles[name] = (title, [label for label, *_r in curves])
             plot.setDownsampling(mode="peak")
             plot.setClipToView(True)
             plot.showGrid(x=False, y=True, alpha=0.25)  # a vertical grid repaints the bottom axis on every redraw
@@ -239,17 +241,34 @@ class MonitorPanel(QWidget):
                 first = plot
             else:
                 plot.setXLink(first)
-            for j, (label, source, key, scale, dashed) in enumerate(curves):
-                pen = pg.mkPen(COLORS[j], width=1, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
+            for label, source, key, scale, dashed in curves:
+                pen = pg.mkPen(width=1, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
                 item = plot.plot([], [], pen=pen, name=label, connect="finite")
                 self.curves[f"{name}.{key}"] = _Curve(item, source, key, scale)
                 self._plot_curves.setdefault(name, []).append(self.curves[f"{name}.{key}"])
             self.plots[name] = plot
         if self.gpu:
             # power/thermal throttling: red markers on the power curve where NVML reported it
-            self.throttle_marks = self.plots["power"].plot(
-                [], [], pen=None, symbol="o", symbolSize=5, symbolBrush="#d62728", symbolPen=None
-            )
+            self.throttle_marks = self.plots["power"].plot([], [], pen=None, symbol="o", symbolSize=5, symbolPen=None)
+
+    def _restyle(self) -> None:
+        """The plots in the theme's colours (at start and when it changes): background, axes,
+        titles, and each plot's curves in the series colours, a comparison's too (dashed)."""
+        c = colours()
+        self.graphs.setBackground(c.plot_background)
+        for name, plot in self.plots.items():
+            title, labels = self._titles[name]
+            parts = [f"<span style='color:{c.series[j]}'>{label}</span>" for j, label in enumerate(labels)]
+            plot.setTitle(f"{title}: " + " · ".join(parts), size="9pt")
+            style_plot(None, plot, c)
+            for j, curve in enumerate(self._plot_curves[name]):
+                for item in (curve.item, self.compare_items.get(f"{name}.{curve.key}")):
+                    if item is not None:
+                        pen = pg.mkPen(item.opts["pen"])
+                        pen.setColor(pg.mkColor(c.series[j]))
+                        item.setPen(pen)
+        if self.gpu:
+            self.throttle_marks.setSymbolBrush(c.marker)  # power/thermal throttling, on the power curve
 
     def _describe_device(self) -> None:
         sampler = self.ctx.sampler

@@ -59,6 +59,7 @@ from console.ui.core_text import translate_core_text, translate_error
 from console.ui.state_signals import follow_selection
 from console.ui.tasks import call_in_background
 from console.ui.widgets import ErrorLabel
+from console.ui.theme import text_colour
 
 
 def _code_view(parent: QWidget) -> QPlainTextEdit:
@@ -117,7 +118,7 @@ class ServerPanel(QWidget):
         self.lan_box = QCheckBox(self.tr("Serve on the local network (needs an API key)"), self)
         self.lan_warning = QLabel(translate_core_text(LAN_WARNING), self)
         self.lan_warning.setWordWrap(True)
-        self.lan_warning.setStyleSheet("color: #b35900;")
+        text_colour(self.lan_warning, lambda c: c.warning)
         self.lan_warning.hide()
         self.lan_box.toggled.connect(self._on_lan_toggled)
         form = QFormLayout()
