@@ -37,6 +37,7 @@ FOREIGN = {
     "console/models/importers.py": "a transformers model config (quantization_config) and tokenizer (chat_template)",
     "console/models/modelscope_source.py": "exceptions raised by modelscope and requests (status_code, errno on some)",
     "console/ui/import_hook.py": "arbitrary imported modules' values and PySide6's __feature__ (version-dependent)",
+    "console/ui/theme_switch.py:setColorScheme": "Qt's QStyleHints (setColorScheme from Qt 6.8 on)",
     "console/ui/refcount_guard.py:_console_singletons_pinned": "the interpreter's sys module: a flag set there once",
     "console/cli/progress.py:isatty": "the caller's output stream: any object with write()",
     # a Hugging Face tokenizer has chat_template only when the model ships one (older ones: not at all)
