@@ -42,6 +42,9 @@ from shared_signals import _shared_engines_keep_their_listeners, connections  # 
 # The vision model, its pictures, its engine and vLLM's run_batch on its lines (tests/vision_session.py).
 from vision_session import vision_batch_reference, vision_engine, vision_media, vision_model  # noqa: F401  (fixtures)
 
+# Every test starts in en_US and leaves QLocale's default as it found it (tests/suite_locale.py).
+from suite_locale import _one_locale_per_test  # noqa: F401  (fixture)
+
 pin_singletons()  # PySide6 6.12 on Python 3.11 drops a reference to None per void Qt call
 
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
