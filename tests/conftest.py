@@ -42,6 +42,9 @@ from shared_signals import _shared_engines_keep_their_listeners, connections  # 
 # The vision model, its pictures, its engine and vLLM's run_batch on its lines (tests/vision_session.py).
 from vision_session import vision_batch_reference, vision_engine, vision_media, vision_model  # noqa: F401  (fixtures)
 
+# Every test starts in en_US and leaves QLocale's default as it found it (tests/suite_locale.py).
+from suite_locale import _one_locale_per_test  # noqa: F401  (fixture)
+
 pin_singletons()  # PySide6 6.12 on Python 3.11 drops a reference to None per void Qt call
 
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
@@ -164,22 +167,44 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "home"
 
 
-@pytest.fixture(scope="session")
-def tiny_engine(tiny_model: Path) -> Iterator["object"]:
-    """One in-process engine on the tiny model, shared by the session. Its dtype is "auto": the
-    CPU dtype this machine was checked to run fastest and correctly (``inference-console doctor``,
-    run by setup.sh, stored in the user's data folder), as for a user; float32 before any check.
-    Session fixtures are set up before a test's ``home`` fixture, so the real data folder is read."""
+def tiny_config(tiny_model: Path) -> Any:  # the session's tiny engine's configuration
     from console.config import EngineConfig
+
+    return EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu")
+
+
+@pytest.fixture(scope="session")
+def _tiny_session_engine(tiny_model: Path) -> Iterator["object"]:
     from console.engine.in_process import InProcessEngine
 
     engine = InProcessEngine()
-    engine.load(
-        EngineConfig(model=str(tiny_model), kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu"),
-        "tiny",
-    ).result(timeout=600)
+    engine.load(tiny_config(tiny_model), "tiny").result(timeout=600)
+    _TINY_DTYPE.append(engine.config.dtype)  # "auto" as the real data folder resolves it
     yield engine
     engine.close()
+
+
+@pytest.fixture()
+def tiny_engine(_tiny_session_engine: Any, tiny_model: Path) -> Any:
+    """One in-process engine on the tiny model, shared by the session. Its dtype is "auto": the
+    CPU dtype this machine was checked to run fastest and correctly (``inference-console doctor``,
+    run by setup.sh, stored in the user's data folder), as for a user; float32 before any check.
+    Session fixtures are set up before a test's ``home`` fixture, so the real data folder is read.
+    A test that loads other knobs into it (the Models panel's) leaves them: the next gets it as it was first."""
+    return _as_conftest_loaded(_tiny_session_engine, tiny_model)
+
+
+_TINY_DTYPE: list[str] = []  # the tiny engine's first dtype (a test's ``home`` may resolve "auto" otherwise)
+
+
+def _as_conftest_loaded(engine: Any, tiny_model: Path) -> Any:  # loaded again as it was first if a test changed it
+    from console.engine.types import EngineState
+
+    status, asked = engine.status, engine.requested_config
+    loaded = status.state == EngineState.READY and status.info is not None and status.info.model == "tiny"
+    if not loaded or asked.replace(dtype="auto") != tiny_config(tiny_model) or engine.config.dtype != _TINY_DTYPE[0]:
+        engine.load(tiny_config(tiny_model).replace(dtype=_TINY_DTYPE[0]), "tiny").result(timeout=600)
+    return engine
 
 
 #: KV cache of a family fixture's engine (a tiny checkpoint, short prompts).
@@ -188,15 +213,27 @@ FAMILY_KV_BYTES = 32 * 1024**2
 _AHEAD: dict[str, tuple[Any, Any]] = {}
 
 
-def _family_order(session: pytest.Session) -> list[str]:
-    """The families the selected tests ask for through ``family``, in the order they run."""
-    order: list[str] = []
-    for item in session.items:
-        callspec = getattr(item, "callspec", None)
-        name = callspec.params.get("family") if callspec is not None else None
-        if name is not None and "family" in getattr(item, "fixturenames", ()) and name not in order:
-            order.append(name)
-    return order
+def _family_of(item: pytest.Item) -> str | None:  # the family a test asks for through ``family``
+    callspec = getattr(item, "callspec", None)
+    name = callspec.params.get("family") if callspec is not None else None
+    return name if name is not None and "family" in getattr(item, "fixturenames", ()) else None
+
+
+def _next_family(request: pytest.FixtureRequest, name: str) -> str | None:
+    """The family to build ahead: the one whose tests follow ``name``'s, if only family tests run
+    until then. Not past another test (a shuffled run): the load would run in this process during
+    it, pausing its collector (test_gc_pause.py) and adding processes (test_keep_warm.py)."""
+    items = request.session.items
+    current = getattr(request, "_pyfuncitem", None)
+    if current not in items:
+        return None
+    for item in items[items.index(current) + 1 :]:
+        following = _family_of(item)
+        if following is None or following == "chatml":
+            return None
+        if following != name:
+            return following
+    return None
 
 
 def _start_family(name: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any]:
@@ -217,18 +254,21 @@ def family(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     ``@pytest.mark.parametrize("family", [...], indirect=True)``. Session-scoped, so every module
     that asks for a family shares its engine; pytest runs the tests family by family (it orders
     them so), and the next family's engine is built while this one's tests run (a build is mostly
-    its processes' imports, on one core), so at most two family engines exist at a time. ChatML is
-    the session's ``tiny_engine``. (So a family test must not take the processes that appear
-    while it runs for its own.)"""
+    its processes' imports, on one core), so at most two family engines exist at a time; only
+    when family tests run until the next family's (``_next_family``). ChatML is the session's
+    ``tiny_engine``. (So a family test must not take the processes that appear while it runs
+    for its own.)"""
     name = request.param
     if name == "chatml":
-        yield name, request.getfixturevalue("tiny_engine")
+        yield (
+            name,
+            _as_conftest_loaded(request.getfixturevalue("_tiny_session_engine"), request.getfixturevalue("tiny_model")),
+        )
         return
     engine, load = _AHEAD.pop(f"family:{name}", None) or _start_family(name, tmp_path_factory)
-    order = _family_order(request.session)
-    following = order[order.index(name) + 1 :] if name in order else []
-    if following and following[0] != "chatml" and f"family:{following[0]}" not in _AHEAD:
-        _AHEAD[f"family:{following[0]}"] = _start_family(following[0], tmp_path_factory)
+    following = _next_family(request, name)
+    if following is not None and f"family:{following}" not in _AHEAD:
+        _AHEAD[f"family:{following}"] = _start_family(following, tmp_path_factory)
     try:
         load.result(timeout=600)
         yield name, engine

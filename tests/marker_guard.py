@@ -38,6 +38,7 @@ MARKER_LINES = [
 HEAVY_FIXTURES = frozenset(
     {
         "tiny_engine",
+        "_tiny_session_engine",
         "vllm_server",
         "_vllm_server_session",
         "smollm2_model",

@@ -122,7 +122,7 @@ def test_the_chats_line_about_an_answer_that_did_not_end_by_itself(qtbot: Any) -
 
     assert answer_end_line("stop", CHAT_MAX_TOKENS) is None and answer_end_line("abort", CHAT_MAX_TOKENS) is None
     assert answer_end_line("length", CHAT_MAX_TOKENS) == (
-        "The answer stopped at max tokens (1024): Continue goes on, or raise Max tokens."
+        "The answer stopped at max tokens (1,024): Continue goes on, or raise Max tokens."  # en_US: suite_locale.py
     )
     full = "The answer filled the model's context."  # no room to go on: Continue would not help
     assert answer_end_line("length", FIT_CONTEXT) == answer_end_line("length", 300, context_full=True) == full

@@ -162,6 +162,7 @@ def test_window_speaks_chinese(qapp: Any, qtbot: Any, home: Path) -> None:
     from console.ui.context import AppContext
     from console.ui.main_window import MainWindow
 
+    before = QLocale()
     installed = install_translators(qapp, "zh_CN")
     try:
         assert installed, "no catalogue loaded for zh_CN"
@@ -176,7 +177,7 @@ def test_window_speaks_chinese(qapp: Any, qtbot: Any, home: Path) -> None:
     finally:
         for t in installed:
             qapp.removeTranslator(t)
-        QLocale.setDefault(QLocale("en_US"))
+        QLocale.setDefault(before)
 
 
 def test_language_menu_saves_the_choice(qapp: Any, qtbot: Any, home: Path) -> None:
@@ -242,6 +243,7 @@ def test_advisor_dock_shows_rules_in_chinese(qapp: Any, qtbot: Any, tmp_path: Pa
         engine = InProcessEngine()
         metrics = MetricsStore()
 
+    before = QLocale()
     installed = install_translators(qapp, "zh_CN")
     try:
         panel = AdvisorPanel(Ctx())  # type: ignore[arg-type]
@@ -255,7 +257,7 @@ def test_advisor_dock_shows_rules_in_chinese(qapp: Any, qtbot: Any, tmp_path: Pa
     finally:
         for t in installed:
             qapp.removeTranslator(t)
-        QLocale.setDefault(QLocale("en_US"))
+        QLocale.setDefault(before)
 
 
 def test_the_extractor_sees_aliases_and_helpers(tmp_path: Path) -> None:

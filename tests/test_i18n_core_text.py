@@ -30,6 +30,7 @@ def zh_cn(qapp: Any) -> Iterator[None]:
 
     from console.ui.app import install_translators
 
+    before = QLocale()
     installed = install_translators(qapp, "zh_CN")
     assert installed
     try:
@@ -37,7 +38,7 @@ def zh_cn(qapp: Any) -> Iterator[None]:
     finally:
         for t in installed:
             qapp.removeTranslator(t)
-        QLocale.setDefault(QLocale("en_US"))
+        QLocale.setDefault(before)
 
 
 def _catalogue() -> dict[tuple[str, str], tuple[str, bool]]:

@@ -235,6 +235,7 @@ def test_the_window_in_zh_cn_has_no_english_left(qapp: Any, qtbot: Any, home: Pa
     from console.ui.i18n import LANGUAGES, add_language_menu
     from console.ui.main_window import MainWindow
 
+    before = QLocale()
     installed = install_translators(qapp, "zh_CN")
     try:
         assert installed, "no catalogue loaded for zh_CN"
@@ -258,7 +259,7 @@ def test_the_window_in_zh_cn_has_no_english_left(qapp: Any, qtbot: Any, home: Pa
     finally:
         for t in installed:
             qapp.removeTranslator(t)
-        QLocale.setDefault(QLocale("en_US"))
+        QLocale.setDefault(before)
     assert not found, (
         f"{len(found)} English texts in the zh_CN window (translate them, or add a proper noun "
         "to ALLOWED with its reason):\n" + "\n".join(found)

@@ -46,3 +46,28 @@ def test_overlapping_captures_leave_the_users_value(
     b.close()
     assert os.environ.get(VAR) == before
     assert children.child_env().get(VAR) == before
+
+
+def test_a_capture_that_ends_while_another_load_builds_keeps_its_files_until_no_load_builds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A process the second load started while the variable named the first capture (its engine
+    core) reads that path again when it starts its own (its worker): the first capture's files
+    stay while any load builds, then go. (A family engine built ahead of its tests failed so,
+    "Could not load logging config. File does not exist", when the other load ended first.)"""
+    monkeypatch.delenv("VLLM_CONFIGURE_LOGGING", raising=False)
+    monkeypatch.delenv(VAR, raising=False)
+    first = load_capture.capture_logs()
+    a = first.__enter__()
+    second = load_capture.capture_logs()
+    b = second.__enter__()
+    assert a.folder is not None and b.folder is not None
+    a_config, b_config = a.folder / "logging.json", b.folder / "logging.json"
+
+    second.__exit__(None, None, None)  # the second load ends first, and records what it logged
+    b.close()
+    assert b.folder is None and b_config.is_file()  # the first load's processes may have its path
+    first.__exit__(None, None, None)
+    assert not b_config.exists()  # no load builds now
+    a.close()
+    assert not a_config.exists() and not a_config.parent.exists() and not b_config.parent.exists()

@@ -248,3 +248,49 @@ def test_tune_page_cancel_after_the_first_trial_keeps_it(qtbot, connections, tin
     assert "Cancelled: the trials measured so far are kept." in tune.status_label.text()
     assert tiny_engine.config == loaded  # nothing loaded, nothing reloaded
     assert tune.run_button.isEnabled() and tune.preset_button.isEnabled()
+
+
+@pytest.mark.engine
+def test_tune_page_shows_the_reloaded_model_ready_when_the_tune_ends(qtbot, connections, tiny_engine, home) -> None:
+    """The knobs swept include one the loaded model sets (its context), so vLLM's defaults are a
+    load of their own; a cancel as that first trial ends, and the model is loaded again before the
+    tune ends. At tuneFinished the page and the Bench panel already show the engine ready (Run and
+    Save as preset enabled), not the LOADING they last heard of. The window's bridge delivers the
+    engine's statuses on a timer; here it never ticks (the test delivers by hand, once, while the
+    first trial loads), so what the tune left undelivered only shows if the page delivers it."""
+    from PySide6.QtCore import Qt
+
+    from console.ui.bench.panel import BenchPanel
+    from console.ui.bridge import EngineBridge
+    from console.ui.context import AppContext
+
+    asked = tiny_engine.requested_config
+    bridge = EngineBridge(tiny_engine, interval_ms=24 * 3600 * 1000)
+    connections.add(bridge.close)
+    ctx = AppContext(
+        engine=tiny_engine,
+        metrics=tiny_engine.metrics,
+        store=ModelStore(),
+        sampler=DeviceSampler(tiny_engine.metrics),
+        bridge=bridge,
+    )
+    panel = BenchPanel(ctx)
+    qtbot.addWidget(panel)
+    panel.num_prompts.setValue(2)
+    panel.input_len.setValue(8)
+    panel.output_len.setValue(4)
+    tune = panel.tune
+    tune.grid_edit.setText("max_model_len=512,1024")  # vLLM's default: the model's 2,048
+    tune.trialMeasured.connect(lambda r: tune.call.state.cancel(), Qt.ConnectionType.DirectConnection)
+
+    def loading_heard() -> bool:
+        bridge.flush()  # the bridge's timer, by hand
+        return tune._status.state == EngineState.LOADING
+
+    with qtbot.waitSignal(tune.tuneFinished, timeout=600_000) as done:
+        assert tune.run()
+        qtbot.waitUntil(loading_heard, timeout=120_000)  # the first trial's load
+    result = done.args[0]
+    assert result.cancelled and result.trials[0].status == "ok" and result.trials[0].load_seconds is not None
+    assert tiny_engine.requested_config == asked and tiny_engine.status.state == EngineState.READY  # loaded again
+    assert tune.run_button.isEnabled() and tune.preset_button.isEnabled() and panel.run_button.isEnabled()

@@ -53,6 +53,7 @@ def test_durations_are_translated(qapp: Any) -> None:
     from console.ui.app import install_translators
 
     assert format_duration(185) == "3 min 05 s"
+    before = QLocale()
     installed = install_translators(qapp, "zh_CN")
     try:
         assert format_duration(185) == "3 分 05 秒"
@@ -60,7 +61,7 @@ def test_durations_are_translated(qapp: Any) -> None:
     finally:
         for t in installed:
             qapp.removeTranslator(t)
-        QLocale.setDefault(QLocale("en_US"))
+        QLocale.setDefault(before)
 
 
 @pytest.fixture()
@@ -80,3 +81,19 @@ def test_panels_show_locale_figures(german: None) -> None:
     text = figures_text(m)  # type: ignore[arg-type]
     assert "0,13 s" in text or "0,12 s" in text
     assert "1.234,5 tok/s" in text and "12.345 tokens" in text
+
+
+def test_the_planner_box_groups_its_figures_for_the_locale(german: None, qapp: Any) -> None:
+    """The Planner box's KV cache tokens and concurrency, as every other figure: "12.345" under
+    de_DE (it wrote Python's "12,345" whatever the locale)."""
+    from console.config import EngineConfig
+    from console.planner import KNOWN_SHAPES, PlanRequest, plan
+    from console.ui.models.plan_view import PlanView
+
+    p = plan(PlanRequest(KNOWN_SHAPES["Llama-3.1-8B"], gpu="h200", max_model_len=8192))
+    view = PlanView()
+    view.show_plan(p, EngineConfig(model="tiny", max_model_len=8192))
+    text = view.plan_label.text()
+    assert f"KV cache: {format_count(p.kv_tokens)} tokens" in text, text
+    assert "." in format_count(p.kv_tokens)  # de_DE's grouping, so the line above tests it
+    assert f"Max concurrency at full context: {format_number(p.max_concurrency)}×" in text, text

@@ -64,7 +64,8 @@ class LogCapture:
         return path.read_text(encoding="utf-8", errors="replace") if path and path.is_file() else ""
 
     def close(self) -> None:
-        """Delete the files and detach our handler where vLLM also applied the config here."""
+        """Delete the files and detach our handler where vLLM also applied the config here. While
+        another load builds, the files are deleted when no load builds any more (``_ended``)."""
         if self.folder is None:
             return
         ours = {str(self.log_path), str(self.phases_path)}
@@ -72,11 +73,19 @@ class LogCapture:
             if getattr(handler, "baseFilename", None) in ours:
                 logging.getLogger("vllm").removeHandler(handler)
                 handler.close()
-        with contextlib.suppress(OSError):  # the engine's processes may still hold the log open
-            for child in self.folder.iterdir():
-                child.unlink(missing_ok=True)
-            self.folder.rmdir()
-        self.folder = None
+        folder, self.folder = self.folder, None
+        with _active_lock:
+            if any(path != str(folder / "logging.json") for path in _active):
+                _ended.append(folder)
+                return
+        _remove(folder)
+
+
+def _remove(folder: Path) -> None:
+    with contextlib.suppress(OSError):  # the engine's processes may still hold the log open
+        for child in folder.iterdir():
+            child.unlink(missing_ok=True)
+        folder.rmdir()
 
 
 #: The captures under way (their config paths, the newest last) and what the variable held before
@@ -86,6 +95,10 @@ class LogCapture:
 _active: list[str] = []
 _original: list[str | None] = [None]
 _active_lock = threading.Lock()
+#: The folders of captures that ended while another load was building: a process that load started
+#: while the variable named one of them (its engine core) reads the path again when it starts its
+#: own (its workers), so they are deleted only when no load builds.
+_ended: list[Path] = []
 
 
 def user_logging_config_path() -> str | None:
@@ -190,16 +203,20 @@ def capture_logs() -> Iterator[LogCapture]:
         raise
     finally:
         if path:
+            ended: list[Path] = []
             with _active_lock:
                 _active.remove(path)
                 last = _active[-1] if _active else _original[0]
                 if not _active:
                     children.return_env(_PATH_ENV)
+                    ended, _ended[:] = list(_ended), []
                 if last is None:
                     os.environ.pop(_PATH_ENV, None)
                 else:
                     os.environ[_PATH_ENV] = last
             _refresh_vllm_envs()
+            for folder in ended:
+                _remove(folder)
 
 
 def _engine_args(config: Any, vc: Any) -> dict[str, Any]:

@@ -4616,8 +4616,8 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/models/plan_view.py" />
-      <source>KV cache: {0:,} tokens</source>
-      <translation>KV 缓存：{0:,} 词元</translation>
+      <source>KV cache: {0} tokens</source>
+      <translation>KV 缓存：{0} 词元</translation>
     </message>
     <message>
       <location filename="../../console/ui/models/plan_view.py" />
@@ -4626,8 +4626,8 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/models/plan_view.py" />
-      <source>Max concurrency at full context: {0:.1f}×</source>
-      <translation>满上下文时的最大并发：{0:.1f}×</translation>
+      <source>Max concurrency at full context: {0}×</source>
+      <translation>满上下文时的最大并发：{0}×</translation>
     </message>
     <message>
       <location filename="../../console/ui/models/plan_view.py" />

@@ -335,6 +335,10 @@ class TunePage(QWidget):
 
     def _on_call_finished(self) -> None:
         self.call = None
+        # the engine's statuses since the bridge's last tick (the READY of the model loaded again)
+        # reach every view before anyone hears that the tune ended
+        if self.ctx.bridge is not None:
+            self.ctx.bridge.flush()
         self.progress.setRange(0, 1000)
         self._update_buttons()
         self.tuneFinished.emit(self._outcome)  # last: listeners (the Bench panel) see the page ready again

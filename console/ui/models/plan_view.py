@@ -19,7 +19,7 @@ from console.planner.core import Plan
 from console.planner.selfcal import last_load_text
 from console.planner.suggest import Suggestion
 from console.ui.core_text import translate_core_text
-from console.ui.formatting import format_bytes
+from console.ui.formatting import format_bytes, format_count, format_number
 from console.ui.models.table import verdict_text
 from console.ui.theme import Colours, set_themed_style, text_colour
 
@@ -170,12 +170,12 @@ class PlanView(QGroupBox):
 
         lines = [
             sourced(self.tr("Weights: {0}").format(format_bytes(p.loaded_weights_bytes)), "weights"),
-            sourced(self.tr("KV cache: {0:,} tokens").format(int(p.kv_tokens)), "kv_tokens"),
+            sourced(self.tr("KV cache: {0} tokens").format(format_count(p.kv_tokens)), "kv_tokens"),
         ]
         status = status_line(p)
         if status:
             lines.append(status)
-        lines.append(self.tr("Max concurrency at full context: {0:.1f}×").format(p.max_concurrency))
+        lines.append(self.tr("Max concurrency at full context: {0}×").format(format_number(p.max_concurrency)))
         lines += ["⚠ " + translate_core_text(problem) for problem in list(p.problems)[:2]]
         lines += ["ℹ " + translate_core_text(note) for note in list(p.notes)[:2]]
         return "\n".join(lines)
