@@ -15,6 +15,14 @@ expensive shared fixture go to one worker, as a group:
 
 Quick tests carry no group and go wherever a worker is free. The tiny ``tiny_engine`` is cheap
 enough to build on each worker. Without xdist the markers change nothing.
+
+xdist's scheduler reads a test's group from its node id, which xdist's worker suffixes with
+``@group`` by writing the node's legacy ``_nodeid`` field. A pytest whose node ids are structured
+(``Node._id``, a ``NodeId``) ignores that field: the suffix never reached the scheduler and every
+test went to whichever worker was free, so each worker built the shared engines and a module's
+fixtures were built again whenever its tests alternated between workers. ``tag_for_scheduler``
+writes the suffix into the structured id as well (``test_xdist_groups`` checks that the ids the
+scheduler receives carry it).
 """
 
 from __future__ import annotations
@@ -42,8 +50,29 @@ def group_of(item: pytest.Item) -> str | None:
     return None
 
 
+def tag_for_scheduler(item: pytest.Item, group: str) -> None:
+    """Suffix ``item``'s node id with ``@group`` where pytest keeps it structured (xdist's own
+    suffix, written to ``_nodeid``, then has no effect); older pytests read ``_nodeid``, which
+    xdist's worker suffixes after this hook."""
+    structured = getattr(item, "_id", None)
+    parse = getattr(type(structured), "parse", None)
+    if structured is None or parse is None or item.nodeid.endswith(f"@{group}"):
+        return
+    item._id = parse(f"{item.nodeid}@{group}")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         group = group_of(item)
         if group is not None and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(group))
+    if getattr(config.option, "loadgroup", False):  # an xdist worker under --dist loadgroup
+        for item in items:
+            names = sorted(
+                {
+                    str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                    for m in item.iter_markers("xdist_group")
+                }
+            )
+            if names:
+                tag_for_scheduler(item, "_".join(names))
