@@ -40,6 +40,10 @@ from xdist_groups import pytest_collection_modifyitems  # noqa: F401
 def _vllm_server_session():
     return "a stand-in: only its name puts a test in a group"
 
+def pytest_collection_finish(session):
+    with open(os.path.join(os.environ["WHERE"], "order-" + os.environ["PYTEST_XDIST_WORKER"]), "w") as f:
+        f.write("\\n".join(item.nodeid for item in session.items))
+
 @pytest.fixture(autouse=True)
 def _where(request):
     out = os.path.join(os.environ["WHERE"], request.node.name)
@@ -67,7 +71,8 @@ def test_free(i):
 def test_a_group_runs_on_one_worker_under_xdist(tmp_path: Path) -> None:
     """packaging/test.sh's run (``-n 2 --dist loadgroup``) on a small suite of two modules: each
     group's tests, those of a shared fixture and those marked by hand, all run on one worker (the
-    scheduler received the groups), while the run used both workers."""
+    scheduler received the groups), while the run used both workers; the workers hand the
+    scheduler the grouped tests ahead of the others (``heavy_first``)."""
     suite, where = tmp_path / "suite", tmp_path / "where"
     suite.mkdir()
     where.mkdir()
@@ -85,9 +90,13 @@ def test_a_group_runs_on_one_worker_under_xdist(tmp_path: Path) -> None:
         timeout=300,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    ran = {p.name: p.read_text() for p in where.iterdir()}
+    ran = {p.name: p.read_text() for p in where.iterdir() if not p.name.startswith("order-")}
     assert len(ran) == 20, sorted(ran)
     for kind in ("on_the_server", "marked"):
         workers = {w for name, w in ran.items() if kind in name}
         assert len(workers) == 1, f"the group of test_*_{kind} ran on {sorted(workers)}"
     assert set(ran.values()) == {"gw0", "gw1"}  # and the run did use both workers
+    order = (where / "order-gw0").read_text().splitlines()
+    assert order == (where / "order-gw1").read_text().splitlines() and len(order) == 20
+    grouped = ["@" in nodeid for nodeid in order]
+    assert grouped == sorted(grouped, reverse=True) and grouped.count(True) == 12, order

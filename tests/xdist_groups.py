@@ -10,11 +10,17 @@ expensive shared fixture go to one worker, as a group:
 - ``smollm2``: the tests on the session's SmolLM2 engine (a build costs a minute or more);
 - ``vllm-server``: the tests on the session's vLLM server;
 - ``vision-batch``: the tests held to vLLM's run_batch on the vision lines (``vision_batch_reference``:
-  an engine start), in process and through a server;
+  an engine start), in process and through a server, and every other test on the session's vision
+  engine (``vision_engine``: built once, not on both workers);
 - any other engine or e2e test goes with the rest of its module (module fixtures build engines too).
 
 Quick tests carry no group and go wherever a worker is free. The tiny ``tiny_engine`` is cheap
 enough to build on each worker. Without xdist the markers change nothing.
+
+xdist hands out the groups largest first, then the one-test units in collection order; on a
+worker the grouped tests are put ahead of the quick ones (``heavy_first``), so a one-test engine
+module late in the alphabet (the Server tab's, the window's) no longer starts while the other
+worker runs out of work: the quick tests, seconds each, are what is left at the end.
 
 xdist's scheduler reads a test's group from its node id, which xdist's worker suffixes with
 ``@group`` by writing the node's legacy ``_nodeid`` field. A pytest whose node ids are structured
@@ -35,6 +41,7 @@ GROUPS = (
     ("_smollm2_session_engine", "smollm2"),
     ("_vllm_server_session", "vllm-server"),
     ("vision_batch_reference", "vision-batch"),
+    ("vision_engine", "vision-batch"),
 )
 HEAVY_MARKERS = ("engine", "e2e")
 
@@ -76,3 +83,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             )
             if names:
                 tag_for_scheduler(item, "_".join(names))
+        items[:] = heavy_first(items)
+
+
+def heavy_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """``items`` with the grouped ones first, each part in its own order (a stable partition)."""
+    grouped = [i for i in items if i.get_closest_marker("xdist_group") is not None]
+    return grouped + [i for i in items if i.get_closest_marker("xdist_group") is None]
