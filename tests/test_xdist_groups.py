@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from xdist_groups import GROUPS, HEAVY_MARKERS
+from xdist_groups import GROUPS, HEAVY_MARKERS, engine_core_for_this_worker
 
 
 def _group(item: pytest.Item) -> str | None:
@@ -100,3 +100,29 @@ def test_a_group_runs_on_one_worker_under_xdist(tmp_path: Path) -> None:
     assert order == (where / "order-gw1").read_text().splitlines() and len(order) == 20
     grouped = ["@" in nodeid for nodeid in order]
     assert grouped == sorted(grouped, reverse=True) and grouped.count(True) == 12, order
+
+
+def test_each_worker_binds_its_engines_to_a_core_of_its_own() -> None:
+    two = {0, 1}
+    assert engine_core_for_this_worker({"PYTEST_XDIST_WORKER": "gw0", "PYTEST_XDIST_WORKER_COUNT": "2"}, two) == "0"
+    assert engine_core_for_this_worker({"PYTEST_XDIST_WORKER": "gw1", "PYTEST_XDIST_WORKER_COUNT": "2"}, two) == "1"
+    assert engine_core_for_this_worker({"PYTEST_XDIST_WORKER": "gw3", "PYTEST_XDIST_WORKER_COUNT": "4"}, {4, 6}) == "6"
+    assert engine_core_for_this_worker({}, two) is None  # one process: vLLM's own binding
+    assert engine_core_for_this_worker({"PYTEST_XDIST_WORKER": "gw0", "PYTEST_XDIST_WORKER_COUNT": "1"}, two) is None
+    assert engine_core_for_this_worker({"PYTEST_XDIST_WORKER": "gw1", "PYTEST_XDIST_WORKER_COUNT": "2"}, {0}) is None
+    mine = {"PYTEST_XDIST_WORKER": "gw1", "PYTEST_XDIST_WORKER_COUNT": "2", "VLLM_CPU_OMP_THREADS_BIND": "nobind"}
+    assert engine_core_for_this_worker(mine, two) is None  # the caller's choice is kept
+
+
+def test_an_xdist_worker_leaves_its_exit_to_the_controller(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that ran out of work waits for the others (minutes in a targeted run): no exit
+    watchdog there to call that a stuck exit; the controller keeps its own."""
+    import threading
+    from types import SimpleNamespace
+
+    import conftest
+
+    monkeypatch.setattr(conftest, "EXIT_GRACE_S", 1e9)  # a watchdog started here would never fire
+    before = set(threading.enumerate())
+    conftest.pytest_unconfigure(SimpleNamespace(workerinput={"workerid": "gw0"}, _console_exit_status=0))
+    assert not [t for t in set(threading.enumerate()) - before if t.name == "exit-watchdog"]

@@ -90,3 +90,18 @@ def heavy_first(items: list[pytest.Item]) -> list[pytest.Item]:
     """``items`` with the grouped ones first, each part in its own order (a stable partition)."""
     grouped = [i for i in items if i.get_closest_marker("xdist_group") is not None]
     return grouped + [i for i in items if i.get_closest_marker("xdist_group") is None]
+
+
+def engine_core_for_this_worker(environ: dict[str, str], cpus: set[int]) -> str | None:
+    """The CPU the engines of this xdist worker are bound to (``VLLM_CPU_OMP_THREADS_BIND``), or
+    None to leave vLLM's choice. vLLM's "auto" binds every CPU engine's worker process to the same
+    core (the first; the last is reserved for its front end): with two test workers building and
+    running engines at once, both workers' engines ran on one core while the other core waited
+    for the test processes. Worker ``gwN`` gets core N (modulo the cores); still one bound core
+    per engine, as "auto" gives on two cores. A binding the caller set is kept."""
+    worker = environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if not worker.startswith("gw") or count < 2 or len(cpus) < 2 or "VLLM_CPU_OMP_THREADS_BIND" in environ:
+        return None
+    ordered = sorted(cpus)
+    return str(ordered[int(worker[2:]) % len(ordered)])
