@@ -34,7 +34,7 @@ from marker_guard import (  # noqa: F401  (pytest hooks: imported so pytest find
 )
 
 # The tests of one shared engine or server run on one worker (tests/xdist_groups.py).
-from xdist_groups import pytest_collection_modifyitems  # noqa: F401  (pytest hook)
+from xdist_groups import engine_core_for_this_worker, pytest_collection_modifyitems  # noqa: F401  (pytest hook)
 
 # Nothing a test connects outlives it on a shared engine (tests/shared_signals.py).
 from shared_signals import _shared_engines_keep_their_listeners, connections  # noqa: F401  (fixtures)
@@ -54,6 +54,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # the suite's own engines must not write into the developer's real one (tests that check the
 # recording turn it back on with a temporary home).
 os.environ.setdefault("INFERENCE_CONSOLE_RECORD_LOADS", "0")
+# Each xdist worker's engines (and the servers and children it starts) on a core of their own.
+_core = engine_core_for_this_worker(dict(os.environ), os.sched_getaffinity(0))
+if _core is not None:
+    os.environ["VLLM_CPU_OMP_THREADS_BIND"] = _core
 
 # hypothesis: CI (CI=true, which .ci/run sets) draws the same examples on every run, so a failure
 # there is reproduced by the next run and not passed by luck; a developer's runs draw new ones
@@ -434,6 +438,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     import traceback
 
     status = int(getattr(config, "_console_exit_status", 0))
+    if hasattr(config, "workerinput"):
+        # An xdist worker: the controller ends it (it kills a worker that does not exit) and
+        # reports; a worker that ran out of work waits for the others, minutes in a targeted run.
+        return
 
     def watchdog() -> None:
         time.sleep(EXIT_GRACE_S)
