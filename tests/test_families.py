@@ -218,7 +218,7 @@ def test_batch_results_carry_reasoning_split_by_vllms_parser(family: tuple[str, 
         reasoning, content = parser.extract_reasoning(raw, body)
         assert (got[cid].reasoning, got[cid].text) == (reasoning, content or ""), cid
     assert got["plain"].reasoning is None and got["plain"].text  # thinking off: the answer is whole
-    written = {json.loads(x)["custom_id"]: json.loads(x) for x in out.read_text().splitlines()}
+    written = {json.loads(x)["custom_id"]: json.loads(x) for x in out.read_text().split("\n") if x}
     message = written["think"]["response"]["body"]["choices"][0]["message"]
     assert message["reasoning"] == message["reasoning_content"] == got["think"].reasoning
 
@@ -340,7 +340,7 @@ def test_batch_tool_calls_forced_by_name_and_required_are_valid_calls(family: tu
     out = tmp_path / "out.jsonl"
     summary = run_batch(engine, parsed.requests, out, resume=False)
     assert summary.succeeded == 2, summary.results
-    written = {json.loads(x)["custom_id"]: json.loads(x) for x in out.read_text().splitlines()}
+    written = {json.loads(x)["custom_id"]: json.loads(x) for x in out.read_text().split("\n") if x}
     schemas = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
     for cid in ("named", "required"):
         choice = written[cid]["response"]["body"]["choices"][0]

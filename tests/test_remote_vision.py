@@ -72,7 +72,7 @@ def test_image_lines_through_a_server_give_vllm_run_batch_output(
     captured = capsys.readouterr()
     summary = json.loads(captured.out)
     assert rc == 1 and (summary["succeeded"], summary["failed"]) == (4, 1), captured.err[-3000:]
-    rows = {r["custom_id"]: r for r in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    rows = {r["custom_id"]: r for r in map(json.loads, filter(None, out.read_text(encoding="utf-8").split("\n")))}
     for cid, body in theirs.items():
         ours = rows[cid]["response"]["body"]
         assert ours["choices"][0]["message"]["content"] == body["choices"][0]["message"]["content"], cid
@@ -142,7 +142,9 @@ def test_a_chat_picture_reaches_the_servers_model(
     )
     assert answer.prompt_tokens > text_only + processor_image_tokens(vision_model, png_bytes(100, 80))
     file_line = next(
-        x for x in map(json.loads, vision_batch_reference[0].read_text().splitlines()) if x["custom_id"] == "file"
+        x
+        for x in map(json.loads, filter(None, vision_batch_reference[0].read_text().split("\n")))
+        if x["custom_id"] == "file"
     )
     counted = remote.count_prompt_tokens(GenerationRequest(messages=file_line["body"]["messages"]))
     assert counted == theirs["file"]["usage"]["prompt_tokens"]

@@ -79,7 +79,7 @@ def test_batch_runs_to_completion_and_exports(qtbot, connections, tiny_engine, h
 
     out_jsonl = tmp_path / "export.jsonl"
     assert panel.export_jsonl(out_jsonl) == 3
-    rows = [json.loads(line) for line in out_jsonl.read_text().splitlines()]
+    rows = [json.loads(line) for line in out_jsonl.read_text().split("\n") if line]
     assert {r["custom_id"] for r in rows} == set(by_id)
     for r in rows:  # the OpenAI batch output shape vllm run-batch writes
         assert r["error"] is None and r["response"]["status_code"] == 200
@@ -116,7 +116,7 @@ def test_batch_cancel_keeps_finished_and_resume_completes(
     assert first.cancelled and 4 <= first.succeeded < 64
     output = panel.output_path
     assert output is not None
-    written = [json.loads(line) for line in output.read_text().splitlines()]
+    written = [json.loads(line) for line in output.read_text().split("\n") if line]
     assert len(written) == first.succeeded == panel.model.rowCount()  # nothing finished was lost
     assert "Cancelled" in panel.status_label.text()
 
@@ -126,7 +126,7 @@ def test_batch_cancel_keeps_finished_and_resume_completes(
     second = done.args[0]
     assert not second.cancelled and second.skipped == first.succeeded
     assert second.succeeded == 64 - first.succeeded
-    ids = [json.loads(line)["custom_id"] for line in output.read_text().splitlines()]
+    ids = [json.loads(line)["custom_id"] for line in output.read_text().split("\n") if line]
     assert sorted(ids) == sorted(f"q{i}" for i in range(64))  # each exactly once
     assert panel.model.rowCount() == 64
 

@@ -34,6 +34,6 @@ def run_vllm_batch(
 
 def bodies(path: Path) -> dict[str, dict[str, Any]]:
     """A batch output file's response bodies by custom_id (every line answered, none an error)."""
-    rows = [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    rows = [json.loads(ln) for ln in path.read_text(encoding="utf-8").split("\n") if ln.strip()]
     assert all(r["error"] is None for r in rows), rows
     return {r["custom_id"]: r["response"]["body"] for r in rows}
