@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import TEST_KV_BYTES
+from conftest import TEST_KV_BYTES, tiny_config
 from console.bench.tune import describe, save_as_preset, tune
 from console.bench.workload import synthetic
 from console.config import EngineConfig
@@ -85,10 +85,13 @@ def test_tune_on_its_own_engine(tiny_model: Path, home: Path) -> None:
 
 
 def _loaded_base(tiny_engine: Any) -> EngineConfig:
-    """The configuration conftest loaded ``tiny_engine`` with: the tune's default here."""
-    return EngineConfig(
-        model=tiny_engine.config.model, kv_cache_memory_bytes=TEST_KV_BYTES, max_model_len=1024, device="cpu"
-    )
+    """The configuration ``tiny_engine`` was asked to load: the tune's default here. conftest's
+    first load asks dtype "auto"; after a test changed the engine, conftest loads it again with the
+    dtype "auto" resolved to then (the test's own data folder may resolve it otherwise), so this is
+    read from the engine rather than rebuilt here (rebuilt, a reload made the tune load again)."""
+    config: EngineConfig = tiny_engine.requested_config
+    assert config == tiny_config(Path(config.model)).replace(dtype=config.dtype)
+    return config
 
 
 def test_cancel_after_the_first_trial_keeps_it(tiny_engine: Any) -> None:
