@@ -6,6 +6,7 @@ EAGLE-3 draft head found in the model store, and the preset text that says goal,
 from __future__ import annotations
 
 import json
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -211,3 +212,55 @@ def test_cli_refuses_goal_flags_without_tune_or_limits(
     assert "limits of --goal many" in capsys.readouterr().err
     assert main(["bench", "--tune", "--model", str(tiny_model), "--tune-prompts", str(home / "none.jsonl")]) == 2
     assert "--tune-prompts" in capsys.readouterr().err
+
+
+class _SpecStandIn:
+    """A stand-in engine for the halving rule (no vLLM): ``load`` becomes the configuration."""
+
+    def __init__(self, model: Path) -> None:
+        from console.engine.types import EngineState, EngineStatus
+
+        self.config = EngineConfig(model=str(model), device="cpu")
+        self.requested_config = self.config
+        self.status = EngineStatus(EngineState.READY, "stand-in")
+
+    def current_loader(self) -> "_SpecStandIn":  # console.engine.interface.as_loader: it only loads
+        return self
+
+    def load(self, config: EngineConfig, name: str | None = None) -> "Any":
+        import concurrent.futures as cf
+
+        self.config = self.requested_config = config
+        fut: cf.Future[None] = cf.Future()
+        fut.set_result(None)
+        return fut
+
+
+@pytest.mark.parametrize(("prompts", "stopped"), [(3, False), (6, True)])
+def test_a_one_request_short_run_stops_nothing(tmp_path: Path, prompts: int, stopped: bool) -> None:
+    """A 3-prompt workload's short run is one request: n-gram speculation, slower per token there
+    and faster on the whole workload, is measured to the end (CI stopped it on one request's
+    noise). With 6 prompts the short run is two requests, and the same figures stop it."""
+    from console.bench.tune import tune
+    from console.bench.workload import synthetic
+
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text("{}")
+    engine = _SpecStandIn(tmp_path / "m")
+
+    def measure(eng: Any, workload: Any, in_flight: int | None) -> dict:
+        spec = eng.config.speculative_method == "ngram"
+        short = workload.num_prompts < prompts
+        tpot = (14.0 if short else 8.0) if spec else 12.0
+        return _figures(50.0, tpot, 100.0)
+
+    w = synthetic(prompts, 16, 8, vocab_size=512, seed=1)
+    grid = [{"speculative_method": "ngram", "num_speculative_tokens": 4}]
+    result = tune(engine, engine.config, grid, w, budget_s=600, measure=measure, goal=Goal("one-user"))
+    default, spec = result.trials
+    assert default.status == "ok" and spec.knobs["speculative_method"] == "ngram"
+    if stopped:
+        assert spec.status == "stopped" and "short run" in (spec.error or "")
+    else:
+        assert spec.status == "ok", spec.error
+        assert result.trials[result.best] is spec  # type: ignore[index]

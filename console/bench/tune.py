@@ -10,7 +10,9 @@ within a time budget, and measure vLLM's defaults in the same run to say by how 
    neighbours (one knob changed) of the best measured so far: measure, change one knob, measure
    again. Successive halving on each load: a short run (``1/eta`` of the prompts) first; only a
    point in the top ``1/eta`` of the short runs so far goes on to the whole workload, on the same
-   load. Knobs vLLM changes without a reload are changed without one: lower ``max_num_seqs``
+   load. A short run of fewer than ``MIN_PRUNE_REQUESTS`` requests stops nothing: one request's
+   time per token is noise (a 3-prompt workload's short run is its first prompt alone). Knobs
+   vLLM changes without a reload are changed without one: lower ``max_num_seqs``
    values of the grid are measured as requests in flight on the load with the highest. (What else
    vLLM 0.26-0.32 changes on a loaded engine is per request or per run: sampling, the arrival
    rate, a prefix-cache reset before each run, LoRA adapters. Scheduler limits, KV dtype,
@@ -76,6 +78,10 @@ def default_measure(engine: Any, workload: Workload, max_concurrency: int | None
 
 def _tps(figures: dict[str, Any]) -> float:
     return float(figures.get("output_tokens_per_s") or 0.0)
+
+
+#: The fewest requests a short run needs before it may stop a trial.
+MIN_PRUNE_REQUESTS = 2
 
 
 def rung_sizes(num_prompts: int, eta: int, rungs: int = 2) -> list[int]:
@@ -212,6 +218,8 @@ class _Search:
         return figures
 
     def promotable(self, rung: int, score: float) -> tuple[bool, float]:
+        if self.rungs[rung] < MIN_PRUNE_REQUESTS:
+            return True, 0.0
         scores = sorted(self.rung_scores[rung], reverse=True)
         threshold = scores[max(1, math.ceil(len(scores) / self.eta)) - 1]
         return score >= threshold, threshold
