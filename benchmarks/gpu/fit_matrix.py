@@ -491,8 +491,9 @@ def main(argv: list[str] | None = None) -> int:
         waited, used = wait_idle(nvml, base_idle, a.idle_timeout_s)
         args = engine_args(x, write_folder(x, out / "models"), a.util)
         hog, in_use = None, 0.0
-        if x.hold:
-            hog = Hog(x.hold, out / "logs" / f"{x.load_id}-hold.log")
+        hold = (x.hold[0], str(a.util), *x.hold[2:]) if x.hold[:1] == ("leave",) else x.hold  # this run's --util
+        if hold:
+            hog = Hog(hold, out / "logs" / f"{x.load_id}-hold.log")
             held = nvml.used()
             in_use = float(held - base_idle) if held is not None and base_idle is not None else 0.0
         try:
@@ -523,7 +524,7 @@ def main(argv: list[str] | None = None) -> int:
             "nvml_used_before_bytes": used,
             "idle_wait_s": waited,
             "in_use_bytes": in_use,
-            "hold": list(x.hold) or None,
+            "hold": list(hold) or None,
             "hold_info": hog.info if hog is not None else None,
             "empty_after_s": after_s,
             "used_after_bytes": after,
