@@ -49,7 +49,7 @@ def picker_shot(window: Any, spin: Spin, save: Save, out: Path) -> None:
         raise SystemExit(f"the curated list did not come: {picker.error_label.text() or 'timed out'}")
     picker.table.clearSelection()
     # the vision checkpoints in view: their Pictures badges beside the text models' dashes
-    vision = [r for r, (_kind, _item, badges) in enumerate(picker.rows) if badges.vision]
+    vision = [r for r, (_kind, _item, found) in enumerate(picker.rows) if found and found[0].badges.vision]
     if vision:
         picker.table.scrollToItem(picker.table.item(min(vision[-1] + 1, len(picker.rows) - 1), 0))
     spin(0.8)
@@ -136,6 +136,9 @@ def load_fixture(window: Any, ctx: Any, spin: Spin, folder: Path, name: str, max
     config = EngineConfig(
         model=str(folder), kv_cache_memory_bytes=32 * 1024**2, max_model_len=max_model_len, device="cpu"
     )
+    # a load under way (the Server tab's Stop loads back what was loaded before) finishes first
+    if not spin(900, lambda: ctx.engine.status.state not in (EngineState.LOADING, EngineState.STOPPING)):
+        raise SystemExit(f"the engine was still loading after 900 s; {name} not loaded")
     ctx.engine.load(config, name)
     if (
         not spin(900, lambda: ctx.engine.status.state in (EngineState.READY, EngineState.FAILED))
