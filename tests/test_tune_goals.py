@@ -6,8 +6,8 @@ EAGLE-3 draft head found in the model store, and the preset text that says goal,
 from __future__ import annotations
 
 import json
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 
