@@ -269,7 +269,7 @@ def test_a_stdio_server_ends_with_a_console_killed_by_sigkill(tmp_path: Path) ->
         "from console.chat.mcp_client import McpHub, _children\n"
         f"hub = McpHub([McpServer('fx', command=sys.executable, args=({FIXTURE!r},))])\n"
         "assert hub.start('fx') is None\n"
-        "print(*[p for p, argv in _children().items() if argv[-1].endswith('mcp_server.py')], flush=True)\n"
+        "print(*[p for p, argv in _children().items() if argv and argv[-1].endswith('mcp_server.py')], flush=True)\n"
         "time.sleep(600)\n"
     )
     console = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
