@@ -62,7 +62,7 @@ def sampling_cost(samples: int) -> dict[str, float]:
 
 def plan_latency(repeats: int = 50) -> dict[str, float]:
     from console.planner.core import PlanRequest, plan
-    from console.planner.shapes import shape_for
+    from console.planner.shape_lookup import shape_for
 
     req = PlanRequest(shape_for("Qwen2.5-14B"), gpu="rtx-4090", max_model_len=32768, concurrency=8)
     plan(req)  # warm the calibration cache

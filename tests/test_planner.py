@@ -13,7 +13,7 @@ from console.planner import GOALS, GPU_PROFILES, KNOWN_SHAPES, ModelShape, PlanR
 from console.planner.calibration import CalibrationError, find_calibration, parse_calibration
 from console.planner.vllm_memory import ReleaseConstants
 from console.planner.gpus import GiB, MiB
-from console.planner.shapes import known_shape
+from console.planner.shape_lookup import known_shape
 
 LLAMA8 = KNOWN_SHAPES["Llama-3.1-8B"]
 

@@ -17,7 +17,8 @@ from console.planner.core import compute
 from console.planner.published import VISION_KINDS, published_config
 from console.planner.request import PlanRequest
 from console.planner.gpus import get_gpu
-from console.planner.shapes import KNOWN_SHAPES, ModelShape, known_shape
+from console.planner.shapes import KNOWN_SHAPES, ModelShape
+from console.planner.shape_lookup import known_shape
 from console.planner.vision import image_tokens_at, vision_params
 
 GEMMA = "RedHatAI/gemma-3-12b-it-FP8-dynamic"

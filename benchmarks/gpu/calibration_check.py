@@ -56,7 +56,7 @@ def recorded_h200_loads(results: Path = RESULTS) -> list[Any]:
     """The H200 loads of run_gpu.py as load records, parsed from vLLM's own log lines."""
     from console.planner.loadlog import parse_vllm_log, split_engine_starts
     from console.planner.selfcal import LoadRecord
-    from console.planner.shapes import shape_for
+    from console.planner.shape_lookup import shape_for
 
     records = []
     for log_name, file, entries in RECORDED:
@@ -106,7 +106,7 @@ def acceptance_h200_loads(results: Path = RESULTS) -> list[Any]:
     from console.planner.core import quantization_family
     from console.planner.loadlog import parse_vllm_log, split_engine_starts
     from console.planner.selfcal import LoadRecord
-    from console.planner.shapes import shape_for
+    from console.planner.shape_lookup import shape_for
 
     text = gzip.open(results / ACCEPTANCE_LOG, "rt", encoding="utf-8").read()
     records = []

@@ -34,7 +34,8 @@ from console.planner import vllm_memory as vm  # noqa: E402
 from console.planner.gpus import GiB  # noqa: E402
 from console.planner.overheads import graphs_estimate  # noqa: E402
 from console.planner.request import QUANT_BITS, PlanRequest, quantization_family, weights_bytes  # noqa: E402
-from console.planner.shapes import ModelShape, shape_for  # noqa: E402
+from console.planner.shapes import ModelShape  # noqa: E402
+from console.planner.shape_lookup import shape_for  # noqa: E402
 
 FIT_LOADS = HERE / "results" / "fit" / "fit-loads.jsonl"
 MATRIX_LOADS = HERE / "results" / "fit" / "fit-matrix.jsonl"

@@ -14,7 +14,7 @@ from typing import Any
 from console.config import EngineConfig
 from console.messages import Message
 from console.planner.core import kv_bytes_per_token
-from console.planner.shapes import shape_from_folder
+from console.planner.shape_lookup import shape_from_folder
 
 #: The engine's child process died while the engine was idle (the in-process engine's watchdog noticed).
 ENGINE_DIED = Message("The engine process stopped unexpectedly (killed, crashed or out of memory)")

@@ -35,7 +35,7 @@ from console.engine.errors import kv_refusal
 from console.metrics.device import NvmlSource
 from console.planner.loadlog import parse_vllm_log
 from console.planner.selfcal import gpu_key, LoadRecord, record_load as save
-from console.planner.shapes import shape_from_folder
+from console.planner.shape_lookup import shape_from_folder
 from console.vllm_compat import default_logging_config
 
 log = logging.getLogger(__name__)

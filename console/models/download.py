@@ -44,7 +44,8 @@ from console.units import human_bytes
 from console.models.gguf_info import GgufError, gguf_advice, gguf_names, read_gguf_remote, shape_from_gguf
 from console.models.importers import import_gguf
 from console.planner import PlanRequest, ShapeError, plan
-from console.planner.shapes import known_shape, ModelShape
+from console.planner.shapes import ModelShape
+from console.planner.shape_lookup import known_shape
 
 SOURCES = ("hf", "modelscope")
 _SKIP_EXTS = (".md", ".png", ".jpg", ".jpeg", ".gif", ".pdf")

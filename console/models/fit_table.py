@@ -15,7 +15,7 @@ from console.models.store import ModelEntry
 from console.planner.core import Plan, PlanRequest
 from console.planner.gpus import GpuProfile, get_gpu
 from console.planner.selfcal import gpu_key
-from console.planner.shapes import shape_for
+from console.planner.shape_lookup import shape_for
 from console.planner import speed
 from console.planner.verdict import plan
 from console.presets import Preset

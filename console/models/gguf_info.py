@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from console.models.curated import CuratedModel, alternatives_for
-from console.planner.shapes import ModelShape, ShapeError, known_shape
+from console.planner.shapes import ModelShape, ShapeError
+from console.planner.shape_lookup import known_shape
 
 GGUF_MAGIC = b"GGUF"
 #: Bytes per parameter after the conversion (bf16).

@@ -41,7 +41,8 @@ from console.models.curated import (
 )
 from console.models.gguf_info import CONVERTED_BYTES_PER_PARAM, gguf_advice, gguf_names
 from console.planner.core import quantization_family
-from console.planner.shapes import ModelShape, known_shape, shape_by_config
+from console.planner.shapes import ModelShape
+from console.planner.shape_lookup import known_shape, shape_by_config
 from console.models.download import hf_endpoint
 from console.models.modelscope_source import ms_endpoint
 

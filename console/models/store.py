@@ -23,7 +23,8 @@ from typing import Any, Iterator
 from console.atomic import atomic_write_json, pid_alive, sweep_stale_tmp
 from console.models.inspect import CheckpointInfo, ModelFormatError, inspect_checkpoint
 from console.paths import store_root
-from console.planner.shapes import ModelShape, ShapeError, shape_for, shape_from_folder
+from console.planner.shapes import ModelShape, ShapeError
+from console.planner.shape_lookup import shape_for, shape_from_folder
 from console.models.support import check_supported
 
 REGISTRY_VERSION = 1
@@ -263,7 +264,7 @@ class ModelStore:
 
 
 def shape_of(model: Any) -> ModelShape:
-    """:func:`~console.planner.shapes.shape_for`, and else the model of the store named ``model``."""
+    """:func:`~console.planner.shape_lookup.shape_for`, and else the model of the store named ``model``."""
     try:
         return shape_for(model)
     except ShapeError as exc:

@@ -11,7 +11,8 @@ from console.planner.calibration import Calibration, CalibrationError, find_cali
 from console.planner.core import Plan, PlanRequest, compute
 from console.planner.engine_args import engine_args
 from console.planner.gpus import GPU_PROFILES, GpuProfile, get_gpu
-from console.planner.shapes import KNOWN_SHAPES, ModelShape, ShapeError, shape_for
+from console.planner.shapes import KNOWN_SHAPES, ModelShape, ShapeError
+from console.planner.shape_lookup import shape_for
 from console.planner.suggest import Suggestion
 from console.planner.verdict import plan
 

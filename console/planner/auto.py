@@ -23,7 +23,8 @@ from console.planner.core import Plan, PlanRequest, compute
 from console.planner.engine_args import engine_args
 from console.planner.overheads import safe_utilization
 from console.planner.gpus import GpuProfile, get_gpu
-from console.planner.shapes import ModelShape, shape_for
+from console.planner.shapes import ModelShape
+from console.planner.shape_lookup import shape_for
 from console.planner.verdict import plan
 
 GOALS = ("balanced", "low-latency", "max-throughput", "long-context", "smallest-memory")

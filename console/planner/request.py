@@ -16,7 +16,8 @@ from console.planner.defaults import scheduler_defaults
 from console.planner.gpus import GiB, GpuProfile, get_gpu
 from console.planner.lora import check_lora_request
 from console.planner.rules import VllmRules, rules_for
-from console.planner.shapes import ModelShape, shape_for
+from console.planner.shapes import ModelShape
+from console.planner.shape_lookup import shape_for
 from console.planner.vision import tower_loaded
 
 #: Bits per weight of each quantization, group scales included: int4 with a 16-bit scale and a

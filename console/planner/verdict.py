@@ -10,7 +10,7 @@ from console.planner.calibration import Calibration
 from console.planner.roofline import roofline
 from console.planner.selfcal import provenance
 from console.planner.speed import notes as speed_notes
-from console.planner.shapes import shape_for
+from console.planner.shape_lookup import shape_for
 from console.planner.suggest import Suggestion, suggest
 
 
