@@ -92,19 +92,26 @@ def shape_8b(tokenizer: Path, folder: Path) -> Path:
     return folder
 
 
-def setup(args: argparse.Namespace) -> tuple[Any, dict[str, list[Any]], Any, str | None, int | None, str]:
-    """(base config, grid, workload, card, device bytes, tag) for the GPU run or the CPU dry run."""
+def setup(args: argparse.Namespace) -> tuple[Any, Any, Any, str | None, int | None, str, list[Any]]:
+    """(base config, grid, workload, card, device bytes, tag, pruned) for the GPU run or the CPU
+    dry run. ``--goal one-user``: the one-user grid (n-gram drafts, FP8 KV, chunked prefill, FP8
+    weights; ``console/bench/tune_one_user.py``) on 16 requests of 512 -> 128 tokens, one in flight."""
+    from console.bench.tune_one_user import one_user_grid
     from console.bench.tune_plan import default_grid
     from console.bench.workload import synthetic
     from console.config import EngineConfig
+
+    one_user = args.goal == "one-user"
 
     if args.dry_run:
         from tests.fixtures.synthetic import make_llama
 
         model = make_llama(args.work / "tiny-llama")
         base = EngineConfig(model=str(model), device="cpu", max_model_len=512, kv_cache_memory_bytes=64 * 2**20)
-        grid: dict[str, list[Any]] = {"max_num_seqs": [4, 8], "max_num_batched_tokens": [512, 1024]}
-        return base, grid, synthetic(8, 128, 16, vocab_size=512, seed=0), None, None, "dryrun"
+        grid: Any = {"max_num_seqs": [4, 8], "max_num_batched_tokens": [512, 1024]}
+        if one_user:
+            grid = [{}, {"speculative_method": "ngram", "num_speculative_tokens": 2}, {"max_num_batched_tokens": 1024}]
+        return base, grid, synthetic(8, 128, 16, vocab_size=512, seed=0), None, None, f"dryrun-{args.goal}", []
     from console.metrics import nvml
 
     if args.tokenizer is None:
@@ -112,14 +119,16 @@ def setup(args: argparse.Namespace) -> tuple[Any, dict[str, list[Any]], Any, str
     folder = shape_8b(args.tokenizer, args.work / "llama-8b-shape")
     vocab = json.loads((folder / "config.json").read_text())["vocab_size"]
     base = EngineConfig(model=str(folder), device="cuda", load_format="dummy", max_model_len=CONTEXT)
-    return (
-        base,
-        default_grid("cuda", native_fp8=True),
-        synthetic(256, 512, 256, vocab_size=vocab, seed=0),
-        CARD,
-        nvml.memory_total_bytes(0),
-        "8b",
+    grid, pruned = (
+        one_user_grid(base, "cuda", native_fp8=True) if one_user else (default_grid("cuda", native_fp8=True), [])
     )
+    workload = (
+        synthetic(16, 512, 128, vocab_size=vocab, seed=0)
+        if one_user
+        else synthetic(256, 512, 256, vocab_size=vocab, seed=0)
+    )
+    tag = "8b" if args.goal == "throughput" else f"8b-{args.goal}"
+    return base, grid, workload, CARD, nvml.memory_total_bytes(0), tag, pruned
 
 
 def main() -> int:
@@ -130,6 +139,9 @@ def main() -> int:
     ap.add_argument("--work", type=Path, default=Path("/tmp/console-tune"))
     ap.add_argument("--dry-run", action="store_true", help="the same pipeline on the CPU with the tiny model")
     ap.add_argument("--write-tokenizer", type=Path, metavar="DIR", help="write the bundled tokenizer and exit")
+    ap.add_argument("--goal", choices=("throughput", "one-user", "many"), default="throughput")
+    ap.add_argument("--max-ttft-ms", type=float, help="--goal many: p95 time to first token at most this")
+    ap.add_argument("--max-tpot-ms", type=float, help="--goal many: p95 time per output token at most this")
     args = ap.parse_args()
     if args.write_tokenizer:
         write_tokenizer(args.write_tokenizer)
@@ -142,18 +154,20 @@ def main() -> int:
     os.environ["INFERENCE_CONSOLE_HOME"] = str(args.work / "home")
     t_start = time.time()
     log = (args.out / f"tune-{'dryrun' if args.dry_run else '8b'}.log").open("a", encoding="utf-8")
-    from console.bench.tune import describe, tune
+    from console.bench.tune import Goal, describe, tune
     from console.bench.tune_result import TuneResult
     from console.engine.in_process import InProcessEngine
     from console.jobs import Progress, TaskState
 
-    base, grid, workload, card, device_bytes, tag = setup(args)
+    goal = Goal(args.goal, args.max_ttft_ms, args.max_tpot_ms)
+    base, grid, workload, card, device_bytes, tag, pruned = setup(args)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     out_json = args.out / f"tune-{tag}-{stamp}.json"
     extra = {
         "command": " ".join(sys.argv),
         "base_engine": base.engine_kwargs(),
         "grid": grid,
+        "goal_text": goal.text(),
         "emulated_card": card,
         "device_bytes": device_bytes,
         "setup_seconds": round(time.time() - t_start, 1),
@@ -183,6 +197,8 @@ def main() -> int:
             device_bytes=device_bytes,
             confirm_best=True,
             on_trial=save,
+            goal=goal,
+            pruned=pruned,
         )
     finally:
         engine.close()
@@ -190,17 +206,21 @@ def main() -> int:
     save(result)
     report(result, log, out_json)
     if result.best is not None:
-        write_preset(result, result.trials[result.best], base, args.out / f"tune-{tag}-{stamp}-preset.toml", describe)
+        write_preset(
+            result, result.trials[result.best], base, args.out / f"tune-{tag}-{stamp}-preset.toml", describe, goal.kind
+        )
     return 0
 
 
 def report(result: Any, log: Any, out_json: Path) -> None:
+    from console.bench.tune_goal import tpot_ms
+
     for i, t in enumerate(result.trials):
         p99 = (t.figures.get("e2e_s") or {}).get("p99")
         say(
             log,
             f"trial {i + 1} [{t.label or '-'}] {t.status}: {t.preset_knobs()} "
-            f"{t.throughput:,.1f} tok/s p99 {p99 if p99 is None else round(p99, 2)} s "
+            f"{t.throughput:,.1f} tok/s p99 {p99 if p99 is None else round(p99, 2)} s TPOT {tpot_ms(t.figures)} ms "
             f"load {t.load_seconds if t.load_seconds is None else round(t.load_seconds, 1)} s {t.error or ''}",
         )
     d = result.trials[result.default] if result.default is not None else None
@@ -219,7 +239,7 @@ def report(result: Any, log: Any, out_json: Path) -> None:
     )
 
 
-def write_preset(result: Any, trial: Any, base: Any, path: Path, describe: Any) -> None:
+def write_preset(result: Any, trial: Any, base: Any, path: Path, describe: Any, goal: str) -> None:
     """The tuned preset as the console would save it (TOML; JSON where tomli-w is not installed)."""
     from console.schema import NOT_IN_PRESET
 
@@ -231,7 +251,7 @@ def write_preset(result: Any, trial: Any, base: Any, path: Path, describe: Any) 
     preset = {
         "name": path.stem,
         "description": describe(result, result.best),
-        "goal": "max-throughput",
+        "goal": "max-throughput" if goal == "throughput" else goal,
         "gpu": "any",
         "engine": engine,
     }
