@@ -50,7 +50,11 @@ def test_without_a_gpu_the_cpu_verdict_comes_first_and_the_4090_is_for_compariso
     small_ram = machines_for("cpu:8", local=False)
     too_big = verdicts(KNOWN_SHAPES["Qwen3-14B"], "awq", small_ram)[0]
     assert too_big.badges.verdict == "does-not-fit" and "exceed 8.00 GiB of RAM" in too_big.badges.detail
-    assert too_big.text() == "does not fit" and too_big.tok_s == 0
+    assert too_big.text() == "does not fit" and too_big.tok_s == 0 and not too_big.needs_gpu
+    # FP8 weights are not a question of memory on the CPU engine: the cell says what they need
+    fp8_cpu, fp8_card = by_repo["Qwen/Qwen3-8B-FP8"]
+    assert fp8_cpu.badges.verdict == "does-not-fit" and fp8_cpu.text() == "needs an NVIDIA GPU (FP8 weights)"
+    assert fp8_card.text() == "fits" and not fp8_card.needs_gpu
 
 
 def test_this_machines_card_and_a_named_card(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -72,7 +76,7 @@ def test_models_curated_prints_this_machines_column(no_nvml: None, capsys: pytes
     out = capsys.readouterr().out
     assert "This PC (CPU engine, 24 GiB RAM): fits at 8k" in out and "RTX 4090: fits at 8k" in out
     line = next(x for x in out.splitlines() if x.startswith("Qwen/Qwen3-8B-FP8 "))
-    assert re.search(r"  does not fit +fits  ", line), line  # the CPU engine says no, the 4090 yes
+    assert re.search(r"  needs an NVIDIA GPU \(FP8 weights\) +fits  ", line), line  # the CPU engine can't, the 4090 can
     assert main(["models", "curated", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["machines"] == ["This PC (CPU engine, 24 GiB RAM)", "RTX 4090"]

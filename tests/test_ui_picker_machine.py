@@ -83,7 +83,7 @@ def test_without_a_gpu_this_pcs_cpu_verdict_comes_first_and_the_4090s_is_labelle
     assert small["reference"].text() == "fits" and "rtx-4090" in small["reference"].toolTip()
     assert small["reference"].background().style() == Qt.BrushStyle.NoBrush  # text only: the 4090 is for comparison
     fp8 = _row(picker, "Qwen/Qwen3-8B-FP8")  # the CPU engine does not run FP8 weights; a 4090 does
-    assert fp8["fits"].text() == "does not fit" and "FP8" in fp8["fits"].toolTip()
+    assert fp8["fits"].text() == "needs an NVIDIA GPU (FP8 weights)" and "FP8" in fp8["fits"].toolTip()
     assert fp8["reference"].text() == "fits"
 
 

@@ -58,6 +58,8 @@ class MachineVerdict:
 
     machine: Machine
     badges: FitBadges
+    #: the CPU engine cannot run this format at all (FP8 weights): the cell says so, not "does not fit"
+    needs_gpu: str = ""
 
     @property
     def tok_s(self) -> int:
@@ -67,7 +69,9 @@ class MachineVerdict:
         return max(1, round(self.badges.decode_tok_s))
 
     def text(self) -> Message:
-        """The cell: "fits", or on the CPU "fits, ~12 tok/s est."."""
+        """The cell: "fits", on the CPU "fits, ~12 tok/s est.", or "needs a GPU (FP8 weights)"."""
+        if self.needs_gpu:
+            return Message("needs an NVIDIA GPU ({0} weights)", self.needs_gpu)
         word = VERDICT_WORDS.get(self.badges.verdict, Message("unknown"))
         return Message("{0}, ~{1} tok/s est.", word, self.tok_s) if self.tok_s else word
 
@@ -169,7 +173,8 @@ def verdicts(
         else:
             planned = dict(m.knobs) if m.knobs is not None else knobs
             badges = badges_on(m.profile, shape, quantization, knobs=planned, in_use=m.in_use)
-        out.append(MachineVerdict(m, badges))
+        cpu_format = (quantization or "").upper() if m.profile.is_cpu and quantization == "fp8" else ""
+        out.append(MachineVerdict(m, badges, cpu_format if badges.verdict == "does-not-fit" else ""))
     return tuple(out)
 
 

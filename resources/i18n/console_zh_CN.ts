@@ -2064,6 +2064,11 @@
       <translation>n-gram 推测解码（{0} 个草稿 token）：无需草稿模型，不占设备显存；回答照抄提示词时更快（代码编辑、摘要）</translation>
     </message>
     <message>
+      <location filename="../../console/models/machine_fit.py" />
+      <source>needs an NVIDIA GPU ({0} weights)</source>
+      <translation>需要 NVIDIA GPU（{0} 权重）</translation>
+    </message>
+    <message>
       <location filename="../../console/engine/interface.py" />
       <source>needs an engine the console can load: the in-process engine or a console-launched server (a remote server keeps its own configuration)</source>
       <translation>需要控制台能加载的引擎：进程内引擎或由控制台启动的服务器（远程服务器保留自己的配置）</translation>
