@@ -346,7 +346,9 @@ def run_streamed(args: dict[str, Any], log_path: Path, nvml: Any, timeout: float
     return result_of(text, proc.returncode, stopped.is_set(), timed_out, time.monotonic() - t0, nvml)
 
 
-def result_of(text: str, exit_code: int | None, stopped: bool, timed_out: bool, seconds: float, nvml: Any) -> dict:
+def result_of(
+    text: str, exit_code: int | None, stopped: bool, timed_out: bool, seconds: float, nvml: Any
+) -> dict[str, Any]:
     """The record's measured part from a load's log: rc 0 when it was stopped after the report."""
     rc: int | str = 0 if stopped else ("timeout" if timed_out else (exit_code if exit_code is not None else "?"))
     result: dict[str, Any] = {

@@ -297,7 +297,7 @@ def main() -> int:
     try:
         from console.metrics import nvml
 
-        record["gpu"] = nvml.device_name(0) if not a.dry_run else None
+        record["gpu"] = nvml.gpu_name(0) if not a.dry_run else None
     except Exception as exc:  # the record says so; the starts are what matters
         record["gpu"] = f"? ({exc})"
     for kind in [k for k in a.kinds.split(",") if k]:
