@@ -331,6 +331,11 @@ def compile_cache_root() -> str:
     return os.path.join(os.path.expanduser(root), "torch_compile_cache")
 
 
+def chat_renderer_class() -> Any:
+    """vLLM's ``OnlineRenderer`` class (importing it is most of a first chat message's extra time)."""
+    return _first([("vllm.renderers.online_renderer", "OnlineRenderer")])
+
+
 def chat_renderer(engine: Any, tool_parser: str | None = None) -> Any:
     """vLLM's chat preprocessing for ``engine`` (an ``AsyncLLM``): the ``OnlineRenderer`` its OpenAI
     server runs for ``/v1/chat/completions`` (``render_chat(ChatCompletionRequest)`` returns the
@@ -339,7 +344,7 @@ def chat_renderer(engine: Any, tool_parser: str | None = None) -> Any:
     (the console-launched server is started with ``--trust-request-chat-template`` to match).
     With ``tool_parser``, it is the renderer of ``--enable-auto-tool-choice --tool-call-parser NAME``:
     it renders ``tools`` and puts vLLM's constraint on a forced call into the request."""
-    cls = _first([("vllm.renderers.online_renderer", "OnlineRenderer")])
+    cls = chat_renderer_class()
     return cls(
         engine.model_config,
         engine.renderer,

@@ -12,9 +12,10 @@ On the GPU machine (vLLM on ``PYTHONPATH``, no network), one call:
   tokens, prefix caching, CUDA graphs and torch.compile as vLLM defaults them: the same engine
   arguments for all three (``vllm serve`` would otherwise take the server's own batch defaults);
 * each start in a fresh process (``console``: ``InProcessEngine.load`` then one chat request;
-  ``llm``: ``LLM(**args)`` then ``generate``; ``serve``: vLLM's OpenAI server, polled on ``/health``,
-  then one ``/v1/completions`` request), one token of output (the first token's time is the
-  request's end);
+  ``llm``: ``LLM(**args)`` then ``LLM.chat``; ``serve``: vLLM's OpenAI server, polled on ``/health``,
+  then one ``/v1/chat/completions`` request): one chat message, one token of output (the first
+  token's time is the request's end), then the same again (``second_request_s``: what the first
+  one paid once);
 * cold: vLLM's, inductor's and Triton's caches in a new empty folder; warm: the same start again
   on the folder the cold one filled;
 * measured: ``import_s`` (the process's imports of the console or vLLM), ``load_s`` (Load, or
@@ -23,8 +24,9 @@ On the GPU machine (vLLM on ``PYTHONPATH``, no network), one call:
   KV cache); the console's ``load_phases``. Written to ``OUT/startup.json`` after every start, the
   logs beside it.
 
-``--dry-run``: the same on the CPU with the tiny random Llama (figures mean nothing; it shows the
-path works). Figures and reading: ``README-startup.md``.
+``--dry-run``: the same on the CPU engine (eager, bf16, 1 GiB of KV cache set for all three) with
+the tiny random Llama, or ``--cpu-model DIR`` (the store's SmolLM2: a CPU figure of its own).
+Figures and reading: ``README-startup.md``.
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ if kind == "console":
     ev = engine.submit(req).result(600)
     t3 = time.time()
     out["finished"] = isinstance(ev, RequestFinished)
+    engine.submit(req).result(600)
+    out["second_request_s"] = time.time() - t3
     phases = getattr(info, "load_phases", None) or ()
     out["load_phases"] = [p.to_dict() for p in phases]
     out["engine_kwargs"] = EngineConfig(**args).engine_kwargs()
@@ -75,9 +79,12 @@ elif kind == "llm":
     t1 = time.time()
     llm = LLM(**args)
     t2 = time.time()
-    res = llm.generate(["Hello"], SamplingParams(temperature=0.0, max_tokens=1), use_tqdm=False)
+    chat = [{"role": "user", "content": "Hello"}]
+    res = llm.chat(chat, SamplingParams(temperature=0.0, max_tokens=1), use_tqdm=False)
     t3 = time.time()
     out["finished"] = bool(res and res[0].outputs)
+    llm.chat(chat, SamplingParams(temperature=0.0, max_tokens=1), use_tqdm=False)
+    out["second_request_s"] = time.time() - t3
 print("STARTUP " + json.dumps({**out, "import_s": t1 - t0, "load_s": t2 - t1, "first_token_s": t3 - t2,
                                "total_s": t3 - t_proc, "spawn_s": t0 - t_proc}), flush=True)
 os._exit(0)
@@ -85,14 +92,18 @@ os._exit(0)
 
 
 def engine_args(model: Path, util: float, device: str, dry_run: bool) -> dict[str, Any]:
-    """The engine arguments all three starts share (vLLM's names)."""
-    if dry_run:
+    """The engine arguments all three starts share (vLLM's names). On the CPU everything the console
+    would otherwise fill in for that device (eager, bf16, the KV cache's size) is set for all three."""
+    if device == "cpu":
         return {
             "model": str(model),
-            "max_model_len": 512,
+            "max_model_len": 2048,
             "max_num_seqs": 8,
-            "max_num_batched_tokens": 512,
+            "max_num_batched_tokens": 2048,
             "enable_prefix_caching": True,
+            "enforce_eager": True,
+            "dtype": "bfloat16",
+            "kv_cache_memory_bytes": 2**30,
         }
     return {
         "model": str(model),
@@ -195,10 +206,13 @@ def run_serve(args: dict[str, Any], env: dict[str, str], log_path: Path, timeout
                 time.sleep(0.2)
             if ready is None:
                 return {"error": f"not ready (exit {proc.poll()})"}
-            body = {"model": args["model"], "prompt": "Hello", "max_tokens": 1, "temperature": 0.0}
-            res = _post(f"http://127.0.0.1:{port}/v1/completions", body, 600)
+            chat = [{"role": "user", "content": "Hello"}]
+            body = {"model": args["model"], "messages": chat, "max_tokens": 1, "temperature": 0.0}
+            res = _post(f"http://127.0.0.1:{port}/v1/chat/completions", body, 600)
             done = time.time()
+            _post(f"http://127.0.0.1:{port}/v1/chat/completions", body, 600)
             return {
+                "second_request_s": time.time() - done,
                 "finished": bool(res.get("choices")),
                 "load_s": ready - t0,  # imports included: the server's start is one command
                 "first_token_s": done - ready,
@@ -261,6 +275,7 @@ def main() -> int:
     ap.add_argument("--work", type=Path, default=Path("/tmp/console-startup"))
     ap.add_argument("--timeout-s", type=float, default=400)
     ap.add_argument("--dry-run", action="store_true", help="the CPU engine and the tiny random Llama")
+    ap.add_argument("--cpu-model", type=Path, help="with --dry-run: this model folder (e.g. the store's smollm2)")
     a = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(HERE))
@@ -270,7 +285,7 @@ def main() -> int:
     if a.dry_run:
         from tests.fixtures.synthetic import make_llama
 
-        model = make_llama(a.work / "tiny-llama")
+        model = a.cpu_model or make_llama(a.work / "tiny-llama")
         util = 0.0
     else:
         import tune_8b
@@ -291,8 +306,6 @@ def main() -> int:
         "INFERENCE_CONSOLE_HOME": str(a.work / "home"),
         "INFERENCE_CONSOLE_RECORD_LOADS": "0",
     }
-    if a.dry_run:
-        base_env["VLLM_CPU_KVCACHE_SPACE"] = "1"
     record: dict[str, Any] = {"device": device, "engine_args": args, "starts": []}
     try:
         from console.metrics import nvml
