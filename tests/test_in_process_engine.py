@@ -176,15 +176,15 @@ def test_unload_second_load_and_dead_engine_recovery(
         assert len(set(passed)) >= 2 and passed[0][0] == "start", passed  # streamed, not all at the end
         assert all(b[: len(a)] == a for a, b in zip(passed, passed[1:])), passed  # each adds to the one before
         assert [p.name for p in info1.load_phases][:2] == ["start", "weights"]
-        # the first chat's rendering is done after the load, before anything is asked (_warm_chat)
-        warm = engine._chat_warm
+        # the first chat's rendering is done after the load, before anything is asked (ChatWarmUp)
+        warm = engine._chat_warm.task
         assert warm is not None and engine._tokenizer is not None  # the tokenizer: front_prep.py's
         wait_for(warm.done, 30, "the chat renderer's warm-up")
         assert not warm.cancelled() and engine._prompts._engine is engine._engine and "" in engine._prompts._renderers
         assert isinstance(engine.generate(_req(8), timeout=60), RequestFinished)
         engine.unload().result(timeout=120)
         assert engine.status.state == EngineState.STOPPED
-        assert engine._chat_warm is None and engine._prompts._engine is None  # nothing of it kept
+        assert engine._chat_warm.task is None and engine._prompts._engine is None  # nothing of it kept
         wait_for(
             lambda: not [p for p in _engine_children(before) if p.is_running() and p.status() != psutil.STATUS_ZOMBIE],
             30,

@@ -10,24 +10,30 @@ tokenizer 0.2-0.7 s after the build and the first message 0.5 s slower than the 
 :class:`FrontEndPrep` runs that work on a thread once the engine core's process exists (so its
 imports do not race the build's own in this process), and hands the tokenizer over when the
 build is done. Any failure there is not the load's: :meth:`FrontEndPrep.tokenizer` then loads it
-as before, on the caller's thread.
+as before, on the caller's thread. :class:`ChatWarmUp` renders one chat once the load is done (vLLM
+resolves the template's content format on the first chat it renders), before the user's first.
 """
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures as cf
 import logging
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from console import vllm_compat
 from console.engine import reaper
+from console.engine.types import GenerationRequest
 
 log = logging.getLogger(__name__)
 
 #: How long the thread waits for the engine core's process before it starts anyway.
 WAIT_FOR_CHILD_S = 60.0
+#: The chat rendered once after a load (:class:`ChatWarmUp`): never sent to the engine.
+WARM_CHAT = GenerationRequest(messages=[{"role": "user", "content": "Hello"}], stream=False)
+T = TypeVar("T")
 
 
 def load_tokenizer(model: str, trust_remote_code: bool) -> Any:
@@ -85,20 +91,59 @@ class FrontEndPrep:
         except BaseException as exc:
             self._done.set_exception(exc)
 
+    def beside(self, build: Callable[[], T]) -> T:
+        """``build()`` (vLLM's engine build) while the thread works; a failed build cancels it."""
+        try:
+            return build()
+        except BaseException:
+            self.cancel()
+            raise
+
     def tokenizer(self) -> Any:
         """The tokenizer, once the build is done: the thread's (waiting for it to finish), or where
         it failed or never ran, loaded here as before (its error is then the load's)."""
         self._stop.set()  # a thread still waiting for the child gives up; one at work finishes
         try:
             return self._done.result()
-        except (cf.CancelledError, Exception) as exc:
-            if not isinstance(exc, cf.CancelledError):
-                log.debug("loading the tokenizer beside the build failed (%s); loading it now", exc)
-            return self._load(self._model, self._trust)
+        except cf.CancelledError:
+            pass
+        except Exception as exc:
+            log.debug("loading the tokenizer beside the build failed (%s); loading it now", exc)
+        return self._load(self._model, self._trust)
 
     def cancel(self) -> None:
         """The build failed: nothing is needed (a thread at work finishes in the background)."""
         self._stop.set()
 
 
-__all__ = ["FrontEndPrep", "import_chat_renderer", "load_tokenizer"]
+class ChatWarmUp:
+    """One chat rendered right after a load, as the first message would be: vLLM resolves the
+    template's content format then, loading the model's processor (0.3 s on the CPU engine with
+    SmolLM2), while the user is still typing. A template that refuses it costs nothing: the first
+    message gets vLLM's own words. Runs on the engine's loop; ``task`` is None when none runs."""
+
+    def __init__(self) -> None:
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self, prompts: Any, engine: Any, tokenizer: Any, in_use: Callable[[], Any]) -> None:
+        """Render with ``prompts`` (the engine's ``ChatPrompts``); ``in_use()``: the engine loaded now."""
+        self.task = asyncio.get_running_loop().create_task(self._render(prompts, engine, tokenizer, in_use))
+
+    @staticmethod
+    async def _render(prompts: Any, engine: Any, tokenizer: Any, in_use: Callable[[], Any]) -> None:
+        if tokenizer is None or not getattr(tokenizer, "chat_template", None):
+            return
+        try:
+            await prompts.engine_input(engine, tokenizer, WARM_CHAT)
+        except Exception as exc:
+            log.debug("warming the chat renderer: %s", exc)
+        if in_use() is not engine:  # unloaded meanwhile: keep no renderer of it
+            prompts.forget()
+
+    def cancel(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            self.task = None
+
+
+__all__ = ["ChatWarmUp", "FrontEndPrep", "WARM_CHAT", "import_chat_renderer", "load_tokenizer"]

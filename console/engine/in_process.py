@@ -27,7 +27,7 @@ from typing import Any, Callable, TypeVar
 from console import privacy, speed, vllm_compat
 from console.config import EngineConfig
 from console.engine import gc_pause, grouped, image_parts, load_capture, priority, reaper, tool_calls
-from console.engine.front_prep import FrontEndPrep
+from console.engine.front_prep import ChatWarmUp, FrontEndPrep
 from console.engine.load_phases import LoadPhases
 from console.engine.vllm_build import EngineBuild, stop_engine
 from console.engine.adapters import Attached, AttachedAdapters, cpu_base_slot, lora_settings
@@ -69,8 +69,6 @@ log = logging.getLogger(__name__)
 #: What a request or a count asked of an engine with no model says.
 NO_MODEL_LOADED = Message("no model is loaded")
 T = TypeVar("T")
-#: The chat rendered once after a load (``_warm_chat``): never sent to the engine.
-WARM_CHAT = GenerationRequest(messages=[{"role": "user", "content": "Hello"}], stream=False)
 
 
 class InProcessEngine(InProcessWarm):
@@ -95,7 +93,7 @@ class InProcessEngine(InProcessWarm):
         self._holds: set[asyncio.Task[None]] = set()  # the gates' scheduler holds in progress
         self.last_group: grouped.GroupTiming | None = None  # where the last held group's time went
         self._prompts = ChatPrompts()  # vLLM's chat preprocessing for the engine in use
-        self._chat_warm: asyncio.Task[None] | None = None  # the chat rendered once after a load
+        self._chat_warm = ChatWarmUp()  # the chat rendered once after a load (front_prep.py)
         atexit.register(self.close)
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -182,11 +180,7 @@ class InProcessEngine(InProcessWarm):
             before = reaper.children()
             build = EngineBuild(self.metrics, wall0, graphs=device != "cpu" and not config.enforce_eager)
             prep = FrontEndPrep(config.tokenizer or config.model, config.trust_remote_code, before)
-            try:
-                engine = build.run(config, self._on_phases)
-            except BaseException:
-                prep.cancel()
-                raise
+            engine = prep.beside(lambda: build.run(config, self._on_phases))
             self._engine = engine
             self._reaper = reaper.start(reaper.new_children(before))
             if device == "cpu" and self._reaper is not None:
@@ -213,7 +207,7 @@ class InProcessEngine(InProcessWarm):
             gc.freeze()
             self._info = info
             self._set_status(EngineStatus(EngineState.READY, name, "", None, info))
-            self._chat_warm = asyncio.get_running_loop().create_task(self._warm_chat(engine))
+            self._chat_warm.start(self._prompts, engine, self._tokenizer, lambda: self._engine)
             return info
         except BaseException as exc:
             message = explain(exc, config, build.failed_text if build is not None else "")
@@ -223,21 +217,6 @@ class InProcessEngine(InProcessWarm):
             await self._shutdown_engine()
             self._set_status(EngineStatus(EngineState.FAILED, name, "", message))
             raise EngineError(message) from exc
-
-    async def _warm_chat(self, engine: Any) -> None:
-        """Render one chat now, as the first message would: vLLM resolves the template's content
-        format then, loading the model's processor (0.3 s on the CPU engine with SmolLM2), while
-        the user is still typing. A template that refuses it costs nothing: the first message
-        gets vLLM's own words."""
-        tokenizer = self._tokenizer
-        if tokenizer is None or not getattr(tokenizer, "chat_template", None):
-            return
-        try:
-            await self._prompts.engine_input(engine, tokenizer, WARM_CHAT)
-        except Exception as exc:
-            log.debug("warming the chat renderer: %s", exc)
-        if self._engine is not engine:  # unloaded meanwhile: keep no renderer of it
-            self._prompts.forget()
 
     def _on_phases(self, phases: LoadPhases) -> None:
         """vLLM's log says the load moved on (``phase_watch``'s thread; the engine's waits on it)."""
@@ -291,9 +270,7 @@ class InProcessEngine(InProcessWarm):
         self._watchdog = None
 
     async def _shutdown_engine(self) -> None:
-        if self._chat_warm is not None:
-            self._chat_warm.cancel()
-            self._chat_warm = None
+        self._chat_warm.cancel()
         await self._cancel_requests()
         engine, self._engine = self._engine, None
         self._tokenizer = None
