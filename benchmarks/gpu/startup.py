@@ -116,10 +116,6 @@ def engine_args(model: Path, util: float, device: str, dry_run: bool) -> dict[st
     }
 
 
-def console_args(args: dict[str, Any], device: str) -> dict[str, Any]:
-    return {**args, "device": device} if device == "cpu" else {**args, "device": "cuda"}
-
-
 def serve_argv(args: dict[str, Any], port: int) -> list[str]:
     argv = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--port", str(port), "--host", "127.0.0.1"]
     for k, v in args.items():
@@ -324,7 +320,7 @@ def main() -> int:
             if kind == "serve":
                 res = run_serve(args, env, log_path, a.timeout_s)
             else:
-                kargs = console_args(args, device) if kind == "console" else args
+                kargs = {**args, "device": device} if kind == "console" else args
                 res = run_child(kind, kargs, env, log_path, a.timeout_s)
             text = log_path.read_text(errors="replace")
             res.update(kind=kind, cache=state, vllm_phases=phases_of(text), vllm_config=config_of(text))
