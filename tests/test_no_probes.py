@@ -25,6 +25,8 @@ FOREIGN = {
     "console/engine/choices.py": "vLLM's CompletionOutput and Logprob (stop_reason, decoded_token by release)",
     "console/engine/openai_body.py": "vLLM's OpenAI request models, pydantic's ValidationError (fields by release)",
     "console/engine/tool_calls.py": "vLLM's structured-output constraint and tool calls (fields by release)",
+    "console/engine/front_prep.py:chat_template": "a Hugging Face tokenizer: chat_template only when the model "
+    "ships one",
     "console/engine/chat_prompt.py": "vLLM's renderer result: ErrorResponse's error/message moved between releases",
     "console/bench/cpu_dtype_check.py": "vLLM's prompt Logprob entries (a Logprob object or a bare float by release)",
     "console/metrics/vllm_logger.py": "vLLM's SchedulerStats, IterationStats, FinishedRequestStats (fields by release)",
