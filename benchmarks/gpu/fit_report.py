@@ -35,11 +35,15 @@ from console.planner.gpus import GiB  # noqa: E402
 from console.planner.overheads import graphs_estimate  # noqa: E402
 from console.planner.request import QUANT_BITS, PlanRequest, quantization_family, weights_bytes  # noqa: E402
 from console.planner.shapes import ModelShape  # noqa: E402
+from console.planner.selfcal import gpu_key  # noqa: E402
 from console.planner.shape_lookup import shape_for  # noqa: E402
 
 FIT_LOADS = HERE / "results" / "fit" / "fit-loads.jsonl"
 MATRIX_LOADS = HERE / "results" / "fit" / "fit-matrix.jsonl"
 CONSTANTS = ROOT / "resources" / "calibration" / "vllm-memory.json"
+#: a GPU and release with fewer fitted loads is planned with another GPU's constants of the same release
+#: (``MemoryConstants.find``: "other-gpu") rather than with constants one or two loads would set
+MIN_FIT_LOADS = 5
 _KEEP = (
     "repo",
     "shape",
@@ -85,7 +89,7 @@ def records() -> list[dict[str, Any]]:
         r = json.loads(line)
         if r.get("rc") != 0 and not (r.get("rc") == "timeout" and r.get("report", {}).get("kv_tokens")):
             continue  # a timeout after vLLM sized the cache (a kernel warm-up ran long) still measured it
-        r["gpu"] = "h200" if "H200" in r.get("gpu_name", "") else r.get("gpu_name", "gpu")
+        r["gpu"] = gpu_key(r.get("gpu_name") or "h200")  # "NVIDIA H100 80GB HBM3" -> "h100-80gb"
         out.append({k: r[k] for k in _KEEP if k in r})
     from calibration_check import recorded_h200_loads
 
@@ -172,6 +176,12 @@ def constants_document(recs: list[dict[str, Any]]) -> dict[str, Any]:
             groups.setdefault((r["gpu"], r["vllm_version"]), []).append(t)
     releases = []
     for (gpu, version), loads in sorted(groups.items()):
+        if len(loads) < MIN_FIT_LOADS:
+            print(
+                f"{gpu} / vLLM {version}: {len(loads)} load(s) outside the held-out set, too few to fit: "
+                "its loads are planned with another GPU's constants (replayed below)"
+            )
+            continue
         c = vm.fit_release(gpu, version, loads)
         held = vm.held_out_error(gpu, version, loads)
         releases.append({**c.to_dict(), "held_out": {k: v.to_dict() for k, v in sorted(held.items())}})
@@ -277,7 +287,7 @@ def start_checks(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for r in lines:
         if not r.get("hold"):
             continue
-        r = {**r, "gpu": "h200"}
+        r = {**r, "gpu": gpu_key(r.get("gpu_name") or "h200")}
         req = request_of(r)
         req = dataclasses.replace(req, in_use_bytes=int(r.get("in_use_bytes") or 0))
         plan = plan_with_fixes(req)
