@@ -18,10 +18,13 @@ from __future__ import annotations
 import logging
 import sys
 import types
+from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 
 _PREFIXES = ("PySide6", "shiboken6")
+#: PySide6's own check, kept when :func:`cheapen_feature_check` replaces it
+_REPLACED: dict[str, Callable[[types.ModuleType], bool]] = {}
 
 
 def uses_pyside(module: types.ModuleType) -> bool:
@@ -49,8 +52,16 @@ def cheapen_feature_check() -> bool:
     if feature is None or not callable(getattr(feature, "_mod_uses_pyside", None)):
         log.debug("PySide6 has no per-import source check here; nothing to replace")
         return False
+    if feature._mod_uses_pyside is not uses_pyside:
+        _REPLACED.setdefault("pyside", feature._mod_uses_pyside)
     feature._mod_uses_pyside = uses_pyside  # type: ignore[attr-defined]  # PySide6's internal module, untyped
     return True
 
 
-__all__ = ["cheapen_feature_check", "uses_pyside"]
+def pyside_check() -> Callable[[types.ModuleType], bool] | None:
+    """PySide6's own check as it was before :func:`cheapen_feature_check` replaced it (None: not
+    replaced in this process)."""
+    return _REPLACED.get("pyside")
+
+
+__all__ = ["cheapen_feature_check", "pyside_check", "uses_pyside"]
