@@ -431,10 +431,10 @@ class Run:
             self.save()
 
         def best(k: str) -> float:
-            return max(r["output_tokens_per_s"] for r in rows[k])
+            return max(float(r["output_tokens_per_s"]) for r in rows[k])
 
         def median(k: str) -> float:
-            vals = sorted(r["output_tokens_per_s"] for r in rows[k])
+            vals = sorted(float(r["output_tokens_per_s"]) for r in rows[k])
             return vals[len(vals) // 2]
 
         out: dict[str, Any] = {"workload": w.name, "runs": rows}
@@ -641,15 +641,19 @@ def main() -> int:
     prev = args.out / "batch-parity.json"
     if prev.is_file():
         run.report["parts"].update(json.loads(prev.read_text()).get("parts", {}))
-    parts = {
+    parts: dict[str, Callable[[str], dict[str, Any]]] = {
         "consistency": run.consistency,
         "stress": run.stress,
         "speed": run.speed,
         "8b": run.big,
         "offload": run.offload,
     }
+
+    def part_fn(key: str) -> Callable[[], dict[str, Any]]:
+        return lambda: parts[key](args.gguf)  # an unknown key fails inside run.part, as a failed part
+
     for p in args.parts.split(","):
-        run.part(p, lambda p=p: parts[p](args.gguf))
+        run.part(p, part_fn(p))
     for tag in list(run.engines):
         run.drop(tag)
     run.report["finished_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

@@ -88,7 +88,7 @@ def recorded_h200_loads(results: Path = RESULTS) -> list[Any]:
 #: the engine starts of benchmarks/gpu/acceptance.py (2026-11-30, 22:05-22:25 UTC): loads the
 #: calibration never saw (other models, other lengths, a 49,152-token vocabulary on the 8B shape)
 ACCEPTANCE_LOG = "acceptance.log.gz"
-_ACCEPTANCE_SHAPES = {
+_ACCEPTANCE_SHAPES: dict[str, tuple[str, dict[str, Any]]] = {
     "smollm2": ("SmolLM2-135M", {}),
     "smollm2-awq": ("SmolLM2-135M", {}),
     "llama-8b-shape": ("Llama-3.1-8B", {"vocab_size": 49152}),
@@ -226,7 +226,9 @@ def run_gpu(out: Path) -> dict[str, Any]:
                 config = config.replace(max_num_batched_tokens=extra["max_num_batched_tokens"])
             t0 = time.time()
             info = engine.load(config, label).result(timeout=900)
-            measured = int(info.num_kv_blocks) * int(info.block_size)
+            measured = info.kv_cache_tokens
+            if measured is None:  # vLLM's log gave no KV cache size: nothing to compare
+                raise SystemExit(f"{label}: the engine reported no KV cache size")
             after, status_after = predicted(gpu, shape, util, extra)
             row = {
                 "label": label,

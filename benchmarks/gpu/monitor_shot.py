@@ -85,7 +85,7 @@ def main() -> int:
 
         folder = make_llama(work / "llama-8b-shape")
     else:
-        from tune_8b import shape_8b  # type: ignore[import-not-found]
+        from tune_8b import shape_8b
 
         folder = shape_8b(args.tokenizer, work / "llama-8b-shape")
         from safetensors.numpy import save_file
@@ -128,7 +128,12 @@ def main() -> int:
     print("engine ready", report["steps_s"], flush=True)
     t_loaded = time.time()
 
+    # build_panels has run: these modules (pyqtgraph) are loaded, and the tabs hold their panels
+    from console.ui.bench.panel import BenchPanel
+    from console.ui.monitor.panel import MonitorPanel
+
     bench = window.panels["bench"]
+    assert isinstance(bench, BenchPanel)
     bench.num_prompts.setValue(8 if args.cpu_smoke else args.prompts)
     bench.input_len.setValue(16 if args.cpu_smoke else 512)
     bench.output_len.setValue(8 if args.cpu_smoke else 256)
@@ -143,6 +148,7 @@ def main() -> int:
     spin(3.0)
 
     monitor = window.panels["monitor"]
+    assert isinstance(monitor, MonitorPanel)
     window.tabs.setCurrentWidget(monitor)
     monitor.show_last(max(60.0, time.time() - t_loaded + 10))
     spin(3.0)

@@ -13,18 +13,21 @@ table over image_size / patch_size patches a side, indexed by h x max_width + w.
 import importlib.abc
 import importlib.machinery
 import sys
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
 
 _NAME = "transformers.models.pixtral.modeling_pixtral"
 
 
-def _patch(module):
+def _patch(module: ModuleType) -> None:
     import torch
     from torch import nn
 
     if not hasattr(module, "PixtralRotaryEmbedding"):
 
-        class PixtralRotaryEmbedding(nn.Module):
-            def __init__(self, config, device=None):
+        class PixtralRotaryEmbedding(nn.Module):  # type: ignore[misc]  # torch is Any: see [tool.mypy]
+            def __init__(self, config: Any, device: Any = None) -> None:
                 super().__init__()
                 dim = config.head_dim
                 base = getattr(config, "rope_theta", None) or (config.rope_parameters or {})["rope_theta"]
@@ -39,16 +42,16 @@ def _patch(module):
                 ).reshape(-1, dim // 2)
                 self.register_buffer("inv_freq", torch.cat((table, table), dim=-1).to(device), persistent=False)
 
-            @torch.no_grad()
-            def forward(self, x, position_ids):
+            @torch.no_grad()  # type: ignore[untyped-decorator]  # torch is Any: see [tool.mypy]
+            def forward(self, x: Any, position_ids: Any) -> tuple[Any, Any]:
                 freqs = self.inv_freq[position_ids]
                 return freqs.cos().to(dtype=x.dtype), freqs.sin().to(dtype=x.dtype)
 
-        module.PixtralRotaryEmbedding = PixtralRotaryEmbedding
+        module.PixtralRotaryEmbedding = PixtralRotaryEmbedding  # type: ignore[attr-defined]  # the patch itself
 
     if not hasattr(module, "position_ids_in_meshgrid"):
 
-        def position_ids_in_meshgrid(patch_embeds_list, max_width):
+        def position_ids_in_meshgrid(patch_embeds_list: list[Any], max_width: int) -> Any:
             positions = []
             for patch in patch_embeds_list:
                 height, width = patch.shape[-2:]
@@ -57,11 +60,13 @@ def _patch(module):
                 positions.append((h_grid * max_width + v_grid)[:, 0])
             return torch.cat(positions)
 
-        module.position_ids_in_meshgrid = position_ids_in_meshgrid
+        module.position_ids_in_meshgrid = position_ids_in_meshgrid  # type: ignore[attr-defined]  # the patch itself
 
 
 class _Hook(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path, target=None):
+    def find_spec(
+        self, name: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
         if name != _NAME:
             return None
         spec = importlib.machinery.PathFinder.find_spec(name, path)
@@ -69,11 +74,11 @@ class _Hook(importlib.abc.MetaPathFinder):
             return spec
         orig = spec.loader.exec_module
 
-        def exec_module(module, _orig=orig):
+        def exec_module(module: ModuleType, _orig: Callable[[ModuleType], None] = orig) -> None:
             _orig(module)
             _patch(module)
 
-        spec.loader.exec_module = exec_module
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]  # the hook: patch after the module runs
         return spec
 
 

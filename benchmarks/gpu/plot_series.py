@@ -27,6 +27,8 @@ def load(path: Path) -> dict[str, Any]:
     from console.metrics.recording import read_json_file
 
     data = read_json_file(path)
+    if not isinstance(data, dict):
+        raise SystemExit(f"{path}: not a MetricsStore series (not a JSON object)")
     for key in ("resolution_s", "bins", "device", "ttft"):
         if key not in data:
             raise SystemExit(f"{path}: not a MetricsStore series (no '{key}')")

@@ -15,27 +15,31 @@ the raylet started with ``--resources='{"vllm_cpu": 1}'``. The venv used (2026-1
 import importlib.abc
 import importlib.machinery
 import sys
+from collections.abc import Callable, Sequence
+from types import ModuleType
 
 
-def _patch(name, module):
+def _patch(name: str, module: ModuleType) -> None:
     if name == "vllm.platforms.cpu":
         module.CpuPlatform.ray_device_key = "vllm_cpu"
     else:  # every class that asks Ray for its accelerator ids: one "device", number 0
 
-        def ids(self):
+        def ids(self: object) -> tuple[str, list[int]]:
             import ray
 
             return ray.get_runtime_context().get_node_id(), [0]
 
         for obj in list(vars(module).values()):
             if isinstance(obj, type) and "get_node_and_physical_gpu_ids" in vars(obj):
-                obj.get_node_and_physical_gpu_ids = ids
+                obj.get_node_and_physical_gpu_ids = ids  # type: ignore[attr-defined]  # the patch itself
 
 
 class _Hook(importlib.abc.MetaPathFinder):
     targets = {"vllm.platforms.cpu", "vllm.v1.executor.ray_utils", "vllm.v1.executor.ray_executor_v2"}
 
-    def find_spec(self, name, path, target=None):
+    def find_spec(
+        self, name: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
         if name not in self.targets:
             return None
         spec = importlib.machinery.PathFinder.find_spec(name, path)
@@ -44,11 +48,11 @@ class _Hook(importlib.abc.MetaPathFinder):
         loader = spec.loader
         orig = loader.exec_module
 
-        def exec_module(module, _orig=orig, _name=name):
+        def exec_module(module: ModuleType, _orig: Callable[[ModuleType], None] = orig, _name: str = name) -> None:
             _orig(module)
             _patch(_name, module)
 
-        loader.exec_module = exec_module
+        loader.exec_module = exec_module  # type: ignore[method-assign]  # the hook: patch after the module runs
         return spec
 
 

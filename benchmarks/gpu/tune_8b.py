@@ -79,7 +79,7 @@ def write_tokenizer(dst: Path) -> None:
 
 def shape_8b(tokenizer: Path, folder: Path) -> Path:
     """The Llama-3.1-8B shape with the tokenizer's vocabulary (dummy weights at load)."""
-    from acceptance import LLAMA_8B  # type: ignore[import-not-found]
+    from acceptance import LLAMA_8B
     from transformers import AutoTokenizer
 
     folder.mkdir(parents=True, exist_ok=True)

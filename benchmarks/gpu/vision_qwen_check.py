@@ -144,7 +144,7 @@ def budget(mc: Any, label: str) -> dict[str, Any]:
         enable_chunked_prefill=True,
     )
     config = SimpleNamespace(model_config=mc, scheduler_config=scheduler, parallel_config=ParallelConfig())
-    b = MultiModalBudget(config, MULTIMODAL_REGISTRY)  # type: ignore[arg-type]
+    b = MultiModalBudget(config, MULTIMODAL_REGISTRY)
     return {
         f"vllm_{label}_encoder_budget": b.get_encoder_budget(),
         f"vllm_{label}_profile_images": b.mm_max_items_per_batch.get("image"),
