@@ -99,6 +99,10 @@ print("PROBE " + json.dumps(out[0]), flush=True)
 """
 
 
+def _text(x: str | bytes | None) -> str:
+    return x.decode(errors="replace") if isinstance(x, bytes) else (x or "")
+
+
 def loads(only: list[str]) -> list[Any]:
     by_id = {x.load_id: x for x in fit_matrix._matrix()}
     missing = [i for i in only if i not in by_id]
@@ -120,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         folder = fit_matrix.write_folder(load, a.outdir / "models")
         args = {**fit_matrix.engine_args(load, folder, a.util), "enforce_eager": True}
         log = a.outdir / f"{load.load_id}.probe.log"
+        rc: int | str
         try:
             proc = subprocess.run(
                 [sys.executable, "-c", PROBE_SCRIPT, json.dumps(args)],
@@ -129,11 +134,11 @@ def main(argv: list[str] | None = None) -> int:
                 timeout=a.timeout_s,
             )
             text, rc = proc.stdout + proc.stderr, proc.returncode
-        except subprocess.TimeoutExpired as exc:
-            text, rc = f"{exc.stdout or ''}{exc.stderr or ''}", "timeout"
-        log.write_text(str(text), encoding="utf-8")
-        probe = next((json.loads(x[6:]) for x in str(text).splitlines() if x.startswith("PROBE ")), None)
-        report = parse_vllm_log(str(text)).to_dict()
+        except subprocess.TimeoutExpired as exc:  # its output comes as bytes even with text=True
+            text, rc = "".join(_text(x) for x in (exc.stdout, exc.stderr)), "timeout"
+        log.write_text(text, encoding="utf-8")
+        probe = next((json.loads(x[6:]) for x in text.splitlines() if x.startswith("PROBE ")), None)
+        report = parse_vllm_log(text).to_dict()
         line = {"load_id": load.load_id, "rc": rc, "engine_args": args, "probe": probe, "report": report}
         with (a.outdir / "weights-probe.jsonl").open("a", encoding="utf-8") as f:
             f.write(json.dumps(line, default=str) + "\n")
