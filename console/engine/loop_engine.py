@@ -131,8 +131,14 @@ class LoopEngine:
             return self._loop
 
     def run_coroutine(self, coro: Awaitable[T]) -> cf.Future[T]:
-        """Run ``coro`` on the engine loop."""
-        return asyncio.run_coroutine_threadsafe(coro, self._ensure_loop())  # type: ignore[arg-type]
+        """Run ``coro`` on the engine loop (a closed engine raises, and ``coro`` is closed unrun)."""
+        try:
+            loop = self._ensure_loop()
+        except BaseException:
+            if asyncio.iscoroutine(coro):
+                coro.close()  # else Python warns "coroutine ... was never awaited" when it is collected
+            raise
+        return asyncio.run_coroutine_threadsafe(coro, loop)  # type: ignore[arg-type]
 
     async def _shutdown(self) -> None:
         """Release what the engine holds (on its loop); ``close`` calls it once."""
