@@ -7,8 +7,9 @@
 #   fm             fit_matrix.py, resuming from results/fit/fit-matrix.jsonl (issue 47; BUDGET_S
 #                  starts no load after that many seconds, default 420; call it until nothing is left)
 #   startup        startup.py: console vs LLM() vs vllm serve, cold and warm compile cache (issue 50)
-#   tune-one-user  tune_8b.py --goal one-user within BUDGET_S (issue 50)
-#   tune-many      tune_8b.py --goal many --max-tpot-ms 60 within BUDGET_S (issue 50)
+#   tune-one-user  tune_8b.py --goal one-user within BUDGET_S (issue 50); a second call goes on from
+#                  the first (--state), so 15 minutes of tuning span two calls
+#   tune-many      tune_8b.py --goal many --max-tpot-ms 60 within BUDGET_S, resumable the same way
 #
 # The emulated 24 GB card is 22.9 GiB of whatever card came (0.1638 of an H200, 0.2892 of an H100
 # 80GB). startup and the tunes need the bundled tokenizer in .gpu-tok/ (git-ignored: write it here
@@ -38,9 +39,9 @@ case "$STEP" in
     timeout 570 python3 benchmarks/gpu/startup.py "$OUT/startup" --tokenizer .gpu-tok --util "$U" ;;
   tune-one-user)
     timeout $((BUDGET + 120)) python3 benchmarks/gpu/tune_8b.py "$OUT/tune" --tokenizer .gpu-tok \
-      --goal one-user --budget-s "$BUDGET" ;;
+      --goal one-user --budget-s "$BUDGET" --state /tmp/console-tune/state-one-user.json ;;
   tune-many)
     timeout $((BUDGET + 120)) python3 benchmarks/gpu/tune_8b.py "$OUT/tune" --tokenizer .gpu-tok \
-      --goal many --max-tpot-ms 60 --budget-s "$BUDGET" ;;
+      --goal many --max-tpot-ms 60 --budget-s "$BUDGET" --state /tmp/console-tune/state-many.json ;;
   *) echo "unknown step $STEP"; exit 2 ;;
 esac

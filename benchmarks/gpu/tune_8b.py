@@ -142,6 +142,11 @@ def main() -> int:
     ap.add_argument("--goal", choices=("throughput", "one-user", "many"), default="throughput")
     ap.add_argument("--max-ttft-ms", type=float, help="--goal many: p95 time to first token at most this")
     ap.add_argument("--max-tpot-ms", type=float, help="--goal many: p95 time per output token at most this")
+    ap.add_argument(
+        "--state",
+        type=Path,
+        help="save the tune here after every trial and go on from it when it exists (a tune longer than one call)",
+    )
     args = ap.parse_args()
     if args.write_tokenizer:
         write_tokenizer(args.write_tokenizer)
@@ -155,6 +160,7 @@ def main() -> int:
     t_start = time.time()
     log = (args.out / f"tune-{'dryrun' if args.dry_run else '8b'}.log").open("a", encoding="utf-8")
     from console.bench.tune import Goal, describe, tune
+    from console.bench.tune_resume import load_state, save_state
     from console.bench.tune_result import TuneResult
     from console.engine.in_process import InProcessEngine
     from console.jobs import Progress, TaskState
@@ -173,8 +179,14 @@ def main() -> int:
         "setup_seconds": round(time.time() - t_start, 1),
     }
 
+    prior = load_state(args.state) if args.state else None
+    if prior is not None:
+        say(log, f"going on from {args.state}: {len(prior.trials)} trial(s), {prior.tune_seconds:.0f} s before")
+
     def save(result: TuneResult) -> None:
         out_json.write_text(json.dumps({**result.to_dict(), **extra}, indent=1, default=str))
+        if args.state:
+            save_state(args.state, result)
 
     last = [""]
 
@@ -199,6 +211,7 @@ def main() -> int:
             on_trial=save,
             goal=goal,
             pruned=pruned,
+            resume=prior,
         )
     finally:
         engine.close()

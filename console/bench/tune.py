@@ -24,6 +24,8 @@ within a time budget, and measure vLLM's defaults in the same run to say by how 
    compiled for the first from its torch.compile cache (the same cache dir for every trial); each
    trial records its load time and whether it was the first load of its key, and with
    ``confirm_best`` the best is loaded again at the end (its second load, and a re-measure).
+6. ``resume``: a tune saved after each of its trials goes on where it stopped, keeping what it
+   measured (:mod:`console.bench.tune_resume`).
 
 The result names its workload, the vLLM version and the card, and records ``speedup_vs_default``
 and ``tune_seconds`` beside the trials (:mod:`console.bench.tune_result`).
@@ -33,12 +35,13 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import replace
 from typing import Any, Callable
 
 from console.bench.tune_goal import Goal, tpot_ms
 from console.bench.tune_plan import (
     Candidate,
+    head,
+    rung_sizes,
     Pruned,
     TunePlan,
     WorkloadShape,
@@ -56,6 +59,7 @@ from console.bench.tune_result import (
     minutes,
     save_as_preset,
 )
+from console.bench.tune_resume import KEPT, ResumeMismatch, mismatch, rung_scores
 from console.bench.workload import Workload
 from console.config import EngineConfig
 from console.engine.interface import Loader, require_loader
@@ -82,25 +86,6 @@ def _tps(figures: dict[str, Any]) -> float:
 
 #: The fewest requests a short run needs before it may stop a trial.
 MIN_PRUNE_REQUESTS = 2
-
-
-def rung_sizes(num_prompts: int, eta: int, rungs: int = 2) -> list[int]:
-    """Prompts measured at each rung: the whole workload last, each earlier one ``1/eta`` of the next."""
-    sizes = [max(1, math.ceil(num_prompts / eta ** (rungs - 1 - k))) for k in range(rungs)]
-    return sorted(set(sizes))
-
-
-def head(workload: Workload, n: int) -> Workload:
-    """The first ``n`` prompts of ``workload`` (a short run)."""
-    if n >= workload.num_prompts:
-        return workload
-    return replace(
-        workload,
-        name=f"{workload.name} (first {n})",
-        prompt_token_ids=workload.prompt_token_ids[:n],
-        messages=workload.messages[:n],
-        output_lens=workload.output_lens[:n],
-    )
 
 
 def capture_limit(knobs: dict[str, Any], base: EngineConfig, level: int) -> int:
@@ -142,6 +127,21 @@ class _Search:
         self.seen_keys: set[str] = set()
         self.default: int | None = None
         self._compile_knobs: tuple[str, ...] | None = None
+        self.prior_seconds = 0.0  # spent by the tune this one resumes
+        self.resumed: list[dict[str, Any]] = []
+        self.started_utc = ""
+
+    def resume(self, prior: TuneResult) -> None:
+        """Go on from ``prior`` (:mod:`console.bench.tune_resume`): its measured trials kept as they
+        were, the halving's scores and the compile keys loaded rebuilt from them."""
+        self.trials = [t for t in prior.trials if t.status in KEPT]
+        self.default = next((i for i, t in enumerate(self.trials) if t.label == "default"), None)
+        self.rung_scores = rung_scores(self.trials, self.goal, len(self.rungs))
+        self.seen_keys = {t.compile_key for t in self.trials if t.compile_key}
+        self.vllm_version = prior.vllm_version
+        self.prior_seconds = prior.tune_seconds
+        self.started_utc = prior.started_utc
+        self.resumed = [*prior.resumed, {"trials_kept": len(self.trials), "after_s": prior.tune_seconds}]
 
     # -- time ---------------------------------------------------------------------------------
     def elapsed(self) -> float:
@@ -310,10 +310,14 @@ class _Search:
         return knobs
 
     def search(self, confirm_best: bool) -> None:
-        default = Trial({k: v for k, v in self.plan.default_knobs.items() if v is not None}, "skipped", label="default")
-        self.default = 0
-        self.measure_trial(default, [self.ws.concurrency], "tune-default")
-        remaining = list(self.plan.candidates)
+        if self.default is None:  # a resumed tune keeps the defaults it measured
+            default = Trial(
+                {k: v for k, v in self.plan.default_knobs.items() if v is not None}, "skipped", label="default"
+            )
+            self.default = len(self.trials)
+            self.measure_trial(default, [self.ws.concurrency], "tune-default")
+        tried = [t.knobs for t in self.trials]
+        remaining = [c for c in self.plan.candidates if self.with_capture(c) not in tried]
         while remaining and not (self.cancelled or self.task.cancelled):
             need = self.need_for_a_trial()
             found = best_of(self.trials, self.goal) not in (None, self.default)
@@ -338,6 +342,8 @@ class _Search:
         i = best_of(self.trials, self.goal)
         if confirm_best and i is not None and i != self.default and self.need_for_a_trial() <= self.left():
             t = self.trials[i]  # loaded again: its second load, and its figures measured twice
+            if any(x.label == "confirmation" and x.knobs == t.knobs for x in self.trials):
+                return  # confirmed before this tune was resumed
             again = Trial(dict(t.knobs), "skipped", label="confirmation", predicted_tok_s=t.predicted_tok_s)
             self.say(f"confirming trial {i + 1}: loading it again")
             self.measure_trial(again, [t.level or self.ws.concurrency], "tune-confirm")
@@ -376,7 +382,7 @@ class _Search:
             cancelled=self.cancelled,
             default=self.default,
             speedup_vs_default=speedup,
-            tune_seconds=round(self.elapsed(), 1),
+            tune_seconds=round(self.prior_seconds + self.elapsed(), 1),
             budget_s=self.budget_s,
             workload={"name": self.workload.name, "source": self.workload.source, **self.ws.to_dict()},
             vllm_version=self.vllm_version,
@@ -390,10 +396,12 @@ class _Search:
                 "confirmation": confirmations,
             },
             compile_cache={"dir": compile_cache_root(), **load_figures(trials)},
-            started_utc=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(time.time() - self.elapsed())),
+            started_utc=self.started_utc
+            or time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(time.time() - self.elapsed())),
             goal=self.goal.to_dict(),
             tpot_ratio_vs_default=best_tpot / default_tpot if best_tpot and default_tpot else None,
             note=note,
+            resumed=list(self.resumed),
         )
 
 
@@ -415,12 +423,15 @@ def tune(
     on_trial: OnTrial | None = None,
     goal: Goal | None = None,
     pruned: list[Pruned] | None = None,
+    resume: TuneResult | None = None,
 ) -> TuneResult:
     """Search ``grid`` around ``base`` on ``workload`` (see the module's text). ``card``: the
     planner's profile name of the card (default: the device's own; ``device_bytes`` with a bigger
     device emulates it); a grid's memory fractions are fractions of that card. ``goal``: what to
     optimise (:mod:`console.bench.tune_goal`; default throughput; one user runs one request in
-    flight); ``pruned``: what the caller left out of the grid, and why (reported with the plan's)."""
+    flight); ``pruned``: what the caller left out of the grid, and why (reported with the plan's);
+    ``resume``: a saved tune of the same goal and workload to go on from (:mod:`console.bench.tune_resume`;
+    :class:`~console.bench.tune_resume.ResumeMismatch` when it is another's)."""
 
     engine = require_loader(engine, "Auto-tune")  # before any trial: a remote server would ignore the knobs
     task = task or TaskState()
@@ -450,6 +461,11 @@ def tune(
         on_trial=on_trial,
         goal=goal,
     )
+    if resume is not None:
+        why = mismatch(resume, goal, {"name": workload.name, "num_prompts": workload.num_prompts}, device, plan.card)
+        if why:
+            raise ResumeMismatch(f"cannot go on from that tune: {why}")
+        s.resume(resume)
     s.search(confirm_best)
     result = s.result()
     task.report(

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from console.bench.workload import Workload
@@ -385,3 +385,22 @@ def _predicted(
     held = fit.kv_tokens // max(1, ws.context)
     p.max_concurrency = float(min(level, held))
     return float(roofline(p)["batched_tok_s_bound"])
+
+
+def rung_sizes(num_prompts: int, eta: int, rungs: int = 2) -> list[int]:
+    """Prompts measured at each rung: the whole workload last, each earlier one ``1/eta`` of the next."""
+    sizes = [max(1, math.ceil(num_prompts / eta ** (rungs - 1 - k))) for k in range(rungs)]
+    return sorted(set(sizes))
+
+
+def head(workload: Workload, n: int) -> Workload:
+    """The first ``n`` prompts of ``workload`` (a short run)."""
+    if n >= workload.num_prompts:
+        return workload
+    return replace(
+        workload,
+        name=f"{workload.name} (first {n})",
+        prompt_token_ids=workload.prompt_token_ids[:n],
+        messages=workload.messages[:n],
+        output_lens=workload.output_lens[:n],
+    )

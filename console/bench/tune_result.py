@@ -89,6 +89,8 @@ class TuneResult:
     #: best / default median TPOT (below 1: the chosen point answers each token faster)
     tpot_ratio_vs_default: float | None = None
     note: str = ""  # e.g. that no trial met the limits, so none was chosen
+    #: each time the tune went on from a saved state: the trials it kept and the seconds spent before
+    resumed: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from console.cli.common import CliError, print_table
@@ -17,6 +18,8 @@ from console.bench.tune import describe, save_as_preset, tune
 from console.bench.tune_goal import GOALS, Goal, longest_prompt_ttft_ms, tpot_ms
 from console.bench.tune_one_user import one_user_grid, prequantized
 from console.bench.tune_plan import Pruned, default_grid, parse_grid
+from console.bench.tune_resume import KEPT, ResumeMismatch, load_state, save_state
+from console.bench.tune_result import TuneResult
 from console.bench.user_workloads import from_conversations, from_prompts_file
 from console.bench.workload import Workload
 from console.chat.conversations import ConversationStore
@@ -78,6 +81,12 @@ def add_args(p: argparse.ArgumentParser) -> None:
         "up to it as its prompt and its own length (the last --num-prompts answers)",
     )
     p.add_argument("--save-preset", metavar="NAME", help="with --tune: save the best point as this user preset")
+    p.add_argument(
+        "--tune-state",
+        metavar="FILE",
+        help="with --tune: save the tune to FILE after every trial; when FILE holds a tune of the same goal and "
+        "workload that stopped early (budget, Ctrl-C, a crash), go on from it, keeping what it measured",
+    )
 
 
 class TunePrinter:
@@ -97,6 +106,11 @@ def check_args(args: argparse.Namespace) -> None:
     silently ignored: refused."""
     if args.tune:
         goal_of(args)
+        if args.tune_state:
+            try:
+                load_state(Path(args.tune_state))  # a file that is not a saved tune: said before anything loads
+            except ValueError as exc:
+                raise CliError(f"--tune-state: {exc}") from None
         return
     given = [
         flag
@@ -106,6 +120,7 @@ def check_args(args: argparse.Namespace) -> None:
             ("--max-tpot-ms", args.max_tpot_ms is not None),
             ("--tune-prompts", bool(args.tune_prompts)),
             ("--tune-conversations", args.tune_conversations),
+            ("--tune-state", bool(args.tune_state)),
         )
         if on
     ]
@@ -170,21 +185,15 @@ def run(args: argparse.Namespace, engine: Any, config: EngineConfig, device: str
     workload = tune_workload(args, workload)
     grid, pruned = grid_for(args, config, device, goal)
     print(f"[tune] goal: {goal.text()}; workload: {workload.name}", file=sys.stderr)
-    result = tune(
-        engine,
-        config,
-        grid,
-        workload,
-        goal=goal,
-        pruned=pruned,
-        budget_s=args.tune_budget_s,
-        task=TaskState(TunePrinter()),
-        card=args.tune_card,
-        device_bytes=device_bytes,
-        eta=max(2, args.tune_eta),
-        max_concurrency=args.max_concurrency,
-        confirm_best=args.tune_confirm,
-    )
+    state = Path(args.tune_state) if args.tune_state else None
+    prior = _prior(state)
+    try:
+        result = _run_tune(args, engine, config, grid, workload, goal, pruned, device_bytes, state, prior)
+    except ResumeMismatch as exc:
+        raise CliError(f"--tune-state {state}: {exc}; remove the file or name another") from None
+    if state is not None:
+        save_state(state, result)
+        print(f"[tune] state -> {state}", file=sys.stderr)
     print_result(result)
     out = result.to_dict()
     if args.save_preset and result.best is not None:
@@ -199,6 +208,51 @@ def run(args: argparse.Namespace, engine: Any, config: EngineConfig, device: str
         out["saved_preset"] = str(path)
         print(f"saved preset '{args.save_preset}' -> {path}", file=sys.stderr)
     return out
+
+
+def _run_tune(
+    args: argparse.Namespace,
+    engine: Any,
+    config: EngineConfig,
+    grid: Any,
+    workload: Workload,
+    goal: Goal,
+    pruned: list[Pruned],
+    device_bytes: int | None,
+    state: Path | None,
+    prior: TuneResult | None,
+) -> TuneResult:
+    return tune(
+        engine,
+        config,
+        grid,
+        workload,
+        goal=goal,
+        pruned=pruned,
+        budget_s=args.tune_budget_s,
+        task=TaskState(TunePrinter()),
+        card=args.tune_card,
+        device_bytes=device_bytes,
+        eta=max(2, args.tune_eta),
+        max_concurrency=args.max_concurrency,
+        confirm_best=args.tune_confirm,
+        on_trial=None if state is None else lambda r: save_state(state, r),
+        resume=prior,
+    )
+
+
+def _prior(state: Path | None) -> TuneResult | None:
+    """The saved tune to go on from (None: no file yet)."""
+    if state is None:
+        return None
+    try:
+        prior = load_state(state)
+    except ValueError as exc:
+        raise CliError(f"--tune-state: {exc}") from None
+    if prior is not None:
+        kept = sum(t.status in KEPT for t in prior.trials)
+        print(f"[tune] going on from {state}: {kept} trial(s) measured in {prior.tune_seconds:.0f} s", file=sys.stderr)
+    return prior
 
 
 def _f(v: Any, fmt: str = "{:.1f}") -> str:
