@@ -56,6 +56,12 @@ class TaskState:
     def cancelled(self) -> bool:
         return self._cancel.is_set()
 
+    def silenced(self) -> "TaskState":
+        """This task as a sub-step sees it: the same Cancel, its own progress reported nowhere."""
+        child = TaskState()
+        child._cancel = self._cancel
+        return child
+
     def check(self) -> None:
         """Raise :class:`Cancelled` if cancellation was requested."""
         if self._cancel.is_set():

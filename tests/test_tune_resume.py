@@ -14,7 +14,7 @@ import pytest
 
 from console.bench.tune import tune
 from console.bench.tune_goal import Goal
-from console.bench.tune_resume import ResumeMismatch, load_state, result_from_dict, save_state
+from console.bench.tune_resume import ResumeMismatch, load_state, result_from_dict, save_state, unfinished
 from console.bench.workload import synthetic
 from console.config import EngineConfig
 from console.jobs import TaskState
@@ -83,6 +83,7 @@ def test_a_resumed_tune_decides_as_an_uninterrupted_one(tmp_path: Path) -> None:
     assert first.cancelled and [t.status for t in first.trials[:2]] == ["ok", "ok"]
     prior = load_state(state)
     assert prior is not None and len(prior.trials) == 2  # saved after each trial: the cancelled rest is not
+    assert unfinished(prior) and unfinished(first) and not unfinished(whole)  # a crash's state too
     loads_before = len(engine.loads)
     resumed = tune(engine, base, GRID, w, measure=_measure, resume=prior)
 
@@ -124,6 +125,10 @@ def test_another_goal_or_workload_is_not_continued(tmp_path: Path) -> None:
     other = synthetic(12, 1000, 8, vocab_size=512, seed=1)
     with pytest.raises(ResumeMismatch, match="workload|number of prompts"):
         tune(engine, base, GRID, other, measure=_measure, resume=prior)
+    (tmp_path / "m2").mkdir()
+    (tmp_path / "m2" / "config.json").write_text("{}")
+    with pytest.raises(ResumeMismatch, match=r"other engine arguments \(model\)"):  # another model
+        tune(engine, base.replace(model=str(tmp_path / "m2")), GRID, w, measure=_measure, resume=prior)
     assert len(engine.loads) == loads  # refused before anything loaded
 
 

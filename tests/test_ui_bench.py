@@ -221,6 +221,54 @@ def test_tune_page_with_a_stand_in_engine(qtbot, connections, home, tmp_path: Pa
     assert saved["best"] == 2 and saved["speedup_vs_default"] == pytest.approx(2.0)
 
 
+def test_tune_page_goes_on_with_a_stopped_tune_after_a_restart(qtbot, connections, home, tmp_path: Path) -> None:
+    """A tune cancelled after two trials is saved; a new page (the window opened again) offers to go
+    on with it, and going on loads only the points the first part never reached, ending as a tune
+    never stopped would (stand-in engine and figures, as above)."""
+    from PySide6.QtCore import Qt
+
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text("{}")
+    engine = StandInEngine(tmp_path / "m")
+    figures = {None: (90.0, 0.9), 16: (100.0, 1.0), 32: (180.0, 1.5), 64: (150.0, 2.0)}
+
+    def measure(h: Any, workload: Any, in_flight: Any = None) -> dict:
+        n = h.config.block_size
+        return {"output_tokens_per_s": figures[n][0], "e2e_s": {"p99": figures[n][1]}}
+
+    first = _panel(qtbot, connections, engine).tune
+    assert not first.go_on_button.isEnabled()  # nothing saved yet
+    first.measure = measure
+    first.grid_edit.setText("block_size=16,32,64")
+    cancel = lambda r: len(r.trials) >= 2 and first.call.state.cancel()  # noqa: E731
+    first.trialMeasured.connect(cancel, Qt.ConnectionType.DirectConnection)
+    with qtbot.waitSignal(first.tuneFinished, timeout=30_000) as done:
+        assert first.run()
+    stopped = done.args[0]
+    assert stopped.cancelled and [t.status for t in stopped.trials] == ["ok", "ok", "skipped", "skipped"]
+    assert first.go_on_button.isEnabled()
+
+    again = _panel(qtbot, connections, engine).tune  # a new window: the tune comes back from disk
+    assert again.go_on_button.isEnabled() and again.saved is not None
+    assert [t.status for t in again.saved.trials] == ["ok", "ok", "skipped", "skipped"]
+    again.measure = measure
+    again.grid_edit.setText("block_size=16,32,64")
+    engine.loads.clear()
+    with qtbot.waitSignal(again.tuneFinished, timeout=30_000) as done:
+        again.go_on_button.click()
+    result = done.args[0]
+    assert [(t.knobs.get("block_size"), t.status) for t in result.trials] == [
+        (None, "ok"),
+        (16, "ok"),
+        (32, "ok"),
+        (64, "ok"),
+    ]
+    assert engine.loads == [32, 64, None]  # the unreached points, then the user's configuration again
+    assert result.best == 2 and result.resumed[0]["trials_kept"] == 2
+    assert not again.go_on_button.isEnabled()  # nothing left to go on with
+    assert again.table.rowCount() == 4
+
+
 @pytest.mark.engine
 def test_tune_page_cancel_after_the_first_trial_keeps_it(qtbot, connections, tiny_engine, home) -> None:
     """On the real CPU engine: the first trial (vLLM's defaults for the grid's knobs: the engine's

@@ -3,11 +3,11 @@
 #
 #   bash benchmarks/gpu/agenda.sh STEP [BUDGET_S]
 #
-#   probe          weights_probe.py: what the worker holds after an online-FP8 load (issue 47, ~4 min)
-#   fm             fit_matrix.py, resuming from results/fit/fit-matrix.jsonl (issue 47; BUDGET_S
+#   probe          weights_probe.py: what the worker holds after an online-FP8 load (the planner, ~4 min)
+#   fm             fit_matrix.py, resuming from results/fit/fit-matrix.jsonl (the planner; BUDGET_S
 #                  starts no load after that many seconds, default 420; call it until nothing is left)
-#   startup        startup.py: console vs LLM() vs vllm serve, cold and warm compile cache (issue 50)
-#   tune-one-user  tune_8b.py --goal one-user within BUDGET_S (issue 50); a second call goes on from
+#   startup        startup.py: console vs LLM() vs vllm serve, cold and warm compile cache
+#   tune-one-user  tune_8b.py --goal one-user within BUDGET_S; a second call goes on from
 #                  the first (--state), so 15 minutes of tuning span two calls
 #   tune-many      tune_8b.py --goal many --max-tpot-ms 60 within BUDGET_S, resumable the same way
 #

@@ -59,7 +59,7 @@ from console.bench.tune_result import (
     minutes,
     save_as_preset,
 )
-from console.bench.tune_resume import KEPT, ResumeMismatch, mismatch, rung_scores
+from console.bench.tune_resume import KEPT, ResumeMismatch, mismatch, plain, rung_scores
 from console.bench.workload import Workload
 from console.config import EngineConfig
 from console.engine.interface import Loader, require_loader
@@ -402,6 +402,7 @@ class _Search:
             tpot_ratio_vs_default=best_tpot / default_tpot if best_tpot and default_tpot else None,
             note=note,
             resumed=list(self.resumed),
+            base=plain(dict(self.base.engine_kwargs())),
         )
 
 
@@ -462,7 +463,8 @@ def tune(
         goal=goal,
     )
     if resume is not None:
-        why = mismatch(resume, goal, {"name": workload.name, "num_prompts": workload.num_prompts}, device, plan.card)
+        shape = {"name": workload.name, "num_prompts": workload.num_prompts}
+        why = mismatch(resume, dict(base.engine_kwargs()), goal, shape, device, plan.card)
         if why:
             raise ResumeMismatch(f"cannot go on from that tune: {why}")
         s.resume(resume)

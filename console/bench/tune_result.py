@@ -91,6 +91,8 @@ class TuneResult:
     note: str = ""  # e.g. that no trial met the limits, so none was chosen
     #: each time the tune went on from a saved state: the trials it kept and the seconds spent before
     resumed: list[dict[str, Any]] = field(default_factory=list)
+    #: the engine arguments the tune searched around (the model among them): what a resume must match
+    base: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

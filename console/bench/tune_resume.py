@@ -11,14 +11,18 @@ limit) so loses at most the trial it was in. Plain data, no engine, no Qt."""
 from __future__ import annotations
 
 import json
+import logging
 import math
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from console.atomic import atomic_write_text
+from console.paths import data_home
 from console.bench.tune_goal import Goal
 from console.bench.tune_result import Trial, TuneResult
+
+log = logging.getLogger(__name__)
 
 #: the statuses a resumed tune keeps; "skipped" and "cancelled" points are tried again
 KEPT = ("ok", "stopped", "failed")
@@ -51,15 +55,47 @@ def load_state(path: Path) -> TuneResult | None:
         raise ValueError(f"{path} is not a saved tune ({exc})") from None
 
 
+def last_tune_path() -> Path:
+    """Where the window keeps its last tune, saved after every trial."""
+    return data_home() / "tune" / "last-tune.json"
+
+
+def read_last() -> TuneResult | None:
+    """The window's last tune; None when there is none or it cannot be read (said in the log)."""
+    try:
+        return load_state(last_tune_path())
+    except (ValueError, OSError) as exc:
+        log.warning("the last tune cannot be read back: %s", exc)
+        return None
+
+
+def unfinished(result: TuneResult) -> bool:
+    """Whether ``result`` left points it never reached (skipped for the budget, cancelled, or not
+    yet started when the state was saved): fewer measured than vLLM's defaults and the plan's loads."""
+    measured = [t for t in result.trials if t.status in KEPT and t.label != "confirmation"]
+    return len(measured) < 1 + len(result.plan.get("candidates", []))
+
+
 def save_state(path: Path, result: TuneResult) -> None:
     """Write ``result`` to ``path`` whole or not at all (a crash mid-write keeps the last state)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(result.to_dict(), indent=1, default=str))
 
 
-def mismatch(prior: TuneResult, goal: Goal, workload: dict[str, Any], device: str, card: str | None) -> str | None:
-    """Why ``prior`` cannot be continued by a tune of ``goal`` on ``workload`` (its shape's
-    ``name`` and ``num_prompts``), ``device`` and ``card``; None when it can."""
+def plain(value: Any) -> Any:
+    """``value`` as it reads back from a saved tune (tuples as lists, other objects as text)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def mismatch(
+    prior: TuneResult, base: dict[str, Any], goal: Goal, workload: dict[str, Any], device: str, card: str | None
+) -> str | None:
+    """Why ``prior`` cannot be continued by a tune around ``base`` (engine arguments, the model
+    among them) of ``goal`` on ``workload`` (its shape's ``name`` and ``num_prompts``), ``device``
+    and ``card``; None when it can."""
+    if plain(prior.base) != plain(base):
+        changed = sorted(k for k in set(prior.base) | set(base) if plain(prior.base.get(k)) != plain(base.get(k)))
+        return f"it searched around other engine arguments ({', '.join(changed)})"
     checks = (
         ("goal", prior.goal.get("text"), goal.to_dict().get("text")),
         ("workload", prior.workload.get("name"), workload.get("name")),
@@ -101,10 +137,14 @@ def rung_scores(trials: list[Trial], goal: Goal, rungs: int) -> list[list[float]
 __all__ = [
     "KEPT",
     "ResumeMismatch",
+    "last_tune_path",
     "load_state",
     "mismatch",
+    "plain",
+    "read_last",
     "result_from_dict",
     "rung_scores",
     "run_score",
     "save_state",
+    "unfinished",
 ]

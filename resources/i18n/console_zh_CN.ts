@@ -5494,6 +5494,11 @@ Apply one of its suggestions (Planner box) or load anyway?</source>
     </message>
     <message>
       <location filename="../../console/ui/bench/tune_page.py" />
+      <source>Go on with the stopped tune</source>
+      <translation>继续中断的调优</translation>
+    </message>
+    <message>
+      <location filename="../../console/ui/bench/tune_page.py" />
       <source>Knobs:</source>
       <translation>参数：</translation>
     </message>

@@ -14,6 +14,8 @@ output token, the front marked and vLLM's defaults and the chosen trial labelled
 
 Each trial reloads the engine with its knobs; when the tune ends (done, cancelled or failed) the
 model the user had loaded is loaded again with its own configuration, if it is not still loaded.
+The tune is saved after every trial: "Go on with the stopped tune" continues one cut short (Cancel,
+the budget, a crash), keeping what it measured (:mod:`console.bench.tune_resume`).
 
 Signals:
     tuneFinished(object): the :class:`~console.bench.tune_result.TuneResult`, or a message (str).
@@ -50,6 +52,7 @@ from console.bench.tune import default_measure, describe, Measure, save_as_prese
 from console.bench.tune_goal import Goal, tpot_ms
 from console.bench.tune_one_user import one_user_grid, prequantized
 from console.bench.tune_plan import Pruned, default_grid, grid_text, parse_grid
+from console.bench.tune_resume import last_tune_path, read_last, save_state, unfinished
 from console.models.store import ModelStore
 from console.bench.workload import Workload
 from console.engine.interface import as_loader
@@ -66,21 +69,6 @@ from console.engine.in_process import cuda_available, resolve_device
 
 #: a trial's statuses shown faint (the failed ones are in the error colour)
 _FAINT = ("skipped", "stopped", "cancelled")
-
-
-class _CancelOnly:
-    """A trial's view of the tune's task: it sees Cancel, its per-request progress stays out of
-    the tune's progress bar."""
-
-    def __init__(self, task: TaskState) -> None:
-        self._task = task
-
-    def report(self, stage: str, fraction: float | None = None, message: str = "") -> None:
-        pass
-
-    @property
-    def cancelled(self) -> bool:
-        return self._task.cancelled
 
 
 class TunePage(QWidget):
@@ -101,6 +89,7 @@ class TunePage(QWidget):
         self.measure: Measure = default_measure  # tests may measure with a stand-in
         self.call: BackgroundCall | None = None
         self.result: TuneResult | None = None
+        self.saved = read_last()  # the last tune, saved after every trial: "Go on" continues it
         self._outcome: object = None
         self.base_engine: dict[str, Any] = {}
         self.device = "cpu"
@@ -145,6 +134,8 @@ class TunePage(QWidget):
         row = QHBoxLayout()
         self.run_button = QPushButton(self.tr("Run auto-tune"), self)
         self.run_button.clicked.connect(self._on_run_button_clicked)
+        self.go_on_button = QPushButton(self.tr("Go on with the stopped tune"), self)
+        self.go_on_button.clicked.connect(self._on_go_on_button_clicked)
         self.cancel_button = QPushButton(self.tr("Cancel"), self)
         self.cancel_button.clicked.connect(self.cancel)
         self.preset_button = QPushButton(self.tr("Save as preset…"), self)
@@ -152,7 +143,7 @@ class TunePage(QWidget):
         self.progress = QProgressBar(self)
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
-        for w in (self.run_button, self.cancel_button, self.preset_button):
+        for w in (self.run_button, self.go_on_button, self.cancel_button, self.preset_button):
             row.addWidget(w)
         row.addWidget(self.progress, 1)
         layout.addLayout(row)
@@ -204,8 +195,12 @@ class TunePage(QWidget):
     def _on_run_button_clicked(self) -> None:
         self.run()
 
-    def run(self) -> bool:
-        """Start the tune on the loaded engine's configuration; False when it cannot start."""
+    def _on_go_on_button_clicked(self) -> None:
+        self.run(go_on=True)
+
+    def run(self, go_on: bool = False) -> bool:
+        """Start the tune on the loaded engine's configuration (``go_on``: continue the saved one,
+        keeping what it measured); False when it cannot start."""
 
         self.error.clear_text()
         engine = as_loader(self.ctx.engine)  # the trials reload the engine: a remote server cannot
@@ -226,19 +221,23 @@ class TunePage(QWidget):
         self.base_engine = dict(base.engine_kwargs())
         self.device = resolve_device(base)
         loaded = engine.config  # reloaded at the end only if a trial replaced it
+        prior, state_path = (self.saved if go_on else None), last_tune_path()
+
+        def on_trial(result: TuneResult) -> None:
+            save_state(state_path, result)  # a crash or a closed window loses at most this trial
+            self.trialMeasured.emit(result)
 
         def job(state: TaskState) -> TuneResult:
             if measure is default_measure:  # Cancel also stops the trial being measured
 
                 def measure_cancellable(h: Any, w: Workload, in_flight: int | None = None) -> dict[str, Any]:
-                    cancel_only: Any = _CancelOnly(state)
-                    return run_console(h, w, max_concurrency=in_flight, task=cancel_only)
+                    return run_console(h, w, max_concurrency=in_flight, task=state.silenced())
 
                 run_measure: Measure = measure_cancellable
             else:
                 run_measure = measure
             try:
-                return tune(
+                result = tune(
                     engine,
                     base,
                     grid,
@@ -246,10 +245,13 @@ class TunePage(QWidget):
                     budget_s=budget_s,
                     task=state,
                     measure=run_measure,
-                    on_trial=self.trialMeasured.emit,
+                    on_trial=on_trial,
                     goal=goal,
                     pruned=pruned,
+                    resume=prior,
                 )
+                save_state(state_path, result)
+                return result
             finally:  # whatever happened, give the user their engine back
                 if engine.config != loaded:
                     state.report(f"loading {name} again", None)
@@ -327,7 +329,7 @@ class TunePage(QWidget):
         if result.cancelled:
             text += " " + self.tr("Cancelled: the trials measured so far are kept.")
         self.status_label.setText(text)
-        self._outcome = result
+        self._outcome = self.saved = result
 
     def _on_call_failed(self, message: str) -> None:
         self.error.show_text(self.tr("The tune failed: {0}").format(message))
@@ -490,5 +492,6 @@ class TunePage(QWidget):
             can_load and self._status.state == EngineState.READY and not self.busy() and not other_busy
         )
         self.run_button.setToolTip("" if can_load else needs_loader_tip())
+        self.go_on_button.setEnabled(self.run_button.isEnabled() and self.saved is not None and unfinished(self.saved))
         self.cancel_button.setEnabled(self.busy())
         self.preset_button.setEnabled(not self.busy() and self.selected_trial() is not None)
