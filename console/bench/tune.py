@@ -316,7 +316,7 @@ class _Search:
             )
             self.default = len(self.trials)
             self.measure_trial(default, [self.ws.concurrency], "tune-default")
-        tried = [t.knobs for t in self.trials]
+        tried = [t.knobs for t in self.trials if t.label != "default"]  # resumed: points measured before
         remaining = [c for c in self.plan.candidates if self.with_capture(c) not in tried]
         while remaining and not (self.cancelled or self.task.cancelled):
             need = self.need_for_a_trial()
