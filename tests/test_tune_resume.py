@@ -14,7 +14,14 @@ import pytest
 
 from console.bench.tune import tune
 from console.bench.tune_goal import Goal
-from console.bench.tune_resume import ResumeMismatch, load_state, result_from_dict, save_state, unfinished
+from console.bench.tune_resume import (
+    ResumeMismatch,
+    load_state,
+    result_from_dict,
+    resumable,
+    save_state,
+    unfinished,
+)
 from console.bench.workload import synthetic
 from console.config import EngineConfig
 from console.jobs import TaskState
@@ -84,6 +91,8 @@ def test_a_resumed_tune_decides_as_an_uninterrupted_one(tmp_path: Path) -> None:
     prior = load_state(state)
     assert prior is not None and len(prior.trials) == 2  # saved after each trial: the cancelled rest is not
     assert unfinished(prior) and unfinished(first) and not unfinished(whole)  # a crash's state too
+    assert resumable(prior, dict(base.engine_kwargs())) and not resumable(whole, dict(base.engine_kwargs()))
+    assert not resumable(prior, dict(base.replace(max_model_len=4096).engine_kwargs()))  # other settings loaded
     loads_before = len(engine.loads)
     resumed = tune(engine, base, GRID, w, measure=_measure, resume=prior)
 

@@ -82,6 +82,22 @@ def save_state(path: Path, result: TuneResult) -> None:
     atomic_write_text(path, json.dumps(result.to_dict(), indent=1, default=str))
 
 
+def keep_state(path: Path, result: TuneResult) -> bool:
+    """:func:`save_state` for the window: a disk that refuses costs the resume, not the tune (logged)."""
+    try:
+        save_state(path, result)
+    except OSError as exc:
+        log.warning("the tune could not be saved to %s: %s", path, exc)
+        return False
+    return True
+
+
+def resumable(saved: TuneResult | None, base: dict[str, Any]) -> bool:
+    """Whether ``saved`` left points untried and searched around ``base`` (the engine arguments
+    loaded now): what the window's "Go on" needs."""
+    return saved is not None and unfinished(saved) and plain(saved.base) == plain(base)
+
+
 def plain(value: Any) -> Any:
     """``value`` as it reads back from a saved tune (tuples as lists, other objects as text)."""
     return json.loads(json.dumps(value, default=str))
@@ -137,12 +153,14 @@ def rung_scores(trials: list[Trial], goal: Goal, rungs: int) -> list[list[float]
 __all__ = [
     "KEPT",
     "ResumeMismatch",
+    "keep_state",
     "last_tune_path",
     "load_state",
     "mismatch",
     "plain",
     "read_last",
     "result_from_dict",
+    "resumable",
     "rung_scores",
     "run_score",
     "save_state",

@@ -52,7 +52,7 @@ from console.bench.tune import default_measure, describe, Measure, save_as_prese
 from console.bench.tune_goal import Goal, tpot_ms
 from console.bench.tune_one_user import one_user_grid, prequantized
 from console.bench.tune_plan import Pruned, default_grid, grid_text, parse_grid
-from console.bench.tune_resume import last_tune_path, read_last, save_state, unfinished
+from console.bench.tune_resume import keep_state, last_tune_path, read_last, resumable
 from console.models.store import ModelStore
 from console.bench.workload import Workload
 from console.engine.interface import as_loader
@@ -201,7 +201,6 @@ class TunePage(QWidget):
     def run(self, go_on: bool = False) -> bool:
         """Start the tune on the loaded engine's configuration (``go_on``: continue the saved one,
         keeping what it measured); False when it cannot start."""
-
         self.error.clear_text()
         engine = as_loader(self.ctx.engine)  # the trials reload the engine: a remote server cannot
         if self.ctx.engine is not None and engine is None:
@@ -224,7 +223,7 @@ class TunePage(QWidget):
         prior, state_path = (self.saved if go_on else None), last_tune_path()
 
         def on_trial(result: TuneResult) -> None:
-            save_state(state_path, result)  # a crash or a closed window loses at most this trial
+            keep_state(state_path, result)  # a crash or a closed window loses at most this trial
             self.trialMeasured.emit(result)
 
         def job(state: TaskState) -> TuneResult:
@@ -250,7 +249,7 @@ class TunePage(QWidget):
                     pruned=pruned,
                     resume=prior,
                 )
-                save_state(state_path, result)
+                keep_state(state_path, result)
                 return result
             finally:  # whatever happened, give the user their engine back
                 if engine.config != loaded:
@@ -329,7 +328,7 @@ class TunePage(QWidget):
         if result.cancelled:
             text += " " + self.tr("Cancelled: the trials measured so far are kept.")
         self.status_label.setText(text)
-        self._outcome = self.saved = result
+        self._outcome = result
 
     def _on_call_failed(self, message: str) -> None:
         self.error.show_text(self.tr("The tune failed: {0}").format(message))
@@ -337,6 +336,7 @@ class TunePage(QWidget):
 
     def _on_call_finished(self) -> None:
         self.call = None
+        self.saved = read_last()  # what the worker kept, however the tune ended
         # the engine's statuses since the bridge's last tick (the READY of the model loaded again)
         # reach every view before anyone hears that the tune ended
         if self.ctx.bridge is not None:
@@ -492,6 +492,9 @@ class TunePage(QWidget):
             can_load and self._status.state == EngineState.READY and not self.busy() and not other_busy
         )
         self.run_button.setToolTip("" if can_load else needs_loader_tip())
-        self.go_on_button.setEnabled(self.run_button.isEnabled() and self.saved is not None and unfinished(self.saved))
+        loader = as_loader(self.ctx.engine)
+        base = (loader.requested_config or loader.config) if loader is not None else None
+        go_on = base is not None and resumable(self.saved, dict(base.engine_kwargs()))
+        self.go_on_button.setEnabled(self.run_button.isEnabled() and go_on)
         self.cancel_button.setEnabled(self.busy())
         self.preset_button.setEnabled(not self.busy() and self.selected_trial() is not None)
