@@ -109,3 +109,35 @@ def test_goal_many_never_chooses_a_trial_over_the_limit(tiny_engine: Any) -> Non
         assert "no trial kept the limits" in result.note
     else:
         assert tpot_ms(result.trials[result.best].figures, "p95") <= limit  # type: ignore[operator]
+
+
+def test_bench_tune_state_goes_on_after_a_short_first_part(
+    tiny_model: Path, home: Path, tmp_path: Path, capsys: Any
+) -> None:
+    """``--tune-state``: a first part whose budget holds only vLLM's defaults saves them; the same
+    command again goes on from the file, measures the two points never reached and not the defaults."""
+    from console.cli.main import main
+
+    state = tmp_path / "tune-state.json"
+
+    def bench(budget_s: str) -> dict[str, Any]:
+        report = tmp_path / f"r-{budget_s}.json"
+        args = ["bench", "--model", str(tiny_model), "--preset", "cpu-default", "--device", "cpu"]
+        args += ["--kv-cache-memory-bytes", str(TEST_KV_BYTES), "--max-model-len", "1024", "--baselines", "none"]
+        args += ["--num-prompts", "4", "--input-len", "600", "--output-len", "8", "--tune", "--tune-budget-s", budget_s]
+        args += ["--tune-grid", "max_num_batched_tokens=512,2048", "--tune-state", str(state), "--report", str(report)]
+        assert main(args) == 0
+        return dict(json.loads(report.read_text(encoding="utf-8"))["tune"])
+
+    first = bench("0.001")
+    assert [t["status"] for t in first["trials"]] == ["ok", "skipped", "skipped"]  # the budget held no load
+    assert json.loads(state.read_text(encoding="utf-8"))["trials"][0]["runs"] == first["trials"][0]["runs"]
+    capsys.readouterr()
+    second = bench("600")
+    err = capsys.readouterr().err
+    assert f"going on from {state}: 1 trial(s) measured" in err
+    default, *points = second["trials"]
+    assert default["runs"] == first["trials"][0]["runs"]  # the defaults kept, not measured again
+    assert sorted(p["knobs"]["max_num_batched_tokens"] for p in points) == [512, 2048]
+    assert all(p["status"] in ("ok", "stopped") and p["load_seconds"] > 0 for p in points)
+    assert second["resumed"][0]["trials_kept"] == 1 and second["tune_seconds"] >= first["tune_seconds"]

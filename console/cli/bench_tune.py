@@ -289,7 +289,9 @@ def print_result(result: Any) -> None:
         f"goal: {result.goal.get('text')}; workload: {result.workload.get('name')} "
         f"({result.workload.get('source', 'synthetic')}); vLLM {result.vllm_version} on {result.device}"
         + (f" (planned for {result.card})" if result.card else "")
-        + f"; tuned in {result.tune_seconds:.0f} s of a {result.budget_s:.0f} s budget"
+        + f"; tuned in {result.tune_seconds:.0f} s"
+        + (f" in {len(result.resumed) + 1} parts (this one's budget {result.budget_s:.0f} s)" if result.resumed else "")
+        + ("" if result.resumed else f" of a {result.budget_s:.0f} s budget")
         + ("; CANCELLED" if result.cancelled else "")
     )
     if result.note:
