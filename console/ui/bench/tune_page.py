@@ -199,8 +199,7 @@ class TunePage(QWidget):
         self.run(go_on=True)
 
     def run(self, go_on: bool = False) -> bool:
-        """Start the tune on the loaded engine's configuration (``go_on``: continue the saved one,
-        keeping what it measured); False when it cannot start."""
+        """Start the tune on the engine's configuration (``go_on``: continue the saved one); False when it cannot."""
         self.error.clear_text()
         engine = as_loader(self.ctx.engine)  # the trials reload the engine: a remote server cannot
         if self.ctx.engine is not None and engine is None:
@@ -222,9 +221,10 @@ class TunePage(QWidget):
         loaded = engine.config  # reloaded at the end only if a trial replaced it
         prior, state_path = (self.saved if go_on else None), last_tune_path()
 
-        def on_trial(result: TuneResult) -> None:
-            keep_state(state_path, result)  # a crash or a closed window loses at most this trial
-            self.trialMeasured.emit(result)
+        def keep(result: TuneResult) -> TuneResult:  # a crash or a closed window loses at most one trial
+            keep_state(state_path, result)
+            self.saved = result  # one reference, read by the GUI thread once the call has ended
+            return result
 
         def job(state: TaskState) -> TuneResult:
             if measure is default_measure:  # Cancel also stops the trial being measured
@@ -236,21 +236,21 @@ class TunePage(QWidget):
             else:
                 run_measure = measure
             try:
-                result = tune(
-                    engine,
-                    base,
-                    grid,
-                    workload,
-                    budget_s=budget_s,
-                    task=state,
-                    measure=run_measure,
-                    on_trial=on_trial,
-                    goal=goal,
-                    pruned=pruned,
-                    resume=prior,
+                return keep(
+                    tune(
+                        engine,
+                        base,
+                        grid,
+                        workload,
+                        budget_s=budget_s,
+                        task=state,
+                        measure=run_measure,
+                        on_trial=lambda r: self.trialMeasured.emit(keep(r)),
+                        goal=goal,
+                        pruned=pruned,
+                        resume=prior,
+                    )
                 )
-                keep_state(state_path, result)
-                return result
             finally:  # whatever happened, give the user their engine back
                 if engine.config != loaded:
                     state.report(f"loading {name} again", None)
@@ -336,7 +336,6 @@ class TunePage(QWidget):
 
     def _on_call_finished(self) -> None:
         self.call = None
-        self.saved = read_last()  # what the worker kept, however the tune ended
         # the engine's statuses since the bridge's last tick (the READY of the model loaded again)
         # reach every view before anyone hears that the tune ended
         if self.ctx.bridge is not None:
