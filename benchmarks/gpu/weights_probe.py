@@ -35,6 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))
 
+import fit_check  # noqa: E402
 import fit_matrix  # noqa: E402
 from console.planner.loadlog import parse_vllm_log  # noqa: E402
 
@@ -99,10 +100,6 @@ print("PROBE " + json.dumps(out[0]), flush=True)
 """
 
 
-def _text(x: str | bytes | None) -> str:
-    return x.decode(errors="replace") if isinstance(x, bytes) else (x or "")
-
-
 def loads(only: list[str]) -> list[Any]:
     by_id = {x.load_id: x for x in fit_matrix._matrix()}
     missing = [i for i in only if i not in by_id]
@@ -119,23 +116,31 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout-s", type=float, default=240)
     a = ap.parse_args(argv)
     a.outdir.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "VLLM_ALLOW_INSECURE_SERIALIZATION": "1", "VLLM_LOGGING_LEVEL": "DEBUG"}
+    # the fit matrix's environment (the engine core in the load's own process, as Phi-4 was measured),
+    # and a callable allowed through collective_rpc
+    env = {**os.environ, **fit_check.ENV, "VLLM_ALLOW_INSECURE_SERIALIZATION": "1", "VLLM_LOGGING_LEVEL": "DEBUG"}
     for load in loads([x for x in a.only.split(",") if x]):
         folder = fit_matrix.write_folder(load, a.outdir / "models")
         args = {**fit_matrix.engine_args(load, folder, a.util), "enforce_eager": True}
         log = a.outdir / f"{load.load_id}.probe.log"
         rc: int | str
+        proc = subprocess.Popen(
+            [sys.executable, "-c", PROBE_SCRIPT, json.dumps(args)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            env=env,
+            start_new_session=True,
+        )
         try:
-            proc = subprocess.run(
-                [sys.executable, "-c", PROBE_SCRIPT, json.dumps(args)],
-                capture_output=True,
-                text=True,
-                env=env,
-                timeout=a.timeout_s,
-            )
-            text, rc = proc.stdout + proc.stderr, proc.returncode
-        except subprocess.TimeoutExpired as exc:  # its output comes as bytes even with text=True
-            text, rc = "".join(_text(x) for x in (exc.stdout, exc.stderr)), "timeout"
+            text, _ = proc.communicate(timeout=a.timeout_s)
+            rc = proc.returncode
+        except subprocess.TimeoutExpired:
+            fit_matrix._kill_group(proc.pid)
+            text, _ = proc.communicate()
+            rc = "timeout"
+        fit_matrix._kill_group(proc.pid)  # whatever is left of the group, so the next load finds the card free
         log.write_text(text, encoding="utf-8")
         probe = next((json.loads(x[6:]) for x in text.splitlines() if x.startswith("PROBE ")), None)
         report = parse_vllm_log(text).to_dict()
