@@ -18,6 +18,7 @@ from console.bench.user_workloads import from_conversations, from_prompts_file
 from console.chat.conversations import ConversationStore
 from console.config import EngineConfig
 from console.models.store import ModelEntry, ModelStore
+from tests.fixtures.stand_in import StandInLoader
 
 
 def _figures(tok_s: float, tpot_ms: float, ttft_ms: float, longest_ttft_ms: float = 0.0) -> dict:
@@ -214,28 +215,6 @@ def test_cli_refuses_goal_flags_without_tune_or_limits(
     assert "--tune-prompts" in capsys.readouterr().err
 
 
-class _SpecStandIn:
-    """A stand-in engine for the halving rule (no vLLM): ``load`` becomes the configuration."""
-
-    def __init__(self, model: Path) -> None:
-        from console.engine.types import EngineState, EngineStatus
-
-        self.config = EngineConfig(model=str(model), device="cpu")
-        self.requested_config = self.config
-        self.status = EngineStatus(EngineState.READY, "stand-in")
-
-    def current_loader(self) -> "_SpecStandIn":  # console.engine.interface.as_loader: it only loads
-        return self
-
-    def load(self, config: EngineConfig, name: str | None = None) -> "Any":
-        import concurrent.futures as cf
-
-        self.config = self.requested_config = config
-        fut: cf.Future[None] = cf.Future()
-        fut.set_result(None)
-        return fut
-
-
 @pytest.mark.parametrize(("prompts", "stopped"), [(3, False), (6, True)])
 def test_a_one_request_short_run_stops_nothing(tmp_path: Path, prompts: int, stopped: bool) -> None:
     """A 3-prompt workload's short run is one request: n-gram speculation, slower per token there
@@ -246,7 +225,7 @@ def test_a_one_request_short_run_stops_nothing(tmp_path: Path, prompts: int, sto
 
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "config.json").write_text("{}")
-    engine = _SpecStandIn(tmp_path / "m")
+    engine = StandInLoader(tmp_path / "m")
 
     def measure(eng: Any, workload: Any, in_flight: int | None) -> dict:
         spec = eng.config.speculative_method == "ngram"

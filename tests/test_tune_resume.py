@@ -1,11 +1,11 @@
 """A tune saved after every trial goes on where it stopped: what it measured is kept, the rest is
 tried, and the search decides as if it had never stopped (its halving scores rebuilt from the saved
-runs). The search's bookkeeping is tested on a stand-in engine with set figures (``_StandIn``: no
-vLLM, ``load`` becomes the configuration); the last test resumes a tune on the real CPU engine."""
+runs). The search's bookkeeping is tested on a stand-in engine with set figures
+(``tests.fixtures.stand_in.StandInLoader``: no vLLM, ``load`` becomes the configuration); the
+last test resumes a tune on the real CPU engine."""
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import json
 from pathlib import Path
 from typing import Any
@@ -25,44 +25,23 @@ from console.bench.tune_resume import (
 from console.bench.workload import synthetic
 from console.config import EngineConfig
 from console.jobs import TaskState
+from tests.fixtures.stand_in import StandInLoader
 
 #: each point's output tok/s on the whole workload and on its short run (the halving reads the latter)
 SPEED = {512: (90.0, 95.0), 1024: (120.0, 118.0), 2048: (60.0, 40.0), 4096: (130.0, 125.0)}
 GRID = {"max_num_batched_tokens": [512, 1024, 2048, 4096]}
 
 
-class _StandIn:
-    """A stand-in engine for the search's bookkeeping (no vLLM): ``load`` becomes the configuration."""
-
-    def __init__(self, model: Path) -> None:
-        from console.engine.types import EngineState, EngineStatus
-
-        self.config = EngineConfig(model=str(model), device="cpu")
-        self.requested_config = self.config
-        self.status = EngineStatus(EngineState.READY, "stand-in")
-        self.loads: list[int | None] = []
-
-    def current_loader(self) -> "_StandIn":  # console.engine.interface.as_loader: it only loads
-        return self
-
-    def load(self, config: EngineConfig, name: str | None = None) -> "cf.Future[None]":
-        self.config = self.requested_config = config
-        self.loads.append(config.max_num_batched_tokens)
-        fut: cf.Future[None] = cf.Future()
-        fut.set_result(None)
-        return fut
-
-
-def _measure(engine: _StandIn, workload: Any, in_flight: int | None) -> dict[str, Any]:
+def _measure(engine: StandInLoader, workload: Any, in_flight: int | None) -> dict[str, Any]:
     whole, short = SPEED.get(engine.config.max_num_batched_tokens or 0, (100.0, 100.0))
     tok_s = whole if workload.num_prompts >= 9 else short
     return {"output_tokens_per_s": tok_s, "tpot_s": {"p50": 1 / tok_s, "p95": 1.1 / tok_s}, "ttft_s": {"p95": 0.1}}
 
 
-def _engine(tmp_path: Path) -> _StandIn:
+def _engine(tmp_path: Path) -> StandInLoader:
     (tmp_path / "m").mkdir(exist_ok=True)
     (tmp_path / "m" / "config.json").write_text("{}")
-    return _StandIn(tmp_path / "m")
+    return StandInLoader(tmp_path / "m")
 
 
 def _outcome(result: Any) -> list[tuple[Any, str, str]]:
@@ -98,7 +77,7 @@ def test_a_resumed_tune_decides_as_an_uninterrupted_one(tmp_path: Path) -> None:
 
     assert _outcome(resumed) == _outcome(whole)  # the same points, statuses and order as never stopped
     assert resumed.best == whole.best and resumed.trials[:2] == prior.trials  # kept as measured, not re-run
-    measured_again = engine.loads[loads_before:]
+    measured_again = [c.max_num_batched_tokens for c in engine.loads[loads_before:]]
     assert sorted(x for x in measured_again if x) == sorted(
         t.knobs["max_num_batched_tokens"] for t in whole.trials[2:]
     )  # only the points the first part had not reached were loaded
