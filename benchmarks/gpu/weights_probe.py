@@ -17,7 +17,8 @@ The loads are ``fit_matrix.py``'s (default: Phi-4 online FP8; Phi-3-medium, its 
 with a 32k vocabulary; StableLM-2-12B and Gemma-3-4B through the same path), run eager (the weights
 do not depend on the mode). After ``LLM()`` returns, the worker lists its CUDA tensors (``gc``):
 the model's parameters and buffers by dtype and the largest of them, then whatever else is alive
-(the KV cache among it), with ``torch.cuda.memory_allocated``.
+(the KV cache among it), with ``torch.cuda.memory_allocated``, what the caching allocator reserves
+(freed blocks it keeps count in a figure measured from the device's free memory) and the device's use.
 Writes ``OUTDIR/weights-probe.jsonl``, one line per load.
 """
 
@@ -85,6 +86,10 @@ def census(worker):
     top_other = sorted(((v[0], v[1], k) for k, v in other.items()), reverse=True)[:25]
     return {
         "allocated": torch.cuda.memory_allocated() if dev == "cuda" else None,
+        # what the caching allocator holds beyond the live tensors (freed blocks kept, split blocks)
+        "reserved": torch.cuda.memory_reserved() if dev == "cuda" else None,
+        "inactive_split": torch.cuda.memory_stats().get("inactive_split_bytes.all.current") if dev == "cuda" else None,
+        "device_used": (lambda f: f[1] - f[0])(torch.cuda.mem_get_info()) if dev == "cuda" else None,
         "model_runner_weights": getattr(worker.model_runner, "model_memory_usage", None),
         "owned_bytes": sum(by_dtype.values()),
         "owned_by_dtype": by_dtype,
@@ -147,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
         line = {"load_id": load.load_id, "rc": rc, "engine_args": args, "probe": probe, "report": report}
         with (a.outdir / "weights-probe.jsonl").open("a", encoding="utf-8") as f:
             f.write(json.dumps(line, default=str) + "\n")
-        print(load.load_id, rc, probe and {k: probe[k] for k in ("allocated", "owned_bytes", "other_bytes")})
+        keys = ("allocated", "reserved", "owned_bytes", "other_bytes")
+        print(load.load_id, rc, probe and {k: probe[k] for k in keys})
     return 0
 
 
