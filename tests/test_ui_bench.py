@@ -252,13 +252,15 @@ def test_tune_page_goes_on_with_a_stopped_tune_after_a_restart(qtbot, connection
     assert again.go_on_button.isEnabled() and again.saved is not None
     assert [t.status for t in again.saved.trials] == ["ok", "ok", "skipped", "skipped"]
     again.measure = measure
-    again.goal_box.set_goal("many", max_tpot_ms=40.0)  # changed since: going on keeps the stopped tune's goal
+    again.goal_box.set_goal("many", max_tpot_ms=40.0)  # changed since: going on restores the stopped tune's
+    again.goal_box.set_source("conversations")  # goal and prompts
     again.grid_edit.setText("block_size=16,32,64")
     engine.loads.clear()
     with qtbot.waitSignal(again.tuneFinished, timeout=30_000) as done:
         again.go_on_button.click()
     result = done.args[0]
     assert result.goal["kind"] == "throughput" and again.goal_box.kind() == "throughput"
+    assert again.goal_box.source() == "bench"
     assert [(t.knobs.get("block_size"), t.status) for t in result.trials] == [
         (None, "ok"),
         (16, "ok"),

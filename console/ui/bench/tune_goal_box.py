@@ -115,6 +115,16 @@ class TuneGoalBox(QWidget):
         self.source_combo.setCurrentIndex(self.source_combo.findData(source))
         self.file_edit.setText(path)
 
+    def restore(self, goal: dict[str, object], workload: dict[str, object]) -> None:
+        """The controls as a saved tune had them: its goal and where its prompts came from (a batch
+        file's path is not saved: the one typed stays)."""
+        g = Goal.from_dict(goal)
+        self.set_goal(g.kind, g.max_ttft_ms or 0.0, g.max_tpot_ms or 0.0)
+        source = {"your prompts": "file", "your conversations": "conversations"}.get(
+            str(workload.get("source")), "bench"
+        )
+        self.set_source(source, self.file_edit.text())
+
     def goal(self) -> Goal:
         """The goal the controls say; ValueError (a message for the user) for a "many" without a limit."""
         kind = self.kind()

@@ -196,9 +196,8 @@ class TunePage(QWidget):
         self.run()
 
     def _on_go_on_button_clicked(self) -> None:
-        if self.saved is not None:  # the stopped tune's goal, whatever the box was changed to since
-            g = Goal.from_dict(self.saved.goal)
-            self.goal_box.set_goal(g.kind, g.max_ttft_ms or 0.0, g.max_tpot_ms or 0.0)
+        if self.saved is not None:  # the stopped tune's goal and prompts, whatever the box says since
+            self.goal_box.restore(self.saved.goal, self.saved.workload)
         self.run(go_on=True)
 
     def run(self, go_on: bool = False) -> bool:
