@@ -7,8 +7,9 @@ within a time budget, and measure vLLM's defaults in the same run to say by how 
 2. vLLM's defaults for the grid's knobs (on this card: the user's model and context kept) are
    measured first, on every rung; the engine already loaded is reused when it is that config.
 3. Then one load per candidate, the planner's best guess first and afterwards the untried
-   neighbours (one knob changed) of the best measured so far: measure, change one knob, measure
-   again. Successive halving on each load: a short run (``1/eta`` of the prompts) first; only a
+   neighbours (one knob changed) of the best measured so far, those of a compile key loaded
+   before first (a cheaper load): measure, change one knob, measure again. Successive halving on
+   each load: a short run (``1/eta`` of the prompts) first; only a
    point in the top ``1/eta`` of the short runs so far goes on to the whole workload, on the same
    load. A short run of fewer than ``MIN_PRUNE_REQUESTS`` requests stops nothing: one request's
    time per token is noise (a 3-prompt workload's short run is its first prompt alone). Knobs
@@ -17,10 +18,13 @@ within a time budget, and measure vLLM's defaults in the same run to say by how 
    vLLM 0.26-0.32 changes on a loaded engine is per request or per run: sampling, the arrival
    rate, a prefix-cache reset before each run, LoRA adapters. Scheduler limits, KV dtype,
    quantization, the memory fraction and CUDA graphs are fixed when the engine is built.)
-4. No load starts unless the budget still holds one (a load's time and a trial's runs, as measured
-   so far); Cancel stops between runs and keeps every measured trial.
-5. On the GPU each load captures CUDA graphs only up to the batch the workload runs
-   (``max_cudagraph_capture_size``), and every load of the same compile key reads the graph vLLM
+4. No load starts unless the budget still holds it: its load (the slowest load of a compile key
+   loaded before for such a point, else the slowest first load) and a trial's runs, as measured so
+   far; a point of a compiled key may still fit where a new compile does not. Cancel stops
+   between runs and keeps every measured trial.
+5. On the GPU each load captures CUDA graphs only up to the batch the workload runs, with its
+   speculative draft tokens (``max_cudagraph_capture_size``; vLLM refuses a speculative load whose
+   limit is below one decode step), and every load of the same compile key reads the graph vLLM
    compiled for the first from its torch.compile cache (the same cache dir for every trial); each
    trial records its load time and whether it was the first load of its key, and with
    ``confirm_best`` the best is loaded again at the end (its second load, and a re-measure).
@@ -54,7 +58,9 @@ from console.bench.tune_result import (
     TuneResult,
     best_line,
     best_of,
+    capture_tokens,
     describe,
+    draft_tokens,
     load_figures,
     minutes,
     save_as_preset,
@@ -88,11 +94,11 @@ def _tps(figures: dict[str, Any]) -> float:
 MIN_PRUNE_REQUESTS = 2
 
 
-def capture_limit(knobs: dict[str, Any], base: EngineConfig, level: int) -> int:
-    """The largest CUDA-graph batch this load can run: the requests in flight, under max_num_seqs,
-    rounded up to vLLM's capture step (8)."""
-    cap = min(level, int(knobs.get("max_num_seqs") or base.max_num_seqs or level))
-    return cap if cap <= 4 else min(512, -(-cap // 8) * 8)
+def capture_limit(config: EngineConfig, level: int) -> int:
+    """The largest CUDA-graph batch, in tokens, a load of ``config`` runs at ``level`` requests in
+    flight (under its max_num_seqs), with speculation's draft tokens (:func:`capture_tokens`)."""
+    seqs = min(level, int(config.max_num_seqs or level))
+    return capture_tokens(seqs, draft_tokens(config.speculative_method, config.num_speculative_tokens))
 
 
 class _Search:
@@ -150,12 +156,24 @@ class _Search:
     def left(self) -> float:
         return self.budget_s - self.elapsed()
 
-    def need_for_a_trial(self) -> float:
-        """What one more trial is expected to cost: the slowest fresh load so far and the runs of
-        the slowest trial that reached the whole workload."""
-        loads = [t.load_seconds for t in self.trials if t.load_seconds is not None]
+    def expected_load(self, key: str | None) -> float:
+        """A fresh load's expected seconds: for a compile key loaded before (vLLM reads what it
+        compiled from its cache), the slowest such load so far; otherwise the slowest first load."""
+        done = [t for t in self.trials if t.load_seconds is not None]
+        first = [float(t.load_seconds or 0) for t in done if t.first_load_of_key is not False]
+        again = [float(t.load_seconds or 0) for t in done if t.first_load_of_key is False]
+        if key is not None and key in self.seen_keys and again:
+            return max(again)
+        return max(first or again or [0.0])
+
+    def need_for_a_trial(self, key: str | None = None) -> float:
+        """What one more trial is expected to cost: its load (``key``: its compile key; None, a key
+        never loaded) and the runs of the slowest trial that reached the whole workload."""
         runs = [sum(r["seconds"] for r in t.runs) for t in self.trials if t.status == "ok"]
-        return (max(loads) if loads else 0.0) + (max(runs) if runs else 0.0)
+        return self.expected_load(key) + (max(runs) if runs else 0.0)
+
+    def key_of(self, c: Candidate) -> str:
+        return self.compile_key(self.config_of(self.with_capture(c)))
 
     def say(self, what: str) -> None:
         line = f"{what} | {best_line(self.trials, self.default, self.goal)} | {minutes(self.left())} of the budget left"
@@ -176,7 +194,8 @@ class _Search:
                 "max_cudagraph_capture_size",
                 *compile_cache_keys(),
             )
-        return ", ".join(f"{k}={getattr(config, k)}" for k in self._compile_knobs)
+        unset = {"kv_cache_dtype": "auto"}  # what vLLM takes for None: the same compiled graph
+        return ", ".join(f"{k}={getattr(config, k) or unset.get(k)}" for k in self._compile_knobs)
 
     def load(self, trial: Trial, config: EngineConfig, name: str) -> None:
         status = self.engine.status
@@ -290,8 +309,8 @@ class _Search:
                 )
                 == 1
             ]
-            if near:
-                return near[0]
+            if near:  # equally near: one whose compile key is loaded already first (a cheaper load)
+                return min(near, key=lambda c: self.key_of(c) not in self.seen_keys)
         return remaining[0]
 
     def skip(self, candidates: list[Candidate], why: str) -> None:
@@ -306,7 +325,7 @@ class _Search:
             and "max_cudagraph_capture_size" not in self.keys
             and self.base.max_cudagraph_capture_size is None
         ):
-            knobs["max_cudagraph_capture_size"] = capture_limit(knobs, self.base, c.levels[0])
+            knobs["max_cudagraph_capture_size"] = capture_limit(self.config_of(knobs), c.levels[0])
         return knobs
 
     def search(self, confirm_best: bool) -> None:
@@ -319,15 +338,20 @@ class _Search:
         tried = [t.knobs for t in self.trials if t.label != "default"]  # resumed: points measured before
         remaining = [c for c in self.plan.candidates if self.with_capture(c) not in tried]
         while remaining and not (self.cancelled or self.task.cancelled):
-            need = self.need_for_a_trial()
-            found = best_of(self.trials, self.goal) not in (None, self.default)
-            if need * (2 if confirm_best and found else 1) > self.left():  # keep a load for the confirmation
+            i = best_of(self.trials, self.goal)
+            keep = 0.0  # with confirm_best, a load of the best so far kept for the confirmation
+            if confirm_best and i not in (None, self.default):
+                keep = self.need_for_a_trial(self.trials[i].compile_key or None)
+            need = {id(c): self.need_for_a_trial(self.key_of(c)) for c in remaining}
+            affordable = [c for c in remaining if need[id(c)] + keep <= self.left()]
+            if not affordable:
+                least = min(need.values())
                 self.skip(
-                    remaining, f"time budget used up (a trial needs ~{need:.0f} s, {max(0.0, self.left()):.0f} s left)"
+                    remaining, f"time budget used up (a trial needs ~{least:.0f} s, {max(0.0, self.left()):.0f} s left)"
                 )
                 remaining = []
                 break
-            c = self.next_candidate(remaining)
+            c = self.next_candidate(affordable)
             remaining.remove(c)
             self.say(f"trial {len(self.trials) + 1}: loading {Trial(self.with_capture(c), '').summary()}")
             self.measure_trial(
@@ -340,7 +364,12 @@ class _Search:
             self.skip(remaining, "cancelled")
             return
         i = best_of(self.trials, self.goal)
-        if confirm_best and i is not None and i != self.default and self.need_for_a_trial() <= self.left():
+        if (
+            confirm_best
+            and i is not None
+            and i != self.default
+            and self.need_for_a_trial(self.trials[i].compile_key or None) <= self.left()
+        ):
             t = self.trials[i]  # loaded again: its second load, and its figures measured twice
             if any(x.label == "confirmation" and x.knobs == t.knobs for x in self.trials):
                 return  # confirmed before this tune was resumed
