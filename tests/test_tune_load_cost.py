@@ -127,3 +127,37 @@ def test_points_of_a_compiled_key_go_first_and_fit_where_a_compile_would_not(
     assert [(t.load_seconds, t.first_load_of_key) for t in trials[:3]] == [(100.0, True), (10.0, False), (10.0, False)]
     assert "time budget used up (a trial needs ~110 s, 70 s left)" in (trials[3].error or "")
     assert len(engine.loads) == 4  # the defaults and three points
+
+
+@pytest.mark.parametrize(("load_s", "status"), [(100.0, "ok"), (0.0, "stopped")])
+def test_a_short_run_stops_a_trial_only_where_stopping_saves_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, load_s: float, status: str
+) -> None:
+    """The second point's short run is slower than the first's: behind a 100 s load, the rest of
+    its runs (6 prompts at the short run's 2.5 s a prompt: 15 s) is finished for its figures; behind
+    a load that costs nothing the short run stops it, as before."""
+    clock = _Clock()
+    monkeypatch.setattr("console.bench.tune.time.monotonic", clock)
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text("{}")
+    base = EngineConfig(model=str(tmp_path / "m"), device="cpu")
+    engine = StandInLoader(tmp_path / "m")
+    engine.config = engine.requested_config = base
+    plain_load = engine.load
+
+    def load(config: EngineConfig, name: str | None = None) -> Any:
+        clock.now += load_s
+        return plain_load(config, name)
+
+    monkeypatch.setattr(engine, "load", load)
+
+    def measure(eng: Any, workload: Any, in_flight: int | None = None) -> dict[str, Any]:
+        clock.now += 2.5 * workload.num_prompts
+        tok_s = {None: 90.0, 16: 120.0, 32: 60.0}[eng.config.block_size]
+        return {"output_tokens_per_s": tok_s, "e2e_s": {"p99": 1.0}}
+
+    w = synthetic(6, 16, 8, vocab_size=512, seed=1)
+    result = tune(engine, base, {"block_size": [16, 32]}, w, budget_s=3600, measure=measure, goal=Goal())
+    slow = next(t for t in result.trials if t.knobs.get("block_size") == 32)
+    assert slow.status == status, slow.error
+    assert [r["prompts"] for r in slow.runs] == ([2, 6] if status == "ok" else [2])

@@ -12,7 +12,9 @@ within a time budget, and measure vLLM's defaults in the same run to say by how 
    each load: a short run (``1/eta`` of the prompts) first; only a
    point in the top ``1/eta`` of the short runs so far goes on to the whole workload, on the same
    load. A short run of fewer than ``MIN_PRUNE_REQUESTS`` requests stops nothing: one request's
-   time per token is noise (a 3-prompt workload's short run is its first prompt alone). Knobs
+   time per token is noise (a 3-prompt workload's short run is its first prompt alone); nor does
+   one whose remaining runs cost less than half the trial's load (``STOP_SAVES_SHARE``: a GPU
+   compile outweighs them, and a stopped trial has no whole-workload figures). Knobs
    vLLM changes without a reload are changed without one: lower ``max_num_seqs``
    values of the grid are measured as requests in flight on the load with the highest. (What else
    vLLM 0.26-0.32 changes on a loaded engine is per request or per run: sampling, the arrival
@@ -92,6 +94,10 @@ def _tps(figures: dict[str, Any]) -> float:
 
 #: The fewest requests a short run needs before it may stop a trial.
 MIN_PRUNE_REQUESTS = 2
+#: A short run stops a trial only when the runs left would cost at least this share of its load:
+#: where loads dominate (a compile on the GPU, ~100 s, against seconds of runs) stopping saves
+#: little and loses the trial's whole-workload figures.
+STOP_SAVES_SHARE = 0.5
 
 
 def capture_limit(config: EngineConfig, level: int) -> int:
@@ -243,6 +249,15 @@ class _Search:
         threshold = scores[max(1, math.ceil(len(scores) / self.eta)) - 1]
         return score >= threshold, threshold
 
+    def cheap_to_finish(self, trial: Trial, rung: int) -> bool:
+        """Whether the runs after ``rung`` (more prompts each, at the short run's pace) would cost
+        less than :data:`STOP_SAVES_SHARE` of the trial's load."""
+        done = [r for r in trial.runs if r["rung"] == rung]
+        if not trial.load_seconds or not done:
+            return False
+        per_prompt = float(sum(r["seconds"] for r in done)) / max(1, sum(int(r["prompts"]) for r in done))
+        return per_prompt * sum(self.rungs[rung + 1 :]) < STOP_SAVES_SHARE * float(trial.load_seconds)
+
     def measure_trial(self, trial: Trial, levels: list[int], name: str) -> None:
         t0 = time.monotonic()
         self.trials.append(trial)
@@ -271,7 +286,7 @@ class _Search:
                     break
                 # the default and the confirmation run every rung (the short run warms the engine up)
                 ok, threshold = (True, 0.0) if trial.label else self.promotable(rung, best[0])
-                if not ok:
+                if not ok and not self.cheap_to_finish(trial, rung):
                     trial.status = "stopped"
                     over = self.goal.over_limits(best[2])
                     trial.error = (
