@@ -8,7 +8,8 @@
 #                  starts no load after that many seconds, default 420; call it until nothing is left)
 #   startup        startup.py: console vs LLM() vs vllm serve, cold and warm compile cache
 #   tune-one-user  tune_8b.py --goal one-user within BUDGET_S; a second call goes on from
-#                  the first (--state), so 15 minutes of tuning span two calls
+#                  the first (--state), so 15 minutes of tuning span two calls; a third argument
+#                  "last" confirms the best at the end (the earlier parts spend their budget on trials)
 #   tune-many      tune_8b.py --goal many --max-tpot-ms 60 within BUDGET_S, resumable the same way
 #
 # The emulated 24 GB card is 22.9 GiB of whatever card came (0.1638 of an H200, 0.2892 of an H100
@@ -19,6 +20,8 @@ set -u
 export PYTHONPATH=/tmp/site VLLM_USE_FLASHINFER_SAMPLER=0 VLLM_WORKER_MULTIPROC_METHOD=spawn PYTHONUNBUFFERED=1
 STEP=${1:?step: probe, fm, startup, tune-one-user or tune-many}
 BUDGET=${2:-420}
+CONFIRM=--no-confirm
+[ "${3:-}" = last ] && CONFIRM=
 OUT=${OUT:-/tmp/out}
 U=$(python3 -c "import torch; print(round(22.9 * 2**30 / torch.cuda.mem_get_info()[1], 4))")
 nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv,noheader
@@ -39,9 +42,9 @@ case "$STEP" in
     timeout 570 python3 benchmarks/gpu/startup.py "$OUT/startup" --tokenizer .gpu-tok --util "$U" ;;
   tune-one-user)
     timeout $((BUDGET + 120)) python3 benchmarks/gpu/tune_8b.py "$OUT/tune" --tokenizer .gpu-tok \
-      --goal one-user --budget-s "$BUDGET" --state /tmp/console-tune/state-one-user.json ;;
+      --goal one-user --budget-s "$BUDGET" --state /tmp/console-tune/state-one-user.json $CONFIRM ;;
   tune-many)
     timeout $((BUDGET + 120)) python3 benchmarks/gpu/tune_8b.py "$OUT/tune" --tokenizer .gpu-tok \
-      --goal many --max-tpot-ms 60 --budget-s "$BUDGET" --state /tmp/console-tune/state-many.json ;;
+      --goal many --max-tpot-ms 60 --budget-s "$BUDGET" --state /tmp/console-tune/state-many.json $CONFIRM ;;
   *) echo "unknown step $STEP"; exit 2 ;;
 esac

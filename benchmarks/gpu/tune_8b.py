@@ -147,6 +147,12 @@ def main() -> int:
         type=Path,
         help="save the tune here after every trial and go on from it when it exists (a tune longer than one call)",
     )
+    ap.add_argument(
+        "--no-confirm",
+        action="store_true",
+        help="no confirmation load of the best at the end (the first part of a tune that spans calls: its "
+        "budget goes to trials; the last part confirms)",
+    )
     args = ap.parse_args()
     if args.write_tokenizer:
         write_tokenizer(args.write_tokenizer)
@@ -207,7 +213,7 @@ def main() -> int:
             task=TaskState(progress),
             card=card,
             device_bytes=device_bytes,
-            confirm_best=True,
+            confirm_best=not args.no_confirm,
             on_trial=save,
             goal=goal,
             pruned=pruned,
