@@ -6,7 +6,8 @@
 #   probe          weights_probe.py: what the worker holds after an online-FP8 load (the planner, ~4 min)
 #   fm             fit_matrix.py, resuming from results/fit/fit-matrix.jsonl (the planner; BUDGET_S
 #                  starts no load after that many seconds, default 420; call it until nothing is left)
-#   startup        startup.py: console vs LLM() vs vllm serve, cold and warm compile cache
+#   startup        startup.py: console vs LLM() vs vllm serve, cold and warm compile cache (six 8B
+#                  starts, ~9 minutes; KINDS=console,llm before the command splits them over calls)
 #   tune-one-user  tune_8b.py --goal one-user within BUDGET_S; a second call goes on from
 #                  the first (--state), so 15 minutes of tuning span two calls; a third argument
 #                  "last" confirms the best at the end (the earlier parts spend their budget on trials)
@@ -39,7 +40,8 @@ case "$STEP" in
     mkdir -p "$OUT/fm"; cp /tmp/fm/fit-matrix.jsonl "$OUT/fm/"
     tar czf "$OUT/fm/fit-matrix-logs.tar.gz" -C /tmp/fm logs ;;
   startup)
-    timeout 570 python3 benchmarks/gpu/startup.py "$OUT/startup" --tokenizer .gpu-tok --util "$U" ;;
+    timeout 570 python3 benchmarks/gpu/startup.py "$OUT/startup" --tokenizer .gpu-tok --util "$U" \
+      ${KINDS:+--kinds "$KINDS"} ;;
   tune-one-user)
     timeout $((BUDGET + 120)) python3 benchmarks/gpu/tune_8b.py "$OUT/tune" --tokenizer .gpu-tok \
       --goal one-user --budget-s "$BUDGET" --state /tmp/console-tune/state-one-user.json $CONFIRM ;;
