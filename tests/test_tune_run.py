@@ -52,17 +52,14 @@ def test_tune_on_its_own_engine(tiny_model: Path, home: Path) -> None:
     assert [r["prompts"] for r in default.runs] == [2, 6]  # a short run (1/3) and the whole workload
     # max_num_seqs 3 and 6 are one load each (6), 3 measured as requests in flight on it.
     assert sorted(p.knobs["max_num_batched_tokens"] for p in points) == [512, 1024]
-    short_best = default.runs[0]["output_tokens_per_s"]
     for p in points:
         assert p.knobs["max_num_seqs"] == 6 and p.load_seconds and p.compile_key.startswith("eager")
-        if p.status == "ok":
-            assert [(r["prompts"], r["in_flight"]) for r in p.runs] == [(2, 6), (6, 6), (6, 3)]
-            assert p.figures["output_tokens"] == 48 and p.level in (3, 6)
-        else:  # halving: the short run was not in the top third of the short runs before it
-            assert p.status == "stopped" and "short run" in (p.error or ""), p.error
-            assert [r["prompts"] for r in p.runs] == [2]
-            assert p.runs[0]["output_tokens_per_s"] < short_best
-        short_best = max(short_best, p.runs[0]["output_tokens_per_s"])
+        # each point is measured to the end, whatever its short run: the rest of its runs (a second
+        # or two) costs far less than its load (seconds), so stopping it would save nothing
+        # (the halving itself: tests/test_tune_resume.py and tests/test_tune_load_cost.py)
+        assert p.status == "ok", p.error
+        assert [(r["prompts"], r["in_flight"]) for r in p.runs] == [(2, 6), (6, 6), (6, 3)]
+        assert p.figures["output_tokens"] == 48 and p.level in (3, 6)
     best = result.trials[result.best]  # type: ignore[index]
     assert best.throughput == max(t.throughput for t in result.trials if t.status == "ok")
     assert result.speedup_vs_default == pytest.approx(best.throughput / default.throughput)
