@@ -167,8 +167,9 @@ def terms(r: dict[str, Any]) -> vm.LoadTerms | None:
     )
 
 
-def constants_document(recs: list[dict[str, Any]]) -> dict[str, Any]:
-    """The constants of every GPU and release the records cover, with their held-out error."""
+def constants_document(recs: list[dict[str, Any]], notes: list[str] | None = None) -> dict[str, Any]:
+    """The constants of every GPU and release the records cover, with their held-out error;
+    ``notes`` gets a line for each GPU/release with too few loads to fit."""
     groups: dict[tuple[str, str], list[vm.LoadTerms]] = {}
     for r in recs:
         t = terms(r)
@@ -177,10 +178,11 @@ def constants_document(recs: list[dict[str, Any]]) -> dict[str, Any]:
     releases = []
     for (gpu, version), loads in sorted(groups.items()):
         if len(loads) < MIN_FIT_LOADS:
-            print(
-                f"{gpu} / vLLM {version}: {len(loads)} load(s) outside the held-out set, too few to fit: "
-                "its loads are planned with another GPU's constants (replayed below)"
-            )
+            if notes is not None:
+                notes.append(
+                    f"{gpu} / vLLM {version}: {len(loads)} load(s) outside the held-out set, too few to fit: "
+                    "its loads are planned with another GPU's constants (replayed below)"
+                )
             continue
         c = vm.fit_release(gpu, version, loads)
         held = vm.held_out_error(gpu, version, loads)
@@ -311,7 +313,9 @@ def main() -> int:
     ap.add_argument("--write", action="store_true")
     a = ap.parse_args()
     recs = records()
-    doc = constants_document(recs)
+    notes: list[str] = []
+    doc = constants_document(recs, notes)
+    print("\n".join(notes))
     if a.write:
         CONSTANTS.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     rows = replay(recs)

