@@ -1,7 +1,8 @@
 """Auto-tune on the GPU, what a load costs: a speculative trial's CUDA-graph limit holds its draft
 tokens (vLLM's own rounding refuses one below them), a point whose compile key was loaded before
 is expected to load as fast as such loads did (vLLM reads its compile cache) and is tried first
-among equally near points, and a budget that no longer holds a first compile still holds those.
+among equally near points, a budget that no longer holds a first compile still holds those, and a
+short run stops a trial only where stopping saves time against its load.
 
 The search runs on a stand-in engine (``tests/fixtures/stand_in.py``) with a clock the test
 advances: a load of a new compile key takes 100 s, one of a key loaded before 10 s, a run 5 s. What
