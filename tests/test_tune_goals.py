@@ -223,7 +223,7 @@ def test_a_one_request_short_run_stops_nothing(
     and faster on the whole workload, is measured to the end (CI stopped it on one request's
     noise). With 6 prompts the short run is two requests, and the same figures stop it (the
     halving alone: the stand-in loads in no time, so the load's cost does not keep it going)."""
-    monkeypatch.setattr("console.bench.tune.STOP_SAVES_SHARE", 0.0)
+    monkeypatch.setattr("console.bench.tune_cost.STOP_SAVES_SHARE", 0.0)
     from console.bench.tune import tune
     from console.bench.workload import synthetic
 

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from console.bench.tune import capture_limit, tune
+from console.bench.tune import tune
+from console.bench.tune_cost import capture_limit
 from console.bench.tune_goal import Goal
 from console.bench.tune_result import Trial
 from console.bench.workload import synthetic

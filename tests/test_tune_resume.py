@@ -49,7 +49,8 @@ def _outcome(result: Any) -> list[tuple[Any, str, str]]:
 
 
 def test_a_resumed_tune_decides_as_an_uninterrupted_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("console.bench.tune.STOP_SAVES_SHARE", 0.0)  # the halving alone (the stand-in loads in no time)
+    # the halving alone (the stand-in loads in no time)
+    monkeypatch.setattr("console.bench.tune_cost.STOP_SAVES_SHARE", 0.0)
     w = synthetic(9, 1000, 8, vocab_size=512, seed=1)
     whole = tune(_engine(tmp_path), EngineConfig(model=str(tmp_path / "m"), device="cpu"), GRID, w, measure=_measure)
     # the control: the halving stopped 2,048 on its short run, against the short runs before it

@@ -13,7 +13,7 @@ within a time budget, and measure vLLM's defaults in the same run to say by how 
    point in the top ``1/eta`` of the short runs so far goes on to the whole workload, on the same
    load. A short run of fewer than ``MIN_PRUNE_REQUESTS`` requests stops nothing: one request's
    time per token is noise (a 3-prompt workload's short run is its first prompt alone); nor does
-   one whose remaining runs cost less than half the trial's load (``STOP_SAVES_SHARE``: a GPU
+   one whose remaining runs cost less than half the trial's load (:mod:`console.bench.tune_cost`: a GPU
    compile outweighs them, and a stopped trial has no whole-workload figures). Knobs
    vLLM changes without a reload are changed without one: lower ``max_num_seqs``
    values of the grid are measured as requests in flight on the load with the highest. (What else
@@ -21,9 +21,9 @@ within a time budget, and measure vLLM's defaults in the same run to say by how 
    rate, a prefix-cache reset before each run, LoRA adapters. Scheduler limits, KV dtype,
    quantization, the memory fraction and CUDA graphs are fixed when the engine is built.)
 4. No load starts unless the budget still holds it: its load (the slowest load of a compile key
-   loaded before for such a point, else the slowest first load) and a trial's runs, as measured so
-   far; a point of a compiled key may still fit where a new compile does not. Cancel stops
-   between runs and keeps every measured trial.
+   loaded before for such a point, else the slowest first load; :mod:`console.bench.tune_cost`)
+   and a trial's runs, as measured so far; a point of a compiled key may still fit where a new
+   compile does not. Cancel stops between runs and keeps every measured trial.
 5. On the GPU each load captures CUDA graphs only up to the batch the workload runs, with its
    speculative draft tokens (``max_cudagraph_capture_size``; vLLM refuses a speculative load whose
    limit is below one decode step), and every load of the same compile key reads the graph vLLM
@@ -60,13 +60,12 @@ from console.bench.tune_result import (
     TuneResult,
     best_line,
     best_of,
-    capture_tokens,
     describe,
-    draft_tokens,
     load_figures,
     minutes,
     save_as_preset,
 )
+from console.bench.tune_cost import capture_limit, cheap_to_finish, compile_key, need_for_a_trial
 from console.bench.tune_resume import KEPT, ResumeMismatch, mismatch, plain, rung_scores
 from console.bench.workload import Workload
 from console.config import EngineConfig
@@ -77,7 +76,7 @@ from console.bench.figures import planner_device
 from console.bench.runner import run_console
 from console.engine.in_process import resolve_device
 from console.engine.types import EngineState
-from console.vllm_compat import compile_cache_keys, compile_cache_root
+from console.vllm_compat import compile_cache_root
 
 #: measure(engine, workload, max_concurrency) -> the runner's figures
 Measure = Callable[[Any, Workload, "int | None"], dict[str, Any]]
@@ -94,17 +93,6 @@ def _tps(figures: dict[str, Any]) -> float:
 
 #: The fewest requests a short run needs before it may stop a trial.
 MIN_PRUNE_REQUESTS = 2
-#: A short run stops a trial only when the runs left would cost at least this share of its load:
-#: where loads dominate (a compile on the GPU, ~100 s, against seconds of runs) stopping saves
-#: little and loses the trial's whole-workload figures.
-STOP_SAVES_SHARE = 0.5
-
-
-def capture_limit(config: EngineConfig, level: int) -> int:
-    """The largest CUDA-graph batch, in tokens, a load of ``config`` runs at ``level`` requests in
-    flight (under its max_num_seqs), with speculation's draft tokens (:func:`capture_tokens`)."""
-    seqs = min(level, int(config.max_num_seqs or level))
-    return capture_tokens(seqs, draft_tokens(config.speculative_method, config.num_speculative_tokens))
 
 
 class _Search:
@@ -138,7 +126,6 @@ class _Search:
         self.vllm_version = ""
         self.seen_keys: set[str] = set()
         self.default: int | None = None
-        self._compile_knobs: tuple[str, ...] | None = None
         self.prior_seconds = 0.0  # spent by the tune this one resumes
         self.resumed: list[dict[str, Any]] = []
         self.started_utc = ""
@@ -162,24 +149,11 @@ class _Search:
     def left(self) -> float:
         return self.budget_s - self.elapsed()
 
-    def expected_load(self, key: str | None) -> float:
-        """A fresh load's expected seconds: for a compile key loaded before (vLLM reads what it
-        compiled from its cache), the slowest such load so far; otherwise the slowest first load."""
-        done = [t for t in self.trials if t.load_seconds is not None]
-        first = [float(t.load_seconds or 0) for t in done if t.first_load_of_key is not False]
-        again = [float(t.load_seconds or 0) for t in done if t.first_load_of_key is False]
-        if key is not None and key in self.seen_keys and again:
-            return max(again)
-        return max(first or again or [0.0])
-
     def need_for_a_trial(self, key: str | None = None) -> float:
-        """What one more trial is expected to cost: its load (``key``: its compile key; None, a key
-        never loaded) and the runs of the slowest trial that reached the whole workload."""
-        runs = [sum(r["seconds"] for r in t.runs) for t in self.trials if t.status == "ok"]
-        return self.expected_load(key) + (max(runs) if runs else 0.0)
+        return need_for_a_trial(self.trials, self.seen_keys, key)
 
     def key_of(self, c: Candidate) -> str:
-        return self.compile_key(self.config_of(self.with_capture(c)))
+        return compile_key(self.config_of(self.with_capture(c)), self.device)
 
     def say(self, what: str) -> None:
         line = f"{what} | {best_line(self.trials, self.default, self.goal)} | {minutes(self.left())} of the budget left"
@@ -189,26 +163,12 @@ class _Search:
     def config_of(self, knobs: dict[str, Any]) -> EngineConfig:
         return self.base.replace(**{k: None for k in self.keys}).replace(**knobs)
 
-    def compile_key(self, config: EngineConfig) -> str:
-        if self.device == "cpu" or config.enforce_eager:
-            return "eager (nothing compiled)"
-        if self._compile_knobs is None:
-            self._compile_knobs = (
-                "quantization",
-                "kv_cache_dtype",
-                "dtype",
-                "max_cudagraph_capture_size",
-                *compile_cache_keys(),
-            )
-        unset = {"kv_cache_dtype": "auto"}  # what vLLM takes for None: the same compiled graph
-        return ", ".join(f"{k}={getattr(config, k) or unset.get(k)}" for k in self._compile_knobs)
-
     def load(self, trial: Trial, config: EngineConfig, name: str) -> None:
         status = self.engine.status
         if status.state == EngineState.READY and status.info is not None and self.engine.requested_config == config:
             self.vllm_version = self.vllm_version or status.info.vllm_version  # already loaded: no load spent
             return
-        trial.compile_key = self.compile_key(config)
+        trial.compile_key = compile_key(config, self.device)
         trial.first_load_of_key = trial.compile_key not in self.seen_keys
         t = time.monotonic()
         info = self.engine.load(config, name).result(self.load_timeout_s)
@@ -249,15 +209,6 @@ class _Search:
         threshold = scores[max(1, math.ceil(len(scores) / self.eta)) - 1]
         return score >= threshold, threshold
 
-    def cheap_to_finish(self, trial: Trial, rung: int) -> bool:
-        """Whether the runs after ``rung`` (more prompts each, at the short run's pace) would cost
-        less than :data:`STOP_SAVES_SHARE` of the trial's load."""
-        done = [r for r in trial.runs if r["rung"] == rung]
-        if not trial.load_seconds or not done:
-            return False
-        per_prompt = float(sum(r["seconds"] for r in done)) / max(1, sum(int(r["prompts"]) for r in done))
-        return per_prompt * sum(self.rungs[rung + 1 :]) < STOP_SAVES_SHARE * float(trial.load_seconds)
-
     def measure_trial(self, trial: Trial, levels: list[int], name: str) -> None:
         t0 = time.monotonic()
         self.trials.append(trial)
@@ -286,7 +237,7 @@ class _Search:
                     break
                 # the default and the confirmation run every rung (the short run warms the engine up)
                 ok, threshold = (True, 0.0) if trial.label else self.promotable(rung, best[0])
-                if not ok and not self.cheap_to_finish(trial, rung):
+                if not ok and not cheap_to_finish(trial, self.rungs, rung):
                     trial.status = "stopped"
                     over = self.goal.over_limits(best[2])
                     trial.error = (

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 from console.atomic import atomic_write_text
 from console.bench.tune_goal import Goal, choose, longest_prompt_ttft_ms, tpot_ms
-from console.config import NGRAM_DRAFT_TOKENS
+from console.bench.tune_cost import capture_tokens, draft_tokens
 from console.schema import NOT_IN_PRESET
 from console.presets import Preset, parse_preset, user_presets_dir, validate_engine_values
 
@@ -65,29 +65,6 @@ class Trial:
         if self.label == "default":
             return "vLLM's defaults" + (f" ({knobs})" if knobs else "")
         return ("again: " if self.label == "confirmation" else "") + (knobs or "vLLM's defaults")
-
-
-#: vLLM's CUDA-graph capture sizes (0.26's ``VllmConfig._set_cudagraph_sizes``, up to its default limit).
-CAPTURE_SIZES = (1, 2, 4, *range(8, 256, 8), *range(256, 513, 16))
-
-
-def capture_tokens(seqs: int, draft: int = 0) -> int:
-    """The ``max_cudagraph_capture_size`` that ``seqs`` requests in flight need, in tokens: each
-    decode step runs one token per request plus the ``draft`` tokens speculation verifies. vLLM
-    captures its sizes up to the limit and, with speculation, keeps only those rounded up to a
-    multiple of ``1 + draft`` that stay under it (a limit below ``1 + draft`` refuses the load), so
-    the limit is the capture size that holds the step, rounded up to that multiple; 512 at most."""
-    step = 1 + draft
-    n = seqs * step
-    size = next((s for s in CAPTURE_SIZES if s >= n), CAPTURE_SIZES[-1])
-    return int(min(CAPTURE_SIZES[-1], -(-size // step) * step))
-
-
-def draft_tokens(method: str | None, tokens: int | None) -> int:
-    """Draft tokens a decode step verifies: none without speculation; n-gram's default when unset."""
-    if not method:
-        return 0
-    return int(tokens or (NGRAM_DRAFT_TOKENS if method == "ngram" else 1))
 
 
 @dataclass
