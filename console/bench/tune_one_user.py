@@ -24,10 +24,11 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from console.bench.tune_plan import Pruned
+from console.bench.tune_plan import Pruned, default_grid
 from console.config import EngineConfig
 from console.models.store import ModelEntry, ModelStore
 from console.planner import ShapeError, shape_for
+from console.planner.gpus import GpuProfile
 
 #: n-gram draft lengths tried (tokens proposed per step)
 NGRAM_DRAFTS = (2, 4, 8)
@@ -168,3 +169,17 @@ def one_user_grid(
         for s, k, c, q in itertools.product(spec, kv, chunks, precision)
     ]
     return points, pruned
+
+
+def goal_grid(
+    base: EngineConfig, device: str, goal_kind: str, profile: GpuProfile | None
+) -> tuple[dict[str, list[Any]] | list[dict[str, Any]], list[Pruned]]:
+    """The grid a tune of ``goal_kind`` searches when the user typed no knobs, and what it left
+    out and why: the one-user trials for "one-user", the device's default grid otherwise, FP8
+    weights tried only where ``profile`` (the card planned for) has FP8 tensor cores and the
+    checkpoint's precision is not fixed. The CLI and the Bench tab both ask here."""
+    native_fp8 = bool(profile is not None and profile.native_fp8)
+    fixed = prequantized(base)
+    if goal_kind == "one-user":
+        return one_user_grid(base, device, native_fp8=native_fp8, prequantized=fixed, store=ModelStore())
+    return default_grid(device, native_fp8=native_fp8, prequantized=fixed), []

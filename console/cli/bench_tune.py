@@ -16,14 +16,13 @@ from console.jobs import Progress, TaskState
 from console.bench.figures import planner_device
 from console.bench.tune import describe, save_as_preset, tune
 from console.bench.tune_goal import GOALS, Goal, longest_prompt_ttft_ms, tpot_ms
-from console.bench.tune_one_user import one_user_grid, prequantized
-from console.bench.tune_plan import Pruned, default_grid, parse_grid
+from console.bench.tune_one_user import goal_grid
+from console.bench.tune_plan import Pruned, parse_grid
 from console.bench.tune_resume import KEPT, ResumeMismatch, load_state, save_state
 from console.bench.tune_result import TuneResult
 from console.bench.user_workloads import from_conversations, from_prompts_file
 from console.bench.workload import Workload
 from console.chat.conversations import ConversationStore
-from console.models.store import ModelStore
 from console.metrics import nvml
 from console.planner import get_gpu
 
@@ -164,12 +163,7 @@ def grid_for(
             raise CliError(f"--tune-grid: {exc}") from None
 
     profile = get_gpu(args.tune_card) if args.tune_card else planner_device(device)
-    native_fp8 = bool(profile is not None and profile.native_fp8)
-    if goal is not None and goal.kind == "one-user":
-        return one_user_grid(
-            config, device, native_fp8=native_fp8, prequantized=prequantized(config), store=ModelStore()
-        )
-    return default_grid(device, native_fp8=native_fp8, prequantized=prequantized(config)), []
+    return goal_grid(config, device, goal.kind if goal is not None else "throughput", profile)
 
 
 def run(args: argparse.Namespace, engine: Any, config: EngineConfig, device: str, workload: Any) -> dict[str, Any]:

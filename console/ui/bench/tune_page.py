@@ -50,10 +50,9 @@ from PySide6.QtWidgets import (
 from console.bench.figures import planner_device
 from console.bench.tune import default_measure, describe, Measure, save_as_preset, tune, TuneResult
 from console.bench.tune_goal import Goal, tpot_ms
-from console.bench.tune_one_user import one_user_grid, prequantized
+from console.bench.tune_one_user import goal_grid
 from console.bench.tune_plan import Pruned, default_grid, grid_text, parse_grid
 from console.bench.tune_resume import keep_state, last_tune_path, read_last, resumable
-from console.models.store import ModelStore
 from console.bench.workload import Workload
 from console.engine.interface import as_loader
 from console.engine.types import EngineState, EngineStatus
@@ -278,14 +277,7 @@ class TunePage(QWidget):
         if text or goal.kind != "one-user":
             return parse_grid(text), []
         device = resolve_device(base)
-        profile = planner_device(device)
-        return one_user_grid(
-            base,
-            device,
-            native_fp8=bool(profile is not None and profile.native_fp8),
-            prequantized=prequantized(base),
-            store=ModelStore(),
-        )
+        return goal_grid(base, device, goal.kind, planner_device(device))
 
     def _on_goal_box_goal_changed(self, kind: str) -> None:
         """One user: its own trials (the knobs field empties); back to the device's grid otherwise."""
