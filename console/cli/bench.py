@@ -145,7 +145,7 @@ def report_flags(args: argparse.Namespace) -> None:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     report_flags(args)
-    bench_tune.check_args(args)  # the tune's flags, before the model is looked up
+    prior = bench_tune.check_args(args)  # the tune's flags, before the model is looked up
     check_model_and_preset(args, folder_ok=True)  # the cheap checks before anything slow
     check_file(args.dataset_path, "--dataset-path")
     check_file(args.tune_prompts, "--tune-prompts")
@@ -195,7 +195,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     engine = InProcessEngine()
     try:
         if args.tune:
-            report["tune"] = bench_tune.run(args, engine, config, device, workload)
+            report["tune"] = bench_tune.run(args, engine, config, device, workload, prior)
         else:
             info = engine.load(config, name).result()
             report["load_s"] = info.load_seconds

@@ -100,17 +100,13 @@ class TunePrinter:
             self._last = p.message
 
 
-def check_args(args: argparse.Namespace) -> None:
+def check_args(args: argparse.Namespace) -> TuneResult | None:
     """The tune's own flags checked before anything loads; without ``--tune`` they would be
-    silently ignored: refused."""
+    silently ignored: refused. Returns the saved tune ``--tune-state`` names, to go on from
+    (read here once: a file that is not a saved tune is said before anything loads)."""
     if args.tune:
         goal_of(args)
-        if args.tune_state:
-            try:
-                load_state(Path(args.tune_state))  # a file that is not a saved tune: said before anything loads
-            except ValueError as exc:
-                raise CliError(f"--tune-state: {exc}") from None
-        return
+        return _prior(Path(args.tune_state) if args.tune_state else None)
     given = [
         flag
         for flag, on in (
@@ -125,6 +121,7 @@ def check_args(args: argparse.Namespace) -> None:
     ]
     if given:
         raise CliError(f"{', '.join(given)}: only with --tune")
+    return None
 
 
 def goal_of(args: argparse.Namespace) -> Goal:
@@ -166,7 +163,15 @@ def grid_for(
     return goal_grid(config, device, goal.kind if goal is not None else "throughput", profile)
 
 
-def run(args: argparse.Namespace, engine: Any, config: EngineConfig, device: str, workload: Any) -> dict[str, Any]:
+def run(
+    args: argparse.Namespace,
+    engine: Any,
+    config: EngineConfig,
+    device: str,
+    workload: Any,
+    prior: TuneResult | None = None,
+) -> dict[str, Any]:
+    """The tune (``prior``: the saved tune :func:`check_args` read, to go on from)."""
     device_bytes = None
     if args.tune_card:
         try:
@@ -180,7 +185,9 @@ def run(args: argparse.Namespace, engine: Any, config: EngineConfig, device: str
     grid, pruned = grid_for(args, config, device, goal)
     print(f"[tune] goal: {goal.text()}; workload: {workload.name}", file=sys.stderr)
     state = Path(args.tune_state) if args.tune_state else None
-    prior = _prior(state)
+    if prior is not None:
+        kept = sum(t.status in KEPT for t in prior.trials)
+        print(f"[tune] going on from {state}: {kept} trial(s) measured in {prior.tune_seconds:.0f} s", file=sys.stderr)
     try:
         result = _run_tune(args, engine, config, grid, workload, goal, pruned, device_bytes, state, prior)
     except ResumeMismatch as exc:
@@ -240,13 +247,9 @@ def _prior(state: Path | None) -> TuneResult | None:
     if state is None:
         return None
     try:
-        prior = load_state(state)
+        return load_state(state)
     except ValueError as exc:
         raise CliError(f"--tune-state: {exc}") from None
-    if prior is not None:
-        kept = sum(t.status in KEPT for t in prior.trials)
-        print(f"[tune] going on from {state}: {kept} trial(s) measured in {prior.tune_seconds:.0f} s", file=sys.stderr)
-    return prior
 
 
 def _f(v: Any, fmt: str = "{:.1f}") -> str:
